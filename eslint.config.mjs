@@ -1,0 +1,37 @@
+// ESLint flat config. The one architectural rule lives here: src/core/ is pure TypeScript and
+// may not import the VS Code API, Node's process/network/file modules, or the host layers.
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'test-artifacts/**', 'webview/dist/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      eqeqeq: ['error', 'always'],
+      'no-eval': 'error',
+      'no-implied-eval': 'error',
+    },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [
+          { name: 'vscode', message: 'src/core/ is vscode-free: move VS Code code to src/vscode/.' },
+          { name: 'node:child_process', message: 'src/core/ runs no processes: use a transport outside core.' },
+          { name: 'child_process', message: 'src/core/ runs no processes: use a transport outside core.' },
+          { name: 'node:fs', message: 'src/core/ does no I/O: pass text in from the CLI or the host.' },
+          { name: 'fs', message: 'src/core/ does no I/O: pass text in from the CLI or the host.' },
+          { name: 'node:net', message: 'src/core/ does no I/O.' },
+          { name: 'ssh2', message: 'src/core/ does no I/O: transports live outside core.' },
+        ],
+        patterns: [
+          { group: ['../vscode/*', '../../vscode/*', '../cli/*', '../../cli/*'], message: 'src/core/ may not import the host layers.' },
+        ],
+      }],
+    },
+  },
+);

@@ -1,0 +1,40 @@
+// Bundles the extension host code and the CLI with esbuild.
+// - dist/extension.js: CommonJS, `vscode` left external (VS Code provides it at run time).
+// - dist/cli.js: the `gpumem` executable.
+// ESM-only dependencies (such as @kubernetes/client-node) are bundled, so both outputs are plain CJS.
+import * as esbuild from 'esbuild';
+import { chmod, mkdir } from 'node:fs/promises';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** @type {import('esbuild').BuildOptions} */
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node22',
+  format: 'cjs',
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  legalComments: 'none',
+  logLevel: 'warning',
+  // import.meta.url has no CJS equivalent; nothing in the bundle relies on it.
+  define: { 'import.meta.url': 'undefined' },
+};
+
+const targets = [
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+];
+
+await mkdir('dist', { recursive: true });
+if (watch) {
+  for (const options of targets) {
+    const context = await esbuild.context(options);
+    await context.watch();
+  }
+  console.log('esbuild: watching for changes');
+} else {
+  await Promise.all(targets.map((options) => esbuild.build(options)));
+  await chmod('dist/cli.js', 0o755);
+}

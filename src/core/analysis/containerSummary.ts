@@ -1,0 +1,58 @@
+// The one-line picture of a GPU container that the CodeLens shows: GPU resources, declared GPU memory,
+// memory limit, headroom and verdict.
+import type { Finding, ObjectRef, Severity, Span } from '../findings.ts';
+import { severityRank } from '../findings.ts';
+import type { ContainerModel } from '../manifest/podModel.ts';
+import { formatBytes } from '../quantity.ts';
+import type { MemoryBudget } from './memoryBudget.ts';
+
+export interface ContainerSummary {
+  readonly span: Span;
+  readonly object: ObjectRef;
+  readonly container: string;
+  readonly unifiedMemory: boolean;
+  readonly gpuResources: readonly { readonly name: string; readonly value: string }[];
+  readonly gpuMemoryBytes: number | undefined;
+  readonly gpuMemorySource: string | undefined;
+  readonly limit: string | undefined;
+  readonly nominalBytes: number | undefined;
+  readonly requiredBytes: number | undefined;
+  readonly headroomPercent: number | undefined;
+  readonly worst: Severity | undefined;
+  readonly findingCount: number;
+  /** The CodeLens text. */
+  readonly title: string;
+}
+
+export function summarizeContainer(object: ObjectRef, container: ContainerModel, budget: MemoryBudget, unified: boolean, headroomTarget: number, findings: readonly Finding[]): ContainerSummary {
+  const gpuResources = container.gpu.map((use) => ({ name: use.name, value: use.entry.text ?? '?' }));
+  const gpuMemoryBytes = budget.gpuMemory.kind === 'declared' ? budget.gpuMemory.bytes : undefined;
+  const mine = findings.filter((finding) => finding.container === container.name);
+  let worst: Severity | undefined;
+  for (const finding of mine) if (!worst || severityRank[finding.severity] > severityRank[worst]) worst = finding.severity;
+
+  const parts = [`GPU: ${gpuResources.map((r) => `${r.name} ${r.value}`).join(', ')}${unified ? ' (unified memory)' : ''}`];
+  parts.push(`GPU memory: ${gpuMemoryBytes !== undefined ? formatBytes(gpuMemoryBytes) : 'undeclared'}`);
+  parts.push(`memory limit: ${budget.limit?.text ?? 'none'}`);
+  if (budget.headroomPercent !== undefined) parts.push(`headroom: ${budget.headroomPercent.toFixed(0)} % (target ${headroomTarget} %)`);
+  else if (budget.required !== undefined) parts.push(`needs: ${formatBytes(budget.required)}`);
+  const verdict = !worst ? '✓ no findings' : `${worst === 'error' ? '✖' : worst === 'warning' ? '⚠' : 'ℹ'} ${mine.length} finding${mine.length === 1 ? '' : 's'}`;
+  parts.push(verdict);
+
+  return {
+    span: container.nameSpan,
+    object,
+    container: container.name,
+    unifiedMemory: unified,
+    gpuResources,
+    gpuMemoryBytes,
+    gpuMemorySource: budget.gpuMemory.kind === 'declared' ? budget.gpuMemory.source : undefined,
+    limit: budget.limit?.text,
+    nominalBytes: budget.nominal,
+    requiredBytes: budget.required,
+    headroomPercent: budget.headroomPercent,
+    worst,
+    findingCount: mine.length,
+    title: parts.join(' · '),
+  };
+}

@@ -1,0 +1,254 @@
+// The linter's entry point: text in, findings and container summaries out. Pure and synchronous,
+// so the editor, the CLI and the benchmarks all run exactly the same code.
+import { parseAllDocuments } from 'yaml';
+import type { Document, Node } from 'yaml';
+import { memoryBudget } from './analysis/memoryBudget.ts';
+import type { MemoryBudget } from './analysis/memoryBudget.ts';
+import { summarizeContainer } from './analysis/containerSummary.ts';
+import type { ContainerSummary } from './analysis/containerSummary.ts';
+import { detectUnifiedMemory } from './analysis/unifiedMemory.ts';
+import { DEFAULT_CONFIG } from './config.ts';
+import type { LintConfig } from './config.ts';
+import type { Finding, ObjectRef, Span } from './findings.ts';
+import { isHamiFamily } from './gpuResources.ts';
+import { LineIndex } from './lineIndex.ts';
+import { buildPodModel } from './manifest/podModel.ts';
+import type { ContainerModel, Located, PodModel } from './manifest/podModel.ts';
+import { decodeManifestBytes, maskHelmTemplates } from './manifest/source.ts';
+import { findPodTemplates, workloadEntry } from './manifest/workloads.ts';
+import { AliasBudgetExceeded, spanOf, YamlTree } from './manifest/yamlTree.ts';
+import { ruleMeta } from './rules/catalog.ts';
+import { POD_RULES } from './rules/index.ts';
+import type { ConfigMapModel, FileContext, PodContext, Report } from './rules/types.ts';
+import { CommentSuppressions, suppressedByAnnotation } from './suppression.ts';
+
+export interface LintResult {
+  readonly findings: readonly Finding[];
+  readonly containers: readonly ContainerSummary[];
+}
+
+/** YAML 1.1, as Kubernetes reads manifests (so `yes` is a boolean and `<<` merges). */
+const PARSE_OPTIONS = { version: '1.1', prettyErrors: false, keepSourceTokens: false } as const;
+
+const HAMI_POD_ANNOTATIONS = /^(hami\.io\/|nvidia\.com\/(use-gputype|nouse-gputype|use-gpuuuid|nouse-gpuuuid|vgpu-mode|numa-bind))/;
+const MAX_LIST_DEPTH = 4;
+
+interface WorkloadDoc {
+  readonly tree: YamlTree;
+  readonly root: Node;
+  readonly object: ObjectRef;
+}
+
+export function lintBytes(bytes: Uint8Array, config: LintConfig, maxBytes: number): LintResult {
+  const decoded = decodeManifestBytes(bytes, maxBytes);
+  if (decoded.kind === 'skipped') return { findings: [skippedFinding(`Skipped: ${decoded.reason}.`)], containers: [] };
+  return lintText(decoded.text, config);
+}
+
+export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG): LintResult {
+  const raw: Finding[] = [];
+  const containers: PendingSummary[] = [];
+  const masked = maskHelmTemplates(text);
+  const source = masked?.text ?? text;
+
+  let documents: Document.Parsed[];
+  try {
+    const parsed = parseAllDocuments(source, PARSE_OPTIONS);
+    documents = Array.isArray(parsed) ? parsed : [];
+  } catch (error) {
+    return { findings: [skippedFinding(`Skipped: the YAML parser failed (${(error as Error).message}).`)], containers: [] };
+  }
+
+  const workloads: WorkloadDoc[] = [];
+  const configMaps: ConfigMapModel[] = [];
+  let unparsedTemplates = 0;
+  for (const doc of documents) {
+    if (doc.errors.length > 0) {
+      if (masked) unparsedTemplates++;
+      else raw.push(syntaxFinding(doc));
+      continue;
+    }
+    const tree = new YamlTree(doc, Math.max(100_000, (doc.range[2] - doc.range[0]) * 10));
+    try {
+      const root = tree.root;
+      if (root) collectObjects(tree, root, helmSourceOf(doc), workloads, configMaps, 0);
+    } catch (error) {
+      if (!(error instanceof AliasBudgetExceeded)) throw error;
+      raw.push(skippedFinding('Skipped a document: its aliases and merge keys expand beyond the analysis budget (a YAML alias bomb?).', { start: doc.range[0], end: Math.min(doc.range[1], doc.range[0] + 1) }));
+    }
+  }
+  if (masked) {
+    const skippedNote = unparsedTemplates > 0 ? ` ${unparsedTemplates} document${unparsedTemplates === 1 ? '' : 's'} could not be parsed even then and ${unparsedTemplates === 1 ? 'was' : 'were'} skipped.` : '';
+    raw.push({
+      ruleId: 'helm-template',
+      severity: 'info',
+      span: { start: masked.firstAction, end: masked.firstAction + 2 },
+      message: `Unrendered Helm template: gpumem masked ${masked.actions} template action${masked.actions === 1 ? '' : 's'}, so values that come from templates are not checked.${skippedNote} Lint the rendered output (helm template …) for full checks.`,
+      fixes: [],
+    });
+  }
+
+  const file: FileContext = { text, configMaps };
+  for (const workload of workloads) {
+    try {
+      lintWorkload(workload, file, config, raw, containers);
+    } catch (error) {
+      if (!(error instanceof AliasBudgetExceeded)) throw error;
+      raw.push(skippedFinding(`Skipped ${workload.object.kind} "${workload.object.name ?? '?'}": its aliases and merge keys expand beyond the analysis budget (a YAML alias bomb?).`, spanOf(workload.root)));
+    }
+  }
+
+  const lines = new LineIndex(text);
+  const comments = new CommentSuppressions(text, lines);
+  const findings = applySettings(raw, config).filter((finding) => !comments.suppresses(finding.ruleId, lines.lineOf(finding.span.start)));
+  findings.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end || a.ruleId.localeCompare(b.ruleId));
+  const summaries = containers.map(({ object, container, budget, unified }) =>
+    summarizeContainer(object, container, budget, unified, config.headroomPercent, findings.filter((finding) => finding.object === object)),
+  );
+  return { findings, containers: summaries };
+}
+
+interface PendingSummary {
+  readonly object: ObjectRef;
+  readonly container: ContainerModel;
+  readonly budget: MemoryBudget;
+  readonly unified: boolean;
+}
+
+function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConfig, out: Finding[], summaries: PendingSummary[]): void {
+  const { tree, root, object } = workload;
+  const entry = workloadEntry(object.kind, object.apiVersion);
+  if (!entry) return;
+  for (const { template, role } of findPodTemplates(tree, root, entry)) {
+    const pod = buildPodModel(tree, object, root, template, role);
+    const unifiedMemory = detectUnifiedMemory(pod, config.unifiedMemoryNodeLabels);
+    const unified = unifiedMemory.kind === 'unified';
+    const gpuContainers = pod.containers.filter((container) => container.gpu.length > 0 && container.role !== 'ephemeral');
+    const podIsHami = hasHamiSignals(pod);
+    const budgets = new Map<ContainerModel, MemoryBudget>();
+    const podFindings: Finding[] = [];
+    const context: PodContext = {
+      pod,
+      file,
+      config,
+      unifiedMemory,
+      gpuContainers,
+      isHami: (container) => {
+        if (config.hamiDetection === 'never') return false;
+        const family = container.gpu.some((use) => isHamiFamily(use.name));
+        if (config.hamiDetection === 'always') return family;
+        return container.gpu.some((use) => use.info.hamiOnly) || (family && podIsHami);
+      },
+      budget: (container) => {
+        let budget = budgets.get(container);
+        if (!budget) {
+          budget = memoryBudget(pod, container, unified, config.headroomPercent);
+          budgets.set(container, budget);
+        }
+        return budget;
+      },
+      report: (report) => {
+        if (suppressedByAnnotation(pod.annotations, report.ruleId)) return;
+        podFindings.push(toFinding(report, pod));
+      },
+    };
+    for (const rule of POD_RULES) rule.check(context);
+    out.push(...podFindings);
+    for (const container of gpuContainers) summaries.push({ object, container, budget: context.budget(container), unified });
+  }
+}
+
+function hasHamiSignals(pod: PodModel): boolean {
+  if (pod.schedulerName && /hami/i.test(pod.schedulerName.value)) return true;
+  for (const key of pod.annotations.keys()) if (HAMI_POD_ANNOTATIONS.test(key)) return true;
+  return false;
+}
+
+function toFinding(report: Report, pod: PodModel): Finding {
+  const meta = ruleMeta(report.ruleId);
+  const helm = pod.object.helmSource ? ` (rendered from ${pod.object.helmSource})` : '';
+  const role = pod.role ? ` [${pod.role}]` : '';
+  return {
+    ruleId: report.ruleId,
+    severity: report.severity ?? meta?.defaultSeverity ?? 'warning',
+    message: `${report.message}${role}${helm}`,
+    span: report.span,
+    object: pod.object,
+    ...(report.container ? { container: report.container.name } : {}),
+    fixes: report.fixes ?? [],
+  };
+}
+
+/** Applies the user's per-rule settings: drop rules that are off, override severities. */
+function applySettings(findings: readonly Finding[], config: LintConfig): Finding[] {
+  const out: Finding[] = [];
+  const seen = new Set<string>();
+  for (const finding of findings) {
+    const setting = config.rules[finding.ruleId];
+    if (setting === 'off') continue;
+    const key = `${finding.ruleId}\u0000${finding.span.start}\u0000${finding.span.end}\u0000${finding.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(setting && setting !== finding.severity ? { ...finding, severity: setting } : finding);
+  }
+  return out;
+}
+
+function collectObjects(tree: YamlTree, root: Node, helmSource: string | undefined, workloads: WorkloadDoc[], configMaps: ConfigMapModel[], depth: number): void {
+  const kind = tree.text(tree.get(root, 'kind'));
+  if (kind === undefined) return;
+  const apiVersion = tree.text(tree.get(root, 'apiVersion'));
+  const metadata = tree.get(root, 'metadata');
+  const name = tree.text(tree.get(metadata, 'name'));
+  const namespace = tree.text(tree.get(metadata, 'namespace'));
+  if (kind.endsWith('List') && depth < MAX_LIST_DEPTH) {
+    for (const item of tree.items(tree.get(root, 'items'))) collectObjects(tree, item, helmSource, workloads, configMaps, depth + 1);
+    return;
+  }
+  if (kind === 'ConfigMap' && name !== undefined) {
+    const data = new Map<string, Located<string>>();
+    for (const { key, pair } of tree.entries(tree.get(root, 'data'))) {
+      const value = tree.text(pair.value);
+      const span = spanOf(pair.value);
+      if (value !== undefined && span) data.set(key, { value, span });
+    }
+    configMaps.push({ name, namespace, data });
+    return;
+  }
+  if (!workloadEntry(kind, apiVersion)) return;
+  const object: ObjectRef = {
+    kind,
+    ...(apiVersion !== undefined ? { apiVersion } : {}),
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(name !== undefined ? { name } : {}),
+    ...(helmSource !== undefined ? { helmSource } : {}),
+  };
+  workloads.push({ tree, root, object });
+}
+
+const HELM_SOURCE = /^\s*Source:\s*(\S[^\n]*?)\s*$/m;
+
+function helmSourceOf(doc: Document.Parsed): string | undefined {
+  for (const comment of [doc.commentBefore, (doc.contents as { commentBefore?: string | null } | null)?.commentBefore]) {
+    const match = comment ? HELM_SOURCE.exec(comment) : null;
+    if (match?.[1]) return match[1];
+  }
+  return undefined;
+}
+
+function syntaxFinding(doc: Document.Parsed): Finding {
+  const error = doc.errors[0];
+  const [start, end] = error?.pos ?? [doc.range[0], doc.range[0] + 1];
+  const message = (error?.message ?? 'syntax error').split('\n')[0] ?? 'syntax error';
+  return {
+    ruleId: 'yaml-syntax',
+    severity: 'warning',
+    span: { start, end: Math.max(end, start + 1) },
+    message: `This YAML document was not analysed: ${message}${doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more error${doc.errors.length > 2 ? 's' : ''})` : ''}.`,
+    fixes: [],
+  };
+}
+
+function skippedFinding(message: string, span: Span = { start: 0, end: 0 }): Finding {
+  return { ruleId: 'manifest-skipped', severity: 'info', span, message, fixes: [] };
+}

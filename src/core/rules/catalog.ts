@@ -1,0 +1,160 @@
+// Every rule id gpumem can report, with its default severity, summary and remedy. The ids are stable:
+// they appear in suppressions, settings, SARIF and the docs at docs/rules/<id>.md.
+import type { RuleMeta } from './types.ts';
+
+export const RULES: readonly RuleMeta[] = [
+  {
+    id: 'gpu-no-memory-limit',
+    title: 'GPU container without a memory limit',
+    defaultSeverity: 'warning',
+    summary: 'A container that requests a GPU has no memory limit; on unified-memory nodes (an error there) its GPU buffers are system RAM the node cannot spare.',
+    remedy: 'Set resources.limits.memory to the container\'s host memory plus, on unified-memory nodes, its GPU memory, with headroom (30 % by default).',
+  },
+  {
+    id: 'uma-headroom',
+    title: 'Not enough memory headroom on a unified-memory node',
+    defaultSeverity: 'warning',
+    summary: 'On unified-memory nodes GTT memory is not charged to the pod\'s cgroup, so the memory limit and request must cover the declared GPU and host memory plus headroom.',
+    remedy: 'Raise resources.limits.memory and resources.requests.memory to at least the nominal need × (1 + headroom).',
+  },
+  {
+    id: 'uma-gpu-memory-undeclared',
+    title: 'Unified-memory GPU pod declares no GPU memory',
+    defaultSeverity: 'info',
+    summary: 'The pod targets a unified-memory node but declares neither a HAMi gpumem resource nor the gpumem.io/gpu-memory annotation, so its headroom cannot be checked.',
+    remedy: 'Add the pod-template annotation gpumem.io/gpu-memory (or gpumem.io/gpu-memory.<container>) with the expected GTT footprint, e.g. "24Gi".',
+  },
+  {
+    id: 'cuda-disable-control',
+    title: 'CUDA_DISABLE_CONTROL turns off HAMi enforcement',
+    defaultSeverity: 'warning',
+    summary: 'With CUDA_DISABLE_CONTROL true, HAMi\'s device plugin skips the /etc/ld.so.preload mount: the memory quota is not enforced while the scheduler still counts it and shares the card (HAMi#1678).',
+    remedy: 'Remove CUDA_DISABLE_CONTROL from the container (and from any ConfigMap it imports) outside debugging.',
+  },
+  {
+    id: 'cuda-disable-control-present',
+    title: 'CUDA_DISABLE_CONTROL is set (to a false value)',
+    defaultSeverity: 'info',
+    summary: 'HAMi releases before v2.4.0 disabled enforcement when CUDA_DISABLE_CONTROL was merely present, whatever its value.',
+    remedy: 'Remove the variable; it has no use when enforcement should stay on.',
+  },
+  {
+    id: 'hami-readonly-rootfs',
+    title: 'Verify HAMi enforcement with a read-only root filesystem',
+    defaultSeverity: 'info',
+    summary: 'readOnlyRootFilesystem usually works with HAMi because /etc/ld.so.preload is bind-mounted over the path, but some runtimes and admission policies break the mount.',
+    remedy: 'Keep the read-only root. Verify in the running pod that /etc/ld.so.preload names libvgpu.so and that workload processes map it (Run HAMi Checklist on Pod).',
+  },
+  {
+    id: 'gpu-docker-in-docker',
+    title: 'Docker-in-Docker in a GPU pod',
+    defaultSeverity: 'warning',
+    summary: 'Containers started by an inner Docker or containerd do not get HAMi\'s preload mount or limit variables, so their GPU memory is not limited (HAMi#1777).',
+    remedy: 'Run GPU work as Kubernetes pods instead of nested containers; remove the dind sidecar or the runtime socket mount.',
+  },
+  {
+    id: 'hami-privileged',
+    title: 'Privileged container requests HAMi resources',
+    defaultSeverity: 'error',
+    summary: 'HAMi before v2.10 skipped privileged containers, which then ran with no memory limit; v2.10 and later reject the pod at admission.',
+    remedy: 'Drop privileged: true, or move the privileged work to a container that requests no HAMi resources.',
+  },
+  {
+    id: 'hami-manual-memory-limit',
+    title: 'CUDA_DEVICE_MEMORY_LIMIT set by hand',
+    defaultSeverity: 'warning',
+    summary: 'HAMi\'s device plugin injects CUDA_DEVICE_MEMORY_LIMIT_<n>; a hand-set value conflicts with it, and 0 or 0m means no limit at all.',
+    remedy: 'Remove the variable and request nvidia.com/gpumem instead.',
+  },
+  {
+    id: 'uma-not-guaranteed',
+    title: 'Unified-memory GPU pod is not Guaranteed QoS',
+    defaultSeverity: 'info',
+    summary: 'When GTT memory exhausts a unified-memory node the global OOM killer runs, and it picks Burstable and BestEffort pods first.',
+    remedy: 'Give every container cpu and memory limits with requests equal to them (Guaranteed QoS).',
+  },
+  {
+    id: 'hami-resource-conflict',
+    title: 'Conflicting or incomplete HAMi resources',
+    defaultSeverity: 'warning',
+    summary: 'gpumem with gpumem-percentage, a memory or core share without its GPU count, or a percentage out of range, gives a quota other than the one intended.',
+    remedy: 'Request the GPU count (e.g. nvidia.com/gpu) with either gpumem or gpumem-percentage, and keep percentages between 1 and 100.',
+  },
+  {
+    id: 'uma-missing-toleration',
+    title: 'Unified-memory GPU pod does not tolerate the dedicated-node taint',
+    defaultSeverity: 'warning',
+    summary: 'The pod targets unified-memory GPU nodes that you reserve with a taint, but has no toleration for it, so it cannot schedule there.',
+    remedy: 'Add a toleration for the configured taint key.',
+    offByDefault: true,
+  },
+  {
+    id: 'gpu-resource-invalid',
+    title: 'Invalid GPU resource quantity',
+    defaultSeverity: 'error',
+    summary: 'The API server rejects extended resources that are not whole numbers, that are requested without a limit, or whose request differs from the limit.',
+    remedy: 'Set GPU resources in limits as whole numbers; omit the request or make it equal to the limit.',
+  },
+  {
+    id: 'hami-gvisor',
+    title: 'gVisor runtime with HAMi',
+    defaultSeverity: 'warning',
+    summary: 'gVisor (runsc) does not honour /etc/ld.so.preload, so HAMi-core never loads and the memory quota is not enforced (HAMi#2581).',
+    remedy: 'Run HAMi GPU pods with the NVIDIA container runtime, not gVisor.',
+  },
+  {
+    id: 'hami-musl-image',
+    title: 'Verify HAMi enforcement in a musl or static image',
+    defaultSeverity: 'info',
+    summary: 'Only glibc\'s loader reads /etc/ld.so.preload: musl (Alpine) and statically linked programs never load libvgpu.so.',
+    remedy: 'Use a glibc-based image for CUDA work, and verify that the workload process maps libvgpu.so.',
+  },
+  {
+    id: 'gpu-shm-unbounded',
+    title: 'Memory-backed volume without a size limit',
+    defaultSeverity: 'info',
+    summary: 'An emptyDir with medium: Memory (often /dev/shm for data loaders and NCCL) is RAM charged to the pod; without sizeLimit it can grow until the pod is OOM-killed.',
+    remedy: 'Set emptyDir.sizeLimit and count it in the memory limit.',
+  },
+  {
+    id: 'invalid-quantity',
+    title: 'Invalid quantity',
+    defaultSeverity: 'error',
+    summary: 'A resource or memory annotation value is not a Kubernetes quantity, or is negative.',
+    remedy: 'Use the Kubernetes quantity syntax: a number with an optional suffix such as 512Mi, 32Gi, 1.5G, 500m or 1e9.',
+  },
+  {
+    id: 'manifest-shape',
+    title: 'Unexpected field type',
+    defaultSeverity: 'warning',
+    summary: 'A field that gpumem reads has the wrong YAML type (for example env as a mapping), so the API server would reject it and gpumem skipped what it holds.',
+    remedy: 'Fix the field\'s type as the Kubernetes API defines it.',
+  },
+  {
+    id: 'yaml-syntax',
+    title: 'YAML document not analysed',
+    defaultSeverity: 'warning',
+    summary: 'A YAML document has a syntax error, so gpumem could not analyse it.',
+    remedy: 'Fix the syntax error; the other documents of the file are still analysed.',
+  },
+  {
+    id: 'helm-template',
+    title: 'Unrendered Helm template',
+    defaultSeverity: 'info',
+    summary: 'The file holds Helm template actions ({{ … }}); gpumem masked them, so values that come from templates are not checked.',
+    remedy: 'Lint the rendered output too: helm template … | gpumem lint -',
+  },
+  {
+    id: 'manifest-skipped',
+    title: 'File or document skipped',
+    defaultSeverity: 'info',
+    summary: 'gpumem skipped a file or document it cannot analyse safely: binary, not UTF-8, too large, or an alias bomb.',
+    remedy: 'Lint real manifests; raise the size limit for genuinely large files.',
+  },
+];
+
+const BY_ID = new Map(RULES.map((rule) => [rule.id, rule]));
+
+export function ruleMeta(id: string): RuleMeta | undefined {
+  return BY_ID.get(id);
+}

@@ -1,0 +1,209 @@
+// Rules about host memory for GPU containers, above all on unified-memory nodes where GPU memory is RAM
+// the pod's cgroup never sees.
+import { ANNOTATIONS } from '../config.ts';
+import { addEntryToMap, addEntryToPairValue, addNestedEntry, replaceScalar } from '../edits.ts';
+import type { QuickFix, TextEdit } from '../findings.ts';
+import { describeNominal } from '../analysis/memoryBudget.ts';
+import type { MemoryBudget } from '../analysis/memoryBudget.ts';
+import type { ContainerModel, ResourceEntry } from '../manifest/podModel.ts';
+import { formatBytes, toMemoryQuantity } from '../quantity.ts';
+import type { PodContext, Rule } from './types.ts';
+import { ruleMetaOf } from './ruleMetaOf.ts';
+
+const PLACEHOLDER = 'SET-ME';
+
+function isUnified(context: PodContext): boolean {
+  return context.unifiedMemory.kind === 'unified';
+}
+
+/** Edits that set resources.<block>.memory, creating the mappings that are missing. */
+function setMemoryEdit(context: PodContext, container: ContainerModel, block: 'limits' | 'requests', value: string, comment?: string): TextEdit | undefined {
+  const { text } = context.file;
+  const target = block === 'limits' ? container.limits : container.requests;
+  if (target.pair) return addEntryToPairValue(text, target.pair, 'memory', value, comment);
+  const resources = context.pod.tree.map(container.resourcesPair?.value);
+  if (resources && resources.items.length > 0) return addNestedEntry(text, resources, block, 'memory', value);
+  if (container.resourcesPair) return addEntryToPairValue(text, container.resourcesPair, block, `{memory: ${value}}`);
+  return addNestedEntry(text, container.node, 'resources', block, `{memory: ${value}}`);
+}
+
+function memoryLimitFixes(context: PodContext, container: ContainerModel, budget: MemoryBudget): QuickFix[] {
+  const fixes: QuickFix[] = [];
+  if (budget.required !== undefined) {
+    const value = toMemoryQuantity(budget.required);
+    const limit = setMemoryEdit(context, container, 'limits', value);
+    if (limit) fixes.push({ title: `Set memory limit to ${value} (${describeNominal(budget, isUnified(context))} + ${context.config.headroomPercent} % headroom)`, edits: [limit], preferred: true });
+    if (limit && !budget.request && isUnified(context)) {
+      const request = setMemoryEdit(context, container, 'requests', value);
+      if (request && request.start !== limit.start) fixes.push({ title: `Set memory limit and request to ${value} (Guaranteed memory)`, edits: [limit, request] });
+    }
+  } else {
+    const what = isUnified(context) ? 'host memory + GPU memory' : 'host memory (CUDA context, pinned buffers, data loaders)';
+    const limit = setMemoryEdit(context, container, 'limits', PLACEHOLDER, `gpumem: set to ${what} + ${context.config.headroomPercent} % headroom`);
+    if (limit) fixes.push({ title: `Insert a ${PLACEHOLDER} memory limit placeholder to fill in`, edits: [limit], preferred: true });
+  }
+  return fixes;
+}
+
+export const gpuNoMemoryLimit: Rule = {
+  meta: ruleMetaOf('gpu-no-memory-limit'),
+  check(context) {
+    for (const container of context.gpuContainers) {
+      if (container.limits.entries.has('memory')) continue;
+      const unified = isUnified(context);
+      const budget = context.budget(container);
+      const need = budget.required !== undefined ? ` It needs about ${formatBytes(budget.required)} (${describeNominal(budget, unified)} + ${context.config.headroomPercent} %).` : '';
+      context.report({
+        ruleId: 'gpu-no-memory-limit',
+        container,
+        span: container.nameSpan,
+        severity: unified ? 'error' : 'warning',
+        message: unified
+          ? `GPU container "${container.name}" has no memory limit on a unified-memory node: its GPU buffers are system RAM that no cgroup limit accounts for, so the node's global OOM killer decides instead.${need}`
+          : `GPU container "${container.name}" has no memory limit: host-side buffers (CUDA context, pinned memory, data loaders) can grow until the node runs out of memory.${need}`,
+        fixes: memoryLimitFixes(context, container, budget),
+      });
+    }
+  },
+};
+
+function raiseFix(context: PodContext, entry: ResourceEntry, what: string, value: string): QuickFix[] {
+  const node = context.pod.tree.scalar(entry.pair.value);
+  const edit = node ? replaceScalar(context.file.text, node, value) : undefined;
+  return edit ? [{ title: `Raise memory ${what} to ${value}`, edits: [edit], preferred: true }] : [];
+}
+
+export const umaHeadroom: Rule = {
+  meta: ruleMetaOf('uma-headroom'),
+  check(context) {
+    if (!isUnified(context)) return;
+    const headroom = context.config.headroomPercent;
+    for (const container of context.gpuContainers) {
+      const budget = context.budget(container);
+      if (budget.required === undefined || budget.nominal === undefined) continue;
+      const required = budget.required;
+      const target = toMemoryQuantity(required);
+      const nominal = describeNominal(budget, true);
+      const checks: Array<[ResourceEntry | undefined, number | undefined, string]> = [
+        [budget.limit, budget.limitBytes, 'limit'],
+        [budget.request, budget.request ? budget.requestBytes : undefined, 'request'],
+      ];
+      for (const [entry, bytes, what] of checks) {
+        if (!entry || bytes === undefined || bytes >= required) continue;
+        const left = ((bytes / budget.nominal - 1) * 100).toFixed(0);
+        context.report({
+          ruleId: 'uma-headroom',
+          container,
+          span: entry.valueSpan,
+          message: `Container "${container.name}": memory ${what} ${entry.text} leaves ${left} % over its nominal ${formatBytes(budget.nominal)} (${nominal}); unified-memory nodes need at least ${headroom} % (${formatBytes(required)}), because GTT memory is not charged to the pod's cgroup${what === 'request' ? ' and the request is what reserves that RAM on the node' : ''}.`,
+          fixes: raiseFix(context, entry, what, target),
+        });
+      }
+    }
+  },
+};
+
+export const umaGpuMemoryUndeclared: Rule = {
+  meta: ruleMetaOf('uma-gpu-memory-undeclared'),
+  check(context) {
+    const verdict = context.unifiedMemory;
+    if (verdict.kind !== 'unified') return;
+    for (const container of context.gpuContainers) {
+      const budget = context.budget(container);
+      if (budget.gpuMemory.kind !== 'none') continue;
+      const fixes: QuickFix[] = [];
+      const metadata = context.pod.templateMetadata;
+      const annotations = context.pod.tree.pair(metadata, 'annotations');
+      const key = context.gpuContainers.length > 1 ? `${ANNOTATIONS.gpuMemory}.${container.name}` : ANNOTATIONS.gpuMemory;
+      const edit = annotations
+        ? addEntryToPairValue(context.file.text, annotations, key, `"${PLACEHOLDER}"`)
+        : metadata && metadata.items.length > 0
+          ? addNestedEntry(context.file.text, metadata, 'annotations', key, `"${PLACEHOLDER}"`)
+          : undefined;
+      if (edit) fixes.push({ title: `Declare the GPU memory with the ${key} annotation`, edits: [edit], preferred: true });
+      context.report({
+        ruleId: 'uma-gpu-memory-undeclared',
+        container,
+        span: container.nameSpan,
+        message: `Container "${container.name}" targets a unified-memory node (${verdict.evidence}) but declares no GPU memory, so its headroom cannot be checked: add the pod-template annotation ${key}: "24Gi" (its expected GTT footprint) or request a HAMi gpumem resource.`,
+        fixes,
+      });
+    }
+  },
+};
+
+/** Kubernetes' QoS class, from the cpu and memory of app and init containers. */
+export function qosClass(containers: readonly ContainerModel[]): { qos: 'Guaranteed' | 'Burstable' | 'BestEffort'; reason?: { container: ContainerModel; text: string } } {
+  const relevant = containers.filter((container) => container.role !== 'ephemeral');
+  const any = relevant.some((container) => ['cpu', 'memory'].some((r) => container.limits.entries.has(r) || container.requests.entries.has(r)));
+  if (!any) return { qos: 'BestEffort', ...(relevant[0] ? { reason: { container: relevant[0], text: 'no container sets cpu or memory' } } : {}) };
+  for (const container of relevant) {
+    for (const resource of ['cpu', 'memory']) {
+      const limit = container.limits.entries.get(resource);
+      const request = container.requests.entries.get(resource);
+      if (!limit) return { qos: 'Burstable', reason: { container, text: `container "${container.name}" has no ${resource} limit` } };
+      if (request && request.quantity && limit.quantity && request.quantity.value !== limit.quantity.value) {
+        return { qos: 'Burstable', reason: { container, text: `container "${container.name}" requests ${request.text} ${resource} but is limited to ${limit.text}` } };
+      }
+    }
+  }
+  return { qos: 'Guaranteed' };
+}
+
+export const umaNotGuaranteed: Rule = {
+  meta: ruleMetaOf('uma-not-guaranteed'),
+  check(context) {
+    if (!isUnified(context) || context.gpuContainers.length === 0) return;
+    const { qos, reason } = qosClass(context.pod.containers);
+    if (qos === 'Guaranteed' || !reason) return;
+    context.report({
+      ruleId: 'uma-not-guaranteed',
+      container: reason.container,
+      span: reason.container.nameSpan,
+      message: `This unified-memory GPU pod is ${qos} QoS (${reason.text}); when GTT memory exhausts the node, the global OOM killer picks ${qos} pods first.`,
+    });
+  },
+};
+
+export const umaMissingToleration: Rule = {
+  meta: ruleMetaOf('uma-missing-toleration'),
+  check(context) {
+    const key = context.config.dedicatedNodeTaintKey;
+    const verdict = context.unifiedMemory;
+    if (!key || verdict.kind !== 'unified' || context.gpuContainers.length === 0) return;
+    const tolerated = context.pod.tolerations.some((toleration) => toleration.key === key || (toleration.key === undefined && toleration.operator === 'Exists'));
+    if (tolerated) return;
+    const { spec, tree } = context.pod;
+    const fixes: QuickFix[] = [];
+    const entry = `{key: ${key}, operator: Exists}`;
+    const tolerations = tree.pair(spec, 'tolerations');
+    const edit = tolerations ? undefined : spec && spec.items.length > 0 ? addEntryToMap(context.file.text, spec, 'tolerations', `[${entry}]`) : undefined;
+    if (edit) fixes.push({ title: `Tolerate the ${key} taint`, edits: [edit], preferred: true });
+    const container = context.gpuContainers[0];
+    context.report({
+      ruleId: 'uma-missing-toleration',
+      ...(container ? { container } : {}),
+      span: context.pod.tolerationsSpan ?? verdict.span,
+      message: `This pod targets unified-memory GPU nodes (${verdict.evidence}) but does not tolerate their dedicated-node taint "${key}".`,
+      fixes,
+    });
+  },
+};
+
+export const gpuShmUnbounded: Rule = {
+  meta: ruleMetaOf('gpu-shm-unbounded'),
+  check(context) {
+    for (const container of context.gpuContainers) {
+      for (const mount of container.volumeMounts) {
+        const volume = context.pod.volumes.get(mount.name);
+        if (!volume?.emptyDirMedium || volume.emptyDirMedium.value !== 'Memory' || volume.emptyDirSizeLimit) continue;
+        context.report({
+          ruleId: 'gpu-shm-unbounded',
+          container,
+          span: volume.emptyDirMedium.span,
+          message: `Volume "${volume.name}" (mounted by GPU container "${container.name}" at ${mount.mountPath ?? '?'}) is memory-backed with no sizeLimit: what is written there is RAM charged to the pod, and can grow until it is OOM-killed.`,
+        });
+      }
+    }
+  },
+};

@@ -1,0 +1,104 @@
+// Rules about the pod as a whole: nested container runtimes, resource syntax the API server rejects,
+// and fields of the wrong type.
+import { ANNOTATIONS } from '../config.ts';
+import type { Span } from '../findings.ts';
+import { parseQuantity } from '../quantity.ts';
+import type { ContainerModel } from '../manifest/podModel.ts';
+import type { Rule } from './types.ts';
+import { ruleMetaOf } from './ruleMetaOf.ts';
+
+const DIND_IMAGE = /(^|\/)docker:[^\s@]*dind/i;
+const RUNTIME_SOCKET = /(docker|containerd|cri-dockerd|crio)\.sock$/;
+
+export const gpuDockerInDocker: Rule = {
+  meta: ruleMetaOf('gpu-docker-in-docker'),
+  check(context) {
+    if (context.gpuContainers.length === 0) return;
+    const gpuNames = context.gpuContainers.map((c) => `"${c.name}"`).join(', ');
+    const report = (container: ContainerModel, span: Span, what: string) =>
+      context.report({
+        ruleId: 'gpu-docker-in-docker',
+        container,
+        span,
+        message: `Container "${container.name}" ${what} in a GPU pod (GPU containers: ${gpuNames}): containers started through it escape HAMi's GPU memory limits, because they get neither the /etc/ld.so.preload mount nor the limit variables.`,
+      });
+    for (const container of context.pod.containers) {
+      if (container.image && DIND_IMAGE.test(container.image.value)) {
+        report(container, container.image.span, `runs Docker-in-Docker (image ${container.image.value})`);
+        continue;
+      }
+      const dockerd = container.commandWords.find((word) => /(^|\/)dockerd(-entrypoint\.sh)?$/.test(word.value.trim()));
+      if (dockerd) {
+        report(container, dockerd.span, 'starts dockerd');
+        continue;
+      }
+      for (const mount of container.volumeMounts) {
+        const hostPath = context.pod.volumes.get(mount.name)?.hostPath;
+        if (hostPath && RUNTIME_SOCKET.test(hostPath.value)) {
+          report(container, hostPath.span, `mounts the host's container runtime socket ${hostPath.value}`);
+          break;
+        }
+      }
+    }
+  },
+};
+
+export const gpuResourceInvalid: Rule = {
+  meta: ruleMetaOf('gpu-resource-invalid'),
+  check(context) {
+    for (const container of context.gpuContainers) {
+      for (const use of container.gpu) {
+        const limit = container.limits.entries.get(use.name);
+        const request = container.requests.entries.get(use.name);
+        for (const entry of [limit, request]) {
+          const quantity = entry?.quantity;
+          if (!entry || !quantity) continue;
+          if (quantity.negative) {
+            context.report({ ruleId: 'gpu-resource-invalid', container, span: entry.valueSpan, message: `Container "${container.name}": ${use.name} is ${entry.text}; resource quantities must not be negative.` });
+          } else if (!quantity.isInteger) {
+            context.report({ ruleId: 'gpu-resource-invalid', container, span: entry.valueSpan, message: `Container "${container.name}": ${use.name} is ${entry.text}; extended resources such as GPUs must be whole numbers, so the API server rejects this pod.` });
+          }
+        }
+        if (request && !limit && !request.templated) {
+          context.report({ ruleId: 'gpu-resource-invalid', container, span: request.keySpan, message: `Container "${container.name}" requests ${use.name} without a limit; extended resources must be set in limits, so the API server rejects this pod.` });
+        } else if (request?.quantity && limit?.quantity && request.quantity.value !== limit.quantity.value) {
+          context.report({ ruleId: 'gpu-resource-invalid', container, span: request.valueSpan, message: `Container "${container.name}": the ${use.name} request (${request.text}) differs from its limit (${limit.text}); for extended resources they must be equal.` });
+        }
+      }
+    }
+  },
+};
+
+export const invalidQuantity: Rule = {
+  meta: ruleMetaOf('invalid-quantity'),
+  check(context) {
+    for (const container of context.pod.containers) {
+      for (const [block, resources] of [['limits', container.limits], ['requests', container.requests]] as const) {
+        for (const entry of resources.entries.values()) {
+          if (entry.invalid) {
+            context.report({ ruleId: 'invalid-quantity', container, span: entry.valueSpan, message: `Container "${container.name}": resources.${block}["${entry.name}"] is not a valid quantity: ${entry.invalid}.` });
+          } else if (entry.quantity?.negative && (entry.name === 'memory' || entry.name === 'cpu')) {
+            context.report({ ruleId: 'invalid-quantity', container, span: entry.valueSpan, message: `Container "${container.name}": resources.${block}.${entry.name} is ${entry.text}; it must not be negative.` });
+          }
+        }
+      }
+    }
+    if (context.gpuContainers.length === 0) return;
+    for (const [key, annotation] of context.pod.annotations) {
+      const declares = [ANNOTATIONS.gpuMemory, ANNOTATIONS.hostMemory].some((base) => key === base || key.startsWith(`${base}.`));
+      if (!declares) continue;
+      const parsed = parseQuantity(annotation.value.trim());
+      const reason = parsed.ok ? (parsed.quantity.negative ? 'it is negative' : undefined) : parsed.reason;
+      if (reason) context.report({ ruleId: 'invalid-quantity', span: annotation.span, message: `Annotation ${key} is "${annotation.value}", not a valid memory quantity: ${reason}.` });
+    }
+  },
+};
+
+export const manifestShape: Rule = {
+  meta: ruleMetaOf('manifest-shape'),
+  check(context) {
+    for (const problem of context.pod.shapeProblems) {
+      context.report({ ruleId: 'manifest-shape', span: problem.span, message: problem.message.charAt(0).toUpperCase() + problem.message.slice(1) + '.' });
+    }
+  },
+};

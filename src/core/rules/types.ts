@@ -1,0 +1,58 @@
+// What a rule is and what it sees.
+import type { LintConfig } from '../config.ts';
+import type { QuickFix, Severity, Span } from '../findings.ts';
+import type { MemoryBudget } from '../analysis/memoryBudget.ts';
+import type { UnifiedMemoryVerdict } from '../analysis/unifiedMemory.ts';
+import type { ContainerModel, Located, PodModel } from '../manifest/podModel.ts';
+
+export interface RuleMeta {
+  readonly id: string;
+  readonly title: string;
+  readonly defaultSeverity: Severity;
+  /** One sentence: what the rule detects and why it matters. */
+  readonly summary: string;
+  /** What to do about it. */
+  readonly remedy: string;
+  /** Off unless configured (e.g. needs a setting to mean anything). */
+  readonly offByDefault?: boolean;
+}
+
+/** A ConfigMap defined in the same file, for resolving envFrom and configMapKeyRef. */
+export interface ConfigMapModel {
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly data: ReadonlyMap<string, Located<string>>;
+}
+
+export interface FileContext {
+  readonly text: string;
+  readonly configMaps: readonly ConfigMapModel[];
+}
+
+export interface Report {
+  readonly ruleId: string;
+  readonly message: string;
+  readonly span: Span;
+  readonly container?: ContainerModel;
+  /** Overrides the rule's default severity for this finding (the user's setting still wins). */
+  readonly severity?: Severity;
+  readonly fixes?: readonly QuickFix[];
+}
+
+export interface PodContext {
+  readonly pod: PodModel;
+  readonly file: FileContext;
+  readonly config: LintConfig;
+  readonly unifiedMemory: UnifiedMemoryVerdict;
+  /** Whether HAMi's user-space enforcement governs this container (see `hamiDetection`). */
+  isHami(container: ContainerModel): boolean;
+  /** Containers that request a GPU resource, init containers included. */
+  readonly gpuContainers: readonly ContainerModel[];
+  budget(container: ContainerModel): MemoryBudget;
+  report(report: Report): void;
+}
+
+export interface Rule {
+  readonly meta: RuleMeta;
+  check(context: PodContext): void;
+}
