@@ -11,7 +11,7 @@
 // Node is installed. Processes are spawned with argument arrays only, never through a shell.
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -476,6 +476,29 @@ export function assertChromium() {
   return CHROMIUM_PATH;
 }
 
-export async function readText(file) {
-  return readFile(file, 'utf8');
+/**
+ * A quiet workbench: no welcome page, no chat/AI panel and actions, no telemetry, no update checks,
+ * no extension recommendations, no preview tabs (Quick Open keeps files open).
+ */
+export const QUIET_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'workbench.editor.enablePreview': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'chat.disableAIFeatures': true,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.ignoreRecommendations': true,
+  'editor.codeLens': true,
+  'files.autoSave': 'off',
+};
+
+/** Writes <userDataDir>/User/settings.json (QUIET_SETTINGS merged with `settings`). */
+export async function writeUserSettings(userDataDir, settings = {}) {
+  const dir = path.join(userDataDir, 'User');
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'settings.json'), `${JSON.stringify({ ...QUIET_SETTINGS, ...settings }, null, 2)}\n`);
 }

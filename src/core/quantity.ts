@@ -142,13 +142,16 @@ function interpret(suffix: string): SuffixInfo | undefined {
   if (known) return known;
   if (suffix.length > 1 && (suffix[0] === 'e' || suffix[0] === 'E')) {
     // strconv.ParseInt(s[1:], 10, 64): optional sign, then at least one decimal digit.
-    const m = /^([+-]?)0*([0-9]*)$/.exec(suffix.slice(1));
-    if (!m || !/[0-9]/.test(suffix)) return undefined;
-    const digits = m[2] as string;
-    if (digits.length > 10) return undefined;
-    const magnitude = digits === '' ? 0 : Number(digits);
-    if (magnitude > MAX_INT32) return undefined;
-    return { base: 10, exponent: m[1] === '-' ? -magnitude : magnitude, format: 'DecimalExponent' };
+    const rest = suffix.slice(1);
+    if (!/^[+-]?[0-9]+$/.test(rest)) return undefined;
+    const negative = rest[0] === '-';
+    let i = rest[0] === '+' || negative ? 1 : 0;
+    while (i < rest.length - 1 && rest[i] === '0') i++;
+    const digits = rest.slice(i);
+    if (digits.length > 10) return undefined; // past int32 (and maybe int64: ParseInt fails too)
+    const magnitude = Number(digits);
+    if (magnitude > MAX_INT32) return undefined; // kubernetes/kubernetes#141203
+    return { base: 10, exponent: negative ? -magnitude : magnitude, format: 'DecimalExponent' };
   }
   return undefined;
 }

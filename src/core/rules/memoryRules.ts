@@ -11,6 +11,12 @@ import type { PodContext, Rule } from './types.ts';
 import { ruleMetaOf } from './ruleMetaOf.ts';
 
 const PLACEHOLDER = 'SET-ME';
+const GIB = 1024 ** 3;
+
+/** A value to write into a manifest: whole GiB from 4 GiB up (easier to read), else whole MiB; never below `bytes`. */
+function suggestedQuantity(bytes: number): string {
+  return bytes >= 4 * GIB ? toMemoryQuantity(Math.ceil(bytes / GIB) * GIB) : toMemoryQuantity(bytes);
+}
 
 function isUnified(context: PodContext): boolean {
   return context.unifiedMemory.kind === 'unified';
@@ -30,7 +36,7 @@ function setMemoryEdit(context: PodContext, container: ContainerModel, block: 'l
 function memoryLimitFixes(context: PodContext, container: ContainerModel, budget: MemoryBudget): QuickFix[] {
   const fixes: QuickFix[] = [];
   if (budget.required !== undefined) {
-    const value = toMemoryQuantity(budget.required);
+    const value = suggestedQuantity(budget.required);
     const limit = setMemoryEdit(context, container, 'limits', value);
     if (limit) fixes.push({ title: `Set memory limit to ${value} (${describeNominal(budget, isUnified(context))} + ${context.config.headroomPercent} % headroom)`, edits: [limit], preferred: true });
     if (limit && !budget.request && isUnified(context)) {
@@ -82,7 +88,7 @@ export const umaHeadroom: Rule = {
       const budget = context.budget(container);
       if (budget.required === undefined || budget.nominal === undefined) continue;
       const required = budget.required;
-      const target = toMemoryQuantity(required);
+      const target = suggestedQuantity(required);
       const nominal = describeNominal(budget, true);
       const checks: Array<[ResourceEntry | undefined, number | undefined, string]> = [
         [budget.limit, budget.limitBytes, 'limit'],
@@ -90,12 +96,13 @@ export const umaHeadroom: Rule = {
       ];
       for (const [entry, bytes, what] of checks) {
         if (!entry || bytes === undefined || bytes >= required) continue;
-        const left = ((bytes / budget.nominal - 1) * 100).toFixed(0);
+        const over = (bytes / budget.nominal - 1) * 100;
+        const standing = over >= 0 ? `leaves ${over.toFixed(0)} % over its nominal ${formatBytes(budget.nominal)}` : `is below its nominal ${formatBytes(budget.nominal)}`;
         context.report({
           ruleId: 'uma-headroom',
           container,
           span: entry.valueSpan,
-          message: `Container "${container.name}": memory ${what} ${entry.text} leaves ${left} % over its nominal ${formatBytes(budget.nominal)} (${nominal}); unified-memory nodes need at least ${headroom} % (${formatBytes(required)}), because GTT memory is not charged to the pod's cgroup${what === 'request' ? ' and the request is what reserves that RAM on the node' : ''}.`,
+          message: `Container "${container.name}": memory ${what} ${entry.text} ${standing} (${nominal}); unified-memory nodes need at least ${headroom} % (${formatBytes(required)}), because GTT memory is not charged to the pod's cgroup${what === 'request' ? ' and the request is what reserves that RAM on the node' : ''}.`,
           fixes: raiseFix(context, entry, what, target),
         });
       }

@@ -1,0 +1,39 @@
+// A small, strict argument parser: unknown flags are usage errors, not silently ignored.
+
+export interface ParsedArgs {
+  readonly positionals: string[];
+  readonly options: Map<string, string | true>;
+}
+
+export class UsageError extends Error {}
+
+/** `spec` maps each long option to whether it takes a value. */
+export function parseArgs(argv: readonly string[], spec: Readonly<Record<string, boolean>>, aliases: Readonly<Record<string, string>> = {}): ParsedArgs {
+  const positionals: string[] = [];
+  const options = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith('-') && arg !== '-') {
+      const eq = arg.indexOf('=');
+      let name = eq > 0 ? arg.slice(0, eq) : arg;
+      name = aliases[name] ?? name;
+      if (!name.startsWith('--') || !(name.slice(2) in spec)) throw new UsageError(`unknown option ${name}`);
+      const key = name.slice(2);
+      if (spec[key]) {
+        const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+        if (value === undefined) throw new UsageError(`${name} needs a value`);
+        options.set(key, value);
+      } else {
+        if (eq > 0) throw new UsageError(`${name} takes no value`);
+        options.set(key, true);
+      }
+      continue;
+    }
+    positionals.push(arg);
+  }
+  return { positionals, options };
+}

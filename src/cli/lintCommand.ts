@@ -1,0 +1,105 @@
+// `gpumem lint [paths…] [--format text|json|sarif] [--headroom N] [--config FILE]`
+// Exit codes: 0 nothing at warning or above, 1 something is, 2 usage or I/O error.
+import { readFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { resolveConfig } from '../core/config.ts';
+import type { LintConfig } from '../core/config.ts';
+import { lintBytes } from '../core/lint.ts';
+import { decodeManifestBytes } from '../core/manifest/source.ts';
+import { positionFindings } from '../core/report/fileFindings.ts';
+import type { PositionedFinding } from '../core/report/fileFindings.ts';
+import { formatSarif, formatText, toJsonFindings } from '../core/report/formats.ts';
+import { parseArgs, UsageError } from './args.ts';
+import { describeError, expandPaths } from './files.ts';
+import type { CliIo } from './io.ts';
+
+const FORMATS = ['text', 'json', 'sarif'] as const;
+type Format = (typeof FORMATS)[number];
+const DEFAULT_MAX_MIB = 16;
+
+export const LINT_USAGE = `Usage: gpumem lint [paths…] [options]
+
+Lints Kubernetes workload YAML for GPU-memory risks. Directories are walked for *.yaml and *.yml;
+"-" reads standard input. With no paths, lints the current directory.
+
+Options:
+  --format text|json|sarif  Output format (default: text)
+  --headroom N              Headroom percent on unified-memory nodes (default: 30)
+  --config FILE             YAML or JSON settings: headroomPercent, unifiedMemoryNodeLabels,
+                            dedicatedNodeTaintKey, hamiDetection, rules
+  --max-file-size MIB       Skip larger files with a notice (default: ${DEFAULT_MAX_MIB})
+  --docs-url URL            Base URL of the rule docs in SARIF helpUri (default: the installed docs)
+
+Exit status: 0 when nothing is at warning or above, 1 when something is, 2 on usage or I/O errors.
+`;
+
+export async function lintCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, { format: true, headroom: true, config: true, 'max-file-size': true, 'docs-url': true, help: false }, { '-f': '--format', '-h': '--help' });
+  if (args.options.has('help')) {
+    io.stdout(LINT_USAGE);
+    return 0;
+  }
+  const format = (args.options.get('format') ?? 'text') as string;
+  if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
+  const config = await loadConfig(args.options.get('config'), args.options.get('headroom'), io);
+  const maxMib = Number(args.options.get('max-file-size') ?? DEFAULT_MAX_MIB);
+  if (!Number.isFinite(maxMib) || maxMib <= 0) throw new UsageError('--max-file-size must be a positive number of MiB');
+
+  const { files, errors } = await expandPaths(args.positionals.length > 0 ? args.positionals : ['.']);
+  const findings: PositionedFinding[] = [];
+  let linted = 0;
+  for (const file of files) {
+    let bytes: Uint8Array;
+    try {
+      bytes = file === '-' ? await io.readStdin() : await readFile(file);
+    } catch (error) {
+      errors.push(`${file}: ${describeError(error)}`);
+      continue;
+    }
+    const result = lintBytes(bytes, config, maxMib * 1024 * 1024);
+    const decoded = decodeManifestBytes(bytes, Number.MAX_SAFE_INTEGER);
+    const text = decoded.kind === 'text' ? decoded.text : '';
+    findings.push(...positionFindings(file === '-' ? '<stdin>' : file, text, result.findings));
+    linted++;
+  }
+  for (const error of errors) io.stderr(`gpumem: ${error}\n`);
+
+  io.stdout(render(format as Format, findings, linted, errors, args.options.get('docs-url'), io));
+  if (errors.length > 0) return 2;
+  return findings.some(({ finding }) => finding.severity === 'error' || finding.severity === 'warning') ? 1 : 0;
+}
+
+function render(format: Format, findings: PositionedFinding[], linted: number, errors: string[], docsUrl: string | true | undefined, io: CliIo): string {
+  if (format === 'json') return `${JSON.stringify(toJsonFindings(findings), null, 2)}\n`;
+  if (format === 'sarif') {
+    const docsBase = typeof docsUrl === 'string' ? docsUrl.replace(/\/$/, '') : pathToFileURL(io.docsDirectory).href;
+    return `${JSON.stringify(formatSarif(findings, { toolVersion: io.version, docsBase, srcRoot: pathToFileURL(io.cwd).href, notifications: errors }), null, 2)}\n`;
+  }
+  return formatText(findings, linted);
+}
+
+async function loadConfig(file: string | true | undefined, headroom: string | true | undefined, io: CliIo): Promise<LintConfig> {
+  let raw: unknown = {};
+  if (typeof file === 'string') {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --config ${file}: ${describeError(error)}`);
+    }
+    try {
+      raw = parseYaml(text, { maxAliasCount: 100 }) ?? {};
+    } catch (error) {
+      throw new UsageError(`--config ${file} is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (typeof headroom === 'string') {
+    const value = Number(headroom);
+    if (!Number.isFinite(value) || value < 0 || value > 1000) throw new UsageError('--headroom must be a number from 0 to 1000');
+    raw = { ...(raw as object), headroomPercent: value };
+  }
+  const { config, problems } = resolveConfig(raw);
+  for (const problem of problems) io.stderr(`gpumem: ignoring config ${problem.path || '(root)'}: ${problem.message}\n`);
+  return config;
+}

@@ -1,0 +1,84 @@
+// The `gpumem` command: a thin front on the same core as the extension.
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { UsageError } from './args.ts';
+import type { CliIo } from './io.ts';
+import { LINT_USAGE, lintCommand } from './lintCommand.ts';
+import { rulesCommand } from './rulesCommand.ts';
+
+const VERSION = '0.1.0';
+
+const USAGE = `Usage: gpumem <command> [options]
+
+Commands:
+  lint [paths…]   Lint Kubernetes manifests for GPU-memory risks (see gpumem lint --help)
+  rules           List the rules with their ids and default severities
+
+Options:
+  --version       Print the version
+  --help          Print this help
+`;
+
+type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = { lint: lintCommand, rules: rulesCommand };
+
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout(`${VERSION}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr(`gpumem: unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    return await command(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`gpumem ${name}: ${error.message}\n\n${name === 'lint' ? LINT_USAGE : USAGE}`);
+      return 2;
+    }
+    io.stderr(`gpumem ${name}: internal error: ${(error as Error).stack ?? String(error)}\n`);
+    return 2;
+  }
+}
+
+/** docs/rules next to the installed CLI: dist/cli.js → ../docs/rules; src/cli/main.ts → ../../docs/rules. */
+function findDocsDirectory(): string {
+  let directory = dirname(resolve(process.argv[1] ?? '.'));
+  for (let i = 0; i < 4; i++) {
+    const candidate = join(directory, 'docs', 'rules');
+    if (existsSync(candidate)) return candidate;
+    directory = dirname(directory);
+  }
+  return join(process.cwd(), 'docs', 'rules');
+}
+
+function readStdin(): Promise<Uint8Array> {
+  return new Promise((resolvePromise, reject) => {
+    const chunks: Buffer[] = [];
+    process.stdin.on('data', (chunk: Buffer) => chunks.push(chunk));
+    process.stdin.on('end', () => resolvePromise(Buffer.concat(chunks)));
+    process.stdin.on('error', reject);
+  });
+}
+
+const io: CliIo = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  readStdin,
+  cwd: process.cwd(),
+  version: VERSION,
+  docsDirectory: findDocsDirectory(),
+};
+
+void main(process.argv.slice(2), io).then((code) => {
+  process.exitCode = code;
+});

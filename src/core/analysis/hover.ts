@@ -1,0 +1,100 @@
+// What a hover over a resource or memory annotation says: the value in bytes and GiB, and what it means.
+import { isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
+import type { Node } from 'yaml';
+import { ANNOTATIONS } from '../config.ts';
+import { classifyGpuResource } from '../gpuResources.ts';
+import { maskHelmTemplates } from '../manifest/source.ts';
+import { describeBytes, parseQuantity } from '../quantity.ts';
+
+const MIB = 1024 * 1024;
+
+export interface HoverInfo {
+  readonly markdown: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+interface Hit {
+  readonly path: readonly string[];
+  readonly key: string;
+  readonly value: string | undefined;
+  readonly start: number;
+  readonly end: number;
+}
+
+export function hoverAt(text: string, offset: number): HoverInfo | undefined {
+  const source = maskHelmTemplates(text)?.text ?? text;
+  const docs = parseAllDocuments(source, { version: '1.1', prettyErrors: false });
+  if (!Array.isArray(docs)) return undefined;
+  const doc = docs.find((candidate) => candidate.range[0] <= offset && offset <= candidate.range[2]);
+  if (!doc) return undefined;
+  const hit = findPairAt(doc.contents as Node | null, offset, []);
+  return hit ? describe(hit) : undefined;
+}
+
+function findPairAt(node: Node | null | undefined, offset: number, path: string[]): Hit | undefined {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const key = pair.key as Node | null;
+      const value = pair.value as Node | null;
+      const keyText = isScalar(key) ? String(key.value) : undefined;
+      if (keyText === undefined) continue;
+      const keyRange = key?.range;
+      const valueRange = value?.range;
+      const inKey = keyRange && keyRange[0] <= offset && offset <= keyRange[1];
+      const inValue = valueRange && valueRange[0] <= offset && offset <= valueRange[1];
+      if (inKey || (inValue && isScalar(value))) {
+        const start = keyRange?.[0] ?? 0;
+        const end = isScalar(value) && valueRange ? valueRange[1] : keyRange?.[1] ?? start;
+        return { path, key: keyText, value: isScalar(value) && value.value !== null ? String(value.source ?? value.value) : undefined, start, end };
+      }
+      if (inValue) return findPairAt(value, offset, [...path, keyText]);
+    }
+  } else if (isSeq(node)) {
+    for (const item of node.items) {
+      const range = (item as Node | null)?.range;
+      if (range && range[0] <= offset && offset <= range[1]) return findPairAt(item as Node, offset, [...path, '[]']);
+    }
+  }
+  return undefined;
+}
+
+/** Escapes Markdown so values from the file render as text. */
+function md(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!<>|~]/g, (c) => `\\${c}`);
+}
+
+function describe(raw: Hit): HoverInfo | undefined {
+  const hit = { ...raw, key: md(raw.key), value: raw.value === undefined ? undefined : md(raw.value) };
+  const rawKey = raw.key;
+  const rawValue = raw.value;
+  const parent = hit.path[hit.path.length - 1];
+  const grandparent = hit.path[hit.path.length - 2];
+  const range = { start: hit.start, end: hit.end };
+  if (grandparent === 'resources' && (parent === 'limits' || parent === 'requests')) {
+    const lines = [`**${hit.key}** (${parent === 'limits' ? 'limit' : 'request'})`];
+    const gpu = classifyGpuResource(rawKey);
+    const quantity = rawValue !== undefined ? parseQuantity(rawValue) : undefined;
+    if (gpu) {
+      lines.push('', `${gpu.vendor}: ${gpu.meaning}.${gpu.hamiOnly ? ' Enforced in user space by HAMi-core (libvgpu.so).' : ''}`);
+      if (quantity?.ok && gpu.memoryUnit === 'MiB') lines.push('', `${hit.value} MiB = ${describeBytes(quantity.quantity.value * MIB)} per GPU.`);
+      else if (quantity?.ok && gpu.role === 'memory') lines.push('', `${hit.value} = ${describeBytes(quantity.quantity.value)}.`);
+    } else if (rawKey === 'memory' && quantity?.ok) {
+      lines.push('', `${hit.value} = ${describeBytes(quantity.quantity.value)}.`);
+      lines.push('', 'On unified-memory GPU nodes, GPU (GTT) memory is system RAM that this cgroup limit does not see.');
+    } else if (rawKey === 'cpu' && quantity?.ok) {
+      lines.push('', `${hit.value} = ${quantity.quantity.value} CPU${quantity.quantity.value === 1 ? '' : 's'}.`);
+    }
+    if (quantity && !quantity.ok) lines.push('', `Not a valid quantity: ${md(quantity.reason)}.`);
+    return { markdown: lines.join('\n'), ...range };
+  }
+  const base = [ANNOTATIONS.gpuMemory, ANNOTATIONS.hostMemory].find((candidate) => rawKey === candidate || rawKey.startsWith(`${candidate}.`));
+  if (parent === 'annotations' && base) {
+    const quantity = rawValue !== undefined ? parseQuantity(rawValue.trim()) : undefined;
+    const what = base === ANNOTATIONS.gpuMemory ? 'Declared GPU memory (expected GTT / unified-memory footprint)' : 'Declared host-side memory';
+    const container = rawKey.length > base.length ? ` of container "${md(rawKey.slice(base.length + 1))}"` : ' of each GPU container';
+    const value = quantity?.ok ? `: ${describeBytes(quantity.quantity.value)}` : quantity ? `: not a valid quantity (${md(quantity.reason)})` : '';
+    return { markdown: `**${hit.key}**\n\n${what}${container}${value}. gpumem checks memory limits and requests against it plus headroom.`, ...range };
+  }
+  return undefined;
+}

@@ -1,0 +1,62 @@
+// "Lint Workspace Manifests": every *.yaml / *.yml of the workspace, with progress and cancellation.
+import * as vscode from 'vscode';
+import { lintBytes } from '../../core/lint.ts';
+import type { Ctx } from '../ctx.ts';
+import type { LintService } from '../lintService.ts';
+import { WORKSPACE_SCAN_MAX_BYTES } from '../settings.ts';
+
+export interface WorkspaceLintSummary {
+  readonly files: number;
+  readonly filesWithFindings: number;
+  readonly findings: number;
+  readonly cancelled: boolean;
+}
+
+/** files.exclude (enabled entries) plus gpumem.lint.exclude, as one glob: passing our own exclude to findFiles drops files.exclude otherwise. */
+function excludeGlob(ctx: Ctx): string | undefined {
+  const filesExclude = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude', {});
+  const globs = [...Object.entries(filesExclude).filter(([, enabled]) => enabled === true).map(([glob]) => glob), ...ctx.settings.exclude];
+  const flat = globs.filter((glob) => !glob.includes('{') && !glob.includes('}'));
+  return flat.length > 0 ? `{${flat.join(',')}}` : undefined;
+}
+
+export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<WorkspaceLintSummary | undefined> {
+  if (!vscode.workspace.workspaceFolders?.length) {
+    void vscode.window.showInformationMessage('gpumem: open a folder to lint its manifests.');
+    return undefined;
+  }
+  const summary = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'gpumem: linting workspace manifests', cancellable: true },
+    async (progress, token) => {
+      const uris = await vscode.workspace.findFiles('**/*.{yaml,yml}', excludeGlob(ctx), undefined, token);
+      let files = 0;
+      let filesWithFindings = 0;
+      let findings = 0;
+      for (const uri of uris) {
+        if (token.isCancellationRequested) return { files, filesWithFindings, findings, cancelled: true };
+        progress.report({ message: vscode.workspace.asRelativePath(uri), increment: 100 / uris.length });
+        try {
+          const bytes = await vscode.workspace.fs.readFile(uri);
+          const result = lintBytes(bytes, ctx.settings.lint, WORKSPACE_SCAN_MAX_BYTES);
+          const text = new TextDecoder().decode(bytes);
+          lint.publishForFile(uri, result.findings, text);
+          files++;
+          const counted = result.findings.filter((finding) => finding.ruleId !== 'manifest-skipped' && finding.ruleId !== 'helm-template').length;
+          if (counted > 0) filesWithFindings++;
+          findings += counted;
+        } catch (error) {
+          ctx.output.warn(`Could not lint ${uri.toString(true)}: ${(error as Error).message}`);
+        }
+        // Let the extension host breathe between files.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return { files, filesWithFindings, findings, cancelled: false };
+    },
+  );
+  const message = `gpumem: ${summary.cancelled ? 'cancelled after' : 'linted'} ${summary.files} manifest file${summary.files === 1 ? '' : 's'}: ${summary.findings} finding${summary.findings === 1 ? '' : 's'} in ${summary.filesWithFindings} file${summary.filesWithFindings === 1 ? '' : 's'}.`;
+  ctx.output.info(message);
+  void vscode.window.showInformationMessage(message, 'Show Problems').then((choice) => {
+    if (choice) void vscode.commands.executeCommand('workbench.actions.view.problems');
+  });
+  return summary;
+}

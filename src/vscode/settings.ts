@@ -1,0 +1,42 @@
+// One typed snapshot of gpumem's settings, re-read when they change.
+import * as vscode from 'vscode';
+import { resolveConfig } from '../core/config.ts';
+import type { LintConfig } from '../core/config.ts';
+
+export type CodeLensMode = 'all' | 'summary' | 'off';
+
+export interface Settings {
+  readonly enabled: boolean;
+  readonly lint: LintConfig;
+  readonly problems: readonly string[];
+  readonly exclude: readonly string[];
+  readonly maxFileBytes: number;
+  readonly debounceMs: number;
+  readonly codeLens: CodeLensMode;
+}
+
+/** Workspace scans may read larger files than live linting, but never unbounded ones. */
+export const WORKSPACE_SCAN_MAX_BYTES = 16 * 1024 * 1024;
+
+export function readSettings(): Settings {
+  const section = vscode.workspace.getConfiguration('gpumem.lint');
+  const raw: Record<string, unknown> = {
+    headroomPercent: section.get('headroomPercent'),
+    dedicatedNodeTaintKey: section.get('dedicatedNodeTaintKey'),
+    hamiDetection: section.get('hamiDetection'),
+    rules: section.get('rules'),
+  };
+  const labels = section.get('unifiedMemoryNodeLabels');
+  if (labels !== null && labels !== undefined) raw.unifiedMemoryNodeLabels = labels;
+  const { config, problems } = resolveConfig(raw);
+  const codeLens = section.get<string>('codeLens');
+  return {
+    enabled: section.get<boolean>('enable', true),
+    lint: config,
+    problems: problems.map((problem) => `gpumem.lint.${problem.path}: ${problem.message}`),
+    exclude: section.get<string[]>('exclude', []).filter((glob) => typeof glob === 'string'),
+    maxFileBytes: Math.max(16, section.get<number>('maxFileSizeKB', 1024)) * 1024,
+    debounceMs: Math.min(5000, Math.max(0, section.get<number>('debounceMs', 250))),
+    codeLens: codeLens === 'summary' || codeLens === 'off' ? codeLens : 'all',
+  };
+}

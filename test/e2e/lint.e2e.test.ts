@@ -1,0 +1,130 @@
+// End-to-end: the packaged extension (dist/gpumem.vsix) in a real VS Code (code-server 4.139.1)
+// driven through headless Chromium, as a user would: Problems panel, CodeLens, quick fix, the
+// "Lint Workspace Manifests" command, and Restricted Mode.
+// Run with `npm run test:e2e` (scripts/e2e/run-e2e.mjs). Artifacts land in test-artifacts/.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import { withWorkbench } from './harness/session.ts';
+import {
+  applyQuickFix,
+  commandPaletteTitles,
+  isRestrictedMode,
+  openFile,
+  openTabs,
+  readProblems,
+  runCommand,
+  saveActiveEditor,
+  showProblems,
+  waitForCodeLens,
+  waitForProblems,
+} from './harness/workbench.ts';
+import type { ProblemRow } from './harness/workbench.ts';
+import { FIXTURES_DIR } from './harness/paths.ts';
+
+const TRAINER = 'hami-dind-trainer.yaml';
+const TRAINER_CODES = ['cuda-disable-control', 'gpu-no-memory-limit', 'gpu-docker-in-docker'];
+const SCENARIO_TIMEOUT_MS = 5 * 60_000;
+
+function gpumemRows(rows: ProblemRow[], file?: string): ProblemRow[] {
+  return rows.filter((row) => row.source === 'gpumem' && (file === undefined || path.basename(row.file) === file));
+}
+
+function codesOf(rows: ProblemRow[]): string[] {
+  return [...new Set(rows.map((row) => row.code))].sort();
+}
+
+/** The fixture without the CUDA_DISABLE_CONTROL env entry (its `- name:` line and its `value:` line). */
+function withoutCudaDisableControl(text: string): string {
+  const lines = text.split('\n');
+  const at = lines.findIndex((line) => /-\s+name:\s+CUDA_DISABLE_CONTROL\s*$/.test(line));
+  assert.ok(at >= 0, 'the fixture has a CUDA_DISABLE_CONTROL env entry');
+  assert.match(lines[at + 1] ?? '', /^\s+value:\s+"true"\s*$/);
+  lines.splice(at, 2);
+  return lines.join('\n');
+}
+
+test('open a HAMi trainer manifest: Problems, CodeLens, and the "Remove CUDA_DISABLE_CONTROL" quick fix', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
+  const original = await readFile(path.join(FIXTURES_DIR, 'single', TRAINER), 'utf8');
+  await withWorkbench('lint-open-file', { fixture: 'single' }, async (s) => {
+    await s.step(`open ${TRAINER} with Quick Open`, () => openFile(s.page, TRAINER));
+
+    const before = await s.step('Problems panel lists the gpumem diagnostics with their codes', () =>
+      waitForProblems(s.page, `gpumem rows with codes ${TRAINER_CODES.join(', ')}`, (rows) => {
+        const codes = codesOf(gpumemRows(rows, TRAINER));
+        return TRAINER_CODES.every((code) => codes.includes(code));
+      }));
+    for (const row of gpumemRows(before, TRAINER)) {
+      assert.ok(row.message.length > 0, `a message for ${row.code}`);
+      assert.equal(path.dirname(row.file), s.workspace, 'the problem belongs to the workspace copy');
+    }
+    const cudaRow = gpumemRows(before, TRAINER).find((row) => row.code === 'cuda-disable-control');
+    assert.ok(cudaRow, 'a cuda-disable-control row');
+    assert.match(cudaRow.message, /CUDA_DISABLE_CONTROL/);
+
+    const lens = await s.step('a CodeLens starting with "GPU:" above the trainer container', () => waitForCodeLens(s.page, /^GPU:/));
+    const summary = lens.items.find((item) => item.startsWith('GPU:')) ?? '';
+    assert.match(summary, /nvidia\.com\/gpu/);
+    assert.match(lens.lineBelow, /name:\s*trainer|trainer/, `the GPU lens sits above the trainer container (line below: "${lens.lineBelow}")`);
+    await s.screenshot('before-fix');
+
+    await s.step('apply the "Remove CUDA_DISABLE_CONTROL" quick fix', () =>
+      applyQuickFix(s.page, { line: cudaRow.line, column: cudaRow.column }, 'Remove CUDA_DISABLE_CONTROL'));
+
+    const after = await s.step('cuda-disable-control disappears, the other diagnostics remain', () =>
+      waitForProblems(s.page, 'no cuda-disable-control, gpu-no-memory-limit and gpu-docker-in-docker still there', (rows) => {
+        const codes = codesOf(gpumemRows(rows, TRAINER));
+        return !codes.includes('cuda-disable-control') && codes.includes('gpu-no-memory-limit') && codes.includes('gpu-docker-in-docker');
+      }));
+    assert.ok(!codesOf(gpumemRows(after)).includes('cuda-disable-control'));
+
+    await s.step('save the document', () => saveActiveEditor(s.page));
+    const saved = await readFile(s.file(TRAINER), 'utf8');
+    assert.equal(saved, withoutCudaDisableControl(original), 'the quick fix removed exactly the CUDA_DISABLE_CONTROL env entry');
+    assert.match(saved, /name: NCCL_DEBUG/, 'the other env entry stays');
+  });
+});
+
+test('"gpumem: Lint Workspace Manifests" reports files that are not open', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
+  await withWorkbench('lint-workspace', { fixture: 'lint-workspace' }, async (s) => {
+    assert.deepEqual(await openTabs(s.page), [], 'no editor is open');
+    await s.step('the Problems panel starts without gpumem rows', async () => {
+      await showProblems(s.page);
+      assert.deepEqual(gpumemRows(await readProblems(s.page)), []);
+    });
+
+    await s.step('run "gpumem: Lint Workspace Manifests" from the command palette', () => runCommand(s.page, 'gpumem: Lint Workspace Manifests'));
+
+    const rows = await s.step('both files with findings are in the Problems panel', () =>
+      waitForProblems(s.page, `gpumem rows for ${TRAINER} and unlimited-inference.yaml`, (all) => {
+        const files = new Set(gpumemRows(all).map((row) => path.basename(row.file)));
+        return files.has(TRAINER) && files.has('unlimited-inference.yaml');
+      }), 90_000);
+    const byFile = new Map<string, string[]>();
+    for (const row of gpumemRows(rows)) byFile.set(path.basename(row.file), [...(byFile.get(path.basename(row.file)) ?? []), row.code]);
+    assert.ok(TRAINER_CODES.every((code) => byFile.get(TRAINER)?.includes(code)), `trainer codes: ${JSON.stringify(byFile.get(TRAINER))}`);
+    assert.ok(byFile.get('unlimited-inference.yaml')?.includes('gpu-no-memory-limit'), `inference codes: ${JSON.stringify(byFile.get('unlimited-inference.yaml'))}`);
+    assert.equal(byFile.has('web-frontend.yaml'), false, 'a manifest without GPUs has no gpumem findings');
+    assert.deepEqual(await openTabs(s.page), [], 'linting the workspace opened no editor');
+  });
+});
+
+test('Restricted Mode (untrusted folder): linting still works, remote commands are not offered', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
+  await withWorkbench('restricted-mode', { fixture: 'single', trusted: false }, async (s) => {
+    assert.equal(await isRestrictedMode(s.page), true, 'the window is in Restricted Mode');
+
+    await s.step(`open ${TRAINER} with Quick Open`, () => openFile(s.page, TRAINER));
+    await s.step('the gpumem diagnostics appear in Restricted Mode', () =>
+      waitForProblems(s.page, `gpumem rows with codes ${TRAINER_CODES.join(', ')}`, (rows) => {
+        const codes = codesOf(gpumemRows(rows, TRAINER));
+        return TRAINER_CODES.every((code) => codes.includes(code));
+      }));
+    await s.step('a CodeLens starting with "GPU:" in Restricted Mode', () => waitForCodeLens(s.page, /^GPU:/));
+
+    const titles = await s.step('list the gpumem commands in the palette', () => commandPaletteTitles(s.page, 'gpumem'));
+    assert.ok(titles.includes('gpumem: Lint Workspace Manifests'), `linting is offered: ${JSON.stringify(titles)}`);
+    const remote = titles.filter((title) => /inspect|ssh/i.test(title));
+    assert.deepEqual(remote, [], 'commands that reach remote hosts are not offered in Restricted Mode');
+  });
+});
