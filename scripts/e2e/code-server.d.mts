@@ -47,7 +47,8 @@ export declare function missingDebianPackages(names: string[]): Promise<string[]
 export declare function ensureDebianPackages(which: 'build' | 'browser' | 'all', log?: (line: string) => void): Promise<void>;
 export declare function cachedCodeServer(root?: string): CodeServerInstall | undefined;
 export declare function ensureCodeServer(options?: { root?: string; log?: (line: string) => void }): Promise<CodeServerInstall>;
-export declare function buildVsix(options?: { root?: string; logFile?: string; timeoutMs?: number }): Promise<string>;
+export declare function buildVsix(options?: { root?: string; logFile?: string; timeoutMs?: number; echo?: boolean }): Promise<string>;
+export declare function exitOnSignals(cleanup?: () => Promise<void>): void;
 export declare function installExtension(
   cs: CodeServerInstall,
   options: { vsix: string; extensionsDir: string; userDataDir: string; logFile?: string; timeoutMs?: number },

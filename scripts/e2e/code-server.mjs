@@ -104,8 +104,9 @@ export function run(file, args, options) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Process groups: every long-lived child is started detached (its own group) and killed as a group,
-// also when this process exits abruptly.
+// Process groups: every child is started detached (its own group, so a Ctrl-C in the terminal does
+// not reach it directly) and killed as a group: by its owner, or at the latest when this process
+// exits. A process that can be stopped by a signal should call exitOnSignals() so that 'exit' runs.
 const liveGroups = new Set();
 let exitHookInstalled = false;
 
@@ -119,6 +120,29 @@ export function killGroup(pid, signal) {
     } catch {
       // already gone
     }
+  }
+}
+
+/**
+ * SIGINT/SIGTERM/SIGHUP: run `cleanup` (bounded by 10 s), then exit with 128 + signal number;
+ * the 'exit' hook then kills any process group still alive.
+ */
+export function exitOnSignals(cleanup = async () => {}) {
+  const numbers = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+  let exiting = false;
+  for (const signal of Object.keys(numbers)) {
+    process.on(signal, () => {
+      if (exiting) return;
+      exiting = true;
+      const timer = setTimeout(() => process.exit(128 + numbers[signal]), 10_000);
+      Promise.resolve()
+        .then(cleanup)
+        .catch(() => undefined)
+        .finally(() => {
+          clearTimeout(timer);
+          process.exit(128 + numbers[signal]);
+        });
+    });
   }
 }
 
@@ -310,7 +334,7 @@ export async function buildVsix(options = {}) {
   await rm(vsix, { force: true });
   const bin = path.join(root, 'node_modules', '.bin');
   const env = cleanEnv({ PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` });
-  await run('npm', ['run', 'package'], { cwd: root, env, timeoutMs: options.timeoutMs ?? 5 * 60_000, logFile });
+  await run('npm', ['run', 'package'], { cwd: root, env, timeoutMs: options.timeoutMs ?? 5 * 60_000, logFile, echo: options.echo });
   if (!existsSync(vsix)) throw new Error(`npm run package finished but ${vsix} is missing`);
   return vsix;
 }

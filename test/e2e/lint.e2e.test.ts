@@ -18,6 +18,7 @@ import {
   saveActiveEditor,
   showProblems,
   waitForCodeLens,
+  waitFor,
   waitForProblems,
 } from './harness/workbench.ts';
 import type { ProblemRow } from './harness/workbench.ts';
@@ -112,7 +113,7 @@ test('"gpumem: Lint Workspace Manifests" reports files that are not open', { tim
 
 test('Restricted Mode (untrusted folder): linting still works, remote commands are not offered', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
   await withWorkbench('restricted-mode', { fixture: 'single', trusted: false }, async (s) => {
-    assert.equal(await isRestrictedMode(s.page), true, 'the window is in Restricted Mode');
+    await s.step('the window shows Restricted Mode', () => waitFor('the Restricted Mode status bar item', () => isRestrictedMode(s.page), (on) => on));
 
     await s.step(`open ${TRAINER} with Quick Open`, () => openFile(s.page, TRAINER));
     await s.step('the gpumem diagnostics appear in Restricted Mode', () =>

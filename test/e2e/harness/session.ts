@@ -17,6 +17,7 @@ import {
   buildVsix,
   ensureCodeServer,
   ensureDebianPackages,
+  exitOnSignals,
   installExtension,
   killGroup,
   startCodeServer,
@@ -35,6 +36,14 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
 ];
+
+// A test process stopped by a signal still runs its 'exit' hooks: code-server's process groups are
+// killed there (code-server.mjs), Chromium's here.
+const liveChromiumGroups = new Set<number>();
+process.on('exit', () => {
+  for (const pid of liveChromiumGroups) killGroup(pid, 'SIGKILL');
+});
+exitOnSignals();
 
 export interface Prepared {
   codeServer: CodeServerInstall;
@@ -157,6 +166,7 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
     const started = Date.now();
     const result = await withTimeout(name, timeoutMs, run);
     browserLog.write(`[harness] step "${name}" ok in ${Date.now() - started} ms\n`);
+    currentStep = `after step "${name}"`;
     return result;
   };
 
@@ -168,7 +178,8 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
       await cp(source, workspace, { recursive: true });
     });
     await step('install the .vsix into an isolated extensions dir', async () => {
-      await writeUserSettings(userDataDir, options.settings ?? {});
+      // No sticky scroll: it overlays the editor's first lines in screenshots.
+      await writeUserSettings(userDataDir, { 'editor.stickyScroll.enabled': false, ...options.settings });
       await installExtension(prepared.codeServer, {
         vsix: prepared.vsix,
         extensionsDir,
@@ -196,6 +207,8 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
         env: { ...process.env, XDG_CONFIG_HOME: path.join(base, 'chromium-config'), XDG_CACHE_HOME: path.join(base, 'chromium-cache') },
         timeout: 60_000,
       }), 90_000);
+    const chromiumPid = browserServer.process().pid;
+    if (chromiumPid) liveChromiumGroups.add(chromiumPid);
     const endpoint = browserServer.wsEndpoint();
     browser = await step('connect to Chromium', () => chromium.connect(endpoint, { timeout: 30_000 }));
     const context = await browser.newContext({ viewport: options.viewport ?? { width: 1400, height: 900 } });
@@ -224,7 +237,7 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
   } catch (error) {
     if (page) await screenshot(page, `${scenario}-FAILED`).catch(() => undefined);
     await writeFile(path.join(ARTIFACTS_DIR, `${scenario}-FAILED.txt`), `${currentStep}\n${error instanceof Error ? error.stack : String(error)}\n`).catch(() => undefined);
-    const message = error instanceof StepError ? error.message : `Step "${currentStep}" failed: ${error instanceof Error ? error.message : String(error)}`;
+    const message = error instanceof StepError ? error.message : `Failed ${currentStep.startsWith('after') ? currentStep : `in step "${currentStep}"`}: ${error instanceof Error ? error.message : String(error)}`;
     throw new Error(
       `[${scenario}] ${message}\n  artifacts: ${path.relative(REPO_ROOT, ARTIFACTS_DIR)}/${scenario}-FAILED.png, ${path.relative(REPO_ROOT, codeServerLog)}, ${scenario}-logs/`,
       { cause: error },
@@ -237,6 +250,7 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
       await withTimeout('close Chromium', 10_000, () => browserServer!.close()).catch(() => undefined);
       // Chromium runs in its own process group; make sure nothing of it is left.
       killGroup(chromiumProcess.pid, 'SIGKILL');
+      if (chromiumProcess.pid) liveChromiumGroups.delete(chromiumProcess.pid);
     }
     if (server) await withTimeout('stop code-server', 15_000, () => server!.stop()).catch(() => undefined);
     await collectLogs(userDataDir, path.join(ARTIFACTS_DIR, `${scenario}-logs`)).catch(() => undefined);
