@@ -20,10 +20,13 @@ const common = {
   logLevel: 'warning',
   // import.meta.url has no CJS equivalent; nothing in the bundle relies on it.
   define: { 'import.meta.url': 'undefined' },
+  // ssh2's optional native crypto and cpu-features bindings are loaded in try/catch: leave them out,
+  // so the bundle always uses ssh2's pure-JavaScript fallback.
+  external: ['*.node'],
 };
 
 const targets = [
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', '*.node'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
 ];
 

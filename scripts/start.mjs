@@ -63,7 +63,9 @@ const step = (text) => console.log(`\n==> ${text}`);
 
 const options = parseArgs(process.argv.slice(2));
 let server;
+let stopping = false;
 exitOnSignals(async () => {
+  stopping = true;
   if (server) {
     console.log('\nStopping code-server ...');
     await server.stop();
@@ -124,5 +126,6 @@ Open that URL in a browser on this machine (127.0.0.1 only; forward the port to 
 e.g. ssh -L ${server.port}:127.0.0.1:${server.port} <this host>). Press Ctrl-C to stop.`);
 
 const { code, signal } = await server.exited;
+if (stopping) await new Promise(() => {}); // the signal handler exits
 console.error(`code-server exited on its own (code ${code}, signal ${signal}); see ${server.logFile}`);
 process.exit(1);

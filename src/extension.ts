@@ -2,13 +2,19 @@
 import * as vscode from 'vscode';
 import { GpuCodeActionProvider } from './vscode/codeActions.ts';
 import { GpuCodeLensProvider } from './vscode/codeLens.ts';
+import { analyzeCapture } from './vscode/commands/analyzeCapture.ts';
 import { APPLY_FIX_COMMAND, applyFix } from './vscode/commands/applyFix.ts';
+import { inspectLocal } from './vscode/commands/inspectLocal.ts';
+import { inspectSshHost } from './vscode/commands/inspectSsh.ts';
 import { lintActiveFile } from './vscode/commands/lintActiveFile.ts';
 import { lintWorkspace } from './vscode/commands/lintWorkspace.ts';
+import { copyProbeScript } from './vscode/commands/probeScript.ts';
 import { showRuleDocs } from './vscode/commands/showRuleDocs.ts';
 import { Ctx } from './vscode/ctx.ts';
 import { GpuHoverProvider } from './vscode/hover.ts';
 import { LintService } from './vscode/lintService.ts';
+import { SshHostsProvider } from './vscode/sshHosts.ts';
+import type { SshHostItem } from './vscode/sshHosts.ts';
 
 const YAML_DOCUMENTS: vscode.DocumentSelector = [
   { language: 'yaml', scheme: 'file' },
@@ -20,9 +26,12 @@ const YAML_DOCUMENTS: vscode.DocumentSelector = [
 export function activate(context: vscode.ExtensionContext) {
   const ctx = new Ctx(context);
   const lint = new LintService(ctx);
+  const sshHosts = new SshHostsProvider();
   context.subscriptions.push(
     ctx,
     lint,
+    sshHosts,
+    vscode.window.registerTreeDataProvider('gpumem.sshHosts', sshHosts),
     vscode.languages.registerCodeLensProvider(YAML_DOCUMENTS, new GpuCodeLensProvider(ctx, lint)),
     vscode.languages.registerCodeActionsProvider(YAML_DOCUMENTS, new GpuCodeActionProvider(ctx, lint), GpuCodeActionProvider.metadata),
     vscode.languages.registerHoverProvider(YAML_DOCUMENTS, new GpuHoverProvider()),
@@ -30,6 +39,11 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand('gpumem.lintActiveFile', () => lintActiveFile(lint)),
     vscode.commands.registerCommand('gpumem.showRuleDocs', (ruleId?: unknown) => showRuleDocs(ctx, ruleId)),
     vscode.commands.registerCommand(APPLY_FIX_COMMAND, applyFix),
+    vscode.commands.registerCommand('gpumem.inspectLocal', () => inspectLocal(ctx)),
+    vscode.commands.registerCommand('gpumem.inspectSshHost', (item?: SshHostItem) => inspectSshHost(ctx, item)),
+    vscode.commands.registerCommand('gpumem.refreshSshHosts', () => sshHosts.refresh()),
+    vscode.commands.registerCommand('gpumem.analyzeCapture', (uri?: vscode.Uri) => analyzeCapture(ctx, uri)),
+    vscode.commands.registerCommand('gpumem.copyProbeScript', () => copyProbeScript()),
   );
 }
 

@@ -490,7 +490,8 @@ export async function startCodeServer(cs, options) {
 
 /** A URL that opens `folder` in the workbench. */
 export function workbenchUrl(server, folder) {
-  return `${server.url}?folder=${encodeURIComponent(folder)}`;
+  // Slashes stay readable; everything else in the path is escaped.
+  return `${server.url}?folder=${encodeURIComponent(folder).replace(/%2F/gi, '/')}`;
 }
 
 export function assertChromium() {

@@ -60,7 +60,8 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
     const result = lintBytes(bytes, config, maxMib * 1024 * 1024);
     const decoded = decodeManifestBytes(bytes, Number.MAX_SAFE_INTEGER);
     const text = decoded.kind === 'text' ? decoded.text : '';
-    findings.push(...positionFindings(file === '-' ? '<stdin>' : file, text, result.findings));
+    // Not push(...): a file with 100k+ findings would overflow the stack as call arguments.
+    for (const positioned of positionFindings(file === '-' ? '<stdin>' : file, text, result.findings)) findings.push(positioned);
     linted++;
   }
   for (const error of errors) io.stderr(`gpumem: ${error}\n`);

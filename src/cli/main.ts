@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import { LINT_USAGE, lintCommand } from './lintCommand.ts';
+import { analyzeCommand, inspectCommand, probeScriptCommand } from './probeCommands.ts';
 import { rulesCommand } from './rulesCommand.ts';
 
 const VERSION = '0.1.0';
@@ -13,6 +14,9 @@ const USAGE = `Usage: gpumem <command> [options]
 Commands:
   lint [paths…]   Lint Kubernetes manifests for GPU-memory risks (see gpumem lint --help)
   rules           List the rules with their ids and default severities
+  probe-script    Print the read-only probe script (for air-gapped nodes)
+  inspect         Probe this machine (--local) or a host over SSH (--ssh) and print verdicts
+  analyze FILE    Analyse a saved probe capture
 
 Options:
   --version       Print the version
@@ -21,7 +25,7 @@ Options:
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = { lint: lintCommand, rules: rulesCommand };
+const COMMANDS: Record<string, Command> = { lint: lintCommand, rules: rulesCommand, 'probe-script': probeScriptCommand, inspect: inspectCommand, analyze: analyzeCommand };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;

@@ -90,7 +90,8 @@ export function addEntryToPairValue(text: string, parent: Pair, key: string, val
 export function addEntryToMap(text: string, map: YAMLMap, key: string, value: string, blockComment?: string): TextEdit | undefined {
   if (!map.range) return undefined;
   if (map.flow) {
-    const close = text.lastIndexOf('}', map.range[1]);
+    // range[1] is just past the `}`; searching from it would find the `}` of an enclosing flow mapping.
+    const close = text.lastIndexOf('}', map.range[1] - 1);
     if (close < map.range[0]) return undefined;
     const inner = text.slice(map.range[0] + 1, close).trim();
     return { start: close, end: close, newText: `${inner ? ', ' : ''}${key}: ${value}` };
@@ -112,7 +113,9 @@ export function addNestedEntry(text: string, map: YAMLMap, key: string, childKey
   const first = map.items[0]?.key as Node | undefined;
   if (!first?.range) return undefined;
   const indent = ' '.repeat(columnOf(text, first.range[0]) + 2);
-  return addEntryToMap(text, map, key, `${eolOf(text)}${indent}${childKey}: ${childValue}`);
+  const edit = addEntryToMap(text, map, key, `${eolOf(text)}${indent}${childKey}: ${childValue}`);
+  // addEntryToMap writes `key: value`; with the value on the next line that would leave a trailing space.
+  return edit && { ...edit, newText: edit.newText.replace(`${key}: ${eolOf(text)}`, `${key}:${eolOf(text)}`) };
 }
 
 /** Puts a `# …` comment on its own line above the line holding `offset`, at that line's indentation. */

@@ -12,7 +12,7 @@ import type { LintConfig } from './config.ts';
 import type { Finding, ObjectRef, Span } from './findings.ts';
 import { isHamiFamily } from './gpuResources.ts';
 import { LineIndex } from './lineIndex.ts';
-import { buildPodModel } from './manifest/podModel.ts';
+import { buildPodModel, truncate } from './manifest/podModel.ts';
 import type { ContainerModel, Located, PodModel } from './manifest/podModel.ts';
 import { decodeManifestBytes, maskHelmTemplates } from './manifest/source.ts';
 import { findPodTemplates, workloadEntry } from './manifest/workloads.ts';
@@ -65,7 +65,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG): Lin
   for (const doc of documents) {
     if (doc.errors.length > 0) {
       if (masked) unparsedTemplates++;
-      else raw.push(syntaxFinding(doc));
+      else raw.push(syntaxFinding(doc, text.length));
       continue;
     }
     const tree = new YamlTree(doc, Math.max(100_000, (doc.range[2] - doc.range[0]) * 10));
@@ -89,12 +89,18 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG): Lin
   }
 
   const file: FileContext = { text, configMaps };
+  const messages: MessageBudget = { remaining: Math.min(Math.max(MESSAGE_BUDGET_MIN, text.length * MESSAGE_BUDGET_FACTOR), MESSAGE_BUDGET_MAX) };
   for (const workload of workloads) {
     try {
-      lintWorkload(workload, file, config, raw, containers);
+      lintWorkload(workload, file, config, raw, containers, messages);
     } catch (error) {
-      if (!(error instanceof AliasBudgetExceeded)) throw error;
-      raw.push(skippedFinding(`Skipped ${workload.object.kind} "${workload.object.name ?? '?'}": its aliases and merge keys expand beyond the analysis budget (a YAML alias bomb?).`, spanOf(workload.root)));
+      const what = `${truncate(workload.object.kind, 80)} "${truncate(workload.object.name ?? '?', 80)}"`;
+      const start = spanOf(workload.root)?.start ?? 0;
+      if (error instanceof AliasBudgetExceeded) {
+        raw.push(skippedFinding(`Skipped ${what}: its aliases and merge keys expand beyond the analysis budget (a YAML alias bomb?).`, { start, end: start + 1 }));
+      } else if (error instanceof MessageBudgetExceeded) {
+        raw.push(skippedFinding(`Skipped ${what}: its findings would be out of all proportion to the file's size (long values repeated through aliases or across many containers?).`, { start, end: start + 1 }));
+      } else throw error;
     }
   }
 
@@ -102,11 +108,37 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG): Lin
   const comments = new CommentSuppressions(text, lines);
   const findings = applySettings(raw, config).filter((finding) => !comments.suppresses(finding.ruleId, lines.lineOf(finding.span.start)));
   findings.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end || a.ruleId.localeCompare(b.ruleId));
+  // Grouped once: filtering every finding per container is quadratic on pods with thousands of containers.
+  const byContainer = new Map<ObjectRef, Map<string, Finding[]>>();
+  for (const finding of findings) {
+    if (!finding.object || finding.container === undefined) continue;
+    let perObject = byContainer.get(finding.object);
+    if (!perObject) byContainer.set(finding.object, (perObject = new Map()));
+    const list = perObject.get(finding.container);
+    if (list) list.push(finding);
+    else perObject.set(finding.container, [finding]);
+  }
   const summaries = containers.map(({ object, container, budget, unified }) =>
-    summarizeContainer(object, container, budget, unified, config.headroomPercent, findings.filter((finding) => finding.object === object)),
+    summarizeContainer(object, container, budget, unified, config.headroomPercent, byContainer.get(object)?.get(container.name) ?? []),
   );
   return { findings, containers: summaries };
 }
+
+/**
+ * Caps the total length of finding messages per file. A message quotes names and values from the
+ * manifest, so one long value shared by thousands of containers (through an alias, a merge key or a
+ * pod-level field) would otherwise multiply into gigabytes. `.length` is O(1) even on the concatenated
+ * strings the rules build, so the check costs nothing until it trips.
+ */
+interface MessageBudget {
+  remaining: number;
+}
+
+class MessageBudgetExceeded extends Error {}
+
+const MESSAGE_BUDGET_FACTOR = 32;
+const MESSAGE_BUDGET_MIN = 4_000_000;
+const MESSAGE_BUDGET_MAX = 64_000_000;
 
 interface PendingSummary {
   readonly object: ObjectRef;
@@ -115,7 +147,7 @@ interface PendingSummary {
   readonly unified: boolean;
 }
 
-function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConfig, out: Finding[], summaries: PendingSummary[]): void {
+function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConfig, out: Finding[], summaries: PendingSummary[], messages: MessageBudget): void {
   const { tree, root, object } = workload;
   const entry = workloadEntry(object.kind, object.apiVersion);
   if (!entry) return;
@@ -149,11 +181,14 @@ function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConf
       },
       report: (report) => {
         if (suppressedByAnnotation(pod.annotations, report.ruleId)) return;
-        podFindings.push(toFinding(report, pod));
+        const finding = toFinding(report, pod);
+        messages.remaining -= finding.message.length;
+        if (messages.remaining < 0) throw new MessageBudgetExceeded();
+        podFindings.push(finding);
       },
     };
     for (const rule of POD_RULES) rule.check(context);
-    out.push(...podFindings);
+    for (const finding of podFindings) out.push(finding); // not push(...): a spread of 100k+ findings overflows the stack
     for (const container of gpuContainers) summaries.push({ object, container, budget: context.budget(container), unified });
   }
 }
@@ -236,14 +271,19 @@ function helmSourceOf(doc: Document.Parsed): string | undefined {
   return undefined;
 }
 
-function syntaxFinding(doc: Document.Parsed): Finding {
+function syntaxFinding(doc: Document.Parsed, textLength: number): Finding {
   const error = doc.errors[0];
-  const [start, end] = error?.pos ?? [doc.range[0], doc.range[0] + 1];
-  const message = (error?.message ?? 'syntax error').split('\n')[0] ?? 'syntax error';
+  const [errorStart, errorEnd] = error?.pos ?? [doc.range[0], doc.range[0] + 1];
+  // An error at the end of the input (an unclosed bracket or quote) points just past the text: keep the span inside it.
+  const start = Math.max(0, Math.min(errorStart, textLength - 1));
+  const end = Math.min(Math.max(errorEnd, start + 1), textLength);
+  let message = (error?.message ?? 'syntax error').split('\n')[0] ?? 'syntax error';
+  // The parser recurses per nesting level; a stack overflow there means absurdly deep nesting.
+  if (error?.code === 'RESOURCE_EXHAUSTION') message = `it is nested too deeply to parse (${message})`;
   return {
     ruleId: 'yaml-syntax',
     severity: 'warning',
-    span: { start, end: Math.max(end, start + 1) },
+    span: { start, end },
     message: `This YAML document was not analysed: ${message}${doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more error${doc.errors.length > 2 ? 's' : ''})` : ''}.`,
     fixes: [],
   };

@@ -13,6 +13,7 @@ export interface Settings {
   readonly maxFileBytes: number;
   readonly debounceMs: number;
   readonly codeLens: CodeLensMode;
+  readonly probeTimeoutMs: number;
 }
 
 /** Workspace scans may read larger files than live linting, but never unbounded ones. */
@@ -38,5 +39,6 @@ export function readSettings(): Settings {
     maxFileBytes: Math.max(16, section.get<number>('maxFileSizeKB', 1024)) * 1024,
     debounceMs: Math.min(5000, Math.max(0, section.get<number>('debounceMs', 250))),
     codeLens: codeLens === 'summary' || codeLens === 'off' ? codeLens : 'all',
+    probeTimeoutMs: Math.min(3600, Math.max(5, vscode.workspace.getConfiguration('gpumem.probe').get<number>('timeoutSeconds', 120))) * 1000,
   };
 }

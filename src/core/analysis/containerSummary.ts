@@ -2,7 +2,7 @@
 // memory limit, headroom and verdict.
 import type { Finding, ObjectRef, Severity, Span } from '../findings.ts';
 import { severityRank } from '../findings.ts';
-import type { ContainerModel } from '../manifest/podModel.ts';
+import type { ContainerModel, ResourceEntry } from '../manifest/podModel.ts';
 import { formatBytes } from '../quantity.ts';
 import type { MemoryBudget } from './memoryBudget.ts';
 
@@ -25,7 +25,9 @@ export interface ContainerSummary {
 }
 
 export function summarizeContainer(object: ObjectRef, container: ContainerModel, budget: MemoryBudget, unified: boolean, headroomTarget: number, findings: readonly Finding[]): ContainerSummary {
-  const gpuResources = container.gpu.map((use) => ({ name: use.name, value: use.entry.text ?? '?' }));
+  // A value from an unrendered Helm action holds masking sentinels, not text a person can read.
+  const shown = (entry: ResourceEntry | undefined) => (entry?.templated ? '{{…}}' : entry?.text);
+  const gpuResources = container.gpu.map((use) => ({ name: use.name, value: shown(use.entry) ?? '?' }));
   const gpuMemoryBytes = budget.gpuMemory.kind === 'declared' ? budget.gpuMemory.bytes : undefined;
   const mine = findings.filter((finding) => finding.container === container.name);
   let worst: Severity | undefined;
@@ -33,7 +35,7 @@ export function summarizeContainer(object: ObjectRef, container: ContainerModel,
 
   const parts = [`GPU: ${gpuResources.map((r) => `${r.name} ${r.value}`).join(', ')}${unified ? ' (unified memory)' : ''}`];
   parts.push(`GPU memory: ${gpuMemoryBytes !== undefined ? formatBytes(gpuMemoryBytes) : 'undeclared'}`);
-  parts.push(`memory limit: ${budget.limit?.text ?? 'none'}`);
+  parts.push(`memory limit: ${shown(budget.limit) ?? 'none'}`);
   if (budget.headroomPercent !== undefined) parts.push(`headroom: ${budget.headroomPercent.toFixed(0)} % (target ${headroomTarget} %)`);
   else if (budget.required !== undefined) parts.push(`needs: ${formatBytes(budget.required)}`);
   const verdict = !worst ? '✓ no findings' : `${worst === 'error' ? '✖' : worst === 'warning' ? '⚠' : 'ℹ'} ${mine.length} finding${mine.length === 1 ? '' : 's'}`;
@@ -47,7 +49,7 @@ export function summarizeContainer(object: ObjectRef, container: ContainerModel,
     gpuResources,
     gpuMemoryBytes,
     gpuMemorySource: budget.gpuMemory.kind === 'declared' ? budget.gpuMemory.source : undefined,
-    limit: budget.limit?.text,
+    limit: shown(budget.limit),
     nominalBytes: budget.nominal,
     requiredBytes: budget.required,
     headroomPercent: budget.headroomPercent,

@@ -7,7 +7,7 @@ import { parseQuantity } from '../quantity.ts';
 import type { Quantity } from '../quantity.ts';
 import { classifyGpuResource } from '../gpuResources.ts';
 import type { GpuResourceInfo } from '../gpuResources.ts';
-import { isTemplated } from './source.ts';
+import { isTemplated, TEMPLATE_SENTINEL } from './source.ts';
 import { keySpan, spanOf } from './yamlTree.ts';
 import type { YamlTree } from './yamlTree.ts';
 
@@ -209,12 +209,15 @@ export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Nod
   };
 }
 
+const TEMPLATE_RUN = new RegExp(`${TEMPLATE_SENTINEL}+`, 'g');
+
 type ExpectMap = (node: Node | undefined, what: string) => YAMLMap | undefined;
 type ExpectSeq = (node: Node | undefined, what: string) => YAMLSeq | undefined;
 
 function buildContainer(tree: YamlTree, node: YAMLMap, index: number, baseRole: ContainerRole, where: string, expectMap: ExpectMap, expectSeq: ExpectSeq): ContainerModel {
   const namePair = tree.pair(node, 'name');
-  const name = tree.text(namePair?.value) ?? `#${index}`;
+  // A name from an unrendered Helm action (`- name: {{ .Chart.Name }}`) is masking sentinels: show the action instead.
+  const name = tree.text(namePair?.value)?.replace(TEMPLATE_RUN, '{{…}}') ?? `#${index}`;
   const nameSpan = spanOf(namePair?.value) ?? keySpan(namePair) ?? { start: node.range?.[0] ?? 0, end: node.range?.[0] ?? 0 };
   const role: ContainerRole = baseRole === 'init' && tree.text(tree.get(node, 'restartPolicy')) === 'Always' ? 'sidecar' : baseRole;
 

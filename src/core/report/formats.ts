@@ -36,7 +36,7 @@ export function toJsonFindings(findings: readonly PositionedFinding[]): JsonFind
 }
 
 export function formatText(findings: readonly PositionedFinding[], filesLinted: number): string {
-  const lines = findings.map(({ file, line, column, finding }) => `${file}:${line}:${column}: ${finding.severity} [${finding.ruleId}] ${singleLine(finding.message)}`);
+  const lines = findings.map(({ file, line, column, finding }) => `${escapeControls(file)}:${line}:${column}: ${finding.severity} [${finding.ruleId}] ${singleLine(finding.message)}`);
   const count = (severity: Severity) => findings.filter((f) => f.finding.severity === severity).length;
   const files = new Set(findings.map((f) => f.file)).size;
   const total = findings.length;
@@ -48,9 +48,19 @@ export function formatText(findings: readonly PositionedFinding[], filesLinted: 
   return `${lines.join('\n')}\n`;
 }
 
-/** Control characters from hostile manifests must not reach a terminal. */
+/**
+ * Control characters from hostile manifests must not reach a terminal: C0/C1 controls (escape
+ * sequences, newlines that would forge extra finding lines), Unicode line separators and bidi overrides.
+ */
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
 function singleLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  return text.replace(CONTROLS, ' ');
+}
+
+/** File names are shown escaped rather than blanked, so the path stays recognisable. */
+function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };

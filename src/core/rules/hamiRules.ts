@@ -2,6 +2,7 @@
 import { removeSequenceItem } from '../edits.ts';
 import type { QuickFix, Span } from '../findings.ts';
 import type { ContainerModel, EnvVar, Located } from '../manifest/podModel.ts';
+import { isTemplated } from '../manifest/source.ts';
 import { spanOf } from '../manifest/yamlTree.ts';
 import type { PodContext, Rule } from './types.ts';
 import { ruleMetaOf } from './ruleMetaOf.ts';
@@ -37,8 +38,10 @@ function resolveVar(context: PodContext, container: ContainerModel, name: string
       const key = tree.text(tree.path(item, 'valueFrom', 'configMapKeyRef', 'key'));
       const entry = mapName && key ? findConfigMap(context, mapName)?.data.get(key) : undefined;
       if (entry) return { value: entry.value, span: spanOf(tree.path(item, 'valueFrom', 'configMapKeyRef', 'key')) ?? env.nameSpan, via: `ConfigMap "${mapName}" key "${key}"`, env };
+      return undefined;
     }
-    return undefined;
+    // `- name: X` alone sets X to the empty string, and the empty string is still "present".
+    return { value: '', span: env.nameSpan, via: undefined, env };
   }
   for (const source of [...container.envFrom].reverse()) {
     if (!source.configMapName || !name.startsWith(source.prefix)) continue;
@@ -60,6 +63,8 @@ export const cudaDisableControl: Rule = {
       const resolved = resolveVar(context, container, 'CUDA_DISABLE_CONTROL');
       if (!resolved) continue;
       const parsed = goParseBool(resolved.value);
+      // A value from an unrendered Helm action is masking sentinels: never true, and not text to show.
+      const shown = isTemplated(resolved.value) ? '{{…}}' : resolved.value;
       if (parsed === true) {
         context.report({
           ruleId: 'cuda-disable-control',
@@ -73,7 +78,7 @@ export const cudaDisableControl: Rule = {
           ruleId: 'cuda-disable-control-present',
           container,
           span: resolved.span,
-          message: `Container "${container.name}": CUDA_DISABLE_CONTROL is set to "${resolved.value}"${resolved.via ? ` (from ${resolved.via})` : ''}; HAMi before v2.4.0 disabled enforcement whenever the variable was present.`,
+          message: `Container "${container.name}": CUDA_DISABLE_CONTROL is set to "${shown}"${resolved.via ? ` (from ${resolved.via})` : ''}; HAMi before v2.4.0 disabled enforcement whenever the variable was present.`,
           fixes: resolved.env ? removeEnvFix(context, resolved.env) : [],
         });
       }

@@ -143,7 +143,7 @@ export const umaGpuMemoryUndeclared: Rule = {
 export function qosClass(containers: readonly ContainerModel[]): { qos: 'Guaranteed' | 'Burstable' | 'BestEffort'; reason?: { container: ContainerModel; text: string } } {
   const relevant = containers.filter((container) => container.role !== 'ephemeral');
   const any = relevant.some((container) => ['cpu', 'memory'].some((r) => container.limits.entries.has(r) || container.requests.entries.has(r)));
-  if (!any) return { qos: 'BestEffort', ...(relevant[0] ? { reason: { container: relevant[0], text: 'no container sets cpu or memory' } } : {}) };
+  if (!any) return { qos: 'BestEffort', ...(relevant[0] ? { reason: { container: relevant[0], text: `neither container "${relevant[0].name}" nor any other sets cpu or memory` } } : {}) };
   for (const container of relevant) {
     for (const resource of ['cpu', 'memory']) {
       const limit = container.limits.entries.get(resource);
@@ -191,7 +191,7 @@ export const umaMissingToleration: Rule = {
       ruleId: 'uma-missing-toleration',
       ...(container ? { container } : {}),
       span: context.pod.tolerationsSpan ?? verdict.span,
-      message: `This pod targets unified-memory GPU nodes (${verdict.evidence}) but does not tolerate their dedicated-node taint "${key}".`,
+      message: `This pod targets unified-memory GPU nodes (${verdict.evidence}) but does not tolerate their dedicated-node taint "${key}"${container ? `, so GPU container "${container.name}" cannot schedule there` : ''}.`,
       fixes,
     });
   },

@@ -3,6 +3,7 @@
 import { ANNOTATIONS } from '../config.ts';
 import type { Span } from '../findings.ts';
 import { parseQuantity } from '../quantity.ts';
+import { isTemplated } from '../manifest/source.ts';
 import type { ContainerModel } from '../manifest/podModel.ts';
 import type { Rule } from './types.ts';
 import { ruleMetaOf } from './ruleMetaOf.ts';
@@ -86,7 +87,8 @@ export const invalidQuantity: Rule = {
     if (context.gpuContainers.length === 0) return;
     for (const [key, annotation] of context.pod.annotations) {
       const declares = [ANNOTATIONS.gpuMemory, ANNOTATIONS.hostMemory].some((base) => key === base || key.startsWith(`${base}.`));
-      if (!declares) continue;
+      // A value from an unrendered Helm action cannot be judged (the helm-template notice says so).
+      if (!declares || isTemplated(annotation.value)) continue;
       const parsed = parseQuantity(annotation.value.trim());
       const reason = parsed.ok ? (parsed.quantity.negative ? 'it is negative' : undefined) : parsed.reason;
       if (reason) context.report({ ruleId: 'invalid-quantity', span: annotation.span, message: `Annotation ${key} is "${annotation.value}", not a valid memory quantity: ${reason}.` });
@@ -97,8 +99,13 @@ export const invalidQuantity: Rule = {
 export const manifestShape: Rule = {
   meta: ruleMetaOf('manifest-shape'),
   check(context) {
+    const { text } = context.file;
     for (const problem of context.pod.shapeProblems) {
-      context.report({ ruleId: 'manifest-shape', span: problem.span, message: problem.message.charAt(0).toUpperCase() + problem.message.slice(1) + '.' });
+      // A block mapping or list in the wrong place spans many lines (and its trailing newline): underline its first line only.
+      const newline = text.indexOf('\n', problem.span.start);
+      let end = newline >= 0 && newline < problem.span.end ? newline : problem.span.end;
+      while (end > problem.span.start + 1 && /\s/.test(text[end - 1] ?? '')) end--;
+      context.report({ ruleId: 'manifest-shape', span: { start: problem.span.start, end }, message: `Field ${problem.message}.` }); // not capitalized: Spec.containers is no field
     }
   },
 };

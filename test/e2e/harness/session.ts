@@ -7,7 +7,7 @@
 // <scenario>-FAILED.png on failure, <scenario>-code-server.log, <scenario>-browser.log and
 // <scenario>-logs/ (VS Code's logs: extension host, the extension's output channels).
 import { cp, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -40,8 +40,10 @@ export const CHROMIUM_ARGS = [
 // A test process stopped by a signal still runs its 'exit' hooks: code-server's process groups are
 // killed there (code-server.mjs), Chromium's here.
 const liveChromiumGroups = new Set<number>();
+const liveTempDirs = new Set<string>();
 process.on('exit', () => {
   for (const pid of liveChromiumGroups) killGroup(pid, 'SIGKILL');
+  if (!process.env.GPUMEM_E2E_KEEP) for (const dir of liveTempDirs) rmSync(dir, { recursive: true, force: true });
 });
 exitOnSignals();
 
@@ -150,6 +152,7 @@ async function collectLogs(userDataDir: string, target: string): Promise<void> {
 export async function withWorkbench(scenario: string, options: WorkbenchOptions, body: (session: WorkbenchSession) => Promise<void>): Promise<void> {
   await mkdir(ARTIFACTS_DIR, { recursive: true });
   const base = await mkdtemp(path.join(os.tmpdir(), 'gpumem-e2e-'));
+  liveTempDirs.add(base);
   const workspace = path.join(base, 'workspace');
   const userDataDir = path.join(base, 'profile', 'user-data');
   const extensionsDir = path.join(base, 'profile', 'extensions');
@@ -198,13 +201,20 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
         timeoutMs: 60_000,
       }), 90_000);
     const running = server;
+    const chromiumTmp = path.join(base, 'chromium-tmp');
+    await mkdir(chromiumTmp, { recursive: true });
     browserServer = await step('launch Chromium', () =>
       chromium.launchServer({
         executablePath: prepared.chromium,
         headless: true,
         args: CHROMIUM_ARGS,
-        // Keeps Chromium's crash-report folder out of $HOME.
-        env: { ...process.env, XDG_CONFIG_HOME: path.join(base, 'chromium-config'), XDG_CACHE_HOME: path.join(base, 'chromium-cache') },
+        // Keeps Chromium's crash-report folder out of $HOME and its temp files in the session dir.
+        env: {
+          ...process.env,
+          XDG_CONFIG_HOME: path.join(base, 'chromium-config'),
+          XDG_CACHE_HOME: path.join(base, 'chromium-cache'),
+          TMPDIR: chromiumTmp,
+        },
         timeout: 60_000,
       }), 90_000);
     const chromiumPid = browserServer.process().pid;
@@ -256,6 +266,7 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
     await collectLogs(userDataDir, path.join(ARTIFACTS_DIR, `${scenario}-logs`)).catch(() => undefined);
     if (!process.env.GPUMEM_E2E_KEEP) {
       await rm(base, { recursive: true, force: true }).catch(() => undefined);
+      liveTempDirs.delete(base);
     } else {
       console.log(`[${scenario}] kept ${base}`);
     }

@@ -105,18 +105,36 @@ function quickInputRow(page: Page, label: string): Locator {
   return page.locator(SELECTORS.quickInputRow).filter({ has: page.locator('.label-name').getByText(label, { exact: true }) });
 }
 
+/**
+ * Opens the quick input with `key`, types `text`, and clicks the row labelled exactly `label`.
+ * The picker's items are computed when it opens (the palette does not pick up commands that an
+ * extension contributes later, Quick Open may still be indexing), so it reopens until `timeout`.
+ */
+async function pickFromQuickInput(page: Page, key: string, text: string, label: string, what: string, timeout: number): Promise<void> {
+  const deadline = Date.now() + timeout;
+  let offered: string[] = [];
+  for (let attempt = 1; ; attempt++) {
+    const input = await openQuickInput(page, key, Math.max(1000, deadline - Date.now()));
+    await input.fill(text);
+    const row = quickInputRow(page, label).first();
+    const found = await row
+      .waitFor({ state: 'visible', timeout: Math.min(5000, Math.max(500, deadline - Date.now())) })
+      .then(() => true, () => false);
+    if (found) {
+      await row.click({ timeout: Math.max(1000, deadline - Date.now()) });
+      await page.locator(SELECTORS.quickInput).waitFor({ state: 'hidden', timeout: Math.max(1000, deadline - Date.now()) });
+      return;
+    }
+    offered = await quickInputLabels(page).catch(() => []);
+    await closeQuickInput(page, 5000).catch(() => undefined);
+    if (Date.now() > deadline) throw new Error(`${what}: no row "${label}" after ${attempt} tries in ${timeout / 1000} s; rows: ${JSON.stringify(offered)}`);
+  }
+}
+
 /** Opens a workspace file through Quick Open (Ctrl+P) and waits for its editor tab to be active. */
 export async function openFile(page: Page, fileName: string, options: WaitOptions = {}): Promise<void> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const input = await openQuickInput(page, 'Control+P', timeout);
-  await input.fill(fileName);
-  const row = quickInputRow(page, path.basename(fileName)).first();
-  try {
-    await row.waitFor({ state: 'visible', timeout });
-  } catch {
-    throw new Error(`Quick Open shows no file named ${fileName}; rows: ${JSON.stringify(await quickInputLabels(page))}`);
-  }
-  await row.click();
+  await pickFromQuickInput(page, 'Control+P', fileName, path.basename(fileName), `Quick Open ${fileName}`, timeout);
   await page.locator(SELECTORS.activeTab).filter({ hasText: path.basename(fileName) }).waitFor({ state: 'visible', timeout });
   await page.locator(SELECTORS.activeEditor).first().waitFor({ state: 'visible', timeout });
 }
@@ -135,18 +153,7 @@ export async function commandPaletteTitles(page: Page, query: string, options: W
 /** Runs a command from the palette by its exact title, e.g. "gpumem: Lint Workspace Manifests". */
 export async function runCommand(page: Page, title: string, options: WaitOptions = {}): Promise<void> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const input = await openQuickInput(page, 'Control+Shift+P', timeout);
-  await input.fill(`>${title}`);
-  const row = quickInputRow(page, title).first();
-  try {
-    await row.waitFor({ state: 'visible', timeout });
-  } catch {
-    const offered = await quickInputLabels(page);
-    await closeQuickInput(page, timeout).catch(() => undefined);
-    throw new Error(`The command palette does not offer "${title}"; it offers: ${JSON.stringify(offered)}`);
-  }
-  await row.click();
-  await page.locator(SELECTORS.quickInput).waitFor({ state: 'hidden', timeout });
+  await pickFromQuickInput(page, 'Control+Shift+P', `>${title}`, title, 'The command palette', timeout);
 }
 
 /** Moves the cursor of the active editor with Go to Line/Column (Ctrl+G); 1-based like the UI. */
@@ -296,16 +303,35 @@ export async function waitForCodeLens(page: Page, pattern: RegExp, options: Wait
   return found;
 }
 
+/**
+ * Opens the Quick Fix menu (Ctrl+.) at a position of the active editor. Code actions are computed
+ * asynchronously and a keypress can land before the editor has focus again, so it retries until
+ * the menu shows rows or `timeout` passes. Returns the row titles.
+ */
+async function openQuickFixMenu(page: Page, position: { line: number; column: number }, timeout: number): Promise<string[]> {
+  const deadline = Date.now() + timeout;
+  const rows = page.locator(SELECTORS.actionWidgetRow);
+  let message = '';
+  for (;;) {
+    await goToPosition(page, position.line, position.column, { timeoutMs: Math.max(1000, deadline - Date.now()) });
+    await page.keyboard.press('Control+.');
+    const shown = await rows.first().waitFor({ state: 'visible', timeout: Math.min(4000, Math.max(500, deadline - Date.now())) }).then(() => true, () => false);
+    if (shown) return (await rows.locator('.title').allInnerTexts()).map((title) => title.trim());
+    // "No code actions available" and similar show up as an overlay message.
+    message = (await page.locator('.monaco-editor-overlaymessage').allInnerTexts().catch(() => [])).join(' ').trim();
+    await page.keyboard.press('Escape');
+    if (Date.now() > deadline) {
+      throw new Error(`Quick Fix (Ctrl+.) at ${position.line}:${position.column} showed no menu in ${timeout / 1000} s${message ? `; the editor said: ${message}` : ''}`);
+    }
+  }
+}
+
 /** Titles offered by Quick Fix (Ctrl+.) at a position of the active editor; closes the menu. */
 export async function quickFixTitles(page: Page, line: number, column: number, options: WaitOptions = {}): Promise<string[]> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  await goToPosition(page, line, column, options);
-  await page.keyboard.press('Control+.');
-  const rows = page.locator(SELECTORS.actionWidgetRow);
-  await rows.first().waitFor({ state: 'visible', timeout });
-  const titles = (await rows.locator('.title').allInnerTexts()).map((title) => title.trim());
+  const titles = await openQuickFixMenu(page, { line, column }, timeout);
   await page.keyboard.press('Escape');
-  await rows.first().waitFor({ state: 'hidden', timeout });
+  await page.locator(SELECTORS.actionWidgetRow).first().waitFor({ state: 'hidden', timeout });
   return titles;
 }
 
@@ -315,18 +341,13 @@ export async function quickFixTitles(page: Page, line: number, column: number, o
  */
 export async function applyQuickFix(page: Page, position: { line: number; column: number }, title: string, options: WaitOptions = {}): Promise<void> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  await goToPosition(page, position.line, position.column, options);
-  await page.keyboard.press('Control+.');
+  const offered = await openQuickFixMenu(page, position, timeout);
   const rows = page.locator(SELECTORS.actionWidgetRow);
-  const row = rows.filter({ has: page.locator('.title').getByText(title, { exact: true }) }).first();
-  try {
-    await row.waitFor({ state: 'visible', timeout });
-  } catch {
-    const offered = (await rows.locator('.title').allInnerTexts()).map((t) => t.trim());
+  if (!offered.includes(title)) {
     await page.keyboard.press('Escape');
     throw new Error(`Quick Fix at ${position.line}:${position.column} does not offer "${title}"; it offers: ${JSON.stringify(offered)}`);
   }
-  await row.click();
+  await rows.filter({ has: page.locator('.title').getByText(title, { exact: true }) }).first().click({ timeout });
   await rows.first().waitFor({ state: 'hidden', timeout });
 }
 
@@ -412,22 +433,13 @@ export async function waitForTreeItem(page: Page, viewName: string, label: RegEx
   return item;
 }
 
-/** Reveals a view through its generated "Focus on <view> View" command. */
+/** Reveals a view through its generated "<Container>: Focus on <View> View" command. */
 export async function focusView(page: Page, viewName: string, options: WaitOptions = {}): Promise<void> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const input = await openQuickInput(page, 'Control+Shift+P', timeout);
   const suffix = `Focus on ${viewName} View`;
-  await input.fill(`>${suffix}`);
-  const row = page.locator(SELECTORS.quickInputRow).filter({ has: page.locator('.label-name', { hasText: suffix }) }).first();
-  try {
-    await row.waitFor({ state: 'visible', timeout });
-  } catch {
-    const offered = await quickInputLabels(page);
-    await closeQuickInput(page, timeout).catch(() => undefined);
-    throw new Error(`No "${suffix}" command; the palette offers: ${JSON.stringify(offered)}`);
-  }
-  await row.click();
-  await page.locator(SELECTORS.quickInput).waitFor({ state: 'hidden', timeout });
+  const titles = await waitFor(`a "${suffix}" command`, () => commandPaletteTitles(page, suffix, { timeoutMs: timeout }), (all) => all.some((t) => t.endsWith(suffix)), { timeoutMs: timeout });
+  const title = titles.find((t) => t.endsWith(suffix)) ?? suffix;
+  await runCommand(page, title, options);
 }
 
 /** Texts of the notification toasts on screen (progress notifications included). */

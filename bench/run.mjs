@@ -1,0 +1,242 @@
+// gpumem benchmarks: lint throughput against the bare YAML parser, re-lint latency of a 300-line manifest, and
+// peak memory. Run with `npm run bench` (pinned Node 22, --expose-gc). Results are ratios and percentiles
+// measured in one run on one machine; nothing here is a timed test. The exit code is 0 even when a target is
+// missed: the FAIL lines and bench/results/latest.json say what happened.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { parseAllDocuments } from 'yaml';
+import { lintText } from '../src/core/lint.ts';
+import { generateCorpus, generateManifest } from './corpus.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const SEED = 0x6770756d; // "gpum"
+const MIN_DOCUMENTS = 5000;
+const THROUGHPUT_WARMUP_ROUNDS = 2;
+const THROUGHPUT_ROUNDS = 7;
+const BLOCK = 8;
+const RELINT_LINES = 300;
+const RELINT_WARMUP = 200;
+const RELINT_RUNS = 1000;
+const TARGET_RATIO = 0.7;
+const TARGET_P95_MS = 5;
+
+const gc = typeof globalThis.gc === 'function' ? globalThis.gc : () => {};
+
+// ---- memory sampling ------------------------------------------------------------------------------------------
+// The benchmarks are synchronous, so a timer would never fire inside them: sample explicitly between units of work
+// (outside the timed regions where it could skew them) and keep the maxima.
+const peak = { rss: 0, heapUsed: 0, external: 0, arrayBuffers: 0, samples: 0 };
+function sampleMemory() {
+  const usage = process.memoryUsage();
+  peak.rss = Math.max(peak.rss, usage.rss);
+  peak.heapUsed = Math.max(peak.heapUsed, usage.heapUsed);
+  peak.external = Math.max(peak.external, usage.external);
+  peak.arrayBuffers = Math.max(peak.arrayBuffers, usage.arrayBuffers);
+  peak.samples++;
+  return usage;
+}
+
+// ---- helpers --------------------------------------------------------------------------------------------------
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Nearest-rank percentile. */
+function percentile(sorted, p) {
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+const MiB = 1024 * 1024;
+const mib = (bytes) => `${(bytes / MiB).toFixed(1)} MiB`;
+const rate = (bytesPerSecond) => `${(bytesPerSecond / MiB).toFixed(2)} MiB/s`;
+
+let sink = 0; // results feed this so no work can be optimised away
+
+/**
+ * One round over the corpus, in blocks of BLOCK files: each block is parsed and linted back to back, in alternating
+ * order, so a burst of load from other processes lands on both measurements instead of skewing one of them.
+ * Returns the seconds spent in each.
+ */
+function throughputRound(files, round) {
+  let lint = 0;
+  let parse = 0;
+  for (let i = 0, block = 0; i < files.length; i += BLOCK, block++) {
+    const end = Math.min(files.length, i + BLOCK);
+    const lintFirst = (block + round) % 2 === 0;
+    for (let pass = 0; pass < 2; pass++) {
+      const start = performance.now();
+      if ((pass === 0) === lintFirst) {
+        for (let j = i; j < end; j++) sink += lintText(files[j]).findings.length;
+        lint += performance.now() - start;
+      } else {
+        for (let j = i; j < end; j++) sink += parseAllDocuments(files[j]).length;
+        parse += performance.now() - start;
+      }
+    }
+  }
+  return { lint: lint / 1000, parse: parse / 1000 };
+}
+
+// ---- corpus ---------------------------------------------------------------------------------------------------
+const loadAtStart = os.loadavg()[0];
+const runStart = performance.now();
+const cpuAtStart = process.cpuUsage();
+gc();
+const baseline = sampleMemory();
+const generateStart = performance.now();
+const corpus = generateCorpus(SEED, MIN_DOCUMENTS);
+const manifest = generateManifest(SEED + 1, RELINT_LINES);
+const generateMs = performance.now() - generateStart;
+const corpusBytes = corpus.files.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0);
+const corpusLines = corpus.files.reduce((sum, text) => sum + text.split('\n').length - 1, 0);
+
+// ---- throughput: lintText vs bare parseAllDocuments over the same bytes ---------------------------------------
+// Warm both up (so both run optimised code), then measure several rounds and take the medians.
+for (let i = 0; i < THROUGHPUT_WARMUP_ROUNDS; i++) throughputRound(corpus.files, i);
+const lintSeconds = [];
+const parseSeconds = [];
+const roundRatios = [];
+for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+  gc();
+  const times = throughputRound(corpus.files, round);
+  sampleMemory();
+  lintSeconds.push(times.lint);
+  parseSeconds.push(times.parse);
+  roundRatios.push(times.parse / times.lint);
+}
+const lintBps = corpusBytes / median(lintSeconds);
+const parseBps = corpusBytes / median(parseSeconds);
+const ratio = lintBps / parseBps;
+
+// ---- memory: one untimed pass over the corpus, sampled after every file ---------------------------------------
+gc();
+const beforeMemoryPass = sampleMemory();
+let corpusFindings = 0;
+const findingsByRule = {};
+for (const text of corpus.files) {
+  const result = lintText(text);
+  corpusFindings += result.findings.length;
+  for (const finding of result.findings) findingsByRule[finding.ruleId] = (findingsByRule[finding.ruleId] ?? 0) + 1;
+  sampleMemory();
+}
+
+// ---- re-lint latency of one 300-line manifest -----------------------------------------------------------------
+for (let i = 0; i < RELINT_WARMUP; i++) sink += lintText(manifest).findings.length;
+gc();
+const relint = new Float64Array(RELINT_RUNS);
+const relintCpu = new Float64Array(RELINT_RUNS);
+for (let i = 0; i < RELINT_RUNS; i++) {
+  const cpuStart = process.cpuUsage();
+  const start = performance.now();
+  sink += lintText(manifest).findings.length;
+  relint[i] = performance.now() - start;
+  const cpu = process.cpuUsage(cpuStart);
+  relintCpu[i] = (cpu.user + cpu.system) / 1000;
+  if (i % 50 === 0) sampleMemory();
+}
+const relintSorted = [...relint].sort((a, b) => a - b);
+const relintCpuSorted = [...relintCpu].sort((a, b) => a - b);
+const relintStats = {
+  runs: RELINT_RUNS,
+  minMs: relintSorted[0],
+  p50Ms: percentile(relintSorted, 50),
+  p95Ms: percentile(relintSorted, 95),
+  p99Ms: percentile(relintSorted, 99),
+  maxMs: relintSorted[relintSorted.length - 1],
+  meanMs: relintSorted.reduce((sum, value) => sum + value, 0) / RELINT_RUNS,
+  // Process CPU time per run (all threads, so GC helpers count): what the lint costs without the time the
+  // process spent descheduled on a busy machine. Informational; the target applies to wall-clock time.
+  cpuP50Ms: percentile(relintCpuSorted, 50),
+  cpuP95Ms: percentile(relintCpuSorted, 95),
+  cpuP99Ms: percentile(relintCpuSorted, 99),
+};
+const manifestFindings = lintText(manifest).findings.length;
+
+sampleMemory();
+const runSeconds = (performance.now() - runStart) / 1000;
+const runCpu = process.cpuUsage(cpuAtStart);
+const runCpuSeconds = (runCpu.user + runCpu.system) / 1e6;
+const loadAtEnd = os.loadavg()[0];
+const maxRssBytes = process.resourceUsage().maxRSS * 1024; // maxRSS is in KiB
+
+// ---- report ---------------------------------------------------------------------------------------------------
+const require = createRequire(import.meta.url);
+const yamlVersion = require('yaml/package.json').version;
+const throughputPass = ratio >= TARGET_RATIO;
+const latencyPass = relintStats.p95Ms <= TARGET_P95_MS;
+
+const rows = [
+  ['Machine load', `1-min load average ${loadAtStart.toFixed(2)} at start, ${loadAtEnd.toFixed(2)} at end on ${os.cpus().length} CPUs; process CPU ${runCpuSeconds.toFixed(1)} s in ${runSeconds.toFixed(1)} s wall`],
+  ['Corpus', `${corpus.files.length} files, ${corpus.documents} documents, ${corpusLines} lines, ${mib(corpusBytes)} (seed ${SEED}, generated in ${generateMs.toFixed(0)} ms)`],
+  ['Kinds', Object.entries(corpus.kinds).map(([kind, count]) => `${kind} ${count}`).join(', ')],
+  ['Findings in corpus', `${corpusFindings}`],
+  ['', ''],
+  ['yaml.parseAllDocuments', `${rate(parseBps)} (median of ${THROUGHPUT_ROUNDS} rounds: ${(median(parseSeconds) * 1000).toFixed(0)} ms)`],
+  ['lintText', `${rate(lintBps)} (median of ${THROUGHPUT_ROUNDS} rounds: ${(median(lintSeconds) * 1000).toFixed(0)} ms)`],
+  ['Throughput ratio', `${ratio.toFixed(3)}× of the bare parser (target ≥ ${TARGET_RATIO}×)`],
+  ['  per round', `${roundRatios.map((r) => r.toFixed(3)).join(' ')} (median ${median(roundRatios).toFixed(3)})`],
+  ['', ''],
+  [`Re-lint ${RELINT_LINES}-line manifest`, `${RELINT_RUNS} runs after ${RELINT_WARMUP} warm-up runs, ${manifestFindings} findings each`],
+  ['  p50 / p95 / p99', `${relintStats.p50Ms.toFixed(3)} / ${relintStats.p95Ms.toFixed(3)} / ${relintStats.p99Ms.toFixed(3)} ms (target p95 ≤ ${TARGET_P95_MS} ms)`],
+  ['  min / mean / max', `${relintStats.minMs.toFixed(3)} / ${relintStats.meanMs.toFixed(3)} / ${relintStats.maxMs.toFixed(3)} ms`],
+  ['  CPU time p50 / p95 / p99', `${relintStats.cpuP50Ms.toFixed(3)} / ${relintStats.cpuP95Ms.toFixed(3)} / ${relintStats.cpuP99Ms.toFixed(3)} ms (informational)`],
+  ['', ''],
+  ['Memory at start', `rss ${mib(baseline.rss)}, heapUsed ${mib(baseline.heapUsed)}`],
+  ['Peak rss (sampled)', mib(peak.rss)],
+  ['Peak heapUsed (sampled)', `${mib(peak.heapUsed)} (${peak.samples} samples; after GC before the memory pass: ${mib(beforeMemoryPass.heapUsed)})`],
+  ['Peak external / arrayBuffers', `${mib(peak.external)} / ${mib(peak.arrayBuffers)}`],
+  ['resourceUsage().maxRSS', mib(maxRssBytes)],
+];
+const width = Math.max(...rows.map(([label]) => label.length));
+console.log(`\ngpumem bench · node ${process.version} · yaml ${yamlVersion} · ${os.cpus()[0]?.model ?? 'unknown CPU'} × ${os.cpus().length}${typeof globalThis.gc === 'function' ? '' : ' · (no --expose-gc: GC not forced between phases)'}\n`);
+for (const [label, value] of rows) console.log(label === '' ? '' : `${label.padEnd(width)}  ${value}`);
+console.log('');
+console.log(`${throughputPass ? 'PASS' : 'FAIL'} throughput: lintText at ${ratio.toFixed(3)}× of yaml.parseAllDocuments (target ≥ ${TARGET_RATIO}×)`);
+console.log(`${latencyPass ? 'PASS' : 'FAIL'} re-lint latency: p95 ${relintStats.p95Ms.toFixed(3)} ms for ${RELINT_LINES} lines (target ≤ ${TARGET_P95_MS} ms)`);
+console.log(`INFO peak memory: rss ${mib(peak.rss)} sampled, maxRSS ${mib(maxRssBytes)}, heapUsed ${mib(peak.heapUsed)}`);
+
+const results = {
+  date: new Date().toISOString(),
+  node: process.version,
+  yaml: yamlVersion,
+  cpu: { model: os.cpus()[0]?.model ?? null, count: os.cpus().length },
+  gcExposed: typeof globalThis.gc === 'function',
+  load: { cpus: os.cpus().length, loadAverage1mStart: loadAtStart, loadAverage1mEnd: loadAtEnd, wallSeconds: runSeconds, processCpuSeconds: runCpuSeconds },
+  corpus: { seed: SEED, files: corpus.files.length, documents: corpus.documents, lines: corpusLines, bytes: corpusBytes, kinds: corpus.kinds, findings: corpusFindings, findingsByRule },
+  throughput: {
+    rounds: THROUGHPUT_ROUNDS,
+    blockFiles: BLOCK,
+    warmupRounds: THROUGHPUT_WARMUP_ROUNDS,
+    lintSeconds,
+    parseSeconds,
+    lintBytesPerSecond: lintBps,
+    parseBytesPerSecond: parseBps,
+    ratio,
+    roundRatios,
+    target: TARGET_RATIO,
+    pass: throughputPass,
+  },
+  relint: { lines: RELINT_LINES, warmup: RELINT_WARMUP, findings: manifestFindings, ...relintStats, targetP95Ms: TARGET_P95_MS, pass: latencyPass },
+  memory: {
+    startRssBytes: baseline.rss,
+    startHeapUsedBytes: baseline.heapUsed,
+    peakRssBytes: peak.rss,
+    peakHeapUsedBytes: peak.heapUsed,
+    peakExternalBytes: peak.external,
+    peakArrayBuffersBytes: peak.arrayBuffers,
+    maxRssBytes,
+    samples: peak.samples,
+  },
+  sink,
+};
+const out = join(HERE, 'results', 'latest.json');
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+console.log(`\nWrote ${out}`);

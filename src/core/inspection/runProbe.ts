@@ -1,0 +1,33 @@
+// One inspection = one connection and one exec: build the script, run it through a transport,
+// keep whatever came back (a partial capture is still evidence).
+import type { ProbeScope } from '../probe/capture.ts';
+import { buildProbeScript, newNonce } from '../probe/script.ts';
+import type { ExecResult, Transport } from '../probe/transport.ts';
+
+export interface ProbeRun {
+  readonly captureText: string;
+  readonly exec: ExecResult;
+  readonly script: string;
+}
+
+export interface RunProbeOptions {
+  readonly scope: ProbeScope;
+  readonly hostRoot?: string;
+  readonly timeoutMs?: number;
+  readonly maxOutputBytes?: number;
+  readonly signal?: AbortSignal;
+}
+
+export const DEFAULT_PROBE_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
+
+export async function runProbe(transport: Transport, options: RunProbeOptions): Promise<ProbeRun> {
+  const script = buildProbeScript({ scope: options.scope, nonce: newNonce(), ...(options.hostRoot !== undefined ? { hostRoot: options.hostRoot } : {}) });
+  const exec = await transport.run({
+    script,
+    timeoutMs: options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+    maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_CAPTURE_BYTES,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { captureText: exec.stdout, exec, script };
+}

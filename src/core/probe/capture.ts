@@ -1,0 +1,157 @@
+// The probe's output format and its parser. A capture is plain text: the probe script prints
+// marker lines that carry a per-run nonce, so no file content can forge them.
+//
+//   @@gpumem-probe v=1 scope=node nonce=<hex> root=/host@@
+//   @@gpumem:<nonce>:begin <section>@@
+//   @@gpumem:<nonce>:file <path>@@        (zero or more: the following bytes are that file's content)
+//   …content…
+//   @@gpumem:<nonce>:rc <status>@@        (commands only: their exit status)
+//   @@gpumem:<nonce>:missing <what>@@     (a tool or path that is not there)
+//   @@gpumem:<nonce>:end <section>@@
+//   @@gpumem:<nonce>:done@@
+//
+// Parsing is tolerant: truncated, garbled or interleaved output gives partial sections and problems,
+// never an exception.
+
+export type ProbeScope = 'node' | 'container';
+
+export interface CaptureRecord {
+  /** The file path for `file` records; undefined for a command's output. */
+  readonly path: string | undefined;
+  readonly body: string;
+}
+
+export interface CaptureSection {
+  readonly name: string;
+  readonly records: readonly CaptureRecord[];
+  /** Exit status of the section's command, when it reported one. */
+  readonly rc: number | undefined;
+  /** Tools or paths the probe reported missing. */
+  readonly missing: readonly string[];
+  /** False when the capture ended before the section's end marker. */
+  readonly complete: boolean;
+}
+
+export interface Capture {
+  readonly version: number;
+  readonly scope: ProbeScope | undefined;
+  readonly root: string;
+  readonly sections: ReadonlyMap<string, CaptureSection>;
+  /** The probe printed its final marker. */
+  readonly complete: boolean;
+  /** What is wrong with the capture itself (truncation, unknown version, stray text). */
+  readonly problems: readonly string[];
+}
+
+const HEADER = /^@@gpumem-probe v=(\d+) scope=(\w+) nonce=([0-9a-f]{8,64}) root=([^\n@]*)@@$/m;
+
+interface MutableSection {
+  name: string;
+  records: CaptureRecord[];
+  rc: number | undefined;
+  missing: string[];
+  complete: boolean;
+  currentPath: string | undefined;
+  buffer: string[];
+}
+
+export function parseCapture(text: string): Capture {
+  const problems: string[] = [];
+  const header = HEADER.exec(text);
+  if (!header) {
+    return { version: 0, scope: undefined, root: '', sections: new Map(), complete: false, problems: ['not a gpumem probe capture (no header line)'] };
+  }
+  const version = Number(header[1]);
+  if (version !== 1) problems.push(`capture format v${version} is newer than this gpumem understands (v1); reading what it can`);
+  const scopeText = header[2];
+  const scope: ProbeScope | undefined = scopeText === 'node' || scopeText === 'container' ? scopeText : undefined;
+  const nonce = header[3] ?? '';
+  const root = header[4] ?? '';
+  const prefix = `@@gpumem:${nonce}:`;
+
+  const sections = new Map<string, CaptureSection>();
+  let current: MutableSection | undefined;
+  let done = false;
+  const flush = () => {
+    if (!current) return;
+    if (current.buffer.length > 0 || current.currentPath !== undefined) {
+      current.records.push({ path: current.currentPath, body: joinBody(current.buffer) });
+    }
+    current.buffer = [];
+    current.currentPath = undefined;
+  };
+  const close = (complete: boolean) => {
+    if (!current) return;
+    flush();
+    current.complete = complete;
+    if (!complete) problems.push(`section "${current.name}" was cut off`);
+    sections.set(current.name, { name: current.name, records: current.records, rc: current.rc, missing: current.missing, complete: current.complete });
+    current = undefined;
+  };
+
+  const body = text.slice(header.index + header[0].length);
+  for (const line of body.split('\n')) {
+    const marker = line.startsWith(prefix) && line.endsWith('@@') ? line.slice(prefix.length, -2) : undefined;
+    if (marker === undefined) {
+      if (current) current.buffer.push(line);
+      continue;
+    }
+    const space = marker.indexOf(' ');
+    const verb = space < 0 ? marker : marker.slice(0, space);
+    const argument = space < 0 ? '' : marker.slice(space + 1);
+    switch (verb) {
+      case 'begin':
+        if (current) close(false);
+        current = { name: argument, records: [], rc: undefined, missing: [], complete: false, currentPath: undefined, buffer: [] };
+        break;
+      case 'file':
+        if (current) {
+          flush();
+          current.currentPath = argument;
+        }
+        break;
+      case 'rc':
+        if (current) current.rc = /^\d+$/.test(argument) ? Number(argument) : undefined;
+        break;
+      case 'missing':
+        if (current) current.missing.push(argument);
+        break;
+      case 'end':
+        if (current && current.name === argument) close(true);
+        else problems.push(`unexpected end of section "${argument}"`);
+        break;
+      case 'done':
+        if (current) close(false);
+        done = true;
+        break;
+      default:
+        problems.push(`unknown marker "${verb}"`);
+    }
+  }
+  if (current) close(false);
+  if (!done) problems.push('the capture is incomplete: the probe did not finish (timeout, dropped connection or truncated output)');
+  return { version, scope, root, sections, complete: done, problems };
+}
+
+/** Markers are printed after a newline, so one trailing empty line belongs to the marker, not the content. */
+function joinBody(lines: string[]): string {
+  let end = lines.length;
+  while (end > 0 && lines[end - 1] === '') end--;
+  // Keep the content's own blank lines except the marker's separator.
+  return lines.slice(0, end).join('\n') + (end > 0 ? '\n' : '');
+}
+
+/** The body of the first record of a section, or of the record for `path`. */
+export function sectionText(capture: Capture, name: string, path?: string): string | undefined {
+  const section = capture.sections.get(name);
+  if (!section) return undefined;
+  const record = path === undefined ? section.records[0] : section.records.find((candidate) => candidate.path === path);
+  return record?.body;
+}
+
+/** All file records of a section, keyed by path. */
+export function sectionFiles(capture: Capture, name: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const record of capture.sections.get(name)?.records ?? []) if (record.path !== undefined) files.set(record.path, record.body);
+  return files;
+}

@@ -1,0 +1,230 @@
+// HAMi-core log lines (facts §1.3): stderr of a process with libvgpu.so preloaded (in `kubectl logs`,
+// in nvidia-smi's output inside the container), or /tmp/vgpulog in FILEDEBUG builds.
+//
+//   [HAMI-core Msg(<pid>:<thread>:<file>:<line>)]: <msg>          (Debug, Info, Warn, Msg)
+//   [HAMI-core ERROR (pid:<pid> thread=<thread> <file>:<line>)]: <msg>
+//   [4pdvGPU …]                                                    (builds before 2024-02-21)
+//   [HAMI-core Msg]: <msg>                                          (prefix truncated downstream)
+//
+// plus the glibc loader's error when the preload target is missing or empty:
+//   ERROR: ld.so: object '/usr/local/vgpu/libvgpu.so' from /etc/ld.so.preload cannot be preloaded (cannot read file data): ignored.
+//
+// Lines may carry prefixes of their own (kubectl timestamps, CRI `stderr F`), so the bracket is
+// searched anywhere in the line. Source line numbers change between versions: never matched on.
+// Silence proves nothing: at HAMi's default LIBCUDA_LOG_LEVEL=1 only ERROR lines print.
+
+export type HamiLogLevel = 'debug' | 'info' | 'warn' | 'msg' | 'error';
+
+export type HamiLogKind =
+  | 'initializing'
+  | 'initialized'
+  | 'device-oom'
+  | 'alloc-failed'
+  | 'limit-below-usage'
+  | 'invalid-limit'
+  | 'limit-inconsistency'
+  | 'version-mismatch'
+  | 'host-pid-not-found'
+  | 'lock-timeout'
+  | 'shrreg-open-failed'
+  | 'illegal-device-id'
+  | 'exit-cleanup'
+  | 'cuinit-failed'
+  | 'preload-failed'
+  | 'other';
+
+export interface HamiLogLine {
+  /** The verbatim line. */
+  readonly line: string;
+  /** 1-based line number in the input. */
+  readonly lineNumber: number;
+  /** `HAMI-core`, `4pdvGPU` (legacy) or `ld.so` (the glibc loader). */
+  readonly source: 'HAMI-core' | '4pdvGPU' | 'ld.so';
+  readonly level: HamiLogLevel | undefined;
+  readonly pid: number | undefined;
+  readonly thread: string | undefined;
+  readonly file: string | undefined;
+  /** The prefix was cut to `[HAMI-core Msg]:` (no pid, file or line). */
+  readonly truncatedPrefix: boolean;
+  readonly message: string;
+  readonly kind: HamiLogKind;
+  /** What the message says, for the kinds that carry numbers or paths. */
+  readonly details: HamiLogDetails;
+}
+
+export interface HamiLogDetails {
+  readonly device?: number;
+  /** Device OOM: the bytes the allocation would have brought the device to, and the limit. */
+  readonly requestedBytes?: string;
+  readonly limitBytes?: string;
+  /** The first number wrapped past 2^63: the usage counter underflowed (HAMi#1181). */
+  readonly underflow?: boolean;
+  readonly usageBytes?: string;
+  /** `cuMemoryAllocate failed res=%d`, `cuInit failed:%d`. */
+  readonly result?: number;
+  /** invalid-limit: the variable and its value. */
+  readonly variable?: string;
+  readonly value?: string;
+  /** preload-failed: the object, the preload file and the loader's reason. */
+  readonly object?: string;
+  readonly preloadFile?: string;
+  readonly reason?: string;
+}
+
+export interface HamiLogParse {
+  readonly lines: readonly HamiLogLine[];
+  readonly counts: Readonly<Partial<Record<HamiLogKind, number>>>;
+  /** Lines that mention HAMi-core but match neither format (kept for evidence). */
+  readonly unparsed: readonly string[];
+}
+
+// §1.3's two regexes, unanchored at the start and tolerant of a missing leading '['.
+const STANDARD = /\[?(HAMI-core|4pdvGPU) (Debug|Info|Warn|Msg)\((\d+):(\d+):([^:()]+):(\d+)\)\]: ?(.*)$/i;
+const ERROR = /\[?(HAMI-core|4pdvGPU) ERROR \(pid:(\d+) thread=(\d+) ([^:()]+):(\d+)\)\]: ?(.*)$/i;
+const TRUNCATED = /\[(HAMI-core|4pdvGPU) (Debug|Info|Warn|Msg|ERROR)\]: ?(.*)$/i;
+const PRELOAD = /ld\.so: object '([^']*)' from (\S+) cannot be preloaded \(([^)]*)\): ignored/;
+const MENTION = /HAMI-core|4pdvGPU/i;
+
+export function parseHamiLog(text: string): HamiLogParse {
+  const lines: HamiLogLine[] = [];
+  const unparsed: string[] = [];
+  const counts: Partial<Record<HamiLogKind, number>> = {};
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.replace(/\r$/, '');
+    const parsed = parseHamiLogLine(line, i + 1);
+    if (parsed) {
+      lines.push(parsed);
+      counts[parsed.kind] = (counts[parsed.kind] ?? 0) + 1;
+    } else if (MENTION.test(line)) {
+      unparsed.push(line);
+    }
+  });
+  return { lines, counts, unparsed };
+}
+
+export function parseHamiLogLine(line: string, lineNumber = 1): HamiLogLine | undefined {
+  const preload = PRELOAD.exec(line);
+  if (preload) {
+    return {
+      line,
+      lineNumber,
+      source: 'ld.so',
+      level: 'error',
+      pid: undefined,
+      thread: undefined,
+      file: undefined,
+      truncatedPrefix: false,
+      message: line.slice(line.indexOf('ld.so:')),
+      kind: 'preload-failed',
+      details: { object: preload[1] ?? '', preloadFile: preload[2] ?? '', reason: preload[3] ?? '' },
+    };
+  }
+  const standard = STANDARD.exec(line);
+  if (standard) {
+    const message = standard[7] ?? '';
+    return {
+      line,
+      lineNumber,
+      source: sourceOf(standard[1]),
+      level: levelOf(standard[2]),
+      pid: Number(standard[3]),
+      thread: standard[4],
+      file: standard[5],
+      truncatedPrefix: false,
+      message,
+      ...classifyHamiMessage(message),
+    };
+  }
+  const error = ERROR.exec(line);
+  if (error) {
+    const message = error[6] ?? '';
+    return {
+      line,
+      lineNumber,
+      source: sourceOf(error[1]),
+      level: 'error',
+      pid: Number(error[2]),
+      thread: error[3],
+      file: error[4],
+      truncatedPrefix: false,
+      message,
+      ...classifyHamiMessage(message),
+    };
+  }
+  const truncated = TRUNCATED.exec(line);
+  if (truncated) {
+    const message = truncated[3] ?? '';
+    return {
+      line,
+      lineNumber,
+      source: sourceOf(truncated[1]),
+      level: levelOf(truncated[2]),
+      pid: undefined,
+      thread: undefined,
+      file: undefined,
+      truncatedPrefix: true,
+      message,
+      ...classifyHamiMessage(message),
+    };
+  }
+  return undefined;
+}
+
+/** The meaning of a HAMi-core message (the §1.3 table), from its text only. */
+export function classifyHamiMessage(message: string): { kind: HamiLogKind; details: HamiLogDetails } {
+  const m = message.trim();
+  let match: RegExpExecArray | null;
+  if (/^Initializing\.*$/i.test(m)) return { kind: 'initializing', details: {} };
+  if (/^Initialized\b/i.test(m)) return { kind: 'initialized', details: {} };
+  if ((match = /^Device (-?\d+) OOM (\d+) \/ (\d+)/.exec(m))) {
+    const requested = match[2] ?? '0';
+    return { kind: 'device-oom', details: { device: Number(match[1]), requestedBytes: requested, limitBytes: match[3] ?? '', underflow: wrapped(requested) } };
+  }
+  // Legacy 4pdvGPU: "device OOM encountered: usage=9502195712 limit=8388608000" (HAMi#43).
+  if ((match = /device OOM encountered: usage=(\d+) limit=(\d+)/i.exec(m))) {
+    const usage = match[1] ?? '0';
+    return { kind: 'device-oom', details: { requestedBytes: usage, limitBytes: match[2] ?? '', underflow: wrapped(usage) } };
+  }
+  if ((match = /cuMemoryAllocate failed res=(-?\d+)/.exec(m))) return { kind: 'alloc-failed', details: { result: Number(match[1]) } };
+  if ((match = /limit < usage; usage=(-?\d+), limit=(-?\d+)/.exec(m))) return { kind: 'limit-below-usage', details: { usageBytes: match[1] ?? '', limitBytes: match[2] ?? '' } };
+  if ((match = /invalid device memory limit (\S+?)=(\S*)/.exec(m))) return { kind: 'invalid-limit', details: { variable: match[1] ?? '', value: match[2] ?? '' } };
+  if ((match = /Limit inconsistency detected for (\d+)(?:th|st|nd|rd)? device, (\d+) expected, get (\d+)/.exec(m))) {
+    return { kind: 'limit-inconsistency', details: { device: Number(match[1]), limitBytes: match[2] ?? '', usageBytes: match[3] ?? '' } };
+  }
+  if (/The current version number .* is different from the file's version number/.test(m)) return { kind: 'version-mismatch', details: {} };
+  if (/SET_TASK_PID FAILED|HOST PID NOT FOUND/.test(m)) return { kind: 'host-pid-not-found', details: {} };
+  if (/Lock shrreg timeout|Failed to lock shrreg|Delete \/tmp\/cudevshr\.cache/.test(m)) return { kind: 'lock-timeout', details: {} };
+  if ((match = /Fail to open shrreg (\S+)/.exec(m))) return { kind: 'shrreg-open-failed', details: { object: match[1] ?? '' } };
+  if ((match = /Illegal device id: (-?\d+)/.exec(m))) return { kind: 'illegal-device-id', details: { device: Number(match[1]) } };
+  if (/Cleanup on exit for PID|Exit cleanup complete for PID/.test(m)) return { kind: 'exit-cleanup', details: {} };
+  if ((match = /cuInit failed:? ?(-?\d+)/.exec(m))) return { kind: 'cuinit-failed', details: { result: Number(match[1]) } };
+  return { kind: 'other', details: {} };
+}
+
+function wrapped(decimal: string): boolean {
+  return /^\d{1,20}$/.test(decimal) && BigInt(decimal) >= 1n << 63n;
+}
+
+function sourceOf(token: string | undefined): 'HAMI-core' | '4pdvGPU' {
+  return token !== undefined && token.toLowerCase() === '4pdvgpu' ? '4pdvGPU' : 'HAMI-core';
+}
+
+function levelOf(token: string | undefined): HamiLogLevel {
+  switch ((token ?? '').toLowerCase()) {
+    case 'debug':
+      return 'debug';
+    case 'info':
+      return 'info';
+    case 'warn':
+      return 'warn';
+    case 'error':
+      return 'error';
+    default:
+      return 'msg';
+  }
+}
+
+/** True when the parse holds evidence that libvgpu.so was active in some process. */
+export function showsHamiActive(log: HamiLogParse): boolean {
+  return log.lines.some((line) => line.source !== 'ld.so');
+}

@@ -1,0 +1,44 @@
+// Assembles a probe script for one scope. Parameters are validated and embedded as shell assignments,
+// so the command that runs the script is always the constant `sh -s`: nothing is built from data.
+import type { ProbeScope } from './capture.ts';
+import { CONTAINER_BODY } from './scripts/containerScript.ts';
+import { NODE_BODY } from './scripts/nodeScript.ts';
+import { PRELUDE } from './scripts/prelude.ts';
+
+export const PROBE_FORMAT_VERSION = 1;
+
+export interface ProbeScriptOptions {
+  readonly scope: ProbeScope;
+  /** Hex, 16–64 characters; it marks every line the probe prints so file content cannot forge markers. */
+  readonly nonce: string;
+  /** Node scope only: where the host's root is mounted ('' on the host, '/host' in a node debug pod). */
+  readonly hostRoot?: string;
+}
+
+const NONCE = /^[0-9a-f]{16,64}$/;
+const HOST_ROOT = /^(\/[A-Za-z0-9._-]+)*$/;
+
+export function newNonce(): string {
+  const bytes = new Uint8Array(12);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export function buildProbeScript(options: ProbeScriptOptions): string {
+  if (!NONCE.test(options.nonce)) throw new Error('probe nonce must be 16–64 lowercase hex characters');
+  const root = options.scope === 'node' ? (options.hostRoot ?? '') : '';
+  if (!HOST_ROOT.test(root)) throw new Error(`host root "${root}" must be an absolute path of letters, digits, '.', '_' and '-'`);
+  const body = options.scope === 'node' ? NODE_BODY : CONTAINER_BODY;
+  return [
+    '#!/bin/sh',
+    `# gpumem probe v${PROBE_FORMAT_VERSION}, scope ${options.scope}: read-only, bounded in time and size;`,
+    '# runs under busybox ash and dash. Send it to `sh -s` and save the output for `gpumem analyze`.',
+    `GPUMEM_NONCE='${options.nonce}'`,
+    `GPUMEM_ROOT='${root}'`,
+    PRELUDE.trim(),
+    `printf '@@gpumem-probe v=${PROBE_FORMAT_VERSION} scope=${options.scope} nonce=%s root=%s@@\\n' "$N" "$R"`,
+    body.trim(),
+    'mark done',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,165 @@
+// The node-scope probe: the host's view of memory, cgroups, GPUs, kernel logs and HAMi.
+// $R is the host root: '' on the host itself, '/host' in a node debug pod.
+export const NODE_BODY = String.raw`
+begin meta
+printf 'hostname=%s\n' "$(cat "$R/etc/hostname" 2>/dev/null || uname -n)"
+printf 'kernel=%s\n' "$(uname -r)"
+printf 'machine=%s\n' "$(uname -m)"
+printf 'now=%s\n' "$(date +%s 2>/dev/null)"
+printf 'uptime=%s\n' "$(cut -d' ' -f1 "$R/proc/uptime" 2>/dev/null)"
+printf 'uid=%s\n' "$(id -u 2>/dev/null)"
+finish meta
+files os-release "$R/etc/os-release" "$R/usr/lib/os-release"
+files proc "$R/proc/meminfo" "$R/proc/vmstat" "$R/proc/cmdline"
+files numa "$R"/sys/devices/system/node/node*/meminfo
+
+# cgroups: v2 (unified), v1 or hybrid. The kubepods tree, down to containers.
+CG="$R/sys/fs/cgroup"
+begin cgroup.mode
+if [ -f "$CG/cgroup.controllers" ]; then echo v2
+elif [ -d "$CG/memory" ]; then
+  if [ -f "$CG/unified/cgroup.controllers" ]; then echo hybrid; else echo v1; fi
+else echo unknown; fi
+finish cgroup.mode
+files cgroup.root "$CG/cgroup.controllers" "$CG/cgroup.subtree_control" "$CG/dmem.capacity" "$CG/dmem.current" "$CG/memory.stat" "$CG/memory/memory.usage_in_bytes" "$CG/memory/memory.limit_in_bytes" "$CG/memory/memory.stat" "$CG/memory/memory.use_hierarchy"
+begin cgroup.kubepods
+_count=0
+for _base in "$CG"/kubepods* "$CG"/memory/kubepods* "$CG"/kubepods.slice/kubepods* "$CG"/memory/kubepods.slice/kubepods*; do
+  [ -d "$_base" ] || continue
+  for _d in "$_base" "$_base"/* "$_base"/*/* "$_base"/*/*/*; do
+    [ -d "$_d" ] || continue
+    _count=$((_count + 1))
+    [ "$_count" -le 4000 ] || break
+    for _f in memory.current memory.peak memory.max memory.high memory.min memory.low memory.events memory.stat cgroup.subtree_control cgroup.controllers dmem.current dmem.peak dmem.min dmem.low dmem.max memory.usage_in_bytes memory.limit_in_bytes memory.max_usage_in_bytes memory.oom_control memory.failcnt; do
+      onefile "$_d/$_f"
+    done
+  done
+done
+finish cgroup.kubepods
+
+# Kernel log: the last MiB, from the first source that works.
+begin kernel-log
+_done=''
+if have dmesg; then
+  _out=$($T dmesg 2>&1 | tail -c 1048576)
+  case $_out in
+    *'Operation not permitted'*|*'not permitted'*|'') printf '@@gpumem:%s:missing dmesg-permission@@\n' "$N" ;;
+    *) printf 'source=dmesg\n%s\n' "$_out"; _done=1 ;;
+  esac
+fi
+if [ -z "$_done" ] && have journalctl; then
+  if [ -n "$R" ]; then
+    _out=$($T journalctl -k --no-pager -q -o short-monotonic -D "$R/var/log/journal" 2>&1 | tail -c 1048576)
+  else
+    _out=$($T journalctl -k --no-pager -q -o short-monotonic 2>&1 | tail -c 1048576)
+  fi
+  case $_out in
+    ''|*'No journal files'*|*'Failed'*) ;;
+    *) printf 'source=journalctl\n%s\n' "$_out"; _done=1 ;;
+  esac
+fi
+if [ -z "$_done" ]; then
+  for _f in "$R/var/log/kern.log" "$R/var/log/messages" "$R/var/log/syslog"; do
+    if [ -r "$_f" ]; then printf 'source=%s\n' "$_f"; tail -c 1048576 "$_f"; _done=1; break; fi
+  done
+fi
+[ -n "$_done" ] || printf '@@gpumem:%s:missing kernel-log@@\n' "$N"
+finish kernel-log
+
+# DRM devices: vendor, device id, VRAM and GTT (amdgpu sysfs, bytes).
+begin drm
+for _c in "$R"/sys/class/drm/card*; do
+  case ${"$"}{_c##*/} in *-*) continue ;; esac
+  [ -d "$_c/device" ] || continue
+  for _f in vendor device subsystem_device revision mem_info_vram_total mem_info_vram_used mem_info_vis_vram_total mem_info_vis_vram_used mem_info_gtt_total mem_info_gtt_used mem_info_vram_vendor mem_info_preempt_used; do
+    onefile "$_c/device/$_f"
+  done
+  [ -e "$_c/device/driver" ] && mark "file $_c/device/driver-name" && basename "$(readlink "$_c/device/driver")"
+done
+finish drm
+begin modparams
+for _m in amdgpu ttm amdttm nvidia; do
+  for _f in "$R/sys/module/$_m/parameters"/*; do onefile "$_f"; done
+done
+finish modparams
+begin kfd
+for _f in "$R"/sys/class/kfd/kfd/topology/nodes/*/gpu_id "$R"/sys/class/kfd/kfd/topology/nodes/*/name "$R"/sys/class/kfd/kfd/proc/*/vram_* "$R"/sys/class/kfd/kfd/proc/*/stats_*/evicted_ms; do
+  onefile "$_f"
+done
+finish kfd
+
+# DRM fdinfo sweep: only fds that are DRM character devices (major 226), one ls for all processes;
+# each process holding one also gets its cgroup (for the pod) and comm.
+begin fdinfo
+if have ls; then
+  ls -lL "$R"/proc/[0-9]*/fd 2>/dev/null | {
+    _dir=''
+    _seen=''
+    while IFS= read -r _line; do
+      case $_line in
+        */fd:) _dir=${"$"}{_line%/fd:} ;;
+        c*' 226, '*)
+          _fd=${"$"}{_line##* }
+          case $_fd in *[!0-9]*|'') continue ;; esac
+          if [ "$_dir" != "$_seen" ]; then
+            onefile "$_dir/cgroup"
+            onefile "$_dir/comm"
+            _seen=$_dir
+          fi
+          mark "file $_dir/fdinfo/$_fd"
+          head -c 8192 "$_dir/fdinfo/$_fd" 2>&1
+          ;;
+      esac
+    done
+  }
+else
+  mark "missing ls"
+fi
+finish fdinfo
+
+cmd nvidia-smi.gpu nvidia-smi --query-gpu=index,uuid,name,pci.bus_id,driver_version,memory.total,memory.reserved,memory.used,memory.free,utilization.gpu,compute_mode,mig.mode.current --format=csv,noheader,nounits
+cmd nvidia-smi.apps nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader,nounits
+files nvidia-driver "$R/proc/driver/nvidia/version"
+
+# HAMi host state: the preload file, the library, and per-container shared-region caches.
+begin hami.host
+onefile "$R/usr/local/vgpu/ld.so.preload"
+if [ -d "$R/usr/local/vgpu" ]; then
+  mark "file $R/usr/local/vgpu/ls"
+  ls -ln "$R/usr/local/vgpu" 2>&1 | head -c 65536
+fi
+finish hami.host
+begin hami.caches
+for _f in "$R"/usr/local/vgpu/containers/*/*.cache; do
+  [ -f "$_f" ] || continue
+  case $_f in *"$NL"*) continue ;; esac
+  mark "file $_f"
+  printf 'size=%s\n' "$(wc -c < "$_f" 2>/dev/null)"
+  if have od; then
+    printf 'header='; od -A n -t d4 -N 16 "$_f" 2>/dev/null | tr -s ' \n' '  '; printf '\n'
+    printf 'device_num='; od -A n -t u8 -j 56 -N 8 "$_f" 2>/dev/null | tr -d ' \n'; printf '\n'
+    printf 'limits='; od -A n -t u8 -j 1600 -N 128 "$_f" 2>/dev/null | tr -s ' \n' '  '; printf '\n'
+    printf 'proc_num='; od -A n -t d4 -j 2008896 -N 4 "$_f" 2>/dev/null | tr -d ' \n'; printf '\n'
+    _i=0
+    while [ "$_i" -lt 16 ]; do
+      _off=$((1856 + _i * 1960))
+      printf 'slot%s=' "$_i"; od -A n -t d4 -j "$_off" -N 8 "$_f" 2>/dev/null | tr -s ' \n' '  '
+      printf 'status='; od -A n -t d4 -j $((_off + 1928)) -N 4 "$_f" 2>/dev/null | tr -d ' \n'
+      printf ' used='; od -A n -t u8 -j $((_off + 8 + 32)) -N 8 "$_f" 2>/dev/null | tr -d ' \n'; printf '\n'
+      _i=$((_i + 1))
+    done
+  else
+    printf 'od-missing\n'
+  fi
+done
+finish hami.caches
+
+files containerd "$R/etc/containerd/config.toml" "$R"/etc/containerd/conf.d/*.toml
+files kubelet "$R/var/lib/kubelet/config.yaml" "$R/etc/kubernetes/kubelet-config.yaml" "$R/etc/kubernetes/kubelet/config.yaml"
+begin kubelet-cmdline
+for _p in "$R"/proc/[0-9]*; do
+  read -r _comm < "$_p/comm" 2>/dev/null || continue
+  if [ "$_comm" = kubelet ]; then mark "file $_p/cmdline"; tr '\000' ' ' < "$_p/cmdline" 2>/dev/null | head -c 65536; break; fi
+done
+finish kubelet-cmdline
+`;

@@ -1,0 +1,50 @@
+// Shell functions every probe script shares. POSIX sh only: it must run under busybox ash and dash.
+// Strictly read-only: reads files and runs read-only tools; never writes, never creates temp files.
+export const PRELUDE = String.raw`
+umask 077
+LC_ALL=C
+export LC_ALL
+PATH="$PATH:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+N=$GPUMEM_NONCE
+R=$GPUMEM_ROOT
+MAXF=262144
+MAXC=1048576
+NL='
+'
+have() { command -v "$1" >/dev/null 2>&1; }
+T=''
+if have timeout; then
+  if timeout 2 true >/dev/null 2>&1; then T='timeout 10'
+  elif timeout -t 2 true >/dev/null 2>&1; then T='timeout -t 10'
+  fi
+fi
+mark() { printf '\n@@gpumem:%s:%s@@\n' "$N" "$*"; }
+begin() { mark "begin $1"; }
+finish() { mark "end $1"; }
+# cmd SECTION PROGRAM ARGS...: a read-only command's output (stderr too), bounded in time and size.
+cmd() {
+  _s=$1; shift
+  begin "$_s"
+  if have "$1"; then
+    { $T "$@" 2>&1; printf '\n@@gpumem:%s:rc %s@@\n' "$N" "$?"; } | head -c "$MAXC"
+  else
+    mark "missing $1"
+  fi
+  finish "$_s"
+}
+# onefile PATH: one file's content, bounded, unless its name holds a newline (it would break the format).
+onefile() {
+  case $1 in *"$NL"*) return ;; esac
+  if [ -f "$1" ] || [ -c "$1" ]; then
+    mark "file $1"
+    if [ -r "$1" ]; then head -c "$MAXF" "$1" 2>&1; else printf 'gpumem: permission denied\n'; fi
+  fi
+}
+# files SECTION PATH...: every existing file among PATH..., bounded each.
+files() {
+  _s=$1; shift
+  begin "$_s"
+  for _f in "$@"; do onefile "$_f"; done
+  finish "$_s"
+}
+`;

@@ -1,0 +1,115 @@
+// An inspection as Markdown (VS Code report, `--format markdown`), plain text and JSON.
+// Every string from the target is escaped: a hostile pod or process name renders as text.
+import type { Inspection } from '../inspection/analyze.ts';
+import { formatBytes } from '../quantity.ts';
+import type { Check, Verdict } from '../verdicts/verdict.ts';
+
+const ICON: Record<string, string> = { error: '⛔', warning: '⚠️', info: 'ℹ️', pass: '✅', fail: '❌', warn: '⚠️', unknown: '❔' };
+
+/** Renders untrusted text literally: HTML-significant characters as entities, Markdown syntax escaped. */
+export function md(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
+    .replace(/\r?\n/g, ' ');
+}
+
+function code(text: string): string {
+  const fence = text.includes('```') ? '~~~~' : '```';
+  return `${fence}\n${text.replace(/\r/g, '')}\n${fence}`;
+}
+
+const bytes = (value: number | undefined) => (value === undefined ? '—' : formatBytes(value));
+
+export function inspectionToMarkdown(inspection: Inspection): string {
+  const out: string[] = [`# gpumem inspection: ${md(inspection.target)}`, ''];
+  const model = inspection.node?.model;
+  if (model) {
+    out.push(`**Host** ${md(model.hostname ?? '?')} · **kernel** ${md(model.kernel ?? '?')} · **OS** ${md(model.os ?? '?')} · **cgroup** ${model.cgroupMode}`, '');
+  }
+  out.push('## Verdicts', '');
+  if (inspection.verdicts.length === 0) out.push('No problems found.', '');
+  for (const verdict of inspection.verdicts) out.push(...verdictMarkdown(verdict));
+  if (inspection.node) {
+    const { accounting, pods, kernelChecks } = inspection.node;
+    out.push('## Memory accounting (node)', '', '| | bytes |', '| --- | --- |');
+    out.push(`| MemTotal | ${bytes(accounting.memTotal)} |`, `| MemAvailable | ${bytes(accounting.memAvailable)} |`);
+    out.push(`| Pods' memory.current (sum) | ${bytes(accounting.podsAccounted)} |`, `| GTT in use (sysfs) | ${bytes(accounting.gttUsed)} |`);
+    out.push(`| GPUActive (7.1+) | ${bytes(accounting.gpuActive)} |`, `| Charged to no cgroup | ${bytes(accounting.unaccounted)} |`, '');
+    out.push(`GPUs: ${md(accounting.gpuSummary)}${accounting.unifiedMemory ? ' — unified memory (GPU memory is system RAM)' : ''}`, '');
+    if (pods.length > 0) {
+      out.push('## Pods', '', '| Pod UID | QoS | memory.current | GTT | true footprint | limit | headroom |', '| --- | --- | --- | --- | --- | --- | --- |');
+      for (const pod of pods) {
+        out.push(`| ${md(pod.podUid)} | ${md(pod.qos)} | ${bytes(pod.accounted)} | ${bytes(pod.gtt)} | ${bytes(pod.trueFootprint)} | ${pod.limit === undefined ? 'none' : bytes(pod.limit)} | ${pod.headroom === undefined ? '—' : bytes(pod.headroom)} |`);
+      }
+      out.push('');
+    }
+    out.push('## Kernel, driver and dmem', '');
+    for (const check of kernelChecks) out.push(...checkMarkdown(check));
+  }
+  if (inspection.problems.length > 0) {
+    out.push('## Capture problems', '', ...inspection.problems.map((problem) => `- ${md(problem)}`), '');
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function verdictMarkdown(verdict: Verdict): string[] {
+  const lines = [`### ${ICON[verdict.severity] ?? ''} ${md(verdict.title)}`, '', md(verdict.explanation), '', `**Remedy:** ${md(verdict.remedy)}`, ''];
+  if (verdict.evidence.length > 0) lines.push('<details><summary>Evidence</summary>', '', code(verdict.evidence.join('\n')), '', '</details>', '');
+  lines.push(`<sub>${md(verdict.id)}</sub>`, '');
+  return lines;
+}
+
+function checkMarkdown(check: Check): string[] {
+  const lines = [`- ${ICON[check.status] ?? ''} **${md(check.title)}** — ${md(check.detail)}`];
+  if (check.status === 'fail' || check.status === 'warn') lines.push(`  - Remedy: ${md(check.remedy)}`);
+  return lines;
+}
+
+export function inspectionToText(inspection: Inspection): string {
+  const out: string[] = [`gpumem inspection: ${oneLine(inspection.target)}`];
+  const model = inspection.node?.model;
+  if (model) out.push(`host ${oneLine(model.hostname ?? '?')}, kernel ${oneLine(model.kernel ?? '?')}, cgroup ${model.cgroupMode}`);
+  out.push('');
+  if (inspection.verdicts.length === 0) out.push('No problems found.');
+  for (const verdict of inspection.verdicts) {
+    out.push(`${verdict.severity.toUpperCase()} [${verdict.id}] ${oneLine(verdict.title)}`, `  remedy: ${oneLine(verdict.remedy)}`);
+    for (const line of verdict.evidence.slice(0, 8)) out.push(`  | ${oneLine(line)}`);
+  }
+  if (inspection.node) {
+    out.push('', 'kernel, driver and dmem:');
+    for (const check of inspection.node.kernelChecks) out.push(`  ${check.status.padEnd(7)} ${oneLine(check.title)}: ${oneLine(check.detail)}`);
+  }
+  for (const problem of inspection.problems) out.push(`note: ${oneLine(problem)}`);
+  return `${out.join('\n')}\n`;
+}
+
+/** Control characters from a hostile target must not reach a terminal. */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+}
+
+export function inspectionToJson(inspection: Inspection): object {
+  const node = inspection.node;
+  return {
+    target: inspection.target,
+    scope: inspection.scope ?? null,
+    verdicts: inspection.verdicts,
+    node: node
+      ? {
+          hostname: node.model.hostname ?? null,
+          kernel: node.model.kernel ?? null,
+          os: node.model.os ?? null,
+          cgroupMode: node.model.cgroupMode,
+          accounting: node.accounting,
+          pods: node.pods.map((pod) => ({ ...pod, events: Object.fromEntries(pod.events) })),
+          kernelChecks: node.kernelChecks,
+          gpus: node.model.gpus,
+        }
+      : null,
+    problems: inspection.problems,
+    complete: inspection.capture.complete,
+  };
+}

@@ -1,0 +1,999 @@
+// The SSH transport: one ssh2 connection per inspection (through ProxyJump hops when configured), on which
+// each run() opens a session channel, execs the constant command `sh -s` and writes the script to its stdin.
+//
+// Security rules:
+// - Host keys are checked against known_hosts (user files, then global ones) for every hop. A changed or
+//   @revoked key is always refused. An unknown key is refused with StrictHostKeyChecking=yes, accepted with
+//   accept-new/no, and with ask (the default) accepted only when `confirmUnknownHost` says so; only then is
+//   the line appended to the first user known_hosts file.
+// - Authentication is by public key only: the IdentityFile keys in order, then the agent, as OpenSSH does.
+//   An encrypted key whose public half is known (from `<key>.pub` or the key file's clear header) is offered
+//   first and the passphrase is asked only if the server accepts that key; otherwise it is asked up front.
+// - Passphrases and key material never reach a log line or an error message.
+//
+// Limits: the connect timeout covers TCP, key exchange and authentication of all hops but stops while the
+// user is being asked something (a host key or a passphrase); keepalives detect a dead peer; the command
+// timeout, the output cap and cancellation stop the remote process group with an SSH "signal" request
+// (OpenSSH >= 7.9 answers it with killpg on the session) and then close the channel; cancellation also
+// closes the connection.
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir, hostname, userInfo } from 'node:os';
+import { dirname } from 'node:path';
+import type { Duplex } from 'node:stream';
+import ssh2 from 'ssh2';
+import type {
+  AnyAuthMethod,
+  AuthenticationType,
+  Client as SshClient,
+  ClientChannel,
+  ConnectConfig,
+  NextAuthHandler,
+  ParsedKey,
+  SignCallback,
+  SigningRequestOptions,
+} from 'ssh2';
+import type { ExecRequest, ExecResult, Transport, TransportFailure } from '../core/probe/transport.ts';
+import { TransportError } from '../core/probe/transport.ts';
+import { OutputBuffer } from './local.ts';
+import { appendKnownHost, blobKeyType, checkHostKey, fingerprintSha256, knownHostName, knownKeyTypes } from './knownHosts.ts';
+import type { HostKeyCheck } from './knownHosts.ts';
+import { parseSshDestination, resolveSshHost } from './sshConfig.ts';
+import type { ResolveOptions, SshDestination, SshEnv, SshIncludeFile, StrictHostKeyChecking } from './sshConfig.ts';
+
+const { Client, BaseAgent, utils } = ssh2;
+
+/** The constant remote command. The script goes to its stdin; nothing from data reaches a command line. */
+export const REMOTE_COMMAND = 'sh -s';
+
+export interface SshHop {
+  /** Where to connect: the HostName (known_hosts is checked under this name and port). */
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  /** Private key files, in the order to try them. Missing files are skipped. */
+  readonly identityFiles: readonly string[];
+  /** The agent socket (SSH_AUTH_SOCK); undefined for none. */
+  readonly agent?: string | undefined;
+  /** IdentitiesOnly: do not use the agent. */
+  readonly identitiesOnly?: boolean;
+}
+
+export interface SshTransportOptions {
+  readonly target: SshHop;
+  /** ProxyJump hops, in dialling order: the first is reached directly, each next one through the previous. */
+  readonly jumps?: readonly SshHop[];
+  /** User known_hosts files, read in order; an accepted key is appended to the first. */
+  readonly knownHostsFiles: readonly string[];
+  /** Read-only known_hosts files (/etc/ssh/ssh_known_hosts). */
+  readonly globalKnownHostsFiles?: readonly string[];
+  /** Default 'ask'. */
+  readonly strictHostKeyChecking?: StrictHostKeyChecking;
+  /** Write accepted keys hashed, like HashKnownHosts yes. */
+  readonly hashKnownHosts?: boolean;
+  /**
+   * Asked for an unknown host key when strictHostKeyChecking is 'ask'. `host` is the known_hosts name
+   * (`host` or `[host]:port`), `fingerprint` is `SHA256:…`. Without it, unknown keys are refused.
+   */
+  readonly confirmUnknownHost?: (host: string, keyType: string, fingerprint: string) => Promise<boolean>;
+  /** Asked for the passphrase of an encrypted key (attempt 1..3); undefined declines. */
+  readonly passphrase?: (keyFile: string, attempt: number) => Promise<string | undefined>;
+  /** TCP + key exchange + authentication of all hops, excluding time spent asking the user. Default 20 s. */
+  readonly connectTimeoutMs?: number;
+  /** SSH keepalive interval; 0 disables. Default 15 s. */
+  readonly keepaliveIntervalMs?: number;
+  /** Unanswered keepalives before the connection is declared dead. Default 3. */
+  readonly keepaliveCountMax?: number;
+  /** Progress and diagnostics, one line each; never contains secrets. */
+  readonly log?: (line: string) => void;
+}
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
+const DEFAULT_KEEPALIVE_MS = 15_000;
+const DEFAULT_KEEPALIVE_COUNT = 3;
+const HOST_KEY_ALGORITHMS = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'];
+
+export function describeHop(hop: Pick<SshHop, 'host' | 'port' | 'user'>): string {
+  const host = hop.host.includes(':') ? `[${hop.host}]` : hop.host;
+  return `${hop.user}@${host}:${hop.port}`;
+}
+
+export class SshTransport implements Transport {
+  readonly target: string;
+  readonly #options: SshTransportOptions;
+  readonly #hops: readonly SshHop[];
+  #clients: SshClient[] = [];
+  #ready: Promise<SshClient> | undefined;
+  #closed = false;
+  #dropped: TransportFailure | undefined;
+  readonly #inFlight = new Set<(failure: TransportFailure) => void>();
+
+  constructor(options: SshTransportOptions) {
+    this.#options = options;
+    this.#hops = [...(options.jumps ?? []), options.target];
+    const jumps = options.jumps ?? [];
+    this.target = `ssh ${describeHop(options.target)}${jumps.length > 0 ? ` via ${jumps.map(describeHop).join(', ')}` : ''}`;
+  }
+
+  /** Connects now (run() connects on first use otherwise). Throws TransportError. */
+  async connect(signal?: AbortSignal): Promise<void> {
+    await this.#connection(signal);
+  }
+
+  async run(request: ExecRequest): Promise<ExecResult> {
+    if (request.signal?.aborted) throw new TransportError({ kind: 'cancelled' });
+    let client: SshClient;
+    try {
+      client = await this.#connection(request.signal);
+    } catch (err) {
+      if (request.signal?.aborted) {
+        void this.close();
+        throw new TransportError({ kind: 'cancelled' });
+      }
+      throw err;
+    }
+    return this.#exec(client, request);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const clients = [...this.#clients].reverse();
+    this.#clients = [];
+    await Promise.all(clients.map((c) => endClient(c)));
+  }
+
+  #connection(signal?: AbortSignal): Promise<SshClient> {
+    if (this.#closed) return Promise.reject(new TransportError({ kind: 'disconnected', detail: 'the connection was closed' }));
+    if (this.#dropped) return Promise.reject(new TransportError(this.#dropped));
+    if (!this.#ready) {
+      this.#ready = this.#establish(signal);
+      this.#ready.catch(() => {
+        this.#ready = undefined;
+      });
+    }
+    return this.#ready;
+  }
+
+  #log(line: string): void {
+    this.#options.log?.(line);
+  }
+
+  #establish(signal?: AbortSignal): Promise<SshClient> {
+    const ms = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    return new Promise<SshClient>((resolve, reject) => {
+      let done = false;
+      const clients: SshClient[] = [];
+      const finish = (): void => {
+        done = true;
+        timer.clear();
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const fail = (failure: TransportFailure): void => {
+        if (done) return;
+        finish();
+        for (const c of clients.reverse()) c.destroy();
+        reject(new TransportError(failure));
+      };
+      const timer = new PausableTimer(ms, () => fail({ kind: 'timeout', phase: 'connect', ms }));
+      const onAbort = (): void => fail({ kind: 'cancelled' });
+      if (signal?.aborted) {
+        fail({ kind: 'cancelled' });
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+
+      const chain = async (): Promise<SshClient> => {
+        let sock: Duplex | undefined;
+        let client: SshClient | undefined;
+        for (let i = 0; i < this.#hops.length; i++) {
+          const hop = this.#hops[i] as SshHop;
+          const role = i === this.#hops.length - 1 ? 'target' : 'jump';
+          client = await this.#connectHop(hop, role, sock, timer, clients, () => done);
+          const next = this.#hops[i + 1];
+          if (next) sock = await forwardTo(client, hop, next);
+        }
+        return client as SshClient;
+      };
+      chain().then(
+        (client) => {
+          if (done) return;
+          finish();
+          this.#clients = clients;
+          resolve(client);
+        },
+        (err: unknown) => fail(err instanceof TransportError ? err.failure : { kind: 'connect', detail: errorMessage(err) }),
+      );
+    });
+  }
+
+  #connectHop(
+    hop: SshHop,
+    role: 'target' | 'jump',
+    sock: Duplex | undefined,
+    timer: PausableTimer,
+    clients: SshClient[],
+    abandoned: () => boolean,
+  ): Promise<SshClient> {
+    const label = role === 'jump' ? `jump host ${describeHop(hop)}` : describeHop(hop);
+    return new Promise<SshClient>((resolve, reject) => {
+      const client = new Client();
+      clients.push(client);
+      let phase: 'connect' | 'auth' | 'ready' = 'connect';
+      let hostKeyFailure: TransportFailure | undefined;
+      let settled = false;
+      const settle = (failure: TransportFailure): void => {
+        if (settled) return;
+        settled = true;
+        reject(new TransportError(failure));
+      };
+      const auth = new AuthPlan(hop, this.#options, timer, (line) => this.#log(`${label}: ${line}`));
+
+      client.on('handshake', () => {
+        phase = 'auth';
+      });
+      client.on('ready', () => {
+        phase = 'ready';
+        settled = true;
+        this.#log(`${label}: authenticated`);
+        resolve(client);
+      });
+      client.on('error', (err: Error & { level?: string; code?: unknown }) => {
+        if (phase === 'ready') {
+          this.#onDropped(`${role === 'jump' ? `${label}: ` : ''}${dropDetail(err)}`);
+          return;
+        }
+        if (err.level === 'agent' || (err.level === 'client-authentication' && !/All configured authentication methods failed/.test(err.message))) {
+          auth.noteError(err.message);
+          return;
+        }
+        settle(hostKeyFailure ?? mapConnectError(err, hop, label, phase, auth));
+      });
+      client.on('close', () => {
+        if (phase === 'ready') {
+          this.#onDropped(`${role === 'jump' ? `${label}: ` : ''}the server closed the connection`);
+          return;
+        }
+        settle(hostKeyFailure ?? {
+          kind: 'connect',
+          detail: `${label}: the connection closed during ${phase === 'connect' ? 'the key exchange' : 'authentication'}`,
+        });
+      });
+
+      const verifier = (key: Buffer, verify: (ok: boolean) => void): void => {
+        this.#verifyHostKey(hop, key, timer).then(
+          (failure) => {
+            if (failure) hostKeyFailure = failure;
+            if (!abandoned()) verify(failure === undefined);
+          },
+          (err: unknown) => {
+            hostKeyFailure = { kind: 'connect', detail: `${label}: could not check the host key: ${errorMessage(err)}` };
+            verify(false);
+          },
+        );
+      };
+
+      void this.#hostKeyAlgorithms(hop).then((serverHostKey) => {
+        if (abandoned()) return;
+        const config: ConnectConfig = {
+          host: hop.host,
+          port: hop.port,
+          username: hop.user,
+          readyTimeout: 0, // our own timer, which stops while the user is asked something
+          keepaliveInterval: this.#options.keepaliveIntervalMs ?? DEFAULT_KEEPALIVE_MS,
+          keepaliveCountMax: this.#options.keepaliveCountMax ?? DEFAULT_KEEPALIVE_COUNT,
+          hostVerifier: verifier as unknown as ConnectConfig['hostVerifier'],
+          authHandler: auth.handler,
+          algorithms: { serverHostKey: serverHostKey as NonNullable<NonNullable<ConnectConfig['algorithms']>['serverHostKey']> },
+        };
+        if (sock) config.sock = sock;
+        this.#log(`${label}: connecting`);
+        try {
+          client.connect(config);
+        } catch (err) {
+          settle({ kind: 'connect', detail: `${label}: ${errorMessage(err)}` });
+        }
+      });
+    });
+  }
+
+  /** Host key algorithms with the types known_hosts already holds for this host first (as OpenSSH orders them). */
+  async #hostKeyAlgorithms(hop: SshHop): Promise<string[]> {
+    const known: string[] = [];
+    for (const file of this.#knownHostsFiles()) {
+      for (const t of knownKeyTypes(await readTextOrEmpty(file), hop.host, hop.port)) if (!known.includes(t)) known.push(t);
+    }
+    const first: string[] = [];
+    for (const t of known) {
+      const algos = t === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [t];
+      for (const a of algos) if (HOST_KEY_ALGORITHMS.includes(a) && !first.includes(a)) first.push(a);
+    }
+    return [...first, ...HOST_KEY_ALGORITHMS.filter((a) => !first.includes(a))];
+  }
+
+  #knownHostsFiles(): string[] {
+    return [...this.#options.knownHostsFiles, ...(this.#options.globalKnownHostsFiles ?? [])];
+  }
+
+  /** undefined when the key is acceptable, else the failure to report. */
+  async #verifyHostKey(hop: SshHop, keyBlob: Buffer, timer: PausableTimer): Promise<TransportFailure | undefined> {
+    const name = knownHostName(hop.host, hop.port);
+    const keyType = blobKeyType(keyBlob) ?? 'unknown';
+    const keyBase64 = keyBlob.toString('base64');
+    const fingerprint = fingerprintSha256(keyBlob);
+    let changed: { check: Extract<HostKeyCheck, { kind: 'changed' }>; file: string } | undefined;
+    let known = false;
+    for (const file of this.#knownHostsFiles()) {
+      const check = checkHostKey(await readTextOrEmpty(file), hop.host, hop.port, keyType, keyBase64);
+      if (check.kind === 'revoked') {
+        this.#log(`${name}: host key ${fingerprint} is marked @revoked in ${file}`);
+        return { kind: 'host-key-changed', host: name, fingerprint, expected: `no key: this key is @revoked in ${file}` };
+      }
+      if (check.kind === 'known') known = true;
+      if (check.kind === 'changed' && !changed) changed = { check, file };
+    }
+    if (known) return undefined;
+    if (changed) {
+      const where = `${changed.file}:${changed.check.lines.join(',')}`;
+      this.#log(`${name}: host key CHANGED (${keyType} ${fingerprint}); known_hosts has ${changed.check.expectedFingerprints.join(', ')} at ${where}`);
+      return { kind: 'host-key-changed', host: name, fingerprint, expected: `${changed.check.expectedFingerprints.join(', ')} (${where})` };
+    }
+    const policy = this.#options.strictHostKeyChecking ?? 'ask';
+    let accept = policy === 'accept-new' || policy === 'no';
+    if (policy === 'ask' && this.#options.confirmUnknownHost) {
+      timer.pause();
+      try {
+        accept = await this.#options.confirmUnknownHost(name, keyType, fingerprint);
+      } finally {
+        timer.resume();
+      }
+    }
+    if (!accept) {
+      this.#log(`${name}: unknown host key ${keyType} ${fingerprint} refused`);
+      return { kind: 'host-key-unknown', host: name, fingerprint, keyType };
+    }
+    const file = this.#options.knownHostsFiles[0];
+    if (file) {
+      try {
+        const line = appendKnownHost(hop.host, hop.port, keyType, keyBase64, { hash: this.#options.hashKnownHosts ?? false });
+        await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+        const existing = await readTextOrEmpty(file);
+        await appendFile(file, `${existing !== '' && !existing.endsWith('\n') ? '\n' : ''}${line}\n`, { mode: 0o600 });
+        this.#log(`${name}: added ${keyType} ${fingerprint} to ${file}`);
+      } catch (err) {
+        this.#log(`${name}: could not add the host key to ${file}: ${errorMessage(err)}`);
+      }
+    }
+    return undefined;
+  }
+
+  #onDropped(detail: string): void {
+    if (this.#closed) return;
+    if (!this.#dropped) this.#dropped = { kind: 'disconnected', detail };
+    const failure = this.#dropped;
+    for (const notify of [...this.#inFlight]) notify(failure);
+    this.#log(`connection lost: ${detail}`);
+    void this.close().then(() => {
+      this.#closed = false; // keep reporting the drop rather than "closed"
+    });
+  }
+
+  #exec(client: SshClient, request: ExecRequest): Promise<ExecResult> {
+    return new Promise<ExecResult>((resolve, reject) => {
+      let settled = false;
+      let channel: ClientChannel | undefined;
+      let outcome: 'running' | 'overflow' = 'running';
+      const stdout = new OutputBuffer(request.maxOutputBytes);
+      const stderr = new OutputBuffer(request.maxOutputBytes);
+      let exitCode: number | null = null;
+
+      const cleanup = (): void => {
+        settled = true;
+        clearTimeout(timer);
+        request.signal?.removeEventListener('abort', onAbort);
+        this.#inFlight.delete(onDrop);
+      };
+      const failWith = (failure: TransportFailure): void => {
+        if (settled) return;
+        cleanup();
+        reject(new TransportError(failure));
+      };
+      const stopRemote = (): void => {
+        if (channel) killRemote(channel);
+      };
+      const timer = setTimeout(() => {
+        if (settled) return;
+        stopRemote();
+        failWith({ kind: 'timeout', phase: 'command', ms: request.timeoutMs });
+      }, Math.max(0, request.timeoutMs));
+      const onAbort = (): void => {
+        if (settled) return;
+        stopRemote();
+        failWith({ kind: 'cancelled' });
+        void this.close();
+      };
+      const onDrop = (failure: TransportFailure): void => failWith(failure);
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+      this.#inFlight.add(onDrop);
+
+      const onData = (buffer: OutputBuffer) => (chunk: Buffer): void => {
+        if (!buffer.push(chunk) && outcome === 'running') {
+          outcome = 'overflow';
+          stopRemote();
+        }
+      };
+
+      try {
+        client.exec(REMOTE_COMMAND, (err, ch) => {
+          if (err) {
+            failWith(/No response from server|Not connected/i.test(err.message)
+              ? { kind: 'disconnected', detail: err.message }
+              : { kind: 'spawn', detail: `the server refused to run "${REMOTE_COMMAND}": ${err.message}` });
+            return;
+          }
+          channel = ch;
+          if (settled) {
+            killRemote(ch);
+            return;
+          }
+          ch.on('data', onData(stdout));
+          ch.stderr.on('data', onData(stderr));
+          ch.on('exit', (code: number | null) => {
+            exitCode = typeof code === 'number' ? code : null;
+          });
+          ch.on('error', () => undefined);
+          ch.on('close', () => {
+            if (settled) return;
+            cleanup();
+            resolve({
+              stdout: stdout.text(),
+              stderr: stderr.text(),
+              exitCode: outcome === 'overflow' ? null : exitCode,
+              truncated: stdout.truncated || stderr.truncated,
+            });
+          });
+          ch.end(request.script, 'utf8');
+        });
+      } catch (err) {
+        failWith({ kind: 'disconnected', detail: errorMessage(err) });
+      }
+    });
+  }
+}
+
+/**
+ * Stops the remote process group, then closes the channel. ssh2's Channel.signal() refuses once stdin is at
+ * EOF (it checks `writable`), but the protocol allows a "signal" request until the channel closes, and
+ * OpenSSH (>= 7.9) answers it with killpg() on the session's process group, which also reaches the script's
+ * children (`sleep`…). So the request goes through the connection's protocol object.
+ */
+function killRemote(channel: ClientChannel): void {
+  const internal = channel as unknown as {
+    outgoing?: { id?: number; state?: string };
+    _client?: { _protocol?: { signal?: (id: number, name: string) => void } };
+  };
+  try {
+    const id = internal.outgoing?.id;
+    const state = internal.outgoing?.state;
+    const protocol = internal._client?._protocol;
+    if (typeof id === 'number' && (state === 'open' || state === 'eof') && typeof protocol?.signal === 'function') {
+      protocol.signal(id, 'KILL');
+    } else {
+      channel.signal('KILL');
+    }
+  } catch {
+    // the channel is already closing
+  }
+  try {
+    channel.close();
+  } catch {
+    // already closed
+  }
+}
+
+function forwardTo(client: SshClient, via: SshHop, next: SshHop): Promise<Duplex> {
+  return new Promise<Duplex>((resolve, reject) => {
+    client.forwardOut('127.0.0.1', 0, next.host, next.port, (err, stream) => {
+      if (err) {
+        reject(new TransportError({
+          kind: 'connect',
+          detail: `jump host ${describeHop(via)} could not open a connection to ${next.host}:${next.port}: ${err.message.replace(/^\(SSH\) /, '')}`,
+        }));
+        return;
+      }
+      resolve(stream);
+    });
+  });
+}
+
+function endClient(client: SshClient): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const t = setTimeout(() => {
+      client.destroy();
+      resolve();
+    }, 2000);
+    client.once('close', () => {
+      clearTimeout(t);
+      resolve();
+    });
+    try {
+      client.end();
+    } catch {
+      clearTimeout(t);
+      resolve();
+    }
+  });
+}
+
+function dropDetail(err: Error & { level?: string }): string {
+  if (/Keepalive timeout/i.test(err.message)) return 'the server stopped answering keepalives';
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ECONNRESET') return 'connection reset by the server';
+  return err.message;
+}
+
+function mapConnectError(
+  err: Error & { level?: string; code?: unknown },
+  hop: SshHop,
+  label: string,
+  phase: 'connect' | 'auth' | 'ready',
+  auth: AuthPlan,
+): TransportFailure {
+  if (err.level === 'client-authentication') return { kind: 'auth', detail: `${label}: ${auth.describe()}` };
+  if (err.level === 'client-socket' || err.level === 'client-dns') return { kind: 'connect', detail: `${label}: ${socketDetail(err, hop)}` };
+  if (err.level === 'client-timeout') return { kind: 'connect', detail: `${label}: ${err.message}` };
+  if (typeof err.code === 'number') {
+    // A DISCONNECT message from the server.
+    return phase === 'auth'
+      ? { kind: 'auth', detail: `${label}: the server disconnected during authentication: ${err.message}; ${auth.describe()}` }
+      : { kind: 'connect', detail: `${label}: the server disconnected: ${err.message}` };
+  }
+  return { kind: 'connect', detail: `${label}: ${err.message}` };
+}
+
+function socketDetail(err: Error, hop: SshHop): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `${hop.host}:${hop.port}`;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `connection refused by ${where} (ECONNREFUSED): is sshd running on that port?`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return `cannot resolve the host name "${hop.host}" (${code})`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `${where} is unreachable (${code})`;
+    case 'ETIMEDOUT':
+      return `the TCP connection to ${where} timed out (ETIMEDOUT)`;
+    case 'ECONNRESET':
+      return `connection reset by ${where} (ECONNRESET)`;
+    default:
+      return `${where}: ${err.message}`;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Authentication
+
+interface Attempt {
+  label: string;
+  result: string | undefined;
+}
+
+/** Offers the hop's keys one by one through ssh2's authHandler, and remembers what happened for the error. */
+class AuthPlan {
+  readonly #hop: SshHop;
+  readonly #options: SshTransportOptions;
+  readonly #timer: PausableTimer;
+  readonly #log: (line: string) => void;
+  #fileIndex = 0;
+  #agentTried = false;
+  readonly #attempts: Attempt[] = [];
+  readonly #skipped: string[] = [];
+  #serverMethods: string[] | null = null;
+  readonly #unlocked = new Map<string, Promise<ParsedKey | null>>();
+
+  constructor(hop: SshHop, options: SshTransportOptions, timer: PausableTimer, log: (line: string) => void) {
+    this.#hop = hop;
+    this.#options = options;
+    this.#timer = timer;
+    this.#log = log;
+  }
+
+  readonly handler = (methodsLeft: AuthenticationType[] | null, _partial: boolean | null, next: NextAuthHandler): void => {
+    const last = this.#attempts[this.#attempts.length - 1];
+    if (last && last.result === undefined) last.result = 'refused';
+    if (methodsLeft) this.#serverMethods = methodsLeft;
+    const done = next as unknown as (m: AnyAuthMethod | false) => void;
+    if (methodsLeft && !methodsLeft.includes('publickey')) {
+      done(false);
+      return;
+    }
+    this.#next().then(
+      (method) => done(method ?? false),
+      (err: unknown) => {
+        this.#skipped.push(`internal error: ${errorMessage(err)}`);
+        done(false);
+      },
+    );
+  };
+
+  noteError(message: string): void {
+    const last = this.#attempts[this.#attempts.length - 1];
+    if (!last) return;
+    // Messages from ssh2 or from DeferredKeyAgent: no secrets in either.
+    if (/Failed to connect to agent/i.test(message)) last.result = 'agent not reachable';
+    else if (/no passphrase|passphrase not given/i.test(message)) last.result = 'the server accepted the key but no passphrase was given';
+    else last.result = message;
+  }
+
+  describe(): string {
+    const parts: string[] = [];
+    if (this.#attempts.length === 0) {
+      parts.push('no key to offer');
+    } else {
+      parts.push(`tried ${this.#attempts.map((a) => `${a.label} (${a.result ?? 'refused'})`).join(', ')}`);
+    }
+    if (this.#skipped.length > 0) parts.push(`skipped ${this.#skipped.join(', ')}`);
+    if (!this.#hop.agent && !this.#hop.identitiesOnly) parts.push('no agent (SSH_AUTH_SOCK is not set)');
+    if (this.#serverMethods) parts.push(`the server accepts: ${this.#serverMethods.join(', ') || 'nothing'}`);
+    return parts.join('; ');
+  }
+
+  async #next(): Promise<AnyAuthMethod | null> {
+    const username = this.#hop.user;
+    while (this.#fileIndex < this.#hop.identityFiles.length) {
+      const file = this.#hop.identityFiles[this.#fileIndex++] as string;
+      const method = await this.#fromFile(file, username);
+      if (method) return method;
+    }
+    if (!this.#agentTried && this.#hop.agent && !this.#hop.identitiesOnly) {
+      this.#agentTried = true;
+      this.#attempts.push({ label: `the agent at ${this.#hop.agent}`, result: undefined });
+      this.#log('trying the agent');
+      return { type: 'agent', username, agent: this.#hop.agent };
+    }
+    return null;
+  }
+
+  async #fromFile(file: string, username: string): Promise<AnyAuthMethod | null> {
+    let data: Buffer;
+    try {
+      data = await readFile(file);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') this.#skipped.push(`${file} (${code ?? 'unreadable'})`);
+      return null;
+    }
+    const parsed = firstKey(utils.parseKey(data));
+    if (!(parsed instanceof Error)) {
+      if (!parsed.isPrivateKey()) {
+        this.#skipped.push(`${file} (not a private key)`);
+        return null;
+      }
+      this.#attempts.push({ label: `key ${file}`, result: undefined });
+      this.#log(`offering key ${file}`);
+      return { type: 'publickey', username, key: parsed };
+    }
+    if (!/no passphrase given/i.test(parsed.message)) {
+      this.#skipped.push(`${file} (unsupported key format)`);
+      return null;
+    }
+    // Encrypted.
+    const publicKey = await encryptedKeyPublicHalf(file, data);
+    if (publicKey) {
+      this.#attempts.push({ label: `encrypted key ${file}`, result: undefined });
+      this.#log(`offering encrypted key ${file} (passphrase only if the server accepts it)`);
+      return { type: 'agent', username, agent: new DeferredKeyAgent(publicKey, () => this.#unlock(file, data)) };
+    }
+    const key = await this.#unlock(file, data);
+    if (!key) {
+      this.#skipped.push(`${file} (encrypted, no passphrase given)`);
+      return null;
+    }
+    this.#attempts.push({ label: `key ${file}`, result: undefined });
+    this.#log(`offering key ${file}`);
+    return { type: 'publickey', username, key };
+  }
+
+  #unlock(file: string, data: Buffer): Promise<ParsedKey | null> {
+    let p = this.#unlocked.get(file);
+    if (!p) {
+      p = this.#askAndDecrypt(file, data);
+      this.#unlocked.set(file, p);
+    }
+    return p;
+  }
+
+  async #askAndDecrypt(file: string, data: Buffer): Promise<ParsedKey | null> {
+    const ask = this.#options.passphrase;
+    if (!ask) return null;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      this.#timer.pause();
+      let pass: string | undefined;
+      try {
+        pass = await ask(file, attempt);
+      } finally {
+        this.#timer.resume();
+      }
+      if (pass === undefined || pass === null) return null;
+      const key = firstKey(utils.parseKey(data, pass));
+      if (!(key instanceof Error) && key.isPrivateKey()) return key;
+      this.#log(`wrong passphrase for ${file} (attempt ${attempt})`);
+    }
+    return null;
+  }
+}
+
+function firstKey(result: ParsedKey | ParsedKey[] | Error): ParsedKey | Error {
+  if (Array.isArray(result)) return result[0] ?? new Error('no key in file');
+  return result;
+}
+
+/**
+ * The public half of an encrypted private key: from `<file>.pub`, or from the clear header of an
+ * `openssh-key-v1` file (which stores the public key unencrypted). null when neither is available.
+ */
+async function encryptedKeyPublicHalf(file: string, data: Buffer): Promise<ParsedKey | null> {
+  const header = opensshPublicBlob(data.toString('latin1'));
+  if (header) {
+    const type = blobKeyType(header);
+    if (type) {
+      const key = firstKey(utils.parseKey(`${type} ${header.toString('base64')}`));
+      if (!(key instanceof Error)) return key;
+    }
+  }
+  try {
+    const pub = firstKey(utils.parseKey(await readFile(`${file}.pub`)));
+    if (!(pub instanceof Error)) return pub;
+  } catch {
+    // no .pub
+  }
+  return null;
+}
+
+/** The first public key blob of an `-----BEGIN OPENSSH PRIVATE KEY-----` file, or null. */
+export function opensshPublicBlob(text: string): Buffer | null {
+  const m = /-----BEGIN OPENSSH PRIVATE KEY-----([\s\S]*?)-----END OPENSSH PRIVATE KEY-----/.exec(text);
+  if (!m) return null;
+  const bin = Buffer.from((m[1] as string).replace(/\s+/g, ''), 'base64');
+  const magic = 'openssh-key-v1\0';
+  if (bin.subarray(0, magic.length).toString('latin1') !== magic) return null;
+  let pos = magic.length;
+  const readString = (): Buffer | null => {
+    if (pos + 4 > bin.length) return null;
+    const len = bin.readUInt32BE(pos);
+    pos += 4;
+    if (pos + len > bin.length) return null;
+    const s = bin.subarray(pos, pos + len);
+    pos += len;
+    return s;
+  };
+  if (!readString() || !readString() || !readString()) return null; // cipher, kdf, kdf options
+  if (pos + 4 > bin.length || bin.readUInt32BE(pos) < 1) return null;
+  pos += 4;
+  return readString();
+}
+
+/**
+ * A one-key "agent" for an encrypted key file: it offers the public key, and decrypts the private key (asking
+ * the passphrase) only when the server accepted the public key and a signature is needed.
+ */
+class DeferredKeyAgent extends BaseAgent<ParsedKey> {
+  readonly #publicKey: ParsedKey;
+  readonly #unlock: () => Promise<ParsedKey | null>;
+
+  constructor(publicKey: ParsedKey, unlock: () => Promise<ParsedKey | null>) {
+    super();
+    this.#publicKey = publicKey;
+    this.#unlock = unlock;
+  }
+
+  getIdentities(cb: (err?: Error | null, keys?: ParsedKey[]) => void): void {
+    cb(null, [this.#publicKey]);
+  }
+
+  sign(_pubKey: ParsedKey, data: Buffer, options: SigningRequestOptions | SignCallback, cb?: SignCallback): void {
+    const callback = (typeof options === 'function' ? options : cb) as SignCallback;
+    const hash = typeof options === 'object' && options !== null ? options.hash : undefined;
+    this.#unlock().then(
+      (key) => {
+        if (!key) {
+          callback(new Error('passphrase not given'));
+          return;
+        }
+        const signature = key.sign(data, hash) as Buffer | Error;
+        if (signature instanceof Error) callback(new Error('could not sign with the key'));
+        else callback(null, signature);
+      },
+      () => callback(new Error('could not decrypt the key')),
+    );
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Helpers
+
+class PausableTimer {
+  readonly #onFire: () => void;
+  #remaining: number;
+  #startedAt = 0;
+  #handle: ReturnType<typeof setTimeout> | undefined;
+  #pauses = 0;
+  #cleared = false;
+
+  constructor(ms: number, onFire: () => void) {
+    this.#onFire = onFire;
+    this.#remaining = ms;
+    if (ms > 0) this.#start();
+    else this.#cleared = true;
+  }
+
+  #start(): void {
+    this.#startedAt = Date.now();
+    this.#handle = setTimeout(() => {
+      this.#cleared = true;
+      this.#onFire();
+    }, Math.max(0, this.#remaining));
+  }
+
+  pause(): void {
+    if (this.#cleared) return;
+    if (this.#pauses++ === 0 && this.#handle !== undefined) {
+      clearTimeout(this.#handle);
+      this.#handle = undefined;
+      this.#remaining -= Date.now() - this.#startedAt;
+    }
+  }
+
+  resume(): void {
+    if (this.#cleared || this.#pauses === 0) return;
+    if (--this.#pauses === 0) this.#start();
+  }
+
+  clear(): void {
+    this.#cleared = true;
+    if (this.#handle !== undefined) clearTimeout(this.#handle);
+    this.#handle = undefined;
+  }
+}
+
+async function readTextOrEmpty(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+// ------------------------------------------------------------------------------------------------
+// From ~/.ssh/config to transport options
+
+/** The local user's environment for config resolution. */
+export function defaultSshEnv(env: NodeJS.ProcessEnv = process.env): SshEnv {
+  let user = env.USER ?? env.LOGNAME ?? '';
+  let uid: number | undefined;
+  try {
+    const info = userInfo();
+    user ||= info.username;
+    uid = info.uid;
+  } catch {
+    // no passwd entry
+  }
+  const out: { -readonly [K in keyof SshEnv]: SshEnv[K] } = { home: env.HOME || homedir(), user, localHostname: hostname() };
+  if (uid !== undefined && uid >= 0) out.uid = uid;
+  if (env.SSH_AUTH_SOCK) out.authSock = env.SSH_AUTH_SOCK;
+  return out;
+}
+
+/** Reads the files an Include pattern names, with `*` and `?` in any path component, in lexical order. */
+export function readIncludeFromDisk(absolutePattern: string): SshIncludeFile[] {
+  const parts = absolutePattern.split('/').filter((p) => p !== '');
+  let paths = [''];
+  for (const part of parts) {
+    const next: string[] = [];
+    for (const base of paths) {
+      if (!/[*?]/.test(part)) {
+        next.push(`${base}/${part}`);
+        continue;
+      }
+      let names: string[] = [];
+      try {
+        names = readdirSync(base === '' ? '/' : base).sort();
+      } catch {
+        continue;
+      }
+      const re = new RegExp(`^${part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+      for (const n of names) if (re.test(n) && (!n.startsWith('.') || part.startsWith('.'))) next.push(`${base}/${n}`);
+    }
+    paths = next;
+  }
+  const out: SshIncludeFile[] = [];
+  for (const path of paths) {
+    try {
+      if (!statSync(path).isFile()) continue;
+      out.push({ path, text: readFileSync(path, 'utf8') });
+    } catch {
+      // missing files are ignored, as glob(3) would not list them
+    }
+  }
+  return out;
+}
+
+/** ~/.ssh/config's text ('' when missing) and a reader for its Include lines. */
+export function readUserSshConfig(env: SshEnv): { text: string; path: string; resolve: ResolveOptions } {
+  const path = `${env.home.replace(/\/+$/, '')}/.ssh/config`;
+  let text = '';
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    // no config
+  }
+  return { text, path, resolve: { readInclude: readIncludeFromDisk } };
+}
+
+export type SshConnectionSettings = Omit<SshTransportOptions, 'confirmUnknownHost' | 'passphrase' | 'log'>;
+
+/**
+ * Turns a destination (`alias`, `[user@]host[:port]`) into transport options via the ssh config: HostName,
+ * User, Port, IdentityFile (after `extraIdentityFiles`, e.g. the CLI's `-i`, as OpenSSH puts -i first),
+ * ProxyJump (each jump host itself resolved through the config, recursively), known_hosts settings,
+ * ConnectTimeout and ServerAlive*.
+ */
+export function sshSettingsFromConfig(
+  destination: string,
+  configText: string,
+  env: SshEnv,
+  resolve: ResolveOptions = {},
+  extraIdentityFiles: readonly string[] = [],
+): { settings: SshConnectionSettings; warnings: string[] } {
+  const dest = parseSshDestination(destination);
+  if (!dest) throw new Error(`"${destination}" is not a valid SSH destination ([user@]host[:port])`);
+  const warnings: string[] = [];
+  const hopFor = (d: SshDestination, extra: readonly string[]): { hop: SshHop; jumps: SshDestination[] } => {
+    const s = resolveSshHost(d.host, configText, env, resolve);
+    for (const w of s.warnings) if (!warnings.includes(w)) warnings.push(w);
+    const identityFiles = extra.length > 0 ? [...extra, ...(s.identityFilesConfigured ? s.identityFiles : [])] : s.identityFiles;
+    const hop: SshHop = {
+      host: s.hostName,
+      port: d.port ?? s.port,
+      user: d.user ?? s.user,
+      identityFiles,
+      agent: s.identityAgent,
+      identitiesOnly: s.identitiesOnly,
+    };
+    return { hop, jumps: [...s.proxyJump] };
+  };
+  const targetResolved = hopFor(dest, extraIdentityFiles);
+  const jumps: SshHop[] = [];
+  const expand = (list: readonly SshDestination[], depth: number, seen: Set<string>): void => {
+    for (const d of list) {
+      const key = `${d.user ?? ''}@${d.host}:${d.port ?? ''}`;
+      if (depth > 8 || seen.has(key)) {
+        warnings.push(`ProxyJump loop or chain too deep at ${d.host}; stopped there`);
+        continue;
+      }
+      const r = hopFor(d, []);
+      expand(r.jumps, depth + 1, new Set([...seen, key]));
+      jumps.push(r.hop);
+    }
+  };
+  expand(targetResolved.jumps, 0, new Set());
+  const s = resolveSshHost(dest.host, configText, env, resolve);
+  const settings: { -readonly [K in keyof SshConnectionSettings]: SshConnectionSettings[K] } = {
+    target: targetResolved.hop,
+    jumps,
+    knownHostsFiles: s.userKnownHostsFiles,
+    globalKnownHostsFiles: s.globalKnownHostsFiles,
+    strictHostKeyChecking: s.strictHostKeyChecking,
+    hashKnownHosts: s.hashKnownHosts,
+  };
+  if (s.connectTimeout !== undefined && s.connectTimeout > 0) settings.connectTimeoutMs = s.connectTimeout * 1000;
+  if (s.serverAliveInterval !== undefined) settings.keepaliveIntervalMs = s.serverAliveInterval * 1000;
+  if (s.serverAliveCountMax !== undefined) settings.keepaliveCountMax = s.serverAliveCountMax;
+  return { settings, warnings };
+}

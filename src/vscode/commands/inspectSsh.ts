@@ -1,0 +1,59 @@
+// "Inspect SSH Host…": the node probe over SSH. Unknown host keys are shown to the user to accept;
+// changed keys are refused by the transport; passphrases are asked, never stored or logged.
+import * as vscode from 'vscode';
+import { defaultSshEnv, readUserSshConfig, sshSettingsFromConfig, SshTransport } from '../../transports/ssh.ts';
+import type { Ctx } from '../ctx.ts';
+import type { SshHostItem } from '../sshHosts.ts';
+import { configuredSshHosts } from '../sshHosts.ts';
+import { requireTrust } from '../trust.ts';
+import { inspectWithTransport } from './inspectLocal.ts';
+
+async function pickDestination(): Promise<string | undefined> {
+  const hosts = configuredSshHosts();
+  const enter = { label: '$(add) Enter a host…', destination: '' };
+  const picked = await vscode.window.showQuickPick(
+    [...hosts.map((host) => ({ label: host.destination, description: host.source.kind === 'setting' ? 'gpumem.ssh.hosts' : '~/.ssh/config', destination: host.destination })), enter],
+    { placeHolder: 'SSH host to inspect (the node probe runs read-only, as the SSH user)' },
+  );
+  if (!picked) return undefined;
+  if (picked !== enter) return picked.destination;
+  return vscode.window.showInputBox({
+    prompt: 'SSH destination: [user@]host[:port] or a Host alias from ~/.ssh/config',
+    placeHolder: 'root@gpu-node-1',
+    validateInput: (value) => (/^[A-Za-z0-9._@:[\]-]+$/.test(value.trim()) ? undefined : 'Use [user@]host[:port]'),
+  });
+}
+
+export async function inspectSshHost(ctx: Ctx, item?: SshHostItem): Promise<void> {
+  if (!requireTrust('Inspect SSH Host')) return;
+  const destination = item?.destination ?? (await pickDestination());
+  if (!destination) return;
+  let transport: SshTransport;
+  try {
+    const env = defaultSshEnv();
+    const config = readUserSshConfig(env);
+    const { settings, warnings } = sshSettingsFromConfig(destination.trim(), config.text, env, config.resolve);
+    for (const warning of warnings) ctx.output.warn(`${config.path}: ${warning}`);
+    transport = new SshTransport({
+      ...settings,
+      // VS Code asks; a changed or revoked key is refused by the transport whatever the answer.
+      strictHostKeyChecking: settings.strictHostKeyChecking === 'no' ? 'no' : settings.strictHostKeyChecking === 'yes' ? 'yes' : 'ask',
+      confirmUnknownHost: async (host, keyType, fingerprint) => {
+        const trust = 'Trust and Connect';
+        const answer = await vscode.window.showWarningMessage(
+          `The authenticity of host "${host}" can't be established.`,
+          { modal: true, detail: `${keyType} key fingerprint is ${fingerprint}.\nCompare it with the host's key (ssh-keygen -lf /etc/ssh/ssh_host_${keyType.replace(/^ssh-/, '').replace(/-.*/, '')}_key.pub on the host) before trusting it. It will be added to your known_hosts.` },
+          trust,
+        );
+        return answer === trust;
+      },
+      passphrase: (keyFile, attempt) =>
+        Promise.resolve(vscode.window.showInputBox({ prompt: `Passphrase for ${keyFile}${attempt > 1 ? ` (attempt ${attempt})` : ''}`, password: true, ignoreFocusOut: true })),
+      log: (line) => ctx.output.info(`ssh: ${line}`),
+    });
+  } catch (error) {
+    void vscode.window.showErrorMessage(`gpumem: ${(error as Error).message}`);
+    return;
+  }
+  await inspectWithTransport(ctx, transport, `Inspecting ${transport.target}`);
+}

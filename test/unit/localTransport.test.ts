@@ -1,0 +1,189 @@
+// LocalTransport against real shells on this machine: sh, dash and busybox sh. Each test cleans up the
+// processes it starts (the timeout, cancel and cap tests check that the whole process group is gone).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { LocalTransport, OutputBuffer, utf8Boundary } from '../../src/transports/local.ts';
+import { TransportError } from '../../src/core/probe/transport.ts';
+import type { ExecRequest, TransportFailure } from '../../src/core/probe/transport.ts';
+
+function which(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':')) {
+    if (existsSync(`${dir}/${name}`)) return `${dir}/${name}`;
+  }
+  return null;
+}
+
+const SHELLS: Array<{ name: string; command: string[] | undefined; missing: string | null }> = [
+  { name: 'sh (default argv)', command: undefined, missing: null },
+  { name: 'dash', command: ['dash', '-s'], missing: which('dash') ? null : 'dash not installed (apt-get install -y dash)' },
+  { name: 'busybox sh', command: ['busybox', 'sh', '-s'], missing: which('busybox') ? null : 'busybox not installed (apt-get install -y busybox-static)' },
+];
+
+function req(script: string, extra: Partial<ExecRequest> = {}): ExecRequest {
+  return { script, timeoutMs: 30_000, maxOutputBytes: 1 << 20, ...extra };
+}
+
+/** Process ids whose command line contains `marker` (pgrep -f), excluding pgrep itself. */
+function pids(marker: string): number[] {
+  try {
+    return execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map(Number);
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}
+
+/** Waits (generous watchdog) until no process matches; returns what is left. */
+async function gone(marker: string, watchdogMs = 10_000): Promise<number[]> {
+  const until = Date.now() + watchdogMs;
+  let left = pids(marker);
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = pids(marker);
+  }
+  return left;
+}
+
+/** A `sleep` argument unique to this test, so pgrep finds only our processes. */
+function uniqueSleep(): string {
+  return `3${String(randomBytes(4).readUInt32BE(0) % 100000).padStart(5, '0')}.${randomBytes(2).readUInt16BE(0)}`;
+}
+
+async function rejectsWith(p: Promise<unknown>, kind: TransportFailure['kind']): Promise<TransportFailure> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof TransportError, `expected a TransportError, got ${String(err)}`);
+    assert.equal(err.failure.kind, kind, err.message);
+    return err.failure;
+  }
+  assert.fail(`expected a ${kind} failure`);
+}
+
+for (const shell of SHELLS) {
+  const opts = shell.missing ? { skip: shell.missing } : {};
+  const make = (): LocalTransport => new LocalTransport(shell.command ? { command: shell.command } : {});
+
+  test(`${shell.name}: stdout, stderr and exit code`, opts, async () => {
+    const t = make();
+    const r = await t.run(req('echo hello\necho oops >&2\nprintf "%s" "$(id -u)"\nexit 3\n'));
+    assert.equal(r.stdout, `hello\n${process.getuid?.()}`);
+    assert.equal(r.stderr, 'oops\n');
+    assert.equal(r.exitCode, 3);
+    assert.equal(r.truncated, false);
+    await t.close();
+  });
+
+  test(`${shell.name}: the script arrives on stdin, whole (1 MB, quotes, newlines)`, opts, async () => {
+    const t = make();
+    const filler = `# ${'x'.repeat(1000)}\n`.repeat(1024);
+    const r = await t.run(req(`${filler}printf '%s|' "it's" 'a "q"' 'tab\there'\necho end\n`));
+    assert.equal(r.stdout, `it's|a "q"|tab\there|end\n`);
+    assert.equal(r.exitCode, 0);
+  });
+
+  test(`${shell.name}: a script that exits before reading all of stdin`, opts, async () => {
+    const t = make();
+    const r = await t.run(req(`exit 7\n${'# padding\n'.repeat(200_000)}`));
+    assert.equal(r.exitCode, 7);
+  });
+
+  test(`${shell.name}: the timeout kills the whole process group`, opts, async () => {
+    const t = make();
+    const s = uniqueSleep();
+    const started = Date.now();
+    const f = await rejectsWith(t.run(req(`sleep ${s} &\nsleep ${s}\n`, { timeoutMs: 300 })), 'timeout');
+    assert.deepEqual(f, { kind: 'timeout', phase: 'command', ms: 300 });
+    assert.ok(Date.now() - started < 20_000, 'watchdog');
+    assert.deepEqual(await gone(`sleep ${s}`), [], 'the background sleep survived the timeout');
+  });
+
+  test(`${shell.name}: cancellation kills the process group and reports cancelled`, opts, async () => {
+    const t = make();
+    const s = uniqueSleep();
+    const controller = new AbortController();
+    const p = t.run(req(`sleep ${s} &\nsleep ${s}\n`, { signal: controller.signal }));
+    const until = Date.now() + 10_000;
+    while (pids(`sleep ${s}`).length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(pids(`sleep ${s}`).length, 2, 'both sleeps started');
+    controller.abort();
+    await rejectsWith(p, 'cancelled');
+    assert.deepEqual(await gone(`sleep ${s}`), []);
+  });
+
+  test(`${shell.name}: the output cap truncates, kills and reports`, opts, async () => {
+    const t = make();
+    const s = uniqueSleep();
+    // Prints forever (and keeps a sleeping child) until killed.
+    const r = await t.run(req(`sleep ${s} &\nwhile :; do echo 0123456789; done\n`, { maxOutputBytes: 100_000 }));
+    assert.equal(r.truncated, true);
+    assert.equal(r.stdout.length, 100_000);
+    assert.ok(r.stdout.startsWith('0123456789\n'));
+    assert.equal(r.exitCode, null);
+    assert.deepEqual(await gone(`sleep ${s}`), []);
+  });
+}
+
+test('an aborted signal before the run starts nothing', async () => {
+  const t = new LocalTransport();
+  const controller = new AbortController();
+  controller.abort();
+  await rejectsWith(t.run(req('echo never', { signal: controller.signal })), 'cancelled');
+});
+
+test('a missing binary is a spawn failure', async () => {
+  const t = new LocalTransport({ command: ['/nonexistent/gpumem-shell', '-s'] });
+  const f = await rejectsWith(t.run(req('echo hi')), 'spawn');
+  assert.match((f as { detail: string }).detail, /gpumem-shell: not found \(ENOENT\)/);
+});
+
+test('a non-executable file is a spawn failure', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gpumem-local-'));
+  try {
+    const file = join(dir, 'not-executable');
+    writeFileSync(file, 'echo hi\n', { mode: 0o644 });
+    const t = new LocalTransport({ command: [file] });
+    const f = await rejectsWith(t.run(req('echo hi')), 'spawn');
+    assert.match((f as { detail: string }).detail, /EACCES/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('stderr is capped too, and marks the result truncated', async () => {
+  const t = new LocalTransport();
+  const r = await t.run(req('i=0; while [ $i -lt 2000 ]; do echo eeeeeeeeee >&2; i=$((i+1)); done; echo done', { maxOutputBytes: 1000 }));
+  assert.equal(r.truncated, true);
+  assert.equal(r.stderr.length, 1000);
+});
+
+test('the target names the argv when one is given', () => {
+  assert.equal(new LocalTransport().target, 'local');
+  assert.equal(new LocalTransport({ command: ['busybox', 'sh', '-s'] }).target, 'local: busybox sh -s');
+  assert.throws(() => new LocalTransport({ command: [] }));
+});
+
+test('the environment and working directory are passed as given', async () => {
+  const t = new LocalTransport({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GPUMEM_X: 'a b;$(c)' }, cwd: '/tmp' });
+  const r = await t.run(req('printf "%s|%s" "$GPUMEM_X" "$(pwd)"'));
+  assert.equal(r.stdout, 'a b;$(c)|/tmp');
+});
+
+test('OutputBuffer cuts at a whole UTF-8 character', () => {
+  const b = new OutputBuffer(4);
+  assert.equal(b.push(Buffer.from('aé')), true); // 3 bytes
+  assert.equal(b.push(Buffer.from('€')), false); // 3 more: over the cap
+  assert.equal(b.truncated, true);
+  assert.equal(b.text(), 'aé');
+  assert.equal(utf8Boundary(Buffer.from('ab')), 2);
+  assert.equal(utf8Boundary(Buffer.from('a€').subarray(0, 3)), 1);
+  assert.equal(utf8Boundary(Buffer.from('😀')), 4);
+  assert.equal(utf8Boundary(Buffer.from('😀').subarray(0, 3)), 0);
+});
