@@ -1,7 +1,7 @@
 // The linter's entry point: text in, findings and container summaries out. Pure and synchronous,
 // so the editor, the CLI and the benchmarks all run exactly the same code.
-import { parseAllDocuments } from 'yaml';
-import type { Document, Node } from 'yaml';
+import { isMap, isScalar, isSeq, parseAllDocuments, YAMLParseError } from 'yaml';
+import type { Document, Node, Tags } from 'yaml';
 import { memoryBudget } from './analysis/memoryBudget.ts';
 import type { MemoryBudget } from './analysis/memoryBudget.ts';
 import { summarizeContainer } from './analysis/containerSummary.ts';
@@ -27,8 +27,19 @@ export interface LintResult {
   readonly containers: readonly ContainerSummary[];
 }
 
-/** YAML 1.1, as Kubernetes reads manifests (so `yes` is a boolean and `<<` merges). */
-const PARSE_OPTIONS = { version: '1.1', prettyErrors: false, keepSourceTokens: false } as const;
+/**
+ * YAML 1.1, as Kubernetes reads manifests (so `yes` is a boolean and `<<` merges). The parser's own
+ * duplicate-key check compares each key with every earlier key of its mapping, which is quadratic (a
+ * 40,000-key mapping took 30 s), so `findDuplicateKeys` does it in linear time instead. `!!omap` is left
+ * unresolved (a plain list) for the same reason: its duplicate check is quadratic too, and manifests never use it.
+ */
+const PARSE_OPTIONS = {
+  version: '1.1',
+  prettyErrors: false,
+  keepSourceTokens: false,
+  uniqueKeys: false,
+  customTags: (tags: Tags) => tags.filter((tag) => (typeof tag === 'string' ? tag !== 'omap' : tag.tag !== 'tag:yaml.org,2002:omap')),
+} as const;
 
 const HAMI_POD_ANNOTATIONS = /^(hami\.io\/|nvidia\.com\/(use-gputype|nouse-gputype|use-gpuuuid|nouse-gpuuuid|vgpu-mode|numa-bind))/;
 const MAX_LIST_DEPTH = 4;
@@ -63,6 +74,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG): Lin
   const configMaps: ConfigMapModel[] = [];
   let unparsedTemplates = 0;
   for (const doc of documents) {
+    if (doc.errors.length === 0) for (const error of findDuplicateKeys(doc)) doc.errors.push(error);
     if (doc.errors.length > 0) {
       if (masked) unparsedTemplates++;
       else raw.push(syntaxFinding(doc, text.length));
@@ -152,7 +164,9 @@ function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConf
   const entry = workloadEntry(object.kind, object.apiVersion);
   if (!entry) return;
   for (const { template, role } of findPodTemplates(tree, root, entry)) {
-    const pod = buildPodModel(tree, object, root, template, role);
+    // Each pod template gets its own object identity, so summaries of same-named containers in different
+    // templates (KubeRay worker groups) count only their own findings.
+    const pod = buildPodModel(tree, { ...object }, root, template, role);
     const unifiedMemory = detectUnifiedMemory(pod, config.unifiedMemoryNodeLabels);
     const unified = unifiedMemory.kind === 'unified';
     const gpuContainers = pod.containers.filter((container) => container.gpu.length > 0 && container.role !== 'ephemeral');
@@ -189,7 +203,7 @@ function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConf
     };
     for (const rule of POD_RULES) rule.check(context);
     for (const finding of podFindings) out.push(finding); // not push(...): a spread of 100k+ findings overflows the stack
-    for (const container of gpuContainers) summaries.push({ object, container, budget: context.budget(container), unified });
+    for (const container of gpuContainers) summaries.push({ object: pod.object, container, budget: context.budget(container), unified });
   }
 }
 
@@ -269,6 +283,31 @@ function helmSourceOf(doc: Document.Parsed): string | undefined {
     if (match?.[1]) return match[1];
   }
   return undefined;
+}
+
+/** The parser's "Map keys must be unique" errors (same rule: scalar keys with the same value), in linear time. */
+function findDuplicateKeys(doc: Document.Parsed): YAMLParseError[] {
+  const found: YAMLParseError[] = [];
+  const stack: unknown[] = [doc.contents];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (isMap(node)) {
+      const seen = new Set<unknown>();
+      for (const pair of node.items) {
+        const key = pair.key;
+        if (isScalar(key) && !Number.isNaN(key.value)) {
+          if (seen.has(key.value)) {
+            const at = key.range?.[0] ?? node.range?.[0] ?? 0;
+            found.push(new YAMLParseError([at, at + 1], 'DUPLICATE_KEY', 'Map keys must be unique'));
+          } else seen.add(key.value);
+        }
+        stack.push(pair.value, pair.key);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) stack.push(item);
+    }
+  }
+  return found.sort((a, b) => a.pos[0] - b.pos[0]);
 }
 
 function syntaxFinding(doc: Document.Parsed, textLength: number): Finding {

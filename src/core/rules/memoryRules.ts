@@ -41,7 +41,9 @@ function memoryLimitFixes(context: PodContext, container: ContainerModel, budget
     if (limit) fixes.push({ title: `Set memory limit to ${value} (${describeNominal(budget, isUnified(context))} + ${context.config.headroomPercent} % headroom)`, edits: [limit], preferred: true });
     if (limit && !budget.request && isUnified(context)) {
       const request = setMemoryEdit(context, container, 'requests', value);
-      if (request && request.start !== limit.start) fixes.push({ title: `Set memory limit and request to ${value} (Guaranteed memory)`, edits: [limit, request] });
+      // Both may insert at the same place (limits is the last key of resources): then one edit carries both.
+      const edits = request && request.start === limit.start && request.end === limit.end ? [{ start: limit.start, end: limit.end, newText: limit.newText + request.newText }] : request ? [limit, request] : [];
+      if (edits.length > 0) fixes.push({ title: `Set memory limit and request to ${value} (Guaranteed memory)`, edits });
     }
   } else {
     const what = isUnified(context) ? 'host memory + GPU memory' : 'host memory (CUDA context, pinned buffers, data loaders)';
