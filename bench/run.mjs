@@ -113,7 +113,10 @@ for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
 }
 const lintBps = corpusBytes / median(lintSeconds);
 const parseBps = corpusBytes / median(parseSeconds);
-const ratio = lintBps / parseBps;
+// The headline is the median of the per-round ratios: each round pairs lint and parse closely in time, so its
+// ratio is robust to load that changes between rounds. The ratio of the two medians is reported alongside.
+const ratio = median(roundRatios);
+const ratioOfMedians = lintBps / parseBps;
 
 // ---- memory: one untimed pass over the corpus, sampled after every file ---------------------------------------
 gc();
@@ -180,8 +183,9 @@ const rows = [
   ['', ''],
   ['yaml.parseAllDocuments', `${rate(parseBps)} (median of ${THROUGHPUT_ROUNDS} rounds: ${(median(parseSeconds) * 1000).toFixed(0)} ms)`],
   ['lintText', `${rate(lintBps)} (median of ${THROUGHPUT_ROUNDS} rounds: ${(median(lintSeconds) * 1000).toFixed(0)} ms)`],
-  ['Throughput ratio', `${ratio.toFixed(3)}× of the bare parser (target ≥ ${TARGET_RATIO}×)`],
-  ['  per round', `${roundRatios.map((r) => r.toFixed(3)).join(' ')} (median ${median(roundRatios).toFixed(3)})`],
+  ['Throughput ratio', `${ratio.toFixed(3)}× of the bare parser, median of the per-round ratios (target ≥ ${TARGET_RATIO}×)`],
+  ['  per round', roundRatios.map((r) => r.toFixed(3)).join(' ')],
+  ['  ratio of the medians', `${ratioOfMedians.toFixed(3)}×`],
   ['', ''],
   [`Re-lint ${RELINT_LINES}-line manifest`, `${RELINT_RUNS} runs after ${RELINT_WARMUP} warm-up runs, ${manifestFindings} findings each`],
   ['  p50 / p95 / p99', `${relintStats.p50Ms.toFixed(3)} / ${relintStats.p95Ms.toFixed(3)} / ${relintStats.p99Ms.toFixed(3)} ms (target p95 ≤ ${TARGET_P95_MS} ms)`],
@@ -219,6 +223,7 @@ const results = {
     lintBytesPerSecond: lintBps,
     parseBytesPerSecond: parseBps,
     ratio,
+    ratioOfMedians,
     roundRatios,
     target: TARGET_RATIO,
     pass: throughputPass,

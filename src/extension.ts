@@ -4,6 +4,7 @@ import { GpuCodeActionProvider } from './vscode/codeActions.ts';
 import { GpuCodeLensProvider } from './vscode/codeLens.ts';
 import { analyzeCapture } from './vscode/commands/analyzeCapture.ts';
 import { APPLY_FIX_COMMAND, applyFix } from './vscode/commands/applyFix.ts';
+import { explainOomInEditor } from './vscode/commands/explainOom.ts';
 import { inspectLocal } from './vscode/commands/inspectLocal.ts';
 import { inspectSshHost } from './vscode/commands/inspectSsh.ts';
 import { lintActiveFile } from './vscode/commands/lintActiveFile.ts';
@@ -44,6 +45,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand('gpumem.refreshSshHosts', () => sshHosts.refresh()),
     vscode.commands.registerCommand('gpumem.analyzeCapture', (uri?: vscode.Uri) => analyzeCapture(ctx, uri)),
     vscode.commands.registerCommand('gpumem.copyProbeScript', () => copyProbeScript()),
+    vscode.commands.registerCommand('gpumem.explainOom', () => explainOomInEditor()),
   );
 }
 

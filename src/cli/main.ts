@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import { LINT_USAGE, lintCommand } from './lintCommand.ts';
-import { analyzeCommand, inspectCommand, probeScriptCommand } from './probeCommands.ts';
+import { analyzeCommand, explainOomCommand, inspectCommand, probeScriptCommand } from './probeCommands.ts';
 import { rulesCommand } from './rulesCommand.ts';
 
 const VERSION = '0.1.0';
@@ -17,6 +17,7 @@ Commands:
   probe-script    Print the read-only probe script (for air-gapped nodes)
   inspect         Probe this machine (--local) or a host over SSH (--ssh) and print verdicts
   analyze FILE    Analyse a saved probe capture
+  explain-oom F   Explain the OOM kills in a kernel log (file or -)
 
 Options:
   --version       Print the version
@@ -25,7 +26,7 @@ Options:
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = { lint: lintCommand, rules: rulesCommand, 'probe-script': probeScriptCommand, inspect: inspectCommand, analyze: analyzeCommand };
+const COMMANDS: Record<string, Command> = { lint: lintCommand, rules: rulesCommand, 'probe-script': probeScriptCommand, inspect: inspectCommand, analyze: analyzeCommand, 'explain-oom': explainOomCommand };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;

@@ -9,6 +9,8 @@ import { buildProbeScript, newNonce } from '../core/probe/script.ts';
 import type { Transport } from '../core/probe/transport.ts';
 import { TransportError } from '../core/probe/transport.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../core/report/inspectionReport.ts';
+import { oomToJson, oomToMarkdown, oomToText } from '../core/report/oomReport.ts';
+import { explainKernelLogText } from '../core/verdicts/oomRootCause.ts';
 import { LocalTransport } from '../transports/local.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { describeError } from './files.ts';
@@ -167,4 +169,33 @@ export async function analyzeCommand(argv: readonly string[], io: CliIo): Promis
   }
   io.stdout(renderInspection(inspection, format));
   return exitCodeOf(inspection);
+}
+
+export const EXPLAIN_OOM_USAGE = `Usage: gpumem explain-oom <file|-> [--format text|json|markdown]
+
+Explains the OOM kills in a kernel log (dmesg, dmesg -T, journalctl -k, /var/log/kern.log) with no other
+context: global or memory-cgroup kill, the victim and its pod, the GTT signature, evidence lines and remedies.
+`;
+
+export async function explainOomCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, { format: true, help: false }, { '-f': '--format', '-h': '--help' });
+  if (args.options.has('help')) {
+    io.stdout(EXPLAIN_OOM_USAGE);
+    return 0;
+  }
+  const [file, ...extra] = args.positionals;
+  if (!file || extra.length > 0) throw new UsageError('give one kernel log file, or - for standard input');
+  const format = formatOf(args.options.get('format'));
+  let text: string;
+  try {
+    text = file === '-' ? new TextDecoder().decode(await io.readStdin()) : await readFile(file, 'utf8');
+  } catch (error) {
+    io.stderr(`gpumem explain-oom: ${file}: ${describeError(error)}\n`);
+    return 2;
+  }
+  const source = file === '-' ? 'standard input' : file;
+  const explanation = explainKernelLogText(text);
+  if (format === 'json') io.stdout(`${JSON.stringify(oomToJson(explanation, source), null, 2)}\n`);
+  else io.stdout(format === 'markdown' ? oomToMarkdown(explanation, source) : oomToText(explanation, source));
+  return explanation.verdicts.some((verdict) => verdict.severity !== 'info') ? 1 : 0;
 }

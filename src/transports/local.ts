@@ -9,7 +9,9 @@
 //   machine busy until the timeout. The result then has `exitCode: null`.
 // - Time: after `timeoutMs` the whole process group is killed (the child is spawned `detached`, so it
 //   leads its own group, and `process.kill(-pid)` reaches the script's children too) and run() throws
-//   TransportError {kind:'timeout', phase:'command'}.
+//   TransportError {kind:'timeout', phase:'command'} at once.
+// - A background process that outlives the shell while holding its stdout (e.g. started with setsid)
+//   cannot delay the result by more than 2 s after the shell exits.
 // - Cancellation: aborting `signal` kills the process group and run() throws {kind:'cancelled'}.
 // - A command that cannot be started (missing binary, not executable) throws {kind:'spawn'}.
 import { spawn } from 'node:child_process';
@@ -29,6 +31,7 @@ export interface LocalTransportOptions {
 }
 
 export const DEFAULT_LOCAL_COMMAND: readonly string[] = ['sh', '-s'];
+const EXIT_GRACE_MS = 2000;
 
 export class LocalTransport implements Transport {
   readonly target: string;
@@ -84,23 +87,31 @@ export class LocalTransport implements Transport {
         }
       };
 
+      // Timeout and cancellation settle at once, without waiting for the pipes to close: a process that
+      // left the group (setsid) could hold them open.
       const timer = setTimeout(() => {
         if (outcome !== 'running') return;
         outcome = 'timeout';
         killGroup();
+        finish(null);
       }, Math.max(0, request.timeoutMs));
 
       const onAbort = (): void => {
         if (outcome !== 'running') return;
         outcome = 'cancelled';
         killGroup();
+        finish(null);
       };
+      let exitGrace: ReturnType<typeof setTimeout> | undefined;
       request.signal?.addEventListener('abort', onAbort, { once: true });
 
       const finish = (exitCode: number | null): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearTimeout(exitGrace);
+        child.stdout?.destroy();
+        child.stderr?.destroy();
         request.signal?.removeEventListener('abort', onAbort);
         this.#running.delete(child);
         switch (outcome) {
@@ -143,6 +154,11 @@ export class LocalTransport implements Transport {
         }
       });
       child.once('close', (code) => finish(code));
+      // Normally 'close' follows 'exit' as soon as the pipes drain. If a process that escaped the group
+      // still holds them, the result is taken EXIT_GRACE_MS after the shell exited.
+      child.once('exit', (code) => {
+        exitGrace = setTimeout(() => finish(code), EXIT_GRACE_MS);
+      });
 
       if (child.pid !== undefined) child.stdin?.end(request.script, 'utf8');
     });

@@ -12,10 +12,18 @@
 // - Passphrases and key material never reach a log line or an error message.
 //
 // Limits: the connect timeout covers TCP, key exchange and authentication of all hops but stops while the
-// user is being asked something (a host key or a passphrase); keepalives detect a dead peer; the command
-// timeout, the output cap and cancellation stop the remote process group with an SSH "signal" request
-// (OpenSSH >= 7.9 answers it with killpg on the session) and then close the channel; cancellation also
-// closes the connection.
+// user is being asked something (a host key or a passphrase); keepalives detect a dead peer. The command
+// timeout, the output cap and cancellation stop what the script started on the target, then close the
+// channel (cancellation also closes the connection). Closing a channel alone does not do it: without a
+// pty, sshd neither signals nor kills the session's processes, and a `sleep` would outlive us. So:
+// 1. an SSH "signal" request (KILL): OpenSSH >= 7.9 answers it with killpg() on the session, but only
+//    for sessions under privilege separation, i.e. not for root logins ("session signalling requires
+//    privilege separation");
+// 2. then, for every login, the constant REAPER_SCRIPT on a second channel of the same connection: it
+//    finds its own sshd connection process in /proc and kills every process of the other sessions of
+//    that connection. It runs while the target channel is still open, so the session leader is alive and
+//    its session id leads to all its children. All runs of this connection that are still in flight are
+//    stopped with it (an inspection runs one at a time).
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir, hostname, userInfo } from 'node:os';
@@ -45,6 +53,54 @@ const { Client, BaseAgent, utils } = ssh2;
 
 /** The constant remote command. The script goes to its stdin; nothing from data reaches a command line. */
 export const REMOTE_COMMAND = 'sh -s';
+
+/**
+ * Sent to `sh -s` on a second channel to stop a cancelled, timed-out or overflowing run (see the header).
+ * Constant: it takes no data. Linux /proc only; elsewhere it exits quietly. It walks up from itself to the
+ * nearest `sshd` process (the connection's), collects the session ids of that process's other children
+ * (each exec'd command is a session leader: sshd calls setsid), and SIGKILLs every process in them.
+ */
+export const REAPER_SCRIPT = `# gpumem: stop the other sessions of this SSH connection
+fields() {
+  l=
+  { read -r l < "/proc/$1/stat"; } 2>/dev/null || return 1
+  set -- \${l##*) }
+  f_ppid=$2
+  f_sid=$4
+  [ -n "$f_sid" ]
+}
+fields "$$" || exit 0
+mysid=$f_sid
+p=$$
+conn=
+n=0
+while [ -z "$conn" ] && [ "$n" -lt 16 ]; do
+  n=$((n + 1))
+  fields "$p" || exit 0
+  pp=$f_ppid
+  [ "$pp" -gt 1 ] 2>/dev/null || exit 0
+  c=
+  { read -r c < "/proc/$pp/comm"; } 2>/dev/null
+  case $c in sshd*) conn=$pp ;; esac
+  p=$pp
+done
+[ -n "$conn" ] || exit 0
+sids=' '
+for d in /proc/[0-9]*; do
+  fields "\${d#/proc/}" || continue
+  [ "$f_ppid" = "$conn" ] || continue
+  [ "$f_sid" = "$mysid" ] && continue
+  sids="$sids$f_sid "
+done
+[ "$sids" = ' ' ] && exit 0
+for pass in 1 2 3; do
+  for d in /proc/[0-9]*; do
+    fields "\${d#/proc/}" || continue
+    case $sids in *" $f_sid "*) kill -9 "\${d#/proc/}" 2>/dev/null ;; esac
+  done
+done
+exit 0
+`;
 
 export interface SshHop {
   /** Where to connect: the HostName (known_hosts is checked under this name and port). */
@@ -107,6 +163,8 @@ export class SshTransport implements Transport {
   #closed = false;
   #dropped: TransportFailure | undefined;
   readonly #inFlight = new Set<(failure: TransportFailure) => void>();
+  #reaping: Promise<void> = Promise.resolve();
+  #abortConnect: (() => void) | undefined;
 
   constructor(options: SshTransportOptions) {
     this.#options = options;
@@ -135,11 +193,29 @@ export class SshTransport implements Transport {
     return this.#exec(client, request);
   }
 
+  /** Ends the connection (after any remote clean-up in progress, bounded to a few seconds). */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#abortConnect?.();
+    await Promise.race([this.#reaping, delay(REAP_WAIT_MS)]);
+    await this.#endClients();
+  }
+
+  async #endClients(): Promise<void> {
     const clients = [...this.#clients].reverse();
     this.#clients = [];
     await Promise.all(clients.map((c) => endClient(c)));
+  }
+
+  /**
+   * Stops what a run started on the target: the SSH signal request, then the reaper on a second channel
+   * (serialised: reapers spare only their own session), then the channel is closed.
+   */
+  #stopRemote(client: SshClient, channel: ClientChannel): Promise<void> {
+    sendKillSignal(channel);
+    const next = this.#reaping.then(() => runReaper(client, (line) => this.#log(line)));
+    this.#reaping = next;
+    return next.then(() => closeChannel(channel));
   }
 
   #connection(signal?: AbortSignal): Promise<SshClient> {
@@ -167,6 +243,7 @@ export class SshTransport implements Transport {
         done = true;
         timer.clear();
         signal?.removeEventListener('abort', onAbort);
+        this.#abortConnect = undefined;
       };
       const fail = (failure: TransportFailure): void => {
         if (done) return;
@@ -181,6 +258,7 @@ export class SshTransport implements Transport {
         return;
       }
       signal?.addEventListener('abort', onAbort, { once: true });
+      this.#abortConnect = () => fail({ kind: 'disconnected', detail: 'the transport was closed while connecting' });
 
       const chain = async (): Promise<SshClient> => {
         let sock: Duplex | undefined;
@@ -239,7 +317,7 @@ export class SshTransport implements Transport {
       });
       client.on('error', (err: Error & { level?: string; code?: unknown }) => {
         if (phase === 'ready') {
-          this.#onDropped(`${role === 'jump' ? `${label}: ` : ''}${dropDetail(err)}`);
+          this.#onDropped(client, `${role === 'jump' ? `${label}: ` : ''}${dropDetail(err)}`);
           return;
         }
         if (err.level === 'agent' || (err.level === 'client-authentication' && !/All configured authentication methods failed/.test(err.message))) {
@@ -250,7 +328,7 @@ export class SshTransport implements Transport {
       });
       client.on('close', () => {
         if (phase === 'ready') {
-          this.#onDropped(`${role === 'jump' ? `${label}: ` : ''}the server closed the connection`);
+          this.#onDropped(client, `${role === 'jump' ? `${label}: ` : ''}the server closed the connection`);
           return;
         }
         settle(hostKeyFailure ?? {
@@ -366,15 +444,14 @@ export class SshTransport implements Transport {
     return undefined;
   }
 
-  #onDropped(detail: string): void {
-    if (this.#closed) return;
-    if (!this.#dropped) this.#dropped = { kind: 'disconnected', detail };
+  /** A hop of the established connection failed or closed (while connecting, the chain reports it). */
+  #onDropped(client: SshClient, detail: string): void {
+    if (this.#closed || this.#dropped || !this.#clients.includes(client)) return;
+    this.#dropped = { kind: 'disconnected', detail };
     const failure = this.#dropped;
     for (const notify of [...this.#inFlight]) notify(failure);
     this.#log(`connection lost: ${detail}`);
-    void this.close().then(() => {
-      this.#closed = false; // keep reporting the drop rather than "closed"
-    });
+    void this.#endClients();
   }
 
   #exec(client: SshClient, request: ExecRequest): Promise<ExecResult> {
@@ -398,7 +475,7 @@ export class SshTransport implements Transport {
         reject(new TransportError(failure));
       };
       const stopRemote = (): void => {
-        if (channel) killRemote(channel);
+        if (channel) void this.#stopRemote(client, channel);
       };
       const timer = setTimeout(() => {
         if (settled) return;
@@ -432,7 +509,7 @@ export class SshTransport implements Transport {
           }
           channel = ch;
           if (settled) {
-            killRemote(ch);
+            void this.#stopRemote(client, ch);
             return;
           }
           ch.on('data', onData(stdout));
@@ -461,12 +538,11 @@ export class SshTransport implements Transport {
 }
 
 /**
- * Stops the remote process group, then closes the channel. ssh2's Channel.signal() refuses once stdin is at
- * EOF (it checks `writable`), but the protocol allows a "signal" request until the channel closes, and
- * OpenSSH (>= 7.9) answers it with killpg() on the session's process group, which also reaches the script's
- * children (`sleep`…). So the request goes through the connection's protocol object.
+ * Sends the SSH "signal" request (KILL). ssh2's Channel.signal() refuses once stdin is at EOF (it checks
+ * `writable`), but the protocol allows the request until the channel closes, so it goes through the
+ * connection's protocol object. OpenSSH honours it for privilege-separated sessions (not root logins).
  */
-function killRemote(channel: ClientChannel): void {
+function sendKillSignal(channel: ClientChannel): void {
   const internal = channel as unknown as {
     outgoing?: { id?: number; state?: string };
     _client?: { _protocol?: { signal?: (id: number, name: string) => void } };
@@ -483,11 +559,51 @@ function killRemote(channel: ClientChannel): void {
   } catch {
     // the channel is already closing
   }
+}
+
+function closeChannel(channel: ClientChannel): void {
   try {
     channel.close();
   } catch {
     // already closed
   }
+}
+
+const REAP_WAIT_MS = 5000;
+
+/** Runs REAPER_SCRIPT on a new channel; resolves when it is done, failed, or after REAP_WAIT_MS. */
+function runReaper(client: SshClient, log: (line: string) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      log('the remote clean-up did not finish in time');
+      resolve();
+    }, REAP_WAIT_MS);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    try {
+      client.exec(REMOTE_COMMAND, (err, ch) => {
+        if (err) {
+          log(`could not start the remote clean-up: ${err.message}`);
+          done();
+          return;
+        }
+        ch.on('error', () => undefined);
+        ch.on('data', () => undefined);
+        ch.stderr.on('data', () => undefined);
+        ch.on('close', done);
+        ch.end(REAPER_SCRIPT, 'utf8');
+      });
+    } catch (err) {
+      log(`could not start the remote clean-up: ${errorMessage(err)}`);
+      done();
+    }
+  });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function forwardTo(client: SshClient, via: SshHop, next: SshHop): Promise<Duplex> {

@@ -22,9 +22,24 @@ import {
   waitForProblems,
 } from './harness/workbench.ts';
 import type { ProblemRow } from './harness/workbench.ts';
-import { FIXTURES_DIR } from './harness/paths.ts';
+import { FIXTURES_DIR, REPO_ROOT } from './harness/paths.ts';
 
 const TRAINER = 'hami-dind-trainer.yaml';
+
+interface CommandContribution { command: string; title: string; category?: string; enablement?: string }
+interface Manifest { contributes?: { commands?: CommandContribution[]; menus?: { commandPalette?: { command: string; when?: string }[] } } }
+
+/**
+ * Palette titles of the commands that only a trusted workspace may run (they run probes on this
+ * machine or over SSH): gated by `isWorkspaceTrusted` in package.json, plus the inspect commands.
+ */
+async function trustOnlyCommandTitles(): Promise<string[]> {
+  const manifest = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as Manifest;
+  const gated = new Set((manifest.contributes?.menus?.commandPalette ?? []).filter((entry) => /isWorkspaceTrusted/.test(entry.when ?? '')).map((entry) => entry.command));
+  return (manifest.contributes?.commands ?? [])
+    .filter((c) => gated.has(c.command) || /isWorkspaceTrusted/.test(c.enablement ?? '') || /^gpumem\.inspect/.test(c.command))
+    .map((c) => (c.category ? `${c.category}: ${c.title}` : c.title));
+}
 const TRAINER_CODES = ['cuda-disable-control', 'gpu-no-memory-limit', 'gpu-docker-in-docker'];
 const SCENARIO_TIMEOUT_MS = 5 * 60_000;
 
@@ -51,6 +66,13 @@ test('open a HAMi trainer manifest: Problems, CodeLens, and the "Remove CUDA_DIS
   await withWorkbench('lint-open-file', { fixture: 'single' }, async (s) => {
     await s.step(`open ${TRAINER} with Quick Open`, () => openFile(s.page, TRAINER));
 
+    // CodeLens first: opening the Problems panel while VS Code is fetching the lenses of a just-opened
+    // editor (it relayouts the editor) sometimes drops them until the next edit (code-server 1.139).
+    const lens = await s.step('a CodeLens starting with "GPU:" above the trainer container', () => waitForCodeLens(s.page, /^GPU:/));
+    const summary = lens.items.find((item) => item.startsWith('GPU:')) ?? '';
+    assert.match(summary, /nvidia\.com\/gpu/);
+    assert.match(lens.lineBelow, /^\s*-\s*name:\s*trainer\s*$/, `the GPU lens sits above the trainer container (line below: "${lens.lineBelow}")`);
+
     const before = await s.step('Problems panel lists the gpumem diagnostics with their codes', () =>
       waitForProblems(s.page, `gpumem rows with codes ${TRAINER_CODES.join(', ')}`, (rows) => {
         const codes = codesOf(gpumemRows(rows, TRAINER));
@@ -64,10 +86,6 @@ test('open a HAMi trainer manifest: Problems, CodeLens, and the "Remove CUDA_DIS
     assert.ok(cudaRow, 'a cuda-disable-control row');
     assert.match(cudaRow.message, /CUDA_DISABLE_CONTROL/);
 
-    const lens = await s.step('a CodeLens starting with "GPU:" above the trainer container', () => waitForCodeLens(s.page, /^GPU:/));
-    const summary = lens.items.find((item) => item.startsWith('GPU:')) ?? '';
-    assert.match(summary, /nvidia\.com\/gpu/);
-    assert.match(lens.lineBelow, /name:\s*trainer|trainer/, `the GPU lens sits above the trainer container (line below: "${lens.lineBelow}")`);
     await s.screenshot('before-fix');
 
     await s.step('apply the "Remove CUDA_DISABLE_CONTROL" quick fix', () =>
@@ -108,6 +126,11 @@ test('"gpumem: Lint Workspace Manifests" reports files that are not open', { tim
     assert.ok(byFile.get('unlimited-inference.yaml')?.includes('gpu-no-memory-limit'), `inference codes: ${JSON.stringify(byFile.get('unlimited-inference.yaml'))}`);
     assert.equal(byFile.has('web-frontend.yaml'), false, 'a manifest without GPUs has no gpumem findings');
     assert.deepEqual(await openTabs(s.page), [], 'linting the workspace opened no editor');
+
+    // The control for the Restricted Mode scenario: a trusted window does offer the probe commands.
+    const trustOnly = await trustOnlyCommandTitles();
+    const titles = await s.step('the trusted window offers the trust-only commands', () => commandPaletteTitles(s.page, 'gpumem'));
+    assert.deepEqual(trustOnly.filter((title) => !titles.includes(title)), [], `offered: ${JSON.stringify(titles)}`);
   });
 });
 
@@ -116,16 +139,17 @@ test('Restricted Mode (untrusted folder): linting still works, remote commands a
     await s.step('the window shows Restricted Mode', () => waitFor('the Restricted Mode status bar item', () => isRestrictedMode(s.page), (on) => on));
 
     await s.step(`open ${TRAINER} with Quick Open`, () => openFile(s.page, TRAINER));
+    await s.step('a CodeLens starting with "GPU:" in Restricted Mode', () => waitForCodeLens(s.page, /^GPU:/));
     await s.step('the gpumem diagnostics appear in Restricted Mode', () =>
       waitForProblems(s.page, `gpumem rows with codes ${TRAINER_CODES.join(', ')}`, (rows) => {
         const codes = codesOf(gpumemRows(rows, TRAINER));
         return TRAINER_CODES.every((code) => codes.includes(code));
       }));
-    await s.step('a CodeLens starting with "GPU:" in Restricted Mode', () => waitForCodeLens(s.page, /^GPU:/));
 
     const titles = await s.step('list the gpumem commands in the palette', () => commandPaletteTitles(s.page, 'gpumem'));
     assert.ok(titles.includes('gpumem: Lint Workspace Manifests'), `linting is offered: ${JSON.stringify(titles)}`);
-    const remote = titles.filter((title) => /inspect|ssh/i.test(title));
-    assert.deepEqual(remote, [], 'commands that reach remote hosts are not offered in Restricted Mode');
+    const trustOnly = await trustOnlyCommandTitles();
+    const offered = titles.filter((title) => trustOnly.includes(title) || /^gpumem: Inspect/i.test(title));
+    assert.deepEqual(offered, [], `commands that run probes are not offered in Restricted Mode (trust-only: ${JSON.stringify(trustOnly)})`);
   });
 });

@@ -128,8 +128,7 @@ export interface KeyPair {
 /** ssh-keygen a key into `dir/name` (and `.pub`); a passphrase encrypts it. */
 export function generateKey(dir: string, name: string, type: 'ed25519' | 'rsa' | 'ecdsa', passphrase = '', comment = `gpumem-test-${name}`): KeyPair {
   const privateKeyPath = join(dir, name);
-  const args = ['-q', '-t', type, '-N', passphrase, '-C', comment, '-f', privateKeyPath];
-  if (type === 'rsa') args.splice(2, 0, '-b', '2048');
+  const args = ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', passphrase, '-C', comment, '-f', privateKeyPath];
   execFileSync('ssh-keygen', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const publicLine = readFileSync(`${privateKeyPath}.pub`, 'utf8').trim();
   const [keyType, base64] = publicLine.split(' ') as [string, string];

@@ -152,7 +152,6 @@ describe('invalid YAML: yaml-syntax on the broken document only, the others stil
     { label: 'bad indentation', broken: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\n   namespace: ml\n', message: /indent|Nested mappings/i },
     { label: 'tab indentation', broken: 'apiVersion: v1\nkind: Pod\nmetadata:\n\tname: broken\n', message: /Tabs are not allowed/ },
     { label: 'duplicate keys', broken: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\n  name: again\n', message: /Map keys must be unique/ },
-    { label: 'an unterminated quoted string', broken: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "broken\n', message: /quote|Missing closing/i },
   ];
   for (const { label, broken, message } of cases) {
     test(label, () => {
@@ -179,6 +178,15 @@ describe('invalid YAML: yaml-syntax on the broken document only, the others stil
     // The yaml package reports an unresolved alias only when converting to JS; gpumem reads it as absent.
     const text = `${gpuPod('first', 'before')}---\napiVersion: v1\nkind: Pod\nmetadata: *nowhere\nspec: {containers: *missing}\n---\n${gpuPod('third', 'after')}`;
     assert.deepEqual(lint(text).findings.map((f) => f.container), ['before', 'after']);
+  });
+
+  test('an unterminated quoted string swallows the rest of the file, but not the documents before it', () => {
+    const first = gpuPod('first', 'before');
+    const text = `${first}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: "broken\n---\n${gpuPod('third', 'after')}`;
+    const result = lint(text);
+    assert.match(only(result, 'yaml-syntax').message, /^This YAML document was not analysed: .*(quote|Missing closing)/i);
+    assert.ok(only(result, 'yaml-syntax').span.start > first.length);
+    assert.deepEqual(result.findings.filter((f) => f.ruleId === 'gpu-no-memory-limit').map((f) => f.container), ['before']);
   });
 
   test('an error at the very end of the input keeps its span inside the text', () => {
@@ -627,6 +635,18 @@ spec:
     assert.deepEqual([findings[0]!.line, findings[0]!.column, findings[0]!.endColumn], [7, 13, 13 + MIB]);
   });
 
+  // The yaml package's own duplicate-key and !!omap checks compare every key with every earlier one:
+  // at this size that is hours of work, so these would trip the watchdog if gpumem relied on them again.
+  test('mappings with 100,000 keys (a ConfigMap, an !!omap) and 100,000 duplicate keys', async () => {
+    const keys = Array.from({ length: 100_000 }, (_, i) => `k${i}: v`);
+    const data = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n${keys.map((key) => `  ${key}`).join('\n')}\n---\n${gpuPod('p', 'c')}`;
+    assert.deepEqual(ids(await lintGuarded(data)), ['gpu-no-memory-limit']);
+    assert.deepEqual(ids(await lintGuarded(`!!omap [${keys.map((key) => `{${key}}`).join(', ')}]`)), []);
+    const duplicates = await lintGuarded(`${Array(100_000).fill('k: v').join('\n')}\n---\n${gpuPod('p', 'c')}`);
+    assert.deepEqual(ids(duplicates), ['yaml-syntax', 'gpu-no-memory-limit']);
+    assert.equal(duplicates.findings[0]!.message, 'This YAML document was not analysed: Map keys must be unique (and 99998 more errors).');
+  });
+
   test('10,000 levels of nested flow sequences', async () => {
     const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
     for (const text of [`a: ${deep}\n`, deep, `${gpuPod('first', 'before')}---\n${gpuPod('deep', 'c', `      env: ${deep}\n`)}---\n${gpuPod('third', 'after')}`]) {
@@ -653,7 +673,7 @@ spec:
     assert.deepEqual(ids(await lintGuarded(image)), []);
     assert.deepEqual(ids(await lintGuarded(big)), []);
     assert.deepEqual(ids(await lintGuarded(`# ${big}\n${gpuPod('p', 'c')}`)), ['gpu-no-memory-limit']);
-    const flow = `{${Array.from({ length: 120_000 }, (_, i) => `k${i}: v`).join(', ')}}`;
+    const flow = `{${Array.from({ length: 120_000 }, (_, i) => `k${i}: v`).join(', ')}}`; // 120,000 keys: see the duplicate-key test
     assert.ok(flow.length > MIB);
     assert.deepEqual(ids(await lintGuarded(flow)), []);
     assert.deepEqual(ids(await lintGuarded(`{{ ${big}`)), ['helm-template']);
@@ -748,7 +768,8 @@ describe('fuzz: random mutations of the demo manifests never throw', () => {
         assertWellFormed(text, lintText(text), `iteration ${iteration}:`);
         if (iteration % 10 === 0) {
           const bytes = Buffer.from(text);
-          if (bytes.length > 0) bytes[Math.floor(random() * bytes.length)] ^= 0x80; // an invalid UTF-8 byte, often
+          const at = Math.floor(random() * bytes.length);
+          if (at < bytes.length) bytes[at] = (bytes[at] ?? 0) ^ 0x80; // often an invalid UTF-8 byte
           lintBytes(bytes, DEFAULT_CONFIG, DEFAULT_MAX_BYTES);
         }
       } catch (error) {

@@ -131,6 +131,20 @@ for (const shell of SHELLS) {
   });
 }
 
+test('a process that escaped the group and holds stdout does not hold the result', { skip: which('setsid') ? false : 'setsid not installed' }, async () => {
+  const t = new LocalTransport();
+  const s = uniqueSleep();
+  try {
+    const started = Date.now();
+    const r = await t.run(req(`setsid sleep ${s} &\necho done\n`));
+    assert.equal(r.stdout, 'done\n');
+    assert.equal(r.exitCode, 0);
+    assert.ok(Date.now() - started < 20_000, 'watchdog');
+  } finally {
+    for (const pid of pids(`sleep ${s}`)) process.kill(pid, 'SIGKILL');
+  }
+});
+
 test('an aborted signal before the run starts nothing', async () => {
   const t = new LocalTransport();
   const controller = new AbortController();

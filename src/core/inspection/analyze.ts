@@ -2,19 +2,27 @@
 import type { Severity } from '../findings.ts';
 import { severityRank } from '../findings.ts';
 import type { Capture, ProbeScope } from '../probe/capture.ts';
-import { parseCapture } from '../probe/capture.ts';
+import { parseCapture, sectionFiles } from '../probe/capture.ts';
 import type { NodeModel } from '../probe/nodeModel.ts';
 import { buildNodeModel } from '../probe/nodeModel.ts';
+import type { ContainerProbe } from '../probe/parsers/containerProbe.ts';
+import { parseContainerProbe } from '../probe/parsers/containerProbe.ts';
+import type { HamiChecklistResult, HamiClusterFacts } from '../verdicts/hamiChecklist.ts';
+import { evaluateHamiChecklist } from '../verdicts/hamiChecklist.ts';
 import { kernelAlignmentChecks } from '../verdicts/kernelAlignment.ts';
+import type { KernelLogExplanation, PodCgroupData } from '../verdicts/oomRootCause.ts';
+import { explainKernelLogText } from '../verdicts/oomRootCause.ts';
 import type { NodeAccounting, PodAccounting } from '../verdicts/unaccountedMemory.ts';
 import { nodeAccounting, podAccounting, unaccountedMemoryVerdicts } from '../verdicts/unaccountedMemory.ts';
-import type { Check, Verdict } from '../verdicts/verdict.ts';
+import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
 
 export interface NodeInspection {
   readonly model: NodeModel;
   readonly accounting: NodeAccounting;
   readonly pods: readonly PodAccounting[];
-  readonly kernelChecks: readonly Check[];
+  readonly kernelChecks: readonly KernelCheck[];
+  /** OOM kills explained from the node's kernel log. */
+  readonly oom: KernelLogExplanation | undefined;
 }
 
 export interface Inspection {
@@ -22,6 +30,9 @@ export interface Inspection {
   readonly scope: ProbeScope | undefined;
   readonly capture: Capture;
   readonly node: NodeInspection | undefined;
+  readonly container: ContainerProbe | undefined;
+  /** The HAMi enforcement checklist: for a container capture, or a node with HAMi installed. */
+  readonly hami: HamiChecklistResult | undefined;
   /** Every verdict, worst first. */
   readonly verdicts: readonly Verdict[];
   readonly problems: readonly string[];
@@ -31,6 +42,10 @@ export interface AnalyzeOptions {
   readonly target: string;
   /** Pod UID → "namespace/name", when the Kubernetes layer knows it. */
   readonly podNames?: ReadonlyMap<string, string>;
+  /** Cluster-side facts for the HAMi checklist (device-plugin pods, runtimeClassName…). */
+  readonly hamiCluster?: HamiClusterFacts;
+  /** A node capture to complete a container inspection (containerd runtime, host HAMi files). */
+  readonly nodeCapture?: Capture;
 }
 
 export function analyzeCaptureText(text: string, options: AnalyzeOptions): Inspection {
@@ -40,21 +55,68 @@ export function analyzeCaptureText(text: string, options: AnalyzeOptions): Inspe
 export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspection {
   const verdicts: Verdict[] = [];
   let node: NodeInspection | undefined;
+  let container: ContainerProbe | undefined;
+  let hami: HamiChecklistResult | undefined;
+  let problems = [...capture.problems];
   if (capture.scope === 'node') {
     const model = buildNodeModel(capture);
     const kernelChecks = kernelAlignmentChecks(model);
-    node = { model, accounting: nodeAccounting(model), pods: podAccounting(model), kernelChecks };
+    const pods = podAccounting(model);
+    const oom = model.kernelLog ? explainKernelLogText(model.kernelLog.text, { pods: pods.map((pod) => oomPodContext(model, pod)), ...(options.podNames ? { podNames: options.podNames } : {}) }) : undefined;
+    node = { model, accounting: nodeAccounting(model), pods, kernelChecks, oom };
+    problems = [...model.problems];
+    verdicts.push(...(oom?.verdicts ?? []));
     verdicts.push(...unaccountedMemoryVerdicts(model, options.podNames));
-    verdicts.push(...kernelChecks.filter((check) => check.status === 'fail' || check.status === 'warn').map(checkToVerdict));
+    verdicts.push(...kernelChecks.filter((check) => check.status === 'fail' || check.status === 'warn').map(kernelCheckToVerdict));
+    if (sectionFiles(capture, 'hami.host').size > 0) {
+      hami = evaluateHamiChecklist({ node: capture, ...(options.hamiCluster ? { cluster: options.hamiCluster } : {}) });
+    }
+  } else if (capture.scope === 'container') {
+    container = parseContainerProbe(capture);
+    hami = evaluateHamiChecklist({ container, ...(options.nodeCapture ? { node: options.nodeCapture } : {}), ...(options.hamiCluster ? { cluster: options.hamiCluster } : {}) });
+    verdicts.push(...hamiVerdicts(hami));
   }
-  return { target: options.target, scope: capture.scope, capture, node, verdicts: sortVerdicts(verdicts), problems: node?.model.problems ?? capture.problems };
+  return { target: options.target, scope: capture.scope, capture, node, container, hami, verdicts: sortVerdicts(verdicts), problems };
 }
 
 export function sortVerdicts(verdicts: readonly Verdict[]): Verdict[] {
   return [...verdicts].sort((a, b) => severityRank[b.severity] - severityRank[a.severity]);
 }
 
-function checkToVerdict(check: Check): Verdict {
+function oomPodContext(model: NodeModel, pod: PodAccounting): PodCgroupData {
+  const limit = pod.limit;
+  return {
+    podUid: pod.podUid,
+    path: pod.cgroupPath,
+    memoryEvents: Object.fromEntries(pod.events),
+    ...(pod.accounted !== undefined ? { memoryCurrent: pod.accounted } : {}),
+    memoryMax: limit ?? 'max',
+    cgroupVersion: model.cgroupMode === 'v2' ? 2 : 1,
+    gttBytes: pod.gtt,
+  };
+}
+
+function kernelCheckToVerdict(check: KernelCheck): Verdict {
   const severity: Severity = check.status === 'fail' ? 'warning' : 'info';
   return { id: check.id, severity, title: `${check.title}: ${check.detail}`, explanation: check.detail, evidence: check.evidence, remedy: check.remedy };
+}
+
+/** The HAMi verdict first, then each failed check with its evidence and remedy. */
+function hamiVerdicts(result: HamiChecklistResult): Verdict[] {
+  const out: Verdict[] = [];
+  const failed = result.checks.filter((check) => check.status === 'fail');
+  if (result.verdict !== 'enforced' || failed.length > 0) {
+    out.push({
+      id: `hami.${result.verdict}`,
+      severity: result.verdict === 'bypassed' ? 'error' : result.verdict === 'unknown' ? 'info' : 'warning',
+      title: result.summary,
+      explanation: 'HAMi enforces GPU memory quotas in user space: libvgpu.so must be preloaded through /etc/ld.so.preload into every process that uses CUDA, with the limit variables in its environment.',
+      evidence: result.processes.flatMap((process) => process.evidence).slice(0, 20),
+      remedy: failed.map((check) => check.remedy).find(Boolean) ?? 'Run the checklist steps marked unknown by hand, then retry.',
+    });
+  }
+  for (const check of failed) {
+    out.push({ id: `hami.${check.id}`, severity: check.impact === 'bypass' ? 'error' : 'warning', title: `${check.title}: ${check.summary}`, explanation: `Checked with: ${check.command}`, evidence: check.evidence, remedy: check.remedy });
+  }
+  return out;
 }

@@ -73,7 +73,8 @@ export function buildNodeModel(capture: Capture): NodeModel {
   const vmstat = parseKeyNumber(procFiles.get(`${root}/proc/vmstat`) ?? '');
   if (meminfo.size === 0) problems.push('no /proc/meminfo in the capture');
   const osRelease = parseKeyEquals([...sectionFiles(capture, 'os-release').values()][0] ?? '');
-  const modeText = sectionText(capture, 'cgroup.mode')?.trim();
+  // The section is one word; take the first line that is a mode, so a stray line cannot hide it.
+  const modeText = sectionText(capture, 'cgroup.mode')?.split('\n').map((line) => line.trim()).find((line) => line === 'v2' || line === 'v1' || line === 'hybrid');
   const cgroupMode: CgroupMode = modeText === 'v2' || modeText === 'v1' || modeText === 'hybrid' ? modeText : 'unknown';
   const rootFiles = sectionFiles(capture, 'cgroup.root');
   const cg = `${root}/sys/fs/cgroup`;

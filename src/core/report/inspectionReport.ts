@@ -2,7 +2,7 @@
 // Every string from the target is escaped: a hostile pod or process name renders as text.
 import type { Inspection } from '../inspection/analyze.ts';
 import { formatBytes } from '../quantity.ts';
-import type { Check, Verdict } from '../verdicts/verdict.ts';
+import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
 
 const ICON: Record<string, string> = { error: '⛔', warning: '⚠️', info: 'ℹ️', pass: '✅', fail: '❌', warn: '⚠️', unknown: '❔' };
 
@@ -48,6 +48,23 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     }
     out.push('## Kernel, driver and dmem', '');
     for (const check of kernelChecks) out.push(...checkMarkdown(check));
+    out.push('');
+    const oom = inspection.node.oom;
+    out.push('## OOM kills', '', oom ? md(oom.summary.text) : 'No kernel log was readable (dmesg needs CAP_SYSLOG; run the probe as root).', '');
+    if (oom && oom.summary.victims.length > 0) {
+      out.push('| When | Kind | Victim | Pod |', '| --- | --- | --- | --- |');
+      for (const victim of oom.summary.victims) {
+        out.push(`| ${md(victim.timestamp ?? '—')} | ${victim.kind === 'global' ? `global${victim.gtt ? ` (GTT signature: ${victim.gtt})` : ''}` : victim.kind === 'memcg' ? 'memory cgroup' : 'unclassified'} | ${md(victim.comm ?? '?')}${victim.pid !== undefined ? ` (pid ${victim.pid})` : ''} | ${md(victim.podName ?? victim.podUid ?? '—')} |`);
+      }
+      out.push('');
+    }
+  }
+  if (inspection.hami) {
+    out.push('## HAMi enforcement checklist', '', `**${inspection.hami.verdict}** — ${md(inspection.hami.summary)}`, '', '| | Check | Finding | Command |', '| --- | --- | --- | --- |');
+    for (const check of inspection.hami.checks) {
+      out.push(`| ${ICON[check.status] ?? ''} | ${md(check.title)} | ${md(check.summary)} | \`${check.command.replace(/`/g, "'")}\` |`);
+    }
+    out.push('');
   }
   if (inspection.problems.length > 0) {
     out.push('## Capture problems', '', ...inspection.problems.map((problem) => `- ${md(problem)}`), '');
@@ -62,7 +79,7 @@ function verdictMarkdown(verdict: Verdict): string[] {
   return lines;
 }
 
-function checkMarkdown(check: Check): string[] {
+function checkMarkdown(check: KernelCheck): string[] {
   const lines = [`- ${ICON[check.status] ?? ''} **${md(check.title)}** — ${md(check.detail)}`];
   if (check.status === 'fail' || check.status === 'warn') lines.push(`  - Remedy: ${md(check.remedy)}`);
   return lines;
@@ -78,6 +95,11 @@ export function inspectionToText(inspection: Inspection): string {
     out.push(`${verdict.severity.toUpperCase()} [${verdict.id}] ${oneLine(verdict.title)}`, `  remedy: ${oneLine(verdict.remedy)}`);
     for (const line of verdict.evidence.slice(0, 8)) out.push(`  | ${oneLine(line)}`);
   }
+  if (inspection.hami) {
+    out.push('', `HAMi enforcement: ${inspection.hami.verdict}: ${oneLine(inspection.hami.summary)}`);
+    for (const check of inspection.hami.checks) out.push(`  ${check.status.padEnd(7)} ${oneLine(check.title)}: ${oneLine(check.summary)}`);
+  }
+  if (inspection.node?.oom) out.push('', `OOM kills: ${oneLine(inspection.node.oom.summary.text)}`);
   if (inspection.node) {
     out.push('', 'kernel, driver and dmem:');
     for (const check of inspection.node.kernelChecks) out.push(`  ${check.status.padEnd(7)} ${oneLine(check.title)}: ${oneLine(check.detail)}`);
@@ -107,8 +129,10 @@ export function inspectionToJson(inspection: Inspection): object {
           pods: node.pods.map((pod) => ({ ...pod, events: Object.fromEntries(pod.events) })),
           kernelChecks: node.kernelChecks,
           gpus: node.model.gpus,
+          oom: node.oom ? node.oom.summary : null,
         }
       : null,
+    hami: inspection.hami ?? null,
     problems: inspection.problems,
     complete: inspection.capture.complete,
   };

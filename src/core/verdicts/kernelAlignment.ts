@@ -3,13 +3,14 @@
 // versus RAM, and whether GTT is charged to memcg at all (it is not upstream).
 import { formatBytes } from '../quantity.ts';
 import type { NodeModel } from '../probe/nodeModel.ts';
+import { PCI_VENDORS } from '../probe/parsers/drm.ts';
 import { kernelAtLeast } from '../probe/parsers/keyValue.ts';
-import type { Check } from './verdict.ts';
+import type { KernelCheck } from './verdict.ts';
 
 const PAGE = 4096;
 
-export function kernelAlignmentChecks(model: NodeModel): Check[] {
-  const checks: Check[] = [];
+export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
+  const checks: KernelCheck[] = [];
   const kernel = model.kernelVersion;
   const release = model.kernel ?? 'unknown kernel';
   const hasAmd = model.gpus.some((gpu) => gpu.vendorId === '0x1002');
@@ -121,7 +122,10 @@ export function kernelAlignmentChecks(model: NodeModel): Check[] {
     evidence: charged ? ['memory.stat: gpu_active present'] : [`kernel ${release}: no gpu_active in any pod's memory.stat, no ttm.ttm_memcg parameter`],
     remedy: 'Until it lands, size GPU pods for memory.current plus GTT with 25–30 % headroom, and watch GTT per pod (DRM fdinfo).',
   });
-  // On a node without a DRM GPU these are facts about the kernel, not problems.
-  if (model.gpus.length === 0) return checks.map((check) => (check.status === 'fail' || check.status === 'warn' ? { ...check, status: 'info' } : check));
+  // On a node without a GPU these are facts about the kernel, not problems. A DRM device is not
+  // necessarily a GPU: servers have a BMC display adapter (ASPEED ast, Matrox mgag200) and VMs a
+  // virtual one (virtio-gpu, bochs), all DRM cards without GPU memory.
+  const isGpu = (gpu: NodeModel['gpus'][number]) => (gpu.vendorId !== undefined && gpu.vendorId in PCI_VENDORS) || gpu.vramTotal !== undefined || gpu.gttTotal !== undefined;
+  if (!model.gpus.some(isGpu)) return checks.map((check) => (check.status === 'fail' || check.status === 'warn' ? { ...check, status: 'info' } : check));
   return checks;
 }

@@ -22,7 +22,9 @@ export interface PodAccounting {
   readonly trueFootprint: number | undefined;
   /** limit − true footprint. */
   readonly headroom: number | undefined;
-  readonly processes: readonly { readonly pid: number; readonly comm: string | undefined; readonly gtt: number; readonly vram: number }[];
+  /** Each process's own view (all its clients); `sharedWith` names the earlier pids that hold the same DRM
+   *  clients (a forked child inherits its parent's fd): those bytes are counted once in `gtt`/`vram`. */
+  readonly processes: readonly { readonly pid: number; readonly comm: string | undefined; readonly gtt: number; readonly vram: number; readonly sharedWith: readonly number[] }[];
   readonly events: ReadonlyMap<string, number>;
 }
 
@@ -46,11 +48,28 @@ export function podAccounting(model: NodeModel): PodAccounting[] {
 }
 
 function accountPod(model: NodeModel, pod: PodCgroup): PodAccounting {
+  // A DRM client (drm-client-id on a device) shared by several processes of the pod (fork, fd passing)
+  // is one set of buffers: count it once for the pod.
+  const firstHolder = new Map<string, number>();
+  let gtt = 0;
+  let vram = 0;
   const processes = model.gpuProcesses
     .filter((process) => process.cgroup !== undefined && parsePodCgroup(process.cgroup)?.podUid === pod.podUid)
-    .map((process) => ({ pid: process.pid, comm: process.comm, gtt: process.byRegion.get('gtt') ?? 0, vram: process.byRegion.get('vram') ?? 0 }));
-  const gtt = processes.reduce((sum, process) => sum + process.gtt, 0);
-  const vram = processes.reduce((sum, process) => sum + process.vram, 0);
+    .map((process) => {
+      const sharedWith = new Set<number>();
+      for (const client of process.clients) {
+        const key = client.clientId !== undefined ? `${client.pdev ?? ''}#${client.clientId}` : undefined;
+        const holder = key !== undefined ? firstHolder.get(key) : undefined;
+        if (holder !== undefined) {
+          if (holder !== process.pid) sharedWith.add(holder);
+          continue;
+        }
+        if (key !== undefined) firstHolder.set(key, process.pid);
+        gtt += client.resident.get('gtt') ?? 0;
+        vram += client.resident.get('vram') ?? 0;
+      }
+      return { pid: process.pid, comm: process.comm, gtt: process.byRegion.get('gtt') ?? 0, vram: process.byRegion.get('vram') ?? 0, sharedWith: [...sharedWith] };
+    });
   const limit = pod.max?.kind === 'bytes' ? pod.max.bytes : undefined;
   const trueFootprint = pod.current === undefined ? undefined : pod.current + gtt;
   return {
@@ -101,7 +120,7 @@ export function unaccountedMemoryVerdicts(model: NodeModel, podNames: ReadonlyMa
     const evidence = [
       `${pod.cgroupPath}: memory ${model.cgroupMode === 'v2' ? 'current' : 'usage_in_bytes'} = ${pod.accounted} (${formatBytes(pod.accounted)})`,
       `${pod.cgroupPath}: limit = ${pod.limit ?? 'max'}${pod.limit !== undefined ? ` (${formatBytes(pod.limit)})` : ''}`,
-      ...pod.processes.map((process) => `pid ${process.pid} (${process.comm ?? '?'}): drm GTT resident ${process.gtt} (${formatBytes(process.gtt)})${process.vram ? `, VRAM ${formatBytes(process.vram)}` : ''}`),
+      ...pod.processes.map((process) => `pid ${process.pid} (${process.comm ?? '?'}): drm GTT resident ${process.gtt} (${formatBytes(process.gtt)})${process.vram ? `, VRAM ${formatBytes(process.vram)}` : ''}${process.sharedWith.length > 0 ? ` (DRM clients shared with pid ${process.sharedWith.join(', ')}: counted once)` : ''}`),
     ];
     const summary = `${name(pod.podUid)} holds ${formatBytes(pod.gtt)} of GTT that its cgroup does not count: it accounts ${formatBytes(pod.accounted)}, its true footprint is ${formatBytes(pod.trueFootprint ?? 0)}`;
     if (pod.limit !== undefined && pod.headroom !== undefined && pod.headroom < 0) {

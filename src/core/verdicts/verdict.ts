@@ -13,7 +13,7 @@ export interface Verdict {
   readonly remedy: string;
 }
 
-export interface Check {
+export interface KernelCheck {
   readonly id: string;
   readonly title: string;
   readonly status: CheckStatus;

@@ -151,6 +151,10 @@ async function collectLogs(userDataDir: string, target: string): Promise<void> {
  */
 export async function withWorkbench(scenario: string, options: WorkbenchOptions, body: (session: WorkbenchSession) => Promise<void>): Promise<void> {
   await mkdir(ARTIFACTS_DIR, { recursive: true });
+  // Artifacts of an earlier run of this scenario would be mistaken for this run's.
+  for (const name of await readdir(ARTIFACTS_DIR)) {
+    if (name === `${scenario}.png` || name.startsWith(`${scenario}-`)) await rm(path.join(ARTIFACTS_DIR, name), { recursive: true, force: true });
+  }
   const base = await mkdtemp(path.join(os.tmpdir(), 'gpumem-e2e-'));
   liveTempDirs.add(base);
   const workspace = path.join(base, 'workspace');

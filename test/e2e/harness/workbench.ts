@@ -166,7 +166,7 @@ export async function goToPosition(page: Page, line: number, column = 1, options
   await page.locator(SELECTORS.quickInput).waitFor({ state: 'hidden', timeout });
 }
 
-async function focusActiveEditor(page: Page, timeout: number): Promise<void> {
+export async function focusActiveEditor(page: Page, timeout = DEFAULT_TIMEOUT_MS): Promise<void> {
   const editor = page.locator(SELECTORS.activeEditor).first();
   await editor.waitFor({ state: 'visible', timeout });
   const focused = await editor.evaluate((element) => element.classList.contains('focused'));
@@ -290,7 +290,11 @@ export async function readCodeLenses(page: Page): Promise<CodeLensLine[]> {
   });
 }
 
-/** Waits for a CodeLens item matching `pattern` in the active editor. */
+/**
+ * Waits for a CodeLens item matching `pattern` in the active editor.
+ * Wait for lenses before opening a panel: VS Code 1.139 sometimes drops the lenses of a just-opened
+ * editor when the layout changes while it fetches them (they come back with the next edit).
+ */
 export async function waitForCodeLens(page: Page, pattern: RegExp, options: WaitOptions = {}): Promise<CodeLensLine> {
   const lenses = await waitFor(
     `a CodeLens matching ${pattern}`,

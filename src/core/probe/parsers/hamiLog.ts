@@ -26,6 +26,7 @@ export type HamiLogKind =
   | 'version-mismatch'
   | 'host-pid-not-found'
   | 'lock-timeout'
+  | 'lock-wait'
   | 'shrreg-open-failed'
   | 'illegal-device-id'
   | 'exit-cleanup'
@@ -80,8 +81,10 @@ export interface HamiLogParse {
 
 // §1.3's two regexes, unanchored at the start and tolerant of a missing leading '['.
 const STANDARD = /\[?(HAMI-core|4pdvGPU) (Debug|Info|Warn|Msg)\((\d+):(\d+):([^:()]+):(\d+)\)\]: ?(.*)$/i;
-const ERROR = /\[?(HAMI-core|4pdvGPU) ERROR \(pid:(\d+) thread=(\d+) ([^:()]+):(\d+)\)\]: ?(.*)$/i;
-const TRUNCATED = /\[(HAMI-core|4pdvGPU) (Debug|Info|Warn|Msg|ERROR)\]: ?(.*)$/i;
+// Some builds (volcano-vgpu-device-plugin v1.11.0) print `ERROR (pid:<pid>:<file>:<line>)`, without the thread.
+const ERROR = /\[?(HAMI-core|4pdvGPU) ERROR \(pid:(\d+)(?: thread=(\d+))?[ :]([^:()\s]+):(\d+)\)\]: ?(.*)$/i;
+// `[HAMI-core Msg]:` (cut downstream) and reporters' elisions such as `[HAMI-core ERROR ...]:`.
+const TRUNCATED = /\[(HAMI-core|4pdvGPU) (Debug|Info|Warn|Msg|ERROR)\b[^\]]*\]: ?(.*)$/i;
 const PRELOAD = /ld\.so: object '([^']*)' from (\S+) cannot be preloaded \(([^)]*)\): ignored/;
 const MENTION = /HAMI-core|4pdvGPU/i;
 
@@ -193,8 +196,11 @@ export function classifyHamiMessage(message: string): { kind: HamiLogKind; detai
   }
   if (/The current version number .* is different from the file's version number/.test(m)) return { kind: 'version-mismatch', details: {} };
   if (/SET_TASK_PID FAILED|HOST PID NOT FOUND/.test(m)) return { kind: 'host-pid-not-found', details: {} };
-  if (/Lock shrreg timeout|Failed to lock shrreg|Delete \/tmp\/cudevshr\.cache/.test(m)) return { kind: 'lock-timeout', details: {} };
-  if ((match = /Fail to open shrreg (\S+)/.exec(m))) return { kind: 'shrreg-open-failed', details: { object: match[1] ?? '' } };
+  if (/Lock shrreg timeout|Fail(?:ed)? to lock shrreg|Delete \/tmp\/cudevshr\.cache/.test(m)) return { kind: 'lock-timeout', details: {} };
+  if (/unified_lock locked, waiting/.test(m)) return { kind: 'lock-wait', details: {} };
+  if ((match = /Fail to (?:open|init|write|reseek) shrreg (\S+?):?(?: errno=(\d+))?$/.exec(m))) {
+    return { kind: 'shrreg-open-failed', details: { object: match[1] ?? '', ...(match[2] !== undefined ? { result: Number(match[2]) } : {}) } };
+  }
   if ((match = /Illegal device id: (-?\d+)/.exec(m))) return { kind: 'illegal-device-id', details: { device: Number(match[1]) } };
   if (/Cleanup on exit for PID|Exit cleanup complete for PID/.test(m)) return { kind: 'exit-cleanup', details: {} };
   if ((match = /cuInit failed:? ?(-?\d+)/.exec(m))) return { kind: 'cuinit-failed', details: { result: Number(match[1]) } };

@@ -197,6 +197,16 @@ const HOST_TAG = /^(\S+) ([A-Za-z][\w.@-]*)(?:\[\d+\])?: ?/;
 const KERNEL_TAG = /^kernel: ?/;
 
 /**
+ * `<host> kernel: ` or `<host> <prog>[<pid>]: ` after a timestamp that `dmesg` also prints (seconds,
+ * ISO): only then is it a journal/syslog line. `[drm] amdgpu: …` or `usb usb1: …` are kernel messages.
+ */
+function journalHostTag(rest: string): RegExpExecArray | null {
+  const hostTag = HOST_TAG.exec(rest);
+  if (!hostTag) return null;
+  return hostTag[2] === 'kernel' || /\[\d+\]: ?$/.test(hostTag[0]) ? hostTag : null;
+}
+
+/**
  * Split one line of any supported format into its timestamp and the kernel message. Lines with no
  * recognised prefix are returned as they are (continuation lines, pasted fragments).
  */
@@ -228,8 +238,8 @@ export function splitLogLine(raw: string): LogLine {
     rest = rest.slice(match[0].length);
     if (format === 'bare') format = 'dmesg';
     // journalctl -o short-monotonic: `[ 123.456] <host> kernel: msg`.
-    const hostTag = HOST_TAG.exec(rest);
-    if (hostTag && (hostTag[2] === 'kernel' || /\[\d+\]:/.test(hostTag[0]))) {
+    const hostTag = journalHostTag(rest);
+    if (hostTag) {
       kernel = hostTag[2] === 'kernel';
       rest = rest.slice(hostTag[0].length);
       format = 'journal-monotonic';
@@ -247,8 +257,8 @@ export function splitLogLine(raw: string): LogLine {
   if (match) {
     timestamp = match[1];
     rest = rest.slice(match[0].length);
-    const hostTag = HOST_TAG.exec(rest);
-    if (hostTag && format !== 'dmesg-decoded') {
+    const hostTag = format === 'dmesg-decoded' ? null : journalHostTag(rest);
+    if (hostTag) {
       kernel = hostTag[2] === 'kernel';
       rest = rest.slice(hostTag[0].length);
       format = 'syslog-iso';
@@ -297,14 +307,15 @@ const COMM = /^ \((.*?)\)(?= |,|$)/;
 const SCORE = /\bscore (\d+)/;
 const GLOBAL_CONSTRAINTS = new Set(['CONSTRAINT_NONE', 'CONSTRAINT_CPUSET', 'CONSTRAINT_MEMORY_POLICY']);
 const MEMCG_USAGE = /^memory: usage (\d+)kB, limit (\d+)kB, failcnt (\d+)/;
-const CPUSET_LINE = /^(.+) cpuset=(\S*) mems_allowed=(\S*)\s*$/;
+const CPUSET_TAIL = /^(\S*) mems_allowed=(\S*)\s*$/;
 const GROUP_KILL = /^Tasks in (\S+) are going to be killed due to memory\.oom\.group set/;
 const GPU_ACTIVE = /\bgpu_active:(\d+)kB/;
 const GPU_RECLAIM = /\bgpu_reclaim:(\d+)kB/;
-const AMDGPU_READY = /(\d+)M of (GTT|VRAM) memory ready/;
-const AMDGPU_CAP = /Capping GTT to (\d+)M/;
+const AMDGPU_READY = /(?<!\d)(\d{1,9})M of (GTT|VRAM) memory ready/;
+const AMDGPU_CAP = /Capping GTT to (\d{1,9})M/;
 const AMDGPU_DEVICE = /amdgpu (\d{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)/;
-const KV_TAIL = /([A-Za-z_-]+)[:=](-?\d+)kB/g;
+/** `total-vm:1656kB`, `anon-rss:120kB`… Keys start after a non-key character and are short, so a long run of letters costs O(length). */
+const KV_TAIL = /(?<![A-Za-z_-])([A-Za-z_-]{1,32})[:=](-?\d{1,19})kB/g;
 
 /** Lines further apart than this (in the log's own clock) do not belong to the same report. */
 const GAP_SECONDS = 60;
@@ -423,7 +434,7 @@ function killedProcess(reason: string | undefined, pidText: string | undefined, 
 function parseInvoker(message: string, at: number): OomInvoker {
   const comm = message.slice(0, at);
   const rest = message.slice(at + INVOKED.length);
-  const gfp = /gfp_mask=(\S+?),? /.exec(`${rest} `);
+  const gfp = /gfp_mask=(\S{1,160}?),? /.exec(`${rest} `);
   const order = /order=(-?\d+)/.exec(rest);
   const adj = /oom_score_adj=(-?\d+)/.exec(rest);
   return { comm, gfpMask: gfp?.[1], order: toInt(order?.[1]), oomScoreAdj: toInt(adj?.[1]) };
@@ -489,7 +500,11 @@ function finish(draft: Draft): OomEvent {
   if (!draft.killed) missing.push('the "Killed process" line');
   if (draft.evidenceDropped > 0) missing.push(`${draft.evidenceDropped} further evidence lines (not kept)`);
   const taskMemcg = summary?.taskMemcg ?? draft.legacyTaskIn?.task;
-  const oomMemcg = summary?.oomMemcg ?? draft.legacyTaskIn?.limitOf ?? (scope === 'memcg' ? draft.memcgStatsFor : undefined);
+  // `limit of <y>` names an ancestor of (or the same cgroup as) the task's; when it is a prefix that
+  // stops mid-name, the line was wrapped or cut and the stats line names the cgroup better.
+  const limitOf = draft.legacyTaskIn?.limitOf;
+  const tornLimit = limitOf !== undefined && taskMemcg !== undefined && taskMemcg.length > limitOf.length && taskMemcg.startsWith(limitOf) && taskMemcg[limitOf.length] !== '/';
+  const oomMemcg = summary?.oomMemcg ?? (limitOf !== undefined && limitOf !== '' && !tornLimit ? limitOf : undefined) ?? (scope === 'memcg' ? draft.memcgStatsFor : undefined);
   return {
     timestamp: draft.timestamp,
     monotonic: draft.monotonic,
@@ -707,10 +722,10 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
     }
 
     if (current && current.invoker && !current.summary && current.cpuset === undefined && message.startsWith(`${current.invoker.comm} cpuset=`)) {
-      const cpusetLine = CPUSET_LINE.exec(message);
+      const cpusetLine = CPUSET_TAIL.exec(message.slice(current.invoker.comm.length + ' cpuset='.length));
       if (cpusetLine) {
-        current.cpuset = cpusetLine[2];
-        current.memsAllowed = cpusetLine[3];
+        current.cpuset = cpusetLine[1];
+        current.memsAllowed = cpusetLine[2];
         addEvidence(current, lineNo, raw);
       }
     }

@@ -218,9 +218,17 @@ for _p in /proc/[0-9]*; do
   _st=''
   read -r _st 2>/dev/null < "$_p/stat"
   [ -n "$_st" ] || continue
-  set -- ${"$"}{_st##*) }
-  _ppid=${"$"}{2:-}
-  _flags=${"$"}{7:-0}
+  case $_st in
+    *') '*)
+      set -- ${"$"}{_st##*) }
+      _ppid=${"$"}{2:-}
+      _flags=${"$"}{7:-0} ;;
+    *)
+      # comm held a newline, so stat's first line stops inside it: status escapes it.
+      _ppid=$(sed -n 's/^PPid:[[:space:]]*//p' "$_p/status" 2>/dev/null | head -n 1)
+      _flags=0 ;;
+  esac
+  case $_ppid in *[!0-9]*) _ppid='' ;; esac
   case $_flags in *[!0-9]*|'') _flags=0 ;; esac
   [ "$_ppid" = "$_self" ] && continue
   _n=$((_n + 1))
@@ -242,7 +250,7 @@ for _p in /proc/[0-9]*; do
     _m=unreadable
   fi
   printf 'maps=%s\n' "$_m"
-  if _fd=$(ls -l "$_p/fd" 2>/dev/null); then
+  if _fd=$(ls -l "$_p/fd/" 2>/dev/null); then
     case $_fd in *' -> /dev/nvidia'*) printf 'nvidia_fd=1\n' ;; *) printf 'nvidia_fd=0\n' ;; esac
   else
     printf 'nvidia_fd=unreadable\n'

@@ -3,7 +3,7 @@
 export const NODE_BODY = String.raw`
 begin meta
 printf 'hostname=%s\n' "$(cat "$R/etc/hostname" 2>/dev/null || uname -n)"
-printf 'kernel=%s\n' "$(uname -r)"
+printf 'kernel=%s\n' "$(cat "$R/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)"
 printf 'machine=%s\n' "$(uname -m)"
 printf 'now=%s\n' "$(date +%s 2>/dev/null)"
 printf 'uptime=%s\n' "$(cut -d' ' -f1 "$R/proc/uptime" 2>/dev/null)"
@@ -41,11 +41,13 @@ finish cgroup.kubepods
 begin kernel-log
 _done=''
 if have dmesg; then
-  _out=$($T dmesg 2>&1 | tail -c 1048576)
-  case $_out in
-    *'Operation not permitted'*|*'not permitted'*|'') printf '@@gpumem:%s:missing dmesg-permission@@\n' "$N" ;;
-    *) printf 'source=dmesg\n%s\n' "$_out"; _done=1 ;;
-  esac
+  if _out=$($T dmesg 2>/dev/null) && [ -n "$_out" ]; then
+    printf 'source=dmesg\n'
+    printf '%s\n' "$_out" | tail -c 1048576
+    _done=1
+  else
+    printf '@@gpumem:%s:missing dmesg (not permitted or not available)@@\n' "$N"
+  fi
 fi
 if [ -z "$_done" ] && have journalctl; then
   if [ -n "$R" ]; then
@@ -136,16 +138,16 @@ for _f in "$R"/usr/local/vgpu/containers/*/*.cache; do
   mark "file $_f"
   printf 'size=%s\n' "$(wc -c < "$_f" 2>/dev/null)"
   if have od; then
-    printf 'header='; od -A n -t d4 -N 16 "$_f" 2>/dev/null | tr -s ' \n' '  '; printf '\n'
-    printf 'device_num='; od -A n -t u8 -j 56 -N 8 "$_f" 2>/dev/null | tr -d ' \n'; printf '\n'
-    printf 'limits='; od -A n -t u8 -j 1600 -N 128 "$_f" 2>/dev/null | tr -s ' \n' '  '; printf '\n'
-    printf 'proc_num='; od -A n -t d4 -j 2008896 -N 4 "$_f" 2>/dev/null | tr -d ' \n'; printf '\n'
+    printf 'header='; od -A n -v -t d4 -N 16 "$_f" 2>/dev/null | tr -s ' \n' '  '; printf '\n'
+    printf 'device_num='; od -A n -v -t u8 -j 56 -N 8 "$_f" 2>/dev/null | tr -d ' \n'; printf '\n'
+    printf 'limits='; od -A n -v -t u8 -j 1600 -N 128 "$_f" 2>/dev/null | tr -s ' \n' '  '; printf '\n'
+    printf 'proc_num='; od -A n -v -t d4 -j 2008896 -N 4 "$_f" 2>/dev/null | tr -d ' \n'; printf '\n'
     _i=0
     while [ "$_i" -lt 16 ]; do
       _off=$((1856 + _i * 1960))
-      printf 'slot%s=' "$_i"; od -A n -t d4 -j "$_off" -N 8 "$_f" 2>/dev/null | tr -s ' \n' '  '
-      printf 'status='; od -A n -t d4 -j $((_off + 1928)) -N 4 "$_f" 2>/dev/null | tr -d ' \n'
-      printf ' used='; od -A n -t u8 -j $((_off + 8 + 32)) -N 8 "$_f" 2>/dev/null | tr -d ' \n'; printf '\n'
+      printf 'slot%s=' "$_i"; od -A n -v -t d4 -j "$_off" -N 8 "$_f" 2>/dev/null | tr -s ' \n' '  '
+      printf 'status='; od -A n -v -t d4 -j $((_off + 1928)) -N 4 "$_f" 2>/dev/null | tr -d ' \n'
+      printf ' used='; od -A n -v -t u8 -j $((_off + 8 + 32)) -N 8 "$_f" 2>/dev/null | tr -d ' \n'; printf '\n'
       _i=$((_i + 1))
     done
   else
@@ -158,7 +160,7 @@ files containerd "$R/etc/containerd/config.toml" "$R"/etc/containerd/conf.d/*.to
 files kubelet "$R/var/lib/kubelet/config.yaml" "$R/etc/kubernetes/kubelet-config.yaml" "$R/etc/kubernetes/kubelet/config.yaml"
 begin kubelet-cmdline
 for _p in "$R"/proc/[0-9]*; do
-  read -r _comm < "$_p/comm" 2>/dev/null || continue
+  read -r _comm 2>/dev/null < "$_p/comm" || continue
   if [ "$_comm" = kubelet ]; then mark "file $_p/cmdline"; tr '\000' ' ' < "$_p/cmdline" 2>/dev/null | head -c 65536; break; fi
 done
 finish kubelet-cmdline

@@ -1,0 +1,38 @@
+// A kernel log explained on its own: text, Markdown and JSON.
+import type { KernelLogExplanation } from '../verdicts/oomRootCause.ts';
+import { md } from './inspectionReport.ts';
+
+const ICON = { error: '⛔', warning: '⚠️', info: 'ℹ️' } as const;
+
+export function oomToMarkdown(explanation: KernelLogExplanation, source: string): string {
+  const out = [`# OOM kills explained: ${md(source)}`, '', md(explanation.summary.text), ''];
+  for (const verdict of explanation.verdicts) {
+    out.push(`## ${ICON[verdict.severity]} ${md(verdict.title)}`, '', md(verdict.explanation), '', `**Remedy:** ${md(verdict.remedy)}`, '');
+    if (verdict.evidenceLines.length > 0) {
+      const fence = verdict.evidenceLines.some((line) => line.text.includes('```')) ? '~~~~' : '```';
+      out.push('Evidence:', '', fence, ...verdict.evidenceLines.map((line) => `${String(line.line).padStart(6)}  ${line.text}`), fence, '');
+    }
+  }
+  if (explanation.summary.problems.length > 0) out.push('## Notes', '', ...explanation.summary.problems.map((problem) => `- ${md(problem)}`), '');
+  return `${out.join('\n')}\n`;
+}
+
+export function oomToText(explanation: KernelLogExplanation, source: string): string {
+  const clean = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  const out = [`OOM kills explained: ${clean(source)}`, clean(explanation.summary.text), ''];
+  for (const verdict of explanation.verdicts) {
+    out.push(`${verdict.severity.toUpperCase()} ${clean(verdict.title)}`, `  remedy: ${clean(verdict.remedy)}`);
+    for (const line of verdict.evidenceLines) out.push(`  ${String(line.line).padStart(6)} | ${clean(line.text)}`);
+    out.push('');
+  }
+  for (const problem of explanation.summary.problems) out.push(`note: ${clean(problem)}`);
+  return `${out.join('\n')}\n`;
+}
+
+export function oomToJson(explanation: KernelLogExplanation, source: string): object {
+  return {
+    source,
+    summary: explanation.summary,
+    verdicts: explanation.verdicts.map(({ event: _event, ...verdict }) => verdict),
+  };
+}

@@ -1,0 +1,355 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseCapture } from '../../src/core/probe/capture.ts';
+import { parseContainerProbe } from '../../src/core/probe/parsers/containerProbe.ts';
+import { evaluateHamiChecklist, parseHamiLimit } from '../../src/core/verdicts/hamiChecklist.ts';
+import type { Check, HamiChecklistInput, HamiChecklistResult } from '../../src/core/verdicts/hamiChecklist.ts';
+import { captureText, procRecord } from './helpers/captureText.ts';
+import type { SectionSpec } from './helpers/captureText.ts';
+
+// Captures here are written by hand in the probe's output format; the same checklist runs on real
+// probe output in containerProbe.test.ts (chroot fixture roots). Log lines are the real ones from
+// test/fixtures/hami/log-lines.json (sources there).
+
+const CACHE = '/usr/local/vgpu/4b1d9a0c-3f7e-4c55-9a1e-0d2b6f8e7a11.cache';
+const LIMIT_ENV = ['CUDA_DEVICE_MEMORY_LIMIT_0=4096m', 'CUDA_DEVICE_SM_LIMIT=50', `CUDA_DEVICE_MEMORY_SHARED_CACHE=${CACHE}`];
+const ENFORCED_MAPS = 'libvgpu=1 libcuda=1 ld-musl=0 ld-linux=1 lines=812';
+
+type Sections = Record<string, SectionSpec | string>;
+
+function healthy(): Sections {
+  return {
+    meta: 'hostname=train-0\nkernel=6.8.0-45-generic\nmachine=x86_64\nuid=0\nself=999\n',
+    env: `source=proc\n${LIMIT_ENV.join('\n')}\nLIBCUDA_LOG_LEVEL=1\nNVIDIA_VISIBLE_DEVICES=GPU-8dcd1b3e-5c2f-4a4e-9f0b-2f4c7a1d9e10\n`,
+    preload: { files: [['ls', '-r--r--r--    1 0        0               27 Aug 21 10:00 /etc/ld.so.preload\n'], ['/etc/ld.so.preload', '/usr/local/vgpu/libvgpu.so\n']] },
+    mounts: [
+      '1071 1015 0:289 / / rw,relatime master:405 - overlay overlay rw,lowerdir=/var/lib/containerd/l1,upperdir=/var/lib/containerd/u1,workdir=/var/lib/containerd/w1',
+      '1090 1071 253:1 /usr/local/vgpu/ld.so.preload /etc/ld.so.preload ro,relatime - ext4 /dev/vda1 rw',
+      '1091 1071 253:1 /usr/local/vgpu/containers/0f4c9d3e_main /usr/local/vgpu rw,relatime - ext4 /dev/vda1 rw',
+      '1092 1091 253:1 /usr/local/vgpu/libvgpu.so.v2.6.1 /usr/local/vgpu/libvgpu.so ro,relatime - ext4 /dev/vda1 rw',
+      '',
+    ].join('\n'),
+    vgpu: {
+      files: [
+        ['ls', 'total 2340\n-rw-rw-rw-    1 0        0          2008953 Aug 21 10:01 4b1d9a0c-3f7e-4c55-9a1e-0d2b6f8e7a11.cache\n-rwxr-xr-x    1 0        0           385480 Sep 24  2025 libvgpu.so\n'],
+        ['libvgpu', '-rwxr-xr-x    1 0        0           385480 Sep 24  2025 /usr/local/vgpu/libvgpu.so\n'],
+      ],
+    },
+    'hami.caches': { files: [[CACHE, `size=2008953\nheader= 19920718 1 2 0 \ndevice_num=1\nlimits= 4294967296 ${new Array(15).fill('0').join(' ')} \nproc_num=1\nslot0= 42 31337 status=1 used=1073741824\n${Array.from({ length: 15 }, (_, i) => `slot${i + 1}= 0 0 status=0 used=0`).join('\n')}\n`]] },
+    loader: '/lib64/ld-linux-x86-64.so.2\n',
+    dind: '',
+    cgroup: { files: [['/proc/self/cgroup', '0::/\n'], ['/sys/fs/cgroup/cgroup.controllers', 'cpuset cpu io memory pids\n'], ['/sys/fs/cgroup/memory.current', '2147483648\n'], ['/sys/fs/cgroup/memory.max', '17179869184\n'], ['/sys/fs/cgroup/memory.events', 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n']] },
+    'hami.log': '',
+    'nvidia-smi.gpu': { body: '0, GPU-8dcd1b3e-5c2f-4a4e-9f0b-2f4c7a1d9e10, NVIDIA A10, 4096, 1024, 3072\n', rc: 0 },
+    'nvidia-smi.apps': { body: '', rc: 0 },
+    procs: {
+      files: [
+        procRecord({ pid: 1, comm: 'sleep', maps: 'libvgpu=1 libcuda=0 ld-musl=0 ld-linux=1 lines=30', env: LIMIT_ENV, exePath: '/usr/bin/sleep' }),
+        procRecord({ pid: 42, ppid: 1, comm: 'python3', cmdline: 'python3 train.py --epochs 3 ', maps: ENFORCED_MAPS, nvidiaFd: '1', env: LIMIT_ENV, exePath: '/usr/bin/python3.11' }),
+        ['summary', 'count=2\nlimit=500\ntruncated=0\n'],
+      ],
+    },
+  };
+}
+
+function evaluate(sections: Sections, extra: Omit<HamiChecklistInput, 'container'> = {}): { result: HamiChecklistResult; text: string } {
+  const text = captureText('container', sections);
+  const container = parseContainerProbe(parseCapture(text));
+  return { result: evaluateHamiChecklist({ ...extra, container }), text };
+}
+
+function check(result: HamiChecklistResult, id: string): Check {
+  const found = result.checks.find((candidate) => candidate.id === id);
+  assert.ok(found, `no check ${id}`);
+  return found;
+}
+
+function withProcs(sections: Sections, ...records: (readonly [string, string])[]): Sections {
+  const procs = sections['procs'] as SectionSpec;
+  return { ...sections, procs: { files: [...(procs.files ?? []).filter(([path]) => path !== 'summary'), ...records, ['summary', 'count=9\nlimit=500\ntruncated=0\n']] } };
+}
+
+test('checklist: a healthy HAMi container is enforced; node and cluster checks stay unknown', () => {
+  const { result, text } = evaluate(healthy());
+  assert.equal(result.verdict, 'enforced', result.summary);
+  for (const id of ['hami.disable-control', 'hami.env', 'hami.preload', 'hami.libvgpu', 'hami.loaded']) assert.equal(check(result, id).status, 'pass', id);
+  assert.equal(check(result, 'hami.runtime').status, 'unknown');
+  assert.equal(check(result, 'hami.device-plugin').status, 'unknown');
+  assert.equal(check(result, 'bypass.cache').status, 'pass');
+  assert.match(check(result, 'bypass.cache').summary, /4096 MiB, 1 live slot/);
+  assert.equal(check(result, 'bypass.limit-zero').status, 'pass');
+  assert.equal(check(result, 'bypass.unified-memory').status, 'pass');
+  assert.deepEqual(result.processes.map((process) => [process.pid, process.verdict]), [[42, 'enforced']]);
+  assert.match(result.summary, /^enforced: libvgpu\.so is preloaded and 1 of 1 CUDA process/);
+
+  // The seed's command column, verbatim.
+  assert.equal(check(result, 'hami.disable-control').command, 'kubectl exec <pod> -- env | grep CUDA_DISABLE');
+  assert.equal(check(result, 'hami.runtime').command, 'containerd config dump | grep default_runtime_name (on node)');
+  assert.equal(result.checks.filter((c) => c.group === 'seed').map((c) => c.step).join(','), '1,2,3,4,5,6,7');
+
+  // Evidence is verbatim capture text behind a "<where>: " prefix.
+  for (const c of result.checks) {
+    for (const line of c.evidence) {
+      const quoted = line.slice(line.indexOf(': ') + 2);
+      assert.ok(text.includes(quoted), `${c.id} evidence not verbatim: ${line}`);
+    }
+    if (c.status === 'pass') assert.equal('remedy' in c, false);
+    else assert.ok(c.remedy.length > 20, `${c.id} needs a remedy`);
+  }
+});
+
+test('checklist: silence in the logs is unknown, never pass or fail', () => {
+  const { result } = evaluate(healthy());
+  const logs = check(result, 'bypass.logs');
+  assert.equal(logs.status, 'unknown');
+  assert.match(logs.summary, /proves nothing/);
+  assert.deepEqual(logs.evidence, ['env: LIBCUDA_LOG_LEVEL=1']);
+  // Even with every other check failing, silence stays unknown.
+  const broken = { ...healthy(), preload: { missing: ['/etc/ld.so.preload'] } };
+  assert.equal(check(evaluate(broken).result, 'bypass.logs').status, 'unknown');
+});
+
+test('checklist: HAMi-core lines in the logs — active, invalid limit, underflow, loader error', () => {
+  const init = evaluate({ ...healthy(), 'hami.log': { files: [['/tmp/vgpulog', '[HAMI-core Msg(51:139774888380224:libvgpu.c:838)]: Initializing.....\n']] } }).result;
+  assert.equal(check(init, 'bypass.logs').status, 'pass');
+
+  const kubectlLog = '[HAMI-core ERROR (pid:1 thread=140160828682240 allocator.c:53)]: Device 0 OOM 18446744073707737660 / 24146608128\n';
+  const underflow = evaluate(healthy(), { cluster: { containerLog: kubectlLog } }).result;
+  const logs = check(underflow, 'bypass.logs');
+  assert.equal(logs.status, 'fail');
+  assert.equal(logs.impact, 'risk');
+  assert.match(logs.summary, /HAMi#1181/);
+  assert.deepEqual(logs.evidence, [`kubectl logs: ${kubectlLog.trim()}`]);
+  assert.equal(underflow.verdict, 'enforced', 'a risk is not a bypass');
+  assert.match(underflow.summary, /risks: HAMi-core's own log lines/);
+
+  const invalid = evaluate(healthy(), { cluster: { containerLog: '[HAMI-core Warn]: invalid device memory limit CUDA_DEVICE_MEMORY_LIMIT_0=0m\n' } }).result;
+  assert.equal(check(invalid, 'bypass.logs').status, 'fail');
+  assert.equal(check(invalid, 'bypass.limit-zero').status, 'fail');
+  assert.equal(invalid.verdict, 'bypassed');
+
+  const loader = "ERROR: ld.so: object '/usr/local/vgpu/libvgpu.so' from /etc/ld.so.preload cannot be preloaded (cannot read file data): ignored.\n";
+  const preloadFailed = evaluate(healthy(), { cluster: { containerLog: loader } }).result;
+  assert.equal(check(preloadFailed, 'bypass.logs').status, 'fail');
+  assert.equal(check(preloadFailed, 'bypass.preload').status, 'fail');
+  assert.equal(preloadFailed.verdict, 'bypassed');
+});
+
+test('checklist: CUDA_DISABLE_CONTROL=true, with the preload mount skipped', () => {
+  const sections = healthy();
+  sections['env'] = `source=proc\n${LIMIT_ENV.join('\n')}\nCUDA_DISABLE_CONTROL=true\n`;
+  sections['preload'] = { missing: ['/etc/ld.so.preload'] };
+  const env = [...LIMIT_ENV, 'CUDA_DISABLE_CONTROL=true'];
+  sections['procs'] = { files: [procRecord({ pid: 1, comm: 'python3', maps: 'libvgpu=0 libcuda=1 ld-musl=0 ld-linux=1 lines=700', nvidiaFd: '1', env })] };
+  const { result } = evaluate(sections);
+  assert.equal(result.verdict, 'bypassed');
+  assert.equal(check(result, 'hami.disable-control').status, 'fail');
+  assert.deepEqual(check(result, 'hami.disable-control').evidence, ['env: CUDA_DISABLE_CONTROL=true', '/proc/1 environ: CUDA_DISABLE_CONTROL=true']);
+  assert.equal(check(result, 'bypass.disable-control').status, 'fail');
+  assert.equal(check(result, 'hami.preload').status, 'fail');
+  assert.equal(check(result, 'hami.loaded').status, 'fail');
+  assert.deepEqual(result.processes.map((process) => process.verdict), ['bypassed']);
+
+  // ParseBool semantics: "false" and "0" do not disable.
+  const off = healthy();
+  off['env'] = `source=proc\n${LIMIT_ENV.join('\n')}\nCUDA_DISABLE_CONTROL=false\n`;
+  assert.equal(check(evaluate(off).result, 'hami.disable-control').status, 'pass');
+});
+
+test('checklist: no HAMi env at all (not a HAMi container, or MIG)', () => {
+  const sections = healthy();
+  sections['env'] = 'source=proc\nNVIDIA_VISIBLE_DEVICES=all\n';
+  sections['procs'] = { files: [procRecord({ pid: 1, comm: 'sleep', env: [] })] };
+  const { result } = evaluate(sections);
+  assert.equal(check(result, 'hami.env').status, 'fail');
+  assert.equal(result.verdict, 'bypassed');
+  assert.equal(check(result, 'bypass.limit-zero').status, 'unknown');
+});
+
+test('checklist: /etc/ld.so.preload as a directory, empty, or naming a missing library', () => {
+  const dir = healthy();
+  dir['preload'] = { files: [['ls', 'drwxr-xr-x    2 0        0             4096 Aug 21 10:00 /etc/ld.so.preload\n']] };
+  const dirResult = evaluate(dir).result;
+  assert.equal(check(dirResult, 'hami.preload').status, 'fail');
+  assert.match(check(dirResult, 'hami.preload').summary, /directory/);
+
+  const empty = healthy();
+  empty['preload'] = { files: [['ls', '-r--r--r--    1 0        0                0 Aug 21 10:00 /etc/ld.so.preload\n'], ['/etc/ld.so.preload', '']] };
+  assert.equal(check(evaluate(empty).result, 'hami.preload').status, 'fail');
+  assert.equal(check(evaluate(empty).result, 'bypass.preload').status, 'fail');
+
+  const elsewhere = healthy();
+  elsewhere['preload'] = { files: [['/etc/ld.so.preload', '/usr/local/vgpu/libvgpu-custom.so\n']] };
+  const elsewhereResult = evaluate(elsewhere).result;
+  assert.equal(check(elsewhereResult, 'hami.preload').status, 'fail', 'not libvgpu.so');
+  assert.equal(check(elsewhereResult, 'bypass.preload').status, 'fail', 'names a file that is not there');
+});
+
+test('checklist: libvgpu.so empty or missing', () => {
+  const zero = healthy();
+  zero['vgpu'] = { files: [['ls', 'total 0\n-rwxr-xr-x    1 0        0                0 Sep 24  2025 libvgpu.so\n'], ['libvgpu', '-rwxr-xr-x    1 0        0                0 Sep 24  2025 /usr/local/vgpu/libvgpu.so\n']] };
+  const zeroResult = evaluate(zero).result;
+  assert.equal(check(zeroResult, 'hami.libvgpu').status, 'fail');
+  assert.match(check(zeroResult, 'hami.libvgpu').summary, /empty/);
+  assert.equal(check(zeroResult, 'bypass.preload').status, 'fail');
+
+  const missing = healthy();
+  missing['vgpu'] = { missing: ['/usr/local/vgpu'] };
+  assert.equal(check(evaluate(missing).result, 'hami.libvgpu').status, 'fail');
+});
+
+test('checklist: a login session without the limit env (HAMi#1112)', () => {
+  const sections = withProcs(healthy(), procRecord({ pid: 77, ppid: 70, comm: 'python3', cmdline: 'python3 notebook.py ', maps: ENFORCED_MAPS, nvidiaFd: '1', env: [] }));
+  const { result } = evaluate(sections);
+  const login = check(result, 'bypass.login-session');
+  assert.equal(login.status, 'fail');
+  assert.match(login.summary, /77 \(python3\)/);
+  assert.equal(result.verdict, 'bypassed');
+  assert.deepEqual(result.processes.map((process) => [process.pid, process.verdict]), [[42, 'enforced'], [77, 'bypassed']]);
+  assert.equal(check(result, 'hami.loaded').status, 'pass', 'the preload still applies; the env does not');
+});
+
+test('checklist: static and musl CUDA processes', () => {
+  const staticResult = evaluate(withProcs(healthy(), procRecord({ pid: 50, comm: 'cuda-static', maps: 'libvgpu=0 libcuda=1 ld-musl=0 ld-linux=0 lines=90', nvidiaFd: '1', env: LIMIT_ENV, exePath: '/opt/app/cuda-static', exe: 'exe=static via=od' }))).result;
+  assert.equal(check(staticResult, 'bypass.static').status, 'fail');
+  assert.deepEqual(check(staticResult, 'bypass.static').evidence.filter((line) => line.startsWith('/proc/50')), ['/proc/50: exe_path=/opt/app/cuda-static', '/proc/50: exe=static via=od']);
+  assert.equal(staticResult.verdict, 'bypassed');
+
+  const muslResult = evaluate(withProcs(healthy(), procRecord({ pid: 60, comm: 'app', maps: 'libvgpu=0 libcuda=1 ld-musl=1 ld-linux=0 lines=90', nvidiaFd: '1', env: LIMIT_ENV, exe: 'exe=dynamic via=readelf interp=/lib/ld-musl-x86_64.so.1' }))).result;
+  assert.equal(check(muslResult, 'bypass.musl').status, 'fail');
+  assert.equal(muslResult.processes.find((process) => process.pid === 60)?.verdict, 'bypassed');
+
+  // A static init (tini) that does not use the GPU is no bypass.
+  const tini = evaluate(withProcs(healthy(), procRecord({ pid: 5, comm: 'tini', maps: 'libvgpu=0 libcuda=0 ld-musl=0 ld-linux=0 lines=5', env: LIMIT_ENV, exe: 'exe=static via=od' }))).result;
+  assert.equal(check(tini, 'bypass.static').status, 'pass');
+  assert.equal(tini.verdict, 'enforced');
+});
+
+test('checklist: a limit of 0m means no limit', () => {
+  const sections = healthy();
+  const zero = ['CUDA_DEVICE_MEMORY_LIMIT_0=0m', 'CUDA_DEVICE_SM_LIMIT=50'];
+  sections['env'] = `source=proc\n${zero.join('\n')}\n`;
+  sections['procs'] = { files: [procRecord({ pid: 42, comm: 'python3', maps: ENFORCED_MAPS, nvidiaFd: '1', env: zero })] };
+  const { result } = evaluate(sections);
+  assert.equal(check(result, 'bypass.limit-zero').status, 'fail');
+  assert.equal(check(result, 'hami.env').status, 'pass', 'the variable is there');
+  assert.equal(result.verdict, 'bypassed');
+  assert.equal(result.processes[0]?.verdict, 'bypassed');
+});
+
+test('checklist: parseHamiLimit follows get_limit_from_env', () => {
+  assert.equal(parseHamiLimit('4096m'), 4096 * 1024 ** 2);
+  assert.equal(parseHamiLimit('4G'), 4 * 1024 ** 3);
+  assert.equal(parseHamiLimit('1k'), 1024);
+  assert.equal(parseHamiLimit('1048576'), 1048576);
+  assert.equal(parseHamiLimit('0x10m'), 16 * 1024 ** 2);
+  assert.equal(parseHamiLimit('010m'), 8 * 1024 ** 2, 'strtoul base 0: leading 0 is octal');
+  assert.equal(parseHamiLimit('0m'), 0);
+  assert.equal(parseHamiLimit('0'), 0);
+  assert.equal(parseHamiLimit(''), 0);
+  assert.equal(parseHamiLimit('lots'), 0);
+});
+
+test('checklist: gVisor, privileged and the runtime from cluster facts and the node capture', () => {
+  const gvisor = evaluate(healthy(), { cluster: { runtimeClassName: 'gvisor' } }).result;
+  assert.equal(check(gvisor, 'bypass.gvisor').status, 'fail');
+  assert.equal(gvisor.verdict, 'bypassed');
+  assert.equal(check(evaluate(healthy(), { cluster: { runtimeClassName: null } }).result, 'bypass.gvisor').status, 'pass');
+  assert.equal(check(evaluate(healthy(), { cluster: { runtimeClassName: 'nvidia' } }).result, 'hami.runtime').status, 'pass');
+  const hint = healthy();
+  hint['meta'] = 'kernel=4.4.0\n';
+  assert.match(check(evaluate(hint).result, 'bypass.gvisor').summary, /probably gVisor/);
+
+  const privileged = evaluate(healthy(), { cluster: { privileged: true, hamiVersion: 'v2.7.1' } }).result;
+  assert.equal(check(privileged, 'bypass.privileged').status, 'fail');
+  assert.equal(check(evaluate(healthy(), { cluster: { privileged: true, hamiVersion: 'v2.10.0' } }).result, 'bypass.privileged').status, 'pass');
+
+  const node = (config: string) => parseCapture(captureText('node', { containerd: { files: [['/etc/containerd/config.toml', config]] } }));
+  const nvidia = evaluate(healthy(), { node: node('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n') }).result;
+  assert.equal(check(nvidia, 'hami.runtime').status, 'pass');
+  assert.deepEqual(check(nvidia, 'hami.runtime').evidence, ['/etc/containerd/config.toml: default_runtime_name = "nvidia"']);
+  assert.equal(check(evaluate(healthy(), { node: node("[plugins.'io.containerd.cri.v1.runtime'.containerd]\n  default_runtime_name = 'runc'\n") }).result, 'hami.runtime').status, 'fail');
+  assert.equal(check(evaluate(healthy(), { node: node('version = 2\n') }).result, 'hami.runtime').status, 'fail');
+  assert.equal(check(evaluate(healthy(), { node: parseCapture(captureText('node', { containerd: '' })) }).result, 'hami.runtime').status, 'unknown');
+});
+
+test('checklist: device-plugin health from cluster facts', () => {
+  assert.equal(check(evaluate(healthy(), { cluster: { devicePluginPods: [{ name: 'hami-device-plugin-x7k2p', phase: 'Running', ready: true }] } }).result, 'hami.device-plugin').status, 'pass');
+  const crash = check(evaluate(healthy(), { cluster: { devicePluginPods: [{ name: 'hami-device-plugin-x7k2p', phase: 'Running', ready: false }] } }).result, 'hami.device-plugin');
+  assert.equal(crash.status, 'fail');
+  assert.equal(crash.impact, 'risk');
+  assert.equal(check(evaluate(healthy(), { cluster: { devicePluginPods: [] } }).result, 'hami.device-plugin').status, 'fail');
+});
+
+test('checklist: Docker-in-Docker is a risk with evidence', () => {
+  const sections = withProcs(healthy(), procRecord({ pid: 30, comm: 'dockerd', maps: 'libvgpu=1 libcuda=0 ld-musl=0 ld-linux=1 lines=100', env: LIMIT_ENV }));
+  sections['dind'] = 'socket=/var/run/docker.sock\nbinary=/usr/local/bin/dockerd\n';
+  const { result } = evaluate(sections);
+  const dind = check(result, 'bypass.dind');
+  assert.equal(dind.status, 'fail');
+  assert.equal(dind.impact, 'risk');
+  assert.deepEqual(dind.evidence, ['dind: socket=/var/run/docker.sock', 'dind: binary=/usr/local/bin/dockerd', 'dind: pid 30 comm=dockerd']);
+  assert.equal(result.verdict, 'enforced', 'the outer container is still limited');
+});
+
+test('checklist: a unified-memory GPU (GB10) cannot be enforced', () => {
+  const sections = healthy();
+  sections['nvidia-smi.gpu'] = { body: '0, GPU-0b10, NVIDIA GB10, [N/A], [N/A], [N/A]\n', rc: 0 };
+  const { result } = evaluate(sections);
+  assert.equal(check(result, 'bypass.unified-memory').status, 'fail');
+  assert.equal(result.verdict, 'bypassed');
+});
+
+test('checklist: without processes, or with unreadable maps, the verdict is unknown', () => {
+  const noProcs = healthy();
+  delete noProcs['procs'];
+  const a = evaluate(noProcs).result;
+  assert.equal(a.verdict, 'unknown');
+  assert.equal(check(a, 'hami.loaded').status, 'unknown');
+
+  const unreadable = healthy();
+  unreadable['procs'] = { files: [procRecord({ pid: 42, comm: 'python3', maps: 'unreadable', nvidiaFd: '1', environUnreadable: true })] };
+  const b = evaluate(unreadable).result;
+  assert.equal(check(b, 'hami.loaded').status, 'unknown');
+  assert.equal(b.processes[0]?.verdict, 'unknown');
+  assert.equal(b.verdict, 'unknown');
+
+  // Only a node capture: every container check is unknown, nothing passes by default.
+  const nodeOnly = evaluateHamiChecklist({ node: parseCapture(captureText('node', {})) });
+  assert.equal(nodeOnly.verdict, 'unknown');
+  for (const id of ['hami.disable-control', 'hami.env', 'hami.preload', 'hami.libvgpu', 'hami.loaded']) assert.equal(check(nodeOnly, id).status, 'unknown', id);
+});
+
+test('checklist: no CUDA process yet, but the preload works in other processes', () => {
+  const sections = healthy();
+  sections['procs'] = { files: [procRecord({ pid: 1, comm: 'sleep', maps: 'libvgpu=1 libcuda=0 ld-musl=0 ld-linux=1 lines=30', env: LIMIT_ENV })] };
+  const { result } = evaluate(sections);
+  assert.equal(check(result, 'hami.loaded').status, 'pass');
+  assert.equal(result.verdict, 'enforced');
+  assert.match(result.summary, /no CUDA process was running/);
+
+  const notTaking = healthy();
+  notTaking['procs'] = { files: [procRecord({ pid: 1, comm: 'sleep', maps: 'libvgpu=0 libcuda=0 ld-musl=0 ld-linux=1 lines=30', env: LIMIT_ENV })] };
+  assert.equal(check(evaluate(notTaking).result, 'hami.loaded').status, 'fail');
+});
+
+test('checklist: no /etc/ld.so.preload but LD_PRELOAD carries libvgpu.so (HAMi-core standalone) is a risk, not a bypass', () => {
+  const sections = healthy();
+  const env = [...LIMIT_ENV, 'LD_PRELOAD=/usr/local/vgpu/libvgpu.so'];
+  sections['preload'] = { missing: ['/etc/ld.so.preload'] };
+  sections['procs'] = { files: [procRecord({ pid: 42, comm: 'python3', maps: ENFORCED_MAPS, nvidiaFd: '1', env })] };
+  const { result } = evaluate(sections);
+  const preload = check(result, 'hami.preload');
+  assert.equal(preload.status, 'fail');
+  assert.equal(preload.impact, 'risk');
+  assert.ok(preload.evidence.includes('/proc/42: LD_PRELOAD=/usr/local/vgpu/libvgpu.so'));
+  assert.equal(check(result, 'bypass.preload').impact, 'risk');
+  assert.equal(result.verdict, 'unknown', 'not bypassed, and not proven for new processes');
+  assert.deepEqual(result.processes.map((process) => process.verdict), ['enforced']);
+
+  // Without LD_PRELOAD the same capture is a bypass.
+  const without = healthy();
+  without['preload'] = { missing: ['/etc/ld.so.preload'] };
+  without['procs'] = { files: [procRecord({ pid: 42, comm: 'python3', maps: ENFORCED_MAPS, nvidiaFd: '1', env: LIMIT_ENV })] };
+  assert.equal(evaluate(without).result.verdict, 'bypassed');
+});
