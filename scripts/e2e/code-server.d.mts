@@ -66,6 +66,8 @@ export declare function startCodeServer(
     timeoutMs?: number;
     extraArgs?: string[];
     echo?: boolean;
+    /** extra environment variables for code-server and its extension host, e.g. HOME */
+    env?: Record<string, string>;
   },
 ): Promise<RunningCodeServer>;
 export declare function workbenchUrl(server: RunningCodeServer, folder: string): string;

@@ -28,8 +28,13 @@ const INSTALL_TIMEOUT_MS = 15 * 60_000;
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/**
+ * .cache/code-server-<version>/ in the repo, or <GPUMEM_CODE_SERVER_CACHE>/code-server-<version>/
+ * when that variable names a folder (e.g. to share one install between clones on a CI machine).
+ */
 export function codeServerCacheDir(root = REPO_ROOT) {
-  return path.join(root, '.cache', `code-server-${CODE_SERVER_VERSION}`);
+  const shared = process.env.GPUMEM_CODE_SERVER_CACHE;
+  return path.join(shared ? path.resolve(shared) : path.join(root, '.cache'), `code-server-${CODE_SERVER_VERSION}`);
 }
 
 function pathsFor(dir) {
@@ -234,7 +239,7 @@ export async function ensureCodeServer(options = {}) {
     const again = cachedCodeServer(root);
     if (again) return again;
     await ensureDebianPackages('build', log);
-    const relative = path.relative(root, p.dir);
+    const relative = p.dir.startsWith(root) ? path.relative(root, p.dir) : p.dir;
     log(`Installing code-server ${CODE_SERVER_VERSION} into ${relative}/ (about 620 MB, ~2 minutes, once)`);
     const started = Date.now();
     const heartbeat = setInterval(() => log(`  ... still installing code-server (${Math.round((Date.now() - started) / 1000)} s)`), 30_000);
@@ -264,7 +269,7 @@ export async function ensureCodeServer(options = {}) {
       if (!version.includes(CODE_SERVER_VERSION)) throw new Error(`code-server --version printed: ${version}`);
       const seconds = Math.round((Date.now() - started) / 1000);
       await writeFile(p.marker, `${JSON.stringify({ codeServer: CODE_SERVER_VERSION, node: NODE_VERSION, seconds, installedAt: new Date().toISOString() }, null, 2)}\n`);
-      log(`Installed code-server ${CODE_SERVER_VERSION} in ${seconds} s (log: ${path.relative(root, logFile)})`);
+      log(`Installed code-server ${CODE_SERVER_VERSION} in ${seconds} s (log: ${logFile})`);
       return { dir: p.dir, node: p.node, entry: p.entry, installedNow: true, seconds };
     } catch (error) {
       throw new Error(`Installing code-server ${CODE_SERVER_VERSION} into ${p.dir} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -398,7 +403,8 @@ export function freePort(host = '127.0.0.1') {
  * "HTTP server listening on ..."), no auth, telemetry and update check off, isolated profile.
  * @param {CodeServerInstall} cs
  * @param {{folder?: string, port?: number, userDataDir: string, extensionsDir: string,
- *   trustWorkspace?: boolean, logFile: string, timeoutMs?: number, extraArgs?: string[], echo?: boolean}} options
+ *   trustWorkspace?: boolean, logFile: string, timeoutMs?: number, extraArgs?: string[], echo?: boolean,
+ *   env?: Record<string, string>}} options  env: extra variables, e.g. HOME for a test's own ~/.ssh
  * @returns {Promise<RunningCodeServer>}
  */
 export async function startCodeServer(cs, options) {
@@ -424,7 +430,7 @@ export async function startCodeServer(cs, options) {
   log.write(`$ ${[cs.node, ...args].map((a) => JSON.stringify(a)).join(' ')}\n`);
   const child = spawn(cs.node, args, {
     cwd: base,
-    env: isolatedEnv(base),
+    env: isolatedEnv(base, options.env ?? {}),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -16,7 +16,8 @@ export async function expandPaths(paths: readonly string[]): Promise<Expansion> 
   const errors: string[] = [];
   for (const path of paths) {
     if (path === '-') {
-      files.push('-');
+      // Standard input can be read once: a second "-" would wait for an 'end' that has already passed.
+      if (!files.includes('-')) files.push('-');
       continue;
     }
     try {

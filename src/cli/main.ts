@@ -84,6 +84,15 @@ const io: CliIo = {
   docsDirectory: findDocsDirectory(),
 };
 
+let finished = false;
 void main(process.argv.slice(2), io).then((code) => {
+  finished = true;
   process.exitCode = code;
+});
+// A command whose work never settles must not look like success.
+process.on('beforeExit', () => {
+  if (finished) return;
+  finished = true;
+  io.stderr('gpumem: internal error: the command ended without a result\n');
+  process.exitCode = 2;
 });

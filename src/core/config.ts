@@ -1,5 +1,8 @@
 // Lint settings shared by the VS Code settings, the CLI's --config file and the defaults.
 import type { Severity } from './findings.ts';
+import { RULES } from './rules/catalog.ts';
+
+const KNOWN_RULE_IDS = new Set(RULES.map((rule) => rule.id));
 
 /** Marks nodes whose GPU memory is system RAM, matched against nodeSelector and required node affinity. */
 export interface NodeLabelRule {
@@ -73,6 +76,8 @@ export function resolveConfig(input: unknown, base: LintConfig = DEFAULT_CONFIG)
     return { config: base, problems: [{ path: '', message: 'configuration must be a mapping' }] };
   }
   const raw = input as Record<string, unknown>;
+  const known = new Set(['headroomPercent', 'unifiedMemoryNodeLabels', 'dedicatedNodeTaintKey', 'hamiDetection', 'rules']);
+  for (const key of Object.keys(raw)) if (!known.has(key)) problems.push({ path: key, message: `unknown setting (known: ${[...known].join(', ')})` });
   let headroomPercent = base.headroomPercent;
   if (raw.headroomPercent !== undefined) {
     if (typeof raw.headroomPercent === 'number' && Number.isFinite(raw.headroomPercent) && raw.headroomPercent >= 0 && raw.headroomPercent <= 1000) {
@@ -98,6 +103,7 @@ export function resolveConfig(input: unknown, base: LintConfig = DEFAULT_CONFIG)
   if (raw.rules !== undefined) {
     if (typeof raw.rules === 'object' && raw.rules !== null && !Array.isArray(raw.rules)) {
       for (const [id, setting] of Object.entries(raw.rules as Record<string, unknown>)) {
+        if (!KNOWN_RULE_IDS.has(id)) problems.push({ path: `rules.${id}`, message: 'unknown rule id (gpumem rules lists them)' });
         if (setting === 'off' || setting === 'error' || setting === 'warning' || setting === 'info') rules[id] = setting;
         else problems.push({ path: `rules.${id}`, message: 'must be "off", "error", "warning" or "info"' });
       }

@@ -10,12 +10,12 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { release } from 'node:os';
 import { join } from 'node:path';
+import { severityRank } from '../../src/core/findings.ts';
 import type { Capture } from '../../src/core/probe/capture.ts';
 import { parseCapture, sectionFiles } from '../../src/core/probe/capture.ts';
 import type { Inspection } from '../../src/core/inspection/analyze.ts';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { runProbe } from '../../src/core/inspection/runProbe.ts';
-import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
 import { LocalTransport } from '../../src/transports/local.ts';
 import {
   buildApuNode,
@@ -71,7 +71,12 @@ function assertClean(run: ProbeRun, label: string): void {
   assert.equal(run.capture.complete, true, `${label}: capture incomplete: ${run.capture.problems.join('; ')}`);
   assert.deepEqual(run.capture.problems, [], `${label}: capture problems`);
   assert.deepEqual(run.inspection.problems, [], `${label}: model problems`);
-  for (const section of run.capture.sections.values()) assert.equal(section.complete, true, `${label}: section ${section.name} incomplete`);
+  for (const section of run.capture.sections.values()) {
+    assert.equal(section.complete, true, `${label}: section ${section.name} incomplete`);
+    const paths = section.records.flatMap((record) => (record.path === undefined ? [] : [record.path]));
+    const repeated = paths.filter((path, i) => paths.indexOf(path) !== i);
+    assert.deepEqual(repeated.slice(0, 3), [], `${label}: section ${section.name} prints ${repeated.length} files twice`);
+  }
 }
 
 function node(run: ProbeRun) {
@@ -127,7 +132,8 @@ function assertApuPod(run: ProbeRun, facts: ApuFacts): void {
   assert.equal(verdict.severity, 'error');
   assert.match(verdict.title, /holds 30 GiB of GTT .* true footprint is 32 GiB, above its 16 GiB limit/);
   assert.ok(verdict.evidence.some((line) => line.startsWith(`${facts.podCgroupPath}:`)), 'evidence names the pod cgroup');
-  assert.equal(run.inspection.verdicts[0]?.id, 'memory.pod-over-limit-in-reality', 'the error sorts first');
+  const ranks = run.inspection.verdicts.map((v) => severityRank[v.severity]);
+  assert.deepEqual(ranks, [...ranks].sort((a, b) => b - a), 'verdicts worst first');
   // Only the pod's own processes count: the exporter outside any pod holds a client too.
   assert.ok(node(run).model.gpuProcesses.some((p) => p.pid === facts.systemGpuPid));
   const others = node(run).pods.filter((p) => p.podUid !== facts.podUid);
@@ -188,11 +194,15 @@ function assertApuNode(run: ProbeRun, facts: ApuFacts): void {
   const pod = model.pods.find((p) => p.podUid === facts.podUid);
   assert.ok(pod);
   assert.equal(pod.containers.some((c) => c.containerId === facts.containerId), true, 'the container below the pod');
-  // The kernel log holds a global OOM kill of that pod.
-  const explained = explainKernelLogText(model.kernelLog?.text ?? '');
-  assert.equal(explained.summary.global, 1);
-  assert.equal(explained.summary.victims[0]?.podUid, facts.podUid);
-  assert.equal(explained.summary.victims[0]?.pid, facts.oomVictimPid);
+  // The kernel log holds a global OOM kill of that pod; with the pod's memory.events (oom_kill 1, max 0,
+  // oom 0) and its fdinfo GTT joined in, it is the GTT signature.
+  const oom = node(run).oom;
+  assert.equal(oom?.summary.global, 1);
+  assert.equal(oom?.summary.victims[0]?.podUid, facts.podUid);
+  assert.equal(oom?.summary.victims[0]?.pid, facts.oomVictimPid);
+  assert.equal(oom?.summary.victims[0]?.gtt, 'strong');
+  const oomVerdict = run.inspection.verdicts.find((v) => v.id.startsWith('oom.'));
+  assert.equal(oomVerdict?.severity, 'error', `an OOM verdict (got ${run.inspection.verdicts.map((v) => v.id).join(', ')})`);
   // Hostile names: the spaced directory is read, the newline names are skipped without breaking the format.
   assert.ok(model.kubepodsLevels.some((level) => level.path === facts.spacedCgroup && level.current === 4096), `level "${facts.spacedCgroup}"`);
   assert.equal(run.text.includes('bad\nname'), false, 'a path with a newline was printed');
@@ -315,6 +325,7 @@ for (const shell of SHELLS) {
       assert.deepEqual([...sectionFiles(run.capture, 'fdinfo').keys()], []);
       assert.deepEqual(model.gpus.map((gpu) => [gpu.vendorId, gpu.driver]), [['0x10de', 'nvidia']]);
       assert.deepEqual(model.pods.map((p) => p.podUid).sort(), [hami.facts.bypassed.podUid, hami.facts.enforced.podUid].sort());
+      assert.ok(run.inspection.hami, 'a node with HAMi installed gets the checklist');
     });
   });
 }
@@ -379,7 +390,7 @@ function thisMachineCgroupMode(): string {
   return 'unknown';
 }
 
-describe('node probe on this machine through the Local transport (sh -s, no chroot)', { skip: process.getuid?.() === 0 ? false : 'needs root' }, () => {
+describe('node probe on this machine through the Local transport (sh -s, no chroot)', () => {
   test('the capture is complete, with this machine\'s cgroup mode, MemTotal and kernel', T, async () => {
     const run = await probe(undefined, '');
     assert.equal(run.exitCode, 0, run.stderr);
@@ -496,8 +507,7 @@ describe('node probe: bad input gives partial results with reasons, never a cras
     assert.ok(Buffer.byteLength(run.text) < 2 * 1024 * 1024, 'the whole capture stays small');
     assert.equal(body.includes(fixture.facts.kernLogFirstLine), false, 'the head of the log is dropped');
     assert.match(body, /Out of memory: Killed process 398211 \(llama-server\)/);
-    const explained = explainKernelLogText(node(run).model.kernelLog?.text ?? '');
-    assert.equal(explained.summary.global, 1);
+    assert.equal(node(run).oom?.summary.global, 1, 'the report at the end of the log is explained');
     assertApuPod(run, fixture.facts);
   });
 

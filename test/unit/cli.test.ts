@@ -516,6 +516,12 @@ describe('paths', () => {
     assert.ok(findings.every((f) => f.file === '<stdin>'));
   });
 
+  test('"-" given twice reads standard input once (it used to wait forever and exit 0 silently)', async () => {
+    const run = await gpumem(['lint', '-', '-', '--format', 'json'], { input: gpuPod('twice') });
+    assert.equal(run.code, 1);
+    assert.deepEqual(parseJson(run).map((f) => [f.file, f.name]), [['<stdin>', 'twice']]);
+  });
+
   test('empty standard input lints as an empty file', async () => {
     const run = await gpumem(['lint', '-'], { input: '' });
     assert.deepEqual([run.code, run.stdout], [0, 'No findings in 1 file.\n']);

@@ -116,7 +116,8 @@ function hamiVerdicts(result: HamiChecklistResult): Verdict[] {
     });
   }
   for (const check of failed) {
-    out.push({ id: `hami.${check.id}`, severity: check.impact === 'bypass' ? 'error' : 'warning', title: `${check.title}: ${check.summary}`, explanation: `Checked with: ${check.command}`, evidence: check.evidence, remedy: check.remedy });
+    // Check ids are `hami.<step>` (the seed checklist) or `bypass.<case>`: one `hami.` prefix for both.
+    out.push({ id: check.id.startsWith('hami.') ? check.id : `hami.${check.id}`, severity: check.impact === 'bypass' ? 'error' : 'warning', title: `${check.title}: ${check.summary}`, explanation: `Checked with: ${check.command}`, evidence: check.evidence, remedy: check.remedy });
   }
   return out;
 }

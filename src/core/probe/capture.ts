@@ -55,7 +55,10 @@ interface MutableSection {
   buffer: string[];
 }
 
-export function parseCapture(text: string): Capture {
+export function parseCapture(input: string): Capture {
+  // A capture that went through a terminal (`kubectl exec -t`, `ssh -t`) or a Windows editor has CRLF line
+  // ends; the probe itself prints LF only, so a CRLF header means the whole text was converted.
+  const text = /^@@gpumem-probe [^\n]*@@\r$/m.test(input) ? input.replace(/\r\n/g, '\n') : input;
   const problems: string[] = [];
   const header = HEADER.exec(text);
   if (!header) {

@@ -16,7 +16,8 @@ export interface ProbeScriptOptions {
 }
 
 const NONCE = /^[0-9a-f]{16,64}$/;
-const HOST_ROOT = /^(\/[A-Za-z0-9._-]+)*$/;
+/** Absolute, segments of letters, digits, '.', '_' and '-', none of them `.` or `..`. */
+const HOST_ROOT = /^(\/(?!\.\.?(?:\/|$))[A-Za-z0-9._-]+)*$/;
 
 export function newNonce(): string {
   const bytes = new Uint8Array(12);
@@ -27,7 +28,7 @@ export function newNonce(): string {
 export function buildProbeScript(options: ProbeScriptOptions): string {
   if (!NONCE.test(options.nonce)) throw new Error('probe nonce must be 16–64 lowercase hex characters');
   const root = options.scope === 'node' ? (options.hostRoot ?? '') : '';
-  if (!HOST_ROOT.test(root)) throw new Error(`host root "${root}" must be an absolute path of letters, digits, '.', '_' and '-'`);
+  if (!HOST_ROOT.test(root)) throw new Error(`host root "${root}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`);
   const body = options.scope === 'node' ? NODE_BODY : CONTAINER_BODY;
   return [
     '#!/bin/sh',

@@ -100,7 +100,7 @@ export function formatSarif(findings: readonly PositionedFinding[], options: Sar
         originalUriBaseIds: { SRCROOT: { uri: options.srcRoot.endsWith('/') ? options.srcRoot : `${options.srcRoot}/` } },
         invocations: [
           {
-            executionSuccessful: true,
+            executionSuccessful: options.notifications.length === 0,
             toolExecutionNotifications: options.notifications.map((text) => ({ level: 'warning', message: { text } })),
           },
         ],

@@ -15,7 +15,8 @@ export const gpuDockerInDocker: Rule = {
   meta: ruleMetaOf('gpu-docker-in-docker'),
   check(context) {
     if (context.gpuContainers.length === 0) return;
-    const gpuNames = context.gpuContainers.map((c) => `"${c.name}"`).join(', ');
+    const names = context.gpuContainers.map((c) => `"${c.name}"`);
+    const gpuNames = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
     const report = (container: ContainerModel, span: Span, what: string) =>
       context.report({
         ruleId: 'gpu-docker-in-docker',

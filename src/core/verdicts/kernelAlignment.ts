@@ -3,7 +3,6 @@
 // versus RAM, and whether GTT is charged to memcg at all (it is not upstream).
 import { formatBytes } from '../quantity.ts';
 import type { NodeModel } from '../probe/nodeModel.ts';
-import { PCI_VENDORS } from '../probe/parsers/drm.ts';
 import { kernelAtLeast } from '../probe/parsers/keyValue.ts';
 import type { KernelCheck } from './verdict.ts';
 
@@ -122,10 +121,13 @@ export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
     evidence: charged ? ['memory.stat: gpu_active present'] : [`kernel ${release}: no gpu_active in any pod's memory.stat, no ttm.ttm_memcg parameter`],
     remedy: 'Until it lands, size GPU pods for memory.current plus GTT with 25–30 % headroom, and watch GTT per pod (DRM fdinfo).',
   });
-  // On a node without a GPU these are facts about the kernel, not problems. A DRM device is not
-  // necessarily a GPU: servers have a BMC display adapter (ASPEED ast, Matrox mgag200) and VMs a
+  // On a node without a TTM-managed GPU these are facts about the kernel, not problems. A DRM device is
+  // not necessarily a GPU: servers have a BMC display adapter (ASPEED ast, Matrox mgag200) and VMs a
   // virtual one (virtio-gpu, bochs), all DRM cards without GPU memory.
-  const isGpu = (gpu: NodeModel['gpus'][number]) => (gpu.vendorId !== undefined && gpu.vendorId in PCI_VENDORS) || gpu.vramTotal !== undefined || gpu.gttTotal !== undefined;
-  if (!model.gpus.some(isGpu)) return checks.map((check) => (check.status === 'fail' || check.status === 'warn' ? { ...check, status: 'info' } : check));
+  // dmem and TTM/GTT only concern GPUs whose driver uses TTM (amdgpu, radeon, xe, nouveau): NVIDIA's
+  // proprietary and open kernel modules manage VRAM themselves, so on such a node they are facts too.
+  const usesTtm = (gpu: NodeModel['gpus'][number]) =>
+    gpu.vendorId === '0x1002' || ['amdgpu', 'radeon', 'xe', 'nouveau'].includes(gpu.driver ?? '') || gpu.gttTotal !== undefined;
+  if (!model.gpus.some(usesTtm)) return checks.map((check) => (check.status === 'fail' || check.status === 'warn' ? { ...check, status: 'info' } : check));
   return checks;
 }

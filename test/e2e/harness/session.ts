@@ -83,6 +83,14 @@ export interface WorkbenchOptions {
   /** extra user settings */
   settings?: Record<string, unknown>;
   viewport?: { width: number; height: number };
+  /**
+   * HOME of code-server and the extension host: by default an empty folder in the session dir, so
+   * that nothing of the machine's ~/.ssh, ~/.kube or ~/.config leaks into a test. Tests can fill it
+   * (`session.home`) or pass their own.
+   */
+  home?: string;
+  /** more environment variables for code-server and the extension host */
+  env?: Record<string, string>;
 }
 
 export interface WorkbenchSession {
@@ -91,6 +99,8 @@ export interface WorkbenchSession {
   server: RunningCodeServer;
   /** the temp copy of the fixture that the window has open */
   workspace: string;
+  /** HOME of code-server and the extension host */
+  home: string;
   /** absolute path of a workspace file */
   file(relative: string): string;
   /** runs one named step with a timeout; a failure names the step */
@@ -160,6 +170,7 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
   const workspace = path.join(base, 'workspace');
   const userDataDir = path.join(base, 'profile', 'user-data');
   const extensionsDir = path.join(base, 'profile', 'extensions');
+  const home = options.home ?? path.join(base, 'home');
   const codeServerLog = path.join(ARTIFACTS_DIR, `${scenario}-code-server.log`);
   const browserLog = createWriteStream(path.join(ARTIFACTS_DIR, `${scenario}-browser.log`), { flags: 'w' });
   let server: RunningCodeServer | undefined;
@@ -183,6 +194,7 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
       const source = path.join(FIXTURES_DIR, options.fixture);
       await stat(source);
       await cp(source, workspace, { recursive: true });
+      await mkdir(home, { recursive: true });
     });
     await step('install the .vsix into an isolated extensions dir', async () => {
       // No sticky scroll: it overlays the editor's first lines in screenshots.
@@ -203,6 +215,7 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
         trustWorkspace: options.trusted !== false,
         logFile: codeServerLog,
         timeoutMs: 60_000,
+        env: { HOME: home, ...options.env },
       }), 90_000);
     const running = server;
     const chromiumTmp = path.join(base, 'chromium-tmp');
@@ -241,6 +254,7 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
       page: opened,
       server: running,
       workspace,
+      home,
       file: (relative) => path.join(workspace, relative),
       step,
       screenshot: (suffix) => screenshot(opened, suffix ? `${scenario}-${suffix}` : scenario),
@@ -258,6 +272,7 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
     );
   } finally {
     // Browser first (it holds websockets to the server), then the server, each bounded in time.
+    const teardown = Date.now();
     if (browser) await withTimeout('close the browser connection', 10_000, () => browser!.close()).catch(() => undefined);
     if (browserServer) {
       const chromiumProcess = browserServer.process();
@@ -266,7 +281,9 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
       killGroup(chromiumProcess.pid, 'SIGKILL');
       if (chromiumProcess.pid) liveChromiumGroups.delete(chromiumProcess.pid);
     }
+    const browserClosed = Date.now();
     if (server) await withTimeout('stop code-server', 15_000, () => server!.stop()).catch(() => undefined);
+    browserLog.write(`[harness] teardown: browser ${browserClosed - teardown} ms, code-server ${Date.now() - browserClosed} ms\n`);
     await collectLogs(userDataDir, path.join(ARTIFACTS_DIR, `${scenario}-logs`)).catch(() => undefined);
     if (!process.env.GPUMEM_E2E_KEEP) {
       await rm(base, { recursive: true, force: true }).catch(() => undefined);

@@ -118,7 +118,7 @@ async function pickFromQuickInput(page: Page, key: string, text: string, label: 
     await input.fill(text);
     const row = quickInputRow(page, label).first();
     const found = await row
-      .waitFor({ state: 'visible', timeout: Math.min(5000, Math.max(500, deadline - Date.now())) })
+      .waitFor({ state: 'visible', timeout: Math.min(attempt === 1 ? 1500 : 3000, Math.max(500, deadline - Date.now())) })
       .then(() => true, () => false);
     if (found) {
       await row.click({ timeout: Math.max(1000, deadline - Date.now()) });
@@ -403,14 +403,16 @@ export interface TreeItem {
 }
 
 /**
- * The rendered items of a view (e.g. "GPU Nodes") whose section is in the side bar.
- * Expands the section when collapsed. Open the view container first (focusView) when it is elsewhere.
+ * The rendered items of a tree view (e.g. "SSH Hosts"), found by its section header
+ * `.pane-header[aria-label="<view> Section"]`. Expands the section when collapsed. Reveal the view
+ * first (focusView) when its container is not showing. An empty list may mean a welcome view.
  */
 export async function readTreeItems(page: Page, viewName: string, options: WaitOptions = {}): Promise<TreeItem[]> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const header = page.locator(`.pane-header[aria-label="${viewName} Section"]`);
-  await header.waitFor({ state: 'visible', timeout });
-  if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+  // A container with a single view hides that view's header (class "hidden"): attached is enough.
+  await header.waitFor({ state: 'attached', timeout });
+  if ((await header.getAttribute('aria-expanded')) !== 'true' && (await header.isVisible())) await header.click();
   const pane = page.locator('.pane', { has: header });
   const rows = pane.locator('.pane-body .monaco-list-row[role="treeitem"]');
   return rows.evaluateAll((elements) =>
@@ -422,6 +424,16 @@ export async function readTreeItems(page: Page, viewName: string, options: WaitO
       expanded: row.hasAttribute('aria-expanded') ? row.getAttribute('aria-expanded') === 'true' : undefined,
     })),
   );
+}
+
+/** The welcome content a view shows instead of an empty tree ("viewsWelcome"), or "" when none. */
+export async function readViewWelcome(page: Page, viewName: string, options: WaitOptions = {}): Promise<string> {
+  const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const header = page.locator(`.pane-header[aria-label="${viewName} Section"]`);
+  await header.waitFor({ state: 'attached', timeout });
+  const welcome = page.locator('.pane', { has: header }).locator('.pane-body .welcome-view-content');
+  if ((await welcome.count()) === 0 || !(await welcome.first().isVisible())) return '';
+  return (await welcome.first().innerText()).trim();
 }
 
 /** Waits for a tree item whose label matches. */

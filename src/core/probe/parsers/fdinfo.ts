@@ -1,5 +1,6 @@
 // DRM fdinfo (Documentation/gpu/drm-usage-stats.rst): per-client GPU memory by region,
 // deduplicated on drm-client-id, attributed to processes and, through their cgroup, to pods.
+import { cgroupPathFromProcCgroup } from '../podCgroup.ts';
 
 export interface DrmClient {
   readonly clientId: string | undefined;
@@ -24,7 +25,8 @@ export function parseFdinfo(text: string): DrmClient {
   const resident = new Map<string, number>();
   const total = new Map<string, number>();
   for (const [key, value] of fields) {
-    const match = /^drm-(resident|memory|total)-(.+)$/.exec(key);
+    // drm-total-cycles-<engine> is an engine counter, not a memory region.
+    const match = /^drm-(resident|memory|total)-(?!cycles-)(.+)$/.exec(key);
     if (!match?.[1] || !match[2]) continue;
     const bytes = parseMemoryValue(value);
     if (bytes === undefined) continue;
@@ -90,14 +92,11 @@ export function aggregateFdinfo(records: ReadonlyMap<string, string>): ProcessGp
   return out.sort((a, b) => a.pid - b.pid);
 }
 
-/** The cgroup path from /proc/<pid>/cgroup: the v2 `0::` line, else the v1 memory controller line. */
+/**
+ * The cgroup path from /proc/<pid>/cgroup: the v2 `0::` line on a v2 host, the v1 memory controller line
+ * on a v1 host. On a hybrid host both exist and the `0::` line is often just `/`, so the choice is
+ * podCgroup's (the line that places the process in a pod).
+ */
 export function cgroupOf(text: string): string | undefined {
-  let v1: string | undefined;
-  for (const line of text.split('\n')) {
-    const match = /^(\d+):([^:]*):(.*)$/.exec(line.trim());
-    if (!match) continue;
-    if (match[1] === '0' && match[2] === '') return match[3];
-    if (match[2]?.split(',').includes('memory')) v1 = match[3];
-  }
-  return v1;
+  return cgroupPathFromProcCgroup(text);
 }

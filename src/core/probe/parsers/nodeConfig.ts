@@ -17,44 +17,63 @@ function memoryOf(value: unknown): number | undefined {
   return parsed.ok ? parsed.quantity.value : undefined;
 }
 
-/** From the kubelet config file (YAML) or, failing that, its command line flags. */
+/**
+ * From the kubelet config file (YAML) and its command line flags. As in the kubelet, a flag overrides the
+ * config file's value field by field; a config that is unreadable (the probe's "permission denied" line)
+ * or sets nothing leaves the flags' values.
+ */
 export function parseKubeletReservations(configText: string | undefined, cmdline: string | undefined): KubeletReservations | undefined {
+  let fromConfig: Omit<KubeletReservations, 'source'> | undefined;
   if (configText) {
     try {
-      const config = parse(configText, { maxAliasCount: 50 }) as Record<string, unknown> | null;
-      if (config && typeof config === 'object') {
-        const section = (key: string) => (config[key] && typeof config[key] === 'object' ? (config[key] as Record<string, unknown>) : {});
-        return {
+      const config = parse(configText, { maxAliasCount: 50 }) as unknown;
+      if (config && typeof config === 'object' && !Array.isArray(config)) {
+        const record = config as Record<string, unknown>;
+        const section = (key: string) => (record[key] && typeof record[key] === 'object' ? (record[key] as Record<string, unknown>) : {});
+        const eviction = section('evictionHard')['memory.available'];
+        fromConfig = {
           systemReserved: memoryOf(section('systemReserved').memory),
           kubeReserved: memoryOf(section('kubeReserved').memory),
-          evictionHard: typeof section('evictionHard')['memory.available'] === 'string' ? (section('evictionHard')['memory.available'] as string) : undefined,
-          source: 'kubelet config',
+          evictionHard: typeof eviction === 'string' ? eviction : undefined,
         };
       }
     } catch {
-      // fall through to the command line
+      // not YAML: the flags alone
     }
   }
+  let fromFlags: Omit<KubeletReservations, 'source'> | undefined;
   if (cmdline) {
     const flag = (name: string) => new RegExp(`--${name}[= ]([^ ]+)`).exec(cmdline)?.[1];
     const memoryIn = (list: string | undefined) => memoryOf(/(?:^|,)memory=([^,]+)/.exec(list ?? '')?.[1]);
-    return {
+    fromFlags = {
       systemReserved: memoryIn(flag('system-reserved')),
       kubeReserved: memoryIn(flag('kube-reserved')),
       evictionHard: /memory\.available<([^,]+)/.exec(flag('eviction-hard') ?? '')?.[1],
-      source: 'kubelet command line',
     };
   }
-  return undefined;
+  if (!fromConfig && !fromFlags) return undefined;
+  const sets = (values: Omit<KubeletReservations, 'source'> | undefined) => values !== undefined && Object.values(values).some((value) => value !== undefined);
+  const source = sets(fromConfig) && sets(fromFlags) ? 'kubelet config and command line' : sets(fromFlags) || !fromConfig ? 'kubelet command line' : 'kubelet config';
+  return {
+    systemReserved: fromFlags?.systemReserved ?? fromConfig?.systemReserved,
+    kubeReserved: fromFlags?.kubeReserved ?? fromConfig?.kubeReserved,
+    evictionHard: fromFlags?.evictionHard ?? fromConfig?.evictionHard,
+    source,
+  };
 }
 
-/** containerd's CRI default runtime: `default_runtime_name = "nvidia"` (config v2 and v3). */
+/**
+ * containerd's CRI default runtime: `default_runtime_name = "nvidia"` (config v2 and v3). containerd merges
+ * config.toml first and its imports (conf.d/*.toml, e.g. nvidia-ctk's drop-in) over it, in the order the
+ * probe captures them, so the last setting wins.
+ */
 export function parseContainerdDefaultRuntime(files: ReadonlyMap<string, string>): { runtime: string; file: string; line: string } | undefined {
+  let found: { runtime: string; file: string; line: string } | undefined;
   for (const [file, body] of files) {
     for (const line of body.split('\n')) {
       const match = /^\s*default_runtime_name\s*=\s*["']([^"']*)["']/.exec(line);
-      if (match?.[1] !== undefined) return { runtime: match[1], file, line: line.trim() };
+      if (match?.[1] !== undefined) found = { runtime: match[1], file, line: line.trim() };
     }
   }
-  return undefined;
+  return found;
 }

@@ -24,12 +24,14 @@ finish cgroup.mode
 files cgroup.root "$CG/cgroup.controllers" "$CG/cgroup.subtree_control" "$CG/dmem.capacity" "$CG/dmem.current" "$CG/memory.stat" "$CG/memory/memory.usage_in_bytes" "$CG/memory/memory.limit_in_bytes" "$CG/memory/memory.stat" "$CG/memory/memory.use_hierarchy"
 begin cgroup.kubepods
 _count=0
-for _base in "$CG"/kubepods* "$CG"/memory/kubepods* "$CG"/kubepods.slice/kubepods* "$CG"/memory/kubepods.slice/kubepods*; do
+# kubepods[.slice] down three levels reaches QoS, pod and container; the QoS slices are not bases of
+# their own (they would be listed twice).
+for _base in "$CG"/kubepods* "$CG"/memory/kubepods*; do
   [ -d "$_base" ] || continue
   for _d in "$_base" "$_base"/* "$_base"/*/* "$_base"/*/*/*; do
     [ -d "$_d" ] || continue
     _count=$((_count + 1))
-    [ "$_count" -le 4000 ] || break
+    [ "$_count" -le 4000 ] || break 2
     for _f in memory.current memory.peak memory.max memory.high memory.min memory.low memory.events memory.stat cgroup.subtree_control cgroup.controllers dmem.current dmem.peak dmem.min dmem.low dmem.max memory.usage_in_bytes memory.limit_in_bytes memory.max_usage_in_bytes memory.oom_control memory.failcnt; do
       onefile "$_d/$_f"
     done
@@ -91,10 +93,19 @@ done
 finish kfd
 
 # DRM fdinfo sweep: only fds that are DRM character devices (major 226), one ls for all processes;
-# each process holding one also gets its cgroup (for the pod) and comm.
+# each process holding one also gets its cgroup (for the pod) and comm. grep passes on only the lines the
+# loop acts on (directory headers and major-226 devices): a node has ~100,000 fds and sh reads its input
+# a byte at a time, so the loop over every line cost 4x a cat of all the fdinfo files (bench/probe.mjs).
 begin fdinfo
+_fdlines() {
+  if have grep; then
+    ls -lL "$R"/proc/[0-9]*/fd 2>/dev/null | grep -e '/fd:$' -e '^c.* 226, '
+  else
+    ls -lL "$R"/proc/[0-9]*/fd 2>/dev/null
+  fi
+}
 if have ls; then
-  ls -lL "$R"/proc/[0-9]*/fd 2>/dev/null | {
+  _fdlines | {
     _dir=''
     _seen=''
     while IFS= read -r _line; do
@@ -129,6 +140,10 @@ onefile "$R/usr/local/vgpu/ld.so.preload"
 if [ -d "$R/usr/local/vgpu" ]; then
   mark "file $R/usr/local/vgpu/ls"
   ls -ln "$R/usr/local/vgpu" 2>&1 | head -c 65536
+  if [ -d "$R/usr/local/vgpu/containers" ]; then
+    mark "file $R/usr/local/vgpu/containers/ls"
+    ls -lnR "$R/usr/local/vgpu/containers" 2>&1 | head -c 262144
+  fi
 fi
 finish hami.host
 begin hami.caches
