@@ -79,7 +79,7 @@ try {
 
   if (!existsSync(path.join(REPO_ROOT, 'node_modules', '.package-lock.json'))) {
     step('npm ci (node_modules/ is missing)');
-    await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: REPO_ROOT, env: cleanEnv(), timeoutMs: 15 * 60_000, echo: true });
+    await run('npm', ['ci', '--foreground-scripts', '--no-audit', '--no-fund'], { cwd: REPO_ROOT, env: cleanEnv(), timeoutMs: 15 * 60_000, echo: true });
   }
 
   step('code-server');

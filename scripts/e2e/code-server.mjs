@@ -234,6 +234,7 @@ export async function ensureCodeServer(options = {}) {
 
   const p = pathsFor(codeServerCacheDir(root));
   const lock = `${p.dir}.lock`;
+  mkdirSync(path.dirname(p.dir), { recursive: true }); // .cache/ does not exist on a fresh clone
   await acquireLock(lock, log);
   try {
     const again = cachedCodeServer(root);

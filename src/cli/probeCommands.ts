@@ -56,8 +56,10 @@ export async function probeScriptCommand(argv: readonly string[], io: CliIo): Pr
     return 0;
   }
   const hostRoot = args.options.get('host-root');
+  const scope = scopeOf(args.options.get('scope'));
+  if (scope === 'container' && hostRoot !== undefined) throw new UsageError('--host-root applies to the node scope only');
   try {
-    io.stdout(buildProbeScript({ scope: scopeOf(args.options.get('scope')), nonce: newNonce(), ...(typeof hostRoot === 'string' ? { hostRoot } : {}) }));
+    io.stdout(buildProbeScript({ scope, nonce: newNonce(), ...(typeof hostRoot === 'string' ? { hostRoot } : {}) }));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

@@ -27,7 +27,8 @@ export async function openSshTransport(destination: string, options: SshTargetOp
   return new SshTransport({
     ...settings,
     ...(options.knownHostsFile ? { knownHostsFiles: [options.knownHostsFile] } : {}),
-    strictHostKeyChecking: options.acceptNew ? 'accept-new' : settings.strictHostKeyChecking === 'no' ? 'no' : 'yes',
+    // The CLI cannot ask: 'ask' becomes a refusal; the user's own accept-new or no in ~/.ssh/config is honoured.
+    strictHostKeyChecking: options.acceptNew ? 'accept-new' : settings.strictHostKeyChecking === 'no' || settings.strictHostKeyChecking === 'accept-new' ? settings.strictHostKeyChecking : 'yes',
     connectTimeoutMs: Math.min(options.timeoutMs, settings.connectTimeoutMs ?? 20_000),
     log: (line) => options.io.stderr(`gpumem ssh: ${line}\n`),
   });

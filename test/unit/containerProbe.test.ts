@@ -380,6 +380,21 @@ describe('container script in chroot fixture roots', { skip: skipChroot ?? false
     });
   }
 
+  test('a plain container with no CUDA and no HAMi trace is not-hami, not bypassed', async () => {
+    const root = makeRoot({ shell: 'busybox' });
+    roots.push(root);
+    writeFile(root, 'proc/self/mountinfo', `${MOUNTINFO_RW[0] ?? ''}\n`);
+    writeFile(root, 'proc/self/environ', `${BASE_ENV.filter((line) => !line.startsWith('NVIDIA_') && !line.startsWith('LIBCUDA_')).join('\0')}\0`);
+    writeFile(root, 'proc/self/cgroup', '0::/\n');
+    addProcess(root, { pid: 1, ppid: 0, comm: 'nginx', cmdline: ['nginx', '-g', 'daemon off;'], environ: ['PATH=/usr/bin:/bin'], maps: maps(['/usr/sbin/nginx', ...GLIBC_MAPS]), exe: '/bin/busybox' });
+    const ran = await probe(root, newNonce());
+    assertClean(ran);
+    assert.equal(ran.result.verdict, 'not-hami', ran.result.summary);
+    // Cut the same capture short: absence can no longer be proven.
+    const cut = parseContainerProbe(parseCapture(ran.run.stdout.slice(0, Math.floor(ran.run.stdout.length / 2))));
+    assert.notEqual(evaluateHamiChecklist({ container: cut }).verdict, 'not-hami');
+  });
+
   test('the process sweep stops at the limit and says so', async () => {
     const scenario = scenarios.find((s) => s.shell === 'busybox' && s.name === 'enforced');
     assert.ok(scenario);

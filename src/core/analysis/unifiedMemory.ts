@@ -45,7 +45,8 @@ export function detectUnifiedMemory(pod: PodModel, rules: readonly NodeLabelRule
 
 const compiled = new Map<string, RegExp | null>();
 
-function matchingRule(rules: readonly NodeLabelRule[], key: string, values: readonly string[]): NodeLabelRule | undefined {
+/** The first rule whose key matches and that accepts one of the values (exact or by pattern). Also used for live node labels. */
+export function matchingRule(rules: readonly NodeLabelRule[], key: string, values: readonly string[]): NodeLabelRule | undefined {
   return rules.find((rule) => {
     if (rule.key !== key) return false;
     if (!rule.values && !rule.pattern) return true;

@@ -104,6 +104,7 @@ function kernelCheckToVerdict(check: KernelCheck): Verdict {
 /** The HAMi verdict first, then each failed check with its evidence and remedy. */
 function hamiVerdicts(result: HamiChecklistResult): Verdict[] {
   const out: Verdict[] = [];
+  if (result.verdict === 'not-hami') return [];
   const failed = result.checks.filter((check) => check.status === 'fail');
   if (result.verdict !== 'enforced' || failed.length > 0) {
     out.push({

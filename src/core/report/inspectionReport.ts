@@ -16,8 +16,14 @@ export function md(text: string): string {
     .replace(/\r?\n/g, ' ');
 }
 
-function code(text: string): string {
-  const fence = text.includes('```') ? '~~~~' : '```';
+/**
+ * A fenced code block around untrusted lines. Only a line of as many backticks as the opening fence (or
+ * more) closes it, so the fence is longer than any run of backticks in the text: no content line (a process
+ * name with newlines, `~~~~` or backticks in it) can end the block and be read as Markdown or HTML.
+ */
+export function codeBlock(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}\n${text.replace(/\r/g, '')}\n${fence}`;
 }
 
@@ -74,7 +80,7 @@ export function inspectionToMarkdown(inspection: Inspection): string {
 
 function verdictMarkdown(verdict: Verdict): string[] {
   const lines = [`### ${ICON[verdict.severity] ?? ''} ${md(verdict.title)}`, '', md(verdict.explanation), '', `**Remedy:** ${md(verdict.remedy)}`, ''];
-  if (verdict.evidence.length > 0) lines.push('<details><summary>Evidence</summary>', '', code(verdict.evidence.join('\n')), '', '</details>', '');
+  if (verdict.evidence.length > 0) lines.push('<details><summary>Evidence</summary>', '', codeBlock(verdict.evidence.join('\n')), '', '</details>', '');
   lines.push(`<sub>${md(verdict.id)}</sub>`, '');
   return lines;
 }
@@ -118,7 +124,11 @@ export function inspectionToJson(inspection: Inspection): object {
   return {
     target: inspection.target,
     scope: inspection.scope ?? null,
-    verdicts: inspection.verdicts,
+    // OOM verdicts carry the parser's raw event; like explain-oom's JSON, keep only the verdict.
+    verdicts: inspection.verdicts.map((verdict) => {
+      const { event: _event, ...rest } = verdict as Verdict & { event?: unknown };
+      return rest;
+    }),
     node: node
       ? {
           hostname: node.model.hostname ?? null,

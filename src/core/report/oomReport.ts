@@ -1,6 +1,6 @@
 // A kernel log explained on its own: text, Markdown and JSON.
 import type { KernelLogExplanation } from '../verdicts/oomRootCause.ts';
-import { md } from './inspectionReport.ts';
+import { codeBlock, md } from './inspectionReport.ts';
 
 const ICON = { error: '⛔', warning: '⚠️', info: 'ℹ️' } as const;
 
@@ -9,8 +9,7 @@ export function oomToMarkdown(explanation: KernelLogExplanation, source: string)
   for (const verdict of explanation.verdicts) {
     out.push(`## ${ICON[verdict.severity]} ${md(verdict.title)}`, '', md(verdict.explanation), '', `**Remedy:** ${md(verdict.remedy)}`, '');
     if (verdict.evidenceLines.length > 0) {
-      const fence = verdict.evidenceLines.some((line) => line.text.includes('```')) ? '~~~~' : '```';
-      out.push('Evidence:', '', fence, ...verdict.evidenceLines.map((line) => `${String(line.line).padStart(6)}  ${line.text}`), fence, '');
+      out.push('Evidence:', '', codeBlock(verdict.evidenceLines.map((line) => `${String(line.line).padStart(6)}  ${line.text}`).join('\n')), '');
     }
   }
   if (explanation.summary.problems.length > 0) out.push('## Notes', '', ...explanation.summary.problems.map((problem) => `- ${md(problem)}`), '');

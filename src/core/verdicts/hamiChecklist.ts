@@ -39,7 +39,8 @@ export type Check =
   | (CheckCommon & { readonly status: 'fail'; readonly remedy: string })
   | (CheckCommon & { readonly status: 'unknown'; readonly remedy: string });
 
-export type HamiVerdict = 'enforced' | 'bypassed' | 'unknown';
+/** `not-hami`: no GPU process and no trace of HAMi (preload, library, limit variables, caches) in the container. */
+export type HamiVerdict = 'enforced' | 'bypassed' | 'unknown' | 'not-hami';
 
 export interface ProcessVerdict {
   readonly pid: number;
@@ -200,6 +201,19 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
   const seedCore = checks.filter((check) => check.group === 'seed' && check.step !== undefined && check.step <= 5);
   let verdict: HamiVerdict;
   let summary: string;
+  const hamiTrace =
+    (container?.preload !== undefined && container.preload.state !== 'missing' && container.preload.state !== 'unknown') ||
+    (container?.vgpuDir !== undefined && container.vgpuDir.length > 0) ||
+    (container?.caches.length ?? 0) > 0 ||
+    limitVars(container?.env).length > 0 ||
+    limitVars(facts.pid1Env).length > 0 ||
+    limitVars(input.cluster?.podEnv).length > 0 ||
+    (processes ?? []).some((process) => process.maps.libvgpu || limitVars(process.env).length > 0);
+  // Only a capture that saw everything can say HAMi is absent: a truncated one stays unknown.
+  const sawEverything = container !== undefined && container.processes !== undefined && !container.processesTruncated && container.preload !== undefined && container.vgpuDir !== undefined && container.env !== undefined;
+  if (sawEverything && input.node === undefined && input.cluster === undefined && gpuProcs.length === 0 && !hamiTrace) {
+    return { checks, verdict: 'not-hami', summary: 'not a HAMi container: no process uses CUDA and there is no HAMi preload, library, cache or limit variable', processes: processVerdicts };
+  }
   if (bypasses.length > 0) {
     verdict = 'bypassed';
     summary = `bypassed: ${bypasses.map((check) => check.title).join('; ')}`;

@@ -56,7 +56,7 @@ export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
       detail: gap
         ? `dmem is not in ${gap.path === '/' ? 'the root' : gap.path}'s cgroup.subtree_control, so pods below it get no dmem files; systemd and the kubelet do not enable it themselves.`
         : 'Every kubepods level delegates dmem.',
-      evidence: levels.filter((level) => level.subtree !== undefined).map((level) => `${level.path}/cgroup.subtree_control: ${level.subtree?.join(' ')}`),
+      evidence: levels.filter((level) => level.subtree !== undefined).map((level) => `${level.path === '/' ? '' : level.path}/cgroup.subtree_control: ${level.subtree?.join(' ')}`),
       remedy: 'Enable it at every level (echo +dmem > cgroup.subtree_control from the root down to kubepods), e.g. with a node DaemonSet or dmemcg-booster.',
     });
     const gpuPods = model.pods.filter((pod) => [...pod.dmem.current.values()].some((limit) => limit.kind === 'bytes' && limit.bytes > 0));

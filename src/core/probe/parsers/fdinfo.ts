@@ -31,8 +31,8 @@ export function parseFdinfo(text: string): DrmClient {
     const bytes = parseMemoryValue(value);
     if (bytes === undefined) continue;
     if (match[1] === 'total') total.set(match[2], bytes);
-    // drm-resident-* wins over the deprecated drm-memory-* alias.
-    else if (match[1] === 'resident' || !fields.has(`drm-resident-${match[2]}`)) resident.set(match[2], bytes);
+    // drm-resident-* wins over the deprecated drm-memory-* alias, when it is readable (not cut or garbled).
+    else if (match[1] === 'resident' || parseMemoryValue(fields.get(`drm-resident-${match[2]}`) ?? '') === undefined) resident.set(match[2], bytes);
   }
   return { clientId: fields.get('drm-client-id'), driver: fields.get('drm-driver'), pdev: fields.get('drm-pdev'), resident, total };
 }

@@ -96,9 +96,10 @@ finish kfd
 # each process holding one also gets its cgroup (for the pod) and comm. grep passes on only the lines the
 # loop acts on (directory headers and major-226 devices): a node has ~100,000 fds and sh reads its input
 # a byte at a time, so the loop over every line cost 4x a cat of all the fdinfo files (bench/probe.mjs).
+# grep is tried rather than looked up: busybox ash's command -v also reports applets without a link.
 begin fdinfo
 _fdlines() {
-  if have grep; then
+  if [ "$(printf 'p/fd:\nc 226, 1 4\n-\n' | grep -e '/fd:$' -e '^c.* 226, ' 2>/dev/null)" = "p/fd:${"$"}{NL}c 226, 1 4" ]; then
     ls -lL "$R"/proc/[0-9]*/fd 2>/dev/null | grep -e '/fd:$' -e '^c.* 226, '
   else
     ls -lL "$R"/proc/[0-9]*/fd 2>/dev/null

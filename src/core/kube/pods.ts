@@ -1,0 +1,387 @@
+// From a Pod object (JSON as the API returns it, or a client-node V1Pod) to what the Clusters view shows
+// about it: the GPU requests of each container, the QoS class, restarts and OOM kills, HAMi's scheduling
+// annotations parsed, the scheduler, the runtime class, privileged containers, and whether it is a GPU pod.
+//
+// QoS follows the kubelet's GetPodQOS (pkg/apis/core/helper/qos, k8s.io/kubernetes): only cpu and memory
+// count; requests and limits are summed over init and app containers (ephemeral containers excluded), or
+// taken from the pod-level `spec.resources` when set (PodLevelResources); BestEffort when there are no
+// non-zero requests or limits; Guaranteed when every container limits both cpu and memory and the summed
+// requests equal the summed limits for each; Burstable otherwise. `status.qosClass` wins when present.
+//
+// HAMi pod annotations (HAMi docs/develop/protocol.md; pkg/device/devices.go DecodeContainerDevices;
+// gpu-memory-facts.md §1.6): `hami.io/vgpu-devices-allocated` and `-to-allocate` hold one entry per
+// container, each `;`-terminated, and inside an entry one `<UUID>,<Type>,<usedMemMiB>,<usedCores>:` per
+// device (HAMi reads the first four comma fields and ignores the rest). An empty entry keeps its container's
+// place. `hami.io/bind-phase` is allocating, failed or success; `hami.io/vgpu-node` the node chosen.
+import type { GpuResourceRole } from '../gpuResources.ts';
+import { classifyGpuResource } from '../gpuResources.ts';
+import { parseQuantity } from '../quantity.ts';
+import type { JsonRecord } from './json.ts';
+import { asArray, asBoolean, asNumber, asRecord, asString, asTime, identity, path, stringMap } from './json.ts';
+
+export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
+export type ContainerRole = 'init' | 'sidecar' | 'app';
+
+export interface GpuResourceRequest {
+  readonly name: string;
+  readonly vendor: string;
+  readonly role: GpuResourceRole;
+  readonly hamiOnly: boolean;
+  readonly request: string | undefined;
+  readonly limit: string | undefined;
+  /** The effective amount (request, else limit), parsed; undefined when unparsable. */
+  readonly amount: number | undefined;
+}
+
+export interface ContainerGpuRequests {
+  readonly container: string;
+  readonly role: ContainerRole;
+  readonly resources: readonly GpuResourceRequest[];
+}
+
+export interface TerminationInfo {
+  readonly reason: string | undefined;
+  readonly exitCode: number | undefined;
+  readonly signal: number | undefined;
+  readonly finishedAt: string | undefined;
+  readonly message: string | undefined;
+}
+
+export interface ContainerRestarts {
+  readonly container: string;
+  readonly role: ContainerRole;
+  readonly restartCount: number;
+  readonly ready: boolean;
+  /** running, waiting or terminated, with the reason where Kubernetes gives one. */
+  readonly state: 'running' | 'waiting' | 'terminated' | 'unknown';
+  readonly stateReason: string | undefined;
+  readonly current: TerminationInfo | undefined;
+  readonly lastTermination: TerminationInfo | undefined;
+  /** The current or the last termination was `OOMKilled`. */
+  readonly oomKilled: boolean;
+}
+
+export interface HamiDeviceAllocation {
+  readonly uuid: string;
+  readonly type: string;
+  readonly usedMemMiB: number;
+  readonly usedCores: number;
+}
+
+export interface HamiContainerAllocation {
+  /** Position in the annotation. */
+  readonly index: number;
+  /** The container this entry belongs to, when the entry count matches the pod's containers. */
+  readonly container: string | undefined;
+  readonly devices: readonly HamiDeviceAllocation[];
+}
+
+export interface HamiPodAnnotations {
+  readonly node: string | undefined;
+  /** allocating, failed or success. */
+  readonly bindPhase: string | undefined;
+  readonly bindTime: string | undefined;
+  readonly scheduleTime: string | undefined;
+  /** undefined when the annotation is absent; [] when present but empty (allocation complete for to-allocate). */
+  readonly allocated: readonly HamiContainerAllocation[] | undefined;
+  readonly toAllocate: readonly HamiContainerAllocation[] | undefined;
+  readonly amdAllocated: readonly HamiContainerAllocation[] | undefined;
+  readonly amdToAllocate: readonly HamiContainerAllocation[] | undefined;
+  /** Every `hami.io/*` annotation and HAMi's NVIDIA selectors, as written. */
+  readonly raw: ReadonlyMap<string, string>;
+  readonly problems: readonly string[];
+}
+
+export interface GpuPodSummary {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string | undefined;
+  readonly nodeName: string | undefined;
+  readonly phase: string | undefined;
+  readonly deleting: boolean;
+  readonly qosClass: QosClass;
+  readonly qosSource: 'status' | 'computed';
+  /** Containers that request a GPU resource (with a non-zero amount). */
+  readonly gpuContainers: readonly ContainerGpuRequests[];
+  readonly restarts: readonly ContainerRestarts[];
+  readonly totalRestarts: number;
+  /** Any container's current or last termination was OOMKilled. */
+  readonly oomKilled: boolean;
+  readonly hami: HamiPodAnnotations | undefined;
+  readonly schedulerName: string | undefined;
+  readonly runtimeClassName: string | undefined;
+  readonly privilegedContainers: readonly string[];
+  readonly isGpuPod: boolean;
+  /** The controlling owner, e.g. `ReplicaSet/trainer-7d9c`. */
+  readonly owner: string | undefined;
+}
+
+export const HAMI_POD_ANNOTATIONS = {
+  allocated: 'hami.io/vgpu-devices-allocated',
+  toAllocate: 'hami.io/vgpu-devices-to-allocate',
+  amdAllocated: 'hami.io/amd-devices-allocated',
+  amdToAllocate: 'hami.io/amd-devices-to-allocate',
+  bindPhase: 'hami.io/bind-phase',
+  bindTime: 'hami.io/bind-time',
+  node: 'hami.io/vgpu-node',
+  scheduleTime: 'hami.io/vgpu-time',
+} as const;
+
+const HAMI_SELECTORS = new Set(['nvidia.com/use-gputype', 'nvidia.com/nouse-gputype', 'nvidia.com/use-gpuuuid', 'nvidia.com/nouse-gpuuuid', 'nvidia.com/vgpu-mode', 'nvidia.com/numa-bind']);
+
+interface ContainerEntry {
+  readonly spec: JsonRecord;
+  readonly name: string;
+  readonly role: ContainerRole;
+}
+
+function containersOf(pod: unknown): ContainerEntry[] {
+  const entries: ContainerEntry[] = [];
+  for (const spec of asArray(path(pod, 'spec', 'initContainers'))) {
+    const record = asRecord(spec);
+    if (!record) continue;
+    entries.push({ spec: record, name: asString(record['name']) ?? '', role: asString(record['restartPolicy']) === 'Always' ? 'sidecar' : 'init' });
+  }
+  for (const spec of asArray(path(pod, 'spec', 'containers'))) {
+    const record = asRecord(spec);
+    if (!record) continue;
+    entries.push({ spec: record, name: asString(record['name']) ?? '', role: 'app' });
+  }
+  return entries;
+}
+
+function quantity(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const parsed = parseQuantity(text);
+  return parsed.ok ? parsed.quantity.value : undefined;
+}
+
+function gpuRequestsOf(entry: ContainerEntry): ContainerGpuRequests {
+  const requests = stringMap(path(entry.spec, 'resources', 'requests'));
+  const limits = stringMap(path(entry.spec, 'resources', 'limits'));
+  const resources: GpuResourceRequest[] = [];
+  for (const name of new Set([...requests.keys(), ...limits.keys()])) {
+    const info = classifyGpuResource(name);
+    if (!info) continue;
+    const request = requests.get(name);
+    const limit = limits.get(name);
+    resources.push({ name, vendor: info.vendor, role: info.role, hamiOnly: info.hamiOnly, request, limit, amount: quantity(request ?? limit) });
+  }
+  return { container: entry.name, role: entry.role, resources: resources.sort((a, b) => a.name.localeCompare(b.name)) };
+}
+
+/** The QoS class as the kubelet computes it (see the header); ignores status.qosClass. */
+export function computeQosClass(pod: unknown): QosClass {
+  const podLevel = asRecord(path(pod, 'spec', 'resources'));
+  const sources: { requests: ReadonlyMap<string, string>; limits: ReadonlyMap<string, string> }[] =
+    podLevel && (asRecord(podLevel['requests']) || asRecord(podLevel['limits']))
+      ? [{ requests: stringMap(podLevel['requests']), limits: stringMap(podLevel['limits']) }]
+      : containersOf(pod).map((entry) => ({ requests: stringMap(path(entry.spec, 'resources', 'requests')), limits: stringMap(path(entry.spec, 'resources', 'limits')) }));
+  const requests = new Map<string, number>();
+  const limits = new Map<string, number>();
+  let guaranteed = true;
+  for (const source of sources) {
+    for (const [name, text] of source.requests) {
+      if (name !== 'cpu' && name !== 'memory') continue;
+      const value = quantity(text);
+      if (value !== undefined && value > 0) requests.set(name, (requests.get(name) ?? 0) + value);
+    }
+    const found = new Set<string>();
+    for (const [name, text] of source.limits) {
+      if (name !== 'cpu' && name !== 'memory') continue;
+      const value = quantity(text);
+      if (value !== undefined && value > 0) {
+        found.add(name);
+        limits.set(name, (limits.get(name) ?? 0) + value);
+      }
+    }
+    if (!found.has('cpu') || !found.has('memory')) guaranteed = false;
+  }
+  if (requests.size === 0 && limits.size === 0) return 'BestEffort';
+  if (guaranteed) {
+    for (const [name, request] of requests) {
+      const limit = limits.get(name);
+      if (limit === undefined || Math.abs(limit - request) > Math.max(1e-9, Math.abs(request) * 1e-12)) guaranteed = false;
+    }
+  }
+  return guaranteed && requests.size === limits.size ? 'Guaranteed' : 'Burstable';
+}
+
+function terminationOf(value: unknown): TerminationInfo | undefined {
+  const record = asRecord(value);
+  if (!record) return undefined;
+  return {
+    reason: asString(record['reason']),
+    exitCode: asNumber(record['exitCode']),
+    signal: asNumber(record['signal']),
+    finishedAt: asTime(record['finishedAt']),
+    message: asString(record['message']),
+  };
+}
+
+function restartsOf(pod: unknown, entries: readonly ContainerEntry[]): ContainerRestarts[] {
+  const statuses = [...asArray(path(pod, 'status', 'initContainerStatuses')), ...asArray(path(pod, 'status', 'containerStatuses'))];
+  const out: ContainerRestarts[] = [];
+  for (const status of statuses) {
+    const name = asString(path(status, 'name')) ?? '';
+    const role = entries.find((entry) => entry.name === name)?.role ?? 'app';
+    const stateRecord = asRecord(path(status, 'state'));
+    const running = asRecord(stateRecord?.['running']);
+    const waiting = asRecord(stateRecord?.['waiting']);
+    const terminated = asRecord(stateRecord?.['terminated']);
+    const current = terminationOf(terminated);
+    const lastTermination = terminationOf(path(status, 'lastState', 'terminated'));
+    out.push({
+      container: name,
+      role,
+      restartCount: asNumber(path(status, 'restartCount')) ?? 0,
+      ready: asBoolean(path(status, 'ready')) ?? false,
+      state: running ? 'running' : waiting ? 'waiting' : terminated ? 'terminated' : 'unknown',
+      stateReason: waiting ? asString(waiting['reason']) : current?.reason,
+      current,
+      lastTermination,
+      oomKilled: current?.reason === 'OOMKilled' || lastTermination?.reason === 'OOMKilled',
+    });
+  }
+  return out;
+}
+
+/**
+ * Parses a HAMi container-devices annotation (see the header). `containers` maps entries to names: the
+ * entries follow init containers then app containers; if the count matches only the app containers (older
+ * HAMi), they map to those.
+ */
+export function parseHamiPodDevices(value: string, containers: { readonly all: readonly string[]; readonly app: readonly string[] } = { all: [], app: [] }): { entries: HamiContainerAllocation[]; problems: string[] } {
+  const problems: string[] = [];
+  const parts = value.split(';');
+  // Every container entry is `;`-terminated: the text after the last `;` is empty in a well-formed value.
+  if (parts.length > 1 && (parts[parts.length - 1] ?? '').trim() === '') parts.pop();
+  const names = parts.length === containers.all.length ? containers.all : parts.length === containers.app.length ? containers.app : undefined;
+  const entries = parts.map((part, index) => {
+    const devices: HamiDeviceAllocation[] = [];
+    for (const device of part.split(':')) {
+      if (!device.includes(',')) continue;
+      const fields = device.split(',');
+      if (fields.length < 4) {
+        problems.push(`container entry ${index}: device "${device.slice(0, 80)}" has ${fields.length} fields; HAMi needs 4`);
+        continue;
+      }
+      const int = (text: string | undefined): number => {
+        const trimmed = (text ?? '').trim();
+        return /^[+-]?\d+$/.test(trimmed) ? Number(trimmed) : 0;
+      };
+      devices.push({ uuid: fields[0] ?? '', type: fields[1] ?? '', usedMemMiB: int(fields[2]), usedCores: int(fields[3]) });
+    }
+    return { index, container: names?.[index], devices };
+  });
+  return { entries: value.trim() === '' || value.trim() === ';' ? [] : entries, problems };
+}
+
+function hamiAnnotations(annotations: ReadonlyMap<string, string>, entries: readonly ContainerEntry[]): HamiPodAnnotations | undefined {
+  const raw = new Map<string, string>();
+  for (const [key, value] of annotations) if (key.startsWith('hami.io/') || HAMI_SELECTORS.has(key)) raw.set(key, value);
+  if (raw.size === 0) return undefined;
+  // containersOf lists init containers (and sidecars) first, then app containers: HAMi's order.
+  const containers = { all: entries.map((entry) => entry.name), app: entries.filter((entry) => entry.role === 'app').map((entry) => entry.name) };
+  const problems: string[] = [];
+  const parse = (key: string): HamiContainerAllocation[] | undefined => {
+    const value = annotations.get(key);
+    if (value === undefined) return undefined;
+    const parsed = parseHamiPodDevices(value, containers);
+    problems.push(...parsed.problems.map((problem) => `${key}: ${problem}`));
+    return parsed.entries;
+  };
+  return {
+    node: annotations.get(HAMI_POD_ANNOTATIONS.node),
+    bindPhase: annotations.get(HAMI_POD_ANNOTATIONS.bindPhase),
+    bindTime: annotations.get(HAMI_POD_ANNOTATIONS.bindTime),
+    scheduleTime: annotations.get(HAMI_POD_ANNOTATIONS.scheduleTime),
+    allocated: parse(HAMI_POD_ANNOTATIONS.allocated),
+    toAllocate: parse(HAMI_POD_ANNOTATIONS.toAllocate),
+    amdAllocated: parse(HAMI_POD_ANNOTATIONS.amdAllocated),
+    amdToAllocate: parse(HAMI_POD_ANNOTATIONS.amdToAllocate),
+    raw,
+    problems,
+  };
+}
+
+function hasAllocation(entries: readonly HamiContainerAllocation[] | undefined): boolean {
+  return (entries ?? []).some((entry) => entry.devices.length > 0);
+}
+
+export function summarizePod(pod: unknown): GpuPodSummary {
+  const meta = identity(pod);
+  const entries = containersOf(pod);
+  const gpuContainers = entries.map(gpuRequestsOf).filter((c) => c.resources.some((r) => r.amount !== undefined && r.amount > 0));
+  const restarts = restartsOf(pod, entries);
+  const hami = hamiAnnotations(meta.annotations, entries);
+  const statusQos = asString(path(pod, 'status', 'qosClass'));
+  const validStatusQos = statusQos === 'Guaranteed' || statusQos === 'Burstable' || statusQos === 'BestEffort' ? statusQos : undefined;
+  const owner = asArray(path(pod, 'metadata', 'ownerReferences')).find((ref) => asBoolean(path(ref, 'controller')) === true) ?? asArray(path(pod, 'metadata', 'ownerReferences'))[0];
+  const ownerKind = asString(path(owner, 'kind'));
+  const ownerName = asString(path(owner, 'name'));
+  const isGpuPod = gpuContainers.length > 0 || hasAllocation(hami?.allocated) || hasAllocation(hami?.toAllocate) || hasAllocation(hami?.amdAllocated) || hasAllocation(hami?.amdToAllocate) || hami?.node !== undefined;
+  return {
+    namespace: meta.namespace ?? 'default',
+    name: meta.name,
+    uid: meta.uid,
+    nodeName: asString(path(pod, 'spec', 'nodeName')),
+    phase: asString(path(pod, 'status', 'phase')),
+    deleting: asTime(path(pod, 'metadata', 'deletionTimestamp')) !== undefined,
+    qosClass: validStatusQos ?? computeQosClass(pod),
+    qosSource: validStatusQos ? 'status' : 'computed',
+    gpuContainers,
+    restarts,
+    totalRestarts: restarts.reduce((sum, r) => sum + r.restartCount, 0),
+    oomKilled: restarts.some((r) => r.oomKilled),
+    hami,
+    schedulerName: asString(path(pod, 'spec', 'schedulerName')),
+    runtimeClassName: asString(path(pod, 'spec', 'runtimeClassName')),
+    privilegedContainers: entries.filter((entry) => asBoolean(path(entry.spec, 'securityContext', 'privileged')) === true).map((entry) => entry.name),
+    isGpuPod,
+    owner: ownerKind && ownerName ? `${ownerKind}/${ownerName}` : undefined,
+  };
+}
+
+export function isGpuPod(pod: unknown): boolean {
+  return summarizePod(pod).isGpuPod;
+}
+
+/**
+ * Which container `kubectl exec` would pick, for probes: the preferred one if the pod has it, else the
+ * `kubectl.kubernetes.io/default-container` annotation, else the first app container that requests a GPU,
+ * else the first app container. undefined for a pod without containers.
+ */
+export function defaultExecContainer(pod: unknown, preferred?: string): string | undefined {
+  const apps = containersOf(pod).filter((entry) => entry.role === 'app');
+  if (preferred !== undefined && apps.some((entry) => entry.name === preferred)) return preferred;
+  const annotated = identity(pod).annotations.get('kubectl.kubernetes.io/default-container');
+  if (annotated !== undefined && apps.some((entry) => entry.name === annotated)) return annotated;
+  const gpu = apps.find((entry) => gpuRequestsOf(entry).resources.some((r) => r.amount !== undefined && r.amount > 0));
+  return (gpu ?? apps[0])?.name;
+}
+
+/** A pod's health as the HAMi checklist wants it for device-plugin pods. */
+export function podHealth(pod: unknown): { name: string; phase: string; ready: boolean } {
+  const conditions = asArray(path(pod, 'status', 'conditions'));
+  const ready = conditions.some((c) => asString(path(c, 'type')) === 'Ready' && asString(path(c, 'status')) === 'True');
+  return { name: identity(pod).name, phase: asString(path(pod, 'status', 'phase')) ?? 'Unknown', ready };
+}
+
+/**
+ * The cluster-side facts of one pod for the HAMi checklist (HamiClusterFacts): its runtime class, whether any
+ * container is privileged, and the literal env of the container (valueFrom entries are not resolved).
+ */
+export function hamiFactsFromPod(pod: unknown, container?: string): { runtimeClassName: string | null; privileged: boolean; podEnv: Record<string, string> } {
+  const summary = summarizePod(pod);
+  const name = defaultExecContainer(pod, container);
+  const entry = containersOf(pod).find((candidate) => candidate.name === name);
+  const podEnv: Record<string, string> = {};
+  for (const env of asArray(entry?.spec['env'])) {
+    const key = asString(path(env, 'name'));
+    const value = asString(path(env, 'value'));
+    if (key !== undefined && value !== undefined) podEnv[key] = value;
+  }
+  return { runtimeClassName: summary.runtimeClassName ?? null, privileged: summary.privilegedContainers.length > 0, podEnv };
+}
+

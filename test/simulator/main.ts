@@ -1,0 +1,77 @@
+// Runs the Kubernetes API simulator standalone: the "demo cluster" of `npm start`.
+//
+//   npx node test/simulator/main.ts [--fixtures DIR] [--port N] [--write-kubeconfig FILE]
+//                                   [--users admin,limited,viewer] [--bench NODES[xPODS]] [--no-roots]
+//
+// The kubeconfig holds one context per user (`gpumem-demo` for the first, `gpumem-demo-<user>` for the
+// others), all on the cluster `gpumem-demo`; /version answers gitVersion v1.33.0-gpumem-sim. Stops on
+// SIGINT/SIGTERM, ending execs, unmounting the debug pods' /host binds and removing every root and key.
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { FIXTURES_DIR, generateCluster, loadFixtures } from './fixtures.ts';
+import { DEMO_CONTEXT, startSimulator } from './server.ts';
+
+const { values } = parseArgs({
+  options: {
+    fixtures: { type: 'string' },
+    port: { type: 'string' },
+    'write-kubeconfig': { type: 'string' },
+    users: { type: 'string' },
+    bench: { type: 'string' },
+    'no-roots': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+if (values.help) {
+  process.stdout.write('usage: npx node test/simulator/main.ts [--fixtures DIR] [--port N] [--write-kubeconfig FILE] [--users a,b] [--bench 500x10] [--no-roots]\n');
+  process.exit(0);
+}
+
+let fixtures;
+if (values.bench) {
+  const m = /^(\d+)(?:x(\d+))?$/.exec(values.bench);
+  if (!m) throw new Error('--bench takes NODES or NODESxPODS, e.g. 500x10');
+  fixtures = generateCluster({ nodes: Number(m[1]), podsPerNode: Number(m[2] ?? 10) });
+} else {
+  fixtures = loadFixtures(values.fixtures ? resolve(values.fixtures) : FIXTURES_DIR);
+}
+
+const sim = await startSimulator({
+  fixtures,
+  ...(values.port ? { port: Number(values.port) } : {}),
+  roots: !values['no-roots'],
+});
+
+const users = values.users ? values.users.split(',').map((u) => u.trim()).filter(Boolean) : sim.users.map((u) => u.name);
+const kubeconfig = sim.kubeconfig(users);
+if (values['write-kubeconfig']) {
+  writeFileSync(values['write-kubeconfig'], kubeconfig, { mode: 0o600 });
+}
+
+const nodes = sim.state.store.count('nodes');
+const podCount = sim.state.store.count('pods');
+process.stdout.write([
+  `gpumem demo cluster (Kubernetes API simulator, ${DEMO_CONTEXT}) listening on ${sim.url}`,
+  `  ${nodes} nodes, ${podCount} pods; users: ${users.join(', ')}`,
+  values['write-kubeconfig'] ? `  kubeconfig: ${resolve(values['write-kubeconfig'])} (context ${DEMO_CONTEXT})` : '  (pass --write-kubeconfig FILE to save a kubeconfig)',
+  '  Ctrl-C to stop',
+  '',
+].join('\n'));
+
+let stopping = false;
+const stop = (signal: string): void => {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write(`\n${signal}: stopping the demo cluster\n`);
+  sim.close().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`close failed: ${(err as Error).message}\n`);
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));
