@@ -74,8 +74,8 @@ export function exitCodeOfStatus(status: V1Status | Record<string, unknown> | un
 class ProbeSocketHandler extends WebSocketHandler {
   readonly #onStatusText: (text: string) => void;
 
-  constructor(kc: KubeConfig, streams: { stdin: PassThrough; stdout: Writable; stderr: Writable }, onStatusText: (text: string) => void) {
-    super(kc, undefined, streams);
+  constructor(kc: KubeConfig, socketFactory: SocketFactory | undefined, streams: { stdin: PassThrough; stdout: Writable; stderr: Writable }, onStatusText: (text: string) => void) {
+    super(kc, socketFactory, streams);
     this.#onStatusText = onStatusText;
   }
 
@@ -99,6 +99,9 @@ class ProbeSocketHandler extends WebSocketHandler {
   }
 }
 
+/** client-node's socket factory hook: (uri, offered subprotocols, ws options) → a ws WebSocket. */
+export type SocketFactory = ConstructorParameters<typeof WebSocketHandler>[1];
+
 interface Socket {
   readonly protocol: string;
   close(): void;
@@ -117,6 +120,8 @@ export interface PodExecTransportOptions {
   readonly client?: ClusterClient;
   /** Default ['sh', '-s']. */
   readonly command?: readonly string[];
+  /** Opens the WebSocket (client-node's hook), e.g. to offer only v4.channel.k8s.io in tests. */
+  readonly socketFactory?: SocketFactory;
   /** From opening the socket to the first byte of the script. Default 30 s. */
   readonly connectTimeoutMs?: number;
   /** For reports. Default `pod <ns>/<pod>[ -c <container>]` plus the context when known. */
@@ -216,7 +221,7 @@ export class PodExecTransport implements Transport {
       request.signal?.addEventListener('abort', onAbort, { once: true });
 
       const streams = { stdin, stdout: sink(stdout), stderr: sink(stderr) };
-      const handler = new ProbeSocketHandler(this.#options.kubeConfig, streams, (text) => {
+      const handler = new ProbeSocketHandler(this.#options.kubeConfig, this.#options.socketFactory, streams, (text) => {
         statusText = text;
       });
       const exec = new Exec(this.#options.kubeConfig, handler);

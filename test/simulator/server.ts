@@ -656,13 +656,25 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   // -------------------------------------------------------------------------------------------------
   // Events, pods
 
+  let eventSeq = 0;
+  const recorded: { namespace: string; name: string; at: number }[] = [];
+  /**
+   * An Event as the kubelet or the scheduler records it; named `<object>.<hex unix nanoseconds>` like theirs.
+   * Recorded events expire after an hour (the API server's default event TTL), and at most 2,000 are kept.
+   */
   const recordEvent = (involved: KubeObject, reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal', component = 'kubelet', fieldPath?: string): void => {
     const at = timestamp();
     const node = (involved['spec'] as PodSpec | undefined)?.nodeName;
+    while (recorded.length > 0 && (recorded.length >= 2000 || (recorded[0] as { at: number }).at < Date.now() - 3_600_000)) {
+      const old = recorded.shift() as { namespace: string; name: string };
+      store.remove('events', old.namespace, old.name);
+    }
+    const eventName = `${involved.metadata.name as string}.${(BigInt(Date.now()) * 1_000_000n + BigInt(eventSeq++ % 1_000_000)).toString(16)}`;
+    recorded.push({ namespace: involved.metadata.namespace ?? 'default', name: eventName, at: Date.now() });
     store.put('events', {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: { name: `${involved.metadata.name as string}.${Date.now().toString(16)}${nameSuffix(4)}`, namespace: involved.metadata.namespace ?? 'default', uid: newUid(), creationTimestamp: at },
+      metadata: { name: eventName, namespace: involved.metadata.namespace ?? 'default', uid: newUid(), creationTimestamp: at },
       involvedObject: { kind: involved.kind, namespace: involved.metadata.namespace, name: involved.metadata.name, uid: involved.metadata.uid, apiVersion: involved.apiVersion, resourceVersion: involved.metadata.resourceVersion, ...(fieldPath ? { fieldPath } : {}) },
       reason,
       message,
