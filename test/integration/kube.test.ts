@@ -28,7 +28,7 @@ import { podHealth, summarizePod } from '../../src/core/kube/pods.ts';
 import { TransportError } from '../../src/core/probe/transport.ts';
 import type { ExecRequest, TransportFailure } from '../../src/core/probe/transport.ts';
 import { ClusterClient, KubeRequestError } from '../../src/kube/clusterClient.ts';
-import { DEBUG_CONTAINER, DEBUG_POD_LABELS, DebugPodTransport } from '../../src/kube/debugPodTransport.ts';
+import { DEBUG_CONTAINER, DEBUG_POD_LABELS, debugPodName, DebugPodTransport } from '../../src/kube/debugPodTransport.ts';
 import { loadKubeconfigs, resolveKubeconfigFiles } from '../../src/kube/kubeconfig.ts';
 import type { LoadedContext, LoadedKubeconfig } from '../../src/kube/kubeconfig.ts';
 import { PodExecTransport } from '../../src/kube/podExecTransport.ts';
@@ -238,6 +238,8 @@ describe('cluster access against the simulator', () => {
       assert.equal(context(loaded, 'sim-limited').file, fileB);
       assert.equal(context(loaded, 'sim-admin').kubeConfig.getCurrentCluster()?.caFile, join(dirA, 'ca.crt'), 'relative CA resolved against its file');
       assert.match(context(loaded, 'orphan').problem ?? '', /cluster "nowhere" is not defined/);
+      const orphan = await new ClusterClient(context(loaded, 'orphan')).probe();
+      assert.equal(orphan.kind === 'Unreachable' && orphan.cause, 'config', JSON.stringify(orphan));
       assert.deepEqual(loaded.missingFiles, [fileC]);
       assert.equal(loaded.problems.length, 1);
       assert.match(loaded.problems[0] ?? '', /broken\.yaml/);
@@ -458,7 +460,7 @@ describe('cluster access against the simulator', () => {
         // magic links; in the simulator they are plain symlinks to /dev/dri/renderD128, which the debug pod's
         // busybox root does not hold, so the fdinfo section is empty there and the pod-level verdict cannot appear.
         const fdinfo = inspection.capture.sections.get('fdinfo');
-        if ((fdinfo?.records.length ?? 0) === 0) {
+        if (!(fdinfo?.records ?? []).some((record) => record.path?.includes('/fdinfo/'))) {
           t.diagnostic('simulator: the debug pod root has no /dev/dri nodes, so GTT is attributed to the node, not the pod');
         } else {
           const verdict = inspection.verdicts.find((v) => v.id === 'memory.pod-over-limit-in-reality');
@@ -494,6 +496,11 @@ describe('cluster access against the simulator', () => {
           { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' },
         ]);
         assert.equal((await running).stdout, 'ok\n');
+        // Any node name gives a valid, short pod name.
+        for (const node of ['ip-10-0-4-42.ec2.internal', 'GPU_Node.UPPER', '-'.repeat(300), 'a'.repeat(253)]) {
+          assert.match(debugPodName(node), /^gpumem-debug-[a-z0-9]([-a-z0-9]*[a-z0-9])?-[0-9a-f]{5}$/);
+          assert.ok(debugPodName(node).length <= 63);
+        }
       } finally {
         await transport.close();
       }

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -586,14 +586,34 @@ describe('API simulator with the fixture cluster, through client-node', () => {
           assert.equal(capture.complete, true, `${node}: ${capture.problems.join('; ')}`);
           assert.equal(capture.root, '/host');
           if (node === 'strix-node-1') {
-            const inspection = analyzeCaptureText(run.stdout, { target: `node/${node}` });
+            const inspection = analyzeCaptureText(run.stdout, { target: `node/${node}`, podNames: new Map([['b7f3c2a4-9e1d-4f6b-8a2c-5d0e7f1a3b96', 'default/llama-0']]) });
             assert.ok(inspection.node?.pods.some((p) => p.podUid === 'b7f3c2a4-9e1d-4f6b-8a2c-5d0e7f1a3b96'), 'the APU pod is accounted');
+            // /host/proc/<pid>/fd links resolve to the DRM render node, as the kernel's magic links do on a node.
+            const ls = await execRun(admin, DEBUG_NS, name, 'debugger', ['ls', '-lL', '/host/proc/4102/fd/5'], null);
+            assert.match(ls.stdout, /^c\S+\s+\d+\s+\S+\s+\S+\s+226,\s+128 /);
+            const overLimit = inspection.verdicts.find((v) => v.id === 'memory.pod-over-limit-in-reality');
+            assert.ok(overLimit, inspection.verdicts.map((v) => v.id).join(', '));
+            assert.match(overLimit.title, /default\/llama-0/);
           }
         } finally {
           await core.deleteNamespacedPod({ namespace: DEBUG_NS, name });
         }
       }
       await assertDebugPodsCleaned(sim);
+    });
+
+    test('the real container probe in the HAMi pods: trainer enforced, static-infer bypassed', T, async () => {
+      const verdicts: Record<string, string | undefined> = {};
+      for (const [pod, container] of [['trainer-0', 'trainer'], ['static-infer-0', 'static-infer']] as const) {
+        const nonce = newNonce();
+        const run = await execRun(admin, 'ml', pod, container, ['sh', '-s'], Readable.from([buildProbeScript({ scope: 'container', nonce })]));
+        assert.equal(exitCodeOf(run.status), 0, run.stderr);
+        assert.equal(run.stdout.trimEnd().split('\n').at(-1), `@@gpumem:${nonce}:done@@`);
+        const inspection = analyzeCaptureText(run.stdout, { target: `ml/${pod}/${container}` });
+        assert.deepEqual(inspection.problems, []);
+        verdicts[pod] = inspection.hami?.verdict;
+      }
+      assert.deepEqual(verdicts, { 'trainer-0': 'enforced', 'static-infer-0': 'bypassed' });
     });
 
     test('pod lifecycle: validation, conflicts, events, activeDeadlineSeconds', T, async () => {
@@ -875,15 +895,15 @@ describe('the standalone demo cluster (main.ts)', { skip: NO_ROOTS ?? false }, (
     assert.ok(kc.getContexts().some((c) => c.name === `${DEMO_CONTEXT}-limited`));
     assert.equal((await kc.makeApiClient(k8s.VersionApi).getCode()).gitVersion, DEMO_GIT_VERSION);
     const core = kc.makeApiClient(k8s.CoreV1Api);
-    const before = new Set(mountPoints());
     const created = await core.createNamespacedPod({ namespace: DEBUG_NS, body: debugPod('strix-node-1') });
     await waitRunning(core, DEBUG_NS, created.metadata?.name ?? '');
-    const mounted = mountPoints().filter((m) => !before.has(m) && /\/gpumem-root-busybox-[^/]+\/host$/.test(m));
+    const ours = `/gpumem-sim-${child.pid ?? 0}-`;
+    const mounted = mountPoints().filter((m) => m.includes(ours) && m.endsWith('/host'));
     assert.ok(mounted.length >= 1, 'the debug pod\'s /host is mounted');
     const exited = new Promise<number | null>((resolve) => child?.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
-    const left = new Set(mountPoints());
-    for (const m of mounted) assert.equal(left.has(m), false, `${m} was unmounted`);
+    assert.deepEqual(mountPoints().filter((m) => m.includes(ours)), [], 'every mount of the demo is gone');
+    assert.equal(readdirSync(tmpdir()).some((d) => d.startsWith(ours.slice(1))), false, 'its roots are removed');
   });
 });

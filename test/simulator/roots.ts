@@ -3,13 +3,15 @@
 //   time a pod on that node needs one. A node the fixtures give no scenario gets an empty directory.
 // - Container roots: busybox roots from test/unit/helpers/probeRoot.ts (all applets) plus the files and
 //   fake /proc processes the fixture lists.
+// - Pod and container roots live under one directory per simulator, <tmp>/gpumem-sim-<pid>-XXXXXX.
 // - Pod roots, for pods created through the API (a `kubectl debug node/…` pod): a fresh busybox root
 //   (the image is always busybox here) in which every hostPath volume is bind-mounted from the node root.
-//   The binds are remounted read-only so no probe can change a node fixture shared by several pods.
+//   The binds are remounted read-only so no probe can change a node fixture shared by several pods. When the
+//   node's `/` is mounted, its character devices are recreated in the pod's /dev (see mirrorDevices()).
 //   They are unmounted when the pod is deleted, on close(), and on process exit; a root is removed only
 //   once nothing is mounted under it any more.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { buildApuNode, buildHamiCache, buildHamiNode, buildPlainNode, fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
@@ -86,6 +88,41 @@ export function mountPoints(): string[] {
   });
 }
 
+/** The major and minor numbers of a device's st_rdev (Linux's encoding). */
+function deviceNumbers(rdev: number): [number, number] {
+  const high = Math.floor(rdev / 2 ** 32);
+  const low = rdev % 2 ** 32;
+  const major = ((low >>> 8) & 0xfff) | (high & 0xfffff000);
+  const minor = (low & 0xff) | ((low >>> 12) & 0xfff00);
+  return [major, minor];
+}
+
+/**
+ * Recreates the node's character devices (dri, kfd, nvidia*) in the pod root's /dev. On a real node the
+ * debug pod reads /host/proc/<pid>/fd/<n>, which are magic links the kernel resolves to the open file
+ * whatever the reader's mount namespace; the fixture's fd links are plain symlinks to /dev/…, resolved
+ * inside the chroot, so the devices must exist there for `ls -lL` to show `226, 128` as it does for real.
+ */
+function mirrorDevices(from: string, to: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(from);
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    const source = join(from, name);
+    const target = join(to, name);
+    const st = lstatSync(source);
+    if (st.isDirectory()) mirrorDevices(source, target);
+    else if (st.isCharacterDevice() && !existsSync(target)) {
+      mkdirSync(to, { recursive: true });
+      const [major, minor] = deviceNumbers(st.rdev);
+      execFileSync('mknod', ['-m', (st.mode & 0o777).toString(8), target, 'c', String(major), String(minor)]);
+    }
+  }
+}
+
 function unmount(target: string): void {
   if (spawnSync('umount', [target], { stdio: 'ignore' }).status !== 0) spawnSync('umount', ['-l', target], { stdio: 'ignore' });
 }
@@ -98,6 +135,8 @@ export class Roots {
   readonly #pods = new Map<string, PodRoot>();
   readonly #unavailable: string | undefined;
   readonly #onExit = (): void => this.cleanup();
+  /** This simulator's directory for pod and container roots: <tmp>/gpumem-sim-<pid>-XXXXXX. */
+  #base: string | undefined;
   /** Errors met while cleaning up (a mount that would not go away, …). */
   readonly problems: string[] = [];
 
@@ -111,6 +150,24 @@ export class Roots {
   /** Why commands cannot run for real here, or undefined. */
   get unavailable(): string | undefined {
     return this.#unavailable;
+  }
+
+  /** A busybox root (probeRoot.ts) moved under this simulator's directory, so its mounts are recognisable. */
+  #busyboxRoot(shell: 'busybox' | 'dash', name: string): string {
+    const made = makeRoot({ shell });
+    if (this.#base === undefined) {
+      this.#base = mkdtempSync(join(tmpdir(), `gpumem-sim-${process.pid}-`));
+      chmodSync(this.#base, 0o755);
+    }
+    const root = join(this.#base, name.replace(/[^A-Za-z0-9._-]/g, '_'));
+    try {
+      renameSync(made, root);
+    } catch (err) {
+      rmSync(made, { recursive: true, force: true });
+      throw err;
+    }
+    chmodSync(root, 0o755);
+    return root;
   }
 
   hasNodeScenario(node: string): boolean {
@@ -151,9 +208,8 @@ export class Roots {
     if (existing) return existing;
     const spec = this.#containerSpecs.get(key);
     if (!spec) return undefined;
-    const root = makeRoot({ shell: spec.shell ?? 'busybox' });
+    const root = this.#busyboxRoot(spec.shell ?? 'busybox', `container-${namespace}-${pod}-${container}`);
     try {
-      chmodSync(root, 0o755);
       for (const dir of spec.dirs ?? []) mkdirSync(join(root, dir), { recursive: true });
       for (const file of spec.files ?? []) {
         const rel = file.path.replace(/^\/+/, '');
@@ -201,8 +257,7 @@ export class Roots {
     const existing = this.#pods.get(uid);
     if (existing) return existing.root;
     const spec = pod['spec'] as PodSpec;
-    const root = makeRoot({ shell: 'busybox' });
-    chmodSync(root, 0o755);
+    const root = this.#busyboxRoot('busybox', `pod-${pod.metadata.namespace ?? ''}-${pod.metadata.name ?? ''}-${uid.slice(0, 8)}`);
     const entry: PodRoot = { root, mounts: [] };
     this.#pods.set(uid, entry);
     try {
@@ -224,6 +279,7 @@ export class Roots {
           execFileSync('mount', ['--bind', source, target]);
           entry.mounts.push(target);
           execFileSync('mount', ['-o', 'remount,ro,bind', target]);
+          if (normalize(hostPath) === '/') mirrorDevices(join(nodeRoot, 'dev'), join(root, 'dev'));
         }
       }
     } catch (err) {
@@ -256,7 +312,7 @@ export class Roots {
 
   /** Every root directory the simulator made and still holds. */
   directories(): string[] {
-    return [...[...this.#nodes.values()].map((n) => n.root), ...this.#containers.values(), ...[...this.#pods.values()].map((p) => p.root)];
+    return [...[...this.#nodes.values()].map((n) => n.root), ...(this.#base ? [this.#base] : []), ...this.#containers.values(), ...[...this.#pods.values()].map((p) => p.root)];
   }
 
   /** Unmounts and removes everything. Idempotent, synchronous (also runs on process exit). */
@@ -272,6 +328,15 @@ export class Roots {
       }
     }
     this.#nodes.clear();
+    if (this.#base !== undefined) {
+      const base = this.#base;
+      const left = mountPoints().filter((m) => m.startsWith(`${base}/`));
+      if (left.length > 0) this.problems.push(`still mounted, ${base} kept: ${left.join(', ')}`);
+      else {
+        rmSync(base, { recursive: true, force: true });
+        this.#base = undefined;
+      }
+    }
     process.removeListener('exit', this.#onExit);
   }
 }

@@ -485,15 +485,23 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     }
   };
 
-  const attrsOf = (user: AuthUser | undefined, route: ResourceRoute, verb: string): AuthzAttributes => ({
-    user: user?.name ?? 'system:anonymous',
-    verb,
-    resource: route.info.resource,
-    group: route.info.group,
-    ...(route.subresource ? { subresource: route.subresource } : {}),
-    ...(route.namespace !== undefined ? { namespace: route.namespace } : route.info.resource === 'namespaces' && route.name !== undefined ? { namespace: route.name } : {}),
-    ...(route.name !== undefined && verb !== 'create' ? { name: route.name } : route.subresource && route.name !== undefined ? { name: route.name } : {}),
-  });
+  /**
+   * The authorizer's attributes, as the API server's RequestInfo fills them: a namespace object is its own
+   * namespace; a create names no object (the name is in the body) unless it is a subresource (pods/exec).
+   */
+  const attrsOf = (user: AuthUser | undefined, route: ResourceRoute, verb: string): AuthzAttributes => {
+    const namespace = route.namespace ?? (route.info.resource === 'namespaces' ? route.name : undefined);
+    const name = route.name !== undefined && (verb !== 'create' || route.subresource !== undefined) ? route.name : undefined;
+    return {
+      user: user?.name ?? 'system:anonymous',
+      verb,
+      resource: route.info.resource,
+      group: route.info.group,
+      ...(route.subresource ? { subresource: route.subresource } : {}),
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(name !== undefined ? { name } : {}),
+    };
+  };
 
   // -------------------------------------------------------------------------------------------------
   // Discovery
