@@ -27,6 +27,7 @@ export default tseslint.config(
           { name: 'fs', message: 'src/core/ does no I/O: pass text in from the CLI or the host.' },
           { name: 'node:net', message: 'src/core/ does no I/O.' },
           { name: 'ssh2', message: 'src/core/ does no I/O: transports live outside core.' },
+          { name: '@kubernetes/client-node', message: 'src/core/ does no I/O: cluster access lives in src/kube/.' },
         ],
         patterns: [
           { group: ['../vscode/*', '../../vscode/*', '../cli/*', '../../cli/*'], message: 'src/core/ may not import the host layers.' },

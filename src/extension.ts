@@ -14,6 +14,7 @@ import { showRuleDocs } from './vscode/commands/showRuleDocs.ts';
 import { Ctx } from './vscode/ctx.ts';
 import { GpuHoverProvider } from './vscode/hover.ts';
 import { LintService } from './vscode/lintService.ts';
+import { registerReportStore } from './vscode/reportView.ts';
 import { SshHostsProvider } from './vscode/sshHosts.ts';
 import type { SshHostItem } from './vscode/sshHosts.ts';
 
@@ -32,6 +33,7 @@ export function activate(context: vscode.ExtensionContext) {
     ctx,
     lint,
     sshHosts,
+    registerReportStore(),
     vscode.window.registerTreeDataProvider('gpumem.sshHosts', sshHosts),
     vscode.languages.registerCodeLensProvider(YAML_DOCUMENTS, new GpuCodeLensProvider(ctx, lint)),
     vscode.languages.registerCodeActionsProvider(YAML_DOCUMENTS, new GpuCodeActionProvider(ctx, lint), GpuCodeActionProvider.metadata),

@@ -12,7 +12,7 @@
 set -euo pipefail
 
 BUILD_PACKAGES=(libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev pkg-config)
-BROWSER_PACKAGES=(chromium)
+BROWSER_PACKAGES=(chromium fonts-noto-color-emoji)
 
 want=(); check=0
 for arg in "$@"; do

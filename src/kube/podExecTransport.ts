@@ -199,8 +199,8 @@ export class PodExecTransport implements Transport {
         if ('ok' in result) resolve(result.ok);
         else reject(new TransportError(result.error));
       };
-      const sink = (buffer: OutputBuffer): Writable =>
-        new Writable({
+      const sink = (buffer: OutputBuffer): Writable => {
+        const writable = new Writable({
           write: (chunk: Buffer, _encoding, callback) => {
             if (!buffer.push(chunk) && outcome === 'running') {
               outcome = 'overflow';
@@ -210,6 +210,10 @@ export class PodExecTransport implements Transport {
             callback();
           },
         });
+        // client-node ends these when the status arrives; a late frame must not become an unhandled 'error'.
+        writable.on('error', () => undefined);
+        return writable;
+      };
       const connectTimer = setTimeout(() => {
         kill();
         finish({ error: { kind: 'timeout', phase: 'connect', ms: connectMs } });

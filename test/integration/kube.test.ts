@@ -569,6 +569,22 @@ describe('cluster access against the simulator', () => {
         await eventually('the exec is gone with its pod', () => sim.state.runningExecs() === 0);
       });
 
+      test('cancel while the pod starts', T, async () => {
+        sim.setFault({ podWaitingReason: 'ContainerCreating' });
+        const transport = debugTransport(admin, 'web-node-3');
+        const controller = new AbortController();
+        try {
+          const running = transport.run(request('true', { signal: controller.signal }));
+          await eventually('the pod exists', () => transport.lastPod !== undefined && sim.state.get('pods', DEBUG_NS, transport.lastPod) !== undefined);
+          controller.abort();
+          assert.equal((await transportFailure(running)).kind, 'cancelled');
+        } finally {
+          sim.setFault(null);
+          await transport.close();
+        }
+        await assertDebugPodsDeleted();
+      });
+
       test('a command timeout and a start timeout', T, async () => {
         const slow = debugTransport(admin, 'web-node-3');
         try {

@@ -25,5 +25,5 @@ export async function explainOomInEditor(): Promise<void> {
     void vscode.window.showInformationMessage(`gpumem: ${explanation.summary.text}`);
     return;
   }
-  await showMarkdownReport(oomToMarkdown(explanation, source));
+  await showMarkdownReport(oomToMarkdown(explanation, source), `OOM kills ${source}`);
 }
