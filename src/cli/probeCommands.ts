@@ -38,6 +38,16 @@ export function renderInspection(inspection: Inspection, format: ReportFormat): 
   return inspectionToText(inspection);
 }
 
+/** A file's text, or standard input for `-`; undefined (after saying why on stderr) when it cannot be read. */
+async function readTextInput(file: string, io: CliIo, command: string): Promise<string | undefined> {
+  try {
+    return file === '-' ? new TextDecoder().decode(await io.readStdin()) : await readFile(file, 'utf8');
+  } catch (error) {
+    io.stderr(`gpumem ${command}: ${file}: ${describeError(error)}\n`);
+    return undefined;
+  }
+}
+
 function exitCodeOf(inspection: Inspection): number {
   return inspection.verdicts.some((verdict) => verdict.severity !== 'info') ? 1 : 0;
 }
@@ -157,13 +167,8 @@ export async function analyzeCommand(argv: readonly string[], io: CliIo): Promis
   const [file, ...extra] = args.positionals;
   if (!file || extra.length > 0) throw new UsageError('give one capture file, or - for standard input');
   const format = formatOf(args.options.get('format'));
-  let text: string;
-  try {
-    text = file === '-' ? new TextDecoder().decode(await io.readStdin()) : await readFile(file, 'utf8');
-  } catch (error) {
-    io.stderr(`gpumem analyze: ${file}: ${describeError(error)}\n`);
-    return 2;
-  }
+  const text = await readTextInput(file, io, 'analyze');
+  if (text === undefined) return 2;
   const inspection = analyzeCaptureText(text, { target: file === '-' ? 'capture from standard input' : `capture ${file}` });
   if (inspection.scope === undefined) {
     io.stderr(`gpumem analyze: ${file}: ${inspection.problems.join('; ')}\n`);
@@ -188,13 +193,8 @@ export async function explainOomCommand(argv: readonly string[], io: CliIo): Pro
   const [file, ...extra] = args.positionals;
   if (!file || extra.length > 0) throw new UsageError('give one kernel log file, or - for standard input');
   const format = formatOf(args.options.get('format'));
-  let text: string;
-  try {
-    text = file === '-' ? new TextDecoder().decode(await io.readStdin()) : await readFile(file, 'utf8');
-  } catch (error) {
-    io.stderr(`gpumem explain-oom: ${file}: ${describeError(error)}\n`);
-    return 2;
-  }
+  const text = await readTextInput(file, io, 'explain-oom');
+  if (text === undefined) return 2;
   const source = file === '-' ? 'standard input' : file;
   const explanation = explainKernelLogText(text);
   if (format === 'json') io.stdout(`${JSON.stringify(oomToJson(explanation, source), null, 2)}\n`);

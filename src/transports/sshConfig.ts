@@ -15,6 +15,7 @@
 //   depth limit of 16; a Host line inside an included file does not leak into the including file;
 // - tokens `%%`, `%d`, `%h`, `%i`, `%l`, `%L`, `%n`, `%p`, `%r`, `%u` and a leading `~` in `IdentityFile`,
 //   `UserKnownHostsFile`, `GlobalKnownHostsFile` and `IdentityAgent`; `%h` and `%%` in `HostName`.
+import { matchHostPatternList } from './knownHosts.ts';
 
 export interface SshEnv {
   /** The local user's home directory (for `~` and `%d`). */
@@ -173,43 +174,9 @@ export function parseSshConfig(text: string): ParsedSshConfig {
   return { items, includes, warnings };
 }
 
-/** Host pattern list matching: a negated match vetoes; otherwise any positive match. Case-insensitive. */
+/** Host pattern list matching, as OpenSSH's match_hostname: a negated match vetoes; otherwise any positive match. */
 export function hostMatches(alias: string, patterns: readonly string[]): boolean {
-  const subject = alias.toLowerCase();
-  let matched = false;
-  for (const raw of patterns) {
-    const negated = raw.startsWith('!');
-    const pattern = (negated ? raw.slice(1) : raw).toLowerCase();
-    if (globMatch(subject, pattern)) {
-      if (negated) return false;
-      matched = true;
-    }
-  }
-  return matched;
-}
-
-function globMatch(subject: string, pattern: string): boolean {
-  let s = 0;
-  let p = 0;
-  let star = -1;
-  let mark = 0;
-  while (s < subject.length) {
-    const pc = pattern[p];
-    if (pc === '*') {
-      star = p++;
-      mark = s;
-    } else if (pc !== undefined && (pc === '?' || pc === subject[s])) {
-      s++;
-      p++;
-    } else if (star >= 0) {
-      p = star + 1;
-      s = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (pattern[p] === '*') p++;
-  return p === pattern.length;
+  return matchHostPatternList(alias, patterns);
 }
 
 /** Where an Include pattern points: `~/x` under home, relative paths under ~/.ssh. */

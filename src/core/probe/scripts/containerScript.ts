@@ -84,26 +84,6 @@ finish vgpu
 
 # The shared-region cache (layout: HAMi-core multiprocess_memory_limit.h, x86-64): the file named by
 # CUDA_DEVICE_MEMORY_SHARED_CACHE (here, else PID 1's), *.cache in /usr/local/vgpu, the default path.
-hamicache() {
-  mark "file $1"
-  printf 'size=%s\n' "$(wc -c 2>/dev/null < "$1" | tr -d ' ')"
-  if have od; then
-    printf 'header='; od -A n -v -t d4 -N 16 "$1" 2>/dev/null | tr -s ' \n' '  '; printf '\n'
-    printf 'device_num='; od -A n -v -t u8 -j 56 -N 8 "$1" 2>/dev/null | tr -d ' \n'; printf '\n'
-    printf 'limits='; od -A n -v -t u8 -j 1600 -N 128 "$1" 2>/dev/null | tr -s ' \n' '  '; printf '\n'
-    printf 'proc_num='; od -A n -v -t d4 -j 2008896 -N 4 "$1" 2>/dev/null | tr -d ' \n'; printf '\n'
-    _i=0
-    while [ "$_i" -lt 16 ]; do
-      _off=$((1856 + _i * 1960))
-      printf 'slot%s=' "$_i"; od -A n -v -t d4 -j "$_off" -N 8 "$1" 2>/dev/null | tr -s ' \n' '  '
-      printf 'status='; od -A n -v -t d4 -j $((_off + 1928)) -N 4 "$1" 2>/dev/null | tr -d ' \n'
-      printf ' used='; od -A n -v -t u8 -j $((_off + 8 + 32)) -N 8 "$1" 2>/dev/null | tr -d ' \n'; printf '\n'
-      _i=$((_i + 1))
-    done
-  else
-    printf 'od-missing\n'
-  fi
-}
 begin hami.caches
 _pid1cache=$(tr '\000' '\n' 2>/dev/null < /proc/1/environ | grep '^CUDA_DEVICE_MEMORY_SHARED_CACHE=' | head -n 1)
 _seen=''

@@ -151,24 +151,7 @@ begin hami.caches
 for _f in "$R"/usr/local/vgpu/containers/*/*.cache; do
   [ -f "$_f" ] || continue
   case $_f in *"$NL"*) continue ;; esac
-  mark "file $_f"
-  printf 'size=%s\n' "$(wc -c < "$_f" 2>/dev/null)"
-  if have od; then
-    printf 'header='; od -A n -v -t d4 -N 16 "$_f" 2>/dev/null | tr -s ' \n' '  '; printf '\n'
-    printf 'device_num='; od -A n -v -t u8 -j 56 -N 8 "$_f" 2>/dev/null | tr -d ' \n'; printf '\n'
-    printf 'limits='; od -A n -v -t u8 -j 1600 -N 128 "$_f" 2>/dev/null | tr -s ' \n' '  '; printf '\n'
-    printf 'proc_num='; od -A n -v -t d4 -j 2008896 -N 4 "$_f" 2>/dev/null | tr -d ' \n'; printf '\n'
-    _i=0
-    while [ "$_i" -lt 16 ]; do
-      _off=$((1856 + _i * 1960))
-      printf 'slot%s=' "$_i"; od -A n -v -t d4 -j "$_off" -N 8 "$_f" 2>/dev/null | tr -s ' \n' '  '
-      printf 'status='; od -A n -v -t d4 -j $((_off + 1928)) -N 4 "$_f" 2>/dev/null | tr -d ' \n'
-      printf ' used='; od -A n -v -t u8 -j $((_off + 8 + 32)) -N 8 "$_f" 2>/dev/null | tr -d ' \n'; printf '\n'
-      _i=$((_i + 1))
-    done
-  else
-    printf 'od-missing\n'
-  fi
+  hamicache "$_f"
 done
 finish hami.caches
 

@@ -40,6 +40,28 @@ onefile() {
     if [ -r "$1" ]; then head -c "$MAXF" "$1" 2>&1; else printf 'gpumem: permission denied\n'; fi
   fi
 }
+# hamicache PATH: one HAMi shared-region cache file, read at fixed offsets with od (layout: HAMi-core
+# multiprocess_memory_limit.h on x86-64): header, device count, limits, process count, the first 16 slots.
+hamicache() {
+  mark "file $1"
+  printf 'size=%s\n' "$(wc -c 2>/dev/null < "$1" | tr -d ' ')"
+  if have od; then
+    printf 'header='; od -A n -v -t d4 -N 16 "$1" 2>/dev/null | tr -s ' \n' '  '; printf '\n'
+    printf 'device_num='; od -A n -v -t u8 -j 56 -N 8 "$1" 2>/dev/null | tr -d ' \n'; printf '\n'
+    printf 'limits='; od -A n -v -t u8 -j 1600 -N 128 "$1" 2>/dev/null | tr -s ' \n' '  '; printf '\n'
+    printf 'proc_num='; od -A n -v -t d4 -j 2008896 -N 4 "$1" 2>/dev/null | tr -d ' \n'; printf '\n'
+    _i=0
+    while [ "$_i" -lt 16 ]; do
+      _off=$((1856 + _i * 1960))
+      printf 'slot%s=' "$_i"; od -A n -v -t d4 -j "$_off" -N 8 "$1" 2>/dev/null | tr -s ' \n' '  '
+      printf 'status='; od -A n -v -t d4 -j $((_off + 1928)) -N 4 "$1" 2>/dev/null | tr -d ' \n'
+      printf ' used='; od -A n -v -t u8 -j $((_off + 8 + 32)) -N 8 "$1" 2>/dev/null | tr -d ' \n'; printf '\n'
+      _i=$((_i + 1))
+    done
+  else
+    printf 'od-missing\n'
+  fi
+}
 # files SECTION PATH...: every existing file among PATH..., bounded each.
 files() {
   _s=$1; shift
