@@ -77,9 +77,9 @@ export function parseCapture(input: string): Capture {
   let done = false;
   const flush = () => {
     if (!current) return;
-    if (current.buffer.length > 0 || current.currentPath !== undefined) {
-      current.records.push({ path: current.currentPath, body: joinBody(current.buffer) });
-    }
+    const body = joinBody(current.buffer);
+    // The blank line a marker starts with is not a record of its own.
+    if (current.currentPath !== undefined || body !== '') current.records.push({ path: current.currentPath, body });
     current.buffer = [];
     current.currentPath = undefined;
   };
