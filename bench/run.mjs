@@ -12,6 +12,8 @@ import { parseAllDocuments } from 'yaml';
 import { lintText } from '../src/core/lint.ts';
 import { generateCorpus, generateManifest } from './corpus.mjs';
 import { runProbeBench } from './probe.mjs';
+import { runInspectorBench } from './inspector.mjs';
+import { runClusterBench } from './cluster.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SEED = 0x6770756d; // "gpum"
@@ -259,6 +261,11 @@ const results = {
 
 // ---- probe benchmarks (bench/probe.mjs): they print their own section and are stored under `probe` ----------
 results.probe = await runProbeBench();
+// ---- inspector benchmarks (bench/inspector.mjs): first paint with 50 GPU pods, live-sampling heap ---------------
+results.inspector = await runInspectorBench();
+
+// ---- cluster benchmarks (bench/cluster.mjs): they print their own section and are stored under `cluster` ----
+results.cluster = await runClusterBench();
 
 const out = join(HERE, 'results', 'latest.json');
 mkdirSync(dirname(out), { recursive: true });

@@ -5,7 +5,10 @@
 //   2. `npm ci` when node_modules/ is missing
 //   3. code-server 4.139.1 + Node 24 into .cache/ (once, ~2 minutes)
 //   4. `npm run package` -> dist/gpumem.vsix, installed into the demo profile .cache/demo-profile/
-//   5. code-server on 127.0.0.1:<free port or --port>, prints the URL; Ctrl-C stops everything.
+//   5. the demo cluster: the Kubernetes API simulator with test/simulator/fixtures/ on a free 127.0.0.1
+//      port (scripts/demo-cluster.mjs), SIMULATED and labelled so; its kubeconfig .cache/demo-kubeconfig.yaml
+//      reaches the extension through KUBECONFIG and the demo profile's settings, never ~/.kube/config
+//   6. code-server on 127.0.0.1:<free port or --port>, prints the URL; Ctrl-C stops everything.
 // Runs on the Node that npm finds first (plain JavaScript, no dependencies): on a fresh clone that
 // may be an older system Node, before the project's pinned Node is installed.
 import { existsSync } from 'node:fs';
@@ -23,14 +26,16 @@ import {
   workbenchUrl,
   writeUserSettings,
 } from './e2e/code-server.mjs';
+import { DEMO_CONTEXT, isRoot, setKubeconfigSetting, startDemoCluster } from './demo-cluster.mjs';
 
-const usage = `Usage: npm start [-- --port <port>] [--no-build] [--folder <dir>]
+const usage = `Usage: npm start [-- --port <port>] [--no-build] [--folder <dir>] [--no-cluster]
   --port <port>   serve on 127.0.0.1:<port> (default: a free port)
   --no-build      reuse dist/gpumem.vsix instead of running npm run package
-  --folder <dir>  open another folder instead of demo/workspace/`;
+  --folder <dir>  open another folder instead of demo/workspace/
+  --no-cluster    no simulated demo cluster (the extension then reads KUBECONFIG or ~/.kube/config)`;
 
 function parseArgs(argv) {
-  const options = { port: 0, build: true, folder: path.join(REPO_ROOT, 'demo', 'workspace') };
+  const options = { port: 0, build: true, cluster: true, folder: path.join(REPO_ROOT, 'demo', 'workspace') };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') {
@@ -43,6 +48,8 @@ function parseArgs(argv) {
       options.port = port;
     } else if (arg === '--no-build') {
       options.build = false;
+    } else if (arg === '--no-cluster') {
+      options.cluster = false;
     } else if (arg === '--folder' || arg.startsWith('--folder=')) {
       const value = arg.includes('=') ? arg.slice('--folder='.length) : argv[++i];
       if (!value) fail('--folder needs a directory');
@@ -63,12 +70,16 @@ const step = (text) => console.log(`\n==> ${text}`);
 
 const options = parseArgs(process.argv.slice(2));
 let server;
+let cluster;
 let stopping = false;
+async function stopAll() {
+  await Promise.all([server?.stop(), cluster?.stop()]);
+}
 exitOnSignals(async () => {
   stopping = true;
-  if (server) {
-    console.log('\nStopping code-server ...');
-    await server.stop();
+  if (server || cluster) {
+    console.log(`\nStopping ${[server && 'code-server', cluster && 'the demo cluster'].filter(Boolean).join(' and ')} ...`);
+    await stopAll();
     console.log('Stopped.');
   }
 });
@@ -96,10 +107,34 @@ try {
   const profile = path.join(REPO_ROOT, '.cache', 'demo-profile');
   const userDataDir = path.join(profile, 'user-data');
   const extensionsDir = path.join(profile, 'extensions');
-  if (!existsSync(path.join(userDataDir, 'User', 'settings.json'))) await writeUserSettings(userDataDir);
+  const settingsFile = path.join(userDataDir, 'User', 'settings.json');
+  if (!existsSync(settingsFile)) await writeUserSettings(userDataDir);
   await installExtension(codeServer, { vsix, extensionsDir, userDataDir, logFile: path.join(profile, 'install-extension.log') });
 
   if (!existsSync(options.folder)) fail(`${options.folder} does not exist`);
+  const codeServerEnv = {};
+  if (options.cluster) {
+    step('Demo cluster (Kubernetes API simulator with test/simulator/fixtures/)');
+    if (!isRoot()) {
+      console.log('Not running as root: the simulator starts with --no-roots. The Clusters view lists its nodes and pods,');
+      console.log('but probes over the API (pod exec, node debug pod) fail with "the simulator cannot run commands here".');
+    }
+    try {
+      cluster = await startDemoCluster({ logFile: path.join(profile, 'demo-cluster.log') });
+      codeServerEnv.KUBECONFIG = cluster.kubeconfig;
+      console.log(`Simulator on ${cluster.url} (${cluster.version ?? 'no answer to GET /version'}), ${cluster.roots ? 'with chroot roots: probes over the API run' : 'no roots (--no-roots)'}`);
+      console.log(`Kubeconfig ${path.relative(REPO_ROOT, cluster.kubeconfig)}: contexts ${cluster.contexts.join(', ')}`);
+    } catch (error) {
+      cluster = undefined;
+      console.log(`The demo cluster did not start, the demo goes on without it: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  // The demo profile's extension reads the demo kubeconfig (the setting, and KUBECONFIG in code-server's
+  // environment for its extension host); without a demo cluster the setting is removed again.
+  if (!setKubeconfigSetting(settingsFile, cluster?.kubeconfig)) {
+    console.log(`${path.relative(REPO_ROOT, settingsFile)} is not plain JSON; left as it is${cluster ? ' (KUBECONFIG still points at the demo cluster)' : ''}`);
+  }
+
   step(`Starting code-server with ${path.relative(REPO_ROOT, options.folder) || '.'}/`);
   const logFile = path.join(profile, 'code-server.log');
   server = await startCodeServer(codeServer, {
@@ -110,22 +145,32 @@ try {
     trustWorkspace: true,
     logFile,
     timeoutMs: 60_000,
+    env: codeServerEnv,
   });
 } catch (error) {
-  if (server) await server.stop();
+  await stopAll();
   fail(error instanceof Error ? error.message : String(error));
 }
 
 const url = workbenchUrl(server, options.folder);
+const clusterLine = cluster
+  ? `\n\nDemo cluster (simulated, not a real cluster): ${cluster.url}, context ${DEMO_CONTEXT}
+  kubeconfig ${path.relative(REPO_ROOT, cluster.kubeconfig)} (given to code-server; ~/.kube/config is not used), log ${path.relative(REPO_ROOT, cluster.logFile)}`
+  : '';
 console.log(`
 gpumem demo is running (code-server log: ${path.relative(REPO_ROOT, server.logFile)})
 
     ${url}
 
 Open that URL in a browser on this machine (127.0.0.1 only; forward the port to reach it from elsewhere,
-e.g. ssh -L ${server.port}:127.0.0.1:${server.port} <this host>). Press Ctrl-C to stop.`);
+e.g. ssh -L ${server.port}:127.0.0.1:${server.port} <this host>). Press Ctrl-C to stop.${clusterLine}`);
 
+cluster?.exited.then(({ code, signal }) => {
+  if (!stopping) console.error(`The demo cluster exited on its own (code ${code}, signal ${signal}); see ${cluster.logFile}. code-server keeps running.`);
+});
 const { code, signal } = await server.exited;
 if (stopping) await new Promise(() => {}); // the signal handler exits
 console.error(`code-server exited on its own (code ${code}, signal ${signal}); see ${server.logFile}`);
+stopping = true;
+await cluster?.stop();
 process.exit(1);

@@ -1,6 +1,9 @@
 // Wires gpumem's VS Code parts together; behaviour lives in src/vscode/ and src/core/.
 import * as vscode from 'vscode';
 import { GpuCodeActionProvider } from './vscode/codeActions.ts';
+import { CLUSTERS_VIEW, ClusterTreeProvider } from './vscode/clusters/clusterTree.ts';
+import { registerClusterCommands } from './vscode/clusters/commands.ts';
+import { MANIFEST_SCHEME, PodManifestProvider } from './vscode/clusters/manifestProvider.ts';
 import { GpuCodeLensProvider } from './vscode/codeLens.ts';
 import { analyzeCapture } from './vscode/commands/analyzeCapture.ts';
 import { APPLY_FIX_COMMAND, applyFix } from './vscode/commands/applyFix.ts';
@@ -13,6 +16,7 @@ import { copyProbeScript } from './vscode/commands/probeScript.ts';
 import { showRuleDocs } from './vscode/commands/showRuleDocs.ts';
 import { Ctx } from './vscode/ctx.ts';
 import { GpuHoverProvider } from './vscode/hover.ts';
+import { registerInspector } from './vscode/inspector/serializer.ts';
 import { LintService } from './vscode/lintService.ts';
 import { registerReportStore } from './vscode/reportView.ts';
 import { SshHostsProvider } from './vscode/sshHosts.ts';
@@ -24,20 +28,32 @@ const YAML_DOCUMENTS: vscode.DocumentSelector = [
   { language: 'helm', scheme: 'file' },
   { language: 'helm', scheme: 'untitled' },
 ];
+/** Live pod manifests (read-only): diagnostics come from the LintService; hovers explain GPU fields. */
+const LIVE_MANIFESTS: vscode.DocumentSelector = [...YAML_DOCUMENTS, { language: 'yaml', scheme: MANIFEST_SCHEME }];
 
 export function activate(context: vscode.ExtensionContext) {
   const ctx = new Ctx(context);
   const lint = new LintService(ctx);
   const sshHosts = new SshHostsProvider();
+  const clusters = new ClusterTreeProvider(ctx);
+  const clustersView = vscode.window.createTreeView(CLUSTERS_VIEW, { treeDataProvider: clusters, showCollapseAll: true });
+  clusters.attach(clustersView);
+  const manifests = new PodManifestProvider(clusters);
   context.subscriptions.push(
     ctx,
     lint,
     sshHosts,
+    clusters,
+    clustersView,
+    manifests,
     registerReportStore(),
+    registerInspector(ctx),
+    vscode.workspace.registerTextDocumentContentProvider(MANIFEST_SCHEME, manifests),
+    ...registerClusterCommands(ctx, clusters, manifests),
     vscode.window.registerTreeDataProvider('gpumem.sshHosts', sshHosts),
     vscode.languages.registerCodeLensProvider(YAML_DOCUMENTS, new GpuCodeLensProvider(ctx, lint)),
     vscode.languages.registerCodeActionsProvider(YAML_DOCUMENTS, new GpuCodeActionProvider(ctx, lint), GpuCodeActionProvider.metadata),
-    vscode.languages.registerHoverProvider(YAML_DOCUMENTS, new GpuHoverProvider()),
+    vscode.languages.registerHoverProvider(LIVE_MANIFESTS, new GpuHoverProvider()),
     vscode.commands.registerCommand('gpumem.lintWorkspace', () => lintWorkspace(ctx, lint)),
     vscode.commands.registerCommand('gpumem.lintActiveFile', () => lintActiveFile(lint)),
     vscode.commands.registerCommand('gpumem.showRuleDocs', (ruleId?: unknown) => showRuleDocs(ctx, ruleId)),

@@ -1,9 +1,11 @@
-// Until the inspector webview exists, inspections open as Markdown reports: a read-only virtual
-// document (scheme gpumem-report) shown in the Markdown preview. Nothing is written to disk and no
-// unsaved editor is left behind; the user can still copy or save the text from the source view.
+// Inspections open in the inspector webview (showInspection). Markdown reports (Explain OOM, a pod's
+// details) are a read-only virtual document (scheme gpumem-report) shown in the Markdown preview. Nothing
+// is written to disk and no unsaved editor is left behind; the user can still copy or save the text.
 import * as vscode from 'vscode';
 import type { Inspection } from '../core/inspection/analyze.ts';
 import { inspectionToMarkdown } from '../core/report/inspectionReport.ts';
+import type { ShowInspectionOptions } from './inspector/panel.ts';
+import { openInspector } from './inspector/serializer.ts';
 
 export const REPORT_SCHEME = 'gpumem-report';
 const MAX_REPORTS = 20;
@@ -43,6 +45,18 @@ export async function showMarkdownReport(markdown: string, title = 'gpumem repor
   await vscode.commands.executeCommand('markdown.showPreview', uri);
 }
 
-export async function showInspection(inspection: Inspection): Promise<void> {
+/**
+ * Every inspection opens in the inspector panel (src/vscode/inspector/). `options.transport`, when given,
+ * passes to the panel (live sampling), which closes it. The Markdown report stays the fallback when the
+ * inspector is not registered, and the source of "Copy report as Markdown".
+ */
+export async function showInspection(inspection: Inspection, options: ShowInspectionOptions = {}): Promise<void> {
+  try {
+    if (openInspector(inspection, options)) return;
+  } catch (error) {
+    await options.transport?.close();
+    throw error;
+  }
+  await options.transport?.close();
   await showMarkdownReport(inspectionToMarkdown(inspection), `gpumem inspection ${inspection.target}`);
 }

@@ -2,7 +2,7 @@
 // 4.139.1) driven through headless Chromium:
 //   - "Inspect SSH Host…" against a real OpenSSH server on 127.0.0.1 (test/helpers/sshd.ts): the host
 //     comes from ~/.ssh/config in the extension host's HOME, the unknown host key is shown in a modal
-//     with its SHA256 fingerprint, and the report opens in the Markdown preview;
+//     with its SHA256 fingerprint, and the report opens in the inspector panel;
 //   - a changed host key is refused, with an error and no report;
 //   - "Inspect Local Machine";
 //   - "Explain OOM Kills in Selection / File" on a real kernel log.
@@ -201,8 +201,8 @@ test('"Inspect SSH Host…" against a real local sshd: trust the new host key, t
         await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
       });
 
-      const report = await s.step('the Markdown preview shows the SSH report', () =>
-        waitForPreview(s.page, [new RegExp(`gpumem inspection: ${target.replace(/\./g, '\\.')}`), /Verdicts/, /Kernel, driver and dmem/, /OOM kills/], 120_000), 150_000);
+      const report = await s.step('the inspector shows the SSH report', () =>
+        waitForPreview(s.page, [new RegExp(`gpumem inspection: ${target.replace(/\./g, '\\.')}`), /Memory accounting/, /Kernel, driver and dmem/, /OOM timeline/], 120_000), 150_000);
       assert.doesNotMatch(report, /Capture problems[\s\S]*host key/i, 'the capture has no host-key problem');
 
       const known = await readFile(ssh.knownHosts, 'utf8');
@@ -266,12 +266,12 @@ test('"Inspect SSH Host…" refuses a changed host key: an error, no prompt, no 
   }
 });
 
-test('"Inspect Local Machine": the report opens in the Markdown preview', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
+test('"Inspect Local Machine": the report opens in the inspector', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
   await withWorkbench('inspect-local', { fixture: 'single' }, async (s) => {
     await s.step(`run "${INSPECT_LOCAL}" from the command palette`, () => runCommand(s.page, INSPECT_LOCAL));
-    const report = await s.step('the Markdown preview shows the local report', () =>
-      waitForPreview(s.page, [/gpumem inspection: local/, /Verdicts/, /Memory accounting \(node\)/, /Kernel, driver and dmem/, /OOM kills/], 120_000), 150_000);
-    assert.match(report, new RegExp(`kernel\\s+${os.release().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), 'the report shows this machine\'s kernel');
+    const report = await s.step('the inspector shows the local report', () =>
+      waitForPreview(s.page, [/gpumem inspection: local/, /Memory accounting/, /Kernel, driver and dmem/, /OOM timeline/], 120_000), 150_000);
+    assert.match(report, new RegExp(`Kernel\\s+${os.release().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), 'the report shows this machine\'s kernel');
   });
 });
 

@@ -1,7 +1,9 @@
 // "Inspect Local Machine": the node probe on this machine, with progress and cancellation.
 import * as vscode from 'vscode';
 import { analyzeCaptureText } from '../../core/inspection/analyze.ts';
+import type { AnalyzeOptions, Inspection } from '../../core/inspection/analyze.ts';
 import { runProbe } from '../../core/inspection/runProbe.ts';
+import type { ProbeScope } from '../../core/probe/capture.ts';
 import type { Transport } from '../../core/probe/transport.ts';
 import { TransportError } from '../../core/probe/transport.ts';
 import { LocalTransport } from '../../transports/local.ts';
@@ -9,31 +11,59 @@ import type { Ctx } from '../ctx.ts';
 import { showInspection } from '../reportView.ts';
 import { requireTrust } from '../trust.ts';
 
-export async function inspectWithTransport(ctx: Ctx, transport: Transport, title: string): Promise<void> {
+/** What the Kubernetes commands add to an inspection; the local and SSH inspections use the defaults. */
+export interface InspectOptions {
+  /** Default: the node probe without a host prefix. A node debug pod needs hostRoot '/host'. */
+  readonly probe?: { readonly scope?: ProbeScope; readonly hostRoot?: string };
+  /** More analysis inputs (pod names, HAMi cluster facts), gathered while the probe runs; a failure is logged and ignored. */
+  readonly analysis?: (signal: AbortSignal) => Promise<Omit<AnalyzeOptions, 'target'>>;
+  /** Shows the result; default: the inspection report. */
+  readonly show?: (inspection: Inspection) => Promise<void>;
+  /** A clearer message for a failure (RBAC refusals); default: the error's own message. */
+  readonly explainError?: (error: unknown) => string | undefined;
+}
+
+export async function inspectWithTransport(ctx: Ctx, transport: Transport, title: string, options: InspectOptions = {}): Promise<Inspection | undefined> {
+  // The inspector panel takes the open transport of a local or SSH inspection for live sampling and closes
+  // it when it is disposed. (A node debug pod is created per run: it is closed here, no live sampling.)
+  let handedOver = false;
   try {
-    const inspection = await vscode.window.withProgress(
+    const { inspection, captureText, podNames } = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title, cancellable: true },
       async (progress, token) => {
         const controller = new AbortController();
         const subscription = token.onCancellationRequested(() => controller.abort());
         try {
+          const extra = options.analysis?.(controller.signal).catch((error: unknown) => {
+            ctx.output.warn(`${title}: cluster facts unavailable: ${error instanceof Error ? error.message : String(error)}`);
+            return {};
+          });
           progress.report({ message: `running the read-only probe on ${transport.target}` });
-          const run = await runProbe(transport, { scope: 'node', signal: controller.signal, timeoutMs: ctx.settings.probeTimeoutMs });
+          const scope = options.probe?.scope ?? 'node';
+          const hostRoot = options.probe?.hostRoot;
+          const run = await runProbe(transport, { scope, ...(hostRoot !== undefined ? { hostRoot } : {}), signal: controller.signal, timeoutMs: ctx.settings.probeTimeoutMs });
           progress.report({ message: 'analysing' });
-          return analyzeCaptureText(run.captureText, { target: transport.target });
+          const more: Omit<AnalyzeOptions, 'target'> = (await extra) ?? {};
+          return { inspection: analyzeCaptureText(run.captureText, { ...more, target: transport.target }), captureText: run.captureText, podNames: more.podNames };
         } finally {
           subscription.dispose();
         }
       },
     );
-    await showInspection(inspection);
+    if (options.show) await options.show(inspection);
+    else {
+      handedOver = options.probe === undefined;
+      await showInspection(inspection, { captureText, ...(handedOver ? { transport } : {}), ...(podNames ? { podNames } : {}) });
+    }
+    return inspection;
   } catch (error) {
-    if (error instanceof TransportError && error.failure.kind === 'cancelled') return;
-    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof TransportError && error.failure.kind === 'cancelled') return undefined;
+    const message = options.explainError?.(error) ?? (error instanceof Error ? error.message : String(error));
     ctx.output.error(`${title} failed: ${message}`);
     void vscode.window.showErrorMessage(`gpumem: ${title} failed: ${message}`);
+    return undefined;
   } finally {
-    await transport.close();
+    if (!handedOver) await transport.close();
   }
 }
 

@@ -24,33 +24,41 @@ async function pickDestination(): Promise<string | undefined> {
   });
 }
 
+/**
+ * An SSH transport to `destination` with ~/.ssh/config, known_hosts (unknown keys asked in a modal, changed
+ * keys refused) and passphrase prompts. Throws when the destination or the config is invalid.
+ */
+export function createSshTransport(ctx: Ctx, destination: string): SshTransport {
+  const env = defaultSshEnv();
+  const config = readUserSshConfig(env);
+  const { settings, warnings } = sshSettingsFromConfig(destination.trim(), config.text, env, config.resolve);
+  for (const warning of warnings) ctx.output.warn(`${config.path}: ${warning}`);
+  return new SshTransport({
+    ...settings,
+    // VS Code asks; a changed or revoked key is refused by the transport whatever the answer.
+    strictHostKeyChecking: settings.strictHostKeyChecking === 'no' ? 'no' : settings.strictHostKeyChecking === 'yes' ? 'yes' : 'ask',
+    confirmUnknownHost: async (host, keyType, fingerprint) => {
+      const trust = 'Trust and Connect';
+      const answer = await vscode.window.showWarningMessage(
+        `The authenticity of host "${host}" can't be established.`,
+        { modal: true, detail: `${keyType} key fingerprint is ${fingerprint}.\nCompare it with the host's key (ssh-keygen -lf /etc/ssh/ssh_host_${keyType.replace(/^ssh-/, '').replace(/-.*/, '')}_key.pub on the host) before trusting it. It will be added to your known_hosts.` },
+        trust,
+      );
+      return answer === trust;
+    },
+    passphrase: (keyFile, attempt) =>
+      Promise.resolve(vscode.window.showInputBox({ prompt: `Passphrase for ${keyFile}${attempt > 1 ? ` (attempt ${attempt})` : ''}`, password: true, ignoreFocusOut: true })),
+    log: (line) => ctx.output.info(`ssh: ${line}`),
+  });
+}
+
 export async function inspectSshHost(ctx: Ctx, item?: SshHostItem): Promise<void> {
   if (!requireTrust('Inspect SSH Host')) return;
   const destination = item?.destination ?? (await pickDestination());
   if (!destination) return;
   let transport: SshTransport;
   try {
-    const env = defaultSshEnv();
-    const config = readUserSshConfig(env);
-    const { settings, warnings } = sshSettingsFromConfig(destination.trim(), config.text, env, config.resolve);
-    for (const warning of warnings) ctx.output.warn(`${config.path}: ${warning}`);
-    transport = new SshTransport({
-      ...settings,
-      // VS Code asks; a changed or revoked key is refused by the transport whatever the answer.
-      strictHostKeyChecking: settings.strictHostKeyChecking === 'no' ? 'no' : settings.strictHostKeyChecking === 'yes' ? 'yes' : 'ask',
-      confirmUnknownHost: async (host, keyType, fingerprint) => {
-        const trust = 'Trust and Connect';
-        const answer = await vscode.window.showWarningMessage(
-          `The authenticity of host "${host}" can't be established.`,
-          { modal: true, detail: `${keyType} key fingerprint is ${fingerprint}.\nCompare it with the host's key (ssh-keygen -lf /etc/ssh/ssh_host_${keyType.replace(/^ssh-/, '').replace(/-.*/, '')}_key.pub on the host) before trusting it. It will be added to your known_hosts.` },
-          trust,
-        );
-        return answer === trust;
-      },
-      passphrase: (keyFile, attempt) =>
-        Promise.resolve(vscode.window.showInputBox({ prompt: `Passphrase for ${keyFile}${attempt > 1 ? ` (attempt ${attempt})` : ''}`, password: true, ignoreFocusOut: true })),
-      log: (line) => ctx.output.info(`ssh: ${line}`),
-    });
+    transport = createSshTransport(ctx, destination);
   } catch (error) {
     void vscode.window.showErrorMessage(`gpumem: ${(error as Error).message}`);
     return;

@@ -1,0 +1,26 @@
+// Live sampling: one light-probe capture (src/core/probe/scripts/lightScript.ts) → one point of the
+// inspector's time series (per pod memory.current and GTT, the node's MemAvailable). Pure. The points, the
+// bounded history and the chart's series are in series.ts (the webview imports that one alone).
+import { parseCapture, sectionText } from '../probe/capture.ts';
+import { buildNodeModel } from '../probe/nodeModel.ts';
+import { podAccounting } from '../verdicts/unaccountedMemory.ts';
+import type { SamplePoint } from './series.ts';
+
+export type { PodSample, SamplePoint, SeriesPoint, TimeSeries } from './series.ts';
+export { appendBounded, MAX_SAMPLES, timeSeries } from './series.ts';
+
+export function sampleFromCapture(text: string, t: number): SamplePoint {
+  const capture = parseCapture(text);
+  const model = buildNodeModel(capture);
+  const now = /^now=(\d+)$/m.exec(sectionText(capture, 'meta') ?? '')?.[1];
+  return {
+    t,
+    targetTime: now !== undefined ? Number(now) : null,
+    memAvailable: model.meminfo.get('MemAvailable') ?? null,
+    memTotal: model.meminfo.get('MemTotal') ?? null,
+    pods: podAccounting(model).map((pod) => ({ podUid: pod.podUid, current: pod.accounted ?? null, gtt: pod.gtt })),
+    // The light probe does not read everything the node model looks for: only the capture's own problems count.
+    problems: capture.problems,
+  };
+}
+

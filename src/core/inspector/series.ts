@@ -1,0 +1,71 @@
+// The live time series of the inspector: sample points, the bounded history, and the three lines of the
+// live chart. Pure and dependency-free, so the webview bundle takes it without the capture parsers
+// (src/core/inspector/sample.ts turns a light-probe capture into a point).
+/** Points kept: 10 minutes at one sample every 2 s. */
+export const MAX_SAMPLES = 300;
+
+export interface PodSample {
+  readonly podUid: string;
+  /** memory.current (v1: usage_in_bytes); null when the file was not readable. */
+  readonly current: number | null;
+  /** GTT its processes hold (DRM fdinfo), counted once per DRM client. */
+  readonly gtt: number;
+}
+
+export interface SamplePoint {
+  /** Milliseconds since the epoch, on the host's clock when the sample came back. */
+  readonly t: number;
+  /** The target's clock (`date +%s`), when it printed one. */
+  readonly targetTime: number | null;
+  readonly memAvailable: number | null;
+  readonly memTotal: number | null;
+  readonly pods: readonly PodSample[];
+  /** What the capture itself reported (cut-off sections, truncation). */
+  readonly problems: readonly string[];
+}
+
+/** Appends in place and drops the oldest points beyond `max`; returns the history. */
+export function appendBounded<T>(history: T[], point: T, max = MAX_SAMPLES): T[] {
+  history.push(point);
+  if (history.length > max) history.splice(0, history.length - max);
+  return history;
+}
+
+export interface SeriesPoint {
+  /** Seconds since the first point kept. */
+  readonly x: number;
+  readonly y: number | null;
+}
+
+export interface TimeSeries {
+  readonly current: readonly SeriesPoint[];
+  readonly gtt: readonly SeriesPoint[];
+  readonly memAvailable: readonly SeriesPoint[];
+}
+
+/** The three lines of the live chart for one pod, or for all pods summed (`podUid` undefined). */
+export function timeSeries(history: readonly SamplePoint[], podUid: string | undefined): TimeSeries {
+  const start = history[0]?.t ?? 0;
+  const current: SeriesPoint[] = [];
+  const gtt: SeriesPoint[] = [];
+  const memAvailable: SeriesPoint[] = [];
+  for (const point of history) {
+    const x = Math.round((point.t - start) / 100) / 10;
+    let c: number | null = null;
+    let g: number | null = null;
+    if (podUid === undefined) {
+      c = point.pods.reduce((total, pod) => total + (pod.current ?? 0), 0);
+      g = point.pods.reduce((total, pod) => total + pod.gtt, 0);
+    } else {
+      const pod = point.pods.find((candidate) => candidate.podUid === podUid);
+      if (pod) {
+        c = pod.current;
+        g = pod.gtt;
+      }
+    }
+    current.push({ x, y: c });
+    gtt.push({ x, y: g });
+    memAvailable.push({ x, y: point.memAvailable });
+  }
+  return { current, gtt, memAvailable };
+}

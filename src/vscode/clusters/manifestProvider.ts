@@ -1,0 +1,71 @@
+// Live pod manifests as read-only virtual documents: `gpumem-k8s:/<namespace>/<pod>.yaml?context=<name>`.
+// The text is the pod as the API server returns it (wire YAML, managedFields dropped), fetched when the
+// document is opened or refreshed; the editor gives it the `yaml` language, so the LintService lints it like a
+// file and the Problems panel shows the findings. Nothing is ever written back to the cluster.
+import * as vscode from 'vscode';
+import { podManifestYaml } from '../../kube/explorer.ts';
+import type { ClusterTreeProvider } from './clusterTree.ts';
+
+export const MANIFEST_SCHEME = 'gpumem-k8s';
+
+export function manifestUri(context: string, namespace: string, pod: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: MANIFEST_SCHEME, path: `/${namespace}/${pod}.yaml`, query: new URLSearchParams({ context }).toString() });
+}
+
+function parse(uri: vscode.Uri): { context: string; namespace: string; pod: string } | undefined {
+  const context = new URLSearchParams(uri.query).get('context');
+  const match = /^\/([^/]+)\/([^/]+)\.yaml$/.exec(uri.path);
+  if (context === null || !match) return undefined;
+  return { context, namespace: match[1] as string, pod: match[2] as string };
+}
+
+export class PodManifestProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  private readonly texts = new Map<string, string>();
+  private readonly tree: ClusterTreeProvider;
+
+  constructor(tree: ClusterTreeProvider) {
+    this.tree = tree;
+  }
+
+  /** Reads the pod now; the open document (if any) shows the new text. Throws KubeRequestError. */
+  async fetch(uri: vscode.Uri, signal?: AbortSignal): Promise<string> {
+    const text = await this.read(uri, signal);
+    this.changed.fire(uri);
+    return text;
+  }
+
+  private async read(uri: vscode.Uri, signal?: AbortSignal): Promise<string> {
+    const target = parse(uri);
+    if (!target) throw new Error(`not a gpumem pod manifest URI: ${uri.toString()}`);
+    await this.tree.ensureLoaded();
+    const pod = await this.tree.client(target.context).readPod(target.namespace, target.pod, signal ? { signal } : {});
+    const text = `# Live manifest of pod ${target.namespace}/${target.pod} (context ${target.context}), read-only, fetched ${new Date().toISOString()}\n${podManifestYaml(pod)}`;
+    this.texts.set(uri.toString(), text);
+    return text;
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
+    const cached = this.texts.get(uri.toString());
+    if (cached !== undefined) return cached;
+    const controller = new AbortController();
+    const subscription = token.onCancellationRequested(() => controller.abort());
+    try {
+      return await this.read(uri, controller.signal);
+    } catch (error) {
+      return `# Could not read this pod: ${(error instanceof Error ? error.message : String(error)).replace(/\n/g, ' ')}\n`;
+    } finally {
+      subscription.dispose();
+    }
+  }
+
+  forget(uri: vscode.Uri): void {
+    this.texts.delete(uri.toString());
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    this.texts.clear();
+  }
+}

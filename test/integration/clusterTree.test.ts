@@ -1,0 +1,443 @@
+// The Clusters view's content for each simulator fixture, WITHOUT VS Code: the view copies label, description,
+// tooltip, icon and contextValue from src/core/kube/treeItems.ts, fed by src/kube/explorer.ts, so running
+// those against the simulator through the real @kubernetes/client-node ClusterClient tests what the tree
+// shows. Also: every context of a multi-file KUBECONFIG at once, the RBAC messages (a user that may list
+// nothing, the restricted node the `limited` user cannot debug), an unreachable and a silent context (never
+// blocking longer than the probe timeout), server-side pod selection, the watch feeding the node's children,
+// hostile strings rendered as text, the "Copy Probe Command" lines, the HAMi cluster facts and the live
+// manifest that "Open Manifest" lints.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import type { V1Pod } from '@kubernetes/client-node';
+import { explainForbidden, explainKubeFailure, explainProbeFailure } from '../../src/core/kube/failureMessages.ts';
+import { nodeProbeCommand, podProbeCommand, shellQuote } from '../../src/core/kube/probeCommand.ts';
+import { contextTreeItem, mdText, noGpuPodsItem, nodeTreeItem, otherPodsItem, plainText, podTreeItem } from '../../src/core/kube/treeItems.ts';
+import type { ContextInfo, TreeItemModel } from '../../src/core/kube/treeItems.ts';
+import { lintText } from '../../src/core/lint.ts';
+import { hamiClusterMarkdown, nodeEventsMarkdown } from '../../src/core/report/clusterReport.ts';
+import { TransportError } from '../../src/core/probe/transport.ts';
+import { ClusterClient } from '../../src/kube/clusterClient.ts';
+import { DebugPodTransport } from '../../src/kube/debugPodTransport.ts';
+import type { ContextNodes, ExplorerNode, NodePods } from '../../src/kube/explorer.ts';
+import { listNodeGpuPods, loadContextNodes, nodeMemoryEventsOf, podContainers, podHamiFacts, podManifestYaml, splitGpuPods } from '../../src/kube/explorer.ts';
+import { loadKubeconfigs } from '../../src/kube/kubeconfig.ts';
+import type { LoadedContext, LoadedKubeconfig } from '../../src/kube/kubeconfig.ts';
+import { fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
+import { chrootUnavailable } from '../unit/helpers/probeRoot.ts';
+import { loadFixtures } from '../simulator/fixtures.ts';
+import { DEMO_GIT_VERSION, startSimulator } from '../simulator/server.ts';
+import type { Simulator } from '../simulator/server.ts';
+
+const NO_ROOTS = fixtureRootsUnavailable() ?? chrootUnavailable();
+const T = { timeout: 60_000 };
+const DEBUG_NS = 'gpumem-debug';
+
+function infoOf(context: LoadedContext, current: string | undefined): ContextInfo {
+  return {
+    name: context.name,
+    cluster: context.cluster,
+    user: context.user,
+    namespace: context.namespace,
+    server: context.server,
+    proxyUrl: context.proxyUrl,
+    execCommand: context.execCommand,
+    file: context.file,
+    problem: context.problem,
+    current: context.name === current,
+  };
+}
+
+function node(nodes: ContextNodes, name: string): ExplorerNode {
+  const found = nodes.nodes.find((n) => n.summary.name === name);
+  assert.ok(found, `node ${name} is listed: ${nodes.nodes.map((n) => n.summary.name).join(', ')}`);
+  return found;
+}
+
+function nodeItem(nodes: ContextNodes, name: string, now = Date.now()): TreeItemModel {
+  return nodeTreeItem(node(nodes, name).summary, nodes.events.get(name) ?? [], now);
+}
+
+function podItem(pods: NodePods, name: string, now = Date.now()): TreeItemModel {
+  const found = pods.gpuPods.find((p) => p.summary.name === name);
+  assert.ok(found, `GPU pod ${name} is listed: ${pods.gpuPods.map((p) => p.summary.name).join(', ')}`);
+  return podTreeItem(found.summary, now);
+}
+
+/** A tooltip as the reader sees it: the Markdown escapes of mdText() removed. */
+function text(markdown: string): string {
+  return markdown.replace(/\\([!-/:-@[-`{-~])/g, '$1');
+}
+
+/** Markdown that came from cluster values must carry no live syntax: no HTML, link, image or autolink. */
+function assertInert(markdown: string, hostile: readonly string[]): void {
+  for (const text of hostile) assert.ok(!markdown.includes(text), `the tooltip does not contain ${JSON.stringify(text)} verbatim:\n${markdown}`);
+  assert.doesNotMatch(markdown, /(^|[^\\])<[a-z]/i, 'no raw HTML tag');
+  assert.doesNotMatch(markdown, /(^|[^\\])\]\(/, 'no link or image');
+  assert.doesNotMatch(markdown, /(^|[^\\])https?:\/\//, 'no autolinked URL');
+}
+
+describe('the Clusters view against the simulator', () => {
+  let sim: Simulator;
+  let dir: string;
+  let silent: Server;
+  const silentSockets = new Set<Socket>();
+  let loaded: LoadedKubeconfig;
+  let admin: ClusterClient;
+  let adminNodes: ContextNodes;
+
+  function contextNamed(name: string): LoadedContext {
+    const found = loaded.contexts.find((c) => c.name === name);
+    assert.ok(found, `context ${name}: ${loaded.contexts.map((c) => c.name).join(', ')}`);
+    return found;
+  }
+
+  before(async () => {
+    sim = await startSimulator({ fixtures: loadFixtures(), roots: !NO_ROOTS });
+    dir = mkdtempSync(join(tmpdir(), 'gpumem-tree-'));
+    silent = createServer((socket) => {
+      silentSockets.add(socket);
+      socket.on('close', () => silentSockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silentPort = (silent.address() as { port: number }).port;
+    // Two files in KUBECONFIG, as kubectl merges them: the simulator's four users, and two contexts that
+    // cannot answer (a closed port, a server that accepts and never replies).
+    const simFile = join(dir, 'sim.yaml');
+    writeFileSync(simFile, sim.kubeconfig(['admin', 'limited', 'viewer', 'nobody']));
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const port = (probe.address() as { port: number }).port;
+        probe.close(() => resolve(port));
+      });
+    });
+    const user = (parseYaml(sim.kubeconfig('viewer')) as { users: { user: unknown }[] }).users[0]?.user;
+    const offline = {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        { name: 'offline', cluster: { server: `https://127.0.0.1:${closed}`, 'insecure-skip-tls-verify': true } },
+        { name: 'blackhole', cluster: { server: `https://127.0.0.1:${silentPort}`, 'insecure-skip-tls-verify': true } },
+      ],
+      users: [{ name: 'token', user }],
+      contexts: [
+        { name: 'staging-offline', context: { cluster: 'offline', user: 'token' } },
+        { name: 'blackhole', context: { cluster: 'blackhole', user: 'token' } },
+      ],
+    };
+    const offlineFile = join(dir, 'offline.yaml');
+    writeFileSync(offlineFile, stringifyYaml(offline));
+    loaded = await loadKubeconfigs({ env: { KUBECONFIG: [simFile, offlineFile].join(delimiter) }, home: dir });
+    admin = new ClusterClient(contextNamed('gpumem-demo'));
+    adminNodes = await loadContextNodes(admin);
+  });
+
+  after(async () => {
+    for (const socket of silentSockets) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('every context of every KUBECONFIG file is listed at once, the current one marked', T, () => {
+    assert.deepEqual(loaded.contexts.map((c) => c.name), ['gpumem-demo', 'gpumem-demo-limited', 'gpumem-demo-viewer', 'gpumem-demo-nobody', 'staging-offline', 'blackhole']);
+    const item = contextTreeItem(infoOf(contextNamed('gpumem-demo'), loaded.currentContext), adminNodes.state, { connecting: false, nodes: { total: adminNodes.nodes.length, gpu: adminNodes.nodes.filter((n) => n.summary.isGpuNode).length } });
+    assert.equal(item.label, 'gpumem-demo');
+    assert.equal(item.description, `current · ${DEMO_GIT_VERSION} · 5 nodes, 4 GPU`);
+    assert.equal(item.icon.id, 'vm-active');
+    assert.equal(item.contextValue, 'gpumem.context');
+    assert.equal(item.collapsible, true);
+    const other = contextTreeItem(infoOf(contextNamed('gpumem-demo-viewer'), loaded.currentContext), { kind: 'Unknown' }, { connecting: false });
+    assert.equal(other.description, 'not checked');
+    assert.equal(contextTreeItem(infoOf(contextNamed('gpumem-demo-viewer'), loaded.currentContext), { kind: 'Unknown' }, { connecting: true }).icon.id, 'loading~spin');
+  });
+
+  test('nodes: GPU nodes first, each with vendor, unified memory, capacity, HAMi, pressure, taints, SystemOOM', T, () => {
+    assert.equal(adminNodes.state.kind, 'Reachable');
+    assert.deepEqual(adminNodes.nodes.map((n) => n.summary.name), ['gpu-node-7', 'gpu-node-8', 'secure-node-1', 'strix-node-1', 'web-node-3']);
+    const now = Date.now();
+
+    const apu = nodeItem(adminNodes, 'strix-node-1', now);
+    assert.equal(apu.label, 'strix-node-1');
+    assert.equal(apu.description, 'AMD · unified memory · amd.com/gpu 1 · MemoryPressure · 2 taints · 1 SystemOOM');
+    assert.deepEqual(apu.icon, { id: 'warning', color: 'list.warningForeground' });
+    assert.equal(apu.contextValue, 'gpumem.node');
+    assert.match(apu.tooltip, /\*\*MemoryPressure\*\* since/);
+    assert.match(text(apu.tooltip), /GPU memory is system RAM \(label amd\.com\/gpu\.device-id=1586/);
+    assert.match(text(apu.tooltip), /\*\*SystemOOM\*\* 20m ago: global OOM kill of llama-server \(pid 398211\)/);
+    assert.match(text(apu.tooltip), /\*\*amd\.com\/gpu:\*\* capacity 1, allocatable 1/);
+
+    const hamiJson = nodeItem(adminNodes, 'gpu-node-7', now);
+    assert.equal(hamiJson.description, 'NVIDIA · nvidia.com/gpu 10 · HAMi 1 GPU, 79.6 GiB, split 10 (JSON, HAMi ≥ 2.8)');
+    assert.equal(hamiJson.icon.id, 'circuit-board');
+    assert.match(text(hamiJson.tooltip), /GPU-6f1d2c3b-8a4e-4b2f-9c1d-0e7a5b3c2d1f: NVIDIA-NVIDIA H100 80GB HBM3, 79\.6 GiB, split 10, 100% cores, healthy, hami-core/);
+    assert.match(text(hamiJson.tooltip), /\*\*hami\.io\/node-handshake:\*\* Requesting_2026-11-29 21:30:04/);
+
+    const hamiCsv = nodeItem(adminNodes, 'gpu-node-8', now);
+    assert.equal(hamiCsv.description, 'NVIDIA · nvidia.com/gpu 20 · HAMi 2 GPUs, 80 GiB, split 10 (CSV, HAMi ≤ 2.7)');
+
+    const restricted = nodeItem(adminNodes, 'secure-node-1', now);
+    assert.equal(restricted.description, 'NVIDIA · nvidia.com/gpu 4 · 1 taint');
+    assert.match(text(restricted.tooltip), /\*\*Taint:\*\* security\.example\.com\/zone=restricted:NoSchedule/);
+
+    const plain = nodeItem(adminNodes, 'web-node-3', now);
+    assert.equal(plain.description, 'no GPU');
+    assert.equal(plain.icon.id, 'server');
+    assert.equal(adminNodes.eventsProblem, undefined);
+  });
+
+  test('a node\'s GPU pods: selected by the API server, with requests, QoS, OOMKilled restarts and HAMi allocation', T, async () => {
+    const mark = sim.state.requests.length;
+    const now = Date.now();
+    const apu = await listNodeGpuPods(admin, 'strix-node-1');
+    assert.deepEqual(apu.gpuPods.map((p) => p.summary.name), ['llama-0']);
+    assert.equal(apu.otherPods, 1, 'node-exporter is not a GPU pod');
+    const llama = podItem(apu, 'llama-0', now);
+    assert.equal(llama.description, 'default · amd.com/gpu 1 · Burstable · 1 restart, OOMKilled 20m ago');
+    assert.deepEqual(llama.icon, { id: 'warning', color: 'list.warningForeground' });
+    assert.equal(llama.contextValue, 'gpumem.gpuPod');
+    assert.equal(llama.collapsible, false);
+    assert.match(text(llama.tooltip), /⚠️ \*\*OOMKilled:\*\* container llama \(exit 137, 20m ago\)/);
+    assert.match(text(llama.tooltip), /\*\*Owner:\*\* StatefulSet\/llama/);
+    assert.equal(otherPodsItem(apu.otherPods).label, '1 pod without GPUs');
+
+    const hami = await listNodeGpuPods(admin, 'gpu-node-7');
+    assert.deepEqual(hami.gpuPods.map((p) => p.summary.name), ['static-infer-0', 'trainer-0']);
+    assert.equal(hami.otherPods, 1, 'the device-plugin pod');
+    assert.equal(podItem(hami, 'trainer-0', now).description, 'ml · nvidia.com/gpu 1, gpucores 50, gpumem 8192 · Burstable · HAMi 8192 MiB, 50% cores on GPU-6f1d2c3b-8a…');
+    assert.equal(podItem(hami, 'static-infer-0', now).description, 'ml · nvidia.com/gpu 1, gpumem 8192 · Burstable · HAMi 8192 MiB, 0% cores on GPU-6f1d2c3b-8a…');
+    assert.match(text(podItem(hami, 'trainer-0', now).tooltip), /\*\*HAMi allocated to trainer:\*\* GPU-6f1d2c3b/);
+
+    const plain = await listNodeGpuPods(admin, 'web-node-3');
+    assert.deepEqual(plain.gpuPods, []);
+    assert.equal(noGpuPodsItem(plain.otherPods).label, 'No GPU pods (3 other pods)', 'api, worker and the HAMi scheduler');
+
+    const restricted = await listNodeGpuPods(admin, 'secure-node-1');
+    assert.equal(podItem(restricted, 'notebook-0', now).description, 'research · nvidia.com/gpu 1 · Burstable');
+
+    const podLists = sim.state.requests.slice(mark).filter((r) => r.method === 'GET' && /\/pods(\?|$)/.test(r.path));
+    assert.equal(podLists.length, 4);
+    for (const request of podLists) assert.match(decodeURIComponent(request.path), /fieldSelector=spec\.nodeName=/, `selected on the server: ${request.path}`);
+  });
+
+  test('the node watch feeds the children: a new GPU pod appears, a deleted one goes', T, async () => {
+    const seen: NodePods[] = [];
+    const stop = admin.watchPodsOnNode('strix-node-1', (pods) => seen.push(splitGpuPods(pods)));
+    try {
+      await waitFor('the first list', () => seen.length > 0);
+      const pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'whisper-0', namespace: 'default', uid: 'c0ffee00-0000-4000-8000-000000000001' },
+        spec: { nodeName: 'strix-node-1', containers: [{ name: 'whisper', image: 'example/whisper', resources: { limits: { 'amd.com/gpu': '1', memory: '4Gi', cpu: '1' } } }] },
+        status: { phase: 'Running', qosClass: 'Burstable' },
+      };
+      sim.state.put(pod as never);
+      await waitFor('whisper-0 in the node\'s children', () => seen.at(-1)?.gpuPods.some((p) => p.summary.name === 'whisper-0'));
+      const whisper = seen.at(-1)?.gpuPods.find((p) => p.summary.name === 'whisper-0');
+      assert.ok(whisper);
+      const item = podTreeItem(whisper.summary, Date.now());
+      assert.equal(item.description, 'default · amd.com/gpu 1 · Burstable');
+      sim.state.remove('pods', 'default', 'whisper-0');
+      await waitFor('whisper-0 gone', () => !seen.at(-1)?.gpuPods.some((p) => p.summary.name === 'whisper-0'));
+    } finally {
+      stop();
+    }
+    await waitFor('the watch closed', () => sim.state.openWatches() === 0);
+  });
+
+  test('RBAC: a user who may list nothing gets Forbidden(list, nodes) with what to do', T, async () => {
+    const nobody = new ClusterClient(contextNamed('gpumem-demo-nobody'));
+    const result = await loadContextNodes(nobody);
+    assert.deepEqual(result.state, { kind: 'Forbidden', verb: 'list', resource: 'nodes' });
+    assert.deepEqual(result.nodes, []);
+    const item = contextTreeItem(infoOf(contextNamed('gpumem-demo-nobody'), loaded.currentContext), result.state, { connecting: false });
+    assert.equal(item.description, 'forbidden: list nodes');
+    assert.equal(item.icon.id, 'lock');
+    assert.match(text(item.tooltip), /may not list nodes/);
+    assert.match(text(item.tooltip), /Check with: kubectl auth can-i list nodes --context=gpumem-demo-nobody\./);
+    assert.equal(
+      explainForbidden('list', 'nodes', { context: 'gpumem-demo-nobody' }),
+      'Your credentials for context "gpumem-demo-nobody" may not list nodes (RBAC). Check with: kubectl auth can-i list nodes --context=gpumem-demo-nobody. Ask a cluster administrator for a role that allows "list" on "nodes", or run the probe by hand with other credentials ("Copy Probe Command").',
+    );
+    // A user who may list nodes but not events: the nodes still show, the events problem is explained.
+    const viewer = await loadContextNodes(new ClusterClient(contextNamed('gpumem-demo-viewer')));
+    assert.equal(viewer.state.kind, 'Reachable');
+    assert.equal(viewer.nodes.length, 5);
+  });
+
+  test('RBAC: "Inspect Node" on the restricted node as the limited user names create pods in gpumem-debug', T, async () => {
+    const limited = new ClusterClient(contextNamed('gpumem-demo-limited'));
+    const created = sim.state.createdPods.length;
+    const transport = new DebugPodTransport({ client: limited, node: 'secure-node-1', namespace: DEBUG_NS });
+    let failure;
+    try {
+      await transport.run({ script: 'true', timeoutMs: 10_000, maxOutputBytes: 1024 });
+      assert.fail('the debug pod was created');
+    } catch (error) {
+      assert.ok(error instanceof TransportError, String(error));
+      failure = error.failure;
+    } finally {
+      await transport.close();
+    }
+    assert.equal(sim.state.createdPods.length, created, 'nothing was created');
+    const message = explainProbeFailure(failure, { context: 'gpumem-demo-limited', namespace: DEBUG_NS, action: 'Inspecting node secure-node-1' });
+    assert.match(message, /^Inspecting node secure-node-1: Your credentials for context "gpumem-demo-limited" may not create pods in namespace "gpumem-debug" \(RBAC\)\./);
+    assert.match(message, /Check with: kubectl auth can-i create pods -n gpumem-debug --context=gpumem-demo-limited\./);
+    assert.match(message, /The node debug pod needs create, get, watch and delete on pods, and create on pods\/exec\./);
+    assert.match(message, /\(API server: pods is forbidden: User "limited" cannot create resource "pods" in API group "" in the namespace "gpumem-debug"\)$/);
+    // exec into a pod outside `ml` is refused too, as create pods/exec
+    assert.match(explainProbeFailure({ kind: 'forbidden', verb: 'create', resource: 'pods/exec', detail: 'x' }, { context: 'c', namespace: 'research' }), /kubectl auth can-i create pods --subresource=exec -n research --context=c/);
+  });
+
+  test('unreachable contexts: a closed port is Unreachable(network) at once, a silent server within the probe timeout', T, async () => {
+    const closed = await loadContextNodes(new ClusterClient(contextNamed('staging-offline')));
+    assert.equal(closed.state.kind, 'Unreachable');
+    assert.equal(closed.state.kind === 'Unreachable' && closed.state.cause, 'network');
+    const item = contextTreeItem(infoOf(contextNamed('staging-offline'), loaded.currentContext), closed.state, { connecting: false });
+    assert.equal(item.description, 'unreachable');
+    assert.deepEqual(item.icon, { id: 'debug-disconnect', color: 'list.errorForeground' });
+    assert.match(text(item.tooltip), /context "staging-offline": ECONNREFUSED/);
+    assert.match(text(item.tooltip), /Check the server address in the kubeconfig, the VPN or network/);
+
+    const started = Date.now();
+    const silentResult = await loadContextNodes(new ClusterClient(contextNamed('blackhole'), { probeTimeoutMs: 800 }));
+    const elapsed = Date.now() - started;
+    assert.equal(silentResult.state.kind === 'Unreachable' && silentResult.state.cause, 'timeout');
+    assert.ok(elapsed < 5_000, `a silent server holds a context for the probe timeout only (${elapsed} ms)`);
+    assert.equal(contextTreeItem(infoOf(contextNamed('blackhole'), undefined), silentResult.state, { connecting: false }).description, 'unreachable');
+  });
+
+  test('hostile strings from the cluster render as text: plain labels, inert Markdown tooltips', T, async () => {
+    const hostile = ['<img src=x onerror=alert(1)>', '[click](command:workbench.action.terminal.new)', 'https://evil.example/x', '![i](https://evil.example/i.png)'];
+    sim.state.put({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name: 'evil-node',
+        labels: { 'nvidia.com/gpu.present': 'true' },
+        annotations: { 'hami.io/node-handshake': hostile.join(' '), 'hami.io/node-nvidia-register': `${hostile[0]},1,1024,100,${hostile[1]},0,true:` },
+      },
+      spec: { taints: [{ key: 'evil', value: hostile[2], effect: 'NoSchedule' }] },
+      status: { capacity: { 'nvidia.com/gpu': '1' }, allocatable: { 'nvidia.com/gpu': '1' }, conditions: [{ type: 'MemoryPressure', status: 'True', message: `${hostile[3]}\n# heading` }] },
+    } as never);
+    sim.state.put({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'evil-pod', namespace: 'default', annotations: { 'hami.io/vgpu-node': 'evil-node', 'hami.io/bind-phase': `${hostile[1]}\u0007\nfailed` } },
+      spec: { nodeName: 'evil-node', schedulerName: hostile[0], containers: [{ name: 'c', image: 'x', resources: { limits: { 'nvidia.com/gpu': '1' } } }] },
+      status: { phase: 'Running' },
+    } as never);
+    try {
+      const nodes = await loadContextNodes(admin);
+      const item = nodeItem(nodes, 'evil-node');
+      assertInert(item.tooltip, hostile);
+      assert.match(item.tooltip, /\\<img src\\=x onerror\\=alert\\\(1\\\)\\>/, 'the text is still there, escaped');
+      const pods = await listNodeGpuPods(admin, 'evil-node');
+      const pod = podItem(pods, 'evil-pod');
+      assertInert(pod.tooltip, hostile);
+      assert.doesNotMatch(pod.description, /[\u0000-\u001f]/, 'no control character in the description');
+      assert.match(pod.description, /bind-phase \[click\]\(command:workbench\.action\.terminal\.new\) failed/, 'plain text, shown literally');
+      assert.equal(plainText(`a\nb\u0007c${'x'.repeat(400)}`).length, 160);
+      assert.equal(mdText('**x** <b>'), '\\*\\*x\\*\\* \\<b\\>');
+    } finally {
+      sim.state.remove('pods', 'default', 'evil-pod');
+      sim.state.remove('nodes', undefined, 'evil-node');
+    }
+  });
+
+  test('"Copy Probe Command": kubectl lines whose names survive the shell as single arguments', T, () => {
+    const nodeCommand = nodeProbeCommand({ context: 'gpumem-demo', node: 'strix-node-1', namespace: 'default', image: 'busybox:1.36' });
+    assert.equal(nodeCommand.command, 'kubectl --context=gpumem-demo -n default debug node/strix-node-1 --image=busybox:1.36 -i --profile=sysadmin -- sh -s < probe.sh > capture.txt');
+    assert.deepEqual(nodeCommand.script, { scope: 'node', hostRoot: '/host' });
+    const podCommand = podProbeCommand({ context: 'gpumem-demo', namespace: 'default', pod: 'llama-0', container: 'llama' });
+    assert.equal(podCommand.command, 'kubectl --context=gpumem-demo exec -i -n default llama-0 -c llama -- sh -s < probe.sh > capture.txt');
+    assert.deepEqual(podCommand.script, { scope: 'container', hostRoot: '' });
+
+    const evil = `prod; rm -rf ~ $(id) 'quoted' \`x\``;
+    const quoted = podProbeCommand({ context: evil, namespace: 'ml', pod: 'p', container: 'c' }).command;
+    assert.equal(shellQuote("it's"), `'it'\\''s'`);
+    // The shell itself splits the line: run it with printf instead of kubectl, without the redirections.
+    const words = quoted.replace(/^kubectl /, '').replace(/ < probe\.sh > capture\.txt$/, '');
+    const out = spawnSync('sh', ['-c', `printf '%s\\n' ${words}`], { encoding: 'utf8' });
+    assert.equal(out.status, 0, out.stderr);
+    assert.deepEqual(out.stdout.split('\n').slice(0, -1), [`--context=${evil}`, 'exec', '-i', '-n', 'ml', 'p', '-c', 'c', '--', 'sh', '-s']);
+  });
+
+  test('"Run HAMi Checklist on Pod": the cluster facts of the bypassed pod', T, async () => {
+    const pod: V1Pod = await admin.readPod('ml', 'static-infer-0');
+    const { facts, section, managed } = await podHamiFacts(admin, pod, undefined);
+    assert.equal(managed, true);
+    assert.ok(facts);
+    assert.deepEqual(facts.devicePluginPods, [{ name: 'hami-device-plugin-x7k2p', phase: 'Running', ready: true }]);
+    assert.equal(facts.hamiVersion, 'v2.8.1');
+    assert.equal(facts.runtimeClassName, null);
+    assert.equal(facts.privileged, false);
+    assert.deepEqual(facts.podEnv, { CUDA_DISABLE_CONTROL: 'true' });
+    assert.deepEqual(section.schedulerPods, [{ namespace: 'kube-system', name: 'hami-scheduler-6d9c7b8f5-q8w2r', phase: 'Running' }]);
+    const markdown = hamiClusterMarkdown(section);
+    assert.match(markdown, /\| ✅ \| HAMi device plugin on gpu-node-7 \| hami-device-plugin-x7k2p: Running, ready \|/);
+    assert.match(markdown, /\| ✅ \| HAMi scheduler \| kube-system\/hami-scheduler-6d9c7b8f5-q8w2r \(Running\) \|/);
+    assert.match(markdown, /\| ✅ \| Pod's scheduler \| hami-scheduler \|/);
+    assert.match(markdown, /\| ❌ \| CUDA_DISABLE_CONTROL in the spec \| true: HAMi skips the ld.so.preload mount \|/);
+    assert.deepEqual(podContainers(pod).map((c) => c.name), ['static-infer']);
+
+    // The crash-looping device plugin on gpu-node-8, seen from a pod there.
+    const onEight = { ...pod, metadata: { ...pod.metadata, name: 'x' }, spec: { ...pod.spec, nodeName: 'gpu-node-8', containers: pod.spec?.containers ?? [] } } as V1Pod;
+    const eight = await podHamiFacts(admin, onEight, undefined);
+    assert.deepEqual(eight.facts?.devicePluginPods, [{ name: 'hami-device-plugin-m4t9z', phase: 'Running', ready: false }]);
+    assert.match(hamiClusterMarkdown(eight.section), /\| ❌ \| HAMi device plugin on gpu-node-8 \| hami-device-plugin-m4t9z: Running, not ready \|/);
+
+    // A pod HAMi does not manage (the AMD APU pod): no cluster facts for the checklist, which would read the
+    // missing device plugin as a bypass; the section says so.
+    const llama = await podHamiFacts(admin, await admin.readPod('default', 'llama-0'), undefined);
+    assert.equal(llama.managed, false);
+    assert.equal(llama.facts, undefined);
+    assert.match(hamiClusterMarkdown(llama.section), /\*\*HAMi does not manage this pod:\*\*/);
+  });
+
+  test('"Explain OOM Kills on Node": the node\'s SystemOOM event next to the kernel log', T, async () => {
+    const events = await nodeMemoryEventsOf(admin, 'strix-node-1');
+    assert.deepEqual(events.map((e) => e.kind), ['SystemOOM', 'NodeHasInsufficientMemory']);
+    const markdown = nodeEventsMarkdown('strix-node-1', events);
+    assert.match(markdown, /\| SystemOOM \| 1 \| llama-server \(pid 398211\) \| System OOM encountered, victim process: llama-server, pid: 398211 \|/);
+    assert.match(nodeEventsMarkdown('web-node-3', await nodeMemoryEventsOf(admin, 'web-node-3')), /No SystemOOM, OOMKilling or memory-eviction events about node web-node-3/);
+    const nobody = new ClusterClient(contextNamed('gpumem-demo-nobody'));
+    try {
+      await nodeMemoryEventsOf(nobody, 'strix-node-1');
+      assert.fail('nobody may list events');
+    } catch (error) {
+      const failure = (error as { failure?: Parameters<typeof explainKubeFailure>[0] }).failure;
+      assert.ok(failure);
+      assert.match(explainKubeFailure(failure, { context: 'gpumem-demo-nobody', namespace: 'default' }), /may not list events in namespace "default"/);
+    }
+  });
+
+  test('"Open Manifest": the live pod as wire YAML, without managedFields, linted like a file', T, async () => {
+    const pod = await admin.readPod('default', 'llama-0');
+    const yaml = podManifestYaml(pod);
+    const doc = parseYaml(yaml) as { apiVersion: string; kind: string; metadata: Record<string, unknown>; status: { containerStatuses: { lastState: { terminated: { finishedAt: unknown } } }[] } };
+    assert.equal(doc.apiVersion, 'v1');
+    assert.equal(doc.kind, 'Pod');
+    assert.ok(yaml.startsWith('apiVersion: v1\nkind: Pod\n'));
+    assert.equal(doc.metadata['managedFields'], undefined);
+    assert.equal(typeof doc.status.containerStatuses[0]?.lastState.terminated.finishedAt, 'string', 'times as RFC 3339 text, as the API sends them');
+    const findings = lintText(yaml).findings.map((f) => f.ruleId);
+    assert.ok(findings.some((id) => id.startsWith('uma-')), `the unified-memory rules see the APU pod: ${findings.join(', ')}`);
+  });
+});
+
+async function waitFor(what: string, check: () => boolean | undefined, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`watchdog: ${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,0 +1,235 @@
+// The inspector webview: renders the view model the host sends (or the one saved with setState, at once,
+// after a hide/show or a window reload), and talks to the host only through the typed protocol
+// (src/core/inspector/protocol.ts). Text from the target is set with textContent everywhere (dom.ts).
+import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import './inspector.css';
+import type { InspectionSource, InspectorState, InspectorUiState, LiveState } from '../../src/core/inspector/protocol.ts';
+import { command, INSPECTOR_STATE_VERSION, parseHostNotification, parseInspectorState } from '../../src/core/inspector/protocol.ts';
+import type { SamplePoint } from '../../src/core/inspector/series.ts';
+import { appendBounded, MAX_SAMPLES, timeSeries } from '../../src/core/inspector/series.ts';
+import type { InspectorViewModel } from '../../src/core/inspector/viewModel.ts';
+import { formatBytes } from '../../src/core/quantity.ts';
+import { LiveChart, MemoryBarChart, readPalette } from './charts.ts';
+import { clear, h, themeKind } from './dom.ts';
+import { loadState, post, saveState } from './host.ts';
+import type { Actions, ChartSlots, LiveSlots } from './sections.ts';
+import { renderBanner, renderHamiSection, renderHeader, renderKernelSection, renderLiveSection, renderMemorySection, renderNotice, renderOomSection, renderPodsSection, renderRawSection, renderVerdicts, showLiveState } from './sections.ts';
+
+const DEFAULT_UI: InspectorUiState = { sort: { column: 'footprint', descending: true }, rawFilter: '', livePod: '' };
+
+let current: { model: InspectorViewModel; source: InspectionSource } | undefined;
+let ui: InspectorUiState = DEFAULT_UI;
+let samples: SamplePoint[] = [];
+let liveState: LiveState | undefined;
+let memoryCharts: MemoryBarChart[] = [];
+let liveChart: LiveChart | undefined;
+let chartSlots: ChartSlots | undefined;
+let liveSlots: LiveSlots | null = null;
+let podsHolder: HTMLElement | undefined;
+
+const app = document.getElementById('app') ?? document.body.appendChild(h('main', { attrs: { id: 'app' } }));
+const notice = h('div', { class: 'notice', attrs: { id: 'notice', role: 'status', 'aria-live': 'polite' } });
+
+// Counts CSP violations (the e2e test and the bench read it): there must be none.
+const csp = h('output', { class: 'visually-hidden', attrs: { id: 'csp-violations', 'data-count': 0, 'aria-hidden': 'true' } });
+document.body.appendChild(csp);
+let violations = 0;
+document.addEventListener('securitypolicyviolation', (event) => {
+  violations++;
+  csp.setAttribute('data-count', String(violations));
+  csp.textContent = `${event.violatedDirective} ${event.blockedURI}`;
+});
+
+const actions: Actions = {
+  openPod: (podUid) => post(command('openPod', { podUid })),
+  openDocs: (docsId) => post(command('openDocs', { docsId })),
+  copyMarkdown: () => post(command('copyMarkdown', {})),
+  saveJson: () => post(command('saveJson', {})),
+  saveCapture: () => post(command('saveCapture', {})),
+  copyText: (what, text) => post(command('copyText', { what, text })),
+  setLive: (live) => post(command('setLive', { live })),
+};
+
+function persist(): void {
+  if (!current) return;
+  const state: InspectorState = { v: INSPECTOR_STATE_VERSION, model: current.model, source: current.source, ui };
+  saveState(state);
+}
+
+function destroyCharts(): void {
+  for (const chart of memoryCharts) chart.destroy();
+  memoryCharts = [];
+  liveChart?.destroy();
+  liveChart = undefined;
+}
+
+function renderCharts(): void {
+  if (!current) return;
+  destroyCharts();
+  const palette = readPalette();
+  const chart = current.model.chart;
+  const slots = chartSlots;
+  if (slots?.node && chart.node) {
+    memoryCharts.push(new MemoryBarChart(slots.node, { rows: [chart.node], series: chart.series, palette, label: chart.summary, onOpenPod: actions.openPod, announce: (text) => (slots.announcer.textContent = text) }));
+  }
+  if (slots?.pods && chart.pods.length > 0) {
+    const label = `Per-pod memory accounting, ${chart.pods.length} bars: ${chart.pods.map((row) => `${row.label} ${formatBytes(row.segments.accounted)} accounted, ${formatBytes(row.segments.gtt)} GTT${row.limit !== null ? `, limit ${formatBytes(row.limit)}` : ''}`).join('; ')}.`;
+    memoryCharts.push(new MemoryBarChart(slots.pods, { rows: chart.pods, series: chart.series, palette, label, onOpenPod: actions.openPod, announce: (text) => (slots.announcer.textContent = text) }));
+  }
+  if (liveSlots) {
+    liveChart = new LiveChart(liveSlots.chart, { palette, label: 'Live memory chart' });
+    updateLive();
+  }
+}
+
+function livePodLabel(): string {
+  const pod = current?.model.live.pods.find((candidate) => candidate.podUid === ui.livePod);
+  return pod ? pod.label : 'all pods (sum)';
+}
+
+function updateLive(): void {
+  if (!liveSlots) return;
+  liveSlots.chart.setAttribute('data-points', String(samples.length));
+  if (!liveChart) return;
+  const series = timeSeries(samples, ui.livePod === '' ? undefined : ui.livePod);
+  const last = samples[samples.length - 1];
+  const lastCurrent = series.current[series.current.length - 1]?.y;
+  const lastGtt = series.gtt[series.gtt.length - 1]?.y;
+  const label = samples.length === 0
+    ? `Live memory of ${livePodLabel()}: no samples yet.`
+    : `Live memory of ${livePodLabel()}, ${samples.length} samples over ${Math.round(((last?.t ?? 0) - (samples[0]?.t ?? 0)) / 1000)} s; latest memory.current ${lastCurrent === null || lastCurrent === undefined ? 'unknown' : formatBytes(lastCurrent)}, GTT ${lastGtt === null || lastGtt === undefined ? 'unknown' : formatBytes(lastGtt)}, MemAvailable ${last?.memAvailable === null || last?.memAvailable === undefined ? 'unknown' : formatBytes(last.memAvailable)}.`;
+  liveChart.update(series, label);
+}
+
+function renderPods(): void {
+  if (!current || !podsHolder) return;
+  clear(podsHolder);
+  podsHolder.append(renderPodsSection(current.model.pods, ui.sort, actions, (column) => {
+    // A new column starts with what matters most: the largest figures first, but the least headroom first.
+    ui = { ...ui, sort: { column, descending: ui.sort.column === column ? !ui.sort.descending : !['pod', 'container', 'headroom'].includes(column) } };
+    persist();
+    renderPods();
+    podsHolder?.querySelector<HTMLButtonElement>(`button.sort[data-column="${column}"]`)?.focus();
+  }));
+}
+
+let renderGeneration = 0;
+
+/**
+ * Renders in two steps: what the first screen shows (header, banner, the memory charts), then, after that
+ * has painted, the sections below it (pods table, live chart, OOM timeline, HAMi, kernel, findings, raw
+ * capture), so the first paint does not wait for them.
+ */
+function render(): void {
+  if (!current) return;
+  const started = performance.now();
+  const generation = ++renderGeneration;
+  const { model } = current;
+  document.documentElement.removeAttribute('data-complete');
+  destroyCharts();
+  clear(app);
+  document.title = model.header.title;
+  chartSlots = renderMemorySection(model.chart);
+  podsHolder = h('div', { attrs: { id: 'pods-holder' } });
+  liveSlots = null;
+  app.append(renderHeader(model, actions), notice, renderBanner(model.banner, actions), chartSlots.element, podsHolder);
+  renderCharts();
+  performance.mark('inspector:first-screen');
+  // First paint: a task queued from the frame's animation callback runs once that frame is painted (read
+  // by the bench). Then the rest.
+  requestAnimationFrame(() => setTimeout(() => {
+    if (generation !== renderGeneration) return;
+    document.documentElement.setAttribute('data-rendered-ms', (performance.now() - started).toFixed(1));
+    document.documentElement.setAttribute('data-painted-at', performance.now().toFixed(1));
+    setTimeout(() => {
+      if (generation === renderGeneration) renderRest(model);
+    }, 0);
+  }, 0));
+}
+
+function renderRest(model: InspectorViewModel): void {
+  const palette = readPalette();
+  renderPods();
+  liveSlots = renderLiveSection(model, ui.livePod, actions, (podUid) => {
+    ui = { ...ui, livePod: podUid };
+    persist();
+    updateLive();
+  });
+  const raw = renderRawSection(model.raw, ui.rawFilter, actions, (filter) => {
+    ui = { ...ui, rawFilter: filter };
+    persist();
+  });
+  app.append(
+    liveSlots?.element ?? '',
+    renderOomSection(model.oom, actions),
+    renderHamiSection(model.hami) ?? '',
+    renderKernelSection(model.kernel) ?? '',
+    renderVerdicts(model.verdicts, actions) ?? '',
+    raw.element,
+  );
+  if (liveSlots) {
+    liveChart = new LiveChart(liveSlots.chart, { palette, label: 'Live memory chart' });
+    updateLive();
+    if (liveState) showLiveState(liveSlots, liveState);
+  }
+  document.documentElement.setAttribute('data-complete', 'true');
+}
+
+window.addEventListener('message', (event: MessageEvent) => {
+  const message = parseHostNotification(event.data);
+  if (!message) return;
+  switch (message.method) {
+    case 'update': {
+      const { model, source } = message.params;
+      const same = current?.source.id === source.id;
+      current = { model, source };
+      if (!same) {
+        samples = [];
+        render();
+      }
+      // setState copies the whole state to the workbench: after the first paint, not before it.
+      setTimeout(persist, 50);
+      break;
+    }
+    case 'samples':
+      samples = message.params.points.slice(-MAX_SAMPLES);
+      updateLive();
+      break;
+    case 'sample':
+      appendBounded(samples, message.params.point, MAX_SAMPLES);
+      updateLive();
+      break;
+    case 'liveState':
+      liveState = message.params.state;
+      if (liveSlots) showLiveState(liveSlots, liveState);
+      break;
+    case 'notice':
+      renderNotice(notice, message.params.text, message.params.tone);
+      break;
+  }
+});
+
+// The theme changes the body's class (vscode-dark, vscode-light, vscode-high-contrast…) and the variables:
+// charts read their colours from the variables, so they are drawn again.
+let theme = `${themeKind()} ${document.body.className}`;
+new MutationObserver(() => {
+  const next = `${themeKind()} ${document.body.className}`;
+  if (next === theme) return;
+  theme = next;
+  document.documentElement.setAttribute('data-theme', themeKind());
+  renderCharts();
+}).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+document.documentElement.setAttribute('data-theme', themeKind());
+
+const saved = parseInspectorState(loadState());
+if (saved) {
+  current = { model: saved.model, source: saved.source };
+  ui = saved.ui;
+  render();
+} else {
+  app.append(h('p', { class: 'muted', attrs: { id: 'loading' }, text: 'Loading the inspection…' }));
+}
+post(command('ready', { restored: saved !== undefined }));
