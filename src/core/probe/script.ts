@@ -26,19 +26,32 @@ export function newNonce(): string {
 }
 
 export function buildProbeScript(options: ProbeScriptOptions): string {
-  if (!NONCE.test(options.nonce)) throw new Error('probe nonce must be 16–64 lowercase hex characters');
   const root = options.scope === 'node' ? (options.hostRoot ?? '') : '';
-  if (!HOST_ROOT.test(root)) throw new Error(`host root "${root}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`);
   const body = options.scope === 'node' ? NODE_BODY : CONTAINER_BODY;
+  return assembleProbeScript({
+    nonce: options.nonce,
+    hostRoot: root,
+    scope: options.scope,
+    comment: `# gpumem probe v${PROBE_FORMAT_VERSION}, scope ${options.scope}: read-only, bounded in time and size;\n# runs under busybox ash and dash. Send it to \`sh -s\` and save the output for \`gpumem analyze\`.`,
+    body,
+  });
+}
+
+/**
+ * Validates the parameters and wraps a probe body with the header every probe shares (the parameter
+ * assignments, the prelude, the capture header line, the final marker). Used by the full and light probes.
+ */
+export function assembleProbeScript(parts: { nonce: string; hostRoot: string; scope: ProbeScope; comment: string; body: string }): string {
+  if (!NONCE.test(parts.nonce)) throw new Error('probe nonce must be 16–64 lowercase hex characters');
+  if (!HOST_ROOT.test(parts.hostRoot)) throw new Error(`host root "${parts.hostRoot}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`);
   return [
     '#!/bin/sh',
-    `# gpumem probe v${PROBE_FORMAT_VERSION}, scope ${options.scope}: read-only, bounded in time and size;`,
-    '# runs under busybox ash and dash. Send it to `sh -s` and save the output for `gpumem analyze`.',
-    `GPUMEM_NONCE='${options.nonce}'`,
-    `GPUMEM_ROOT='${root}'`,
+    parts.comment,
+    `GPUMEM_NONCE='${parts.nonce}'`,
+    `GPUMEM_ROOT='${parts.hostRoot}'`,
     PRELUDE.trim(),
-    `printf '@@gpumem-probe v=${PROBE_FORMAT_VERSION} scope=${options.scope} nonce=%s root=%s@@\\n' "$N" "$R"`,
-    body.trim(),
+    `printf '@@gpumem-probe v=${PROBE_FORMAT_VERSION} scope=${parts.scope} nonce=%s root=%s@@\\n' "$N" "$R"`,
+    parts.body.trim(),
     'mark done',
     '',
   ].join('\n');

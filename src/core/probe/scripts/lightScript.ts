@@ -6,9 +6,8 @@
 //   fdinfo           the DRM fdinfo sweep, the very block of the full node probe (GTT per process → pod).
 // Same capture format, same prelude, same header (scope node), so parseCapture and buildNodeModel read it;
 // read-only and bounded like the full probe.
-import { PROBE_FORMAT_VERSION } from '../script.ts';
+import { assembleProbeScript, PROBE_FORMAT_VERSION } from '../script.ts';
 import { NODE_BODY } from './nodeScript.ts';
-import { PRELUDE } from './prelude.ts';
 
 /** The full probe's fdinfo sweep, taken from NODE_BODY so the two can never drift apart. */
 function fdinfoSweep(): string {
@@ -40,10 +39,6 @@ done
 finish cgroup.kubepods
 ` + fdinfoSweep();
 
-const NONCE = /^[0-9a-f]{16,64}$/;
-/** As the full probe (script.ts): absolute, no `.` or `..` segments, a safe alphabet. */
-const HOST_ROOT = /^(\/(?!\.\.?(?:\/|$))[A-Za-z0-9._-]+)*$/;
-
 export interface LightProbeOptions {
   readonly nonce: string;
   /** Where the host's root is mounted: '' on the host, '/host' in a node debug pod (the inspection's capture root). */
@@ -51,18 +46,11 @@ export interface LightProbeOptions {
 }
 
 export function buildLightProbeScript(options: LightProbeOptions): string {
-  if (!NONCE.test(options.nonce)) throw new Error('probe nonce must be 16–64 lowercase hex characters');
-  const root = options.hostRoot ?? '';
-  if (!HOST_ROOT.test(root)) throw new Error(`host root "${root}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`);
-  return [
-    '#!/bin/sh',
-    `# gpumem light probe v${PROBE_FORMAT_VERSION} (live sampling), scope node: meminfo, kubepods memory.current, DRM fdinfo; read-only.`,
-    `GPUMEM_NONCE='${options.nonce}'`,
-    `GPUMEM_ROOT='${root}'`,
-    PRELUDE.trim(),
-    `printf '@@gpumem-probe v=${PROBE_FORMAT_VERSION} scope=node nonce=%s root=%s@@\\n' "$N" "$R"`,
-    LIGHT_BODY.trim(),
-    'mark done',
-    '',
-  ].join('\n');
+  return assembleProbeScript({
+    nonce: options.nonce,
+    hostRoot: options.hostRoot ?? '',
+    scope: 'node',
+    comment: `# gpumem light probe v${PROBE_FORMAT_VERSION} (live sampling), scope node: meminfo, kubepods memory.current, DRM fdinfo; read-only.`,
+    body: LIGHT_BODY,
+  });
 }
