@@ -434,21 +434,7 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
       node.summary.name,
       (pods) => {
         if (node.stopWatch !== stop) return;
-        const split = splitGpuPods(pods);
-        const previous = new Map((node.pods ?? []).map((p) => [p.id, p]));
-        node.pods = split.gpuPods.map(({ summary, raw }) => {
-          const id = idOf('pod', node.context.info.name, summary.namespace, summary.name);
-          const existing = previous.get(id);
-          if (existing) {
-            existing.summary = summary;
-            existing.raw = raw;
-            return existing;
-          }
-          return { kind: 'pod', id, node, summary, raw };
-        });
-        node.otherPods = split.otherPods;
-        node.podsError = undefined;
-        this.fire(node);
+        this.applyPods(node, pods);
       },
       {
         onError: (failure) => {
@@ -461,6 +447,59 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
       },
     );
     node.stopWatch = stop;
+  }
+
+  /** The node's GPU pods from a list or watch snapshot; existing elements are kept (the view keeps its selection). */
+  private applyPods(node: NodeElement, pods: readonly V1Pod[]): void {
+    const split = splitGpuPods(pods);
+    const previous = new Map((node.pods ?? []).map((p) => [p.id, p]));
+    node.pods = split.gpuPods.map(({ summary, raw }) => {
+      const id = idOf('pod', node.context.info.name, summary.namespace, summary.name);
+      const existing = previous.get(id);
+      if (existing) {
+        existing.summary = summary;
+        existing.raw = raw;
+        return existing;
+      }
+      return { kind: 'pod', id, node, summary, raw };
+    });
+    node.otherPods = split.otherPods;
+    node.podsError = undefined;
+    this.fire(node);
+  }
+
+  /**
+   * The tree element of a pod, for "reveal": first among the pods already listed (by UID), then, when its
+   * namespace/name is known, by reading it in each context that answered (its UID must match: the same name in
+   * another cluster is another pod), loading its node and the node's pods once. Contexts behind a credential
+   * plugin that was never run are not contacted (a plugin may open a browser). Undefined when no context has it.
+   */
+  async locatePod(query: { readonly uid: string; readonly namespace?: string; readonly name?: string }, signal?: AbortSignal): Promise<PodElement | undefined> {
+    const contexts = await this.ensureLoaded();
+    const loaded = contexts.flatMap((c) => c.nodes ?? []).flatMap((n) => n.pods ?? []);
+    const known = loaded.find((pod) => pod.raw.metadata?.uid === query.uid);
+    if (known) return known;
+    const { namespace, name } = query;
+    if (!namespace || !name) return undefined;
+    for (const context of contexts) {
+      if (signal?.aborted) return undefined;
+      const reachable = context.state.kind === 'Reachable' || (context.state.kind === 'Unknown' && !context.loaded.execCommand);
+      if (!reachable) continue;
+      const client = this.client(context);
+      const pod = await client.readPod(namespace, name, { ...(signal ? { signal } : {}) }).catch(() => undefined);
+      if (!pod || (pod.metadata?.uid !== undefined && pod.metadata.uid !== query.uid) || !pod.spec?.nodeName) continue;
+      await this.loadContext(context);
+      const node = context.nodes?.find((n) => n.summary.name === pod.spec?.nodeName);
+      if (!node) continue;
+      if (node.pods === undefined) {
+        const listed = await client.listPodsOnNode(node.summary.name, { ...(signal ? { signal } : {}) }).catch(() => undefined);
+        // The node's watch may have filled them meanwhile: its snapshot is as fresh as this list.
+        if (listed && node.pods === undefined) this.applyPods(node, listed.pods);
+      }
+      const element = node.pods?.find((p) => p.raw.metadata?.uid === pod.metadata?.uid || (p.summary.namespace === namespace && p.summary.name === name));
+      if (element) return element;
+    }
+    return undefined;
   }
 
   private stopWatch(node: NodeElement): void {

@@ -12,6 +12,8 @@
 import * as vscode from 'vscode';
 import type { Inspection } from '../../core/inspection/analyze.ts';
 import { analyzeCaptureText } from '../../core/inspection/analyze.ts';
+import { OPEN_POD_COMMAND } from '../../core/inspector/openPod.ts';
+import type { OpenPodArgs } from '../../core/inspector/openPod.ts';
 import type { InspectionSource, LiveState, WebviewCommand } from '../../core/inspector/protocol.ts';
 import { INSPECTOR_VIEW_TYPE, MAX_STATE_CAPTURE_CHARS, notification, parseInspectorState, parseWebviewCommand } from '../../core/inspector/protocol.ts';
 import { serializeCapture } from '../../core/inspector/rawCapture.ts';
@@ -35,15 +37,6 @@ export interface ShowInspectionOptions {
   readonly captureText?: string;
   /** Pod UID → `namespace/name`, when the Kubernetes layer knows it. */
   readonly podNames?: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
-}
-
-/** A command another part of gpumem (the Kubernetes view) may register to reveal a pod: `(args: OpenPodArgs)`. */
-export const OPEN_POD_COMMAND = 'gpumem.revealPod';
-
-export interface OpenPodArgs {
-  readonly podUid: string;
-  readonly podName: string | undefined;
-  readonly target: string;
 }
 
 const MAX_FAILURES = 3;
@@ -278,11 +271,9 @@ export class InspectorPanel implements vscode.Disposable {
 
   async #openPod(podUid: string): Promise<void> {
     const podName = this.#source.podNames[podUid];
-    if ((await vscode.commands.getCommands(true)).includes(OPEN_POD_COMMAND)) {
-      const args: OpenPodArgs = { podUid, podName, target: this.#source.target };
-      await vscode.commands.executeCommand(OPEN_POD_COMMAND, args);
-      return;
-    }
+    // The pod's row in the Clusters view when a context has it; otherwise its numbers as a report.
+    const args: OpenPodArgs = { podUid, podName, target: this.#source.target };
+    if (await vscode.commands.executeCommand<boolean>(OPEN_POD_COMMAND, args)) return;
     const markdown = podToMarkdown(this.#model, podUid);
     if (!markdown) return;
     await showMarkdownReport(markdown, `gpumem pod ${podName ?? podUid}`);
