@@ -26,6 +26,7 @@ import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import type { Cluster, Context, User } from '@kubernetes/client-node';
+import type { ContextDescription } from '../core/kube/treeItems.ts';
 
 export type KubeconfigOrigin = 'setting' | 'KUBECONFIG' | 'default';
 
@@ -44,20 +45,7 @@ export interface ResolveKubeconfigOptions {
   readonly delimiter?: string;
 }
 
-export interface LoadedContext {
-  readonly name: string;
-  readonly cluster: string;
-  readonly user: string;
-  readonly namespace: string | undefined;
-  /** The API server URL, when the context's cluster exists. */
-  readonly server: string | undefined;
-  readonly proxyUrl: string | undefined;
-  /** The user authenticates with an exec credential plugin (its command). */
-  readonly execCommand: string | undefined;
-  /** The file that defined the context. */
-  readonly file: string;
-  /** Why this context cannot be used (its cluster is missing…); undefined when it is complete. */
-  readonly problem: string | undefined;
+export interface LoadedContext extends ContextDescription {
   /** A KubeConfig holding only this context, its cluster and its user, with this context current. */
   readonly kubeConfig: KubeConfig;
 }

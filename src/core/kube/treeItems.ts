@@ -83,16 +83,24 @@ function tooltip(title: string, lines: readonly (string | undefined)[]): string 
 // ---------------------------------------------------------------------------------------------------
 // Contexts
 
-export interface ContextInfo {
+/** A kubeconfig context as read (src/kube/kubeconfig.ts adds the client-node KubeConfig to it). */
+export interface ContextDescription {
   readonly name: string;
   readonly cluster: string;
   readonly user: string;
   readonly namespace: string | undefined;
+  /** The API server URL, when the context's cluster exists. */
   readonly server: string | undefined;
   readonly proxyUrl: string | undefined;
+  /** The user authenticates with an exec credential plugin (its command). */
   readonly execCommand: string | undefined;
+  /** The file that defined the context. */
   readonly file: string;
+  /** Why this context cannot be used (its cluster is missing…); undefined when it is complete. */
   readonly problem: string | undefined;
+}
+
+export interface ContextInfo extends ContextDescription {
   /** The kubeconfig's current-context (only shown: gpumem never changes it). */
   readonly current: boolean;
 }

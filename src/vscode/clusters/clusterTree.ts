@@ -348,18 +348,8 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
   }
 
   private contextElement(context: LoadedContext, current: string | undefined): ContextElement {
-    const info: ContextInfo = {
-      name: context.name,
-      cluster: context.cluster,
-      user: context.user,
-      namespace: context.namespace,
-      server: context.server,
-      proxyUrl: context.proxyUrl,
-      execCommand: context.execCommand,
-      file: context.file,
-      problem: context.problem,
-      current: context.name === current,
-    };
+    const { kubeConfig: _kubeConfig, ...description } = context;
+    const info: ContextInfo = { ...description, current: context.name === current };
     const state: ContextState = context.problem ? { kind: 'Unreachable', reason: context.problem, cause: 'config' } : { kind: 'Unknown' };
     return { kind: 'context', id: idOf('context', context.name), loaded: context, info, state, connecting: false, nodes: undefined, generation: 0 };
   }
