@@ -362,19 +362,21 @@ describe('inspector: the light probe and live samples', () => {
 describe('inspector protocol', () => {
   test('commands from the webview are checked: version, method and parameters', () => {
     assert.deepEqual(parseWebviewCommand({ v: INSPECTOR_PROTOCOL_VERSION, method: 'openPod', params: { podUid: GTT_POD } }), command('openPod', { podUid: GTT_POD }));
-    assert.deepEqual(parseWebviewCommand(command('setLive', { live: false })), { v: 1, method: 'setLive', params: { live: false } });
-    assert.deepEqual(parseWebviewCommand({ v: 1, method: 'saveJson' }), command('saveJson', {}));
-    assert.equal(parseWebviewCommand({ v: 2, method: 'saveJson', params: {} }), undefined, 'another version');
-    assert.equal(parseWebviewCommand({ v: 1, method: 'runShell', params: {} }), undefined, 'an unknown method');
-    assert.equal(parseWebviewCommand({ v: 1, method: 'openPod', params: { podUid: 42 } }), undefined);
-    assert.equal(parseWebviewCommand({ v: 1, method: 'openDocs', params: { docsId: '../../etc/passwd' } }), undefined);
-    assert.equal(parseWebviewCommand({ v: 1, method: 'setLive', params: { live: 'yes' } }), undefined);
+    const v = INSPECTOR_PROTOCOL_VERSION;
+    assert.deepEqual(parseWebviewCommand(command('setLive', { live: false })), { v, method: 'setLive', params: { live: false } });
+    assert.deepEqual(parseWebviewCommand({ v, method: 'ready' }), command('ready', { restored: false }));
+    assert.equal(parseWebviewCommand({ v: v - 1, method: 'ready', params: {} }), undefined, 'another version');
+    assert.equal(parseWebviewCommand({ v, method: 'saveJson', params: {} }), undefined, 'a request is not a command (test/unit/inspectorRequests.test.ts)');
+    assert.equal(parseWebviewCommand({ v, method: 'runShell', params: {} }), undefined, 'an unknown method');
+    assert.equal(parseWebviewCommand({ v, method: 'openPod', params: { podUid: 42 } }), undefined);
+    assert.equal(parseWebviewCommand({ v, method: 'openDocs', params: { docsId: '../../etc/passwd' } }), undefined);
+    assert.equal(parseWebviewCommand({ v, method: 'setLive', params: { live: 'yes' } }), undefined);
     assert.equal(parseWebviewCommand('ready'), undefined);
     assert.equal(parseWebviewCommand(null), undefined);
   });
 
   test('notifications and the saved state are checked too; the UI state gets defaults', () => {
-    assert.equal(parseHostNotification({ v: 1, method: 'update', params: { model: {}, source: {} } }), undefined);
+    assert.equal(parseHostNotification({ v: INSPECTOR_PROTOCOL_VERSION, method: 'update', params: { model: {}, source: {} } }), undefined);
     assert.ok(parseHostNotification(notification('liveState', { state: { status: 'running', everySeconds: 5, samples: 3, detail: 'every 5 s' } })));
     const model: InspectorViewModel = buildInspectorViewModel(inspect(apuNode()));
     const state = parseInspectorState({ v: 1, model, source: { id: 'i1', target: 'local', captureText: 'x', podNames: { a: 'ns/a', b: 3 } } });

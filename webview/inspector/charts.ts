@@ -70,6 +70,11 @@ function applyDefaults(palette: Palette): void {
 
 const ROW_HEIGHT = 30;
 
+/** The height of a memory chart's box for `rows` bars: set before the chart exists, so nothing moves when it is drawn. */
+export function memoryChartHeight(rows: number): number {
+  return rows * ROW_HEIGHT + 70;
+}
+
 /**
  * A tick step in bytes that gives at most `maxTicks` ticks up to `max`: a power of two times KiB, MiB, GiB
  * or TiB (so ticks read 16 GiB, 32 GiB… instead of 18.6 GiB, 37.3 GiB).
@@ -118,7 +123,7 @@ export class MemoryBarChart {
     const series = options.series.filter((info) => rows.some((row) => row.segments[info.key] > 0));
     this.canvas = h('canvas', { attrs: { role: 'img', tabindex: 0, 'aria-label': options.label, 'data-rows': rows.length } });
     container.appendChild(this.canvas);
-    container.style.height = `${rows.length * ROW_HEIGHT + 70}px`;
+    container.style.height = `${memoryChartHeight(rows.length)}px`;
     const bars: ChartDataset<'bar', number[]>[] = series.map((info) => ({
       type: 'bar',
       label: info.label,
@@ -173,8 +178,10 @@ export class MemoryBarChart {
           y: { stacked: true, grid: { display: false }, ticks: { color: palette.text, autoSkip: false, minRotation: 0, maxRotation: 0, callback: (_value, index) => shortLabel(rows[index]?.label ?? '') } },
         },
         plugins: {
-          // The legend is HTML next to the charts (one for both, readable by screen readers).
-          legend: { display: false },
+          // The legend is HTML next to the charts (one for both, readable by screen readers): `false` keeps
+          // Chart.js's legend plugin out of this chart altogether (with `display: false` it still builds labels;
+          // its types do not allow `false`, its plugin service does).
+          legend: false as unknown as { display: false },
           tooltip: {
             callbacks: {
               title: (items: TooltipItem<'bar'>[]) => rows[items[0]?.dataIndex ?? -1]?.label ?? '',

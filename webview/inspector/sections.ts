@@ -1,20 +1,20 @@
 // The inspector's sections as DOM, from the view model. Every string from the target goes in as text
 // (dom.ts); tables are native <table>s with scoped headers (sortable ones with aria-sort and a button per
 // header), so screen readers and the keyboard get real table semantics.
-import type { LiveState } from '../../src/core/inspector/protocol.ts';
+import type { LiveState, RequestParams, RequestResult, SavedResult, WebviewRequestMethod } from '../../src/core/inspector/protocol.ts';
+import type { RequestOutcome } from '../../src/core/inspector/requests.ts';
 import type { Banner, ChartRow, HamiSection, InspectorViewModel, KernelRow, MemoryChart, OomTimeline, PodRow, RawSection, Tone, VerdictRow } from '../../src/core/inspector/viewModel.ts';
 import { formatBytes } from '../../src/core/quantity.ts';
+import { memoryChartHeight } from './charts.ts';
 import type { Child } from './dom.ts';
 import { clear, h } from './dom.ts';
 
 export interface Actions {
   openPod(podUid: string): void;
   openDocs(docsId: string): void;
-  copyMarkdown(): void;
-  saveJson(): void;
-  saveCapture(): void;
-  copyText(what: string, text: string): void;
   setLive(live: boolean): void;
+  /** Sends a request to the host; resolves with its result or why there is none (`onLate`: an answer after the timeout). */
+  request<M extends WebviewRequestMethod>(method: M, params: RequestParams<M>, onLate: (outcome: RequestOutcome<RequestResult<M>>) => void): Promise<RequestOutcome<RequestResult<M>>>;
 }
 
 const TONE_LABEL: Record<Tone, string> = { error: 'Error', warning: 'Warning', info: 'Note', ok: 'OK' };
@@ -29,10 +29,52 @@ function section(id: string, title: string, ...children: Child[]): HTMLElement {
   return h('section', { class: 'section', attrs: { id, 'aria-labelledby': headingId } }, h('h2', { text: title, attrs: { id: headingId } }), ...children);
 }
 
-function button(label: string, onClick: () => void, options: { secondary?: boolean; id?: string; ariaLabel?: string } = {}): HTMLElement {
-  const element = h('vscode-button', { text: label, attrs: { id: options.id, secondary: options.secondary === true, 'aria-label': options.ariaLabel } });
-  element.addEventListener('click', onClick);
-  return element;
+interface RequestButtonOptions<R> {
+  readonly id?: string;
+  readonly secondary?: boolean;
+  readonly ariaLabel?: string;
+  /** What the status next to the button says while the host works. */
+  readonly busy: string;
+  /** What it says once the host answered. */
+  readonly done: (result: R) => string;
+}
+
+/**
+ * A button that sends a request: busy (disabled, aria-busy, a status) until the host answers, then the result
+ * or the failure next to it (`#<id>-status`, with data-state busy, done, cancelled, error or timeout).
+ */
+function requestButton<M extends WebviewRequestMethod>(label: string, send: (onLate: (outcome: RequestOutcome<RequestResult<M>>) => void) => Promise<RequestOutcome<RequestResult<M>>>, options: RequestButtonOptions<RequestResult<M>>): HTMLElement {
+  const element = h('vscode-button', { text: label, attrs: { id: options.id, secondary: options.secondary === true, 'aria-label': options.ariaLabel } }) as HTMLElement & { disabled: boolean };
+  const status = h('span', { class: 'request-status', attrs: { id: options.id ? `${options.id}-status` : undefined, role: 'status', 'data-state': 'idle' } });
+  let latest = 0;
+  const show = (outcome: RequestOutcome<RequestResult<M>>): void => {
+    element.disabled = false;
+    element.removeAttribute('aria-busy');
+    const cancelled = outcome.ok && outcome.result.kind === 'cancelled';
+    status.setAttribute('data-state', outcome.ok ? (cancelled ? 'cancelled' : 'done') : outcome.reason === 'timeout' ? 'timeout' : 'error');
+    status.className = `request-status ${outcome.ok ? (cancelled ? 'muted' : 'tone-text-ok') : 'tone-text-error'}`;
+    status.textContent = outcome.ok ? options.done(outcome.result) : outcome.error;
+  };
+  element.addEventListener('click', () => {
+    if (element.disabled) return;
+    const mine = ++latest;
+    element.disabled = true;
+    element.setAttribute('aria-busy', 'true');
+    status.setAttribute('data-state', 'busy');
+    status.className = 'request-status muted';
+    status.textContent = options.busy;
+    // A late answer (after the timeout) still says what happened, unless the button was used again since.
+    void send((late) => {
+      if (mine === latest && !element.disabled) show(late);
+    }).then((outcome) => {
+      if (mine === latest) show(outcome);
+    });
+  });
+  return h('span', { class: 'request' }, element, status);
+}
+
+function savedText(result: SavedResult): string {
+  return result.kind === 'saved' ? `Saved ${result.path}.` : 'Not saved: the dialog was cancelled.';
 }
 
 function pre(text: string, className = 'evidence'): HTMLElement {
@@ -47,9 +89,9 @@ export function renderHeader(model: InspectorViewModel, actions: Actions): HTMLE
   const toolbar = h(
     'div',
     { class: 'toolbar', attrs: { role: 'toolbar', 'aria-label': 'Report actions' } },
-    button('Copy report as Markdown', actions.copyMarkdown, { id: 'action-copy-markdown' }),
-    button('Save JSON report', actions.saveJson, { id: 'action-save-json', secondary: true }),
-    button('Save probe capture', actions.saveCapture, { id: 'action-save-capture', secondary: true }),
+    requestButton<'copyMarkdown'>('Copy report as Markdown', (late) => actions.request('copyMarkdown', {}, late), { id: 'action-copy-markdown', busy: 'Copying…', done: () => 'The report is on the clipboard as Markdown.' }),
+    requestButton<'saveJson'>('Save JSON report', (late) => actions.request('saveJson', {}, late), { id: 'action-save-json', secondary: true, busy: 'Waiting for the save dialog…', done: savedText }),
+    requestButton<'saveCapture'>('Save probe capture', (late) => actions.request('saveCapture', {}, late), { id: 'action-save-capture', secondary: true, busy: 'Waiting for the save dialog…', done: savedText }),
   );
   const problems = model.header.problems.length > 0
     ? h('details', { class: 'problems' }, h('summary', { text: `Capture problems (${model.header.problems.length})` }), h('ul', {}, ...model.header.problems.map((problem) => h('li', { text: problem }))))
@@ -63,7 +105,7 @@ export function renderBanner(banner: Banner, actions: Actions): HTMLElement {
     'section',
     { class: `banner tone-${banner.tone}`, attrs: { id: 'banner', role: 'status', 'aria-label': 'Verdict' } },
     h('div', { class: 'banner-top' }, badge(TONE_LABEL[banner.tone], banner.tone), h('strong', { class: 'banner-headline', text: banner.headline }), h('span', { class: 'banner-counts', text: counts })),
-    h('p', { class: 'banner-sentence', attrs: { id: 'banner-sentence' }, text: banner.sentence }),
+    h('p', { class: 'banner-sentence', attrs: { id: 'banner-sentence', elementtiming: 'banner' }, text: banner.sentence }),
     banner.remedy ? h('p', { class: 'banner-remedy' }, h('strong', { text: 'Remedy: ' }), banner.remedy) : null,
     h(
       'p',
@@ -121,8 +163,11 @@ export function renderMemorySection(chart: MemoryChart): ChartSlots {
   if (!chart.available || !chart.node) {
     return { element: section('memory', 'Memory accounting', h('p', { class: 'muted', text: chart.summary }), announcer), node: null, pods: null, announcer };
   }
+  // The boxes get their final height now (the charts are drawn once this has painted).
   const node = h('div', { class: 'chart-box chart-node', attrs: { id: 'memory-chart-node' } });
+  node.style.height = `${memoryChartHeight(1)}px`;
   const pods = chart.pods.length > 0 ? h('div', { class: 'chart-box chart-pods', attrs: { id: 'memory-chart-pods' } }) : null;
+  if (pods) pods.style.height = `${memoryChartHeight(chart.pods.length)}px`;
   const present = chart.series.filter((info) => [chart.node, ...chart.pods].some((row) => row !== null && row.segments[info.key] > 0));
   const legend = h(
     'ul',
@@ -370,7 +415,7 @@ export function renderRawSection(raw: readonly RawSection[], filter: string, act
     collapsible.heading = rawSection.name;
     const body = h('pre', { class: 'raw-text' });
     const box = { section: rawSection, collapsible, body, shown: rawSection.text };
-    const copy = button('Copy', () => actions.copyText(rawSection.name, box.shown), { secondary: true, ariaLabel: `Copy the section ${rawSection.name}` });
+    const copy = requestButton<'copyText'>('Copy', (late) => actions.request('copyText', { what: rawSection.name, text: box.shown }, late), { secondary: true, ariaLabel: `Copy the section ${rawSection.name}`, busy: 'Copying…', done: () => 'Copied.' });
     collapsible.append(h('div', { class: 'raw-actions' }, copy, rawSection.truncated ? h('span', { class: 'muted', text: 'Cut for display; "Save probe capture" keeps everything.' }) : null), body);
     boxes.push(box);
     list.append(collapsible);

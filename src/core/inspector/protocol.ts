@@ -1,7 +1,11 @@
 // The typed message protocol between the inspector's host (src/vscode/inspector/panel.ts) and its webview
 // (webview/inspector/), shared by both sides. Modelled on GitLens's webview IPC (src/webviews/protocol.ts):
 //   commands       webview → host, fire-and-forget (the host answers, if at all, with a notification);
-//   notifications  host → webview, state pushes.
+//   requests       webview → host, with a correlation `id`: the host answers each with exactly one `response`
+//                  notification, `{ id, ok: true, result }` or `{ id, ok: false, error }`, whose result type
+//                  is the request method's (RequestTypes); the webview keeps the pending ones with a timeout
+//                  (./requests.ts), so a host that never answers leaves nothing busy for ever;
+//   notifications  host → webview, state pushes (and the responses).
 // Every message carries the protocol version `v` and a `method` that discriminates the union. Both ends
 // validate what they receive with the parse functions below: the host treats the webview as untrusted
 // input (it renders text from the target), and a restored webview may hold state from an older version.
@@ -9,7 +13,8 @@ import type { SamplePoint } from './series.ts';
 import type { InspectorViewModel } from './viewModel.ts';
 import { VIEW_MODEL_VERSION } from './viewModel.ts';
 
-export const INSPECTOR_PROTOCOL_VERSION = 1;
+/** 2: the exports and the raw sections' Copy became requests (they were commands answered by a notice). */
+export const INSPECTOR_PROTOCOL_VERSION = 2;
 /** The WebviewPanel view type (and the `onWebviewPanel:` activation event's argument). */
 export const INSPECTOR_VIEW_TYPE = 'gpumem.inspector';
 
@@ -29,16 +34,38 @@ export type ReadyCommand = Message<'ready', { readonly restored: boolean }>;
 export type OpenPodCommand = Message<'openPod', { readonly podUid: string }>;
 /** A click on a verdict's documentation link. */
 export type OpenDocsCommand = Message<'openDocs', { readonly docsId: string }>;
-export type CopyMarkdownCommand = Message<'copyMarkdown', NoParams>;
-export type SaveJsonCommand = Message<'saveJson', NoParams>;
-export type SaveCaptureCommand = Message<'saveCapture', NoParams>;
-/** Copy one raw section (or part of it) to the clipboard. */
-export type CopyTextCommand = Message<'copyText', { readonly what: string; readonly text: string }>;
 /** Pause (false) or resume (true) live sampling. */
 export type SetLiveCommand = Message<'setLive', { readonly live: boolean }>;
 
-export type WebviewCommand = ReadyCommand | OpenPodCommand | OpenDocsCommand | CopyMarkdownCommand | SaveJsonCommand | SaveCaptureCommand | CopyTextCommand | SetLiveCommand;
+export type WebviewCommand = ReadyCommand | OpenPodCommand | OpenDocsCommand | SetLiveCommand;
 export type WebviewCommandMethod = WebviewCommand['method'];
+
+// ---- requests: webview → host, each answered by one `response` notification -------------------------------
+
+/** Something was put on the clipboard. */
+export interface CopiedResult {
+  readonly kind: 'copied';
+}
+/** A file was written (`path`: the file system path, or the URI when it is not a file), or the save dialog was cancelled. */
+export type SavedResult = { readonly kind: 'saved'; readonly path: string } | { readonly kind: 'cancelled' };
+export type ExportResult = CopiedResult | SavedResult;
+
+/** Every request: its parameters and the result of its successful response. */
+export interface RequestTypes {
+  /** Copy the report to the clipboard as Markdown. */
+  readonly copyMarkdown: { readonly params: NoParams; readonly result: CopiedResult };
+  /** Save the JSON report through a save dialog. */
+  readonly saveJson: { readonly params: NoParams; readonly result: SavedResult };
+  /** Save the probe capture (which `gpumem analyze` reads back) through a save dialog. */
+  readonly saveCapture: { readonly params: NoParams; readonly result: SavedResult };
+  /** Copy one raw section (or its lines that match the filter) to the clipboard. */
+  readonly copyText: { readonly params: { readonly what: string; readonly text: string }; readonly result: CopiedResult };
+}
+export type WebviewRequestMethod = keyof RequestTypes;
+export type RequestParams<M extends WebviewRequestMethod> = RequestTypes[M]['params'];
+export type RequestResult<M extends WebviewRequestMethod> = RequestTypes[M]['result'];
+/** A request: a message with a correlation id, one type per method (a union when M is). */
+export type WebviewRequest<M extends WebviewRequestMethod = WebviewRequestMethod> = { [K in M]: Message<K, RequestParams<K>> & { readonly id: string } }[M];
 
 // ---- notifications: host → webview -----------------------------------------------------------------------
 
@@ -68,10 +95,13 @@ export type SampleNotification = Message<'sample', { readonly point: SamplePoint
 /** The whole history the host kept (after the webview was re-created on show). */
 export type SamplesNotification = Message<'samples', { readonly points: readonly SamplePoint[] }>;
 export type LiveStateNotification = Message<'liveState', { readonly state: LiveState }>;
-/** A short message for the panel's status line (an export done, an action not possible). */
+/** A short message for the panel's status line (a command that failed). */
 export type NoticeNotification = Message<'notice', { readonly text: string; readonly tone: 'info' | 'error' }>;
+/** The answer to the request with this `id`: its result (of the request method's type), or why it failed. */
+export type ResponseParams<R = unknown> = { readonly id: string; readonly ok: true; readonly result: R } | { readonly id: string; readonly ok: false; readonly error: string };
+export type ResponseNotification = Message<'response', ResponseParams>;
 
-export type HostNotification = UpdateNotification | SampleNotification | SamplesNotification | LiveStateNotification | NoticeNotification;
+export type HostNotification = UpdateNotification | SampleNotification | SamplesNotification | LiveStateNotification | NoticeNotification | ResponseNotification;
 export type HostNotificationMethod = HostNotification['method'];
 
 // ---- the webview's persisted state (getState/setState; the serializer gets it back) -----------------------
@@ -107,6 +137,20 @@ export function notification<M extends HostNotificationMethod>(method: M, params
   return { v: INSPECTOR_PROTOCOL_VERSION, method, params } as Extract<HostNotification, { method: M }>;
 }
 
+export function request<M extends WebviewRequestMethod>(id: string, method: M, params: RequestParams<M>): WebviewRequest<M> {
+  return { v: INSPECTOR_PROTOCOL_VERSION, id, method, params } as unknown as WebviewRequest<M>;
+}
+
+/** The successful answer to `to`: the result's type is the request method's. */
+export function response<M extends WebviewRequestMethod>(to: WebviewRequest<M>, result: RequestResult<M>): ResponseNotification {
+  return notification('response', { id: to.id, ok: true, result });
+}
+
+/** The failed answer to the request with this id (a long message is cut). */
+export function errorResponse(id: string, error: string): ResponseNotification {
+  return notification('response', { id, ok: false, error: error.length > MAX_ERROR ? `${error.slice(0, MAX_ERROR - 1)}…` : error });
+}
+
 // ---- validation ------------------------------------------------------------------------------------------
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -115,12 +159,76 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 const MAX_ID = 512;
 const MAX_COPY = 64 * 1024 * 1024;
+const MAX_ERROR = 4096;
+const MAX_PATH = 4096;
 
 function shortString(value: unknown, max = MAX_ID): value is string {
   return typeof value === 'string' && value.length <= max;
 }
 
-/** A command from the webview, or undefined when it is not one this version knows. */
+/** A request's correlation id: 1 to 64 letters, digits, `_`, `-`, `.` or `:`. */
+export function isRequestId(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(value);
+}
+
+/** What the host received from the webview. An invalid request with a usable id carries it, so it can be answered. */
+export type ParsedWebviewMessage =
+  | { readonly kind: 'command'; readonly message: WebviewCommand }
+  | { readonly kind: 'request'; readonly message: WebviewRequest }
+  | { readonly kind: 'invalid'; readonly id: string | undefined };
+
+/** Any message from the webview: one with an `id` is a request, one without is a command. */
+export function parseWebviewMessage(value: unknown): ParsedWebviewMessage {
+  if (isRecord(value) && 'id' in value) {
+    const parsed = parseWebviewRequest(value);
+    if (parsed) return { kind: 'request', message: parsed };
+    return { kind: 'invalid', id: value.v === INSPECTOR_PROTOCOL_VERSION && isRequestId(value.id) ? value.id : undefined };
+  }
+  const parsed = parseWebviewCommand(value);
+  return parsed ? { kind: 'command', message: parsed } : { kind: 'invalid', id: undefined };
+}
+
+/** A request from the webview, or undefined when its version, id, method or parameters are not right. */
+export function parseWebviewRequest(value: unknown): WebviewRequest | undefined {
+  if (!isRecord(value) || value.v !== INSPECTOR_PROTOCOL_VERSION || !isRequestId(value.id) || typeof value.method !== 'string') return undefined;
+  const id = value.id;
+  const params = isRecord(value.params) ? value.params : {};
+  switch (value.method) {
+    case 'copyMarkdown':
+    case 'saveJson':
+    case 'saveCapture':
+      return request(id, value.method, {});
+    case 'copyText':
+      return shortString(params.what) && shortString(params.text, MAX_COPY) ? request(id, 'copyText', { what: params.what, text: params.text }) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function isCopied(value: unknown): value is CopiedResult {
+  return isRecord(value) && value.kind === 'copied';
+}
+
+function isSaved(value: unknown): value is SavedResult {
+  return isRecord(value) && ((value.kind === 'saved' && typeof value.path === 'string' && value.path !== '' && value.path.length <= MAX_PATH) || value.kind === 'cancelled');
+}
+
+/** A successful response's result checked against its request's method (the webview's side), or undefined. */
+export function parseRequestResult<M extends WebviewRequestMethod>(method: M, value: unknown): RequestResult<M> | undefined {
+  switch (method) {
+    case 'copyMarkdown':
+    case 'copyText':
+      return isCopied(value) ? ({ kind: 'copied' } as RequestResult<M>) : undefined;
+    case 'saveJson':
+    case 'saveCapture':
+      if (!isSaved(value)) return undefined;
+      return (value.kind === 'saved' ? { kind: 'saved', path: value.path } : { kind: 'cancelled' }) as RequestResult<M>;
+    default:
+      return undefined;
+  }
+}
+
+/** A command from the webview, or undefined when it is not one this version knows (a request is not a command). */
 export function parseWebviewCommand(value: unknown): WebviewCommand | undefined {
   if (!isRecord(value) || value.v !== INSPECTOR_PROTOCOL_VERSION || typeof value.method !== 'string') return undefined;
   const params = isRecord(value.params) ? value.params : {};
@@ -131,12 +239,6 @@ export function parseWebviewCommand(value: unknown): WebviewCommand | undefined 
       return shortString(params.podUid) && params.podUid !== '' ? command('openPod', { podUid: params.podUid }) : undefined;
     case 'openDocs':
       return shortString(params.docsId) && /^[a-z0-9.-]+$/.test(params.docsId) ? command('openDocs', { docsId: params.docsId }) : undefined;
-    case 'copyMarkdown':
-    case 'saveJson':
-    case 'saveCapture':
-      return command(value.method, {});
-    case 'copyText':
-      return shortString(params.what) && shortString(params.text, MAX_COPY) ? command('copyText', { what: params.what, text: params.text }) : undefined;
     case 'setLive':
       return typeof params.live === 'boolean' ? command('setLive', { live: params.live }) : undefined;
     default:
@@ -159,6 +261,13 @@ export function parseHostNotification(value: unknown): HostNotification | undefi
       return isRecord(params.state) && typeof params.state.status === 'string' ? (value as unknown as LiveStateNotification) : undefined;
     case 'notice':
       return typeof params.text === 'string' && (params.tone === 'info' || params.tone === 'error') ? (value as unknown as NoticeNotification) : undefined;
+    case 'response':
+      // The result's shape depends on the request's method, which only the webview's pending request knows:
+      // parseRequestResult checks it there.
+      if (!isRequestId(params.id)) return undefined;
+      if (params.ok === true && 'result' in params) return notification('response', { id: params.id, ok: true, result: params.result });
+      if (params.ok === false && shortString(params.error, MAX_ERROR)) return notification('response', { id: params.id, ok: false, error: params.error });
+      return undefined;
     default:
       return undefined;
   }

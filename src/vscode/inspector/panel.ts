@@ -2,20 +2,22 @@
 // replaces the old one), the typed protocol (src/core/inspector/protocol.ts), the exports, and live
 // sampling.
 //
-// Live sampling: while the panel lives it owns the transport the inspection ran on (the SSH connection stays
-// open; a local transport holds nothing) and re-runs the light probe (src/core/probe/scripts/lightScript.ts)
+// Live sampling: while the panel lives it owns the transport the inspection ran on, when the command handed
+// it over (inspectWithTransport's `liveSampling`: the SSH connection stays open, a local transport holds
+// nothing, Inspect Node's debug pod is kept: see src/kube/debugPodTransport.ts, lifetime `retained`) and re-runs the light probe (src/core/probe/scripts/lightScript.ts)
 // every `gpumem.inspector.sampleSeconds` (0 = off): one exec per sample, never two at once. It stops while
 // the panel is hidden (the webview is not kept alive: no retainContextWhenHidden, so the data lives here and
 // is sent again when the panel shows), after the user pauses it, after three failures in a row, and for good
-// when the panel closes, which also closes the transport. Each sample is logged to the gpumem output channel
-// ("inspector: live sample N …"), which is how the e2e test counts execs.
+// when the panel closes, which also closes the transport (deletes the debug pod); deactivate waits for that
+// (disposeAll). Each sample is logged to the gpumem output channel ("inspector: live sample N …"), which is
+// how the e2e tests count execs.
 import * as vscode from 'vscode';
 import type { Inspection } from '../../core/inspection/analyze.ts';
 import { analyzeCaptureText } from '../../core/inspection/analyze.ts';
 import { OPEN_POD_COMMAND } from '../../core/inspector/openPod.ts';
 import type { OpenPodArgs } from '../../core/inspector/openPod.ts';
-import type { InspectionSource, LiveState, WebviewCommand } from '../../core/inspector/protocol.ts';
-import { INSPECTOR_VIEW_TYPE, MAX_STATE_CAPTURE_CHARS, notification, parseInspectorState, parseWebviewCommand } from '../../core/inspector/protocol.ts';
+import type { CopiedResult, InspectionSource, LiveState, ResponseNotification, SavedResult, WebviewCommand, WebviewRequest } from '../../core/inspector/protocol.ts';
+import { errorResponse, INSPECTOR_VIEW_TYPE, MAX_STATE_CAPTURE_CHARS, notification, parseInspectorState, parseWebviewMessage, response } from '../../core/inspector/protocol.ts';
 import { serializeCapture } from '../../core/inspector/rawCapture.ts';
 import type { SamplePoint } from '../../core/inspector/sample.ts';
 import { appendBounded, MAX_SAMPLES, sampleFromCapture } from '../../core/inspector/sample.ts';
@@ -63,6 +65,8 @@ let sourceCounter = 0;
 
 export class InspectorPanel implements vscode.Disposable {
   private static readonly panels = new Map<string, InspectorPanel>();
+  /** Transports being closed (a debug pod being deleted), so that deactivate can wait for them. */
+  private static readonly closing = new Set<Promise<void>>();
 
   readonly #ctx: Ctx;
   readonly #panel: vscode.WebviewPanel;
@@ -140,11 +144,7 @@ export class InspectorPanel implements vscode.Disposable {
     panel.iconPath = vscode.Uri.joinPath(ctx.extension.extensionUri, 'media', 'activity.svg');
     this.#disposables.push(
       panel.onDidDispose(() => this.dispose()),
-      panel.webview.onDidReceiveMessage((message: unknown) => {
-        const parsed = parseWebviewCommand(message);
-        if (parsed) void this.#onCommand(parsed);
-        else ctx.output.warn('inspector: ignored a message from the webview that is not part of the protocol');
-      }),
+      panel.webview.onDidReceiveMessage((message: unknown) => this.#onMessage(message)),
       panel.onDidChangeViewState(() => this.#schedule(0)),
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration('gpumem.inspector.sampleSeconds')) this.#schedule(0);
@@ -195,6 +195,23 @@ export class InspectorPanel implements vscode.Disposable {
     this.#ctx.output.debug(`inspector: ${this.#source.target}: ${contentSecurityPolicy(webview.cspSource, nonce)}`);
   }
 
+  #onMessage(message: unknown): void {
+    const parsed = parseWebviewMessage(message);
+    switch (parsed.kind) {
+      case 'command':
+        void this.#onCommand(parsed.message);
+        return;
+      case 'request':
+        void this.#onRequest(parsed.message);
+        return;
+      case 'invalid':
+        this.#ctx.output.warn(`inspector: ignored a message from the webview that is not part of the protocol${parsed.id ? ` (request ${parsed.id}, answered with an error)` : ''}`);
+        // A request with a usable id gets an answer, so the webview does not wait for its timeout.
+        if (parsed.id) this.#post(errorResponse(parsed.id, 'This request is not one this version of gpumem knows.'));
+        return;
+    }
+  }
+
   async #onCommand(message: WebviewCommand): Promise<void> {
     try {
       switch (message.method) {
@@ -210,32 +227,6 @@ export class InspectorPanel implements vscode.Disposable {
         case 'openDocs':
           await this.#openDocs(message.params.docsId);
           return;
-        case 'copyMarkdown': {
-          const inspection = this.#requireInspection('copy the report');
-          if (!inspection) return;
-          await vscode.env.clipboard.writeText(inspectionToMarkdown(inspection));
-          this.#notice('The report is on the clipboard as Markdown.');
-          return;
-        }
-        case 'saveJson': {
-          const inspection = this.#requireInspection('save the JSON report');
-          if (!inspection) return;
-          await this.#save('json', 'Save JSON report', { 'JSON report': ['json'] }, `${JSON.stringify(inspectionToJson(inspection), null, 2)}\n`);
-          return;
-        }
-        case 'saveCapture': {
-          const text = this.#captureText ?? (this.#inspection ? serializeCapture(this.#inspection.capture) : undefined);
-          if (text === undefined) {
-            this.#notice('The capture of this panel was too large to keep across a reload: run the inspection again to save it.', 'error');
-            return;
-          }
-          await this.#save('capture.txt', 'Save probe capture', { 'Probe captures': ['txt', 'capture', 'log'] }, text);
-          return;
-        }
-        case 'copyText':
-          await vscode.env.clipboard.writeText(message.params.text);
-          this.#notice(`Copied ${message.params.what}.`);
-          return;
         case 'setLive':
           this.#userPaused = !message.params.live;
           this.#schedule(0);
@@ -248,13 +239,46 @@ export class InspectorPanel implements vscode.Disposable {
     }
   }
 
-  #requireInspection(what: string): Inspection | undefined {
-    if (this.#inspection) return this.#inspection;
-    this.#notice(`This panel was restored without its capture: run the inspection again to ${what}.`, 'error');
-    return undefined;
+  /** Answers a request with exactly one response: its result, or the error that stopped it (shown next to its button). */
+  async #onRequest(message: WebviewRequest): Promise<void> {
+    let answer: ResponseNotification;
+    try {
+      switch (message.method) {
+        case 'copyMarkdown':
+          answer = response(message, await this.#copy(inspectionToMarkdown(this.#requireInspection('copy the report'))));
+          break;
+        case 'saveJson':
+          answer = response(message, await this.#save('json', 'Save JSON report', { 'JSON report': ['json'] }, `${JSON.stringify(inspectionToJson(this.#requireInspection('save the JSON report')), null, 2)}\n`));
+          break;
+        case 'saveCapture': {
+          const text = this.#captureText ?? (this.#inspection ? serializeCapture(this.#inspection.capture) : undefined);
+          if (text === undefined) throw new Error('The capture of this panel was too large to keep across a reload: run the inspection again to save it.');
+          answer = response(message, await this.#save('capture.txt', 'Save probe capture', { 'Probe captures': ['txt', 'capture', 'log'] }, text));
+          break;
+        }
+        case 'copyText':
+          answer = response(message, await this.#copy(message.params.text));
+          break;
+      }
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      this.#ctx.output.error(`inspector: ${message.method} failed: ${text}`);
+      answer = errorResponse(message.id, text);
+    }
+    this.#post(answer);
   }
 
-  async #save(extension: string, title: string, filters: Record<string, string[]>, content: string): Promise<void> {
+  #requireInspection(what: string): Inspection {
+    if (this.#inspection) return this.#inspection;
+    throw new Error(`This panel was restored without its capture: run the inspection again to ${what}.`);
+  }
+
+  async #copy(text: string): Promise<CopiedResult> {
+    await vscode.env.clipboard.writeText(text);
+    return { kind: 'copied' };
+  }
+
+  async #save(extension: string, title: string, filters: Record<string, string[]>, content: string): Promise<SavedResult> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const name = `${fileStem(this.#source.target)}.${extension}`;
     const target = await vscode.window.showSaveDialog({
@@ -263,10 +287,10 @@ export class InspectorPanel implements vscode.Disposable {
       filters,
       ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}),
     });
-    if (!target) return;
+    if (!target) return { kind: 'cancelled' };
     await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(content));
     this.#ctx.output.info(`inspector: ${title.toLowerCase()}: ${target.toString(true)}`);
-    this.#notice(`Saved ${target.scheme === 'file' ? target.fsPath : target.toString(true)}.`);
+    return { kind: 'saved', path: target.scheme === 'file' ? target.fsPath : target.toString(true) };
   }
 
   async #openPod(podUid: string): Promise<void> {
@@ -303,7 +327,7 @@ export class InspectorPanel implements vscode.Disposable {
     if (!this.#transport) {
       const why = this.#inspection?.scope !== 'node' && this.#inspection !== undefined
         ? 'Live sampling needs a node inspection.'
-        : 'No open connection for live sampling: it needs a local or SSH inspection (not a saved capture, a node debug pod, or a panel restored after a reload).';
+        : 'No open connection for live sampling: a saved capture or a panel restored after a window reload has none. Run Inspect Local Machine, Inspect SSH Host… or Inspect Node again to sample live.';
       return { ...base, status: 'unavailable', detail: why };
     }
     if (every === 0) return { ...base, status: 'off', detail: 'Live sampling is off (gpumem.inspector.sampleSeconds is 0).' };
@@ -363,7 +387,14 @@ export class InspectorPanel implements vscode.Disposable {
     const transport = this.#transport;
     this.#transport = undefined;
     this.#inFlight?.abort();
-    if (transport) await transport.close().catch((error: unknown) => this.#ctx.output.warn(`inspector: closing ${transport.target}: ${String(error)}`));
+    if (!transport) return;
+    const closing = transport.close().catch((error: unknown) => this.#ctx.output.warn(`inspector: closing ${transport.target}: ${String(error)}`));
+    InspectorPanel.closing.add(closing);
+    try {
+      await closing;
+    } finally {
+      InspectorPanel.closing.delete(closing);
+    }
   }
 
   dispose(): void {
@@ -378,7 +409,9 @@ export class InspectorPanel implements vscode.Disposable {
     this.#panel.dispose();
   }
 
-  static disposeAll(): void {
+  /** Disposes every panel; resolves once their transports are closed (debug pods deleted). deactivate returns it. */
+  static async disposeAll(): Promise<void> {
     for (const panel of [...InspectorPanel.panels.values()]) panel.dispose();
+    await Promise.all([...InspectorPanel.closing]);
   }
 }

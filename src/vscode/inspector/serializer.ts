@@ -17,7 +17,7 @@ export function registerInspector(ctx: Ctx): vscode.Disposable {
     },
   });
   return vscode.Disposable.from(serializer, { dispose: () => {
-    InspectorPanel.disposeAll();
+    void InspectorPanel.disposeAll(); // deactivate awaits the same closings
     registered = undefined;
   } });
 }
