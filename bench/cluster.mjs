@@ -318,7 +318,7 @@ export async function runClusterBench() {
     ['Simulated cluster', `${r.simulator.nodes} nodes (${r.simulator.gpuNodes} with GPU resources), ${r.simulator.pods} pods; test/simulator --bench ${NODES}x${PODS_PER_NODE} --no-roots in a child process (started in ${(r.simulator.startMs / 1000).toFixed(1)} s)`],
     ['  rounds', `${r.rounds} after ${r.warmup} warm-up rounds, interleaved and rotated; each round expands another GPU node; medians (max)`],
     ['', ''],
-    ['a. bare GET nodes', `${ms(m.rawNodes)} (${ms(x.rawNodes)}) new TLS connection per request, as client-node makes them; ${(r.simulator.nodeListBytes / MiB).toFixed(2)} MiB, not parsed`],
+    ['a. bare GET nodes', `${ms(m.rawNodes)} (${ms(x.rawNodes)}) new TLS connection per request, as client-node alone makes them; ${(r.simulator.nodeListBytes / MiB).toFixed(2)} MiB, not parsed`],
     ['   … keep-alive', `${ms(m.rawNodesKeepAlive)} (${ms(x.rawNodesKeepAlive)}) one reused connection (informational)`],
     ['b. first tree level', `${ms(m.level)} (${ms(x.level)}) ClusterClient.listNodes, summarizeNode ×${NODES}, GPU nodes first, nodeTreeItem ×${NODES}`],
     ['   … as the view loads it', `${ms(m.viewLevel)} (${ms(x.viewLevel)}) loadContextNodes (GET /version, nodes, SystemOOM events) and items (informational)`],

@@ -18,6 +18,7 @@ import { copyProbeScript } from './vscode/commands/probeScript.ts';
 import { showRuleDocs } from './vscode/commands/showRuleDocs.ts';
 import { Ctx } from './vscode/ctx.ts';
 import { GpuHoverProvider } from './vscode/hover.ts';
+import { InspectorPanel } from './vscode/inspector/panel.ts';
 import { registerInspector } from './vscode/inspector/serializer.ts';
 import { LintService } from './vscode/lintService.ts';
 import { registerReportStore } from './vscode/reportView.ts';
@@ -70,4 +71,7 @@ export function activate(context: vscode.ExtensionContext) {
   );
 }
 
-export function deactivate() {}
+/** Closes the inspector panels' transports: deletes retained debug pods (VS Code waits a few seconds for it). */
+export function deactivate(): Promise<void> {
+  return InspectorPanel.disposeAll();
+}

@@ -17,11 +17,16 @@
 //   timeout (`requestTimeoutMs`, public), calls `done(err)` exactly once, and passes each line's
 //   `{type, object}` undeserialized. An expired resourceVersion arrives either as HTTP 410 (`err.statusCode`)
 //   or, from a real API server, as an `ERROR` event whose object is a Status with code 410.
+// - Every request and every Watch builds a new undici Agent, i.e. a new TLS connection (see
+//   sharedDispatcher.ts). Each ClusterClient therefore works on a private copy of its context's KubeConfig
+//   whose requests and watches share one keep-alive pool; dispose() closes it (the Clusters view disposes a
+//   client when it drops it). Exec (WebSocket) keeps client-node's own https.Agent.
 import { CoreV1Api, Observable, VersionApi, Watch } from '@kubernetes/client-node';
 import type { ConfigurationOptions, KubeConfig, CoreV1Event, ObservableMiddleware, RequestContext, ResponseContext, V1Node, V1Pod } from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import type { AttemptedRequest, ContextState, KubeFailure } from '../core/kube/contextState.ts';
 import { classifyKubeError, contextStateFromFailure, describeKubeFailure } from '../core/kube/contextState.ts';
+import { privateKubeConfigCopy, SharedDispatcher } from './sharedDispatcher.ts';
 
 export const HAMI_DEVICE_PLUGIN_SELECTOR = 'app.kubernetes.io/component=hami-device-plugin';
 export const HAMI_SCHEDULER_SELECTOR = 'app.kubernetes.io/component=hami-scheduler';
@@ -115,10 +120,13 @@ export class ClusterClient {
   readonly #options: Required<Omit<ClusterClientOptions, 'log' | 'watch'>> & { watch: Required<WatchTuning>; log: (line: string) => void };
   #core: CoreV1Api | undefined;
   #version: VersionApi | undefined;
+  readonly #dispatcher: SharedDispatcher;
 
   constructor(context: { readonly name: string; readonly kubeConfig: KubeConfig }, options: ClusterClientOptions = {}) {
     this.context = context.name;
-    this.kubeConfig = context.kubeConfig;
+    // A copy of its own, with one keep-alive connection pool shared by its requests and watches (sharedDispatcher.ts).
+    this.kubeConfig = privateKubeConfigCopy(context.kubeConfig);
+    this.#dispatcher = new SharedDispatcher(this.kubeConfig, (line) => options.log?.(`[${context.name}] ${line}`));
     this.server = context.kubeConfig.getCurrentCluster()?.server;
     this.#options = {
       requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
@@ -133,6 +141,20 @@ export class ClusterClient {
       },
       log: options.log ?? (() => undefined),
     };
+  }
+
+  /** The connection pool this client's requests share (see sharedDispatcher.ts). */
+  get connections(): SharedDispatcher {
+    return this.#dispatcher;
+  }
+
+  /**
+   * Closes the shared connection pool (after a short grace period; requests in flight finish). The client
+   * still works afterwards, with a connection per request, so a probe that outlives a refresh can still
+   * delete its debug pod. Stop its watches first: a watch keeps its connection until it ends.
+   */
+  dispose(): Promise<void> {
+    return this.#dispatcher.dispose();
   }
 
   /** The generated CoreV1 API; throws KubeRequestError(config) when the context has no cluster. */

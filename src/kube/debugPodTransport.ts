@@ -3,16 +3,7 @@
 // runs in it through pod exec with `hostRoot '/host'` (this transport's `hostRoot`; the caller passes it to
 // runProbe).
 //
-// The pod:
-// - `nodeName` (no scheduler), `restartPolicy: Never`, `activeDeadlineSeconds` (the kubelet kills it after
-//   that even if everything here dies), `automountServiceAccountToken: false`, `terminationGracePeriodSeconds: 0`;
-// - one container `debugger`, a configurable image (busybox:1.36 by default), command `sleep <deadline>`,
-//   the hostPath `/` mounted read-only at `/host`, and CAP_SYS_PTRACE (to read other processes' fd and
-//   fdinfo in the host PID namespace) unless configured otherwise; not privileged by default;
-// - labels `app.kubernetes.io/managed-by: gpumem` and `gpumem.io/debug-pod: "true"`, and an annotation with
-//   the node, so stray pods can be found and removed (`kubectl delete pod -A -l gpumem.io/debug-pod=true`);
-// - tolerations for the node's own taints (read from the Node), or `operator: Exists` when the Node cannot be
-//   read, as kubectl debug does.
+// The pod's manifest is debugPodSpec.ts's.
 // It waits for Running through a watch on the pod, from the resourceVersion the create returned (so no event
 // is missed), with a start timeout; image-pull and container-config errors end the wait at once.
 //
@@ -24,8 +15,21 @@
 //
 // RBAC refusals name the verb and resource: `create pods`, `create pods/exec`, `delete pods` (and `watch pods`,
 // which falls back to polling `get pods`).
-import { randomBytes } from 'node:crypto';
+//
+// Lifetime (option `lifetime`): `per-run` (the default, the CLI and one-shot reports) creates a pod per run()
+// and deletes it after. `retained` (the inspector's live sampling) keeps the pod of the first run and execs
+// every later run in it (one exec per run, runs one at a time), with a state that is one of
+// none | starting | ready | closed:
+// - the pod gets a longer activeDeadlineSeconds (default 1 h), so the kubelet still stops it when VS Code
+//   dies; a run that would end past that deadline first replaces the pod with a new one;
+// - a pod that is gone behind our back (deleted, ended at its deadline, evicted by a drain) is noticed when
+//   an exec in it fails to connect: the pod is read, and when it is gone (404, Failed/Succeeded, being
+//   deleted) a new one is created and the run is retried in it once;
+// - after `idleMs` (default 2 min) without a run the pod is deleted; the next run creates a new one;
+// - close() deletes it (with its own deadline), and a run still starting a pod when close() is called
+//   deletes that pod and ends as cancelled.
 import type { V1Pod, V1Toleration } from '@kubernetes/client-node';
+import { DEBUG_CONTAINER, DEBUG_HOST_ROOT, DEBUG_POD_IMAGE, debugPodManifest, debugPodName } from './debugPodSpec.ts';
 import type { ExecRequest, ExecResult, Transport, TransportFailure } from '../core/probe/transport.ts';
 import { TransportError } from '../core/probe/transport.ts';
 import { describeKubeFailure } from '../core/kube/contextState.ts';
@@ -33,12 +37,6 @@ import type { ClusterClient } from './clusterClient.ts';
 import { KubeRequestError } from './clusterClient.ts';
 import { PodExecTransport, transportFailureOf } from './podExecTransport.ts';
 
-export const DEBUG_POD_IMAGE = 'busybox:1.36';
-export const DEBUG_CONTAINER = 'debugger';
-export const DEBUG_HOST_ROOT = '/host';
-export const DEBUG_POD_LABELS: Readonly<Record<string, string>> = { 'app.kubernetes.io/managed-by': 'gpumem', 'gpumem.io/debug-pod': 'true' };
-export const DEBUG_POD_NODE_ANNOTATION = 'gpumem.io/node';
-export const DEBUG_POD_SELECTOR = 'gpumem.io/debug-pod=true';
 
 const FATAL_WAITING = new Set(['ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
 
@@ -48,8 +46,13 @@ export interface DebugPodTransportOptions {
   /** Where the pod is created. Default `default`. */
   readonly namespace?: string;
   readonly image?: string;
-  /** The kubelet stops the pod after this, whatever happens here. Default 900 s (longer than a probe). */
+  /**
+   * The kubelet stops the pod after this, whatever happens here. Default 900 s (longer than a probe) per run,
+   * 3600 s for a retained pod.
+   */
   readonly activeDeadlineSeconds?: number;
+  /** One pod per run (default) or one kept across runs (see the header). */
+  readonly lifetime?: DebugPodLifetime;
   /** From create to Running (an image pull). Default 120 s. */
   readonly startTimeoutMs?: number;
   /** `node-taints` (default): tolerate exactly the node's taints; `all`: `operator: Exists`. */
@@ -59,65 +62,41 @@ export interface DebugPodTransportOptions {
   readonly privileged?: boolean;
   /** Deadline of each delete attempt. Default 15 s. */
   readonly cleanupTimeoutMs?: number;
+  /**
+   * How the probe is exec'd in the debug pod. Default: client-node's WebSocket exec (PodExecTransport);
+   * `gpumem.kubernetes.execMode: kubectl` passes a KubectlExecTransport. Pod creation, watch and deletion
+   * always stay on client-node.
+   */
+  readonly exec?: DebugPodExecFactory;
   readonly log?: (line: string) => void;
+  /** Called with each message added to `cleanupFailures` (a retained pod is deleted long after the inspection returned). */
+  readonly onCleanupFailure?: (message: string) => void;
 }
 
-export interface DebugPodSpecInput {
-  readonly name: string;
-  readonly namespace: string;
-  readonly node: string;
-  readonly image: string;
-  readonly activeDeadlineSeconds: number;
-  readonly tolerations: readonly V1Toleration[];
-  readonly capabilities: readonly string[];
-  readonly privileged: boolean;
-}
+/** How long a debug pod lives (see the header). */
+export type DebugPodLifetime =
+  | { readonly kind: 'per-run' }
+  | {
+      readonly kind: 'retained';
+      /** Delete the pod after this long without a run; the next run creates a new one. Default 120 s. */
+      readonly idleMs?: number;
+    };
 
-/** The debug pod's manifest (see the header). */
-export function debugPodManifest(input: DebugPodSpecInput): V1Pod {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: input.name,
-      namespace: input.namespace,
-      labels: { ...DEBUG_POD_LABELS },
-      annotations: { [DEBUG_POD_NODE_ANNOTATION]: input.node },
-    },
-    spec: {
-      nodeName: input.node,
-      hostPID: true,
-      restartPolicy: 'Never',
-      activeDeadlineSeconds: input.activeDeadlineSeconds,
-      terminationGracePeriodSeconds: 0,
-      automountServiceAccountToken: false,
-      enableServiceLinks: false,
-      tolerations: [...input.tolerations],
-      volumes: [{ name: 'host-root', hostPath: { path: '/' } }],
-      containers: [
-        {
-          name: DEBUG_CONTAINER,
-          image: input.image,
-          imagePullPolicy: 'IfNotPresent',
-          command: ['sleep', String(input.activeDeadlineSeconds)],
-          stdin: false,
-          tty: false,
-          volumeMounts: [{ name: 'host-root', mountPath: DEBUG_HOST_ROOT, readOnly: true }],
-          securityContext: {
-            privileged: input.privileged,
-            ...(input.capabilities.length > 0 ? { capabilities: { add: [...input.capabilities] } } : {}),
-          },
-        },
-      ],
-    },
-  };
-}
+/** The pod a retained transport holds; a per-run transport stays `none` until closed. */
+export type DebugPodState =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'starting'; readonly name: string }
+  | { readonly kind: 'ready'; readonly name: string; readonly expiresAt: number }
+  | { readonly kind: 'closed' };
 
-/** `gpumem-debug-<node>-<random>`, a valid pod name for any node name. */
-export function debugPodName(node: string): string {
-  const stem = node.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
-  return `gpumem-debug-${stem || 'node'}-${randomBytes(4).toString('hex').slice(0, 5)}`;
-}
+export const DEBUG_POD_DEADLINE_SECONDS = 900;
+export const RETAINED_DEBUG_POD_DEADLINE_SECONDS = 3600;
+export const RETAINED_DEBUG_POD_IDLE_MS = 120_000;
+/** A retained pod is replaced before a run that would end closer than this to its deadline. */
+const DEADLINE_MARGIN_MS = 15_000;
+
+/** Opens the exec transport into a debug pod's container (see DebugPodTransportOptions.exec). */
+export type DebugPodExecFactory = (target: { readonly namespace: string; readonly pod: string; readonly container: string }) => Transport;
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -138,9 +117,15 @@ export class DebugPodTransport implements Transport {
   readonly cleanupFailures: string[] = [];
   readonly #options: DebugPodTransportOptions;
   readonly #namespace: string;
+  /** Pods that may exist (created, or a create that may have happened), deleted by close(). */
   readonly #pending = new Set<string>();
-  readonly #execs = new Set<PodExecTransport>();
+  readonly #execs = new Set<Transport>();
   #lastPod: string | undefined;
+  #state: DebugPodState = { kind: 'none' };
+  /** Retained runs, one at a time (and the idle deletion between them). */
+  #queue: Promise<void> = Promise.resolve();
+  #runs = 0;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: DebugPodTransportOptions) {
     this.#options = options;
@@ -153,8 +138,21 @@ export class DebugPodTransport implements Transport {
     return this.#lastPod;
   }
 
+  /** The retained pod (see the header). */
+  get state(): DebugPodState {
+    return this.#state;
+  }
+
+  get #deadlineSeconds(): number {
+    return this.#options.activeDeadlineSeconds ?? (this.#options.lifetime?.kind === 'retained' ? RETAINED_DEBUG_POD_DEADLINE_SECONDS : DEBUG_POD_DEADLINE_SECONDS);
+  }
+
   #log(line: string): void {
-    this.#options.log?.(`[debug pod ${this.#options.node}] ${line}`);
+    try {
+      this.#options.log?.(`[debug pod ${this.#options.node}] ${line}`);
+    } catch {
+      // A closed output channel (the extension host shutting down) must not stop a deletion.
+    }
   }
 
   #forbidden(failure: TransportFailure): TransportFailure {
@@ -181,29 +179,154 @@ export class DebugPodTransport implements Transport {
   }
 
   async run(request: ExecRequest): Promise<ExecResult> {
-    if (request.signal?.aborted) throw new TransportError({ kind: 'cancelled' });
-    const client = this.#options.client;
+    this.#ensureOpen(request.signal);
+    const lifetime = this.#options.lifetime;
+    if (lifetime?.kind === 'retained') return this.#exclusive(() => this.#runRetained(request, lifetime.idleMs ?? RETAINED_DEBUG_POD_IDLE_MS));
     const name = debugPodName(this.#options.node);
+    await this.#startPod(name, request.signal);
+    try {
+      return await this.#execIn(name, request);
+    } finally {
+      await this.#delete(name);
+    }
+  }
+
+  /** Throws `cancelled` once the run is cancelled or the transport closed. */
+  #ensureOpen(signal: AbortSignal | undefined): void {
+    if (signal?.aborted || this.#state.kind === 'closed') throw new TransportError({ kind: 'cancelled' });
+  }
+
+  /** Runs `body` after every retained run queued before it. */
+  async #exclusive<T>(body: () => Promise<T>): Promise<T> {
+    const previous = this.#queue;
+    let release: () => void = () => undefined;
+    this.#queue = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    try {
+      return await body();
+    } finally {
+      release();
+    }
+  }
+
+  /** A run in the retained pod (see the header): reuse it, replace it before its deadline, recreate it when gone. */
+  async #runRetained(request: ExecRequest, idleMs: number): Promise<ExecResult> {
+    this.#runs++;
+    clearTimeout(this.#idleTimer);
+    try {
+      this.#ensureOpen(request.signal);
+      const current = this.#state;
+      if (current.kind === 'ready' && Date.now() + request.timeoutMs + DEADLINE_MARGIN_MS >= current.expiresAt) {
+        this.#log(`${this.#namespace}/${current.name} is close to its activeDeadlineSeconds (${this.#deadlineSeconds} s): replacing it`);
+        await this.#drop();
+      }
+      const kept = this.#state;
+      const name = kept.kind === 'ready' ? kept.name : await this.#startRetained(request.signal);
+      try {
+        return await this.#execIn(name, request);
+      } catch (error) {
+        this.#ensureOpen(request.signal);
+        const gone = kept.kind === 'ready' ? await this.#gone(name, error, request.signal) : undefined;
+        if (gone === undefined) throw error;
+        this.#log(`${this.#namespace}/${name} is gone (${gone}): creating a new debug pod`);
+        await this.#drop();
+        return await this.#execIn(await this.#startRetained(request.signal), request);
+      }
+    } finally {
+      this.#armIdle(idleMs);
+    }
+  }
+
+  /** Creates the retained pod and waits for it to run; its name. */
+  async #startRetained(signal: AbortSignal | undefined): Promise<string> {
+    this.#ensureOpen(signal);
+    const name = debugPodName(this.#options.node);
+    const expiresAt = Date.now() + this.#deadlineSeconds * 1000;
+    this.#state = { kind: 'starting', name };
+    try {
+      await this.#startPod(name, signal);
+    } catch (error) {
+      // (Read through the getter: close() may have changed the state while this awaited.)
+      if (this.state.kind !== 'closed') this.#state = { kind: 'none' };
+      throw error;
+    }
+    if (this.state.kind === 'closed') {
+      await this.#delete(name);
+      throw new TransportError({ kind: 'cancelled' });
+    }
+    this.#state = { kind: 'ready', name, expiresAt };
+    return name;
+  }
+
+  /** After an exec in the retained pod failed: why the pod is gone (404, ended, being deleted), or undefined when it is not. */
+  async #gone(name: string, error: unknown, signal: AbortSignal | undefined): Promise<string | undefined> {
+    if (!(error instanceof TransportError)) return undefined;
+    const failure = error.failure;
+    if (failure.kind !== 'connect' && failure.kind !== 'disconnected' && !(failure.kind === 'timeout' && failure.phase === 'connect')) return undefined;
+    try {
+      const pod = await this.#options.client.readPod(this.#namespace, name, { signal, timeoutMs: this.#options.cleanupTimeoutMs ?? 15_000 });
+      if (pod.metadata?.deletionTimestamp) return 'it is being deleted';
+      const phase = pod.status?.phase;
+      if (phase === 'Failed' || phase === 'Succeeded') return `it ended: ${phase}${pod.status?.reason ? ` ${pod.status.reason}` : ''}`;
+      return undefined;
+    } catch (readError) {
+      return readError instanceof KubeRequestError && readError.failure.kind === 'not-found' ? 'it was deleted' : undefined;
+    }
+  }
+
+  /** Deletes the retained pod (if any); the next run creates a new one. */
+  async #drop(): Promise<void> {
+    const current = this.#state;
+    if (current.kind !== 'ready') return;
+    this.#state = { kind: 'none' };
+    await this.#delete(current.name);
+  }
+
+  /** Deletes the retained pod after `idleMs` without a run. */
+  #armIdle(idleMs: number): void {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    const current = this.#state;
+    if (current.kind !== 'ready') return;
+    const runs = this.#runs;
+    this.#idleTimer = setTimeout(() => {
+      void this.#exclusive(async () => {
+        if (this.#runs !== runs || this.#state !== current) return;
+        this.#log(`no run for ${Math.round(idleMs / 1000)} s: deleting ${this.#namespace}/${current.name} (the next run creates a new one)`);
+        await this.#drop();
+      });
+    }, idleMs);
+    // Never what keeps a process (the CLI, a test) alive: close() deletes the pod anyway.
+    this.#idleTimer.unref?.();
+  }
+
+  /**
+   * Creates the pod `name` and waits until it runs. On any failure (cancel, close, timeout) a pod that may have
+   * been created is deleted before this throws TransportError.
+   */
+  async #startPod(name: string, signal: AbortSignal | undefined): Promise<void> {
+    const client = this.#options.client;
     const startMs = this.#options.startTimeoutMs ?? 120_000;
     let mayExist = false;
     try {
-      const tolerations = await this.#tolerations(request.signal);
+      const tolerations = await this.#tolerations(signal);
       const manifest = debugPodManifest({
         name,
         namespace: this.#namespace,
         node: this.#options.node,
         image: this.#options.image ?? DEBUG_POD_IMAGE,
-        activeDeadlineSeconds: this.#options.activeDeadlineSeconds ?? 900,
+        activeDeadlineSeconds: this.#deadlineSeconds,
         tolerations,
         capabilities: this.#options.capabilities ?? ['SYS_PTRACE'],
         privileged: this.#options.privileged ?? false,
       });
+      this.#ensureOpen(signal);
       let created: V1Pod;
       mayExist = true;
       this.#pending.add(name);
       this.#lastPod = name;
       try {
-        created = await client.createPod(this.#namespace, manifest, { signal: request.signal });
+        created = await client.createPod(this.#namespace, manifest, { signal });
       } catch (error) {
         if (!(error instanceof KubeRequestError)) throw error;
         const kind = error.failure.kind;
@@ -214,21 +337,39 @@ export class DebugPodTransport implements Transport {
         }
         throw new TransportError(this.#forbidden(transportFailureOf(error.failure, 'connect', startMs)));
       }
+      // It exists now, even if close() already tried to delete it before the create was answered.
+      this.#pending.add(name);
       this.#log(`created ${this.#namespace}/${name}`);
-      await this.#waitRunning(name, created.metadata?.resourceVersion, startMs, request.signal);
-      const exec = new PodExecTransport({ kubeConfig: client.kubeConfig, namespace: this.#namespace, pod: name, container: DEBUG_CONTAINER, client, target: this.target });
-      this.#execs.add(exec);
-      try {
-        return await exec.run(request);
-      } catch (error) {
-        if (error instanceof TransportError) throw new TransportError(this.#forbidden(error.failure));
-        throw error;
-      } finally {
-        this.#execs.delete(exec);
-        await exec.close();
-      }
-    } finally {
+      this.#ensureOpen(signal);
+      await this.#waitRunning(name, created.metadata?.resourceVersion, startMs, signal);
+      this.#ensureOpen(signal);
+    } catch (error) {
       if (mayExist) await this.#delete(name);
+      // close() while the pod started (its watch then saw the pod deleted): the run was cancelled.
+      if (this.#state.kind === 'closed') throw new TransportError({ kind: 'cancelled' });
+      throw error;
+    }
+  }
+
+  /** The exec transport into the debug container of pod `name` (option `exec`, else client-node's WebSocket). */
+  #openExec(name: string): Transport {
+    if (this.#options.exec) return this.#options.exec({ namespace: this.#namespace, pod: name, container: DEBUG_CONTAINER });
+    const client = this.#options.client;
+    return new PodExecTransport({ kubeConfig: client.kubeConfig, namespace: this.#namespace, pod: name, container: DEBUG_CONTAINER, client, target: this.target });
+  }
+
+  /** One exec of `sh -s` in the debug pod's container. */
+  async #execIn(name: string, request: ExecRequest): Promise<ExecResult> {
+    const exec = this.#openExec(name);
+    this.#execs.add(exec);
+    try {
+      return await exec.run(request);
+    } catch (error) {
+      if (error instanceof TransportError) throw new TransportError(this.#forbidden(error.failure));
+      throw error;
+    } finally {
+      this.#execs.delete(exec);
+      await exec.close();
     }
   }
 
@@ -356,8 +497,15 @@ export class DebugPodTransport implements Transport {
         if (permanent || attempt === 2) {
           const why = failure ? (failure.kind === 'forbidden' ? `forbidden: cannot ${failure.verb} ${failure.resource}` : describeKubeFailure(failure)) : String(error);
           const message = `could not delete the debug pod ${this.#namespace}/${name} (${why}); it stops after activeDeadlineSeconds. Remove it with: kubectl delete pod -n ${this.#namespace} ${name}`;
+          // A refusal will not change by close(): it is reported once. A transient failure is tried again there.
+          if (permanent) this.#pending.delete(name);
           this.cleanupFailures.push(message);
           this.#log(message);
+          try {
+            this.#options.onCleanupFailure?.(message);
+          } catch {
+            // as in #log
+          }
           return;
         }
         await sleep(500 * (attempt + 1));
@@ -365,8 +513,11 @@ export class DebugPodTransport implements Transport {
     }
   }
 
-  /** Stops a run in progress (its socket) and deletes any debug pod still left. */
+  /** Stops a run in progress (its socket) and deletes any debug pod still left, the retained one too. Runs after it are cancelled. */
   async close(): Promise<void> {
+    this.#state = { kind: 'closed' };
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
     for (const exec of this.#execs) await exec.close();
     for (const name of [...this.#pending]) await this.#delete(name);
   }

@@ -28,8 +28,10 @@ import { podHealth, summarizePod } from '../../src/core/kube/pods.ts';
 import { TransportError } from '../../src/core/probe/transport.ts';
 import type { ExecRequest, TransportFailure } from '../../src/core/probe/transport.ts';
 import { ClusterClient, KubeRequestError } from '../../src/kube/clusterClient.ts';
-import { DEBUG_CONTAINER, DEBUG_POD_LABELS, debugPodName, DebugPodTransport } from '../../src/kube/debugPodTransport.ts';
+import { DEBUG_CONTAINER, DEBUG_POD_LABELS, debugPodName } from '../../src/kube/debugPodSpec.ts';
+import { DebugPodTransport } from '../../src/kube/debugPodTransport.ts';
 import { loadKubeconfigs, resolveKubeconfigFiles } from '../../src/kube/kubeconfig.ts';
+import { nodeAnalysisInputs } from '../../src/kube/nodeProbe.ts';
 import type { LoadedContext, LoadedKubeconfig } from '../../src/kube/kubeconfig.ts';
 import { PodExecTransport } from '../../src/kube/podExecTransport.ts';
 import { fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
@@ -469,6 +471,33 @@ describe('cluster access against the simulator', () => {
         }
       } finally {
         await transport.close();
+      }
+      await assertDebugPodsDeleted();
+    });
+
+    test('the APU node\'s kernel log is the node\'s: dmesg refused in the debug pod, so /host/var/log/kern.log gives the global OOM kill; a privileged pod reads it with dmesg', T, async () => {
+      const node = summarizeNode(await admin.readNode('strix-node-1'));
+      for (const privileged of [false, true]) {
+        const transport = debugTransport(admin, 'strix-node-1', { privileged });
+        try {
+          const [run, inputs] = await Promise.all([runProbe(transport, { scope: 'node', hostRoot: transport.hostRoot, timeoutMs: 45_000 }), nodeAnalysisInputs(admin, node)]);
+          assert.equal(run.exec.exitCode, 0, run.exec.stderr);
+          const inspection = analyzeCaptureText(run.captureText, { ...inputs, target: transport.target });
+          const oom = inspection.node?.oom;
+          assert.ok(oom, `privileged ${privileged}: a kernel log was read`);
+          // This machine's own ring buffer never reaches the capture: only the node fixture's lines.
+          assert.equal(inspection.node?.model.kernelLog?.source, privileged ? 'dmesg' : '/host/var/log/kern.log', `privileged ${privileged}`);
+          assert.equal(oom.summary.format, privileged ? 'dmesg' : 'syslog-iso');
+          assert.match(run.captureText, privileged ? /^\[\s*0\.000000\] Linux version 7\.1\.0-9-generic /m : /missing dmesg \(not permitted or not available\)/);
+          assert.deepEqual(
+            oom.summary.victims.map((victim) => [victim.kind, victim.comm, victim.pid, victim.podUid, victim.podName]),
+            [['global', 'llama-server', 398211, APU_POD_UID, 'default/llama-0']],
+            `privileged ${privileged}: the fixture's global OOM kill, with the pod the API server names`,
+          );
+          assert.ok(inspection.verdicts.some((verdict) => verdict.id.startsWith('oom.global')), inspection.verdicts.map((verdict) => verdict.id).join(', '));
+        } finally {
+          await transport.close();
+        }
       }
       await assertDebugPodsDeleted();
     });

@@ -9,7 +9,8 @@
 //   The binds are remounted read-only so no probe can change a node fixture shared by several pods. When the
 //   node's `/` is mounted, its character devices are recreated in the pod's /dev (see mirrorDevices()).
 //   They are unmounted when the pod is deleted, on close(), and on process exit; a root is removed only
-//   once nothing is mounted under it any more.
+//   once nothing is mounted under it any more. Its `dmesg` answers for the node's kernel, not this machine's
+//   (refused without CAP_SYSLOG, else the node's kern.log as a ring buffer: dmesg.ts).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import { dirname, join, normalize } from 'node:path';
 import { buildApuNode, buildHamiCache, buildHamiNode, buildPlainNode, fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
 import type { Fixture } from '../helpers/fixtureRoot.ts';
 import { addProcess, chrootUnavailable, makeRoot, mapsLine, symlink, writeFile } from '../unit/helpers/probeRoot.ts';
+import { dmesgScript, kernelLogAccess } from './dmesg.ts';
 import type { KubeObject, PodSpec } from './objects.ts';
 
 export type NodeScenario = 'apu' | 'apu-cgroup-v1' | 'hami' | 'plain' | 'empty';
@@ -282,6 +284,10 @@ export class Roots {
           if (normalize(hostPath) === '/') mirrorDevices(join(nodeRoot, 'dev'), join(root, 'dev'));
         }
       }
+      // dmesg must answer for the node's kernel (the fixture), not this machine's: see dmesg.ts.
+      const kernLog = nodeRoot !== undefined && existsSync(join(nodeRoot, 'var/log/kern.log')) ? readFileSync(join(nodeRoot, 'var/log/kern.log'), 'utf8') : '';
+      rmSync(join(root, 'bin/dmesg'), { force: true });
+      writeFileSync(join(root, 'bin/dmesg'), dmesgScript(kernelLogAccess(spec), kernLog), { mode: 0o755 });
     } catch (err) {
       this.releasePod(uid);
       throw err;

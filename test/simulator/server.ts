@@ -175,6 +175,10 @@ export interface SimulatorState {
   readonly execs: readonly ExecRecord[];
   /** The last 20,000 requests. */
   readonly requests: readonly RequestRecord[];
+  /** TLS connections accepted so far (handshakes completed): keep-alive reuse shows as fewer than requests. */
+  readonly tlsConnections: number;
+  /** TLS connections open now (a client that closes its idle connections brings this back down). */
+  openTlsConnections(): number;
   openWatches(): number;
   runningExecs(): number;
   /** Bind mounts of pod roots that are mounted now. */
@@ -1079,6 +1083,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     if (!podSpec(pod).nodeName) return reject(badRequest(`pod ${name} does not have a host assigned`));
     const running = ((pod['status'] as Json | undefined)?.['containerStatuses'] as Json[] | undefined)?.find((s) => s['name'] === container);
     if (phase !== 'Running' || !running || !(running['state'] as Json | undefined)?.['running']) return reject(badRequest(`unable to upgrade connection: container not found ("${container}")`));
+    // kubectl before 1.30 (and newer ones falling back after a failed WebSocket upgrade) ask for SPDY/3.1 with a
+    // POST. A real API server serves it; the simulator does not, and says so instead of answering ws's bare
+    // "Invalid HTTP method".
+    if (String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
+      return reject(badRequest(`unable to upgrade connection: the gpumem API simulator serves exec over WebSocket only (${EXEC_PROTOCOLS.join(', ')}), not ${String(req.headers.upgrade ?? 'this protocol')}: use kubectl 1.30 or later`));
+    }
     const requested = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
     const protocol = requested.length === 0 ? 'channel.k8s.io' : requested.find((p): p is ExecProtocol => (EXEC_PROTOCOLS as readonly string[]).includes(p));
     if (!protocol) return reject(badRequest(`unable to upgrade connection: requested protocol(s) are not supported: [${requested.join(' ')}]; supports [${EXEC_PROTOCOLS.join(' ')}]`));
@@ -1139,6 +1149,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     handleUpgrade(req, socket, head).catch((err: unknown) => rejectUpgrade(socket, internalError((err as Error).message)));
   });
   server.on('tlsClientError', () => undefined);
+  let tlsConnections = 0;
+  const openTls = new Set<TLSSocket>();
+  server.on('secureConnection', (socket: TLSSocket) => {
+    tlsConnections++;
+    openTls.add(socket);
+    socket.once('close', () => openTls.delete(socket));
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -1226,6 +1243,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     deletedPods,
     execs,
     requests,
+    get tlsConnections() {
+      return tlsConnections;
+    },
+    openTlsConnections: () => openTls.size,
     openWatches: () => watches.size,
     runningExecs: () => [...pods.values()].reduce((n, r) => n + [...r.execs].filter((e) => e.running).length, 0),
     mounts: () => roots.activeMounts(),

@@ -191,6 +191,7 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
       element.connecting = false;
       element.state = { kind: 'Unknown' };
       element.generation++;
+      void this.clients.get(element.info.name)?.dispose(); // its keep-alive connections (after its watches stopped above)
       this.clients.delete(element.info.name);
       this.fire(element);
       return;
@@ -209,6 +210,7 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
     this.kubeconfig = undefined;
     this.loading = undefined;
     this.contextElements = [];
+    for (const client of this.clients.values()) void client.dispose();
     this.clients.clear();
     this.showUnreachable = false;
     this.pending.clear();
@@ -545,6 +547,8 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
 
   dispose(): void {
     for (const node of [...this.watched]) this.stopWatch(node);
+    for (const client of this.clients.values()) void client.dispose();
+    this.clients.clear();
     if (this.timer !== undefined) clearTimeout(this.timer);
     for (const subscription of this.subscriptions) subscription.dispose();
     this.changed.dispose();

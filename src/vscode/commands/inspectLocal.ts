@@ -21,11 +21,17 @@ export interface InspectOptions {
   readonly show?: (inspection: Inspection) => Promise<void>;
   /** A clearer message for a failure (RBAC refusals); default: the error's own message. */
   readonly explainError?: (error: unknown) => string | undefined;
+  /**
+   * Hand the open transport to the inspector panel, which re-runs the light probe on it and closes it when the
+   * panel closes (local, SSH, Inspect Node's retained debug pod). Without it (or with `show`), the transport is
+   * closed as soon as the inspection is shown.
+   */
+  readonly liveSampling?: boolean;
 }
 
 export async function inspectWithTransport(ctx: Ctx, transport: Transport, title: string, options: InspectOptions = {}): Promise<Inspection | undefined> {
-  // The inspector panel takes the open transport of a local or SSH inspection for live sampling and closes
-  // it when it is disposed. (A node debug pod is created per run: it is closed here, no live sampling.)
+  // With `liveSampling` the inspector panel takes the open transport and closes it when it is disposed;
+  // otherwise (and on any failure) it is closed here.
   let handedOver = false;
   try {
     const { inspection, captureText, podNames } = await vscode.window.withProgress(
@@ -52,7 +58,7 @@ export async function inspectWithTransport(ctx: Ctx, transport: Transport, title
     );
     if (options.show) await options.show(inspection);
     else {
-      handedOver = options.probe === undefined;
+      handedOver = options.liveSampling === true;
       await showInspection(inspection, { captureText, ...(handedOver ? { transport } : {}), ...(podNames ? { podNames } : {}) });
     }
     return inspection;
@@ -69,5 +75,5 @@ export async function inspectWithTransport(ctx: Ctx, transport: Transport, title
 
 export async function inspectLocal(ctx: Ctx): Promise<void> {
   if (!requireTrust('Inspect Local Machine')) return;
-  await inspectWithTransport(ctx, new LocalTransport(), 'Inspecting the local machine');
+  await inspectWithTransport(ctx, new LocalTransport(), 'Inspecting the local machine', { liveSampling: true });
 }

@@ -1,7 +1,9 @@
 // "Inspect SSH Host…": the node probe over SSH. Unknown host keys are shown to the user to accept;
 // changed keys are refused by the transport; passphrases are asked, never stored or logged.
 import * as vscode from 'vscode';
-import { defaultSshEnv, readUserSshConfig, sshSettingsFromConfig, SshTransport } from '../../transports/ssh.ts';
+import type { SshTransport } from '../../transports/ssh.ts';
+import { sshTransportFromConfig } from '../../transports/sshFromConfig.ts';
+import type { SshFromConfigOptions } from '../../transports/sshFromConfig.ts';
 import type { Ctx } from '../ctx.ts';
 import type { SshHostItem } from '../sshHosts.ts';
 import { configuredSshHosts } from '../sshHosts.ts';
@@ -25,18 +27,14 @@ async function pickDestination(): Promise<string | undefined> {
 }
 
 /**
- * An SSH transport to `destination` with ~/.ssh/config, known_hosts (unknown keys asked in a modal, changed
- * keys refused) and passphrase prompts. Throws when the destination or the config is invalid.
+ * How VS Code reaches an SSH destination (Inspect SSH Host…, and Inspect Node with nodeProbe "ssh"): the user's
+ * ~/.ssh/config, unknown host keys asked in a modal (unless the config says StrictHostKeyChecking yes or no),
+ * passphrases asked, never stored or logged; changed keys are refused by the transport.
  */
-export function createSshTransport(ctx: Ctx, destination: string): SshTransport {
-  const env = defaultSshEnv();
-  const config = readUserSshConfig(env);
-  const { settings, warnings } = sshSettingsFromConfig(destination.trim(), config.text, env, config.resolve);
-  for (const warning of warnings) ctx.output.warn(`${config.path}: ${warning}`);
-  return new SshTransport({
-    ...settings,
+export function vscodeSshOptions(ctx: Ctx): SshFromConfigOptions {
+  return {
     // VS Code asks; a changed or revoked key is refused by the transport whatever the answer.
-    strictHostKeyChecking: settings.strictHostKeyChecking === 'no' ? 'no' : settings.strictHostKeyChecking === 'yes' ? 'yes' : 'ask',
+    hostKeyPolicy: (configured) => (configured === 'no' || configured === 'yes' ? configured : 'ask'),
     confirmUnknownHost: async (host, keyType, fingerprint) => {
       const trust = 'Trust and Connect';
       const answer = await vscode.window.showWarningMessage(
@@ -49,7 +47,13 @@ export function createSshTransport(ctx: Ctx, destination: string): SshTransport 
     passphrase: (keyFile, attempt) =>
       Promise.resolve(vscode.window.showInputBox({ prompt: `Passphrase for ${keyFile}${attempt > 1 ? ` (attempt ${attempt})` : ''}`, password: true, ignoreFocusOut: true })),
     log: (line) => ctx.output.info(`ssh: ${line}`),
-  });
+    warn: (line) => ctx.output.warn(line),
+  };
+}
+
+/** An SSH transport to `destination` (see vscodeSshOptions). Throws when the destination or the config is invalid. */
+export function createSshTransport(ctx: Ctx, destination: string): SshTransport {
+  return sshTransportFromConfig(destination, vscodeSshOptions(ctx));
 }
 
 export async function inspectSshHost(ctx: Ctx, item?: SshHostItem): Promise<void> {
@@ -63,5 +67,5 @@ export async function inspectSshHost(ctx: Ctx, item?: SshHostItem): Promise<void
     void vscode.window.showErrorMessage(`gpumem: ${(error as Error).message}`);
     return;
   }
-  await inspectWithTransport(ctx, transport, `Inspecting ${transport.target}`);
+  await inspectWithTransport(ctx, transport, `Inspecting ${transport.target}`, { liveSampling: true });
 }

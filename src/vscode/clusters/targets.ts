@@ -1,0 +1,136 @@
+// What a Clusters command acts on: the tree item it was run from, or, from the command palette, the context,
+// node, pod and container the user picks (GPU nodes first; a container pick only when the pod has several).
+// Also the one place failures become messages (RBAC refusals name the verb and resource: failureMessages.ts).
+import * as vscode from 'vscode';
+import type { V1Pod } from '@kubernetes/client-node';
+import { describeContextState } from '../../core/kube/contextState.ts';
+import { explainKubeFailure, explainProbeFailure } from '../../core/kube/failureMessages.ts';
+import type { FailurePlace } from '../../core/kube/failureMessages.ts';
+import type { GpuNodeSummary } from '../../core/kube/nodes.ts';
+import type { GpuPodSummary } from '../../core/kube/pods.ts';
+import { summarizePod } from '../../core/kube/pods.ts';
+import { contextTreeItem, nodeTreeItem, plainText, podTreeItem } from '../../core/kube/treeItems.ts';
+import { TransportError } from '../../core/probe/transport.ts';
+import type { ClusterClient } from '../../kube/clusterClient.ts';
+import { KubeRequestError } from '../../kube/clusterClient.ts';
+import { listNodeGpuPods, podContainers } from '../../kube/explorer.ts';
+import type { Ctx } from '../ctx.ts';
+import type { ClusterElement, ClusterTreeProvider, ContextElement, NodeElement, PodElement } from './clusterTree.ts';
+
+export interface NodeTarget {
+  readonly context: ContextElement;
+  readonly client: ClusterClient;
+  readonly node: GpuNodeSummary;
+}
+
+export interface PodTarget {
+  readonly context: ContextElement;
+  readonly client: ClusterClient;
+  readonly pod: V1Pod;
+  readonly summary: GpuPodSummary;
+}
+
+export const isElement = (value: unknown, kind: ClusterElement['kind']): boolean =>
+  typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === kind && typeof (value as { id?: unknown }).id === 'string';
+
+export function errorText(error: unknown, place: FailurePlace): string {
+  if (error instanceof TransportError) return explainProbeFailure(error.failure, place);
+  if (error instanceof KubeRequestError) return explainKubeFailure(error.failure, place);
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function showError(ctx: Ctx, text: string): void {
+  ctx.output.error(text);
+  void vscode.window.showErrorMessage(`gpumem: ${text}`);
+}
+
+export async function pickContext(tree: ClusterTreeProvider): Promise<ContextElement | undefined> {
+  const contexts = await tree.ensureLoaded();
+  if (contexts.length === 0) {
+    void vscode.window.showInformationMessage('gpumem: no Kubernetes context found (KUBECONFIG, ~/.kube/config or the gpumem.kubeconfig setting).');
+    return undefined;
+  }
+  if (contexts.length === 1) return contexts[0];
+  const picked = await vscode.window.showQuickPick(
+    contexts.map((context) => ({ label: plainText(context.info.name), description: contextTreeItem(context.info, context.state, { connecting: false }).description, context })),
+    { placeHolder: 'Kubernetes context (from your kubeconfig; gpumem never changes its current context)' },
+  );
+  return picked?.context;
+}
+
+export async function pickNode(ctx: Ctx, tree: ClusterTreeProvider, context: ContextElement): Promise<NodeElement | undefined> {
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `gpumem: listing the nodes of ${context.info.name}` }, () => tree.loadContext(context));
+  if (context.state.kind !== 'Reachable') {
+    // Unreachable: what happened and what to do (the tree's own wording), not the bare reason.
+    const view = describeContextState(context.state, `context "${context.info.name}"`);
+    showError(ctx, context.state.kind === 'Forbidden'
+      ? explainKubeFailure({ kind: 'forbidden', verb: context.state.verb, resource: context.state.resource, message: '' }, { context: context.info.name })
+      : `${view.message}${view.action ? ` ${view.action}` : ''}`);
+    return undefined;
+  }
+  const now = Date.now();
+  const picked = await vscode.window.showQuickPick(
+    (context.nodes ?? []).map((node) => ({ label: plainText(node.summary.name), description: nodeTreeItem(node.summary, node.events, now).description, node })),
+    { placeHolder: `Node of ${context.info.name} (GPU nodes first)`, matchOnDescription: true },
+  );
+  return picked?.node;
+}
+
+export async function pickPod(ctx: Ctx, tree: ClusterTreeProvider, node: NodeElement): Promise<PodTarget | undefined> {
+  const client = tree.client(node.context);
+  let pods;
+  try {
+    pods = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `gpumem: listing the pods on ${node.summary.name}` }, () => listNodeGpuPods(client, node.summary.name));
+  } catch (error) {
+    showError(ctx, errorText(error, { context: node.context.info.name, action: `Pods on ${node.summary.name}` }));
+    return undefined;
+  }
+  if (pods.gpuPods.length === 0) {
+    void vscode.window.showInformationMessage(`gpumem: no GPU pod runs on ${node.summary.name}.`);
+    return undefined;
+  }
+  const now = Date.now();
+  const picked = await vscode.window.showQuickPick(
+    pods.gpuPods.map((pod) => ({ label: plainText(pod.summary.name), description: podTreeItem(pod.summary, now).description, pod })),
+    { placeHolder: `GPU pod on ${node.summary.name}`, matchOnDescription: true },
+  );
+  return picked ? { context: node.context, client, pod: picked.pod.raw, summary: picked.pod.summary } : undefined;
+}
+
+export async function nodeTarget(ctx: Ctx, tree: ClusterTreeProvider, arg: unknown): Promise<NodeTarget | undefined> {
+  let node: NodeElement | undefined;
+  if (isElement(arg, 'node')) node = arg as NodeElement;
+  else if (isElement(arg, 'pod')) node = (arg as PodElement).node;
+  else {
+    const context = await pickContext(tree);
+    node = context ? await pickNode(ctx, tree, context) : undefined;
+  }
+  return node ? { context: node.context, client: tree.client(node.context), node: node.summary } : undefined;
+}
+
+export async function podTarget(ctx: Ctx, tree: ClusterTreeProvider, arg: unknown): Promise<PodTarget | undefined> {
+  if (isElement(arg, 'pod')) {
+    const pod = arg as PodElement;
+    return { context: pod.node.context, client: tree.client(pod.node.context), pod: pod.raw, summary: pod.summary };
+  }
+  if (isElement(arg, 'node')) return pickPod(ctx, tree, arg as NodeElement);
+  const context = await pickContext(tree);
+  const node = context ? await pickNode(ctx, tree, context) : undefined;
+  return node ? pickPod(ctx, tree, node) : undefined;
+}
+
+/** The container to probe: asked when the pod has several app containers (GPU ones first). */
+export async function pickContainer(pod: V1Pod): Promise<{ container: string | undefined } | undefined> {
+  const containers = podContainers(pod);
+  if (containers.length <= 1) return { container: containers[0]?.name };
+  const summary = summarizePod(pod);
+  const picked = await vscode.window.showQuickPick(
+    containers.map((c) => ({
+      label: plainText(c.name),
+      description: c.gpu ? `GPU: ${summary.gpuContainers.find((g) => g.container === c.name)?.resources.map((r) => `${r.name} ${r.request ?? r.limit ?? ''}`).join(', ') ?? ''}` : plainText(c.image ?? ''),
+      name: c.name,
+    })),
+    { placeHolder: `Container of ${pod.metadata?.namespace}/${pod.metadata?.name} to probe` },
+  );
+  return picked ? { container: picked.name } : undefined;
+}
