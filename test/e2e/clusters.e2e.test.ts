@@ -4,114 +4,44 @@
 //     may list nothing, an offline cluster); expand context → the APU node → its GTT-heavy pod, whose rows
 //     say what the cluster says (unified memory, MemoryPressure, SystemOOM, OOMKilled); the node's pod watch
 //     runs while it is expanded and stops when it collapses;
-//   - "Inspect Node" from the node's context menu runs the node probe in a debug pod and opens the report,
-//     which names the GTT-heavy pod; the simulator saw the debug pod created AND deleted;
+//   - "Inspect Node" from the node's context menu runs the node probe in a debug pod and opens the inspector,
+//     which names the GTT-heavy pod; live samples (every second) run in that same debug pod, the only one
+//     alive; closing the panel deletes it; a second inspection's pod is deleted by a window reload
+//     (deactivate), and the restored panel says it has no connection to sample;
 //   - the welcome views: no kubeconfig (with Refresh), every context unreachable (and "Show the Contexts
 //     Anyway"), and Restricted Mode.
 // Needs root (the simulator's exec runs the probe in chroot fixture roots). Run with
 // `npm run test:e2e -- test/e2e/clusters.e2e.test.ts`. Artifacts: test-artifacts/clusters.png (the report
 // next to the expanded tree), clusters-tree.png, clusters-welcome-*.png, …
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { stringify as stringifyYaml } from 'yaml';
 import { loadFixtures } from '../simulator/fixtures.ts';
 import { DEMO_GIT_VERSION, startSimulator } from '../simulator/server.ts';
-import type { Simulator } from '../simulator/server.ts';
+import {
+  CLUSTERS_VIEW as VIEW,
+  clusterItem as item,
+  clustersPane as pane,
+  closedPort,
+  kubeconfigWithOffline,
+  readPreview,
+  runFromContextMenu,
+  setExpanded,
+  showClusters,
+  treeRow,
+  waitForClusterItem as waitForItem,
+  widenSideBar,
+  withHome,
+} from './harness/clusters.ts';
 import { withWorkbench } from './harness/session.ts';
-import type { WorkbenchSession } from './harness/session.ts';
-import { focusView, openTabs, readNotifications, readTreeItems, readViewWelcome, runCommand, waitFor, waitForNotification, waitForProblems, waitForTreeItem, webviewFrame } from './harness/workbench.ts';
-import type { TreeItem } from './harness/workbench.ts';
+import { liveSampleLines } from './harness/outputLog.ts';
+import { openTabs, readNotifications, readTreeItems, readViewWelcome, runCommand, SELECTORS, waitFor, waitForNotification, waitForProblems, waitForTreeItem, webviewFrame } from './harness/workbench.ts';
 
 const SCENARIO_TIMEOUT_MS = 6 * 60_000;
-const VIEW = 'Clusters';
 const DEBUG_NS = 'gpumem-debug';
-
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-interface KubeconfigDoc {
-  clusters: { name: string; cluster: Record<string, unknown> }[];
-  users: { name: string; user: unknown }[];
-  contexts: { name: string; context: Record<string, unknown> }[];
-  'current-context'?: string;
-}
-
-/** The simulator's kubeconfig for `users`, plus a context on a closed port (an offline cluster). */
-async function kubeconfigWithOffline(sim: Simulator, users: string[]): Promise<string> {
-  const doc = parseYaml(sim.kubeconfig(users)) as KubeconfigDoc;
-  const ca = doc.clusters[0]?.cluster['certificate-authority-data'];
-  const offline = { name: 'staging', cluster: { server: `https://127.0.0.1:${await closedPort()}`, ...(ca ? { 'certificate-authority-data': ca } : {}) } };
-  const context = { name: 'staging-offline', context: { cluster: 'staging', user: doc.users[0]?.name ?? '' } };
-  return stringifyYaml({ ...doc, clusters: [...doc.clusters, offline], contexts: [...doc.contexts, context] });
-}
-
-function pane(page: Page): Locator {
-  return page.locator('.pane', { has: page.locator(`.pane-header[aria-label="${VIEW} Section"]`) });
-}
-
-function treeRow(page: Page, label: string): Locator {
-  return pane(page).locator('.pane-body .monaco-list-row[role="treeitem"]').filter({ has: page.locator('.label-name').getByText(label, { exact: true }) }).first();
-}
-
-async function item(page: Page, label: string): Promise<TreeItem | undefined> {
-  return (await readTreeItems(page, VIEW)).find((candidate) => candidate.label === label);
-}
-
-/** Waits until the row `label` is there and `accept` holds for it. */
-async function waitForItem(page: Page, label: string, what: string, accept: (item: TreeItem) => boolean, timeoutMs = 30_000): Promise<TreeItem> {
-  const found = await waitFor(`${VIEW}: ${label} ${what}`, () => item(page, label), (candidate) => candidate !== undefined && accept(candidate), { timeoutMs });
-  if (!found) throw new Error('unreachable');
-  return found;
-}
-
-/** Clicks a collapsible row until it is expanded (or collapsed). */
-async function setExpanded(page: Page, label: string, expanded: boolean): Promise<void> {
-  const row = treeRow(page, label);
-  await row.waitFor({ state: 'visible', timeout: 20_000 });
-  if ((await row.getAttribute('aria-expanded')) !== String(expanded)) await row.click();
-  await waitFor(`${label} ${expanded ? 'expanded' : 'collapsed'}`, () => row.getAttribute('aria-expanded'), (value) => value === String(expanded), { timeoutMs: 10_000 });
-}
-
-/** Runs `title` from the context menu of the row `label`. */
-async function runFromContextMenu(page: Page, label: string, title: string): Promise<string[]> {
-  const row = treeRow(page, label);
-  await row.click({ button: 'right' });
-  const menu = page.locator('.monaco-menu');
-  await menu.first().waitFor({ state: 'visible', timeout: 10_000 });
-  const entries = (await menu.locator('.action-item .action-label').allInnerTexts()).map((text) => text.trim()).filter(Boolean);
-  const entry = menu.locator('.action-item').filter({ has: page.locator('.action-label').getByText(title, { exact: true }) }).first();
-  // The web workbench's menu ignores a synthetic click right after it opens: hover focuses the entry, Enter runs it.
-  await entry.hover({ timeout: 10_000 });
-  await waitFor(`"${title}" focused in the menu`, () => entry.getAttribute('class'), (classes) => /\bfocused\b/.test(classes ?? ''), { timeoutMs: 5_000 });
-  await page.keyboard.press('Enter');
-  await menu.first().waitFor({ state: 'hidden', timeout: 10_000 });
-  return entries;
-}
-
-/** Drags the sash right of the side bar so that the rows' descriptions fit (cosmetic, for the screenshots). */
-async function widenSideBar(page: Page, width: number): Promise<void> {
-  const box = await page.locator('.part.sidebar').boundingBox();
-  if (!box) return;
-  const x = box.x + box.width;
-  const y = box.y + box.height / 2;
-  await page.mouse.move(x + 1, y);
-  await page.mouse.down();
-  await page.mouse.move(box.x + width, y, { steps: 8 });
-  await page.mouse.up();
-}
 
 /** Hovers a row and returns the text of the tooltip VS Code shows for it. */
 async function readTooltip(page: Page, label: string): Promise<string> {
@@ -121,37 +51,18 @@ async function readTooltip(page: Page, label: string): Promise<string> {
   return (await hover.innerText()).replace(/\u00a0/g, ' ');
 }
 
-async function readPreview(page: Page): Promise<string> {
-  return (await webviewFrame(page).locator('body').innerText({ timeout: 2000 })).replace(/\u00a0/g, ' ');
-}
-
 async function welcomeButton(page: Page, text: string): Promise<Locator> {
   const button = pane(page).locator('.welcome-view-content .monaco-button').filter({ hasText: text }).first();
   await button.waitFor({ state: 'visible', timeout: 10_000 });
   return button;
 }
 
-async function withHome<T>(body: (home: string) => Promise<T>): Promise<T> {
-  const base = await mkdtemp(path.join(os.tmpdir(), 'gpumem-e2e-kube-'));
-  try {
-    const home = path.join(base, 'home');
-    await mkdir(path.join(home, '.kube'), { recursive: true });
-    return await body(home);
-  } finally {
-    await rm(base, { recursive: true, force: true });
-  }
-}
-
-async function showClusters(s: WorkbenchSession): Promise<void> {
-  await s.step('open the gpumem view (Clusters)', () => focusView(s.page, VIEW));
-}
-
-test('Clusters: context → APU node → GTT pod, the watch follows expansion, "Inspect Node" opens the report and the debug pod is deleted', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
+test('Clusters: context → APU node → GTT pod, the watch follows expansion, "Inspect Node" opens the report, live samples run in its one debug pod, deleted with the panel', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
   const sim = await startSimulator({ fixtures: loadFixtures(), roots: true });
   try {
     await withHome(async (home) => {
       await writeFile(path.join(home, '.kube', 'config'), await kubeconfigWithOffline(sim, ['admin', 'nobody']), { mode: 0o600 });
-      const settings = { 'gpumem.kubernetes.debugNamespace': DEBUG_NS };
+      const settings = { 'gpumem.kubernetes.debugNamespace': DEBUG_NS, 'gpumem.inspector.sampleSeconds': 1 };
       await withWorkbench('clusters', { fixture: 'single', home, settings, env: { KUBECONFIG: '' }, viewport: { width: 1600, height: 1000 } }, async (s) => {
         const { page } = s;
         await showClusters(s);
@@ -229,21 +140,68 @@ test('Clusters: context → APU node → GTT pod, the watch follows expansion, "
         const entries = await s.step('run "Inspect Node" from the context menu of strix-node-1', () => runFromContextMenu(page, 'strix-node-1', 'Inspect Node'));
         for (const title of ['Inspect Node', 'Explain OOM Kills on Node', 'Copy Probe Command']) assert.ok(entries.includes(title), `the node's menu offers ${title}: ${JSON.stringify(entries)}`);
         const report = await s.step('the report opens in the Markdown preview', () =>
-          waitFor('the inspection report of strix-node-1', () => readPreview(page), (text) => /gpumem inspection: debug pod on node\/strix-node-1 \(context gpumem-demo\)/.test(text) && /Memory accounting/.test(text), { timeoutMs: 120_000, intervalMs: 500 }), 150_000);
+          waitFor('the inspection report of strix-node-1', () => readPreview(page), (text) => /gpumem inspection: debug pod on node\/strix-node-1 \(context gpumem-demo\)/.test(text) && /Memory accounting/.test(text) && /memory\.pod-over-limit-in-reality/.test(text), { timeoutMs: 120_000, intervalMs: 500 }), 150_000);
         assert.match(report, /GTT/, 'the report speaks of GTT');
         assert.match(report, /default\/llama-0 holds [\d.]+ GiB of GTT that its cgroup does not count/, 'the GTT-heavy pod\'s verdict (memory.pod-over-limit-in-reality) names the pod');
         assert.match(report, /memory\.pod-over-limit-in-reality/);
         const errors = (await readNotifications(page)).filter((text) => /failed/i.test(text));
         assert.deepEqual(errors, [], 'no error notification');
 
-        // The simulator saw the debug pod: created on the node, in the configured namespace, and deleted.
+        // The simulator saw the debug pod: created on the node, in the configured namespace, and KEPT while the
+        // panel is open: the live samples (one a second) are execs in it.
         const debugPods = sim.state.createdPods.slice(created).filter((p) => p.namespace === DEBUG_NS);
         assert.equal(debugPods.length, 1, `one debug pod: ${JSON.stringify(sim.state.createdPods.slice(created))}`);
+        const debugPod = debugPods[0]?.name ?? '';
         assert.equal(debugPods[0]?.nodeName, 'strix-node-1');
-        assert.match(debugPods[0]?.name ?? '', /^gpumem-debug-strix-node-1-/);
+        assert.match(debugPod, /^gpumem-debug-strix-node-1-/);
+        const target = 'debug pod on node/strix-node-1 (context gpumem-demo)';
+        const samples = await s.step('live samples of the node arrive', () =>
+          waitFor('3 live samples logged', () => liveSampleLines(s, target), (lines) => lines.filter((line) => !/ failed /.test(line)).length >= 3, { timeoutMs: 60_000, intervalMs: 500 }), 75_000);
+        assert.ok(samples.every((line) => !/ failed /.test(line)), `no sample failed: ${samples.join('\n')}`);
+        assert.match(samples[0] ?? '', /\((?:[1-9]\d*) pods\)$/, 'a sample holds the node\'s pods');
+        const panel = webviewFrame(page);
+        await s.step('the live chart has points', () => waitFor('live points in the panel', async () => Number((await panel.locator('#live-chart').getAttribute('data-points', { timeout: 2000 })) ?? '0'), (n) => n >= 2, { timeoutMs: 20_000, intervalMs: 500 }));
+        assert.equal(await panel.locator('#live-debug').getAttribute('data-status'), 'running');
+        assert.deepEqual(sim.state.list('pods', DEBUG_NS).map((pod) => pod.metadata.name), [debugPod], 'exactly one debug pod alive while sampling');
+        assert.equal(sim.state.createdPods.slice(created).filter((p) => p.namespace === DEBUG_NS).length, 1, 'no other debug pod was created for the samples');
+        const execs = sim.state.execs.filter((e) => e.pod === debugPod);
+        assert.ok(execs.length >= 4, `the full probe and the samples ran in it: ${execs.length} execs`);
+        assert.ok(execs.every((e) => e.container === 'debugger' && e.command.join(' ') === 'sh -s'));
+
+        // Closing the panel deletes the debug pod, and the samples stop.
+        const tab = page.locator(SELECTORS.anyTab).filter({ hasText: 'gpumem: debug pod on node/strix-node-1' });
+        await s.step('close the inspector panel', async () => {
+          await tab.first().click();
+          await runCommand(page, 'View: Close Editor');
+          await tab.first().waitFor({ state: 'detached', timeout: 10_000 });
+        });
         await s.step('the debug pod was deleted', () => waitFor('the debug pod gone', async () => sim.state.list('pods', DEBUG_NS).length, (n) => n === 0, { timeoutMs: 20_000 }));
         assert.ok(sim.state.deletedPods.some((d) => d.uid === debugPods[0]?.uid), 'a DELETE of the debug pod was accepted');
-        assert.ok(sim.state.execs.some((e) => e.pod === debugPods[0]?.name && e.result !== undefined), 'the probe ran in it through pod exec');
+        const afterClose = (await liveSampleLines(s, target)).length;
+        await page.waitForTimeout(3000);
+        assert.ok((await liveSampleLines(s, target)).length - afterClose <= 1, 'no samples after the panel closed (one may have been in flight)');
+
+        // A second inspection keeps a new pod; a window reload (deactivate) deletes it, and the restored panel
+        // has no connection to sample.
+        const again = sim.state.createdPods.length;
+        await s.step('"Inspect Node" again', () => runFromContextMenu(page, 'strix-node-1', 'Inspect Node'));
+        await s.step('the report opens again', () =>
+          waitFor('the inspection report of strix-node-1', () => readPreview(page), (text) => /gpumem inspection: debug pod on node\/strix-node-1/.test(text) && /Memory accounting/.test(text), { timeoutMs: 120_000, intervalMs: 500 }), 150_000);
+        await s.step('its debug pod is kept', () => waitFor('one debug pod alive', async () => sim.state.list('pods', DEBUG_NS).length, (n) => n === 1, { timeoutMs: 20_000 }));
+        const second = sim.state.createdPods.slice(again).filter((p) => p.namespace === DEBUG_NS);
+        assert.equal(second.length, 1);
+        await s.step('Developer: Reload Window', () => runCommand(page, 'Developer: Reload Window'));
+        await s.step('deactivate deleted the debug pod', () => waitFor('no debug pod left', async () => sim.state.list('pods', DEBUG_NS).length, (n) => n === 0, { timeoutMs: 30_000 }), 45_000);
+        assert.ok(sim.state.deletedPods.some((d) => d.uid === second[0]?.uid), 'a DELETE of the second debug pod was accepted');
+        await s.step('the workbench is back', async () => {
+          await page.waitForTimeout(2000);
+          await page.locator(SELECTORS.problemsStatus).waitFor({ state: 'visible', timeout: 60_000 });
+        }, 90_000);
+        const restored = await s.step('the restored panel has no connection to sample', () =>
+          waitFor('the restored panel\'s live status', async () => (await webviewFrame(page).locator('#live-status').innerText({ timeout: 2000 }).catch(() => '')).trim(), (text) => /No open connection/.test(text), { timeoutMs: 60_000, intervalMs: 500 }), 75_000);
+        assert.match(restored, /Inspect Node again/);
+        assert.equal(sim.state.list('pods', DEBUG_NS).length, 0, 'the restored panel created no debug pod');
+        await s.step('show the Clusters view again', () => showClusters(s));
         // The end state (test-artifacts/clusters.png): the expanded tree beside the report.
       });
     });
@@ -288,6 +246,9 @@ test('Clusters commands on pods and nodes: HAMi checklist, Explain OOM Kills on 
           waitFor('the OOM report of strix-node-1', () => readPreview(page), (text) => /OOM kills explained: kernel log of node strix-node-1/.test(text) && /Node events \(Kubernetes API\)/.test(text), { timeoutMs: 90_000, intervalMs: 500 }), 120_000);
         assert.match(oom, /SystemOOM/);
         assert.match(oom, /llama-server \(pid 398211\)/);
+        // The kill from the node's own kernel log (the fixture's kern.log through /host), not only the event.
+        assert.match(oom, /oom-kill:constraint=CONSTRAINT_NONE.*global_oom.*task=llama-server,pid=398211/);
+        assert.doesNotMatch(oom, /No kernel log was readable on the node/);
         await s.step('its debug pod was deleted', () => waitFor('no debug pod left', async () => sim.state.list('pods', DEBUG_NS).length, (n) => n === 0, { timeoutMs: 20_000 }));
         const debugPods = sim.state.createdPods.slice(created).filter((p) => p.namespace === DEBUG_NS);
         assert.equal(debugPods.length, 1);

@@ -12,7 +12,9 @@
 //     (test-artifacts/inspector-{dark,light,hc}.png, copied to media/screenshot-inspector-*.png); sortable
 //     headers with aria-sort; in the dark session the panel follows a theme change and a click on a pod
 //     opens it; in the light session the panel survives a window reload (the serializer restores it from
-//     its state and the exports work again).
+//     its state and the exports work again);
+//   - the exports as requests: a button is busy (aria-busy, "Waiting for the save dialog…") while the host
+//     waits for the dialog, then shows the saved path, or "cancelled" when the dialog is dismissed.
 // Run with `npm run test:e2e -- test/e2e/inspector.e2e.test.ts`.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -185,6 +187,11 @@ async function clickInFrame(frame: FrameLocator, selector: string): Promise<void
   await frame.locator(selector).click({ timeout: 10_000 });
 }
 
+/** The state of a request button's answer (`#<id>-status`): idle, busy, done, cancelled, error or timeout. */
+async function requestState(frame: FrameLocator, button: string): Promise<string> {
+  return (await frame.locator(`${button}-status`).getAttribute('data-state', { timeout: 2000 })) ?? '';
+}
+
 async function waitForFile(file: string, timeoutMs = 20_000): Promise<string> {
   return waitFor(`the file ${file}`, () => readFile(file, 'utf8'), (text) => text.length > 0, { timeoutMs, intervalMs: 300 });
 }
@@ -317,9 +324,9 @@ test('"Inspect Local Machine" opens the inspector: banner, chart pixels, live sa
     assert.equal((JSON.parse(cli) as { scope: string }).scope, 'node', '`gpumem analyze` reads the saved capture');
     await s.step('Copy report as Markdown', async () => {
       await clickInFrame(frame, '#action-copy-markdown');
-      await waitFor('the notice after the copy', async () => (await frame.locator('#notice').innerText()).trim(), (text) => text !== '' && !/^Saved /.test(text), { timeoutMs: 10_000 });
+      await waitFor('the answer next to the button', () => requestState(frame, '#action-copy-markdown'), (state) => state !== 'idle' && state !== 'busy', { timeoutMs: 10_000 });
     });
-    assert.equal((await frame.locator('#notice').innerText()).trim(), 'The report is on the clipboard as Markdown.');
+    assert.equal((await frame.locator('#action-copy-markdown-status').innerText()).trim(), 'The report is on the clipboard as Markdown.');
     await s.screenshot('exports');
 
     // Closed: the panel disposes, the transport closes, no more execs.
@@ -471,3 +478,42 @@ for (const theme of [
     });
   });
 }
+
+test('the exports answer next to their buttons: busy while the save dialog is open, then the saved path, or cancelled', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
+  const capture = nodeCapture(strixHaloNode());
+  await withWorkbench('inspector-requests', { fixture: 'single', settings: { 'workbench.colorTheme': 'Default Dark Modern' } }, async (s) => {
+    await writeFile(s.file('strix-1-capture.txt'), capture);
+    const frame = await analyzeInWorkbench(s, s.file('strix-1-capture.txt'));
+    assert.equal(await requestState(frame, '#action-save-json'), 'idle');
+
+    // Save JSON report: busy (disabled, aria-busy, a status) while the host waits for the dialog.
+    const jsonFile = s.file('requests-report.json');
+    await s.step('Save JSON report: busy until the dialog is answered', async () => {
+      await clickInFrame(frame, '#action-save-json');
+      await s.page.locator(SELECTORS.quickInput).waitFor({ state: 'visible', timeout: 20_000 });
+      assert.equal(await requestState(frame, '#action-save-json'), 'busy');
+      assert.equal(await frame.locator('#action-save-json').getAttribute('aria-busy'), 'true');
+      assert.equal((await frame.locator('#action-save-json-status').innerText()).trim(), 'Waiting for the save dialog…');
+      await answerFileDialog(s.page, jsonFile);
+      await waitFor('the saved path next to the button', () => requestState(frame, '#action-save-json'), (state) => state === 'done', { timeoutMs: 20_000 });
+    });
+    assert.equal((await frame.locator('#action-save-json-status').innerText()).trim(), `Saved ${jsonFile}.`);
+    assert.equal(await frame.locator('#action-save-json').getAttribute('aria-busy'), null, 'not busy any more');
+    assert.equal((JSON.parse(await waitForFile(jsonFile)) as { target: string }).target, 'capture strix-1-capture.txt');
+
+    // Save probe capture, dialog cancelled: the answer says so, and no file is written.
+    await s.step('Save probe capture, then cancel the dialog', async () => {
+      await clickInFrame(frame, '#action-save-capture');
+      const widget = s.page.locator(SELECTORS.quickInput);
+      await widget.waitFor({ state: 'visible', timeout: 20_000 });
+      assert.equal(await requestState(frame, '#action-save-capture'), 'busy');
+      await s.page.keyboard.press('Escape');
+      await widget.waitFor({ state: 'hidden', timeout: 10_000 });
+      await waitFor('the cancelled answer', () => requestState(frame, '#action-save-capture'), (state) => state === 'cancelled', { timeoutMs: 20_000 });
+    });
+    assert.equal((await frame.locator('#action-save-capture-status').innerText()).trim(), 'Not saved: the dialog was cancelled.');
+    assert.equal((await frame.locator('#action-save-json-status').innerText()).trim(), `Saved ${jsonFile}.`, 'each button keeps its own answer');
+    assert.equal(await frame.locator('#csp-violations').getAttribute('data-count'), '0', 'no CSP violation');
+    await s.screenshot('request-answers');
+  });
+});

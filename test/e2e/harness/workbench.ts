@@ -110,7 +110,7 @@ function quickInputRow(page: Page, label: string): Locator {
  * The picker's items are computed when it opens (the palette does not pick up commands that an
  * extension contributes later, Quick Open may still be indexing), so it reopens until `timeout`.
  */
-async function pickFromQuickInput(page: Page, key: string, text: string, label: string, what: string, timeout: number): Promise<void> {
+async function pickFromQuickInput(page: Page, key: string, text: string, label: string, what: string, timeout: number, closes = true): Promise<void> {
   const deadline = Date.now() + timeout;
   let offered: string[] = [];
   for (let attempt = 1; ; attempt++) {
@@ -122,7 +122,7 @@ async function pickFromQuickInput(page: Page, key: string, text: string, label: 
       .then(() => true, () => false);
     if (found) {
       await row.click({ timeout: Math.max(1000, deadline - Date.now()) });
-      await page.locator(SELECTORS.quickInput).waitFor({ state: 'hidden', timeout: Math.max(1000, deadline - Date.now()) });
+      if (closes) await page.locator(SELECTORS.quickInput).waitFor({ state: 'hidden', timeout: Math.max(1000, deadline - Date.now()) });
       return;
     }
     offered = await quickInputLabels(page).catch(() => []);
@@ -150,10 +150,69 @@ export async function commandPaletteTitles(page: Page, query: string, options: W
   return titles;
 }
 
-/** Runs a command from the palette by its exact title, e.g. "gpumem: Lint Workspace Manifests". */
-export async function runCommand(page: Page, title: string, options: WaitOptions = {}): Promise<void> {
+/**
+ * Runs a command from the palette by its exact title, e.g. "gpumem: Lint Workspace Manifests".
+ * `opensInput`: the command shows a quick pick of its own, so the quick input is not waited to close
+ * (answer it with waitForQuickPick / chooseQuickPickItem).
+ */
+export async function runCommand(page: Page, title: string, options: WaitOptions & { opensInput?: boolean } = {}): Promise<void> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  await pickFromQuickInput(page, 'Control+Shift+P', `>${title}`, title, 'The command palette', timeout);
+  await pickFromQuickInput(page, 'Control+Shift+P', `>${title}`, title, 'The command palette', timeout, !options.opensInput);
+}
+
+export interface QuickPickEntry {
+  label: string;
+  description: string;
+}
+
+/** The open quick input: whether it shows, its placeholder, its rows (in list order). */
+export async function readQuickPick(page: Page): Promise<{ visible: boolean; placeholder: string; items: QuickPickEntry[] }> {
+  const widget = page.locator(SELECTORS.quickInput);
+  if (!(await widget.isVisible())) return { visible: false, placeholder: '', items: [] };
+  const placeholder = (await page.locator(SELECTORS.quickInputBox).getAttribute('placeholder')) ?? '';
+  const rows = await page.locator(SELECTORS.quickInputRow).evaluateAll((elements) =>
+    elements.map((row) => ({
+      index: Number(row.getAttribute('data-index')),
+      label: (row.querySelector('.label-name')?.textContent ?? '').trim(),
+      description: (row.querySelector('.label-description')?.textContent ?? '').trim(),
+    })),
+  );
+  rows.sort((a, b) => a.index - b.index);
+  return { visible: true, placeholder, items: rows.map(({ label, description }) => ({ label, description })) };
+}
+
+/**
+ * Waits for a quick pick whose placeholder matches (an extension's showQuickPick) with its rows, read
+ * twice alike (the items can arrive after the placeholder); returns the rows.
+ */
+export async function waitForQuickPick(page: Page, placeholder: RegExp, options: WaitOptions = {}): Promise<QuickPickEntry[]> {
+  let previous = '';
+  const seen = await waitFor(
+    `a quick pick "${placeholder.source}" with its items`,
+    () => readQuickPick(page),
+    (pick) => {
+      const key = JSON.stringify(pick);
+      const stable = key === previous;
+      previous = key;
+      return pick.visible && placeholder.test(pick.placeholder) && pick.items.length > 0 && stable;
+    },
+    { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, intervalMs: 200 },
+  );
+  return seen.items;
+}
+
+/** Clicks the row labelled exactly `label` in the open quick pick; waits until that pick is gone (the next may open). */
+export async function chooseQuickPickItem(page: Page, label: string, options: WaitOptions = {}): Promise<void> {
+  const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const before = await readQuickPick(page);
+  await quickInputRow(page, label).first().click({ timeout });
+  await waitFor(`the quick pick "${before.placeholder}" to close after choosing ${label}`, () => readQuickPick(page), (pick) => !pick.visible || pick.placeholder !== before.placeholder, { timeoutMs: timeout, intervalMs: 100 });
+}
+
+/** Escape in the open quick pick; waits until it is hidden. */
+export async function dismissQuickPick(page: Page, options: WaitOptions = {}): Promise<void> {
+  await page.keyboard.press('Escape');
+  await page.locator(SELECTORS.quickInput).waitFor({ state: 'hidden', timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
 }
 
 /** Moves the cursor of the active editor with Go to Line/Column (Ctrl+G); 1-based like the UI. */
@@ -478,6 +537,23 @@ export async function waitForNotification(page: Page, pattern: RegExp, options: 
  */
 export function webviewFrame(page: Page, index = 0): FrameLocator {
   return page.locator(SELECTORS.webviewOuter).nth(index).contentFrame().locator(SELECTORS.webviewInner).contentFrame();
+}
+
+/** The first webview (in DOM order) that holds `selector`, e.g. the inspector panel's `#banner`, once it does. */
+export async function findWebviewFrame(page: Page, selector: string, options: WaitOptions = {}): Promise<FrameLocator> {
+  const index = await waitFor(
+    `a webview with ${selector}`,
+    async () => {
+      const count = await page.locator(SELECTORS.webviewOuter).count();
+      for (let i = 0; i < count; i++) {
+        if ((await webviewFrame(page, i).locator(selector).count()) > 0) return i;
+      }
+      return -1;
+    },
+    (found) => found >= 0,
+    { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, intervalMs: 300 },
+  );
+  return webviewFrame(page, index);
 }
 
 /** Whether the window is in Restricted Mode (status bar item and banner of Workspace Trust). */
