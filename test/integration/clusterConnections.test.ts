@@ -21,20 +21,11 @@ import { chrootUnavailable } from '../unit/helpers/probeRoot.ts';
 import { loadFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';
+import { eventually } from '../helpers/asserts.ts';
 
 const NO_ROOTS = fixtureRootsUnavailable() ?? chrootUnavailable();
 const T = { timeout: 60_000 };
 const N = 12;
-
-async function eventually<V>(what: string, probe: () => V | undefined | false, timeoutMs = 10_000): Promise<V> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) assert.fail(`watchdog: ${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('ClusterClient: one keep-alive connection pool per context', () => {
   let sim: Simulator;

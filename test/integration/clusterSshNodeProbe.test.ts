@@ -16,8 +16,6 @@ import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { runProbe } from '../../src/core/inspection/runProbe.ts';
 import { summarizeNode } from '../../src/core/kube/nodes.ts';
 import type { GpuNodeSummary } from '../../src/core/kube/nodes.ts';
-import { TransportError } from '../../src/core/probe/transport.ts';
-import type { TransportFailure } from '../../src/core/probe/transport.ts';
 import { ClusterClient } from '../../src/kube/clusterClient.ts';
 import { DebugPodTransport } from '../../src/kube/debugPodTransport.ts';
 import { nodeAnalysisInputs, nodeProbeRoute } from '../../src/kube/nodeProbe.ts';
@@ -30,22 +28,13 @@ import type { SshdInstance } from '../helpers/sshd.ts';
 import { loadFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';
+import { transportFailure } from '../helpers/asserts.ts';
 
 const unavailable = sshUnavailableReason();
 const T = { timeout: 120_000 };
 const NODE = 'strix-node-1';
 const LLAMA_UID = 'b7f3c2a4-9e1d-4f6b-8a2c-5d0e7f1a3b96';
 const SSH: NodeProbeSettings = { nodeProbe: 'ssh', debugNamespace: 'gpumem-debug', debugImage: 'busybox:1.36' };
-
-async function failureOf(promise: Promise<unknown>): Promise<TransportFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof TransportError) return error.failure;
-    throw error;
-  }
-  return assert.fail('the probe ran although it should have been refused');
-}
 
 describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { skip: unavailable ?? false }, () => {
   const temp = tempDir('gpumem-cluster-ssh-');
@@ -164,7 +153,7 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
     assert.equal(strict.kind, 'ssh');
     if (strict.kind !== 'ssh') return;
     try {
-      const failure = await failureOf(runProbe(strict.transport, { scope: 'node', hostRoot: strict.hostRoot, timeoutMs: 30_000 }));
+      const failure = await transportFailure(runProbe(strict.transport, { scope: 'node', hostRoot: strict.hostRoot, timeoutMs: 30_000 }));
       assert.equal(failure.kind, 'host-key-unknown');
       assert.equal(failure.kind === 'host-key-unknown' && failure.host, `[127.0.0.1]:${sshd.port}`);
     } finally {
@@ -188,7 +177,7 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
     assert.equal(declined.kind, 'ssh');
     if (declined.kind !== 'ssh') return;
     try {
-      const failure = await failureOf(runProbe(declined.transport, { scope: 'node', hostRoot: declined.hostRoot, timeoutMs: 30_000 }));
+      const failure = await transportFailure(runProbe(declined.transport, { scope: 'node', hostRoot: declined.hostRoot, timeoutMs: 30_000 }));
       assert.equal(failure.kind, 'host-key-unknown');
     } finally {
       await declined.transport.close();
@@ -218,7 +207,7 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
     assert.equal(policy.kind, 'ssh');
     if (policy.kind !== 'ssh') return;
     try {
-      assert.equal((await failureOf(runProbe(policy.transport, { scope: 'node', hostRoot: policy.hostRoot, timeoutMs: 30_000 }))).kind, 'host-key-unknown');
+      assert.equal((await transportFailure(runProbe(policy.transport, { scope: 'node', hostRoot: policy.hostRoot, timeoutMs: 30_000 }))).kind, 'host-key-unknown');
     } finally {
       await policy.transport.close();
     }

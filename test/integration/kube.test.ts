@@ -25,8 +25,7 @@ import type { ContextState } from '../../src/core/kube/contextState.ts';
 import { systemOomEvents } from '../../src/core/kube/events.ts';
 import { compareNodesGpuFirst, summarizeNode } from '../../src/core/kube/nodes.ts';
 import { podHealth, summarizePod } from '../../src/core/kube/pods.ts';
-import { TransportError } from '../../src/core/probe/transport.ts';
-import type { ExecRequest, TransportFailure } from '../../src/core/probe/transport.ts';
+import type { ExecRequest } from '../../src/core/probe/transport.ts';
 import { ClusterClient, KubeRequestError } from '../../src/kube/clusterClient.ts';
 import { DEBUG_CONTAINER, DEBUG_POD_LABELS, debugPodName } from '../../src/kube/debugPodSpec.ts';
 import { DebugPodTransport } from '../../src/kube/debugPodTransport.ts';
@@ -40,6 +39,7 @@ import { loadFixtures } from '../simulator/fixtures.ts';
 import { DEMO_GIT_VERSION, startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';
 import { WebSocket } from '../simulator/wsTypes.ts';
+import { eventually, transportFailure } from '../helpers/asserts.ts';
 
 const NO_ROOTS = fixtureRootsUnavailable() ?? chrootUnavailable();
 const T = { timeout: 60_000 };
@@ -48,26 +48,6 @@ const APU_POD_UID = 'b7f3c2a4-9e1d-4f6b-8a2c-5d0e7f1a3b96';
 
 // ------------------------------------------------------------------------------------------------
 // Helpers
-
-async function eventually<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) assert.fail(`watchdog: ${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-async function transportFailure(promise: Promise<unknown>): Promise<TransportFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof TransportError) return error.failure;
-    throw error;
-  }
-  return assert.fail('the run succeeded');
-}
 
 async function kubeFailure(promise: Promise<unknown>): Promise<KubeRequestError> {
   try {

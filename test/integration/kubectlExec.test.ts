@@ -19,7 +19,6 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { runProbe } from '../../src/core/inspection/runProbe.ts';
-import { TransportError } from '../../src/core/probe/transport.ts';
 import type { ExecRequest, Transport, TransportFailure } from '../../src/core/probe/transport.ts';
 import { ClusterClient } from '../../src/kube/clusterClient.ts';
 import { DEBUG_CONTAINER } from '../../src/kube/debugPodSpec.ts';
@@ -32,6 +31,7 @@ import { chrootUnavailable } from '../unit/helpers/probeRoot.ts';
 import { completeFixtures, loadFixtures, mergeFixtures, parseFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';
+import { eventually, transportFailure } from '../helpers/asserts.ts';
 
 const T = { timeout: 60_000 };
 const DEBUG_NS = 'gpumem-debug';
@@ -97,26 +97,6 @@ spec:
 
 function request(script: string, extra: Partial<ExecRequest> = {}): ExecRequest {
   return { script, timeoutMs: 30_000, maxOutputBytes: 1024 * 1024, ...extra };
-}
-
-async function transportFailure(promise: Promise<unknown>): Promise<TransportFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof TransportError) return error.failure;
-    throw error;
-  }
-  return assert.fail('the run succeeded');
-}
-
-async function eventually<V>(what: string, probe: () => V | undefined | false, timeoutMs = 10_000): Promise<V> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) assert.fail(`watchdog: ${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** PIDs of the processes whose command line contains `marker`. */

@@ -19,8 +19,7 @@ import { runProbe } from '../../src/core/inspection/runProbe.ts';
 import { sampleFromCapture } from '../../src/core/inspector/sample.ts';
 import { newNonce } from '../../src/core/probe/script.ts';
 import { buildLightProbeScript } from '../../src/core/probe/scripts/lightScript.ts';
-import { TransportError } from '../../src/core/probe/transport.ts';
-import type { ExecRequest, TransportFailure } from '../../src/core/probe/transport.ts';
+import type { ExecRequest } from '../../src/core/probe/transport.ts';
 import { ClusterClient } from '../../src/kube/clusterClient.ts';
 import { DebugPodTransport, RETAINED_DEBUG_POD_DEADLINE_SECONDS } from '../../src/kube/debugPodTransport.ts';
 import type { DebugPodTransportOptions } from '../../src/kube/debugPodTransport.ts';
@@ -30,6 +29,7 @@ import { loadFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
 import type { PodRecord, Simulator } from '../simulator/server.ts';
 import { chrootUnavailable } from '../unit/helpers/probeRoot.ts';
+import { eventually, transportFailure } from '../helpers/asserts.ts';
 
 const NO_ROOTS = fixtureRootsUnavailable() ?? chrootUnavailable();
 const T = { timeout: 90_000 };
@@ -37,26 +37,6 @@ const NS = 'gpumem-live';
 const APU_NODE = 'strix-node-1';
 const CPU_NODE = 'web-node-3';
 const APU_POD_UID = 'b7f3c2a4-9e1d-4f6b-8a2c-5d0e7f1a3b96';
-
-async function eventually<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) assert.fail(`watchdog: ${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-async function transportFailure(promise: Promise<unknown>): Promise<TransportFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof TransportError) return error.failure;
-    throw error;
-  }
-  return assert.fail('the run succeeded');
-}
 
 function request(script: string, extra: Partial<ExecRequest> = {}): ExecRequest {
   return { script, timeoutMs: 30_000, maxOutputBytes: 16 * 1024 * 1024, ...extra };
