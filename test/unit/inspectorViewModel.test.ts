@@ -138,7 +138,11 @@ describe('inspector view model: the APU node with a GTT-heavy pod', () => {
     assert.equal(model.live.possible, true);
     assert.deepEqual(model.live.pods.map((pod) => pod.podUid), [GTT_POD, SMALL_POD]);
     assert.equal(model.header.scope, 'node');
-    assert.equal(model.header.title, 'gpumem inspection: ssh root@gpu-node-1:22 (gpu-node-1)');
+    assert.equal(model.header.title, 'gpumem inspection: ssh root@gpu-node-1:22', 'the target names the host already');
+    const other = buildInspectorViewModel({ ...inspection, target: 'ssh root@10.0.4.7:22' });
+    assert.equal(other.header.title, 'gpumem inspection: ssh root@10.0.4.7:22 (gpu-node-1)', 'the host name the target does not say');
+    const prefix = buildInspectorViewModel({ ...inspection, target: 'ssh root@gpu-node-10:22' });
+    assert.equal(prefix.header.title, 'gpumem inspection: ssh root@gpu-node-10:22 (gpu-node-1)', 'gpu-node-10 is not gpu-node-1');
   });
 
   test('the view model survives JSON (postMessage, setState) unchanged', () => {

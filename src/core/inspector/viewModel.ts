@@ -311,6 +311,15 @@ function verdictRows(verdicts: readonly Verdict[]): VerdictRow[] {
   }));
 }
 
+/** Whether the target already names the host as a whole word ("node/strix-node-1", "root@gpu-node-1:22"). */
+function namesHost(target: string, host: string): boolean {
+  const boundary = (c: string | undefined): boolean => c === undefined || !/[A-Za-z0-9.-]/.test(c);
+  for (let at = target.indexOf(host); at >= 0; at = target.indexOf(host, at + 1)) {
+    if (boundary(target[at - 1]) && boundary(target[at + host.length])) return true;
+  }
+  return false;
+}
+
 function header(inspection: Inspection): Header {
   const facts: Fact[] = [];
   const model = inspection.node?.model;
@@ -329,7 +338,7 @@ function header(inspection: Inspection): Header {
   const scope = inspection.scope ?? 'unknown';
   const host = model?.hostname;
   return {
-    title: `gpumem inspection: ${inspection.target}${host ? ` (${host})` : ''}`,
+    title: `gpumem inspection: ${inspection.target}${host && !namesHost(inspection.target, host) ? ` (${host})` : ''}`,
     target: inspection.target,
     scope,
     facts,
