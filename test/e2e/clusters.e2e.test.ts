@@ -28,6 +28,7 @@ import {
   closedPort,
   kubeconfigWithOffline,
   readPreview,
+  readWebviewText,
   runFromContextMenu,
   setExpanded,
   showClusters,
@@ -139,8 +140,8 @@ test('Clusters: context → APU node → GTT pod, the watch follows expansion, "
         const created = sim.state.createdPods.length;
         const entries = await s.step('run "Inspect Node" from the context menu of strix-node-1', () => runFromContextMenu(page, 'strix-node-1', 'Inspect Node'));
         for (const title of ['Inspect Node', 'Explain OOM Kills on Node', 'Copy Probe Command']) assert.ok(entries.includes(title), `the node's menu offers ${title}: ${JSON.stringify(entries)}`);
-        const report = await s.step('the report opens in the Markdown preview', () =>
-          waitFor('the inspection report of strix-node-1', () => readPreview(page), (text) => /gpumem inspection: debug pod on node\/strix-node-1 \(context gpumem-demo\)/.test(text) && /Memory accounting/.test(text) && /memory\.pod-over-limit-in-reality/.test(text), { timeoutMs: 120_000, intervalMs: 500 }), 150_000);
+        const report = await s.step('the inspector panel opens with the report', () =>
+          waitFor('the inspection report of strix-node-1', () => readWebviewText(page), (text) => /gpumem inspection: debug pod on node\/strix-node-1 \(context gpumem-demo\)/.test(text) && /Memory accounting/.test(text) && /memory\.pod-over-limit-in-reality/.test(text), { timeoutMs: 120_000, intervalMs: 500 }), 150_000);
         assert.match(report, /GTT/, 'the report speaks of GTT');
         assert.match(report, /default\/llama-0 holds [\d.]+ GiB of GTT that its cgroup does not count/, 'the GTT-heavy pod\'s verdict (memory.pod-over-limit-in-reality) names the pod');
         assert.match(report, /memory\.pod-over-limit-in-reality/);
@@ -186,7 +187,7 @@ test('Clusters: context → APU node → GTT pod, the watch follows expansion, "
         const again = sim.state.createdPods.length;
         await s.step('"Inspect Node" again', () => runFromContextMenu(page, 'strix-node-1', 'Inspect Node'));
         await s.step('the report opens again', () =>
-          waitFor('the inspection report of strix-node-1', () => readPreview(page), (text) => /gpumem inspection: debug pod on node\/strix-node-1/.test(text) && /Memory accounting/.test(text), { timeoutMs: 120_000, intervalMs: 500 }), 150_000);
+          waitFor('the inspection report of strix-node-1', () => readWebviewText(page), (text) => /gpumem inspection: debug pod on node\/strix-node-1/.test(text) && /Memory accounting/.test(text), { timeoutMs: 120_000, intervalMs: 500 }), 150_000);
         await s.step('its debug pod is kept', () => waitFor('one debug pod alive', async () => sim.state.list('pods', DEBUG_NS).length, (n) => n === 1, { timeoutMs: 20_000 }));
         const second = sim.state.createdPods.slice(again).filter((p) => p.namespace === DEBUG_NS);
         assert.equal(second.length, 1);

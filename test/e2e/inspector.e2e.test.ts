@@ -18,7 +18,7 @@
 // Run with `npm run test:e2e -- test/e2e/inspector.e2e.test.ts`.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
@@ -28,10 +28,11 @@ import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
 import { LocalTransport } from '../../src/transports/local.ts';
 import { containerDir, GiB, MiB, nodeCapture, STRIX_HALO } from '../unit/helpers/nodeCapture.ts';
 import type { NodeSpec } from '../unit/helpers/nodeCapture.ts';
+import { gpumemLog, liveSampleLines } from './harness/outputLog.ts';
 import { ARTIFACTS_DIR, REPO_ROOT } from './harness/paths.ts';
 import { withWorkbench } from './harness/session.ts';
 import type { WorkbenchSession } from './harness/session.ts';
-import { openFile, openTabs, runCommand, SELECTORS, waitFor, webviewFrame } from './harness/workbench.ts';
+import { findWebviewFrame, openFile, openTabs, runCommand, SELECTORS, waitFor, webviewFrame } from './harness/workbench.ts';
 
 const SCENARIO_TIMEOUT_MS = 6 * 60_000;
 const INSPECT_LOCAL = 'gpumem: Inspect Local Machine';
@@ -104,19 +105,7 @@ function hostileNode(): NodeSpec {
 
 /** The inspector's webview frame (the one with the verdict banner), waiting for it to render. */
 async function inspectorFrame(page: Page, timeoutMs = 60_000): Promise<FrameLocator> {
-  const index = await waitFor(
-    'the inspector panel (a webview with #banner)',
-    async () => {
-      const count = await page.locator(SELECTORS.webviewOuter).count();
-      for (let i = 0; i < count; i++) {
-        if ((await webviewFrame(page, i).locator('#banner').count()) > 0) return i;
-      }
-      return -1;
-    },
-    (found) => found >= 0,
-    { timeoutMs, intervalMs: 300 },
-  );
-  const frame = webviewFrame(page, index);
+  const frame = await findWebviewFrame(page, '#banner', { timeoutMs });
   // The sections below the first screen are rendered right after its first paint.
   await frame.locator('html[data-complete="true"]').waitFor({ state: 'attached', timeout: 20_000 });
   return frame;
@@ -144,23 +133,8 @@ async function dataPoints(frame: FrameLocator): Promise<number> {
   return Number((await frame.locator('#live-chart').getAttribute('data-points', { timeout: 2000 })) ?? '0');
 }
 
-/** gpumem's output channel log of the session (the panel logs one line per live sample). */
-async function gpumemLog(s: WorkbenchSession): Promise<string> {
-  const logs = path.join(path.dirname(s.workspace), 'profile', 'user-data', 'logs');
-  const found: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) await walk(full);
-      else if (entry.name === 'gpumem.log' && full.includes('gpumem.gpumem')) found.push(full);
-    }
-  };
-  await walk(logs);
-  return (await Promise.all(found.map((file) => readFile(file, 'utf8')))).join('\n');
-}
-
 async function liveSamplesLogged(s: WorkbenchSession): Promise<number> {
-  return ((await gpumemLog(s)).match(/inspector: live sample \d+ of /g) ?? []).length;
+  return (await liveSampleLines(s)).length;
 }
 
 /**
@@ -198,32 +172,13 @@ async function waitForFile(file: string, timeoutMs = 20_000): Promise<string> {
 
 async function analyzeInWorkbench(s: WorkbenchSession, file: string): Promise<FrameLocator> {
   await s.step(`run "${ANALYZE_CAPTURE}" and open ${path.basename(file)}`, async () => {
-    await runCommandKeepingInput(s.page, ANALYZE_CAPTURE);
+    await runCommand(s.page, ANALYZE_CAPTURE, { opensInput: true });
     await answerFileDialog(s.page, file);
   }, 60_000);
   return s.step('the inspector panel opens', () => inspectorFrame(s.page));
 }
 
 /** Runs a palette command that opens a quick input (a dialog) of its own; the harness's runCommand waits for it to close. */
-async function runCommandKeepingInput(page: Page, title: string): Promise<void> {
-  const widget = page.locator(SELECTORS.quickInput);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (await widget.isVisible()) await page.keyboard.press('Escape');
-    await page.keyboard.press('Control+Shift+P');
-    await widget.waitFor({ state: 'visible', timeout: 10_000 });
-    await page.locator(SELECTORS.quickInputBox).fill(`>${title}`);
-    const row = page.locator(SELECTORS.quickInputRow).filter({ has: page.locator('.label-name').getByText(title, { exact: true }) }).first();
-    if (await row.waitFor({ state: 'visible', timeout: 3000 }).then(() => true, () => false)) {
-      await row.click();
-      // The palette closes, then the command's own quick input opens.
-      await page.waitForTimeout(500);
-      return;
-    }
-    if (Date.now() > deadline) throw new Error(`the command palette does not offer "${title}"`);
-  }
-}
-
 async function themeScreenshot(s: WorkbenchSession, frame: FrameLocator, theme: 'dark' | 'light' | 'hc'): Promise<void> {
   await frame.locator('#title').scrollIntoViewIfNeeded();
   await frame.locator('#memory-chart-pods canvas').waitFor({ state: 'visible' });
@@ -424,7 +379,7 @@ for (const theme of [
         // A theme change while the panel is open: the charts read the new colours and are drawn again.
         assert.equal(await frame.locator('html').getAttribute('data-theme'), 'dark');
         await s.step('Preferences: Color Theme → Default Light Modern', async () => {
-          await runCommandKeepingInput(s.page, 'Preferences: Color Theme');
+          await runCommand(s.page, 'Preferences: Color Theme', { opensInput: true });
           await s.page.locator(SELECTORS.quickInput).waitFor({ state: 'visible', timeout: 10_000 });
           // The picker labels the theme "Light Modern" (its settings id is "Default Light Modern").
           await s.page.locator(SELECTORS.quickInputBox).fill('Light Modern');

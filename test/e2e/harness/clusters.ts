@@ -123,6 +123,23 @@ export async function widenSideBar(page: Page, width: number): Promise<void> {
   await page.mouse.up();
 }
 
+/**
+ * Every text of the first webview, whitespace collapsed: unlike innerText it includes what the browser skips,
+ * i.e. the inspector's sections below the screen (content-visibility: auto) and the bodies of collapsed findings,
+ * plus the collapsibles' headings (a property the element renders in its shadow DOM).
+ */
+export async function readWebviewText(page: Page): Promise<string> {
+  const text = await webviewFrame(page).locator('body').evaluate(
+    (body) => {
+      const headings = [...body.querySelectorAll('vscode-collapsible')].map((element) => `${String((element as unknown as { heading?: unknown }).heading ?? '')}`);
+      return `${body.textContent ?? ''}\n${headings.join('\n')}`;
+    },
+    undefined,
+    { timeout: 2000 },
+  );
+  return text.replace(/\s+/g, ' ');
+}
+
 /** The text of the first webview (a Markdown preview or the inspector), non-breaking spaces as spaces. */
 export async function readPreview(page: Page): Promise<string> {
   return (await webviewFrame(page).locator('body').innerText({ timeout: 2000 })).replace(/\u00a0/g, ' ');
