@@ -21,6 +21,7 @@ import { summarizePod } from '../src/core/kube/pods.ts';
 import { comparePods, noGpuPodsItem, nodeTreeItem, otherPodsItem, podTreeItem } from '../src/core/kube/treeItems.ts';
 import { ClusterClient, nodeFieldSelector } from '../src/kube/clusterClient.ts';
 import { loadContextNodes, splitGpuPods } from '../src/kube/explorer.ts';
+import { median, MiB, ms, mib } from './stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SIMULATOR = join(HERE, '..', 'test', 'simulator', 'main.ts');
@@ -35,19 +36,10 @@ const MEMORY_PASSES = 8;
 const SETTLE_MS = 6000;
 const TARGET_LEVEL_MS = 1000;
 const TARGET_PODS_MS = 200;
-const MiB = 1024 * 1024;
 
 const gc = typeof globalThis.gc === 'function' ? globalThis.gc : () => {};
 
 // ---- helpers --------------------------------------------------------------------------------------------------
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-const ms = (value) => `${value.toFixed(1)} ms`;
-const mib = (bytes) => `${(bytes / MiB).toFixed(1)} MiB`;
 const list = (values, digits = 1) => values.map((v) => v.toFixed(digits)).join(' ');
 let sink = 0; // results feed this so no work can be optimised away
 

@@ -32,6 +32,7 @@ import { sampleFromCapture } from '../src/core/inspector/sample.ts';
 import { buildInspectorViewModel } from '../src/core/inspector/viewModel.ts';
 import { inspectorHtml, newCspNonce } from '../src/vscode/inspector/html.ts';
 import { lightNodeCapture, manyPodsNode, nodeCapture } from '../test/unit/helpers/nodeCapture.ts';
+import { median, MiB, ms, mib } from './stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -47,7 +48,6 @@ const FIRST_SCREEN = ['header', 'banner', 'memory'];
 const SAMPLES = 300;
 const SAMPLE_EVERY_MS = 2000;
 const HEAP_GROWTH_LIMIT = 256 * 1024;
-const MiB = 1024 * 1024;
 
 /** A dark theme's variables, as VS Code sets them on the webview's <html> (a subset: what the inspector reads). */
 const THEME_CSS = `:root {
@@ -60,13 +60,6 @@ const THEME_CSS = `:root {
 }
 `;
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const ms = (value) => `${value.toFixed(1)} ms`;
-const mib = (bytes) => `${(bytes / MiB).toFixed(2)} MiB`;
 
 /** Serves the panel HTML at / and the bundle under /dist/webview/; the CSP source is the server's origin. */
 async function startServer() {
@@ -328,7 +321,7 @@ export async function runInspectorBench() {
   for (const [label, value] of rows) console.log(label === '' ? '' : `${label.padEnd(width)}  ${value}`);
   console.log('');
   console.log(`${paint.pass ? 'PASS' : 'FAIL'} inspector first paint: ${ms(paint.medianMs)} median for a node with ${PODS} GPU pods (target ≤ ${PAINT_TARGET_MS} ms; header, banner and memory section in the painted frame, no CSP violation, chart painted); charts drawn at ${ms(paint.medianChartMs)} median`);
-  console.log(`${live.pass ? 'PASS' : 'FAIL'} inspector live sampling: JS heap ${mib(live.heapAfter300Bytes)} after 300 samples (10 min at 2 s), ${mib(live.heapBytes[4])} after 1200; ${(live.growth600to1200Bytes / 1024).toFixed(1)} KiB from 600 to 1200 (limit ${(HEAP_GROWTH_LIMIT / 1024).toFixed(0)} KiB), ${SAMPLES} points kept`);
+  console.log(`${live.pass ? 'PASS' : 'FAIL'} inspector live sampling: JS heap ${mib(live.heapAfter300Bytes, 2)} after 300 samples (10 min at 2 s), ${mib(live.heapBytes[4], 2)} after 1200; ${(live.growth600to1200Bytes / 1024).toFixed(1)} KiB from 600 to 1200 (limit ${(HEAP_GROWTH_LIMIT / 1024).toFixed(0)} KiB), ${SAMPLES} points kept`);
   return { date: new Date().toISOString(), chromium: version, load: { cpus: os.cpus().length, loadAverage1mStart: loadAtStart, loadAverage1mEnd: loadAtEnd }, bundleBytes, paint, live };
 }
 

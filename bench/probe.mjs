@@ -17,6 +17,7 @@ import { NODE_BODY } from '../src/core/probe/scripts/nodeScript.ts';
 import { LocalTransport } from '../src/transports/local.ts';
 import { SshTransport, sshSettingsFromConfig } from '../src/transports/ssh.ts';
 import { prng } from './corpus.mjs';
+import { median, MiB, ms } from './stats.mjs';
 
 const SEED = 0x6770756d; // "gpum", as the lint corpus
 const SSH_WARMUP = 3;
@@ -32,18 +33,10 @@ const SWEEP_TARGET = 2;
 const RUN_TIMEOUT_MS = 600_000;
 const MAX_OUTPUT = 64 * 1024 * 1024;
 const PDEV = '0000:c3:00.0'; // Strix Halo's iGPU slot, as the APU fixtures
-const MiB = 1024 * 1024;
 const CAT_ALL = 'find /proc/[0-9]*/fdinfo -type f -exec cat {} +';
 const TMPFS_MAGIC = 0x01021994;
 
 // ---- helpers --------------------------------------------------------------------------------------------------
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-const ms = (value) => `${value.toFixed(1)} ms`;
 const list = (values, digits = 0) => values.map((v) => v.toFixed(digits)).join(' ');
 const count = (text, re) => (text.match(re) ?? []).length;
 const errorText = (err) => (err instanceof Error ? err.message : String(err)).split('\n')[0];

@@ -14,6 +14,7 @@ import { generateCorpus, generateManifest } from './corpus.mjs';
 import { runProbeBench } from './probe.mjs';
 import { runInspectorBench } from './inspector.mjs';
 import { runClusterBench } from './cluster.mjs';
+import { median, percentile, MiB, mib } from './stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SEED = 0x6770756d; // "gpum"
@@ -44,20 +45,6 @@ function sampleMemory() {
 }
 
 // ---- helpers --------------------------------------------------------------------------------------------------
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-/** Nearest-rank percentile. */
-function percentile(sorted, p) {
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
-}
-
-const MiB = 1024 * 1024;
-const mib = (bytes) => `${(bytes / MiB).toFixed(1)} MiB`;
 const rate = (bytesPerSecond) => `${(bytesPerSecond / MiB).toFixed(2)} MiB/s`;
 
 let sink = 0; // results feed this so no work can be optimised away
