@@ -20,6 +20,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
+import { KUBECTL_MISSING, kubectlOnPath } from '../helpers/kubectl.ts';
 import { loadFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
 import type { ExecRecord, Simulator } from '../simulator/server.ts';
@@ -361,6 +362,43 @@ test('"Inspect Node" from the palette, then a click on a pod in the inspector se
         assert.deepEqual(rows.filter((r) => r.level <= 2 && r.expanded).map((r) => r.label), ['gpumem-demo', 'strix-node-1'], 'its context and node were expanded to show it');
         assert.equal((await openTabs(page)).filter((label) => /gpumem-pod-/.test(label)).length, 0, 'no Markdown fallback: the pod was found in the cluster');
         // The end state (test-artifacts/cluster-commands-reveal.png): the panel with the pod selected in the tree.
+      });
+    });
+  } finally {
+    await sim.close();
+  }
+});
+
+const KUBECTL = kubectlOnPath();
+
+test('"Inspect Pod" with gpumem.kubernetes.execMode "kubectl": the probe goes through the real kubectl binary, the reads stay on client-node', { timeout: SCENARIO_TIMEOUT_MS, skip: KUBECTL ? false : KUBECTL_MISSING }, async () => {
+  const sim = await startSimulator({ fixtures: loadFixtures(), roots: true });
+  try {
+    await withHome(async (home) => {
+      await writeFile(path.join(home, '.kube', 'config'), sim.kubeconfig(['admin']), { mode: 0o600 });
+      const settings = { 'gpumem.kubernetes.execMode': 'kubectl', 'gpumem.kubernetes.kubectlPath': KUBECTL };
+      await withWorkbench('cluster-commands-kubectl', { fixture: 'single', home, env: { KUBECONFIG: '' }, settings, viewport: { width: 1600, height: 1000 } }, async (s) => {
+        const { page } = s;
+        const execMark = sim.state.execs.length;
+        const requestMark = sim.state.requests.length;
+        await s.step(`run "${INSPECT_POD}" from the palette`, () => runCommand(page, INSPECT_POD, { opensInput: true, timeoutMs: 30_000 }), 45_000);
+        await s.step('the node pick', () => waitForQuickPick(page, /^Node of gpumem-demo \(GPU nodes first\)$/, { timeoutMs: 30_000 }));
+        await s.step('choose strix-node-1', () => chooseQuickPickItem(page, 'strix-node-1'));
+        await s.step('the pod pick', () => waitForQuickPick(page, /^GPU pod on strix-node-1$/, { timeoutMs: 30_000 }));
+        await s.step('choose llama-0', () => chooseQuickPickItem(page, 'llama-0'));
+        const frame = await s.step('the inspector panel opens', () => inspectorPanel(page), PROBE_TIMEOUT_MS + 30_000);
+        const panel = await readPanel(frame);
+        assert.equal(panel.title, 'gpumem inspection: kubectl exec pod default/llama-0 -c llama (context gpumem-demo)', 'the target names the kubectl transport');
+        assert.equal(panel.facts['cgroup memory'], '2 GiB of 16 GiB (v2)', 'the container probe ran in llama-0/llama');
+        const execs = await finishedExecs(sim, execMark);
+        assert.deepEqual(execs.map((e) => [e.pod, e.container, e.command.join(' '), e.user, e.result?.exitCode]), [['llama-0', 'llama', 'sh -s', 'admin', 0]]);
+        const requests = sim.state.requests.slice(requestMark);
+        const exec = requests.filter((r) => /^\/api\/v1\/namespaces\/default\/pods\/llama-0\/exec\b/.test(r.path));
+        assert.equal(exec.length, 1, 'one exec request');
+        assert.match(exec[0]?.userAgent ?? '', /^kubectl\//, `the exec came from kubectl: ${exec[0]?.userAgent}`);
+        const lists = requests.filter((r) => r.method === 'GET' && /^\/api\/v1\/nodes(\?|$)/.test(r.path));
+        assert.ok(lists.length > 0 && lists.every((r) => !/^kubectl\//.test(r.userAgent ?? '')), 'the node list (the pickers) came from client-node, not kubectl');
+        // The end state (test-artifacts/cluster-commands-kubectl.png): the panel of llama-0 probed through kubectl.
       });
     });
   } finally {

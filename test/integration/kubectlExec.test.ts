@@ -14,9 +14,9 @@
 // caches never touch the real home, and without the caller's KUBECONFIG.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { runProbe } from '../../src/core/inspection/runProbe.ts';
 import type { ExecRequest, Transport, TransportFailure } from '../../src/core/probe/transport.ts';
@@ -32,28 +32,14 @@ import { completeFixtures, loadFixtures, mergeFixtures, parseFixtures } from '..
 import { startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';
 import { eventually, transportFailure } from '../helpers/asserts.ts';
+import { KUBECTL_MISSING, kubectlOnPath } from '../helpers/kubectl.ts';
 
 const T = { timeout: 60_000 };
 const DEBUG_NS = 'gpumem-debug';
 
-/** The first executable `kubectl` on PATH. */
-function kubectlOnPath(): string | undefined {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const file = join(dir, 'kubectl');
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 const KUBECTL = kubectlOnPath();
 const NO_ROOTS = fixtureRootsUnavailable() ?? chrootUnavailable();
-const SKIP = NO_ROOTS ?? (KUBECTL ? undefined : 'needs the kubectl binary on PATH (1.30 or later: it execs over WebSocket, which the simulator speaks) to run it against the API simulator');
+const SKIP = NO_ROOTS ?? (KUBECTL ? undefined : KUBECTL_MISSING);
 
 // A pod with two containers, each with its own root, to see which one kubectl execs into.
 const PAIR_FIXTURES = `

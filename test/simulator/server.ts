@@ -158,6 +158,8 @@ export interface RequestRecord {
   user?: string;
   code?: number;
   upgrade?: boolean;
+  /** The client's User-Agent header (kubectl says "kubectl/v1.33…"), when it sent one. */
+  readonly userAgent?: string;
 }
 
 export interface SimulatorState {
@@ -962,8 +964,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   // -------------------------------------------------------------------------------------------------
   // HTTP
 
-  const logRequest = (method: string, path: string, upgrade = false): RequestRecord => {
-    const record: RequestRecord = { method, path, at: Date.now(), ...(upgrade ? { upgrade } : {}) };
+  const logRequest = (method: string, path: string, userAgent: string | undefined, upgrade = false): RequestRecord => {
+    const record: RequestRecord = { method, path, at: Date.now(), ...(upgrade ? { upgrade } : {}), ...(userAgent ? { userAgent: userAgent.slice(0, 256) } : {}) };
     requests.push(record);
     if (requests.length > 20_500) requests.splice(0, requests.length - 20_000);
     return record;
@@ -972,7 +974,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'https://simulator.invalid');
-    const record = logRequest(method, `${url.pathname}${url.search}`);
+    const record = logRequest(method, `${url.pathname}${url.search}`, req.headers['user-agent']);
     res.on('finish', () => (record.code = res.statusCode));
     res.on('close', () => (record.code ??= res.statusCode));
     if (faults.latencyMs) await sleep(faults.latencyMs);
@@ -1043,7 +1045,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     socket.on('error', () => undefined);
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'https://simulator.invalid');
-    const record = logRequest(method, `${url.pathname}${url.search}`, true);
+    const record = logRequest(method, `${url.pathname}${url.search}`, req.headers['user-agent'], true);
     const reject = (status: StatusBody): void => {
       record.code = status.code;
       rejectUpgrade(socket, status);
