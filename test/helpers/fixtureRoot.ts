@@ -152,11 +152,12 @@ export function lddPaths(binary: string): string[] {
 
 /** A root-owned, non-group/world-writable base for roots (sshd's ChrootDirectory rule). */
 export function fixtureBase(): string {
-  for (const base of ['/run', '/var/cache', '/opt', '/srv']) if (chrootSafe(base)) return base;
+  for (const base of ['/run', '/var/cache', '/opt', '/srv']) if (pathIsChrootSafe(base)) return base;
   throw new Error('no root-owned, non-writable base directory for fixture roots (/run, /var/cache, /opt, /srv)');
 }
 
-function chrootSafe(path: string): boolean {
+/** Every component of `path` is root-owned and not group/world-writable (what sshd's ChrootDirectory demands). */
+export function pathIsChrootSafe(path: string): boolean {
   let p = path;
   for (;;) {
     let st;

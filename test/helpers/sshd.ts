@@ -9,7 +9,7 @@
 //
 // What a chrooted `sh -s` needs from sshd, found by trial on OpenSSH 9.2:
 // - the chroot directory and every parent owned by root and not group- or world-writable (so not under
-//   /tmp: the roots are made under /run or another safe base, see `chrootBase()`);
+//   /tmp: the roots are made under /run or another safe base, see `fixtureBase()`);
 // - the user's login shell at its path inside the root: sshd runs `<shell> -c "sh -s"`. root's shell is
 //   /bin/bash here, which busybox does not provide, so the root gets a two-line shim
 //   `#!/bin/sh` / `exec /bin/sh "$@"` at that path;
@@ -29,13 +29,13 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fixtureBase, pathIsChrootSafe } from './fixtureRoot.ts';
 
 export const SSHD = '/usr/sbin/sshd';
 export const BUSYBOX_CANDIDATES = ['/bin/busybox', '/usr/bin/busybox'];
@@ -321,32 +321,6 @@ async function killSshd(child: ChildProcess): Promise<void> {
   live.delete(child);
 }
 
-/**
- * A base directory for chroot roots whose every component is root-owned and not group/world-writable, as
- * sshd's ChrootDirectory demands (/tmp is world-writable, so roots cannot live there).
- */
-export function chrootBase(): string {
-  for (const base of ['/run', '/var/cache', '/opt', '/srv']) {
-    if (pathIsChrootSafe(base)) return base;
-  }
-  throw new Error('no root-owned, non-writable base directory for chroot fixtures (/run, /var/cache, /opt, /srv)');
-}
-
-export function pathIsChrootSafe(path: string): boolean {
-  let p = path;
-  for (;;) {
-    let st;
-    try {
-      st = statSync(p);
-    } catch {
-      return false;
-    }
-    if (st.uid !== 0 || (st.mode & 0o022) !== 0) return false;
-    if (p === '/') return true;
-    p = dirname(p);
-  }
-}
-
 export interface ChrootRoot {
   readonly root: string;
   cleanup(): void;
@@ -359,7 +333,7 @@ export interface ChrootRoot {
 export function makeChrootRoot(files: Readonly<Record<string, string>> = {}, loginShell = currentLoginShell()): ChrootRoot {
   ensureSshTools();
   const busybox = staticBusybox() as string;
-  const root = mkdtempSync(join(chrootBase(), 'gpumem-chroot-'));
+  const root = mkdtempSync(join(fixtureBase(), 'gpumem-chroot-'));
   const cleanup = (): void => rmSync(root, { recursive: true, force: true });
   try {
     chmodSync(root, 0o755);

@@ -9,39 +9,24 @@
 // are skipped otherwise. Every server and temp directory is removed in after(), on failure too.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { release, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKey, sshUnavailableReason, startSshd } from '../helpers/sshd.ts';
 import type { KeyPair, SshdInstance } from '../helpers/sshd.ts';
+import { runCli } from '../helpers/cli.ts';
+import type { CliRun } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'src', 'cli', 'main.ts');
 const KERNEL_LOGS = join(ROOT, 'test', 'fixtures', 'kernel-logs');
 const T = { timeout: 180_000 };
 const ROOT_USER = process.getuid?.() === 0;
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** `node src/cli/main.ts …args` with the Node that runs the tests; stdin from `input`. */
-function gpumem(args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], timeout: 150_000 });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(options.input ?? '');
-  });
+/** The CLI from source (test/helpers/cli.ts); a probe may take a while on a loaded machine. */
+function gpumem(args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+  return runCli(args, { ...options, timeoutMs: 150_000 });
 }
 
 /** The syntax checkers present here: `sh -n`, `dash -n`, `busybox sh -n`. */
@@ -73,7 +58,7 @@ interface InspectionJson {
   complete: boolean;
 }
 
-function parseInspection(run: Run): InspectionJson {
+function parseInspection(run: CliRun): InspectionJson {
   try {
     return JSON.parse(run.stdout) as InspectionJson;
   } catch {
@@ -118,7 +103,7 @@ describe('probe-script', () => {
 
   test('each run has its own nonce', async () => {
     const [a, b] = await Promise.all([gpumem(['probe-script']), gpumem(['probe-script'])]);
-    const nonce = (run: Run) => /GPUMEM_NONCE='([0-9a-f]+)'/.exec(run.stdout)?.[1];
+    const nonce = (run: CliRun) => /GPUMEM_NONCE='([0-9a-f]+)'/.exec(run.stdout)?.[1];
     assert.ok(nonce(a));
     assert.notEqual(nonce(a), nonce(b));
   });
@@ -158,7 +143,7 @@ describe('probe-script', () => {
 describe('inspect --local on this machine', { skip: !ROOT_USER && 'needs root for the node view' }, () => {
   let saved: string;
   let local: InspectionJson;
-  let localRun: Run;
+  let localRun: CliRun;
 
   before(async () => {
     saved = join(work, 'local-capture.txt');
@@ -343,7 +328,7 @@ describe('inspect --ssh against OpenSSH on 127.0.0.1', { skip: SSH_SKIP }, () =>
     return file;
   }
 
-  function inspect(file: string, ...extra: string[]): Promise<Run> {
+  function inspect(file: string, ...extra: string[]): Promise<CliRun> {
     return gpumem(['inspect', '--ssh', `root@127.0.0.1:${sshd.port}`, '-i', client.privateKeyPath, '--known-hosts', file, '--format', 'json', ...extra], { env });
   }
 

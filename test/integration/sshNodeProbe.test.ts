@@ -8,9 +8,9 @@ import { dirname, join } from 'node:path';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { runProbe } from '../../src/core/inspection/runProbe.ts';
 import { SshTransport } from '../../src/transports/ssh.ts';
-import { buildApuNode, buildHamiNode, GiB } from '../helpers/fixtureRoot.ts';
+import { buildApuNode, buildHamiNode, GiB, pathIsChrootSafe } from '../helpers/fixtureRoot.ts';
 import type { Fixture } from '../helpers/fixtureRoot.ts';
-import { currentLoginShell, generateKey, pathIsChrootSafe, sshUnavailableReason, startSshd, tempDir } from '../helpers/sshd.ts';
+import { currentLoginShell, generateKey, sshUnavailableReason, startSshd, tempDir } from '../helpers/sshd.ts';
 import type { SshdInstance } from '../helpers/sshd.ts';
 
 const unavailable = sshUnavailableReason();

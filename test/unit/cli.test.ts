@@ -3,7 +3,6 @@
 // --headroom / --config, and the rules / --version / --help commands.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,31 +10,16 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { RULES } from '../../src/core/rules/catalog.ts';
+import { runCli } from '../helpers/cli.ts';
+import type { CliRun } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'src', 'cli', 'main.ts');
 const STRIX_DEMO = join(ROOT, 'demo', 'workspace', 'strix-halo-llm.yaml');
 const SARIF_SCHEMA = join(ROOT, 'node_modules', '@microsoft', 'jest-sarif', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json');
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs `node src/cli/main.ts …args` with the pinned Node that runs the tests; never through a shell. */
-function gpumem(args: readonly string[], options: { cwd?: string; input?: string } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'], timeout: 60_000 });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(options.input ?? '');
-  });
+/** The CLI from source (test/helpers/cli.ts), with this file's deadline. */
+function gpumem(args: readonly string[], options: { cwd?: string; input?: string } = {}): Promise<CliRun> {
+  return runCli(args, { ...options, timeoutMs: 60_000 });
 }
 
 interface JsonFinding {
@@ -53,7 +37,7 @@ interface JsonFinding {
   container: string | null;
 }
 
-function parseJson(run: Run): JsonFinding[] {
+function parseJson(run: CliRun): JsonFinding[] {
   const parsed = JSON.parse(run.stdout) as unknown;
   assert.ok(Array.isArray(parsed), 'one JSON array');
   return parsed as JsonFinding[];
@@ -529,7 +513,7 @@ describe('paths', () => {
 });
 
 describe('--headroom and --config', () => {
-  const ruleIds = (run: Run) => parseJson(run).map((f) => `${f.ruleId}:${f.severity}`);
+  const ruleIds = (run: CliRun) => parseJson(run).map((f) => `${f.ruleId}:${f.severity}`);
 
   test('the defaults on the Strix Halo demo', async () => {
     const run = await gpumem(['lint', STRIX_DEMO, '--format', 'json']);

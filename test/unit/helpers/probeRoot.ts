@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { lddPaths } from '../../helpers/fixtureRoot.ts';
 
 export const BUSYBOX = ['/bin/busybox', '/usr/bin/busybox'].find((path) => existsSync(path));
 export const DASH = ['/bin/dash', '/usr/bin/dash'].find((path) => existsSync(path));
@@ -33,17 +34,6 @@ function copyInto(root: string, path: string): void {
   mkdirSync(dirname(dest), { recursive: true });
   if (!existsSync(dest)) copyFileSync(path, dest);
   chmodSync(dest, statSync(path).mode & 0o7777);
-}
-
-/** The absolute library paths `ldd` lists for a binary. */
-export function lddPaths(binary: string): string[] {
-  const out = spawnSync('ldd', [binary], { encoding: 'utf8' }).stdout ?? '';
-  const paths: string[] = [];
-  for (const line of out.split('\n')) {
-    const match = /=>\s*(\/\S+)/.exec(line) ?? /^\s*(\/\S+)\s+\(/.exec(line);
-    if (match?.[1]) paths.push(match[1]);
-  }
-  return paths;
 }
 
 /** Copy a library or binary, and if it is reached through a symlink, recreate the link too. */
