@@ -21,7 +21,7 @@ import { summarizePod } from '../src/core/kube/pods.ts';
 import { comparePods, noGpuPodsItem, nodeTreeItem, otherPodsItem, podTreeItem } from '../src/core/kube/treeItems.ts';
 import { ClusterClient, nodeFieldSelector } from '../src/kube/clusterClient.ts';
 import { loadContextNodes, splitGpuPods } from '../src/kube/explorer.ts';
-import { median, MiB, ms, mib } from './stats.mjs';
+import { median, MiB, ms, mib, list, rotated, timed } from './stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SIMULATOR = join(HERE, '..', 'test', 'simulator', 'main.ts');
@@ -40,20 +40,7 @@ const TARGET_PODS_MS = 200;
 const gc = typeof globalThis.gc === 'function' ? globalThis.gc : () => {};
 
 // ---- helpers --------------------------------------------------------------------------------------------------
-const list = (values, digits = 1) => values.map((v) => v.toFixed(digits)).join(' ');
 let sink = 0; // results feed this so no work can be optimised away
-
-async function timed(fn) {
-  const start = performance.now();
-  const value = await fn();
-  return { ms: performance.now() - start, value };
-}
-
-/** Rotates `ops` by `round` so no measurement always runs first (or right after a given other one). */
-function rotated(ops, round) {
-  const k = round % ops.length;
-  return [...ops.slice(k), ...ops.slice(0, k)];
-}
 
 /** The simulator in a child process; resolves once it listens and has written its kubeconfig. */
 async function startSimulatorProcess(dir) {

@@ -17,7 +17,7 @@ import { NODE_BODY } from '../src/core/probe/scripts/nodeScript.ts';
 import { LocalTransport } from '../src/transports/local.ts';
 import { SshTransport, sshSettingsFromConfig } from '../src/transports/ssh.ts';
 import { prng } from './corpus.mjs';
-import { median, MiB, ms } from './stats.mjs';
+import { median, MiB, ms, list, rotated, timed } from './stats.mjs';
 
 const SEED = 0x6770756d; // "gpum", as the lint corpus
 const SSH_WARMUP = 3;
@@ -37,21 +37,8 @@ const CAT_ALL = 'find /proc/[0-9]*/fdinfo -type f -exec cat {} +';
 const TMPFS_MAGIC = 0x01021994;
 
 // ---- helpers --------------------------------------------------------------------------------------------------
-const list = (values, digits = 0) => values.map((v) => v.toFixed(digits)).join(' ');
 const count = (text, re) => (text.match(re) ?? []).length;
 const errorText = (err) => (err instanceof Error ? err.message : String(err)).split('\n')[0];
-
-async function timed(fn) {
-  const start = performance.now();
-  const value = await fn();
-  return { ms: performance.now() - start, value };
-}
-
-/** Rotates `ops` by `round` so no measurement always runs first (or right after a given other one). */
-function rotated(ops, round) {
-  const k = round % ops.length;
-  return [...ops.slice(k), ...ops.slice(0, k)];
-}
 
 function spawnWait(file, args) {
   return new Promise((resolve, reject) => {

@@ -15,3 +15,19 @@ export function percentile(sorted, p) {
 
 export const ms = (value) => `${value.toFixed(1)} ms`;
 export const mib = (bytes, digits = 1) => `${(bytes / MiB).toFixed(digits)} MiB`;
+
+/** Numbers as one line of text, `digits` decimals each. */
+export const list = (values, digits) => values.map((v) => v.toFixed(digits)).join(' ');
+
+/** Runs `fn`, returning its value and how long it took. */
+export async function timed(fn) {
+  const start = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - start, value };
+}
+
+/** Rotates `ops` by `round` so no measurement always runs first (or right after a given other one). */
+export function rotated(ops, round) {
+  const k = round % ops.length;
+  return [...ops.slice(k), ...ops.slice(0, k)];
+}
