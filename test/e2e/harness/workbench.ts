@@ -115,7 +115,13 @@ async function pickFromQuickInput(page: Page, key: string, text: string, label: 
   let offered: string[] = [];
   for (let attempt = 1; ; attempt++) {
     const input = await openQuickInput(page, key, Math.max(1000, deadline - Date.now()));
-    await input.fill(text);
+    // Focus can still move after the widget shows (a webview tab just clicked takes focus late), and
+    // the quick input closes on blur, inert during its close animation: open it again.
+    const filled = await input.fill(text, { timeout: Math.min(3000, Math.max(500, deadline - Date.now())) }).then(() => true, (error: unknown) => error);
+    if (filled !== true) {
+      if (Date.now() > deadline) throw new Error(`${what}: could not type "${text}" after ${attempt} tries in ${timeout / 1000} s: ${filled instanceof Error ? filled.message.split('\n')[0] : String(filled)}`);
+      continue;
+    }
     const row = quickInputRow(page, label).first();
     const found = await row
       .waitFor({ state: 'visible', timeout: Math.min(attempt === 1 ? 1500 : 3000, Math.max(500, deadline - Date.now())) })
