@@ -15,7 +15,8 @@ import { runProbe } from '../src/core/inspection/runProbe.ts';
 import { buildProbeScript, newNonce } from '../src/core/probe/script.ts';
 import { NODE_BODY } from '../src/core/probe/scripts/nodeScript.ts';
 import { LocalTransport } from '../src/transports/local.ts';
-import { SshTransport, sshSettingsFromConfig } from '../src/transports/ssh.ts';
+import { SshTransport } from '../src/transports/ssh.ts';
+import { sshSettingsFromConfig } from '../src/transports/sshUserConfig.ts';
 import { prng } from './corpus.mjs';
 import { median, MiB, ms, list, rotated, timed } from './stats.mjs';
 

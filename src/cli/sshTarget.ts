@@ -1,7 +1,8 @@
 // Turns the CLI's --ssh destination into an SSH transport through ~/.ssh/config, as OpenSSH would.
 // An unknown host key is refused unless --accept-new; a changed key is always refused (by the transport).
 import type { Transport } from '../core/probe/transport.ts';
-import { defaultSshEnv, readUserSshConfig, sshSettingsFromConfig, SshTransport } from '../transports/ssh.ts';
+import { SshTransport } from '../transports/ssh.ts';
+import { defaultSshEnv, readUserSshConfig, sshSettingsFromConfig } from '../transports/sshUserConfig.ts';
 import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 

@@ -1,5 +1,6 @@
 // The SSH transport: one ssh2 connection per inspection (through ProxyJump hops when configured), on which
 // each run() opens a session channel, execs the constant command `sh -s` and writes the script to its stdin.
+// Authentication lives in sshAuth.ts, reading ~/.ssh/config in sshUserConfig.ts.
 //
 // Security rules:
 // - Host keys are checked against known_hosts (user files, then global ones) for every hop. A changed or
@@ -25,31 +26,19 @@
 //    its session id leads to all its children. All runs of this connection that are still in flight are
 //    stopped with it (an inspection runs one at a time).
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { homedir, hostname, userInfo } from 'node:os';
 import { dirname } from 'node:path';
 import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
-import type {
-  AnyAuthMethod,
-  AuthenticationType,
-  Client as SshClient,
-  ClientChannel,
-  ConnectConfig,
-  NextAuthHandler,
-  ParsedKey,
-  SignCallback,
-  SigningRequestOptions,
-} from 'ssh2';
+import type { Client as SshClient, ClientChannel, ConnectConfig } from 'ssh2';
 import type { ExecRequest, ExecResult, Transport, TransportFailure } from '../core/probe/transport.ts';
 import { TransportError } from '../core/probe/transport.ts';
 import { OutputBuffer } from './local.ts';
 import { appendKnownHost, blobKeyType, checkHostKey, fingerprintSha256, knownHostName, knownKeyTypes } from './knownHosts.ts';
 import type { HostKeyCheck } from './knownHosts.ts';
-import { parseSshDestination, resolveSshHost } from './sshConfig.ts';
-import type { ResolveOptions, SshDestination, SshEnv, SshIncludeFile, StrictHostKeyChecking } from './sshConfig.ts';
+import type { StrictHostKeyChecking } from './sshConfig.ts';
+import { AuthPlan } from './sshAuth.ts';
 
-const { Client, BaseAgent, utils } = ssh2;
+const { Client } = ssh2;
 
 /** The constant remote command. The script goes to its stdin; nothing from data reaches a command line. */
 export const REMOTE_COMMAND = 'sh -s';
@@ -689,248 +678,9 @@ function socketDetail(err: Error, hop: SshHop): string {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Authentication
-
-interface Attempt {
-  label: string;
-  result: string | undefined;
-}
-
-/** Offers the hop's keys one by one through ssh2's authHandler, and remembers what happened for the error. */
-class AuthPlan {
-  readonly #hop: SshHop;
-  readonly #options: SshTransportOptions;
-  readonly #timer: PausableTimer;
-  readonly #log: (line: string) => void;
-  #fileIndex = 0;
-  #agentTried = false;
-  readonly #attempts: Attempt[] = [];
-  readonly #skipped: string[] = [];
-  #serverMethods: string[] | null = null;
-  readonly #unlocked = new Map<string, Promise<ParsedKey | null>>();
-
-  constructor(hop: SshHop, options: SshTransportOptions, timer: PausableTimer, log: (line: string) => void) {
-    this.#hop = hop;
-    this.#options = options;
-    this.#timer = timer;
-    this.#log = log;
-  }
-
-  readonly handler = (methodsLeft: AuthenticationType[] | null, _partial: boolean | null, next: NextAuthHandler): void => {
-    const last = this.#attempts[this.#attempts.length - 1];
-    if (last && last.result === undefined) last.result = 'refused';
-    if (methodsLeft) this.#serverMethods = methodsLeft;
-    const done = next as unknown as (m: AnyAuthMethod | false) => void;
-    if (methodsLeft && !methodsLeft.includes('publickey')) {
-      done(false);
-      return;
-    }
-    this.#next().then(
-      (method) => done(method ?? false),
-      (err: unknown) => {
-        this.#skipped.push(`internal error: ${errorMessage(err)}`);
-        done(false);
-      },
-    );
-  };
-
-  noteError(message: string): void {
-    const last = this.#attempts[this.#attempts.length - 1];
-    if (!last) return;
-    // Messages from ssh2 or from DeferredKeyAgent: no secrets in either.
-    if (/Failed to connect to agent/i.test(message)) last.result = 'agent not reachable';
-    else if (/no passphrase|passphrase not given/i.test(message)) last.result = 'the server accepted the key but no passphrase was given';
-    else last.result = message;
-  }
-
-  describe(): string {
-    const parts: string[] = [];
-    if (this.#attempts.length === 0) {
-      parts.push('no key to offer');
-    } else {
-      parts.push(`tried ${this.#attempts.map((a) => `${a.label} (${a.result ?? 'refused'})`).join(', ')}`);
-    }
-    if (this.#skipped.length > 0) parts.push(`skipped ${this.#skipped.join(', ')}`);
-    if (!this.#hop.agent && !this.#hop.identitiesOnly) parts.push('no agent (SSH_AUTH_SOCK is not set)');
-    if (this.#serverMethods) parts.push(`the server accepts: ${this.#serverMethods.join(', ') || 'nothing'}`);
-    return parts.join('; ');
-  }
-
-  async #next(): Promise<AnyAuthMethod | null> {
-    const username = this.#hop.user;
-    while (this.#fileIndex < this.#hop.identityFiles.length) {
-      const file = this.#hop.identityFiles[this.#fileIndex++] as string;
-      const method = await this.#fromFile(file, username);
-      if (method) return method;
-    }
-    if (!this.#agentTried && this.#hop.agent && !this.#hop.identitiesOnly) {
-      this.#agentTried = true;
-      this.#attempts.push({ label: `the agent at ${this.#hop.agent}`, result: undefined });
-      this.#log('trying the agent');
-      return { type: 'agent', username, agent: this.#hop.agent };
-    }
-    return null;
-  }
-
-  async #fromFile(file: string, username: string): Promise<AnyAuthMethod | null> {
-    let data: Buffer;
-    try {
-      data = await readFile(file);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT') this.#skipped.push(`${file} (${code ?? 'unreadable'})`);
-      return null;
-    }
-    const parsed = firstKey(utils.parseKey(data));
-    if (!(parsed instanceof Error)) {
-      if (!parsed.isPrivateKey()) {
-        this.#skipped.push(`${file} (not a private key)`);
-        return null;
-      }
-      this.#attempts.push({ label: `key ${file}`, result: undefined });
-      this.#log(`offering key ${file}`);
-      return { type: 'publickey', username, key: parsed };
-    }
-    if (!/no passphrase given/i.test(parsed.message)) {
-      this.#skipped.push(`${file} (unsupported key format)`);
-      return null;
-    }
-    // Encrypted.
-    const publicKey = await encryptedKeyPublicHalf(file, data);
-    if (publicKey) {
-      this.#attempts.push({ label: `encrypted key ${file}`, result: undefined });
-      this.#log(`offering encrypted key ${file} (passphrase only if the server accepts it)`);
-      return { type: 'agent', username, agent: new DeferredKeyAgent(publicKey, () => this.#unlock(file, data)) };
-    }
-    const key = await this.#unlock(file, data);
-    if (!key) {
-      this.#skipped.push(`${file} (encrypted, no passphrase given)`);
-      return null;
-    }
-    this.#attempts.push({ label: `key ${file}`, result: undefined });
-    this.#log(`offering key ${file}`);
-    return { type: 'publickey', username, key };
-  }
-
-  #unlock(file: string, data: Buffer): Promise<ParsedKey | null> {
-    let p = this.#unlocked.get(file);
-    if (!p) {
-      p = this.#askAndDecrypt(file, data);
-      this.#unlocked.set(file, p);
-    }
-    return p;
-  }
-
-  async #askAndDecrypt(file: string, data: Buffer): Promise<ParsedKey | null> {
-    const ask = this.#options.passphrase;
-    if (!ask) return null;
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      this.#timer.pause();
-      let pass: string | undefined;
-      try {
-        pass = await ask(file, attempt);
-      } finally {
-        this.#timer.resume();
-      }
-      if (pass === undefined || pass === null) return null;
-      const key = firstKey(utils.parseKey(data, pass));
-      if (!(key instanceof Error) && key.isPrivateKey()) return key;
-      this.#log(`wrong passphrase for ${file} (attempt ${attempt})`);
-    }
-    return null;
-  }
-}
-
-function firstKey(result: ParsedKey | ParsedKey[] | Error): ParsedKey | Error {
-  if (Array.isArray(result)) return result[0] ?? new Error('no key in file');
-  return result;
-}
-
-/**
- * The public half of an encrypted private key: from `<file>.pub`, or from the clear header of an
- * `openssh-key-v1` file (which stores the public key unencrypted). null when neither is available.
- */
-async function encryptedKeyPublicHalf(file: string, data: Buffer): Promise<ParsedKey | null> {
-  const header = opensshPublicBlob(data.toString('latin1'));
-  if (header) {
-    const type = blobKeyType(header);
-    if (type) {
-      const key = firstKey(utils.parseKey(`${type} ${header.toString('base64')}`));
-      if (!(key instanceof Error)) return key;
-    }
-  }
-  try {
-    const pub = firstKey(utils.parseKey(await readFile(`${file}.pub`)));
-    if (!(pub instanceof Error)) return pub;
-  } catch {
-    // no .pub
-  }
-  return null;
-}
-
-/** The first public key blob of an `-----BEGIN OPENSSH PRIVATE KEY-----` file, or null. */
-export function opensshPublicBlob(text: string): Buffer | null {
-  const m = /-----BEGIN OPENSSH PRIVATE KEY-----([\s\S]*?)-----END OPENSSH PRIVATE KEY-----/.exec(text);
-  if (!m) return null;
-  const bin = Buffer.from((m[1] as string).replace(/\s+/g, ''), 'base64');
-  const magic = 'openssh-key-v1\0';
-  if (bin.subarray(0, magic.length).toString('latin1') !== magic) return null;
-  let pos = magic.length;
-  const readString = (): Buffer | null => {
-    if (pos + 4 > bin.length) return null;
-    const len = bin.readUInt32BE(pos);
-    pos += 4;
-    if (pos + len > bin.length) return null;
-    const s = bin.subarray(pos, pos + len);
-    pos += len;
-    return s;
-  };
-  if (!readString() || !readString() || !readString()) return null; // cipher, kdf, kdf options
-  if (pos + 4 > bin.length || bin.readUInt32BE(pos) < 1) return null;
-  pos += 4;
-  return readString();
-}
-
-/**
- * A one-key "agent" for an encrypted key file: it offers the public key, and decrypts the private key (asking
- * the passphrase) only when the server accepted the public key and a signature is needed.
- */
-class DeferredKeyAgent extends BaseAgent<ParsedKey> {
-  readonly #publicKey: ParsedKey;
-  readonly #unlock: () => Promise<ParsedKey | null>;
-
-  constructor(publicKey: ParsedKey, unlock: () => Promise<ParsedKey | null>) {
-    super();
-    this.#publicKey = publicKey;
-    this.#unlock = unlock;
-  }
-
-  getIdentities(cb: (err?: Error | null, keys?: ParsedKey[]) => void): void {
-    cb(null, [this.#publicKey]);
-  }
-
-  sign(_pubKey: ParsedKey, data: Buffer, options: SigningRequestOptions | SignCallback, cb?: SignCallback): void {
-    const callback = (typeof options === 'function' ? options : cb) as SignCallback;
-    const hash = typeof options === 'object' && options !== null ? options.hash : undefined;
-    this.#unlock().then(
-      (key) => {
-        if (!key) {
-          callback(new Error('passphrase not given'));
-          return;
-        }
-        const signature = key.sign(data, hash) as Buffer | Error;
-        if (signature instanceof Error) callback(new Error('could not sign with the key'));
-        else callback(null, signature);
-      },
-      () => callback(new Error('could not decrypt the key')),
-    );
-  }
-}
-
-// ------------------------------------------------------------------------------------------------
 // Helpers
 
-class PausableTimer {
+export class PausableTimer {
   readonly #onFire: () => void;
   #remaining: number;
   #startedAt = 0;
@@ -982,134 +732,6 @@ async function readTextOrEmpty(file: string): Promise<string> {
   }
 }
 
-function errorMessage(err: unknown): string {
+export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-// ------------------------------------------------------------------------------------------------
-// From ~/.ssh/config to transport options
-
-/** The local user's environment for config resolution. */
-export function defaultSshEnv(env: NodeJS.ProcessEnv = process.env): SshEnv {
-  let user = env.USER ?? env.LOGNAME ?? '';
-  let uid: number | undefined;
-  try {
-    const info = userInfo();
-    user ||= info.username;
-    uid = info.uid;
-  } catch {
-    // no passwd entry
-  }
-  const out: { -readonly [K in keyof SshEnv]: SshEnv[K] } = { home: env.HOME || homedir(), user, localHostname: hostname() };
-  if (uid !== undefined && uid >= 0) out.uid = uid;
-  if (env.SSH_AUTH_SOCK) out.authSock = env.SSH_AUTH_SOCK;
-  return out;
-}
-
-/** Reads the files an Include pattern names, with `*` and `?` in any path component, in lexical order. */
-export function readIncludeFromDisk(absolutePattern: string): SshIncludeFile[] {
-  const parts = absolutePattern.split('/').filter((p) => p !== '');
-  let paths = [''];
-  for (const part of parts) {
-    const next: string[] = [];
-    for (const base of paths) {
-      if (!/[*?]/.test(part)) {
-        next.push(`${base}/${part}`);
-        continue;
-      }
-      let names: string[] = [];
-      try {
-        names = readdirSync(base === '' ? '/' : base).sort();
-      } catch {
-        continue;
-      }
-      const re = new RegExp(`^${part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
-      for (const n of names) if (re.test(n) && (!n.startsWith('.') || part.startsWith('.'))) next.push(`${base}/${n}`);
-    }
-    paths = next;
-  }
-  const out: SshIncludeFile[] = [];
-  for (const path of paths) {
-    try {
-      if (!statSync(path).isFile()) continue;
-      out.push({ path, text: readFileSync(path, 'utf8') });
-    } catch {
-      // missing files are ignored, as glob(3) would not list them
-    }
-  }
-  return out;
-}
-
-/** ~/.ssh/config's text ('' when missing) and a reader for its Include lines. */
-export function readUserSshConfig(env: SshEnv): { text: string; path: string; resolve: ResolveOptions } {
-  const path = `${env.home.replace(/\/+$/, '')}/.ssh/config`;
-  let text = '';
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    // no config
-  }
-  return { text, path, resolve: { readInclude: readIncludeFromDisk } };
-}
-
-export type SshConnectionSettings = Omit<SshTransportOptions, 'confirmUnknownHost' | 'passphrase' | 'log'>;
-
-/**
- * Turns a destination (`alias`, `[user@]host[:port]`) into transport options via the ssh config: HostName,
- * User, Port, IdentityFile (after `extraIdentityFiles`, e.g. the CLI's `-i`, as OpenSSH puts -i first),
- * ProxyJump (each jump host itself resolved through the config, recursively), known_hosts settings,
- * ConnectTimeout and ServerAlive*.
- */
-export function sshSettingsFromConfig(
-  destination: string,
-  configText: string,
-  env: SshEnv,
-  resolve: ResolveOptions = {},
-  extraIdentityFiles: readonly string[] = [],
-): { settings: SshConnectionSettings; warnings: string[] } {
-  const dest = parseSshDestination(destination);
-  if (!dest) throw new Error(`"${destination}" is not a valid SSH destination ([user@]host[:port])`);
-  const warnings: string[] = [];
-  const hopFor = (d: SshDestination, extra: readonly string[]): { hop: SshHop; jumps: SshDestination[] } => {
-    const s = resolveSshHost(d.host, configText, env, resolve);
-    for (const w of s.warnings) if (!warnings.includes(w)) warnings.push(w);
-    const identityFiles = extra.length > 0 ? [...extra, ...(s.identityFilesConfigured ? s.identityFiles : [])] : s.identityFiles;
-    const hop: SshHop = {
-      host: s.hostName,
-      port: d.port ?? s.port,
-      user: d.user ?? s.user,
-      identityFiles,
-      agent: s.identityAgent,
-      identitiesOnly: s.identitiesOnly,
-    };
-    return { hop, jumps: [...s.proxyJump] };
-  };
-  const targetResolved = hopFor(dest, extraIdentityFiles);
-  const jumps: SshHop[] = [];
-  const expand = (list: readonly SshDestination[], depth: number, seen: Set<string>): void => {
-    for (const d of list) {
-      const key = `${d.user ?? ''}@${d.host}:${d.port ?? ''}`;
-      if (depth > 8 || seen.has(key)) {
-        warnings.push(`ProxyJump loop or chain too deep at ${d.host}; stopped there`);
-        continue;
-      }
-      const r = hopFor(d, []);
-      expand(r.jumps, depth + 1, new Set([...seen, key]));
-      jumps.push(r.hop);
-    }
-  };
-  expand(targetResolved.jumps, 0, new Set());
-  const s = resolveSshHost(dest.host, configText, env, resolve);
-  const settings: { -readonly [K in keyof SshConnectionSettings]: SshConnectionSettings[K] } = {
-    target: targetResolved.hop,
-    jumps,
-    knownHostsFiles: s.userKnownHostsFiles,
-    globalKnownHostsFiles: s.globalKnownHostsFiles,
-    strictHostKeyChecking: s.strictHostKeyChecking,
-    hashKnownHosts: s.hashKnownHosts,
-  };
-  if (s.connectTimeout !== undefined && s.connectTimeout > 0) settings.connectTimeoutMs = s.connectTimeout * 1000;
-  if (s.serverAliveInterval !== undefined) settings.keepaliveIntervalMs = s.serverAliveInterval * 1000;
-  if (s.serverAliveCountMax !== undefined) settings.keepaliveCountMax = s.serverAliveCountMax;
-  return { settings, warnings };
 }

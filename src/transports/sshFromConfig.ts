@@ -4,9 +4,10 @@
 // decided, so they pass that policy and the prompts in: VS Code asks in a modal (Inspect SSH Host…,
 // Inspect Node over SSH), the CLI refuses unless --accept-new (src/cli/sshTarget.ts).
 // A changed or revoked host key is refused by the transport whatever the policy says.
-import { defaultSshEnv, readUserSshConfig, sshSettingsFromConfig, SshTransport } from './ssh.ts';
+import { SshTransport } from './ssh.ts';
 import type { SshTransportOptions } from './ssh.ts';
 import type { ResolveOptions, SshEnv, StrictHostKeyChecking } from './sshConfig.ts';
+import { defaultSshEnv, readUserSshConfig, sshSettingsFromConfig } from './sshUserConfig.ts';
 
 /** An ssh config as text, where it came from (for warnings), and how its Include lines are read. */
 export interface SshConfigSource {

@@ -1,7 +1,7 @@
 // The SSH Hosts view: hosts from the gpumem.ssh.hosts setting and the Host entries of ~/.ssh/config.
 import * as vscode from 'vscode';
 import { listSshHosts } from '../transports/sshConfig.ts';
-import { defaultSshEnv, readUserSshConfig, readIncludeFromDisk } from '../transports/ssh.ts';
+import { defaultSshEnv, readUserSshConfig, readIncludeFromDisk } from '../transports/sshUserConfig.ts';
 
 export type SshHostSource = { readonly kind: 'setting' } | { readonly kind: 'ssh-config'; readonly file: string; readonly line: number };
 

@@ -17,8 +17,9 @@ import type { Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import { TransportError } from '../../src/core/probe/transport.ts';
 import type { ExecRequest, TransportFailure } from '../../src/core/probe/transport.ts';
-import { SshTransport, sshSettingsFromConfig } from '../../src/transports/ssh.ts';
+import { SshTransport } from '../../src/transports/ssh.ts';
 import type { SshHop, SshTransportOptions } from '../../src/transports/ssh.ts';
+import { sshSettingsFromConfig } from '../../src/transports/sshUserConfig.ts';
 import {
   ensureSshTools,
   freePort,

@@ -19,7 +19,7 @@ import {
   splitConfigWords,
 } from '../../src/transports/sshConfig.ts';
 import type { SshEnv, SshIncludeFile } from '../../src/transports/sshConfig.ts';
-import { readIncludeFromDisk, sshSettingsFromConfig } from '../../src/transports/ssh.ts';
+import { readIncludeFromDisk, sshSettingsFromConfig } from '../../src/transports/sshUserConfig.ts';
 
 const ENV: SshEnv = { home: '/home/ana', user: 'ana', uid: 1000, localHostname: 'laptop.example.org', authSock: '/run/agent.sock' };
 const haveSsh = ['/usr/bin/ssh', '/bin/ssh'].some((p) => existsSync(p));
