@@ -1,5 +1,5 @@
 // The unaccounted-memory and kernel-alignment verdicts on hand-built node captures (the format the node
-// probe prints, built with test/unit/helpers/captureText.ts), through analyzeCapture as the CLI and VS Code
+// probe prints, built with test/unit/helpers/nodeCapture.ts), through analyzeCapture as the CLI and VS Code
 // run them; and the reports on hostile names: the Markdown report renders them inert, the text report
 // carries no control characters, JSON keeps them exact.
 //
@@ -18,137 +18,12 @@ import { formatBytes } from '../../src/core/quantity.ts';
 import { kernelAlignmentChecks } from '../../src/core/verdicts/kernelAlignment.ts';
 import { MIN_HEADROOM_SHARE, nodeAccounting, podAccounting, unaccountedMemoryVerdicts } from '../../src/core/verdicts/unaccountedMemory.ts';
 import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
-import type { SectionSpec } from './helpers/captureText.ts';
 import { captureText, procRecord } from './helpers/captureText.ts';
-
-const MiB = 1024 ** 2;
-const GiB = 1024 ** 3;
-const CG = '/sys/fs/cgroup';
+import type { GpuSpec, NodeSpec } from './helpers/nodeCapture.ts';
+import { containerDir, GiB, MiB, nodeCapture, STRIX_HALO } from './helpers/nodeCapture.ts';
 
 // ------------------------------------------------------------------------------------------------
-// A node capture builder
-
-interface FdSpec {
-  readonly fd: number;
-  readonly client: string;
-  readonly gtt: number;
-  readonly vram?: number;
-  readonly pdev?: string;
-}
-interface ProcSpec {
-  readonly pid: number;
-  readonly comm: string;
-  readonly fds: readonly FdSpec[];
-}
-interface PodSpec {
-  readonly uid: string;
-  readonly qos?: 'burstable' | 'besteffort' | 'guaranteed';
-  readonly current: number;
-  readonly max: number | 'max';
-  readonly events?: string;
-  readonly processes?: readonly ProcSpec[];
-  readonly dmem?: { readonly current?: string; readonly low?: string; readonly min?: string };
-}
-interface GpuSpec {
-  readonly card: string;
-  readonly vendor: string;
-  readonly device: string;
-  readonly gttTotal?: number;
-  readonly gttUsed?: number;
-  readonly vramTotal?: number;
-  readonly vramUsed?: number;
-}
-interface NodeSpec {
-  readonly kernel: string;
-  readonly memTotal: number;
-  readonly memAvailable?: number;
-  readonly gpuActive?: number;
-  readonly mode?: 'v2' | 'v1' | 'hybrid';
-  /** Root cgroup.controllers (v2). */
-  readonly controllers?: string;
-  readonly subtree?: { readonly root?: string; readonly kubepods?: string; readonly burstable?: string };
-  readonly dmemCapacity?: string;
-  readonly gpus?: readonly GpuSpec[];
-  readonly pods?: readonly PodSpec[];
-  readonly kernelLog?: string;
-  readonly modparams?: readonly (readonly [string, string])[];
-}
-
-const STRIX_HALO: GpuSpec = { card: 'card1', vendor: '0x1002', device: '0x1586', gttTotal: 96 * GiB, gttUsed: 38 * GiB, vramTotal: 512 * MiB, vramUsed: 300 * MiB };
-
-function podDir(pod: PodSpec): string {
-  const qos = pod.qos ?? 'burstable';
-  const uid = pod.uid.replace(/-/g, '_');
-  return qos === 'guaranteed' ? `/kubepods.slice/kubepods-pod${uid}.slice` : `/kubepods.slice/kubepods-${qos}.slice/kubepods-${qos}-pod${uid}.slice`;
-}
-
-function containerDir(pod: PodSpec, index: number): string {
-  return `${podDir(pod)}/cri-containerd-${String(index).repeat(64).slice(0, 64)}.scope`;
-}
-
-function fdinfo(fd: FdSpec): string {
-  return [
-    'pos:\t0', 'flags:\t02100002', 'mnt_id:\t26', `ino:\t${1000 + fd.fd}`, 'drm-driver:\tamdgpu', `drm-client-id:\t${fd.client}`, `drm-pdev:\t${fd.pdev ?? '0000:c5:00.0'}`, 'pasid:\t32790',
-    `drm-total-gtt:\t${fd.gtt}`, `drm-resident-gtt:\t${fd.gtt}`, `drm-total-vram:\t${fd.vram ?? 0}`, `drm-resident-vram:\t${fd.vram ?? 0}`,
-    `drm-memory-vram:\t${Math.floor((fd.vram ?? 0) / 1024)} KiB`, `drm-memory-gtt: \t${Math.floor(fd.gtt / 1024)} KiB`, 'drm-memory-cpu: \t0 KiB',
-  ].join('\n') + '\n';
-}
-
-function nodeCapture(spec: NodeSpec): string {
-  const mode = spec.mode ?? 'v2';
-  const meminfo = [`MemTotal:       ${spec.memTotal / 1024} kB`, `MemAvailable:   ${(spec.memAvailable ?? spec.memTotal / 2) / 1024} kB`, ...(spec.gpuActive !== undefined ? [`GPUActive:      ${spec.gpuActive / 1024} kB`, 'GPUReclaim:        65536 kB'] : [])].join('\n') + '\n';
-  const vmstat = `oom_kill 1\n${spec.gpuActive !== undefined ? `nr_gpu_active ${spec.gpuActive / 4096}\nnr_gpu_reclaim 16384\n` : ''}`;
-  const memRoot = mode === 'v2' ? CG : `${CG}/memory`;
-  const rootFiles: Array<[string, string]> = [];
-  if (mode === 'v2') {
-    rootFiles.push([`${CG}/cgroup.controllers`, `${spec.controllers ?? 'cpuset cpu io memory hugetlb pids rdma misc'}\n`]);
-    if (spec.subtree?.root !== undefined) rootFiles.push([`${CG}/cgroup.subtree_control`, `${spec.subtree.root}\n`]);
-    if (spec.dmemCapacity !== undefined) rootFiles.push([`${CG}/dmem.capacity`, spec.dmemCapacity]);
-  }
-  const kubepods: Array<[string, string]> = [];
-  if (mode === 'v2' && spec.subtree?.kubepods !== undefined) kubepods.push([`${CG}/kubepods.slice/cgroup.subtree_control`, `${spec.subtree.kubepods}\n`]);
-  if (mode === 'v2' && spec.subtree?.burstable !== undefined) kubepods.push([`${CG}/kubepods.slice/kubepods-burstable.slice/cgroup.subtree_control`, `${spec.subtree.burstable}\n`]);
-  const fdFiles: Array<[string, string]> = [];
-  (spec.pods ?? []).forEach((pod, podIndex) => {
-    const dir = `${memRoot}${podDir(pod)}`;
-    if (mode === 'v2') {
-      kubepods.push([`${dir}/memory.current`, `${pod.current}\n`], [`${dir}/memory.max`, `${pod.max}\n`], [`${dir}/memory.events`, pod.events ?? 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n']);
-      if (pod.dmem?.current !== undefined) kubepods.push([`${dir}/dmem.current`, pod.dmem.current]);
-      if (pod.dmem?.low !== undefined) kubepods.push([`${dir}/dmem.low`, pod.dmem.low]);
-      if (pod.dmem?.min !== undefined) kubepods.push([`${dir}/dmem.min`, pod.dmem.min]);
-      kubepods.push([`${CG}${containerDir(pod, podIndex + 1)}/memory.current`, `${pod.current - 4096}\n`]);
-    } else {
-      kubepods.push([`${dir}/memory.usage_in_bytes`, `${pod.current}\n`], [`${dir}/memory.limit_in_bytes`, `${pod.max === 'max' ? '9223372036854771712' : pod.max}\n`], [`${dir}/memory.oom_control`, 'oom_kill_disable 0\nunder_oom 0\noom_kill 0\n']);
-    }
-    for (const process of pod.processes ?? []) {
-      const cgroupLine = mode === 'v2' ? `0::${containerDir(pod, podIndex + 1)}\n` : `12:memory:${containerDir(pod, podIndex + 1)}\n0::/\n`;
-      fdFiles.push([`/proc/${process.pid}/cgroup`, cgroupLine], [`/proc/${process.pid}/comm`, `${process.comm}\n`]);
-      for (const fd of process.fds) fdFiles.push([`/proc/${process.pid}/fdinfo/${fd.fd}`, fdinfo(fd)]);
-    }
-  });
-  const drm: Array<[string, string]> = [];
-  for (const gpu of spec.gpus ?? []) {
-    const base = `/sys/class/drm/${gpu.card}/device`;
-    drm.push([`${base}/vendor`, `${gpu.vendor}\n`], [`${base}/device`, `${gpu.device}\n`]);
-    if (gpu.gttTotal !== undefined) drm.push([`${base}/mem_info_gtt_total`, `${gpu.gttTotal}\n`]);
-    if (gpu.gttUsed !== undefined) drm.push([`${base}/mem_info_gtt_used`, `${gpu.gttUsed}\n`]);
-    if (gpu.vramTotal !== undefined) drm.push([`${base}/mem_info_vram_total`, `${gpu.vramTotal}\n`]);
-    if (gpu.vramUsed !== undefined) drm.push([`${base}/mem_info_vram_used`, `${gpu.vramUsed}\n`]);
-  }
-  const sections: Record<string, SectionSpec | string> = {
-    meta: `hostname=gpu-node-1\nkernel=${spec.kernel}\nmachine=x86_64\nuid=0\n`,
-    'os-release': { files: [['/etc/os-release', 'PRETTY_NAME="Ubuntu 26.04 LTS"\n']] },
-    proc: { files: [['/proc/meminfo', meminfo], ['/proc/vmstat', vmstat]] },
-    'cgroup.mode': `${mode}\n`,
-    'cgroup.root': { files: rootFiles },
-    'cgroup.kubepods': { files: kubepods },
-    ...(spec.kernelLog !== undefined ? { 'kernel-log': `source=dmesg\n${spec.kernelLog}` } : { 'kernel-log': { missing: ['kernel-log'] } }),
-    drm: { files: drm },
-    modparams: { files: spec.modparams ?? [] },
-    fdinfo: { files: fdFiles },
-  };
-  return captureText('node', sections);
-}
+// Node captures from the shared builder, analyzed
 
 function analyze(spec: NodeSpec, podNames?: ReadonlyMap<string, string>): Inspection {
   return analyzeCaptureText(nodeCapture(spec), { target: 'ssh root@gpu-node-1:22', ...(podNames ? { podNames } : {}) });
@@ -429,7 +304,7 @@ const HOSTILE_COMMS = ['</script>|`', '```', 'x\n~~~~\n<iframe>', '<img src=x>|'
 const CONTROL_COMM = 'a\u001b[2Jb\rc\u0007d\u009b1m';
 const HOSTILE_KILL = [
   `[ 9001.000000] python3 invoked oom-killer: gfp_mask=0x140dca(GFP_HIGHUSER_MOVABLE|__GFP_COMP|__GFP_ZERO), order=0, oom_score_adj=0`,
-  `[ 9001.000100] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=${podDir({ uid: POD_A, current: 0, max: 'max' })}/cri-containerd-${'1'.repeat(64)}.scope,task=<img src=x onerror=alert(1)>|\`,pid=4242,uid=0`,
+  `[ 9001.000100] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=${containerDir({ uid: POD_A }, 1)},task=<img src=x onerror=alert(1)>|\`,pid=4242,uid=0`,
   `[ 9001.000200] Out of memory: Killed process 4242 (<img src=x onerror=alert(1)>|\`) total-vm:100kB, anon-rss:100kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:100kB oom_score_adj:0`,
 ].join('\n') + '\n';
 

@@ -3,7 +3,9 @@
 // the inspector bench (a node with 50 GPU pods). The layout follows what the probe reads on a real node:
 // cgroup v2 with the systemd driver (`kubepods.slice/kubepods-<qos>.slice/kubepods-<qos>-pod<uid>.slice`),
 // one container scope per pod, amdgpu DRM fdinfo per GPU process (drm-resident-gtt/vram), the amdgpu sysfs
-// counters, and /proc/meminfo with or without the 7.1 GPUActive line.
+// counters, and /proc/meminfo with or without the 7.1 GPUActive line (and /proc/vmstat's nr_gpu_active with it).
+// The verdict tests (probeVerdicts.test.ts) also vary the cgroup mode (v1 and hybrid keep the memory files
+// under /sys/fs/cgroup/memory), the dmem controller's files, and the TTM/amdgpu module parameters.
 import type { SectionSpec } from './captureText.ts';
 import { captureText } from './captureText.ts';
 
@@ -32,6 +34,8 @@ export interface PodSpec {
   readonly max: number | 'max';
   readonly events?: string;
   readonly processes?: readonly ProcSpec[];
+  /** The pod's dmem.* files (cgroup v2 only), verbatim. */
+  readonly dmem?: { readonly current?: string; readonly low?: string; readonly min?: string };
 }
 
 export interface GpuSpec {
@@ -51,11 +55,23 @@ export interface NodeSpec {
   readonly memTotal: number;
   readonly memAvailable?: number;
   readonly gpuActive?: number;
+  /** cgroup.mode; v2 when left out. */
+  readonly mode?: CgroupMode;
+  /** The root cgroup.controllers (v2). */
+  readonly controllers?: string;
+  /** cgroup.subtree_control of the root, kubepods.slice and its burstable slice (v2); each left out when undefined. */
+  readonly subtree?: { readonly root?: string; readonly kubepods?: string; readonly burstable?: string };
+  /** The root dmem.capacity (v2), verbatim. */
+  readonly dmemCapacity?: string;
   readonly gpus?: readonly GpuSpec[];
   readonly pods?: readonly PodSpec[];
   /** The kernel log section's text (after `source=dmesg`); none = dmesg missing. */
   readonly kernelLog?: string;
+  /** The modparams section's files: [path under /sys/module, content]. */
+  readonly modparams?: readonly (readonly [string, string])[];
 }
+
+export type CgroupMode = 'v2' | 'v1' | 'hybrid';
 
 /** Strix Halo (PCI 0x1002:0x1586): the unified-memory APU the GTT verdicts exist for. */
 export const STRIX_HALO: GpuSpec = { card: 'card1', vendor: '0x1002', device: '0x1586', gttTotal: 96 * GiB, gttUsed: 38 * GiB, vramTotal: 512 * MiB, vramUsed: 300 * MiB };
@@ -87,30 +103,71 @@ export function meminfoText(memTotal: number, memAvailable: number, gpuActive?: 
   ].join('\n') + '\n';
 }
 
-/** The kubepods `memory.current` file records of a pod (pod level and its container). */
-function podFiles(pod: PodSpec, podIndex: number): Array<[string, string]> {
+/** A file record when its content is given, none otherwise. */
+function fileIf(path: string, content: string | undefined): Array<[string, string]> {
+  return content !== undefined ? [[path, content]] : [];
+}
+
+/** The kubepods memory (and dmem) file records of a pod: pod level and, on v2, its container. */
+function podFiles(pod: PodSpec, podIndex: number, mode: CgroupMode): Array<[string, string]> {
+  if (mode !== 'v2') {
+    const dir = `${CG}/memory${podDir(pod)}`;
+    return [
+      [`${dir}/memory.usage_in_bytes`, `${pod.current}\n`],
+      [`${dir}/memory.limit_in_bytes`, `${pod.max === 'max' ? '9223372036854771712' : pod.max}\n`],
+      [`${dir}/memory.oom_control`, 'oom_kill_disable 0\nunder_oom 0\noom_kill 0\n'],
+    ];
+  }
   const dir = `${CG}${podDir(pod)}`;
   return [
     [`${dir}/memory.current`, `${pod.current}\n`],
     [`${dir}/memory.max`, `${pod.max}\n`],
     [`${dir}/memory.events`, pod.events ?? 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n'],
+    ...(['current', 'low', 'min'] as const).flatMap((file) => fileIf(`${dir}/dmem.${file}`, pod.dmem?.[file])),
     [`${CG}${containerDir(pod, podIndex + 1)}/memory.current`, `${Math.max(0, pod.current - 4096)}\n`],
   ];
 }
 
-function fdFiles(pods: readonly PodSpec[]): Array<[string, string]> {
+function fdFiles(pods: readonly PodSpec[], mode: CgroupMode = 'v2'): Array<[string, string]> {
   const files: Array<[string, string]> = [];
   pods.forEach((pod, podIndex) => {
+    const container = containerDir(pod, podIndex + 1);
+    const cgroup = mode === 'v2' ? `0::${container}\n` : `12:memory:${container}\n0::/\n`;
     for (const process of pod.processes ?? []) {
-      files.push([`/proc/${process.pid}/cgroup`, `0::${containerDir(pod, podIndex + 1)}\n`], [`/proc/${process.pid}/comm`, `${process.comm}\n`]);
+      files.push([`/proc/${process.pid}/cgroup`, cgroup], [`/proc/${process.pid}/comm`, `${process.comm}\n`]);
       for (const fd of process.fds) files.push([`/proc/${process.pid}/fdinfo/${fd.fd}`, fdinfo(fd)]);
     }
   });
   return files;
 }
 
+/** /proc/vmstat: the 7.1 GPU counters come with GPUActive. */
+function vmstatText(gpuActive?: number): string {
+  return `oom_kill 0\n${gpuActive !== undefined ? `nr_gpu_active ${Math.floor(gpuActive / 4096)}\nnr_gpu_reclaim 16384\n` : ''}`;
+}
+
+/** The root cgroup files (v2): cgroup.controllers, and cgroup.subtree_control and dmem.capacity when given. */
+function rootFiles(spec: NodeSpec): Array<[string, string]> {
+  if ((spec.mode ?? 'v2') !== 'v2') return [];
+  return [
+    [`${CG}/cgroup.controllers`, `${spec.controllers ?? 'cpuset cpu io memory hugetlb pids rdma misc'}\n`],
+    ...fileIf(`${CG}/cgroup.subtree_control`, spec.subtree?.root?.concat('\n')),
+    ...fileIf(`${CG}/dmem.capacity`, spec.dmemCapacity),
+  ];
+}
+
+/** cgroup.subtree_control of kubepods.slice and its burstable slice (v2), when given. */
+function kubepodsSubtreeFiles(spec: NodeSpec): Array<[string, string]> {
+  if ((spec.mode ?? 'v2') !== 'v2') return [];
+  return [
+    ...fileIf(`${CG}/kubepods.slice/cgroup.subtree_control`, spec.subtree?.kubepods?.concat('\n')),
+    ...fileIf(`${CG}/kubepods.slice/kubepods-burstable.slice/cgroup.subtree_control`, spec.subtree?.burstable?.concat('\n')),
+  ];
+}
+
 export function nodeCapture(spec: NodeSpec): string {
   const pods = spec.pods ?? [];
+  const mode = spec.mode ?? 'v2';
   const drm: Array<[string, string]> = [];
   for (const gpu of spec.gpus ?? []) {
     const base = `/sys/class/drm/${gpu.card}/device`;
@@ -123,14 +180,14 @@ export function nodeCapture(spec: NodeSpec): string {
   const sections: Record<string, SectionSpec | string> = {
     meta: `hostname=${spec.hostname ?? 'gpu-node-1'}\nkernel=${spec.kernel}\nmachine=x86_64\nnow=1767225600\nuid=0\n`,
     'os-release': { files: [['/etc/os-release', `PRETTY_NAME="${spec.os ?? 'Ubuntu 26.04 LTS'}"\n`]] },
-    proc: { files: [['/proc/meminfo', meminfoText(spec.memTotal, spec.memAvailable ?? spec.memTotal / 2, spec.gpuActive)], ['/proc/vmstat', 'oom_kill 0\n']] },
-    'cgroup.mode': 'v2\n',
-    'cgroup.root': { files: [[`${CG}/cgroup.controllers`, 'cpuset cpu io memory hugetlb pids rdma misc\n']] },
-    'cgroup.kubepods': { files: pods.flatMap((pod, index) => podFiles(pod, index)) },
+    proc: { files: [['/proc/meminfo', meminfoText(spec.memTotal, spec.memAvailable ?? spec.memTotal / 2, spec.gpuActive)], ['/proc/vmstat', vmstatText(spec.gpuActive)]] },
+    'cgroup.mode': `${mode}\n`,
+    'cgroup.root': { files: rootFiles(spec) },
+    'cgroup.kubepods': { files: [...kubepodsSubtreeFiles(spec), ...pods.flatMap((pod, index) => podFiles(pod, index, mode))] },
     ...(spec.kernelLog !== undefined ? { 'kernel-log': `source=dmesg\n${spec.kernelLog}` } : { 'kernel-log': { missing: ['kernel-log'] } }),
     drm: { files: drm },
-    modparams: { files: [] },
-    fdinfo: { files: fdFiles(pods) },
+    modparams: { files: spec.modparams ?? [] },
+    fdinfo: { files: fdFiles(pods, mode) },
   };
   return captureText('node', sections);
 }
