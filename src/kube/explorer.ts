@@ -141,13 +141,8 @@ export function podNamesOf(pods: readonly V1Pod[]): Map<string, string> {
 }
 
 export interface PodHamiFacts {
-  /**
-   * For the checklist (analyzeCapture's hamiCluster); undefined for a pod HAMi does not manage (the checklist
-   * would read the missing device plugin as a bypass), so the container's own evidence decides (not-hami).
-   */
-  readonly facts: HamiClusterFacts | undefined;
-  /** The pod carries HAMi annotations, HAMi's scheduler or a HAMi-only resource. */
-  readonly managed: boolean;
+  /** For the checklist (analyzeCapture's hamiCluster), whether HAMi manages the pod or not (managedByHami). */
+  readonly facts: HamiClusterFacts;
   /** For the report's "HAMi cluster checks" section. */
   readonly section: HamiClusterSection;
 }
@@ -184,17 +179,8 @@ export async function podHamiFacts(client: ClusterClient, pod: V1Pod, container:
     const hasReady = (p.status?.conditions ?? []).some((c) => c.type === 'Ready');
     return { name: health.name, phase: health.phase, ...(hasReady ? { ready: health.ready } : {}) };
   });
-  const managed = isHamiManaged(summary);
-  const facts: HamiClusterFacts = {
-    runtimeClassName: fromPod.runtimeClassName,
-    privileged: fromPod.privileged,
-    podEnv: fromPod.podEnv,
-    ...(devicePluginPods ? { devicePluginPods } : {}),
-    ...(hamiVersion ? { hamiVersion } : {}),
-  };
   return {
-    facts: managed ? facts : undefined,
-    managed,
+    facts: { ...fromPod, ...(devicePluginPods ? { devicePluginPods } : {}), ...(hamiVersion ? { hamiVersion } : {}) },
     section: {
       node,
       devicePluginPods,
@@ -203,15 +189,10 @@ export async function podHamiFacts(client: ClusterClient, pod: V1Pod, container:
       container: chosen,
       env: fromPod.podEnv,
       hamiVersion,
-      managed,
+      managed: fromPod.managedByHami,
       problems,
     },
   };
-}
-
-/** HAMi manages the pod: its annotations, its scheduler, or a resource only HAMi defines. */
-export function isHamiManaged(pod: GpuPodSummary): boolean {
-  return pod.hami !== undefined || /hami/i.test(pod.schedulerName ?? '') || pod.gpuContainers.some((c) => c.resources.some((r) => r.hamiOnly));
 }
 
 /** The pod as `kubectl get pod -o yaml` shows it: wire JSON (not client-node's model), managedFields dropped. */

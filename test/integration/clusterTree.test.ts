@@ -373,9 +373,9 @@ describe('the Clusters view against the simulator', () => {
 
   test('"Run HAMi Checklist on Pod": the cluster facts of the bypassed pod', T, async () => {
     const pod: V1Pod = await admin.readPod('ml', 'static-infer-0');
-    const { facts, section, managed } = await podHamiFacts(admin, pod, undefined);
-    assert.equal(managed, true);
-    assert.ok(facts);
+    const { facts, section } = await podHamiFacts(admin, pod, undefined);
+    assert.equal(facts.managedByHami, true);
+    assert.equal(section.managed, true);
     assert.deepEqual(facts.devicePluginPods, [{ name: 'hami-device-plugin-x7k2p', phase: 'Running', ready: true }]);
     assert.equal(facts.hamiVersion, 'v2.8.1');
     assert.equal(facts.runtimeClassName, null);
@@ -392,14 +392,15 @@ describe('the Clusters view against the simulator', () => {
     // The crash-looping device plugin on gpu-node-8, seen from a pod there.
     const onEight = { ...pod, metadata: { ...pod.metadata, name: 'x' }, spec: { ...pod.spec, nodeName: 'gpu-node-8', containers: pod.spec?.containers ?? [] } } as V1Pod;
     const eight = await podHamiFacts(admin, onEight, undefined);
-    assert.deepEqual(eight.facts?.devicePluginPods, [{ name: 'hami-device-plugin-m4t9z', phase: 'Running', ready: false }]);
+    assert.deepEqual(eight.facts.devicePluginPods, [{ name: 'hami-device-plugin-m4t9z', phase: 'Running', ready: false }]);
     assert.match(hamiClusterMarkdown(eight.section), /\| ❌ \| HAMi device plugin on gpu-node-8 \| hami-device-plugin-m4t9z: Running, not ready \|/);
 
-    // A pod HAMi does not manage (the AMD APU pod): no cluster facts for the checklist, which would read the
-    // missing device plugin as a bypass; the section says so.
+    // A pod HAMi does not manage (the AMD APU pod): the facts say so (the checklist then lets the container's
+    // evidence decide instead of reading the missing device plugin as a bypass), and so does the section.
     const llama = await podHamiFacts(admin, await admin.readPod('default', 'llama-0'), undefined);
-    assert.equal(llama.managed, false);
-    assert.equal(llama.facts, undefined);
+    assert.equal(llama.facts.managedByHami, false);
+    assert.deepEqual(llama.facts.devicePluginPods, []);
+    assert.equal(llama.section.managed, false);
     assert.match(hamiClusterMarkdown(llama.section), /\*\*HAMi does not manage this pod:\*\*/);
   });
 

@@ -166,6 +166,57 @@ test('checklist: no HAMi env at all (not a HAMi container, or MIG)', () => {
   assert.equal(check(result, 'bypass.limit-zero').status, 'unknown');
 });
 
+/** A container HAMi never touched: no preload, no /usr/local/vgpu, no limit env, no CUDA process. */
+function plain(): Sections {
+  const sections = healthy();
+  sections['env'] = 'source=proc\nPATH=/usr/bin:/bin\n';
+  sections['preload'] = { missing: ['/etc/ld.so.preload'] };
+  sections['mounts'] = '1071 1015 0:289 / / rw,relatime master:405 - overlay overlay rw,lowerdir=/var/lib/containerd/l1,upperdir=/var/lib/containerd/u1,workdir=/var/lib/containerd/w1\n';
+  sections['vgpu'] = { missing: ['/usr/local/vgpu'] };
+  sections['hami.caches'] = '';
+  sections['procs'] = { files: [procRecord({ pid: 1, comm: 'nginx', env: ['PATH=/usr/bin:/bin'], exePath: '/usr/sbin/nginx' }), ['summary', 'count=1\nlimit=500\ntruncated=0\n']] };
+  return sections;
+}
+
+test('checklist: a pod HAMi does not manage is not-hami, even with cluster facts that would fail', () => {
+  // No device plugin on the node, gVisor, privileged under an old HAMi: findings for a HAMi pod, not for this one.
+  const cluster = { devicePluginPods: [], runtimeClassName: 'gvisor', privileged: true, hamiVersion: 'v2.7.1', podEnv: { PATH: '/usr/bin:/bin' } };
+  const notManaged = evaluate(plain(), { cluster: { ...cluster, managedByHami: false } }).result;
+  assert.equal(notManaged.verdict, 'not-hami', notManaged.summary);
+  assert.match(notManaged.summary, /^not a HAMi container: HAMi does not manage this pod/);
+  assert.equal(check(notManaged, 'hami.device-plugin').status, 'fail', 'the checks still show what HAMi would need');
+  assert.equal(evaluate(plain()).result.verdict, 'not-hami', 'without cluster facts the container decides alone');
+
+  // HAMi manages the pod (or nobody says): a container without HAMi's injection is not enforced.
+  const managed = evaluate(plain(), { cluster: { devicePluginPods: [], managedByHami: true } }).result;
+  assert.equal(managed.verdict, 'bypassed', managed.summary);
+  assert.equal(check(managed, 'hami.device-plugin').status, 'fail');
+  assert.doesNotMatch(managed.summary, /does not manage/);
+  assert.equal(evaluate(plain(), { cluster: { devicePluginPods: [] } }).result.verdict, 'bypassed');
+  // A HAMi container whose node lost its device plugin: the running processes stay limited, new ones are at risk.
+  assert.match(evaluate(healthy(), { cluster: { devicePluginPods: [], managedByHami: true } }).result.summary, /^enforced: .*\(risks: device-plugin health\)$/);
+});
+
+test('checklist: HAMi traces in a pod HAMi does not manage: the evidence decides, and the summary says the mismatch', () => {
+  const preloaded = plain();
+  preloaded['preload'] = { files: [['ls', '-r--r--r--    1 0        0               27 Aug 21 10:00 /etc/ld.so.preload\n'], ['/etc/ld.so.preload', '/usr/local/vgpu/libvgpu.so\n']] };
+  const result = evaluate(preloaded, { cluster: { devicePluginPods: [], managedByHami: false } }).result;
+  assert.notEqual(result.verdict, 'not-hami');
+  assert.equal(result.verdict, 'bypassed', result.summary);
+  assert.match(result.summary, /HAMi does not manage this pod \(no hami\.io annotation, HAMi scheduler or HAMi-only resource\), yet the container has a CUDA process or HAMi traces$/);
+
+  // HAMi-core's lines in kubectl logs are a trace too.
+  const logged = evaluate(plain(), { cluster: { managedByHami: false, containerLog: '[HAMI-core Warn(42:139872:utils.c:183)]: invalid device memory limit CUDA_DEVICE_MEMORY_LIMIT_0=0m\n' } }).result;
+  assert.notEqual(logged.verdict, 'not-hami', logged.summary);
+
+  // A capture cut short cannot prove HAMi's absence, managed or not.
+  const cut = plain();
+  cut['procs'] = { files: [procRecord({ pid: 1, comm: 'nginx', env: [] }), ['summary', 'count=501\nlimit=500\ntruncated=1\n']] };
+  const truncated = evaluate(cut, { cluster: { managedByHami: false } }).result;
+  assert.notEqual(truncated.verdict, 'not-hami');
+  assert.match(truncated.summary, /HAMi does not manage this pod, but the capture is incomplete/);
+});
+
 test('checklist: /etc/ld.so.preload as a directory, empty, or naming a missing library', () => {
   const dir = healthy();
   dir['preload'] = { files: [['ls', 'drwxr-xr-x    2 0        0             4096 Aug 21 10:00 /etc/ld.so.preload\n']] };

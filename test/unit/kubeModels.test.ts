@@ -27,7 +27,7 @@ import assert from 'node:assert/strict';
 import { ApiException } from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { compareNodesGpuFirst, parseHamiHandshake, parseHamiNodeRegister, summarizeNode } from '../../src/core/kube/nodes.ts';
-import { computeQosClass, defaultExecContainer, hamiFactsFromPod, parseHamiPodDevices, podHealth, summarizePod } from '../../src/core/kube/pods.ts';
+import { computeQosClass, defaultExecContainer, hamiFactsFromPod, isHamiManaged, parseHamiPodDevices, podHealth, summarizePod } from '../../src/core/kube/pods.ts';
 import { nodeMemoryEvents, parseSystemOomMessage, systemOomEvents } from '../../src/core/kube/events.ts';
 import { classifyKubeError, contextStateFromError, describeContextState, parseForbiddenMessage } from '../../src/core/kube/contextState.ts';
 
@@ -516,7 +516,11 @@ test('pod: privileged containers, runtime class, exec container choice, checklis
   assert.equal(defaultExecContainer(pod, 'sidecar'), 'sidecar');
   assert.equal(defaultExecContainer(pod, 'proxy'), 'main', 'init containers are not exec targets');
   assert.equal(defaultExecContainer({ spec: { containers: [{ name: 'a' }, { name: 'b', resources: { limits: { 'amd.com/gpu': '1' } } }] } }), 'b');
-  assert.deepEqual(hamiFactsFromPod(pod), { runtimeClassName: 'nvidia', privileged: true, podEnv: { CUDA_DISABLE_CONTROL: 'true' } });
+  assert.deepEqual(hamiFactsFromPod(pod), { runtimeClassName: 'nvidia', privileged: true, podEnv: { CUDA_DISABLE_CONTROL: 'true' }, managedByHami: true });
+  assert.equal(isHamiManaged(summary), true, 'nvidia.com/gpumem is a HAMi-only resource');
+  assert.equal(isHamiManaged(summarizePod({ spec: { containers: [{ name: 'c', resources: { limits: { 'nvidia.com/gpu': '1' } } }] } })), false, 'nvidia.com/gpu alone is not HAMi');
+  assert.equal(isHamiManaged(summarizePod({ spec: { schedulerName: 'hami-scheduler', containers: [{ name: 'c', resources: { limits: { 'nvidia.com/gpu': '1' } } }] } })), true);
+  assert.equal(hamiFactsFromPod({ spec: { containers: [{ name: 'c', resources: { limits: { 'amd.com/gpu': '1' } } }] } }).managedByHami, false);
   assert.deepEqual(podHealth(pod), { name: 'trainer-0', phase: 'Running', ready: true });
 });
 

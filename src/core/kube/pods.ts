@@ -368,11 +368,17 @@ export function podHealth(pod: unknown): { name: string; phase: string; ready: b
   return { name: identity(pod).name, phase: asString(path(pod, 'status', 'phase')) ?? 'Unknown', ready };
 }
 
+/** HAMi manages the pod: its annotations, its scheduler, or a resource only HAMi defines. */
+export function isHamiManaged(pod: GpuPodSummary): boolean {
+  return pod.hami !== undefined || /hami/i.test(pod.schedulerName ?? '') || pod.gpuContainers.some((c) => c.resources.some((r) => r.hamiOnly));
+}
+
 /**
  * The cluster-side facts of one pod for the HAMi checklist (HamiClusterFacts): its runtime class, whether any
- * container is privileged, and the literal env of the container (valueFrom entries are not resolved).
+ * container is privileged, the literal env of the container (valueFrom entries are not resolved), and whether
+ * HAMi manages the pod (isHamiManaged).
  */
-export function hamiFactsFromPod(pod: unknown, container?: string): { runtimeClassName: string | null; privileged: boolean; podEnv: Record<string, string> } {
+export function hamiFactsFromPod(pod: unknown, container?: string): { runtimeClassName: string | null; privileged: boolean; podEnv: Record<string, string>; managedByHami: boolean } {
   const summary = summarizePod(pod);
   const name = defaultExecContainer(pod, container);
   const entry = containersOf(pod).find((candidate) => candidate.name === name);
@@ -382,6 +388,6 @@ export function hamiFactsFromPod(pod: unknown, container?: string): { runtimeCla
     const value = asString(path(env, 'value'));
     if (key !== undefined && value !== undefined) podEnv[key] = value;
   }
-  return { runtimeClassName: summary.runtimeClassName ?? null, privileged: summary.privilegedContainers.length > 0, podEnv };
+  return { runtimeClassName: summary.runtimeClassName ?? null, privileged: summary.privilegedContainers.length > 0, podEnv, managedByHami: isHamiManaged(summary) };
 }
 

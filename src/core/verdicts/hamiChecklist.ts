@@ -72,6 +72,11 @@ export interface HamiClusterFacts {
   readonly podEnv?: Readonly<Record<string, string>>;
   /** The container's log (kubectl logs), scanned for HAMi-core and loader lines. */
   readonly containerLog?: string;
+  /**
+   * The pod carries HAMi annotations, HAMi's scheduler or a HAMi-only resource (isHamiManaged). `false`: the
+   * cluster says HAMi does not manage this pod; undefined: not known (a capture without the pod spec).
+   */
+  readonly managedByHami?: boolean;
 }
 
 export interface HamiChecklistInput {
@@ -90,6 +95,7 @@ const SEED_COMMANDS = {
   devicePlugin: 'kubectl get pods -n kube-system -l app.kubernetes.io/component=device-plugin',
 } as const;
 
+const NOT_MANAGED = 'HAMi does not manage this pod (no hami.io annotation, HAMi scheduler or HAMi-only resource)';
 const LIMIT_VAR = /^CUDA_DEVICE_MEMORY_LIMIT(?:_\d+)?$/;
 const TRUE_VALUES = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 
@@ -208,11 +214,17 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     limitVars(container?.env).length > 0 ||
     limitVars(facts.pid1Env).length > 0 ||
     limitVars(input.cluster?.podEnv).length > 0 ||
-    (processes ?? []).some((process) => process.maps.libvgpu || limitVars(process.env).length > 0);
+    (processes ?? []).some((process) => process.maps.libvgpu || limitVars(process.env).length > 0) ||
+    logLines.length > 0;
   // Only a capture that saw everything can say HAMi is absent: a truncated one stays unknown.
   const sawEverything = container !== undefined && container.processes !== undefined && !container.processesTruncated && container.preload !== undefined && container.vgpuDir !== undefined && container.env !== undefined;
-  if (sawEverything && input.node === undefined && input.cluster === undefined && gpuProcs.length === 0 && !hamiTrace) {
-    return { checks, verdict: 'not-hami', summary: 'not a HAMi container: no process uses CUDA and there is no HAMi preload, library, cache or limit variable', processes: processVerdicts };
+  // Node or cluster facts otherwise mean "this should be a HAMi container": then a missing device plugin or
+  // limit env is a finding. When the cluster says HAMi does not manage the pod, those checks only show what
+  // HAMi would need, and the container's evidence decides. A CUDA process in such a pod is not enough: with
+  // nvidia.com/gpu alone it may have escaped HAMi's webhook on a HAMi node, which is a bypass to report.
+  const notManaged = input.cluster?.managedByHami === false;
+  if (sawEverything && (notManaged || (input.node === undefined && input.cluster === undefined)) && gpuProcs.length === 0 && !hamiTrace) {
+    return { checks, verdict: 'not-hami', summary: `not a HAMi container: ${notManaged ? `${NOT_MANAGED}, ` : ''}no process uses CUDA and there is no HAMi preload, library, cache, log line or limit variable`, processes: processVerdicts };
   }
   if (bypasses.length > 0) {
     verdict = 'bypassed';
@@ -229,6 +241,15 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     summary = `unknown: no bypass found, but not proven: ${open.join('; ') || 'missing evidence'}`;
   }
   if (risks.length > 0) summary += ` (risks: ${risks.map((check) => check.title).join('; ')})`;
+  // The pod spec says "not HAMi" but the container carries HAMi's preload, library, limits or a CUDA process:
+  // the evidence decides the verdict, and the summary says the mismatch, since that is what the platform
+  // engineer acts on (a hand-made libvgpu.so mount or limit variables, annotations lost, a pod that escaped
+  // HAMi's webhook). Without any trace the capture was incomplete, so HAMi's absence is not proven either.
+  if (notManaged) {
+    summary += gpuProcs.length > 0 || hamiTrace
+      ? `; ${NOT_MANAGED}, yet the container has a CUDA process or HAMi traces`
+      : '; HAMi does not manage this pod, but the capture is incomplete, so HAMi\'s absence in the container is not proven';
+  }
   return { checks, verdict, summary, processes: processVerdicts };
 }
 

@@ -8,7 +8,7 @@ import { hamiFactsFromPod } from '../../core/kube/pods.ts';
 import { hamiClusterMarkdown } from '../../core/report/clusterReport.ts';
 import type { HamiClusterSection } from '../../core/report/clusterReport.ts';
 import { inspectionToMarkdown } from '../../core/report/inspectionReport.ts';
-import { isHamiManaged, podHamiFacts } from '../../kube/explorer.ts';
+import { podHamiFacts } from '../../kube/explorer.ts';
 import type { Ctx } from '../ctx.ts';
 import { inspectWithTransport } from '../commands/inspectLocal.ts';
 import { showMarkdownReport } from '../reportView.ts';
@@ -28,11 +28,10 @@ async function runPodProbe(ctx: Ctx, tree: ClusterTreeProvider, target: PodTarge
   await inspectWithTransport(ctx, transport, `${action} ${namespace}/${name}${choice.container ? ` (${choice.container})` : ''}`, {
     probe: { scope: 'container' },
     analysis: async (signal) => {
-      // Cluster facts only for a pod HAMi manages: for another pod the container's evidence decides (not-hami).
-      if (!hami) return isHamiManaged(target.summary) ? { hamiCluster: hamiFactsFromPod(target.pod, choice.container) } : {};
+      if (!hami) return { hamiCluster: hamiFactsFromPod(target.pod, choice.container) };
       const facts = await podHamiFacts(target.client, target.pod, choice.container, { signal });
       section = facts.section;
-      return facts.facts ? { hamiCluster: facts.facts } : {};
+      return { hamiCluster: facts.facts };
     },
     ...(hami
       ? {
