@@ -318,7 +318,7 @@ test('"Run HAMi Checklist on Pod" from the palette on the bypassed HAMi pod: the
 
         const report = await s.step('the checklist report opens', () =>
           waitFor('the HAMi checklist of static-infer-0', () => readPreview(page), (text) => /gpumem inspection: pod ml\/static-infer-0 -c static-infer \(context gpumem-demo\)/.test(text) && /HAMi cluster checks/.test(text), { timeoutMs: PROBE_TIMEOUT_MS, intervalMs: 500 }), PROBE_TIMEOUT_MS + 30_000);
-        assert.match(report, /HAMi enforcement checklist\s+bypassed — bypassed: CUDA_DISABLE_CONTROL; library loaded in the workload processes; static executable; CUDA_DISABLE_CONTROL in process environments/, 'the checklist\'s verdict');
+        assert.match(report, /HAMi enforcement checklist\s+bypassed — CUDA_DISABLE_CONTROL; library loaded in the workload processes; static executable; CUDA_DISABLE_CONTROL in process environments/, 'the checklist\'s verdict');
         assert.match(report, /CUDA_DISABLE_CONTROL is true: the device plugin did not mount \/etc\/ld\.so\.preload/);
         assert.match(report, /1 CUDA process\(es\) do not map libvgpu\.so: 1 \(infer-static\)/);
         assert.match(report, /hami-device-plugin-x7k2p: Running, ready/, 'the cluster-side check of the node\'s device plugin');

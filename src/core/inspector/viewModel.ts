@@ -18,6 +18,7 @@ import type { Capture, CaptureSection } from '../probe/capture.ts';
 import { parsePodCgroup } from '../probe/podCgroup.ts';
 import { describeBytes, formatBytes } from '../quantity.ts';
 import type { HamiVerdict } from '../verdicts/hamiChecklist.ts';
+import { summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
 import type { OomVerdict } from '../verdicts/oomRootCause.ts';
 import type { PodAccounting } from '../verdicts/unaccountedMemory.ts';
 import { MIN_HEADROOM_SHARE } from '../verdicts/unaccountedMemory.ts';
@@ -537,7 +538,7 @@ function buildHami(inspection: Inspection): HamiSection | null {
   if (!hami) return null;
   return {
     verdict: hami.verdict,
-    summary: hami.summary,
+    summary: summaryAfterVerdict(hami),
     rows: hami.checks.map((check) => ({
       id: check.id,
       status: check.status,

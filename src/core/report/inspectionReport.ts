@@ -3,6 +3,7 @@
 import type { Inspection } from '../inspection/analyze.ts';
 import { formatBytes } from '../quantity.ts';
 import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
+import { summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
 
 const ICON: Record<string, string> = { error: '⛔', warning: '⚠️', info: 'ℹ️', pass: '✅', fail: '❌', warn: '⚠️', unknown: '❔' };
 
@@ -66,7 +67,7 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     }
   }
   if (inspection.hami) {
-    out.push('## HAMi enforcement checklist', '', `**${inspection.hami.verdict}** — ${md(inspection.hami.summary)}`, '', '| | Check | Finding | Command |', '| --- | --- | --- | --- |');
+    out.push('## HAMi enforcement checklist', '', `**${inspection.hami.verdict}** — ${md(summaryAfterVerdict(inspection.hami))}`, '', '| | Check | Finding | Command |', '| --- | --- | --- | --- |');
     for (const check of inspection.hami.checks) {
       out.push(`| ${ICON[check.status] ?? ''} | ${md(check.title)} | ${md(check.summary)} | \`${check.command.replace(/`/g, "'")}\` |`);
     }
@@ -102,7 +103,7 @@ export function inspectionToText(inspection: Inspection): string {
     for (const line of verdict.evidence.slice(0, 8)) out.push(`  | ${oneLine(line)}`);
   }
   if (inspection.hami) {
-    out.push('', `HAMi enforcement: ${inspection.hami.verdict}: ${oneLine(inspection.hami.summary)}`);
+    out.push('', `HAMi enforcement: ${inspection.hami.verdict}: ${oneLine(summaryAfterVerdict(inspection.hami))}`);
     for (const check of inspection.hami.checks) out.push(`  ${check.status.padEnd(7)} ${oneLine(check.title)}: ${oneLine(check.summary)}`);
   }
   if (inspection.node?.oom) out.push('', `OOM kills: ${oneLine(inspection.node.oom.summary.text)}`);

@@ -700,3 +700,8 @@ function preloadEvidence(facts: Facts): string[] {
 function bodyLines(text: string): string[] {
   return text.split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line.trim() !== '');
 }
+
+/** The summary without its leading "<verdict>: ", for reports and the inspector that show the verdict beside it. */
+export function summaryAfterVerdict(result: Pick<HamiChecklistResult, 'verdict' | 'summary'>): string {
+  return result.summary.startsWith(`${result.verdict}: `) ? result.summary.slice(result.verdict.length + 2) : result.summary;
+}
