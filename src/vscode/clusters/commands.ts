@@ -16,7 +16,8 @@ import { manifestUri } from './manifestProvider.ts';
 import type { PodManifestProvider } from './manifestProvider.ts';
 import { explainNodeOom, inspectNode } from './nodeCommands.ts';
 import { hamiChecklistOnPod, inspectPod } from './podCommands.ts';
-import { errorText, isElement, pickContainer, pickContext, pickNode, pickPod, podTarget, showError } from './targets.ts';
+import { errorText } from '../../kube/errorText.ts';
+import { isElement, pickContainer, pickContext, pickNode, pickPod, podTarget, showError } from './targets.ts';
 
 export const CLUSTER_COMMANDS = {
   refresh: 'gpumem.refreshClusters',

@@ -20,7 +20,8 @@ import { showMarkdownReport } from '../reportView.ts';
 import { requireTrust } from '../trust.ts';
 import type { ClusterTreeProvider } from './clusterTree.ts';
 import { debugPodExec } from './execTransport.ts';
-import { errorText, nodeTarget, showError } from './targets.ts';
+import { errorText } from '../../kube/errorText.ts';
+import { nodeTarget, showError } from './targets.ts';
 import type { NodeTarget } from './targets.ts';
 
 /** Runs the node probe (debug pod or SSH) with the cluster's pod names; `show` presents the result. */

@@ -15,7 +15,8 @@ import { showMarkdownReport } from '../reportView.ts';
 import { requireTrust } from '../trust.ts';
 import type { ClusterTreeProvider } from './clusterTree.ts';
 import { podExecTransport } from './execTransport.ts';
-import { pickContainer, podTarget, errorText } from './targets.ts';
+import { errorText } from '../../kube/errorText.ts';
+import { pickContainer, podTarget } from './targets.ts';
 import type { PodTarget } from './targets.ts';
 
 async function runPodProbe(ctx: Ctx, tree: ClusterTreeProvider, target: PodTarget, action: string, hami: boolean): Promise<void> {

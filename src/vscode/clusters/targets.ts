@@ -1,18 +1,16 @@
 // What a Clusters command acts on: the tree item it was run from, or, from the command palette, the context,
 // node, pod and container the user picks (GPU nodes first; a container pick only when the pod has several).
-// Also the one place failures become messages (RBAC refusals name the verb and resource: failureMessages.ts).
+// Failures become messages in src/kube/errorText.ts (shared with the CLI); showError shows them.
 import * as vscode from 'vscode';
 import type { V1Pod } from '@kubernetes/client-node';
 import { describeContextState } from '../../core/kube/contextState.ts';
-import { explainKubeFailure, explainProbeFailure } from '../../core/kube/failureMessages.ts';
-import type { FailurePlace } from '../../core/kube/failureMessages.ts';
+import { explainKubeFailure } from '../../core/kube/failureMessages.ts';
 import type { GpuNodeSummary } from '../../core/kube/nodes.ts';
 import type { GpuPodSummary } from '../../core/kube/pods.ts';
 import { summarizePod } from '../../core/kube/pods.ts';
 import { contextTreeItem, nodeTreeItem, plainText, podTreeItem } from '../../core/kube/treeItems.ts';
-import { TransportError } from '../../core/probe/transport.ts';
 import type { ClusterClient } from '../../kube/clusterClient.ts';
-import { KubeRequestError } from '../../kube/clusterClient.ts';
+import { errorText } from '../../kube/errorText.ts';
 import { listNodeGpuPods, podContainers } from '../../kube/explorer.ts';
 import type { Ctx } from '../ctx.ts';
 import type { ClusterElement, ClusterTreeProvider, ContextElement, NodeElement, PodElement } from './clusterTree.ts';
@@ -32,12 +30,6 @@ export interface PodTarget {
 
 export const isElement = (value: unknown, kind: ClusterElement['kind']): boolean =>
   typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === kind && typeof (value as { id?: unknown }).id === 'string';
-
-export function errorText(error: unknown, place: FailurePlace): string {
-  if (error instanceof TransportError) return explainProbeFailure(error.failure, place);
-  if (error instanceof KubeRequestError) return explainKubeFailure(error.failure, place);
-  return error instanceof Error ? error.message : String(error);
-}
 
 export function showError(ctx: Ctx, text: string): void {
   ctx.output.error(text);
