@@ -346,10 +346,7 @@ export function makeChrootRoot(files: Readonly<Record<string, string>> = {}, log
       if (applet === 'busybox' || existsSync(link)) continue;
       symlinkSync('busybox', link);
     }
-    if (loginShell.startsWith('/') && !existsLink(join(root, loginShell))) {
-      mkdirSync(join(root, dirname(loginShell)), { recursive: true, mode: 0o755 });
-      writeFileSync(join(root, loginShell), '#!/bin/sh\nexec /bin/sh "$@"\n', { mode: 0o755 });
-    }
+    addLoginShellShim(root, loginShell);
     for (const [rel, content] of Object.entries(files)) {
       const target = join(root, rel);
       mkdirSync(dirname(target), { recursive: true, mode: 0o755 });
@@ -361,6 +358,14 @@ export function makeChrootRoot(files: Readonly<Record<string, string>> = {}, log
     cleanup();
     throw err;
   }
+}
+
+/** sshd runs commands through the user's login shell inside the chroot: a shim there that execs the root's /bin/sh. */
+export function addLoginShellShim(root: string, loginShell = currentLoginShell()): void {
+  if (!loginShell.startsWith('/') || existsLink(join(root, loginShell))) return;
+  mkdirSync(join(root, dirname(loginShell)), { recursive: true, mode: 0o755 });
+  writeFileSync(join(root, loginShell), '#!/bin/sh\nexec /bin/sh "$@"\n', { mode: 0o755 });
+  chmodSync(join(root, loginShell), 0o755);
 }
 
 function existsLink(p: string): boolean {

@@ -9,8 +9,8 @@
 // Needs root (sshd chroots); skipped otherwise, like test/integration/sshNodeProbe.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { runProbe } from '../../src/core/inspection/runProbe.ts';
@@ -23,7 +23,7 @@ import type { NodeProbeSettings } from '../../src/kube/nodeProbe.ts';
 import type { SshFromConfigOptions } from '../../src/transports/sshFromConfig.ts';
 import { buildApuNode, GiB } from '../helpers/fixtureRoot.ts';
 import type { ApuFacts, Fixture } from '../helpers/fixtureRoot.ts';
-import { currentLoginShell, generateKey, sshUnavailableReason, startSshd, tempDir } from '../helpers/sshd.ts';
+import { addLoginShellShim, generateKey, sshUnavailableReason, startSshd, tempDir } from '../helpers/sshd.ts';
 import type { SshdInstance } from '../helpers/sshd.ts';
 import { loadFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
@@ -61,12 +61,7 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
 
     apu = buildApuNode();
     // sshd runs `<login shell> -c "sh -s"` inside the chroot: give the root a shell at that path.
-    const shell = currentLoginShell();
-    if (shell.startsWith('/') && !existsSync(join(apu.root, shell))) {
-      mkdirSync(dirname(join(apu.root, shell)), { recursive: true, mode: 0o755 });
-      writeFileSync(join(apu.root, shell), '#!/bin/sh\nexec /bin/sh "$@"\n');
-      chmodSync(join(apu.root, shell), 0o755);
-    }
+    addLoginShellShim(apu.root);
     const clientKey = generateKey(temp.dir, 'id_ed25519', 'ed25519');
     key = clientKey.privateKeyPath;
     sshd = await startSshd({ authorizedKeys: [clientKey.publicLine], chrootDirectory: apu.root });

@@ -3,28 +3,18 @@
 // probe script, the parsers and the verdicts all run as they would against a real node.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { runProbe } from '../../src/core/inspection/runProbe.ts';
 import { SshTransport } from '../../src/transports/ssh.ts';
 import { buildApuNode, buildHamiNode, GiB, pathIsChrootSafe } from '../helpers/fixtureRoot.ts';
 import type { Fixture } from '../helpers/fixtureRoot.ts';
-import { currentLoginShell, generateKey, sshUnavailableReason, startSshd, tempDir } from '../helpers/sshd.ts';
+import { addLoginShellShim, generateKey, sshUnavailableReason, startSshd, tempDir } from '../helpers/sshd.ts';
 import type { SshdInstance } from '../helpers/sshd.ts';
 
 const unavailable = sshUnavailableReason();
 const T = { timeout: 120_000 };
-
-/** sshd runs the user's login shell inside the chroot: give it one that execs the fixture's /bin/sh. */
-function addLoginShellShim(root: string): void {
-  const shell = currentLoginShell();
-  const target = join(root, shell);
-  if (!shell.startsWith('/') || existsSync(target)) return;
-  mkdirSync(dirname(target), { recursive: true, mode: 0o755 });
-  writeFileSync(target, '#!/bin/sh\nexec /bin/sh "$@"\n');
-  chmodSync(target, 0o755);
-}
 
 async function inspectOverSsh(sshd: SshdInstance, key: string, knownHosts: string, hostRoot: string) {
   const transport = new SshTransport({
