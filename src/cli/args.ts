@@ -1,4 +1,5 @@
 // A small, strict argument parser: unknown flags are usage errors, not silently ignored.
+import type { ProbeScope } from '../core/probe/capture.ts';
 
 export interface ParsedArgs {
   readonly positionals: string[];
@@ -36,4 +37,11 @@ export function parseArgs(argv: readonly string[], spec: Readonly<Record<string,
     positionals.push(arg);
   }
   return { positionals, options };
+}
+
+/** `--scope` of the probe commands: node (the default) or container. */
+export function scopeOf(value: string | true | undefined): ProbeScope {
+  if (value === undefined) return 'node';
+  if (value === 'node' || value === 'container') return value;
+  throw new UsageError('--scope must be node or container');
 }

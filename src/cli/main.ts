@@ -4,7 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import { LINT_USAGE, lintCommand } from './lintCommand.ts';
-import { analyzeCommand, explainOomCommand, inspectCommand, probeScriptCommand } from './probeCommands.ts';
+import { inspectCommand } from './inspectCommand.ts';
+import { analyzeCommand, explainOomCommand, probeScriptCommand } from './probeCommands.ts';
 import { rulesCommand } from './rulesCommand.ts';
 
 const VERSION = '0.1.0';
@@ -15,7 +16,8 @@ Commands:
   lint [paths…]   Lint Kubernetes manifests for GPU-memory risks (see gpumem lint --help)
   rules           List the rules with their ids and default severities
   probe-script    Print the read-only probe script (for air-gapped nodes)
-  inspect         Probe this machine (--local) or a host over SSH (--ssh) and print verdicts
+  inspect         Probe this machine (--local), an SSH host (--ssh), a Kubernetes node (--node) or
+                  pod (--pod) and print verdicts
   analyze FILE    Analyse a saved probe capture
   explain-oom F   Explain the OOM kills in a kernel log (file or -)
 

@@ -1,36 +1,40 @@
-// Turns the CLI's --ssh destination into an SSH transport through ~/.ssh/config, as OpenSSH would.
-// An unknown host key is refused unless --accept-new; a changed key is always refused (by the transport).
-import type { Transport } from '../core/probe/transport.ts';
-import { SshTransport } from '../transports/ssh.ts';
-import { defaultSshEnv, readUserSshConfig, sshSettingsFromConfig } from '../transports/sshUserConfig.ts';
+// The CLI's SSH options (-i, --known-hosts, --accept-new, --timeout) as the options of an SSH transport built
+// from ~/.ssh/config as OpenSSH would (src/transports/sshFromConfig.ts), for --ssh and --node-probe ssh.
+// The CLI cannot ask: an unknown host key is refused unless --accept-new or the user's own ssh config says
+// accept-new or no; a changed key is always refused (by the transport).
+import type { StrictHostKeyChecking } from '../transports/sshConfig.ts';
+import type { SshTransport } from '../transports/ssh.ts';
+import { sshTransportFromConfig } from '../transports/sshFromConfig.ts';
+import type { SshFromConfigOptions } from '../transports/sshFromConfig.ts';
 import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 
-export interface SshTargetOptions {
-  readonly identityFile?: string;
-  readonly knownHostsFile?: string;
+export interface CliSshFlags {
+  readonly identityFile: string | undefined;
+  readonly knownHostsFile: string | undefined;
   readonly acceptNew: boolean;
   readonly timeoutMs: number;
   readonly io: CliIo;
 }
 
-export async function openSshTransport(destination: string, options: SshTargetOptions): Promise<Transport> {
-  const env = defaultSshEnv();
-  const config = readUserSshConfig(env);
-  let resolved;
+export function cliSshOptions(flags: CliSshFlags): SshFromConfigOptions {
+  const policy = (configured: StrictHostKeyChecking): StrictHostKeyChecking =>
+    flags.acceptNew ? 'accept-new' : configured === 'no' || configured === 'accept-new' ? configured : 'yes';
+  return {
+    ...(flags.identityFile !== undefined ? { extraIdentityFiles: [flags.identityFile] } : {}),
+    ...(flags.knownHostsFile !== undefined ? { knownHostsFiles: [flags.knownHostsFile] } : {}),
+    hostKeyPolicy: policy,
+    connectTimeoutMs: Math.min(flags.timeoutMs, 20_000),
+    log: (line) => flags.io.stderr(`gpumem ssh: ${line}\n`),
+    warn: (line) => flags.io.stderr(`gpumem: ${line}\n`),
+  };
+}
+
+/** A destination that is not `[user@]host[:port]` or an alias is a usage error. */
+export function openSshTransport(destination: string, options: SshFromConfigOptions): SshTransport {
   try {
-    resolved = sshSettingsFromConfig(destination, config.text, env, config.resolve, options.identityFile ? [options.identityFile] : []);
+    return sshTransportFromConfig(destination, options);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  for (const warning of resolved.warnings) options.io.stderr(`gpumem: ${config.path}: ${warning}\n`);
-  const { settings } = resolved;
-  return new SshTransport({
-    ...settings,
-    ...(options.knownHostsFile ? { knownHostsFiles: [options.knownHostsFile] } : {}),
-    // The CLI cannot ask: 'ask' becomes a refusal; the user's own accept-new or no in ~/.ssh/config is honoured.
-    strictHostKeyChecking: options.acceptNew ? 'accept-new' : settings.strictHostKeyChecking === 'no' || settings.strictHostKeyChecking === 'accept-new' ? settings.strictHostKeyChecking : 'yes',
-    connectTimeoutMs: Math.min(options.timeoutMs, settings.connectTimeoutMs ?? 20_000),
-    log: (line) => options.io.stderr(`gpumem ssh: ${line}\n`),
-  });
 }

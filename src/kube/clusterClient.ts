@@ -152,9 +152,10 @@ export class ClusterClient {
    * Closes the shared connection pool (after a short grace period; requests in flight finish). The client
    * still works afterwards, with a connection per request, so a probe that outlives a refresh can still
    * delete its debug pod. Stop its watches first: a watch keeps its connection until it ends.
+   * `graceMs` 0, for a caller whose requests have all settled (the CLI), closes it at once.
    */
-  dispose(): Promise<void> {
-    return this.#dispatcher.dispose();
+  dispose(graceMs?: number): Promise<void> {
+    return this.#dispatcher.dispose(graceMs);
   }
 
   /** The generated CoreV1 API; throws KubeRequestError(config) when the context has no cluster. */

@@ -127,7 +127,8 @@ export class SharedDispatcher {
     this.#state = { kind: 'disposed' };
     if (state.kind !== 'shared' || state.dispatcher === undefined) return;
     const dispatcher = state.dispatcher;
-    await new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+    // Unreferenced: the grace period alone must not keep a process alive (so 0 waits for nothing).
+    if (graceMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
     await close(dispatcher);
   }
 }

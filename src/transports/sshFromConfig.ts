@@ -21,6 +21,10 @@ export interface SshFromConfigOptions {
   readonly env?: SshEnv;
   /** The config; default ~/.ssh/config of `env.home` (with its Include files read from disk). */
   readonly config?: SshConfigSource;
+  /** Keys tried before the config's IdentityFile lines (the CLI's -i). */
+  readonly extraIdentityFiles?: readonly string[];
+  /** known_hosts files instead of the config's UserKnownHostsFile (the CLI's --known-hosts). */
+  readonly knownHostsFiles?: readonly string[];
   /** The StrictHostKeyChecking to apply, given the config's ('ask' when it sets none). Default: the config's. */
   readonly hostKeyPolicy?: (configured: StrictHostKeyChecking) => StrictHostKeyChecking;
   /** Asked for an unknown key under 'ask'; without it an unknown key is refused. */
@@ -37,11 +41,12 @@ export interface SshFromConfigOptions {
 export function sshTransportFromConfig(destination: string, options: SshFromConfigOptions = {}): SshTransport {
   const env = options.env ?? defaultSshEnv();
   const config = options.config ?? readUserSshConfig(env);
-  const { settings, warnings } = sshSettingsFromConfig(destination.trim(), config.text, env, config.resolve);
+  const { settings, warnings } = sshSettingsFromConfig(destination.trim(), config.text, env, config.resolve, options.extraIdentityFiles ?? []);
   for (const warning of warnings) options.warn?.(`${config.path}: ${warning}`);
   const configured = settings.strictHostKeyChecking ?? 'ask';
   return new SshTransport({
     ...settings,
+    ...(options.knownHostsFiles ? { knownHostsFiles: options.knownHostsFiles } : {}),
     strictHostKeyChecking: options.hostKeyPolicy ? options.hostKeyPolicy(configured) : configured,
     ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: Math.min(options.connectTimeoutMs, settings.connectTimeoutMs ?? options.connectTimeoutMs) } : {}),
     ...(options.confirmUnknownHost ? { confirmUnknownHost: options.confirmUnknownHost } : {}),

@@ -1,6 +1,7 @@
 // Runs the `gpumem` CLI from source (`node src/cli/main.ts …args`) as a child process, with the pinned Node that
 // runs the tests and never through a shell; stdin from `input`.
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +22,8 @@ export interface CliOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The child is killed after this. */
   readonly timeoutMs: number;
+  /** Called with the running child, e.g. to send it SIGINT mid-run. */
+  readonly onStart?: (child: ChildProcess) => void;
 }
 
 export function runCli(args: readonly string[], options: CliOptions): Promise<CliRun> {
@@ -34,5 +37,6 @@ export function runCli(args: readonly string[], options: CliOptions): Promise<Cl
     child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
+    options.onStart?.(child);
   });
 }

@@ -1,0 +1,198 @@
+// `gpumem inspect`: the read-only probe on one target (one connection, one exec), then verdicts with evidence.
+// Targets: this machine, an SSH host, a Kubernetes node or a Kubernetes pod (src/cli/kubeTarget.ts).
+// Exit codes: 0 no warning or error verdict, 1 some, 2 usage, I/O, connection or cluster errors.
+import { writeFile } from 'node:fs/promises';
+import type { AnalyzeOptions } from '../core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../core/inspection/analyze.ts';
+import { runProbe } from '../core/inspection/runProbe.ts';
+import type { RunProbeOptions } from '../core/inspection/runProbe.ts';
+import type { Transport } from '../core/probe/transport.ts';
+import { TransportError } from '../core/probe/transport.ts';
+import type { FailurePlace } from '../core/kube/failureMessages.ts';
+import { DEBUG_POD_IMAGE } from '../kube/debugPodSpec.ts';
+import { errorText } from '../kube/errorText.ts';
+import { LocalTransport } from '../transports/local.ts';
+import type { ParsedArgs } from './args.ts';
+import { parseArgs, scopeOf, UsageError } from './args.ts';
+import type { CliIo } from './io.ts';
+import { KubeTargetError, openKubeTarget, parseNodeName, parsePodRef } from './kubeTarget.ts';
+import type { KubeTargetSpec } from './kubeTarget.ts';
+import { exitCodeOf, formatOf, renderInspection } from './report.ts';
+import { cliSshOptions, openSshTransport } from './sshTarget.ts';
+
+export const INSPECT_USAGE = `Usage: gpumem inspect (--local | --ssh TARGET | --node NAME | --pod [NAMESPACE/]NAME) [options]
+
+Runs the read-only probe on a target (one connection, one exec) and prints verdicts with evidence.
+
+Targets:
+  --local                 Probe this machine (run as root for the full node view)
+  --ssh TARGET            Probe over SSH: [user@]host[:port] or a Host alias from ~/.ssh/config
+  --node NAME             Probe a Kubernetes node from a debug pod pinned to it (hostPID, the host's / at
+                          /host; deleted afterwards, on error and on Ctrl-C too), or over SSH to the node's
+                          address with --node-probe ssh; pods are named from the API server
+  --pod [NAMESPACE/]NAME  Probe a Kubernetes pod's container through the exec API, with the cluster side of
+                          the HAMi checklist (device plugin, scheduler, runtime class, the container's env)
+
+Options:
+  --scope node|container  What to probe on --local or --ssh (default: node)
+  --host-root PATH        Where the host's / is mounted, for node scope inside a debug pod (default: none)
+  --timeout SECONDS       Give up after this long (default: 120)
+  --save FILE             Also save the raw capture (read it back with gpumem analyze)
+  --format text|json|markdown
+
+Kubernetes (--node, --pod):
+  --kubeconfig FILE       Default: the files in KUBECONFIG, else ~/.kube/config (read, never written)
+  --context NAME          Default: the kubeconfig's current-context
+  -c, --container NAME    The pod's container (default: kubectl exec's choice)
+  --node-probe debug-pod|ssh
+                          How --node is reached (default: debug-pod)
+  --debug-namespace NS    Namespace of the debug pod (default: default)
+  --debug-image IMAGE     Image of the debug pod (default: ${DEBUG_POD_IMAGE})
+
+SSH (--ssh, --node-probe ssh):
+  -i, --identity FILE     SSH private key (in addition to ~/.ssh/config and the agent)
+  --accept-new            Trust an unknown SSH host key and add it to known_hosts (a changed key is always refused)
+  --known-hosts FILE      known_hosts file (default ~/.ssh/known_hosts)
+`;
+
+const OPTIONS = {
+  local: false,
+  ssh: true,
+  node: true,
+  pod: true,
+  identity: true,
+  'accept-new': false,
+  'known-hosts': true,
+  scope: true,
+  'host-root': true,
+  timeout: true,
+  save: true,
+  format: true,
+  kubeconfig: true,
+  context: true,
+  container: true,
+  'node-probe': true,
+  'debug-namespace': true,
+  'debug-image': true,
+  help: false,
+} as const;
+
+const KUBE_ONLY = ['kubeconfig', 'context', 'container', 'node-probe', 'debug-namespace', 'debug-image'] as const;
+
+type InspectTarget = { readonly kind: 'local' } | { readonly kind: 'ssh'; readonly destination: string } | KubeTargetSpec;
+
+/** A target ready to run: what `runProbe` and `analyzeCaptureText` get, and how it is closed. */
+interface ReadyTarget {
+  readonly transport: Transport;
+  readonly probe: Omit<RunProbeOptions, 'timeoutMs' | 'signal'>;
+  readonly place: FailurePlace | undefined;
+  analysis(signal: AbortSignal): Promise<Omit<AnalyzeOptions, 'target'>>;
+  appendix(): string;
+  close(): Promise<void>;
+}
+
+function stringOption(args: ParsedArgs, name: string): string | undefined {
+  const value = args.options.get(name);
+  return typeof value === 'string' ? value : undefined;
+}
+
+function targetOf(args: ParsedArgs): InspectTarget {
+  const given = (['local', 'ssh', 'node', 'pod'] as const).filter((name) => args.options.has(name));
+  if (given.length !== 1) throw new UsageError('give exactly one of --local, --ssh TARGET, --node NAME or --pod [NAMESPACE/]NAME');
+  const kind = given[0];
+  if (kind === 'node' || kind === 'pod') {
+    if (args.options.has('scope') || args.options.has('host-root')) throw new UsageError(`--scope and --host-root do not apply to --${kind} (a node is probed at node scope, a pod at container scope)`);
+    if (kind === 'node' && args.options.has('container')) throw new UsageError('--container applies to --pod');
+    return kind === 'node' ? parseNodeName(stringOption(args, 'node') ?? '') : parsePodRef(stringOption(args, 'pod') ?? '', stringOption(args, 'container'));
+  }
+  const misplaced = KUBE_ONLY.filter((name) => args.options.has(name));
+  if (misplaced.length > 0) throw new UsageError(`--${misplaced[0]} applies to --node and --pod`);
+  return kind === 'local' ? { kind: 'local' } : { kind: 'ssh', destination: stringOption(args, 'ssh') ?? '' };
+}
+
+function plainTarget(transport: Transport, probe: ReadyTarget['probe']): ReadyTarget {
+  return { transport, probe, place: undefined, analysis: () => Promise.resolve({}), appendix: () => '', close: () => transport.close() };
+}
+
+async function openTarget(target: InspectTarget, args: ParsedArgs, io: CliIo, timeoutMs: number, signal: AbortSignal): Promise<ReadyTarget> {
+  const ssh = cliSshOptions({
+    identityFile: stringOption(args, 'identity'),
+    knownHostsFile: stringOption(args, 'known-hosts'),
+    acceptNew: args.options.has('accept-new'),
+    timeoutMs,
+    io,
+  });
+  if (target.kind === 'local' || target.kind === 'ssh') {
+    const hostRoot = stringOption(args, 'host-root');
+    const probe = { scope: scopeOf(stringOption(args, 'scope')), ...(hostRoot !== undefined ? { hostRoot } : {}) };
+    return plainTarget(target.kind === 'local' ? new LocalTransport() : openSshTransport(target.destination, ssh), probe);
+  }
+  const nodeProbe = stringOption(args, 'node-probe') ?? 'debug-pod';
+  if (nodeProbe !== 'debug-pod' && nodeProbe !== 'ssh') throw new UsageError('--node-probe must be debug-pod or ssh');
+  if (nodeProbe === 'ssh' && target.kind === 'pod') throw new UsageError('--node-probe applies to --node');
+  const debugNamespace = stringOption(args, 'debug-namespace') ?? 'default';
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(debugNamespace)) throw new UsageError(`--debug-namespace: "${debugNamespace}" is not a namespace name`);
+  const debugImage = stringOption(args, 'debug-image') ?? DEBUG_POD_IMAGE;
+  if (debugImage.trim() === '' || /\s/.test(debugImage)) throw new UsageError('--debug-image must be an image reference');
+  return openKubeTarget(target, {
+    kubeconfig: stringOption(args, 'kubeconfig'),
+    context: stringOption(args, 'context'),
+    node: { nodeProbe, debugNamespace, debugImage },
+    ssh,
+    timeoutMs,
+    io,
+  }, signal);
+}
+
+export async function inspectCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, OPTIONS, { '-i': '--identity', '-h': '--help', '-f': '--format', '-c': '--container' });
+  if (args.options.has('help')) {
+    io.stdout(INSPECT_USAGE);
+    return 0;
+  }
+  const target = targetOf(args);
+  const format = formatOf(args.options.get('format'));
+  const timeoutSeconds = Number(args.options.get('timeout') ?? 120);
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError('--timeout must be a positive number of seconds');
+  const timeoutMs = timeoutSeconds * 1000;
+
+  // Ctrl-C cancels: the exec is closed and a debug pod is deleted before the command returns.
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let ready: ReadyTarget | undefined;
+  try {
+    ready = await openTarget(target, args, io, timeoutMs, controller.signal);
+    const analysis = ready.analysis(controller.signal).then(
+      (options) => options,
+      (error: unknown) => {
+        // The report still comes, without the cluster's names: say what is missing.
+        io.stderr(`gpumem inspect: warning: ${ready?.place ? errorText(error, ready.place) : String(error)}\n`);
+        return {};
+      },
+    );
+    const run = await runProbe(ready.transport, { ...ready.probe, timeoutMs, signal: controller.signal });
+    const save = stringOption(args, 'save');
+    if (save !== undefined) await writeFile(save, run.captureText, { mode: 0o600 });
+    const inspection = analyzeCaptureText(run.captureText, { target: ready.transport.target, ...(await analysis) });
+    const appendix = format === 'markdown' ? ready.appendix() : '';
+    io.stdout(renderInspection(inspection, format) + (appendix ? `\n${appendix}` : ''));
+    if (run.exec.stderr.trim()) io.stderr(`gpumem inspect: the probe wrote to stderr:\n${run.exec.stderr.slice(0, 4000)}\n`);
+    return exitCodeOf(inspection);
+  } catch (error) {
+    if (error instanceof KubeTargetError) {
+      io.stderr(`gpumem inspect: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof TransportError) {
+      io.stderr(`gpumem inspect: ${ready?.place ? errorText(error, ready.place) : `${ready?.transport.target ?? 'target'}: ${error.message}`}\n`);
+      return 2;
+    }
+    throw error;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await ready?.close();
+  }
+}

@@ -1,0 +1,158 @@
+// The Kubernetes targets of `gpumem inspect`, through the same src/kube code as the Clusters view:
+// - `--node NAME`: the node probe in a short-lived debug pod pinned to the node (deleted on success, error and
+//   Ctrl-C), or over SSH to the node's address with `--node-probe ssh`; the report names the pods by the
+//   API server's pod list and, on a HAMi node, checks its device-plugin pod;
+// - `--pod [NAMESPACE/]NAME`: the container probe through the pod exec API, with the cluster side of the HAMi
+//   checklist (device plugin on the pod's node, scheduler, runtime class, the container's env).
+// The kubeconfig is read as kubectl reads it (--kubeconfig, else KUBECONFIG, else ~/.kube/config) and never
+// written; exec credential plugins and proxies work as client-node supports them.
+import type { AnalyzeOptions } from '../core/inspection/analyze.ts';
+import type { FailurePlace } from '../core/kube/failureMessages.ts';
+import { summarizeNode } from '../core/kube/nodes.ts';
+import { defaultExecContainer } from '../core/kube/pods.ts';
+import type { RunProbeOptions } from '../core/inspection/runProbe.ts';
+import { hamiClusterMarkdown } from '../core/report/clusterReport.ts';
+import type { Transport } from '../core/probe/transport.ts';
+import { ClusterClient } from '../kube/clusterClient.ts';
+import { errorText } from '../kube/errorText.ts';
+import { podHamiFacts } from '../kube/explorer.ts';
+import { loadKubeconfigs } from '../kube/kubeconfig.ts';
+import type { LoadedContext } from '../kube/kubeconfig.ts';
+import { nodeAnalysisInputs, nodeProbeRoute } from '../kube/nodeProbe.ts';
+import type { NodeProbeSettings } from '../kube/nodeProbe.ts';
+import { PodExecTransport } from '../kube/podExecTransport.ts';
+import type { SshFromConfigOptions } from '../transports/sshFromConfig.ts';
+import { UsageError } from './args.ts';
+import type { CliIo } from './io.ts';
+
+export type KubeTargetSpec =
+  | { readonly kind: 'node'; readonly name: string }
+  | { readonly kind: 'pod'; readonly namespace: string | undefined; readonly name: string; readonly container: string | undefined };
+
+export interface KubeTargetOptions {
+  readonly kubeconfig: string | undefined;
+  /** Default: the kubeconfig's current-context. */
+  readonly context: string | undefined;
+  readonly node: NodeProbeSettings;
+  /** For `--node-probe ssh`: the host-key policy and the config, as for `--ssh`. */
+  readonly ssh: SshFromConfigOptions;
+  readonly timeoutMs: number;
+  readonly io: CliIo;
+}
+
+/** A target ready to probe: the transport (not yet connected), how to run the probe, and what the cluster adds. */
+export interface OpenedKubeTarget {
+  readonly transport: Transport;
+  readonly probe: Omit<RunProbeOptions, 'timeoutMs' | 'signal'>;
+  readonly place: FailurePlace;
+  /** Pod names, HAMi facts: read while the probe runs. */
+  analysis(signal: AbortSignal): Promise<Omit<AnalyzeOptions, 'target'>>;
+  /** Markdown appended to a Markdown report (the HAMi cluster checks of a pod). */
+  appendix(): string;
+  /** Closes the transport (deletes the debug pod) and the API connections. */
+  close(): Promise<void>;
+}
+
+const NAME = /^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/;
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** `[namespace/]name` as given to --pod, checked as Kubernetes names (nothing else reaches a URL). */
+export function parsePodRef(value: string, container: string | undefined): KubeTargetSpec {
+  const [first, second, ...rest] = value.split('/');
+  const namespace = second === undefined ? undefined : first;
+  const name = second === undefined ? first : second;
+  if (rest.length > 0 || !name || !NAME.test(name) || name.length > 253) throw new UsageError(`--pod: "${value}" is not [NAMESPACE/]NAME of a pod`);
+  if (namespace !== undefined && (!LABEL.test(namespace) || namespace.length > 63)) throw new UsageError(`--pod: "${namespace}" is not a namespace name`);
+  if (container !== undefined && (!LABEL.test(container) || container.length > 63)) throw new UsageError(`--container: "${container}" is not a container name`);
+  return { kind: 'pod', namespace, name, container };
+}
+
+export function parseNodeName(value: string): KubeTargetSpec {
+  if (!NAME.test(value) || value.length > 253) throw new UsageError(`--node: "${value}" is not a node name`);
+  return { kind: 'node', name: value };
+}
+
+/** The context to use: the named one or the current one, with a usage error that lists the others. */
+async function chooseContext(options: KubeTargetOptions): Promise<LoadedContext> {
+  const loaded = await loadKubeconfigs({ explicitPath: options.kubeconfig });
+  for (const problem of loaded.problems) options.io.stderr(`gpumem inspect: kubeconfig: ${problem}\n`);
+  if (loaded.contexts.length === 0) {
+    const where = loaded.source.files.join(', ') || '(no file)';
+    throw new UsageError(`no Kubernetes context in ${where}: give --kubeconfig FILE, or set KUBECONFIG`);
+  }
+  const wanted = options.context ?? loaded.currentContext;
+  if (wanted === undefined) throw new UsageError(`the kubeconfig sets no current-context: give --context (one of ${loaded.contexts.map((c) => c.name).join(', ')})`);
+  const context = loaded.contexts.find((c) => c.name === wanted);
+  if (!context) throw new UsageError(`no context "${wanted}" in the kubeconfig (contexts: ${loaded.contexts.map((c) => c.name).join(', ')})`);
+  if (context.problem) throw new UsageError(`context "${context.name}": ${context.problem}`);
+  return context;
+}
+
+/** The API server could not give the target (unreachable, RBAC, not found): the message says why and where. */
+export class KubeTargetError extends Error {}
+
+/** Resolves the target against the API server (reads the node or the pod) and builds its transport. */
+export async function openKubeTarget(spec: KubeTargetSpec, options: KubeTargetOptions, signal: AbortSignal): Promise<OpenedKubeTarget> {
+  const context = await chooseContext(options);
+  const client = new ClusterClient(context, { requestTimeoutMs: Math.min(options.timeoutMs, 30_000) });
+  try {
+    return spec.kind === 'node' ? await openNode(client, spec.name, options, signal) : await openPod(client, context, spec, signal);
+  } catch (error) {
+    await client.dispose(0);
+    if (error instanceof UsageError) throw error;
+    const what = spec.kind === 'node' ? `Read node ${spec.name}` : `Read pod ${spec.namespace ?? context.namespace ?? 'default'}/${spec.name}`;
+    throw new KubeTargetError(errorText(error, { context: context.name, ...(spec.kind === 'pod' ? { namespace: spec.namespace ?? context.namespace ?? 'default' } : {}), action: what }));
+  }
+}
+
+async function openNode(client: ClusterClient, name: string, options: KubeTargetOptions, signal: AbortSignal): Promise<OpenedKubeTarget> {
+  const node = summarizeNode(await client.readNode(name, { signal }));
+  const route = nodeProbeRoute(client, node, options.node, {
+    ssh: options.ssh,
+    debugPod: {
+      log: (line) => options.io.stderr(`gpumem inspect: ${line}\n`),
+      onCleanupFailure: (message) => options.io.stderr(`gpumem inspect: warning: ${message}\n`),
+    },
+  });
+  if (route.kind === 'unreachable') throw new UsageError(`node ${name}: ${route.reason} (--node-probe ssh)`);
+  const place: FailurePlace = { context: client.context, ...(route.kind === 'debug-pod' ? { namespace: route.namespace } : {}), action: `Inspect node ${name}` };
+  return {
+    transport: route.transport,
+    probe: { scope: 'node', hostRoot: route.hostRoot },
+    place,
+    analysis: (analysisSignal) => nodeAnalysisInputs(client, node, { signal: analysisSignal }),
+    appendix: () => '',
+    close: async () => {
+      await route.transport.close();
+      await client.dispose(0);
+    },
+  };
+}
+
+async function openPod(client: ClusterClient, context: LoadedContext, spec: Extract<KubeTargetSpec, { kind: 'pod' }>, signal: AbortSignal): Promise<OpenedKubeTarget> {
+  const namespace = spec.namespace ?? context.namespace ?? 'default';
+  const pod = await client.readPod(namespace, spec.name, { signal });
+  const names = (pod.spec?.containers ?? []).map((c) => c.name);
+  if (spec.container !== undefined && !names.includes(spec.container)) {
+    throw new UsageError(`pod ${namespace}/${spec.name} has no container "${spec.container}" (containers: ${names.join(', ')})`);
+  }
+  // As kubectl exec: the default-container annotation, else the first container.
+  const container = defaultExecContainer(pod, spec.container);
+  const transport = new PodExecTransport({ kubeConfig: client.kubeConfig, namespace, pod: spec.name, client, ...(container !== undefined ? { container } : {}) });
+  let appendix = '';
+  return {
+    transport,
+    probe: { scope: 'container' },
+    place: { context: client.context, namespace, action: `Inspect pod ${namespace}/${spec.name}` },
+    analysis: async (analysisSignal) => {
+      const hami = await podHamiFacts(client, pod, container, { signal: analysisSignal });
+      appendix = hamiClusterMarkdown(hami.section);
+      return { hamiCluster: hami.facts };
+    },
+    appendix: () => appendix,
+    close: async () => {
+      await transport.close();
+      await client.dispose(0);
+    },
+  };
+}
