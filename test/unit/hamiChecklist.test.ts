@@ -369,6 +369,11 @@ test('checklist: without processes, or with unreadable maps, the verdict is unkn
   const nodeOnly = evaluateHamiChecklist({ node: parseCapture(captureText('node', {})) });
   assert.equal(nodeOnly.verdict, 'unknown');
   for (const id of ['hami.disable-control', 'hami.env', 'hami.preload', 'hami.libvgpu', 'hami.loaded']) assert.equal(check(nodeOnly, id).status, 'unknown', id);
+  // …and the summary says what the node shows and where the container side is checked, not "not proven: 1–5".
+  const runtime = parseCapture(captureText('node', { containerd: { files: [['/etc/containerd/config.toml', 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n']] } }));
+  const nodeSide = evaluateHamiChecklist({ node: runtime, cluster: { devicePluginPods: [{ name: 'hami-device-plugin-x7k2p', phase: 'Running', ready: true }] } });
+  assert.equal(nodeSide.verdict, 'unknown');
+  assert.equal(nodeSide.summary, 'unknown: node side only (containerd default runtime pass, device-plugin health pass); the container side (steps 1–5) is checked per pod: "Run HAMi Checklist on Pod", or gpumem inspect --pod');
 });
 
 test('checklist: no CUDA process yet, but the preload works in other processes', () => {

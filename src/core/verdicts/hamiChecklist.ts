@@ -235,6 +235,12 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     summary = gpuProcs.length > 0
       ? `enforced: libvgpu.so is preloaded and ${enforced} of ${gpuProcs.length} CUDA process(es) carry a limit`
       : 'enforced: the preload, library and limit env are in place (no CUDA process was running to examine)';
+  } else if (container === undefined && input.node !== undefined) {
+    // A node inspection: the host's side only. Steps 1–5 live in each container, so say where to check them
+    // rather than list them as unproven.
+    verdict = 'unknown';
+    const nodeSide = checks.filter((check) => check.step === 6 || check.step === 7).map((check) => `${check.title} ${check.status}`);
+    summary = `unknown: node side only (${nodeSide.join(', ')}); the container side (steps 1–5) is checked per pod: "Run HAMi Checklist on Pod", or gpumem inspect --pod`;
   } else {
     verdict = 'unknown';
     const open = seedCore.filter((check) => check.status !== 'pass').map((check) => check.title);
