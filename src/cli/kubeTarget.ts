@@ -53,6 +53,9 @@ export interface OpenedKubeTarget {
   close(): Promise<void>;
 }
 
+/** The CLI's way to run the probe by hand, named in RBAC messages. */
+const BY_HAND = 'gpumem probe-script, then kubectl exec or kubectl debug: docs/probes.md';
+
 const NAME = /^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/;
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -101,7 +104,7 @@ export async function openKubeTarget(spec: KubeTargetSpec, options: KubeTargetOp
     await client.dispose(0);
     if (error instanceof UsageError) throw error;
     const what = spec.kind === 'node' ? `Read node ${spec.name}` : `Read pod ${spec.namespace ?? context.namespace ?? 'default'}/${spec.name}`;
-    throw new KubeTargetError(errorText(error, { context: context.name, ...(spec.kind === 'pod' ? { namespace: spec.namespace ?? context.namespace ?? 'default' } : {}), action: what }));
+    throw new KubeTargetError(errorText(error, { context: context.name, ...(spec.kind === 'pod' ? { namespace: spec.namespace ?? context.namespace ?? 'default' } : {}), action: what, byHand: BY_HAND }));
   }
 }
 
@@ -115,7 +118,7 @@ async function openNode(client: ClusterClient, name: string, options: KubeTarget
     },
   });
   if (route.kind === 'unreachable') throw new UsageError(`node ${name}: ${route.reason} (--node-probe ssh)`);
-  const place: FailurePlace = { context: client.context, ...(route.kind === 'debug-pod' ? { namespace: route.namespace } : {}), action: `Inspect node ${name}` };
+  const place: FailurePlace = { context: client.context, ...(route.kind === 'debug-pod' ? { namespace: route.namespace } : {}), action: `Inspect node ${name}`, byHand: BY_HAND };
   return {
     transport: route.transport,
     probe: { scope: 'node', hostRoot: route.hostRoot },
@@ -143,7 +146,7 @@ async function openPod(client: ClusterClient, context: LoadedContext, spec: Extr
   return {
     transport,
     probe: { scope: 'container' },
-    place: { context: client.context, namespace, action: `Inspect pod ${namespace}/${spec.name}` },
+    place: { context: client.context, namespace, action: `Inspect pod ${namespace}/${spec.name}`, byHand: BY_HAND },
     analysis: async (analysisSignal) => {
       const hami = await podHamiFacts(client, pod, container, { signal: analysisSignal });
       appendix = hamiClusterMarkdown(hami.section);

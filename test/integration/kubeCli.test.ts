@@ -115,6 +115,7 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
     assert.equal(run.code, 2, run.stdout);
     assert.match(run.stderr, /may not create pods in namespace "gpumem-debug"/);
     assert.match(run.stderr, /kubectl auth can-i create pods -n gpumem-debug/);
+    assert.match(run.stderr, /run the probe by hand with other credentials \(gpumem probe-script, then kubectl exec or kubectl debug/, 'the CLI\'s way, not the extension\'s command');
     await assertDebugPodsDeleted(since);
   });
 

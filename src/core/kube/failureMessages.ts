@@ -13,6 +13,8 @@ export interface FailurePlace {
   readonly namespace?: string;
   /** What the user asked for, e.g. `Inspect Node strix-node-1`. */
   readonly action?: string;
+  /** How to run the probe by hand in this front end; default the extension's "Copy Probe Command". */
+  readonly byHand?: string;
 }
 
 /** The `kubectl auth can-i` command that checks a permission. */
@@ -25,7 +27,7 @@ export function canICommand(verb: string, resource: string, place: FailurePlace)
 /** "Your credentials for context "x" may not create pods in namespace "y". Check with: …". */
 export function explainForbidden(verb: string, resource: string, place: FailurePlace): string {
   const where = place.namespace ? ` in namespace "${place.namespace}"` : '';
-  return `Your credentials for context "${place.context}" may not ${verb} ${resource}${where} (RBAC). Check with: ${canICommand(verb, resource, place)}. Ask a cluster administrator for a role that allows "${verb}" on "${resource}"${where}, or run the probe by hand with other credentials ("Copy Probe Command").`;
+  return `Your credentials for context "${place.context}" may not ${verb} ${resource}${where} (RBAC). Check with: ${canICommand(verb, resource, place)}. Ask a cluster administrator for a role that allows "${verb}" on "${resource}"${where}, or run the probe by hand with other credentials (${place.byHand ?? '"Copy Probe Command"'}).`;
 }
 
 /** A probe transport's failure (pod exec, node debug pod, SSH) as one message, RBAC refusals explained. */
