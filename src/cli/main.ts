@@ -4,8 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import { LINT_USAGE, lintCommand } from './lintCommand.ts';
-import { inspectCommand } from './inspectCommand.ts';
-import { analyzeCommand, explainOomCommand, probeScriptCommand } from './probeCommands.ts';
+import { INSPECT_USAGE, inspectCommand } from './inspectCommand.ts';
+import { ANALYZE_USAGE, analyzeCommand, EXPLAIN_OOM_USAGE, explainOomCommand, PROBE_SCRIPT_USAGE, probeScriptCommand } from './probeCommands.ts';
 import { rulesCommand } from './rulesCommand.ts';
 
 const VERSION = '0.1.0';
@@ -26,9 +26,20 @@ Options:
   --help          Print this help
 `;
 
-type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
+interface Command {
+  run(argv: readonly string[], io: CliIo): Promise<number>;
+  /** Printed after a usage error. */
+  readonly usage: string;
+}
 
-const COMMANDS: Record<string, Command> = { lint: lintCommand, rules: rulesCommand, 'probe-script': probeScriptCommand, inspect: inspectCommand, analyze: analyzeCommand, 'explain-oom': explainOomCommand };
+const COMMANDS: Record<string, Command> = {
+  lint: { run: lintCommand, usage: LINT_USAGE },
+  rules: { run: rulesCommand, usage: USAGE },
+  'probe-script': { run: probeScriptCommand, usage: PROBE_SCRIPT_USAGE },
+  inspect: { run: inspectCommand, usage: INSPECT_USAGE },
+  analyze: { run: analyzeCommand, usage: ANALYZE_USAGE },
+  'explain-oom': { run: explainOomCommand, usage: EXPLAIN_OOM_USAGE },
+};
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
@@ -40,16 +51,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stdout(`${VERSION}\n`);
     return 0;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
     io.stderr(`gpumem: unknown command "${name}"\n\n${USAGE}`);
     return 2;
   }
   try {
-    return await command(rest, io);
+    return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`gpumem ${name}: ${error.message}\n\n${name === 'lint' ? LINT_USAGE : USAGE}`);
+      io.stderr(`gpumem ${name}: ${error.message}\n\n${command.usage}`);
       return 2;
     }
     io.stderr(`gpumem ${name}: internal error: ${(error as Error).stack ?? String(error)}\n`);

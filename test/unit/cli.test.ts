@@ -457,6 +457,21 @@ describe('exit codes', () => {
     const none = await gpumem([]);
     assert.equal(none.code, 2);
     assert.match(none.stdout, /^Usage: gpumem <command> \[options\]/);
+    // An object's own property names are not commands.
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      const inherited = await gpumem([name]);
+      assert.equal(inherited.code, 2, name);
+      assert.match(inherited.stderr, new RegExp(`^gpumem: unknown command "${name}"`));
+    }
+  });
+
+  test('a usage error prints the usage of its own command', async () => {
+    const inspect = await gpumem(['inspect', '--local', '--frobnicate']);
+    assert.equal(inspect.code, 2);
+    assert.match(inspect.stderr, /^gpumem inspect: unknown option --frobnicate\n\nUsage: gpumem inspect \(--local \| --ssh TARGET \| --node NAME \| --pod/);
+    const analyze = await gpumem(['analyze']);
+    assert.equal(analyze.code, 2);
+    assert.match(analyze.stderr, /\n\nUsage: gpumem analyze <capture\|->/);
   });
 });
 
