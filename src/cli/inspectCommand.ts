@@ -2,13 +2,9 @@
 // Targets: this machine, an SSH host, a Kubernetes node or a Kubernetes pod (src/cli/kubeTarget.ts).
 // Exit codes: 0 no warning or error verdict, 1 some, 2 usage, I/O, connection or cluster errors.
 import { writeFile } from 'node:fs/promises';
-import type { AnalyzeOptions } from '../core/inspection/analyze.ts';
 import { analyzeCaptureText } from '../core/inspection/analyze.ts';
 import { runProbe } from '../core/inspection/runProbe.ts';
-import type { RunProbeOptions } from '../core/inspection/runProbe.ts';
-import type { Transport } from '../core/probe/transport.ts';
 import { TransportError } from '../core/probe/transport.ts';
-import type { FailurePlace } from '../core/kube/failureMessages.ts';
 import { DEBUG_POD_IMAGE } from '../kube/debugPodSpec.ts';
 import { errorText } from '../kube/errorText.ts';
 import { LocalTransport } from '../transports/local.ts';
@@ -17,6 +13,8 @@ import { parseArgs, scopeOf, UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import { KubeTargetError, openKubeTarget, parseNodeName, parsePodRef } from './kubeTarget.ts';
 import type { KubeTargetSpec } from './kubeTarget.ts';
+import { plainTarget } from './probeTarget.ts';
+import type { ProbeTarget } from './probeTarget.ts';
 import { exitCodeOf, formatOf, renderInspection } from './report.ts';
 import { cliSshOptions, openSshTransport } from './sshTarget.ts';
 
@@ -81,16 +79,6 @@ const KUBE_ONLY = ['kubeconfig', 'context', 'container', 'node-probe', 'debug-na
 
 type InspectTarget = { readonly kind: 'local' } | { readonly kind: 'ssh'; readonly destination: string } | KubeTargetSpec;
 
-/** A target ready to run: what `runProbe` and `analyzeCaptureText` get, and how it is closed. */
-interface ReadyTarget {
-  readonly transport: Transport;
-  readonly probe: Omit<RunProbeOptions, 'timeoutMs' | 'signal'>;
-  readonly place: FailurePlace | undefined;
-  analysis(signal: AbortSignal): Promise<Omit<AnalyzeOptions, 'target'>>;
-  appendix(): string;
-  close(): Promise<void>;
-}
-
 function stringOption(args: ParsedArgs, name: string): string | undefined {
   const value = args.options.get(name);
   return typeof value === 'string' ? value : undefined;
@@ -110,11 +98,7 @@ function targetOf(args: ParsedArgs): InspectTarget {
   return kind === 'local' ? { kind: 'local' } : { kind: 'ssh', destination: stringOption(args, 'ssh') ?? '' };
 }
 
-function plainTarget(transport: Transport, probe: ReadyTarget['probe']): ReadyTarget {
-  return { transport, probe, place: undefined, analysis: () => Promise.resolve({}), appendix: () => '', close: () => transport.close() };
-}
-
-async function openTarget(target: InspectTarget, args: ParsedArgs, io: CliIo, timeoutMs: number, signal: AbortSignal): Promise<ReadyTarget> {
+async function openTarget(target: InspectTarget, args: ParsedArgs, io: CliIo, timeoutMs: number, signal: AbortSignal): Promise<ProbeTarget> {
   const ssh = cliSshOptions({
     identityFile: stringOption(args, 'identity'),
     knownHostsFile: stringOption(args, 'known-hosts'),
@@ -161,7 +145,7 @@ export async function inspectCommand(argv: readonly string[], io: CliIo): Promis
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  let ready: ReadyTarget | undefined;
+  let ready: ProbeTarget | undefined;
   try {
     ready = await openTarget(target, args, io, timeoutMs, controller.signal);
     const analysis = ready.analysis(controller.signal).then(

@@ -6,13 +6,10 @@
 //   checklist (device plugin on the pod's node, scheduler, runtime class, the container's env).
 // The kubeconfig is read as kubectl reads it (--kubeconfig, else KUBECONFIG, else ~/.kube/config) and never
 // written; exec credential plugins and proxies work as client-node supports them.
-import type { AnalyzeOptions } from '../core/inspection/analyze.ts';
 import type { FailurePlace } from '../core/kube/failureMessages.ts';
 import { summarizeNode } from '../core/kube/nodes.ts';
 import { defaultExecContainer } from '../core/kube/pods.ts';
-import type { RunProbeOptions } from '../core/inspection/runProbe.ts';
 import { hamiClusterMarkdown } from '../core/report/clusterReport.ts';
-import type { Transport } from '../core/probe/transport.ts';
 import { ClusterClient } from '../kube/clusterClient.ts';
 import { errorText } from '../kube/errorText.ts';
 import { podHamiFacts } from '../kube/explorer.ts';
@@ -24,6 +21,7 @@ import { PodExecTransport } from '../kube/podExecTransport.ts';
 import type { SshFromConfigOptions } from '../transports/sshFromConfig.ts';
 import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
+import type { ProbeTarget } from './probeTarget.ts';
 
 export type KubeTargetSpec =
   | { readonly kind: 'node'; readonly name: string }
@@ -38,19 +36,6 @@ export interface KubeTargetOptions {
   readonly ssh: SshFromConfigOptions;
   readonly timeoutMs: number;
   readonly io: CliIo;
-}
-
-/** A target ready to probe: the transport (not yet connected), how to run the probe, and what the cluster adds. */
-export interface OpenedKubeTarget {
-  readonly transport: Transport;
-  readonly probe: Omit<RunProbeOptions, 'timeoutMs' | 'signal'>;
-  readonly place: FailurePlace;
-  /** Pod names, HAMi facts: read while the probe runs. */
-  analysis(signal: AbortSignal): Promise<Omit<AnalyzeOptions, 'target'>>;
-  /** Markdown appended to a Markdown report (the HAMi cluster checks of a pod). */
-  appendix(): string;
-  /** Closes the transport (deletes the debug pod) and the API connections. */
-  close(): Promise<void>;
 }
 
 /** The CLI's way to run the probe by hand, named in RBAC messages. */
@@ -95,7 +80,7 @@ async function chooseContext(options: KubeTargetOptions): Promise<LoadedContext>
 export class KubeTargetError extends Error {}
 
 /** Resolves the target against the API server (reads the node or the pod) and builds its transport. */
-export async function openKubeTarget(spec: KubeTargetSpec, options: KubeTargetOptions, signal: AbortSignal): Promise<OpenedKubeTarget> {
+export async function openKubeTarget(spec: KubeTargetSpec, options: KubeTargetOptions, signal: AbortSignal): Promise<ProbeTarget> {
   const context = await chooseContext(options);
   const client = new ClusterClient(context, { requestTimeoutMs: Math.min(options.timeoutMs, 30_000) });
   try {
@@ -108,7 +93,7 @@ export async function openKubeTarget(spec: KubeTargetSpec, options: KubeTargetOp
   }
 }
 
-async function openNode(client: ClusterClient, name: string, options: KubeTargetOptions, signal: AbortSignal): Promise<OpenedKubeTarget> {
+async function openNode(client: ClusterClient, name: string, options: KubeTargetOptions, signal: AbortSignal): Promise<ProbeTarget> {
   const node = summarizeNode(await client.readNode(name, { signal }));
   const route = nodeProbeRoute(client, node, options.node, {
     ssh: options.ssh,
@@ -132,7 +117,7 @@ async function openNode(client: ClusterClient, name: string, options: KubeTarget
   };
 }
 
-async function openPod(client: ClusterClient, context: LoadedContext, spec: Extract<KubeTargetSpec, { kind: 'pod' }>, signal: AbortSignal): Promise<OpenedKubeTarget> {
+async function openPod(client: ClusterClient, context: LoadedContext, spec: Extract<KubeTargetSpec, { kind: 'pod' }>, signal: AbortSignal): Promise<ProbeTarget> {
   const namespace = spec.namespace ?? context.namespace ?? 'default';
   const pod = await client.readPod(namespace, spec.name, { signal });
   const names = (pod.spec?.containers ?? []).map((c) => c.name);
