@@ -73,11 +73,12 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
     const mtime = statSync(kubeconfig).mtimeMs;
     const run = await gpumem(['--node', 'strix-node-1', '--kubeconfig', kubeconfig, '--debug-namespace', DEBUG_NS, '--format', 'json']);
     assert.equal(run.code, 1, `warnings give exit code 1; stderr: ${run.stderr}`);
-    const report = JSON.parse(run.stdout) as { target: string; scope: string; node: { pods: { podUid: string }[] } | null; verdicts: { id: string; title: string; evidence?: unknown }[] };
+    const report = JSON.parse(run.stdout) as { target: string; scope: string; node: { pods: { podUid: string; podName: string | null }[] } | null; verdicts: { id: string; title: string; evidence?: unknown }[] };
     assert.equal(report.scope, 'node');
     assert.match(report.target, /strix-node-1/);
     const pod = report.node?.pods.find((p) => p.podUid === APU_POD_UID);
     assert.ok(pod, `the APU pod is accounted: ${JSON.stringify(report.node?.pods.map((p) => p.podUid))}`);
+    assert.equal(pod.podName, 'default/llama-0', 'named from the API server\'s pod list');
     assert.ok(report.verdicts.some((v) => v.id === 'memory.unaccounted-node'), report.verdicts.map((v) => v.id).join(', '));
     const oom = report.verdicts.filter((v) => v.id.startsWith('oom.'));
     assert.ok(oom.some((v) => /node ran out of memory/.test(v.title)), `the kern.log global kill is found: ${JSON.stringify(oom.map((v) => v.title))}`);

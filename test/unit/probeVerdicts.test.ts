@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import type { Inspection } from '../../src/core/inspection/analyze.ts';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { analyzeCapture, analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { buildNodeModel } from '../../src/core/probe/nodeModel.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText, md } from '../../src/core/report/inspectionReport.ts';
@@ -334,6 +334,16 @@ describe('reports: hostile pod names and process names', () => {
     assert.ok(round.verdicts.some((v) => v.title.includes(HOSTILE_NAME)));
     assert.equal(inspection.node?.oom?.summary.victims[0]?.comm, '<img src=x onerror=alert(1)>|`');
     assert.equal(inspection.node?.oom?.summary.victims[0]?.podName, HOSTILE_NAME);
+  });
+
+  test('the pods carry the cluster\'s names in JSON and Markdown (null and the UID when the cluster gave none)', () => {
+    const named = JSON.parse(JSON.stringify(inspectionToJson(hostileInspection()))) as { node: { pods: Array<{ podUid: string; podName: string | null }> } };
+    assert.deepEqual(named.node.pods.map((pod) => [pod.podUid, pod.podName]), [[POD_A, HOSTILE_NAME]]);
+    assert.ok(inspectionToMarkdown(hostileInspection()).includes(`| ${md(HOSTILE_NAME)} |`), 'the Markdown pods table names the pod');
+    const unnamed = analyzeCapture(hostileInspection().capture, { target: 'capture' });
+    assert.equal(unnamed.podNames.size, 0);
+    assert.deepEqual((JSON.parse(JSON.stringify(inspectionToJson(unnamed))) as typeof named).node.pods.map((pod) => pod.podName), [null]);
+    assert.ok(inspectionToMarkdown(unnamed).includes(`| ${POD_A} |`), 'the UID when no name is known');
   });
 
   test('JSON verdicts have the same shape as explain-oom\'s: the OOM verdict without the parser\'s raw event', () => {

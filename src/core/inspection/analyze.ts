@@ -36,6 +36,8 @@ export interface Inspection {
   /** Every verdict, worst first. */
   readonly verdicts: readonly Verdict[];
   readonly problems: readonly string[];
+  /** Pod UID → "namespace/name" as the cluster gave them (empty off Kubernetes), for the reports' pod rows. */
+  readonly podNames: ReadonlyMap<string, string>;
 }
 
 export interface AnalyzeOptions {
@@ -76,7 +78,7 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspe
     hami = evaluateHamiChecklist({ container, ...(options.nodeCapture ? { node: options.nodeCapture } : {}), ...(options.hamiCluster ? { cluster: options.hamiCluster } : {}) });
     verdicts.push(...hamiVerdicts(hami));
   }
-  return { target: options.target, scope: capture.scope, capture, node, container, hami, verdicts: sortVerdicts(verdicts), problems };
+  return { target: options.target, scope: capture.scope, capture, node, container, hami, verdicts: sortVerdicts(verdicts), problems, podNames: options.podNames ?? new Map() };
 }
 
 export function sortVerdicts(verdicts: readonly Verdict[]): Verdict[] {

@@ -626,7 +626,7 @@ function buildRaw(capture: Capture, maxChars: number): RawSection[] {
 // ---------------------------------------------------------------------------------------------------
 
 export function buildInspectorViewModel(inspection: Inspection, options: ViewModelOptions = {}): InspectorViewModel {
-  const names = nameMap(options.podNames);
+  const names = nameMap(options.podNames ?? inspection.podNames);
   const pods = inspection.node?.pods ?? [];
   return {
     v: VIEW_MODEL_VERSION,

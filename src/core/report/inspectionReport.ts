@@ -47,9 +47,9 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     out.push(`| GPUActive (7.1+) | ${bytes(accounting.gpuActive)} |`, `| Charged to no cgroup | ${bytes(accounting.unaccounted)} |`, '');
     out.push(`GPUs: ${md(accounting.gpuSummary)}${accounting.unifiedMemory ? ' — unified memory (GPU memory is system RAM)' : ''}`, '');
     if (pods.length > 0) {
-      out.push('## Pods', '', '| Pod UID | QoS | memory.current | GTT | true footprint | limit | headroom |', '| --- | --- | --- | --- | --- | --- | --- |');
+      out.push('## Pods', '', '| Pod | QoS | memory.current | GTT | true footprint | limit | headroom |', '| --- | --- | --- | --- | --- | --- | --- |');
       for (const pod of pods) {
-        out.push(`| ${md(pod.podUid)} | ${md(pod.qos)} | ${bytes(pod.accounted)} | ${bytes(pod.gtt)} | ${bytes(pod.trueFootprint)} | ${pod.limit === undefined ? 'none' : bytes(pod.limit)} | ${pod.headroom === undefined ? '—' : bytes(pod.headroom)} |`);
+        out.push(`| ${md(inspection.podNames.get(pod.podUid) ?? pod.podUid)} | ${md(pod.qos)} | ${bytes(pod.accounted)} | ${bytes(pod.gtt)} | ${bytes(pod.trueFootprint)} | ${pod.limit === undefined ? 'none' : bytes(pod.limit)} | ${pod.headroom === undefined ? '—' : bytes(pod.headroom)} |`);
       }
       out.push('');
     }
@@ -137,7 +137,7 @@ export function inspectionToJson(inspection: Inspection): object {
           os: node.model.os ?? null,
           cgroupMode: node.model.cgroupMode,
           accounting: node.accounting,
-          pods: node.pods.map((pod) => ({ ...pod, events: Object.fromEntries(pod.events) })),
+          pods: node.pods.map((pod) => ({ ...pod, podName: inspection.podNames.get(pod.podUid) ?? null, events: Object.fromEntries(pod.events) })),
           kernelChecks: node.kernelChecks,
           gpus: node.model.gpus,
           oom: node.oom ? node.oom.summary : null,
