@@ -140,11 +140,18 @@ export async function inspectCommand(argv: readonly string[], io: CliIo): Promis
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError('--timeout must be a positive number of seconds');
   const timeoutMs = timeoutSeconds * 1000;
 
-  // Ctrl-C cancels: the exec is closed and a debug pod is deleted before the command returns.
+  // Ctrl-C cancels: the exec is closed and a debug pod is deleted before the command returns. A second one
+  // says so; a third quits at once (the debug pod's activeDeadlineSeconds still ends it on the node).
   const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  let signals = 0;
+  const onSignal = () => {
+    signals++;
+    if (signals === 1) controller.abort();
+    else if (signals === 2) io.stderr('gpumem inspect: cancelling: closing the connection and deleting any debug pod; Ctrl-C again to quit now\n');
+    else process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   let ready: ProbeTarget | undefined;
   try {
     ready = await openTarget(target, args, io, timeoutMs, controller.signal);

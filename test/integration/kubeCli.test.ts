@@ -137,6 +137,29 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
     await assertDebugPodsDeleted(since);
   });
 
+  test('a second Ctrl-C during the clean-up says what is happening and does not leave the debug pod behind', T, async () => {
+    sim.setFault({ podWaitingReason: 'ContainerCreating' });
+    const since = sim.state.createdPods.length;
+    try {
+      const run = await gpumem(['--node', 'web-node-3', '--kubeconfig', kubeconfig, '--debug-namespace', DEBUG_NS], {
+        onStart: (child) => {
+          void eventually('the debug pod exists', () => sim.state.list('pods', DEBUG_NS).length > 0, 60_000).then(async () => {
+            // The API server turns slow, so the clean-up is still running at the second signal.
+            sim.setFault({ podWaitingReason: 'ContainerCreating', latencyMs: 1500 });
+            child.kill('SIGINT');
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            child.kill('SIGINT');
+          });
+        },
+      });
+      assert.equal(run.code, 2, run.stdout);
+      assert.match(run.stderr, /cancelling: closing the connection and deleting any debug pod; Ctrl-C again to quit now/);
+    } finally {
+      sim.setFault(null);
+    }
+    await assertDebugPodsDeleted(since);
+  });
+
   test('unknown context, unknown pod, unknown node: exit 2 with what exists or what the API server said', T, async () => {
     const context = await gpumem(['--node', 'strix-node-1', '--kubeconfig', kubeconfig, '--context', 'nope']);
     assert.equal(context.code, 2);
