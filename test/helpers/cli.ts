@@ -17,7 +17,7 @@ export interface CliRun {
 export interface CliOptions {
   /** Default: the repository root. */
   readonly cwd?: string;
-  readonly input?: string;
+  readonly input?: string | Uint8Array;
   /** Default: this process's environment. */
   readonly env?: NodeJS.ProcessEnv;
   /** The child is killed after this. */

@@ -4,7 +4,6 @@
 // a generous watchdog, so a hang fails the test instead of stalling the run; nothing asserts timings.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,12 +14,12 @@ import type { Finding } from '../../src/core/findings.ts';
 import { lintBytes, lintText } from '../../src/core/lint.ts';
 import type { LintResult } from '../../src/core/lint.ts';
 import { ruleMeta } from '../../src/core/rules/catalog.ts';
+import { runCli } from '../helpers/cli.ts';
 
 const MIB = 1024 * 1024;
 /** The CLI's default --max-file-size (16 MiB). */
 const DEFAULT_MAX_BYTES = 16 * MIB;
 const SEVERITIES = new Set(['error', 'warning', 'info']);
-const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const DEMO_DIR = fileURLToPath(new URL('../../demo/workspace/', import.meta.url));
 const DEMOS = readdirSync(DEMO_DIR)
   .filter((name) => /\.ya?ml$/.test(name))
@@ -125,21 +124,6 @@ function lintGuarded(input: string | Uint8Array, maxBytes = DEFAULT_MAX_BYTES, w
       clearTimeout(watchdog);
       reject(error);
     });
-  });
-}
-
-/** Runs the CLI from source on stdin; resolves with its exit code and output. */
-function runCli(args: readonly string[], input: string | Uint8Array): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'], timeout: 120_000 });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-    child.stdin.on('error', () => undefined); // the CLI may stop reading early; the exit code tells
-    child.stdin.end(input);
   });
 }
 
@@ -366,7 +350,7 @@ describe('size: a 50 MB file is skipped, not parsed', () => {
   });
 
   test('the CLI reports the skip on stdin and exits 0', async () => {
-    const { code, stdout } = await runCli(['lint', '-', '--format', 'json'], fiftyMB);
+    const { code, stdout } = await runCli(['lint', '-', '--format', 'json'], { input: fiftyMB, timeoutMs: 120_000 });
     assert.equal(code, 0);
     const findings = JSON.parse(stdout) as Array<{ file: string; ruleId: string; message: string }>;
     assert.deepEqual(findings.map((f) => [f.file, f.ruleId]), [['<stdin>', 'manifest-skipped']]);
@@ -376,7 +360,7 @@ describe('size: a 50 MB file is skipped, not parsed', () => {
   test('--max-file-size lowers the limit', async () => {
     const text = DEMOS.map((demo) => demo.text).join('---\n');
     assert.ok(text.length > 1024);
-    const { code, stdout } = await runCli(['lint', '-', '--max-file-size', String(1 / 1024)], text);
+    const { code, stdout } = await runCli(['lint', '-', '--max-file-size', String(1 / 1024)], { input: text, timeoutMs: 120_000 });
     assert.equal(code, 0);
     assert.match(stdout, /^<stdin>:1:1: info \[manifest-skipped\] Skipped: file is [\d.]+ KiB, above the 1\.0 KiB limit for analysis\.\n/);
   });
@@ -532,7 +516,7 @@ describe('binary and non-UTF-8 bytes', () => {
 
   test('the CLI skips binary and Latin-1 input with exit 0', async () => {
     for (const [bytes, reason] of [[Buffer.from([0x61, 0, 0x62]), 'binary file'], [Buffer.from('name: caf\u00e9\n', 'latin1'), 'not UTF-8']] as const) {
-      const { code, stdout } = await runCli(['lint', '-'], bytes);
+      const { code, stdout } = await runCli(['lint', '-'], { input: bytes, timeoutMs: 120_000 });
       assert.equal(code, 0);
       assert.match(stdout, new RegExp(`^<stdin>:1:1: info \\[manifest-skipped\\] Skipped: ${reason}`));
     }
@@ -581,7 +565,7 @@ spec:
     - name: sock
       hostPath: {path: ${JSON.stringify(`/run/${newline}/docker.sock`)}}
 `;
-    const { code, stdout } = await runCli(['lint', '-', '--format', 'json'], text);
+    const { code, stdout } = await runCli(['lint', '-', '--format', 'json'], { input: text, timeoutMs: 120_000 });
     assert.equal(code, 1);
     const findings = JSON.parse(stdout) as Array<{ name: string; namespace: string; container: string | null; message: string }>;
     assert.ok(findings.length >= 2, stdout);
@@ -596,7 +580,7 @@ spec:
   test("the CLI's text output holds no raw control characters, and every line is a finding or the summary", async () => {
     const docs = names.filter(([label]) => label !== 'a 1 MB name').map(([, name], i) => gpuPod(`pod${i}`, JSON.stringify(name), '', JSON.stringify(`docker:dind${name}`)));
     docs.push(`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  volumes: [{name: s, hostPath: {path: ${JSON.stringify(`/x\u001b[2J\n/docker.sock`)}}}]\n  containers:\n    - {name: g, resources: {limits: {nvidia.com/gpu: 1, memory: 1Gi}}}\n    - {name: d, volumeMounts: [{name: s, mountPath: /s}]}\n`);
-    const { code, stdout } = await runCli(['lint', '-'], docs.join('---\n'));
+    const { code, stdout } = await runCli(['lint', '-'], { input: docs.join('---\n'), timeoutMs: 120_000 });
     assert.equal(code, 1);
     assert.doesNotMatch(stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/, 'no control characters but the line feeds');
     const lines = stdout.trimEnd().split('\n');
@@ -610,11 +594,7 @@ spec:
     const directory = mkdtempSync(join(tmpdir(), 'gpumem-hostile-'));
     try {
       writeFileSync(join(directory, 'a\u001b[31mred\nfake.yaml:1:1: error [forged] x\u0007.yaml'), gpuPod('p', 'c'));
-      const child = spawn(process.execPath, [CLI, 'lint', directory], { timeout: 60_000 });
-      const chunks: Buffer[] = [];
-      child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-      const stdout = Buffer.concat(chunks).toString('utf8');
+      const { code, stdout } = await runCli(['lint', directory], { timeoutMs: 60_000 });
       assert.equal(code, 1);
       assert.doesNotMatch(stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
       const lines = stdout.trimEnd().split('\n');
@@ -627,7 +607,7 @@ spec:
 
   test('a 1 MB container name through the CLI', async () => {
     const name = 'n'.repeat(MIB);
-    const { code, stdout } = await runCli(['lint', '-', '--format', 'json'], gpuPod('p', name));
+    const { code, stdout } = await runCli(['lint', '-', '--format', 'json'], { input: gpuPod('p', name), timeoutMs: 120_000 });
     assert.equal(code, 1);
     const findings = JSON.parse(stdout) as Array<{ container: string; line: number; column: number; endColumn: number }>;
     assert.equal(findings.length, 1);
