@@ -13,12 +13,12 @@
 //
 // Plain JavaScript, like scripts/start.mjs. The simulator itself is TypeScript, run by the project's pinned
 // Node (node_modules/node, installed by `npm ci`), which strips the types.
-import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { request } from 'node:https';
 import path from 'node:path';
-import { REPO_ROOT, cleanEnv, killGroup } from './e2e/code-server.mjs';
+import { REPO_ROOT, cleanEnv } from './e2e/code-server.mjs';
+import { startServerProcess, withLogTail } from './e2e/serverProcess.mjs';
 
 export const DEMO_CONTEXT = 'gpumem-demo';
 export const DEMO_KUBECONFIG = path.join(REPO_ROOT, '.cache', 'demo-kubeconfig.yaml');
@@ -49,6 +49,7 @@ function simulatorNode() {
  * @property {boolean} roots        whether execs really run (chroot roots)
  * @property {string} logFile
  * @property {string | undefined} version  /version gitVersion, asked with the kubeconfig's credentials
+ * @property {string | undefined} versionError  why GET /version failed, when it did
  * @property {Promise<{code: number | null, signal: string | null}>} exited
  * @property {() => Promise<void>} stop
  */
@@ -65,74 +66,29 @@ export async function startDemoCluster(options) {
   await mkdir(path.dirname(options.logFile), { recursive: true });
   rmSync(kubeconfig, { force: true }); // a stale one would name a dead port and keys
   const args = [SIMULATOR, '--fixtures', options.fixtures ?? DEMO_FIXTURES, '--write-kubeconfig', kubeconfig, ...(roots ? [] : ['--no-roots'])];
-  const node = simulatorNode();
-  const log = createWriteStream(options.logFile, { flags: 'w' });
-  log.write(`$ ${[node, ...args].map((a) => JSON.stringify(a)).join(' ')}\n`);
-  const child = spawn(node, args, { cwd: REPO_ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const onExit = () => killGroup(child.pid, 'SIGKILL'); // last resort if this process exits without stop()
-  process.on('exit', onExit);
-  let output = '';
-  const exited = new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      process.removeListener('exit', onExit);
-      log.write(`\n[npm start] simulator exited (code ${code}, signal ${signal})\n`);
-      resolve({ code, signal });
-    });
+  const server = await startServerProcess({
+    label: 'demo cluster simulator',
+    command: simulatorNode(),
+    args,
+    cwd: REPO_ROOT,
+    env: cleanEnv(),
+    logFile: options.logFile,
+    listening: /listening on (https:\/\/127\.0\.0\.1:\d+)/,
+    timeoutMs: START_TIMEOUT_MS,
+    graceMs: STOP_GRACE_MS,
+    // The simulator alone first: it stops its execs and unmounts before it exits.
+    terminate: 'leader',
   });
-  const onData = (chunk) => {
-    output += chunk.toString();
-    log.write(chunk);
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-
+  const url = server.address;
+  const { output } = server;
   let stopped;
   const stop = () => {
-    stopped ??= (async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        // The simulator alone first: it stops its execs and unmounts before it exits.
-        try {
-          process.kill(child.pid, 'SIGTERM');
-        } catch {
-          // already gone
-        }
-        const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), STOP_GRACE_MS);
-        await exited;
-        clearTimeout(timer);
-      }
-      killGroup(child.pid, 'SIGKILL'); // anything left in its group
-      rmSync(kubeconfig, { force: true });
-      await new Promise((r) => log.end(r));
-    })();
+    stopped ??= server.stop().then(() => rmSync(kubeconfig, { force: true }));
     return stopped;
   };
-
-  let url;
-  try {
-    url = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the simulator did not print "listening on" within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
-      const check = () => {
-        const match = /listening on (https:\/\/127\.0\.0\.1:\d+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
-      };
-      child.stdout.on('data', check);
-      child.on('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      exited.then(({ code, signal }) => {
-        clearTimeout(timer);
-        reject(new Error(`the simulator exited before listening (code ${code}, signal ${signal})`));
-      });
-    });
-    if (!existsSync(kubeconfig)) throw new Error(`the simulator listens but did not write ${kubeconfig}`);
-  } catch (error) {
+  if (!existsSync(kubeconfig)) {
     await stop();
-    const tail = output.trim().split('\n').slice(-15).join('\n');
-    throw new Error(`${error instanceof Error ? error.message : String(error)} (log: ${options.logFile})${tail ? `\n${tail}` : ''}`);
+    throw withLogTail(new Error(`the simulator listens but did not write ${kubeconfig}`), options.logFile, output());
   }
 
   try {
@@ -150,11 +106,11 @@ export async function startDemoCluster(options) {
     ].join('\n');
     writeFileSync(kubeconfig, `${header}${text}`, { mode: 0o600 });
 
-    const version = await getVersion(config, url).catch((error) => {
-      log.write(`\n[npm start] GET /version with the demo kubeconfig failed: ${error.message}\n`);
-      return undefined;
-    });
-    return { url, kubeconfig, contexts: contexts.length > 0 ? contexts : [DEMO_CONTEXT], roots, logFile: options.logFile, version, exited, stop };
+    const version = await getVersion(config, url).then(
+      (gitVersion) => ({ gitVersion, versionError: undefined }),
+      (error) => ({ gitVersion: undefined, versionError: error instanceof Error ? error.message : String(error) }),
+    );
+    return { url, kubeconfig, contexts: contexts.length > 0 ? contexts : [DEMO_CONTEXT], roots, logFile: options.logFile, version: version.gitVersion, versionError: version.versionError, exited: server.exited, stop };
   } catch (error) {
     await stop();
     throw error;

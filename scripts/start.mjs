@@ -19,7 +19,6 @@ import {
   cleanEnv,
   ensureCodeServer,
   ensureDebianPackages,
-  exitOnSignals,
   installExtension,
   run,
   startCodeServer,
@@ -27,6 +26,7 @@ import {
   writeUserSettings,
 } from './e2e/code-server.mjs';
 import { DEMO_CONTEXT, isRoot, setKubeconfigSetting, startDemoCluster } from './demo-cluster.mjs';
+import { exitOnSignals } from './e2e/processGroups.mjs';
 
 const usage = `Usage: npm start [-- --port <port>] [--no-build] [--folder <dir>] [--no-cluster]
   --port <port>   serve on 127.0.0.1:<port> (default: a free port)
@@ -122,7 +122,7 @@ try {
     try {
       cluster = await startDemoCluster({ logFile: path.join(profile, 'demo-cluster.log') });
       codeServerEnv.KUBECONFIG = cluster.kubeconfig;
-      console.log(`Simulator on ${cluster.url} (${cluster.version ?? 'no answer to GET /version'}), ${cluster.roots ? 'with chroot roots: probes over the API run' : 'no roots (--no-roots)'}`);
+      console.log(`Simulator on ${cluster.url} (${cluster.version ?? `no answer to GET /version: ${cluster.versionError}`}), ${cluster.roots ? 'with chroot roots: probes over the API run' : 'no roots (--no-roots)'}`);
       console.log(`Kubeconfig ${path.relative(REPO_ROOT, cluster.kubeconfig)}: contexts ${cluster.contexts.join(', ')}`);
     } catch (error) {
       cluster = undefined;

@@ -42,13 +42,11 @@ export interface RunOptions {
 export declare function codeServerCacheDir(root?: string): string;
 export declare function cleanEnv(extra?: Record<string, string>): NodeJS.ProcessEnv;
 export declare function run(file: string, args: string[], options: RunOptions): Promise<string>;
-export declare function killGroup(pid: number | undefined, signal: NodeJS.Signals): void;
 export declare function missingDebianPackages(names: string[]): Promise<string[]>;
 export declare function ensureDebianPackages(which: 'build' | 'browser' | 'all', log?: (line: string) => void): Promise<void>;
 export declare function cachedCodeServer(root?: string): CodeServerInstall | undefined;
 export declare function ensureCodeServer(options?: { root?: string; log?: (line: string) => void }): Promise<CodeServerInstall>;
 export declare function buildVsix(options?: { root?: string; logFile?: string; timeoutMs?: number; echo?: boolean }): Promise<string>;
-export declare function exitOnSignals(cleanup?: () => Promise<void>): void;
 export declare function installExtension(
   cs: CodeServerInstall,
   options: { vsix: string; extensionsDir: string; userDataDir: string; logFile?: string; timeoutMs?: number },

@@ -15,6 +15,8 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { killGroup, trackProcessGroup } from './processGroups.mjs';
+import { startServerProcess } from './serverProcess.mjs';
 
 export const CODE_SERVER_VERSION = '4.139.1';
 /** code-server 4.139 declares engines.node = 24; `node@24.x` on the npm registry provides it. */
@@ -106,62 +108,6 @@ export function run(file, args, options) {
       reject(new Error(`${[path.basename(file), ...args.slice(0, 3)].join(' ')} ${why}${options.logFile ? ` (log: ${options.logFile})` : ''}\n${tail}`));
     });
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Process groups: every child is started detached (its own group, so a Ctrl-C in the terminal does
-// not reach it directly) and killed as a group: by its owner, or at the latest when this process
-// exits. A process that can be stopped by a signal should call exitOnSignals() so that 'exit' runs.
-const liveGroups = new Set();
-let exitHookInstalled = false;
-
-export function killGroup(pid, signal) {
-  if (!pid) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // already gone
-    }
-  }
-}
-
-/**
- * SIGINT/SIGTERM/SIGHUP: run `cleanup` (bounded by 10 s), then exit with 128 + signal number;
- * the 'exit' hook then kills any process group still alive.
- */
-export function exitOnSignals(cleanup = async () => {}) {
-  const numbers = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
-  let exiting = false;
-  for (const signal of Object.keys(numbers)) {
-    process.on(signal, () => {
-      if (exiting) return;
-      exiting = true;
-      const timer = setTimeout(() => process.exit(128 + numbers[signal]), 10_000);
-      Promise.resolve()
-        .then(cleanup)
-        .catch(() => undefined)
-        .finally(() => {
-          clearTimeout(timer);
-          process.exit(128 + numbers[signal]);
-        });
-    });
-  }
-}
-
-function trackProcessGroup(child) {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on('exit', () => {
-      for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
-    });
-  }
-  if (child.pid) liveGroups.add(child.pid);
-  const untrack = () => liveGroups.delete(child.pid);
-  child.once('exit', untrack);
-  return untrack;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -427,72 +373,20 @@ export async function startCodeServer(cs, options) {
     ...(options.extraArgs ?? []),
     ...(options.folder ? [options.folder] : []),
   ];
-  const log = createWriteStream(options.logFile, { flags: 'w' });
-  log.write(`$ ${[cs.node, ...args].map((a) => JSON.stringify(a)).join(' ')}\n`);
-  const child = spawn(cs.node, args, {
+  const server = await startServerProcess({
+    label: 'code-server',
+    command: cs.node,
+    args,
     cwd: base,
     env: isolatedEnv(base, options.env ?? {}),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
+    logFile: options.logFile,
+    listening: /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+\/?)/,
+    timeoutMs,
+    graceMs: 5000,
+    echo: options.echo,
   });
-  trackProcessGroup(child);
-  let output = '';
-  const exited = new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      log.write(`\n[harness] code-server exited (code ${code}, signal ${signal})\n`);
-      resolve({ code, signal });
-    });
-  });
-  const onData = (chunk) => {
-    const text = chunk.toString();
-    output += text;
-    log.write(text);
-    if (options.echo) process.stdout.write(text);
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-
-  let stopped;
-  const stop = () => {
-    stopped ??= (async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        killGroup(child.pid, 'SIGTERM');
-        const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), 5000);
-        await exited;
-        clearTimeout(timer);
-      }
-      // Whatever its children left behind in the group.
-      killGroup(child.pid, 'SIGKILL');
-      await new Promise((r) => log.end(r));
-    })();
-    return stopped;
-  };
-
-  try {
-    const url = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`code-server did not print "HTTP server listening on" within ${timeoutMs / 1000} s`)), timeoutMs);
-      const check = () => {
-        const match = /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+\/?)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1].endsWith('/') ? match[1] : `${match[1]}/`);
-        }
-      };
-      child.stdout.on('data', check);
-      child.stderr.on('data', check);
-      child.on('error', (error) => { clearTimeout(timer); reject(error); });
-      exited.then(({ code, signal }) => {
-        clearTimeout(timer);
-        reject(new Error(`code-server exited before listening (code ${code}, signal ${signal})`));
-      });
-    });
-    const port = Number(new URL(url).port);
-    return { url, port, pid: child.pid ?? 0, logFile: options.logFile, output: () => output, stop, exited };
-  } catch (error) {
-    await stop();
-    const tail = output.trim().split('\n').slice(-20).join('\n');
-    throw new Error(`${error instanceof Error ? error.message : String(error)} (log: ${options.logFile})\n${tail}`);
-  }
+  const url = server.address.endsWith('/') ? server.address : `${server.address}/`;
+  return { url, port: Number(new URL(url).port), pid: server.pid, logFile: options.logFile, output: server.output, stop: server.stop, exited: server.exited };
 }
 
 /** A URL that opens `folder` in the workbench. */

@@ -17,13 +17,12 @@ import {
   buildVsix,
   ensureCodeServer,
   ensureDebianPackages,
-  exitOnSignals,
   installExtension,
-  killGroup,
   startCodeServer,
   workbenchUrl,
   writeUserSettings,
 } from '../../../scripts/e2e/code-server.mjs';
+import { exitOnSignals, killGroup } from '../../../scripts/e2e/processGroups.mjs';
 import type { CodeServerInstall, RunningCodeServer } from '../../../scripts/e2e/code-server.mjs';
 import { ARTIFACTS_DIR, FIXTURES_DIR, REPO_ROOT } from './paths.ts';
 import { screenshot, waitForWorkbench } from './workbench.ts';
