@@ -84,7 +84,7 @@ export async function openKubeTarget(spec: KubeTargetSpec, options: KubeTargetOp
   const context = await chooseContext(options);
   const client = new ClusterClient(context, { requestTimeoutMs: Math.min(options.timeoutMs, 30_000) });
   try {
-    return spec.kind === 'node' ? await openNode(client, spec.name, options, signal) : await openPod(client, context, spec, signal);
+    return spec.kind === 'node' ? await openNode(client, spec.name, options, signal) : await openPod(client, context, spec, options.io, signal);
   } catch (error) {
     await client.dispose(0);
     if (error instanceof UsageError) throw error;
@@ -117,7 +117,7 @@ async function openNode(client: ClusterClient, name: string, options: KubeTarget
   };
 }
 
-async function openPod(client: ClusterClient, context: LoadedContext, spec: Extract<KubeTargetSpec, { kind: 'pod' }>, signal: AbortSignal): Promise<ProbeTarget> {
+async function openPod(client: ClusterClient, context: LoadedContext, spec: Extract<KubeTargetSpec, { kind: 'pod' }>, io: CliIo, signal: AbortSignal): Promise<ProbeTarget> {
   const namespace = spec.namespace ?? context.namespace ?? 'default';
   const pod = await client.readPod(namespace, spec.name, { signal });
   const names = (pod.spec?.containers ?? []).map((c) => c.name);
@@ -134,6 +134,8 @@ async function openPod(client: ClusterClient, context: LoadedContext, spec: Extr
     place: { context: client.context, namespace, action: `Inspect pod ${namespace}/${spec.name}`, byHand: BY_HAND },
     analysis: async (analysisSignal) => {
       const hami = await podHamiFacts(client, pod, container, { signal: analysisSignal });
+      // A cluster check that could not be made (RBAC) leaves its step unknown: say why, whatever the format.
+      for (const problem of hami.section.problems) io.stderr(`gpumem inspect: warning: ${problem}\n`);
       appendix = hamiClusterMarkdown(hami.section);
       return { hamiCluster: hami.facts };
     },

@@ -41,7 +41,12 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
   let env: NodeJS.ProcessEnv;
 
   before(async () => {
-    sim = await startSimulator({ fixtures: loadFixtures(), roots: true });
+    sim = await startSimulator({
+      fixtures: loadFixtures(),
+      roots: true,
+      // May read and exec into pods in namespace ml only: the HAMi cluster checks elsewhere are refused.
+      users: [{ name: 'mlonly', rules: [{ verbs: ['get', 'list', 'watch'], resources: ['pods'], namespaces: ['ml'] }, { verbs: ['create', 'get'], resources: ['pods/exec'], namespaces: ['ml'] }] }],
+    });
     dir = mkdtempSync(join(tmpdir(), 'gpumem-kube-cli-'));
     kubeconfig = join(dir, 'admin.yaml');
     writeFileSync(kubeconfig, sim.kubeconfig('admin'));
@@ -101,6 +106,16 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
     const wrong = await gpumem(['--pod', 'ml/static-infer-0', '-c', 'sidecar', '--kubeconfig', kubeconfig]);
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /has no container "sidecar" \(containers: static-infer\)/);
+  });
+
+  test('--pod with credentials for its namespace only: the report comes, and stderr says which cluster checks were refused', T, async () => {
+    const mlOnly = join(dir, 'mlonly.yaml');
+    writeFileSync(mlOnly, sim.kubeconfig('mlonly'));
+    const run = await gpumem(['--pod', 'ml/trainer-0', '--kubeconfig', mlOnly, '--format', 'json']);
+    const report = JSON.parse(run.stdout) as { scope: string; hami: { verdict: string } | null };
+    assert.equal(report.scope, 'container', run.stderr);
+    assert.ok(report.hami, 'the checklist ran');
+    assert.match(run.stderr, /gpumem inspect: warning: .*may not list pods/, 'the refused device-plugin or scheduler lookup is named');
   });
 
   test('--pod in the context\'s namespace: an enforced HAMi pod is not reported as bypassed', T, async () => {
