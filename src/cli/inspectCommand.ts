@@ -4,6 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import { analyzeCaptureText } from '../core/inspection/analyze.ts';
 import { runProbe } from '../core/inspection/runProbe.ts';
+import { isDnsLabel } from '../core/kube/names.ts';
 import { TransportError } from '../core/probe/transport.ts';
 import { DEBUG_POD_IMAGE } from '../kube/debugPodSpec.ts';
 import { errorText } from '../kube/errorText.ts';
@@ -115,7 +116,7 @@ async function openTarget(target: InspectTarget, args: ParsedArgs, io: CliIo, ti
   if (nodeProbe !== 'debug-pod' && nodeProbe !== 'ssh') throw new UsageError('--node-probe must be debug-pod or ssh');
   if (nodeProbe === 'ssh' && target.kind === 'pod') throw new UsageError('--node-probe applies to --node');
   const debugNamespace = stringOption(args, 'debug-namespace') ?? 'default';
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(debugNamespace)) throw new UsageError(`--debug-namespace: "${debugNamespace}" is not a namespace name`);
+  if (!isDnsLabel(debugNamespace)) throw new UsageError(`--debug-namespace: "${debugNamespace}" is not a namespace name`);
   const debugImage = stringOption(args, 'debug-image') ?? DEBUG_POD_IMAGE;
   if (debugImage.trim() === '' || /\s/.test(debugImage)) throw new UsageError('--debug-image must be an image reference');
   return openKubeTarget(target, {

@@ -7,6 +7,7 @@
 // The kubeconfig is read as kubectl reads it (--kubeconfig, else KUBECONFIG, else ~/.kube/config) and never
 // written; exec credential plugins and proxies work as client-node supports them.
 import type { FailurePlace } from '../core/kube/failureMessages.ts';
+import { isDnsLabel, isDnsSubdomain } from '../core/kube/names.ts';
 import { summarizeNode } from '../core/kube/nodes.ts';
 import { defaultExecContainer } from '../core/kube/pods.ts';
 import { hamiClusterMarkdown } from '../core/report/clusterReport.ts';
@@ -41,22 +42,19 @@ export interface KubeTargetOptions {
 /** The CLI's way to run the probe by hand, named in RBAC messages. */
 const BY_HAND = 'gpumem probe-script, then kubectl exec or kubectl debug: docs/probes.md';
 
-const NAME = /^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/;
-const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
 /** `[namespace/]name` as given to --pod, checked as Kubernetes names (nothing else reaches a URL). */
 export function parsePodRef(value: string, container: string | undefined): KubeTargetSpec {
   const [first, second, ...rest] = value.split('/');
   const namespace = second === undefined ? undefined : first;
   const name = second === undefined ? first : second;
-  if (rest.length > 0 || !name || !NAME.test(name) || name.length > 253) throw new UsageError(`--pod: "${value}" is not [NAMESPACE/]NAME of a pod`);
-  if (namespace !== undefined && (!LABEL.test(namespace) || namespace.length > 63)) throw new UsageError(`--pod: "${namespace}" is not a namespace name`);
-  if (container !== undefined && (!LABEL.test(container) || container.length > 63)) throw new UsageError(`--container: "${container}" is not a container name`);
+  if (rest.length > 0 || name === undefined || !isDnsSubdomain(name)) throw new UsageError(`--pod: "${value}" is not [NAMESPACE/]NAME of a pod`);
+  if (namespace !== undefined && !isDnsLabel(namespace)) throw new UsageError(`--pod: "${namespace}" is not a namespace name`);
+  if (container !== undefined && !isDnsLabel(container)) throw new UsageError(`--container: "${container}" is not a container name`);
   return { kind: 'pod', namespace, name, container };
 }
 
 export function parseNodeName(value: string): KubeTargetSpec {
-  if (!NAME.test(value) || value.length > 253) throw new UsageError(`--node: "${value}" is not a node name`);
+  if (!isDnsSubdomain(value)) throw new UsageError(`--node: "${value}" is not a node name`);
   return { kind: 'node', name: value };
 }
 
@@ -83,13 +81,15 @@ export class KubeTargetError extends Error {}
 export async function openKubeTarget(spec: KubeTargetSpec, options: KubeTargetOptions, signal: AbortSignal): Promise<ProbeTarget> {
   const context = await chooseContext(options);
   const client = new ClusterClient(context, { requestTimeoutMs: Math.min(options.timeoutMs, 30_000) });
+  // A pod without a namespace is in the context's, as kubectl has it.
+  const namespace = spec.kind === 'pod' ? (spec.namespace ?? context.namespace ?? 'default') : undefined;
   try {
-    return spec.kind === 'node' ? await openNode(client, spec.name, options, signal) : await openPod(client, context, spec, options.io, signal);
+    return namespace === undefined ? await openNode(client, spec.name, options, signal) : await openPod(client, namespace, spec.name, spec.kind === 'pod' ? spec.container : undefined, options.io, signal);
   } catch (error) {
     await client.dispose(0);
     if (error instanceof UsageError) throw error;
-    const what = spec.kind === 'node' ? `Read node ${spec.name}` : `Read pod ${spec.namespace ?? context.namespace ?? 'default'}/${spec.name}`;
-    throw new KubeTargetError(errorText(error, { context: context.name, ...(spec.kind === 'pod' ? { namespace: spec.namespace ?? context.namespace ?? 'default' } : {}), action: what, byHand: BY_HAND }));
+    const action = namespace === undefined ? `Read node ${spec.name}` : `Read pod ${namespace}/${spec.name}`;
+    throw new KubeTargetError(errorText(error, { context: context.name, ...(namespace !== undefined ? { namespace } : {}), action, byHand: BY_HAND }));
   }
 }
 
@@ -117,21 +117,20 @@ async function openNode(client: ClusterClient, name: string, options: KubeTarget
   };
 }
 
-async function openPod(client: ClusterClient, context: LoadedContext, spec: Extract<KubeTargetSpec, { kind: 'pod' }>, io: CliIo, signal: AbortSignal): Promise<ProbeTarget> {
-  const namespace = spec.namespace ?? context.namespace ?? 'default';
-  const pod = await client.readPod(namespace, spec.name, { signal });
+async function openPod(client: ClusterClient, namespace: string, name: string, wanted: string | undefined, io: CliIo, signal: AbortSignal): Promise<ProbeTarget> {
+  const pod = await client.readPod(namespace, name, { signal });
   const names = (pod.spec?.containers ?? []).map((c) => c.name);
-  if (spec.container !== undefined && !names.includes(spec.container)) {
-    throw new UsageError(`pod ${namespace}/${spec.name} has no container "${spec.container}" (containers: ${names.join(', ')})`);
+  if (wanted !== undefined && !names.includes(wanted)) {
+    throw new UsageError(`pod ${namespace}/${name} has no container "${wanted}" (containers: ${names.join(', ')})`);
   }
   // As kubectl exec: the default-container annotation, else the first container.
-  const container = defaultExecContainer(pod, spec.container);
-  const transport = new PodExecTransport({ kubeConfig: client.kubeConfig, namespace, pod: spec.name, client, ...(container !== undefined ? { container } : {}) });
+  const container = defaultExecContainer(pod, wanted);
+  const transport = new PodExecTransport({ kubeConfig: client.kubeConfig, namespace, pod: name, client, ...(container !== undefined ? { container } : {}) });
   let appendix = '';
   return {
     transport,
     probe: { scope: 'container' },
-    place: { context: client.context, namespace, action: `Inspect pod ${namespace}/${spec.name}`, byHand: BY_HAND },
+    place: { context: client.context, namespace, action: `Inspect pod ${namespace}/${name}`, byHand: BY_HAND },
     analysis: async (analysisSignal) => {
       const hami = await podHamiFacts(client, pod, container, { signal: analysisSignal });
       // A cluster check that could not be made (RBAC) leaves its step unknown: say why, whatever the format.

@@ -1,6 +1,7 @@
 // "A click opens the pod": the inspector asks the Clusters view to reveal a pod (`gpumem.revealPod`, which
 // answers true when a kubeconfig context has it) and falls back to the pod's numbers as a report. The
 // arguments cross a command boundary any extension can call, so they are parsed, not trusted.
+import { isDnsLabel, isDnsSubdomain } from '../kube/names.ts';
 
 /** Registered by the Clusters view (src/vscode/clusters/revealPod.ts): `(args: OpenPodArgs) => Promise<boolean>`. */
 export const OPEN_POD_COMMAND = 'gpumem.revealPod';
@@ -26,6 +27,6 @@ export function parseOpenPodArgs(value: unknown): OpenPodArgs | undefined {
 
 /** The namespace and name of a `namespace/name` pod name (DNS-1123 labels and subdomains), or {} when it is not one. */
 export function splitPodName(podName: string | undefined): { namespace?: string; name?: string } {
-  const match = podName ? /^([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\/([a-z0-9](?:[-.a-z0-9]*[a-z0-9])?)$/.exec(podName) : null;
-  return match?.[1] && match[2] ? { namespace: match[1], name: match[2] } : {};
+  const [namespace, name, ...rest] = podName?.split('/') ?? [];
+  return namespace !== undefined && name !== undefined && rest.length === 0 && isDnsLabel(namespace) && isDnsSubdomain(name) ? { namespace, name } : {};
 }

@@ -24,6 +24,7 @@
 //   `pods "p" is forbidden: User "u" cannot create resource "pods/exec" in API group "" in the namespace "ns"`.
 import { parseForbiddenMessage } from './contextState.ts';
 import type { ExecResult, TransportFailure } from '../probe/transport.ts';
+import { isDnsLabel, isDnsSubdomain } from './names.ts';
 
 /** The command kubectl runs in the container: the constant `sh -s`, the script on stdin. */
 export const KUBECTL_REMOTE_COMMAND: readonly string[] = ['sh', '-s'];
@@ -49,8 +50,6 @@ export type KubectlInvocation =
     }
   | { readonly kind: 'invalid'; readonly problem: string };
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** Why a name cannot be handed to kubectl, or undefined when it can. */
@@ -58,9 +57,9 @@ export function kubectlNameProblem(what: 'namespace' | 'pod' | 'container' | 'co
   switch (what) {
     case 'namespace':
     case 'container':
-      return DNS_LABEL.test(value) && value.length <= 63 ? undefined : `${what} ${JSON.stringify(value)} is not a valid Kubernetes name (a DNS-1123 label)`;
+      return isDnsLabel(value) ? undefined : `${what} ${JSON.stringify(value)} is not a valid Kubernetes name (a DNS-1123 label)`;
     case 'pod':
-      return DNS_SUBDOMAIN.test(value) && value.length <= 253 ? undefined : `pod ${JSON.stringify(value)} is not a valid Kubernetes name (a DNS-1123 subdomain)`;
+      return isDnsSubdomain(value) ? undefined : `pod ${JSON.stringify(value)} is not a valid Kubernetes name (a DNS-1123 subdomain)`;
     case 'context':
       if (value === '') return 'the context name is empty';
       return CONTROL.test(value) ? `context ${JSON.stringify(value)} contains control characters` : undefined;

@@ -3,6 +3,7 @@
 // package.json: a workspace that is not trusted cannot point gpumem at a kubeconfig of its own (whose exec
 // plugin would run), at an image, or at a binary to run as kubectl.
 import * as vscode from 'vscode';
+import { isDnsLabel } from '../../core/kube/names.ts';
 import { DEBUG_POD_IMAGE } from '../../kube/debugPodSpec.ts';
 import { RETAINED_DEBUG_POD_DEADLINE_SECONDS, RETAINED_DEBUG_POD_IDLE_MS } from '../../kube/debugPodTransport.ts';
 
@@ -42,7 +43,7 @@ export function readKubeSettings(): KubeSettings {
   return {
     kubeconfig: kubeconfig === '' ? undefined : kubeconfig,
     debugImage: image === '' ? DEBUG_POD_IMAGE : image,
-    debugNamespace: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) ? namespace : 'default',
+    debugNamespace: isDnsLabel(namespace) ? namespace : 'default',
     nodeProbe: kube.get<string>('nodeProbe') === 'ssh' ? 'ssh' : 'debug-pod',
     execMode: kube.get<string>('execMode') === 'kubectl' ? { kind: 'kubectl', kubectlPath: kube.get<string>('kubectlPath', 'kubectl').trim() || 'kubectl' } : { kind: 'api' },
     liveDebugPodDeadlineSeconds: Math.round(clamp(kube.get<number>('liveSamplingPodDeadlineSeconds', RETAINED_DEBUG_POD_DEADLINE_SECONDS), 300, 86_400, RETAINED_DEBUG_POD_DEADLINE_SECONDS)),
