@@ -67,7 +67,7 @@ function allStrings(value: unknown, out: string[] = []): string[] {
 
 describe('inspector view model: the APU node with a GTT-heavy pod', () => {
   const inspection = inspect(apuNode(), new Map([[GTT_POD, 'ml/trainer-0']]));
-  const model = buildInspectorViewModel(inspection, { podNames: new Map([[GTT_POD, 'ml/trainer-0']]) });
+  const model = buildInspectorViewModel(inspection);
 
   test('the banner says the pod is over its limit in reality, with its remedy and docs anchor', () => {
     const banner = model.banner;
@@ -214,7 +214,7 @@ describe('inspector view model: hostile names stay plain strings', () => {
     pods: [{ uid, current: 2 * GiB, max: 4 * GiB, events: 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\n', processes: [{ pid: 4242, comm: HOSTILE_IMG, fds: [{ fd: 3, client: '1', gtt: 3 * GiB }] }, { pid: 4343, comm: HOSTILE_SCRIPT, fds: [{ fd: 4, client: '2', gtt: 1 * GiB }] }] }],
   });
   const names = new Map([[uid, `ns/${HOSTILE_IMG}`]]);
-  const model = buildInspectorViewModel(inspect(spec, names), { podNames: names });
+  const model = buildInspectorViewModel(inspect(spec, names));
 
   test('process, pod and host names reach the view model verbatim (the webview sets them as text)', () => {
     const strings = allStrings(model);

@@ -222,8 +222,6 @@ export interface InspectorViewModel {
 }
 
 export interface ViewModelOptions {
-  /** Pod UID → `namespace/name`, when the Kubernetes layer knows it. */
-  readonly podNames?: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
   readonly topPods?: number;
   readonly maxRawSectionChars?: number;
 }
@@ -265,12 +263,6 @@ export function verdictDocs(id: string): { readonly file: string; readonly ancho
 export function docsIdOf(id: string): string {
   const colon = id.indexOf(':');
   return colon < 0 ? id : id.slice(0, colon);
-}
-
-function nameMap(names: ViewModelOptions['podNames']): ReadonlyMap<string, string> {
-  if (!names) return new Map();
-  if (names instanceof Map) return names;
-  return new Map(Object.entries(names as Readonly<Record<string, string>>));
 }
 
 export function bytesCell(value: number | undefined | null, none = '—'): BytesCell {
@@ -626,7 +618,8 @@ function buildRaw(capture: Capture, maxChars: number): RawSection[] {
 // ---------------------------------------------------------------------------------------------------
 
 export function buildInspectorViewModel(inspection: Inspection, options: ViewModelOptions = {}): InspectorViewModel {
-  const names = nameMap(options.podNames ?? inspection.podNames);
+  // Pod UID → `namespace/name`, as the Kubernetes layer gave them to the analysis.
+  const names = inspection.podNames;
   const pods = inspection.node?.pods ?? [];
   return {
     v: VIEW_MODEL_VERSION,

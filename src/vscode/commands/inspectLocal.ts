@@ -34,7 +34,7 @@ export async function inspectWithTransport(ctx: Ctx, transport: Transport, title
   // otherwise (and on any failure) it is closed here.
   let handedOver = false;
   try {
-    const { inspection, captureText, podNames } = await vscode.window.withProgress(
+    const { inspection, captureText } = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title, cancellable: true },
       async (progress, token) => {
         const controller = new AbortController();
@@ -50,7 +50,7 @@ export async function inspectWithTransport(ctx: Ctx, transport: Transport, title
           const run = await runProbe(transport, { scope, ...(hostRoot !== undefined ? { hostRoot } : {}), signal: controller.signal, timeoutMs: ctx.settings.probeTimeoutMs });
           progress.report({ message: 'analysing' });
           const more: Omit<AnalyzeOptions, 'target'> = (await extra) ?? {};
-          return { inspection: analyzeCaptureText(run.captureText, { ...more, target: transport.target }), captureText: run.captureText, podNames: more.podNames };
+          return { inspection: analyzeCaptureText(run.captureText, { ...more, target: transport.target }), captureText: run.captureText };
         } finally {
           subscription.dispose();
         }
@@ -59,7 +59,7 @@ export async function inspectWithTransport(ctx: Ctx, transport: Transport, title
     if (options.show) await options.show(inspection);
     else {
       handedOver = options.liveSampling === true;
-      await showInspection(inspection, { captureText, ...(handedOver ? { transport } : {}), ...(podNames ? { podNames } : {}) });
+      await showInspection(inspection, { captureText, ...(handedOver ? { transport } : {}) });
     }
     return inspection;
   } catch (error) {

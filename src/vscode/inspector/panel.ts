@@ -37,8 +37,6 @@ export interface ShowInspectionOptions {
   readonly transport?: Transport;
   /** The capture text that was analysed (for "Save probe capture"); rebuilt from the parsed capture otherwise. */
   readonly captureText?: string;
-  /** Pod UID → `namespace/name`, when the Kubernetes layer knows it. */
-  readonly podNames?: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
 }
 
 const MAX_FAILURES = 3;
@@ -47,12 +45,6 @@ const LIGHT_PROBE_MAX_OUTPUT = 16 * 1024 * 1024;
 function sampleSeconds(): number {
   const value = vscode.workspace.getConfiguration('gpumem.inspector').get<number>('sampleSeconds', 5);
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.min(3600, Math.max(1, value)) : 0;
-}
-
-function toRecord(names: ShowInspectionOptions['podNames']): Record<string, string> {
-  if (!names) return {};
-  if (names instanceof Map) return Object.fromEntries(names);
-  return { ...(names as Readonly<Record<string, string>>) };
 }
 
 function fileStem(target: string): string {
@@ -153,7 +145,8 @@ export class InspectorPanel implements vscode.Disposable {
   }
 
   static #prepare(inspection: Inspection, options: ShowInspectionOptions): { model: InspectorViewModel; source: InspectionSource; captureText: string } {
-    const podNames = toRecord(options.podNames);
+    // Kept in the webview state: a revived panel re-analyses the capture with them.
+    const podNames = Object.fromEntries(inspection.podNames);
     const captureText = options.captureText ?? serializeCapture(inspection.capture);
     const source: InspectionSource = {
       id: `${Date.now().toString(36)}-${++sourceCounter}`,
@@ -161,7 +154,7 @@ export class InspectorPanel implements vscode.Disposable {
       captureText: captureText.length <= MAX_STATE_CAPTURE_CHARS ? captureText : null,
       podNames,
     };
-    return { model: buildInspectorViewModel(inspection, { podNames }), source, captureText };
+    return { model: buildInspectorViewModel(inspection), source, captureText };
   }
 
   #load(inspection: Inspection, options: ShowInspectionOptions, prepared = InspectorPanel.#prepare(inspection, options)): void {
