@@ -169,7 +169,7 @@ function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConf
     const pod = buildPodModel(tree, { ...object }, root, template, role);
     const unifiedMemory = detectUnifiedMemory(pod, config.unifiedMemoryNodeLabels);
     const unified = unifiedMemory.kind === 'unified';
-    const gpuContainers = pod.containers.filter((container) => container.gpu.length > 0 && container.role !== 'ephemeral');
+    const gpuContainers = pod.containers.filter(isGpuContainer);
     const podIsHami = hasHamiSignals(pod);
     const budgets = new Map<ContainerModel, MemoryBudget>();
     const podFindings: Finding[] = [];
@@ -205,6 +205,12 @@ function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConf
     for (const finding of podFindings) out.push(finding); // not push(...): a spread of 100k+ findings overflows the stack
     for (const container of gpuContainers) summaries.push({ object: pod.object, container, budget: context.budget(container), unified });
   }
+}
+
+/** The one test of "this container gets a GPU" that every GPU rule relies on. */
+function isGpuContainer(container: ContainerModel): boolean {
+  if (container.role === 'ephemeral') return false;
+  return container.gpu.length > 0 || container.annotatedGpu !== undefined;
 }
 
 function hasHamiSignals(pod: PodModel): boolean {

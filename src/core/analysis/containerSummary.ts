@@ -4,7 +4,17 @@ import type { Finding, ObjectRef, Severity, Span } from '../findings.ts';
 import { severityRank } from '../findings.ts';
 import type { ContainerModel, ResourceEntry } from '../manifest/podModel.ts';
 import { formatBytes } from '../quantity.ts';
+import type { AnnotatedGpu } from '../manifest/schedulerAnnotations.ts';
 import type { MemoryBudget } from './memoryBudget.ts';
+
+function annotatedShareKey(gpu: AnnotatedGpu): string {
+  return gpu.share.kind === 'fraction' ? 'gpu-fraction' : gpu.share.kind === 'memory' ? 'gpu-memory' : gpu.share.key;
+}
+
+function annotatedShareValue(gpu: AnnotatedGpu): string {
+  const value = gpu.share.kind === 'fraction' ? String(gpu.share.fraction) : gpu.share.kind === 'memory' ? `${gpu.share.mib} MiB` : '{{…}}';
+  return `${value}${gpu.devices > 1 ? ` × ${gpu.devices} devices` : ''}`;
+}
 
 export interface ContainerSummary {
   readonly span: Span;
@@ -28,6 +38,8 @@ export function summarizeContainer(object: ObjectRef, container: ContainerModel,
   // A value from an unrendered Helm action holds masking sentinels, not text a person can read.
   const shown = (entry: ResourceEntry | undefined) => (entry?.templated ? '{{…}}' : entry?.text);
   const gpuResources = container.gpu.map((use) => ({ name: use.name, value: shown(use.entry) ?? '?' }));
+  const annotated = container.annotatedGpu;
+  if (annotated) gpuResources.push({ name: `annotation ${annotatedShareKey(annotated)}`, value: annotatedShareValue(annotated) });
   const gpuMemoryBytes = budget.gpuMemory.kind === 'declared' ? budget.gpuMemory.bytes : undefined;
   const mine = findings.filter((finding) => finding.container === container.name);
   let worst: Severity | undefined;

@@ -3,6 +3,8 @@
 import { ANNOTATIONS } from '../config.ts';
 import type { Span } from '../findings.ts';
 import type { ContainerModel, PodModel, ResourceEntry } from '../manifest/podModel.ts';
+import { SHARING_ANNOTATIONS } from '../manifest/schedulerAnnotations.ts';
+import { memoryUnitBytes } from '../gpuResources.ts';
 import { formatBytes, parseQuantity } from '../quantity.ts';
 
 const MIB = 1024 * 1024;
@@ -45,10 +47,10 @@ export function declaredAnnotation(pod: PodModel, container: ContainerModel, bas
 function declaredFromResources(container: ContainerModel): Declared {
   for (const use of container.gpu) {
     if (use.info.role !== 'memory' || !use.entry.quantity || use.entry.quantity.negative) continue;
-    const perDevice = use.info.memoryUnit === 'MiB' ? use.entry.quantity.value * MIB : use.entry.quantity.value;
+    const perDevice = use.entry.quantity.value * memoryUnitBytes(use.info.memoryUnit);
     const count = container.gpu.find((other) => other.info.role === 'count' && other.info.vendor === use.info.vendor)?.entry.quantity?.value ?? 1;
     const devices = Number.isFinite(count) && count >= 1 ? Math.floor(count) : 1;
-    const unit = use.info.memoryUnit === 'MiB' ? ' MiB' : '';
+    const unit = use.info.memoryUnit === undefined || use.info.memoryUnit === 'quantity' ? '' : use.info.memoryUnit === '256MiB' ? ' × 256 MiB' : ` ${use.info.memoryUnit}`;
     return {
       kind: 'declared',
       bytes: perDevice * devices,
@@ -59,9 +61,23 @@ function declaredFromResources(container: ContainerModel): Declared {
   return { kind: 'none' };
 }
 
+/** GPU memory a scheduler shares out by annotation (KAI Scheduler / Run:ai gpu-memory, MiB per device). */
+function declaredFromSchedulerAnnotations(container: ContainerModel): Declared {
+  const gpu = container.annotatedGpu;
+  if (gpu?.share.kind !== 'memory') return { kind: 'none' };
+  const { mib, annotation } = gpu.share;
+  return {
+    kind: 'declared',
+    bytes: mib * MIB * gpu.devices,
+    source: `annotation ${SHARING_ANNOTATIONS.memory} ${mib} MiB${gpu.devices > 1 ? ` × ${gpu.devices} devices` : ''}`,
+    span: annotation.span,
+  };
+}
+
 export function memoryBudget(pod: PodModel, container: ContainerModel, unified: boolean, headroomPercent: number): MemoryBudget {
   const annotated = declaredAnnotation(pod, container, ANNOTATIONS.gpuMemory);
-  const gpuMemory = annotated.kind === 'none' ? declaredFromResources(container) : annotated;
+  const fromResources = annotated.kind === 'none' ? declaredFromResources(container) : annotated;
+  const gpuMemory = fromResources.kind === 'none' ? declaredFromSchedulerAnnotations(container) : fromResources;
   const hostMemory = declaredAnnotation(pod, container, ANNOTATIONS.hostMemory);
   let nominal: number | undefined;
   if (unified && gpuMemory.kind === 'declared') nominal = gpuMemory.bytes;

@@ -7,6 +7,8 @@ import { parseQuantity } from '../quantity.ts';
 import type { Quantity } from '../quantity.ts';
 import { classifyGpuResource } from '../gpuResources.ts';
 import type { GpuResourceInfo } from '../gpuResources.ts';
+import { parseSchedulerAnnotations } from './schedulerAnnotations.ts';
+import type { AnnotatedGpu, SchedulerAnnotations } from './schedulerAnnotations.ts';
 import { isTemplated, TEMPLATE_SENTINEL } from './source.ts';
 import { keySpan, spanOf } from './yamlTree.ts';
 import type { YamlTree } from './yamlTree.ts';
@@ -75,6 +77,8 @@ export interface ContainerModel {
   readonly limits: ResourceBlock;
   readonly requests: ResourceBlock;
   readonly gpu: readonly GpuUse[];
+  /** A GPU share that a scheduler gives this container through pod annotations (KAI Scheduler / Run:ai gpu-fraction). */
+  readonly annotatedGpu: AnnotatedGpu | undefined;
   readonly env: readonly EnvVar[];
   readonly envFrom: readonly EnvFromSource[];
   readonly privileged: Located<boolean> | undefined;
@@ -112,6 +116,10 @@ export interface PodModel {
   readonly spec: YAMLMap | undefined;
   /** Annotations of the workload and of its pod template (the template's win). */
   readonly annotations: ReadonlyMap<string, Located<string>>;
+  /** The annotations the pod itself gets (its template's, not the workload's): what schedulers read. */
+  readonly podAnnotations: ReadonlyMap<string, Located<string>>;
+  /** GPU sharing requested through pod annotations, and what is wrong with those annotations. */
+  readonly schedulerAnnotations: SchedulerAnnotations;
   /** Where new pod-template annotations go: the template's metadata mapping, if any. */
   readonly templateMetadata: YAMLMap | undefined;
   readonly containers: readonly ContainerModel[];
@@ -139,13 +147,16 @@ export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Nod
   };
 
   const annotations = new Map<string, Located<string>>();
+  const podAnnotations = new Map<string, Located<string>>();
   const templateMetadata = expectMap(tree.get(template, 'metadata'), 'metadata');
   const objectMetadata = objectRoot === template ? undefined : tree.map(tree.get(objectRoot, 'metadata'));
   for (const metadata of [objectMetadata, templateMetadata]) {
     const map = metadata ? expectMap(tree.get(metadata, 'annotations'), 'metadata.annotations') : undefined;
     for (const { key, pair } of tree.entries(map)) {
       const value = tree.text(pair.value) ?? '';
-      annotations.set(key, { value, span: spanOf(pair.value) ?? keySpan(pair) ?? { start: 0, end: 0 } });
+      const annotation = { value, span: spanOf(pair.value) ?? keySpan(pair) ?? { start: 0, end: 0 } };
+      annotations.set(key, annotation);
+      if (metadata === templateMetadata) podAnnotations.set(key, annotation);
     }
   }
 
@@ -165,6 +176,11 @@ export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Nod
       containers.push(buildContainer(tree, node, index, baseRole, `spec.${field}[${index}]`, expectMap, expectSeq));
     });
   }
+
+  const schedulerAnnotations = parseSchedulerAnnotations(podAnnotations, containers);
+  const { targetIndex, gpu: annotatedGpu } = schedulerAnnotations;
+  const annotated = targetIndex === undefined ? undefined : containers[targetIndex];
+  if (targetIndex !== undefined && annotated && annotatedGpu) containers[targetIndex] = { ...annotated, annotatedGpu };
 
   const volumes = new Map<string, VolumeModel>();
   const volumeSeq = expectSeq(tree.get(spec, 'volumes'), 'spec.volumes');
@@ -198,6 +214,8 @@ export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Nod
     template,
     spec,
     annotations,
+    podAnnotations,
+    schedulerAnnotations,
     templateMetadata,
     containers,
     volumes,
@@ -297,6 +315,7 @@ function buildContainer(tree: YamlTree, node: YAMLMap, index: number, baseRole: 
     limits,
     requests,
     gpu,
+    annotatedGpu: undefined,
     env,
     envFrom,
     privileged: locatedBool(tree, tree.pair(securityContext, 'privileged')),

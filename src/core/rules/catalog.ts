@@ -96,6 +96,13 @@ export const RULES: readonly RuleMeta[] = [
     remedy: 'Set GPU resources in limits as whole numbers; omit the request or make it equal to the limit.',
   },
   {
+    id: 'gpu-share-annotation-invalid',
+    title: 'Invalid GPU-sharing annotation (KAI Scheduler / Run:ai)',
+    defaultSeverity: 'error',
+    summary: 'The gpu-fraction, gpu-memory, gpu-fraction-num-devices or gpu-fraction-container-name pod annotation has a value KAI Scheduler refuses, names a container the pod does not have, or conflicts with another GPU request, so the pod never binds.',
+    remedy: 'Use gpu-fraction as a number above 0 and below 1, or gpu-memory as whole MiB (no unit), not both and not with nvidia.com/gpu; name an existing (init) container in gpu-fraction-container-name.',
+  },
+  {
     id: 'hami-gvisor',
     title: 'gVisor runtime with HAMi',
     defaultSeverity: 'warning',

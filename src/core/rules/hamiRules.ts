@@ -149,7 +149,8 @@ export const hamiResourceConflict: Rule = {
       for (const use of container.gpu) {
         if (!use.info.hamiOnly || use.info.role === 'count') continue;
         const hasCount = container.gpu.some((other) => other.info.vendor === use.info.vendor && other.info.role === 'count');
-        if (!hasCount) {
+        // Some HAMi backends (AMD, Enflame) admit a memory or core share alone, so no count is needed there.
+        if (!hasCount && !use.info.countOptional) {
           context.report({
             ruleId: 'hami-resource-conflict',
             container,

@@ -2,12 +2,14 @@
 import { cudaDisableControl, hamiGvisor, hamiManualMemoryLimit, hamiMuslImage, hamiPrivileged, hamiReadOnlyRootfs, hamiResourceConflict } from './hamiRules.ts';
 import { gpuNoMemoryLimit, gpuShmUnbounded, umaGpuMemoryUndeclared, umaHeadroom, umaMissingToleration, umaNotGuaranteed } from './memoryRules.ts';
 import { gpuDockerInDocker, gpuResourceInvalid, invalidQuantity, manifestShape } from './podRules.ts';
+import { gpuShareAnnotationInvalid } from './schedulerRules.ts';
 import type { Rule } from './types.ts';
 
 export const POD_RULES: readonly Rule[] = [
   manifestShape,
   invalidQuantity,
   gpuResourceInvalid,
+  gpuShareAnnotationInvalid,
   gpuNoMemoryLimit,
   umaHeadroom,
   umaGpuMemoryUndeclared,
