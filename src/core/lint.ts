@@ -163,10 +163,10 @@ function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConf
   const { tree, root, object } = workload;
   const entry = workloadEntry(object.kind, object.apiVersion);
   if (!entry) return;
-  for (const { template, role } of findPodTemplates(tree, root, entry)) {
+  for (const { template, role, shape } of findPodTemplates(tree, root, entry)) {
     // Each pod template gets its own object identity, so summaries of same-named containers in different
     // templates (KubeRay worker groups) count only their own findings.
-    const pod = buildPodModel(tree, { ...object }, root, template, role);
+    const pod = buildPodModel(tree, { ...object }, root, template, role, shape);
     const unifiedMemory = detectUnifiedMemory(pod, config.unifiedMemoryNodeLabels);
     const unified = unifiedMemory.kind === 'unified';
     const gpuContainers = pod.containers.filter(isGpuContainer);

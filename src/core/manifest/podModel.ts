@@ -7,6 +7,8 @@ import { parseQuantity } from '../quantity.ts';
 import type { Quantity } from '../quantity.ts';
 import { classifyGpuResource } from '../gpuResources.ts';
 import type { GpuResourceInfo } from '../gpuResources.ts';
+import { POD_TEMPLATE } from './podShape.ts';
+import type { ContainerSource, PodShape } from './podShape.ts';
 import { parseSchedulerAnnotations } from './schedulerAnnotations.ts';
 import type { AnnotatedGpu, SchedulerAnnotations } from './schedulerAnnotations.ts';
 import { isTemplated, TEMPLATE_SENTINEL } from './source.ts';
@@ -77,6 +79,8 @@ export interface ContainerModel {
   readonly limits: ResourceBlock;
   readonly requests: ResourceBlock;
   readonly gpu: readonly GpuUse[];
+  /** Who sets a default memory limit on this container when it has none (KServe on its model container). */
+  readonly operatorMemoryLimit: string | undefined;
   /** A GPU share that a scheduler gives this container through pod annotations (KAI Scheduler / Run:ai gpu-fraction). */
   readonly annotatedGpu: AnnotatedGpu | undefined;
   readonly env: readonly EnvVar[];
@@ -131,7 +135,7 @@ export interface PodModel {
   readonly shapeProblems: readonly ShapeProblem[];
 }
 
-export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Node, template: YAMLMap, role: string | undefined): PodModel {
+export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Node, template: YAMLMap, role: string | undefined, shape: PodShape = POD_TEMPLATE): PodModel {
   const problems: ShapeProblem[] = [];
   const expectMap = (node: Node | undefined, what: string): YAMLMap | undefined => {
     if (node === undefined || isNullScalar(node)) return undefined;
@@ -150,30 +154,37 @@ export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Nod
   const podAnnotations = new Map<string, Located<string>>();
   const templateMetadata = expectMap(tree.get(template, 'metadata'), 'metadata');
   const objectMetadata = objectRoot === template ? undefined : tree.map(tree.get(objectRoot, 'metadata'));
-  for (const metadata of [objectMetadata, templateMetadata]) {
-    const map = metadata ? expectMap(tree.get(metadata, 'annotations'), 'metadata.annotations') : undefined;
+  const objectAnnotations = objectMetadata ? tree.get(objectMetadata, 'annotations') : undefined;
+  const sources: Array<[Node | undefined, string, boolean]> = [[objectAnnotations, 'metadata.annotations', shape.objectAnnotationsReachPods === true]];
+  for (const path of shape.annotationPaths) sources.push([tree.path(template, ...path), path.join('.'), true]);
+  for (const [node, what, reachesPod] of sources) {
+    const map = node ? expectMap(node, what) : undefined;
     for (const { key, pair } of tree.entries(map)) {
       const value = tree.text(pair.value) ?? '';
       const annotation = { value, span: spanOf(pair.value) ?? keySpan(pair) ?? { start: 0, end: 0 } };
       annotations.set(key, annotation);
-      if (metadata === templateMetadata) podAnnotations.set(key, annotation);
+      if (reachesPod) podAnnotations.set(key, annotation);
     }
   }
 
-  const spec = expectMap(tree.get(template, 'spec'), 'spec');
+  const prefix = shape.layout === 'template' ? 'spec.' : '';
+  const spec = shape.layout === 'template' ? expectMap(tree.get(template, 'spec'), 'spec') : template;
   const containers: ContainerModel[] = [];
-  const groups: Array<[string, ContainerRole]> = [
-    ['initContainers', 'init'],
-    ['containers', 'container'],
-    ['ephemeralContainers', 'ephemeral'],
-  ];
-  for (const [field, baseRole] of groups) {
-    const seq = expectSeq(tree.get(spec, field), `spec.${field}`);
+  for (const source of shape.containers) {
+    const where = `${prefix}${source.path.join('.')}`;
+    const found = tree.path(spec, ...source.path);
+    if (source.single) {
+      const node = expectMap(found, where);
+      if (node) containers.push(buildContainer(tree, node, 0, source, where, expectMap, expectSeq, source.operatorDefaults ? shape.operatorMemoryLimit : undefined));
+      continue;
+    }
+    const seq = expectSeq(found, where);
     if (!seq) continue;
     seq.items.forEach((item, index) => {
-      const node = expectMap(tree.resolve(item), `spec.${field}[${index}]`);
+      const node = expectMap(tree.resolve(item), `${where}[${index}]`);
       if (!node) return;
-      containers.push(buildContainer(tree, node, index, baseRole, `spec.${field}[${index}]`, expectMap, expectSeq));
+      const defaulted = source.operatorDefaults === 'each' || (source.operatorDefaults === 'first' && index === 0);
+      containers.push(buildContainer(tree, node, index, source, `${where}[${index}]`, expectMap, expectSeq, defaulted ? shape.operatorMemoryLimit : undefined));
     });
   }
 
@@ -232,17 +243,28 @@ const TEMPLATE_RUN = new RegExp(`${TEMPLATE_SENTINEL}+`, 'g');
 type ExpectMap = (node: Node | undefined, what: string) => YAMLMap | undefined;
 type ExpectSeq = (node: Node | undefined, what: string) => YAMLSeq | undefined;
 
-function buildContainer(tree: YamlTree, node: YAMLMap, index: number, baseRole: ContainerRole, where: string, expectMap: ExpectMap, expectSeq: ExpectSeq): ContainerModel {
+function buildContainer(
+  tree: YamlTree,
+  node: YAMLMap,
+  index: number,
+  source: ContainerSource,
+  where: string,
+  expectMap: ExpectMap,
+  expectSeq: ExpectSeq,
+  operatorMemoryLimit: string | undefined,
+): ContainerModel {
   const namePair = tree.pair(node, 'name');
   // A name from an unrendered Helm action (`- name: {{ .Chart.Name }}`) is masking sentinels: show the action instead.
-  const name = tree.text(namePair?.value)?.replace(TEMPLATE_RUN, '{{…}}') ?? `#${index}`;
-  const nameSpan = spanOf(namePair?.value) ?? keySpan(namePair) ?? { start: node.range?.[0] ?? 0, end: node.range?.[0] ?? 0 };
+  const name = tree.text(namePair?.value)?.replace(TEMPLATE_RUN, '{{…}}') ?? source.defaultName ?? `#${index}`;
+  const nameSpan = spanOf(namePair?.value) ?? keySpan(namePair) ?? (source.single ? containerStartSpan(tree, node) : { start: node.range?.[0] ?? 0, end: node.range?.[0] ?? 0 });
+  const baseRole = source.role;
   const role: ContainerRole = baseRole === 'init' && tree.text(tree.get(node, 'restartPolicy')) === 'Always' ? 'sidecar' : baseRole;
 
-  const resourcesPair = tree.pair(node, 'resources');
-  const resources = expectMap(tree.resolve(resourcesPair?.value), `${where}.resources`);
-  const limits = resourceBlock(tree, resources, 'limits', `${where}.resources`, expectMap);
-  const requests = resourceBlock(tree, resources, 'requests', `${where}.resources`, expectMap);
+  const resourcesKey = source.resourcesKeys?.find((key) => tree.pair(node, key) !== undefined) ?? source.resourcesKeys?.[0] ?? 'resources';
+  const resourcesPair = tree.pair(node, resourcesKey);
+  const resources = expectMap(tree.resolve(resourcesPair?.value), `${where}.${resourcesKey}`);
+  const limits = resourceBlock(tree, resources, 'limits', `${where}.${resourcesKey}`, expectMap);
+  const requests = resourceBlock(tree, resources, 'requests', `${where}.${resourcesKey}`, expectMap);
   const gpu: GpuUse[] = [];
   const seen = new Set<string>();
   for (const block of [limits, requests]) {
@@ -315,6 +337,7 @@ function buildContainer(tree: YamlTree, node: YAMLMap, index: number, baseRole: 
     limits,
     requests,
     gpu,
+    operatorMemoryLimit,
     annotatedGpu: undefined,
     env,
     envFrom,
@@ -323,6 +346,16 @@ function buildContainer(tree: YamlTree, node: YAMLMap, index: number, baseRole: 
     commandWords,
     volumeMounts,
   };
+}
+
+/**
+ * Where to point at a single container written without a `name` (KServe `model:`, Argo `container:`): the first
+ * key of its mapping (one line), since a span over the whole mapping would cover many lines.
+ */
+function containerStartSpan(tree: YamlTree, node: YAMLMap): Span {
+  const first = node.items[0];
+  const span = first ? keySpan(first) : undefined;
+  return span ?? { start: node.range?.[0] ?? 0, end: node.range?.[0] ?? 0 };
 }
 
 function resourceBlock(tree: YamlTree, resources: YAMLMap | undefined, field: 'limits' | 'requests', where: string, expectMap: ExpectMap): ResourceBlock {

@@ -1,6 +1,8 @@
 // Where each workload kind keeps its pod templates. A new kind is one entry in KINDS.
 import { isMap } from 'yaml';
 import type { Node, YAMLMap } from 'yaml';
+import { INLINE_POD_SPEC, POD_TEMPLATE } from './podShape.ts';
+import type { ContainerSource, PodShape } from './podShape.ts';
 import type { YamlTree } from './yamlTree.ts';
 
 /**
@@ -14,10 +16,68 @@ interface KindEntry {
   /** API groups (the part of apiVersion before `/`; '' for the core group). */
   readonly groups: readonly string[];
   readonly templates: readonly TemplatePath[];
+  /** How the pods sit in each template; a pod template (`metadata` + `spec`) unless said otherwise. */
+  readonly shape?: PodShape;
 }
 
 const APPS = ['apps', 'extensions', 'apps.openshift.io'];
 const BATCH = ['batch'];
+
+// KServe InferenceService components (serving.kserve.io/v1beta1, kserve/kserve pkg/apis/serving/v1beta1:
+// predictor.go, transformer.go, explainer.go): each *is* a pod spec (PodSpec inlined) plus `annotations`, and the
+// predictor adds one container under a framework key or `model:`, which KServe names kserve-container. KServe's
+// defaulter (setResourceRequirementDefaults) gives that container the inferenceservice-config resources when it
+// sets none: 2Gi of memory in the kserve Helm chart (values kserve.inferenceservice.resources).
+const KSERVE_MODEL_KEYS = ['model', 'sklearn', 'xgboost', 'tensorflow', 'pytorch', 'triton', 'onnx', 'huggingface', 'pmml', 'lightgbm', 'paddle'];
+const KSERVE_COMPONENT: PodShape = {
+  layout: 'inline',
+  containers: [
+    { path: ['initContainers'], role: 'init' },
+    { path: ['containers'], role: 'container', operatorDefaults: 'first' },
+    ...KSERVE_MODEL_KEYS.map((key): ContainerSource => ({ path: [key], role: 'container', single: true, defaultName: 'kserve-container', operatorDefaults: 'each' })),
+  ],
+  annotationPaths: [['annotations']],
+  objectAnnotationsReachPods: true,
+  operatorMemoryLimit: 'KServe (the inferenceservice-config default, 2Gi unless the cluster changed it)',
+};
+
+// Argo Workflows templates (argoproj.io/v1alpha1 Template, argo-workflows docs/fields.md): each template runs one
+// pod with its `container` or `script` (named main), a `containerSet`, init containers and sidecars, and its own
+// metadata, nodeSelector, affinity, tolerations and volumes.
+const ARGO_TEMPLATE: PodShape = {
+  layout: 'inline',
+  containers: [
+    { path: ['initContainers'], role: 'init' },
+    { path: ['container'], role: 'container', single: true, defaultName: 'main' },
+    { path: ['script'], role: 'container', single: true, defaultName: 'main' },
+    { path: ['containerSet', 'containers'], role: 'container' },
+    { path: ['sidecars'], role: 'container' },
+  ],
+  annotationPaths: [['metadata', 'annotations']],
+};
+
+// Tekton Task steps and sidecars (tekton.dev v1 Task / Pipeline taskSpec, tektoncd/pipeline docs/tasks.md):
+// containers whose resources are `computeResources` in v1 and `resources` in v1beta1.
+const TEKTON_RESOURCES = ['computeResources', 'resources'];
+const TEKTON_TASK: PodShape = {
+  layout: 'inline',
+  containers: [
+    { path: ['steps'], role: 'container', resourcesKeys: TEKTON_RESOURCES },
+    { path: ['sidecars'], role: 'container', resourcesKeys: TEKTON_RESOURCES },
+  ],
+  annotationPaths: [['metadata', 'annotations']],
+};
+
+// Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1, kubeflow/trainer pkg/apis/trainer/v1alpha1
+// trainjob_types.go): `trainer` overrides the runtime's node container (named node) with its image, command and
+// `resourcesPerNode`.
+const TRAINJOB: PodShape = {
+  layout: 'inline',
+  containers: [{ path: ['trainer'], role: 'container', single: true, defaultName: 'node', resourcesKeys: ['resourcesPerNode'] }],
+  annotationPaths: [],
+};
+
+const JOBSET_TEMPLATE = ['replicatedJobs', '[]', 'template', 'spec', 'template'];
 
 export const KINDS: readonly KindEntry[] = [
   { kind: 'Pod', groups: [''], templates: [['.']] },
@@ -62,6 +122,35 @@ export const KINDS: readonly KindEntry[] = [
     templates: [['spec', 'leaderWorkerTemplate', 'leaderTemplate'], ['spec', 'leaderWorkerTemplate', 'workerTemplate']],
   },
   { kind: 'Job', groups: ['batch.volcano.sh'], templates: [['spec', 'tasks', '[]', 'template']] },
+  {
+    kind: 'InferenceService',
+    groups: ['serving.kserve.io'],
+    templates: [['spec', 'predictor'], ['spec', 'transformer'], ['spec', 'explainer']],
+    shape: KSERVE_COMPONENT,
+  },
+  // KServe LLMInferenceService (serving.kserve.io/v1alpha1, kserve pkg/apis/serving/v1alpha1
+  // llm_inference_service_types.go): `template` and `worker` are pod specs, for decode and for `prefill`.
+  {
+    kind: 'LLMInferenceService',
+    groups: ['serving.kserve.io'],
+    templates: [['spec', 'template'], ['spec', 'worker'], ['spec', 'prefill', 'template'], ['spec', 'prefill', 'worker']],
+    shape: INLINE_POD_SPEC,
+  },
+  { kind: 'TrainJob', groups: ['trainer.kubeflow.org'], templates: [['spec']], shape: TRAINJOB },
+  // TrainingRuntime / ClusterTrainingRuntime: spec.template is a JobSet template.
+  { kind: 'TrainingRuntime', groups: ['trainer.kubeflow.org'], templates: [['spec', 'template', 'spec', ...JOBSET_TEMPLATE]] },
+  { kind: 'ClusterTrainingRuntime', groups: ['trainer.kubeflow.org'], templates: [['spec', 'template', 'spec', ...JOBSET_TEMPLATE]] },
+  // KAITO Workspace (kaito.sh, kaito-project/kaito api/v1beta1 workspace_types.go): `inference.template` is a pod
+  // template for custom models; preset models have no pod spec in the manifest.
+  { kind: 'Workspace', groups: ['kaito.sh'], templates: [['inference', 'template']] },
+  // Knative Serving Service (serving.knative.dev/v1): spec.template is a revision template (metadata + spec).
+  { kind: 'Service', groups: ['serving.knative.dev'], templates: [['spec', 'template']] },
+  { kind: 'Workflow', groups: ['argoproj.io'], templates: [['spec', 'templates', '[]']], shape: ARGO_TEMPLATE },
+  { kind: 'WorkflowTemplate', groups: ['argoproj.io'], templates: [['spec', 'templates', '[]']], shape: ARGO_TEMPLATE },
+  { kind: 'ClusterWorkflowTemplate', groups: ['argoproj.io'], templates: [['spec', 'templates', '[]']], shape: ARGO_TEMPLATE },
+  { kind: 'CronWorkflow', groups: ['argoproj.io'], templates: [['spec', 'workflowSpec', 'templates', '[]']], shape: ARGO_TEMPLATE },
+  { kind: 'Task', groups: ['tekton.dev'], templates: [['spec']], shape: TEKTON_TASK },
+  { kind: 'Pipeline', groups: ['tekton.dev'], templates: [['spec', 'tasks', '[]', 'taskSpec'], ['spec', 'finally', '[]', 'taskSpec']], shape: TEKTON_TASK },
 ];
 
 const BY_KIND = new Map<string, KindEntry[]>();
@@ -87,6 +176,7 @@ export interface PodTemplateRef {
   readonly template: YAMLMap;
   /** Which template of a multi-template kind this is, e.g. `workerGroupSpecs[gpu-workers]`; undefined for single-template kinds. */
   readonly role: string | undefined;
+  readonly shape: PodShape;
 }
 
 export function findPodTemplates(tree: YamlTree, root: Node, entry: KindEntry): PodTemplateRef[] {
@@ -94,7 +184,7 @@ export function findPodTemplates(tree: YamlTree, root: Node, entry: KindEntry): 
   const multiple = entry.templates.length > 1 || entry.templates.some((path) => path.includes('[]') || path.includes('{}'));
   for (const path of entry.templates) {
     walk(tree, root, path, 0, [], (template, labels) => {
-      found.push({ template, role: multiple ? roleName(path, labels) : undefined });
+      found.push({ template, role: multiple ? roleName(path, labels) : undefined, shape: entry.shape ?? POD_TEMPLATE });
     });
   }
   return found;

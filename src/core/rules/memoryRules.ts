@@ -61,6 +61,18 @@ export const gpuNoMemoryLimit: Rule = {
       const unified = isUnified(context);
       const budget = context.budget(container);
       const need = budget.required !== undefined ? ` It needs about ${formatBytes(budget.required)} (${describeNominal(budget, unified)} + ${context.config.headroomPercent} %).` : '';
+      if (container.operatorMemoryLimit) {
+        // The operator's default is a limit, just not one chosen for this model: information, with the reason.
+        context.report({
+          ruleId: 'gpu-no-memory-limit',
+          container,
+          span: container.nameSpan,
+          severity: 'info',
+          message: `GPU container "${container.name}" sets no memory limit, so ${container.operatorMemoryLimit} applies its default limit; make sure that default covers the model's host memory${unified ? ' and, on this unified-memory node, its GPU memory' : ''}, or set resources.limits.memory.${need}`,
+          fixes: memoryLimitFixes(context, container, budget),
+        });
+        continue;
+      }
       context.report({
         ruleId: 'gpu-no-memory-limit',
         container,
