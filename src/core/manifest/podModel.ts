@@ -256,7 +256,7 @@ function buildContainer(
   const namePair = tree.pair(node, 'name');
   // A name from an unrendered Helm action (`- name: {{ .Chart.Name }}`) is masking sentinels: show the action instead.
   const name = tree.text(namePair?.value)?.replace(TEMPLATE_RUN, '{{…}}') ?? source.defaultName ?? `#${index}`;
-  const nameSpan = spanOf(namePair?.value) ?? keySpan(namePair) ?? (source.single ? containerStartSpan(tree, node) : { start: node.range?.[0] ?? 0, end: node.range?.[0] ?? 0 });
+  const nameSpan = spanOf(namePair?.value) ?? keySpan(namePair) ?? containerStartSpan(tree, node);
   const baseRole = source.role;
   const role: ContainerRole = baseRole === 'init' && tree.text(tree.get(node, 'restartPolicy')) === 'Always' ? 'sidecar' : baseRole;
 
@@ -349,8 +349,8 @@ function buildContainer(
 }
 
 /**
- * Where to point at a single container written without a `name` (KServe `model:`, Argo `container:`): the first
- * key of its mapping (one line), since a span over the whole mapping would cover many lines.
+ * Where to point at a container written without a `name` (Knative and KServe allow it; KServe `model:`, Argo
+ * `container:` never have one): the first key of its mapping, one line, where an empty span would not show.
  */
 function containerStartSpan(tree: YamlTree, node: YAMLMap): Span {
   const first = node.items[0];
