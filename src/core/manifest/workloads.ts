@@ -136,6 +136,12 @@ export const KINDS: readonly KindEntry[] = [
     templates: [['spec', 'template'], ['spec', 'worker'], ['spec', 'prefill', 'template'], ['spec', 'prefill', 'worker']],
     shape: INLINE_POD_SPEC,
   },
+  {
+    kind: 'LLMInferenceServiceConfig',
+    groups: ['serving.kserve.io'],
+    templates: [['spec', 'template'], ['spec', 'worker'], ['spec', 'prefill', 'template'], ['spec', 'prefill', 'worker']],
+    shape: INLINE_POD_SPEC,
+  },
   { kind: 'TrainJob', groups: ['trainer.kubeflow.org'], templates: [['spec']], shape: TRAINJOB },
   // TrainingRuntime / ClusterTrainingRuntime: spec.template is a JobSet template.
   { kind: 'TrainingRuntime', groups: ['trainer.kubeflow.org'], templates: [['spec', 'template', 'spec', ...JOBSET_TEMPLATE]] },
