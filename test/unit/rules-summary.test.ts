@@ -198,3 +198,33 @@ spec:
     assert.equal(hoverAt('key: [unclosed', 3), undefined);
   });
 });
+
+describe('hoverAt: scheduler annotations and vendor memory units', () => {
+  const text = yaml`
+apiVersion: v1
+kind: Pod
+metadata:
+  name: shared
+  annotations:
+    gpu-memory: "2000"
+    gpu-fraction-container-name: worker
+spec:
+  containers:
+    - name: worker
+      resources:
+        limits:
+          aliyun.com/gpu-mem: 8
+          tencent.com/vcuda-memory: 4
+`;
+  const at = (needle: string) => hoverAt(text, text.indexOf(needle) + 1);
+
+  test('gpu-memory and gpu-fraction-container-name explain what KAI Scheduler does with them', () => {
+    assert.match(at('gpu-memory')?.markdown ?? '', /^\*\*gpu\\-memory\*\*\n\nKAI Scheduler \/ Run:ai: GPU memory in MiB/);
+    assert.ok(at('gpu-fraction-container-name')?.markdown.includes('init containers first'));
+  });
+
+  test('Alibaba gpushare counts GiB and TKE vcuda-memory 256 MiB units', () => {
+    assert.ok(at('aliyun.com/gpu-mem')?.markdown.includes('8 GiB = 8,589,934,592 bytes (8 GiB) per GPU.'), at('aliyun.com/gpu-mem')?.markdown);
+    assert.ok(at('tencent.com/vcuda-memory')?.markdown.includes('4 × 256 MiB = 1,073,741,824 bytes (1 GiB) per GPU.'), at('tencent.com/vcuda-memory')?.markdown);
+  });
+});

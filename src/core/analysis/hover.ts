@@ -2,11 +2,11 @@
 import { isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Node } from 'yaml';
 import { ANNOTATIONS } from '../config.ts';
-import { classifyGpuResource } from '../gpuResources.ts';
+import { classifyGpuResource, memoryUnitBytes } from '../gpuResources.ts';
+import { SHARING_ANNOTATIONS } from '../manifest/schedulerAnnotations.ts';
 import { maskHelmTemplates } from '../manifest/source.ts';
 import { describeBytes, parseQuantity } from '../quantity.ts';
 
-const MIB = 1024 * 1024;
 
 export interface HoverInfo {
   readonly markdown: string;
@@ -59,6 +59,16 @@ function findPairAt(node: Node | null | undefined, offset: number, path: string[
   return undefined;
 }
 
+/** KAI Scheduler / Run:ai GPU-sharing pod annotations (NVIDIA/KAI-Scheduler docs/gpu-sharing/README.md). */
+const SHARING_HOVER: Readonly<Record<string, string>> = {
+  [SHARING_ANNOTATIONS.fraction]: 'KAI Scheduler / Run:ai: a share of one GPU\'s memory, above 0 and below 1, for the container named by gpu-fraction-container-name (else the first container). KAI does not enforce it.',
+  [SHARING_ANNOTATIONS.memory]: 'KAI Scheduler / Run:ai: GPU memory in MiB (a whole number, no unit) for the container named by gpu-fraction-container-name (else the first container); gpumem counts it as the container\'s declared GPU memory. KAI does not enforce it.',
+  [SHARING_ANNOTATIONS.numDevices]: 'KAI Scheduler / Run:ai: how many GPUs get the gpu-fraction or gpu-memory share (default 1).',
+  [SHARING_ANNOTATIONS.containerName]: 'KAI Scheduler / Run:ai: the container (init containers first, then app containers) that gets the GPU share.',
+  [SHARING_ANNOTATIONS.fractionLimit]: 'Run:ai dynamic GPU fractions: the burstable limit above gpu-fraction, at most 1.',
+  [SHARING_ANNOTATIONS.memoryLimit]: 'Run:ai dynamic GPU fractions: the burstable GPU memory limit above gpu-memory.',
+};
+
 /** Escapes Markdown so values from the file render as text. */
 function md(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!<>|~]/g, (c) => `\\${c}`);
@@ -77,7 +87,10 @@ function describe(raw: Hit): HoverInfo | undefined {
     const quantity = rawValue !== undefined ? parseQuantity(rawValue) : undefined;
     if (gpu) {
       lines.push('', `${gpu.vendor}: ${gpu.meaning}.${gpu.hamiOnly ? ' Enforced in user space by HAMi-core (libvgpu.so).' : ''}`);
-      if (quantity?.ok && gpu.memoryUnit === 'MiB') lines.push('', `${hit.value} MiB = ${describeBytes(quantity.quantity.value * MIB)} per GPU.`);
+      if (quantity?.ok && gpu.memoryUnit !== undefined && gpu.memoryUnit !== 'quantity') {
+        const unit = gpu.memoryUnit === '256MiB' ? ' × 256 MiB' : ` ${gpu.memoryUnit}`;
+        lines.push('', `${hit.value}${unit} = ${describeBytes(quantity.quantity.value * memoryUnitBytes(gpu.memoryUnit))} per GPU.`);
+      }
       else if (quantity?.ok && gpu.role === 'memory') lines.push('', `${hit.value} = ${describeBytes(quantity.quantity.value)}.`);
     } else if (rawKey === 'memory' && quantity?.ok) {
       lines.push('', `${hit.value} = ${describeBytes(quantity.quantity.value)}.`);
@@ -87,6 +100,9 @@ function describe(raw: Hit): HoverInfo | undefined {
     }
     if (quantity && !quantity.ok) lines.push('', `Not a valid quantity: ${md(quantity.reason)}.`);
     return { markdown: lines.join('\n'), ...range };
+  }
+  if (parent === 'annotations' && SHARING_HOVER[rawKey]) {
+    return { markdown: `**${hit.key}**\n\n${SHARING_HOVER[rawKey]}`, ...range };
   }
   const base = [ANNOTATIONS.gpuMemory, ANNOTATIONS.hostMemory].find((candidate) => rawKey === candidate || rawKey.startsWith(`${candidate}.`));
   if (parent === 'annotations' && base) {
