@@ -96,6 +96,13 @@ export const RULES: readonly RuleMeta[] = [
     remedy: 'Set GPU resources in limits as whole numbers; omit the request or make it equal to the limit.',
   },
   {
+    id: 'gpu-claim-unresolved',
+    title: 'DRA claim that gpumem cannot resolve',
+    defaultSeverity: 'info',
+    summary: 'A container uses a DRA claim whose ResourceClaim or ResourceClaimTemplate is not in the linted files, so gpumem cannot tell whether it gets a GPU (a warning when the claim reference itself is broken).',
+    remedy: 'Lint the pod together with the file that defines the claim (Lint Workspace, or gpumem lint with both files); fix references that spec.resourceClaims does not declare.',
+  },
+  {
     id: 'hami-gvisor',
     title: 'gVisor runtime with HAMi',
     defaultSeverity: 'warning',
