@@ -102,6 +102,10 @@ export class LintService implements vscode.Disposable {
     this.diagnostics.set(uri, findings.map((finding) => toDiagnostic(finding, positionAt, this.ctx)));
   }
 
+  workspaceClaimLookup(): ClaimLookup | undefined {
+    return this.workspaceClaims;
+  }
+
   /** Claims indexed by a workspace lint; open documents are linted again against them. */
   setWorkspaceClaims(claims: ClaimLookup): void {
     this.workspaceClaims = claims;

@@ -3,6 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { indexClaims } from '../../src/core/crossFile.ts';
+import { hoverAt } from '../../src/core/analysis/hover.ts';
 import { lintText } from '../../src/core/lint.ts';
 import { runCli } from '../helpers/cli.ts';
 import { ClaimIndex, scanCel } from '../../src/core/manifest/draClaims.ts';
@@ -247,5 +248,39 @@ describe('gpumem lint resolves claims across the files it is given', () => {
     assert.deepEqual(await run([`${dir}/pod.yaml`]), ['pod.yaml:13 gpu-claim-unresolved']);
     assert.deepEqual(await run([`${dir}/pod.yaml`, `${dir}/claim-template.yaml`]), ['pod.yaml:9 gpu-no-memory-limit']);
     assert.deepEqual(await run([dir]), ['pod.yaml:9 gpu-no-memory-limit']);
+  });
+});
+
+describe('hovers on DRA fields', () => {
+  const text = fixture('dra/hami-v1-capacity.yaml');
+  const at = (needle: string, options = {}) => {
+    const offset = text.indexOf(needle);
+    assert.ok(offset >= 0, needle);
+    return hoverAt(text, offset + 1, options);
+  };
+
+  test('a claim reference resolves in the file: its requests, classes, counts and memory', () => {
+    const hover = at('resourceClaimTemplateName: vgpu-10g');
+    assert.ok(hover);
+    assert.equal(text.slice(hover.start, hover.end), 'resourceClaimTemplateName: vgpu-10g');
+    assert.ok(hover.markdown.includes('ResourceClaimTemplate "vgpu\\-10g":'), hover.markdown);
+    assert.ok(hover.markdown.includes('- request gpu: class hami\\-core\\-gpu\\.project\\-hami\\.io (GPU), 2 devices, 10,737,418,240 bytes (10 GiB) per device'), hover.markdown);
+  });
+
+  test('a claim in no file says so; one in the workspace index resolves', () => {
+    const podOnly = fixture('dra/cross-file/pod.yaml');
+    const offset = podOnly.indexOf('resourceClaimTemplateName') + 1;
+    assert.match(hoverAt(podOnly, offset)?.markdown ?? '', /is not in this file: gpumem cannot tell whether it hands out a GPU/);
+    const index = new ClaimIndex();
+    indexClaims(fixture('dra/cross-file/claim-template.yaml'), index);
+    assert.match(hoverAt(podOnly, offset, { claims: index })?.markdown ?? '', /request gpu: class gpu\\\.nvidia\\\.com \(GPU\), 2 devices/);
+  });
+
+  test('deviceClassName and capacity memory', () => {
+    assert.match(at('deviceClassName: hami')?.markdown ?? '', /A GPU device class/);
+    const site = 'spec:\n  devices:\n    requests:\n      - name: g\n        exactly: {deviceClassName: a100-80g}\n';
+    assert.match(hoverAt(site, site.indexOf('a100') + 1)?.markdown ?? '', /add it to gpumem\.lint\.gpuDeviceClasses/);
+    assert.match(hoverAt(site, site.indexOf('a100') + 1, { gpuDeviceClasses: ['a100-80g'] })?.markdown ?? '', /A GPU device class/);
+    assert.match(at('memory: 10Gi')?.markdown ?? '', /10Gi = 10,737,418,240 bytes \(10 GiB\) per device\. gpumem counts it as the container's declared GPU memory/);
   });
 });
