@@ -284,3 +284,16 @@ describe('hovers on DRA fields', () => {
     assert.match(at('memory: 10Gi')?.markdown ?? '', /10Gi = 10,737,418,240 bytes \(10 GiB\) per device\. gpumem counts it as the container's declared GPU memory/);
   });
 });
+
+describe('hostile DRA input stays linear', () => {
+  test('5,000 containers on a claim whose template lists 5,000 GPU requests: linted in seconds, each container one GPU claim of at most 32 requests', () => {
+    const requests = Array.from({ length: 5000 }, (_, i) => `        - {name: r${i}, exactly: {deviceClassName: gpu.nvidia.com}}`).join('\n');
+    const containers = Array.from({ length: 5000 }, (_, i) => `    - {name: c${i}, image: i, resources: {limits: {memory: 1Gi}, claims: [{name: g}]}}`).join('\n');
+    const text = `apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\nspec:\n  spec:\n    devices:\n      requests:\n${requests}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n  containers:\n${containers}\n`;
+    const start = Date.now();
+    const result = lintText(text);
+    assert.ok(Date.now() - start < 15_000, `took ${Date.now() - start} ms`);
+    assert.equal(result.containers.length, 5000);
+    assert.deepEqual(result.containers[0]?.gpuClaims, ['claim g → class gpu.nvidia.com (× 32 requests)'], 'the API server caps a claim at 32 requests; gpumem reads no more');
+  });
+});

@@ -39,7 +39,10 @@ export function summarizeContainer(object: ObjectRef, container: ContainerModel,
   let worst: Severity | undefined;
   for (const finding of mine) if (!worst || severityRank[finding.severity] > severityRank[worst]) worst = finding.severity;
 
-  const gpuClaims = sources.flatMap((source) => (source.kind === 'claim' ? [describeClaimSource(source)] : []));
+  // Requests of one claim that read the same are shown once, with how many there are.
+  const claimCounts = new Map<string, number>();
+  for (const source of sources) if (source.kind === 'claim') claimCounts.set(describeClaimSource(source), (claimCounts.get(describeClaimSource(source)) ?? 0) + 1);
+  const gpuClaims = [...claimCounts].map(([text, count]) => (count > 1 ? `${text} (× ${count} requests)` : text));
   const ways: string[] = [];
   if (gpuResources.length > 0) ways.push(`GPU: ${gpuResources.map((r) => `${r.name} ${r.value}`).join(', ')}`);
   if (gpuClaims.length > 0) ways.push(`${ways.length > 0 ? '' : 'GPU '}via ${gpuClaims.join('; ')}`);

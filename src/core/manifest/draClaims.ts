@@ -43,6 +43,11 @@ export interface DraClaimObject {
 }
 
 const MAX_CEL_SCAN = 16_384;
+// The API server's own caps (resource.k8s.io DeviceRequestsMaxSize, FirstAvailableDeviceRequestMaxSize,
+// DeviceSelectorsMaxSize): reading no further keeps every container's claim resolution O(1).
+const MAX_REQUESTS = 32;
+const MAX_SUBREQUESTS = 8;
+const MAX_SELECTORS = 32;
 const DRIVER_EQUALS = /device\.driver\s*==\s*(["'])([^"'\s]{1,253})\1|(["'])([^"'\s]{1,253})\3\s*==\s*device\.driver/g;
 const DOMAIN = /device\.(?:attributes|capacity)\[\s*(["'])([^"'\s]{1,253})\1\s*\]/g;
 // device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0, or .isGreaterThan(quantity('40Gi'))
@@ -57,14 +62,14 @@ export function readClaimObject(tree: YamlTree, root: Node, kind: ClaimKind, api
   if (name === undefined) return undefined;
   const claimSpec = kind === 'ResourceClaimTemplate' ? tree.path(root, 'spec', 'spec') : tree.get(root, 'spec');
   const requests: DeviceRequest[] = [];
-  for (const item of tree.items(tree.path(claimSpec, 'devices', 'requests'))) {
+  for (const item of tree.items(tree.path(claimSpec, 'devices', 'requests')).slice(0, MAX_REQUESTS)) {
     const requestName = tree.text(tree.get(item, 'name')) ?? `#${requests.length}`;
     const exactly = tree.map(tree.get(item, 'exactly'));
     const subrequests = tree.items(tree.get(item, 'firstAvailable'));
     const alternatives: DeviceAlternative[] = [];
     if (exactly) alternatives.push(readAlternative(tree, exactly, requestName));
     else if (subrequests.length > 0) {
-      for (const sub of subrequests) alternatives.push(readAlternative(tree, sub, `${requestName}/${tree.text(tree.get(sub, 'name')) ?? '?'}`));
+      for (const sub of subrequests.slice(0, MAX_SUBREQUESTS)) alternatives.push(readAlternative(tree, sub, `${requestName}/${tree.text(tree.get(sub, 'name')) ?? '?'}`));
     } else alternatives.push(readAlternative(tree, item, requestName));
     requests.push({ name: requestName, alternatives });
   }
@@ -74,7 +79,7 @@ export function readClaimObject(tree: YamlTree, root: Node, kind: ClaimKind, api
 function readAlternative(tree: YamlTree, node: Node, name: string): DeviceAlternative {
   const drivers: string[] = [];
   let selectorMemory: DraMemory | undefined;
-  for (const selector of tree.items(tree.get(node, 'selectors'))) {
+  for (const selector of tree.items(tree.get(node, 'selectors')).slice(0, MAX_SELECTORS)) {
     const expression = tree.text(tree.path(selector, 'cel', 'expression'));
     if (expression === undefined) continue;
     const scanned = scanCel(expression.slice(0, MAX_CEL_SCAN));
