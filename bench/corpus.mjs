@@ -289,6 +289,36 @@ const GENERATORS = {
   },
 };
 
+// DRA (resource.k8s.io v1): templates in the drivers' shapes, and pods that claim them by name. A pod's template
+// may be in another file, as in real repositories, so single-file lints see unresolved claims too.
+const DRA_TEMPLATES = ['single-gpu', 'double-gpu', 'mig-small', 'apu-gpu', 'vgpu-10g', 'intel-gpu'];
+const DRA_CLASSES = ['gpu.nvidia.com', 'mig.nvidia.com', 'gpu.amd.com', 'hami-core-gpu.project-hami.io', 'gpu.intel.com'];
+
+/** A v1 ResourceClaimTemplate: `exactly` with a count, a CEL memory bound or a consumable memory request. */
+export function draTemplate(r, name, namespace) {
+  const deviceClass = r.pick(DRA_CLASSES);
+  const lines = ['apiVersion: resource.k8s.io/v1', 'kind: ResourceClaimTemplate', 'metadata:', `  name: ${name}`, `  namespace: ${namespace}`, 'spec:', '  spec:', '    devices:', '      requests:', '      - name: gpu', '        exactly:', `          deviceClassName: ${deviceClass}`];
+  if (r.chance(0.4)) lines.push(`          count: ${r.int(1, 4)}`);
+  if (deviceClass.startsWith('hami')) lines.push('          capacity:', '            requests:', `              memory: ${r.pick(['4Gi', '10Gi', '20Gi'])}`);
+  else if (r.chance(0.5)) lines.push('          selectors:', '          - cel:', `              expression: "device.capacity['${deviceClass}'].memory.compareTo(quantity('${r.pick(['16Gi', '40Gi', '80Gi'])}')) >= 0"`);
+  return lines;
+}
+
+/** A Deployment whose containers get their GPU through a claim of `template`. */
+export function draDeployment(r, name, namespace, template) {
+  const lines = ['apiVersion: apps/v1', 'kind: Deployment'];
+  metadata(r, lines, name, namespace);
+  lines.push('spec:', '  selector:', '    matchLabels:', `      app.kubernetes.io/name: ${name}`, '  template:', '    metadata:', '      labels:', `        app.kubernetes.io/name: ${name}`);
+  if (r.chance(0.3)) lines.push('      annotations:', '        gpumem.io/unified-memory: "true"');
+  lines.push('    spec:', '      containers:', `      - name: ${name}`, `        image: ${r.pick(GPU_IMAGES)}`, '        resources:');
+  if (r.chance(0.6)) lines.push('          limits:', `            memory: ${r.pick(['16Gi', '32Gi', '64Gi'])}`);
+  lines.push('          claims:', '          - name: gpu', '      resourceClaims:', '      - name: gpu', `        resourceClaimTemplateName: ${template}`);
+  return lines;
+}
+
+GENERATORS.ResourceClaimTemplate = (r, _name, namespace) => draTemplate(r, r.pick(DRA_TEMPLATES), namespace);
+GENERATORS.DraDeployment = (r, name, namespace) => draDeployment(r, name, namespace, r.pick(DRA_TEMPLATES));
+
 const KIND_WEIGHTS = [
   ['Deployment', 25],
   ['StatefulSet', 8],
@@ -297,6 +327,8 @@ const KIND_WEIGHTS = [
   ['ConfigMap', 20],
   ['Service', 20],
   ['RayCluster', 7],
+  ['ResourceClaimTemplate', 3],
+  ['DraDeployment', 5],
 ];
 
 /** One multi-document file of `count` documents; `kinds` tallies what was generated. */

@@ -57,7 +57,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.window.registerTreeDataProvider('gpumem.sshHosts', sshHosts),
     vscode.languages.registerCodeLensProvider(YAML_DOCUMENTS, new GpuCodeLensProvider(ctx, lint)),
     vscode.languages.registerCodeActionsProvider(YAML_DOCUMENTS, new GpuCodeActionProvider(ctx, lint), GpuCodeActionProvider.metadata),
-    vscode.languages.registerHoverProvider(LIVE_MANIFESTS, new GpuHoverProvider()),
+    vscode.languages.registerHoverProvider(LIVE_MANIFESTS, new GpuHoverProvider(ctx, lint)),
     vscode.commands.registerCommand('gpumem.lintWorkspace', () => lintWorkspace(ctx, lint)),
     vscode.commands.registerCommand('gpumem.lintActiveFile', () => lintActiveFile(lint)),
     vscode.commands.registerCommand('gpumem.showRuleDocs', (ruleId?: unknown) => showRuleDocs(ctx, ruleId)),

@@ -5,7 +5,9 @@ import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { resolveConfig } from '../core/config.ts';
 import type { LintConfig } from '../core/config.ts';
+import { indexClaims, mayUseClaims } from '../core/crossFile.ts';
 import { lintBytes } from '../core/lint.ts';
+import { ClaimIndex } from '../core/manifest/draClaims.ts';
 import { decodeManifestBytes } from '../core/manifest/source.ts';
 import { positionFindings } from '../core/report/fileFindings.ts';
 import type { PositionedFinding } from '../core/report/fileFindings.ts';
@@ -21,13 +23,14 @@ const DEFAULT_MAX_MIB = 16;
 export const LINT_USAGE = `Usage: gpumem lint [paths…] [options]
 
 Lints Kubernetes workload YAML for GPU-memory risks. Directories are walked for *.yaml and *.yml;
-"-" reads standard input. With no paths, lints the current directory.
+"-" reads standard input. With no paths, lints the current directory. DRA claims (ResourceClaim,
+ResourceClaimTemplate) are resolved across all the files given.
 
 Options:
   --format text|json|sarif  Output format (default: text)
   --headroom N              Headroom percent on unified-memory nodes (default: 30)
   --config FILE             YAML or JSON settings: headroomPercent, unifiedMemoryNodeLabels,
-                            dedicatedNodeTaintKey, hamiDetection, rules
+                            dedicatedNodeTaintKey, hamiDetection, gpuDeviceClasses, rules
   --max-file-size MIB       Skip larger files with a notice (default: ${DEFAULT_MAX_MIB})
   --docs-url URL            Base URL of the rule docs in SARIF helpUri (default: the installed docs)
 
@@ -47,7 +50,15 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   if (!Number.isFinite(maxMib) || maxMib <= 0) throw new UsageError('--max-file-size must be a positive number of MiB');
 
   const { files, errors } = await expandPaths(args.positionals.length > 0 ? args.positionals : ['.']);
-  const findings: PositionedFinding[] = [];
+  // DRA claims resolve across all the files given: files whose pods use claims are linted once every file's
+  // claims are indexed; the others at once. Findings keep the order of the files.
+  const claims = new ClaimIndex();
+  const perFile: PositionedFinding[][] = [];
+  const deferred: { slot: number; name: string; bytes: Uint8Array; text: string }[] = [];
+  const lintOne = (slot: number, name: string, bytes: Uint8Array, text: string) => {
+    const result = lintBytes(bytes, config, maxMib * 1024 * 1024, { claims });
+    perFile[slot] = positionFindings(name, text, result.findings);
+  };
   let linted = 0;
   for (const file of files) {
     let bytes: Uint8Array;
@@ -57,13 +68,18 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
       errors.push(`${file}: ${describeError(error)}`);
       continue;
     }
-    const result = lintBytes(bytes, config, maxMib * 1024 * 1024);
     const decoded = decodeManifestBytes(bytes, Number.MAX_SAFE_INTEGER);
     const text = decoded.kind === 'text' ? decoded.text : '';
-    // Not push(...): a file with 100k+ findings would overflow the stack as call arguments.
-    for (const positioned of positionFindings(file === '-' ? '<stdin>' : file, text, result.findings)) findings.push(positioned);
-    linted++;
+    const name = file === '-' ? '<stdin>' : file;
+    const slot = linted++;
+    if (bytes.length <= maxMib * 1024 * 1024) indexClaims(text, claims);
+    if (mayUseClaims(text)) deferred.push({ slot, name, bytes, text });
+    else lintOne(slot, name, bytes, text);
   }
+  for (const { slot, name, bytes, text } of deferred) lintOne(slot, name, bytes, text);
+  const findings: PositionedFinding[] = [];
+  // Not push(...): a file with 100k+ findings would overflow the stack as call arguments.
+  for (const positioned of perFile) for (const finding of positioned ?? []) findings.push(finding);
   for (const error of errors) io.stderr(`gpumem: ${error}\n`);
 
   io.stdout(render(format as Format, findings, linted, errors, args.options.get('docs-url'), io));

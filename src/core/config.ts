@@ -26,6 +26,11 @@ export interface LintConfig {
   /** The taint key that reserves unified-memory GPU nodes; `uma-missing-toleration` is off while this is empty. */
   readonly dedicatedNodeTaintKey: string;
   readonly hamiDetection: HamiDetection;
+  /**
+   * Site-specific DRA device classes that hand out GPUs, on top of the drivers' own (gpu.nvidia.com,
+   * mig.nvidia.com, gpu.amd.com, gpu.intel.com, hami-core-gpu…; see manifest/gpuSource.ts).
+   */
+  readonly gpuDeviceClasses: readonly string[];
   /** Per-rule overrides: turn a rule off or change its severity. */
   readonly rules: Readonly<Record<string, RuleSetting>>;
 }
@@ -60,6 +65,7 @@ export const DEFAULT_CONFIG: LintConfig = {
   unifiedMemoryNodeLabels: DEFAULT_UNIFIED_MEMORY_LABELS,
   dedicatedNodeTaintKey: '',
   hamiDetection: 'auto',
+  gpuDeviceClasses: [],
   rules: {},
 };
 
@@ -76,7 +82,7 @@ export function resolveConfig(input: unknown, base: LintConfig = DEFAULT_CONFIG)
     return { config: base, problems: [{ path: '', message: 'configuration must be a mapping' }] };
   }
   const raw = input as Record<string, unknown>;
-  const known = new Set(['headroomPercent', 'unifiedMemoryNodeLabels', 'dedicatedNodeTaintKey', 'hamiDetection', 'rules']);
+  const known = new Set(['headroomPercent', 'unifiedMemoryNodeLabels', 'dedicatedNodeTaintKey', 'hamiDetection', 'gpuDeviceClasses', 'rules']);
   for (const key of Object.keys(raw)) if (!known.has(key)) problems.push({ path: key, message: `unknown setting (known: ${[...known].join(', ')})` });
   let headroomPercent = base.headroomPercent;
   if (raw.headroomPercent !== undefined) {
@@ -99,6 +105,12 @@ export function resolveConfig(input: unknown, base: LintConfig = DEFAULT_CONFIG)
     if (raw.hamiDetection === 'auto' || raw.hamiDetection === 'always' || raw.hamiDetection === 'never') hamiDetection = raw.hamiDetection;
     else problems.push({ path: 'hamiDetection', message: 'must be "auto", "always" or "never"' });
   }
+  let gpuDeviceClasses = base.gpuDeviceClasses;
+  if (raw.gpuDeviceClasses !== undefined) {
+    const value = raw.gpuDeviceClasses;
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string' && item.trim().length > 0)) gpuDeviceClasses = (value as string[]).map((item) => item.trim());
+    else problems.push({ path: 'gpuDeviceClasses', message: 'must be a list of DeviceClass names' });
+  }
   const rules: Record<string, RuleSetting> = { ...base.rules };
   if (raw.rules !== undefined) {
     if (typeof raw.rules === 'object' && raw.rules !== null && !Array.isArray(raw.rules)) {
@@ -109,7 +121,7 @@ export function resolveConfig(input: unknown, base: LintConfig = DEFAULT_CONFIG)
       }
     } else problems.push({ path: 'rules', message: 'must be a mapping of rule id to "off", "error", "warning" or "info"' });
   }
-  return { config: { headroomPercent, unifiedMemoryNodeLabels, dedicatedNodeTaintKey, hamiDetection, rules }, problems };
+  return { config: { headroomPercent, unifiedMemoryNodeLabels, dedicatedNodeTaintKey, hamiDetection, gpuDeviceClasses, rules }, problems };
 }
 
 function parseLabelRules(value: unknown, problems: ConfigProblem[]): NodeLabelRule[] | undefined {

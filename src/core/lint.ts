@@ -12,6 +12,10 @@ import type { LintConfig } from './config.ts';
 import type { Finding, ObjectRef, Span } from './findings.ts';
 import { isHamiFamily } from './gpuResources.ts';
 import { LineIndex } from './lineIndex.ts';
+import { ClaimIndex, chainLookups, isClaimKind, readClaimObject } from './manifest/draClaims.ts';
+import type { ClaimLookup } from './manifest/draClaims.ts';
+import { containerGpu, gpuClassSet, hasGpu } from './manifest/gpuSource.ts';
+import type { ContainerGpu, GpuSource } from './manifest/gpuSource.ts';
 import { buildPodModel, truncate } from './manifest/podModel.ts';
 import type { ContainerModel, Located, PodModel } from './manifest/podModel.ts';
 import { decodeManifestBytes, maskHelmTemplates } from './manifest/source.ts';
@@ -33,7 +37,7 @@ export interface LintResult {
  * 40,000-key mapping took 30 s), so `findDuplicateKeys` does it in linear time instead. `!!omap` is left
  * unresolved (a plain list) for the same reason: its duplicate check is quadratic too, and manifests never use it.
  */
-const PARSE_OPTIONS = {
+export const PARSE_OPTIONS = {
   version: '1.1',
   prettyErrors: false,
   keepSourceTokens: false,
@@ -50,13 +54,18 @@ interface WorkloadDoc {
   readonly object: ObjectRef;
 }
 
-export function lintBytes(bytes: Uint8Array, config: LintConfig, maxBytes: number): LintResult {
-  const decoded = decodeManifestBytes(bytes, maxBytes);
-  if (decoded.kind === 'skipped') return { findings: [skippedFinding(`Skipped: ${decoded.reason}.`)], containers: [] };
-  return lintText(decoded.text, config);
+/** What a lint sees beyond its own file: the DRA claims of the other files linted with it (workspace, CLI). */
+export interface LintScope {
+  readonly claims?: ClaimLookup;
 }
 
-export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG): LintResult {
+export function lintBytes(bytes: Uint8Array, config: LintConfig, maxBytes: number, scope: LintScope = {}): LintResult {
+  const decoded = decodeManifestBytes(bytes, maxBytes);
+  if (decoded.kind === 'skipped') return { findings: [skippedFinding(`Skipped: ${decoded.reason}.`)], containers: [] };
+  return lintText(decoded.text, config, scope);
+}
+
+export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scope: LintScope = {}): LintResult {
   const raw: Finding[] = [];
   const containers: PendingSummary[] = [];
   const masked = maskHelmTemplates(text);
@@ -72,6 +81,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG): Lin
 
   const workloads: WorkloadDoc[] = [];
   const configMaps: ConfigMapModel[] = [];
+  const localClaims = new ClaimIndex();
   let unparsedTemplates = 0;
   for (const doc of documents) {
     if (doc.errors.length === 0) for (const error of findDuplicateKeys(doc)) doc.errors.push(error);
@@ -83,7 +93,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG): Lin
     const tree = new YamlTree(doc, Math.max(100_000, (doc.range[2] - doc.range[0]) * 10));
     try {
       const root = tree.root;
-      if (root) collectObjects(tree, root, helmSourceOf(doc), workloads, configMaps, 0);
+      if (root) collectObjects(tree, root, helmSourceOf(doc), { workloads, configMaps, claims: localClaims }, 0);
     } catch (error) {
       if (!(error instanceof AliasBudgetExceeded)) throw error;
       raw.push(skippedFinding('Skipped a document: its aliases and merge keys expand beyond the analysis budget (a YAML alias bomb?).', { start: doc.range[0], end: Math.min(doc.range[1], doc.range[0] + 1) }));
@@ -100,7 +110,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG): Lin
     });
   }
 
-  const file: FileContext = { text, configMaps };
+  const file: FileContext = { text, configMaps, claims: chainLookups(localClaims, scope.claims) };
   const messages: MessageBudget = { remaining: Math.min(Math.max(MESSAGE_BUDGET_MIN, text.length * MESSAGE_BUDGET_FACTOR), MESSAGE_BUDGET_MAX) };
   for (const workload of workloads) {
     try {
@@ -130,8 +140,8 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG): Lin
     if (list) list.push(finding);
     else perObject.set(finding.container, [finding]);
   }
-  const summaries = containers.map(({ object, container, budget, unified }) =>
-    summarizeContainer(object, container, budget, unified, config.headroomPercent, byContainer.get(object)?.get(container.name) ?? []),
+  const summaries = containers.map(({ object, container, budget, unified, sources }) =>
+    summarizeContainer(object, container, budget, unified, config.headroomPercent, byContainer.get(object)?.get(container.name) ?? [], sources),
   );
   return { findings, containers: summaries };
 }
@@ -157,10 +167,12 @@ interface PendingSummary {
   readonly container: ContainerModel;
   readonly budget: MemoryBudget;
   readonly unified: boolean;
+  readonly sources: readonly GpuSource[];
 }
 
 function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConfig, out: Finding[], summaries: PendingSummary[], messages: MessageBudget): void {
   const { tree, root, object } = workload;
+  const gpuClasses = gpuClassSet(config.gpuDeviceClasses);
   const entry = workloadEntry(object.kind, object.apiVersion);
   if (!entry) return;
   for (const { template, role, shape } of findPodTemplates(tree, root, entry)) {
@@ -169,7 +181,10 @@ function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConf
     const pod = buildPodModel(tree, { ...object }, root, template, role, shape);
     const unifiedMemory = detectUnifiedMemory(pod, config.unifiedMemoryNodeLabels);
     const unified = unifiedMemory.kind === 'unified';
-    const gpuContainers = pod.containers.filter(isGpuContainer);
+    const gpuByContainer = new Map<ContainerModel, ContainerGpu>();
+    for (const container of pod.containers) gpuByContainer.set(container, containerGpu(pod, container, file.claims, gpuClasses));
+    const gpuOf = (container: ContainerModel): ContainerGpu => gpuByContainer.get(container) ?? { sources: [], unresolved: [] };
+    const gpuContainers = pod.containers.filter((container) => hasGpu(gpuOf(container)) && container.role !== 'ephemeral');
     const podIsHami = hasHamiSignals(pod);
     const budgets = new Map<ContainerModel, MemoryBudget>();
     const podFindings: Finding[] = [];
@@ -179,16 +194,19 @@ function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConf
       config,
       unifiedMemory,
       gpuContainers,
+      gpuOf,
       isHami: (container) => {
         if (config.hamiDetection === 'never') return false;
         const family = container.gpu.some((use) => isHamiFamily(use.name));
-        if (config.hamiDetection === 'always') return family;
-        return container.gpu.some((use) => use.info.hamiOnly) || (family && podIsHami);
+        // HAMi's DRA driver enforces its claims with HAMi-core too.
+        const hamiClaim = gpuOf(container).sources.some((source) => source.kind === 'claim' && source.deviceClass !== undefined && source.deviceClass.startsWith('hami-core-gpu'));
+        if (config.hamiDetection === 'always') return family || hamiClaim;
+        return container.gpu.some((use) => use.info.hamiOnly) || hamiClaim || (family && podIsHami);
       },
       budget: (container) => {
         let budget = budgets.get(container);
         if (!budget) {
-          budget = memoryBudget(pod, container, unified, config.headroomPercent);
+          budget = memoryBudget(pod, container, unified, config.headroomPercent, gpuOf(container).sources);
           budgets.set(container, budget);
         }
         return budget;
@@ -203,14 +221,8 @@ function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConf
     };
     for (const rule of POD_RULES) rule.check(context);
     for (const finding of podFindings) out.push(finding); // not push(...): a spread of 100k+ findings overflows the stack
-    for (const container of gpuContainers) summaries.push({ object: pod.object, container, budget: context.budget(container), unified });
+    for (const container of gpuContainers) summaries.push({ object: pod.object, container, budget: context.budget(container), unified, sources: gpuOf(container).sources });
   }
-}
-
-/** The one test of "this container gets a GPU" that every GPU rule relies on. */
-function isGpuContainer(container: ContainerModel): boolean {
-  if (container.role === 'ephemeral') return false;
-  return container.gpu.length > 0 || container.annotatedGpu !== undefined;
 }
 
 function hasHamiSignals(pod: PodModel): boolean {
@@ -249,7 +261,13 @@ function applySettings(findings: readonly Finding[], config: LintConfig): Findin
   return out;
 }
 
-function collectObjects(tree: YamlTree, root: Node, helmSource: string | undefined, workloads: WorkloadDoc[], configMaps: ConfigMapModel[], depth: number): void {
+interface Collected {
+  readonly workloads: WorkloadDoc[];
+  readonly configMaps: ConfigMapModel[];
+  readonly claims: ClaimIndex;
+}
+
+function collectObjects(tree: YamlTree, root: Node, helmSource: string | undefined, into: Collected, depth: number): void {
   const kind = tree.text(tree.get(root, 'kind'));
   if (kind === undefined) return;
   const apiVersion = tree.text(tree.get(root, 'apiVersion'));
@@ -257,7 +275,12 @@ function collectObjects(tree: YamlTree, root: Node, helmSource: string | undefin
   const name = tree.text(tree.get(metadata, 'name'));
   const namespace = tree.text(tree.get(metadata, 'namespace'));
   if (kind.endsWith('List') && depth < MAX_LIST_DEPTH) {
-    for (const item of tree.items(tree.get(root, 'items'))) collectObjects(tree, item, helmSource, workloads, configMaps, depth + 1);
+    for (const item of tree.items(tree.get(root, 'items'))) collectObjects(tree, item, helmSource, into, depth + 1);
+    return;
+  }
+  if (isClaimKind(kind, apiVersion)) {
+    const claim = readClaimObject(tree, root, kind, apiVersion ?? '', name, namespace);
+    if (claim) into.claims.add(claim);
     return;
   }
   if (kind === 'ConfigMap' && name !== undefined) {
@@ -267,7 +290,7 @@ function collectObjects(tree: YamlTree, root: Node, helmSource: string | undefin
       const span = spanOf(pair.value);
       if (value !== undefined && span) data.set(key, { value, span });
     }
-    configMaps.push({ name, namespace, data });
+    into.configMaps.push({ name, namespace, data });
     return;
   }
   if (!workloadEntry(kind, apiVersion)) return;
@@ -278,7 +301,7 @@ function collectObjects(tree: YamlTree, root: Node, helmSource: string | undefin
     ...(name !== undefined ? { name } : {}),
     ...(helmSource !== undefined ? { helmSource } : {}),
   };
-  workloads.push({ tree, root, object });
+  into.workloads.push({ tree, root, object });
 }
 
 const HELM_SOURCE = /^\s*Source:\s*(\S[^\n]*?)\s*$/m;

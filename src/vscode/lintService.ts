@@ -6,6 +6,7 @@ import type { Finding } from '../core/findings.ts';
 import { LineIndex } from '../core/lineIndex.ts';
 import { lintText } from '../core/lint.ts';
 import type { LintResult } from '../core/lint.ts';
+import type { ClaimLookup } from '../core/manifest/draClaims.ts';
 import type { Ctx } from './ctx.ts';
 import { toDiagnostic } from './diagnostics.ts';
 
@@ -30,6 +31,8 @@ export class LintService implements vscode.Disposable {
   readonly onDidLint = this.changed.event;
   private readonly subscriptions: vscode.Disposable[] = [];
   private readonly ctx: Ctx;
+  /** DRA claims of the last workspace lint: open editors resolve claims defined in other files through it. */
+  private workspaceClaims: ClaimLookup | undefined;
 
   constructor(ctx: Ctx) {
     this.ctx = ctx;
@@ -99,9 +102,19 @@ export class LintService implements vscode.Disposable {
     this.diagnostics.set(uri, findings.map((finding) => toDiagnostic(finding, positionAt, this.ctx)));
   }
 
+  workspaceClaimLookup(): ClaimLookup | undefined {
+    return this.workspaceClaims;
+  }
+
+  /** Claims indexed by a workspace lint; open documents are linted again against them. */
+  setWorkspaceClaims(claims: ClaimLookup): void {
+    this.workspaceClaims = claims;
+    this.relintAll();
+  }
+
   private lintSafely(text: string, uri: vscode.Uri): LintResult {
     try {
-      return lintText(text, this.ctx.settings.lint);
+      return lintText(text, this.ctx.settings.lint, { claims: this.workspaceClaims });
     } catch (error) {
       // A bug in a rule must never take the editor down: log it and show one notice.
       this.ctx.output.error(`Linting ${uri.toString(true)} failed: ${(error as Error).stack ?? String(error)}`);

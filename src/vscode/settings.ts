@@ -25,6 +25,7 @@ export function readSettings(): Settings {
     headroomPercent: section.get('headroomPercent'),
     dedicatedNodeTaintKey: section.get('dedicatedNodeTaintKey'),
     hamiDetection: section.get('hamiDetection'),
+    gpuDeviceClasses: section.get('gpuDeviceClasses'),
     rules: section.get('rules'),
   };
   const labels = section.get('unifiedMemoryNodeLabels');

@@ -2,6 +2,8 @@
 // memory limit, headroom and verdict.
 import type { Finding, ObjectRef, Severity, Span } from '../findings.ts';
 import { severityRank } from '../findings.ts';
+import { describeClaimSource } from '../manifest/gpuSource.ts';
+import type { GpuSource } from '../manifest/gpuSource.ts';
 import type { ContainerModel, ResourceEntry } from '../manifest/podModel.ts';
 import { formatBytes } from '../quantity.ts';
 import type { AnnotatedGpu } from '../manifest/schedulerAnnotations.ts';
@@ -22,9 +24,13 @@ export interface ContainerSummary {
   readonly container: string;
   readonly unifiedMemory: boolean;
   readonly gpuResources: readonly { readonly name: string; readonly value: string }[];
+  /** Each DRA claim the GPU comes through: "claim gpu-claim → class gpu.nvidia.com, 40 GiB". */
+  readonly gpuClaims: readonly string[];
   readonly gpuMemoryBytes: number | undefined;
   readonly gpuMemorySource: string | undefined;
   readonly limit: string | undefined;
+  /** Whether the limit is the container's own or the pod-level one (spec.resources). */
+  readonly limitScope: 'container' | 'pod';
   readonly nominalBytes: number | undefined;
   readonly requiredBytes: number | undefined;
   readonly headroomPercent: number | undefined;
@@ -34,7 +40,7 @@ export interface ContainerSummary {
   readonly title: string;
 }
 
-export function summarizeContainer(object: ObjectRef, container: ContainerModel, budget: MemoryBudget, unified: boolean, headroomTarget: number, findings: readonly Finding[]): ContainerSummary {
+export function summarizeContainer(object: ObjectRef, container: ContainerModel, budget: MemoryBudget, unified: boolean, headroomTarget: number, findings: readonly Finding[], sources: readonly GpuSource[] = []): ContainerSummary {
   // A value from an unrendered Helm action holds masking sentinels, not text a person can read.
   const shown = (entry: ResourceEntry | undefined) => (entry?.templated ? '{{…}}' : entry?.text);
   const gpuResources = container.gpu.map((use) => ({ name: use.name, value: shown(use.entry) ?? '?' }));
@@ -45,9 +51,16 @@ export function summarizeContainer(object: ObjectRef, container: ContainerModel,
   let worst: Severity | undefined;
   for (const finding of mine) if (!worst || severityRank[finding.severity] > severityRank[worst]) worst = finding.severity;
 
-  const parts = [`GPU: ${gpuResources.map((r) => `${r.name} ${r.value}`).join(', ')}${unified ? ' (unified memory)' : ''}`];
+  // Requests of one claim that read the same are shown once, with how many there are.
+  const claimCounts = new Map<string, number>();
+  for (const source of sources) if (source.kind === 'claim') claimCounts.set(describeClaimSource(source), (claimCounts.get(describeClaimSource(source)) ?? 0) + 1);
+  const gpuClaims = [...claimCounts].map(([text, count]) => (count > 1 ? `${text} (× ${count} requests)` : text));
+  const ways: string[] = [];
+  if (gpuResources.length > 0) ways.push(`GPU: ${gpuResources.map((r) => `${r.name} ${r.value}`).join(', ')}`);
+  if (gpuClaims.length > 0) ways.push(`${ways.length > 0 ? '' : 'GPU '}via ${gpuClaims.join('; ')}`);
+  const parts = [`${ways.join(' + ')}${unified ? ' (unified memory)' : ''}`];
   parts.push(`GPU memory: ${gpuMemoryBytes !== undefined ? formatBytes(gpuMemoryBytes) : 'undeclared'}`);
-  parts.push(`memory limit: ${shown(budget.limit) ?? 'none'}`);
+  parts.push(`memory limit: ${shown(budget.limit) ?? 'none'}${budget.limit && budget.limitScope === 'pod' ? ' (pod-level)' : ''}`);
   if (budget.headroomPercent !== undefined) parts.push(`headroom: ${budget.headroomPercent.toFixed(0)} % (target ${headroomTarget} %)`);
   else if (budget.required !== undefined) parts.push(`needs: ${formatBytes(budget.required)}`);
   const verdict = !worst ? '✓ no findings' : `${worst === 'error' ? '✖' : worst === 'warning' ? '⚠' : 'ℹ'} ${mine.length} finding${mine.length === 1 ? '' : 's'}`;
@@ -59,9 +72,11 @@ export function summarizeContainer(object: ObjectRef, container: ContainerModel,
     container: container.name,
     unifiedMemory: unified,
     gpuResources,
+    gpuClaims,
     gpuMemoryBytes,
     gpuMemorySource: budget.gpuMemory.kind === 'declared' ? budget.gpuMemory.source : undefined,
     limit: shown(budget.limit),
+    limitScope: budget.limitScope,
     nominalBytes: budget.nominal,
     requiredBytes: budget.required,
     headroomPercent: budget.headroomPercent,

@@ -1,9 +1,14 @@
-// What a hover over a resource or memory annotation says: the value in bytes and GiB, and what it means.
+// What a hover over a resource, a memory annotation or a DRA claim says: the value in bytes and GiB, what it
+// means, and for a claim reference what it resolves to (in this file, or in the claims a workspace lint indexed).
 import { isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Node } from 'yaml';
 import { ANNOTATIONS } from '../config.ts';
 import { classifyGpuResource, memoryUnitBytes } from '../gpuResources.ts';
 import { SHARING_ANNOTATIONS } from '../manifest/schedulerAnnotations.ts';
+import { indexClaims } from '../crossFile.ts';
+import { ClaimIndex, chainLookups } from '../manifest/draClaims.ts';
+import type { ClaimLookup, DraClaimObject } from '../manifest/draClaims.ts';
+import { gpuClassSet, isGpuAlternative } from '../manifest/gpuSource.ts';
 import { maskHelmTemplates } from '../manifest/source.ts';
 import { describeBytes, parseQuantity } from '../quantity.ts';
 
@@ -22,14 +27,69 @@ interface Hit {
   readonly end: number;
 }
 
-export function hoverAt(text: string, offset: number): HoverInfo | undefined {
+export interface HoverOptions {
+  /** Site-specific GPU device classes (gpumem.lint.gpuDeviceClasses). */
+  readonly gpuDeviceClasses?: readonly string[];
+  /** Claims of other files (the last workspace lint), looked up after this file's own. */
+  readonly claims?: ClaimLookup;
+}
+
+export function hoverAt(text: string, offset: number, options: HoverOptions = {}): HoverInfo | undefined {
   const source = maskHelmTemplates(text)?.text ?? text;
   const docs = parseAllDocuments(source, { version: '1.1', prettyErrors: false });
   if (!Array.isArray(docs)) return undefined;
   const doc = docs.find((candidate) => candidate.range[0] <= offset && offset <= candidate.range[2]);
   if (!doc) return undefined;
   const hit = findPairAt(doc.contents as Node | null, offset, []);
-  return hit ? describe(hit) : undefined;
+  if (!hit) return undefined;
+  const namespace = doc.getIn(['metadata', 'namespace']);
+  return describe(hit) ?? describeDra(hit, text, typeof namespace === 'string' ? namespace : undefined, options);
+}
+
+const CLAIM_REFERENCES = { resourceClaimTemplateName: 'ResourceClaimTemplate', resourceClaimName: 'ResourceClaim' } as const;
+
+/** Hovers on DRA fields: a claim reference, a device class, a consumable memory capacity request. */
+function describeDra(raw: Hit, text: string, namespace: string | undefined, options: HoverOptions): HoverInfo | undefined {
+  const range = { start: raw.start, end: raw.end };
+  const gpuClasses = gpuClassSet(options.gpuDeviceClasses ?? []);
+  const parent = raw.path[raw.path.length - 1];
+  const reference = raw.key === 'resourceClaimTemplateName' || raw.key === 'resourceClaimName' ? raw.key : undefined;
+  if (reference && raw.value !== undefined && raw.path.includes('resourceClaims')) {
+    const kind = CLAIM_REFERENCES[reference];
+    const local = new ClaimIndex();
+    indexClaims(text, local);
+    const claim = chainLookups(local, options.claims).find(kind, raw.value, namespace);
+    const lines = [`**${md(raw.key)}: ${md(raw.value)}**`, ''];
+    if (!claim) lines.push(`${kind} "${md(raw.value)}" is not in this file${options.claims ? ' nor in the last workspace lint' : ''}: gpumem cannot tell whether it hands out a GPU.`);
+    else lines.push(`${kind} "${md(claim.name)}":`, '', ...describeRequests(claim, gpuClasses));
+    return { markdown: lines.join('\n'), ...range };
+  }
+  if (raw.key === 'deviceClassName' && raw.value !== undefined) {
+    const known = gpuClasses.has(raw.value);
+    const what = known ? 'A GPU device class: containers whose claims use it are GPU containers for gpumem.' : 'Not a GPU device class gpumem knows. If it hands out GPUs, add it to gpumem.lint.gpuDeviceClasses.';
+    return { markdown: `**deviceClassName: ${md(raw.value)}**\n\n${what}`, ...range };
+  }
+  if (raw.key === 'memory' && parent === 'requests' && raw.path[raw.path.length - 2] === 'capacity' && raw.value !== undefined) {
+    const quantity = parseQuantity(raw.value.trim());
+    const value = quantity.ok ? `${md(raw.value)} = ${describeBytes(quantity.quantity.value)} per device` : `not a valid quantity (${md(quantity.reason)})`;
+    return { markdown: `**memory** (DRA consumable capacity)\n\n${value}. gpumem counts it as the container's declared GPU memory.`, ...range };
+  }
+  return undefined;
+}
+
+function describeRequests(claim: DraClaimObject, gpuClasses: ReadonlySet<string>): string[] {
+  const lines: string[] = [];
+  for (const request of claim.requests.slice(0, 8)) {
+    const alternatives = request.alternatives.slice(0, 4).map((alternative) => {
+      const gpu = isGpuAlternative(alternative, gpuClasses);
+      const memory = alternative.memory ? `, ${describeBytes(alternative.memory.bytes)} per device` : '';
+      const count = alternative.count === undefined ? 'all matching devices' : `${alternative.count} device${alternative.count === 1 ? '' : 's'}`;
+      return `class ${md(alternative.deviceClassName ?? '(none)')} (${gpu ? 'GPU' : 'not a GPU gpumem knows'}), ${count}${memory}`;
+    });
+    lines.push(`- request ${md(request.name)}: ${alternatives.join('; or ')}`);
+  }
+  if (lines.length === 0) lines.push('- no device requests gpumem can read');
+  return lines;
 }
 
 function findPairAt(node: Node | null | undefined, offset: number, path: string[]): Hit | undefined {

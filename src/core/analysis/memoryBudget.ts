@@ -2,6 +2,7 @@
 // Nominal need = declared GPU memory (on unified-memory nodes it is system RAM) + declared host memory.
 import { ANNOTATIONS } from '../config.ts';
 import type { Span } from '../findings.ts';
+import type { GpuSource } from '../manifest/gpuSource.ts';
 import type { ContainerModel, PodModel, ResourceEntry } from '../manifest/podModel.ts';
 import { SHARING_ANNOTATIONS } from '../manifest/schedulerAnnotations.ts';
 import { memoryUnitBytes } from '../gpuResources.ts';
@@ -21,9 +22,12 @@ export interface MemoryBudget {
   readonly nominal: number | undefined;
   /** nominal × (1 + headroom), rounded up to a byte. */
   readonly required: number | undefined;
+  /** The container's memory limit, else the pod-level one (`spec.resources`), which bounds all containers together. */
   readonly limit: ResourceEntry | undefined;
-  /** The explicit memory request; when absent Kubernetes uses the limit. */
+  readonly limitScope: 'container' | 'pod';
+  /** The explicit memory request (the container's, else the pod-level one); when absent Kubernetes uses the limit. */
   readonly request: ResourceEntry | undefined;
+  readonly requestScope: 'container' | 'pod';
   readonly limitBytes: number | undefined;
   /** The effective request: the explicit one, else the limit (Kubernetes' defaulting). */
   readonly requestBytes: number | undefined;
@@ -74,21 +78,53 @@ function declaredFromSchedulerAnnotations(container: ContainerModel): Declared {
   };
 }
 
-export function memoryBudget(pod: PodModel, container: ContainerModel, unified: boolean, headroomPercent: number): MemoryBudget {
+/** GPU memory that DRA claims ask for (consumable capacity, or a CEL lower bound), times their device counts. */
+function declaredFromClaims(sources: readonly GpuSource[]): Declared {
+  let bytes = 0;
+  let span: Span | undefined;
+  const parts: string[] = [];
+  for (const source of sources) {
+    if (source.kind !== 'claim' || !source.memory) continue;
+    const devices = source.count ?? 1;
+    bytes += source.memory.bytes * devices;
+    span ??= source.span;
+    const what = source.memory.via === 'capacity' ? `capacity.requests.memory ${source.memory.text}` : `selector memory ≥ ${source.memory.text}`;
+    parts.push(`claim ${source.claim} ${what}${devices > 1 ? ` × ${devices} devices` : ''}`);
+  }
+  return span ? { kind: 'declared', bytes, source: parts.join(' + '), span } : { kind: 'none' };
+}
+
+export function memoryBudget(pod: PodModel, container: ContainerModel, unified: boolean, headroomPercent: number, sources: readonly GpuSource[] = []): MemoryBudget {
   const annotated = declaredAnnotation(pod, container, ANNOTATIONS.gpuMemory);
   const fromResources = annotated.kind === 'none' ? declaredFromResources(container) : annotated;
-  const gpuMemory = fromResources.kind === 'none' ? declaredFromSchedulerAnnotations(container) : fromResources;
+  const fromScheduler = fromResources.kind === 'none' ? declaredFromSchedulerAnnotations(container) : fromResources;
+  const gpuMemory = fromScheduler.kind === 'none' ? declaredFromClaims(sources) : fromScheduler;
   const hostMemory = declaredAnnotation(pod, container, ANNOTATIONS.hostMemory);
   let nominal: number | undefined;
   if (unified && gpuMemory.kind === 'declared') nominal = gpuMemory.bytes;
   if (hostMemory.kind === 'declared') nominal = (nominal ?? 0) + hostMemory.bytes;
   const required = nominal === undefined ? undefined : Math.ceil(nominal * (1 + headroomPercent / 100));
-  const limit = container.limits.entries.get('memory');
-  const request = container.requests.entries.get('memory');
+  const ownLimit = container.limits.entries.get('memory');
+  const ownRequest = container.requests.entries.get('memory');
+  const limit = ownLimit ?? pod.podLimits.entries.get('memory');
+  // A container with its own limit defaults its request to that limit, not to the pod-level request.
+  const request = ownRequest ?? (ownLimit ? undefined : pod.podRequests.entries.get('memory'));
   const limitBytes = validBytes(limit);
   const requestBytes = request ? validBytes(request) : limitBytes;
   const headroom = nominal !== undefined && nominal > 0 && limitBytes !== undefined ? (limitBytes / nominal - 1) * 100 : undefined;
-  return { gpuMemory, hostMemory, nominal, required, limit, request, limitBytes, requestBytes, headroomPercent: headroom };
+  return {
+    gpuMemory,
+    hostMemory,
+    nominal,
+    required,
+    limit,
+    limitScope: ownLimit || !limit ? 'container' : 'pod',
+    request,
+    requestScope: ownRequest || !request ? 'container' : 'pod',
+    limitBytes,
+    requestBytes,
+    headroomPercent: headroom,
+  };
 }
 
 function validBytes(entry: ResourceEntry | undefined): number | undefined {

@@ -47,6 +47,23 @@ export interface GpuUse {
   readonly entry: ResourceEntry;
 }
 
+/** A container's `resources.claims[]` entry: a pod-level DRA claim it uses, optionally one request of it. */
+export interface ContainerClaimRef {
+  readonly name: string;
+  /** `request`: only this request of the claim is made available to the container. */
+  readonly request: string | undefined;
+  readonly span: Span;
+}
+
+/**
+ * A `spec.resourceClaims[]` entry. Kubernetes 1.31+ put the reference on the entry itself; 1.26–1.30 nested
+ * it under `source` (both are read).
+ */
+export type PodClaimRef =
+  | { readonly kind: 'template'; readonly name: string; readonly target: string; readonly span: Span }
+  | { readonly kind: 'claim'; readonly name: string; readonly target: string; readonly span: Span }
+  | { readonly kind: 'none'; readonly name: string; readonly span: Span };
+
 export interface EnvVar {
   readonly name: string;
   /** The literal value; undefined when it comes from valueFrom or is absent. */
@@ -83,6 +100,8 @@ export interface ContainerModel {
   readonly operatorMemoryLimit: string | undefined;
   /** A GPU share that a scheduler gives this container through pod annotations (KAI Scheduler / Run:ai gpu-fraction). */
   readonly annotatedGpu: AnnotatedGpu | undefined;
+  /** DRA claims the container uses (`resources.claims[]`); whether they are GPUs is decided in gpuSource.ts. */
+  readonly claims: readonly ContainerClaimRef[];
   readonly env: readonly EnvVar[];
   readonly envFrom: readonly EnvFromSource[];
   readonly privileged: Located<boolean> | undefined;
@@ -132,6 +151,11 @@ export interface PodModel {
   readonly runtimeClassName: Located<string> | undefined;
   readonly tolerations: readonly TolerationModel[];
   readonly tolerationsSpan: Span | undefined;
+  /** `spec.resourceClaims[]` by name. */
+  readonly resourceClaims: ReadonlyMap<string, PodClaimRef>;
+  /** Pod-level resources (`spec.resources`, beta in Kubernetes 1.34): they bound all containers together. */
+  readonly podLimits: ResourceBlock;
+  readonly podRequests: ResourceBlock;
   readonly shapeProblems: readonly ShapeProblem[];
 }
 
@@ -218,6 +242,21 @@ export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Nod
     effect: tree.text(tree.get(item, 'effect')),
   }));
 
+  const resourceClaims = new Map<string, PodClaimRef>();
+  const claimSeq = expectSeq(tree.get(spec, 'resourceClaims'), 'spec.resourceClaims');
+  for (const item of claimSeq ? tree.items(claimSeq) : []) {
+    const name = tree.text(tree.get(item, 'name'));
+    if (name === undefined || resourceClaims.has(name)) continue;
+    const source = tree.map(tree.get(item, 'source')) ?? item;
+    const templateNode = tree.get(item, 'resourceClaimTemplateName') ?? tree.get(source, 'resourceClaimTemplateName');
+    const claimNode = tree.get(item, 'resourceClaimName') ?? tree.get(source, 'resourceClaimName');
+    const template = tree.text(templateNode);
+    const claim = tree.text(claimNode);
+    const span = spanOf(templateNode ?? claimNode) ?? spanOf(tree.get(item, 'name')) ?? { start: 0, end: 0 };
+    resourceClaims.set(name, template !== undefined ? { kind: 'template', name, target: template, span } : claim !== undefined ? { kind: 'claim', name, target: claim, span } : { kind: 'none', name, span });
+  }
+  const podResources = expectMap(tree.get(spec, 'resources'), 'spec.resources');
+
   return {
     tree,
     object,
@@ -234,6 +273,9 @@ export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Nod
     runtimeClassName: located(tree, tree.get(spec, 'runtimeClassName')),
     tolerations,
     tolerationsSpan: keySpan(tree.pair(spec, 'tolerations')),
+    resourceClaims,
+    podLimits: resourceBlock(tree, podResources, 'limits', 'spec.resources', expectMap),
+    podRequests: resourceBlock(tree, podResources, 'requests', 'spec.resources', expectMap),
     shapeProblems: problems,
   };
 }
@@ -275,6 +317,15 @@ function buildContainer(
       seen.add(entry.name);
       gpu.push({ name: entry.name, info, entry });
     }
+  }
+
+  const claims: ContainerClaimRef[] = [];
+  const claimSeq = expectSeq(tree.get(resources, 'claims'), `${where}.resources.claims`);
+  for (const item of claimSeq ? tree.items(claimSeq) : []) {
+    const nameNode = tree.get(item, 'name');
+    const claimName = tree.text(nameNode);
+    if (claimName === undefined) continue;
+    claims.push({ name: claimName, request: tree.text(tree.get(item, 'request')), span: spanOf(nameNode) ?? { start: 0, end: 0 } });
   }
 
   const env: EnvVar[] = [];
@@ -339,6 +390,7 @@ function buildContainer(
     gpu,
     operatorMemoryLimit,
     annotatedGpu: undefined,
+    claims,
     env,
     envFrom,
     privileged: locatedBool(tree, tree.pair(securityContext, 'privileged')),

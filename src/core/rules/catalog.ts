@@ -103,6 +103,13 @@ export const RULES: readonly RuleMeta[] = [
     remedy: 'Use gpu-fraction as a number above 0 and below 1, or gpu-memory as whole MiB (no unit), not both and not with nvidia.com/gpu; name an existing (init) container in gpu-fraction-container-name.',
   },
   {
+    id: 'gpu-claim-unresolved',
+    title: 'DRA claim that gpumem cannot resolve',
+    defaultSeverity: 'info',
+    summary: 'A container uses a DRA claim whose ResourceClaim or ResourceClaimTemplate is not in the linted files, so gpumem cannot tell whether it gets a GPU (a warning when the claim reference itself is broken).',
+    remedy: 'Lint the pod together with the file that defines the claim (Lint Workspace, or gpumem lint with both files); fix references that spec.resourceClaims does not declare.',
+  },
+  {
     id: 'hami-gvisor',
     title: 'gVisor runtime with HAMi',
     defaultSeverity: 'warning',

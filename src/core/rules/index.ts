@@ -1,4 +1,5 @@
 // The rules that run on every pod template, in the order their findings are most useful.
+import { gpuClaimUnresolved } from './claimRules.ts';
 import { cudaDisableControl, hamiGvisor, hamiManualMemoryLimit, hamiMuslImage, hamiPrivileged, hamiReadOnlyRootfs, hamiResourceConflict } from './hamiRules.ts';
 import { gpuNoMemoryLimit, gpuShmUnbounded, umaGpuMemoryUndeclared, umaHeadroom, umaMissingToleration, umaNotGuaranteed } from './memoryRules.ts';
 import { gpuDockerInDocker, gpuResourceInvalid, invalidQuantity, manifestShape } from './podRules.ts';
@@ -10,6 +11,7 @@ export const POD_RULES: readonly Rule[] = [
   invalidQuantity,
   gpuResourceInvalid,
   gpuShareAnnotationInvalid,
+  gpuClaimUnresolved,
   gpuNoMemoryLimit,
   umaHeadroom,
   umaGpuMemoryUndeclared,

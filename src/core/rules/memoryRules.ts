@@ -5,7 +5,7 @@ import { addEntryToMap, addEntryToPairValue, addNestedEntry, replaceScalar } fro
 import type { QuickFix, TextEdit } from '../findings.ts';
 import { describeNominal } from '../analysis/memoryBudget.ts';
 import type { MemoryBudget } from '../analysis/memoryBudget.ts';
-import type { ContainerModel, ResourceEntry } from '../manifest/podModel.ts';
+import type { ContainerModel, ResourceBlock, ResourceEntry } from '../manifest/podModel.ts';
 import { formatBytes, toMemoryQuantity } from '../quantity.ts';
 import type { PodContext, Rule } from './types.ts';
 import { ruleMetaOf } from './ruleMetaOf.ts';
@@ -56,6 +56,8 @@ function memoryLimitFixes(context: PodContext, container: ContainerModel, budget
 export const gpuNoMemoryLimit: Rule = {
   meta: ruleMetaOf('gpu-no-memory-limit'),
   check(context) {
+    // A pod-level limit (spec.resources, Kubernetes 1.34 beta) bounds every container; uma-headroom checks its size.
+    if (context.pod.podLimits.entries.has('memory')) return;
     for (const container of context.gpuContainers) {
       if (container.limits.entries.has('memory')) continue;
       const unified = isUnified(context);
@@ -104,9 +106,10 @@ export const umaHeadroom: Rule = {
       const required = budget.required;
       const target = suggestedQuantity(required);
       const nominal = describeNominal(budget, true);
+      // Pod-level values bound all containers together: checked once below against the sum of their needs.
       const checks: Array<[ResourceEntry | undefined, number | undefined, string]> = [
-        [budget.limit, budget.limitBytes, 'limit'],
-        [budget.request, budget.request ? budget.requestBytes : undefined, 'request'],
+        [budget.limitScope === 'container' ? budget.limit : undefined, budget.limitBytes, 'limit'],
+        [budget.request && budget.requestScope === 'container' ? budget.request : undefined, budget.request ? budget.requestBytes : undefined, 'request'],
       ];
       for (const [entry, bytes, what] of checks) {
         if (!entry || bytes === undefined || bytes >= required) continue;
@@ -121,8 +124,36 @@ export const umaHeadroom: Rule = {
         });
       }
     }
+    checkPodLevel(context);
   },
 };
+
+/** The pod-level memory limit and request must hold the needs of all its GPU containers at once. */
+function checkPodLevel(context: PodContext): void {
+  const needs: { container: ContainerModel; required: number }[] = [];
+  let total = 0;
+  for (const container of context.gpuContainers) {
+    const required = context.budget(container).required;
+    if (required === undefined) continue;
+    needs.push({ container, required });
+    total += required;
+  }
+  const first = needs[0];
+  if (!first) return;
+  const listed = needs.slice(0, 4).map(({ container, required }) => `"${container.name}" ${formatBytes(required)}`).join(' + ');
+  const breakdown = needs.length > 4 ? `${listed} + ${needs.length - 4} more` : listed;
+  for (const [entry, what] of [[context.pod.podLimits.entries.get('memory'), 'limit'], [context.pod.podRequests.entries.get('memory'), 'request']] as const) {
+    const bytes = entry?.quantity && !entry.quantity.negative ? entry.quantity.value : undefined;
+    if (!entry || bytes === undefined || bytes >= total) continue;
+    context.report({
+      ruleId: 'uma-headroom',
+      container: first.container,
+      span: entry.valueSpan,
+      message: `Pod-level memory ${what} ${entry.text} (spec.resources) is below what its GPU containers need together on a unified-memory node: ${breakdown}${needs.length > 1 ? ` = ${formatBytes(total)}` : ''} (declared memory + ${context.config.headroomPercent} % headroom), because GTT memory is not charged to the pod's cgroup. GPU container "${first.container.name}" is bounded by it.`,
+      fixes: raiseFix(context, entry, what, suggestedQuantity(total)),
+    });
+  }
+}
 
 export const umaGpuMemoryUndeclared: Rule = {
   meta: ruleMetaOf('uma-gpu-memory-undeclared'),
@@ -154,7 +185,21 @@ export const umaGpuMemoryUndeclared: Rule = {
 };
 
 /** Kubernetes' QoS class, from the cpu and memory of app and init containers. */
-export function qosClass(containers: readonly ContainerModel[]): { qos: 'Guaranteed' | 'Burstable' | 'BestEffort'; reason?: { container: ContainerModel; text: string } } {
+export function qosClass(containers: readonly ContainerModel[], podLevel?: { limits: ResourceBlock; requests: ResourceBlock }): { qos: 'Guaranteed' | 'Burstable' | 'BestEffort'; reason?: { container: ContainerModel; text: string } } {
+  const podSets = podLevel && ['cpu', 'memory'].some((r) => podLevel.limits.entries.has(r) || podLevel.requests.entries.has(r));
+  const firstContainer = containers.find((container) => container.role !== 'ephemeral');
+  if (podLevel && podSets && firstContainer) {
+    // With pod-level resources, Kubernetes derives the QoS class from them alone (KEP-2837).
+    for (const resource of ['cpu', 'memory']) {
+      const limit = podLevel.limits.entries.get(resource);
+      const request = podLevel.requests.entries.get(resource);
+      if (!limit) return { qos: 'Burstable', reason: { container: firstContainer, text: `the pod-level resources (spec.resources) set no ${resource} limit` } };
+      if (request?.quantity && limit.quantity && request.quantity.value !== limit.quantity.value) {
+        return { qos: 'Burstable', reason: { container: firstContainer, text: `the pod requests ${request.text} ${resource} in spec.resources but is limited to ${limit.text}` } };
+      }
+    }
+    return { qos: 'Guaranteed' };
+  }
   const relevant = containers.filter((container) => container.role !== 'ephemeral');
   const any = relevant.some((container) => ['cpu', 'memory'].some((r) => container.limits.entries.has(r) || container.requests.entries.has(r)));
   if (!any) return { qos: 'BestEffort', ...(relevant[0] ? { reason: { container: relevant[0], text: `neither container "${relevant[0].name}" nor any other sets cpu or memory` } } : {}) };
@@ -175,7 +220,7 @@ export const umaNotGuaranteed: Rule = {
   meta: ruleMetaOf('uma-not-guaranteed'),
   check(context) {
     if (!isUnified(context) || context.gpuContainers.length === 0) return;
-    const { qos, reason } = qosClass(context.pod.containers);
+    const { qos, reason } = qosClass(context.pod.containers, { limits: context.pod.podLimits, requests: context.pod.podRequests });
     if (qos === 'Guaranteed' || !reason) return;
     context.report({
       ruleId: 'uma-not-guaranteed',

@@ -3,6 +3,8 @@ import type { LintConfig } from '../config.ts';
 import type { QuickFix, Severity, Span } from '../findings.ts';
 import type { MemoryBudget } from '../analysis/memoryBudget.ts';
 import type { UnifiedMemoryVerdict } from '../analysis/unifiedMemory.ts';
+import type { ClaimLookup } from '../manifest/draClaims.ts';
+import type { ContainerGpu } from '../manifest/gpuSource.ts';
 import type { ContainerModel, Located, PodModel } from '../manifest/podModel.ts';
 
 export interface RuleMeta {
@@ -27,6 +29,8 @@ export interface ConfigMapModel {
 export interface FileContext {
   readonly text: string;
   readonly configMaps: readonly ConfigMapModel[];
+  /** DRA claims of this file, then of the other files linted with it. */
+  readonly claims: ClaimLookup;
 }
 
 export interface Report {
@@ -46,8 +50,10 @@ export interface PodContext {
   readonly unifiedMemory: UnifiedMemoryVerdict;
   /** Whether HAMi's user-space enforcement governs this container (see `hamiDetection`). */
   isHami(container: ContainerModel): boolean;
-  /** Containers that request a GPU resource, init containers included. */
+  /** Containers that get a GPU by any known way (gpuSource.ts), init containers included. */
   readonly gpuContainers: readonly ContainerModel[];
+  /** How a container gets its GPUs, and the claims whose GPU-ness is unknown. */
+  gpuOf(container: ContainerModel): ContainerGpu;
   budget(container: ContainerModel): MemoryBudget;
   report(report: Report): void;
 }

@@ -1,6 +1,8 @@
 // "Lint Workspace Manifests": every *.yaml / *.yml of the workspace, with progress and cancellation.
 import * as vscode from 'vscode';
+import { indexClaims, mayUseClaims } from '../../core/crossFile.ts';
 import { lintBytes } from '../../core/lint.ts';
+import { ClaimIndex } from '../../core/manifest/draClaims.ts';
 import type { Ctx } from '../ctx.ts';
 import type { LintService } from '../lintService.ts';
 import { WORKSPACE_SCAN_MAX_BYTES } from '../settings.ts';
@@ -32,22 +34,41 @@ export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<Worksp
       let files = 0;
       let filesWithFindings = 0;
       let findings = 0;
+      // DRA claims resolve across the workspace: files whose pods use claims wait until every file's claims are indexed.
+      const claims = new ClaimIndex();
+      const deferred: { uri: vscode.Uri; bytes: Uint8Array; text: string }[] = [];
+      const lintOne = (uri: vscode.Uri, bytes: Uint8Array, text: string) => {
+        const result = lintBytes(bytes, ctx.settings.lint, WORKSPACE_SCAN_MAX_BYTES, { claims });
+        lint.publishForFile(uri, result.findings, text);
+        files++;
+        const counted = result.findings.filter((finding) => finding.ruleId !== 'manifest-skipped' && finding.ruleId !== 'helm-template').length;
+        if (counted > 0) filesWithFindings++;
+        findings += counted;
+      };
       for (const uri of uris) {
         if (token.isCancellationRequested) return { files, filesWithFindings, findings, cancelled: true };
         progress.report({ message: vscode.workspace.asRelativePath(uri), increment: 100 / uris.length });
         try {
           const bytes = await vscode.workspace.fs.readFile(uri);
-          const result = lintBytes(bytes, ctx.settings.lint, WORKSPACE_SCAN_MAX_BYTES);
           const text = new TextDecoder().decode(bytes);
-          lint.publishForFile(uri, result.findings, text);
-          files++;
-          const counted = result.findings.filter((finding) => finding.ruleId !== 'manifest-skipped' && finding.ruleId !== 'helm-template').length;
-          if (counted > 0) filesWithFindings++;
-          findings += counted;
+          if (bytes.length <= WORKSPACE_SCAN_MAX_BYTES) indexClaims(text, claims);
+          if (mayUseClaims(text)) deferred.push({ uri, bytes, text });
+          else lintOne(uri, bytes, text);
         } catch (error) {
           ctx.output.warn(`Could not lint ${uri.toString(true)}: ${(error as Error).message}`);
         }
         // Let the extension host breathe between files.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      // Open editors resolve their claims in this index too from now on.
+      lint.setWorkspaceClaims(claims);
+      for (const { uri, bytes, text } of deferred) {
+        if (token.isCancellationRequested) return { files, filesWithFindings, findings, cancelled: true };
+        try {
+          lintOne(uri, bytes, text);
+        } catch (error) {
+          ctx.output.warn(`Could not lint ${uri.toString(true)}: ${(error as Error).message}`);
+        }
         await new Promise((resolve) => setImmediate(resolve));
       }
       return { files, filesWithFindings, findings, cancelled: false };
