@@ -75,7 +75,7 @@ function gpuResourceKind(name) {
   return undefined;
 }
 const hamiOnly = (name) => gpuResourceKind(name) === 'share' && HAMI_VENDORS.test(name) || /^volcano\.sh\/vgpu-/.test(name) || /^(cambricon|metax-tech|enflame|kunlunxin|mthreads|huawei|iluvatar)\./.test(name) && /mem|core|percent/.test(name);
-const GPU_DEVICE_CLASSES = new Set(['gpu.nvidia.com', 'mig.nvidia.com', 'vfio.gpu.nvidia.com', 'gpu.amd.com', 'gpu.intel.com', 'hami-core-gpu']);
+const GPU_DEVICE_CLASSES = new Set(['gpu.nvidia.com', 'mig.nvidia.com', 'vfio.gpu.nvidia.com', 'gpu.amd.com', 'gpu.intel.com', 'gaudi.intel.com', 'hami-core-gpu', 'hami-core-gpu.project-hami.io']);
 const GPU_DRIVERS = /gpu\.nvidia\.com|gpu\.amd\.com|gpu\.intel\.com|hami/;
 
 // ---- tiny YAML helpers over plain JS values ----
@@ -159,10 +159,12 @@ function claimIsGpu(devices) {
 
 /** Labels one parsed file: the GPU containers with how they get their GPU and the GPU rules expected on them. */
 function labelFile(objects) {
+  // Claims resolve in the pod's namespace; an object without a namespace may be applied to any (kubectl -n).
   const claims = new Map();
+  const add = (key, namespace, verdict) => claims.set(key, [...(claims.get(key) ?? []), { namespace, verdict }]);
   for (const o of objects) {
-    if (o.kind === 'ResourceClaimTemplate') claims.set(`t/${o.metadata?.name}`, claimIsGpu(obj(obj(o.spec)?.spec)?.devices));
-    if (o.kind === 'ResourceClaim') claims.set(`c/${o.metadata?.name}`, claimIsGpu(obj(o.spec)?.devices));
+    if (o.kind === 'ResourceClaimTemplate') add(`t/${o.metadata?.name}`, o.metadata?.namespace, claimIsGpu(obj(obj(o.spec)?.spec)?.devices));
+    if (o.kind === 'ResourceClaim') add(`c/${o.metadata?.name}`, o.metadata?.namespace, claimIsGpu(obj(o.spec)?.devices));
   }
   const containers = [];
   const notes = [];
@@ -205,6 +207,8 @@ function withDefaultNames(o, spec) {
 }
 
 function labelPod(o, spec, path, claims, out, notes, annotationsOverride) {
+  const namespace = o.metadata?.namespace;
+  const claimFor = (key) => claims.get(key)?.find((c) => !c.namespace || !namespace || c.namespace === namespace)?.verdict;
   const annotations = annotationsOverride ?? podAnnotations(o, path);
   const volumes = new Map(arr(spec.volumes).filter(obj).map((v) => [v.name, v]));
   const podClaims = new Map(arr(spec.resourceClaims).filter(obj).map((c) => [c.name, c.resourceClaimTemplateName ? `t/${c.resourceClaimTemplateName}` : c.resourceClaimName ? `c/${c.resourceClaimName}` : c.source?.resourceClaimTemplateName ? `t/${c.source.resourceClaimTemplateName}` : c.source?.resourceClaimName ? `c/${c.source.resourceClaimName}` : undefined]));
@@ -222,7 +226,7 @@ function labelPod(o, spec, path, claims, out, notes, annotationsOverride) {
     for (const name of new Set([...Object.keys(limits), ...Object.keys(requests)])) if (gpuResourceKind(name)) via.push({ resource: name });
     for (const ref of arr(obj(c.resources)?.claims)) {
       const key = podClaims.get(ref?.name);
-      const whole = key ? claims.get(key) : undefined;
+      const whole = key ? claimFor(key) : undefined;
       // A container that names one request of the claim gets only that request's devices.
       const claim = whole && ref.request !== undefined ? (whole.requests.get(ref.request) ?? { gpu: false }) : whole;
       if (claim?.gpu) via.push({ claim: ref.name, ...(claim.deviceClass ? { deviceClass: claim.deviceClass } : { selector: 'cel' }) });
@@ -241,6 +245,7 @@ function labelPod(o, spec, path, claims, out, notes, annotationsOverride) {
       out.push({ ...base, maybe });
       continue;
     }
+    if (maybe) base.maybe = maybe; // a GPU container that also names a claim gpumem cannot see: information expected too
     const rules = [];
     if (limits.memory === undefined && !podMemoryLimit) rules.push('gpu-no-memory-limit');
     for (const mount of arr(c.volumeMounts)) {

@@ -14,9 +14,10 @@ export interface ExpectedContainer {
   /** Where the pod template sits in the object (`spec.template.spec`); for people, not matched. */
   readonly role?: string;
   readonly container: string;
-  /** Absent with `maybe`: the container names a DRA claim defined elsewhere, so it only may get a GPU. */
+  /** Absent when the container's only GPU source is a claim defined elsewhere (`maybe` alone). */
   readonly via?: readonly GpuSource[];
   readonly rules?: readonly string[];
+  /** The container names a DRA claim that is not in its file: information is expected (it may get a GPU through it). */
   readonly maybe?: { readonly claim: string };
 }
 
@@ -69,7 +70,8 @@ export interface ScoreOptions {
 /** The GPU rules of docs/rules/ and issue 10, by prefix so the rules other branches add are scored too. */
 export const isGpuRule = (ruleId: string): boolean => /^(gpu-|uma-|hami-|cuda-disable-control)/.test(ruleId);
 
-export const ALLOWED_ON_NON_GPU: ReadonlySet<string> = new Set(['yaml-syntax', 'helm-template', 'manifest-skipped']);
+/** `unrendered-template` is issue 10's name for non-Helm templates (Argo, Go, envsubst), information like `helm-template`. */
+export const ALLOWED_ON_NON_GPU: ReadonlySet<string> = new Set(['yaml-syntax', 'helm-template', 'unrendered-template', 'manifest-skipped']);
 
 export function precision(ratio: Ratio): number {
   const found = ratio.truePositives + ratio.falsePositives;
