@@ -111,6 +111,84 @@ describe('Argo Workflows', () => {
   });
 });
 
+describe('Argo Workflows with DRA claims', () => {
+  // The shape of argo-workflows examples/resource-claims-template-override.yaml: a workflow-level claim list that
+  // templates inherit, and a template that replaces it with its own.
+  const text = yaml`
+apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata:
+  generateName: gpu-claims-
+spec:
+  entrypoint: main
+  resourceClaims:
+  - name: accelerator
+    resourceClaimTemplateName: shared-gpu
+  templates:
+  - name: default-device
+    container:
+      image: cuda:12
+      resources:
+        claims:
+        - name: accelerator
+  - name: other-device
+    resourceClaims:
+    - name: accelerator
+      resourceClaimTemplateName: large-gpu
+    container:
+      image: cuda:12
+      resources:
+        claims:
+        - name: accelerator
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: shared-gpu
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.nvidia.com
+`;
+  const result = lint(text);
+
+  test('a template without its own list gets the workflow-level claim, so its claim is declared and resolved', () => {
+    assert.deepEqual(findingsOf(result, 'gpu-claim-unresolved').filter((finding) => finding.message.includes('does not declare')), []);
+    assert.deepEqual(gpuContainers(result), ['Workflow/? main']);
+    assert.match(result.containers[0]!.gpuClaims[0] ?? '', /claim accelerator → class gpu\.nvidia\.com/);
+  });
+
+  test('a template\'s own list replaces the workflow\'s: its claim names the other template, not in the file', () => {
+    const found = findingsOf(result, 'gpu-claim-unresolved');
+    assert.equal(found.length, 1);
+    assert.equal(found[0]!.severity, 'info');
+    assert.match(found[0]!.message, /ResourceClaimTemplate "large-gpu"/);
+  });
+});
+
+describe('KFServing InferenceService', () => {
+  test('serving.kubeflow.org/v1beta1 (KServe before it left Kubeflow) has the same predictor shape', () => {
+    const result = lint(yaml`
+apiVersion: serving.kubeflow.org/v1beta1
+kind: InferenceService
+metadata:
+  name: basnet
+spec:
+  predictor:
+    containers:
+    - name: kfserving-container
+      image: example/basnet
+      resources:
+        limits:
+          nvidia.com/gpu: "1"
+`);
+    assert.deepEqual(gpuContainers(result), ['InferenceService/basnet kfserving-container']);
+  });
+});
+
 describe('Tekton', () => {
   test('Task steps and Pipeline taskSpec steps with computeResources', () => {
     const text = fixture('tekton/task.yaml');

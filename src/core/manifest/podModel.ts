@@ -243,7 +243,11 @@ export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Nod
   }));
 
   const resourceClaims = new Map<string, PodClaimRef>();
-  const claimSeq = expectSeq(tree.get(spec, 'resourceClaims'), 'spec.resourceClaims');
+  let claimSeq = expectSeq(tree.get(spec, 'resourceClaims'), 'spec.resourceClaims');
+  for (const path of claimSeq ? [] : (shape.inheritedResourceClaims ?? [])) {
+    claimSeq = tree.seq(path.reduce<Node | undefined>((node, key) => tree.get(node, key), objectRoot));
+    if (claimSeq) break;
+  }
   for (const item of claimSeq ? tree.items(claimSeq) : []) {
     const name = tree.text(tree.get(item, 'name'));
     if (name === undefined || resourceClaims.has(name)) continue;

@@ -28,6 +28,11 @@ export interface PodShape {
   readonly objectAnnotationsReachPods?: boolean;
   /** Who sets a default memory limit on containers that have none (as the finding should say it), when someone does. */
   readonly operatorMemoryLimit?: string;
+  /**
+   * Paths from the object root to a workload-level `resourceClaims` list that pods without their own list get
+   * (an Argo Workflow's `spec.resourceClaims`; a template's own list replaces it outright).
+   */
+  readonly inheritedResourceClaims?: readonly (readonly string[])[];
 }
 
 export const POD_CONTAINERS: readonly ContainerSource[] = [

@@ -43,7 +43,9 @@ const KSERVE_COMPONENT: PodShape = {
 
 // Argo Workflows templates (argoproj.io/v1alpha1 Template, argo-workflows docs/fields.md): each template runs one
 // pod with its `container` or `script` (named main), a `containerSet`, init containers and sidecars, and its own
-// metadata, nodeSelector, affinity, tolerations and volumes.
+// metadata, nodeSelector, affinity, tolerations and volumes. DRA claims declared on the workflow
+// (`spec.resourceClaims`) reach every template that declares none of its own (argo-workflows
+// examples/resource-claims-template-override.yaml).
 const ARGO_TEMPLATE: PodShape = {
   layout: 'inline',
   containers: [
@@ -54,6 +56,10 @@ const ARGO_TEMPLATE: PodShape = {
     { path: ['sidecars'], role: 'container' },
   ],
   annotationPaths: [['metadata', 'annotations']],
+  inheritedResourceClaims: [
+    ['spec', 'resourceClaims'],
+    ['spec', 'workflowSpec', 'resourceClaims'],
+  ],
 };
 
 // Tekton Task steps and sidecars (tekton.dev v1 Task / Pipeline taskSpec, tektoncd/pipeline docs/tasks.md):
@@ -124,7 +130,8 @@ export const KINDS: readonly KindEntry[] = [
   { kind: 'Job', groups: ['batch.volcano.sh'], templates: [['spec', 'tasks', '[]', 'template']] },
   {
     kind: 'InferenceService',
-    groups: ['serving.kserve.io'],
+    // serving.kubeflow.org is KServe's name before it left Kubeflow (KFServing); its v1beta1 has the same shape.
+    groups: ['serving.kserve.io', 'serving.kubeflow.org'],
     templates: [['spec', 'predictor'], ['spec', 'transformer'], ['spec', 'explainer']],
     shape: KSERVE_COMPONENT,
   },
