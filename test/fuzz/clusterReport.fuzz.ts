@@ -12,7 +12,16 @@ import type { Violation } from './harness.ts';
 
 const FIXTURES = ['10-apu.yaml', '20-hami.yaml'].map((name) => readFileSync(fileURLToPath(new URL(`../simulator/fixtures/${name}`, import.meta.url)), 'utf8'));
 
+/** The objects of the mutated YAML; the API server sends parsed JSON, so a text YAML cannot read is no input here. */
 function objects(text: string): Record<string, unknown>[] {
+  try {
+    return yamlObjects(text);
+  } catch {
+    return [];
+  }
+}
+
+function yamlObjects(text: string): Record<string, unknown>[] {
   return parseAllDocuments(text)
     .flatMap((doc) => ('errors' in doc && doc.errors.length === 0 ? [doc.toJS({ maxAliasCount: 50 }) as unknown] : []))
     .filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value));
