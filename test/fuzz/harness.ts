@@ -62,6 +62,10 @@ export const KNOWN_OPEN: readonly KnownOpen[] = [
   { target: 'kernelLog.explainKernelLogText', property: 'terminal', issueClass: 'class 6, branch numbers', match: /U\+(?:061c|200e|200f|2028|2029|202[a-e]|206[6-9])/ },
   // split(/\s*,\s*/) and the trailing \s*\[...\]\s*$ regex backtrack on long whitespace (seconds at 32k chars).
   { target: 'nvidiaSmi.parseSmiGpus/parseSmiApps/parseSmiCsv', property: 'linear', issueClass: 'class 3, branch textinput', match: /long whitespace/ },
+  // The capture header's v=<digits> goes through Number(): 400 digits give version Infinity.
+  { target: 'inspection.analyzeCaptureText', property: 'finite', issueClass: 'class 2, branch numbers', match: /\.capture\.version is Infinity/ },
+  { target: 'inspection.analyzeCaptureText(container+node)', property: 'finite', issueClass: 'class 2, branch numbers', match: /\.capture\.version is Infinity/ },
+  { target: 'capture.parseCapture+serializeCapture', property: 'finite', issueClass: 'class 2, branch numbers', match: /\.capture\.version is Infinity/ },
   // Include caps depth (16) but not breadth: a file that includes itself k times means k^16 reads.
   { target: 'sshConfig.resolveSshHost/listSshHosts', property: 'time', issueClass: 'class 5, branch textinput', match: /^include breadth/ },
 ];
@@ -221,13 +225,18 @@ export function terminalViolations(label: string, text: string): Violation[] {
   return [{ property: 'terminal', message: `${label} has U+${(match[0].codePointAt(0) ?? 0).toString(16).padStart(4, '0')} at ${match.index}: ${around}` }];
 }
 
-/** What a rendered report must never show: a number that is not one, or an object printed as one. */
-const RENDER_BROKEN = /(?:\b(?:Infinity|NaN) ?[KMGTPE]?i?B\b|\[object Object\]|\bundefined [KMGT]?i?B\b)/;
+/** What a rendered report must never show: a byte count that is not a number (formatBytes/describeBytes of Infinity or NaN), an object printed as one. */
+const RENDER_BROKEN = /\b(?:Infinity|NaN|undefined) (?:[KMGTPE]i)?B\b|\b(?:Infinity|NaN) bytes\b|\[object Object\]/g;
+
+/** The input of the check running now: a report may quote it, so what it already holds is no rendering defect. */
+let currentInput = '';
 
 export function renderViolations(label: string, text: unknown): Violation[] {
   if (typeof text !== 'string') return [{ property: 'render', message: `${label} rendered ${typeof text}, not a string` }];
-  const match = RENDER_BROKEN.exec(text);
-  return match ? [{ property: 'render', message: `${label} shows "${match[0]}" at ${match.index}` }] : [];
+  for (const match of text.matchAll(RENDER_BROKEN)) {
+    if (!currentInput.includes(match[0])) return [{ property: 'render', message: `${label} shows "${match[0]}" at ${match.index}` }];
+  }
+  return [];
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -282,10 +291,13 @@ export function violationsOf<Out>(target: FuzzTarget<Out>, input: string): Viola
   const bound = TIME_BOUND.FLOOR_MS + (input.length * TIME_BOUND.US_PER_CHAR) / 1000;
   if (elapsed > bound) found.push({ property: 'time', message: `${elapsed.toFixed(0)} ms for ${input.length} chars (bound ${bound.toFixed(0)} ms)` });
   try {
+    currentInput = input;
     found.push(...numberViolations(output));
     found.push(...(target.check?.(output, input) ?? []));
   } catch (error) {
     found.push({ property: 'render', message: errorText(error) });
+  } finally {
+    currentInput = '';
   }
   return found.filter((violation) => !knownOpen(target.name, violation.property, violation.message));
 }
