@@ -27,7 +27,7 @@ function envInteger(name: string): number | undefined {
 }
 
 export const SEED: number = envInteger('FUZZ_SEED') ?? (MODE === 'long' ? Math.floor(Math.random() * 0x7fffffff) : SHORT_SEED);
-export const RUNS: number = envInteger('FUZZ_RUNS') ?? (MODE === 'long' ? 3000 : 30);
+export const RUNS: number = envInteger('FUZZ_RUNS') ?? (MODE === 'long' ? 3000 : 60);
 
 /** Sizes of the mutations: a long run of one character, nesting depth, repeated lines; inputs are cut at maxInput. */
 export const SIZES = MODE === 'long'
@@ -57,15 +57,35 @@ export interface KnownOpen {
  * on this branch while the property stays in force for every other failure; the integrator empties this
  * list after merging those branches (an entry that no longer matches anything is harmless but should go).
  */
+/** The targets that read kernel and cgroup numbers from a capture or a file (class 2 below). */
+const CLASS_2_TARGETS = [
+  'inspection.analyzeCaptureText',
+  'inspection.analyzeCaptureText(container+node)',
+  'capture.parseCapture+serializeCapture',
+  'inspector.sampleFromCapture',
+  'keyValue.parseMeminfo/parseKeyNumber/parseKeyEquals',
+  'keyValue.parseCgroupValue/v1Limit/parseDmem/parseKernelVersion',
+  'fdinfo.parseFdinfo/parseMemoryValue/cgroupOf',
+  'fdinfo.aggregateFdinfo(capture)',
+  'drm.parseDrmCards/parseModuleParams(capture)',
+  'oomRootCause.podCgroupDataFromFiles(capture)',
+  'oomRootCause.parseMemoryEvents',
+  'hamiCache.parseHamiCacheRecord',
+  'containerProbe.parseContainerProbe',
+  'nvidiaSmi.parseSmiGpus/parseSmiApps/parseSmiCsv',
+];
+
 export const KNOWN_OPEN: readonly KnownOpen[] = [
   // oomToText replaces C0/C1 controls but lets bidi overrides and isolates through to the terminal.
   { target: 'kernelLog.explainKernelLogText', property: 'terminal', issueClass: 'class 6, branch numbers', match: /U\+(?:061c|200e|200f|2028|2029|202[a-e]|206[6-9])/ },
   // split(/\s*,\s*/) and the trailing \s*\[...\]\s*$ regex backtrack on long whitespace (seconds at 32k chars).
   { target: 'nvidiaSmi.parseSmiGpus/parseSmiApps/parseSmiCsv', property: 'linear', issueClass: 'class 3, branch textinput', match: /long whitespace/ },
-  // The capture header's v=<digits> goes through Number(): 400 digits give version Infinity.
-  { target: 'inspection.analyzeCaptureText', property: 'finite', issueClass: 'class 2, branch numbers', match: /\.capture\.version is Infinity/ },
-  { target: 'inspection.analyzeCaptureText(container+node)', property: 'finite', issueClass: 'class 2, branch numbers', match: /\.capture\.version is Infinity/ },
-  { target: 'capture.parseCapture+serializeCapture', property: 'finite', issueClass: 'class 2, branch numbers', match: /\.capture\.version is Infinity/ },
+  // Kernel and cgroup values (meminfo, vmstat, memory.*, fdinfo, sysfs, HAMi cache sizes) and the capture
+  // header's v=<digits> go through Number(): 400 digits give Infinity, and negative counters are accepted.
+  ...CLASS_2_TARGETS.flatMap((target): KnownOpen[] => [
+    { target, property: 'finite', issueClass: 'class 2, branch numbers', match: / is -?Infinity$/ },
+    { target, property: 'negative-bytes', issueClass: 'class 2, branch numbers', match: / is -\d/ },
+  ]),
   // Include caps depth (16) but not breadth: a file that includes itself k times means k^16 reads.
   { target: 'sshConfig.resolveSshHost/listSshHosts', property: 'time', issueClass: 'class 5, branch textinput', match: /^include breadth/ },
 ];
