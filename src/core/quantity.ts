@@ -404,8 +404,9 @@ const MI = 1024 * 1024;
  */
 export function toMemoryQuantity(bytes: number): string {
   if (!Number.isFinite(bytes)) throw new RangeError(`toMemoryQuantity: ${bytes} bytes has no quantity`);
-  const mi = Math.ceil(bytes / MI); // dividing by a power of two is exact
-  if (mi <= 0) return '0';
+  if (bytes <= 0) return '0';
+  // Dividing by a power of two is exact, except that a subnormal byte count underflows to 0: still 1Mi.
+  const mi = Math.max(1, Math.ceil(bytes / MI));
   if (mi % 1024 === 0) return `${BigInt(mi / 1024)}Gi`;
   return `${BigInt(mi)}Mi`;
 }

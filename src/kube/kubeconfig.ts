@@ -108,6 +108,22 @@ function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
+const MAX_KUBECONFIG_DEPTH = 64;
+
+/** How deep objects and arrays nest in a parsed document, iteratively (a deep document cannot overflow the stack here). */
+function nestingDepth(root: unknown): number {
+  let deepest = 0;
+  const stack: { value: unknown; depth: number }[] = [{ value: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop() as { value: unknown; depth: number };
+    if (typeof value !== 'object' || value === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_KUBECONFIG_DEPTH) return deepest;
+    for (const child of Object.values(value)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return deepest;
+}
+
 /** Makes the file references of a parsed kubeconfig absolute against its directory, as clientcmd does. */
 function resolveFileReferences(doc: Record<string, unknown>, dir: string): void {
   for (const entry of Array.isArray(doc['clusters']) ? doc['clusters'] : []) {
@@ -129,12 +145,24 @@ function resolveFileReferences(doc: Record<string, unknown>, dir: string): void 
 /**
  * Parses one kubeconfig text: YAML to a document, file references made absolute, then client-node's
  * KubeConfig.loadFromString on the result (JSON is YAML), dropping invalid entries with a problem for each.
- * Throws when the text is not a YAML mapping.
+ * Throws when the text is not YAML, not a mapping, or nests deeper than any kubeconfig (a clear message the caller reports).
  */
 export function parseKubeconfigText(text: string, file: string): { parsed: ParsedFile; problems: string[] } {
-  const doc: unknown = parseYaml(text);
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (error) {
+    // The yaml library recurses per nesting level: a stack overflow on very deep input escapes as a RangeError
+    // or comes back as its own parse error with the overflow's message.
+    if (error instanceof Error && (error instanceof RangeError || error.message.startsWith('Maximum call stack size exceeded'))) {
+      throw new Error(`the file nests deeper than ${MAX_KUBECONFIG_DEPTH} levels, which no kubeconfig does`);
+    }
+    throw error;
+  }
   const root = record(doc);
   if (!root) throw new Error('the file is not a YAML mapping');
+  // client-node re-reads the JSON with js-yaml, which throws past 100 levels; no kubeconfig nests that deep.
+  if (nestingDepth(root) > MAX_KUBECONFIG_DEPTH) throw new Error(`the file nests deeper than ${MAX_KUBECONFIG_DEPTH} levels, which no kubeconfig does`);
   resolveFileReferences(root, dirname(file));
   const json = JSON.stringify(root);
   const problems: string[] = [];

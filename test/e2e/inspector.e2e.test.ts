@@ -18,14 +18,12 @@
 // Run with `npm run test:e2e -- test/e2e/inspector.e2e.test.ts`.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
-import { runProbe } from '../../src/core/inspection/runProbe.ts';
-import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
-import { LocalTransport } from '../../src/transports/local.ts';
 import { containerDir, GiB, MiB, nodeCapture, STRIX_HALO } from '../unit/helpers/nodeCapture.ts';
 import type { NodeSpec } from '../unit/helpers/nodeCapture.ts';
 import { gpumemLog, liveSampleLines } from './harness/outputLog.ts';
@@ -102,6 +100,31 @@ function hostileNode(): NodeSpec {
 
 // ---------------------------------------------------------------------------------------------------
 // Helpers
+
+/** The banner of a global OOM kill of a pod under its own limit: the GTT signature (docs/verdicts oom.global-gtt). */
+function globalGttOomBanner(comm: string, pid: number, podUid: string): { headline: string; sentence: string } {
+  return {
+    headline: 'A pod was killed by a global OOM (GTT signature)',
+    sentence: `The node ran out of memory and the kernel killed ${comm} (pid ${pid}) in pod ${podUid} while the pod was under its own limit: the signature of GPU (GTT) memory that no cgroup counts.`,
+  };
+}
+
+/** No kubepods cgroup (v2 or v1), no AMD or NVIDIA DRM card, and no OOM kill in a readable kernel log. */
+function bareMachine(): boolean {
+  const cgroups = ['/sys/fs/cgroup/kubepods.slice', '/sys/fs/cgroup/kubepods', '/sys/fs/cgroup/memory/kubepods', '/sys/fs/cgroup/memory/kubepods.slice'];
+  if (cgroups.some((dir) => existsSync(dir))) return false;
+  const cards = existsSync('/sys/class/drm') ? readdirSync('/sys/class/drm').filter((name) => /^card\d+$/.test(name)) : [];
+  const gpu = cards.some((card) => {
+    const vendorFile = `/sys/class/drm/${card}/device/vendor`;
+    return existsSync(vendorFile) && ['0x1002', '0x10de'].includes(readFileSync(vendorFile, 'utf8').trim());
+  });
+  if (gpu) return false;
+  try {
+    return !/Out of memory|oom-kill:/.test(execFileSync('dmesg', { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  } catch {
+    return true; // An unreadable kernel log gives no OOM verdict either.
+  }
+}
 
 /** The inspector's webview frame (the one with the verdict banner), waiting for it to render. */
 async function inspectorFrame(page: Page, timeoutMs = 60_000): Promise<FrameLocator> {
@@ -194,18 +217,19 @@ async function themeScreenshot(s: WorkbenchSession, frame: FrameLocator, theme: 
 // ---------------------------------------------------------------------------------------------------
 
 test('"Inspect Local Machine" opens the inspector: banner, chart pixels, live sampling (hidden, shown, closed), exports', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
-  // What the panel must say: the same probe and analysis, run here.
-  const transport = new LocalTransport();
-  const run = await runProbe(transport, { scope: 'node' });
-  await transport.close();
-  const expected = buildInspectorViewModel(analyzeCaptureText(run.captureText, { target: 'local' })).banner;
+  // What the panel must say, from this machine's facts rather than from the analysis: a machine with no
+  // Kubernetes pods (no kubepods cgroup), no AMD/NVIDIA GPU and no OOM kill in its kernel log (CI and the dev
+  // containers) has nothing that calls for action. On another machine only the banner's presence is checked.
+  const expected = bareMachine()
+    ? { headline: 'No problems found', sentence: 'Nothing in this capture calls for action: every check passed or is informational.' }
+    : undefined;
 
   await withWorkbench('inspector-local', { fixture: 'single', settings: { 'workbench.colorTheme': 'Default Dark Modern', 'gpumem.inspector.sampleSeconds': 1 } }, async (s) => {
     await s.step(`run "${INSPECT_LOCAL}"`, () => runCommand(s.page, INSPECT_LOCAL));
     let frame = await s.step('the inspector panel opens', () => inspectorFrame(s.page, 120_000), 150_000);
     const banner = await bannerText(frame);
-    assert.equal(banner.headline, expected.headline, 'the banner headline is the analysis\'s');
-    assert.equal(banner.sentence, expected.sentence);
+    if (expected) assert.deepEqual(banner, expected, 'a bare machine: no problems');
+    else assert.ok(banner.headline !== '' && banner.sentence !== '', `a banner: ${JSON.stringify(banner)}`);
     assert.match(await frame.locator('#title').innerText(), /^gpumem inspection: local/);
     const tab = s.page.locator(SELECTORS.anyTab).filter({ hasText: 'gpumem: local' });
     assert.equal(await tab.count(), 1, 'one panel tab "gpumem: local"');
@@ -303,7 +327,9 @@ test('"Inspect Local Machine" opens the inspector: banner, chart pixels, live sa
 
 test('"Analyze Probe Capture…" on hostile names: the text stays text (no <img>, no script, no dialog)', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
   const capture = nodeCapture(hostileNode());
-  const expected = buildInspectorViewModel(analyzeCaptureText(capture, { target: 'capture hostile-capture.txt' })).banner;
+  // From the capture's facts: a global_oom kill of pid 4242 (the <img> comm) in the VICTIM pod, whose
+  // memory.current (2 GiB) is under its memory.max (4 GiB) while its processes hold 4 GiB of GTT.
+  const expected = globalGttOomBanner(HOSTILE_IMG, 4242, VICTIM);
   await withWorkbench('inspector-hostile', { fixture: 'single', settings: { 'workbench.colorTheme': 'Default Dark Modern' } }, async (s) => {
     const dialogs: string[] = [];
     s.page.on('dialog', (dialog) => {
@@ -359,8 +385,9 @@ for (const theme of [
 ] as const) {
   test(`the inspector in the ${theme.name} theme (test-artifacts/inspector-${theme.key}.png)${theme.key === 'light' ? ', and after a window reload' : ''}`, { timeout: SCENARIO_TIMEOUT_MS }, async () => {
     const capture = nodeCapture(strixHaloNode());
-    const expected = buildInspectorViewModel(analyzeCaptureText(capture, { target: 'capture strix-1-capture.txt' })).banner;
-    assert.equal(expected.headline, 'A pod was killed by a global OOM (GTT signature)');
+    // From the capture's facts: a global_oom kill of vllm-worker (pid 6161) in the VICTIM pod, 2 GiB of
+    // memory.current under a 16 GiB memory.max, 6 GiB of GTT in its process's fdinfo.
+    const expected = globalGttOomBanner('vllm-worker', 6161, VICTIM);
     await withWorkbench(`inspector-theme-${theme.key}`, { fixture: 'single', settings: { 'workbench.colorTheme': theme.name } }, async (s) => {
       await writeFile(s.file('strix-1-capture.txt'), capture);
       let frame = await analyzeInWorkbench(s, s.file('strix-1-capture.txt'));

@@ -713,6 +713,8 @@ test('toMemoryQuantity rounds up to a whole Mi, in Gi when whole', () => {
     [1e300, `${BigInt(1e300 / 2 ** 30)}Gi`],
   ];
   for (const [bytes, text] of rows) assert.equal(toMemoryQuantity(bytes), text, String(bytes));
+  // Found by the fuzz suite: 5e-324 / 2^20 underflows to 0, which gave '0', a quantity below the input.
+  assert.equal(toMemoryQuantity(5e-324), '1Mi');
   assert.throws(() => toMemoryQuantity(NaN), RangeError);
   assert.throws(() => toMemoryQuantity(Infinity), RangeError);
 });

@@ -1,0 +1,124 @@
+// Every probe parser (src/core/probe/parsers/*) on its own input: mutated real /proc files, fdinfo, nvidia-smi
+// outputs, HAMi logs and caches, ls/mountinfo lines, containerd and kubelet configs; the parsers that take a
+// section's files get the files of a mutated capture.
+import { parseCapture, sectionFiles } from '../../src/core/probe/capture.ts';
+import { parseContainerProbe, parseLsLine, parseMountInfoLine, parseProcess } from '../../src/core/probe/parsers/containerProbe.ts';
+import { parseDrmCards, parseModuleParams } from '../../src/core/probe/parsers/drm.ts';
+import { aggregateFdinfo, cgroupOf, parseFdinfo, parseMemoryValue } from '../../src/core/probe/parsers/fdinfo.ts';
+import { parseHamiCacheRecord } from '../../src/core/probe/parsers/hamiCache.ts';
+import { parseHamiLog } from '../../src/core/probe/parsers/hamiLog.ts';
+import { parseCgroupValue, parseDmem, parseKernelVersion, parseKeyEquals, parseKeyNumber, parseMeminfo, v1Limit } from '../../src/core/probe/parsers/keyValue.ts';
+import { parseContainerdDefaultRuntime, parseKubeletReservations } from '../../src/core/probe/parsers/nodeConfig.ts';
+import { parseSmiApps, parseSmiCsv, parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
+import { podCgroupDataFromFiles } from '../../src/core/verdicts/oomRootCause.ts';
+import { amdgpuFdinfo } from '../helpers/fixtureRoot.ts';
+import { CONTAINER_CAPTURES, FDINFO, HAMI_CACHE_BODY, HAMI_LOGS, NODE_CAPTURES, NVIDIA_SMI, PROC, PROC_FILES } from './corpus.ts';
+import { fuzzTarget } from './harness.ts';
+
+const line = (n: number, text: string) => text.repeat(Math.ceil(n / text.length));
+
+fuzzTarget({
+  name: 'keyValue.parseMeminfo/parseKeyNumber/parseKeyEquals',
+  corpus: PROC_FILES,
+  run: (input) => ({ meminfo: parseMeminfo(input), keyNumber: parseKeyNumber(input), keyEquals: parseKeyEquals(input) }),
+  growth: [
+    { label: 'many lines', make: (n) => line(n, PROC.meminfo) },
+    { label: 'long whitespace', make: (n) => `MemTotal:${' '.repeat(n)}1 kB\n` },
+  ],
+});
+
+const CGROUP_VALUES = ['max\n', '17179869184\n', '9223372036854771712\n', '18446744073709551615\n', PROC.limitInBytes, 'drm/0000:c3:00.0/vram 536870912\ndrm/0000:03:00.0/vram max\n', '6.8.0-45-generic', '7.1.0-rc2+'];
+fuzzTarget({
+  name: 'keyValue.parseCgroupValue/v1Limit/parseDmem/parseKernelVersion',
+  corpus: CGROUP_VALUES,
+  run: (input) => ({ value: parseCgroupValue(input), v1: v1Limit(input), dmem: parseDmem(input), kernel: parseKernelVersion(input) }),
+});
+
+const FDINFO_CORPUS = [
+  ...FDINFO,
+  amdgpuFdinfo({ clientId: 11, pdev: '0000:c3:00.0', pasid: 32770, gtt: 30 * 1024 ** 3, vram: 256 * 1024 ** 2, cpu: 0 }),
+  amdgpuFdinfo({ clientId: 12, pdev: '0000:c3:00.0', pasid: 32771, gtt: 4096, vram: 0, cpu: 1024, flags: '0100002', engines: { gfx: 1, compute: 99 } }),
+];
+fuzzTarget({
+  name: 'fdinfo.parseFdinfo/parseMemoryValue/cgroupOf',
+  corpus: FDINFO_CORPUS,
+  run: (input) => ({ client: parseFdinfo(input), value: parseMemoryValue(input), cgroup: cgroupOf(input) }),
+  growth: [{ label: 'many keys', make: (n) => line(n, FDINFO_CORPUS[2] ?? '') }, { label: 'long value', make: (n) => `drm-memory-gtt: ${'1'.repeat(n)} KiB\n` }],
+});
+
+fuzzTarget({
+  name: 'fdinfo.aggregateFdinfo(capture)',
+  corpus: NODE_CAPTURES,
+  run: (input) => aggregateFdinfo(sectionFiles(parseCapture(input), 'fdinfo')),
+});
+
+fuzzTarget({
+  name: 'drm.parseDrmCards/parseModuleParams(capture)',
+  corpus: NODE_CAPTURES,
+  run: (input) => {
+    const capture = parseCapture(input);
+    return { cards: parseDrmCards(sectionFiles(capture, 'drm')), params: parseModuleParams(sectionFiles(capture, 'modparams')) };
+  },
+});
+
+fuzzTarget({
+  name: 'oomRootCause.podCgroupDataFromFiles(capture)',
+  corpus: NODE_CAPTURES,
+  run: (input) => podCgroupDataFromFiles(sectionFiles(parseCapture(input), 'cgroup.kubepods')),
+});
+
+fuzzTarget({
+  name: 'nvidiaSmi.parseSmiGpus/parseSmiApps/parseSmiCsv',
+  corpus: NVIDIA_SMI,
+  run: (input) => ({ gpus: parseSmiGpus(input), apps: parseSmiApps(input), csv: parseSmiCsv(input, ['index', 'name', 'memory.total', 'memory.used'], input) }),
+  growth: [
+    { label: 'many rows', make: (n) => line(n, NVIDIA_SMI[1] ?? '') },
+    { label: 'long whitespace in a row', make: (n) => `0, ${' '.repeat(n)}, NVIDIA A10, 4096, 1024, 3072\n` },
+    { label: 'long whitespace before [N/A]', make: (n) => `0, GPU-1, NVIDIA A10, 4096${' '.repeat(n)}x\n` },
+  ],
+});
+
+fuzzTarget({
+  name: 'hamiLog.parseHamiLog',
+  corpus: HAMI_LOGS,
+  run: (input) => parseHamiLog(input),
+  growth: [{ label: 'many lines', make: (n) => line(n, `${HAMI_LOGS[0] ?? ''}\n`) }, { label: 'one long line', make: (n) => `[HAMI-core Msg(51:139774888380224:libvgpu.c:838)]: ${'x'.repeat(n)}` }],
+});
+
+fuzzTarget({
+  name: 'hamiCache.parseHamiCacheRecord',
+  corpus: [HAMI_CACHE_BODY, 'size=2008953\nod-missing\n', 'size=0\nheader=\ndevice_num=\nlimits=\nproc_num=\nslot0=status= used=\n'],
+  run: (input) => parseHamiCacheRecord('/usr/local/vgpu/fuzz.cache', input),
+  growth: [{ label: 'many slots', make: (n) => `${HAMI_CACHE_BODY}${line(n, 'slot3= 42 31337 status=1 used=1073741824\n')}` }],
+});
+
+const LS_LINES = ['-r--r--r--    1 0        0               27 Aug 21 10:00 /etc/ld.so.preload', 'lrwxrwxrwx 1 root root 64 Mar  1 10:00 /proc/42/fd/3 -> /dev/nvidia0', 'crw-rw-rw-    1 0        0         226, 128 Mar  1 10:00 /dev/dri/renderD128', '-rwxr-xr-x    1 0        0           385480 Sep 24  2025 /usr/local/vgpu/libvgpu.so'];
+const MOUNT_LINES = ['1071 1015 0:289 / / rw,relatime master:405 - overlay overlay rw,lowerdir=/var/lib/containerd/l1', '1090 1071 253:1 /usr/local/vgpu/ld.so.preload /etc/ld.so.preload ro,relatime - ext4 /dev/vda1 rw', '36 35 98:0 /mnt1 /mnt\\040two rw,noatime shared:1 - ext3 /dev/root rw,errors=continue'];
+fuzzTarget({
+  name: 'containerProbe.parseLsLine/parseMountInfoLine',
+  corpus: [...LS_LINES, ...MOUNT_LINES],
+  run: (input) => input.split('\n').map((text) => ({ ls: parseLsLine(text), mount: parseMountInfoLine(text) })),
+});
+
+const PROC_RECORD = 'pid=42\nppid=1\ncomm=python3\ncmdline=python3 train.py\nmaps=libvgpu=1 libcuda=1 ld-musl=0 ld-linux=1 lines=812\nnvidia_fd=1\nCUDA_DEVICE_MEMORY_LIMIT_0=4096m\nexe_path=/usr/bin/python3.11\nexe=dynamic via=od interp=/lib64/ld-linux-x86-64.so.2\n';
+fuzzTarget({ name: 'containerProbe.parseProcess', corpus: [PROC_RECORD, 'pid=7\n@environ-unreadable\n'], run: (input) => parseProcess(42, input) });
+
+fuzzTarget({ name: 'containerProbe.parseContainerProbe', corpus: CONTAINER_CAPTURES, run: (input) => parseContainerProbe(parseCapture(input)) });
+
+const KUBELET_CONFIG = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\nevictionHard:\n  memory.available: 500Mi\n  nodefs.available: 10%\nkubeReserved:\n  cpu: 500m\n  memory: 1Gi\nsystemReserved:\n  cpu: 500m\n  memory: 2Gi\n';
+const KUBELET_CMDLINE = '/usr/bin/kubelet\0--config=/var/lib/kubelet/config.yaml\0--kube-reserved=cpu=200m,memory=512Mi\0--system-reserved=memory=1Gi\0--eviction-hard=memory.available<100Mi\0';
+fuzzTarget({
+  name: 'nodeConfig.parseKubeletReservations',
+  corpus: [KUBELET_CONFIG, KUBELET_CMDLINE],
+  nest: 'yaml',
+  run: (input) => ({ config: parseKubeletReservations(input, KUBELET_CMDLINE), flags: parseKubeletReservations(KUBELET_CONFIG, input) }),
+});
+
+const CONTAINERD = '[plugins."io.containerd.grpc.v1.cri".containerd]\n      default_runtime_name = "nvidia"\n      snapshotter = "overlayfs"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n  BinaryName = "/usr/bin/nvidia-container-runtime"\n';
+fuzzTarget({
+  name: 'nodeConfig.parseContainerdDefaultRuntime',
+  corpus: [CONTAINERD],
+  run: (input) => parseContainerdDefaultRuntime(new Map([['/etc/containerd/config.toml', input]])),
+  growth: [{ label: 'long whitespace', make: (n) => `default_runtime_name${' '.repeat(n)}x\n` }],
+});
+

@@ -1,0 +1,12 @@
+// The fuzz suite's short, deterministic slice (test/fuzz/README.md): every target of test/fuzz/*.fuzz.ts with
+// a fixed seed, few runs and small sizes, so `npm test` catches regressions; `npm run fuzz` runs the same
+// properties long with a random seed.
+import '../fuzz/capture.fuzz.ts';
+import '../fuzz/clusterReport.fuzz.ts';
+import '../fuzz/kernelLog.fuzz.ts';
+import '../fuzz/kubeconfig.fuzz.ts';
+import '../fuzz/lint.fuzz.ts';
+import '../fuzz/parsers.fuzz.ts';
+import '../fuzz/protocol.fuzz.ts';
+import '../fuzz/quantity.fuzz.ts';
+import '../fuzz/ssh.fuzz.ts';
