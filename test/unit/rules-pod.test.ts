@@ -105,10 +105,11 @@ spec:
     ]);
   });
 
-  test('near misses: a docker CLI image, dockerd named in a shell string, an unmounted socket, another host path', () => {
+  test('near misses: a docker CLI image, dockerd named in a shell string, an unmounted socket, a read-only or deeper docker path', () => {
     assert.deepEqual(lint(ci('    - name: cli\n      image: docker:27-cli')).findings, []);
     assert.deepEqual(lint(ci('    - name: sh\n      image: ubuntu\n      command: [sh, -c, "echo dockerd"]')).findings, []);
-    const volumes = ci('    - name: cache\n      volumeMounts: [{name: lib, mountPath: /var/lib/docker}]\n  volumes:\n    - {name: sock, hostPath: {path: /var/run/docker.sock}}\n    - {name: lib, hostPath: {path: /var/lib/docker}}');
+    // A log collector reads the host's container logs: no inner daemon.
+    const volumes = ci('    - name: cache\n      volumeMounts: [{name: lib, mountPath: /var/lib/docker, readOnly: true}, {name: logs, mountPath: /var/lib/docker/containers}]\n  volumes:\n    - {name: sock, hostPath: {path: /var/run/docker.sock}}\n    - {name: lib, hostPath: {path: /var/lib/docker}}\n    - {name: logs, hostPath: {path: /var/lib/docker/containers}}');
     assert.deepEqual(lint(volumes).findings, []);
   });
 

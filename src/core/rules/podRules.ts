@@ -1,49 +1,12 @@
-// Rules about the pod as a whole: nested container runtimes, resource syntax the API server rejects,
+// Rules about the pod as a whole: nested container runtimes (dockerInDocker.ts), resource syntax the API server rejects,
 // and fields of the wrong type.
 import { ANNOTATIONS } from '../config.ts';
-import type { Span } from '../findings.ts';
 import { parseQuantity } from '../quantity.ts';
 import { isTemplated } from '../manifest/source.ts';
-import type { ContainerModel } from '../manifest/podModel.ts';
 import type { Rule } from './types.ts';
 import { ruleMetaOf } from './ruleMetaOf.ts';
 
-const DIND_IMAGE = /(^|\/)docker:[^\s@]*dind/i;
-const RUNTIME_SOCKET = /(docker|containerd|cri-dockerd|crio)\.sock$/;
-
-export const gpuDockerInDocker: Rule = {
-  meta: ruleMetaOf('gpu-docker-in-docker'),
-  check(context) {
-    if (context.gpuContainers.length === 0) return;
-    const names = context.gpuContainers.map((c) => `"${c.name}"`);
-    const gpuNames = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
-    const report = (container: ContainerModel, span: Span, what: string) =>
-      context.report({
-        ruleId: 'gpu-docker-in-docker',
-        container,
-        span,
-        message: `Container "${container.name}" ${what} in a GPU pod (GPU containers: ${gpuNames}): containers started through it escape HAMi's GPU memory limits, because they get neither the /etc/ld.so.preload mount nor the limit variables.`,
-      });
-    for (const container of context.pod.containers) {
-      if (container.image && DIND_IMAGE.test(container.image.value)) {
-        report(container, container.image.span, `runs Docker-in-Docker (image ${container.image.value})`);
-        continue;
-      }
-      const dockerd = container.commandWords.find((word) => /(^|\/)dockerd(-entrypoint\.sh)?$/.test(word.value.trim()));
-      if (dockerd) {
-        report(container, dockerd.span, 'starts dockerd');
-        continue;
-      }
-      for (const mount of container.volumeMounts) {
-        const hostPath = context.pod.volumes.get(mount.name)?.hostPath;
-        if (hostPath && RUNTIME_SOCKET.test(hostPath.value)) {
-          report(container, hostPath.span, `mounts the host's container runtime socket ${hostPath.value}`);
-          break;
-        }
-      }
-    }
-  },
-};
+export { gpuDockerInDocker } from './dockerInDocker.ts';
 
 export const gpuResourceInvalid: Rule = {
   meta: ruleMetaOf('gpu-resource-invalid'),
