@@ -15,6 +15,7 @@ import { LineIndex } from './lineIndex.ts';
 import { buildPodModel, truncate } from './manifest/podModel.ts';
 import type { ContainerModel, Located, PodModel } from './manifest/podModel.ts';
 import { decodeManifestBytes, maskHelmTemplates } from './manifest/source.ts';
+import type { MaskedTemplate } from './manifest/source.ts';
 import { findPodTemplates, workloadEntry } from './manifest/workloads.ts';
 import { AliasBudgetExceeded, spanOf, YamlTree } from './manifest/yamlTree.ts';
 import { ruleMeta } from './rules/catalog.ts';
@@ -89,18 +90,9 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG): Lin
       raw.push(skippedFinding('Skipped a document: its aliases and merge keys expand beyond the analysis budget (a YAML alias bomb?).', { start: doc.range[0], end: Math.min(doc.range[1], doc.range[0] + 1) }));
     }
   }
-  if (masked) {
-    const skippedNote = unparsedTemplates > 0 ? ` ${unparsedTemplates} document${unparsedTemplates === 1 ? '' : 's'} could not be parsed even then and ${unparsedTemplates === 1 ? 'was' : 'were'} skipped.` : '';
-    raw.push({
-      ruleId: 'helm-template',
-      severity: 'info',
-      span: { start: masked.firstAction, end: masked.firstAction + 2 },
-      message: `Unrendered Helm template: gpumem masked ${masked.actions} template action${masked.actions === 1 ? '' : 's'}, so values that come from templates are not checked.${skippedNote} Lint the rendered output (helm template …) for full checks.`,
-      fixes: [],
-    });
-  }
+  if (masked) raw.push(templateNotice(masked, unparsedTemplates));
 
-  const file: FileContext = { text, configMaps };
+  const file: FileContext = { text, configMaps, ...(masked ? { templateLanguage: masked.language } : {}) };
   const messages: MessageBudget = { remaining: Math.min(Math.max(MESSAGE_BUDGET_MIN, text.length * MESSAGE_BUDGET_FACTOR), MESSAGE_BUDGET_MAX) };
   for (const workload of workloads) {
     try {
@@ -324,6 +316,28 @@ function syntaxFinding(doc: Document.Parsed, textLength: number): Finding {
     severity: 'warning',
     span: { start, end },
     message: `This YAML document was not analysed: ${message}${doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more error${doc.errors.length > 2 ? 's' : ''})` : ''}.`,
+    fixes: [],
+  };
+}
+
+const TEMPLATE_NOTICES = {
+  helm: { title: 'Unrendered Helm template', actions: 'template action', remedy: 'Lint the rendered output (helm template …) for full checks.' },
+  go: { title: 'Unrendered Go template (no Helm objects such as .Values or include)', actions: 'template action', remedy: 'Lint the output of the program that renders it for full checks.' },
+  argo: { title: 'Argo Workflows expressions', actions: 'expression', remedy: 'Argo substitutes them when the workflow runs; lint a manifest with the parameters filled in for full checks.' },
+  jinja: { title: 'Unrendered Jinja template', actions: 'template action', remedy: 'Lint the rendered output (ansible-playbook --check, jinja2) for full checks.' },
+  placeholder: { title: 'Unrendered template placeholders', actions: 'placeholder', remedy: 'Lint the rendered output for full checks.' },
+} as const;
+
+/** The file-level notice: helm-template for Helm charts, unrendered-template naming any other template language. */
+function templateNotice(masked: MaskedTemplate, unparsed: number): Finding {
+  const notice = TEMPLATE_NOTICES[masked.language];
+  const skippedNote = unparsed > 0 ? ` ${unparsed} document${unparsed === 1 ? '' : 's'} could not be parsed even then and ${unparsed === 1 ? 'was' : 'were'} skipped.` : '';
+  const first = masked.language === 'helm' ? '' : ` (first: ${masked.firstActionText})`;
+  return {
+    ruleId: masked.language === 'helm' ? 'helm-template' : 'unrendered-template',
+    severity: 'info',
+    span: { start: masked.firstAction, end: masked.firstAction + 2 },
+    message: `${notice.title}: gpumem masked ${masked.actions} ${notice.actions}${masked.actions === 1 ? '' : 's'}${first}, so values that come from templates are not checked.${skippedNote} ${notice.remedy}`,
     fixes: [],
   };
 }

@@ -4,6 +4,7 @@ import type { QuickFix, Severity, Span } from '../findings.ts';
 import type { MemoryBudget } from '../analysis/memoryBudget.ts';
 import type { UnifiedMemoryVerdict } from '../analysis/unifiedMemory.ts';
 import type { ContainerModel, Located, PodModel } from '../manifest/podModel.ts';
+import type { TemplateLanguage } from '../manifest/source.ts';
 
 export interface RuleMeta {
   readonly id: string;
@@ -27,6 +28,8 @@ export interface ConfigMapModel {
 export interface FileContext {
   readonly text: string;
   readonly configMaps: readonly ConfigMapModel[];
+  /** The language of the file's masked `{{ … }}` actions, when it has any. */
+  readonly templateLanguage?: TemplateLanguage;
 }
 
 export interface Report {
