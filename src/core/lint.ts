@@ -16,6 +16,7 @@ import { buildPodModel, truncate } from './manifest/podModel.ts';
 import type { ContainerModel, Located, PodModel } from './manifest/podModel.ts';
 import { decodeManifestBytes, maskHelmTemplates } from './manifest/source.ts';
 import type { MaskedTemplate } from './manifest/source.ts';
+import { relaxForGoYaml } from './manifest/lenientYaml.ts';
 import { findPodTemplates, workloadEntry } from './manifest/workloads.ts';
 import { AliasBudgetExceeded, spanOf, YamlTree } from './manifest/yamlTree.ts';
 import { ruleMeta } from './rules/catalog.ts';
@@ -65,8 +66,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG): Lin
 
   let documents: Document.Parsed[];
   try {
-    const parsed = parseAllDocuments(source, PARSE_OPTIONS);
-    documents = Array.isArray(parsed) ? parsed : [];
+    documents = parseLikeKubectl(source);
   } catch (error) {
     return { findings: [skippedFinding(`Skipped: the YAML parser failed (${(error as Error).message}).`)], containers: [] };
   }
@@ -277,6 +277,26 @@ function helmSourceOf(doc: Document.Parsed): string | undefined {
   return undefined;
 }
 
+/**
+ * The documents as kubectl reads them: documents the strict parser rejects only for indentation that go-yaml
+ * does not check (inside flow collections and multi-line quoted scalars) are parsed again relaxed
+ * (lenientYaml.ts); a document that still fails keeps its strict errors.
+ */
+function parseLikeKubectl(source: string): Document.Parsed[] {
+  const parsed = parseAllDocuments(source, PARSE_OPTIONS);
+  const strict = Array.isArray(parsed) ? parsed : [];
+  if (strict.every((doc) => doc.errors.length === 0)) return strict;
+  const relaxedText = relaxForGoYaml(source);
+  if (relaxedText === undefined) return strict;
+  const again = parseAllDocuments(relaxedText, PARSE_OPTIONS);
+  const relaxed = new Map((Array.isArray(again) ? again : []).map((doc) => [doc.range[0], doc]));
+  return strict.map((doc) => {
+    if (doc.errors.length === 0) return doc;
+    const retry = relaxed.get(doc.range[0]);
+    return retry && retry.errors.length === 0 ? retry : doc;
+  });
+}
+
 /** The parser's "Map keys must be unique" errors (same rule: scalar keys with the same value), in linear time. */
 function findDuplicateKeys(doc: Document.Parsed): YAMLParseError[] {
   const found: YAMLParseError[] = [];
@@ -302,6 +322,24 @@ function findDuplicateKeys(doc: Document.Parsed): YAMLParseError[] {
   return found.sort((a, b) => a.pos[0] - b.pos[0]);
 }
 
+/**
+ * The parser errors that kubectl refuses too (go-yaml, checked with `kubectl kustomize` in
+ * test/unit/yamlKubectl.test.ts). Any other error (a nesting limit of this parser, a tag or directive go-yaml
+ * reads differently) is only gpumem's: an info that does not claim kubectl refuses the document.
+ */
+const KUBECTL_REFUSES: ReadonlySet<string> = new Set([
+  'BAD_DQ_ESCAPE',
+  'BAD_INDENT',
+  'BAD_SCALAR_START',
+  'BLOCK_AS_IMPLICIT_KEY',
+  'DUPLICATE_KEY',
+  'KEY_OVER_1024_CHARS',
+  'MISSING_CHAR',
+  'MULTILINE_IMPLICIT_KEY',
+  'TAB_AS_INDENT',
+  'UNEXPECTED_TOKEN',
+]);
+
 function syntaxFinding(doc: Document.Parsed, textLength: number): Finding {
   const error = doc.errors[0];
   const [errorStart, errorEnd] = error?.pos ?? [doc.range[0], doc.range[0] + 1];
@@ -311,11 +349,15 @@ function syntaxFinding(doc: Document.Parsed, textLength: number): Finding {
   let message = (error?.message ?? 'syntax error').split('\n')[0] ?? 'syntax error';
   // The parser recurses per nesting level; a stack overflow there means absurdly deep nesting.
   if (error?.code === 'RESOURCE_EXHAUSTION') message = `it is nested too deeply to parse (${message})`;
+  const more = doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more error${doc.errors.length > 2 ? 's' : ''})` : '';
+  const refused = error !== undefined && KUBECTL_REFUSES.has(error.code);
   return {
     ruleId: 'yaml-syntax',
-    severity: 'warning',
+    severity: refused ? 'warning' : 'info',
     span: { start, end },
-    message: `This YAML document was not analysed: ${message}${doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more error${doc.errors.length > 2 ? 's' : ''})` : ''}.`,
+    message: refused
+      ? `This YAML document was not analysed: ${message}${more}.`
+      : `This YAML document was not analysed: ${message}${more}. This is a limit of gpumem's YAML parser; kubectl may still accept the document.`,
     fixes: [],
   };
 }

@@ -88,7 +88,10 @@ export function isDindImage(image: string): boolean {
   const slash = name.indexOf('/');
   const host = slash < 0 ? '' : name.slice(0, slash);
   const path = slash >= 0 && (host.includes('.') || host.includes(':') || host === 'localhost') ? name.slice(slash + 1) : name;
-  const words = path.split(/[/:._-]/);
+  // The official image's tags: every docker:*dind* tag runs the daemon (docker:dind, docker:27-dind-rootless).
+  const lastSlash = path.lastIndexOf('/');
+  if (path.startsWith('docker:', lastSlash + 1) && path.includes('dind', lastSlash + 8)) return true;
+  const words = path.split(/[^a-z0-9]+/);
   for (let i = 0; i < words.length; i++) {
     if (words[i] === 'dind') return true;
     if (words[i] === 'docker' && words[i + 1] === 'in' && words[i + 2] === 'docker') return true;
