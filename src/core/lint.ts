@@ -19,6 +19,8 @@ import type { ContainerGpu, GpuSource } from './manifest/gpuSource.ts';
 import { buildPodModel, truncate } from './manifest/podModel.ts';
 import type { ContainerModel, Located, PodModel } from './manifest/podModel.ts';
 import { decodeManifestBytes, maskHelmTemplates } from './manifest/source.ts';
+import type { MaskedTemplate } from './manifest/source.ts';
+import { relaxForGoYaml } from './manifest/lenientYaml.ts';
 import { findPodTemplates, workloadEntry } from './manifest/workloads.ts';
 import { AliasBudgetExceeded, spanOf, YamlTree } from './manifest/yamlTree.ts';
 import { ruleMeta } from './rules/catalog.ts';
@@ -73,8 +75,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
 
   let documents: Document.Parsed[];
   try {
-    const parsed = parseAllDocuments(source, PARSE_OPTIONS);
-    documents = Array.isArray(parsed) ? parsed : [];
+    documents = parseLikeKubectl(source);
   } catch (error) {
     return { findings: [skippedFinding(`Skipped: the YAML parser failed (${(error as Error).message}).`)], containers: [] };
   }
@@ -99,18 +100,9 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
       raw.push(skippedFinding('Skipped a document: its aliases and merge keys expand beyond the analysis budget (a YAML alias bomb?).', { start: doc.range[0], end: Math.min(doc.range[1], doc.range[0] + 1) }));
     }
   }
-  if (masked) {
-    const skippedNote = unparsedTemplates > 0 ? ` ${unparsedTemplates} document${unparsedTemplates === 1 ? '' : 's'} could not be parsed even then and ${unparsedTemplates === 1 ? 'was' : 'were'} skipped.` : '';
-    raw.push({
-      ruleId: 'helm-template',
-      severity: 'info',
-      span: { start: masked.firstAction, end: masked.firstAction + 2 },
-      message: `Unrendered Helm template: gpumem masked ${masked.actions} template action${masked.actions === 1 ? '' : 's'}, so values that come from templates are not checked.${skippedNote} Lint the rendered output (helm template …) for full checks.`,
-      fixes: [],
-    });
-  }
+  if (masked) raw.push(templateNotice(masked, unparsedTemplates));
 
-  const file: FileContext = { text, configMaps, claims: chainLookups(localClaims, scope.claims) };
+  const file: FileContext = { text, configMaps, claims: chainLookups(localClaims, scope.claims), ...(masked ? { templateLanguage: masked.language } : {}) };
   const messages: MessageBudget = { remaining: Math.min(Math.max(MESSAGE_BUDGET_MIN, text.length * MESSAGE_BUDGET_FACTOR), MESSAGE_BUDGET_MAX) };
   for (const workload of workloads) {
     try {
@@ -314,6 +306,26 @@ function helmSourceOf(doc: Document.Parsed): string | undefined {
   return undefined;
 }
 
+/**
+ * The documents as kubectl reads them: documents the strict parser rejects only for indentation that go-yaml
+ * does not check (inside flow collections and multi-line quoted scalars) are parsed again relaxed
+ * (lenientYaml.ts); a document that still fails keeps its strict errors.
+ */
+function parseLikeKubectl(source: string): Document.Parsed[] {
+  const parsed = parseAllDocuments(source, PARSE_OPTIONS);
+  const strict = Array.isArray(parsed) ? parsed : [];
+  if (strict.every((doc) => doc.errors.length === 0)) return strict;
+  const relaxedText = relaxForGoYaml(source);
+  if (relaxedText === undefined) return strict;
+  const again = parseAllDocuments(relaxedText, PARSE_OPTIONS);
+  const relaxed = new Map((Array.isArray(again) ? again : []).map((doc) => [doc.range[0], doc]));
+  return strict.map((doc) => {
+    if (doc.errors.length === 0) return doc;
+    const retry = relaxed.get(doc.range[0]);
+    return retry && retry.errors.length === 0 ? retry : doc;
+  });
+}
+
 /** The parser's "Map keys must be unique" errors (same rule: scalar keys with the same value), in linear time. */
 function findDuplicateKeys(doc: Document.Parsed): YAMLParseError[] {
   const found: YAMLParseError[] = [];
@@ -339,6 +351,24 @@ function findDuplicateKeys(doc: Document.Parsed): YAMLParseError[] {
   return found.sort((a, b) => a.pos[0] - b.pos[0]);
 }
 
+/**
+ * The parser errors that kubectl refuses too (go-yaml, checked with `kubectl kustomize` in
+ * test/unit/yamlKubectl.test.ts). Any other error (a nesting limit of this parser, a tag or directive go-yaml
+ * reads differently) is only gpumem's: an info that does not claim kubectl refuses the document.
+ */
+const KUBECTL_REFUSES: ReadonlySet<string> = new Set([
+  'BAD_DQ_ESCAPE',
+  'BAD_INDENT',
+  'BAD_SCALAR_START',
+  'BLOCK_AS_IMPLICIT_KEY',
+  'DUPLICATE_KEY',
+  'KEY_OVER_1024_CHARS',
+  'MISSING_CHAR',
+  'MULTILINE_IMPLICIT_KEY',
+  'TAB_AS_INDENT',
+  'UNEXPECTED_TOKEN',
+]);
+
 function syntaxFinding(doc: Document.Parsed, textLength: number): Finding {
   const error = doc.errors[0];
   const [errorStart, errorEnd] = error?.pos ?? [doc.range[0], doc.range[0] + 1];
@@ -348,11 +378,37 @@ function syntaxFinding(doc: Document.Parsed, textLength: number): Finding {
   let message = (error?.message ?? 'syntax error').split('\n')[0] ?? 'syntax error';
   // The parser recurses per nesting level; a stack overflow there means absurdly deep nesting.
   if (error?.code === 'RESOURCE_EXHAUSTION') message = `it is nested too deeply to parse (${message})`;
+  const more = doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more error${doc.errors.length > 2 ? 's' : ''})` : '';
+  const refused = error !== undefined && KUBECTL_REFUSES.has(error.code);
   return {
     ruleId: 'yaml-syntax',
-    severity: 'warning',
+    severity: refused ? 'warning' : 'info',
     span: { start, end },
-    message: `This YAML document was not analysed: ${message}${doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more error${doc.errors.length > 2 ? 's' : ''})` : ''}.`,
+    message: refused
+      ? `This YAML document was not analysed: ${message}${more}.`
+      : `This YAML document was not analysed: ${message}${more}. This is a limit of gpumem's YAML parser; kubectl may still accept the document.`,
+    fixes: [],
+  };
+}
+
+const TEMPLATE_NOTICES = {
+  helm: { title: 'Unrendered Helm template', actions: 'template action', remedy: 'Lint the rendered output (helm template …) for full checks.' },
+  go: { title: 'Unrendered Go template (no Helm objects such as .Values or include)', actions: 'template action', remedy: 'Lint the output of the program that renders it for full checks.' },
+  argo: { title: 'Argo Workflows expressions', actions: 'expression', remedy: 'Argo substitutes them when the workflow runs; lint a manifest with the parameters filled in for full checks.' },
+  jinja: { title: 'Unrendered Jinja template', actions: 'template action', remedy: 'Lint the rendered output (ansible-playbook --check, jinja2) for full checks.' },
+  placeholder: { title: 'Unrendered template placeholders', actions: 'placeholder', remedy: 'Lint the rendered output for full checks.' },
+} as const;
+
+/** The file-level notice: helm-template for Helm charts, unrendered-template naming any other template language. */
+function templateNotice(masked: MaskedTemplate, unparsed: number): Finding {
+  const notice = TEMPLATE_NOTICES[masked.language];
+  const skippedNote = unparsed > 0 ? ` ${unparsed} document${unparsed === 1 ? '' : 's'} could not be parsed even then and ${unparsed === 1 ? 'was' : 'were'} skipped.` : '';
+  const first = masked.language === 'helm' ? '' : ` (first: ${masked.firstActionText})`;
+  return {
+    ruleId: masked.language === 'helm' ? 'helm-template' : 'unrendered-template',
+    severity: 'info',
+    span: { start: masked.firstAction, end: masked.firstAction + 2 },
+    message: `${notice.title}: gpumem masked ${masked.actions} ${notice.actions}${masked.actions === 1 ? '' : 's'}${first}, so values that come from templates are not checked.${skippedNote} ${notice.remedy}`,
     fixes: [],
   };
 }

@@ -10,7 +10,7 @@ import { assertNone, expectAll, expectOne, lint, yaml } from './helpers/lint.ts'
 describe('the rule set', () => {
   // cuda-disable-control also reports its "present" variant; the other catalog ids come from the file level.
   const EMITTED_BY_POD_RULES = [...POD_RULES.map((rule) => rule.meta.id), 'cuda-disable-control-present'];
-  const FILE_LEVEL = ['yaml-syntax', 'helm-template', 'manifest-skipped'];
+  const FILE_LEVEL = ['yaml-syntax', 'helm-template', 'unrendered-template', 'manifest-skipped'];
 
   test('every pod rule is a catalog entry, once, and the catalog has no rule that nothing emits', () => {
     const catalog = RULES.map((rule) => rule.id);
@@ -105,10 +105,11 @@ spec:
     ]);
   });
 
-  test('near misses: a docker CLI image, dockerd named in a shell string, an unmounted socket, another host path', () => {
+  test('near misses: a docker CLI image, dockerd named in a shell string, an unmounted socket, a read-only or deeper docker path', () => {
     assert.deepEqual(lint(ci('    - name: cli\n      image: docker:27-cli')).findings, []);
     assert.deepEqual(lint(ci('    - name: sh\n      image: ubuntu\n      command: [sh, -c, "echo dockerd"]')).findings, []);
-    const volumes = ci('    - name: cache\n      volumeMounts: [{name: lib, mountPath: /var/lib/docker}]\n  volumes:\n    - {name: sock, hostPath: {path: /var/run/docker.sock}}\n    - {name: lib, hostPath: {path: /var/lib/docker}}');
+    // A log collector reads the host's container logs: no inner daemon.
+    const volumes = ci('    - name: cache\n      volumeMounts: [{name: lib, mountPath: /var/lib/docker, readOnly: true}, {name: logs, mountPath: /var/lib/docker/containers}]\n  volumes:\n    - {name: sock, hostPath: {path: /var/run/docker.sock}}\n    - {name: lib, hostPath: {path: /var/lib/docker}}\n    - {name: logs, hostPath: {path: /var/lib/docker/containers}}');
     assert.deepEqual(lint(volumes).findings, []);
   });
 

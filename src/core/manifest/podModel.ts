@@ -11,7 +11,7 @@ import { POD_TEMPLATE } from './podShape.ts';
 import type { ContainerSource, PodShape } from './podShape.ts';
 import { parseSchedulerAnnotations } from './schedulerAnnotations.ts';
 import type { AnnotatedGpu, SchedulerAnnotations } from './schedulerAnnotations.ts';
-import { isTemplated, TEMPLATE_SENTINEL } from './source.ts';
+import { isTemplated, placeholderIn, TEMPLATE_SENTINEL } from './source.ts';
 import { keySpan, spanOf } from './yamlTree.ts';
 import type { YamlTree } from './yamlTree.ts';
 
@@ -27,7 +27,7 @@ export interface ResourceEntry {
   readonly quantity: Quantity | undefined;
   /** Why the value is not a valid quantity (unset when valid or templated). */
   readonly invalid: string | undefined;
-  /** The value comes from an unrendered Helm template action and cannot be judged. */
+  /** The value comes from an unrendered template action or is a placeholder (`${MEM}`), and cannot be judged. */
   readonly templated: boolean;
   readonly keySpan: Span;
   readonly valueSpan: Span;
@@ -161,14 +161,15 @@ export interface PodModel {
 
 export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Node, template: YAMLMap, role: string | undefined, shape: PodShape = POD_TEMPLATE): PodModel {
   const problems: ShapeProblem[] = [];
+  // A whole value from a Helm action (`resources: {{ toYaml .Values.resources | nindent 12 }}`) is unknown, not misshapen.
   const expectMap = (node: Node | undefined, what: string): YAMLMap | undefined => {
-    if (node === undefined || isNullScalar(node)) return undefined;
+    if (node === undefined || isNullScalar(node) || isTemplatedScalar(node)) return undefined;
     if (isMap(node)) return node;
     problems.push({ span: spanOf(node) ?? { start: 0, end: 0 }, message: `${what} should be a mapping, found ${describeNode(node)}; gpumem skipped what it holds` });
     return undefined;
   };
   const expectSeq = (node: Node | undefined, what: string): YAMLSeq | undefined => {
-    if (node === undefined || isNullScalar(node)) return undefined;
+    if (node === undefined || isNullScalar(node) || isTemplatedScalar(node)) return undefined;
     if (isSeq(node)) return node;
     problems.push({ span: spanOf(node) ?? { start: 0, end: 0 }, message: `${what} should be a list, found ${describeNode(node)}; gpumem skipped what it holds` });
     return undefined;
@@ -421,7 +422,7 @@ function resourceBlock(tree: YamlTree, resources: YAMLMap | undefined, field: 'l
   for (const { key, pair: entryPair } of tree.entries(map)) {
     const scalar = tree.scalar(entryPair.value);
     const text = tree.text(entryPair.value);
-    const templated = text !== undefined && isTemplated(text) || isTemplated(key);
+    const templated = (text !== undefined && (isTemplated(text) || placeholderIn(text) !== undefined)) || isTemplated(key);
     let quantity: Quantity | undefined;
     let invalid: string | undefined;
     if (!templated) {
@@ -461,6 +462,10 @@ function locatedBool(tree: YamlTree, pair: Pair | undefined): Located<boolean> |
 
 function isNullScalar(node: Node): boolean {
   return isScalar(node) && (node.value === null || node.value === undefined);
+}
+
+function isTemplatedScalar(node: Node): boolean {
+  return isScalar(node) && typeof node.value === 'string' && isTemplated(node.value);
 }
 
 export function describeNode(node: Node | undefined): string {

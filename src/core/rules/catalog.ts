@@ -159,6 +159,13 @@ export const RULES: readonly RuleMeta[] = [
     remedy: 'Lint the rendered output too: helm template … | gpumem lint -',
   },
   {
+    id: 'unrendered-template',
+    title: 'Unrendered template or unresolved placeholder',
+    defaultSeverity: 'info',
+    summary: 'The file holds template actions that are not Helm\'s (Argo Workflows expressions, other Go templates, Jinja), or a quantity is a placeholder such as ${MEM} or {{inputs.parameters.gpus}}; gpumem does not check values that are not resolved yet.',
+    remedy: 'Lint the manifest as it is applied, with templates rendered and placeholders substituted (envsubst < file | gpumem lint -).',
+  },
+  {
     id: 'manifest-skipped',
     title: 'File or document skipped',
     defaultSeverity: 'info',

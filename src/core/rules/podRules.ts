@@ -1,49 +1,14 @@
-// Rules about the pod as a whole: nested container runtimes, resource syntax the API server rejects,
+// Rules about the pod as a whole: nested container runtimes (dockerInDocker.ts), resource syntax the API server rejects,
 // and fields of the wrong type.
 import { ANNOTATIONS } from '../config.ts';
 import type { Span } from '../findings.ts';
 import { parseQuantity } from '../quantity.ts';
-import { isTemplated } from '../manifest/source.ts';
-import type { ContainerModel } from '../manifest/podModel.ts';
+import { isTemplated, placeholderIn } from '../manifest/source.ts';
+import type { FileContext } from './types.ts';
 import type { Rule } from './types.ts';
 import { ruleMetaOf } from './ruleMetaOf.ts';
 
-const DIND_IMAGE = /(^|\/)docker:[^\s@]*dind/i;
-const RUNTIME_SOCKET = /(docker|containerd|cri-dockerd|crio)\.sock$/;
-
-export const gpuDockerInDocker: Rule = {
-  meta: ruleMetaOf('gpu-docker-in-docker'),
-  check(context) {
-    if (context.gpuContainers.length === 0) return;
-    const names = context.gpuContainers.map((c) => `"${c.name}"`);
-    const gpuNames = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
-    const report = (container: ContainerModel, span: Span, what: string) =>
-      context.report({
-        ruleId: 'gpu-docker-in-docker',
-        container,
-        span,
-        message: `Container "${container.name}" ${what} in a GPU pod (GPU containers: ${gpuNames}): containers started through it escape HAMi's GPU memory limits, because they get neither the /etc/ld.so.preload mount nor the limit variables.`,
-      });
-    for (const container of context.pod.containers) {
-      if (container.image && DIND_IMAGE.test(container.image.value)) {
-        report(container, container.image.span, `runs Docker-in-Docker (image ${container.image.value})`);
-        continue;
-      }
-      const dockerd = container.commandWords.find((word) => /(^|\/)dockerd(-entrypoint\.sh)?$/.test(word.value.trim()));
-      if (dockerd) {
-        report(container, dockerd.span, 'starts dockerd');
-        continue;
-      }
-      for (const mount of container.volumeMounts) {
-        const hostPath = context.pod.volumes.get(mount.name)?.hostPath;
-        if (hostPath && RUNTIME_SOCKET.test(hostPath.value)) {
-          report(container, hostPath.span, `mounts the host's container runtime socket ${hostPath.value}`);
-          break;
-        }
-      }
-    }
-  },
-};
+export { gpuDockerInDocker } from './dockerInDocker.ts';
 
 export const gpuResourceInvalid: Rule = {
   meta: ruleMetaOf('gpu-resource-invalid'),
@@ -77,7 +42,10 @@ export const invalidQuantity: Rule = {
     for (const container of context.pod.containers) {
       for (const [block, resources] of [['limits', container.limits], ['requests', container.requests]] as const) {
         for (const entry of resources.entries.values()) {
-          if (entry.invalid) {
+          const unresolved = entry.templated ? unresolvedValue(context.file, entry.valueSpan) : undefined;
+          if (unresolved) {
+            context.report({ ruleId: 'unrendered-template', severity: 'info', container, span: entry.valueSpan, message: `Container "${container.name}": resources.${block}["${entry.name}"] is ${unresolved}, so gpumem cannot check its value.` });
+          } else if (entry.invalid) {
             context.report({ ruleId: 'invalid-quantity', container, span: entry.valueSpan, message: `Container "${container.name}": resources.${block}["${entry.name}"] is not a valid quantity: ${entry.invalid}.` });
           } else if (entry.quantity?.negative && (entry.name === 'memory' || entry.name === 'cpu')) {
             context.report({ ruleId: 'invalid-quantity', container, span: entry.valueSpan, message: `Container "${container.name}": resources.${block}.${entry.name} is ${entry.text}; it must not be negative.` });
@@ -88,14 +56,44 @@ export const invalidQuantity: Rule = {
     if (context.gpuContainers.length === 0) return;
     for (const [key, annotation] of context.pod.annotations) {
       const declares = [ANNOTATIONS.gpuMemory, ANNOTATIONS.hostMemory].some((base) => key === base || key.startsWith(`${base}.`));
-      // A value from an unrendered Helm action cannot be judged (the helm-template notice says so).
-      if (!declares || isTemplated(annotation.value)) continue;
+      if (!declares) continue;
+      // A value from an unrendered Helm action cannot be judged (the helm-template notice says so); other placeholders are named.
+      const unresolved = isTemplated(annotation.value) || placeholderIn(annotation.value) ? unresolvedValue(context.file, annotation.span) : undefined;
+      if (unresolved) context.report({ ruleId: 'unrendered-template', severity: 'info', span: annotation.span, message: `Annotation ${key} is ${unresolved}, so gpumem cannot check it.` });
+      if (isTemplated(annotation.value) || placeholderIn(annotation.value)) continue;
       const parsed = parseQuantity(annotation.value.trim());
       const reason = parsed.ok ? (parsed.quantity.negative ? 'it is negative' : undefined) : parsed.reason;
       if (reason) context.report({ ruleId: 'invalid-quantity', span: annotation.span, message: `Annotation ${key} is "${annotation.value}", not a valid memory quantity: ${reason}.` });
     }
   },
 };
+
+const LANGUAGE_NAMES = {
+  go: 'a Go template action',
+  argo: 'an Argo Workflows expression, substituted when the workflow runs',
+  jinja: 'a Jinja template action',
+  placeholder: 'a template placeholder',
+} as const;
+const PLACEHOLDER_NAMES = {
+  envsubst: 'an envsubst-style variable, substituted before the manifest is applied',
+  tekton: 'a Tekton parameter, substituted when the task runs',
+  kustomize: 'a Kustomize var, substituted by kustomize build',
+} as const;
+const MAX_SHOWN = 80;
+
+/**
+ * How to name a value that is not resolved yet: `${MEM}, an envsubst-style variable …`. Undefined for Helm, whose
+ * file-level helm-template notice already says that templated values are not checked.
+ */
+function unresolvedValue(file: FileContext, span: Span): string | undefined {
+  const written = file.text.slice(span.start, Math.min(span.end, span.start + MAX_SHOWN)).trim();
+  const shown = span.end - span.start > MAX_SHOWN ? `${written}…` : written;
+  const placeholder = placeholderIn(written);
+  if (placeholder && !isTemplated(written)) return `${shown}, ${PLACEHOLDER_NAMES[placeholder.kind]}`;
+  const language = file.templateLanguage;
+  if (!language || language === 'helm') return undefined;
+  return `${shown}, ${LANGUAGE_NAMES[language]}`;
+}
 
 export const manifestShape: Rule = {
   meta: ruleMetaOf('manifest-shape'),

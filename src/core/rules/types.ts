@@ -6,6 +6,7 @@ import type { UnifiedMemoryVerdict } from '../analysis/unifiedMemory.ts';
 import type { ClaimLookup } from '../manifest/draClaims.ts';
 import type { ContainerGpu } from '../manifest/gpuSource.ts';
 import type { ContainerModel, Located, PodModel } from '../manifest/podModel.ts';
+import type { TemplateLanguage } from '../manifest/source.ts';
 
 export interface RuleMeta {
   readonly id: string;
@@ -31,6 +32,8 @@ export interface FileContext {
   readonly configMaps: readonly ConfigMapModel[];
   /** DRA claims of this file, then of the other files linted with it. */
   readonly claims: ClaimLookup;
+  /** The language of the file's masked `{{ … }}` actions, when it has any. */
+  readonly templateLanguage?: TemplateLanguage;
 }
 
 export interface Report {
