@@ -16,6 +16,7 @@
 // - tokens `%%`, `%d`, `%h`, `%i`, `%l`, `%L`, `%n`, `%p`, `%r`, `%u` and a leading `~` in `IdentityFile`,
 //   `UserKnownHostsFile`, `GlobalKnownHostsFile` and `IdentityAgent`; `%h` and `%%` in `HostName`.
 import { matchHostPatternList } from './knownHosts.ts';
+import { trimEndOf, trimStartOf } from '../core/textScan.ts';
 
 export interface SshEnv {
   /** The local user's home directory (for `~` and `%d`). */
@@ -142,8 +143,8 @@ export function parseSshConfig(text: string): ParsedSshConfig {
   const lines = text.split(/\r?\n/);
   lines.forEach((raw, index) => {
     const lineNo = index + 1;
-    let line = raw.replace(/[ \t\r]+$/, '');
-    const lead = line.replace(/^[ \t]+/, '');
+    let line = trimEndOf(raw, ' \t\r');
+    const lead = trimStartOf(line, ' \t');
     if (lead === '' || lead.startsWith('#')) return;
     // The keyword ends at whitespace or '=' (one '=' with optional blanks around it separates it from args).
     const m = /^[ \t]*([^ \t=]+)[ \t]*(?:=[ \t]*)?(.*)$/.exec(line);
@@ -183,7 +184,7 @@ export function hostMatches(alias: string, patterns: readonly string[]): boolean
 export function includePath(pattern: string, env: SshEnv): string {
   if (pattern === '~' || pattern.startsWith('~/')) return env.home + pattern.slice(1);
   if (pattern.startsWith('/')) return pattern;
-  return `${env.home.replace(/\/+$/, '')}/.ssh/${pattern}`;
+  return `${trimEndOf(env.home, '/')}/.ssh/${pattern}`;
 }
 
 /**
@@ -407,9 +408,9 @@ export function resolveSshHost(alias: string, configText: string, env: SshEnv, o
   const identityFiles = identityFilesConfigured
     ? configured.filter((f) => f.toLowerCase() !== 'none').map((f) => {
         const expanded = expandTokens(f, ctx, warnings);
-        return expanded.startsWith('/') ? expanded : `${env.home.replace(/\/+$/, '')}/${expanded}`;
+        return expanded.startsWith('/') ? expanded : `${trimEndOf(env.home, '/')}/${expanded}`;
       })
-    : DEFAULT_IDENTITY_FILES.map((f) => `${env.home.replace(/\/+$/, '')}/.ssh/${f}`);
+    : DEFAULT_IDENTITY_FILES.map((f) => `${trimEndOf(env.home, '/')}/.ssh/${f}`);
 
   const shkc = (first('stricthostkeychecking') ?? 'ask').toLowerCase();
   let strictHostKeyChecking: StrictHostKeyChecking = 'ask';
@@ -424,7 +425,7 @@ export function resolveSshHost(alias: string, configText: string, env: SshEnv, o
     if (args.length === 1 && args[0]?.toLowerCase() === 'none') return [];
     return args.map((f) => expandTokens(f, ctx, warnings));
   };
-  const home = env.home.replace(/\/+$/, '');
+  const home = trimEndOf(env.home, '/');
   const userKnownHostsFiles = fileList('userknownhostsfile', [`${home}/.ssh/known_hosts`, `${home}/.ssh/known_hosts2`]);
   const globalKnownHostsFiles = fileList('globalknownhostsfile', ['/etc/ssh/ssh_known_hosts', '/etc/ssh/ssh_known_hosts2']);
 

@@ -205,7 +205,7 @@ export function checkPrivileged(cluster: HamiClusterFacts | undefined): Check {
   if (cluster?.privileged === undefined) return unknown({ ...common, evidence: [] }, 'privileged is a pod-spec fact this capture does not have', 'gpumem fills this in when it inspects through Kubernetes.');
   const evidence = [`pod spec: privileged: ${cluster.privileged}`, ...(cluster.hamiVersion ? [`hami version: ${cluster.hamiVersion}`] : [])];
   if (!cluster.privileged) return pass({ ...common, evidence }, 'no privileged container');
-  const version = /v?(\d+)\.(\d+)/.exec(cluster.hamiVersion ?? '');
+  const version = /(?<!\d)v?(\d+)\.(\d+)/.exec(cluster.hamiVersion ?? '');
   const remedy = 'Upgrade HAMi to v2.10.0+ (its webhook denies privileged pods with HAMi resources, PR#2139) and drop privileged from GPU containers.';
   if (!version) return unknown({ ...common, evidence }, 'a privileged container, and the HAMi version is unknown', remedy);
   const old = Number(version[1]) < 2 || (Number(version[1]) === 2 && Number(version[2]) < 10);
