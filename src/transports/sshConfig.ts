@@ -92,10 +92,16 @@ export interface ResolveOptions {
   readonly readInclude?: (absolutePattern: string) => readonly SshIncludeFile[];
   /** Default 16, as OpenSSH's READCONF_MAX_DEPTH. */
   readonly maxIncludeDepth?: number;
+  /**
+   * Default 256: included files read in all, at any depth. The depth limit alone lets a file that includes
+   * itself twice cause 2^16 reads; OpenSSH has no such cap, but no real config comes near it.
+   */
+  readonly maxIncludedFiles?: number;
 }
 
 const MULTI_VALUE = new Set(['identityfile', 'certificatefile', 'localforward', 'remoteforward', 'dynamicforward', 'sendenv', 'setenv']);
 const MAX_INCLUDE_DEPTH = 16;
+const MAX_INCLUDED_FILES = 256;
 
 /** Splits a config line into words as OpenSSH's argv_split does (quotes, backslash escapes, # comments). */
 export function splitConfigWords(line: string): string[] | null {
@@ -242,6 +248,9 @@ interface Collected {
   readonly values: Map<string, readonly string[]>;
   readonly multi: Map<string, string[]>;
   readonly warnings: string[];
+  /** Included files read so far, against maxIncludedFiles. */
+  includedFiles: number;
+  includeBudgetSpent: boolean;
 }
 
 function collect(
@@ -284,6 +293,12 @@ function collect(
           break;
         }
         for (const pattern of item.patterns) {
+          const budget = options.maxIncludedFiles ?? MAX_INCLUDED_FILES;
+          if (into.includedFiles >= budget) {
+            if (!into.includeBudgetSpent) into.warnings.push(`${source} line ${item.line}: Include ${pattern} skipped: ${budget} included files were read already (an Include loop?); the rest of the includes were not followed`);
+            into.includeBudgetSpent = true;
+            break;
+          }
           let files: readonly SshIncludeFile[];
           try {
             files = options.readInclude(includePath(pattern, env));
@@ -291,7 +306,15 @@ function collect(
             into.warnings.push(`${source} line ${item.line}: Include ${pattern}: ${err instanceof Error ? err.message : String(err)}`);
             continue;
           }
-          for (const file of files) collect(alias, file.text, env, options, into, depth + 1, file.path, on);
+          for (const file of files) {
+            if (into.includedFiles >= budget) {
+              if (!into.includeBudgetSpent) into.warnings.push(`${source} line ${item.line}: Include ${pattern}: stopped after ${budget} included files (an Include loop?)`);
+              into.includeBudgetSpent = true;
+              break;
+            }
+            into.includedFiles++;
+            collect(alias, file.text, env, options, into, depth + 1, file.path, on);
+          }
         }
         break;
       }
@@ -367,7 +390,7 @@ function nonNegativeInt(v: string | undefined): number | undefined {
  * compute them for the keywords gpumem uses.
  */
 export function resolveSshHost(alias: string, configText: string, env: SshEnv, options: ResolveOptions = {}): SshHostSettings {
-  const into: Collected = { values: new Map(), multi: new Map(), warnings: [] };
+  const into: Collected = { values: new Map(), multi: new Map(), warnings: [], includedFiles: 0, includeBudgetSpent: false };
   collect(alias, configText, env, options, into, 0, 'ssh config', true);
   const warnings = into.warnings;
   const first = (k: string): string | undefined => into.values.get(k)?.[0];
