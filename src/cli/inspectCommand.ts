@@ -35,6 +35,7 @@ Targets:
 Options:
   --scope node|container  What to probe on --local or --ssh (default: node)
   --host-root PATH        Where the host's / is mounted, for node scope inside a debug pod (default: none)
+  --hami-lib-path DIR     HAMi's host directory, its chart's devicePlugin.libPath (default: /usr/local/vgpu)
   --timeout SECONDS       Give up after this long (default: 120)
   --save FILE             Also save the raw capture (read it back with gpumem analyze)
   --format text|json|markdown
@@ -64,6 +65,7 @@ const OPTIONS = {
   'known-hosts': true,
   scope: true,
   'host-root': true,
+  'hami-lib-path': true,
   timeout: true,
   save: true,
   format: true,
@@ -109,7 +111,8 @@ async function openTarget(target: InspectTarget, args: ParsedArgs, io: CliIo, ti
   });
   if (target.kind === 'local' || target.kind === 'ssh') {
     const hostRoot = stringOption(args, 'host-root');
-    const probe = { scope: scopeOf(stringOption(args, 'scope')), ...(hostRoot !== undefined ? { hostRoot } : {}) };
+    const hamiLibPath = stringOption(args, 'hami-lib-path');
+    const probe = { scope: scopeOf(stringOption(args, 'scope')), ...(hostRoot !== undefined ? { hostRoot } : {}), ...(hamiLibPath !== undefined ? { hamiLibPath } : {}) };
     return plainTarget(target.kind === 'local' ? new LocalTransport() : openSshTransport(target.destination, ssh), probe);
   }
   const nodeProbe = stringOption(args, 'node-probe') ?? 'debug-pod';

@@ -21,24 +21,27 @@ async function readTextInput(file: string, io: CliIo, command: string): Promise<
   }
 }
 
-export const PROBE_SCRIPT_USAGE = `Usage: gpumem probe-script [--scope node|container] [--host-root PATH]
+export const PROBE_SCRIPT_USAGE = `Usage: gpumem probe-script [--scope node|container] [--host-root PATH] [--hami-lib-path DIR]
 
 Prints the read-only probe script, for air-gapped nodes: run it with \`sh -s < probe.sh > capture.txt\`
 (as root on the node, or inside the container) and read the capture back with \`gpumem analyze capture.txt\`.
 --host-root is where the host's / is mounted (node scope), e.g. /host in a debug pod.
+--hami-lib-path is HAMi's host directory (its chart's devicePlugin.libPath; default /usr/local/vgpu).
 `;
 
 export async function probeScriptCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { scope: true, 'host-root': true, help: false }, { '-h': '--help' });
+  const args = parseArgs(argv, { scope: true, 'host-root': true, 'hami-lib-path': true, help: false }, { '-h': '--help' });
   if (args.options.has('help')) {
     io.stdout(PROBE_SCRIPT_USAGE);
     return 0;
   }
   const hostRoot = args.options.get('host-root');
   const scope = scopeOf(args.options.get('scope'));
+  const hamiLibPath = args.options.get('hami-lib-path');
   if (scope === 'container' && hostRoot !== undefined) throw new UsageError('--host-root applies to the node scope only');
+  if (scope === 'container' && hamiLibPath !== undefined) throw new UsageError('--hami-lib-path applies to the node scope only');
   try {
-    io.stdout(buildProbeScript({ scope, nonce: newNonce(), ...(typeof hostRoot === 'string' ? { hostRoot } : {}) }));
+    io.stdout(buildProbeScript({ scope, nonce: newNonce(), ...(typeof hostRoot === 'string' ? { hostRoot } : {}), ...(typeof hamiLibPath === 'string' ? { hamiLibPath } : {}) }));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

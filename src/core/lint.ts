@@ -296,12 +296,14 @@ function collectObjects(tree: YamlTree, root: Node, helmSource: string | undefin
   into.workloads.push({ tree, root, object });
 }
 
-const HELM_SOURCE = /^\s*Source:\s*(\S[^\n]*?)\s*$/m;
-
+/** Helm's `# Source: chart/templates/x.yaml` line, found line by line (a regex here backtracked on long comments). */
 function helmSourceOf(doc: Document.Parsed): string | undefined {
   for (const comment of [doc.commentBefore, (doc.contents as { commentBefore?: string | null } | null)?.commentBefore]) {
-    const match = comment ? HELM_SOURCE.exec(comment) : null;
-    if (match?.[1]) return match[1];
+    for (const line of comment ? comment.split('\n') : []) {
+      const trimmed = line.trim();
+      const source = trimmed.startsWith('Source:') ? trimmed.slice('Source:'.length).trim() : '';
+      if (source !== '') return source;
+    }
   }
   return undefined;
 }

@@ -12,6 +12,7 @@
 //   read, as kubectl debug does.
 import { randomBytes } from 'node:crypto';
 import type { V1Pod, V1Toleration } from '@kubernetes/client-node';
+import { trimEndOf, trimStartOf } from '../core/textScan.ts';
 
 export const DEBUG_POD_IMAGE = 'busybox:1.36';
 export const DEBUG_CONTAINER = 'debugger';
@@ -73,6 +74,6 @@ export function debugPodManifest(input: DebugPodSpecInput): V1Pod {
 
 /** `gpumem-debug-<node>-<random>`, a valid pod name for any node name. */
 export function debugPodName(node: string): string {
-  const stem = node.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  const stem = trimEndOf(trimStartOf(node.toLowerCase().replace(/[^a-z0-9-]+/g, '-'), '-').slice(0, 40), '-');
   return `gpumem-debug-${stem || 'node'}-${randomBytes(4).toString('hex').slice(0, 5)}`;
 }

@@ -16,6 +16,7 @@
 // - tokens `%%`, `%d`, `%h`, `%i`, `%l`, `%L`, `%n`, `%p`, `%r`, `%u` and a leading `~` in `IdentityFile`,
 //   `UserKnownHostsFile`, `GlobalKnownHostsFile` and `IdentityAgent`; `%h` and `%%` in `HostName`.
 import { matchHostPatternList } from './knownHosts.ts';
+import { trimEndOf, trimStartOf } from '../core/textScan.ts';
 
 export interface SshEnv {
   /** The local user's home directory (for `~` and `%d`). */
@@ -91,10 +92,16 @@ export interface ResolveOptions {
   readonly readInclude?: (absolutePattern: string) => readonly SshIncludeFile[];
   /** Default 16, as OpenSSH's READCONF_MAX_DEPTH. */
   readonly maxIncludeDepth?: number;
+  /**
+   * Default 256: included files read in all, at any depth. The depth limit alone lets a file that includes
+   * itself twice cause 2^16 reads; OpenSSH has no such cap, but no real config comes near it.
+   */
+  readonly maxIncludedFiles?: number;
 }
 
 const MULTI_VALUE = new Set(['identityfile', 'certificatefile', 'localforward', 'remoteforward', 'dynamicforward', 'sendenv', 'setenv']);
 const MAX_INCLUDE_DEPTH = 16;
+const MAX_INCLUDED_FILES = 256;
 
 /** Splits a config line into words as OpenSSH's argv_split does (quotes, backslash escapes, # comments). */
 export function splitConfigWords(line: string): string[] | null {
@@ -142,8 +149,8 @@ export function parseSshConfig(text: string): ParsedSshConfig {
   const lines = text.split(/\r?\n/);
   lines.forEach((raw, index) => {
     const lineNo = index + 1;
-    let line = raw.replace(/[ \t\r]+$/, '');
-    const lead = line.replace(/^[ \t]+/, '');
+    let line = trimEndOf(raw, ' \t\r');
+    const lead = trimStartOf(line, ' \t');
     if (lead === '' || lead.startsWith('#')) return;
     // The keyword ends at whitespace or '=' (one '=' with optional blanks around it separates it from args).
     const m = /^[ \t]*([^ \t=]+)[ \t]*(?:=[ \t]*)?(.*)$/.exec(line);
@@ -183,7 +190,7 @@ export function hostMatches(alias: string, patterns: readonly string[]): boolean
 export function includePath(pattern: string, env: SshEnv): string {
   if (pattern === '~' || pattern.startsWith('~/')) return env.home + pattern.slice(1);
   if (pattern.startsWith('/')) return pattern;
-  return `${env.home.replace(/\/+$/, '')}/.ssh/${pattern}`;
+  return `${trimEndOf(env.home, '/')}/.ssh/${pattern}`;
 }
 
 /**
@@ -241,6 +248,9 @@ interface Collected {
   readonly values: Map<string, readonly string[]>;
   readonly multi: Map<string, string[]>;
   readonly warnings: string[];
+  /** Included files read so far, against maxIncludedFiles. */
+  includedFiles: number;
+  includeBudgetSpent: boolean;
 }
 
 function collect(
@@ -283,6 +293,12 @@ function collect(
           break;
         }
         for (const pattern of item.patterns) {
+          const budget = options.maxIncludedFiles ?? MAX_INCLUDED_FILES;
+          if (into.includedFiles >= budget) {
+            if (!into.includeBudgetSpent) into.warnings.push(`${source} line ${item.line}: Include ${pattern} skipped: ${budget} included files were read already (an Include loop?); the rest of the includes were not followed`);
+            into.includeBudgetSpent = true;
+            break;
+          }
           let files: readonly SshIncludeFile[];
           try {
             files = options.readInclude(includePath(pattern, env));
@@ -290,7 +306,15 @@ function collect(
             into.warnings.push(`${source} line ${item.line}: Include ${pattern}: ${err instanceof Error ? err.message : String(err)}`);
             continue;
           }
-          for (const file of files) collect(alias, file.text, env, options, into, depth + 1, file.path, on);
+          for (const file of files) {
+            if (into.includedFiles >= budget) {
+              if (!into.includeBudgetSpent) into.warnings.push(`${source} line ${item.line}: Include ${pattern}: stopped after ${budget} included files (an Include loop?)`);
+              into.includeBudgetSpent = true;
+              break;
+            }
+            into.includedFiles++;
+            collect(alias, file.text, env, options, into, depth + 1, file.path, on);
+          }
         }
         break;
       }
@@ -366,7 +390,7 @@ function nonNegativeInt(v: string | undefined): number | undefined {
  * compute them for the keywords gpumem uses.
  */
 export function resolveSshHost(alias: string, configText: string, env: SshEnv, options: ResolveOptions = {}): SshHostSettings {
-  const into: Collected = { values: new Map(), multi: new Map(), warnings: [] };
+  const into: Collected = { values: new Map(), multi: new Map(), warnings: [], includedFiles: 0, includeBudgetSpent: false };
   collect(alias, configText, env, options, into, 0, 'ssh config', true);
   const warnings = into.warnings;
   const first = (k: string): string | undefined => into.values.get(k)?.[0];
@@ -407,9 +431,9 @@ export function resolveSshHost(alias: string, configText: string, env: SshEnv, o
   const identityFiles = identityFilesConfigured
     ? configured.filter((f) => f.toLowerCase() !== 'none').map((f) => {
         const expanded = expandTokens(f, ctx, warnings);
-        return expanded.startsWith('/') ? expanded : `${env.home.replace(/\/+$/, '')}/${expanded}`;
+        return expanded.startsWith('/') ? expanded : `${trimEndOf(env.home, '/')}/${expanded}`;
       })
-    : DEFAULT_IDENTITY_FILES.map((f) => `${env.home.replace(/\/+$/, '')}/.ssh/${f}`);
+    : DEFAULT_IDENTITY_FILES.map((f) => `${trimEndOf(env.home, '/')}/.ssh/${f}`);
 
   const shkc = (first('stricthostkeychecking') ?? 'ask').toLowerCase();
   let strictHostKeyChecking: StrictHostKeyChecking = 'ask';
@@ -424,7 +448,7 @@ export function resolveSshHost(alias: string, configText: string, env: SshEnv, o
     if (args.length === 1 && args[0]?.toLowerCase() === 'none') return [];
     return args.map((f) => expandTokens(f, ctx, warnings));
   };
-  const home = env.home.replace(/\/+$/, '');
+  const home = trimEndOf(env.home, '/');
   const userKnownHostsFiles = fileList('userknownhostsfile', [`${home}/.ssh/known_hosts`, `${home}/.ssh/known_hosts2`]);
   const globalKnownHostsFiles = fileList('globalknownhostsfile', ['/etc/ssh/ssh_known_hosts', '/etc/ssh/ssh_known_hosts2']);
 

@@ -5,6 +5,7 @@ import { homedir, hostname, userInfo } from 'node:os';
 import type { SshHop, SshTransportOptions } from './ssh.ts';
 import { parseSshDestination, resolveSshHost } from './sshConfig.ts';
 import type { ResolveOptions, SshDestination, SshEnv, SshIncludeFile } from './sshConfig.ts';
+import { trimEndOf } from '../core/textScan.ts';
 
 /** The local user's environment for config resolution. */
 export function defaultSshEnv(env: NodeJS.ProcessEnv = process.env): SshEnv {
@@ -59,7 +60,7 @@ export function readIncludeFromDisk(absolutePattern: string): SshIncludeFile[] {
 
 /** ~/.ssh/config's text ('' when missing) and a reader for its Include lines. */
 export function readUserSshConfig(env: SshEnv): { text: string; path: string; resolve: ResolveOptions } {
-  const path = `${env.home.replace(/\/+$/, '')}/.ssh/config`;
+  const path = `${trimEndOf(env.home, '/')}/.ssh/config`;
   let text = '';
   try {
     text = readFileSync(path, 'utf8');

@@ -17,7 +17,7 @@ export interface DocumentLint {
   readonly byDiagnostic: WeakMap<vscode.Diagnostic, Finding>;
 }
 
-const KUBERNETES_HINT = /^\s*(apiVersion|kind)\s*:/m;
+const KUBERNETES_HINT = /^[ \t]*(apiVersion|kind)[ \t]*:/m;
 
 export function isLintable(document: vscode.TextDocument): boolean {
   return (document.languageId === 'yaml' || document.languageId === 'helm') && document.uri.scheme !== 'output' && document.uri.scheme !== 'git';

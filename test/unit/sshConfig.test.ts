@@ -376,3 +376,21 @@ test('agrees with `ssh -G` on hostname, user, port, identity files, proxyjump, h
     assert.deepEqual(s.identityFiles, expected, `${alias}: identityfile`);
   }
 });
+
+// Issue 17, class 5: Include was bounded in depth (16) but not in breadth: a file that includes itself twice
+// meant 2^16 reads, three times effectively forever. Counted in reads, not time.
+test('class 5: a config that includes itself twice stops at the included-file budget, with a warning', () => {
+  let reads = 0;
+  const loop = 'Include ~/.ssh/loop\nInclude ~/.ssh/loop\nHost *\n  User alice\n';
+  const readInclude = (pattern: string): SshIncludeFile[] => {
+    reads++;
+    return [{ path: pattern, text: loop }];
+  };
+  const settings = resolveSshHost('gpu-node-1', loop, ENV, { readInclude });
+  assert.ok(reads <= 256, `${reads} reads`);
+  assert.equal(settings.user, 'alice');
+  assert.equal(settings.warnings.filter((warning) => warning.includes('included files')).length, 1, settings.warnings.join('\n'));
+  reads = 0;
+  resolveSshHost('gpu-node-1', loop, ENV, { readInclude, maxIncludedFiles: 10 });
+  assert.ok(reads <= 10, `${reads} reads with a budget of 10`);
+});

@@ -54,8 +54,15 @@ export function matchingRule(rules: readonly NodeLabelRule[], key: string, value
   });
 }
 
+/**
+ * A label value is at most 63 characters (Kubernetes "Labels and Selectors", syntax and character set), so a
+ * longer nodeSelector value can match no node. Bounding it also bounds the backtracking of configured patterns
+ * such as `Radeon.*(8060S|…)`, which is quadratic in the value's length (a 300 KB value stalled the editor).
+ */
+export const LABEL_VALUE_MAX_LENGTH = 63;
+
 function matchesPattern(pattern: string | undefined, value: string): boolean {
-  if (!pattern) return false;
+  if (!pattern || value.length > LABEL_VALUE_MAX_LENGTH) return false;
   let regex = compiled.get(pattern);
   if (regex === undefined) {
     try {

@@ -13,6 +13,8 @@ export interface ProbeRun {
 export interface RunProbeOptions {
   readonly scope: ProbeScope;
   readonly hostRoot?: string;
+  /** Node scope: HAMi's host directory when its chart moved it (ProbeScriptOptions.hamiLibPath). */
+  readonly hamiLibPath?: string;
   readonly timeoutMs?: number;
   readonly maxOutputBytes?: number;
   readonly signal?: AbortSignal;
@@ -22,7 +24,7 @@ export const DEFAULT_PROBE_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
 
 export async function runProbe(transport: Transport, options: RunProbeOptions): Promise<ProbeRun> {
-  const script = buildProbeScript({ scope: options.scope, nonce: newNonce(), ...(options.hostRoot !== undefined ? { hostRoot: options.hostRoot } : {}) });
+  const script = buildProbeScript({ scope: options.scope, nonce: newNonce(), ...(options.hostRoot !== undefined ? { hostRoot: options.hostRoot } : {}), ...(options.hamiLibPath !== undefined ? { hamiLibPath: options.hamiLibPath } : {}) });
   const exec = await transport.run({
     script,
     timeoutMs: options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,

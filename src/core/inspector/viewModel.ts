@@ -23,6 +23,7 @@ import type { OomVerdict } from '../verdicts/oomRootCause.ts';
 import type { PodAccounting } from '../verdicts/unaccountedMemory.ts';
 import { MIN_HEADROOM_SHARE } from '../verdicts/unaccountedMemory.ts';
 import type { CheckStatus, Verdict } from '../verdicts/verdict.ts';
+import { oneLine } from '../textScan.ts';
 
 export const VIEW_MODEL_VERSION = 1;
 /** Pods drawn one bar each; the rest are summed into "others". */
@@ -288,7 +289,7 @@ export function buildBanner(verdicts: readonly Verdict[]): Banner {
 
 /** Titles are one sentence already; make sure of the final stop and of one line. */
 function oneSentence(text: string): string {
-  const flat = text.replace(/\s*\n\s*/g, ' ').trim();
+  const flat = oneLine(text);
   return /[.!?]$/.test(flat) ? flat : `${flat}.`;
 }
 

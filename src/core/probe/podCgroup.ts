@@ -13,6 +13,7 @@
 // cgroup v1 systemd form used by containerd writes `<pod slice>:cri-containerd:<id>`.
 //
 // Pure and total: any string in, a result or undefined out, never an exception.
+import { trimEndOf } from '../textScan.ts';
 
 export type QosClass = 'guaranteed' | 'burstable' | 'besteffort';
 
@@ -133,7 +134,7 @@ export function kubepodsLevel(path: string | undefined): KubepodsLevel | undefin
   if (path === undefined || !isKubepodsPath(path)) return undefined;
   const pod = parsePodCgroup(path);
   if (pod) return pod.containerId !== undefined ? 'container' : 'pod';
-  const last = path.replace(/\/+$/, '').split('/').pop() ?? '';
+  const last = trimEndOf(path, '/').split('/').pop() ?? '';
   if (/^(?:burstable|besteffort)$/.test(last) || /kubepods-(?:burstable|besteffort)\.slice$/.test(last)) return 'qos';
   if (/^(?:[A-Za-z0-9_.]+-)?kubepods(?:\.slice)?$/.test(last)) return 'kubepods';
   return undefined;

@@ -13,7 +13,15 @@ export interface ProbeScriptOptions {
   readonly nonce: string;
   /** Node scope only: where the host's root is mounted ('' on the host, '/host' in a node debug pod). */
   readonly hostRoot?: string;
+  /**
+   * Node scope only: the host directory HAMi installs libvgpu.so, ld.so.preload and containers/ into. HAMi's
+   * chart moves it with `devicePlugin.libPath` (default /usr/local/vgpu), e.g. to /var/lib/hami on Talos or
+   * GKE COS, where /usr/local is read-only (charts/hami/values.yaml).
+   */
+  readonly hamiLibPath?: string;
 }
+
+export const DEFAULT_HAMI_LIB_PATH = '/usr/local/vgpu';
 
 const NONCE = /^[0-9a-f]{16,64}$/;
 /** Absolute, segments of letters, digits, '.', '_' and '-', none of them `.` or `..`. */
@@ -34,6 +42,7 @@ export function buildProbeScript(options: ProbeScriptOptions): string {
     scope: options.scope,
     comment: `# gpumem probe v${PROBE_FORMAT_VERSION}, scope ${options.scope}: read-only, bounded in time and size;\n# runs under busybox ash and dash. Send it to \`sh -s\` and save the output for \`gpumem analyze\`.`,
     body,
+    ...(options.scope === 'node' ? { hamiLibPath: options.hamiLibPath ?? DEFAULT_HAMI_LIB_PATH } : {}),
   });
 }
 
@@ -41,14 +50,18 @@ export function buildProbeScript(options: ProbeScriptOptions): string {
  * Validates the parameters and wraps a probe body with the header every probe shares (the parameter
  * assignments, the prelude, the capture header line, the final marker). Used by the full and light probes.
  */
-export function assembleProbeScript(parts: { nonce: string; hostRoot: string; scope: ProbeScope; comment: string; body: string }): string {
+export function assembleProbeScript(parts: { nonce: string; hostRoot: string; scope: ProbeScope; comment: string; body: string; hamiLibPath?: string }): string {
   if (!NONCE.test(parts.nonce)) throw new Error('probe nonce must be 16–64 lowercase hex characters');
   if (!HOST_ROOT.test(parts.hostRoot)) throw new Error(`host root "${parts.hostRoot}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`);
+  if (parts.hamiLibPath !== undefined && (parts.hamiLibPath === '' || !HOST_ROOT.test(parts.hamiLibPath))) {
+    throw new Error(`HAMi library path "${parts.hamiLibPath}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`);
+  }
   return [
     '#!/bin/sh',
     parts.comment,
     `GPUMEM_NONCE='${parts.nonce}'`,
     `GPUMEM_ROOT='${parts.hostRoot}'`,
+    ...(parts.hamiLibPath !== undefined ? [`GPUMEM_HAMI_DIR='${parts.hamiLibPath}'`] : []),
     PRELUDE.trim(),
     `printf '@@gpumem-probe v=${PROBE_FORMAT_VERSION} scope=${parts.scope} nonce=%s root=%s@@\\n' "$N" "$R"`,
     parts.body.trim(),

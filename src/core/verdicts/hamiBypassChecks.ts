@@ -127,9 +127,12 @@ export function checkPreloadTarget(facts: Facts): Check {
       if (listed.type === 'file' && listed.size === 0) return fail({ ...common, evidence }, `/etc/ld.so.preload names ${entry}, which is empty`, remedy);
     }
   }
-  const libvgpuEntries = preload.entries.filter((entry) => /libvgpu\.so$/.test(entry));
+  const libvgpuEntries = preload.entries.filter((entry) => entry.endsWith('libvgpu.so'));
+  if (libvgpuEntries.length === 0) return fail({ ...common, evidence }, `/etc/ld.so.preload lists ${preload.entries.join(' ')}, not HAMi's libvgpu.so`, remedy);
   const elsewhere = libvgpuEntries.filter((entry) => !entry.startsWith('/usr/local/vgpu/'));
   if (elsewhere.length > 0) return unknown({ ...common, evidence }, `/etc/ld.so.preload names ${elsewhere.join(' ')}, outside /usr/local/vgpu (a custom gpuHookPath): the probe did not check that path`, remedy);
+  // Present only if the listing says so: a capture without the vgpu section has no evidence either way.
+  if (container?.vgpuDir === undefined) return unknown({ ...common, evidence }, `/etc/ld.so.preload names ${libvgpuEntries.join(' ')}, but the capture has no /usr/local/vgpu listing (no vgpu section), so whether it exists was not checked`, 'Run the full container probe (gpumem inspect --pod) in the workload container.');
   return pass({ ...common, evidence }, 'the preload names a libvgpu.so that is present');
 }
 
@@ -205,7 +208,7 @@ export function checkPrivileged(cluster: HamiClusterFacts | undefined): Check {
   if (cluster?.privileged === undefined) return unknown({ ...common, evidence: [] }, 'privileged is a pod-spec fact this capture does not have', 'gpumem fills this in when it inspects through Kubernetes.');
   const evidence = [`pod spec: privileged: ${cluster.privileged}`, ...(cluster.hamiVersion ? [`hami version: ${cluster.hamiVersion}`] : [])];
   if (!cluster.privileged) return pass({ ...common, evidence }, 'no privileged container');
-  const version = /v?(\d+)\.(\d+)/.exec(cluster.hamiVersion ?? '');
+  const version = /(?<!\d)v?(\d+)\.(\d+)/.exec(cluster.hamiVersion ?? '');
   const remedy = 'Upgrade HAMi to v2.10.0+ (its webhook denies privileged pods with HAMi resources, PR#2139) and drop privileged from GPU containers.';
   if (!version) return unknown({ ...common, evidence }, 'a privileged container, and the HAMi version is unknown', remedy);
   const old = Number(version[1]) < 2 || (Number(version[1]) === 2 && Number(version[2]) < 10);

@@ -23,6 +23,7 @@
 // `dmesg -x` (`kern  :warn  : …`), `dmesg --time-format iso`, `/dev/kmsg` records (`6,123,456,-;msg`),
 // `<n>` priority prefixes, journalctl `short`, `short-precise`, `short-iso` and `short-monotonic`,
 // syslog / kern.log lines with a host name (optionally followed by `[ 123.456]`), and bare messages.
+import { unwrapPastedLog } from './logUnwrap.ts';
 
 export interface EvidenceLine {
   /** 1-based line number in the parsed text. */
@@ -565,6 +566,8 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
     return current;
   };
 
+  // Physical lines first (bounded in length), then the paste repairs of logUnwrap.ts, then one pass.
+  const physical: string[] = [];
   let start = 0;
   const length = text.length;
   while (start <= length) {
@@ -572,14 +575,14 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
     if (end < 0) end = length;
     if (start === length && end === length) break;
     lineCount++;
-    const lineNo = lineCount;
     let raw = text.slice(start, end);
     start = end + 1;
     if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    if (lineNo === 1) {
+    if (lineCount === 1) {
       const probeSource = /^source=(\S.*)$/.exec(raw);
       if (probeSource) {
         source = probeSource[1];
+        physical.push('');
         continue;
       }
     }
@@ -587,7 +590,12 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
       longLines++;
       raw = raw.slice(0, MAX_LINE);
     }
-    if (raw.length === 0) continue;
+    physical.push(raw);
+  }
+  const unwrapped = unwrapPastedLog(physical);
+  for (const logical of unwrapped.lines) {
+    const lineNo = logical.lineNo;
+    const raw = logical.text;
     const parsed = splitLogLine(raw);
     formatCounts.set(parsed.format, (formatCounts.get(parsed.format) ?? 0) + 1);
     if (!parsed.kernel) continue;

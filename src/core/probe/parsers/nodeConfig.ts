@@ -2,6 +2,7 @@
 // containerd's default runtime (HAMi needs the NVIDIA runtime).
 import { parse } from 'yaml';
 import { parseQuantity } from '../../quantity.ts';
+import { parseContainerdRuntimes } from './containerdConfig.ts';
 
 export interface KubeletReservations {
   readonly systemReserved: number | undefined;
@@ -62,18 +63,7 @@ export function parseKubeletReservations(configText: string | undefined, cmdline
   };
 }
 
-/**
- * containerd's CRI default runtime: `default_runtime_name = "nvidia"` (config v2 and v3). containerd merges
- * config.toml first and its imports (conf.d/*.toml, e.g. nvidia-ctk's drop-in) over it, in the order the
- * probe captures them, so the last setting wins.
- */
+/** containerd's CRI default runtime (`default_runtime_name`, config v2 and v3); the last setting wins. */
 export function parseContainerdDefaultRuntime(files: ReadonlyMap<string, string>): { runtime: string; file: string; line: string } | undefined {
-  let found: { runtime: string; file: string; line: string } | undefined;
-  for (const [file, body] of files) {
-    for (const line of body.split('\n')) {
-      const match = /^\s*default_runtime_name\s*=\s*["']([^"']*)["']/.exec(line);
-      if (match?.[1] !== undefined) found = { runtime: match[1], file, line: line.trim() };
-    }
-  }
-  return found;
+  return parseContainerdRuntimes(files).defaultRuntime;
 }

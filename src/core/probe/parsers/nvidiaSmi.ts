@@ -7,6 +7,7 @@
 // Inside a HAMi container NVML is hooked: memory.total is the quota and memory.used HAMi's tracked
 // usage (facts §1.5, §3.1). On unified-memory GPUs (GB10 / DGX Spark) memory.total/used/free print
 // `[N/A]` while --query-compute-apps used_memory still works.
+import { splitTrimmed } from '../../textScan.ts';
 
 /** The fields the node probe queries (src/core/probe/scripts/nodeScript.ts). */
 export const NODE_GPU_FIELDS: readonly string[] = [
@@ -137,7 +138,7 @@ export function parseSmiCsv(text: string, queried: readonly string[], freeText?:
   let fields: string[] = queried.map(normaliseField);
   let sawHeader = false;
   for (const rawLine of text.split('\n')) {
-    const line = rawLine.replace(/\r$/, '');
+    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
     const trimmed = line.trim();
     if (trimmed === '') continue;
     if (HAMI_LINE.test(trimmed) && trimmed.includes('[')) {
@@ -148,7 +149,7 @@ export function parseSmiCsv(text: string, queried: readonly string[], freeText?:
       errors.push(trimmed);
       continue;
     }
-    const cells = trimmed.split(/\s*,\s*/);
+    const cells = splitTrimmed(trimmed, ',');
     if (!sawHeader && rows.length === 0 && looksLikeHeader(cells, fields)) {
       // `--format=csv` with a header: trust its order, it names what was really queried.
       fields = cells.map(normaliseField);
@@ -175,7 +176,10 @@ export function parseSmiCsv(text: string, queried: readonly string[], freeText?:
 
 function normaliseField(text: string): string {
   // Header cells look like "memory.total [MiB]".
-  return text.replace(/\s*\[[^\]]*\]\s*$/, '').trim();
+  const trimmed = text.trim();
+  const open = trimmed.lastIndexOf('[');
+  if (!trimmed.endsWith(']') || open < 0 || trimmed.indexOf(']', open) !== trimmed.length - 1) return trimmed;
+  return trimmed.slice(0, open).trim();
 }
 
 function looksLikeHeader(cells: readonly string[], fields: readonly string[]): boolean {

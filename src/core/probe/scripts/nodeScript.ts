@@ -135,27 +135,34 @@ cmd nvidia-smi.gpu nvidia-smi --query-gpu=index,uuid,name,pci.bus_id,driver_vers
 cmd nvidia-smi.apps nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader,nounits
 files nvidia-driver "$R/proc/driver/nvidia/version"
 
-# HAMi host state: the preload file, the library, and per-container shared-region caches.
+# HAMi host state: the preload file, the library, and per-container shared-region caches, in the
+# directory HAMi's chart put them (devicePlugin.libPath, default /usr/local/vgpu).
+H="$R${"$"}{GPUMEM_HAMI_DIR:-/usr/local/vgpu}"
 begin hami.host
-onefile "$R/usr/local/vgpu/ld.so.preload"
-if [ -d "$R/usr/local/vgpu" ]; then
-  mark "file $R/usr/local/vgpu/ls"
-  ls -ln "$R/usr/local/vgpu" 2>&1 | head -c 65536
-  if [ -d "$R/usr/local/vgpu/containers" ]; then
-    mark "file $R/usr/local/vgpu/containers/ls"
-    ls -lnR "$R/usr/local/vgpu/containers" 2>&1 | head -c 262144
+onefile "$H/ld.so.preload"
+if [ -d "$H" ]; then
+  mark "file $H/ls"
+  ls -ln "$H" 2>&1 | head -c 65536
+  if [ -d "$H/containers" ]; then
+    mark "file $H/containers/ls"
+    ls -lnR "$H/containers" 2>&1 | head -c 262144
   fi
 fi
 finish hami.host
 begin hami.caches
-for _f in "$R"/usr/local/vgpu/containers/*/*.cache; do
+for _f in "$H"/containers/*/*.cache; do
   [ -f "$_f" ] || continue
   case $_f in *"$NL"*) continue ;; esac
   hamicache "$_f"
 done
 finish hami.caches
 
-files containerd "$R/etc/containerd/config.toml" "$R"/etc/containerd/conf.d/*.toml
+# containerd's config where each distribution keeps it: the base, its drop-ins, k3s' and RKE2's template then
+# generated file (config-v3.toml.tmpl for containerd 2), MicroK8s' template and its rendered copy.
+files containerd "$R/etc/containerd/config.toml" "$R"/etc/containerd/conf.d/*.toml \
+  "$R/var/lib/rancher/k3s/agent/etc/containerd/config.toml.tmpl" "$R/var/lib/rancher/k3s/agent/etc/containerd/config-v3.toml.tmpl" "$R/var/lib/rancher/k3s/agent/etc/containerd/config.toml" \
+  "$R/var/lib/rancher/rke2/agent/etc/containerd/config.toml.tmpl" "$R/var/lib/rancher/rke2/agent/etc/containerd/config-v3.toml.tmpl" "$R/var/lib/rancher/rke2/agent/etc/containerd/config.toml" \
+  "$R/var/snap/microk8s/current/args/containerd-template.toml" "$R/var/snap/microk8s/current/args/containerd.toml"
 files kubelet "$R/var/lib/kubelet/config.yaml" "$R/etc/kubernetes/kubelet-config.yaml" "$R/etc/kubernetes/kubelet/config.yaml"
 begin kubelet-cmdline
 for _p in "$R"/proc/[0-9]*; do
