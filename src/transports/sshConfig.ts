@@ -50,6 +50,15 @@ export interface SshDestination {
 
 export type StrictHostKeyChecking = 'yes' | 'no' | 'ask' | 'accept-new';
 
+/** Where a config value was written: the file, its line, and the `Host`/`Match` block it sits in. */
+export interface SshConfigOrigin {
+  /** The file's path; for the top-level config, `ResolveOptions.configPath` (or "ssh config"). */
+  readonly file: string;
+  readonly line: number;
+  /** `Host gpu-*`, `Match all`, or undefined before any Host line (it then applies to every host). */
+  readonly block: string | undefined;
+}
+
 export interface SshHostSettings {
   /** The name as typed (what Host patterns matched). */
   readonly alias: string;
@@ -66,6 +75,8 @@ export interface SshHostSettings {
   /** Jump hosts in connection order (first is dialled first); empty for none. */
   readonly proxyJump: readonly SshDestination[];
   readonly strictHostKeyChecking: StrictHostKeyChecking;
+  /** Where StrictHostKeyChecking was set; undefined when the config leaves it at OpenSSH's default (ask). */
+  readonly strictHostKeyCheckingOrigin: SshConfigOrigin | undefined;
   readonly userKnownHostsFiles: readonly string[];
   readonly globalKnownHostsFiles: readonly string[];
   readonly hashKnownHosts: boolean;
@@ -91,6 +102,8 @@ export interface ResolveOptions {
   readonly readInclude?: (absolutePattern: string) => readonly SshIncludeFile[];
   /** Default 16, as OpenSSH's READCONF_MAX_DEPTH. */
   readonly maxIncludeDepth?: number;
+  /** The top-level config's path, for the origins of its values. Default "ssh config". */
+  readonly configPath?: string;
 }
 
 const MULTI_VALUE = new Set(['identityfile', 'certificatefile', 'localforward', 'remoteforward', 'dynamicforward', 'sendenv', 'setenv']);
@@ -239,6 +252,7 @@ export function parseSshDestination(text: string): SshDestination | null {
 
 interface Collected {
   readonly values: Map<string, readonly string[]>;
+  readonly origins: Map<string, SshConfigOrigin>;
   readonly multi: Map<string, string[]>;
   readonly warnings: string[];
 }
@@ -252,18 +266,23 @@ function collect(
   depth: number,
   source: string,
   active: boolean,
+  includerBlock: string | undefined,
 ): void {
   const parsed = parseSshConfig(text);
   for (const w of parsed.warnings) into.warnings.push(`${source}: ${w}`);
-  // Each file starts active (if its includer was); Host/Match lines then switch it.
+  const file = depth === 0 ? (options.configPath ?? source) : source;
+  // Each file starts active (if its includer was) and in its includer's block; Host/Match lines then switch it.
   let on = active;
+  let block = includerBlock;
   for (const item of parsed.items) {
     switch (item.type) {
       case 'host':
         on = active && hostMatches(alias, item.patterns);
+        block = `Host ${item.patterns.join(' ')}`;
         break;
       case 'match': {
         const first = item.criteria[0]?.toLowerCase();
+        block = `Match ${item.criteria.join(' ')}`;
         if (item.criteria.length === 1 && first === 'all') {
           on = active;
         } else {
@@ -290,7 +309,7 @@ function collect(
             into.warnings.push(`${source} line ${item.line}: Include ${pattern}: ${err instanceof Error ? err.message : String(err)}`);
             continue;
           }
-          for (const file of files) collect(alias, file.text, env, options, into, depth + 1, file.path, on);
+          for (const included of files) collect(alias, included.text, env, options, into, depth + 1, included.path, on, block);
         }
         break;
       }
@@ -302,6 +321,7 @@ function collect(
           into.multi.set(item.keyword, list);
         } else if (!into.values.has(item.keyword)) {
           into.values.set(item.keyword, item.args);
+          into.origins.set(item.keyword, { file, line: item.line, block });
         }
         break;
       }
@@ -366,8 +386,8 @@ function nonNegativeInt(v: string | undefined): number | undefined {
  * compute them for the keywords gpumem uses.
  */
 export function resolveSshHost(alias: string, configText: string, env: SshEnv, options: ResolveOptions = {}): SshHostSettings {
-  const into: Collected = { values: new Map(), multi: new Map(), warnings: [] };
-  collect(alias, configText, env, options, into, 0, 'ssh config', true);
+  const into: Collected = { values: new Map(), origins: new Map(), multi: new Map(), warnings: [] };
+  collect(alias, configText, env, options, into, 0, 'ssh config', true, undefined);
   const warnings = into.warnings;
   const first = (k: string): string | undefined => into.values.get(k)?.[0];
 
@@ -450,6 +470,7 @@ export function resolveSshHost(alias: string, configText: string, env: SshEnv, o
     identityAgent,
     proxyJump,
     strictHostKeyChecking,
+    strictHostKeyCheckingOrigin: into.origins.get('stricthostkeychecking'),
     userKnownHostsFiles,
     globalKnownHostsFiles,
     hashKnownHosts: yesNo(first('hashknownhosts')) ?? false,

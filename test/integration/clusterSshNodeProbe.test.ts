@@ -197,7 +197,7 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
 
     // A policy that turns "ask" into a refusal (the CLI's) never asks.
     const policy = nodeProbeRoute(client, node, SSH, {
-      ssh: sshOptions('ssh_config_policy', { knownHosts: emptyKnownHosts, options: { hostKeyPolicy: () => 'yes', confirmUnknownHost: async () => assert.fail('a strict policy must not ask') } }),
+      ssh: sshOptions('ssh_config_policy', { knownHosts: emptyKnownHosts, options: { hostKeyPolicy: () => ({ kind: 'override', policy: 'yes' }), confirmUnknownHost: async () => assert.fail('a strict policy must not ask') } }),
     });
     assert.equal(policy.kind, 'ssh');
     if (policy.kind !== 'ssh') return;

@@ -376,3 +376,17 @@ test('agrees with `ssh -G` on hostname, user, port, identity files, proxyjump, h
     assert.deepEqual(s.identityFiles, expected, `${alias}: identityfile`);
   }
 });
+
+test('where StrictHostKeyChecking was set: file:line and the Host block, through Include; the first value wins', () => {
+  const include: SshIncludeFile = { path: '/home/ana/.ssh/conf.d/gpu', text: ['# gpu nodes', 'Host gpu-* !gpu-admin', '  StrictHostKeyChecking accept-new', ''].join('\n') };
+  const readInclude = (pattern: string): SshIncludeFile[] => (pattern === '/home/ana/.ssh/conf.d/*' ? [include] : []);
+  const text = cfg(['Include conf.d/*', 'Host *', '  StrictHostKeyChecking no']);
+  const viaInclude = resolveSshHost('gpu-1', text, ENV, { readInclude, configPath: '/home/ana/.ssh/config' });
+  assert.equal(viaInclude.strictHostKeyChecking, 'accept-new');
+  assert.deepEqual(viaInclude.strictHostKeyCheckingOrigin, { file: '/home/ana/.ssh/conf.d/gpu', line: 3, block: 'Host gpu-* !gpu-admin' });
+  const viaStar = resolveSshHost('gpu-admin', text, ENV, { readInclude, configPath: '/home/ana/.ssh/config' });
+  assert.deepEqual(viaStar.strictHostKeyCheckingOrigin, { file: '/home/ana/.ssh/config', line: 3, block: 'Host *' });
+  const global = resolveSshHost('x', cfg(['StrictHostKeyChecking no', 'Host y']), ENV);
+  assert.deepEqual(global.strictHostKeyCheckingOrigin, { file: 'ssh config', line: 1, block: undefined });
+  assert.equal(resolveSshHost('x', cfg(['Host x', '  User a']), ENV).strictHostKeyCheckingOrigin, undefined);
+});
