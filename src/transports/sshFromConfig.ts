@@ -10,6 +10,7 @@
 // transport whatever the policy says, `no` included: OpenSSH would connect to a changed key "subject to some
 // restrictions"; gpumem never does (the probe's output is what the user would act on).
 import { SshTransport } from './ssh.ts';
+import { parseSshDestination } from './sshConfig.ts';
 import type { SshTransportOptions } from './ssh.ts';
 import type { ResolveOptions, SshConfigOrigin, SshEnv, StrictHostKeyChecking } from './sshConfig.ts';
 import { defaultSshEnv, readUserSshConfig, sshSettingsFromConfig } from './sshUserConfig.ts';
@@ -45,6 +46,13 @@ export interface SshFromConfigOptions {
    * `StrictHostKeyChecking accept-new|no`: the CLI prints it on stderr, VS Code shows a warning and logs it.
    */
   readonly hostKeyAcceptedByConfig?: (message: string) => void;
+  /**
+   * `config` (default): a `HostName` of the matching Host block redirects the connection, as ssh does for an
+   * alias. `destination`: the destination's host is dialled as given (a node's address from the API server);
+   * the config still supplies User, Port, keys, ProxyJump and known_hosts, and a HostName it sets is
+   * ignored with a warning, so a name that happens to match a `Host` alias never sends the probe elsewhere.
+   */
+  readonly hostName?: 'config' | 'destination';
   /** Asked for an unknown key under 'ask'; without it an unknown key is refused. */
   readonly confirmUnknownHost?: SshTransportOptions['confirmUnknownHost'];
   readonly passphrase?: SshTransportOptions['passphrase'];
@@ -62,6 +70,12 @@ export function sshTransportFromConfig(destination: string, options: SshFromConf
   const resolve: ResolveOptions = { ...config.resolve, configPath: config.path };
   const { settings, warnings, hostKeyOrigin } = sshSettingsFromConfig(destination.trim(), config.text, env, resolve, options.extraIdentityFiles ?? []);
   for (const warning of warnings) options.warn?.(`${config.path}: ${warning}`);
+  const asGiven = options.hostName === 'destination' ? parseSshDestination(destination.trim())?.host : undefined;
+  let target = settings.target;
+  if (asGiven !== undefined && target.host !== asGiven) {
+    options.warn?.(`${config.path}: HostName ${target.host} for ${asGiven} is not followed: ${asGiven} is dialled as given`);
+    target = { ...target, host: asGiven };
+  }
   const configured = settings.strictHostKeyChecking ?? 'ask';
   const decision = options.hostKeyPolicy?.(configured) ?? { kind: 'from-config' };
   const policy = decision.kind === 'override' ? decision.policy : configured;
@@ -70,6 +84,7 @@ export function sshTransportFromConfig(destination: string, options: SshFromConf
   const announce = options.hostKeyAcceptedByConfig;
   return new SshTransport({
     ...settings,
+    target,
     knownHostsFiles,
     strictHostKeyChecking: policy,
     ...(byConfig && announce
