@@ -12,7 +12,8 @@ test('tags, registries with ports, and digests are valid; the digest is returned
   }
   const pinned = parseImageReference(`  busybox:1.36@${DIGEST} `);
   assert.deepEqual(pinned, { kind: 'valid', reference: `busybox:1.36@${DIGEST}`, digest: DIGEST });
-  assert.equal(parseImageReference('busybox:1.36').kind === 'valid' && parseImageReference('busybox:1.36').digest, undefined);
+  const tagged = parseImageReference('busybox:1.36');
+  assert.equal(tagged.kind === 'valid' ? tagged.digest : 'invalid', undefined);
 });
 
 test('malformed references and digests are refused with the reason', () => {
