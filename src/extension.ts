@@ -34,8 +34,12 @@ const YAML_DOCUMENTS: vscode.DocumentSelector = [
 /** Live pod manifests (read-only): diagnostics come from the LintService; hovers explain GPU fields. */
 const LIVE_MANIFESTS: vscode.DocumentSelector = [...YAML_DOCUMENTS, { language: 'yaml', scheme: MANIFEST_SCHEME }];
 
+/** The window's state, for deactivate(). */
+let activeCtx: Ctx | undefined;
+
 export function activate(context: vscode.ExtensionContext) {
   const ctx = new Ctx(context);
+  activeCtx = ctx;
   const lint = new LintService(ctx);
   const sshHosts = new SshHostsProvider();
   const clusters = new ClusterTreeProvider(ctx);
@@ -71,7 +75,12 @@ export function activate(context: vscode.ExtensionContext) {
   );
 }
 
-/** Closes the inspector panels' transports: deletes retained debug pods (VS Code waits a few seconds for it). */
-export function deactivate(): Promise<void> {
-  return InspectorPanel.disposeAll();
+/**
+ * Closes the inspector panels' transports and every node debug-pod transport still in flight (an Inspect Node
+ * starting or running when the window closes): their pods are deleted (VS Code waits a few seconds for it).
+ */
+export async function deactivate(): Promise<void> {
+  const pods = activeCtx?.debugPods;
+  activeCtx = undefined;
+  await Promise.all([InspectorPanel.disposeAll(), pods?.closeAll()]);
 }

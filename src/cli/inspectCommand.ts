@@ -18,6 +18,7 @@ import { plainTarget } from './probeTarget.ts';
 import type { ProbeTarget } from './probeTarget.ts';
 import { exitCodeOf, formatOf, renderInspection } from './report.ts';
 import { cliSshOptions, openSshTransport } from './sshTarget.ts';
+import { parseImageReference } from '../core/kube/imageReference.ts';
 
 export const INSPECT_USAGE = `Usage: gpumem inspect (--local | --ssh TARGET | --node NAME | --pod [NAMESPACE/]NAME) [options]
 
@@ -47,7 +48,10 @@ Kubernetes (--node, --pod):
   --node-probe debug-pod|ssh
                           How --node is reached (default: debug-pod)
   --debug-namespace NS    Namespace of the debug pod (default: default)
-  --debug-image IMAGE     Image of the debug pod (default: ${DEBUG_POD_IMAGE})
+  --debug-image IMAGE     Image of the debug pod (default: ${DEBUG_POD_IMAGE}); pin it with IMAGE@sha256:<digest>
+  --ssh-host-from address|node-name
+                          With --node-probe ssh: dial the node's address from its status (default; a HostName
+                          in ~/.ssh/config is not followed) or use the node name as an ~/.ssh/config alias
 
 SSH (--ssh, --node-probe ssh):
   -i, --identity FILE     SSH private key (in addition to ~/.ssh/config and the agent)
@@ -75,10 +79,11 @@ const OPTIONS = {
   'node-probe': true,
   'debug-namespace': true,
   'debug-image': true,
+  'ssh-host-from': true,
   help: false,
 } as const;
 
-const KUBE_ONLY = ['kubeconfig', 'context', 'container', 'node-probe', 'debug-namespace', 'debug-image'] as const;
+const KUBE_ONLY = ['kubeconfig', 'context', 'container', 'node-probe', 'debug-namespace', 'debug-image', 'ssh-host-from'] as const;
 
 type InspectTarget = { readonly kind: 'local' } | { readonly kind: 'ssh'; readonly destination: string } | KubeTargetSpec;
 
@@ -120,12 +125,16 @@ async function openTarget(target: InspectTarget, args: ParsedArgs, io: CliIo, ti
   if (nodeProbe === 'ssh' && target.kind === 'pod') throw new UsageError('--node-probe applies to --node');
   const debugNamespace = stringOption(args, 'debug-namespace') ?? 'default';
   if (!isDnsLabel(debugNamespace)) throw new UsageError(`--debug-namespace: "${debugNamespace}" is not a namespace name`);
-  const debugImage = stringOption(args, 'debug-image') ?? DEBUG_POD_IMAGE;
-  if (debugImage.trim() === '' || /\s/.test(debugImage)) throw new UsageError('--debug-image must be an image reference');
+  const image = parseImageReference(stringOption(args, 'debug-image') ?? DEBUG_POD_IMAGE);
+  if (image.kind === 'invalid') throw new UsageError(`--debug-image: ${image.reason}`);
+  const debugImage = image.reference;
+  const sshHostFrom = stringOption(args, 'ssh-host-from') ?? 'address';
+  if (sshHostFrom !== 'address' && sshHostFrom !== 'node-name') throw new UsageError('--ssh-host-from must be address or node-name');
+  if (args.options.has('ssh-host-from') && nodeProbe !== 'ssh') throw new UsageError('--ssh-host-from applies to --node-probe ssh');
   return openKubeTarget(target, {
     kubeconfig: stringOption(args, 'kubeconfig'),
     context: stringOption(args, 'context'),
-    node: { nodeProbe, debugNamespace, debugImage },
+    node: { nodeProbe, debugNamespace, debugImage, sshHostFrom },
     ssh,
     timeoutMs,
     io,

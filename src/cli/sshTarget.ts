@@ -1,8 +1,11 @@
 // The CLI's SSH options (-i, --known-hosts, --accept-new, --timeout) as the options of an SSH transport built
 // from ~/.ssh/config as OpenSSH would (src/transports/sshFromConfig.ts), for --ssh and --node-probe ssh.
 // The CLI cannot ask: an unknown host key is refused unless --accept-new or the user's own ssh config says
-// accept-new or no; a changed key is always refused (by the transport).
+// accept-new or no (OpenSSH's meaning for new keys); a key trusted because of the config is announced on
+// stderr with the config entry (file:line, Host block). A changed or revoked key is always refused (by the
+// transport), under StrictHostKeyChecking no too.
 import type { StrictHostKeyChecking } from '../transports/sshConfig.ts';
+import type { HostKeyPolicy } from '../transports/sshFromConfig.ts';
 import type { SshTransport } from '../transports/ssh.ts';
 import { sshTransportFromConfig } from '../transports/sshFromConfig.ts';
 import type { SshFromConfigOptions } from '../transports/sshFromConfig.ts';
@@ -18,12 +21,16 @@ export interface CliSshFlags {
 }
 
 export function cliSshOptions(flags: CliSshFlags): SshFromConfigOptions {
-  const policy = (configured: StrictHostKeyChecking): StrictHostKeyChecking =>
-    flags.acceptNew ? 'accept-new' : configured === 'no' || configured === 'accept-new' ? configured : 'yes';
+  const policy = (configured: StrictHostKeyChecking): HostKeyPolicy => {
+    if (flags.acceptNew) return { kind: 'override', policy: 'accept-new' };
+    if (configured === 'no' || configured === 'accept-new' || configured === 'yes') return { kind: 'from-config' };
+    return { kind: 'override', policy: 'yes' }; // 'ask', and the CLI cannot ask
+  };
   return {
     ...(flags.identityFile !== undefined ? { extraIdentityFiles: [flags.identityFile] } : {}),
     ...(flags.knownHostsFile !== undefined ? { knownHostsFiles: [flags.knownHostsFile] } : {}),
     hostKeyPolicy: policy,
+    hostKeyAcceptedByConfig: (message) => flags.io.stderr(`gpumem: ${message}\n`),
     connectTimeoutMs: Math.min(flags.timeoutMs, 20_000),
     log: (line) => flags.io.stderr(`gpumem ssh: ${line}\n`),
     warn: (line) => flags.io.stderr(`gpumem: ${line}\n`),

@@ -307,6 +307,17 @@ export class ClusterClient {
     }
   }
 
+  /** The pods of one namespace that match `labelSelector` (every page). */
+  async listPods(namespace: string, options: CallOptions & { readonly labelSelector: string }): Promise<V1Pod[]> {
+    const core = this.core;
+    const result = await this.#listAll(
+      { verb: 'list', resource: 'pods' },
+      (cont, limit, o) => core.listNamespacedPod({ namespace, labelSelector: options.labelSelector, limit, ...(cont ? { _continue: cont } : {}) }, o),
+      options,
+    );
+    return result.items;
+  }
+
   async readPod(namespace: string, name: string, options: CallOptions = {}): Promise<V1Pod> {
     const core = this.core;
     return this.call({ verb: 'get', resource: 'pods' }, (o) => core.readNamespacedPod({ namespace, name }, o), options);

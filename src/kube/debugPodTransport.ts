@@ -13,6 +13,13 @@
 // is left. Deletion uses gracePeriodSeconds 0. When deletion is forbidden the failure is recorded in
 // `cleanupFailures` and logged with the command to run; activeDeadlineSeconds still stops the pod.
 //
+// Before its first pod, a transport removes its creator's finished or expired debug pods in the namespace
+// (debugPodSweep.ts; option `sweep`), and logs how many. The pod is labelled with its creator (`creator`,
+// default user@host). /host is mounted recursively read-only when the node's runtime supports it (read from
+// the Node with the taints; `hostMount` says which), and a log line says so when it cannot be.
+// With a `registry` (VS Code), the transport is tracked from construction until close(), so deactivate can
+// close (and delete the pods of) every Inspect Node still in flight.
+//
 // RBAC refusals name the verb and resource: `create pods`, `create pods/exec`, `delete pods` (and `watch pods`,
 // which falls back to polling `get pods`).
 //
@@ -28,8 +35,12 @@
 // - after `idleMs` (default 2 min) without a run the pod is deleted; the next run creates a new one;
 // - close() deletes it (with its own deadline), and a run still starting a pod when close() is called
 //   deletes that pod and ends as cancelled.
-import type { V1Pod, V1Toleration } from '@kubernetes/client-node';
-import { DEBUG_CONTAINER, DEBUG_HOST_ROOT, DEBUG_POD_IMAGE, debugPodManifest, debugPodName } from './debugPodSpec.ts';
+import type { V1Node, V1Pod, V1Toleration } from '@kubernetes/client-node';
+import { DEBUG_CONTAINER, DEBUG_HOST_ROOT, DEBUG_POD_IMAGE, debugPodManifest, debugPodName, recursiveReadOnlySupport } from './debugPodSpec.ts';
+import type { RecursiveReadOnlySupport } from './debugPodSpec.ts';
+import type { DebugPodRegistry } from './debugPodRegistry.ts';
+import { localCreator, sweepDebugPods } from './debugPodSweep.ts';
+import type { SweepOutcome } from './debugPodSweep.ts';
 import type { ExecRequest, ExecResult, Transport, TransportFailure } from '../core/probe/transport.ts';
 import { TransportError } from '../core/probe/transport.ts';
 import { describeKubeFailure } from '../core/kube/contextState.ts';
@@ -69,9 +80,21 @@ export interface DebugPodTransportOptions {
    */
   readonly exec?: DebugPodExecFactory;
   readonly log?: (line: string) => void;
+  /** The creator annotation of the pods (and whose leftovers the sweep removes). Default `user@host` of this process. */
+  readonly creator?: string;
+  /** Remove this creator's finished or expired debug pods before the first create. Default true. */
+  readonly sweep?: boolean;
+  /** Tracks the transport until close() (see the header). */
+  readonly registry?: DebugPodRegistry;
   /** Called with each message added to `cleanupFailures` (a retained pod is deleted long after the inspection returned). */
   readonly onCleanupFailure?: (message: string) => void;
 }
+
+/** How /host was mounted in the last pod: recursively read-only, or read-only at its top mount only (and why). */
+export type HostMount =
+  | { readonly kind: 'unknown' }
+  | { readonly kind: 'recursive-read-only' }
+  | { readonly kind: 'top-read-only'; readonly support: Exclude<RecursiveReadOnlySupport, 'supported'> };
 
 /** How long a debug pod lives (see the header). */
 export type DebugPodLifetime =
@@ -126,11 +149,47 @@ export class DebugPodTransport implements Transport {
   #queue: Promise<void> = Promise.resolve();
   #runs = 0;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #hostMount: HostMount = { kind: 'unknown' };
+  #sweep: Promise<SweepOutcome> | undefined;
+  readonly #creator: string;
 
   constructor(options: DebugPodTransportOptions) {
     this.#options = options;
     this.#namespace = options.namespace ?? 'default';
+    this.#creator = options.creator ?? localCreator();
     this.target = `debug pod on node/${options.node} (context ${options.client.context})`;
+    options.registry?.track(this);
+  }
+
+  /** How /host was mounted in the last pod created (see the header). */
+  get hostMount(): HostMount {
+    return this.#hostMount;
+  }
+
+  /** What the leftover sweep did (undefined before the first pod, or with `sweep: false`). */
+  async sweepOutcome(): Promise<SweepOutcome | undefined> {
+    return this.#sweep;
+  }
+
+  /** Once per transport, before its first pod: this creator's finished or expired debug pods are deleted. */
+  async #sweepLeftovers(signal: AbortSignal | undefined): Promise<void> {
+    if (this.#options.sweep === false) return;
+    this.#sweep ??= sweepDebugPods(this.#options.client, this.#namespace, this.#creator, { signal, timeoutMs: this.#options.cleanupTimeoutMs ?? 15_000 }).then((outcome) => {
+      if (outcome.kind === 'skipped') this.#log(outcome.reason);
+      else if (outcome.removed.length > 0 || outcome.failed.length > 0) {
+        this.#log(`removed ${outcome.removed.length} leftover debug pod(s) of ${this.#creator} in ${this.#namespace}${outcome.removed.length > 0 ? `: ${outcome.removed.join(', ')}` : ''}${outcome.failed.length > 0 ? `; could not remove ${outcome.failed.join(', ')}` : ''}`);
+      }
+      return outcome;
+    }, (error: unknown) => {
+      if (error instanceof KubeRequestError && error.failure.kind === 'cancelled') throw new TransportError({ kind: 'cancelled' });
+      return { kind: 'skipped', reason: String(error) } as const;
+    });
+    try {
+      await this.#sweep;
+    } catch (error) {
+      this.#sweep = undefined; // a cancelled sweep is tried again by the next run
+      throw error;
+    }
   }
 
   /** The name of the last debug pod created, for messages and tests. */
@@ -161,21 +220,24 @@ export class DebugPodTransport implements Transport {
     return { ...failure, detail: `${failure.detail}; ${need} in namespace "${this.#namespace}"` };
   }
 
-  async #tolerations(signal: AbortSignal | undefined): Promise<V1Toleration[]> {
-    if (this.#options.tolerations === 'all') return [{ operator: 'Exists' }];
+  /** The node's taints as tolerations, and whether its runtime supports recursive read-only mounts. */
+  async #nodeFacts(signal: AbortSignal | undefined): Promise<{ tolerations: V1Toleration[]; recursiveReadOnly: RecursiveReadOnlySupport }> {
+    let node: V1Node | undefined;
     try {
-      const node = await this.#options.client.readNode(this.#options.node, { signal });
-      return (node.spec?.taints ?? []).map((taint) => ({
-        key: taint.key,
-        operator: taint.value ? 'Equal' : 'Exists',
-        ...(taint.value ? { value: taint.value } : {}),
-        effect: taint.effect,
-      }));
+      node = await this.#options.client.readNode(this.#options.node, { signal });
     } catch (error) {
       if (error instanceof KubeRequestError && error.failure.kind === 'cancelled') throw new TransportError({ kind: 'cancelled' });
-      this.#log(`cannot read the node's taints (${error instanceof Error ? error.message : String(error)}); tolerating all taints`);
-      return [{ operator: 'Exists' }];
+      this.#log(`cannot read the node (${error instanceof Error ? error.message : String(error)}); tolerating all taints`);
     }
+    const recursiveReadOnly = recursiveReadOnlySupport(node);
+    if (this.#options.tolerations === 'all' || !node) return { tolerations: [{ operator: 'Exists' }], recursiveReadOnly };
+    const tolerations = (node.spec?.taints ?? []).map((taint) => ({
+      key: taint.key,
+      operator: taint.value ? 'Equal' : 'Exists',
+      ...(taint.value ? { value: taint.value } : {}),
+      effect: taint.effect,
+    }));
+    return { tolerations, recursiveReadOnly };
   }
 
   async run(request: ExecRequest): Promise<ExecResult> {
@@ -309,7 +371,12 @@ export class DebugPodTransport implements Transport {
     const startMs = this.#options.startTimeoutMs ?? 120_000;
     let mayExist = false;
     try {
-      const tolerations = await this.#tolerations(signal);
+      await this.#sweepLeftovers(signal);
+      const { tolerations, recursiveReadOnly } = await this.#nodeFacts(signal);
+      this.#hostMount = recursiveReadOnly === 'supported' ? { kind: 'recursive-read-only' } : { kind: 'top-read-only', support: recursiveReadOnly };
+      if (recursiveReadOnly !== 'supported') {
+        this.#log(`/host is read-only at its top mount only: the node's runtime ${recursiveReadOnly === 'unsupported' ? 'does not support' : 'does not report (Kubernetes < 1.30?)'} recursive read-only mounts (status.runtimeHandlers), so mounts below the node's / stay writable through /host`);
+      }
       const manifest = debugPodManifest({
         name,
         namespace: this.#namespace,
@@ -319,6 +386,8 @@ export class DebugPodTransport implements Transport {
         tolerations,
         capabilities: this.#options.capabilities ?? ['SYS_PTRACE'],
         privileged: this.#options.privileged ?? false,
+        recursiveReadOnly: recursiveReadOnly === 'supported',
+        creator: this.#creator,
       });
       this.#ensureOpen(signal);
       let created: V1Pod;
@@ -516,6 +585,7 @@ export class DebugPodTransport implements Transport {
   /** Stops a run in progress (its socket) and deletes any debug pod still left, the retained one too. Runs after it are cancelled. */
   async close(): Promise<void> {
     this.#state = { kind: 'closed' };
+    this.#options.registry?.untrack(this);
     clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
     for (const exec of this.#execs) await exec.close();

@@ -3,12 +3,19 @@
 // - `debug-pod` (the default): a DebugPodTransport pinned to the node, the probe run with hostRoot /host;
 // - `ssh`: the node's first InternalIP, ExternalIP or Hostname (src/core/kube/nodeAddress.ts) as an SSH
 //   destination through the user's ssh config (sshFromConfig.ts: Port, User, IdentityFile, ProxyJump,
-//   known_hosts), the probe run on the node itself with hostRoot ''. A node without an address, or one whose
-//   address is no SSH destination, is `unreachable` with the reason, before anything is dialled.
+//   known_hosts, matched on the address), the probe run on the node itself with hostRoot ''. The address is
+//   dialled as given: a `HostName` of a matching `Host` block is not followed, so a node whose name or
+//   address equals an alias in ~/.ssh/config never sends the probe (and the user's keys) to that alias's
+//   host. Aliases apply only when the user asks (`sshHostFrom: 'node-name'`, gpumem.kubernetes.sshHostFrom
+//   nodeName, --ssh-host-from node-name): then the node name is the destination, resolved as ssh would.
+//   A node without an address, or one whose address is no SSH destination, is `unreachable` with the
+//   reason, before anything is dialled.
 // Either way the analysis gets the names of the pods the API server lists on the node (their UIDs are what
 // the probe finds in the cgroup paths) and, on a HAMi node, the health of its device-plugin pod.
 import type { AnalyzeOptions } from '../core/inspection/analyze.ts';
 import { nodeSshAddress } from '../core/kube/nodeAddress.ts';
+import { parseImageReference } from '../core/kube/imageReference.ts';
+import { isDnsSubdomain } from '../core/kube/names.ts';
 import type { SshAddressType } from '../core/kube/nodeAddress.ts';
 import type { GpuNodeSummary } from '../core/kube/nodes.ts';
 import { podHealth } from '../core/kube/pods.ts';
@@ -23,15 +30,20 @@ import { podNamesOf } from './explorer.ts';
 
 export type NodeProbeMode = 'debug-pod' | 'ssh';
 
+/** What the SSH route dials: the node's address from its status, or its name as an ~/.ssh/config alias. */
+export type SshHostFrom = 'address' | 'node-name';
+
 export interface NodeProbeSettings {
   readonly nodeProbe: NodeProbeMode;
+  /** Default 'address'. */
+  readonly sshHostFrom?: SshHostFrom;
   readonly debugNamespace: string;
   readonly debugImage: string;
 }
 
 export type NodeProbeRoute =
   | { readonly kind: 'debug-pod'; readonly transport: DebugPodTransport; readonly hostRoot: string; readonly namespace: string }
-  | { readonly kind: 'ssh'; readonly transport: SshTransport; readonly hostRoot: ''; readonly addressType: SshAddressType; readonly address: string }
+  | { readonly kind: 'ssh'; readonly transport: SshTransport; readonly hostRoot: ''; readonly addressType: SshAddressType | 'NodeName'; readonly address: string }
   | { readonly kind: 'unreachable'; readonly reason: string };
 
 export interface NodeProbeRouteOptions {
@@ -43,18 +55,28 @@ export interface NodeProbeRouteOptions {
 
 /** The transport to probe `node` with, and the host root the probe must be given. Opens no connection yet. */
 export function nodeProbeRoute(client: ClusterClient, node: Pick<GpuNodeSummary, 'name' | 'addresses'>, settings: NodeProbeSettings, options: NodeProbeRouteOptions = {}): NodeProbeRoute {
+  if (settings.nodeProbe === 'ssh' && settings.sshHostFrom === 'node-name') {
+    if (!isDnsSubdomain(node.name)) return { kind: 'unreachable', reason: `node name ${JSON.stringify(node.name.slice(0, 80))} is no SSH host name` };
+    try {
+      return { kind: 'ssh', transport: sshTransportFromConfig(node.name, { ...options.ssh, hostName: 'config' }), hostRoot: '', addressType: 'NodeName', address: node.name };
+    } catch (error) {
+      return { kind: 'unreachable', reason: `node name ${node.name}: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
   if (settings.nodeProbe === 'ssh') {
     const address = nodeSshAddress(node);
     if (address.kind === 'none') return { kind: 'unreachable', reason: address.reason };
     let transport: SshTransport;
     try {
-      transport = sshTransportFromConfig(address.destination, options.ssh);
+      transport = sshTransportFromConfig(address.destination, { ...options.ssh, hostName: 'destination' });
     } catch (error) {
       return { kind: 'unreachable', reason: `${address.type} ${address.address}: ${error instanceof Error ? error.message : String(error)}` };
     }
     return { kind: 'ssh', transport, hostRoot: '', addressType: address.type, address: address.address };
   }
-  const transport = new DebugPodTransport({ ...options.debugPod, client, node: node.name, namespace: settings.debugNamespace, image: settings.debugImage });
+  const image = parseImageReference(settings.debugImage);
+  if (image.kind === 'invalid') return { kind: 'unreachable', reason: `debug image "${settings.debugImage.slice(0, 120)}": ${image.reason}` };
+  const transport = new DebugPodTransport({ ...options.debugPod, client, node: node.name, namespace: settings.debugNamespace, image: image.reference });
   return { kind: 'debug-pod', transport, hostRoot: transport.hostRoot, namespace: settings.debugNamespace };
 }
 

@@ -4,9 +4,10 @@
 //
 // Security rules:
 // - Host keys are checked against known_hosts (user files, then global ones) for every hop. A changed or
-//   @revoked key is always refused. An unknown key is refused with StrictHostKeyChecking=yes, accepted with
-//   accept-new/no, and with ask (the default) accepted only when `confirmUnknownHost` says so; only then is
-//   the line appended to the first user known_hosts file.
+//   @revoked key is always refused, under `no` too (OpenSSH would connect "with restrictions"; gpumem never
+//   does). An unknown key is refused with StrictHostKeyChecking=yes, accepted with accept-new/no (and then
+//   `onUnknownKeyAccepted` is told, for the front end's loud line), and with ask (the default) accepted only
+//   when `confirmUnknownHost` says so; only then is the line appended to the first user known_hosts file.
 // - Authentication is by public key only: the IdentityFile keys in order, then the agent, as OpenSSH does.
 //   An encrypted key whose public half is known (from `<key>.pub` or the key file's clear header) is offered
 //   first and the passphrase is asked only if the server accepts that key; otherwise it is asked up front.
@@ -121,6 +122,8 @@ export interface SshTransportOptions {
    * (`host` or `[host]:port`), `fingerprint` is `SHA256:…`. Without it, unknown keys are refused.
    */
   readonly confirmUnknownHost?: (host: string, keyType: string, fingerprint: string) => Promise<boolean>;
+  /** Told when an unknown key was accepted by the policy (accept-new/no) rather than by confirmUnknownHost. */
+  readonly onUnknownKeyAccepted?: (host: string, keyType: string, fingerprint: string) => void;
   /** Asked for the passphrase of an encrypted key (attempt 1..3); undefined declines. */
   readonly passphrase?: (keyFile: string, attempt: number) => Promise<string | undefined>;
   /** TCP + key exchange + authentication of all hops, excluding time spent asking the user. Default 20 s. */
@@ -401,11 +404,13 @@ export class SshTransport implements Transport {
     if (known) return undefined;
     if (changed) {
       const where = `${changed.file}:${changed.check.lines.join(',')}`;
-      this.#log(`${name}: host key CHANGED (${keyType} ${fingerprint}); known_hosts has ${changed.check.expectedFingerprints.join(', ')} at ${where}`);
+      const despite = this.#options.strictHostKeyChecking === 'no' ? ' (refused although StrictHostKeyChecking is no: gpumem never connects to a changed key)' : '';
+      this.#log(`${name}: host key CHANGED (${keyType} ${fingerprint}); known_hosts has ${changed.check.expectedFingerprints.join(', ')} at ${where}${despite}`);
       return { kind: 'host-key-changed', host: name, fingerprint, expected: `${changed.check.expectedFingerprints.join(', ')} (${where})` };
     }
     const policy = this.#options.strictHostKeyChecking ?? 'ask';
-    let accept = policy === 'accept-new' || policy === 'no';
+    const acceptedByPolicy = policy === 'accept-new' || policy === 'no';
+    let accept = acceptedByPolicy;
     if (policy === 'ask' && this.#options.confirmUnknownHost) {
       timer.pause();
       try {
@@ -417,6 +422,10 @@ export class SshTransport implements Transport {
     if (!accept) {
       this.#log(`${name}: unknown host key ${keyType} ${fingerprint} refused`);
       return { kind: 'host-key-unknown', host: name, fingerprint, keyType };
+    }
+    if (acceptedByPolicy) {
+      this.#log(`${name}: unknown host key ${keyType} ${fingerprint} accepted by StrictHostKeyChecking ${policy}`);
+      this.#options.onUnknownKeyAccepted?.(name, keyType, fingerprint);
     }
     const file = this.#options.knownHostsFiles[0];
     if (file) {

@@ -51,6 +51,15 @@ export interface SshDestination {
 
 export type StrictHostKeyChecking = 'yes' | 'no' | 'ask' | 'accept-new';
 
+/** Where a config value was written: the file, its line, and the `Host`/`Match` block it sits in. */
+export interface SshConfigOrigin {
+  /** The file's path; for the top-level config, `ResolveOptions.configPath` (or "ssh config"). */
+  readonly file: string;
+  readonly line: number;
+  /** `Host gpu-*`, `Match all`, or undefined before any Host line (it then applies to every host). */
+  readonly block: string | undefined;
+}
+
 export interface SshHostSettings {
   /** The name as typed (what Host patterns matched). */
   readonly alias: string;
@@ -67,6 +76,8 @@ export interface SshHostSettings {
   /** Jump hosts in connection order (first is dialled first); empty for none. */
   readonly proxyJump: readonly SshDestination[];
   readonly strictHostKeyChecking: StrictHostKeyChecking;
+  /** Where StrictHostKeyChecking was set; undefined when the config leaves it at OpenSSH's default (ask). */
+  readonly strictHostKeyCheckingOrigin: SshConfigOrigin | undefined;
   readonly userKnownHostsFiles: readonly string[];
   readonly globalKnownHostsFiles: readonly string[];
   readonly hashKnownHosts: boolean;
@@ -97,6 +108,8 @@ export interface ResolveOptions {
    * itself twice cause 2^16 reads; OpenSSH has no such cap, but no real config comes near it.
    */
   readonly maxIncludedFiles?: number;
+  /** The top-level config's path, for the origins of its values. Default "ssh config". */
+  readonly configPath?: string;
 }
 
 const MULTI_VALUE = new Set(['identityfile', 'certificatefile', 'localforward', 'remoteforward', 'dynamicforward', 'sendenv', 'setenv']);
@@ -246,6 +259,7 @@ export function parseSshDestination(text: string): SshDestination | null {
 
 interface Collected {
   readonly values: Map<string, readonly string[]>;
+  readonly origins: Map<string, SshConfigOrigin>;
   readonly multi: Map<string, string[]>;
   readonly warnings: string[];
   /** Included files read so far, against maxIncludedFiles. */
@@ -262,18 +276,23 @@ function collect(
   depth: number,
   source: string,
   active: boolean,
+  includerBlock: string | undefined,
 ): void {
   const parsed = parseSshConfig(text);
   for (const w of parsed.warnings) into.warnings.push(`${source}: ${w}`);
-  // Each file starts active (if its includer was); Host/Match lines then switch it.
+  const file = depth === 0 ? (options.configPath ?? source) : source;
+  // Each file starts active (if its includer was) and in its includer's block; Host/Match lines then switch it.
   let on = active;
+  let block = includerBlock;
   for (const item of parsed.items) {
     switch (item.type) {
       case 'host':
         on = active && hostMatches(alias, item.patterns);
+        block = `Host ${item.patterns.join(' ')}`;
         break;
       case 'match': {
         const first = item.criteria[0]?.toLowerCase();
+        block = `Match ${item.criteria.join(' ')}`;
         if (item.criteria.length === 1 && first === 'all') {
           on = active;
         } else {
@@ -313,7 +332,7 @@ function collect(
               break;
             }
             into.includedFiles++;
-            collect(alias, file.text, env, options, into, depth + 1, file.path, on);
+            collect(alias, file.text, env, options, into, depth + 1, file.path, on, block);
           }
         }
         break;
@@ -326,6 +345,7 @@ function collect(
           into.multi.set(item.keyword, list);
         } else if (!into.values.has(item.keyword)) {
           into.values.set(item.keyword, item.args);
+          into.origins.set(item.keyword, { file, line: item.line, block });
         }
         break;
       }
@@ -390,8 +410,8 @@ function nonNegativeInt(v: string | undefined): number | undefined {
  * compute them for the keywords gpumem uses.
  */
 export function resolveSshHost(alias: string, configText: string, env: SshEnv, options: ResolveOptions = {}): SshHostSettings {
-  const into: Collected = { values: new Map(), multi: new Map(), warnings: [], includedFiles: 0, includeBudgetSpent: false };
-  collect(alias, configText, env, options, into, 0, 'ssh config', true);
+  const into: Collected = { values: new Map(), origins: new Map(), multi: new Map(), warnings: [], includedFiles: 0, includeBudgetSpent: false };
+  collect(alias, configText, env, options, into, 0, 'ssh config', true, undefined);
   const warnings = into.warnings;
   const first = (k: string): string | undefined => into.values.get(k)?.[0];
 
@@ -474,6 +494,7 @@ export function resolveSshHost(alias: string, configText: string, env: SshEnv, o
     identityAgent,
     proxyJump,
     strictHostKeyChecking,
+    strictHostKeyCheckingOrigin: into.origins.get('stricthostkeychecking'),
     userKnownHostsFiles,
     globalKnownHostsFiles,
     hashKnownHosts: yesNo(first('hashknownhosts')) ?? false,

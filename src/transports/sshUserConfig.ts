@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir, hostname, userInfo } from 'node:os';
 import type { SshHop, SshTransportOptions } from './ssh.ts';
 import { parseSshDestination, resolveSshHost } from './sshConfig.ts';
-import type { ResolveOptions, SshDestination, SshEnv, SshIncludeFile } from './sshConfig.ts';
+import type { ResolveOptions, SshConfigOrigin, SshDestination, SshEnv, SshIncludeFile } from './sshConfig.ts';
 import { trimEndOf } from '../core/textScan.ts';
 
 /** The local user's environment for config resolution. */
@@ -70,7 +70,7 @@ export function readUserSshConfig(env: SshEnv): { text: string; path: string; re
   return { text, path, resolve: { readInclude: readIncludeFromDisk } };
 }
 
-export type SshConnectionSettings = Omit<SshTransportOptions, 'confirmUnknownHost' | 'passphrase' | 'log'>;
+export type SshConnectionSettings = Omit<SshTransportOptions, 'confirmUnknownHost' | 'onUnknownKeyAccepted' | 'passphrase' | 'log'>;
 
 /**
  * Turns a destination (`alias`, `[user@]host[:port]`) into transport options via the ssh config: HostName,
@@ -84,7 +84,7 @@ export function sshSettingsFromConfig(
   env: SshEnv,
   resolve: ResolveOptions = {},
   extraIdentityFiles: readonly string[] = [],
-): { settings: SshConnectionSettings; warnings: string[] } {
+): { settings: SshConnectionSettings; warnings: string[]; hostKeyOrigin: SshConfigOrigin | undefined } {
   const dest = parseSshDestination(destination);
   if (!dest) throw new Error(`"${destination}" is not a valid SSH destination ([user@]host[:port])`);
   const warnings: string[] = [];
@@ -129,5 +129,5 @@ export function sshSettingsFromConfig(
   if (s.connectTimeout !== undefined && s.connectTimeout > 0) settings.connectTimeoutMs = s.connectTimeout * 1000;
   if (s.serverAliveInterval !== undefined) settings.keepaliveIntervalMs = s.serverAliveInterval * 1000;
   if (s.serverAliveCountMax !== undefined) settings.keepaliveCountMax = s.serverAliveCountMax;
-  return { settings, warnings };
+  return { settings, warnings, hostKeyOrigin: s.strictHostKeyCheckingOrigin };
 }

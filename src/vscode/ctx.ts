@@ -1,11 +1,14 @@
 // The state every command and provider shares, built once on activation.
 import * as vscode from 'vscode';
+import { DebugPodRegistry } from '../kube/debugPodRegistry.ts';
 import { readSettings } from './settings.ts';
 import type { Settings } from './settings.ts';
 
 export class Ctx implements vscode.Disposable {
   readonly extension: vscode.ExtensionContext;
   readonly output: vscode.LogOutputChannel;
+  /** Node debug pods still in flight in this window: deactivate() deletes them (src/extension.ts). */
+  readonly debugPods = new DebugPodRegistry();
   private current: Settings;
   private readonly changed = new vscode.EventEmitter<Settings>();
   readonly onDidChangeSettings = this.changed.event;

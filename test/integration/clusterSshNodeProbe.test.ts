@@ -197,7 +197,7 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
 
     // A policy that turns "ask" into a refusal (the CLI's) never asks.
     const policy = nodeProbeRoute(client, node, SSH, {
-      ssh: sshOptions('ssh_config_policy', { knownHosts: emptyKnownHosts, options: { hostKeyPolicy: () => 'yes', confirmUnknownHost: async () => assert.fail('a strict policy must not ask') } }),
+      ssh: sshOptions('ssh_config_policy', { knownHosts: emptyKnownHosts, options: { hostKeyPolicy: () => ({ kind: 'override', policy: 'yes' }), confirmUnknownHost: async () => assert.fail('a strict policy must not ask') } }),
     });
     assert.equal(policy.kind, 'ssh');
     if (policy.kind !== 'ssh') return;
@@ -206,6 +206,61 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
     } finally {
       await policy.transport.close();
     }
+  });
+
+  test('a Host alias never redirects the probe unless sshHostFrom is node-name', T, async () => {
+    // The node's name and its address both appear as Host patterns with a HostName elsewhere (TEST-NET-3).
+    const text = [
+      `Host ${NODE} 127.0.0.1`,
+      '  HostName 203.0.113.99',
+      `  Port ${sshd.port}`,
+      '  User root',
+      `  IdentityFile ${key}`,
+      '  IdentitiesOnly yes',
+      `  UserKnownHostsFile ${knownHosts}`,
+      '  GlobalKnownHostsFile none',
+      '  StrictHostKeyChecking yes',
+      '',
+    ].join('\n');
+    const warnings: string[] = [];
+    const ssh: SshFromConfigOptions = { env: { home: temp.dir, user: 'nobody-here' }, config: { text, path: join(temp.dir, 'ssh_config_alias'), resolve: {} }, warn: (line) => void warnings.push(line) };
+    const node = await nodeSummary(NODE);
+    const byAddress = nodeProbeRoute(client, node, SSH, { ssh });
+    assert.equal(byAddress.kind, 'ssh');
+    if (byAddress.kind !== 'ssh') return;
+    assert.equal(byAddress.transport.target, `ssh root@127.0.0.1:${sshd.port}`, 'the address is dialled, not the HostName of the Host block it matches');
+    assert.ok(warnings.some((line) => line.includes('HostName 203.0.113.99 for 127.0.0.1 is not followed')), warnings.join('\n'));
+    try {
+      const run = await runProbe(byAddress.transport, { scope: 'node', hostRoot: '', timeoutMs: 60_000 });
+      assert.equal(run.exec.exitCode, 0, run.exec.stderr);
+    } finally {
+      await byAddress.transport.close();
+    }
+    // A node reporting only its Hostname (= its name): still that name, not the alias's HostName.
+    const hostnameOnly = nodeProbeRoute(client, { name: NODE, addresses: [{ type: 'Hostname', address: NODE }] }, SSH, { ssh });
+    assert.equal(hostnameOnly.kind === 'ssh' && hostnameOnly.transport.target, `ssh root@${NODE}:${sshd.port}`);
+    if (hostnameOnly.kind === 'ssh') await hostnameOnly.transport.close();
+    // Asked for: the node name is an alias and its HostName is followed.
+    const byName = nodeProbeRoute(client, node, { ...SSH, sshHostFrom: 'node-name' }, { ssh });
+    assert.equal(byName.kind, 'ssh');
+    if (byName.kind !== 'ssh') return;
+    assert.equal(byName.addressType, 'NodeName');
+    assert.equal(byName.transport.target, `ssh root@203.0.113.99:${sshd.port}`);
+    await byName.transport.close();
+    // A node name that is no DNS name is not handed to ssh as an alias.
+    const hostile = nodeProbeRoute(client, { name: '-oProxyCommand=x', addresses: [] }, { ...SSH, sshHostFrom: 'node-name' }, { ssh });
+    assert.equal(hostile.kind, 'unreachable');
+  });
+
+  test('an invalid debug image is refused before any pod is created; a digest-pinned one is accepted', T, () => {
+    const before = sim.state.createdPods.length;
+    const bad = nodeProbeRoute(client, { name: NODE, addresses: [] }, { ...SSH, nodeProbe: 'debug-pod', debugImage: 'busybox@sha256:123' });
+    assert.equal(bad.kind, 'unreachable');
+    assert.match(bad.kind === 'unreachable' ? bad.reason : '', /not a digest/);
+    const pinned = `busybox:1.36@sha256:${'a'.repeat(64)}`;
+    const good = nodeProbeRoute(client, { name: NODE, addresses: [] }, { ...SSH, nodeProbe: 'debug-pod', debugImage: pinned });
+    assert.equal(good.kind, 'debug-pod');
+    assert.equal(sim.state.createdPods.length, before);
   });
 
   test('the debug-pod route is chosen by the setting, with the host root /host, and creates nothing until run', T, () => {

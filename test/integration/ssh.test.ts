@@ -20,6 +20,10 @@ import type { ExecRequest, TransportFailure } from '../../src/core/probe/transpo
 import { SshTransport } from '../../src/transports/ssh.ts';
 import type { SshHop, SshTransportOptions } from '../../src/transports/ssh.ts';
 import { sshSettingsFromConfig } from '../../src/transports/sshUserConfig.ts';
+import { sshTransportFromConfig } from '../../src/transports/sshFromConfig.ts';
+import type { SshFromConfigOptions } from '../../src/transports/sshFromConfig.ts';
+import { cliSshOptions } from '../../src/cli/sshTarget.ts';
+import type { CliIo } from '../../src/cli/io.ts';
 import {
   ensureSshTools,
   freePort,
@@ -702,6 +706,87 @@ describe('ProxyJump', () => {
     } finally {
       await transport.close();
     }
+  });
+});
+
+describe('StrictHostKeyChecking from the ssh config, as the CLI applies it (a loud line names the entry)', () => {
+  /** An ssh config in a fresh home: `Host gpu-*` sets the policy on line 5, an Include file sets the rest. */
+  function configFor(policy: string | undefined, knownHostsFile: string): SshFromConfigOptions['config'] {
+    const include = join(work.dir, `include_${randomBytes(3).toString('hex')}`);
+    writeFileSync(include, [`Host gpu-*`, '  HostName 127.0.0.1', `  Port ${main.port}`, '  User root', `  IdentityFile ${clientKey.privateKeyPath}`, `  UserKnownHostsFile ${knownHostsFile}`, '  GlobalKnownHostsFile none', ''].join('\n'));
+    const lines = ['# test config', `Include ${include}`, '', 'Host gpu-*', ...(policy ? [`  StrictHostKeyChecking ${policy}`] : []), ''];
+    return { text: lines.join('\n'), path: '/home/tester/.ssh/config', resolve: { readInclude: (path) => (path === include ? [{ path, text: readFileSync(path, 'utf8') }] : []) } };
+  }
+  function cli(acceptNew: boolean): { options: SshFromConfigOptions; stderr: string[] } {
+    const stderr: string[] = [];
+    const io: CliIo = { stdout: () => undefined, stderr: (text) => void stderr.push(text), readStdin: async () => new Uint8Array(), cwd: work.dir, version: 'test', docsDirectory: work.dir };
+    return { options: cliSshOptions({ identityFile: undefined, knownHostsFile: undefined, acceptNew, timeoutMs: 30_000, io }), stderr };
+  }
+  const loud = (stderr: readonly string[]): string[] => stderr.filter((line) => line.startsWith('gpumem: WARNING: trusted the unknown host key'));
+
+  for (const policy of ['accept-new', 'no'] as const) {
+    test(`${policy}: the unknown key is added, and stderr names /home/tester/.ssh/config:5 (Host gpu-*)`, T, async () => {
+      const file = knownHosts();
+      const { options, stderr } = cli(false);
+      const transport = sshTransportFromConfig('gpu-a', { ...options, config: configFor(policy, file) });
+      try {
+        assert.equal((await transport.run(req('echo trusted'))).stdout, 'trusted\n');
+      } finally {
+        await transport.close();
+      }
+      assert.equal(readFileSync(file, 'utf8'), `${main.knownHostsLine}\n`);
+      const lines = loud(stderr);
+      assert.equal(lines.length, 1, stderr.join(''));
+      assert.ok(lines[0]?.includes(`"StrictHostKeyChecking ${policy}" at /home/tester/.ssh/config:5 (Host gpu-*)`), lines[0]);
+      assert.ok(lines[0]?.includes(keygenFingerprint(main.hostKey.publicKeyPath)), lines[0]);
+    });
+
+    test(`${policy}: a changed key is still refused, with nothing announced and known_hosts untouched`, T, async () => {
+      const impostor = generateKey(work.dir, `impostor_${randomBytes(3).toString('hex')}`, 'ed25519');
+      const file = knownHosts(`[127.0.0.1]:${main.port} ${impostor.type} ${impostor.base64}`);
+      const { options, stderr } = cli(false);
+      const transport = sshTransportFromConfig('gpu-a', { ...options, config: configFor(policy, file) });
+      try {
+        await failure(transport.run(req('echo no')), 'host-key-changed');
+      } finally {
+        await transport.close();
+      }
+      assert.deepEqual(loud(stderr), []);
+      assert.equal(readFileSync(file, 'utf8'), `[127.0.0.1]:${main.port} ${impostor.type} ${impostor.base64}\n`);
+    });
+  }
+
+  test('no StrictHostKeyChecking (ask): the CLI refuses the unknown key; --accept-new accepts it without the config line', T, async () => {
+    const file = knownHosts();
+    const refused = cli(false);
+    const strict = sshTransportFromConfig('gpu-a', { ...refused.options, config: configFor(undefined, file) });
+    try {
+      await failure(strict.run(req('true')), 'host-key-unknown');
+    } finally {
+      await strict.close();
+    }
+    assert.equal(readFileSync(file, 'utf8'), '');
+    const flagged = cli(true);
+    const accepted = sshTransportFromConfig('gpu-a', { ...flagged.options, config: configFor(undefined, file) });
+    try {
+      await accepted.run(req('true'));
+    } finally {
+      await accepted.close();
+    }
+    assert.deepEqual(loud(flagged.stderr), [], 'the user asked with --accept-new: no config entry to blame');
+    assert.equal(readFileSync(file, 'utf8'), `${main.knownHostsLine}\n`);
+  });
+
+  test('yes: refused, nothing asked, nothing announced', T, async () => {
+    const file = knownHosts();
+    const { options, stderr } = cli(false);
+    const transport = sshTransportFromConfig('gpu-a', { ...options, config: configFor('yes', file), confirmUnknownHost: async () => assert.fail('yes never asks') });
+    try {
+      await failure(transport.run(req('true')), 'host-key-unknown');
+    } finally {
+      await transport.close();
+    }
+    assert.deepEqual(loud(stderr), []);
   });
 });
 

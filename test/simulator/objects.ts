@@ -241,7 +241,7 @@ export function continueExpired(): StatusBody {
 
 export interface InvalidCause {
   readonly field: string;
-  readonly reason: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate';
+  readonly reason: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden';
   readonly message: string;
 }
 
@@ -304,7 +304,7 @@ export interface Container {
   args?: string[];
   env?: { name: string; value?: string; valueFrom?: unknown }[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean; subPath?: string }[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean; subPath?: string; recursiveReadOnly?: string; mountPropagation?: string }[];
   [key: string]: unknown;
 }
 

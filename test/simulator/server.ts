@@ -747,6 +747,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     if (!spec.nodeName || !store.get('nodes', undefined, spec.nodeName)) return; // nothing schedules it: stays Pending
     const r = runtime(uid);
     const hostIP = nodeIP(spec.nodeName);
+    // The kubelet refuses recursiveReadOnly Enabled on a runtime that does not report the feature (KEP-3857).
+    const wantsRro = containersOf(created).some((c) => (c.volumeMounts ?? []).some((vm) => vm.recursiveReadOnly === 'Enabled'));
+    const handlers = ((store.get('nodes', undefined, spec.nodeName)?.['status'] as Json | undefined)?.['runtimeHandlers'] ?? []) as { name?: string; features?: { recursiveReadOnlyMounts?: boolean } }[];
+    const rroMissing = wantsRro && handlers.find((h) => (h.name ?? '') === '')?.features?.recursiveReadOnlyMounts !== true;
     r.timers.push(later(Math.floor(startDelay / 2), () => {
       updatePod(namespace, name, uid, (pod) => {
         const status = pod['status'] as Json;
@@ -754,14 +758,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         status['hostIPs'] = hostIP ? [{ ip: hostIP }] : [];
         status['startTime'] = timestamp();
         status['conditions'] = podConditions(false, timestamp());
-        const reason = faults.podWaitingReason;
-        status['containerStatuses'] = containersOf(pod).map((c) => waitingContainerStatus(c, reason ?? 'ContainerCreating', reason === 'ImagePullBackOff' ? `Back-off pulling image "${c.image ?? ''}"` : undefined));
-        if (reason) {
+        const reason = faults.podWaitingReason ?? (rroMissing ? 'CreateContainerConfigError' : undefined);
+        status['containerStatuses'] = containersOf(pod).map((c) => waitingContainerStatus(c, reason ?? 'ContainerCreating', reason === 'ImagePullBackOff' ? `Back-off pulling image "${c.image ?? ''}"` : rroMissing ? 'failed to create a recursive read-only mount: the runtime handler does not support it' : undefined));
+        if (reason && !rroMissing) {
           r.timers.forEach((t) => clearTimeout(t));
           for (const c of containersOf(pod)) recordEvent(pod, 'Failed', `Failed to pull image "${c.image ?? ''}": failed to resolve reference "${c.image ?? ''}": not found`, 'Warning', 'kubelet', `spec.containers{${c.name}}`);
         }
       });
-      if (faults.podWaitingReason) return;
+      if (faults.podWaitingReason || rroMissing) return;
       r.timers.push(later(Math.ceil(startDelay / 2), () => {
         const pod = store.get('pods', namespace, name);
         if (!pod || pod.metadata.uid !== uid || pod.metadata.deletionTimestamp) return;
@@ -790,7 +794,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         }
         const deadline = podSpec(running).activeDeadlineSeconds;
         if (typeof deadline === 'number' && deadline > 0) {
-          r.timers.push(later(deadline * 1000, () => {
+          // As the kubelet's activeDeadlineHandler: counted from status.startTime, not from Running.
+          const startedAt = Date.parse(String((running['status'] as Json)['startTime'] ?? ''));
+          const elapsed = Number.isFinite(startedAt) ? Math.max(0, Date.now() - startedAt) : 0;
+          r.timers.push(later(Math.max(0, deadline * 1000 - elapsed), () => {
             for (const e of r.execs) e.kill();
             roots.releasePod(uid);
             const failed = updatePod(namespace, name, uid, (p) => {
@@ -834,6 +841,15 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       if (!c.image) causes.push({ field: `spec.containers[${i}].image`, reason: 'FieldValueRequired', message: 'Required value' });
       (c.volumeMounts ?? []).forEach((vm, j) => {
         if (!volumes.has(vm.name)) causes.push({ field: `spec.containers[${i}].volumeMounts[${j}].name`, reason: 'FieldValueNotSupported', message: `Not found: "${vm.name}"` });
+        // As the API server's ValidateVolumeMounts (KEP-3857): a known value; IfPossible/Enabled need readOnly
+        // and mountPropagation None.
+        const rro = vm.recursiveReadOnly;
+        if (rro !== undefined) {
+          const field = `spec.containers[${i}].volumeMounts[${j}].recursiveReadOnly`;
+          if (rro !== 'Disabled' && rro !== 'IfPossible' && rro !== 'Enabled') causes.push({ field, reason: 'FieldValueNotSupported', message: `Unsupported value: "${rro}": supported values: "Disabled", "Enabled", "IfPossible"` });
+          else if (rro !== 'Disabled' && vm.readOnly !== true) causes.push({ field, reason: 'FieldValueForbidden', message: 'Forbidden: may only be specified when readOnly is true' });
+          else if (rro !== 'Disabled' && vm.mountPropagation !== undefined && vm.mountPropagation !== 'None') causes.push({ field, reason: 'FieldValueForbidden', message: 'Forbidden: may only be specified when mountPropagation is None or not specified' });
+        }
       });
     });
     return causes;

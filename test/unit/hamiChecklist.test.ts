@@ -410,3 +410,20 @@ test('checklist: no /etc/ld.so.preload but LD_PRELOAD carries libvgpu.so (HAMi-c
   without['procs'] = { files: [procRecord({ pid: 42, comm: 'python3', maps: ENFORCED_MAPS, nvidiaFd: '1', env: LIMIT_ENV })] };
   assert.equal(evaluate(without).result.verdict, 'bypassed');
 });
+
+test('a container capture is reported by the container itself; node-side checks that pass are named as corroboration', async () => {
+  const { evidenceSourceNote, CONTAINER_REPORTED } = await import('../../src/core/verdicts/hamiChecklist.ts');
+  const alone = evaluate(healthy()).result;
+  assert.deepEqual(alone.source, { kind: 'container-reported', corroboratedBy: [] });
+  assert.ok(alone.summary.includes(`(${CONTAINER_REPORTED}; no node-side evidence confirms it)`), alone.summary);
+  assert.match(evidenceSourceNote(alone.source) ?? '', /^Reported by the container itself: .*forged the whole capture, nonce included; no node-side evidence corroborates it/);
+  const withPlugin = evaluate(healthy(), { cluster: { devicePluginPods: [{ name: 'hami-device-plugin-x', phase: 'Running', ready: true }] } }).result;
+  assert.equal(check(withPlugin, 'hami.device-plugin').status, 'pass');
+  assert.deepEqual(withPlugin.source, { kind: 'container-reported', corroboratedBy: [check(withPlugin, 'hami.device-plugin').title] });
+  assert.match(evidenceSourceNote(withPlugin.source) ?? '', /node-side evidence that agrees: /);
+  // A node-side check that fails is no corroboration.
+  const noPlugin = evaluate(healthy(), { cluster: { devicePluginPods: [] } }).result;
+  assert.equal(check(noPlugin, 'hami.device-plugin').status, 'fail');
+  assert.deepEqual(noPlugin.source, { kind: 'container-reported', corroboratedBy: [] });
+  assert.equal(evidenceSourceNote({ kind: 'node-side' }), undefined);
+});

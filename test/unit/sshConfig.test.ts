@@ -394,3 +394,17 @@ test('class 5: a config that includes itself twice stops at the included-file bu
   resolveSshHost('gpu-node-1', loop, ENV, { readInclude, maxIncludedFiles: 10 });
   assert.ok(reads <= 10, `${reads} reads with a budget of 10`);
 });
+
+test('where StrictHostKeyChecking was set: file:line and the Host block, through Include; the first value wins', () => {
+  const include: SshIncludeFile = { path: '/home/ana/.ssh/conf.d/gpu', text: ['# gpu nodes', 'Host gpu-* !gpu-admin', '  StrictHostKeyChecking accept-new', ''].join('\n') };
+  const readInclude = (pattern: string): SshIncludeFile[] => (pattern === '/home/ana/.ssh/conf.d/*' ? [include] : []);
+  const text = cfg(['Include conf.d/*', 'Host *', '  StrictHostKeyChecking no']);
+  const viaInclude = resolveSshHost('gpu-1', text, ENV, { readInclude, configPath: '/home/ana/.ssh/config' });
+  assert.equal(viaInclude.strictHostKeyChecking, 'accept-new');
+  assert.deepEqual(viaInclude.strictHostKeyCheckingOrigin, { file: '/home/ana/.ssh/conf.d/gpu', line: 3, block: 'Host gpu-* !gpu-admin' });
+  const viaStar = resolveSshHost('gpu-admin', text, ENV, { readInclude, configPath: '/home/ana/.ssh/config' });
+  assert.deepEqual(viaStar.strictHostKeyCheckingOrigin, { file: '/home/ana/.ssh/config', line: 3, block: 'Host *' });
+  const global = resolveSshHost('x', cfg(['StrictHostKeyChecking no', 'Host y']), ENV);
+  assert.deepEqual(global.strictHostKeyCheckingOrigin, { file: 'ssh config', line: 1, block: undefined });
+  assert.equal(resolveSshHost('x', cfg(['Host x', '  User a']), ENV).strictHostKeyCheckingOrigin, undefined);
+});

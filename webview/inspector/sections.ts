@@ -320,7 +320,8 @@ export function renderHamiSection(hami: HamiSection | null): HTMLElement | null 
     ));
   }
   const table = h('table', { class: 'data hami', attrs: { id: 'hami-table' } }, h('caption', { text: 'Each check: pass, fail or unknown, with the command it corresponds to and the capture lines it rests on.' }), h('thead', {}, h('tr', {}, ...['Status', 'Check', 'Command', 'Evidence'].map((label) => h('th', { text: label, attrs: { scope: 'col' } })))), body);
-  return section('hami', 'HAMi enforcement checklist', h('p', {}, badge(hami.verdict, hami.verdict === 'enforced' ? 'ok' : hami.verdict === 'bypassed' ? 'error' : 'info'), ' ', hami.summary), h('div', { class: 'table-scroll' }, table));
+  const provenance = hami.provenance ? h('p', { class: 'provenance', text: hami.provenance }) : '';
+  return section('hami', 'HAMi enforcement checklist', h('p', {}, badge(hami.verdict, hami.verdict === 'enforced' ? 'ok' : hami.verdict === 'bypassed' ? 'error' : 'info'), ' ', hami.summary), provenance, h('div', { class: 'table-scroll' }, table));
 }
 
 // ---- kernel, driver, dmem -----------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import { buildNodeModel } from '../probe/nodeModel.ts';
 import type { ContainerProbe } from '../probe/parsers/containerProbe.ts';
 import { parseContainerProbe } from '../probe/parsers/containerProbe.ts';
 import type { HamiChecklistResult, HamiClusterFacts } from '../verdicts/hamiChecklist.ts';
-import { evaluateHamiChecklist } from '../verdicts/hamiChecklist.ts';
+import { evaluateHamiChecklist, evidenceSourceNote } from '../verdicts/hamiChecklist.ts';
 import { kernelAlignmentChecks } from '../verdicts/kernelAlignment.ts';
 import type { KernelLogExplanation, PodCgroupData } from '../verdicts/oomRootCause.ts';
 import { explainKernelLogText } from '../verdicts/oomRootCause.ts';
@@ -113,7 +113,7 @@ function hamiVerdicts(result: HamiChecklistResult): Verdict[] {
       id: `hami.${result.verdict}`,
       severity: result.verdict === 'bypassed' ? 'error' : result.verdict === 'unknown' ? 'info' : 'warning',
       title: result.summary,
-      explanation: 'HAMi enforces GPU memory quotas in user space: libvgpu.so must be preloaded through /etc/ld.so.preload into every process that uses CUDA, with the limit variables in its environment.',
+      explanation: `HAMi enforces GPU memory quotas in user space: libvgpu.so must be preloaded through /etc/ld.so.preload into every process that uses CUDA, with the limit variables in its environment.${evidenceSourceNote(result.source) ? ` ${evidenceSourceNote(result.source)}` : ''}`,
       evidence: result.processes.flatMap((process) => process.evidence).slice(0, 20),
       remedy: failed.map((check) => check.remedy).find(Boolean) ?? 'Run the checklist steps marked unknown by hand, then retry.',
     });

@@ -18,7 +18,7 @@ import type { Capture, CaptureSection } from '../probe/capture.ts';
 import { parsePodCgroup } from '../probe/podCgroup.ts';
 import { describeBytes, formatBytes } from '../quantity.ts';
 import type { HamiVerdict } from '../verdicts/hamiChecklist.ts';
-import { summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
+import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
 import type { OomVerdict } from '../verdicts/oomRootCause.ts';
 import type { PodAccounting } from '../verdicts/unaccountedMemory.ts';
 import { MIN_HEADROOM_SHARE } from '../verdicts/unaccountedMemory.ts';
@@ -181,6 +181,8 @@ export interface HamiRow {
 export interface HamiSection {
   readonly verdict: HamiVerdict;
   readonly summary: string;
+  /** "Reported by the container itself: …" when the checklist rests on a container capture; null for node-side evidence. */
+  readonly provenance: string | null;
   readonly rows: readonly HamiRow[];
 }
 
@@ -532,6 +534,7 @@ function buildHami(inspection: Inspection): HamiSection | null {
   return {
     verdict: hami.verdict,
     summary: summaryAfterVerdict(hami),
+    provenance: evidenceSourceNote(hami.source) ?? null,
     rows: hami.checks.map((check) => ({
       id: check.id,
       status: check.status,

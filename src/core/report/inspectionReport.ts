@@ -3,7 +3,7 @@
 import type { Inspection } from '../inspection/analyze.ts';
 import { formatBytes } from '../quantity.ts';
 import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
-import { summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
+import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
 
 const ICON: Record<string, string> = { error: '⛔', warning: '⚠️', info: 'ℹ️', pass: '✅', fail: '❌', warn: '⚠️', unknown: '❔' };
 
@@ -67,7 +67,8 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     }
   }
   if (inspection.hami) {
-    out.push('## HAMi enforcement checklist', '', `**${inspection.hami.verdict}** — ${md(summaryAfterVerdict(inspection.hami))}`, '', '| | Check | Finding | Command |', '| --- | --- | --- | --- |');
+    const provenance = evidenceSourceNote(inspection.hami.source);
+    out.push('## HAMi enforcement checklist', '', `**${inspection.hami.verdict}** — ${md(summaryAfterVerdict(inspection.hami))}`, '', ...(provenance ? [`> ${md(provenance)}`, ''] : []), '| | Check | Finding | Command |', '| --- | --- | --- | --- |');
     for (const check of inspection.hami.checks) {
       out.push(`| ${ICON[check.status] ?? ''} | ${md(check.title)} | ${md(check.summary)} | \`${check.command.replace(/`/g, "'")}\` |`);
     }
@@ -104,6 +105,8 @@ export function inspectionToText(inspection: Inspection): string {
   }
   if (inspection.hami) {
     out.push('', `HAMi enforcement: ${inspection.hami.verdict}: ${oneLine(summaryAfterVerdict(inspection.hami))}`);
+    const provenance = evidenceSourceNote(inspection.hami.source);
+    if (provenance) out.push(`  ${oneLine(provenance)}`);
     for (const check of inspection.hami.checks) out.push(`  ${check.status.padEnd(7)} ${oneLine(check.title)}: ${oneLine(check.summary)}`);
   }
   if (inspection.node?.oom) out.push('', `OOM kills: ${oneLine(inspection.node.oom.summary.text)}`);

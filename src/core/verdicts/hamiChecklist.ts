@@ -54,10 +54,37 @@ export interface ProcessVerdict {
   readonly evidence: readonly string[];
 }
 
+/**
+ * Who produced the evidence. A container capture is `container-reported`: the container's own shell ran the
+ * probe, so a tenant can forge every line of it, nonce included; only node-side facts (a node capture, the
+ * API server's pod spec and device-plugin pods) cannot be. `corroboratedBy` names the node-side checks that
+ * passed beside it; when a node-side check fails, that failure decides (a bypass from any source wins).
+ */
+export type EvidenceSource =
+  | { readonly kind: 'node-side' }
+  | { readonly kind: 'container-reported'; readonly corroboratedBy: readonly string[] };
+
+/** The words shown wherever a verdict rests on a container capture (inspector, reports, CLI). */
+export const CONTAINER_REPORTED = 'reported by the container itself';
+
+/** One sentence for the inspector and the reports; undefined for node-side evidence. */
+export function evidenceSourceNote(source: EvidenceSource): string | undefined {
+  if (source.kind === 'node-side') return undefined;
+  const why = "the container's own shell ran the probe and could have forged the whole capture, nonce included";
+  const corroborated = source.corroboratedBy.length > 0
+    ? `node-side evidence that agrees: ${source.corroboratedBy.join(', ')}`
+    : 'no node-side evidence corroborates it: confirm with Inspect Node (gpumem inspect --node) or gpumem inspect --pod through the cluster';
+  return `${CONTAINER_REPORTED.charAt(0).toUpperCase()}${CONTAINER_REPORTED.slice(1)}: ${why}; ${corroborated}.`;
+}
+
+/** Checks whose evidence comes from the node or the API server, never from the container. */
+const NODE_SIDE_CHECKS = new Set(['hami.runtime', 'hami.device-plugin']);
+
 export interface HamiChecklistResult {
   readonly checks: readonly Check[];
   readonly verdict: HamiVerdict;
   readonly summary: string;
+  readonly source: EvidenceSource;
   /** One verdict per process that uses the GPU (libcuda mapped or a /dev/nvidia* fd). */
   readonly processes: readonly ProcessVerdict[];
 }
@@ -105,7 +132,8 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     gpuProcs,
     processes,
     logLines,
-    logLevel: container?.env?.['LIBCUDA_LOG_LEVEL'] ?? pid1?.env['LIBCUDA_LOG_LEVEL'] ?? input.cluster?.podEnv?.['LIBCUDA_LOG_LEVEL'],
+    // The API server's pod spec first: the container's own env is what the container says.
+    logLevel: input.cluster?.podEnv?.['LIBCUDA_LOG_LEVEL'] ?? container?.env?.['LIBCUDA_LOG_LEVEL'] ?? pid1?.env['LIBCUDA_LOG_LEVEL'],
     ldPreloadCarries: gpuProcs.length > 0 && gpuProcs.every((process) => process.maps.libvgpu && /libvgpu\.so/.test(process.env['LD_PRELOAD'] ?? '')),
   };
 
@@ -132,6 +160,9 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
   ];
 
   const processVerdicts = gpuProcs.map((process) => verdictForProcess(process));
+  const source: EvidenceSource = container === undefined
+    ? { kind: 'node-side' }
+    : { kind: 'container-reported', corroboratedBy: checks.filter((check) => NODE_SIDE_CHECKS.has(check.id) && check.status === 'pass').map((check) => check.title) };
   const bypasses = checks.filter((check) => check.status === 'fail' && check.impact === 'bypass');
   const risks = checks.filter((check) => check.status === 'fail' && check.impact === 'risk');
   const seedCore = checks.filter((check) => check.group === 'seed' && check.step !== undefined && check.step <= 5);
@@ -154,7 +185,7 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
   // nvidia.com/gpu alone it may have escaped HAMi's webhook on a HAMi node, which is a bypass to report.
   const notManaged = input.cluster?.managedByHami === false;
   if (sawEverything && (notManaged || (input.node === undefined && input.cluster === undefined)) && gpuProcs.length === 0 && !hamiTrace) {
-    return { checks, verdict: 'not-hami', summary: `not a HAMi container: ${notManaged ? `${NOT_MANAGED}, ` : ''}no process uses CUDA and there is no HAMi preload, library, cache, log line or limit variable`, processes: processVerdicts };
+    return { checks, verdict: 'not-hami', summary: `not a HAMi container: ${notManaged ? `${NOT_MANAGED}, ` : ''}no process uses CUDA and there is no HAMi preload, library, cache, log line or limit variable (${CONTAINER_REPORTED})`, source, processes: processVerdicts };
   }
   if (bypasses.length > 0) {
     verdict = 'bypassed';
@@ -165,6 +196,10 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     summary = gpuProcs.length > 0
       ? `enforced: libvgpu.so is preloaded and ${enforced} of ${gpuProcs.length} CUDA process(es) carry a limit`
       : 'enforced: the preload, library and limit env are in place (no CUDA process was running to examine)';
+    // Steps 1–5 are the container's word: say so next to the verdict, with what the node side confirms.
+    summary += source.kind === 'container-reported' && source.corroboratedBy.length === 0
+      ? ` (${CONTAINER_REPORTED}; no node-side evidence confirms it)`
+      : ` (${CONTAINER_REPORTED}; the node side agrees: ${source.kind === 'container-reported' ? source.corroboratedBy.join(', ') : ''})`;
   } else if (container === undefined && input.node !== undefined) {
     // A node inspection: the host's side only. Steps 1–5 live in each container, so say where to check them
     // rather than list them as unproven.
@@ -186,7 +221,7 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
       ? `; ${NOT_MANAGED}, yet the container has a CUDA process or HAMi traces`
       : '; HAMi does not manage this pod, but the capture is incomplete, so HAMi\'s absence in the container is not proven';
   }
-  return { checks, verdict, summary, processes: processVerdicts };
+  return { checks, verdict, summary, source, processes: processVerdicts };
 }
 
 // ---------------------------------------------------------------------------------------------------

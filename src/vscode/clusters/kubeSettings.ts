@@ -21,6 +21,8 @@ export interface KubeSettings {
   readonly debugImage: string;
   readonly debugNamespace: string;
   readonly nodeProbe: NodeProbeMode;
+  /** nodeProbe "ssh": dial the node's address (default) or its name as an ~/.ssh/config alias. */
+  readonly sshHostFrom: 'address' | 'node-name';
   readonly execMode: ExecMode;
   /** activeDeadlineSeconds of the debug pod Inspect Node keeps for live sampling. */
   readonly liveDebugPodDeadlineSeconds: number;
@@ -45,6 +47,7 @@ export function readKubeSettings(): KubeSettings {
     debugImage: image === '' ? DEBUG_POD_IMAGE : image,
     debugNamespace: isDnsLabel(namespace) ? namespace : 'default',
     nodeProbe: kube.get<string>('nodeProbe') === 'ssh' ? 'ssh' : 'debug-pod',
+    sshHostFrom: kube.get<string>('sshHostFrom') === 'nodeName' ? 'node-name' : 'address',
     execMode: kube.get<string>('execMode') === 'kubectl' ? { kind: 'kubectl', kubectlPath: kube.get<string>('kubectlPath', 'kubectl').trim() || 'kubectl' } : { kind: 'api' },
     liveDebugPodDeadlineSeconds: Math.round(clamp(kube.get<number>('liveSamplingPodDeadlineSeconds', RETAINED_DEBUG_POD_DEADLINE_SECONDS), 300, 86_400, RETAINED_DEBUG_POD_DEADLINE_SECONDS)),
     liveDebugPodIdleMs: Math.round(clamp(kube.get<number>('liveSamplingPodIdleSeconds', RETAINED_DEBUG_POD_IDLE_MS / 1000), 10, 3600, RETAINED_DEBUG_POD_IDLE_MS / 1000) * 1000),

@@ -34,6 +34,7 @@ async function runNodeProbe(ctx: Ctx, tree: ClusterTreeProvider, target: NodeTar
     ssh: vscodeSshOptions(ctx),
     debugPod: {
       ...(exec ? { exec } : {}),
+      registry: ctx.debugPods,
       log: (line) => ctx.output.info(line),
       // Inspect Node keeps its debug pod for the panel's live sampling (the panel deletes it); a report does not.
       ...(show ? {} : { lifetime: { kind: 'retained', idleMs: settings.liveDebugPodIdleMs }, activeDeadlineSeconds: settings.liveDebugPodDeadlineSeconds } as const),

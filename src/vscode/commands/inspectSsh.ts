@@ -28,13 +28,18 @@ async function pickDestination(): Promise<string | undefined> {
 
 /**
  * How VS Code reaches an SSH destination (Inspect SSH Host…, and Inspect Node with nodeProbe "ssh"): the user's
- * ~/.ssh/config, unknown host keys asked in a modal (unless the config says StrictHostKeyChecking yes or no),
- * passphrases asked, never stored or logged; changed keys are refused by the transport.
+ * ~/.ssh/config, unknown host keys asked in a modal unless the config's StrictHostKeyChecking decides (yes
+ * refuses; accept-new and no accept, with a warning naming the config entry, shown and logged), passphrases
+ * asked, never stored or logged; changed and revoked keys are refused by the transport.
  */
 export function vscodeSshOptions(ctx: Ctx): SshFromConfigOptions {
   return {
-    // VS Code asks; a changed or revoked key is refused by the transport whatever the answer.
-    hostKeyPolicy: (configured) => (configured === 'no' || configured === 'yes' ? configured : 'ask'),
+    // The config decides (ask: the modal below); a changed or revoked key is refused by the transport whatever the answer.
+    hostKeyPolicy: () => ({ kind: 'from-config' }),
+    hostKeyAcceptedByConfig: (message) => {
+      ctx.output.warn(`ssh: ${message}`);
+      void vscode.window.showWarningMessage(`gpumem: ${message}`);
+    },
     confirmUnknownHost: async (host, keyType, fingerprint) => {
       const trust = 'Trust and Connect';
       const answer = await vscode.window.showWarningMessage(
