@@ -5,6 +5,8 @@ import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { resolveConfig } from '../core/config.ts';
 import type { LintConfig } from '../core/config.ts';
+import type { Finding } from '../core/findings.ts';
+import { internalErrorFinding } from '../core/internalError.ts';
 import { lintBytes } from '../core/lint.ts';
 import { decodeManifestBytes } from '../core/manifest/source.ts';
 import { positionFindings } from '../core/report/fileFindings.ts';
@@ -57,11 +59,19 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
       errors.push(`${file}: ${describeError(error)}`);
       continue;
     }
-    const result = lintBytes(bytes, config, maxMib * 1024 * 1024);
-    const decoded = decodeManifestBytes(bytes, Number.MAX_SAFE_INTEGER);
-    const text = decoded.kind === 'text' ? decoded.text : '';
+    const label = file === '-' ? '<stdin>' : file;
+    let fileFindings: readonly Finding[];
+    let text = '';
+    try {
+      fileFindings = lintBytes(bytes, config, maxMib * 1024 * 1024).findings;
+      const decoded = decodeManifestBytes(bytes, Number.MAX_SAFE_INTEGER);
+      text = decoded.kind === 'text' ? decoded.text : '';
+    } catch (error) {
+      // One file's failure is one finding; the other files' findings are kept and the run goes on.
+      fileFindings = [internalErrorFinding({ kind: 'file', file: label }, error)];
+    }
     // Not push(...): a file with 100k+ findings would overflow the stack as call arguments.
-    for (const positioned of positionFindings(file === '-' ? '<stdin>' : file, text, result.findings)) findings.push(positioned);
+    for (const positioned of positionFindings(label, text, fileFindings)) findings.push(positioned);
     linted++;
   }
   for (const error of errors) io.stderr(`gpumem: ${error}\n`);

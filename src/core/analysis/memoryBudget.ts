@@ -3,7 +3,7 @@
 import { ANNOTATIONS } from '../config.ts';
 import type { Span } from '../findings.ts';
 import type { ContainerModel, PodModel, ResourceEntry } from '../manifest/podModel.ts';
-import { formatBytes, parseQuantity } from '../quantity.ts';
+import { formatBytes, isQuantityInRange, parseQuantity } from '../quantity.ts';
 
 const MIB = 1024 * 1024;
 
@@ -49,10 +49,14 @@ function declaredFromResources(container: ContainerModel): Declared {
     const count = container.gpu.find((other) => other.info.role === 'count' && other.info.vendor === use.info.vendor)?.entry.quantity?.value ?? 1;
     const devices = Number.isFinite(count) && count >= 1 ? Math.floor(count) : 1;
     const unit = use.info.memoryUnit === 'MiB' ? ' MiB' : '';
+    const source = `${use.name} ${use.entry.text ?? ''}${unit}${devices > 1 ? ` × ${devices} GPUs` : ''}`;
+    if (!isQuantityInRange(perDevice * devices)) {
+      return { kind: 'invalid', text: use.entry.text ?? '', reason: 'it is beyond 2^63 bytes (8 EiB), more memory than any quantity can hold', span: use.entry.valueSpan, source };
+    }
     return {
       kind: 'declared',
       bytes: perDevice * devices,
-      source: `${use.name} ${use.entry.text ?? ''}${unit}${devices > 1 ? ` × ${devices} GPUs` : ''}`,
+      source,
       span: use.entry.valueSpan,
     };
   }

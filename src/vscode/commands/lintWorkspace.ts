@@ -1,5 +1,6 @@
 // "Lint Workspace Manifests": every *.yaml / *.yml of the workspace, with progress and cancellation.
 import * as vscode from 'vscode';
+import { internalErrorFinding } from '../../core/internalError.ts';
 import { lintBytes } from '../../core/lint.ts';
 import type { Ctx } from '../ctx.ts';
 import type { LintService } from '../lintService.ts';
@@ -45,7 +46,12 @@ export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<Worksp
           if (counted > 0) filesWithFindings++;
           findings += counted;
         } catch (error) {
-          ctx.output.warn(`Could not lint ${uri.toString(true)}: ${(error as Error).message}`);
+          // One file's failure is one finding on that file; the scan goes on with the others.
+          ctx.output.warn(`Could not lint ${uri.toString(true)}: ${(error as Error).stack ?? String(error)}`);
+          lint.publishForFile(uri, [internalErrorFinding({ kind: 'file', file: vscode.workspace.asRelativePath(uri) }, error)], '');
+          files++;
+          filesWithFindings++;
+          findings++;
         }
         // Let the extension host breathe between files.
         await new Promise((resolve) => setImmediate(resolve));
