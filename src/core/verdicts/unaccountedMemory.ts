@@ -1,5 +1,6 @@
 // How much GPU memory escapes the cgroups: per pod (cgroup-accounted vs GTT from DRM fdinfo vs limit)
 // and per node (MemTotal vs pods' memory.current vs GTT in use vs GPUActive).
+import { maxOf } from '../arrays.ts';
 import { formatBytes } from '../quantity.ts';
 import type { NodeModel, PodCgroup } from '../probe/nodeModel.ts';
 import { PCI_VENDORS, UNIFIED_MEMORY_DEVICES } from '../probe/parsers/drm.ts';
@@ -105,7 +106,7 @@ export function nodeAccounting(model: NodeModel): NodeAccounting {
     vramUsed: sum(model.gpus.map((gpu) => gpu.vramUsed)),
     gpuActive,
     gpuReclaim: model.meminfo.get('GPUReclaim'),
-    unaccounted: candidates.length > 0 ? Math.max(...candidates) : undefined,
+    unaccounted: candidates.length > 0 ? maxOf(candidates, 0) : undefined,
     unifiedMemory: unified,
     gpuSummary,
   };

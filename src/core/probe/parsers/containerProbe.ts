@@ -5,6 +5,7 @@
 //
 // Pure and tolerant: a missing or cut-off section gives undefined/empty fields and a problem; unknown
 // keys are ignored. Every parsed item keeps its verbatim capture lines for verdict evidence.
+import { pushAll } from '../../arrays.ts';
 import type { NumberProblem, NumberProblems } from './kernelNumber.ts';
 import { describeNumberProblem, kernelValue } from './kernelNumber.ts';
 import type { KeyNumberOptions } from './keyValue.ts';
@@ -188,7 +189,7 @@ export function parseContainerProbe(capture: Capture): ContainerProbe {
   if (vgpuSection) {
     vgpuDir = [];
     for (const record of vgpuSection.records) {
-      if (record.path === 'ls') vgpuDir.push(...lines(record.body).map(parseLsLine).filter((entry): entry is LsEntry => entry !== undefined));
+      if (record.path === 'ls') pushAll(vgpuDir, lines(record.body).map(parseLsLine).filter((entry): entry is LsEntry => entry !== undefined));
       if (record.path === 'libvgpu') libvgpu = lines(record.body).map(parseLsLine).find((entry) => entry !== undefined);
     }
     if (!libvgpu) {
@@ -198,7 +199,7 @@ export function parseContainerProbe(capture: Capture): ContainerProbe {
   }
 
   const caches = parseHamiCaches(capture);
-  for (const cache of caches) problems.push(...cache.problems);
+  for (const cache of caches) pushAll(problems, cache.problems);
 
   const loaderSection = capture.sections.get('loader');
   const loaders = loaderSection
@@ -222,7 +223,7 @@ export function parseContainerProbe(capture: Capture): ContainerProbe {
   const smiMissing = (gpuSection?.missing.includes('nvidia-smi') ?? false) || (appsSection?.missing.includes('nvidia-smi') ?? false);
   const gpus = gpuSection && !gpuSection.missing.includes('nvidia-smi') ? parseSmiGpus(sectionBody(gpuSection), CONTAINER_GPU_FIELDS) : undefined;
   const apps = appsSection && !appsSection.missing.includes('nvidia-smi') ? parseSmiApps(sectionBody(appsSection), APPS_FIELDS) : undefined;
-  if (gpus) problems.push(...gpus.problems);
+  if (gpus) pushAll(problems, gpus.problems);
 
   const logText = [sectionBody(capture.sections.get('hami.log')), ...(gpus?.otherLines ?? []), ...(apps?.otherLines ?? [])].join('\n');
   const logs = parseHamiLog(logText);
