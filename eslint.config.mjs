@@ -16,6 +16,15 @@ export default tseslint.config(
     },
   },
   {
+    // An array spread into call arguments throws past ~125k elements (issue 17): use src/core/arrays.ts.
+    files: ['src/**/*.ts', 'webview/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        { selector: "CallExpression[callee.property.name=/^(push|unshift|max|min|fromCharCode|fromCodePoint)$/] > SpreadElement", message: 'Spreading an array into push/unshift/Math.max/min/fromCharCode throws past ~125k elements: use pushAll/maxOf/minOf from src/core/arrays.ts or a loop.' },
+      ],
+    },
+  },
+  {
     files: ['src/core/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {

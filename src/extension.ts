@@ -1,4 +1,5 @@
 // Wires gpumem's VS Code parts together; behaviour lives in src/vscode/ and src/core/.
+import { pushAll } from './core/arrays.ts';
 import * as vscode from 'vscode';
 import { OPEN_POD_COMMAND } from './core/inspector/openPod.ts';
 import { GpuCodeActionProvider } from './vscode/codeActions.ts';
@@ -46,7 +47,7 @@ export function activate(context: vscode.ExtensionContext) {
   const clustersView = vscode.window.createTreeView(CLUSTERS_VIEW, { treeDataProvider: clusters, showCollapseAll: true });
   clusters.attach(clustersView);
   const manifests = new PodManifestProvider(clusters);
-  context.subscriptions.push(
+  pushAll(context.subscriptions, [
     ctx,
     lint,
     sshHosts,
@@ -72,7 +73,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand('gpumem.analyzeCapture', (uri?: vscode.Uri) => analyzeCapture(ctx, uri)),
     vscode.commands.registerCommand('gpumem.copyProbeScript', () => copyProbeScript()),
     vscode.commands.registerCommand('gpumem.explainOom', () => explainOomInEditor()),
-  );
+  ]);
 }
 
 /**

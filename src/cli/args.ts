@@ -1,4 +1,5 @@
 // A small, strict argument parser: unknown flags are usage errors, not silently ignored.
+import { pushAll } from '../core/arrays.ts';
 import type { ProbeScope } from '../core/probe/capture.ts';
 
 export interface ParsedArgs {
@@ -15,7 +16,7 @@ export function parseArgs(argv: readonly string[], spec: Readonly<Record<string,
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     if (arg === '--') {
-      positionals.push(...argv.slice(i + 1));
+      pushAll(positionals, argv.slice(i + 1));
       break;
     }
     if (arg.startsWith('-') && arg !== '-') {

@@ -6,6 +6,8 @@ import { parse as parseYaml } from 'yaml';
 import { resolveConfig } from '../core/config.ts';
 import type { LintConfig } from '../core/config.ts';
 import { indexClaims, mayUseClaims } from '../core/crossFile.ts';
+import type { Finding } from '../core/findings.ts';
+import { internalErrorFinding } from '../core/internalError.ts';
 import { lintBytes } from '../core/lint.ts';
 import { ClaimIndex } from '../core/manifest/draClaims.ts';
 import { decodeManifestBytes } from '../core/manifest/source.ts';
@@ -56,8 +58,14 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   const perFile: PositionedFinding[][] = [];
   const deferred: { slot: number; name: string; bytes: Uint8Array; text: string }[] = [];
   const lintOne = (slot: number, name: string, bytes: Uint8Array, text: string) => {
-    const result = lintBytes(bytes, config, maxMib * 1024 * 1024, { claims });
-    perFile[slot] = positionFindings(name, text, result.findings);
+    let fileFindings: readonly Finding[];
+    try {
+      fileFindings = lintBytes(bytes, config, maxMib * 1024 * 1024, { claims }).findings;
+    } catch (error) {
+      // One file's failure is one finding; the other files' findings are kept and the run goes on.
+      fileFindings = [internalErrorFinding({ kind: 'file', file: name }, error)];
+    }
+    perFile[slot] = positionFindings(name, text, fileFindings);
   };
   let linted = 0;
   for (const file of files) {
@@ -72,7 +80,12 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
     const text = decoded.kind === 'text' ? decoded.text : '';
     const name = file === '-' ? '<stdin>' : file;
     const slot = linted++;
-    if (bytes.length <= maxMib * 1024 * 1024) indexClaims(text, claims);
+    try {
+      if (bytes.length <= maxMib * 1024 * 1024) indexClaims(text, claims);
+    } catch (error) {
+      perFile[slot] = positionFindings(name, text, [internalErrorFinding({ kind: 'file', file: name }, error)]);
+      continue;
+    }
     if (mayUseClaims(text)) deferred.push({ slot, name, bytes, text });
     else lintOne(slot, name, bytes, text);
   }

@@ -1,4 +1,5 @@
 // `gpumem rules [--format text|json]`: the rule catalog.
+import { maxOf } from '../core/arrays.ts';
 import { RULES } from '../core/rules/catalog.ts';
 import { parseArgs, UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
@@ -11,7 +12,7 @@ export async function rulesCommand(argv: readonly string[], io: CliIo): Promise<
     return 0;
   }
   if (format !== 'text') throw new UsageError('--format must be text or json');
-  const width = Math.max(...RULES.map((rule) => rule.id.length));
+  const width = maxOf(RULES.map((rule) => rule.id.length), 0);
   for (const rule of RULES) io.stdout(`${rule.id.padEnd(width)}  ${rule.defaultSeverity.padEnd(7)}  ${rule.title}${rule.offByDefault ? ' (off until configured)' : ''}\n`);
   return 0;
 }

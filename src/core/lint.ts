@@ -11,6 +11,7 @@ import { DEFAULT_CONFIG } from './config.ts';
 import type { LintConfig } from './config.ts';
 import type { Finding, ObjectRef, Span } from './findings.ts';
 import { isHamiFamily } from './gpuResources.ts';
+import { internalErrorFinding } from './internalError.ts';
 import { LineIndex } from './lineIndex.ts';
 import { ClaimIndex, chainLookups, isClaimKind, readClaimObject } from './manifest/draClaims.ts';
 import type { ClaimLookup } from './manifest/draClaims.ts';
@@ -114,7 +115,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
         raw.push(skippedFinding(`Skipped ${what}: its aliases and merge keys expand beyond the analysis budget (a YAML alias bomb?).`, { start, end: start + 1 }));
       } else if (error instanceof MessageBudgetExceeded) {
         raw.push(skippedFinding(`Skipped ${what}: its findings would be out of all proportion to the file's size (long values repeated through aliases or across many containers?).`, { start, end: start + 1 }));
-      } else throw error;
+      } else raw.push(internalErrorFinding({ kind: 'workload', object: workload.object }, error, { start, end: start + 1 }));
     }
   }
 
@@ -211,7 +212,16 @@ function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConf
         podFindings.push(finding);
       },
     };
-    for (const rule of POD_RULES) rule.check(context);
+    const templateStart = spanOf(template)?.start ?? spanOf(root)?.start ?? 0;
+    for (const rule of POD_RULES) {
+      try {
+        rule.check(context);
+      } catch (error) {
+        // Budgets stop the whole workload on purpose; anything else is one rule's failure on this template.
+        if (error instanceof AliasBudgetExceeded || error instanceof MessageBudgetExceeded) throw error;
+        podFindings.push(internalErrorFinding({ kind: 'rule', ruleId: rule.meta.id, object: pod.object }, error, { start: templateStart, end: templateStart + 1 }));
+      }
+    }
     for (const finding of podFindings) out.push(finding); // not push(...): a spread of 100k+ findings overflows the stack
     for (const container of gpuContainers) summaries.push({ object: pod.object, container, budget: context.budget(container), unified, sources: gpuOf(container).sources });
   }

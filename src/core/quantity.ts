@@ -17,6 +17,9 @@
 //   - non-zero magnitudes are rounded UP (away from zero) to a whole nano (1e-9): "0.1n" is 1n.
 //   - BinarySI magnitudes above 2^63-1 are capped at 2^63-1 ("9Ei"); decimal forms are not capped.
 //   - a BinarySI value strictly between 0 and 1 in magnitude reports format DecimalSI.
+// parseApiQuantity is that transcription; parseQuantity, what the rest of gpumem uses, also refuses a
+// magnitude above 2^63 ("1e19", "1e309", which ParseQuantity keeps as an inf.Dec) as out of range, so
+// no caller ever sees Infinity.
 // Deliberately not reproduced: int32 wrap-around of the internal scale for exponents within a few
 // digits of ±2^31 (upstream then computes a wrapped value or never finishes); here the value stays
 // mathematically exact, rounded to nano.
@@ -29,7 +32,7 @@ export type QuantityFormat = 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
 export interface Quantity {
   /** The original text. */
   readonly text: string;
-  /** The value in base units (bytes, cores, devices), as the nearest double. May be Infinity for absurd exponents. */
+  /** The value in base units (bytes, cores, devices), as the nearest double. Finite and at most 2^63 in magnitude from parseQuantity; parseApiQuantity may give Infinity. */
   readonly value: number;
   /** Exactly whether the value (after the API server's rounding to nano) is a whole number. */
   readonly isInteger: boolean;
@@ -72,6 +75,13 @@ const SUFFIX_CHARS = 'eEinumkKMGTP';
 const MAX_INT32 = 2147483647;
 const NANO_PER_UNIT = 1_000_000_000n;
 const MAX_INT64 = 9223372036854775807n;
+/** The largest magnitude gpumem accepts: 2^63, the double nearest to maxAllowed (2^63-1), which "8Ei" and the BinarySI cap reach. */
+export const MAX_QUANTITY = 2 ** 63;
+
+/** Whether a computed number of base units (a sum, a product with headroom) can still be written as a quantity. */
+export function isQuantityInRange(value: number): boolean {
+  return Number.isFinite(value) && Math.abs(value) <= MAX_QUANTITY;
+}
 /** maxAllowed (2^63-1) expressed in nano units. */
 const MAX_ALLOWED_NANO = MAX_INT64 * NANO_PER_UNIT;
 
@@ -315,8 +325,22 @@ function suffixReason(suffix: string): string {
 
 // ---------------------------------------------------------------------------------------------
 
-/** Parses a quantity the way the Kubernetes API server does. Never throws. */
+/**
+ * Parses a quantity for gpumem's own use: the API server's grammar and value (parseApiQuantity), with
+ * magnitudes above 2^63 refused as out of range. Past 2^63 no Kubernetes int64 (Quantity.Value(), the
+ * kubelet's cgroup limits) holds the number, and past ~1.8e308 it is no double either: "1e309" would reach
+ * messages, CodeLenses and quick fixes as Infinity. Never throws; the value is always finite.
+ */
 export function parseQuantity(text: string): QuantityResult {
+  const parsed = parseApiQuantity(text);
+  if (parsed.ok && Math.abs(parsed.quantity.value) > MAX_QUANTITY) {
+    return { ok: false, reason: `out of range: ${quote(text)} is beyond 2^63 (8 EiB), the largest value Kubernetes holds as an integer` };
+  }
+  return parsed;
+}
+
+/** Parses a quantity exactly the way the Kubernetes API server does (values may be huge or Infinity). Never throws. */
+export function parseApiQuantity(text: string): QuantityResult {
   if (typeof text !== 'string') return { ok: false, reason: 'a quantity must be a string' };
   if (text.length === 0) return { ok: false, reason: 'empty quantity' };
   const s = scan(text);
@@ -351,7 +375,8 @@ const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 
 /** Short binary form for messages: '512 MiB', '31.5 GiB', '0 B' (one decimal at most, no trailing .0). */
 export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes)) return `${bytes} B`;
+  // Never "Infinity B" or "NaN B": a number that is no byte count says so.
+  if (!Number.isFinite(bytes)) return 'an out-of-range number of bytes';
   const sign = bytes < 0 ? '-' : '';
   let v = Math.abs(bytes);
   let unit = 0;
@@ -380,7 +405,7 @@ function groupThousands(intDigits: string): string {
 
 /** Long form for hovers: '34,359,738,368 bytes (32 GiB)'; below 1 KiB just '900 bytes'. */
 export function describeBytes(bytes: number): string {
-  if (!Number.isFinite(bytes)) return `${bytes} bytes`;
+  if (!Number.isFinite(bytes)) return 'an out-of-range number of bytes';
   const abs = Math.abs(bytes);
   let digits: string;
   if (Number.isInteger(abs)) {

@@ -21,6 +21,7 @@
 //   sharedDispatcher.ts). Each ClusterClient therefore works on a private copy of its context's KubeConfig
 //   whose requests and watches share one keep-alive pool; dispose() closes it (the Clusters view disposes a
 //   client when it drops it). Exec (WebSocket) keeps client-node's own https.Agent.
+import { pushAll } from '../core/arrays.ts';
 import { CoreV1Api, Observable, VersionApi, Watch } from '@kubernetes/client-node';
 import type { ConfigurationOptions, KubeConfig, CoreV1Event, ObservableMiddleware, RequestContext, ResponseContext, V1Node, V1Pod } from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
@@ -248,7 +249,7 @@ export class ClusterClient {
       try {
         do {
           const result = await this.call(attempted, (o) => page(cont, this.#options.pageSize, o), options);
-          items.push(...result.items);
+          pushAll(items, result.items);
           cont = result.metadata?._continue || undefined;
           resourceVersion ??= result.metadata?.resourceVersion;
         } while (cont !== undefined);

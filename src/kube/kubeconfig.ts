@@ -20,6 +20,7 @@
 // (client.authentication.k8s.io, asynchronously, with the token cached until expirationTimestamp),
 // `cluster.proxy-url` (http, https, socks) goes through undici's ProxyAgent or a SOCKS connector, and
 // `tls-server-name` / `insecure-skip-tls-verify` are honoured. client-node does not read HTTPS_PROXY.
+import { pushAll } from '../core/arrays.ts';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
@@ -229,7 +230,7 @@ export async function loadKubeconfigs(options: LoadKubeconfigOptions = {}): Prom
     try {
       const { parsed, problems: fileProblems } = parseKubeconfigText(text, file);
       parsedFiles.push(parsed);
-      problems.push(...fileProblems);
+      pushAll(problems, fileProblems);
     } catch (error) {
       problems.push(`${file}: not a kubeconfig (${(error as Error).message.split('\n')[0]})`);
     }

@@ -15,6 +15,7 @@
 //   depth limit of 16; a Host line inside an included file does not leak into the including file;
 // - tokens `%%`, `%d`, `%h`, `%i`, `%l`, `%L`, `%n`, `%p`, `%r`, `%u` and a leading `~` in `IdentityFile`,
 //   `UserKnownHostsFile`, `GlobalKnownHostsFile` and `IdentityAgent`; `%h` and `%%` in `HostName`.
+import { pushAll } from '../core/arrays.ts';
 import { matchHostPatternList } from './knownHosts.ts';
 import { trimEndOf, trimStartOf } from '../core/textScan.ts';
 
@@ -185,7 +186,7 @@ export function parseSshConfig(text: string): ParsedSshConfig {
         return;
       case 'include':
         items.push({ type: 'include', line: lineNo, patterns: args });
-        includes.push(...args);
+        pushAll(includes, args);
         return;
       default:
         items.push({ type: 'option', line: lineNo, keyword, args });
@@ -341,7 +342,7 @@ function collect(
         if (!on) break;
         if (MULTI_VALUE.has(item.keyword)) {
           const list = into.multi.get(item.keyword) ?? [];
-          list.push(...item.args);
+          pushAll(list, item.args);
           into.multi.set(item.keyword, list);
         } else if (!into.values.has(item.keyword)) {
           into.values.set(item.keyword, item.args);

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { ContainerSummary } from '../core/analysis/containerSummary.ts';
 import type { Finding } from '../core/findings.ts';
 import { LineIndex } from '../core/lineIndex.ts';
+import { internalErrorFinding } from '../core/internalError.ts';
 import { lintText } from '../core/lint.ts';
 import type { LintResult } from '../core/lint.ts';
 import type { ClaimLookup } from '../core/manifest/draClaims.ts';
@@ -119,7 +120,7 @@ export class LintService implements vscode.Disposable {
       // A bug in a rule must never take the editor down: log it and show one notice.
       this.ctx.output.error(`Linting ${uri.toString(true)} failed: ${(error as Error).stack ?? String(error)}`);
       return {
-        findings: [{ ruleId: 'manifest-skipped', severity: 'info', span: { start: 0, end: 0 }, message: `gpumem could not analyse this file (internal error: ${(error as Error).message}). See the gpumem output channel.`, fixes: [] }],
+        findings: [internalErrorFinding({ kind: 'file', file: vscode.workspace.asRelativePath(uri) }, error)],
         containers: [],
       };
     }

@@ -109,7 +109,9 @@ describe('rule docs', () => {
       const own = blocks(read(`${rule.id}.md`)).filter((block) => block.language === 'yaml');
       const triggers = own.filter((block) => block.attributes.get('triggers') === true || block.attributes.get('triggers') === rule.id);
       const fixed = own.filter((block) => block.attributes.get('fixed') === true || block.attributes.get('fixed') === rule.id);
-      assert.ok(triggers.length > 0, `docs/rules/${rule.id}.md has no \`\`\`yaml triggers=${rule.id} example`);
+      // A rule for gpumem's own failures has no triggering manifest once each known cause is fixed: its page says why.
+      if (rule.noExample !== undefined) assert.equal(triggers.length, 0, `docs/rules/${rule.id}.md: a triggering example contradicts noExample`);
+      else assert.ok(triggers.length > 0, `docs/rules/${rule.id}.md has no \`\`\`yaml triggers=${rule.id} example`);
       assert.ok(fixed.length > 0, `docs/rules/${rule.id}.md has no \`\`\`yaml fixed example`);
     }
   });

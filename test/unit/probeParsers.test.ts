@@ -20,6 +20,7 @@ import { parseCapture, sectionFiles, sectionText } from '../../src/core/probe/ca
 import { buildNodeModel } from '../../src/core/probe/nodeModel.ts';
 import { parseDrmCards, parseModuleParams } from '../../src/core/probe/parsers/drm.ts';
 import { aggregateFdinfo, cgroupOf, parseFdinfo, parseMemoryValue } from '../../src/core/probe/parsers/fdinfo.ts';
+import type { NumberProblem } from '../../src/core/probe/parsers/kernelNumber.ts';
 import {
   kernelAtLeast,
   parseCgroupValue,
@@ -143,17 +144,26 @@ describe('this machine: /proc/self/cgroup (hybrid)', () => {
 
 describe('this machine: cgroup v1 memory files', () => {
   test('memory.stat (v1 root): every key; hierarchical_memory_limit is v1\'s "no limit"', () => {
-    const stat = parseKeyNumber(fixture('memory.stat'));
-    assert.equal(stat.size, 42);
+    const stat = parseKeyNumber(fixture('memory.stat'), undefined, { allowSentinels: true });
+    assert.equal(stat.size, 40, 'every key but the two "no limit" sentinels, which are no counts');
+    assert.equal(stat.has('hierarchical_memory_limit'), false);
+    assert.equal(stat.has('hierarchical_memsw_limit'), false);
     assert.equal(stat.get('total_rss'), 1094594560);
     assert.equal(stat.get('unevictable'), 22114304);
-    assert.deepEqual(v1Limit(String(stat.get('hierarchical_memory_limit'))), { kind: 'max' });
+    const line = fixture('memory.stat').split('\n').find((l) => l.startsWith('hierarchical_memory_limit ')) ?? '';
+    assert.deepEqual(v1Limit(line.split(' ')[1]), { kind: 'max' });
+    // Read as a plain counter it is out of range: left out, and named.
+    const problems: NumberProblem[] = [];
+    assert.equal(parseKeyNumber(fixture('memory.stat'), { file: '/sys/fs/cgroup/memory/memory.stat', problems }).has('hierarchical_memory_limit'), false);
+    assert.deepEqual(problems.map((p) => p.field), ['hierarchical_memory_limit', 'hierarchical_memsw_limit']);
+    assert.ok(problems.every((p) => p.file === '/sys/fs/cgroup/memory/memory.stat' && p.text === '9223372036854771712'));
   });
 
-  test('memory.limit_in_bytes: 9223372036854771712 is a number to parseCgroupValue and "max" to v1Limit', () => {
+  test('memory.limit_in_bytes: 9223372036854771712 is out of range to parseCgroupValue and "max" to v1Limit', () => {
     const text = fixture('memory.limit_in_bytes');
     assert.equal(text, '9223372036854771712\n');
-    assert.deepEqual(parseCgroupValue(text), { kind: 'bytes', bytes: 9223372036854771712 });
+    // Not a v2 value: beyond 2^53, so never passed on as a rounded byte count.
+    assert.equal(parseCgroupValue(text), undefined);
     assert.deepEqual(v1Limit(text), { kind: 'max' });
   });
 
@@ -167,8 +177,9 @@ describe('this machine: cgroup v1 memory files', () => {
       t.skip('no root memory.stat');
       return;
     }
-    const expected = new Map(text.split('\n').filter(Boolean).map((line) => [line.split(' ')[0] ?? '', Number(line.split(' ')[1])] as const));
-    assert.deepEqual(parseKeyNumber(text), expected);
+    // Every line but v1's "no limit" sentinels (hierarchical_memory_limit and _memsw_limit), which are no counts.
+    const expected = new Map(text.split('\n').filter(Boolean).map((line) => [line.split(' ')[0] ?? '', Number(line.split(' ')[1])] as const).filter(([, value]) => Number.isSafeInteger(value)));
+    assert.deepEqual(parseKeyNumber(text, undefined, { allowSentinels: true }), expected);
   });
 
   test('os-release: quoted and unquoted values', () => {
@@ -382,12 +393,37 @@ describe('DRM fdinfo: one file', () => {
     assert.equal(client.total.size, 0);
   });
 
-  test('nvtop#492 (real, 24 GB of GTT on a gfx1150 APU): the figures parse; no drm-driver, so no client', () => {
+  test('nvtop#492 (real, 24 GB of GTT on a gfx1150 APU): the figures parse; no drm-driver, still a client (issue 17, class 8)', () => {
     const client = parseFdinfo(NVTOP_492_GREP);
     assert.equal(client.resident.get('gtt'), 25258000 * KiB);
     assert.equal(client.resident.get('vram'), 5348 * KiB);
     assert.equal(client.driver, undefined);
-    assert.deepEqual(aggregateFdinfo(new Map([['/proc/7/fdinfo/7', NVTOP_492_GREP]])), []);
+    const [process, ...rest] = aggregateFdinfo(new Map([['/proc/7/fdinfo/7', NVTOP_492_GREP]]));
+    assert.deepEqual(rest, []);
+    assert.equal(process?.pid, 7);
+    assert.equal(process?.byRegion.get('gtt'), 25258000 * KiB);
+  });
+
+  test('a `grep drm-memory /proc/*/fdinfo/*` dump (issue 17, class 8): one client per path, trailing text ignored, no driver needed', () => {
+    // grep prefixes each line with its file when given several; NVTOP_492_GREP's lines, spread over two fds
+    // of one process and one of another, with text after the unit as a hand-annotated ticket has it.
+    const dump = [
+      '/proc/4242/fdinfo/7:drm-memory-gtt:  25258000 KiB',
+      '/proc/4242/fdinfo/7:drm-memory-vram:     5348 KiB   (model weights)',
+      '/proc/4242/fdinfo/9:drm-memory-gtt:  1024 KiB',
+      '/proc/77/fdinfo/5:drm-memory-gtt:  2048 KiB # second process',
+      '',
+    ].join('\n');
+    const problems: NumberProblem[] = [];
+    const out = aggregateFdinfo(new Map([['/proc/4242/comm', 'ollama\n'], ['grep-dump', dump]]), problems);
+    assert.equal(problems.length, 0);
+    assert.deepEqual(out.map((p) => [p.pid, p.comm, p.clients.length, Object.fromEntries(p.byRegion)]), [
+      [77, undefined, 1, { gtt: 2048 * KiB }],
+      [4242, 'ollama', 2, { gtt: (25258000 + 1024) * KiB, vram: 5348 * KiB }],
+    ]);
+    // A value with an unknown unit after it is a problem, not a misread number.
+    aggregateFdinfo(new Map([['/proc/1/fdinfo/3', 'drm-memory-gtt:\t8192 kB\n']]), problems);
+    assert.deepEqual(problems.map((p) => [p.file, p.field]), [['/proc/1/fdinfo/3', 'drm-memory-gtt']]);
   });
 
   test('current amdgpu: drm-resident-* wins over the deprecated drm-memory-* alias, counted once; " \\t" spacing', () => {
@@ -418,11 +454,14 @@ describe('DRM fdinfo: one file', () => {
     assert.deepEqual(aggregateFdinfo(new Map([['/proc/332010/fdinfo/13', EVENTPOLL_417], ['/proc/812/fdinfo/101', DMABUF_408], ['/proc/812/comm', 'labwc\n']])), []);
   });
 
-  test('a file cut anywhere never throws; a value cut inside its unit is dropped; before drm-driver, no client', () => {
+  test('a file cut anywhere never throws; a value cut inside its unit is dropped; no driver and no memory key, no client', () => {
     for (let end = 0; end <= AMDGPU_CURRENT.length; end++) {
       const cut = AMDGPU_CURRENT.slice(0, end);
       const client = parseFdinfo(cut);
-      if (!/drm-driver:\t\S/.test(cut)) assert.equal(aggregateFdinfo(new Map([['/proc/1/fdinfo/5', cut]])).length, 0, `cut at ${end}`);
+      // A client is kept once it has a driver line or any readable memory key (a grep keeps only those).
+      const isClient = /drm-driver:\t\S/.test(cut) || client.resident.size > 0 || client.total.size > 0;
+      assert.equal(aggregateFdinfo(new Map([['/proc/1/fdinfo/5', cut]])).length, isClient ? 1 : 0, `cut at ${end}`);
+      if (!/drm-(total|resident|memory)-/.test(cut)) assert.equal(isClient, /drm-driver:\t\S/.test(cut), `cut at ${end}`);
       for (const [region, bytes] of client.resident) assert.ok(Number.isSafeInteger(bytes) && bytes >= 0, `cut at ${end}: ${region} ${bytes}`);
     }
     assert.equal(parseFdinfo('drm-driver:\tamdgpu\ndrm-memory-gtt: \t8192 Ki').resident.has('gtt'), false);

@@ -1,17 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Quantity, QuantityFormat } from '../../src/core/quantity.ts';
-import { describeBytes, formatBytes, parseQuantity, toMemoryQuantity } from '../../src/core/quantity.ts';
+import { describeBytes, formatBytes, isQuantityInRange, parseApiQuantity, parseQuantity, toMemoryQuantity } from '../../src/core/quantity.ts';
 
 function parsed(text: string): Quantity {
-  const r = parseQuantity(text);
+  const r = parseApiQuantity(text);
   assert.ok(r.ok, `${JSON.stringify(text.slice(0, 40))} should parse, got: ${r.ok ? '' : r.reason}`);
   assert.equal(r.quantity.text, text);
   return r.quantity;
 }
 
 function rejected(text: string): string {
-  const r = parseQuantity(text);
+  const r = parseApiQuantity(text);
   assert.ok(!r.ok, `${JSON.stringify(text.slice(0, 40))} should be rejected, parsed as ${r.ok ? r.quantity.value : ''}`);
   assert.equal(typeof r.reason, 'string');
   assert.ok(r.reason.length > 0 && r.reason.length < 200, `reason should be short: ${r.reason}`);
@@ -243,7 +243,7 @@ test('upstream TestInterpretExponentInt32Bounds: exponents within ±MaxInt32 onl
     ['E6024865272343', false], // far past int32
   ];
   for (const [suffix, ok] of rows) {
-    const r = parseQuantity(`1${suffix}`);
+    const r = parseApiQuantity(`1${suffix}`);
     assert.equal(r.ok, ok, `1${suffix}`);
     if (!r.ok) assert.match(r.reason, /exponent out of range/);
   }
@@ -476,7 +476,7 @@ test('rejections with helpful reasons', () => {
   }
   // never throws, even when typed wrong at runtime (YAML numbers, nulls)
   for (const notText of [512, null, undefined, {}]) {
-    assert.equal(parseQuantity(notText as unknown as string).ok, false);
+    assert.equal(parseApiQuantity(notText as unknown as string).ok, false);
   }
 });
 
@@ -629,7 +629,7 @@ test('random quantities agree with an independent BigInt oracle', () => {
   for (let i = 0; i < 20_000; i++) {
     const text = randomQuantity(rand);
     const want = oracle(text);
-    const got = parseQuantity(text);
+    const got = parseApiQuantity(text);
     if (!want) {
       assert.equal(got.ok, false, `${JSON.stringify(text)} should be rejected`);
       rejectedCount++;
@@ -673,7 +673,29 @@ test('formatBytes', () => {
     [0.5, '0.5 B'],
   ];
   for (const [bytes, text] of rows) assert.equal(formatBytes(bytes), text, String(bytes));
-  assert.equal(formatBytes(Infinity), 'Infinity B');
+  // Never "Infinity B" (issue 17, class 1): a number that is no byte count says so.
+  assert.equal(formatBytes(Infinity), 'an out-of-range number of bytes');
+  assert.equal(formatBytes(NaN), 'an out-of-range number of bytes');
+  assert.equal(describeBytes(-Infinity), 'an out-of-range number of bytes');
+});
+
+test('parseQuantity refuses magnitudes above 2^63 that parseApiQuantity keeps (issue 17, class 1)', () => {
+  for (const text of ['1e309', '1e308', '-1e309', '1e19', '9223372036854775809000', '1E2147483647', '1'.repeat(400)]) {
+    assert.equal(parseApiQuantity(text).ok, true, text.slice(0, 30));
+    const r = parseQuantity(text);
+    assert.equal(r.ok, false, text.slice(0, 30));
+    if (!r.ok) assert.match(r.reason, /^out of range: .* is beyond 2\^63 \(8 EiB\)/);
+  }
+  // The edges stay: the BinarySI cap (2^63-1, nearest double 2^63), 8Ei itself, and the largest decimal below it.
+  for (const [text, value] of [['9Ei', 2 ** 63], ['8Ei', 2 ** 63], ['9223372036854775807', 2 ** 63], ['-8Ei', -(2 ** 63)], ['9.2e18', 9.2e18]] as const) {
+    const r = parseQuantity(text);
+    assert.ok(r.ok, text);
+    if (r.ok) assert.equal(r.quantity.value, value, text);
+  }
+  assert.equal(isQuantityInRange(2 ** 63), true);
+  assert.equal(isQuantityInRange(2 ** 63 * 1.0000001), false);
+  assert.equal(isQuantityInRange(Infinity), false);
+  assert.equal(isQuantityInRange(NaN), false);
 });
 
 test('describeBytes', () => {

@@ -6,6 +6,7 @@
 //                   Enter opens the pod;
 //   LiveChart       memory.current, GTT and MemAvailable over time for one pod or all pods.
 // Colours come from the --vscode-* theme variables (readPalette), re-read when the theme changes.
+import { maxOf } from '../../src/core/arrays.ts';
 import {
   BarController,
   BarElement,
@@ -155,7 +156,7 @@ export class MemoryBarChart {
       order: -1,
     };
     const datasets = [...bars, ...(rows.some((row) => row.limit !== null) ? [limit] : [])] as ChartDataset<'bar', number[]>[];
-    const max = Math.max(...rows.map((row) => Math.max(series.reduce((total, info) => total + row.segments[info.key], 0), row.limit ?? 0)));
+    const max = maxOf(rows.map((row) => Math.max(series.reduce((total, info) => total + row.segments[info.key], 0), row.limit ?? 0)), 0);
     const step = byteStep(max);
     this.#chart = new Chart(this.canvas, {
       type: 'bar',

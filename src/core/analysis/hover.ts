@@ -2,6 +2,7 @@
 // means, and for a claim reference what it resolves to (in this file, or in the claims a workspace lint indexed).
 import { isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Node } from 'yaml';
+import { pushAll } from '../arrays.ts';
 import { ANNOTATIONS } from '../config.ts';
 import { classifyGpuResource, memoryUnitBytes } from '../gpuResources.ts';
 import { SHARING_ANNOTATIONS } from '../manifest/schedulerAnnotations.ts';
@@ -61,7 +62,10 @@ function describeDra(raw: Hit, text: string, namespace: string | undefined, opti
     const claim = chainLookups(local, options.claims).find(kind, raw.value, namespace);
     const lines = [`**${md(raw.key)}: ${md(raw.value)}**`, ''];
     if (!claim) lines.push(`${kind} "${md(raw.value)}" is not in this file${options.claims ? ' nor in the last workspace lint' : ''}: gpumem cannot tell whether it hands out a GPU.`);
-    else lines.push(`${kind} "${md(claim.name)}":`, '', ...describeRequests(claim, gpuClasses));
+    else {
+      lines.push(`${kind} "${md(claim.name)}":`, '');
+      pushAll(lines, describeRequests(claim, gpuClasses));
+    }
     return { markdown: lines.join('\n'), ...range };
   }
   if (raw.key === 'deviceClassName' && raw.value !== undefined) {

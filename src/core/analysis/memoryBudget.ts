@@ -6,7 +6,7 @@ import type { GpuSource } from '../manifest/gpuSource.ts';
 import type { ContainerModel, PodModel, ResourceEntry } from '../manifest/podModel.ts';
 import { SHARING_ANNOTATIONS } from '../manifest/schedulerAnnotations.ts';
 import { memoryUnitBytes } from '../gpuResources.ts';
-import { formatBytes, parseQuantity } from '../quantity.ts';
+import { formatBytes, isQuantityInRange, parseQuantity } from '../quantity.ts';
 
 const MIB = 1024 * 1024;
 
@@ -55,10 +55,14 @@ function declaredFromResources(container: ContainerModel): Declared {
     const count = container.gpu.find((other) => other.info.role === 'count' && other.info.vendor === use.info.vendor)?.entry.quantity?.value ?? 1;
     const devices = Number.isFinite(count) && count >= 1 ? Math.floor(count) : 1;
     const unit = use.info.memoryUnit === undefined || use.info.memoryUnit === 'quantity' ? '' : use.info.memoryUnit === '256MiB' ? ' × 256 MiB' : ` ${use.info.memoryUnit}`;
+    const source = `${use.name} ${use.entry.text ?? ''}${unit}${devices > 1 ? ` × ${devices} GPUs` : ''}`;
+    if (!isQuantityInRange(perDevice * devices)) {
+      return { kind: 'invalid', text: use.entry.text ?? '', reason: 'it is beyond 2^63 bytes (8 EiB), more memory than any quantity can hold', span: use.entry.valueSpan, source };
+    }
     return {
       kind: 'declared',
       bytes: perDevice * devices,
-      source: `${use.name} ${use.entry.text ?? ''}${unit}${devices > 1 ? ` × ${devices} GPUs` : ''}`,
+      source,
       span: use.entry.valueSpan,
     };
   }

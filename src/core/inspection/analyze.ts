@@ -1,4 +1,5 @@
 // From a probe capture to an inspection: the typed model plus every verdict, worst first.
+import { pushAll } from '../arrays.ts';
 import type { Severity } from '../findings.ts';
 import { severityRank } from '../findings.ts';
 import type { Capture, ProbeScope } from '../probe/capture.ts';
@@ -67,16 +68,16 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspe
     const oom = model.kernelLog ? explainKernelLogText(model.kernelLog.text, { pods: pods.map((pod) => oomPodContext(model, pod)), ...(options.podNames ? { podNames: options.podNames } : {}) }) : undefined;
     node = { model, accounting: nodeAccounting(model), pods, kernelChecks, oom };
     problems = [...model.problems];
-    verdicts.push(...(oom?.verdicts ?? []));
-    verdicts.push(...unaccountedMemoryVerdicts(model, options.podNames));
-    verdicts.push(...kernelChecks.filter((check) => check.status === 'fail' || check.status === 'warn').map(kernelCheckToVerdict));
+    pushAll(verdicts, oom?.verdicts ?? []);
+    pushAll(verdicts, unaccountedMemoryVerdicts(model, options.podNames));
+    pushAll(verdicts, kernelChecks.filter((check) => check.status === 'fail' || check.status === 'warn').map(kernelCheckToVerdict));
     if (sectionFiles(capture, 'hami.host').size > 0) {
       hami = evaluateHamiChecklist({ node: capture, ...(options.hamiCluster ? { cluster: options.hamiCluster } : {}) });
     }
   } else if (capture.scope === 'container') {
     container = parseContainerProbe(capture);
     hami = evaluateHamiChecklist({ container, ...(options.nodeCapture ? { node: options.nodeCapture } : {}), ...(options.hamiCluster ? { cluster: options.hamiCluster } : {}) });
-    verdicts.push(...hamiVerdicts(hami));
+    pushAll(verdicts, hamiVerdicts(hami));
   }
   return { target: options.target, scope: capture.scope, capture, node, container, hami, verdicts: sortVerdicts(verdicts), problems, podNames: options.podNames ?? new Map() };
 }

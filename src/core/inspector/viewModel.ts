@@ -12,6 +12,7 @@
 //   hami      the HAMi enforcement checklist;
 //   kernel    kernel, driver and dmem checks plus a few facts;
 //   raw       every capture section as text.
+import { longestRun, pushAll } from '../arrays.ts';
 import type { Severity } from '../findings.ts';
 import type { Inspection } from '../inspection/analyze.ts';
 import type { Capture, CaptureSection } from '../probe/capture.ts';
@@ -652,7 +653,7 @@ function mdText(text: string): string {
 }
 
 function fence(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const longest = longestRun(text, '`');
   const marks = '`'.repeat(Math.max(3, longest + 1));
   return `${marks}\n${text.replace(/\r/g, '')}\n${marks}`;
 }
@@ -665,7 +666,7 @@ export function podToMarkdown(model: InspectorViewModel, podUid: string): string
   out.push(`| UID | ${mdText(row.podUid)} |`, `| QoS | ${mdText(row.qos)} |`, `| cgroup | ${mdText(row.cgroupPath)} |`, `| containers | ${mdText(row.container)} |`);
   out.push(`| limit | ${row.limit.exact} |`, `| memory.current | ${row.current.exact} |`, `| GTT (no cgroup) | ${row.gtt.exact} |`, `| VRAM | ${row.vram.exact} |`);
   out.push(`| true footprint | ${row.footprint.exact} |`, `| headroom | ${row.headroom.exact} |`, `| last OOM | ${mdText(row.lastOom.text)} |`, '');
-  if (row.processes.length > 0) out.push('## GPU processes', '', ...row.processes.map((process) => `- ${mdText(process)}`), '');
+  if (row.processes.length > 0) pushAll(out, ['## GPU processes', '', ...row.processes.map((process) => `- ${mdText(process)}`), '']);
   const verdicts = model.verdicts.filter((verdict) => verdict.evidence.some((line) => line.includes(podUid)) || verdict.title.includes(row.pod) || verdict.title.includes(podUid));
   if (verdicts.length > 0) {
     out.push('## Findings', '');

@@ -22,6 +22,7 @@
 //   line, possibly after klog lines;
 // - a 403 on the exec upgrade (WebSocket, then the SPDY fallback) prints the API server's message:
 //   `pods "p" is forbidden: User "u" cannot create resource "pods/exec" in API group "" in the namespace "ns"`.
+import { pushAll } from '../arrays.ts';
 import { parseForbiddenMessage } from './contextState.ts';
 import type { ExecResult, TransportFailure } from '../probe/transport.ts';
 import { isDnsLabel, isDnsSubdomain } from './names.ts';
@@ -84,7 +85,7 @@ export function kubectlExecInvocation(target: KubectlExecTarget, delimiter: stri
   if (files.length === 1) args.push(`--kubeconfig=${files[0] as string}`);
   args.push(`--context=${target.context}`, 'exec', '-i', '--quiet', '-n', target.namespace, target.pod);
   if (target.container !== undefined) args.push('-c', target.container);
-  args.push('--', ...KUBECTL_REMOTE_COMMAND);
+  pushAll(args, ['--', ...KUBECTL_REMOTE_COMMAND]);
   return { kind: 'ok', args, kubeconfigEnv: files.length > 1 ? files.join(delimiter) : undefined };
 }
 

@@ -13,6 +13,7 @@
 // container, each `;`-terminated, and inside an entry one `<UUID>,<Type>,<usedMemMiB>,<usedCores>:` per
 // device (HAMi reads the first four comma fields and ignores the rest). An empty entry keeps its container's
 // place. `hami.io/bind-phase` is allocating, failed or success; `hami.io/vgpu-node` the node chosen.
+import { pushAll } from '../arrays.ts';
 import type { GpuResourceRole } from '../gpuResources.ts';
 import { classifyGpuResource } from '../gpuResources.ts';
 import { parseQuantity } from '../quantity.ts';
@@ -288,7 +289,7 @@ function hamiAnnotations(annotations: ReadonlyMap<string, string>, entries: read
     const value = annotations.get(key);
     if (value === undefined) return undefined;
     const parsed = parseHamiPodDevices(value, containers);
-    problems.push(...parsed.problems.map((problem) => `${key}: ${problem}`));
+    pushAll(problems, parsed.problems.map((problem) => `${key}: ${problem}`));
     return parsed.entries;
   };
   return {

@@ -9,6 +9,8 @@ import type { CgroupLimit } from './parsers/keyValue.ts';
 import { parseCgroupValue, parseDmem, parseKernelVersion, parseKeyEquals, parseKeyNumber, parseMeminfo, v1Limit } from './parsers/keyValue.ts';
 import type { KubeletReservations } from './parsers/nodeConfig.ts';
 import { parseContainerdDefaultRuntime, parseKubeletReservations } from './parsers/nodeConfig.ts';
+import type { NumberProblem, NumberProblems } from './parsers/kernelNumber.ts';
+import { describeNumberProblem } from './parsers/kernelNumber.ts';
 import { parsePodCgroup } from './podCgroup.ts';
 
 export type CgroupMode = 'v2' | 'v1' | 'hybrid' | 'unknown';
@@ -66,11 +68,14 @@ export interface NodeModel {
 
 export function buildNodeModel(capture: Capture): NodeModel {
   const problems = [...capture.problems];
+  // Numbers out of range are left out of the model and named here, file and field: never Infinity or null.
+  const numberProblems: NumberProblem[] = [];
+  const sink = (file: string): NumberProblems => ({ file, problems: numberProblems });
   const meta = parseKeyEquals(sectionText(capture, 'meta') ?? '');
   const root = capture.root;
   const procFiles = sectionFiles(capture, 'proc');
-  const meminfo = parseMeminfo(procFiles.get(`${root}/proc/meminfo`) ?? '');
-  const vmstat = parseKeyNumber(procFiles.get(`${root}/proc/vmstat`) ?? '');
+  const meminfo = parseMeminfo(procFiles.get(`${root}/proc/meminfo`) ?? '', sink(`${root}/proc/meminfo`));
+  const vmstat = parseKeyNumber(procFiles.get(`${root}/proc/vmstat`) ?? '', sink(`${root}/proc/vmstat`));
   if (meminfo.size === 0) problems.push('no /proc/meminfo in the capture');
   const osRelease = parseKeyEquals([...sectionFiles(capture, 'os-release').values()][0] ?? '');
   // The section is one word; take the first line that is a mode, so a stray line cannot hide it.
@@ -80,12 +85,14 @@ export function buildNodeModel(capture: Capture): NodeModel {
   const cg = `${root}/sys/fs/cgroup`;
   const words = (text: string | undefined) => (text === undefined ? undefined : text.split(/\s+/).filter(Boolean));
 
-  const groups = groupByDirectory(sectionFiles(capture, 'cgroup.kubepods'), cg);
+  // Problems name the file as captured (v1's /memory included), not the controller-relative path.
+  const fullPaths = new Map<string, string>();
+  const groups = groupByDirectory(sectionFiles(capture, 'cgroup.kubepods'), cg, fullPaths);
   const kubepodsLevels: CgroupMemory[] = [];
   const podMap = new Map<string, { memory: CgroupMemory; uid: string; qos: string; containers: (CgroupMemory & { containerId: string | undefined })[] }>();
   const containerDirs: Array<{ memory: CgroupMemory; uid: string; containerId: string | undefined }> = [];
   for (const [path, fileMap] of groups) {
-    const memory = cgroupMemory(path, fileMap);
+    const memory = cgroupMemory(path, fileMap, (name) => sink(fullPaths.get(`${path}/${name}`) ?? `${cg}${path}/${name}`));
     const pod = parsePodCgroup(path);
     if (!pod) {
       kubepodsLevels.push(memory);
@@ -121,12 +128,12 @@ export function buildNodeModel(capture: Capture): NodeModel {
     cgroupMode,
     rootControllers: words(rootFiles.get(`${cg}/cgroup.controllers`)),
     rootSubtreeControl: words(rootFiles.get(`${cg}/cgroup.subtree_control`)),
-    dmemCapacity: parseDmem(rootFiles.get(`${cg}/dmem.capacity`)),
+    dmemCapacity: parseDmem(rootFiles.get(`${cg}/dmem.capacity`), sink(`${cg}/dmem.capacity`)),
     kubepodsLevels,
     pods,
-    gpus: parseDrmCards(sectionFiles(capture, 'drm')),
+    gpus: parseDrmCards(sectionFiles(capture, 'drm'), numberProblems),
     moduleParams: parseModuleParams(sectionFiles(capture, 'modparams')),
-    gpuProcesses: aggregateFdinfo(sectionFiles(capture, 'fdinfo')),
+    gpuProcesses: aggregateFdinfo(sectionFiles(capture, 'fdinfo'), numberProblems),
     kernelLog,
     containerdDefaultRuntime: parseContainerdDefaultRuntime(sectionFiles(capture, 'containerd')),
     kubelet: parseKubeletReservations(
@@ -134,12 +141,12 @@ export function buildNodeModel(capture: Capture): NodeModel {
       [...sectionFiles(capture, 'kubelet-cmdline').values()][0],
     ),
     missing,
-    problems,
+    problems: [...problems, ...numberProblems.map(describeNumberProblem)],
   };
 }
 
 /** Groups `<dir>/<file>` records by directory, with the path made relative to the controller root (v1's /memory too). */
-function groupByDirectory(files: ReadonlyMap<string, string>, cgroupRoot: string): Map<string, Map<string, string>> {
+function groupByDirectory(files: ReadonlyMap<string, string>, cgroupRoot: string, fullPaths: Map<string, string>): Map<string, Map<string, string>> {
   const groups = new Map<string, Map<string, string>>();
   for (const [path, body] of files) {
     if (!path.startsWith(cgroupRoot)) continue;
@@ -149,6 +156,7 @@ function groupByDirectory(files: ReadonlyMap<string, string>, cgroupRoot: string
     const group = groups.get(dir) ?? new Map<string, string>();
     group.set(path.slice(slash + 1), body);
     groups.set(dir, group);
+    fullPaths.set(`${dir}/${path.slice(slash + 1)}`, path);
   }
   return groups;
 }
@@ -158,27 +166,30 @@ function isPodLevel(path: string, uid: string): boolean {
   return last.includes(uid) || last.includes(uid.replace(/-/g, '_'));
 }
 
-function cgroupMemory(path: string, files: ReadonlyMap<string, string>): CgroupMemory {
+function cgroupMemory(path: string, files: ReadonlyMap<string, string>, sink: (name: string) => NumberProblems): CgroupMemory {
+  // A usage counter is never "max": a `max` there is out of format like any other word.
   const number = (name: string) => {
-    const parsed = parseCgroupValue(files.get(name));
+    const parsed = parseCgroupValue(files.get(name), sink(name));
     return parsed?.kind === 'bytes' ? parsed.bytes : undefined;
   };
   const v2 = files.has('memory.current') || files.has('memory.max');
+  const dmem = (name: string) => parseDmem(files.get(name), sink(name));
   return {
     path,
     current: v2 ? number('memory.current') : number('memory.usage_in_bytes'),
     peak: v2 ? number('memory.peak') : number('memory.max_usage_in_bytes'),
-    max: v2 ? parseCgroupValue(files.get('memory.max')) : v1Limit(files.get('memory.limit_in_bytes')),
-    events: parseKeyNumber(files.get('memory.events') ?? ''),
-    stat: parseKeyNumber(files.get('memory.stat') ?? ''),
+    max: v2 ? parseCgroupValue(files.get('memory.max'), sink('memory.max')) : v1Limit(files.get('memory.limit_in_bytes'), sink('memory.limit_in_bytes')),
+    events: parseKeyNumber(files.get('memory.events') ?? '', sink('memory.events')),
+    // v1's memory.stat prints hierarchical_memory_limit as the "no limit" sentinel.
+    stat: parseKeyNumber(files.get('memory.stat') ?? '', sink('memory.stat'), { allowSentinels: true }),
     dmem: {
-      current: parseDmem(files.get('dmem.current')),
-      peak: parseDmem(files.get('dmem.peak')),
-      min: parseDmem(files.get('dmem.min')),
-      low: parseDmem(files.get('dmem.low')),
-      max: parseDmem(files.get('dmem.max')),
+      current: dmem('dmem.current'),
+      peak: dmem('dmem.peak'),
+      min: dmem('dmem.min'),
+      low: dmem('dmem.low'),
+      max: dmem('dmem.max'),
     },
     subtreeControl: files.has('cgroup.subtree_control') ? (files.get('cgroup.subtree_control') ?? '').split(/\s+/).filter(Boolean) : undefined,
-    oomControl: parseKeyNumber(files.get('memory.oom_control') ?? ''),
+    oomControl: parseKeyNumber(files.get('memory.oom_control') ?? '', sink('memory.oom_control')),
   };
 }

@@ -2,6 +2,7 @@
 // log's OOM kills ("Explain OOM Kills on Node"), and the HAMi cluster checks of "Run HAMi Checklist on Pod"
 // (device-plugin pod on the node, scheduler, the pod's scheduler, annotations, runtime class, privileged,
 // env). Every value from the cluster is escaped with md() / codeBlock().
+import { pushAll } from '../arrays.ts';
 import type { NodeMemoryEvent } from '../kube/events.ts';
 import type { GpuPodSummary } from '../kube/pods.ts';
 import { codeBlock, md } from './inspectionReport.ts';
@@ -92,7 +93,7 @@ export function hamiClusterMarkdown(section: HamiClusterSection): string {
   const env = Object.entries(section.env).filter(([key]) => ENV_OF_INTEREST.test(key));
   if (env.length > 0) out.push('Container env from the spec:', '', codeBlock(env.map(([key, value]) => `${key}=${value}`).join('\n')), '');
   if (pod.hami && pod.hami.raw.size > 0) out.push('HAMi annotations:', '', codeBlock([...pod.hami.raw].map(([key, value]) => `${key}: ${value}`).join('\n')), '');
-  if (section.problems.length > 0) out.push(...section.problems.map((problem) => `- ${md(problem)}`), '');
+  if (section.problems.length > 0) pushAll(out, section.problems.map((problem) => `- ${md(problem)}`)).push('');
   return `${out.join('\n')}\n`;
 }
 

@@ -1,5 +1,6 @@
 // An inspection as Markdown (VS Code report, `--format markdown`), plain text and JSON.
 // Every string from the target is escaped: a hostile pod or process name renders as text.
+import { longestRun, pushAll } from '../arrays.ts';
 import type { Inspection } from '../inspection/analyze.ts';
 import { formatBytes } from '../quantity.ts';
 import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
@@ -23,7 +24,7 @@ export function md(text: string): string {
  * name with newlines, `~~~~` or backticks in it) can end the block and be read as Markdown or HTML.
  */
 export function codeBlock(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const longest = longestRun(text, '`');
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}\n${text.replace(/\r/g, '')}\n${fence}`;
 }
@@ -38,7 +39,7 @@ export function inspectionToMarkdown(inspection: Inspection): string {
   }
   out.push('## Verdicts', '');
   if (inspection.verdicts.length === 0) out.push('No problems found.', '');
-  for (const verdict of inspection.verdicts) out.push(...verdictMarkdown(verdict));
+  for (const verdict of inspection.verdicts) pushAll(out, verdictMarkdown(verdict));
   if (inspection.node) {
     const { accounting, pods, kernelChecks } = inspection.node;
     out.push('## Memory accounting (node)', '', '| | bytes |', '| --- | --- |');
@@ -54,7 +55,7 @@ export function inspectionToMarkdown(inspection: Inspection): string {
       out.push('');
     }
     out.push('## Kernel, driver and dmem', '');
-    for (const check of kernelChecks) out.push(...checkMarkdown(check));
+    for (const check of kernelChecks) pushAll(out, checkMarkdown(check));
     out.push('');
     const oom = inspection.node.oom;
     out.push('## OOM kills', '', oom ? md(oom.summary.text) : 'No kernel log was readable (dmesg needs CAP_SYSLOG; run the probe as root).', '');
@@ -68,14 +69,16 @@ export function inspectionToMarkdown(inspection: Inspection): string {
   }
   if (inspection.hami) {
     const provenance = evidenceSourceNote(inspection.hami.source);
-    out.push('## HAMi enforcement checklist', '', `**${inspection.hami.verdict}** — ${md(summaryAfterVerdict(inspection.hami))}`, '', ...(provenance ? [`> ${md(provenance)}`, ''] : []), '| | Check | Finding | Command |', '| --- | --- | --- | --- |');
+    out.push('## HAMi enforcement checklist', '', `**${inspection.hami.verdict}** — ${md(summaryAfterVerdict(inspection.hami))}`, '');
+    if (provenance) out.push(`> ${md(provenance)}`, '');
+    out.push('| | Check | Finding | Command |', '| --- | --- | --- | --- |');
     for (const check of inspection.hami.checks) {
       out.push(`| ${ICON[check.status] ?? ''} | ${md(check.title)} | ${md(check.summary)} | \`${check.command.replace(/`/g, "'")}\` |`);
     }
     out.push('');
   }
   if (inspection.problems.length > 0) {
-    out.push('## Capture problems', '', ...inspection.problems.map((problem) => `- ${md(problem)}`), '');
+    pushAll(out, ['## Capture problems', '', ...inspection.problems.map((problem) => `- ${md(problem)}`), '']);
   }
   return `${out.join('\n')}\n`;
 }

@@ -1,4 +1,5 @@
 // A kernel log explained on its own: text, Markdown and JSON.
+import { pushAll } from '../arrays.ts';
 import type { KernelLogExplanation } from '../verdicts/oomRootCause.ts';
 import { codeBlock, md } from './inspectionReport.ts';
 
@@ -12,7 +13,7 @@ export function oomToMarkdown(explanation: KernelLogExplanation, source: string)
       out.push('Evidence:', '', codeBlock(verdict.evidenceLines.map((line) => `${String(line.line).padStart(6)}  ${line.text}`).join('\n')), '');
     }
   }
-  if (explanation.summary.problems.length > 0) out.push('## Notes', '', ...explanation.summary.problems.map((problem) => `- ${md(problem)}`), '');
+  if (explanation.summary.problems.length > 0) pushAll(out, ['## Notes', '', ...explanation.summary.problems.map((problem) => `- ${md(problem)}`), '']);
   return `${out.join('\n')}\n`;
 }
 

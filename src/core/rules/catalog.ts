@@ -172,6 +172,14 @@ export const RULES: readonly RuleMeta[] = [
     summary: 'gpumem skipped a file or document it cannot analyse safely: binary, not UTF-8, too large, or an alias bomb.',
     remedy: 'Lint real manifests; raise the size limit for genuinely large files.',
   },
+  {
+    id: 'internal-error',
+    title: 'A rule or a file could not be analysed',
+    defaultSeverity: 'warning',
+    summary: 'One rule failed on one pod template, or the analysis of one file failed; gpumem reports it here and still runs every other rule and file, so nothing else is lost.',
+    remedy: 'Report the failure with the manifest (the message names the rule and the object or file); the rest of the results stand.',
+    noExample: 'no manifest is known to trigger it: each failure found so far was fixed at its cause',
+  },
 ];
 
 const BY_ID = new Map(RULES.map((rule) => [rule.id, rule]));

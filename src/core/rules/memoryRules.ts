@@ -6,16 +6,20 @@ import type { QuickFix, TextEdit } from '../findings.ts';
 import { describeNominal } from '../analysis/memoryBudget.ts';
 import type { MemoryBudget } from '../analysis/memoryBudget.ts';
 import type { ContainerModel, ResourceBlock, ResourceEntry } from '../manifest/podModel.ts';
-import { formatBytes, toMemoryQuantity } from '../quantity.ts';
+import { formatBytes, isQuantityInRange, toMemoryQuantity } from '../quantity.ts';
 import type { PodContext, Rule } from './types.ts';
 import { ruleMetaOf } from './ruleMetaOf.ts';
 
 const PLACEHOLDER = 'SET-ME';
 const GIB = 1024 ** 3;
 
-/** A value to write into a manifest: whole GiB from 4 GiB up (easier to read), else whole MiB; never below `bytes`. */
-function suggestedQuantity(bytes: number): string {
-  return bytes >= 4 * GIB ? toMemoryQuantity(Math.ceil(bytes / GIB) * GIB) : toMemoryQuantity(bytes);
+/**
+ * A value to write into a manifest: whole GiB from 4 GiB up (easier to read), else whole MiB; never below `bytes`.
+ * Undefined when no quantity can hold it (a need beyond 2^63 bytes): then there is no fix to offer.
+ */
+function suggestedQuantity(bytes: number): string | undefined {
+  const rounded = bytes >= 4 * GIB ? Math.ceil(bytes / GIB) * GIB : bytes;
+  return isQuantityInRange(rounded) ? toMemoryQuantity(rounded) : undefined;
 }
 
 function isUnified(context: PodContext): boolean {
@@ -35,8 +39,9 @@ function setMemoryEdit(context: PodContext, container: ContainerModel, block: 'l
 
 function memoryLimitFixes(context: PodContext, container: ContainerModel, budget: MemoryBudget): QuickFix[] {
   const fixes: QuickFix[] = [];
-  if (budget.required !== undefined) {
-    const value = suggestedQuantity(budget.required);
+  const value = budget.required !== undefined ? suggestedQuantity(budget.required) : undefined;
+  if (budget.required !== undefined && value === undefined) return fixes;
+  if (value !== undefined) {
     const limit = setMemoryEdit(context, container, 'limits', value);
     if (limit) fixes.push({ title: `Set memory limit to ${value} (${describeNominal(budget, isUnified(context))} + ${context.config.headroomPercent} % headroom)`, edits: [limit], preferred: true });
     if (limit && !budget.request && isUnified(context)) {
@@ -120,7 +125,7 @@ export const umaHeadroom: Rule = {
           container,
           span: entry.valueSpan,
           message: `Container "${container.name}": memory ${what} ${entry.text} ${standing} (${nominal}); unified-memory nodes need at least ${headroom} % (${formatBytes(required)}), because GTT memory is not charged to the pod's cgroup${what === 'request' ? ' and the request is what reserves that RAM on the node' : ''}.`,
-          fixes: raiseFix(context, entry, what, target),
+          fixes: target !== undefined ? raiseFix(context, entry, what, target) : [],
         });
       }
     }
@@ -142,6 +147,7 @@ function checkPodLevel(context: PodContext): void {
   if (!first) return;
   const listed = needs.slice(0, 4).map(({ container, required }) => `"${container.name}" ${formatBytes(required)}`).join(' + ');
   const breakdown = needs.length > 4 ? `${listed} + ${needs.length - 4} more` : listed;
+  const target = suggestedQuantity(total);
   for (const [entry, what] of [[context.pod.podLimits.entries.get('memory'), 'limit'], [context.pod.podRequests.entries.get('memory'), 'request']] as const) {
     const bytes = entry?.quantity && !entry.quantity.negative ? entry.quantity.value : undefined;
     if (!entry || bytes === undefined || bytes >= total) continue;
@@ -150,7 +156,7 @@ function checkPodLevel(context: PodContext): void {
       container: first.container,
       span: entry.valueSpan,
       message: `Pod-level memory ${what} ${entry.text} (spec.resources) is below what its GPU containers need together on a unified-memory node: ${breakdown}${needs.length > 1 ? ` = ${formatBytes(total)}` : ''} (declared memory + ${context.config.headroomPercent} % headroom), because GTT memory is not charged to the pod's cgroup. GPU container "${first.container.name}" is bounded by it.`,
-      fixes: raiseFix(context, entry, what, suggestedQuantity(total)),
+      fixes: target !== undefined ? raiseFix(context, entry, what, target) : [],
     });
   }
 }

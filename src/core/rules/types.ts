@@ -18,6 +18,8 @@ export interface RuleMeta {
   readonly remedy: string;
   /** Off unless configured (e.g. needs a setting to mean anything). */
   readonly offByDefault?: boolean;
+  /** Why the docs page can have no triggering example (a rule for gpumem's own failures). */
+  readonly noExample?: string;
 }
 
 /** A ConfigMap defined in the same file, for resolving envFrom and configMapKeyRef. */

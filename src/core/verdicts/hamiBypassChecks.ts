@@ -1,5 +1,6 @@
 // The bypass matrix (facts §1.7): the ways a process escapes HAMi's memory limit (static or musl
 // executables, Docker-in-Docker, login sessions, gVisor, a limit of 0, …) and what puts it at risk.
+import { pushAll } from '../arrays.ts';
 import type { ContainerProcess } from '../probe/parsers/containerProbe.ts';
 import type { Check, HamiClusterFacts } from './hamiChecklist.ts';
 import { LIMIT_VAR, fail, failNoPreload, isTrue, limitVars, parseHamiLimit, pass, preloadEvidence, processLines, unknown } from './hamiFacts.ts';
@@ -109,7 +110,7 @@ export function checkPreloadTarget(facts: Facts): Check {
   const preload = facts.container?.preload;
   const evidence = preloadEvidence(facts);
   const loaderErrors = facts.logLines.filter((line) => line.kind === 'preload-failed');
-  evidence.push(...loaderErrors.map((line) => `${line.where}: ${line.line}`));
+  pushAll(evidence, loaderErrors.map((line) => `${line.where}: ${line.line}`));
   const remedy = 'Make /etc/ld.so.preload name the libvgpu.so that is mounted (a custom gpuHookPath needs HAMi ≥ the fix of HAMi#2017), and make sure the file it names exists and is not empty.';
   if (loaderErrors.length > 0) return fail({ ...common, evidence }, `the loader could not preload ${loaderErrors[0]?.details.object ?? 'libvgpu.so'} (${loaderErrors[0]?.details.reason ?? ''}): processes run without it (HAMi#1346, #777)`, remedy);
   if (!preload) return unknown({ ...common, evidence }, 'the preload file was not captured', 'Run the container probe in the workload container.');
@@ -148,7 +149,7 @@ export function checkLimitZero(facts: Facts, cluster: HamiClusterFacts | undefin
   add('pod spec env', cluster?.podEnv);
   const evidence = found.map((item) => `${item.where}: ${item.key}=${item.value}`);
   const invalid = facts.logLines.filter((line) => line.kind === 'invalid-limit');
-  evidence.push(...invalid.map((line) => `${line.where}: ${line.line}`));
+  pushAll(evidence, invalid.map((line) => `${line.where}: ${line.line}`));
   const zero = found.filter((item) => parseHamiLimit(item.value) === 0);
   if (zero.length > 0 || invalid.length > 0) {
     const names = [...new Set([...zero.map((item) => `${item.key}=${item.value}`), ...invalid.map((line) => `${line.details.variable ?? '?'}=${line.details.value ?? ''}`)])];

@@ -9,6 +9,7 @@
 // Inputs: the parsed container capture (what the workload sees), optionally the node capture (for
 // containerd's default runtime and the host's HAMi files) and optionally cluster-side facts the
 // Kubernetes layer collects (device-plugin pods, runtimeClassName, privileged, the container log).
+import { pushAll } from '../arrays.ts';
 import type { Capture } from '../probe/capture.ts';
 import type { ContainerProbe, ContainerProcess } from '../probe/parsers/containerProbe.ts';
 import { parseHamiLog } from '../probe/parsers/hamiLog.ts';
@@ -124,7 +125,7 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
   const pid1 = processes?.find((process) => process.pid === 1);
   const gpuProcs = (processes ?? []).filter((process) => process.gpu);
   const logLines: (HamiLogLine & { where: string })[] = [...(container?.logs.lines ?? []).map((line) => ({ ...line, where: 'container' }))];
-  if (input.cluster?.containerLog !== undefined) logLines.push(...parseHamiLog(input.cluster.containerLog).lines.map((line) => ({ ...line, where: 'kubectl logs' })));
+  if (input.cluster?.containerLog !== undefined) pushAll(logLines, parseHamiLog(input.cluster.containerLog).lines.map((line) => ({ ...line, where: 'kubectl logs' })));
   const facts: Facts = {
     container,
     pid1,

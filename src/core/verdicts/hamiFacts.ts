@@ -1,5 +1,6 @@
 // What the HAMi checks share: the facts gathered once from the capture (`Facts`), reading HAMi's
 // env (limit variables, truthy values, `parseHamiLimit`), and building a check and its evidence lines.
+import { pushAll } from '../arrays.ts';
 import type { ContainerProbe, ContainerProcess } from '../probe/parsers/containerProbe.ts';
 import type { HamiLogLine } from '../probe/parsers/hamiLog.ts';
 import type { Check, CheckCommon } from './hamiChecklist.ts';
@@ -83,7 +84,7 @@ export function preloadEvidence(facts: Facts): string[] {
   if (preload.lsLine) evidence.push(`preload: ${preload.lsLine}`);
   if (preload.content !== undefined) {
     const contentLines = bodyLines(preload.content);
-    evidence.push(...(contentLines.length > 0 ? contentLines.map((line) => `/etc/ld.so.preload: ${line}`) : ['/etc/ld.so.preload: (empty)']));
+    pushAll(evidence, contentLines.length > 0 ? contentLines.map((line) => `/etc/ld.so.preload: ${line}`) : ['/etc/ld.so.preload: (empty)']);
   }
   for (const mount of facts.container?.mounts ?? []) if (mount.mountPoint === '/etc/ld.so.preload') evidence.push(`mountinfo: ${mount.line}`);
   return evidence;

@@ -3,6 +3,7 @@
 // versus RAM, and whether GTT is charged to memcg at all (it is not upstream).
 import { formatBytes } from '../quantity.ts';
 import type { NodeModel } from '../probe/nodeModel.ts';
+import { kernelValue } from '../probe/parsers/kernelNumber.ts';
 import { kernelAtLeast } from '../probe/parsers/keyValue.ts';
 import type { KernelCheck } from './verdict.ts';
 
@@ -88,7 +89,9 @@ export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
   // 5. GTT size versus RAM.
   const memTotal = model.meminfo.get('MemTotal');
   const gttTotal = model.gpus.reduce<number | undefined>((sum, gpu) => (gpu.gttTotal === undefined ? sum : (sum ?? 0) + gpu.gttTotal), undefined);
-  const pagesLimit = Number(model.moduleParams.get('ttm')?.get('pages_limit') ?? model.moduleParams.get('amdttm')?.get('pages_limit') ?? NaN);
+  // A module parameter is one "%lu"; bounded, so a garbled value is no number rather than Infinity.
+  const pagesText = model.moduleParams.get('ttm')?.get('pages_limit') ?? model.moduleParams.get('amdttm')?.get('pages_limit');
+  const pagesLimit = (pagesText === undefined ? undefined : kernelValue(pagesText, 'pages_limit', undefined, { firstToken: true })) ?? NaN;
   const gttsize = model.moduleParams.get('amdgpu')?.get('gttsize');
   if (hasAmd || gttTotal !== undefined) {
     const share = gttTotal !== undefined && memTotal ? gttTotal / memTotal : undefined;

@@ -15,6 +15,7 @@
 import type { Severity } from '../findings.ts';
 import type { AmdgpuMemoryLine, EvidenceLine, KernelLog, KernelLogFormat, OomEvent } from '../probe/parsers/kernelLog.ts';
 import { parseKernelLog } from '../probe/parsers/kernelLog.ts';
+import { parseCgroupValue, parseKeyNumber, v1Limit } from '../probe/parsers/keyValue.ts';
 import type { QosClass } from '../probe/podCgroup.ts';
 import { isKubepodsPath, kubepodsLevel, parsePodCgroup } from '../probe/podCgroup.ts';
 import type { Verdict } from './verdict.ts';
@@ -48,26 +49,16 @@ export interface OomContext {
   readonly amdgpu?: readonly AmdgpuMemoryLine[];
 }
 
-/** `memory.events` text → counters. Unknown keys are kept; malformed lines are skipped. */
+/** `memory.events` text → counters, through the bounded kernel number parser. Unknown keys are kept; malformed or out-of-range lines are skipped. */
 export function parseMemoryEvents(text: string): Record<string, number> {
-  const counters: Record<string, number> = {};
-  if (typeof text !== 'string') return counters;
-  for (const line of text.split('\n')) {
-    const match = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s+(\d{1,19})\s*$/.exec(line);
-    if (!match || match[1] === undefined) continue;
-    const value = Number(match[2]);
-    if (Number.isFinite(value)) counters[match[1]] = value;
-  }
-  return counters;
+  if (typeof text !== 'string') return {};
+  return Object.fromEntries(parseKeyNumber(text));
 }
 
-const V1_UNLIMITED = 2 ** 62;
-
+/** A byte count from a cgroup file (bounded: out of range is no value, never Infinity). */
 function parseBytes(text: string | undefined): number | undefined {
-  const trimmed = text?.trim();
-  if (trimmed === undefined || !/^\d{1,20}$/.test(trimmed)) return undefined;
-  const value = Number(trimmed);
-  return Number.isFinite(value) ? value : undefined;
+  const parsed = parseCgroupValue(text);
+  return parsed?.kind === 'bytes' ? parsed.bytes : undefined;
 }
 
 interface MutablePod {
@@ -112,8 +103,8 @@ export function podCgroupDataFromFiles(files: ReadonlyMap<string, string>): PodC
         entry.cgroupVersion = 2;
         break;
       case 'memory.max': {
-        const trimmed = content.trim();
-        entry.memoryMax = trimmed === 'max' ? 'max' : parseBytes(trimmed);
+        const max = parseCgroupValue(content);
+        entry.memoryMax = max === undefined ? undefined : max.kind === 'max' ? 'max' : max.bytes;
         entry.cgroupVersion = 2;
         break;
       }
@@ -125,8 +116,9 @@ export function podCgroupDataFromFiles(files: ReadonlyMap<string, string>): PodC
         entry.cgroupVersion ??= 1;
         break;
       case 'memory.limit_in_bytes': {
-        const limit = parseBytes(content);
-        if (entry.memoryMax === undefined && limit !== undefined) entry.memoryMax = limit >= V1_UNLIMITED ? 'max' : limit;
+        // v1 prints "no limit" as PAGE_COUNTER_MAX × PAGE_SIZE: v1Limit reads the sentinels as max.
+        const limit = v1Limit(content);
+        if (entry.memoryMax === undefined && limit !== undefined) entry.memoryMax = limit.kind === 'max' ? 'max' : limit.bytes;
         entry.cgroupVersion ??= 1;
         break;
       }

@@ -1,5 +1,6 @@
 // How much GPU memory escapes the cgroups: per pod (cgroup-accounted vs GTT from DRM fdinfo vs limit)
 // and per node (MemTotal vs pods' memory.current vs GTT in use vs GPUActive).
+import { maxOf } from '../arrays.ts';
 import { formatBytes } from '../quantity.ts';
 import type { NodeModel, PodCgroup } from '../probe/nodeModel.ts';
 import { PCI_VENDORS, UNIFIED_MEMORY_DEVICES } from '../probe/parsers/drm.ts';
@@ -36,11 +37,30 @@ export interface NodeAccounting {
   readonly gttTotal: number | undefined;
   readonly vramUsed: number | undefined;
   readonly gpuActive: number | undefined;
+  /** GPUReclaim when plausible (at most MemTotal); undefined when absent or implausible. */
   readonly gpuReclaim: number | undefined;
+  /** The 7.1+ GPUReclaim counter as read: absent, plausible, or larger than MemTotal (seen in the field): not used. */
+  readonly gpuReclaimCheck: GpuReclaimCheck;
+  /** MemAvailable plus a plausible GPUReclaim: the kernel's MemAvailable does not count the reclaimable GPU pool. */
+  readonly availableWithReclaim: number | undefined;
   /** GPU memory in RAM that no cgroup is charged for: the larger of GTT in use and GPUActive. */
   readonly unaccounted: number | undefined;
   readonly unifiedMemory: boolean;
   readonly gpuSummary: string;
+}
+
+export type GpuReclaimCheck =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'plausible'; readonly bytes: number }
+  | { readonly kind: 'implausible'; readonly bytes: number; readonly memTotal: number };
+
+/** GPUReclaim (pages in the TTM reuse pools, shrinker-reclaimable) is not in MemAvailable; above MemTotal it is a bad counter. */
+export function checkGpuReclaim(model: NodeModel): GpuReclaimCheck {
+  const bytes = model.meminfo.get('GPUReclaim');
+  if (bytes === undefined) return { kind: 'absent' };
+  const memTotal = model.meminfo.get('MemTotal');
+  if (memTotal !== undefined && bytes > memTotal) return { kind: 'implausible', bytes, memTotal };
+  return { kind: 'plausible', bytes };
 }
 
 export function podAccounting(model: NodeModel): PodAccounting[] {
@@ -91,6 +111,8 @@ export function nodeAccounting(model: NodeModel): NodeAccounting {
   const sum = (values: Array<number | undefined>) => (values.some((v) => v !== undefined) ? values.reduce<number>((total, v) => total + (v ?? 0), 0) : undefined);
   const gttUsed = sum(model.gpus.map((gpu) => gpu.gttUsed));
   const gpuActive = model.meminfo.get('GPUActive');
+  const reclaim = checkGpuReclaim(model);
+  const memAvailable = model.meminfo.get('MemAvailable');
   const candidates = [gttUsed, gpuActive].filter((value): value is number => value !== undefined);
   const unified = model.gpus.some((gpu) => gpu.deviceId !== undefined && gpu.deviceId in UNIFIED_MEMORY_DEVICES);
   const gpuSummary = model.gpus.length === 0
@@ -98,14 +120,16 @@ export function nodeAccounting(model: NodeModel): NodeAccounting {
     : model.gpus.map((gpu) => `${gpu.card}: ${PCI_VENDORS[gpu.vendorId ?? ''] ?? gpu.vendorId ?? '?'} ${gpu.deviceId ?? ''}${gpu.deviceId && UNIFIED_MEMORY_DEVICES[gpu.deviceId] ? ` (${UNIFIED_MEMORY_DEVICES[gpu.deviceId]})` : ''}`).join(', ');
   return {
     memTotal: model.meminfo.get('MemTotal'),
-    memAvailable: model.meminfo.get('MemAvailable'),
+    memAvailable,
     podsAccounted: model.pods.reduce((total, pod) => total + (pod.current ?? 0), 0),
     gttUsed,
     gttTotal: sum(model.gpus.map((gpu) => gpu.gttTotal)),
     vramUsed: sum(model.gpus.map((gpu) => gpu.vramUsed)),
     gpuActive,
-    gpuReclaim: model.meminfo.get('GPUReclaim'),
-    unaccounted: candidates.length > 0 ? Math.max(...candidates) : undefined,
+    gpuReclaim: reclaim.kind === 'plausible' ? reclaim.bytes : undefined,
+    gpuReclaimCheck: reclaim,
+    availableWithReclaim: memAvailable === undefined ? undefined : memAvailable + (reclaim.kind === 'plausible' ? reclaim.bytes : 0),
+    unaccounted: candidates.length > 0 ? maxOf(candidates, 0) : undefined,
     unifiedMemory: unified,
     gpuSummary,
   };
@@ -162,6 +186,7 @@ export function unaccountedMemoryVerdicts(model: NodeModel, podNames: ReadonlyMa
       evidence: [
         `MemTotal: ${node.memTotal} (${formatBytes(node.memTotal)})`,
         ...(node.memAvailable !== undefined ? [`MemAvailable: ${node.memAvailable} (${formatBytes(node.memAvailable)})`] : []),
+        ...reclaimEvidence(node),
         ...(node.gttUsed !== undefined ? [`mem_info_gtt_used (sum of cards): ${node.gttUsed} (${formatBytes(node.gttUsed)})`] : []),
         ...(node.gpuActive !== undefined ? [`GPUActive: ${node.gpuActive} (${formatBytes(node.gpuActive)})`] : []),
         `sum of pod memory.current: ${node.podsAccounted} (${formatBytes(node.podsAccounted)})`,
@@ -170,4 +195,12 @@ export function unaccountedMemoryVerdicts(model: NodeModel, podNames: ReadonlyMa
     });
   }
   return verdicts;
+}
+
+/** GPUReclaim is reclaimable headroom MemAvailable leaves out (Documentation/filesystems/proc.rst); a value above MemTotal is not used. */
+function reclaimEvidence(node: NodeAccounting): string[] {
+  const check = node.gpuReclaimCheck;
+  if (check.kind === 'absent') return [];
+  if (check.kind === 'implausible') return [`GPUReclaim: ${check.bytes} (${formatBytes(check.bytes)}) is above MemTotal: an implausible counter, not counted as reclaimable`];
+  return [`GPUReclaim: ${check.bytes} (${formatBytes(check.bytes)}) is reclaimable but not in MemAvailable: ${formatBytes(node.availableWithReclaim ?? check.bytes)} is really available`];
 }

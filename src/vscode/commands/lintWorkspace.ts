@@ -1,6 +1,8 @@
 // "Lint Workspace Manifests": every *.yaml / *.yml of the workspace, with progress and cancellation.
 import * as vscode from 'vscode';
 import { indexClaims, mayUseClaims } from '../../core/crossFile.ts';
+import type { Finding } from '../../core/findings.ts';
+import { internalErrorFinding } from '../../core/internalError.ts';
 import { lintBytes } from '../../core/lint.ts';
 import { ClaimIndex } from '../../core/manifest/draClaims.ts';
 import type { Ctx } from '../ctx.ts';
@@ -37,13 +39,24 @@ export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<Worksp
       // DRA claims resolve across the workspace: files whose pods use claims wait until every file's claims are indexed.
       const claims = new ClaimIndex();
       const deferred: { uri: vscode.Uri; bytes: Uint8Array; text: string }[] = [];
-      const lintOne = (uri: vscode.Uri, bytes: Uint8Array, text: string) => {
-        const result = lintBytes(bytes, ctx.settings.lint, WORKSPACE_SCAN_MAX_BYTES, { claims });
-        lint.publishForFile(uri, result.findings, text);
+      const publish = (uri: vscode.Uri, fileFindings: readonly Finding[], text: string) => {
+        lint.publishForFile(uri, fileFindings, text);
         files++;
-        const counted = result.findings.filter((finding) => finding.ruleId !== 'manifest-skipped' && finding.ruleId !== 'helm-template' && finding.ruleId !== 'unrendered-template').length;
+        const counted = fileFindings.filter((finding) => finding.ruleId !== 'manifest-skipped' && finding.ruleId !== 'helm-template' && finding.ruleId !== 'unrendered-template').length;
         if (counted > 0) filesWithFindings++;
         findings += counted;
+      };
+      // One file's failure is one finding on that file; the scan goes on with the others.
+      const failed = (uri: vscode.Uri, error: unknown) => {
+        ctx.output.warn(`Could not lint ${uri.toString(true)}: ${(error as Error).stack ?? String(error)}`);
+        publish(uri, [internalErrorFinding({ kind: 'file', file: vscode.workspace.asRelativePath(uri) }, error)], '');
+      };
+      const lintOne = (uri: vscode.Uri, bytes: Uint8Array, text: string) => {
+        try {
+          publish(uri, lintBytes(bytes, ctx.settings.lint, WORKSPACE_SCAN_MAX_BYTES, { claims }).findings, text);
+        } catch (error) {
+          failed(uri, error);
+        }
       };
       for (const uri of uris) {
         if (token.isCancellationRequested) return { files, filesWithFindings, findings, cancelled: true };
@@ -55,7 +68,7 @@ export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<Worksp
           if (mayUseClaims(text)) deferred.push({ uri, bytes, text });
           else lintOne(uri, bytes, text);
         } catch (error) {
-          ctx.output.warn(`Could not lint ${uri.toString(true)}: ${(error as Error).message}`);
+          failed(uri, error);
         }
         // Let the extension host breathe between files.
         await new Promise((resolve) => setImmediate(resolve));
@@ -64,11 +77,7 @@ export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<Worksp
       lint.setWorkspaceClaims(claims);
       for (const { uri, bytes, text } of deferred) {
         if (token.isCancellationRequested) return { files, filesWithFindings, findings, cancelled: true };
-        try {
-          lintOne(uri, bytes, text);
-        } catch (error) {
-          ctx.output.warn(`Could not lint ${uri.toString(true)}: ${(error as Error).message}`);
-        }
+        lintOne(uri, bytes, text);
         await new Promise((resolve) => setImmediate(resolve));
       }
       return { files, filesWithFindings, findings, cancelled: false };

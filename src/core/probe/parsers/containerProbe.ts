@@ -5,6 +5,11 @@
 //
 // Pure and tolerant: a missing or cut-off section gives undefined/empty fields and a problem; unknown
 // keys are ignored. Every parsed item keeps its verbatim capture lines for verdict evidence.
+import { pushAll } from '../../arrays.ts';
+import type { NumberProblem, NumberProblems } from './kernelNumber.ts';
+import { describeNumberProblem, kernelValue } from './kernelNumber.ts';
+import type { KeyNumberOptions } from './keyValue.ts';
+import { parseCgroupValue, parseKeyNumber, v1Limit } from './keyValue.ts';
 import type { Capture, CaptureSection } from '../capture.ts';
 import { parseHamiCaches } from './hamiCache.ts';
 import type { HamiCache } from './hamiCache.ts';
@@ -184,7 +189,7 @@ export function parseContainerProbe(capture: Capture): ContainerProbe {
   if (vgpuSection) {
     vgpuDir = [];
     for (const record of vgpuSection.records) {
-      if (record.path === 'ls') vgpuDir.push(...lines(record.body).map(parseLsLine).filter((entry): entry is LsEntry => entry !== undefined));
+      if (record.path === 'ls') pushAll(vgpuDir, lines(record.body).map(parseLsLine).filter((entry): entry is LsEntry => entry !== undefined));
       if (record.path === 'libvgpu') libvgpu = lines(record.body).map(parseLsLine).find((entry) => entry !== undefined);
     }
     if (!libvgpu) {
@@ -194,7 +199,7 @@ export function parseContainerProbe(capture: Capture): ContainerProbe {
   }
 
   const caches = parseHamiCaches(capture);
-  for (const cache of caches) problems.push(...cache.problems);
+  for (const cache of caches) pushAll(problems, cache.problems);
 
   const loaderSection = capture.sections.get('loader');
   const loaders = loaderSection
@@ -211,14 +216,14 @@ export function parseContainerProbe(capture: Capture): ContainerProbe {
   if (!processes) problems.push('no procs section: per-process evidence is missing');
 
   const dind = parseDind(capture.sections.get('dind'), processes);
-  const cgroup = parseCgroup(capture.sections.get('cgroup'));
+  const cgroup = parseCgroup(capture.sections.get('cgroup'), problems);
 
   const gpuSection = capture.sections.get('nvidia-smi.gpu');
   const appsSection = capture.sections.get('nvidia-smi.apps');
   const smiMissing = (gpuSection?.missing.includes('nvidia-smi') ?? false) || (appsSection?.missing.includes('nvidia-smi') ?? false);
   const gpus = gpuSection && !gpuSection.missing.includes('nvidia-smi') ? parseSmiGpus(sectionBody(gpuSection), CONTAINER_GPU_FIELDS) : undefined;
   const apps = appsSection && !appsSection.missing.includes('nvidia-smi') ? parseSmiApps(sectionBody(appsSection), APPS_FIELDS) : undefined;
-  if (gpus) problems.push(...gpus.problems);
+  if (gpus) pushAll(problems, gpus.problems);
 
   const logText = [sectionBody(capture.sections.get('hami.log')), ...(gpus?.otherLines ?? []), ...(apps?.otherLines ?? [])].join('\n');
   const logs = parseHamiLog(logText);
@@ -272,13 +277,9 @@ function keyValues(text: string | undefined): Record<string, string> {
   return values;
 }
 
-function numbers(text: string | undefined): Record<string, number> {
-  const values: Record<string, number> = {};
-  for (const line of lines(text)) {
-    const match = /^(\S+)\s+(-?\d+)\s*$/.exec(line.trim());
-    if (match && match[1] !== undefined) values[match[1]] = Number(match[2]);
-  }
-  return values;
+/** `key value` counters (memory.events, memory.stat, memory.oom_control) through the bounded kernel number parser. */
+function numbers(text: string | undefined, sink: NumberProblems, options: KeyNumberOptions = {}): Record<string, number> {
+  return Object.fromEntries(parseKeyNumber(text ?? '', sink, options));
 }
 
 const LS = /^([-dlcbps])([-rwxsStT]{9})[.+@]?\s+\d+\s+(\S+)\s+(\S+)\s+(?:(\d+),\s*\d+|(\d+))\s+\S+\s+\S+\s+\S+\s(.*)$/;
@@ -457,10 +458,11 @@ function parseDind(section: CaptureSection | undefined, processes: readonly Cont
   return { sockets, otherPaths, dockerHost, binaries, daemons, lines: evidence };
 }
 
-const UNLIMITED_V1 = 2 ** 62;
-
-function parseCgroup(section: CaptureSection | undefined): ContainerCgroupMemory | undefined {
+function parseCgroup(section: CaptureSection | undefined, problems: string[]): ContainerCgroupMemory | undefined {
   if (!section) return undefined;
+  // Numbers out of range are left out and named (file and field), never passed on as Infinity.
+  const numberProblems: NumberProblem[] = [];
+  const sink = (file: string): NumberProblems => ({ file, problems: numberProblems });
   const files = new Map<string, string>();
   for (const record of section.records) if (record.path !== undefined) files.set(record.path, record.body);
   const evidence: string[] = [];
@@ -471,38 +473,51 @@ function parseCgroup(section: CaptureSection | undefined): ContainerCgroupMemory
     evidence.push(`${path}: ${value ?? ''}`);
     return value;
   };
-  const int = (text: string | undefined): number | undefined => (text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined);
+  const int = (file: string): number | undefined => {
+    const text = single(file);
+    if (text === undefined || text === '') return undefined;
+    return kernelValue(text, file.slice(file.lastIndexOf('/') + 1), sink(file));
+  };
+  const report = <T>(result: T): T => {
+    for (const problem of numberProblems) problems.push(describeNumberProblem(problem));
+    return result;
+  };
   const v2 = files.has('/sys/fs/cgroup/memory.current') || files.has('/sys/fs/cgroup/cgroup.controllers');
   const v1 = files.has('/sys/fs/cgroup/memory/memory.usage_in_bytes');
   const procCgroup = lines(files.get('/proc/self/cgroup'));
   const path = v2 ? procCgroup.find((line) => line.startsWith('0::'))?.slice(3) : procCgroup.find((line) => /^\d+:[^:]*\bmemory\b[^:]*:/.test(line))?.replace(/^\d+:[^:]*:/, '');
   if (v2) {
-    const maxText = single('/sys/fs/cgroup/memory.max');
-    return {
+    const maxFile = '/sys/fs/cgroup/memory.max';
+    const maxText = single(maxFile);
+    const max = maxText === undefined || maxText === '' ? undefined : parseCgroupValue(maxText, sink(maxFile));
+    return report({
       version: 'v2',
       path,
-      currentBytes: int(single('/sys/fs/cgroup/memory.current')),
-      maxBytes: maxText === 'max' ? null : int(maxText),
-      peakBytes: int(single('/sys/fs/cgroup/memory.peak')),
-      events: numbers(files.get('/sys/fs/cgroup/memory.events')),
-      stat: numbers(files.get('/sys/fs/cgroup/memory.stat')),
+      currentBytes: int('/sys/fs/cgroup/memory.current'),
+      maxBytes: max === undefined ? undefined : max.kind === 'max' ? null : max.bytes,
+      peakBytes: int('/sys/fs/cgroup/memory.peak'),
+      events: numbers(files.get('/sys/fs/cgroup/memory.events'), sink('/sys/fs/cgroup/memory.events')),
+      stat: numbers(files.get('/sys/fs/cgroup/memory.stat'), sink('/sys/fs/cgroup/memory.stat')),
       oomControl: {},
       lines: evidence,
-    };
+    });
   }
   if (v1) {
-    const limit = int(single('/sys/fs/cgroup/memory/memory.limit_in_bytes'));
-    return {
+    const limitFile = '/sys/fs/cgroup/memory/memory.limit_in_bytes';
+    const limitText = single(limitFile);
+    const limit = limitText === undefined || limitText === '' ? undefined : v1Limit(limitText, sink(limitFile));
+    return report({
       version: 'v1',
       path,
-      currentBytes: int(single('/sys/fs/cgroup/memory/memory.usage_in_bytes')),
-      maxBytes: limit === undefined ? undefined : limit >= UNLIMITED_V1 ? null : limit,
-      peakBytes: int(single('/sys/fs/cgroup/memory/memory.max_usage_in_bytes')),
+      currentBytes: int('/sys/fs/cgroup/memory/memory.usage_in_bytes'),
+      maxBytes: limit === undefined ? undefined : limit.kind === 'max' ? null : limit.bytes,
+      peakBytes: int('/sys/fs/cgroup/memory/memory.max_usage_in_bytes'),
       events: {},
-      stat: numbers(files.get('/sys/fs/cgroup/memory/memory.stat')),
-      oomControl: numbers(files.get('/sys/fs/cgroup/memory/memory.oom_control')),
+      // v1's memory.stat prints hierarchical_memory_limit as the "no limit" sentinel.
+      stat: numbers(files.get('/sys/fs/cgroup/memory/memory.stat'), sink('/sys/fs/cgroup/memory/memory.stat'), { allowSentinels: true }),
+      oomControl: numbers(files.get('/sys/fs/cgroup/memory/memory.oom_control'), sink('/sys/fs/cgroup/memory/memory.oom_control')),
       lines: evidence,
-    };
+    });
   }
   return { version: 'unknown', path, currentBytes: undefined, maxBytes: undefined, peakBytes: undefined, events: {}, stat: {}, oomControl: {}, lines: evidence };
 }

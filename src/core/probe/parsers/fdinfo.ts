@@ -1,6 +1,8 @@
 // DRM fdinfo (Documentation/gpu/drm-usage-stats.rst): per-client GPU memory by region,
 // deduplicated on drm-client-id, attributed to processes and, through their cgroup, to pods.
 import { cgroupPathFromProcCgroup } from '../podCgroup.ts';
+import type { NumberProblem, NumberProblems } from './kernelNumber.ts';
+import { kernelValue } from './kernelNumber.ts';
 
 export interface DrmClient {
   readonly clientId: string | undefined;
@@ -12,10 +14,11 @@ export interface DrmClient {
   readonly total: ReadonlyMap<string, number>;
 }
 
-const UNITS: Record<string, number> = { '': 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+/** drm-usage-stats.rst: `<uint> [KiB|MiB]` (drm_fdinfo_print_size also prints GiB); bare numbers are bytes. */
+const UNITS: Readonly<Record<string, number>> = { KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
 
-/** Parses one fdinfo file. Non-DRM fdinfo (pos/flags/mnt_id only) gives a client with no driver. */
-export function parseFdinfo(text: string): DrmClient {
+/** Parses one fdinfo file. Non-DRM fdinfo (pos/flags/mnt_id only) gives a client with no driver and no memory. */
+export function parseFdinfo(text: string, sink?: NumberProblems): DrmClient {
   const fields = new Map<string, string>();
   for (const line of text.split('\n')) {
     const colon = line.indexOf(':');
@@ -28,7 +31,7 @@ export function parseFdinfo(text: string): DrmClient {
     // drm-total-cycles-<engine> is an engine counter, not a memory region.
     const match = /^drm-(resident|memory|total)-(?!cycles-)(.+)$/.exec(key);
     if (!match?.[1] || !match[2]) continue;
-    const bytes = parseMemoryValue(value);
+    const bytes = memoryValue(value, key, sink);
     if (bytes === undefined) continue;
     if (match[1] === 'total') total.set(match[2], bytes);
     // drm-resident-* wins over the deprecated drm-memory-* alias, when it is readable (not cut or garbled).
@@ -37,10 +40,21 @@ export function parseFdinfo(text: string): DrmClient {
   return { clientId: fields.get('drm-client-id'), driver: fields.get('drm-driver'), pdev: fields.get('drm-pdev'), resident, total };
 }
 
+/**
+ * A memory value: `<uint>` bytes or `<uint> KiB|MiB|GiB`, through the bounded kernel number parser. Text after
+ * the unit (a `grep` dump, a comment added by hand) is ignored; an unknown unit, a sign or a fraction is not a value.
+ */
 export function parseMemoryValue(value: string): number | undefined {
-  const match = /^(\d+)\s*(KiB|MiB|GiB)?$/.exec(value.trim());
-  if (!match?.[1]) return undefined;
-  return Number(match[1]) * (UNITS[match[2] ?? ''] ?? 1);
+  return memoryValue(value, '', undefined);
+}
+
+function memoryValue(value: string, field: string, sink: NumberProblems | undefined): number | undefined {
+  return kernelValue(value, field, sink, { units: UNITS, firstToken: true });
+}
+
+/** Whether a client reports any memory: a driver line, or `drm-memory-*`/`drm-resident-*`/`drm-total-*` keys (a grep keeps only those). */
+function isDrmClient(client: DrmClient): boolean {
+  return (client.driver !== undefined && client.driver !== '') || client.resident.size > 0 || client.total.size > 0;
 }
 
 export interface ProcessGpuMemory {
@@ -57,7 +71,7 @@ export interface ProcessGpuMemory {
  * Groups the probe's `fdinfo` section records (`<proc>/<pid>/fdinfo/<fd>`, `<proc>/<pid>/cgroup`, `<proc>/<pid>/comm`)
  * by process, keeping one client per drm-client-id (dup'ed and shared fds repeat the same client).
  */
-export function aggregateFdinfo(records: ReadonlyMap<string, string>): ProcessGpuMemory[] {
+export function aggregateFdinfo(records: ReadonlyMap<string, string>, problems?: NumberProblem[]): ProcessGpuMemory[] {
   const byPid = new Map<number, { comm?: string; cgroup?: string; clients: Map<string, DrmClient> }>();
   const entry = (pid: number) => {
     let value = byPid.get(pid);
@@ -67,15 +81,15 @@ export function aggregateFdinfo(records: ReadonlyMap<string, string>): ProcessGp
     }
     return value;
   };
-  for (const [path, body] of records) {
-    const match = /\/proc\/(\d+)\/(fdinfo\/(\d+)|cgroup|comm)$/.exec(path);
+  for (const [path, body] of expandGrepDumps(records)) {
+    const match = /\/proc\/(\d{1,10})\/(fdinfo\/(\d{1,10})|cgroup|comm)$/.exec(path);
     if (!match?.[1]) continue;
     const pid = Number(match[1]);
     if (match[2] === 'comm') entry(pid).comm = body.trim();
     else if (match[2] === 'cgroup') entry(pid).cgroup = cgroupOf(body);
     else {
-      const client = parseFdinfo(body);
-      if (!client.driver) continue;
+      const client = parseFdinfo(body, problems ? { file: path, problems } : undefined);
+      if (!isDrmClient(client)) continue;
       const key = client.clientId !== undefined ? `${client.pdev ?? ''}#${client.clientId}` : `fd#${match[3]}`;
       entry(pid).clients.set(key, client);
     }
@@ -90,6 +104,35 @@ export function aggregateFdinfo(records: ReadonlyMap<string, string>): ProcessGp
     out.push({ pid, comm: value.comm, cgroup: value.cgroup, clients: [...value.clients.values()], byRegion });
   }
   return out.sort((a, b) => a.pid - b.pid);
+}
+
+/**
+ * `grep drm-memory /proc/<pid>/fdinfo/<fd>…` (a glob over many files) prints `<path>:<line>` for each match. A record whose body is such a dump
+ * (every non-empty line starts with a `/proc/<pid>/fdinfo/<fd>:` path) becomes one record per path, so each
+ * fd is its own client as in the probe's sweep.
+ */
+function expandGrepDumps(records: ReadonlyMap<string, string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, body] of records) {
+    const split = splitGrepDump(body);
+    if (!split) {
+      out.set(path, body);
+      continue;
+    }
+    for (const [file, text] of split) out.set(file, (out.get(file) ?? '') + text);
+  }
+  return out;
+}
+
+function splitGrepDump(body: string): Map<string, string> | undefined {
+  const files = new Map<string, string>();
+  for (const line of body.split('\n')) {
+    if (line.trim() === '') continue;
+    const match = /^(\/proc\/\d{1,10}\/fdinfo\/\d{1,10}):(.*)$/.exec(line);
+    if (!match?.[1]) return undefined;
+    files.set(match[1], `${files.get(match[1]) ?? ''}${match[2] ?? ''}\n`);
+  }
+  return files.size > 0 ? files : undefined;
 }
 
 /**

@@ -13,6 +13,8 @@
 // Pure and tolerant: a truncated file or a missing `od` gives undefined fields and problems.
 // uint64 values are kept exactly as decimal strings next to a JS number, so counters that
 // underflowed (HAMi#1181: 18446744073707737660) are recognised rather than rounded.
+import type { NumberProblems } from './kernelNumber.ts';
+import { describeNumberProblem, kernelValue, parseKernelNumber } from './kernelNumber.ts';
 import type { Capture } from '../capture.ts';
 
 export const HAMI_CACHE_MAGIC = 19920718;
@@ -80,6 +82,10 @@ export function parseHamiCaches(capture: Capture, section = 'hami.caches'): Hami
 
 export function parseHamiCacheRecord(path: string, body: string): HamiCache {
   const problems: string[] = [];
+  // Every number through the one bounded parser: out of range is a problem naming the field, never Infinity.
+  const numberProblems: NumberProblems = { file: path, problems: [] };
+  const count = (text: string | undefined, field: string, signed = false): number | undefined =>
+    text === undefined ? undefined : kernelValue(text, field, numberProblems, { signed });
   const lines = body.split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line.trim() !== '');
   const values = new Map<string, string>();
   const slots: HamiCacheSlot[] = [];
@@ -91,7 +97,8 @@ export function parseHamiCacheRecord(path: string, body: string): HamiCache {
     }
     const slot = /^slot(\d+)=(.*)$/.exec(line);
     if (slot) {
-      slots.push(parseSlot(Number(slot[1]), slot[2] ?? '', line));
+      const index = count(slot[1], 'slot');
+      if (index !== undefined) slots.push(parseSlot(index, slot[2] ?? '', line));
       continue;
     }
     const eq = line.indexOf('=');
@@ -99,18 +106,19 @@ export function parseHamiCacheRecord(path: string, body: string): HamiCache {
   }
 
   const sizeText = values.get('size')?.trim();
-  const sizeBytes = sizeText !== undefined && /^\d+$/.test(sizeText) ? Number(sizeText) : undefined;
+  const sizeBytes = count(sizeText, 'size');
   const header = ints(values.get('header'));
   const magic = header[0];
   const deviceNumText = values.get('device_num')?.trim();
-  const deviceNum = deviceNumText !== undefined && /^\d+$/.test(deviceNumText) ? Number(deviceNumText) : undefined;
+  const deviceNum = count(deviceNumText, 'device_num');
   const limitTokens = tokens(values.get('limits'));
   const limits: (HamiUint64 | undefined)[] = [];
   for (let i = 0; i < HAMI_CACHE_MAX_DEVICES; i++) limits.push(uint64(limitTokens[i]));
   const procNumText = values.get('proc_num')?.trim();
-  const procNum = procNumText !== undefined && /^-?\d+$/.test(procNumText) ? Number(procNumText) : undefined;
+  const procNum = count(procNumText, 'proc_num', true);
 
   if (odMissing) problems.push(`${path}: od is missing on the target, so the cache could not be decoded`);
+  for (const problem of numberProblems.problems) problems.push(describeNumberProblem(problem));
   if (sizeBytes === undefined) problems.push(`${path}: size not reported`);
   else if (sizeBytes === 0) problems.push(`${path}: the file is empty: HAMi-core never initialised it`);
   else if (sizeBytes !== HAMI_CACHE_SIZE) {
@@ -164,7 +172,7 @@ function parseSlot(index: number, rest: string, line: string): HamiCacheSlot {
     index,
     pid: ids[0],
     hostPid: ids[1],
-    status: status ? Number(status[1]) : undefined,
+    status: status ? boundedInt(status[1]) : undefined,
     used: uint64(used?.[1]),
     line,
   };
@@ -175,7 +183,14 @@ function tokens(text: string | undefined): string[] {
 }
 
 function ints(text: string | undefined): (number | undefined)[] {
-  return tokens(text).map((token) => (/^-?\d+$/.test(token) ? Number(token) : undefined));
+  return tokens(text).map(boundedInt);
+}
+
+/** A small signed integer from od's output (header fields, pids, status), or undefined past 64 bits or 2^53. */
+function boundedInt(token: string | undefined): number | undefined {
+  if (token === undefined) return undefined;
+  const parsed = parseKernelNumber(token, { file: '', field: '' }, { signed: true });
+  return parsed.kind === 'value' ? parsed.value : undefined;
 }
 
 export function uint64(text: string | undefined): HamiUint64 | undefined {

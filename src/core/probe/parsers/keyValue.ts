@@ -1,25 +1,37 @@
 // Parsers for the kernel's simple text formats. All are tolerant: unknown keys are kept,
-// malformed lines skipped, truncated input gives what it had.
+// malformed lines skipped, truncated input gives what it had. Every number goes through the one bounded
+// parser (kernelNumber.ts); a value out of range is left out and, given a sink, recorded as a problem.
+import type { KernelNumber, NumberProblems } from './kernelNumber.ts';
+import { kernelValue, parseKernelNumber } from './kernelNumber.ts';
 
 /** `/proc/meminfo` and per-node meminfo: `Key:   123 kB` → bytes (values without a unit stay as numbers). */
-export function parseMeminfo(text: string): Map<string, number> {
+export function parseMeminfo(text: string, sink?: NumberProblems): Map<string, number> {
   const out = new Map<string, number>();
   for (const line of text.split('\n')) {
     // Per-node files prefix "Node 0 ".
-    const match = /^(?:Node \d+ )?([A-Za-z0-9_()]+):\s+(\d+)(?:\s+(kB))?\s*$/.exec(line);
+    const match = /^(?:Node \d+ )?([A-Za-z0-9_()]+):(.*)$/.exec(line);
     if (!match?.[1] || match[2] === undefined) continue;
-    const value = Number(match[2]);
-    out.set(match[1], match[3] ? value * 1024 : value);
+    const value = kernelValue(match[2], match[1], sink, { units: MEMINFO_UNITS });
+    if (value !== undefined) out.set(match[1], value);
   }
   return out;
 }
 
-/** `key value` lines: /proc/vmstat, memory.events, memory.stat, memory.oom_control. */
-export function parseKeyNumber(text: string): Map<string, number> {
+const MEMINFO_UNITS = { kB: 1024 } as const;
+
+export interface KeyNumberOptions {
+  /** memory.stat on cgroup v1 prints hierarchical_memory_limit as the "no limit" sentinel: skip such keys. */
+  readonly allowSentinels?: boolean;
+}
+
+/** `key value` lines: /proc/vmstat, memory.events, memory.stat, memory.oom_control. Counters are unsigned. */
+export function parseKeyNumber(text: string, sink?: NumberProblems, options: KeyNumberOptions = {}): Map<string, number> {
   const out = new Map<string, number>();
   for (const line of text.split('\n')) {
-    const match = /^([A-Za-z0-9_.]+)\s+(-?\d+)\s*$/.exec(line);
-    if (match?.[1] && match[2] !== undefined) out.set(match[1], Number(match[2]));
+    const match = /^([A-Za-z0-9_.]+)[ \t]+(.*)$/.exec(line);
+    if (!match?.[1] || match[2] === undefined) continue;
+    const value = kernelValue(match[2], match[1], sink, { allowSentinels: options.allowSentinels ?? false });
+    if (value !== undefined) out.set(match[1], value);
   }
   return out;
 }
@@ -40,28 +52,41 @@ export function parseKeyEquals(text: string): Map<string, string> {
 /** A cgroup single-value file: a byte count, or `max` for no limit; undefined when unreadable. */
 export type CgroupLimit = { readonly kind: 'bytes'; readonly bytes: number } | { readonly kind: 'max' };
 
-export function parseCgroupValue(text: string | undefined): CgroupLimit | undefined {
-  const value = text?.trim();
-  if (!value) return undefined;
-  if (value === 'max') return { kind: 'max' };
-  if (/^\d+$/.test(value)) return { kind: 'bytes', bytes: Number(value) };
+/** A cgroup v2 single-value file (memory.current, memory.max, memory.peak): bytes, or `max`. */
+export function parseCgroupValue(text: string | undefined, sink?: NumberProblems, field = fieldOf(sink)): CgroupLimit | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  return toLimit(parseKernelNumber(text, { file: sink?.file ?? '', field }, { allowMax: true }), sink);
+}
+
+/**
+ * cgroup v1 reports "no limit" as PAGE_COUNTER_MAX × PAGE_SIZE (and clamps larger writes to it), see
+ * kernelNumber.ts; those sentinels read as `max`.
+ */
+export function v1Limit(text: string | undefined, sink?: NumberProblems, field = fieldOf(sink)): CgroupLimit | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  return toLimit(parseKernelNumber(text, { file: sink?.file ?? '', field }, { allowSentinels: true, allowMax: true }), sink);
+}
+
+function toLimit(parsed: KernelNumber, sink: NumberProblems | undefined): CgroupLimit | undefined {
+  if (parsed.kind === 'value') return { kind: 'bytes', bytes: parsed.value };
+  if (parsed.kind === 'unlimited') return { kind: 'max' };
+  sink?.problems.push(parsed.problem);
   return undefined;
 }
 
-/** cgroup v1 reports "no limit" as a huge page-aligned number (PAGE_COUNTER_MAX × page size). */
-export function v1Limit(text: string | undefined): CgroupLimit | undefined {
-  const parsed = parseCgroupValue(text);
-  if (parsed?.kind === 'bytes' && parsed.bytes >= 2 ** 62) return { kind: 'max' };
-  return parsed;
+function fieldOf(sink: NumberProblems | undefined): string {
+  const file = sink?.file ?? '';
+  return file.slice(file.lastIndexOf('/') + 1);
 }
 
 /** dmem files: one `<region> <bytes|max>` line per region, e.g. `drm/0000:c5:00.0/vram 8589934592`. */
-export function parseDmem(text: string | undefined): Map<string, CgroupLimit> {
+export function parseDmem(text: string | undefined, sink?: NumberProblems): Map<string, CgroupLimit> {
   const out = new Map<string, CgroupLimit>();
   for (const line of (text ?? '').split('\n')) {
-    const match = /^(\S+)\s+(\d+|max)\s*$/.exec(line.trim());
-    if (!match?.[1] || !match[2]) continue;
-    out.set(match[1], match[2] === 'max' ? { kind: 'max' } : { kind: 'bytes', bytes: Number(match[2]) });
+    const match = /^(\S+)[ \t]+(.*)$/.exec(line.trim());
+    if (!match?.[1] || match[2] === undefined) continue;
+    const limit = toLimit(parseKernelNumber(match[2], { file: sink?.file ?? '', field: match[1] }, { allowMax: true }), sink);
+    if (limit) out.set(match[1], limit);
   }
   return out;
 }

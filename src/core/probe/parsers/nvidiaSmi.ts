@@ -9,6 +9,8 @@
 // `[N/A]` while --query-compute-apps used_memory still works.
 import { splitTrimmed } from '../../textScan.ts';
 
+import { parseBoundedDecimal } from './kernelNumber.ts';
+
 /** The fields the node probe queries (src/core/probe/scripts/nodeScript.ts). */
 export const NODE_GPU_FIELDS: readonly string[] = [
   'index', 'uuid', 'name', 'pci.bus_id', 'driver_version', 'memory.total', 'memory.reserved', 'memory.used', 'memory.free', 'utilization.gpu', 'compute_mode', 'mig.mode.current',
@@ -209,8 +211,8 @@ function cell(raw: string | undefined): SmiCell {
 }
 
 function num(c: SmiCell | undefined): number | undefined {
-  if (c?.value === undefined || !/^-?\d+(?:\.\d+)?$/.test(c.value)) return undefined;
-  return Number(c.value);
+  // Bounded: a 400-digit cell is no value, never Infinity.
+  return c?.value === undefined ? undefined : parseBoundedDecimal(c.value);
 }
 
 function int(c: SmiCell | undefined): number | undefined {

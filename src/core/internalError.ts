@@ -1,0 +1,48 @@
+// A failure inside one rule or one file becomes one finding, and the run goes on: a bug in gpumem (or an
+// input no rule foresaw) must never cost the user every other finding of the file or of the run.
+import type { Finding, ObjectRef, Span } from './findings.ts';
+
+/** What failed: one rule on one pod template, or the analysis of one whole file. */
+export type FailedUnit =
+  | { readonly kind: 'rule'; readonly ruleId: string; readonly object: ObjectRef }
+  | { readonly kind: 'workload'; readonly object: ObjectRef }
+  | { readonly kind: 'file'; readonly file: string };
+
+export const INTERNAL_ERROR_RULE = 'internal-error';
+
+const MAX_DETAIL = 200;
+
+/** The error's first line, bounded: it may quote input, and a finding message must stay short. */
+export function describeInternalError(error: unknown): string {
+  const name = error instanceof Error ? error.name : typeof error;
+  const message = error instanceof Error ? error.message : String(error);
+  const newline = message.indexOf('\n');
+  const first = newline < 0 ? message : message.slice(0, newline);
+  const detail = first.length > MAX_DETAIL ? `${first.slice(0, MAX_DETAIL)}…` : first;
+  return `${name}: ${detail}`;
+}
+
+function describeObject(object: ObjectRef): string {
+  const name = object.name ?? '?';
+  return `${object.kind.slice(0, 80)} "${name.length > 80 ? `${name.slice(0, 80)}…` : name}"`;
+}
+
+export function internalErrorFinding(unit: FailedUnit, error: unknown, span: Span = { start: 0, end: 0 }): Finding {
+  const detail = describeInternalError(error);
+  let message: string;
+  if (unit.kind === 'rule') {
+    message = `gpumem's rule ${unit.ruleId} failed on ${describeObject(unit.object)} (${detail}); the other rules still ran. Please report this with the manifest.`;
+  } else if (unit.kind === 'workload') {
+    message = `gpumem could not analyse ${describeObject(unit.object)} (${detail}); the rest of the file was still checked. Please report this with the manifest.`;
+  } else {
+    message = `gpumem could not analyse ${unit.file} (${detail}); the other files were still checked. Please report this with the file.`;
+  }
+  return {
+    ruleId: INTERNAL_ERROR_RULE,
+    severity: 'warning',
+    span,
+    message,
+    ...(unit.kind === 'file' ? {} : { object: unit.object }),
+    fixes: [],
+  };
+}
