@@ -520,6 +520,9 @@ export interface SshHostEntry {
 export function listSshHosts(configText: string, options: ResolveOptions & { readonly env?: SshEnv } = {}): SshHostEntry[] {
   const out: SshHostEntry[] = [];
   const seen = new Set<string>();
+  // The same total bound as resolveSshHost: depth alone lets a file that includes itself twice mean 2^16 reads.
+  const budget = options.maxIncludedFiles ?? MAX_INCLUDED_FILES;
+  let included = 0;
   const walk = (text: string, source: string, depth: number): void => {
     for (const item of parseSshConfig(text).items) {
       if (item.type === 'host') {
@@ -532,13 +535,17 @@ export function listSshHosts(configText: string, options: ResolveOptions & { rea
         }
       } else if (item.type === 'include' && options.readInclude && options.env && depth < (options.maxIncludeDepth ?? MAX_INCLUDE_DEPTH)) {
         for (const pattern of item.patterns) {
+          if (included >= budget) return;
           let files: readonly SshIncludeFile[] = [];
           try {
             files = options.readInclude(includePath(pattern, options.env));
           } catch {
             continue;
           }
-          for (const f of files) walk(f.text, f.path, depth + 1);
+          for (const f of files) {
+            if (included++ >= budget) return;
+            walk(f.text, f.path, depth + 1);
+          }
         }
       }
     }

@@ -52,42 +52,12 @@ export interface KnownOpen {
 }
 
 /**
- * Failures of issue 17's defect classes that other branches are fixing now (`numbers`: classes 1, 2, 4, 6,
- * 9 and internal-error isolation; `textinput`: classes 3, 5, 7, 8). Each entry lets the short slice pass
- * on this branch while the property stays in force for every other failure; the integrator empties this
- * list after merging those branches (an entry that no longer matches anything is harmless but should go).
+ * Failures of known defect classes that are being fixed (issue 17's classes). Each entry lets the short slice
+ * pass while the property stays in force for every other failure; an entry goes as soon as its fix lands.
  */
-/** The targets that read kernel and cgroup numbers from a capture or a file (class 2 below). */
-const CLASS_2_TARGETS = [
-  'inspection.analyzeCaptureText',
-  'inspection.analyzeCaptureText(container+node)',
-  'capture.parseCapture+serializeCapture',
-  'inspector.sampleFromCapture',
-  'keyValue.parseMeminfo/parseKeyNumber/parseKeyEquals',
-  'keyValue.parseCgroupValue/v1Limit/parseDmem/parseKernelVersion',
-  'fdinfo.parseFdinfo/parseMemoryValue/cgroupOf',
-  'fdinfo.aggregateFdinfo(capture)',
-  'drm.parseDrmCards/parseModuleParams(capture)',
-  'oomRootCause.podCgroupDataFromFiles(capture)',
-  'oomRootCause.parseMemoryEvents',
-  'hamiCache.parseHamiCacheRecord',
-  'containerProbe.parseContainerProbe',
-  'nvidiaSmi.parseSmiGpus/parseSmiApps/parseSmiCsv',
-];
-
 export const KNOWN_OPEN: readonly KnownOpen[] = [
   // oomToText replaces C0/C1 controls but lets bidi overrides and isolates through to the terminal.
   { target: 'kernelLog.explainKernelLogText', property: 'terminal', issueClass: 'class 6, branch numbers', match: /U\+(?:061c|200e|200f|2028|2029|202[a-e]|206[6-9])/ },
-  // split(/\s*,\s*/) and the trailing \s*\[...\]\s*$ regex backtrack on long whitespace (seconds at 32k chars).
-  { target: 'nvidiaSmi.parseSmiGpus/parseSmiApps/parseSmiCsv', property: 'linear', issueClass: 'class 3, branch textinput', match: /long whitespace/ },
-  // Kernel and cgroup values (meminfo, vmstat, memory.*, fdinfo, sysfs, HAMi cache sizes) and the capture
-  // header's v=<digits> go through Number(): 400 digits give Infinity, and negative counters are accepted.
-  ...CLASS_2_TARGETS.flatMap((target): KnownOpen[] => [
-    { target, property: 'finite', issueClass: 'class 2, branch numbers', match: / is -?Infinity$/ },
-    { target, property: 'negative-bytes', issueClass: 'class 2, branch numbers', match: / is -\d/ },
-  ]),
-  // Include caps depth (16) but not breadth: a file that includes itself k times means k^16 reads.
-  { target: 'sshConfig.resolveSshHost/listSshHosts', property: 'time', issueClass: 'class 5, branch textinput', match: /^include breadth/ },
 ];
 
 const knownHits = new Map<KnownOpen, number>();

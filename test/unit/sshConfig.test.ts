@@ -408,3 +408,15 @@ test('where StrictHostKeyChecking was set: file:line and the Host block, through
   assert.deepEqual(global.strictHostKeyCheckingOrigin, { file: 'ssh config', line: 1, block: undefined });
   assert.equal(resolveSshHost('x', cfg(['Host x', '  User a']), ENV).strictHostKeyCheckingOrigin, undefined);
 });
+
+test('class 5: listSshHosts stops at the same included-file budget (found by the fuzz suite)', () => {
+  let reads = 0;
+  const loop = 'Include ~/.ssh/loop\nInclude ~/.ssh/loop\nHost gpu-node-1\n';
+  const readInclude = (pattern: string): SshIncludeFile[] => {
+    reads++;
+    return [{ path: pattern, text: loop }];
+  };
+  const hosts = listSshHosts(loop, { env: ENV, readInclude });
+  assert.deepEqual(hosts.map((host) => host.alias), ['gpu-node-1']);
+  assert.ok(reads <= 257, `${reads} reads`);
+});
