@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { analyzeCaptureText } from '../core/inspection/analyze.ts';
 import { runProbe } from '../core/inspection/runProbe.ts';
 import { isDnsLabel } from '../core/kube/names.ts';
+import { hamiLibPathProblem } from '../core/probe/script.ts';
 import { TransportError } from '../core/probe/transport.ts';
 import { DEBUG_POD_IMAGE } from '../kube/debugPodSpec.ts';
 import { errorText } from '../kube/errorText.ts';
@@ -36,7 +37,8 @@ Targets:
 Options:
   --scope node|container  What to probe on --local or --ssh (default: node)
   --host-root PATH        Where the host's / is mounted, for node scope inside a debug pod (default: none)
-  --hami-lib-path DIR     HAMi's host directory, its chart's devicePlugin.libPath (default: /usr/local/vgpu)
+  --hami-lib-path DIR     HAMi's host directory, its chart's devicePlugin.libPath, for node scope
+                          (--local, --ssh, --node; default: /usr/local/vgpu)
   --timeout SECONDS       Give up after this long (default: 120)
   --save FILE             Also save the raw capture (read it back with gpumem analyze)
   --format text|json|markdown
@@ -96,6 +98,12 @@ function targetOf(args: ParsedArgs): InspectTarget {
   const given = (['local', 'ssh', 'node', 'pod'] as const).filter((name) => args.options.has(name));
   if (given.length !== 1) throw new UsageError('give exactly one of --local, --ssh TARGET, --node NAME or --pod [NAMESPACE/]NAME');
   const kind = given[0];
+  const hamiLibPath = stringOption(args, 'hami-lib-path');
+  if (hamiLibPath !== undefined) {
+    const problem = hamiLibPathProblem(hamiLibPath);
+    if (problem !== undefined) throw new UsageError(`--hami-lib-path: ${problem}`);
+    if (kind === 'pod' || stringOption(args, 'scope') === 'container') throw new UsageError('--hami-lib-path applies to the node scope only (--local, --ssh or --node)');
+  }
   if (kind === 'node' || kind === 'pod') {
     if (args.options.has('scope') || args.options.has('host-root')) throw new UsageError(`--scope and --host-root do not apply to --${kind} (a node is probed at node scope, a pod at container scope)`);
     if (kind === 'node' && args.options.has('container')) throw new UsageError('--container applies to --pod');
@@ -131,8 +139,10 @@ async function openTarget(target: InspectTarget, args: ParsedArgs, io: CliIo, ti
   const sshHostFrom = stringOption(args, 'ssh-host-from') ?? 'address';
   if (sshHostFrom !== 'address' && sshHostFrom !== 'node-name') throw new UsageError('--ssh-host-from must be address or node-name');
   if (args.options.has('ssh-host-from') && nodeProbe !== 'ssh') throw new UsageError('--ssh-host-from applies to --node-probe ssh');
+  const hamiLibPath = stringOption(args, 'hami-lib-path');
   return openKubeTarget(target, {
     kubeconfig: stringOption(args, 'kubeconfig'),
+    ...(hamiLibPath !== undefined ? { hamiLibPath } : {}),
     context: stringOption(args, 'context'),
     node: { nodeProbe, debugNamespace, debugImage, sshHostFrom },
     ssh,

@@ -33,6 +33,8 @@ export interface KubeTargetOptions {
   /** Default: the kubeconfig's current-context. */
   readonly context: string | undefined;
   readonly node: NodeProbeSettings;
+  /** `--hami-lib-path`: HAMi's host directory for the node probe (its chart's devicePlugin.libPath). */
+  readonly hamiLibPath?: string;
   /** For `--node-probe ssh`: the host-key policy and the config, as for `--ssh`. */
   readonly ssh: SshFromConfigOptions;
   readonly timeoutMs: number;
@@ -106,7 +108,7 @@ async function openNode(client: ClusterClient, name: string, options: KubeTarget
   const place: FailurePlace = { context: client.context, ...(route.kind === 'debug-pod' ? { namespace: route.namespace } : {}), action: `Inspect node ${name}`, byHand: BY_HAND };
   return {
     transport: route.transport,
-    probe: { scope: 'node', hostRoot: route.hostRoot },
+    probe: { scope: 'node', hostRoot: route.hostRoot, ...(options.hamiLibPath !== undefined ? { hamiLibPath: options.hamiLibPath } : {}) },
     place,
     analysis: (analysisSignal) => nodeAnalysisInputs(client, node, { signal: analysisSignal }),
     appendix: () => '',

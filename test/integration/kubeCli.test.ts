@@ -97,6 +97,30 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
     assert.equal(statSync(kubeconfig).mtimeMs, mtime);
   });
 
+  test('--node --hami-lib-path: the debug pod\'s probe reads HAMi\'s directory where the flag says; misuse is a usage error', T, async () => {
+    const since = sim.state.createdPods.length;
+    // gpu-node-7's root has HAMi in the chart's default /usr/local/vgpu: read by default, not when told it moved.
+    const capture = async (extra: readonly string[]): Promise<string> => {
+      const save = join(dir, `hami-${extra.length}.capture`);
+      const run = await gpumem(['--node', 'gpu-node-7', '--kubeconfig', kubeconfig, '--debug-namespace', DEBUG_NS, '--save', save, ...extra]);
+      assert.notEqual(run.code, 2, run.stderr);
+      return readFileSync(save, 'utf8');
+    };
+    assert.match(await capture([]), /file \/host\/usr\/local\/vgpu\/ld\.so\.preload@@/, 'the default directory is read');
+    const moved = await capture(['--hami-lib-path', '/var/lib/hami']);
+    assert.doesNotMatch(moved, /\/usr\/local\/vgpu\//, 'the default directory is not read when the flag moves it');
+    assert.match(moved, /begin hami\.host@@/);
+    await assertDebugPodsDeleted(since);
+    const created = sim.state.createdPods.length;
+    const pod = await gpumem(['--pod', 'ml/trainer-0', '--kubeconfig', kubeconfig, '--hami-lib-path', '/var/lib/hami']);
+    assert.equal(pod.code, 2);
+    assert.match(pod.stderr, /--hami-lib-path applies to the node scope only/);
+    const bad = await gpumem(['--node', 'gpu-node-7', '--kubeconfig', kubeconfig, '--hami-lib-path', '/a/../etc']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--hami-lib-path: HAMi library path "\/a\/\.\.\/etc" must be an absolute path/);
+    assert.equal(sim.state.createdPods.length, created, 'no debug pod for a usage error');
+  });
+
   test('--pod: the HAMi checklist of a bypassed pod, with the cluster checks in Markdown; -c picks the container', T, async () => {
     const run = await gpumem(['--pod', 'ml/static-infer-0', '--kubeconfig', kubeconfig, '--format', 'markdown']);
     assert.equal(run.code, 1, run.stderr);

@@ -22,6 +22,8 @@ const settings = new Map(sections.flatMap((section) => Object.entries(section.pr
 
 /** The settings that choose a program, a file a program comes from, or an image run with the node's root. */
 const EXECUTES = ['gpumem.kubeconfig', 'gpumem.kubernetes.kubectlPath', 'gpumem.kubernetes.debugImage'];
+/** Paths the root probe reads on the node: not executed, but a repository must not choose them either. */
+const READ_AS_ROOT = ['gpumem.probe.hamiLibPath'];
 
 /** A setting names something gpumem runs or loads when its key or description says path, binary, file or image. */
 function namesAnExecutable(key: string, schema: SettingSchema): boolean {
@@ -32,7 +34,7 @@ function namesAnExecutable(key: string, schema: SettingSchema): boolean {
 
 describe('settings that choose what gpumem runs are machine scope', () => {
   test('kubeconfig, kubectlPath and the debug image are machine scope and restricted', () => {
-    for (const key of EXECUTES) {
+    for (const key of [...EXECUTES, ...READ_AS_ROOT]) {
       const schema = settings.get(key);
       assert.ok(schema, `${key} is contributed`);
       assert.equal(schema.scope, 'machine', `${key} scope`);
@@ -42,7 +44,7 @@ describe('settings that choose what gpumem runs are machine scope', () => {
 
   test('no other string setting that names a path, binary, file or image is left to the workspace', () => {
     const found = [...settings].filter(([key, schema]) => namesAnExecutable(key, schema)).map(([key]) => key).sort();
-    assert.deepEqual(found, [...EXECUTES].sort(), 'a new path/binary/image setting must be added to EXECUTES (and made machine scope)');
+    assert.deepEqual(found, [...EXECUTES, ...READ_AS_ROOT].sort(), 'a new path/binary/image setting must be added to EXECUTES (and made machine scope)');
   });
 
   test('no setting is machine-overridable', () => {

@@ -27,6 +27,13 @@ const NONCE = /^[0-9a-f]{16,64}$/;
 /** Absolute, segments of letters, digits, '.', '_' and '-', none of them `.` or `..`. */
 const HOST_ROOT = /^(\/(?!\.\.?(?:\/|$))[A-Za-z0-9._-]+)*$/;
 
+/** Why `path` cannot be HAMi's library directory (it goes into the script in single quotes), or undefined. */
+export function hamiLibPathProblem(path: string): string | undefined {
+  if (path !== '' && path.length <= 4096 && HOST_ROOT.test(path)) return undefined;
+  const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
+  return `HAMi library path "${shown}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`;
+}
+
 export function newNonce(): string {
   const bytes = new Uint8Array(12);
   globalThis.crypto.getRandomValues(bytes);
@@ -53,9 +60,8 @@ export function buildProbeScript(options: ProbeScriptOptions): string {
 export function assembleProbeScript(parts: { nonce: string; hostRoot: string; scope: ProbeScope; comment: string; body: string; hamiLibPath?: string }): string {
   if (!NONCE.test(parts.nonce)) throw new Error('probe nonce must be 16–64 lowercase hex characters');
   if (!HOST_ROOT.test(parts.hostRoot)) throw new Error(`host root "${parts.hostRoot}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`);
-  if (parts.hamiLibPath !== undefined && (parts.hamiLibPath === '' || !HOST_ROOT.test(parts.hamiLibPath))) {
-    throw new Error(`HAMi library path "${parts.hamiLibPath}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`);
-  }
+  const hamiProblem = parts.hamiLibPath !== undefined ? hamiLibPathProblem(parts.hamiLibPath) : undefined;
+  if (hamiProblem !== undefined) throw new Error(hamiProblem);
   return [
     '#!/bin/sh',
     parts.comment,

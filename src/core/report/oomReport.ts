@@ -1,6 +1,7 @@
 // A kernel log explained on its own: text, Markdown and JSON.
 import { pushAll } from '../arrays.ts';
 import type { KernelLogExplanation } from '../verdicts/oomRootCause.ts';
+import { gpuTeardownText } from '../verdicts/gpuTeardown.ts';
 import { codeBlock, md } from './inspectionReport.ts';
 
 const ICON = { error: '⛔', warning: '⚠️', info: 'ℹ️' } as const;
@@ -21,7 +22,9 @@ export function oomToText(explanation: KernelLogExplanation, source: string): st
   const clean = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
   const out = [`OOM kills explained: ${clean(source)}`, clean(explanation.summary.text), ''];
   for (const verdict of explanation.verdicts) {
-    out.push(`${verdict.severity.toUpperCase()} ${clean(verdict.title)}`, `  remedy: ${clean(verdict.remedy)}`);
+    out.push(`${verdict.severity.toUpperCase()} ${clean(verdict.title)}`);
+    if (verdict.kind === 'global' && verdict.gpuTeardown) out.push(`  gpu: ${clean(gpuTeardownText(verdict.gpuTeardown))}`);
+    out.push(`  remedy: ${clean(verdict.remedy)}`);
     for (const line of verdict.evidenceLines) out.push(`  ${String(line.line).padStart(6)} | ${clean(line.text)}`);
     out.push('');
   }

@@ -18,6 +18,9 @@ import { parseKernelLog } from '../probe/parsers/kernelLog.ts';
 import { parseCgroupValue, parseKeyNumber, v1Limit } from '../probe/parsers/keyValue.ts';
 import type { QosClass } from '../probe/podCgroup.ts';
 import { isKubepodsPath, kubepodsLevel, parsePodCgroup } from '../probe/podCgroup.ts';
+import type { AmdgpuVmFiniLine } from '../probe/parsers/amdgpuVmFini.ts';
+import type { GpuTeardown } from './gpuTeardown.ts';
+import { gpuTeardownOf, gpuTeardownText, indexFiniLines } from './gpuTeardown.ts';
 import type { Verdict } from './verdict.ts';
 
 // ---------------------------------------------------------------------------------------------------
@@ -47,6 +50,8 @@ export interface OomContext {
   readonly podNames?: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
   /** amdgpu boot lines (GTT size), from the same kernel log. */
   readonly amdgpu?: readonly AmdgpuMemoryLine[];
+  /** amdgpu "VM memory stats … non-zero when fini" lines, from the same kernel log. */
+  readonly amdgpuVmFini?: readonly AmdgpuVmFiniLine[];
 }
 
 /** `memory.events` text → counters, through the bounded kernel number parser. Unknown keys are kept; malformed or out-of-range lines are skipped. */
@@ -222,6 +227,8 @@ export interface GlobalOomVerdict extends OomVerdictBase {
   readonly constraint?: string;
   /** Present when the victim was in a pod: a pod under its own limit died in a global OOM. */
   readonly gtt?: GttSignature;
+  /** The victim's RSS was tiny and amdgpu tore down its GPU VM with memory in it (in a pod or not). */
+  readonly gpuTeardown?: GpuTeardown;
 }
 
 export interface MemcgOomVerdict extends OomVerdictBase {
@@ -375,7 +382,7 @@ function missingText(missing: readonly string[]): string {
   return missing.length > 0 ? ` Not in the log: ${missing.join('; ')}.` : '';
 }
 
-function gttSignature(event: OomEvent, victim: OomVictim, pod: PodCgroupData | undefined, context: OomContext | undefined): GttSignature {
+function gttSignature(event: OomEvent, victim: OomVictim, pod: PodCgroupData | undefined, context: OomContext | undefined, teardown: GpuTeardown | undefined): GttSignature {
   const factors: string[] = [
     'A global OOM killed a process inside a pod: no cgroup limit was reached, so the pod was under its own memory limit while the node ran out.',
   ];
@@ -415,6 +422,10 @@ function gttSignature(event: OomEvent, victim: OomVictim, pod: PodCgroupData | u
   if (victim.anonRssKb !== undefined && event.gpuActiveKb !== undefined && event.gpuActiveKb > victim.anonRssKb * 4) {
     factors.push(`The victim's own anon-rss (${formatKb(victim.anonRssKb)}) is small next to gpu_active: killing it frees GPU memory the cgroup never saw.`);
   }
+  if (teardown) {
+    factors.push(gpuTeardownText(teardown));
+    strong++;
+  }
   const strength: GttStrength = strong >= 2 ? 'strong' : strong === 1 ? 'likely' : 'possible';
   return {
     strength,
@@ -443,14 +454,14 @@ function gttRemedy(victim: OomVictim, pod: PodCgroupData | undefined, event: Oom
   ].join(' ');
 }
 
-function globalVerdict(event: OomEvent, victim: OomVictim, context: OomContext | undefined, id: string, base: Omit<OomVerdictBase, 'id' | 'severity' | 'title' | 'explanation' | 'remedy'>): GlobalOomVerdict {
+function globalVerdict(event: OomEvent, victim: OomVictim, context: OomContext | undefined, id: string, base: Omit<OomVerdictBase, 'id' | 'severity' | 'title' | 'explanation' | 'remedy'>, teardown: GpuTeardown | undefined): GlobalOomVerdict {
   const constraintNote = event.constraint !== undefined && event.constraint !== 'CONSTRAINT_NONE'
     ? ` The constraint ${event.constraint} means the allocation was limited to some memory nodes (cpuset or mempolicy), not by a memory cgroup.`
     : '';
   const scopeText = scopeEvidenceText(event);
   if (victim.inKubepods) {
     const pod = findPod(context, victim.podUid);
-    const gtt = gttSignature(event, victim, pod, context);
+    const gtt = gttSignature(event, victim, pod, context, teardown);
     const where = podLabel(victim) ?? 'a pod (the cgroup path is cut short in the log)';
     const title = gtt.strength === 'possible'
       ? `The node ran out of memory and the kernel killed ${processLabel(victim)} in ${where}, which was under its own memory limit.`
@@ -467,15 +478,18 @@ function globalVerdict(event: OomEvent, victim: OomVictim, context: OomContext |
     const remedy = gtt.strength === 'possible'
       ? `Set the memory requests of the pods on this node to their real peak use (Guaranteed QoS, requests = limits, for this one) so the node is not overcommitted and this pod is not the first victim, and reserve memory for the system (kube-reserved, system-reserved, evictionHard) so the kubelet evicts before the kernel kills. If the pod uses a GPU on a unified-memory node: ${gttRemedy(victim, pod, event)}`
       : gttRemedy(victim, pod, event);
-    return { ...base, id, kind: 'global', severity: 'error', title, explanation, remedy, ...(event.constraint !== undefined ? { constraint: event.constraint } : {}), gtt };
+    return { ...base, id, kind: 'global', severity: 'error', title, explanation, remedy, ...(event.constraint !== undefined ? { constraint: event.constraint } : {}), gtt, ...(teardown ? { gpuTeardown: teardown } : {}) };
   }
   const known = victim.comm !== undefined || victim.pid !== undefined;
-  const title = known
+  const title = teardown
+    ? `The node ran out of memory and the kernel killed ${processLabel(victim)}, a process outside any pod that held GPU memory its RSS did not show.`
+    : known
     ? `The node ran out of memory and the kernel killed ${processLabel(victim)}, a process outside any pod.`
     : 'The node ran out of memory (a global OOM); the log does not say which process was killed.';
   const explanation = [
     `${scopeText}${constraintNote}`,
     victim.taskMemcg !== undefined ? `The victim's cgroup is ${victim.taskMemcg}, outside the kubelet's pod tree.` : '',
+    teardown ? gpuTeardownText(teardown) : '',
     'Global OOMs happen when the sum of all memory on the node (pods over their requests, system daemons, kernel memory and GPU buffers that no cgroup counts) exceeds RAM.',
   ].filter((part) => part !== '').join(' ') + invokerText(event, victim) + missingText(base.missing);
   const remedy = [
@@ -483,7 +497,7 @@ function globalVerdict(event: OomEvent, victim: OomVictim, context: OomContext |
     'Give every pod memory requests that match its real usage and limits (Guaranteed QoS for important pods).',
     'On GPU nodes, account for GPU memory outside the cgroups: declare it with `gpumem.io/gpu-memory` and keep GPU pods on dedicated nodes.',
   ].join(' ');
-  return { ...base, id, kind: 'global', severity: 'error', title, explanation, remedy, ...(event.constraint !== undefined ? { constraint: event.constraint } : {}) };
+  return { ...base, id, kind: 'global', severity: 'error', title, explanation, remedy, ...(event.constraint !== undefined ? { constraint: event.constraint } : {}), ...(teardown ? { gpuTeardown: teardown } : {}) };
 }
 
 function memcgLevel(event: OomEvent): MemcgLimitLevel {
@@ -576,12 +590,17 @@ function unknownVerdict(event: OomEvent, victim: OomVictim, id: string, base: Om
 export function explainOomKills(events: readonly OomEvent[], context?: OomContext): OomVerdict[] {
   const verdicts: OomVerdict[] = [];
   const seen = new Map<string, number>();
-  for (const event of events) {
+  const finiIndex = indexFiniLines(context?.amdgpuVmFini);
+  for (let at = 0; at < events.length; at++) {
+    const event = events[at] as OomEvent;
     const victim = victimOf(event, context);
     const firstLine = event.evidence[0]?.line ?? 0;
+    const nextLine = events[at + 1]?.evidence[0]?.line ?? Number.POSITIVE_INFINITY;
+    const teardown = event.scope === 'global' ? gpuTeardownOf(event, finiIndex, nextLine) : undefined;
+    const evidenceLines = teardown ? [...event.evidence, { line: teardown.fini.line, text: teardown.fini.text }] : event.evidence;
     const base = {
-      evidence: event.evidence.map((line) => line.text),
-      evidenceLines: event.evidence,
+      evidence: evidenceLines.map((line) => line.text),
+      evidenceLines,
       ...(event.timestamp !== undefined ? { timestamp: event.timestamp } : {}),
       victim,
       missing: event.missing,
@@ -595,8 +614,8 @@ export function explainOomKills(events: readonly OomEvent[], context?: OomContex
       return id;
     };
     if (event.scope === 'global') {
-      const verdict = globalVerdict(event, victim, context, '', base);
-      const strong = verdict.gtt !== undefined && verdict.gtt.strength !== 'possible';
+      const verdict = globalVerdict(event, victim, context, '', base, teardown);
+      const strong = teardown !== undefined || (verdict.gtt !== undefined && verdict.gtt.strength !== 'possible');
       verdicts.push({ ...verdict, id: unique(strong ? 'global-gtt' : 'global') });
     } else if (event.scope === 'memcg') verdicts.push(memcgVerdict(event, victim, unique('memcg'), base));
     else verdicts.push(unknownVerdict(event, victim, unique('unclassified'), base));
@@ -650,7 +669,8 @@ function plural(count: number, one: string, many: string): string {
 export function explainKernelLogText(text: string, context?: OomContext): KernelLogExplanation {
   const log = parseKernelLog(typeof text === 'string' ? text : '');
   const amdgpu = context?.amdgpu ?? log.amdgpu;
-  const verdicts = explainOomKills(log.events, { ...context, amdgpu });
+  const amdgpuVmFini = context?.amdgpuVmFini ?? log.amdgpuVmFini;
+  const verdicts = explainOomKills(log.events, { ...context, amdgpu, amdgpuVmFini });
   let global = 0;
   let memcg = 0;
   let unknown = 0;

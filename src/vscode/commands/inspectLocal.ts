@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { analyzeCaptureText } from '../../core/inspection/analyze.ts';
 import type { AnalyzeOptions, Inspection } from '../../core/inspection/analyze.ts';
 import { runProbe } from '../../core/inspection/runProbe.ts';
+import { hamiLibPathOption } from '../../core/probe/hamiLibPath.ts';
 import type { ProbeScope } from '../../core/probe/capture.ts';
 import type { Transport } from '../../core/probe/transport.ts';
 import { TransportError } from '../../core/probe/transport.ts';
@@ -47,7 +48,9 @@ export async function inspectWithTransport(ctx: Ctx, transport: Transport, title
           progress.report({ message: `running the read-only probe on ${transport.target}` });
           const scope = options.probe?.scope ?? 'node';
           const hostRoot = options.probe?.hostRoot;
-          const run = await runProbe(transport, { scope, ...(hostRoot !== undefined ? { hostRoot } : {}), signal: controller.signal, timeoutMs: ctx.settings.probeTimeoutMs });
+          // HAMi's directory matters on the node only; a container probe has no host view.
+          const hami = scope === 'node' ? hamiLibPathOption(ctx.settings.hamiLibPath) : {};
+          const run = await runProbe(transport, { scope, ...(hostRoot !== undefined ? { hostRoot } : {}), ...hami, signal: controller.signal, timeoutMs: ctx.settings.probeTimeoutMs });
           progress.report({ message: 'analysing' });
           const more: Omit<AnalyzeOptions, 'target'> = (await extra) ?? {};
           return { inspection: analyzeCaptureText(run.captureText, { ...more, target: transport.target }), captureText: run.captureText };

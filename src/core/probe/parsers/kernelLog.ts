@@ -23,6 +23,8 @@
 // `dmesg -x` (`kern  :warn  : …`), `dmesg --time-format iso`, `/dev/kmsg` records (`6,123,456,-;msg`),
 // `<n>` priority prefixes, journalctl `short`, `short-precise`, `short-iso` and `short-monotonic`,
 // syslog / kern.log lines with a host name (optionally followed by `[ 123.456]`), and bare messages.
+import type { AmdgpuVmFiniLine } from './amdgpuVmFini.ts';
+import { parseAmdgpuVmFini } from './amdgpuVmFini.ts';
 import { unwrapPastedLog } from './logUnwrap.ts';
 
 export interface EvidenceLine {
@@ -153,6 +155,8 @@ export interface KernelLog {
   /** The line format most lines were in. */
   readonly format: KernelLogFormat;
   readonly amdgpu: readonly AmdgpuMemoryLine[];
+  /** amdgpu "VM memory stats … is non-zero when fini" lines: a process died holding GPU memory. */
+  readonly amdgpuVmFini: readonly AmdgpuVmFiniLine[];
   readonly lineCount: number;
   /** What the parser could not do (events dropped over the cap, over-long lines). */
   readonly problems: readonly string[];
@@ -297,7 +301,7 @@ export function splitLogLine(raw: string): LogLine {
 // Message patterns (applied to the message after the prefix).
 
 /** Lines worth a closer look; one linear scan per line. */
-const INTERESTING = /oom|Killed process|Kill process|Task in |Tasks in |memory: usage|cgroup stats for|gpu_active:|memory ready|Capping GTT|mem_cgroup_o|__alloc_pages|cpuset=/;
+const INTERESTING = /oom|Killed process|Kill process|Task in |Tasks in |memory: usage|cgroup stats for|gpu_active:|memory ready|Capping GTT|mem_cgroup_o|__alloc_pages|cpuset=|non-zero when fini/;
 const TRACE_MEMCG = /mem_cgroup_(?:out_of_memory|oom_synchronize)/;
 const INVOKED = ' invoked oom-killer:';
 const REASON_KILLED = /^(Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Killed process (\d+)\b(.*)$/;
@@ -324,6 +328,8 @@ const DAY_TIME = /(?:^|[\s-])(\d{1,2})[T ](\d\d):(\d\d):(\d\d)/;
 const MAX_LINE = 64 * 1024;
 const MAX_EVIDENCE = 64;
 const DEFAULT_MAX_EVENTS = 2000;
+/** A desktop teardown prints one fini line per GPU client; more than this are counted, not kept. */
+const MAX_VM_FINI = 4096;
 
 interface Clock {
   readonly kind: 'boot' | 'wall';
@@ -543,12 +549,14 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
   const problems: string[] = [];
   const events: OomEvent[] = [];
   const amdgpu: AmdgpuMemoryLine[] = [];
+  const amdgpuVmFini: AmdgpuVmFiniLine[] = [];
+  let finiDropped = 0;
   const formatCounts = new Map<KernelLogFormat, number>();
   let source: string | undefined;
   let dropped = 0;
   let longLines = 0;
   let lineCount = 0;
-  if (typeof text !== 'string') return { events, format: 'bare', amdgpu, lineCount, problems: ['not text'] };
+  if (typeof text !== 'string') return { events, format: 'bare', amdgpu, amdgpuVmFini, lineCount, problems: ['not text'] };
 
   let current: Draft | undefined;
   const close = (): void => {
@@ -620,6 +628,17 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
           amdgpu.push({ kind, mib, ...(device !== undefined ? { device } : {}), evidence: { line: lineNo, text: raw } });
           if (amdgpu.length > 256) amdgpu.splice(0, amdgpu.length - 128);
         }
+        continue;
+      }
+    }
+
+    // amdgpu VM teardown of a process that still held GPU memory (not part of an OOM report either).
+    if (message.includes('non-zero when fini')) {
+      const fini = parseAmdgpuVmFini(message, lineNo, raw, AMDGPU_DEVICE.exec(message)?.[1]);
+      // Only what follows a kill can be about a victim; a teardown before any kill is not kept.
+      if (fini && (current?.killed !== undefined || events.length > 0)) {
+        if (amdgpuVmFini.length < MAX_VM_FINI) amdgpuVmFini.push(fini);
+        else finiDropped++;
         continue;
       }
     }
@@ -761,6 +780,7 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
   }
 
   if (dropped > 0) problems.push(`${dropped} older OOM events were dropped (more than ${maxEvents} in the log)`);
+  if (finiDropped > 0) problems.push(`${finiDropped} amdgpu "VM memory stats … non-zero when fini" lines were not kept (more than ${MAX_VM_FINI})`);
   if (longLines > 0) problems.push(`${longLines} lines longer than ${MAX_LINE} characters were cut`);
   let format: KernelLogFormat = 'bare';
   let best = 0;
@@ -770,5 +790,5 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
       format = candidate;
     }
   }
-  return { events, ...(source !== undefined ? { source } : {}), format, amdgpu, lineCount, problems };
+  return { events, ...(source !== undefined ? { source } : {}), format, amdgpu, amdgpuVmFini, lineCount, problems };
 }
