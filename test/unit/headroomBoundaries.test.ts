@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { buildNodeModel } from '../../src/core/probe/nodeModel.ts';
 import { nodeAccounting, unaccountedMemoryVerdicts } from '../../src/core/verdicts/unaccountedMemory.ts';
+import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { inspectionToMarkdown } from '../../src/core/report/inspectionReport.ts';
 import { GiB, MiB, nodeCapture } from './helpers/nodeCapture.ts';
 
 const model = (gpuActive: number, reclaimLine?: string) => {
@@ -41,6 +43,23 @@ describe('GPUReclaim (7.1+)', () => {
     assert.equal(node.availableWithReclaim, 40 * GiB);
     const verdict = unaccountedMemoryVerdicts(m).find((v) => v.id === 'memory.unaccounted-node');
     assert.ok(verdict?.evidence.some((line) => /above MemTotal: an implausible counter/.test(line)));
+  });
+});
+
+describe('GPUReclaim in the Markdown report', () => {
+  const report = (reclaimLine: string) => {
+    const text = nodeCapture({ kernel: '7.1.0-39-generic', memTotal: 128 * GiB, memAvailable: 40 * GiB, gpuActive: 40 * GiB, gpus: [], pods: [] }).replace(/GPUReclaim:\s+\d+ kB/, reclaimLine);
+    return inspectionToMarkdown(analyzeCaptureText(text, { target: 'capture c.txt' }));
+  };
+  test('plausible: the reclaimable pool and what is really available', () => {
+    const markdown = report('GPUReclaim:     25165824 kB');
+    assert.match(markdown, /\| GPUReclaim \(7\.1\+, reclaimable\) \| 24 GiB/);
+    assert.match(markdown, /\| Available incl\. GPUReclaim \| 64 GiB/);
+  });
+  test('above MemTotal: shown as not used, and not added to what is available', () => {
+    const markdown = report('GPUReclaim:     268435456 kB');
+    assert.match(markdown, /above MemTotal: not used/);
+    assert.doesNotMatch(markdown, /Available incl\. GPUReclaim/);
   });
 });
 

@@ -45,7 +45,11 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     out.push('## Memory accounting (node)', '', '| | bytes |', '| --- | --- |');
     out.push(`| MemTotal | ${bytes(accounting.memTotal)} |`, `| MemAvailable | ${bytes(accounting.memAvailable)} |`);
     out.push(`| Pods' memory.current (sum) | ${bytes(accounting.podsAccounted)} |`, `| GTT in use (sysfs) | ${bytes(accounting.gttUsed)} |`);
-    out.push(`| GPUActive (7.1+) | ${bytes(accounting.gpuActive)} |`, `| Charged to no cgroup | ${bytes(accounting.unaccounted)} |`, '');
+    out.push(`| GPUActive (7.1+) | ${bytes(accounting.gpuActive)} |`);
+    // GPUReclaim is reclaimable but MemAvailable leaves it out: show what is really available (not when implausible).
+    if (accounting.gpuReclaimCheck.kind === 'plausible') out.push(`| GPUReclaim (7.1+, reclaimable) | ${bytes(accounting.gpuReclaim)} |`, `| Available incl. GPUReclaim | ${bytes(accounting.availableWithReclaim)} |`);
+    else if (accounting.gpuReclaimCheck.kind === 'implausible') out.push(`| GPUReclaim (7.1+) | ${bytes(accounting.gpuReclaimCheck.bytes)}, above MemTotal: not used |`);
+    out.push(`| Charged to no cgroup | ${bytes(accounting.unaccounted)} |`, '');
     out.push(`GPUs: ${md(accounting.gpuSummary)}${accounting.unifiedMemory ? ' — unified memory (GPU memory is system RAM)' : ''}`, '');
     if (pods.length > 0) {
       out.push('## Pods', '', '| Pod | QoS | memory.current | GTT | true footprint | limit | headroom |', '| --- | --- | --- | --- | --- | --- | --- |');
