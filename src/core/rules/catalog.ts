@@ -172,6 +172,13 @@ export const RULES: readonly RuleMeta[] = [
     summary: 'gpumem skipped a file or document it cannot analyse safely: binary, not UTF-8, too large, or an alias bomb.',
     remedy: 'Lint real manifests; raise the size limit for genuinely large files.',
   },
+  {
+    id: 'analysis-budget',
+    title: 'Analysis stopped at budget',
+    defaultSeverity: 'info',
+    summary: 'gpumem stopped analysing a file whose work would be out of proportion to its size (for example a flow line of thousands of empty entries), instead of running on.',
+    remedy: 'Fix or regenerate the file (empty flow entries such as `[,,]` are not valid YAML); split generated files with very many containers per pod template.',
+  },
 ];
 
 const BY_ID = new Map(RULES.map((rule) => [rule.id, rule]));

@@ -41,7 +41,7 @@ export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<Worksp
         const result = lintBytes(bytes, ctx.settings.lint, WORKSPACE_SCAN_MAX_BYTES, { claims });
         lint.publishForFile(uri, result.findings, text);
         files++;
-        const counted = result.findings.filter((finding) => finding.ruleId !== 'manifest-skipped' && finding.ruleId !== 'helm-template' && finding.ruleId !== 'unrendered-template').length;
+        const counted = result.findings.filter((finding) => finding.ruleId !== 'manifest-skipped' && finding.ruleId !== 'analysis-budget' && finding.ruleId !== 'helm-template' && finding.ruleId !== 'unrendered-template').length;
         if (counted > 0) filesWithFindings++;
         findings += counted;
       };

@@ -1,0 +1,79 @@
+// Class 5 of issue 17 (unbounded work): every analysis runs under a budget proportional to its input and
+// says "analysis stopped at budget" instead of running on. Costs are compared n vs 8n (test/helpers/growth.ts),
+// never against a wall clock.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { lintText } from '../../src/core/lint.ts';
+import { EMPTY_FLOW_ENTRY_LIMIT, tooManyEmptyFlowEntries } from '../../src/core/manifest/flowScreen.ts';
+import { BudgetExhausted, unitsFor, WorkBudget } from '../../src/core/workBudget.ts';
+import { assertSubQuadratic } from '../helpers/growth.ts';
+
+const commaLine = (n: number): string => `a: [${','.repeat(n)}]\n`;
+const flowMapOfEmpties = (n: number): string => `{a: [1${',,'.repeat(n)}]}\n`;
+
+function pod(containers: number): string {
+  const parts = ['apiVersion: v1\nkind: Pod\nmetadata:\n  name: many\nspec:\n  containers:\n'];
+  for (let i = 0; i < containers; i++) parts.push(`  - name: c${i}\n    image: busybox\n    resources:\n      limits:\n        amd.com/gpu: 1\n        memory: 1Gi\n`);
+  return parts.join('');
+}
+
+describe('WorkBudget', () => {
+  test('spends down and throws a typed BudgetExhausted naming what ran out', () => {
+    const budget = new WorkBudget(3, 'lint');
+    budget.spend(2);
+    assert.equal(budget.remaining, 1);
+    assert.throws(() => budget.spend(2), (error: unknown) => error instanceof BudgetExhausted && error.what === 'lint');
+  });
+  test('units are proportional to the input, between floor and ceiling', () => {
+    assert.equal(unitsFor(10, 8, 1000), 1000);
+    assert.equal(unitsFor(1_000_000, 8, 1000), 8_000_000);
+    assert.equal(unitsFor(1_000_000, 8, 1000, 5_000_000), 5_000_000);
+  });
+});
+
+describe('empty flow entries are screened before parsing', () => {
+  test('a 1 MB line of commas ends with analysis-budget, not parsed', () => {
+    const result = lintText(commaLine(1_000_000));
+    assert.deepEqual(result.findings.map((finding) => finding.ruleId), ['analysis-budget']);
+    assert.match(result.findings[0]?.message ?? '', /^Analysis stopped at budget/);
+  });
+  test('{a: [1,,,…]} is caught too', () => {
+    assert.deepEqual(lintText(flowMapOfEmpties(100_000)).findings.map((finding) => finding.ruleId), ['analysis-budget']);
+  });
+  test('a few empty entries (a typo) still get the parser\'s own yaml-syntax finding', () => {
+    assert.deepEqual(lintText(commaLine(3)).findings.map((finding) => finding.ruleId), ['yaml-syntax']);
+  });
+  test('commas in quoted and block scalars are not flow entries', () => {
+    const csv = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: csv\ndata:\n  quoted: "${',,'.repeat(2 * EMPTY_FLOW_ENTRY_LIMIT)}"\n  block: |\n    [${',,'.repeat(2 * EMPTY_FLOW_ENTRY_LIMIT)}]\n`;
+    assert.equal(tooManyEmptyFlowEntries(csv), false);
+    assert.deepEqual(lintText(csv).findings, []);
+  });
+  test('the screen and the lint of a comma line grow linearly', () => {
+    assertSubQuadratic('lint of a comma line', commaLine, (text) => lintText(text), 100_000);
+  });
+  test('a flow line of real entries is parsed (valid JSON manifests stay analysed)', () => {
+    const values = Array.from({ length: 5_000 }, (_, i) => `"k${i}": "v"`).join(', ');
+    const json = `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}, "data": {${values}}}\n`;
+    assert.deepEqual(lintText(json).findings, []);
+  });
+});
+
+describe('many containers', () => {
+  test('a pod of thousands of GPU containers stays inside the budget and costs linear time', () => {
+    const result = lintText(pod(2_000));
+    assert.ok(!result.findings.some((finding) => finding.ruleId === 'analysis-budget'));
+    assert.equal(result.containers.length, 2_000);
+    assertSubQuadratic('lint of a many-container pod', pod, (text) => lintText(text), 500);
+  });
+  test('containers multiplied through anchors stop at the shared budget instead of running on', () => {
+    // One 2,000-container list reused by 400 pods: little text, much work. The alias budget (the same WorkBudget
+    // mechanism) trips first here; the lint's own per-container budget is the backstop behind it.
+    const list = pod(2_000).split('  containers:\n')[1] ?? '';
+    const head = `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p0}\n  spec:\n    containers: &cs\n${list.replace(/^/gm, '    ').trimEnd()}\n`;
+    const copies = Array.from({ length: 400 }, (_, i) => `- apiVersion: v1\n  kind: Pod\n  metadata: {name: p${i + 1}}\n  spec: {containers: *cs}\n`).join('');
+    const result = lintText(head + copies);
+    const stopped = result.findings.filter((finding) => finding.ruleId === 'analysis-budget' || finding.ruleId === 'manifest-skipped');
+    assert.ok(stopped.length > 0, result.findings.map((finding) => finding.ruleId).slice(0, 5).join(', '));
+    assert.ok(result.containers.length < 401 * 2_000, 'some pods were not analysed');
+  });
+});
