@@ -3,8 +3,11 @@
 // never against a wall clock.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { lintText } from '../../src/core/lint.ts';
 import { EMPTY_FLOW_ENTRY_LIMIT, tooManyEmptyFlowEntries } from '../../src/core/manifest/flowScreen.ts';
+import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
+import type { PodCgroupData } from '../../src/core/verdicts/oomRootCause.ts';
 import { BudgetExhausted, unitsFor, WorkBudget } from '../../src/core/workBudget.ts';
 import { assertSubQuadratic } from '../helpers/growth.ts';
 
@@ -75,5 +78,26 @@ describe('many containers', () => {
     const stopped = result.findings.filter((finding) => finding.ruleId === 'analysis-budget' || finding.ruleId === 'manifest-skipped');
     assert.ok(stopped.length > 0, result.findings.map((finding) => finding.ruleId).slice(0, 5).join(', '));
     assert.ok(result.containers.length < 401 * 2_000, 'some pods were not analysed');
+  });
+});
+
+describe('the kernel-log explanation', () => {
+  // One real OOM report (test/fixtures/kernel-logs/k3s-blog-syslog-global-pod.log, provenance beside it), repeated.
+  const report = readFileSync(new URL('../fixtures/kernel-logs/k3s-blog-syslog-global-pod.log', import.meta.url), 'utf8');
+  const pods = (count: number): PodCgroupData[] => Array.from({ length: count }, (_, i) => ({ podUid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}` }));
+
+  test('a real log with a real number of pods is explained in full', () => {
+    const result = explainKernelLogText(report.repeat(50), { pods: pods(200) });
+    assert.equal(result.verdicts.length, 50);
+    assert.ok(!result.summary.problems.some((problem) => problem.startsWith('Analysis stopped at budget')));
+  });
+  test('thousands of reports against thousands of pods stop at budget, keeping the verdicts before it', () => {
+    const result = explainKernelLogText(report.repeat(200), { pods: pods(10_000) });
+    assert.ok(result.verdicts.length > 0 && result.verdicts.length < 200, `${result.verdicts.length} verdicts`);
+    assert.ok(result.summary.problems.some((problem) => /^Analysis stopped at budget: \d+ of 200 OOM kill reports explained/.test(problem)), result.summary.problems.join('\n'));
+  });
+  test('reports × pods grows linearly under the budget (n vs 8n of both)', () => {
+    const repeats = (text: string): number => Math.round(text.length / report.length);
+    assertSubQuadratic('OOM explanation', (n) => report.repeat(n), (text) => explainKernelLogText(text, { pods: pods(repeats(text) * 20) }), 40);
   });
 });

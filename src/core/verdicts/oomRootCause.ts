@@ -18,6 +18,7 @@ import { parseKernelLog } from '../probe/parsers/kernelLog.ts';
 import type { QosClass } from '../probe/podCgroup.ts';
 import { isKubepodsPath, kubepodsLevel, parsePodCgroup } from '../probe/podCgroup.ts';
 import type { Verdict } from './verdict.ts';
+import { BudgetExhausted, unitsFor, WorkBudget } from '../workBudget.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Context: what the node probe adds to the log.
@@ -581,10 +582,40 @@ function unknownVerdict(event: OomEvent, victim: OomVictim, id: string, base: Om
 }
 
 /** Explain OOM events: one verdict per event, in log order. */
+/**
+ * Explaining one OOM report costs a step plus one per pod of the context (the victim's pod is looked up by UID
+ * among them). A report is several log lines, so real logs spend well under one unit per character; four per
+ * character (at least 100,000) only trips on a log of thousands of reports against thousands of pods.
+ */
+const OOM_UNITS_PER_CHAR = 4;
+const OOM_UNITS_MIN = 100_000;
+
 export function explainOomKills(events: readonly OomEvent[], context?: OomContext): OomVerdict[] {
+  return explainWithinBudget(events, context, undefined).verdicts;
+}
+
+interface BudgetedVerdicts {
+  readonly verdicts: OomVerdict[];
+  readonly outcome: 'complete' | 'stopped-at-budget';
+}
+
+function countPods(context: OomContext | undefined): number {
+  let count = 0;
+  if (context?.pods) for (const _pod of context.pods) count++;
+  return count;
+}
+
+function explainWithinBudget(events: readonly OomEvent[], context: OomContext | undefined, budget: WorkBudget | undefined): BudgetedVerdicts {
   const verdicts: OomVerdict[] = [];
   const seen = new Map<string, number>();
+  const stepCost = 1 + (budget ? countPods(context) : 0);
   for (const event of events) {
+    try {
+      budget?.spend(stepCost);
+    } catch (error) {
+      if (error instanceof BudgetExhausted) return { verdicts, outcome: 'stopped-at-budget' };
+      throw error;
+    }
     const victim = victimOf(event, context);
     const firstLine = event.evidence[0]?.line ?? 0;
     const base = {
@@ -609,7 +640,7 @@ export function explainOomKills(events: readonly OomEvent[], context?: OomContex
     } else if (event.scope === 'memcg') verdicts.push(memcgVerdict(event, victim, unique('memcg'), base));
     else verdicts.push(unknownVerdict(event, victim, unique('unclassified'), base));
   }
-  return verdicts;
+  return { verdicts, outcome: 'complete' };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -658,7 +689,11 @@ function plural(count: number, one: string, many: string): string {
 export function explainKernelLogText(text: string, context?: OomContext): KernelLogExplanation {
   const log = parseKernelLog(typeof text === 'string' ? text : '');
   const amdgpu = context?.amdgpu ?? log.amdgpu;
-  const verdicts = explainOomKills(log.events, { ...context, amdgpu });
+  const budget = new WorkBudget(unitsFor(text.length, OOM_UNITS_PER_CHAR, OOM_UNITS_MIN), 'OOM explanation');
+  const { verdicts, outcome } = explainWithinBudget(log.events, { ...context, amdgpu }, budget);
+  const problems = outcome === 'complete'
+    ? log.problems
+    : [...log.problems, `Analysis stopped at budget: ${verdicts.length} of ${log.events.length} OOM kill reports explained; the rest would cost more than ${OOM_UNITS_PER_CHAR} steps per character of the log.`];
   let global = 0;
   let memcg = 0;
   let unknown = 0;
@@ -704,7 +739,7 @@ export function explainKernelLogText(text: string, context?: OomContext): Kernel
       ...(log.source !== undefined ? { source: log.source } : {}),
       lineCount: log.lineCount,
       ...(gttMiB !== undefined ? { gttMiB } : {}),
-      problems: log.problems,
+      problems,
       text: summaryText,
     },
   };
