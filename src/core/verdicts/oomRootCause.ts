@@ -687,9 +687,10 @@ function plural(count: number, one: string, many: string): string {
 
 /** Explain a kernel log on its own (pasted text, a file, the probe's `kernel-log` section). */
 export function explainKernelLogText(text: string, context?: OomContext): KernelLogExplanation {
-  const log = parseKernelLog(typeof text === 'string' ? text : '');
+  const input = typeof text === 'string' ? text : '';
+  const log = parseKernelLog(input);
   const amdgpu = context?.amdgpu ?? log.amdgpu;
-  const budget = new WorkBudget(unitsFor(text.length, OOM_UNITS_PER_CHAR, OOM_UNITS_MIN), 'OOM explanation');
+  const budget = new WorkBudget(unitsFor(input.length, OOM_UNITS_PER_CHAR, OOM_UNITS_MIN), 'OOM explanation');
   const { verdicts, outcome } = explainWithinBudget(log.events, { ...context, amdgpu }, budget);
   const problems = outcome === 'complete'
     ? log.problems
