@@ -67,6 +67,7 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspe
     const oom = model.kernelLog ? explainKernelLogText(model.kernelLog.text, { pods: pods.map((pod) => oomPodContext(model, pod)), ...(options.podNames ? { podNames: options.podNames } : {}) }) : undefined;
     node = { model, accounting: nodeAccounting(model), pods, kernelChecks, oom };
     problems = [...model.problems];
+    if (oom?.outcome.kind === 'stopped-at-budget') problems.push(`Kernel log: ${oom.outcome.problem}`);
     verdicts.push(...(oom?.verdicts ?? []));
     verdicts.push(...unaccountedMemoryVerdicts(model, options.podNames));
     verdicts.push(...kernelChecks.filter((check) => check.status === 'fail' || check.status === 'warn').map(kernelCheckToVerdict));

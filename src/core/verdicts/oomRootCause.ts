@@ -675,8 +675,12 @@ export interface OomLogSummary {
   readonly text: string;
 }
 
+export type ExplanationOutcome = { readonly kind: 'complete' } | { readonly kind: 'stopped-at-budget'; readonly problem: string };
+
 export interface KernelLogExplanation {
   readonly verdicts: readonly OomVerdict[];
+  /** Whether every OOM report was explained, or the work budget stopped the explanation (the problem says where). */
+  readonly outcome: ExplanationOutcome;
   readonly summary: OomLogSummary;
   readonly log: KernelLog;
 }
@@ -692,9 +696,10 @@ export function explainKernelLogText(text: string, context?: OomContext): Kernel
   const amdgpu = context?.amdgpu ?? log.amdgpu;
   const budget = new WorkBudget(unitsFor(input.length, OOM_UNITS_PER_CHAR, OOM_UNITS_MIN), 'OOM explanation');
   const { verdicts, outcome } = explainWithinBudget(log.events, { ...context, amdgpu }, budget);
-  const problems = outcome === 'complete'
-    ? log.problems
-    : [...log.problems, `Analysis stopped at budget: ${verdicts.length} of ${log.events.length} OOM kill reports explained; the rest would cost more than ${OOM_UNITS_PER_CHAR} steps per character of the log.`];
+  const explanationOutcome: ExplanationOutcome = outcome === 'complete'
+    ? { kind: 'complete' }
+    : { kind: 'stopped-at-budget', problem: `Analysis stopped at budget: ${verdicts.length} of ${log.events.length} OOM kill reports explained; the rest would cost more than ${OOM_UNITS_PER_CHAR} steps per character of the log.` };
+  const problems = explanationOutcome.kind === 'complete' ? log.problems : [...log.problems, explanationOutcome.problem];
   let global = 0;
   let memcg = 0;
   let unknown = 0;
@@ -728,6 +733,7 @@ export function explainKernelLogText(text: string, context?: OomContext): Kernel
       (named.length > 0 ? `; victims: ${victimText}${named.length > 5 ? `, and ${named.length - 5} more` : ''}.` : '.');
   return {
     verdicts,
+    outcome: explanationOutcome,
     log,
     summary: {
       kills,
