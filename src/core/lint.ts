@@ -23,11 +23,13 @@ import { decodeManifestBytes, maskHelmTemplates } from './manifest/source.ts';
 import type { MaskedTemplate } from './manifest/source.ts';
 import { relaxForGoYaml } from './manifest/lenientYaml.ts';
 import { findPodTemplates, workloadEntry } from './manifest/workloads.ts';
+import { tooManyEmptyFlowEntries, EMPTY_FLOW_ENTRY_LIMIT } from './manifest/flowScreen.ts';
 import { AliasBudgetExceeded, spanOf, YamlTree } from './manifest/yamlTree.ts';
 import { ruleMeta } from './rules/catalog.ts';
 import { POD_RULES } from './rules/index.ts';
 import type { ConfigMapModel, FileContext, PodContext, Report } from './rules/types.ts';
 import { CommentSuppressions, suppressedByAnnotation } from './suppression.ts';
+import { BudgetExhausted, unitsFor, WorkBudget } from './workBudget.ts';
 
 export interface LintResult {
   readonly findings: readonly Finding[];
@@ -73,10 +75,13 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
   const containers: PendingSummary[] = [];
   const masked = maskHelmTemplates(text);
   const source = masked?.text ?? text;
+  // Not parsed at all: the parser's cost per empty entry is the slow part (bench/budget.mjs).
+  const flooded = tooManyEmptyFlowEntries(source);
+  if (flooded) raw.push(budgetFinding(`Analysis stopped at budget: the file has more than ${EMPTY_FLOW_ENTRY_LIMIT} empty flow-collection entries (\`[,,,…]\`), which YAML forbids; it was not parsed.`));
 
   let documents: Document.Parsed[];
   try {
-    documents = parseLikeKubectl(source);
+    documents = flooded ? [] : parseLikeKubectl(source);
   } catch (error) {
     return { findings: [skippedFinding(`Skipped: the YAML parser failed (${(error as Error).message}).`)], containers: [] };
   }
@@ -104,17 +109,22 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
   if (masked) raw.push(templateNotice(masked, unparsedTemplates));
 
   const file: FileContext = { text, configMaps, claims: chainLookups(localClaims, scope.claims), ...(masked ? { templateLanguage: masked.language } : {}) };
-  const messages: MessageBudget = { remaining: Math.min(Math.max(MESSAGE_BUDGET_MIN, text.length * MESSAGE_BUDGET_FACTOR), MESSAGE_BUDGET_MAX) };
+  const messages = new WorkBudget(unitsFor(text.length, MESSAGE_BUDGET_FACTOR, MESSAGE_BUDGET_MIN, MESSAGE_BUDGET_MAX), 'finding text', () => new MessageBudgetExceeded());
+  const work = new WorkBudget(unitsFor(text.length, LINT_UNITS_PER_CHAR, LINT_UNITS_MIN), 'lint');
   for (const workload of workloads) {
+    const what = `${truncate(workload.object.kind, 80)} "${truncate(workload.object.name ?? '?', 80)}"`;
+    const start = spanOf(workload.root)?.start ?? 0;
     try {
-      lintWorkload(workload, file, config, raw, containers, messages);
+      lintWorkload(workload, file, config, raw, containers, messages, work);
     } catch (error) {
-      const what = `${truncate(workload.object.kind, 80)} "${truncate(workload.object.name ?? '?', 80)}"`;
-      const start = spanOf(workload.root)?.start ?? 0;
       if (error instanceof AliasBudgetExceeded) {
         raw.push(skippedFinding(`Skipped ${what}: its aliases and merge keys expand beyond the analysis budget (a YAML alias bomb?).`, { start, end: start + 1 }));
       } else if (error instanceof MessageBudgetExceeded) {
         raw.push(skippedFinding(`Skipped ${what}: its findings would be out of all proportion to the file's size (long values repeated through aliases or across many containers?).`, { start, end: start + 1 }));
+      } else if (error instanceof BudgetExhausted) {
+        // The whole file's budget is spent: the workloads after this one are not analysed either.
+        raw.push(budgetFinding(`Analysis stopped at budget at ${what}: checking its containers would cost more than ${LINT_UNITS_PER_CHAR} steps per character of the file; it and the workloads after it were not analysed.`, { start, end: start + 1 }));
+        break;
       } else raw.push(internalErrorFinding({ kind: 'workload', object: workload.object }, error, { start, end: start + 1 }));
     }
   }
@@ -145,15 +155,24 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
  * pod-level field) would otherwise multiply into gigabytes. `.length` is O(1) even on the concatenated
  * strings the rules build, so the check costs nothing until it trips.
  */
-interface MessageBudget {
-  remaining: number;
+class MessageBudgetExceeded extends BudgetExhausted {
+  constructor() {
+    super('finding text');
+  }
 }
-
-class MessageBudgetExceeded extends Error {}
 
 const MESSAGE_BUDGET_FACTOR = 32;
 const MESSAGE_BUDGET_MIN = 4_000_000;
 const MESSAGE_BUDGET_MAX = 64_000_000;
+
+/**
+ * The lint's work budget: one unit per rule per container of each pod template. A container takes at least
+ * ~10 characters of YAML (`- name: a`) and there are ~25 pod rules, so real files spend under 3 units per
+ * character; 8 leaves room, and only containers multiplied without text (anchors reused across many pod
+ * templates, within the alias budget) reach it. The floor keeps tiny files clear of it.
+ */
+const LINT_UNITS_PER_CHAR = 8;
+const LINT_UNITS_MIN = 1_000_000;
 
 interface PendingSummary {
   readonly object: ObjectRef;
@@ -163,7 +182,7 @@ interface PendingSummary {
   readonly sources: readonly GpuSource[];
 }
 
-function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConfig, out: Finding[], summaries: PendingSummary[], messages: MessageBudget): void {
+function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConfig, out: Finding[], summaries: PendingSummary[], messages: WorkBudget, work: WorkBudget): void {
   const { tree, root, object } = workload;
   const gpuClasses = gpuClassSet(config.gpuDeviceClasses);
   const entry = workloadEntry(object.kind, object.apiVersion);
@@ -172,6 +191,7 @@ function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConf
     // Each pod template gets its own object identity, so summaries of same-named containers in different
     // templates (KubeRay worker groups) count only their own findings.
     const pod = buildPodModel(tree, { ...object }, root, template, role, shape);
+    work.spend(pod.containers.length * POD_RULES.length);
     const unifiedMemory = detectUnifiedMemory(pod, config.unifiedMemoryNodeLabels);
     const unified = unifiedMemory.kind === 'unified';
     const gpuByContainer = new Map<ContainerModel, ContainerGpu>();
@@ -207,8 +227,7 @@ function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConf
       report: (report) => {
         if (suppressedByAnnotation(pod.annotations, report.ruleId)) return;
         const finding = toFinding(report, pod);
-        messages.remaining -= finding.message.length;
-        if (messages.remaining < 0) throw new MessageBudgetExceeded();
+        messages.spend(finding.message.length);
         podFindings.push(finding);
       },
     };
@@ -427,4 +446,8 @@ function templateNotice(masked: MaskedTemplate, unparsed: number): Finding {
 
 function skippedFinding(message: string, span: Span = { start: 0, end: 0 }): Finding {
   return { ruleId: 'manifest-skipped', severity: 'info', span, message, fixes: [] };
+}
+
+function budgetFinding(message: string, span: Span = { start: 0, end: 0 }): Finding {
+  return { ruleId: 'analysis-budget', severity: 'info', span, message, fixes: [] };
 }

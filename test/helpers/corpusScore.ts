@@ -71,7 +71,7 @@ export interface ScoreOptions {
 export const isGpuRule = (ruleId: string): boolean => /^(gpu-|uma-|hami-|cuda-disable-control)/.test(ruleId);
 
 /** `unrendered-template` is issue 10's name for non-Helm templates (Argo, Go, envsubst), information like `helm-template`. */
-export const ALLOWED_ON_NON_GPU: ReadonlySet<string> = new Set(['yaml-syntax', 'helm-template', 'unrendered-template', 'manifest-skipped']);
+export const ALLOWED_ON_NON_GPU: ReadonlySet<string> = new Set(['yaml-syntax', 'helm-template', 'unrendered-template', 'manifest-skipped', 'analysis-budget']);
 
 export function precision(ratio: Ratio): number {
   const found = ratio.truePositives + ratio.falsePositives;

@@ -68,6 +68,7 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspe
     const oom = model.kernelLog ? explainKernelLogText(model.kernelLog.text, { pods: pods.map((pod) => oomPodContext(model, pod)), ...(options.podNames ? { podNames: options.podNames } : {}) }) : undefined;
     node = { model, accounting: nodeAccounting(model), pods, kernelChecks, oom };
     problems = [...model.problems];
+    if (oom?.outcome.kind === 'stopped-at-budget') problems.push(`Kernel log: ${oom.outcome.problem}`);
     pushAll(verdicts, oom?.verdicts ?? []);
     pushAll(verdicts, unaccountedMemoryVerdicts(model, options.podNames));
     pushAll(verdicts, kernelChecks.filter((check) => check.status === 'fail' || check.status === 'warn').map(kernelCheckToVerdict));

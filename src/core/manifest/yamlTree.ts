@@ -4,10 +4,11 @@
 import { isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { Document, Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Span } from '../findings.ts';
+import { BudgetExhausted, WorkBudget } from '../workBudget.ts';
 
-export class AliasBudgetExceeded extends Error {
+export class AliasBudgetExceeded extends BudgetExhausted {
   constructor() {
-    super('alias and merge-key expansion exceeded the work budget');
+    super('alias and merge-key expansion');
   }
 }
 
@@ -21,11 +22,11 @@ interface Anchor {
 export class YamlTree {
   readonly doc: Document.Parsed;
   private anchors: Map<string, Anchor[]> | undefined;
-  private budget: number;
+  private readonly budget: WorkBudget;
 
   constructor(doc: Document.Parsed, budget = 20_000) {
     this.doc = doc;
-    this.budget = budget;
+    this.budget = new WorkBudget(budget, 'alias and merge-key expansion', () => new AliasBudgetExceeded());
   }
 
   get root(): Node | undefined {
@@ -162,7 +163,7 @@ export class YamlTree {
   }
 
   private spend(): void {
-    if (--this.budget < 0) throw new AliasBudgetExceeded();
+    this.budget.spend();
   }
 }
 

@@ -180,6 +180,13 @@ export const RULES: readonly RuleMeta[] = [
     remedy: 'Report the failure with the manifest (the message names the rule and the object or file); the rest of the results stand.',
     noExample: 'no manifest is known to trigger it: each failure found so far was fixed at its cause',
   },
+  {
+    id: 'analysis-budget',
+    title: 'Analysis stopped at budget',
+    defaultSeverity: 'info',
+    summary: 'gpumem stopped analysing a file whose work would be out of proportion to its size (for example a flow line of thousands of empty entries), instead of running on.',
+    remedy: 'Fix or regenerate the file (empty flow entries such as `[,,]` are not valid YAML); split generated files with very many containers per pod template.',
+  },
 ];
 
 const BY_ID = new Map(RULES.map((rule) => [rule.id, rule]));

@@ -22,6 +22,7 @@ import type { AmdgpuVmFiniLine } from '../probe/parsers/amdgpuVmFini.ts';
 import type { GpuTeardown } from './gpuTeardown.ts';
 import { gpuTeardownOf, gpuTeardownText, indexFiniLines } from './gpuTeardown.ts';
 import type { Verdict } from './verdict.ts';
+import { BudgetExhausted, unitsFor, WorkBudget } from '../workBudget.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Context: what the node probe adds to the log.
@@ -587,12 +588,42 @@ function unknownVerdict(event: OomEvent, victim: OomVictim, id: string, base: Om
 }
 
 /** Explain OOM events: one verdict per event, in log order. */
+/**
+ * Explaining one OOM report costs a step plus one per pod of the context (the victim's pod is looked up by UID
+ * among them). A report is several log lines, so real logs spend well under one unit per character; four per
+ * character (at least 100,000) only trips on a log of thousands of reports against thousands of pods.
+ */
+const OOM_UNITS_PER_CHAR = 4;
+const OOM_UNITS_MIN = 100_000;
+
 export function explainOomKills(events: readonly OomEvent[], context?: OomContext): OomVerdict[] {
+  return explainWithinBudget(events, context, undefined).verdicts;
+}
+
+interface BudgetedVerdicts {
+  readonly verdicts: OomVerdict[];
+  readonly outcome: 'complete' | 'stopped-at-budget';
+}
+
+function countPods(context: OomContext | undefined): number {
+  let count = 0;
+  if (context?.pods) for (const _pod of context.pods) count++;
+  return count;
+}
+
+function explainWithinBudget(events: readonly OomEvent[], context: OomContext | undefined, budget: WorkBudget | undefined): BudgetedVerdicts {
   const verdicts: OomVerdict[] = [];
   const seen = new Map<string, number>();
   const finiIndex = indexFiniLines(context?.amdgpuVmFini);
+  const stepCost = 1 + (budget ? countPods(context) : 0);
   for (let at = 0; at < events.length; at++) {
     const event = events[at] as OomEvent;
+    try {
+      budget?.spend(stepCost);
+    } catch (error) {
+      if (error instanceof BudgetExhausted) return { verdicts, outcome: 'stopped-at-budget' };
+      throw error;
+    }
     const victim = victimOf(event, context);
     const firstLine = event.evidence[0]?.line ?? 0;
     const nextLine = events[at + 1]?.evidence[0]?.line ?? Number.POSITIVE_INFINITY;
@@ -620,7 +651,7 @@ export function explainOomKills(events: readonly OomEvent[], context?: OomContex
     } else if (event.scope === 'memcg') verdicts.push(memcgVerdict(event, victim, unique('memcg'), base));
     else verdicts.push(unknownVerdict(event, victim, unique('unclassified'), base));
   }
-  return verdicts;
+  return { verdicts, outcome: 'complete' };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -655,8 +686,12 @@ export interface OomLogSummary {
   readonly text: string;
 }
 
+export type ExplanationOutcome = { readonly kind: 'complete' } | { readonly kind: 'stopped-at-budget'; readonly problem: string };
+
 export interface KernelLogExplanation {
   readonly verdicts: readonly OomVerdict[];
+  /** Whether every OOM report was explained, or the work budget stopped the explanation (the problem says where). */
+  readonly outcome: ExplanationOutcome;
   readonly summary: OomLogSummary;
   readonly log: KernelLog;
 }
@@ -667,10 +702,16 @@ function plural(count: number, one: string, many: string): string {
 
 /** Explain a kernel log on its own (pasted text, a file, the probe's `kernel-log` section). */
 export function explainKernelLogText(text: string, context?: OomContext): KernelLogExplanation {
-  const log = parseKernelLog(typeof text === 'string' ? text : '');
+  const input = typeof text === 'string' ? text : '';
+  const log = parseKernelLog(input);
   const amdgpu = context?.amdgpu ?? log.amdgpu;
   const amdgpuVmFini = context?.amdgpuVmFini ?? log.amdgpuVmFini;
-  const verdicts = explainOomKills(log.events, { ...context, amdgpu, amdgpuVmFini });
+  const budget = new WorkBudget(unitsFor(input.length, OOM_UNITS_PER_CHAR, OOM_UNITS_MIN), 'OOM explanation');
+  const { verdicts, outcome } = explainWithinBudget(log.events, { ...context, amdgpu, amdgpuVmFini }, budget);
+  const explanationOutcome: ExplanationOutcome = outcome === 'complete'
+    ? { kind: 'complete' }
+    : { kind: 'stopped-at-budget', problem: `Analysis stopped at budget: ${verdicts.length} of ${log.events.length} OOM kill reports explained; the rest would cost more than ${OOM_UNITS_PER_CHAR} steps per character of the log.` };
+  const problems = explanationOutcome.kind === 'complete' ? log.problems : [...log.problems, explanationOutcome.problem];
   let global = 0;
   let memcg = 0;
   let unknown = 0;
@@ -704,6 +745,7 @@ export function explainKernelLogText(text: string, context?: OomContext): Kernel
       (named.length > 0 ? `; victims: ${victimText}${named.length > 5 ? `, and ${named.length - 5} more` : ''}.` : '.');
   return {
     verdicts,
+    outcome: explanationOutcome,
     log,
     summary: {
       kills,
@@ -716,7 +758,7 @@ export function explainKernelLogText(text: string, context?: OomContext): Kernel
       ...(log.source !== undefined ? { source: log.source } : {}),
       lineCount: log.lineCount,
       ...(gttMiB !== undefined ? { gttMiB } : {}),
-      problems: log.problems,
+      problems,
       text: summaryText,
     },
   };

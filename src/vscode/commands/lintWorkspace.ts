@@ -42,7 +42,7 @@ export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<Worksp
       const publish = (uri: vscode.Uri, fileFindings: readonly Finding[], text: string) => {
         lint.publishForFile(uri, fileFindings, text);
         files++;
-        const counted = fileFindings.filter((finding) => finding.ruleId !== 'manifest-skipped' && finding.ruleId !== 'helm-template' && finding.ruleId !== 'unrendered-template').length;
+        const counted = fileFindings.filter((finding) => finding.ruleId !== 'manifest-skipped' && finding.ruleId !== 'analysis-budget' && finding.ruleId !== 'helm-template' && finding.ruleId !== 'unrendered-template').length;
         if (counted > 0) filesWithFindings++;
         findings += counted;
       };

@@ -1,0 +1,116 @@
+// Class 5 of issue 17 (unbounded work): every analysis runs under a budget proportional to its input and
+// says "analysis stopped at budget" instead of running on. Costs are compared n vs 8n (test/helpers/growth.ts),
+// never against a wall clock.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { lintText } from '../../src/core/lint.ts';
+import { EMPTY_FLOW_ENTRY_LIMIT, tooManyEmptyFlowEntries } from '../../src/core/manifest/flowScreen.ts';
+import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
+import type { PodCgroupData } from '../../src/core/verdicts/oomRootCause.ts';
+import { BudgetExhausted, unitsFor, WorkBudget } from '../../src/core/workBudget.ts';
+import { assertSubQuadratic } from '../helpers/growth.ts';
+import type { PodSpec } from './helpers/nodeCapture.ts';
+import { GiB, nodeCapture } from './helpers/nodeCapture.ts';
+
+const commaLine = (n: number): string => `a: [${','.repeat(n)}]\n`;
+const flowMapOfEmpties = (n: number): string => `{a: [1${',,'.repeat(n)}]}\n`;
+
+function pod(containers: number): string {
+  const parts = ['apiVersion: v1\nkind: Pod\nmetadata:\n  name: many\nspec:\n  containers:\n'];
+  for (let i = 0; i < containers; i++) parts.push(`  - name: c${i}\n    image: busybox\n    resources:\n      limits:\n        amd.com/gpu: 1\n        memory: 1Gi\n`);
+  return parts.join('');
+}
+
+describe('WorkBudget', () => {
+  test('spends down and throws a typed BudgetExhausted naming what ran out', () => {
+    const budget = new WorkBudget(3, 'lint');
+    budget.spend(2);
+    assert.equal(budget.remaining, 1);
+    assert.throws(() => budget.spend(2), (error: unknown) => error instanceof BudgetExhausted && error.what === 'lint');
+  });
+  test('units are proportional to the input, between floor and ceiling', () => {
+    assert.equal(unitsFor(10, 8, 1000), 1000);
+    assert.equal(unitsFor(1_000_000, 8, 1000), 8_000_000);
+    assert.equal(unitsFor(1_000_000, 8, 1000, 5_000_000), 5_000_000);
+  });
+});
+
+describe('empty flow entries are screened before parsing', () => {
+  test('a 1 MB line of commas ends with analysis-budget, not parsed', () => {
+    const result = lintText(commaLine(1_000_000));
+    assert.deepEqual(result.findings.map((finding) => finding.ruleId), ['analysis-budget']);
+    assert.match(result.findings[0]?.message ?? '', /^Analysis stopped at budget/);
+  });
+  test('{a: [1,,,…]} is caught too', () => {
+    assert.deepEqual(lintText(flowMapOfEmpties(100_000)).findings.map((finding) => finding.ruleId), ['analysis-budget']);
+  });
+  test('a few empty entries (a typo) still get the parser\'s own yaml-syntax finding', () => {
+    assert.deepEqual(lintText(commaLine(3)).findings.map((finding) => finding.ruleId), ['yaml-syntax']);
+  });
+  test('commas in quoted and block scalars are not flow entries', () => {
+    const csv = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: csv\ndata:\n  quoted: "${',,'.repeat(2 * EMPTY_FLOW_ENTRY_LIMIT)}"\n  block: |\n    [${',,'.repeat(2 * EMPTY_FLOW_ENTRY_LIMIT)}]\n`;
+    assert.equal(tooManyEmptyFlowEntries(csv), false);
+    assert.deepEqual(lintText(csv).findings, []);
+  });
+  test('the screen and the lint of a comma line grow linearly', () => {
+    assertSubQuadratic('lint of a comma line', commaLine, (text) => lintText(text), 100_000);
+  });
+  test('a flow line of real entries is parsed (valid JSON manifests stay analysed)', () => {
+    const values = Array.from({ length: 5_000 }, (_, i) => `"k${i}": "v"`).join(', ');
+    const json = `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}, "data": {${values}}}\n`;
+    assert.deepEqual(lintText(json).findings, []);
+  });
+});
+
+describe('many containers', () => {
+  test('a pod of thousands of GPU containers stays inside the budget and costs linear time', () => {
+    const result = lintText(pod(1_000));
+    assert.ok(!result.findings.some((finding) => finding.ruleId === 'analysis-budget'));
+    assert.equal(result.containers.length, 1_000);
+    assertSubQuadratic('lint of a many-container pod', pod, (text) => lintText(text), 200);
+  });
+  test('containers multiplied through anchors stop at the shared budget instead of running on', () => {
+    // One 200-container list reused by 2,000 pods: little text, much work. The alias budget (the same WorkBudget
+    // mechanism) trips first here; the lint's own per-container budget is the backstop behind it.
+    const list = pod(200).split('  containers:\n')[1] ?? '';
+    const head = `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p0}\n  spec:\n    containers: &cs\n${list.replace(/^/gm, '    ').trimEnd()}\n`;
+    const copies = Array.from({ length: 2_000 }, (_, i) => `- apiVersion: v1\n  kind: Pod\n  metadata: {name: p${i + 1}}\n  spec: {containers: *cs}\n`).join('');
+    const result = lintText(head + copies);
+    const stopped = result.findings.filter((finding) => finding.ruleId === 'analysis-budget' || finding.ruleId === 'manifest-skipped');
+    assert.ok(stopped.length > 0, result.findings.map((finding) => finding.ruleId).slice(0, 5).join(', '));
+    assert.ok(result.containers.length < 2_001 * 200, 'some pods were not analysed');
+  });
+});
+
+describe('the kernel-log explanation', () => {
+  // One real OOM report (test/fixtures/kernel-logs/k3s-blog-syslog-global-pod.log, provenance beside it), repeated.
+  const report = readFileSync(new URL('../fixtures/kernel-logs/k3s-blog-syslog-global-pod.log', import.meta.url), 'utf8');
+  const pods = (count: number): PodCgroupData[] => Array.from({ length: count }, (_, i) => ({ podUid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}` }));
+
+  test('a real log with a real number of pods is explained in full', () => {
+    const result = explainKernelLogText(report.repeat(50), { pods: pods(200) });
+    assert.equal(result.verdicts.length, 50);
+    assert.ok(!result.summary.problems.some((problem) => problem.startsWith('Analysis stopped at budget')));
+  });
+  test('thousands of reports against thousands of pods stop at budget, keeping the verdicts before it', () => {
+    const result = explainKernelLogText(report.repeat(200), { pods: pods(10_000) });
+    assert.ok(result.verdicts.length > 0 && result.verdicts.length < 200, `${result.verdicts.length} verdicts`);
+    assert.ok(result.summary.problems.some((problem) => /^Analysis stopped at budget: \d+ of 200 OOM kill reports explained/.test(problem)), result.summary.problems.join('\n'));
+  });
+  test('reports × pods grows linearly under the budget (n vs 8n of both)', () => {
+    const repeats = (text: string): number => Math.round(text.length / report.length);
+    assertSubQuadratic('OOM explanation', (n) => report.repeat(n), (text) => explainKernelLogText(text, { pods: pods(repeats(text) * 20) }), 40);
+  });
+});
+
+describe('the capture analysis', () => {
+  test('a node capture whose kernel log stops at budget says so in the inspection problems', () => {
+    const report = readFileSync(new URL('../fixtures/kernel-logs/k3s-blog-syslog-global-pod.log', import.meta.url), 'utf8');
+    const pods: PodSpec[] = Array.from({ length: 6_000 }, (_, i) => ({ uid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`, current: 1 * GiB, max: 'max' }));
+    const inspection = analyzeCaptureText(nodeCapture({ kernel: '6.14.0', memTotal: 128 * GiB, pods, kernelLog: report.repeat(100) }), { target: 'ssh root@gpu-node-1:22' });
+    assert.ok(inspection.node?.oom?.outcome.kind === 'stopped-at-budget');
+    assert.ok(inspection.problems.some((problem) => problem.startsWith('Kernel log: Analysis stopped at budget')), inspection.problems.slice(0, 5).join('\n'));
+  });
+});
