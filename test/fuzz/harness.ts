@@ -76,8 +76,6 @@ const CLASS_2_TARGETS = [
 ];
 
 export const KNOWN_OPEN: readonly KnownOpen[] = [
-  // oomToText replaces C0/C1 controls but lets bidi overrides and isolates through to the terminal.
-  { target: 'kernelLog.explainKernelLogText', property: 'terminal', issueClass: 'class 6, branch numbers', match: /U\+(?:061c|200e|200f|2028|2029|202[a-e]|206[6-9])/ },
   // split(/\s*,\s*/) and the trailing \s*\[...\]\s*$ regex backtrack on long whitespace (seconds at 32k chars).
   { target: 'nvidiaSmi.parseSmiGpus/parseSmiApps/parseSmiCsv', property: 'linear', issueClass: 'class 3, branch textinput', match: /long whitespace/ },
   // Kernel and cgroup values (meminfo, vmstat, memory.*, fdinfo, sysfs, HAMi cache sizes) and the capture
