@@ -103,6 +103,20 @@ describe('the CLI sanitises everything it writes', () => {
     assert.ok(run.stderr.includes('\\x1b]0;pwned\\x07\\u202e'), run.stderr);
     assert.equal(UNSAFE.test(run.stderr), false);
   });
+  test('lint --format sarif and json: bidi characters in a container name are escaped on the wire, the documents stay valid', { skip: process.platform === 'win32' }, async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'gpumem-bidi-'));
+    try {
+      writeFileSync(join(directory, 'pod.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: "c\u202e\u2066x"\n    image: x\n    resources: {limits: {nvidia.com/gpu: 1}}\n');
+      for (const format of ['sarif', 'json']) {
+        const run = await runCli(['lint', '--format', format, directory], { timeoutMs: 60_000 });
+        assert.equal(UNSAFE.test(run.stdout + run.stderr), false, format);
+        assert.ok(run.stdout.includes('\\u202e\\u2066'), format);
+        assert.ok(JSON.stringify(JSON.parse(run.stdout)).includes(`\u202e\u2066`), `${format}: the value is unchanged`);
+      }
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
   test("inspect --local: the target's stderr is shown escaped", async () => {
     // A `sh` first on PATH that writes escapes to stderr, then runs the real probe with /bin/sh.
     const bin = mkdtempSync(join(tmpdir(), 'gpumem-fake-sh-'));
