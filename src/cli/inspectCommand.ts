@@ -9,6 +9,7 @@ import { hamiLibPathProblem } from '../core/probe/script.ts';
 import { TransportError } from '../core/probe/transport.ts';
 import { DEBUG_POD_IMAGE } from '../kube/debugPodSpec.ts';
 import { errorText } from '../kube/errorText.ts';
+import { terminalSafe } from '../core/terminalText.ts';
 import { LocalTransport } from '../transports/local.ts';
 import type { ParsedArgs } from './args.ts';
 import { parseArgs, scopeOf, UsageError } from './args.ts';
@@ -192,7 +193,7 @@ export async function inspectCommand(argv: readonly string[], io: CliIo): Promis
     const inspection = analyzeCaptureText(run.captureText, { target: ready.transport.target, ...(await analysis) });
     const appendix = format === 'markdown' ? ready.appendix() : '';
     io.stdout(renderInspection(inspection, format) + (appendix ? `\n${appendix}` : ''));
-    if (run.exec.stderr.trim()) io.stderr(`gpumem inspect: the probe wrote to stderr:\n${run.exec.stderr.slice(0, 4000)}\n`);
+    if (run.exec.stderr.trim()) io.stderr(`gpumem inspect: the probe wrote to stderr:\n${terminalSafe(run.exec.stderr.slice(0, 4000))}\n`);
     return exitCodeOf(inspection);
   } catch (error) {
     if (error instanceof KubeTargetError) {

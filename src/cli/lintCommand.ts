@@ -119,7 +119,7 @@ async function loadConfig(file: string | true | undefined, headroom: string | tr
       throw new UsageError(`cannot read --config ${file}: ${describeError(error)}`);
     }
     try {
-      raw = parseYaml(text, { maxAliasCount: 100 }) ?? {};
+      raw = parseYaml(text, { maxAliasCount: 100, logLevel: 'error' }) ?? {};
     } catch (error) {
       throw new UsageError(`--config ${file} is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
     }

@@ -1,6 +1,7 @@
 // The `gpumem` command: a thin front on the same core as the extension.
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { terminalSafe } from '../core/terminalText.ts';
 import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import { LINT_USAGE, lintCommand } from './lintCommand.ts';
@@ -88,9 +89,12 @@ function readStdin(): Promise<Uint8Array> {
   });
 }
 
+// The choke point: every byte the CLI writes passes terminalSafe, whatever a command or format escaped
+// itself, so no target, cluster or file string can reach the terminal raw. JSON and SARIF stay valid (and
+// their values unchanged): the escapes are JSON's own `\uXXXX`, and C0 never appears raw in JSON.
 const io: CliIo = {
-  stdout: (text) => void process.stdout.write(text),
-  stderr: (text) => void process.stderr.write(text),
+  stdout: (text) => void process.stdout.write(terminalSafe(text)),
+  stderr: (text) => void process.stderr.write(terminalSafe(text)),
   readStdin,
   cwd: process.cwd(),
   version: VERSION,

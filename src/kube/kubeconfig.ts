@@ -151,7 +151,7 @@ function resolveFileReferences(doc: Record<string, unknown>, dir: string): void 
 export function parseKubeconfigText(text: string, file: string): { parsed: ParsedFile; problems: string[] } {
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = parseYaml(text, { logLevel: 'error' });
   } catch (error) {
     // The yaml library recurses per nesting level: a stack overflow on very deep input escapes as a RangeError
     // or comes back as its own parse error with the overflow's message.

@@ -52,13 +52,10 @@ export interface KnownOpen {
 }
 
 /**
- * Failures of known defect classes that are being fixed (issue 17's classes). Each entry lets the short slice
- * pass while the property stays in force for every other failure; an entry goes as soon as its fix lands.
+ * Failures of known defect classes that are being fixed. Each entry lets the short slice pass while the
+ * property stays in force for every other failure; an entry goes as soon as its fix lands. None is open today.
  */
-export const KNOWN_OPEN: readonly KnownOpen[] = [
-  // oomToText replaces C0/C1 controls but lets bidi overrides and isolates through to the terminal.
-  { target: 'kernelLog.explainKernelLogText', property: 'terminal', issueClass: 'class 6, branch numbers', match: /U\+(?:061c|200e|200f|2028|2029|202[a-e]|206[6-9])/ },
-];
+export const KNOWN_OPEN: readonly KnownOpen[] = [];
 
 const knownHits = new Map<KnownOpen, number>();
 

@@ -599,7 +599,7 @@ spec:
       assert.doesNotMatch(stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
       const lines = stdout.trimEnd().split('\n');
       assert.equal(lines.length, 2, 'one finding and the summary: the newline in the name forged no line');
-      assert.ok(lines[0]!.includes('a\\u001b[31mred\\u000afake.yaml:1:1: error [forged] x\\u0007.yaml:7:13: warning [gpu-no-memory-limit]'), lines[0]);
+      assert.ok(lines[0]!.includes('a\\x1b[31mred\\x0afake.yaml:1:1: error [forged] x\\x07.yaml:7:13: warning [gpu-no-memory-limit]'), lines[0]);
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }

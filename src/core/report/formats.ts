@@ -1,6 +1,7 @@
 // The CLI's output formats: text for people, JSON for scripts, SARIF 2.1.0 for code-scanning UIs.
 import type { Severity } from '../findings.ts';
 import { RULES } from '../rules/catalog.ts';
+import { terminalSafe } from '../terminalText.ts';
 import type { PositionedFinding } from './fileFindings.ts';
 
 export interface JsonFinding {
@@ -36,7 +37,7 @@ export function toJsonFindings(findings: readonly PositionedFinding[]): JsonFind
 }
 
 export function formatText(findings: readonly PositionedFinding[], filesLinted: number): string {
-  const lines = findings.map(({ file, line, column, finding }) => `${escapeControls(file)}:${line}:${column}: ${finding.severity} [${finding.ruleId}] ${singleLine(finding.message)}`);
+  const lines = findings.map(({ file, line, column, finding }) => `${terminalSafe(file, 'single-line')}:${line}:${column}: ${finding.severity} [${finding.ruleId}] ${terminalSafe(finding.message, 'single-line')}`);
   const count = (severity: Severity) => findings.filter((f) => f.finding.severity === severity).length;
   const files = new Set(findings.map((f) => f.file)).size;
   const total = findings.length;
@@ -46,21 +47,6 @@ export function formatText(findings: readonly PositionedFinding[], filesLinted: 
       : `${total} finding${total === 1 ? '' : 's'} (${count('error')} error${count('error') === 1 ? '' : 's'}, ${count('warning')} warning${count('warning') === 1 ? '' : 's'}, ${count('info')} info) in ${files} of ${filesLinted} file${filesLinted === 1 ? '' : 's'}.`,
   );
   return `${lines.join('\n')}\n`;
-}
-
-/**
- * Control characters from hostile manifests must not reach a terminal: C0/C1 controls (escape
- * sequences, newlines that would forge extra finding lines), Unicode line separators and bidi overrides.
- */
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-function singleLine(text: string): string {
-  return text.replace(CONTROLS, ' ');
-}
-
-/** File names are shown escaped rather than blanked, so the path stays recognisable. */
-function escapeControls(text: string): string {
-  return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };

@@ -3,6 +3,7 @@
 import { longestRun, pushAll } from '../arrays.ts';
 import type { Inspection } from '../inspection/analyze.ts';
 import { formatBytes } from '../quantity.ts';
+import { terminalSafe } from '../terminalText.ts';
 import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
 import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
 
@@ -10,12 +11,11 @@ const ICON: Record<string, string> = { error: '⛔', warning: '⚠️', info: '�
 
 /** Renders untrusted text literally: HTML-significant characters as entities, Markdown syntax escaped. */
 export function md(text: string): string {
-  return text
+  return terminalSafe(text.replace(/\r?\n/g, ' '), 'single-line')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
-    .replace(/\r?\n/g, ' ');
+    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`);
 }
 
 /**
@@ -26,7 +26,7 @@ export function md(text: string): string {
 export function codeBlock(text: string): string {
   const longest = longestRun(text, '`');
   const fence = '`'.repeat(Math.max(3, longest + 1));
-  return `${fence}\n${text.replace(/\r/g, '')}\n${fence}`;
+  return `${fence}\n${terminalSafe(text.replace(/\r/g, ''))}\n${fence}`;
 }
 
 const bytes = (value: number | undefined) => (value === undefined ? '—' : formatBytes(value));
@@ -127,7 +127,7 @@ export function inspectionToText(inspection: Inspection): string {
 
 /** Control characters from a hostile target must not reach a terminal. */
 function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  return terminalSafe(text, 'single-line');
 }
 
 export function inspectionToJson(inspection: Inspection): object {

@@ -1,5 +1,6 @@
 // A kernel log explained on its own: text, Markdown and JSON.
 import { pushAll } from '../arrays.ts';
+import { terminalSafe } from '../terminalText.ts';
 import type { KernelLogExplanation } from '../verdicts/oomRootCause.ts';
 import { gpuTeardownText } from '../verdicts/gpuTeardown.ts';
 import { codeBlock, md } from './inspectionReport.ts';
@@ -19,7 +20,7 @@ export function oomToMarkdown(explanation: KernelLogExplanation, source: string)
 }
 
 export function oomToText(explanation: KernelLogExplanation, source: string): string {
-  const clean = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  const clean = (text: string) => terminalSafe(text, 'single-line');
   const out = [`OOM kills explained: ${clean(source)}`, clean(explanation.summary.text), ''];
   for (const verdict of explanation.verdicts) {
     out.push(`${verdict.severity.toUpperCase()} ${clean(verdict.title)}`);

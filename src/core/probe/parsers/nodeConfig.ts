@@ -27,7 +27,7 @@ export function parseKubeletReservations(configText: string | undefined, cmdline
   let fromConfig: Omit<KubeletReservations, 'source'> | undefined;
   if (configText) {
     try {
-      const config = parse(configText, { maxAliasCount: 50 }) as unknown;
+      const config = parse(configText, { maxAliasCount: 50, logLevel: 'error' }) as unknown;
       if (config && typeof config === 'object' && !Array.isArray(config)) {
         const record = config as Record<string, unknown>;
         const section = (key: string) => (record[key] && typeof record[key] === 'object' ? (record[key] as Record<string, unknown>) : {});

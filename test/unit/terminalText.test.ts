@@ -1,0 +1,133 @@
+// Class 6 of issue 17 (terminal escapes reach the user's terminal): one sanitiser (src/core/terminalText.ts)
+// used by every text format and, in the CLI, at the single point where stdout/stderr are written.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hasTerminalControls, terminalSafe } from '../../src/core/terminalText.ts';
+import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
+import { oomToMarkdown, oomToText } from '../../src/core/report/oomReport.ts';
+import { codeBlock, md } from '../../src/core/report/inspectionReport.ts';
+import { formatText } from '../../src/core/report/formats.ts';
+import { parseKubeletReservations } from '../../src/core/probe/parsers/nodeConfig.ts';
+import { runCli } from '../helpers/cli.ts';
+
+const HOSTILE = '\x1b]0;pwned\x07\u202e';
+/** What the harness (test/fuzz/harness.ts) calls terminal-unsafe: C0 but \t \n, DEL, C1, bidi controls, separators. */
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+// A real OOM report (cadvisor's oomparser test data, see the fixture's .source.md) with a hostile process name.
+const LOG = readFileSync(new URL('../fixtures/kernel-logs/cadvisor-oomparser-bare-legacy.log', import.meta.url), 'utf8').replaceAll('(memorymonster)', `(memory${HOSTILE}monster)`);
+
+describe('terminalSafe', () => {
+  test('shows C0 as \\xNN and DEL, C1 and bidi controls as \\uNNNN, keeps newlines and tabs', () => {
+    assert.equal(terminalSafe(`a${HOSTILE}b\x7f\x9b\u2066\u200f\r\n\tc`), 'a\\x1b]0;pwned\\x07\\u202eb\\u007f\\u009b\\u2066\\u200f\\x0d\n\tc');
+  });
+  test('single-line escapes newlines and tabs too, so a value cannot forge a line', () => {
+    assert.equal(terminalSafe('x\ny\tz', 'single-line'), 'x\\x0ay\\x09z');
+  });
+  test('leaves ordinary text, including other non-ASCII, untouched', () => {
+    const text = 'Ünïcode — 日本 ⚠️ path/to/file.yaml:3:1';
+    assert.equal(terminalSafe(text, 'single-line'), text);
+    assert.equal(hasTerminalControls(text), false);
+    assert.equal(hasTerminalControls(HOSTILE), true);
+  });
+  test('its escapes are JSON escapes of the same characters', () => {
+    const value = { name: `n\u202e\x7f\x85` };
+    assert.deepEqual(JSON.parse(terminalSafe(JSON.stringify(value))), value);
+    assert.equal(UNSAFE.test(terminalSafe(JSON.stringify(value))), false);
+  });
+  test('is linear: 200,000 controls in well under a second', () => {
+    const start = performance.now();
+    terminalSafe('\x1b\u202e'.repeat(100_000));
+    assert.ok(performance.now() - start < 1000);
+  });
+});
+
+describe('every report format escapes hostile strings', () => {
+  const explanation = explainKernelLogText(LOG);
+  test('the fixture really carries the hostile name into the explanation', () => {
+    assert.ok(JSON.stringify(explanation).includes('\\u001b]0;pwned\\u0007\u202e'));
+  });
+  test('explain-oom text (oomToText) escapes the escape sequence and the bidi override', () => {
+    const text = oomToText(explanation, `log${HOSTILE}.txt`);
+    assert.equal(UNSAFE.test(text), false);
+    assert.ok(text.includes('\\x1b]0;pwned\\x07\\u202e'));
+  });
+  test('explain-oom Markdown (md, codeBlock) escapes them too', () => {
+    const text = oomToMarkdown(explanation, `log${HOSTILE}.txt`);
+    assert.equal(UNSAFE.test(text), false);
+    assert.equal(UNSAFE.test(md(HOSTILE)), false);
+    assert.equal(codeBlock(`a${HOSTILE}\nb`), '```\na\\x1b]0;pwned\\x07\\u202e\nb\n```');
+  });
+  test('lint text escapes file names and messages', () => {
+    const finding = { ruleId: 'x', severity: 'warning', message: `m${HOSTILE}`, fixes: [] } as never;
+    const text = formatText([{ file: `f${HOSTILE}.yaml`, line: 1, column: 1, endLine: 1, endColumn: 1, finding }], 1);
+    assert.equal(UNSAFE.test(text), false);
+    assert.ok(text.startsWith('f\\x1b]0;pwned\\x07\\u202e.yaml:1:1: warning [x] m\\x1b'));
+  });
+});
+
+test('a kubelet config with escapes in an unknown tag does not echo them through YAML warnings', () => {
+  const warnings: Error[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning);
+  process.on('warning', onWarning);
+  const config = `kind: KubeletConfiguration\nsystemReserved:\n  memory: !<${HOSTILE}> 1Gi\n`;
+  const reservations = parseKubeletReservations(config, undefined);
+  assert.equal(reservations?.source, 'kubelet config');
+  // process.emitWarning delivers on a later tick
+  return new Promise<void>((resolve, reject) =>
+    setImmediate(() => {
+      process.removeListener('warning', onWarning);
+      try {
+        assert.deepEqual(warnings.map((warning) => warning.message), []);
+        resolve();
+      } catch (error) {
+        reject(error as Error);
+      }
+    }),
+  );
+});
+
+describe('the CLI sanitises everything it writes', () => {
+  test('explain-oom from stdin, text and JSON', async () => {
+    const text = await runCli(['explain-oom', '-'], { input: LOG, timeoutMs: 60_000 });
+    assert.equal(UNSAFE.test(text.stdout + text.stderr), false, JSON.stringify(text.stdout.slice(0, 300)));
+    const json = await runCli(['explain-oom', '-', '--format', 'json'], { input: LOG, timeoutMs: 60_000 });
+    assert.equal(UNSAFE.test(json.stdout), false);
+    assert.ok(JSON.stringify(JSON.parse(json.stdout)).includes('\u202e'), 'the JSON value keeps the character, escaped on the wire');
+  });
+  test('a file name quoted in an error message', async () => {
+    const run = await runCli(['explain-oom', `/nonexistent/${HOSTILE}.log`], { timeoutMs: 60_000 });
+    assert.ok(run.stderr.includes('\\x1b]0;pwned\\x07\\u202e'), run.stderr);
+    assert.equal(UNSAFE.test(run.stderr), false);
+  });
+  test('lint --format sarif and json: bidi characters in a container name are escaped on the wire, the documents stay valid', { skip: process.platform === 'win32' }, async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'gpumem-bidi-'));
+    try {
+      writeFileSync(join(directory, 'pod.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: "c\u202e\u2066x"\n    image: x\n    resources: {limits: {nvidia.com/gpu: 1}}\n');
+      for (const format of ['sarif', 'json']) {
+        const run = await runCli(['lint', '--format', format, directory], { timeoutMs: 60_000 });
+        assert.equal(UNSAFE.test(run.stdout + run.stderr), false, format);
+        assert.ok(run.stdout.includes('\\u202e\\u2066'), format);
+        assert.ok(JSON.stringify(JSON.parse(run.stdout)).includes(`\u202e\u2066`), `${format}: the value is unchanged`);
+      }
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+  test("inspect --local: the target's stderr is shown escaped", async () => {
+    // A `sh` first on PATH that writes escapes to stderr, then runs the real probe with /bin/sh.
+    const bin = mkdtempSync(join(tmpdir(), 'gpumem-fake-sh-'));
+    try {
+      writeFileSync(join(bin, 'sh'), `#!/bin/sh\nprintf 'probe noise \\033]0;pwned\\007\\342\\200\\256 end\\n' >&2\nexec /bin/sh "$@"\n`);
+      chmodSync(join(bin, 'sh'), 0o755);
+      const run = await runCli(['inspect', '--local', '--format', 'text'], { env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` }, timeoutMs: 120_000 });
+      assert.match(run.stderr, /probe noise \\x1b\]0;pwned\\x07\\u202e end/);
+      assert.equal(UNSAFE.test(run.stdout + run.stderr), false);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+});
