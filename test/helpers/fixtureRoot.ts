@@ -425,8 +425,12 @@ export function memoryStatV2(current: number): string {
   return rows.map(([key, value]) => `${key} ${value}\n`).join('');
 }
 
-/** cgroup v1 memory.stat, keys as this machine's /sys/fs/cgroup/memory/memory.stat prints them. */
-export function memoryStatV1(usage: number, limit: number): string {
+/**
+ * cgroup v1 memory.stat, keys as this machine's /sys/fs/cgroup/memory/memory.stat prints them. The limits are
+ * written as the kernel prints them: "no limit" is the exact u64 V1_UNLIMITED, not a rounded double
+ * (String(9223372036854771712) would print 9223372036854772000, which no kernel writes).
+ */
+export function memoryStatV1(usage: number, limit: number | 'max'): string {
   const rss = Math.floor((usage * 0.9) / 4096) * 4096;
   const cache = Math.floor((usage * 0.07) / 4096) * 4096;
   const own: Array<[string, number]> = [
@@ -435,7 +439,7 @@ export function memoryStatV1(usage: number, limit: number): string {
     ['pgpgin', 913321], ['pgpgout', 389020], ['pgfault', 5216093], ['pgmajfault', 37], ['inactive_anon', rss], ['active_anon', 0],
     ['inactive_file', Math.floor(cache / 3)], ['active_file', cache - Math.floor(cache / 3)], ['unevictable', 0],
   ];
-  const rows: Array<[string, number]> = [...own, ['hierarchical_memory_limit', limit], ['hierarchical_memsw_limit', 9223372036854771712]];
+  const rows: Array<[string, number | string]> = [...own, ['hierarchical_memory_limit', limit === 'max' ? V1_UNLIMITED : limit], ['hierarchical_memsw_limit', V1_UNLIMITED]];
   for (const [key, value] of own) rows.push([`total_${key}`, value]);
   return rows.map(([key, value]) => `${key} ${value}\n`).join('');
 }
@@ -704,7 +708,7 @@ function writeCgroupV1Dir(tree: NodeTree, dir: CgroupV1Dir): void {
   tree.file(`${base}/memory.usage_in_bytes`, `${dir.usage}\n`, 0o444);
   tree.file(`${base}/memory.limit_in_bytes`, `${limit}\n`);
   tree.file(`${base}/memory.max_usage_in_bytes`, `${dir.maxUsage ?? dir.usage}\n`);
-  tree.file(`${base}/memory.stat`, memoryStatV1(dir.usage, dir.limit === 'max' ? Number(V1_UNLIMITED) : dir.limit), 0o444);
+  tree.file(`${base}/memory.stat`, memoryStatV1(dir.usage, dir.limit), 0o444);
   tree.file(`${base}/memory.oom_control`, `oom_kill_disable 0\nunder_oom 0\noom_kill ${dir.oomKill ?? 0}\n`);
   tree.file(`${base}/memory.failcnt`, '0\n');
   tree.file(`${base}/memory.use_hierarchy`, '1\n');
@@ -961,7 +965,7 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
     tree.dir('/sys/fs/cgroup/pids');
     tree.file('/sys/fs/cgroup/memory/memory.usage_in_bytes', `${9 * GiB}\n`, 0o444);
     tree.file('/sys/fs/cgroup/memory/memory.limit_in_bytes', `${V1_UNLIMITED}\n`);
-    tree.file('/sys/fs/cgroup/memory/memory.stat', memoryStatV1(9 * GiB, Number(V1_UNLIMITED)), 0o444);
+    tree.file('/sys/fs/cgroup/memory/memory.stat', memoryStatV1(9 * GiB, 'max'), 0o444);
     tree.file('/sys/fs/cgroup/memory/memory.use_hierarchy', '1\n');
     writeCgroupV1Dir(tree, { path: kubepods, usage: memoryCurrent + 54 * MiB, limit: 126 * GiB, oomKill: 1 });
     writeCgroupV1Dir(tree, { path: burstable, usage: memoryCurrent, limit: 'max', oomKill: 1 });
