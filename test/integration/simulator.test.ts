@@ -624,12 +624,13 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       const noNs = await failure(core.createNamespacedPod({ namespace: 'nope', body: { metadata: { name: 'x' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } }));
       assert.equal(noNs.code, 404);
       assert.equal(noNs.status?.['message'], 'namespaces "nope" not found');
-      const pod = await core.createNamespacedPod({ namespace: 'web', body: { metadata: { name: 'deadline' }, spec: { nodeName: 'web-node-3', activeDeadlineSeconds: 1, containers: [{ name: 'c', image: 'busybox', command: ['sleep', '60'] }] } } });
+      const pod = await core.createNamespacedPod({ namespace: 'web', body: { metadata: { name: 'deadline' }, spec: { nodeName: 'web-node-3', activeDeadlineSeconds: 3, containers: [{ name: 'c', image: 'busybox', command: ['sleep', '60'] }] } } });
       assert.ok(pod.metadata?.uid && pod.metadata.creationTimestamp && pod.metadata.resourceVersion);
       assert.equal(pod.spec?.restartPolicy, 'Always', 'defaults applied');
       const dup = await failure(core.createNamespacedPod({ namespace: 'web', body: { metadata: { name: 'deadline' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } }));
       assert.equal(dup.code, 409);
       assert.equal(dup.status?.['message'], 'pods "deadline" already exists');
+      // The deadline counts from status.startTime, as the kubelet's does: 3 s leaves a loaded machine time to see Running.
       await waitRunning(core, 'web', 'deadline');
       const events = await core.listNamespacedEvent({ namespace: 'web', fieldSelector: 'involvedObject.name=deadline' });
       assert.deepEqual(events.items.map((e) => e.reason), ['Scheduled', 'Pulled', 'Created', 'Started']);
