@@ -12,23 +12,12 @@ export function revealPod(tree: ClusterTreeProvider, view: vscode.TreeView<Clust
   return async (arg?: unknown): Promise<boolean> => {
     const args = parseOpenPodArgs(arg);
     if (!args || !vscode.workspace.isTrusted) return false;
-    const locate = () =>
-      vscode.window.withProgress(
-        { location: { viewId: CLUSTERS_VIEW }, title: `Finding pod ${args.podName ?? args.podUid}` },
-        () => tree.locatePod({ uid: args.podUid, ...splitPodName(args.podName) }),
-      );
-    const element = await locate();
+    const element = await vscode.window.withProgress(
+      { location: { viewId: CLUSTERS_VIEW }, title: `Finding pod ${args.podName ?? args.podUid}` },
+      () => tree.locatePod({ uid: args.podUid, ...splitPodName(args.podName) }),
+    );
     if (!element) return false;
-    try {
-      await view.reveal(element, { select: true, focus: true, expand: false });
-    } catch {
-      // A watch event (the inspection's own debug pod coming or going) can refresh the node's children between
-      // locating the pod and revealing it, and VS Code then no longer knows the item: locate it again, once.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const again = await locate();
-      if (!again) return false;
-      await view.reveal(again, { select: true, focus: true, expand: false });
-    }
+    await view.reveal(element, { select: true, focus: true, expand: false });
     return true;
   };
 }
