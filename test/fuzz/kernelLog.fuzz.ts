@@ -2,7 +2,8 @@
 // formats (src/core/verdicts/oomRootCause.ts, src/core/report/oomReport.ts), on mutated real kernel logs.
 import { parseKernelLog, parseOomKillSummary, splitLogLine } from '../../src/core/probe/parsers/kernelLog.ts';
 import { oomToJson, oomToMarkdown, oomToText } from '../../src/core/report/oomReport.ts';
-import { explainKernelLogText, parseMemoryEvents } from '../../src/core/verdicts/oomRootCause.ts';
+import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
+import { parseMemoryCounters } from '../../src/core/probe/parsers/cgroupMemory.ts';
 import { KERNEL_LOGS } from './corpus.ts';
 import { fuzzTarget, renderViolations, terminalViolations } from './harness.ts';
 import type { Growth } from './harness.ts';
@@ -36,4 +37,4 @@ fuzzTarget({ name: 'kernelLog.parseKernelLog', corpus: KERNEL_LOGS, run: (input)
 
 fuzzTarget({ name: 'kernelLog.splitLogLine+parseOomKillSummary', corpus: KERNEL_LOGS, run: (input) => input.split('\n').map((line) => ({ line: splitLogLine(line), summary: parseOomKillSummary(line) })) });
 
-fuzzTarget({ name: 'oomRootCause.parseMemoryEvents', corpus: ['low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n'], run: (input) => parseMemoryEvents(input) });
+fuzzTarget({ name: 'cgroupMemory.parseMemoryCounters', corpus: ['low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n'], run: (input) => Object.fromEntries(parseMemoryCounters(input)) });

@@ -7,7 +7,9 @@ import { parseDrmCards, parseModuleParams } from '../../src/core/probe/parsers/d
 import { aggregateFdinfo, cgroupOf, parseFdinfo, parseMemoryValue } from '../../src/core/probe/parsers/fdinfo.ts';
 import { parseHamiCacheRecord } from '../../src/core/probe/parsers/hamiCache.ts';
 import { parseHamiLog } from '../../src/core/probe/parsers/hamiLog.ts';
-import { parseCgroupValue, parseDmem, parseKernelVersion, parseKeyEquals, parseKeyNumber, parseMeminfo, v1Limit } from '../../src/core/probe/parsers/keyValue.ts';
+import { parseCgroupValue, v1Limit } from '../../src/core/probe/parsers/cgroupMemory.ts';
+import { parseDmem } from '../../src/core/probe/parsers/cgroupDmem.ts';
+import { parseKernelVersion, parseKeyEquals, parseKeyNumber, parseMeminfo } from '../../src/core/probe/parsers/keyValue.ts';
 import { parseContainerdDefaultRuntime, parseKubeletReservations } from '../../src/core/probe/parsers/nodeConfig.ts';
 import { parseSmiApps, parseSmiCsv, parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
 import { podCgroupDataFromFiles } from '../../src/core/verdicts/oomRootCause.ts';
@@ -29,7 +31,7 @@ fuzzTarget({
 
 const CGROUP_VALUES = ['max\n', '17179869184\n', '9223372036854771712\n', '18446744073709551615\n', PROC.limitInBytes, 'drm/0000:c3:00.0/vram 536870912\ndrm/0000:03:00.0/vram max\n', '6.8.0-45-generic', '7.1.0-rc2+'];
 fuzzTarget({
-  name: 'keyValue.parseCgroupValue/v1Limit/parseDmem/parseKernelVersion',
+  name: 'cgroupMemory.parseCgroupValue/v1Limit, cgroupDmem.parseDmem, keyValue.parseKernelVersion',
   corpus: CGROUP_VALUES,
   run: (input) => ({ value: parseCgroupValue(input), v1: v1Limit(input), dmem: parseDmem(input), kernel: parseKernelVersion(input) }),
 });

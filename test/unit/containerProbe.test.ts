@@ -73,14 +73,14 @@ test('containerProbe: cgroup v1 with the unlimited sentinel, v2 with max', () =>
   }))).cgroup;
   assert.equal(v1?.version, 'v1');
   assert.equal(v1?.path, '/kubepods/burstable/pod1/abc');
-  assert.equal(v1?.maxBytes, null);
+  assert.deepEqual(v1?.max, { kind: 'max' });
   assert.equal(v1?.currentBytes, 2554556416);
   assert.equal(v1?.oomControl['oom_kill'], 3);
   const v2 = parseContainerProbe(parseCapture(captureText('container', {
     cgroup: { files: [['/proc/self/cgroup', '0::/\n'], ['/sys/fs/cgroup/memory.current', '123\n'], ['/sys/fs/cgroup/memory.max', 'max\n'], ['/sys/fs/cgroup/memory.events', 'low 0\nhigh 0\nmax 2\noom 1\noom_kill 1\n']] },
   }))).cgroup;
   assert.equal(v2?.version, 'v2');
-  assert.equal(v2?.maxBytes, null);
+  assert.deepEqual(v2?.max, { kind: 'max' });
   assert.equal(v2?.events['oom_kill'], 1);
 });
 
@@ -283,7 +283,7 @@ describe('container script in chroot fixture roots', { skip: skipChroot ?? false
       assert.equal(container.caches[0]?.magicOk, true);
       assert.deepEqual(container.caches[0]?.liveSlots.map((slot) => [slot.pid, slot.hostPid]), [[42, 31337]]);
       assert.equal(container.cgroup?.version, shell === 'busybox' ? 'v2' : 'v1');
-      assert.equal(container.cgroup?.maxBytes, 17179869184);
+      assert.deepEqual(container.cgroup?.max, { kind: 'bytes', bytes: 17179869184 });
       assert.equal(container.cgroup?.currentBytes, 2147483648);
       assert.equal(container.nvidiaSmi.missing, true);
       assert.deepEqual(container.processes?.map((p) => p.pid), [1, 42, 8].sort((a, b) => String(a).localeCompare(String(b))));

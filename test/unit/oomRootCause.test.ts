@@ -6,7 +6,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { parseCapture, sectionFiles, sectionText } from '../../src/core/probe/capture.ts';
 import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
 import type { GlobalOomVerdict, MemcgOomVerdict, OomVerdict, PodCgroupData } from '../../src/core/verdicts/oomRootCause.ts';
-import { explainKernelLogText, explainOomKills, parseMemoryEvents, podCgroupDataFromFiles } from '../../src/core/verdicts/oomRootCause.ts';
+import { explainKernelLogText, explainOomKills, podCgroupDataFromFiles } from '../../src/core/verdicts/oomRootCause.ts';
+import { parseMemoryCounters } from '../../src/core/probe/parsers/cgroupMemory.ts';
+
+const parseMemoryEvents = (text: string): Record<string, number> => Object.fromEntries(parseMemoryCounters(text));
 
 const DIR = new URL('../fixtures/kernel-logs/', import.meta.url);
 
@@ -45,7 +48,7 @@ test('GTT signature, strong: a global kill of a pod whose memory.events shows oo
       podUid: GTT_POD,
       memoryEvents: parseMemoryEvents('low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\n'),
       memoryCurrent: 2 * 1024 ** 3,
-      memoryMax: 16 * 1024 ** 3,
+      memoryMax: { kind: 'bytes', bytes: 16 * 1024 ** 3 },
       cgroupVersion: 2,
     },
   ];
@@ -339,11 +342,11 @@ test('podCgroupDataFromFiles reads a node capture: cgroup v2 pod level, cgroup v
   const gtt = byUid.get(GTT_POD);
   assert.deepEqual(gtt?.memoryEvents, { low: 0, high: 0, max: 0, oom: 0, oom_kill: 1, oom_group_kill: 0 }, 'the pod level wins over its container');
   assert.equal(gtt?.memoryCurrent, 2147483648);
-  assert.equal(gtt?.memoryMax, 17179869184);
+  assert.deepEqual(gtt?.memoryMax, { kind: 'bytes', bytes: 17179869184 });
   assert.equal(gtt?.cgroupVersion, 2);
   const v1 = byUid.get('95387fa4-da9c-11e7-9d36-5254b24cbf5e');
   assert.deepEqual(v1?.memoryEvents, { oom_kill: 4, max: 164324 });
-  assert.equal(v1?.memoryMax, 'max');
+  assert.deepEqual(v1?.memoryMax, { kind: 'max' });
   assert.equal(v1?.memoryCurrent, 536739840);
   assert.equal(v1?.cgroupVersion, 1);
   assert.deepEqual(byUid.get('be1e663f-f7a1-4b90-bdfd-bb30afdf7c37')?.memoryEvents, { max: 2, oom_kill: 4 }, 'containers summed');
@@ -399,7 +402,7 @@ test('fuzz: explaining mutated fixtures and random context never throws', () => 
     let text = fixture(name);
     const a = Math.floor(random() * text.length);
     text = random() < 0.5 ? text.slice(a) : text.slice(0, a) + '\u0000oom-kill:global_oom,task_memcg=/kubepods/pod' + text.slice(a);
-    const pods: PodCgroupData[] = [{ podUid: GTT_POD, memoryEvents: { oom_kill: Math.floor(random() * 3), max: Math.floor(random() * 2) }, memoryCurrent: random() * 1e12, memoryMax: random() < 0.5 ? 'max' : random() * 1e12 }];
+    const pods: PodCgroupData[] = [{ podUid: GTT_POD, memoryEvents: { oom_kill: Math.floor(random() * 3), max: Math.floor(random() * 2) }, memoryCurrent: random() * 1e12, memoryMax: random() < 0.5 ? { kind: 'max' } : { kind: 'bytes', bytes: random() * 1e12 } }];
     const result = explainKernelLogText(text, { pods, podNames: {} });
     assert.equal(result.verdicts.length, result.summary.kills);
     assert.equal(result.summary.global + result.summary.memcg + result.summary.unknown, result.summary.kills);

@@ -21,16 +21,9 @@ import { buildNodeModel } from '../../src/core/probe/nodeModel.ts';
 import { parseDrmCards, parseModuleParams } from '../../src/core/probe/parsers/drm.ts';
 import { aggregateFdinfo, cgroupOf, parseFdinfo, parseMemoryValue } from '../../src/core/probe/parsers/fdinfo.ts';
 import type { NumberProblem } from '../../src/core/probe/parsers/kernelNumber.ts';
-import {
-  kernelAtLeast,
-  parseCgroupValue,
-  parseDmem,
-  parseKernelVersion,
-  parseKeyEquals,
-  parseKeyNumber,
-  parseMeminfo,
-  v1Limit,
-} from '../../src/core/probe/parsers/keyValue.ts';
+import { parseCgroupValue, v1Limit } from '../../src/core/probe/parsers/cgroupMemory.ts';
+import { parseDmem } from '../../src/core/probe/parsers/cgroupDmem.ts';
+import { kernelAtLeast, parseKernelVersion, parseKeyEquals, parseKeyNumber, parseMeminfo } from '../../src/core/probe/parsers/keyValue.ts';
 import { parseContainerdDefaultRuntime, parseKubeletReservations } from '../../src/core/probe/parsers/nodeConfig.ts';
 import { cgroupPathFromProcCgroup, parsePodCgroup } from '../../src/core/probe/podCgroup.ts';
 import { buildProbeScript, newNonce } from '../../src/core/probe/script.ts';

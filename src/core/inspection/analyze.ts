@@ -94,7 +94,7 @@ function oomPodContext(model: NodeModel, pod: PodAccounting): PodCgroupData {
     path: pod.cgroupPath,
     memoryEvents: Object.fromEntries(pod.events),
     ...(pod.accounted !== undefined ? { memoryCurrent: pod.accounted } : {}),
-    memoryMax: limit ?? 'max',
+    memoryMax: limit === undefined ? { kind: 'max' } : { kind: 'bytes', bytes: limit },
     cgroupVersion: model.cgroupMode === 'v2' ? 2 : 1,
     gttBytes: pod.gtt,
   };

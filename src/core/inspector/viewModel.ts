@@ -329,7 +329,7 @@ function header(inspection: Inspection): Header {
     if (container.meta.hostname !== undefined) facts.push({ label: 'Host', value: container.meta.hostname });
     if (container.kernel !== undefined) facts.push({ label: 'Kernel', value: container.kernel });
     const cgroup = container.cgroup;
-    if (cgroup) facts.push({ label: 'cgroup memory', value: `${bytesCell(cgroup.currentBytes).text} of ${cgroup.maxBytes === null ? 'no limit' : bytesCell(cgroup.maxBytes).text} (${cgroup.version})` });
+    if (cgroup) facts.push({ label: 'cgroup memory', value: `${bytesCell(cgroup.currentBytes).text} of ${cgroup.max?.kind === 'max' ? 'no limit' : bytesCell(cgroup.max?.kind === 'bytes' ? cgroup.max.bytes : undefined).text} (${cgroup.version})` });
     if (container.processes !== undefined) facts.push({ label: 'Processes', value: String(container.processes.length) });
   }
   const scope = inspection.scope ?? 'unknown';

@@ -5,8 +5,10 @@ import type { DrmCard } from './parsers/drm.ts';
 import { parseDrmCards, parseModuleParams } from './parsers/drm.ts';
 import type { ProcessGpuMemory } from './parsers/fdinfo.ts';
 import { aggregateFdinfo } from './parsers/fdinfo.ts';
-import type { CgroupLimit } from './parsers/keyValue.ts';
-import { parseCgroupValue, parseDmem, parseKernelVersion, parseKeyEquals, parseKeyNumber, parseMeminfo, v1Limit } from './parsers/keyValue.ts';
+import type { CgroupLimit } from './parsers/cgroupMemory.ts';
+import { parseCgroupValue, parseMemoryCounters, parseMemoryStat, parseMemoryUsage, v1Limit } from './parsers/cgroupMemory.ts';
+import { parseDmem } from './parsers/cgroupDmem.ts';
+import { parseKernelVersion, parseKeyEquals, parseKeyNumber, parseMeminfo } from './parsers/keyValue.ts';
 import type { KubeletReservations } from './parsers/nodeConfig.ts';
 import { parseContainerdDefaultRuntime, parseKubeletReservations } from './parsers/nodeConfig.ts';
 import type { NumberProblem, NumberProblems } from './parsers/kernelNumber.ts';
@@ -167,11 +169,7 @@ function isPodLevel(path: string, uid: string): boolean {
 }
 
 function cgroupMemory(path: string, files: ReadonlyMap<string, string>, sink: (name: string) => NumberProblems): CgroupMemory {
-  // A usage counter is never "max": a `max` there is out of format like any other word.
-  const number = (name: string) => {
-    const parsed = parseCgroupValue(files.get(name), sink(name));
-    return parsed?.kind === 'bytes' ? parsed.bytes : undefined;
-  };
+  const number = (name: string) => parseMemoryUsage(files.get(name), sink(name));
   const v2 = files.has('memory.current') || files.has('memory.max');
   const dmem = (name: string) => parseDmem(files.get(name), sink(name));
   return {
@@ -179,9 +177,8 @@ function cgroupMemory(path: string, files: ReadonlyMap<string, string>, sink: (n
     current: v2 ? number('memory.current') : number('memory.usage_in_bytes'),
     peak: v2 ? number('memory.peak') : number('memory.max_usage_in_bytes'),
     max: v2 ? parseCgroupValue(files.get('memory.max'), sink('memory.max')) : v1Limit(files.get('memory.limit_in_bytes'), sink('memory.limit_in_bytes')),
-    events: parseKeyNumber(files.get('memory.events') ?? '', sink('memory.events')),
-    // v1's memory.stat prints hierarchical_memory_limit as the "no limit" sentinel.
-    stat: parseKeyNumber(files.get('memory.stat') ?? '', sink('memory.stat'), { allowSentinels: true }),
+    events: parseMemoryCounters(files.get('memory.events'), sink('memory.events')),
+    stat: parseMemoryStat(files.get('memory.stat'), sink('memory.stat')),
     dmem: {
       current: dmem('dmem.current'),
       peak: dmem('dmem.peak'),
@@ -190,6 +187,6 @@ function cgroupMemory(path: string, files: ReadonlyMap<string, string>, sink: (n
       max: dmem('dmem.max'),
     },
     subtreeControl: files.has('cgroup.subtree_control') ? (files.get('cgroup.subtree_control') ?? '').split(/\s+/).filter(Boolean) : undefined,
-    oomControl: parseKeyNumber(files.get('memory.oom_control') ?? '', sink('memory.oom_control')),
+    oomControl: parseMemoryCounters(files.get('memory.oom_control'), sink('memory.oom_control')),
   };
 }

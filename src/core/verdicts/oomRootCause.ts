@@ -15,7 +15,8 @@
 import type { Severity } from '../findings.ts';
 import type { AmdgpuMemoryLine, EvidenceLine, KernelLog, KernelLogFormat, OomEvent } from '../probe/parsers/kernelLog.ts';
 import { parseKernelLog } from '../probe/parsers/kernelLog.ts';
-import { parseCgroupValue, parseKeyNumber, v1Limit } from '../probe/parsers/keyValue.ts';
+import type { CgroupLimit } from '../probe/parsers/cgroupMemory.ts';
+import { parseCgroupValue, parseMemoryCounters, parseMemoryUsage, v1Limit } from '../probe/parsers/cgroupMemory.ts';
 import type { QosClass } from '../probe/podCgroup.ts';
 import { isKubepodsPath, kubepodsLevel, parsePodCgroup } from '../probe/podCgroup.ts';
 import type { AmdgpuVmFiniLine } from '../probe/parsers/amdgpuVmFini.ts';
@@ -36,8 +37,8 @@ export interface PodCgroupData {
   readonly memoryEvents?: Readonly<Record<string, number>>;
   /** Bytes. */
   readonly memoryCurrent?: number;
-  /** Bytes, or `max` for no limit. */
-  readonly memoryMax?: number | 'max';
+  /** memory.max (v1: memory.limit_in_bytes). */
+  readonly memoryMax?: CgroupLimit;
   readonly memoryPeak?: number;
   readonly cgroupVersion?: 1 | 2;
   /** GTT bytes attributed to the pod's processes (DRM fdinfo), when another analysis joined them in. */
@@ -55,24 +56,12 @@ export interface OomContext {
   readonly amdgpuVmFini?: readonly AmdgpuVmFiniLine[];
 }
 
-/** `memory.events` text → counters, through the bounded kernel number parser. Unknown keys are kept; malformed or out-of-range lines are skipped. */
-export function parseMemoryEvents(text: string): Record<string, number> {
-  if (typeof text !== 'string') return {};
-  return Object.fromEntries(parseKeyNumber(text));
-}
-
-/** A byte count from a cgroup file (bounded: out of range is no value, never Infinity). */
-function parseBytes(text: string | undefined): number | undefined {
-  const parsed = parseCgroupValue(text);
-  return parsed?.kind === 'bytes' ? parsed.bytes : undefined;
-}
-
 interface MutablePod {
   podUid: string;
   path?: string;
   memoryEvents?: Record<string, number>;
   memoryCurrent?: number;
-  memoryMax?: number | 'max';
+  memoryMax?: CgroupLimit;
   memoryPeak?: number;
   cgroupVersion?: 1 | 2;
 }
@@ -101,44 +90,41 @@ export function podCgroupDataFromFiles(files: ReadonlyMap<string, string>): PodC
     }
     switch (name) {
       case 'memory.events':
-        entry.memoryEvents = { ...entry.memoryEvents, ...parseMemoryEvents(content) };
+        entry.memoryEvents = { ...entry.memoryEvents, ...Object.fromEntries(parseMemoryCounters(content)) };
         entry.cgroupVersion = 2;
         break;
       case 'memory.current':
-        entry.memoryCurrent = parseBytes(content);
+        entry.memoryCurrent = parseMemoryUsage(content);
         entry.cgroupVersion = 2;
         break;
-      case 'memory.max': {
-        const max = parseCgroupValue(content);
-        entry.memoryMax = max === undefined ? undefined : max.kind === 'max' ? 'max' : max.bytes;
+      case 'memory.max':
+        entry.memoryMax = parseCgroupValue(content);
         entry.cgroupVersion = 2;
         break;
-      }
       case 'memory.peak':
-        entry.memoryPeak = parseBytes(content);
+        entry.memoryPeak = parseMemoryUsage(content);
         break;
       case 'memory.usage_in_bytes':
-        entry.memoryCurrent ??= parseBytes(content);
+        entry.memoryCurrent ??= parseMemoryUsage(content);
         entry.cgroupVersion ??= 1;
         break;
       case 'memory.limit_in_bytes': {
         // v1 prints "no limit" as PAGE_COUNTER_MAX × PAGE_SIZE: v1Limit reads the sentinels as max.
-        const limit = v1Limit(content);
-        if (entry.memoryMax === undefined && limit !== undefined) entry.memoryMax = limit.kind === 'max' ? 'max' : limit.bytes;
+        entry.memoryMax ??= v1Limit(content);
         entry.cgroupVersion ??= 1;
         break;
       }
       case 'memory.max_usage_in_bytes':
-        entry.memoryPeak ??= parseBytes(content);
+        entry.memoryPeak ??= parseMemoryUsage(content);
         break;
       case 'memory.oom_control': {
-        const counters = parseMemoryEvents(content);
-        if (counters.oom_kill !== undefined) entry.memoryEvents = { ...entry.memoryEvents, oom_kill: counters.oom_kill };
+        const oomKill = parseMemoryCounters(content).get('oom_kill');
+        if (oomKill !== undefined) entry.memoryEvents = { ...entry.memoryEvents, oom_kill: oomKill };
         entry.cgroupVersion ??= 1;
         break;
       }
       case 'memory.failcnt': {
-        const failcnt = parseBytes(content);
+        const failcnt = parseMemoryUsage(content);
         if (failcnt !== undefined && entry.memoryEvents?.max === undefined) entry.memoryEvents = { ...entry.memoryEvents, max: failcnt };
         entry.cgroupVersion ??= 1;
         break;
@@ -403,8 +389,9 @@ function gttSignature(event: OomEvent, victim: OomVictim, pod: PodCgroupData | u
       if (oomKill === 0) against.push(`The pod's ${file} shows oom_kill 0: the capture may predate the kill, or the pod was recreated since.`);
     }
   }
-  if (pod?.memoryCurrent !== undefined && typeof pod.memoryMax === 'number' && pod.memoryMax > 0) {
-    factors.push(`memory.current is ${formatBytes(pod.memoryCurrent)} of a ${formatBytes(pod.memoryMax)} limit (${Math.round((pod.memoryCurrent / pod.memoryMax) * 100)} %).`);
+  const limitBytes = pod?.memoryMax?.kind === 'bytes' ? pod.memoryMax.bytes : undefined;
+  if (pod?.memoryCurrent !== undefined && limitBytes !== undefined && limitBytes > 0) {
+    factors.push(`memory.current is ${formatBytes(pod.memoryCurrent)} of a ${formatBytes(limitBytes)} limit (${Math.round((pod.memoryCurrent / limitBytes) * 100)} %).`);
   }
   if (event.gpuActiveKb !== undefined) {
     if (event.gpuActiveKb >= LARGE_GPU_ACTIVE_KB) {

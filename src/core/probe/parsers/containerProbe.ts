@@ -7,9 +7,9 @@
 // keys are ignored. Every parsed item keeps its verbatim capture lines for verdict evidence.
 import { pushAll } from '../../arrays.ts';
 import type { NumberProblem, NumberProblems } from './kernelNumber.ts';
-import { describeNumberProblem, kernelValue } from './kernelNumber.ts';
-import type { KeyNumberOptions } from './keyValue.ts';
-import { parseCgroupValue, parseKeyNumber, v1Limit } from './keyValue.ts';
+import { describeNumberProblem } from './kernelNumber.ts';
+import type { CgroupLimit } from './cgroupMemory.ts';
+import { parseCgroupValue, parseMemoryCounters, parseMemoryStat, parseMemoryUsage, v1Limit } from './cgroupMemory.ts';
 import type { Capture, CaptureSection } from '../capture.ts';
 import { parseHamiCaches } from './hamiCache.ts';
 import type { HamiCache } from './hamiCache.ts';
@@ -83,8 +83,8 @@ export interface ContainerCgroupMemory {
   readonly version: 'v1' | 'v2' | 'unknown';
   readonly path: string | undefined;
   readonly currentBytes: number | undefined;
-  /** undefined when unknown; null when unlimited. */
-  readonly maxBytes: number | null | undefined;
+  /** memory.max (v1: memory.limit_in_bytes); undefined when unknown. */
+  readonly max: CgroupLimit | undefined;
   readonly peakBytes: number | undefined;
   readonly events: Readonly<Record<string, number>>;
   readonly stat: Readonly<Record<string, number>>;
@@ -275,11 +275,6 @@ function keyValues(text: string | undefined): Record<string, string> {
     if (eq > 0) values[line.slice(0, eq).trim()] = line.slice(eq + 1);
   }
   return values;
-}
-
-/** `key value` counters (memory.events, memory.stat, memory.oom_control) through the bounded kernel number parser. */
-function numbers(text: string | undefined, sink: NumberProblems, options: KeyNumberOptions = {}): Record<string, number> {
-  return Object.fromEntries(parseKeyNumber(text ?? '', sink, options));
 }
 
 const LS = /^([-dlcbps])([-rwxsStT]{9})[.+@]?\s+\d+\s+(\S+)\s+(\S+)\s+(?:(\d+),\s*\d+|(\d+))\s+\S+\s+\S+\s+\S+\s(.*)$/;
@@ -473,11 +468,8 @@ function parseCgroup(section: CaptureSection | undefined, problems: string[]): C
     evidence.push(`${path}: ${value ?? ''}`);
     return value;
   };
-  const int = (file: string): number | undefined => {
-    const text = single(file);
-    if (text === undefined || text === '') return undefined;
-    return kernelValue(text, file.slice(file.lastIndexOf('/') + 1), sink(file));
-  };
+  const usage = (file: string): number | undefined => parseMemoryUsage(single(file), sink(file));
+  const counters = (file: string): Record<string, number> => Object.fromEntries(parseMemoryCounters(files.get(file), sink(file)));
   const report = <T>(result: T): T => {
     for (const problem of numberProblems) problems.push(describeNumberProblem(problem));
     return result;
@@ -488,36 +480,31 @@ function parseCgroup(section: CaptureSection | undefined, problems: string[]): C
   const path = v2 ? procCgroup.find((line) => line.startsWith('0::'))?.slice(3) : procCgroup.find((line) => /^\d+:[^:]*\bmemory\b[^:]*:/.test(line))?.replace(/^\d+:[^:]*:/, '');
   if (v2) {
     const maxFile = '/sys/fs/cgroup/memory.max';
-    const maxText = single(maxFile);
-    const max = maxText === undefined || maxText === '' ? undefined : parseCgroupValue(maxText, sink(maxFile));
     return report({
       version: 'v2',
       path,
-      currentBytes: int('/sys/fs/cgroup/memory.current'),
-      maxBytes: max === undefined ? undefined : max.kind === 'max' ? null : max.bytes,
-      peakBytes: int('/sys/fs/cgroup/memory.peak'),
-      events: numbers(files.get('/sys/fs/cgroup/memory.events'), sink('/sys/fs/cgroup/memory.events')),
-      stat: numbers(files.get('/sys/fs/cgroup/memory.stat'), sink('/sys/fs/cgroup/memory.stat')),
+      currentBytes: usage('/sys/fs/cgroup/memory.current'),
+      max: parseCgroupValue(single(maxFile), sink(maxFile)),
+      peakBytes: usage('/sys/fs/cgroup/memory.peak'),
+      events: counters('/sys/fs/cgroup/memory.events'),
+      stat: Object.fromEntries(parseMemoryStat(files.get('/sys/fs/cgroup/memory.stat'), sink('/sys/fs/cgroup/memory.stat'))),
       oomControl: {},
       lines: evidence,
     });
   }
   if (v1) {
     const limitFile = '/sys/fs/cgroup/memory/memory.limit_in_bytes';
-    const limitText = single(limitFile);
-    const limit = limitText === undefined || limitText === '' ? undefined : v1Limit(limitText, sink(limitFile));
     return report({
       version: 'v1',
       path,
-      currentBytes: int('/sys/fs/cgroup/memory/memory.usage_in_bytes'),
-      maxBytes: limit === undefined ? undefined : limit.kind === 'max' ? null : limit.bytes,
-      peakBytes: int('/sys/fs/cgroup/memory/memory.max_usage_in_bytes'),
+      currentBytes: usage('/sys/fs/cgroup/memory/memory.usage_in_bytes'),
+      max: v1Limit(single(limitFile), sink(limitFile)),
+      peakBytes: usage('/sys/fs/cgroup/memory/memory.max_usage_in_bytes'),
       events: {},
-      // v1's memory.stat prints hierarchical_memory_limit as the "no limit" sentinel.
-      stat: numbers(files.get('/sys/fs/cgroup/memory/memory.stat'), sink('/sys/fs/cgroup/memory/memory.stat'), { allowSentinels: true }),
-      oomControl: numbers(files.get('/sys/fs/cgroup/memory/memory.oom_control'), sink('/sys/fs/cgroup/memory/memory.oom_control')),
+      stat: Object.fromEntries(parseMemoryStat(files.get('/sys/fs/cgroup/memory/memory.stat'), sink('/sys/fs/cgroup/memory/memory.stat'))),
+      oomControl: counters('/sys/fs/cgroup/memory/memory.oom_control'),
       lines: evidence,
     });
   }
-  return { version: 'unknown', path, currentBytes: undefined, maxBytes: undefined, peakBytes: undefined, events: {}, stat: {}, oomControl: {}, lines: evidence };
+  return { version: 'unknown', path, currentBytes: undefined, max: undefined, peakBytes: undefined, events: {}, stat: {}, oomControl: {}, lines: evidence };
 }

@@ -1,8 +1,8 @@
 // Parsers for the kernel's simple text formats. All are tolerant: unknown keys are kept,
 // malformed lines skipped, truncated input gives what it had. Every number goes through the one bounded
 // parser (kernelNumber.ts); a value out of range is left out and, given a sink, recorded as a problem.
-import type { KernelNumber, NumberProblems } from './kernelNumber.ts';
-import { kernelValue, parseKernelNumber } from './kernelNumber.ts';
+import type { NumberProblems } from './kernelNumber.ts';
+import { kernelValue } from './kernelNumber.ts';
 
 /** `/proc/meminfo` and per-node meminfo: `Key:   123 kB` → bytes (values without a unit stay as numbers). */
 export function parseMeminfo(text: string, sink?: NumberProblems): Map<string, number> {
@@ -45,48 +45,6 @@ export function parseKeyEquals(text: string): Map<string, string> {
     let value = match[2] ?? '';
     if (value.length >= 2 && ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'")))) value = value.slice(1, -1);
     out.set(match[1], value);
-  }
-  return out;
-}
-
-/** A cgroup single-value file: a byte count, or `max` for no limit; undefined when unreadable. */
-export type CgroupLimit = { readonly kind: 'bytes'; readonly bytes: number } | { readonly kind: 'max' };
-
-/** A cgroup v2 single-value file (memory.current, memory.max, memory.peak): bytes, or `max`. */
-export function parseCgroupValue(text: string | undefined, sink?: NumberProblems, field = fieldOf(sink)): CgroupLimit | undefined {
-  if (text === undefined || text.trim() === '') return undefined;
-  return toLimit(parseKernelNumber(text, { file: sink?.file ?? '', field }, { allowMax: true }), sink);
-}
-
-/**
- * cgroup v1 reports "no limit" as PAGE_COUNTER_MAX × PAGE_SIZE (and clamps larger writes to it), see
- * kernelNumber.ts; those sentinels read as `max`.
- */
-export function v1Limit(text: string | undefined, sink?: NumberProblems, field = fieldOf(sink)): CgroupLimit | undefined {
-  if (text === undefined || text.trim() === '') return undefined;
-  return toLimit(parseKernelNumber(text, { file: sink?.file ?? '', field }, { allowSentinels: true, allowMax: true }), sink);
-}
-
-function toLimit(parsed: KernelNumber, sink: NumberProblems | undefined): CgroupLimit | undefined {
-  if (parsed.kind === 'value') return { kind: 'bytes', bytes: parsed.value };
-  if (parsed.kind === 'unlimited') return { kind: 'max' };
-  sink?.problems.push(parsed.problem);
-  return undefined;
-}
-
-function fieldOf(sink: NumberProblems | undefined): string {
-  const file = sink?.file ?? '';
-  return file.slice(file.lastIndexOf('/') + 1);
-}
-
-/** dmem files: one `<region> <bytes|max>` line per region, e.g. `drm/0000:c5:00.0/vram 8589934592`. */
-export function parseDmem(text: string | undefined, sink?: NumberProblems): Map<string, CgroupLimit> {
-  const out = new Map<string, CgroupLimit>();
-  for (const line of (text ?? '').split('\n')) {
-    const match = /^(\S+)[ \t]+(.*)$/.exec(line.trim());
-    if (!match?.[1] || match[2] === undefined) continue;
-    const limit = toLimit(parseKernelNumber(match[2], { file: sink?.file ?? '', field: match[1] }, { allowMax: true }), sink);
-    if (limit) out.set(match[1], limit);
   }
   return out;
 }
