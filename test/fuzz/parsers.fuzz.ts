@@ -12,7 +12,7 @@ import { parseDmem } from '../../src/core/probe/parsers/cgroupDmem.ts';
 import { parseKernelVersion, parseKeyEquals, parseKeyNumber, parseMeminfo } from '../../src/core/probe/parsers/keyValue.ts';
 import { parseContainerdDefaultRuntime, parseKubeletReservations } from '../../src/core/probe/parsers/nodeConfig.ts';
 import { parseSmiApps, parseSmiCsv, parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
-import { podCgroupDataFromFiles } from '../../src/core/verdicts/oomRootCause.ts';
+import { podCgroupDataFromFiles } from '../../src/core/verdicts/oomPodCgroups.ts';
 import { amdgpuFdinfo } from '../helpers/fixtureRoot.ts';
 import { CONTAINER_CAPTURES, FDINFO, HAMI_CACHE_BODY, HAMI_LOGS, NODE_CAPTURES, NVIDIA_SMI, PROC, PROC_FILES } from './corpus.ts';
 import { fuzzTarget } from './harness.ts';
@@ -64,7 +64,7 @@ fuzzTarget({
 });
 
 fuzzTarget({
-  name: 'oomRootCause.podCgroupDataFromFiles(capture)',
+  name: 'oomPodCgroups.podCgroupDataFromFiles(capture)',
   corpus: NODE_CAPTURES,
   run: (input) => podCgroupDataFromFiles(sectionFiles(parseCapture(input), 'cgroup.kubepods')),
 });

@@ -8,7 +8,7 @@ import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { lintText } from '../../src/core/lint.ts';
 import { EMPTY_FLOW_ENTRY_LIMIT, tooManyEmptyFlowEntries } from '../../src/core/manifest/flowScreen.ts';
 import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
-import type { PodCgroupData } from '../../src/core/verdicts/oomRootCause.ts';
+import type { PodCgroupData } from '../../src/core/verdicts/oomPodCgroups.ts';
 import { BudgetExhausted, unitsFor, WorkBudget } from '../../src/core/workBudget.ts';
 import { assertSubQuadratic } from '../helpers/growth.ts';
 import type { PodSpec } from './helpers/nodeCapture.ts';

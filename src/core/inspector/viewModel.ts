@@ -20,7 +20,7 @@ import { parsePodCgroup } from '../probe/podCgroup.ts';
 import { describeBytes, formatBytes } from '../quantity.ts';
 import type { HamiVerdict } from '../verdicts/hamiChecklist.ts';
 import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
-import type { OomVerdict } from '../verdicts/oomRootCause.ts';
+import type { OomVerdict } from '../verdicts/oomVerdicts.ts';
 import type { PodAccounting } from '../verdicts/unaccountedMemory.ts';
 import { MIN_HEADROOM_SHARE } from '../verdicts/unaccountedMemory.ts';
 import type { CheckStatus, Verdict } from '../verdicts/verdict.ts';
