@@ -1,6 +1,8 @@
 // Kernel log parsing (src/core/probe/parsers/kernelLog.ts) and the OOM explanation with its three report
 // formats (src/core/verdicts/oomRootCause.ts, src/core/report/oomReport.ts), on mutated real kernel logs.
-import { parseKernelLog, parseOomKillSummary, splitLogLine } from '../../src/core/probe/parsers/kernelLog.ts';
+import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
+import { splitLogLine } from '../../src/core/probe/parsers/logLine.ts';
+import { parseOomKillSummary } from '../../src/core/probe/parsers/oomReportLines.ts';
 import { oomToJson, oomToMarkdown, oomToText } from '../../src/core/report/oomReport.ts';
 import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
 import { parseMemoryCounters } from '../../src/core/probe/parsers/cgroupMemory.ts';
@@ -35,6 +37,6 @@ fuzzTarget({
 
 fuzzTarget({ name: 'kernelLog.parseKernelLog', corpus: KERNEL_LOGS, run: (input) => parseKernelLog(input), growth: LOG_GROWTH });
 
-fuzzTarget({ name: 'kernelLog.splitLogLine+parseOomKillSummary', corpus: KERNEL_LOGS, run: (input) => input.split('\n').map((line) => ({ line: splitLogLine(line), summary: parseOomKillSummary(line) })) });
+fuzzTarget({ name: 'logLine.splitLogLine+oomReportLines.parseOomKillSummary', corpus: KERNEL_LOGS, run: (input) => input.split('\n').map((line) => ({ line: splitLogLine(line), summary: parseOomKillSummary(line) })) });
 
 fuzzTarget({ name: 'cgroupMemory.parseMemoryCounters', corpus: ['low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n'], run: (input) => Object.fromEntries(parseMemoryCounters(input)) });

@@ -3,8 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { KernelLog, OomEvent } from '../../src/core/probe/parsers/kernelLog.ts';
-import { parseKernelLog, parseOomKillSummary, splitLogLine } from '../../src/core/probe/parsers/kernelLog.ts';
+import type { KernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
+import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
+import { splitLogLine } from '../../src/core/probe/parsers/logLine.ts';
+import type { OomEvent } from '../../src/core/probe/parsers/oomReportLines.ts';
+import { parseOomKillSummary } from '../../src/core/probe/parsers/oomReportLines.ts';
 
 function fixture(name: string): string {
   return readFileSync(new URL(`../fixtures/kernel-logs/${name}`, import.meta.url), 'utf8');

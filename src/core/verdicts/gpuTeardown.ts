@@ -5,7 +5,7 @@
 
 import type { AmdgpuVmFiniLine } from '../probe/parsers/amdgpuVmFini.ts';
 import { finiPids } from '../probe/parsers/amdgpuVmFini.ts';
-import type { OomEvent } from '../probe/parsers/kernelLog.ts';
+import type { OomEvent } from '../probe/parsers/oomReportLines.ts';
 
 /** RSS at most this share of total-vm counts as tiny (GPU runtimes map far more than they touch in RAM). */
 const TINY_RSS_SHARE = 0.1;

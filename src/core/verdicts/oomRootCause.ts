@@ -1,6 +1,7 @@
 // Explain a kernel log on its own (pasted text, a file, the probe's `kernel-log` section): its OOM kill reports,
 // one verdict each (oomVerdicts.ts), and a summary for a report header.
-import type { KernelLog, KernelLogFormat } from '../probe/parsers/kernelLog.ts';
+import type { KernelLog } from '../probe/parsers/kernelLog.ts';
+import type { KernelLogFormat } from '../probe/parsers/logLine.ts';
 import { parseKernelLog } from '../probe/parsers/kernelLog.ts';
 import type { GttStrength, OomContext, OomVerdict } from './oomVerdicts.ts';
 import { explainWithinBudget, gttSizeMiB } from './oomVerdicts.ts';

@@ -13,7 +13,8 @@
 // `max` and `oom` stay 0, and when the report's per-node `gpu_active` (Linux 7.1+) is large.
 
 import type { Severity } from '../findings.ts';
-import type { AmdgpuMemoryLine, EvidenceLine, OomEvent } from '../probe/parsers/kernelLog.ts';
+import type { AmdgpuMemoryLine } from '../probe/parsers/amdgpuBoot.ts';
+import type { EvidenceLine, OomEvent } from '../probe/parsers/oomReportLines.ts';
 import { isKubepodsPath, kubepodsLevel } from '../probe/podCgroup.ts';
 import type { AmdgpuVmFiniLine } from '../probe/parsers/amdgpuVmFini.ts';
 import type { GpuTeardown } from './gpuTeardown.ts';

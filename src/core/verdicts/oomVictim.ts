@@ -1,5 +1,5 @@
 // Who an OOM report killed: the process, its cgroup and pod, and the words the verdicts name it with.
-import type { OomEvent } from '../probe/parsers/kernelLog.ts';
+import type { OomEvent } from '../probe/parsers/oomReportLines.ts';
 import type { QosClass } from '../probe/podCgroup.ts';
 import { isKubepodsPath, parsePodCgroup } from '../probe/podCgroup.ts';
 

@@ -1,7 +1,6 @@
 // Kernel log → OOM events. One pass over the text, a constant amount of work per line, no exceptions.
 //
-// What the kernel prints for one OOM kill (mm/oom_kill.c, mm/memcontrol.c, mm/show_mem.c;
-// gpu-memory-facts.md §2.5), in order:
+// What the kernel prints for one OOM kill (mm/oom_kill.c, mm/memcontrol.c, mm/show_mem.c), in order:
 //
 //   <comm> invoked oom-killer: gfp_mask=0x…(…), order=<n>, oom_score_adj=<n>
 //   <comm> cpuset=<name> mems_allowed=<list>                      (kernels < 4.19)
@@ -19,134 +18,17 @@
 // `Killed process <pid> (<comm>) total-vm:…` (the victim may be a child of the candidate). The report
 // header is rate-limited, so a burst of kills may leave only reason lines: those become partial events.
 //
-// Accepted line formats: raw `dmesg` (`[ 123.456] msg`), `dmesg -T` (`[Thu Dec  7 00:05:14 2017] msg`),
-// `dmesg -x` (`kern  :warn  : …`), `dmesg --time-format iso`, `/dev/kmsg` records (`6,123,456,-;msg`),
-// `<n>` priority prefixes, journalctl `short`, `short-precise`, `short-iso` and `short-monotonic`,
-// syslog / kern.log lines with a host name (optionally followed by `[ 123.456]`), and bare messages.
+// This file assembles the lines of a log into events: the prefixes are logLine.ts, each report line is
+// oomReportLines.ts, amdgpu's boot lines are amdgpuBoot.ts.
+import type { AmdgpuMemoryLine } from './amdgpuBoot.ts';
+import { amdgpuDevice, readAmdgpuBootLine } from './amdgpuBoot.ts';
 import type { AmdgpuVmFiniLine } from './amdgpuVmFini.ts';
 import { parseAmdgpuVmFini } from './amdgpuVmFini.ts';
+import type { KernelLogFormat, LogLine } from './logLine.ts';
+import { splitLogLine } from './logLine.ts';
 import { unwrapPastedLog } from './logUnwrap.ts';
-
-export interface EvidenceLine {
-  /** 1-based line number in the parsed text. */
-  readonly line: number;
-  /** The line exactly as it appears in the log (without its line break). */
-  readonly text: string;
-}
-
-export type OomScope = 'global' | 'memcg';
-
-/** The `oom-kill:` summary line (4.19+), parsed as tolerant key=value pairs. */
-export interface OomKillSummary {
-  readonly constraint?: string;
-  readonly nodemask?: string;
-  readonly cpuset?: string;
-  readonly memsAllowed?: string;
-  /** The memory cgroup whose limit was hit (memcg OOM). */
-  readonly oomMemcg?: string;
-  /** The bare `global_oom` flag (global OOM). */
-  readonly globalOom: boolean;
-  readonly taskMemcg?: string;
-  readonly task?: string;
-  readonly pid?: number;
-  readonly uid?: number;
-  /** Every key=value pair as written, including keys this parser does not know. */
-  readonly fields: Readonly<Record<string, string>>;
-}
-
-export interface KilledProcess {
-  /** `Out of memory`, `Out of memory (oom_kill_allocating_task)`, `Memory cgroup out of memory`; undefined for the pre-5.0 bare `Killed process` line. */
-  readonly reason?: string;
-  readonly pid: number;
-  /** Undefined when the line was cut before the name. */
-  readonly comm?: string;
-  readonly totalVmKb?: number;
-  readonly anonRssKb?: number;
-  readonly fileRssKb?: number;
-  readonly shmemRssKb?: number;
-  readonly uid?: number;
-  readonly pgtablesKb?: number;
-  readonly oomScoreAdj?: number;
-  readonly line: number;
-}
-
-/** The pre-5.0 `<Reason>: Kill process <pid> (<comm>) score <n> or sacrifice child` line. */
-export interface KillCandidate {
-  readonly reason: string;
-  readonly pid: number;
-  readonly comm?: string;
-  readonly score?: number;
-  readonly line: number;
-}
-
-export interface OomInvoker {
-  readonly comm: string;
-  readonly gfpMask?: string;
-  readonly order?: number;
-  readonly oomScoreAdj?: number;
-}
-
-export interface OomEvent {
-  /** The timestamp of the event's first line, as written in the log (wall clock or seconds since boot). */
-  readonly timestamp?: string;
-  /** Seconds since boot in brackets, when the line also had one (syslog and journal lines can carry both). */
-  readonly monotonic?: string;
-  readonly invoker?: OomInvoker;
-  readonly summary?: OomKillSummary;
-  /** The constraint from the summary line; any value is kept (`CONSTRAINT_BPF` and others exist). */
-  readonly constraint?: string;
-  readonly oomMemcg?: string;
-  readonly globalOom: boolean;
-  readonly taskMemcg?: string;
-  /** The pre-4.19 `Task in <task> killed as a result of limit of <limit>` line. */
-  readonly legacyTaskIn?: { readonly task: string; readonly limitOf: string };
-  /** Pre-4.19 `<comm> cpuset=<name> mems_allowed=<list>` line. */
-  readonly cpuset?: string;
-  readonly memsAllowed?: string;
-  /** `memory: usage <n>kB, limit <n>kB, failcnt <n>` (memcg OOM only). */
-  readonly memcgUsage?: { readonly usageKb: number; readonly limitKb: number; readonly failcnt: number };
-  /** The first `Memory cgroup stats for <memcg>` line: the cgroup that ran out (memcg OOM). */
-  readonly memcgStatsFor?: string;
-  /** `Tasks in <memcg> are going to be killed due to memory.oom.group set`. */
-  readonly oomGroup?: string;
-  /** Sum of the per-node `gpu_active:<n>kB` values of the Mem-Info block (7.1+). */
-  readonly gpuActiveKb?: number;
-  readonly gpuReclaimKb?: number;
-  /** The call trace went through `mem_cgroup_out_of_memory` (true) or through the page allocator only (false). */
-  readonly traceMemcg?: boolean;
-  readonly candidate?: KillCandidate;
-  /** The victim named by the reason line (or the pre-5.0 `Killed process` line). */
-  readonly killed?: KilledProcess;
-  /** Further victims of the same event (memory.oom.group), without repeats of the first. */
-  readonly groupKills: readonly KilledProcess[];
-  /** The scope the log itself states (summary line, reason, `Task in`, `memory: usage`), or a weaker hint from the call trace. */
-  readonly scope?: OomScope;
-  /** Where the scope comes from. */
-  readonly scopeSource?: 'summary' | 'constraint' | 'reason' | 'legacy-task-in' | 'memcg-usage' | 'call-trace';
-  /** Parts of a full report this event lacks (truncated logs, rate-limited headers). */
-  readonly missing: readonly string[];
-  /** The log lines the event rests on, verbatim, in order. */
-  readonly evidence: readonly EvidenceLine[];
-}
-
-export interface AmdgpuMemoryLine {
-  readonly kind: 'gtt-ready' | 'vram-ready' | 'gtt-cap';
-  readonly mib: number;
-  /** The PCI device when the line names it (`amdgpu 0000:c5:00.0: …`). */
-  readonly device?: string;
-  readonly evidence: EvidenceLine;
-}
-
-export type KernelLogFormat =
-  | 'dmesg'
-  | 'dmesg-ctime'
-  | 'dmesg-iso'
-  | 'dmesg-decoded'
-  | 'kmsg'
-  | 'journal-monotonic'
-  | 'syslog'
-  | 'syslog-iso'
-  | 'bare';
+import type { EvidenceLine, KilledProcess, KillCandidate, OomEvent, OomInvoker, OomKillSummary, OomScope } from './oomReportLines.ts';
+import { BARE_KILLED, INVOKED, REASON_CANDIDATE, REASON_KILLED, killCandidate, killedProcess, logInteger, parseInvoker, parseOomKillSummary } from './oomReportLines.ts';
 
 export interface KernelLog {
   readonly events: readonly OomEvent[];
@@ -167,160 +49,18 @@ export interface ParseKernelLogOptions {
   readonly maxEvents?: number;
 }
 
-/** A kernel log line split into its prefix and the kernel's message. */
-export interface LogLine {
-  readonly message: string;
-  readonly timestamp?: string;
-  readonly monotonic?: string;
-  readonly format: KernelLogFormat;
-  /** False when the line is a syslog/journal line from another program than the kernel. */
-  readonly kernel: boolean;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Line prefixes. Every pattern is anchored and free of nested quantifiers, so each costs O(line).
-
-const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
-/** `<6>` syslog priority, and the `/dev/kmsg` record header `6,1234,5678,-;` (`c` continuation flag too). */
-const PRIORITY = /^<(\d{1,3})>/;
-const KMSG = /^\d{1,3},\d+,\d+,[^;]{0,16};/;
-/** `dmesg -x`: `kern  :warn  : ` (facility, level). */
-const DECODED = /^([a-z]{2,8}) *:([a-z]{3,7}) *: /;
-/** `[ 1234.567890]`. */
-const MONO = /^\[ *(\d+\.\d+)\] ?/;
-/** `dmesg -T`: `[Thu Dec  7 00:05:14 2017]`; locales vary the day and month names. */
-const CTIME = /^\[([^\]\d\s][^\]]{0,23}\d{4})\] ?/;
-/** A raw dmesg line whose `[` was lost (pasted from the middle of a wrapped line): `5193605.506728] msg`. */
-const MONO_TORN = /^(\d+\.\d{6})\] /;
-/** ISO 8601: `2025-01-21T04:41:44,283302+00:00`, `2026-09-02T00:54:21.607510+00:00`, `2025-01-17T17:10:43+0000`. */
-const ISO = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?) /;
-/** syslog / journal `short` and `short-precise`: `Jun 23 10:10:34`, `Aug 30 06:58:55.050705`. */
-const SYSLOG_TIME = new RegExp(`^(${MONTH} [ \\d]\\d \\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?) `);
-/** After a syslog/journal time: `<host> <tag>: ` where the tag is `kernel` or `prog[pid]`. */
-const HOST_TAG = /^(\S+) ([A-Za-z][\w.@-]*)(?:\[\d+\])?: ?/;
-/** A bare `kernel: ` (journal output with the time and host cut away). */
-const KERNEL_TAG = /^kernel: ?/;
-
-/**
- * `<host> kernel: ` or `<host> <prog>[<pid>]: ` after a timestamp that `dmesg` also prints (seconds,
- * ISO): only then is it a journal/syslog line. `[drm] amdgpu: …` or `usb usb1: …` are kernel messages.
- */
-function journalHostTag(rest: string): RegExpExecArray | null {
-  const hostTag = HOST_TAG.exec(rest);
-  if (!hostTag) return null;
-  return hostTag[2] === 'kernel' || /\[\d+\]: ?$/.test(hostTag[0]) ? hostTag : null;
-}
-
-/**
- * Split one line of any supported format into its timestamp and the kernel message. Lines with no
- * recognised prefix are returned as they are (continuation lines, pasted fragments).
- */
-export function splitLogLine(raw: string): LogLine {
-  let rest = raw;
-  let format: KernelLogFormat = 'bare';
-  let timestamp: string | undefined;
-  let monotonic: string | undefined;
-  let kernel = true;
-
-  const kmsg = KMSG.exec(rest);
-  if (kmsg) {
-    rest = rest.slice(kmsg[0].length);
-    format = 'kmsg';
-  } else {
-    const priority = PRIORITY.exec(rest);
-    if (priority) rest = rest.slice(priority[0].length);
-  }
-  const decoded = DECODED.exec(rest);
-  if (decoded) {
-    rest = rest.slice(decoded[0].length);
-    format = 'dmesg-decoded';
-  }
-
-  let match = MONO.exec(rest) ?? MONO_TORN.exec(rest);
-  if (match) {
-    monotonic = match[1];
-    timestamp = match[1];
-    rest = rest.slice(match[0].length);
-    if (format === 'bare') format = 'dmesg';
-    // journalctl -o short-monotonic: `[ 123.456] <host> kernel: msg`.
-    const hostTag = journalHostTag(rest);
-    if (hostTag) {
-      kernel = hostTag[2] === 'kernel';
-      rest = rest.slice(hostTag[0].length);
-      format = 'journal-monotonic';
-    }
-    return { message: rest, timestamp, monotonic, format, kernel };
-  }
-  match = CTIME.exec(rest);
-  if (match) {
-    timestamp = match[1];
-    rest = rest.slice(match[0].length);
-    if (format === 'bare') format = 'dmesg-ctime';
-    return { message: rest, timestamp, format, kernel };
-  }
-  match = ISO.exec(rest);
-  if (match) {
-    timestamp = match[1];
-    rest = rest.slice(match[0].length);
-    const hostTag = format === 'dmesg-decoded' ? null : journalHostTag(rest);
-    if (hostTag) {
-      kernel = hostTag[2] === 'kernel';
-      rest = rest.slice(hostTag[0].length);
-      format = 'syslog-iso';
-    } else if (format === 'bare') {
-      format = 'dmesg-iso';
-    }
-  } else {
-    match = SYSLOG_TIME.exec(rest);
-    if (match) {
-      timestamp = match[1];
-      rest = rest.slice(match[0].length);
-      const hostTag = HOST_TAG.exec(rest);
-      if (hostTag) {
-        kernel = hostTag[2] === 'kernel';
-        rest = rest.slice(hostTag[0].length);
-      }
-      format = 'syslog';
-    } else {
-      const tag = KERNEL_TAG.exec(rest);
-      if (tag) rest = rest.slice(tag[0].length);
-    }
-  }
-  if (format === 'syslog' || format === 'syslog-iso') {
-    // rsyslog's kern.log keeps the kernel's own `[ 123.456]` after the tag.
-    const inner = MONO.exec(rest);
-    if (inner) {
-      monotonic = inner[1];
-      rest = rest.slice(inner[0].length);
-    }
-  }
-  return { message: rest, timestamp, monotonic, format, kernel };
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Message patterns (applied to the message after the prefix).
 
 /** Lines worth a closer look; one linear scan per line. */
 const INTERESTING = /oom|Killed process|Kill process|Task in |Tasks in |memory: usage|cgroup stats for|gpu_active:|memory ready|Capping GTT|mem_cgroup_o|__alloc_pages|cpuset=|non-zero when fini/;
 const TRACE_MEMCG = /mem_cgroup_(?:out_of_memory|oom_synchronize)/;
-const INVOKED = ' invoked oom-killer:';
-const REASON_KILLED = /^(Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Killed process (\d+)\b(.*)$/;
-const REASON_CANDIDATE = /^(Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill process (\d+)\b(.*)$/;
-const BARE_KILLED = /^Killed process (\d+)\b(.*)$/;
-/** ` (<comm>)` right after the pid; the name may hold spaces and brackets but ends at `) `. */
-const COMM = /^ \((.*?)\)(?= |,|$)/;
-const SCORE = /\bscore (\d+)/;
 const GLOBAL_CONSTRAINTS = new Set(['CONSTRAINT_NONE', 'CONSTRAINT_CPUSET', 'CONSTRAINT_MEMORY_POLICY']);
 const MEMCG_USAGE = /^memory: usage (\d+)kB, limit (\d+)kB, failcnt (\d+)/;
 const CPUSET_TAIL = /^(\S*) mems_allowed=(\S*)\s*$/;
 const GROUP_KILL = /^Tasks in (\S+) are going to be killed due to memory\.oom\.group set/;
 const GPU_ACTIVE = /\bgpu_active:(\d+)kB/;
 const GPU_RECLAIM = /\bgpu_reclaim:(\d+)kB/;
-const AMDGPU_READY = /(?<!\d)(\d{1,9})M of (GTT|VRAM) memory ready/;
-const AMDGPU_CAP = /Capping GTT to (\d{1,9})M/;
-const AMDGPU_DEVICE = /amdgpu (\d{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)/;
-/** `total-vm:1656kB`, `anon-rss:120kB`… Keys start after a non-key character and are short, so a long run of letters costs O(length). */
-const KV_TAIL = /(?<![A-Za-z_-])([A-Za-z_-]{1,32})[:=](-?\d{1,19})kB/g;
 
 /** Lines further apart than this (in the log's own clock) do not belong to the same report. */
 const GAP_SECONDS = 60;
@@ -356,95 +96,6 @@ interface Draft {
   groupKills: KilledProcess[];
   evidence: EvidenceLine[];
   evidenceDropped: number;
-}
-
-function toInt(text: string | undefined): number | undefined {
-  if (text === undefined || !/^-?\d{1,18}$/.test(text)) return undefined;
-  const value = Number(text);
-  return Number.isSafeInteger(value) ? value : undefined;
-}
-
-/** Parse `key=value` pairs separated by commas; a bare word is a flag (`global_oom`). */
-export function parseOomKillSummary(text: string): OomKillSummary {
-  const fields: Record<string, string> = {};
-  let globalOom = false;
-  // Values (cgroup paths, cpuset names) can in principle hold commas; a piece without `=` that follows
-  // a key=value pair and is not a known flag is glued back onto that value.
-  let lastKey: string | undefined;
-  for (const piece of text.split(',')) {
-    const eq = piece.indexOf('=');
-    if (eq > 0 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(piece.slice(0, eq).trim())) {
-      lastKey = piece.slice(0, eq).trim();
-      fields[lastKey] = piece.slice(eq + 1).trim();
-    } else {
-      const word = piece.trim();
-      if (word === 'global_oom') {
-        globalOom = true;
-        lastKey = undefined;
-      } else if (lastKey !== undefined) {
-        fields[lastKey] = `${fields[lastKey] ?? ''},${piece}`;
-      } else if (word !== '') {
-        fields[word] = '';
-      }
-    }
-  }
-  const get = (key: string): string | undefined => (Object.prototype.hasOwnProperty.call(fields, key) ? fields[key] : undefined);
-  // `mems_allowed` may be renamed by RFC series; take any key that starts with `mems`.
-  const memsKey = Object.keys(fields).find((key) => key.startsWith('mems'));
-  return {
-    constraint: get('constraint'),
-    nodemask: get('nodemask'),
-    cpuset: get('cpuset'),
-    memsAllowed: memsKey !== undefined ? fields[memsKey] : undefined,
-    oomMemcg: get('oom_memcg'),
-    globalOom,
-    taskMemcg: get('task_memcg'),
-    task: get('task'),
-    pid: toInt(get('pid')),
-    uid: toInt(get('uid')),
-    fields,
-  };
-}
-
-function parseKilledTail(tail: string): Omit<KilledProcess, 'pid' | 'comm' | 'line' | 'reason'> {
-  const values: Record<string, number> = {};
-  KV_TAIL.lastIndex = 0;
-  for (let match = KV_TAIL.exec(tail); match !== null; match = KV_TAIL.exec(tail)) {
-    const value = toInt(match[2]);
-    if (value !== undefined && match[1] !== undefined) values[match[1]] = value;
-  }
-  const uid = /\bUID:(\d+)/.exec(tail);
-  const adj = /\boom_score_adj:(-?\d+)/.exec(tail);
-  return {
-    totalVmKb: values['total-vm'],
-    anonRssKb: values['anon-rss'],
-    fileRssKb: values['file-rss'],
-    shmemRssKb: values['shmem-rss'],
-    pgtablesKb: values.pgtables,
-    uid: toInt(uid?.[1]),
-    oomScoreAdj: toInt(adj?.[1]),
-  };
-}
-
-function killedProcess(reason: string | undefined, pidText: string | undefined, tail: string, line: number): KilledProcess {
-  const comm = COMM.exec(tail);
-  const rest = comm ? tail.slice(comm[0].length) : tail;
-  return {
-    ...(reason !== undefined ? { reason } : {}),
-    pid: toInt(pidText) ?? -1,
-    ...(comm?.[1] !== undefined ? { comm: comm[1] } : {}),
-    ...parseKilledTail(rest),
-    line,
-  };
-}
-
-function parseInvoker(message: string, at: number): OomInvoker {
-  const comm = message.slice(0, at);
-  const rest = message.slice(at + INVOKED.length);
-  const gfp = /gfp_mask=(\S{1,160}?),? /.exec(`${rest} `);
-  const order = /order=(-?\d+)/.exec(rest);
-  const adj = /oom_score_adj=(-?\d+)/.exec(rest);
-  return { comm, gfpMask: gfp?.[1], order: toInt(order?.[1]), oomScoreAdj: toInt(adj?.[1]) };
 }
 
 /** The line's time in seconds, for telling reports apart: seconds since boot, or day-of-month and time of day. */
@@ -617,24 +268,18 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
     }
 
     // amdgpu boot lines (not part of an OOM report).
-    if (message.includes('memory ready') || message.includes('Capping GTT')) {
-      const ready = AMDGPU_READY.exec(message);
-      const cap = AMDGPU_CAP.exec(message);
-      if ((ready || cap) && /amdgpu|\[drm\]/.test(message)) {
-        const device = AMDGPU_DEVICE.exec(message)?.[1];
-        const mib = toInt((ready ?? cap)?.[1]);
-        if (mib !== undefined) {
-          const kind = cap ? 'gtt-cap' : ready?.[2] === 'GTT' ? 'gtt-ready' : 'vram-ready';
-          amdgpu.push({ kind, mib, ...(device !== undefined ? { device } : {}), evidence: { line: lineNo, text: raw } });
-          if (amdgpu.length > 256) amdgpu.splice(0, amdgpu.length - 128);
-        }
-        continue;
+    const boot = readAmdgpuBootLine(message, lineNo, raw);
+    if (boot.kind === 'amdgpu') {
+      if (boot.line) {
+        amdgpu.push(boot.line);
+        if (amdgpu.length > 256) amdgpu.splice(0, amdgpu.length - 128);
       }
+      continue;
     }
 
     // amdgpu VM teardown of a process that still held GPU memory (not part of an OOM report either).
     if (message.includes('non-zero when fini')) {
-      const fini = parseAmdgpuVmFini(message, lineNo, raw, AMDGPU_DEVICE.exec(message)?.[1]);
+      const fini = parseAmdgpuVmFini(message, lineNo, raw, amdgpuDevice(message));
       // Only what follows a kill can be about a victim; a teardown before any kill is not kept.
       if (fini && (current?.killed !== undefined || events.length > 0)) {
         if (amdgpuVmFini.length < MAX_VM_FINI) amdgpuVmFini.push(fini);
@@ -670,15 +315,7 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
     if (candidate) {
       let draft = current;
       if (!draft || draft.candidate || draft.killed) draft = open(parsed);
-      const tail = candidate[3] ?? '';
-      const comm = COMM.exec(tail)?.[1];
-      draft.candidate = {
-        reason: candidate[1] ?? '',
-        pid: toInt(candidate[2]) ?? -1,
-        ...(comm !== undefined ? { comm } : {}),
-        score: toInt(SCORE.exec(tail)?.[1]),
-        line: lineNo,
-      };
+      draft.candidate = killCandidate(candidate[1] ?? '', candidate[2], candidate[3] ?? '', lineNo);
       addEvidence(draft, lineNo, raw);
       continue;
     }
@@ -704,7 +341,7 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
     if (usage) {
       let draft = current;
       if (!draft || draft.memcgUsage || draft.killed) draft = open(parsed);
-      draft.memcgUsage = { usageKb: toInt(usage[1]) ?? 0, limitKb: toInt(usage[2]) ?? 0, failcnt: toInt(usage[3]) ?? 0 };
+      draft.memcgUsage = { usageKb: logInteger(usage[1]) ?? 0, limitKb: logInteger(usage[2]) ?? 0, failcnt: logInteger(usage[3]) ?? 0 };
       addEvidence(draft, lineNo, raw);
       continue;
     }
@@ -734,8 +371,8 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
 
     if (message.includes('gpu_active:')) {
       if (current && !current.killed) {
-        const active = toInt(GPU_ACTIVE.exec(message)?.[1]);
-        const reclaim = toInt(GPU_RECLAIM.exec(message)?.[1]);
+        const active = logInteger(GPU_ACTIVE.exec(message)?.[1]);
+        const reclaim = logInteger(GPU_RECLAIM.exec(message)?.[1]);
         if (active !== undefined) current.gpuActiveKb = (current.gpuActiveKb ?? 0) + active;
         if (reclaim !== undefined) current.gpuReclaimKb = (current.gpuReclaimKb ?? 0) + reclaim;
         if (active !== undefined || reclaim !== undefined) addEvidence(current, lineNo, raw);
