@@ -2,7 +2,9 @@
 // outputs, HAMi logs and caches, ls/mountinfo lines, containerd and kubelet configs; the parsers that take a
 // section's files get the files of a mutated capture.
 import { parseCapture, sectionFiles } from '../../src/core/probe/capture.ts';
-import { parseContainerProbe, parseLsLine, parseMountInfoLine, parseProcess } from '../../src/core/probe/parsers/containerProbe.ts';
+import { parseContainerProbe } from '../../src/core/probe/parsers/containerProbe.ts';
+import { parseLsLine, parseMountInfoLine } from '../../src/core/probe/parsers/containerFiles.ts';
+import { parseProcess } from '../../src/core/probe/parsers/containerProcesses.ts';
 import { parseDrmCards, parseModuleParams } from '../../src/core/probe/parsers/drm.ts';
 import { aggregateFdinfo, cgroupOf, parseFdinfo, parseMemoryValue } from '../../src/core/probe/parsers/fdinfo.ts';
 import { parseHamiCacheRecord } from '../../src/core/probe/parsers/hamiCache.ts';
@@ -97,13 +99,13 @@ fuzzTarget({
 const LS_LINES = ['-r--r--r--    1 0        0               27 Aug 21 10:00 /etc/ld.so.preload', 'lrwxrwxrwx 1 root root 64 Mar  1 10:00 /proc/42/fd/3 -> /dev/nvidia0', 'crw-rw-rw-    1 0        0         226, 128 Mar  1 10:00 /dev/dri/renderD128', '-rwxr-xr-x    1 0        0           385480 Sep 24  2025 /usr/local/vgpu/libvgpu.so'];
 const MOUNT_LINES = ['1071 1015 0:289 / / rw,relatime master:405 - overlay overlay rw,lowerdir=/var/lib/containerd/l1', '1090 1071 253:1 /usr/local/vgpu/ld.so.preload /etc/ld.so.preload ro,relatime - ext4 /dev/vda1 rw', '36 35 98:0 /mnt1 /mnt\\040two rw,noatime shared:1 - ext3 /dev/root rw,errors=continue'];
 fuzzTarget({
-  name: 'containerProbe.parseLsLine/parseMountInfoLine',
+  name: 'containerFiles.parseLsLine/parseMountInfoLine',
   corpus: [...LS_LINES, ...MOUNT_LINES],
   run: (input) => input.split('\n').map((text) => ({ ls: parseLsLine(text), mount: parseMountInfoLine(text) })),
 });
 
 const PROC_RECORD = 'pid=42\nppid=1\ncomm=python3\ncmdline=python3 train.py\nmaps=libvgpu=1 libcuda=1 ld-musl=0 ld-linux=1 lines=812\nnvidia_fd=1\nCUDA_DEVICE_MEMORY_LIMIT_0=4096m\nexe_path=/usr/bin/python3.11\nexe=dynamic via=od interp=/lib64/ld-linux-x86-64.so.2\n';
-fuzzTarget({ name: 'containerProbe.parseProcess', corpus: [PROC_RECORD, 'pid=7\n@environ-unreadable\n'], run: (input) => parseProcess(42, input) });
+fuzzTarget({ name: 'containerProcesses.parseProcess', corpus: [PROC_RECORD, 'pid=7\n@environ-unreadable\n'], run: (input) => parseProcess(42, input) });
 
 fuzzTarget({ name: 'containerProbe.parseContainerProbe', corpus: CONTAINER_CAPTURES, run: (input) => parseContainerProbe(parseCapture(input)) });
 

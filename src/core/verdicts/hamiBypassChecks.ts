@@ -1,7 +1,7 @@
 // The bypass matrix (facts §1.7): the ways a process escapes HAMi's memory limit (static or musl
 // executables, Docker-in-Docker, login sessions, gVisor, a limit of 0, …) and what puts it at risk.
 import { pushAll } from '../arrays.ts';
-import type { ContainerProcess } from '../probe/parsers/containerProbe.ts';
+import type { ContainerProcess } from '../probe/parsers/containerProcesses.ts';
 import type { Check, HamiClusterFacts } from './hamiChecklist.ts';
 import { LIMIT_VAR, fail, failNoPreload, isTrue, limitVars, parseHamiLimit, pass, preloadEvidence, processLines, unknown } from './hamiFacts.ts';
 import type { Facts } from './hamiFacts.ts';

@@ -11,7 +11,8 @@
 // Kubernetes layer collects (device-plugin pods, runtimeClassName, privileged, the container log).
 import { pushAll } from '../arrays.ts';
 import type { Capture } from '../probe/capture.ts';
-import type { ContainerProbe, ContainerProcess } from '../probe/parsers/containerProbe.ts';
+import type { ContainerProbe } from '../probe/parsers/containerProbe.ts';
+import type { ContainerProcess } from '../probe/parsers/containerProcesses.ts';
 import { parseHamiLog } from '../probe/parsers/hamiLog.ts';
 import type { HamiLogLine } from '../probe/parsers/hamiLog.ts';
 import { limitVars, parseHamiLimit } from './hamiFacts.ts';

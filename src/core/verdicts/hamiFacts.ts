@@ -1,7 +1,8 @@
 // What the HAMi checks share: the facts gathered once from the capture (`Facts`), reading HAMi's
 // env (limit variables, truthy values, `parseHamiLimit`), and building a check and its evidence lines.
 import { pushAll } from '../arrays.ts';
-import type { ContainerProbe, ContainerProcess } from '../probe/parsers/containerProbe.ts';
+import type { ContainerProbe } from '../probe/parsers/containerProbe.ts';
+import type { ContainerProcess } from '../probe/parsers/containerProcesses.ts';
 import type { HamiLogLine } from '../probe/parsers/hamiLog.ts';
 import type { Check, CheckCommon } from './hamiChecklist.ts';
 

@@ -6,110 +6,21 @@
 // Pure and tolerant: a missing or cut-off section gives undefined/empty fields and a problem; unknown
 // keys are ignored. Every parsed item keeps its verbatim capture lines for verdict evidence.
 import { pushAll } from '../../arrays.ts';
-import type { NumberProblem, NumberProblems } from './kernelNumber.ts';
-import { describeNumberProblem } from './kernelNumber.ts';
-import type { CgroupLimit } from './cgroupMemory.ts';
-import { parseCgroupValue, parseMemoryCounters, parseMemoryStat, parseMemoryUsage, v1Limit } from './cgroupMemory.ts';
-import type { Capture, CaptureSection } from '../capture.ts';
+import { lines, sectionBody } from './captureLines.ts';
+import { parseKeyEquals } from './keyValue.ts';
+import type { ContainerCgroupMemory } from './containerCgroup.ts';
+import { parseContainerCgroup } from './containerCgroup.ts';
+import type { LsEntry, MountInfo, PreloadFile } from './containerFiles.ts';
+import { parseLsLine, parseMounts, parsePreload } from './containerFiles.ts';
+import type { ContainerDind, ContainerProcess } from './containerProcesses.ts';
+import { HAMI_ENV_KEY, parseDind, parseProcesses } from './containerProcesses.ts';
+import type { Capture } from '../capture.ts';
 import { parseHamiCaches } from './hamiCache.ts';
 import type { HamiCache } from './hamiCache.ts';
 import { parseHamiLog } from './hamiLog.ts';
 import type { HamiLogParse } from './hamiLog.ts';
 import { APPS_FIELDS, CONTAINER_GPU_FIELDS, parseSmiApps, parseSmiGpus } from './nvidiaSmi.ts';
 import type { SmiApp, SmiGpu, SmiResult } from './nvidiaSmi.ts';
-
-export interface LsEntry {
-  readonly line: string;
-  readonly type: 'file' | 'directory' | 'symlink' | 'char' | 'block' | 'socket' | 'fifo' | 'other';
-  readonly mode: string;
-  readonly uid: string;
-  readonly gid: string;
-  /** Bytes; undefined for devices. */
-  readonly size: number | undefined;
-  readonly name: string;
-  readonly target: string | undefined;
-}
-
-export interface MountInfo {
-  readonly line: string;
-  readonly mountId: number | undefined;
-  readonly root: string;
-  readonly mountPoint: string;
-  readonly options: readonly string[];
-  readonly fsType: string;
-  readonly source: string;
-  readonly superOptions: readonly string[];
-  readonly readOnly: boolean;
-}
-
-export interface ProcessMaps {
-  readonly readable: boolean;
-  readonly libvgpu: boolean;
-  readonly libcuda: boolean;
-  readonly musl: boolean;
-  readonly glibcLoader: boolean;
-  readonly lines: number | undefined;
-}
-
-export interface ProcessExe {
-  readonly kind: 'static' | 'dynamic' | 'unknown';
-  readonly via: string | undefined;
-  readonly interpreter: string | undefined;
-  readonly reason: string | undefined;
-  readonly line: string | undefined;
-}
-
-export interface ContainerProcess {
-  readonly pid: number;
-  readonly ppid: number | undefined;
-  readonly comm: string;
-  readonly cmdline: string;
-  readonly kernelThread: boolean;
-  readonly maps: ProcessMaps;
-  /** Holds an open /dev/nvidia* fd; undefined when the fd table was unreadable. */
-  readonly nvidiaFd: boolean | undefined;
-  readonly environReadable: boolean;
-  /** The HAMi-relevant variables of its environ (limit vars, CUDA_DISABLE_CONTROL, LD_PRELOAD…). */
-  readonly env: Readonly<Record<string, string>>;
-  readonly exePath: string | undefined;
-  readonly exe: ProcessExe;
-  /** Uses the GPU through CUDA: libcuda mapped, or a /dev/nvidia* fd open. */
-  readonly gpu: boolean;
-  /** The verbatim record. */
-  readonly lines: readonly string[];
-}
-
-export interface ContainerCgroupMemory {
-  readonly version: 'v1' | 'v2' | 'unknown';
-  readonly path: string | undefined;
-  readonly currentBytes: number | undefined;
-  /** memory.max (v1: memory.limit_in_bytes); undefined when unknown. */
-  readonly max: CgroupLimit | undefined;
-  readonly peakBytes: number | undefined;
-  readonly events: Readonly<Record<string, number>>;
-  readonly stat: Readonly<Record<string, number>>;
-  readonly oomControl: Readonly<Record<string, number>>;
-  /** Verbatim `path: content` evidence lines. */
-  readonly lines: readonly string[];
-}
-
-export interface ContainerDind {
-  readonly sockets: readonly string[];
-  readonly otherPaths: readonly string[];
-  readonly dockerHost: string | undefined;
-  readonly binaries: readonly string[];
-  readonly daemons: readonly { readonly pid: number; readonly comm: string }[];
-  readonly lines: readonly string[];
-}
-
-export interface PreloadFile {
-  readonly state: 'file' | 'directory' | 'symlink' | 'missing' | 'unreadable' | 'unknown';
-  readonly content: string | undefined;
-  /** Whitespace-separated objects, comments dropped. */
-  readonly entries: readonly string[];
-  readonly lsLine: string | undefined;
-  readonly sizeBytes: number | undefined;
-}
 
 export interface ContainerProbe {
   readonly meta: Readonly<Record<string, string>>;
@@ -145,8 +56,6 @@ export interface ContainerProbe {
   readonly processesTruncated: boolean;
   readonly problems: readonly string[];
 }
-
-const HAMI_ENV_KEY = /^[A-Z_][A-Z0-9_]*$/;
 
 export function parseContainerProbe(capture: Capture): ContainerProbe {
   const problems: string[] = [...capture.problems];
@@ -216,7 +125,7 @@ export function parseContainerProbe(capture: Capture): ContainerProbe {
   if (!processes) problems.push('no procs section: per-process evidence is missing');
 
   const dind = parseDind(capture.sections.get('dind'), processes);
-  const cgroup = parseCgroup(capture.sections.get('cgroup'), problems);
+  const cgroup = parseContainerCgroup(capture.sections.get('cgroup'), problems);
 
   const gpuSection = capture.sections.get('nvidia-smi.gpu');
   const appsSection = capture.sections.get('nvidia-smi.apps');
@@ -259,252 +168,7 @@ function body(capture: Capture, name: string): string | undefined {
   return section ? sectionBody(section) : undefined;
 }
 
-/** All of a section's record bodies, joined. */
-function sectionBody(section: CaptureSection | undefined): string {
-  return (section?.records ?? []).map((record) => record.body).join('\n');
-}
-
-function lines(text: string | undefined): string[] {
-  return (text ?? '').split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line.trim() !== '');
-}
-
+/** `key=value` lines (the meta section, the process summary), through the one KEY=value reader. */
 function keyValues(text: string | undefined): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const line of lines(text)) {
-    const eq = line.indexOf('=');
-    if (eq > 0) values[line.slice(0, eq).trim()] = line.slice(eq + 1);
-  }
-  return values;
-}
-
-const LS = /^([-dlcbps])([-rwxsStT]{9})[.+@]?\s+\d+\s+(\S+)\s+(\S+)\s+(?:(\d+),\s*\d+|(\d+))\s+\S+\s+\S+\s+\S+\s(.*)$/;
-
-export function parseLsLine(line: string): LsEntry | undefined {
-  const match = LS.exec(line);
-  if (!match) return undefined;
-  const typeChar = match[1] ?? '-';
-  const type: LsEntry['type'] =
-    typeChar === '-' ? 'file' : typeChar === 'd' ? 'directory' : typeChar === 'l' ? 'symlink' : typeChar === 'c' ? 'char' : typeChar === 'b' ? 'block' : typeChar === 's' ? 'socket' : typeChar === 'p' ? 'fifo' : 'other';
-  let name = match[7] ?? '';
-  let target: string | undefined;
-  if (type === 'symlink') {
-    const arrow = name.indexOf(' -> ');
-    if (arrow >= 0) {
-      target = name.slice(arrow + 4);
-      name = name.slice(0, arrow);
-    }
-  }
-  // `ls -lnd /etc/ld.so.preload` prints the path: keep the basename like a directory listing.
-  const size = match[6] !== undefined ? Number(match[6]) : undefined;
-  return { line, type, mode: `${typeChar}${match[2] ?? ''}`, uid: match[3] ?? '', gid: match[4] ?? '', size, name, target };
-}
-
-function parsePreload(section: CaptureSection | undefined): PreloadFile | undefined {
-  if (!section) return undefined;
-  if (section.missing.includes('/etc/ld.so.preload')) return { state: 'missing', content: undefined, entries: [], lsLine: undefined, sizeBytes: undefined };
-  const lsLine = lines(section.records.find((record) => record.path === 'ls')?.body)[0];
-  const ls = lsLine === undefined ? undefined : parseLsLine(lsLine);
-  const file = section.records.find((record) => record.path === '/etc/ld.so.preload');
-  let state: PreloadFile['state'] = ls?.type === 'directory' ? 'directory' : ls?.type === 'symlink' ? 'symlink' : ls?.type === 'file' ? 'file' : 'unknown';
-  let content = file?.body;
-  if (content !== undefined && content.trim() === 'gpumem: permission denied') {
-    state = 'unreadable';
-    content = undefined;
-  }
-  if (file && state === 'unknown') state = 'file';
-  const entries = (content ?? '')
-    .split('\n')
-    .map((line) => line.replace(/#.*$/, ''))
-    .flatMap((line) => line.split(/[\s:]+/))
-    .filter((entry) => entry !== '');
-  return { state, content, entries, lsLine, sizeBytes: ls?.size };
-}
-
-function unescapeMount(text: string): string {
-  return text.replace(/\\([0-7]{3})/g, (_all, octal: string) => String.fromCharCode(parseInt(octal, 8)));
-}
-
-export function parseMountInfoLine(line: string): MountInfo | undefined {
-  const dash = line.indexOf(' - ');
-  if (dash < 0) return undefined;
-  const head = line.slice(0, dash).split(' ');
-  const tail = line.slice(dash + 3).split(' ');
-  if (head.length < 6) return undefined;
-  const options = (head[5] ?? '').split(',');
-  return {
-    line,
-    mountId: /^\d+$/.test(head[0] ?? '') ? Number(head[0]) : undefined,
-    root: unescapeMount(head[3] ?? ''),
-    mountPoint: unescapeMount(head[4] ?? ''),
-    options,
-    fsType: tail[0] ?? '',
-    source: unescapeMount(tail[1] ?? ''),
-    superOptions: (tail[2] ?? '').split(','),
-    readOnly: options.includes('ro'),
-  };
-}
-
-function parseMounts(section: CaptureSection | undefined): MountInfo[] | undefined {
-  if (!section || section.missing.includes('/proc/self/mountinfo')) return undefined;
-  return lines(sectionBody(section)).map(parseMountInfoLine).filter((mount): mount is MountInfo => mount !== undefined);
-}
-
-function parseProcesses(section: CaptureSection | undefined): ContainerProcess[] | undefined {
-  if (!section) return undefined;
-  const processes: ContainerProcess[] = [];
-  for (const record of section.records) {
-    const match = record.path === undefined ? null : /^\/proc\/(\d+)$/.exec(record.path);
-    if (!match) continue;
-    processes.push(parseProcess(Number(match[1]), record.body));
-  }
-  return processes;
-}
-
-const MAPS = /libvgpu=(\d+) libcuda=(\d+) ld-musl=(\d+) ld-linux=(\d+)(?: lines=(\d+))?/;
-
-export function parseProcess(pid: number, text: string): ContainerProcess {
-  const recordLines = lines(text);
-  const values: Record<string, string> = {};
-  const env: Record<string, string> = {};
-  let environReadable = true;
-  let exeLine: string | undefined;
-  for (const line of recordLines) {
-    if (line === '@environ-unreadable') {
-      environReadable = false;
-      continue;
-    }
-    const eq = line.indexOf('=');
-    if (eq <= 0) continue;
-    const key = line.slice(0, eq);
-    const value = line.slice(eq + 1);
-    if (HAMI_ENV_KEY.test(key)) env[key] = value;
-    else if (key === 'exe') exeLine = line;
-    else if (!(key in values)) values[key] = value;
-  }
-  const mapsText = values['maps'];
-  const mapsMatch = mapsText === undefined ? null : MAPS.exec(mapsText);
-  const maps: ProcessMaps = mapsMatch
-    ? {
-        readable: true,
-        libvgpu: Number(mapsMatch[1]) > 0,
-        libcuda: Number(mapsMatch[2]) > 0,
-        musl: Number(mapsMatch[3]) > 0,
-        glibcLoader: Number(mapsMatch[4]) > 0,
-        lines: mapsMatch[5] === undefined ? undefined : Number(mapsMatch[5]),
-      }
-    : { readable: false, libvgpu: false, libcuda: false, musl: false, glibcLoader: false, lines: undefined };
-  const nvidiaFd = values['nvidia_fd'] === '1' ? true : values['nvidia_fd'] === '0' ? false : undefined;
-  const ppidText = values['ppid'];
-  return {
-    pid,
-    ppid: ppidText !== undefined && /^\d+$/.test(ppidText) ? Number(ppidText) : undefined,
-    comm: values['comm'] ?? '',
-    cmdline: (values['cmdline'] ?? '').trim(),
-    kernelThread: values['kernel'] === '1',
-    maps,
-    nvidiaFd,
-    environReadable: environReadable && values['kernel'] !== '1',
-    env,
-    exePath: values['exe_path'],
-    exe: parseExe(exeLine),
-    gpu: maps.libcuda || nvidiaFd === true,
-    lines: recordLines,
-  };
-}
-
-function parseExe(line: string | undefined): ProcessExe {
-  if (line === undefined) return { kind: 'unknown', via: undefined, interpreter: undefined, reason: 'not reported', line };
-  const kind = /^exe=(static|dynamic|unknown)\b/.exec(line)?.[1];
-  const via = / via=(\S+)/.exec(line)?.[1];
-  const interpreter = / interp=(.*)$/.exec(line)?.[1];
-  const reason = / reason=(.*)$/.exec(line)?.[1];
-  return {
-    kind: kind === 'static' || kind === 'dynamic' ? kind : 'unknown',
-    via,
-    interpreter: interpreter === '?' ? undefined : interpreter,
-    reason,
-    line,
-  };
-}
-
-const DAEMONS = new Set(['dockerd', 'containerd', 'podman', 'buildkitd', 'docker-containerd']);
-
-function parseDind(section: CaptureSection | undefined, processes: readonly ContainerProcess[] | undefined): ContainerDind | undefined {
-  if (!section) return undefined;
-  const sockets: string[] = [];
-  const otherPaths: string[] = [];
-  const binaries: string[] = [];
-  let dockerHost: string | undefined;
-  const evidence: string[] = [];
-  for (const line of lines(sectionBody(section))) {
-    const eq = line.indexOf('=');
-    if (eq <= 0) continue;
-    const key = line.slice(0, eq);
-    const value = line.slice(eq + 1);
-    if (key === 'socket') sockets.push(value);
-    else if (key === 'path') otherPaths.push(value);
-    else if (key === 'docker_host') dockerHost = value;
-    else if (key === 'binary') binaries.push(value);
-    else continue;
-    evidence.push(line);
-  }
-  const daemons = (processes ?? []).filter((process) => DAEMONS.has(process.comm)).map((process) => ({ pid: process.pid, comm: process.comm }));
-  for (const daemon of daemons) evidence.push(`pid ${daemon.pid} comm=${daemon.comm}`);
-  return { sockets, otherPaths, dockerHost, binaries, daemons, lines: evidence };
-}
-
-function parseCgroup(section: CaptureSection | undefined, problems: string[]): ContainerCgroupMemory | undefined {
-  if (!section) return undefined;
-  // Numbers out of range are left out and named (file and field), never passed on as Infinity.
-  const numberProblems: NumberProblem[] = [];
-  const sink = (file: string): NumberProblems => ({ file, problems: numberProblems });
-  const files = new Map<string, string>();
-  for (const record of section.records) if (record.path !== undefined) files.set(record.path, record.body);
-  const evidence: string[] = [];
-  const single = (path: string): string | undefined => {
-    const text = files.get(path);
-    if (text === undefined) return undefined;
-    const value = text.trim().split('\n')[0]?.trim();
-    evidence.push(`${path}: ${value ?? ''}`);
-    return value;
-  };
-  const usage = (file: string): number | undefined => parseMemoryUsage(single(file), sink(file));
-  const counters = (file: string): Record<string, number> => Object.fromEntries(parseMemoryCounters(files.get(file), sink(file)));
-  const report = <T>(result: T): T => {
-    for (const problem of numberProblems) problems.push(describeNumberProblem(problem));
-    return result;
-  };
-  const v2 = files.has('/sys/fs/cgroup/memory.current') || files.has('/sys/fs/cgroup/cgroup.controllers');
-  const v1 = files.has('/sys/fs/cgroup/memory/memory.usage_in_bytes');
-  const procCgroup = lines(files.get('/proc/self/cgroup'));
-  const path = v2 ? procCgroup.find((line) => line.startsWith('0::'))?.slice(3) : procCgroup.find((line) => /^\d+:[^:]*\bmemory\b[^:]*:/.test(line))?.replace(/^\d+:[^:]*:/, '');
-  if (v2) {
-    const maxFile = '/sys/fs/cgroup/memory.max';
-    return report({
-      version: 'v2',
-      path,
-      currentBytes: usage('/sys/fs/cgroup/memory.current'),
-      max: parseCgroupValue(single(maxFile), sink(maxFile)),
-      peakBytes: usage('/sys/fs/cgroup/memory.peak'),
-      events: counters('/sys/fs/cgroup/memory.events'),
-      stat: Object.fromEntries(parseMemoryStat(files.get('/sys/fs/cgroup/memory.stat'), sink('/sys/fs/cgroup/memory.stat'))),
-      oomControl: {},
-      lines: evidence,
-    });
-  }
-  if (v1) {
-    const limitFile = '/sys/fs/cgroup/memory/memory.limit_in_bytes';
-    return report({
-      version: 'v1',
-      path,
-      currentBytes: usage('/sys/fs/cgroup/memory/memory.usage_in_bytes'),
-      max: v1Limit(single(limitFile), sink(limitFile)),
-      peakBytes: usage('/sys/fs/cgroup/memory/memory.max_usage_in_bytes'),
-      events: {},
-      stat: Object.fromEntries(parseMemoryStat(files.get('/sys/fs/cgroup/memory/memory.stat'), sink('/sys/fs/cgroup/memory/memory.stat'))),
-      oomControl: counters('/sys/fs/cgroup/memory/memory.oom_control'),
-      lines: evidence,
-    });
-  }
-  return { version: 'unknown', path, currentBytes: undefined, max: undefined, peakBytes: undefined, events: {}, stat: {}, oomControl: {}, lines: evidence };
+  return Object.fromEntries(parseKeyEquals(text ?? ''));
 }
