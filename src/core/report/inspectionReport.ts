@@ -6,6 +6,7 @@ import { formatBytes } from '../quantity.ts';
 import { terminalSafe } from '../terminalText.ts';
 import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
 import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
+import { gpuReclaimRows } from '../verdicts/gpuReclaim.ts';
 
 const ICON: Record<string, string> = { error: '⛔', warning: '⚠️', info: 'ℹ️', pass: '✅', fail: '❌', warn: '⚠️', unknown: '❔' };
 
@@ -46,9 +47,7 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     out.push(`| MemTotal | ${bytes(accounting.memTotal)} |`, `| MemAvailable | ${bytes(accounting.memAvailable)} |`);
     out.push(`| Pods' memory.current (sum) | ${bytes(accounting.podsAccounted)} |`, `| GTT in use (sysfs) | ${bytes(accounting.gttUsed)} |`);
     out.push(`| GPUActive (7.1+) | ${bytes(accounting.gpuActive)} |`);
-    // GPUReclaim is reclaimable but MemAvailable leaves it out: show what is really available (not when implausible).
-    if (accounting.gpuReclaimCheck.kind === 'plausible') out.push(`| GPUReclaim (7.1+, reclaimable) | ${bytes(accounting.gpuReclaim)} |`, `| Available incl. GPUReclaim | ${bytes(accounting.availableWithReclaim)} |`);
-    else if (accounting.gpuReclaimCheck.kind === 'implausible') out.push(`| GPUReclaim (7.1+) | ${bytes(accounting.gpuReclaimCheck.bytes)}, above MemTotal: not used |`);
+    for (const [label, value] of gpuReclaimRows(accounting.gpuReclaimCheck, accounting.availableWithReclaim, bytes)) out.push(`| ${label} | ${value} |`);
     out.push(`| Charged to no cgroup | ${bytes(accounting.unaccounted)} |`, '');
     out.push(`GPUs: ${md(accounting.gpuSummary)}${accounting.unifiedMemory ? ' — unified memory (GPU memory is system RAM)' : ''}`, '');
     if (pods.length > 0) {

@@ -5,6 +5,7 @@ import { formatBytes } from '../quantity.ts';
 import type { NodeModel } from '../probe/nodeModel.ts';
 import { kernelValue } from '../probe/parsers/kernelNumber.ts';
 import { kernelAtLeast } from '../probe/parsers/keyValue.ts';
+import { checkGpuReclaim, gpuReclaimShort } from './gpuReclaim.ts';
 import type { KernelCheck } from './verdict.ts';
 
 const PAGE = 4096;
@@ -22,7 +23,7 @@ export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
     title: 'Node-wide GPU page counters (GPUActive, 7.1+)',
     status: gpuActive !== undefined ? 'pass' : kernelAtLeast(kernel, 7, 1) ? 'fail' : model.meminfo.size > 0 ? 'warn' : 'unknown',
     detail: gpuActive !== undefined
-      ? `GPUActive ${formatBytes(gpuActive)}, GPUReclaim ${formatBytes(model.meminfo.get('GPUReclaim') ?? 0)}, nr_gpu_active ${model.vmstat.get('nr_gpu_active') ?? '?'} pages.`
+      ? `GPUActive ${formatBytes(gpuActive)}, ${gpuReclaimShort(checkGpuReclaim(model))}, nr_gpu_active ${model.vmstat.get('nr_gpu_active') ?? '?'} pages.`
       : kernelAtLeast(kernel, 7, 1)
         ? `${release} should print GPUActive in /proc/meminfo but does not (an older distribution backport?).`
         : `${release} predates 7.1: system RAM used by GPU buffers is visible only per process (DRM fdinfo) and in amdgpu's mem_info_gtt_used.`,

@@ -5,6 +5,8 @@ import { formatBytes } from '../quantity.ts';
 import type { NodeModel, PodCgroup } from '../probe/nodeModel.ts';
 import { PCI_VENDORS, UNIFIED_MEMORY_DEVICES } from '../probe/parsers/drm.ts';
 import { parsePodCgroup } from '../probe/podCgroup.ts';
+import type { GpuReclaimCheck } from './gpuReclaim.ts';
+import { availableWithReclaim, checkGpuReclaim, gpuReclaimEvidence } from './gpuReclaim.ts';
 import type { Verdict } from './verdict.ts';
 
 /** Headroom below this share of the limit is a warning (AMD's guidance: 25–30 %). */
@@ -47,20 +49,6 @@ export interface NodeAccounting {
   readonly unaccounted: number | undefined;
   readonly unifiedMemory: boolean;
   readonly gpuSummary: string;
-}
-
-export type GpuReclaimCheck =
-  | { readonly kind: 'absent' }
-  | { readonly kind: 'plausible'; readonly bytes: number }
-  | { readonly kind: 'implausible'; readonly bytes: number; readonly memTotal: number };
-
-/** GPUReclaim (pages in the TTM reuse pools, shrinker-reclaimable) is not in MemAvailable; above MemTotal it is a bad counter. */
-export function checkGpuReclaim(model: NodeModel): GpuReclaimCheck {
-  const bytes = model.meminfo.get('GPUReclaim');
-  if (bytes === undefined) return { kind: 'absent' };
-  const memTotal = model.meminfo.get('MemTotal');
-  if (memTotal !== undefined && bytes > memTotal) return { kind: 'implausible', bytes, memTotal };
-  return { kind: 'plausible', bytes };
 }
 
 export function podAccounting(model: NodeModel): PodAccounting[] {
@@ -128,7 +116,7 @@ export function nodeAccounting(model: NodeModel): NodeAccounting {
     gpuActive,
     gpuReclaim: reclaim.kind === 'plausible' ? reclaim.bytes : undefined,
     gpuReclaimCheck: reclaim,
-    availableWithReclaim: memAvailable === undefined ? undefined : memAvailable + (reclaim.kind === 'plausible' ? reclaim.bytes : 0),
+    availableWithReclaim: availableWithReclaim(memAvailable, reclaim),
     unaccounted: candidates.length > 0 ? maxOf(candidates, 0) : undefined,
     unifiedMemory: unified,
     gpuSummary,
@@ -186,7 +174,7 @@ export function unaccountedMemoryVerdicts(model: NodeModel, podNames: ReadonlyMa
       evidence: [
         `MemTotal: ${node.memTotal} (${formatBytes(node.memTotal)})`,
         ...(node.memAvailable !== undefined ? [`MemAvailable: ${node.memAvailable} (${formatBytes(node.memAvailable)})`] : []),
-        ...reclaimEvidence(node),
+        ...gpuReclaimEvidence(node.gpuReclaimCheck, node.availableWithReclaim),
         ...(node.gttUsed !== undefined ? [`mem_info_gtt_used (sum of cards): ${node.gttUsed} (${formatBytes(node.gttUsed)})`] : []),
         ...(node.gpuActive !== undefined ? [`GPUActive: ${node.gpuActive} (${formatBytes(node.gpuActive)})`] : []),
         `sum of pod memory.current: ${node.podsAccounted} (${formatBytes(node.podsAccounted)})`,
@@ -195,12 +183,4 @@ export function unaccountedMemoryVerdicts(model: NodeModel, podNames: ReadonlyMa
     });
   }
   return verdicts;
-}
-
-/** GPUReclaim is reclaimable headroom MemAvailable leaves out (Documentation/filesystems/proc.rst); a value above MemTotal is not used. */
-function reclaimEvidence(node: NodeAccounting): string[] {
-  const check = node.gpuReclaimCheck;
-  if (check.kind === 'absent') return [];
-  if (check.kind === 'implausible') return [`GPUReclaim: ${check.bytes} (${formatBytes(check.bytes)}) is above MemTotal: an implausible counter, not counted as reclaimable`];
-  return [`GPUReclaim: ${check.bytes} (${formatBytes(check.bytes)}) is reclaimable but not in MemAvailable: ${formatBytes(node.availableWithReclaim ?? check.bytes)} is really available`];
 }
