@@ -11,7 +11,8 @@ import { parseHamiCacheRecord } from '../../src/core/probe/parsers/hamiCache.ts'
 import { parseHamiLog } from '../../src/core/probe/parsers/hamiLog.ts';
 import { parseCgroupValue, v1Limit } from '../../src/core/probe/parsers/cgroupMemory.ts';
 import { parseDmem } from '../../src/core/probe/parsers/cgroupDmem.ts';
-import { parseKernelVersion, parseKeyEquals, parseKeyNumber, parseMeminfo } from '../../src/core/probe/parsers/keyValue.ts';
+import { parseKernelVersion, parseKeyEquals, parseKeyNumber } from '../../src/core/probe/parsers/keyValue.ts';
+import { parseMeminfo } from '../../src/core/probe/parsers/meminfo.ts';
 import { parseContainerdDefaultRuntime, parseKubeletReservations } from '../../src/core/probe/parsers/nodeConfig.ts';
 import { parseSmiApps, parseSmiCsv, parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
 import { podCgroupDataFromFiles } from '../../src/core/verdicts/oomPodCgroups.ts';
@@ -22,7 +23,7 @@ import { fuzzTarget } from './harness.ts';
 const line = (n: number, text: string) => text.repeat(Math.ceil(n / text.length));
 
 fuzzTarget({
-  name: 'keyValue.parseMeminfo/parseKeyNumber/parseKeyEquals',
+  name: 'meminfo.parseMeminfo, keyValue.parseKeyNumber/parseKeyEquals',
   corpus: PROC_FILES,
   run: (input) => ({ meminfo: parseMeminfo(input), keyNumber: parseKeyNumber(input), keyEquals: parseKeyEquals(input) }),
   growth: [

@@ -13,7 +13,8 @@ import type { NumberProblem } from '../../src/core/probe/parsers/kernelNumber.ts
 import { parseBoundedDecimal, parseKernelNumber, UNLIMITED_SENTINELS } from '../../src/core/probe/parsers/kernelNumber.ts';
 import { parseCgroupValue, v1Limit } from '../../src/core/probe/parsers/cgroupMemory.ts';
 import { parseDmem } from '../../src/core/probe/parsers/cgroupDmem.ts';
-import { parseKeyNumber, parseMeminfo } from '../../src/core/probe/parsers/keyValue.ts';
+import { parseKeyNumber } from '../../src/core/probe/parsers/keyValue.ts';
+import { parseMeminfo } from '../../src/core/probe/parsers/meminfo.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
 import { nodeCapture, GiB, STRIX_HALO } from './helpers/nodeCapture.ts';

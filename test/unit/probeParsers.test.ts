@@ -23,7 +23,8 @@ import { aggregateFdinfo, cgroupOf, parseFdinfo, parseMemoryValue } from '../../
 import type { NumberProblem } from '../../src/core/probe/parsers/kernelNumber.ts';
 import { parseCgroupValue, v1Limit } from '../../src/core/probe/parsers/cgroupMemory.ts';
 import { parseDmem } from '../../src/core/probe/parsers/cgroupDmem.ts';
-import { kernelAtLeast, parseKernelVersion, parseKeyEquals, parseKeyNumber, parseMeminfo } from '../../src/core/probe/parsers/keyValue.ts';
+import { kernelAtLeast, parseKernelVersion, parseKeyEquals, parseKeyNumber } from '../../src/core/probe/parsers/keyValue.ts';
+import { parseMeminfo } from '../../src/core/probe/parsers/meminfo.ts';
 import { parseContainerdDefaultRuntime, parseKubeletReservations } from '../../src/core/probe/parsers/nodeConfig.ts';
 import { cgroupPathFromProcCgroup, parsePodCgroup } from '../../src/core/probe/podCgroup.ts';
 import { buildProbeScript, newNonce } from '../../src/core/probe/script.ts';

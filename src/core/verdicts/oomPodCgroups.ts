@@ -21,7 +21,6 @@ export interface PodCgroupData {
   readonly gttBytes?: number;
 }
 
-
 interface MutablePod {
   podUid: string;
   path?: string;

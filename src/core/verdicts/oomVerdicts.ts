@@ -28,7 +28,7 @@ import { BudgetExhausted } from '../workBudget.ts';
 
 /** What the node probe adds to the log. */
 export interface OomContext {
-  /** Per-pod cgroup data, e.g. from {@link podCgroupDataFromFiles}. */
+  /** Per-pod cgroup data, e.g. from podCgroupDataFromFiles (oomPodCgroups.ts). */
   readonly pods?: Iterable<PodCgroupData>;
   /** Pod UID → display name (`namespace/name`). */
   readonly podNames?: PodNames;
@@ -96,7 +96,6 @@ export interface UnclassifiedOomVerdict extends OomVerdictBase {
 }
 
 export type OomVerdict = GlobalOomVerdict | MemcgOomVerdict | UnclassifiedOomVerdict;
-
 
 /** `gpu_active` above this (1 GiB) in a global OOM report is worth naming. */
 const LARGE_GPU_ACTIVE_KB = 1024 * 1024;
@@ -354,7 +353,6 @@ function unknownVerdict(event: OomEvent, victim: OomVictim, id: string, base: Om
     remedy: 'Collect the full kernel log around this time (dmesg, or journalctl -k when dmesg is restricted; the report is rate-limited, so an earlier copy may be complete) and explain it again.',
   };
 }
-
 
 /** Explain OOM events: one verdict per event, in log order. */
 export function explainOomKills(events: readonly OomEvent[], context?: OomContext): OomVerdict[] {

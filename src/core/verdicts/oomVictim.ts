@@ -22,7 +22,6 @@ export interface OomVictim {
   readonly uid?: number;
 }
 
-
 /** Pod UID → display name (`namespace/name`). */
 export type PodNames = ReadonlyMap<string, string> | Readonly<Record<string, string>>;
 

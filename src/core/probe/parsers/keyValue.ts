@@ -1,23 +1,9 @@
-// Parsers for the kernel's simple text formats. All are tolerant: unknown keys are kept,
+// The kernel's `key value` lines (/proc/vmstat, and under cgroupMemory.ts the memory cgroup's counters), `KEY=value`
+// lines (os-release, the probe's meta section) and kernel versions. All are tolerant: unknown keys are kept,
 // malformed lines skipped, truncated input gives what it had. Every number goes through the one bounded
 // parser (kernelNumber.ts); a value out of range is left out and, given a sink, recorded as a problem.
 import type { NumberProblems } from './kernelNumber.ts';
 import { kernelValue } from './kernelNumber.ts';
-
-/** `/proc/meminfo` and per-node meminfo: `Key:   123 kB` → bytes (values without a unit stay as numbers). */
-export function parseMeminfo(text: string, sink?: NumberProblems): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    // Per-node files prefix "Node 0 ".
-    const match = /^(?:Node \d+ )?([A-Za-z0-9_()]+):(.*)$/.exec(line);
-    if (!match?.[1] || match[2] === undefined) continue;
-    const value = kernelValue(match[2], match[1], sink, { units: MEMINFO_UNITS });
-    if (value !== undefined) out.set(match[1], value);
-  }
-  return out;
-}
-
-const MEMINFO_UNITS = { kB: 1024 } as const;
 
 export interface KeyNumberOptions {
   /** memory.stat on cgroup v1 prints hierarchical_memory_limit as the "no limit" sentinel: skip such keys. */

@@ -1,6 +1,7 @@
 // The lines of one OOM kill report, each parsed on its own (mm/oom_kill.c: dump_header's "invoked oom-killer",
 // dump_oom_summary's "oom-kill:", oom_kill_process / __oom_kill_process's "Killed process"), and the event they
 // make together. kernelLog.ts assembles the lines of a log into events.
+import { parseKernelNumber } from './kernelNumber.ts';
 
 export interface EvidenceLine {
   /** 1-based line number in the parsed text. */
@@ -114,11 +115,11 @@ const SCORE = /\bscore (\d+)/;
 /** `total-vm:1656kB`, `anon-rss:120kB`… Keys start after a non-key character and are short, so a long run of letters costs O(length). */
 const KV_TAIL = /(?<![A-Za-z_-])([A-Za-z_-]{1,32})[:=](-?\d{1,19})kB/g;
 
-/** A decimal integer as the OOM report prints it: at most 18 digits and a safe integer, else no value. */
+/** A decimal integer as the OOM report prints it (plain digits, a minus for oom_score_adj), through the bounded kernel number parser. */
 export function logInteger(text: string | undefined): number | undefined {
-  if (text === undefined || !/^-?\d{1,18}$/.test(text)) return undefined;
-  const value = Number(text);
-  return Number.isSafeInteger(value) ? value : undefined;
+  if (text === undefined || !/^-?\d+$/.test(text)) return undefined;
+  const parsed = parseKernelNumber(text, { file: 'kernel log', field: '' }, { signed: true });
+  return parsed.kind === 'value' ? parsed.value : undefined;
 }
 
 /** Parse `key=value` pairs separated by commas; a bare word is a flag (`global_oom`). */
