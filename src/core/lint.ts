@@ -8,13 +8,14 @@ import type { LintConfig } from './config.ts';
 import type { Finding, ObjectRef } from './findings.ts';
 import { internalErrorFinding } from './internalError.ts';
 import { LineIndex } from './lineIndex.ts';
-import { budgetFinding, skippedFinding, templateNotice } from './lintNotices.ts';
+import { budgetFinding, documentCapFinding, skippedFinding, templateNotice } from './lintNotices.ts';
 import { lintBudgets, LINT_UNITS_PER_CHAR, lintWorkload, MessageBudgetExceeded } from './lintWorkload.ts';
 import type { PendingSummary } from './lintWorkload.ts';
 import { ClaimIndex, chainLookups } from './manifest/draClaims.ts';
 import type { ClaimLookup } from './manifest/draClaims.ts';
 import { tooManyEmptyFlowEntries, EMPTY_FLOW_ENTRY_LIMIT } from './manifest/flowScreen.ts';
-import { findDuplicateKeys, parseLikeKubectl, syntaxFinding } from './manifest/kubectlYaml.ts';
+import { screenDocuments } from './manifest/documentScreen.ts';
+import { findDuplicateKeys, parseLikeKubectl, parseSlicesLikeKubectl, syntaxFinding } from './manifest/kubectlYaml.ts';
 import { collectObjects, helmSourceOf } from './manifest/manifestObjects.ts';
 import type { WorkloadDoc } from './manifest/manifestObjects.ts';
 import { truncate } from './manifest/podModel.ts';
@@ -49,9 +50,13 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
   const flooded = tooManyEmptyFlowEntries(source);
   if (flooded) raw.push(budgetFinding(`Analysis stopped at budget: the file has more than ${EMPTY_FLOW_ENTRY_LIMIT} empty flow-collection entries (\`[,,,…]\`), which YAML forbids; it was not parsed.`));
 
+  const lines = new LineIndex(text);
+  const screen = flooded ? ({ kind: 'whole' } as const) : screenDocuments(source);
+  if (screen.kind === 'partial') for (const skipped of screen.skipped) raw.push(documentCapFinding(skipped, lines));
+
   let documents: Document.Parsed[];
   try {
-    documents = flooded ? [] : parseLikeKubectl(source);
+    documents = flooded ? [] : screen.kind === 'whole' ? parseLikeKubectl(source) : parseSlicesLikeKubectl(source, screen.parse);
   } catch (error) {
     return { findings: [skippedFinding(`Skipped: the YAML parser failed (${(error as Error).message}).`)], containers: [] };
   }
@@ -98,7 +103,6 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     }
   }
 
-  const lines = new LineIndex(text);
   const comments = new CommentSuppressions(text, lines);
   const findings = applySettings(raw, config).filter((finding) => !comments.suppresses(finding.ruleId, lines.lineOf(finding.span.start)));
   findings.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end || a.ruleId.localeCompare(b.ruleId));

@@ -1,5 +1,8 @@
 // The file-level findings the lint writes itself: template notices, skipped documents, stopped at budget.
 import type { Finding, Span } from './findings.ts';
+import type { LineIndex } from './lineIndex.ts';
+import { MAX_DOCUMENT_CHARS, MAX_FILE_CHARS } from './manifest/documentScreen.ts';
+import type { SkippedDocuments } from './manifest/documentScreen.ts';
 import type { MaskedTemplate } from './manifest/source.ts';
 
 const TEMPLATE_NOTICES = {
@@ -30,4 +33,26 @@ export function skippedFinding(message: string, span: Span = { start: 0, end: 0 
 
 export function budgetFinding(message: string, span: Span = { start: 0, end: 0 }): Finding {
   return { ruleId: 'analysis-budget', severity: 'info', span, message, fixes: [] };
+}
+
+/** What the document caps (manifest/documentScreen.ts) left unparsed, and what was analysed instead. */
+export function documentCapFinding(skipped: SkippedDocuments, lines: LineIndex): Finding {
+  const line = lines.lineOf(skipped.start) + 1;
+  const span = { start: skipped.start, end: skipped.start + 1 };
+  if (skipped.kind === 'oversized') {
+    const lastLine = lines.lineOf(Math.max(skipped.start, skipped.end - 1)) + 1;
+    return budgetFinding(
+      `Analysis stopped at budget: the YAML document on lines ${line}–${lastLine} has ${millions(skipped.end - skipped.start)} million characters, more than the ${millions(MAX_DOCUMENT_CHARS)} million gpumem parses in one document, so it was not analysed (the other documents were). Kubernetes does not store objects this large (etcd's request limit is 1.5 MiB); split a List into smaller files.`,
+      span,
+    );
+  }
+  const analysed = skipped.parsedDocuments === 0 ? 'no document before it was analysed' : `the ${skipped.parsedDocuments} document${skipped.parsedDocuments === 1 ? '' : 's'} before it (${millions(skipped.parsedChars)} million characters) ${skipped.parsedDocuments === 1 ? 'was' : 'were'} analysed`;
+  return budgetFinding(
+    `Analysis stopped at budget at line ${line}: gpumem parses at most ${millions(MAX_FILE_CHARS)} million characters of YAML per file; ${analysed}, and the ${skipped.documents} document${skipped.documents === 1 ? '' : 's'} from this line on ${skipped.documents === 1 ? 'was' : 'were'} not. Split the file to analyse the rest.`,
+    span,
+  );
+}
+
+function millions(chars: number): string {
+  return (chars / 1_000_000).toFixed(1);
 }

@@ -1,8 +1,9 @@
 // Parsing manifests as kubectl does: YAML 1.1, documents re-read leniently where go-yaml is lenient, duplicate
 // keys found in linear time, and one yaml-syntax finding per document that still fails.
-import { isMap, isScalar, isSeq, parseAllDocuments, YAMLParseError } from 'yaml';
+import { isMap, isNode, isScalar, isSeq, parseAllDocuments, YAMLParseError } from 'yaml';
 import type { Document, Tags } from 'yaml';
 import type { Finding } from '../findings.ts';
+import type { TextSlice } from './documentScreen.ts';
 import { relaxForGoYaml } from './lenientYaml.ts';
 
 /**
@@ -102,4 +103,41 @@ export function syntaxFinding(doc: Document.Parsed, textLength: number): Finding
       : `This YAML document was not analysed: ${message}${more}. This is a limit of gpumem's YAML parser; kubectl may still accept the document.`,
     fixes: [],
   };
+}
+
+/**
+ * The documents of some slices of the text (documentScreen.ts), parsed slice by slice like parseLikeKubectl,
+ * with every offset moved to where the slice sits in the whole text.
+ */
+export function parseSlicesLikeKubectl(source: string, slices: readonly TextSlice[]): Document.Parsed[] {
+  const documents: Document.Parsed[] = [];
+  for (const slice of slices) {
+    for (const doc of parseLikeKubectl(source.slice(slice.start, slice.end))) {
+      if (slice.start > 0) shiftOffsets(doc, slice.start);
+      documents.push(doc);
+    }
+  }
+  return documents;
+}
+
+function shiftOffsets(doc: Document.Parsed, by: number): void {
+  shiftRange(doc.range, by);
+  for (const error of doc.errors) shiftRange(error.pos, by);
+  for (const warning of doc.warnings) shiftRange(warning.pos, by);
+  const stack: unknown[] = [doc.contents];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (!isNode(node)) continue;
+    if (node.range) shiftRange(node.range, by);
+    if (isMap(node)) {
+      for (const pair of node.items) stack.push(pair.key, pair.value);
+    } else if (isSeq(node)) {
+      for (const item of node.items) stack.push(item);
+    }
+  }
+}
+
+function shiftRange(range: number[] | null | undefined, by: number): void {
+  if (!range) return;
+  for (let i = 0; i < range.length; i++) range[i] = (range[i] ?? 0) + by;
 }
