@@ -16,6 +16,7 @@ import { draDeployment, draTemplate, generateCorpus, generateManifest, prng } fr
 import { runProbeBench } from './probe.mjs';
 import { runInspectorBench } from './inspector.mjs';
 import { runClusterBench } from './cluster.mjs';
+import { formatLargeLint, runLargeLintBench } from './lintLarge.mjs';
 import { median, percentile, MiB, mib } from './stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -297,6 +298,10 @@ const results = {
   },
   sink,
 };
+
+// ---- one pod of 150,000 containers (bench/lintLarge.mjs): lint vs bare parse of the same file, peak memory ------
+results.largePod = runLargeLintBench();
+console.log(`\n${formatLargeLint(results.largePod)}`);
 
 // ---- probe benchmarks (bench/probe.mjs): they print their own section and are stored under `probe` ----------
 results.probe = await runProbeBench();

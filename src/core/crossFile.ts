@@ -7,7 +7,7 @@ import { isClaimKind, readClaimObject } from './manifest/draClaims.ts';
 import type { ClaimIndex } from './manifest/draClaims.ts';
 import { maskHelmTemplates } from './manifest/source.ts';
 import { AliasBudgetExceeded, YamlTree } from './manifest/yamlTree.ts';
-import { PARSE_OPTIONS } from './lint.ts';
+import { PARSE_OPTIONS } from './manifest/kubectlYaml.ts';
 
 const MAX_LIST_DEPTH = 4;
 /** Cheap tests on the text, so that only files that can matter are parsed twice or kept. */

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { lintText } from '../../src/core/lint.ts';
+import { documentSlices, MAX_DOCUMENT_CHARS, screenDocuments } from '../../src/core/manifest/documentScreen.ts';
 import { EMPTY_FLOW_ENTRY_LIMIT, tooManyEmptyFlowEntries } from '../../src/core/manifest/flowScreen.ts';
+import { parseLikeKubectl, parseSlicesLikeKubectl } from '../../src/core/manifest/kubectlYaml.ts';
 import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
 import type { PodCgroupData } from '../../src/core/verdicts/oomPodCgroups.ts';
 import { BudgetExhausted, unitsFor, WorkBudget } from '../../src/core/workBudget.ts';
@@ -81,6 +83,45 @@ describe('many containers', () => {
     const stopped = result.findings.filter((finding) => finding.ruleId === 'analysis-budget' || finding.ruleId === 'manifest-skipped');
     assert.ok(stopped.length > 0, result.findings.map((finding) => finding.ruleId).slice(0, 5).join(', '));
     assert.ok(result.containers.length < 2_001 * 200, 'some pods were not analysed');
+  });
+});
+
+describe('absolute caps on what is parsed (manifest/documentScreen.ts)', () => {
+  const small = (name: string): string => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: a\n    image: x\n    resources:\n      limits:\n        nvidia.com/gpu: 1\n`;
+  const ranges = (docs: ReturnType<typeof parseLikeKubectl>): string => JSON.stringify(docs.map((doc) => [doc.range, doc.errors.map((error) => error.pos), JSON.stringify(doc.contents, (key, value: unknown) => (key === 'range' || typeof value !== 'object' || value === null || Array.isArray(value) || 'items' in value || 'value' in value ? value : undefined))]));
+
+  test('documents are split at `---` lines only (not `----` or `--- ` inside a line)', () => {
+    const text = 'a: 1\n---\nb: "x\n  ---- y"\n--- # c\nc: 2\n---';
+    assert.deepEqual(documentSlices(text).map(({ start, end }) => text.slice(start, end)), ['a: 1\n', '---\nb: "x\n  ---- y"\n', '--- # c\nc: 2\n', '---']);
+  });
+  test('text under the per-document cap is parsed whole, without a scan', () => {
+    assert.deepEqual(screenDocuments(small('a').repeat(3)), { kind: 'whole' });
+  });
+  test('slices parsed apart carry the same offsets as the whole stream parsed at once', () => {
+    const text = [small('a'), small('b'), 'x: [1, 2\n', small('c')].join('---\n');
+    const slices = documentSlices(text);
+    assert.equal(ranges(parseSlicesLikeKubectl(text, slices)), ranges(parseLikeKubectl(text)));
+  });
+  test('an oversized document is skipped with analysis-budget naming its lines; the documents around it are analysed', () => {
+    const text = `${small('before')}---\n${pod(30_000)}---\n${small('after')}`;
+    assert.ok(text.length > MAX_DOCUMENT_CHARS);
+    const result = lintText(text);
+    const stopped = result.findings.filter((finding) => finding.ruleId === 'analysis-budget');
+    assert.equal(stopped.length, 1);
+    assert.match(stopped[0]?.message ?? '', /^Analysis stopped at budget: the YAML document on lines 12–\d+ has 3\.\d million characters, more than the 3\.1 million/);
+    assert.deepEqual(result.containers.map((container) => container.object.name), ['before', 'after']);
+    const after = result.findings.find((finding) => finding.object?.name === 'after');
+    // Offsets of the documents after the skipped one point into the whole text, as a whole-file parse would.
+    assert.ok((after?.span.start ?? 0) > text.lastIndexOf('name: after'));
+    assert.equal(text.slice(after?.span.start, after?.span.end), 'a');
+  });
+  test('past the per-file cap the remaining documents are not parsed, and the finding says what was analysed', () => {
+    const text = ['a', 'b', 'c', 'd'].map(small).join('---\n');
+    const screen = screenDocuments(text, 300, 2.5 * small('a').length);
+    assert.equal(screen.kind, 'partial');
+    if (screen.kind !== 'partial') return;
+    assert.deepEqual(screen.parse, [{ start: 0, end: 2 * small('a').length + 4 }]);
+    assert.deepEqual(screen.skipped, [{ kind: 'past-file-cap', start: 2 * small('a').length + 4, documents: 2, parsedDocuments: 2, parsedChars: 2 * small('a').length + 4 }]);
   });
 });
 
