@@ -1,5 +1,6 @@
 // The SSH Hosts view: hosts from the gpumem.ssh.hosts setting and the Host entries of ~/.ssh/config.
 import * as vscode from 'vscode';
+import { COMMANDS } from './commandIds.ts';
 import { listSshHosts } from '../transports/sshConfig.ts';
 import { defaultSshEnv, readUserSshConfig, readIncludeFromDisk } from '../transports/sshUserConfig.ts';
 
@@ -45,7 +46,7 @@ export class SshHostsProvider implements vscode.TreeDataProvider<SshHostItem>, v
     item.contextValue = 'gpumem.sshHost';
     item.description = element.source.kind === 'setting' ? 'gpumem.ssh.hosts' : '~/.ssh/config';
     item.tooltip = element.source.kind === 'setting' ? `From the gpumem.ssh.hosts setting` : `Host entry in ${element.source.file}, line ${element.source.line}`;
-    item.command = { title: 'Inspect', command: 'gpumem.inspectSshHost', arguments: [element] };
+    item.command = { title: 'Inspect', command: COMMANDS.inspectSshHost, arguments: [element] };
     return item;
   }
 

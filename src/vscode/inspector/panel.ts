@@ -14,7 +14,6 @@
 import * as vscode from 'vscode';
 import type { Inspection } from '../../core/inspection/analyze.ts';
 import { analyzeCaptureText } from '../../core/inspection/analyze.ts';
-import { OPEN_POD_COMMAND } from '../../core/inspector/openPod.ts';
 import type { OpenPodArgs } from '../../core/inspector/openPod.ts';
 import type { CopiedResult, InspectionSource, LiveState, ResponseNotification, SavedResult, WebviewCommand, WebviewRequest } from '../../core/inspector/protocol.ts';
 import { errorResponse, INSPECTOR_VIEW_TYPE, MAX_STATE_CAPTURE_CHARS, notification, parseInspectorState, parseWebviewMessage, response } from '../../core/inspector/protocol.ts';
@@ -28,6 +27,7 @@ import { buildLightProbeScript } from '../../core/probe/scripts/lightScript.ts';
 import type { Transport } from '../../core/probe/transport.ts';
 import { TransportError } from '../../core/probe/transport.ts';
 import { inspectionToJson, inspectionToMarkdown } from '../../core/report/inspectionReport.ts';
+import { COMMANDS } from '../commandIds.ts';
 import type { Ctx } from '../ctx.ts';
 import { showMarkdownReport } from '../reportView.ts';
 import { contentSecurityPolicy, inspectorHtml, newCspNonce } from './html.ts';
@@ -290,7 +290,7 @@ export class InspectorPanel implements vscode.Disposable {
     const podName = this.#source.podNames[podUid];
     // The pod's row in the Clusters view when a context has it; otherwise its numbers as a report.
     const args: OpenPodArgs = { podUid, podName, target: this.#source.target };
-    if (await vscode.commands.executeCommand<boolean>(OPEN_POD_COMMAND, args)) return;
+    if (await vscode.commands.executeCommand<boolean>(COMMANDS.revealPod, args)) return;
     const markdown = podToMarkdown(this.#model, podUid);
     if (!markdown) return;
     await showMarkdownReport(markdown, `gpumem pod ${podName ?? podUid}`);
