@@ -19,10 +19,7 @@ import { showRuleDocs } from './vscode/commands/showRuleDocs.ts';
 import { COMMANDS } from './vscode/commandIds.ts';
 import { Ctx } from './vscode/ctx.ts';
 import { GpuHoverProvider } from './vscode/hover.ts';
-import { InspectorPanel } from './vscode/inspector/panel.ts';
-import { registerInspector } from './vscode/inspector/serializer.ts';
 import { LintService } from './vscode/lintService.ts';
-import { registerReportStore } from './vscode/reportView.ts';
 import { SshHostsProvider } from './vscode/sshHosts.ts';
 import type { SshHostItem } from './vscode/sshHosts.ts';
 
@@ -54,8 +51,8 @@ export function activate(context: vscode.ExtensionContext) {
     clusters,
     clustersView,
     manifests,
-    registerReportStore(),
-    registerInspector(ctx),
+    ctx.reports.register(),
+    ctx.inspections.register(),
     vscode.workspace.registerTextDocumentContentProvider(MANIFEST_SCHEME, manifests),
     ...registerClusterCommands(ctx, clusters, manifests),
     vscode.commands.registerCommand(COMMANDS.revealPod, revealPod(clusters, clustersView)),
@@ -72,7 +69,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand(COMMANDS.refreshSshHosts, () => sshHosts.refresh()),
     vscode.commands.registerCommand(COMMANDS.analyzeCapture, (uri?: vscode.Uri) => analyzeCapture(ctx, uri)),
     vscode.commands.registerCommand(COMMANDS.copyProbeScript, () => copyProbeScript()),
-    vscode.commands.registerCommand(COMMANDS.explainOom, () => explainOomInEditor()),
+    vscode.commands.registerCommand(COMMANDS.explainOom, () => explainOomInEditor(ctx)),
   ]);
 }
 
@@ -81,7 +78,7 @@ export function activate(context: vscode.ExtensionContext) {
  * starting or running when the window closes): their pods are deleted (VS Code waits a few seconds for it).
  */
 export async function deactivate(): Promise<void> {
-  const pods = activeCtx?.debugPods;
+  const ctx = activeCtx;
   activeCtx = undefined;
-  await Promise.all([InspectorPanel.disposeAll(), pods?.closeAll()]);
+  await Promise.all([ctx?.inspections.closeAll(), ctx?.debugPods.closeAll()]);
 }

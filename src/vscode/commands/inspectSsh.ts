@@ -8,7 +8,7 @@ import type { Ctx } from '../ctx.ts';
 import type { SshHostItem } from '../sshHosts.ts';
 import { configuredSshHosts } from '../sshHosts.ts';
 import { requireTrust } from '../trust.ts';
-import { inspectWithTransport } from './inspectLocal.ts';
+import { runInspection } from '../inspection/run.ts';
 
 async function pickDestination(): Promise<string | undefined> {
   const hosts = configuredSshHosts();
@@ -72,5 +72,5 @@ export async function inspectSshHost(ctx: Ctx, item?: SshHostItem): Promise<void
     void vscode.window.showErrorMessage(`gpumem: ${(error as Error).message}`);
     return;
   }
-  await inspectWithTransport(ctx, transport, `Inspecting ${transport.target}`, { liveSampling: true });
+  await runInspection(ctx, transport, `Inspecting ${transport.target}`, { liveSampling: true });
 }
