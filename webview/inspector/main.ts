@@ -13,7 +13,7 @@ import { command, INSPECTOR_STATE_VERSION, parseHostNotification, parseInspector
 import { PendingRequests } from '../../src/core/inspector/requests.ts';
 import type { SamplePoint } from '../../src/core/inspector/series.ts';
 import { appendBounded, MAX_SAMPLES, timeSeries } from '../../src/core/inspector/series.ts';
-import type { InspectorViewModel } from '../../src/core/inspector/viewModel.ts';
+import type { InspectorViewModel } from '../../src/core/inspector/viewModelTypes.ts';
 import { formatBytes } from '../../src/core/quantity.ts';
 import { LiveChart, MemoryBarChart, readPalette } from './charts.ts';
 import { clear, h, themeKind } from './dom.ts';

@@ -3,7 +3,7 @@
 // header), so screen readers and the keyboard get real table semantics.
 import type { LiveState, RequestParams, RequestResult, SavedResult, WebviewRequestMethod } from '../../src/core/inspector/protocol.ts';
 import type { RequestOutcome } from '../../src/core/inspector/requests.ts';
-import type { Banner, ChartRow, HamiSection, InspectorViewModel, KernelRow, MemoryChart, OomTimeline, PodRow, RawSection, Tone, VerdictRow } from '../../src/core/inspector/viewModel.ts';
+import type { Banner, ChartRow, HamiSection, InspectorViewModel, KernelRow, MemoryChart, OomTimeline, PodRow, RawSection, Tone, VerdictRow } from '../../src/core/inspector/viewModelTypes.ts';
 import { formatBytes } from '../../src/core/quantity.ts';
 import { memoryChartHeight } from './charts.ts';
 import type { Child } from './dom.ts';

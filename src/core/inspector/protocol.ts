@@ -10,8 +10,8 @@
 // validate what they receive with the parse functions below: the host treats the webview as untrusted
 // input (it renders text from the target), and a restored webview may hold state from an older version.
 import type { SamplePoint } from './series.ts';
-import type { InspectorViewModel } from './viewModel.ts';
-import { VIEW_MODEL_VERSION } from './viewModel.ts';
+import type { InspectorViewModel } from './viewModelTypes.ts';
+import { VIEW_MODEL_VERSION } from './viewModelTypes.ts';
 
 /** 2: the exports and the raw sections' Copy became requests (they were commands answered by a notice). */
 export const INSPECTOR_PROTOCOL_VERSION = 2;
