@@ -39,7 +39,7 @@ export function activate(context: vscode.ExtensionContext) {
   const ctx = new Ctx(context);
   activeCtx = ctx;
   const lint = new LintService(ctx);
-  const sshHosts = new SshHostsProvider();
+  const sshHosts = new SshHostsProvider(ctx);
   const clusters = new ClusterTreeProvider(ctx);
   const clustersView = vscode.window.createTreeView(CLUSTERS_VIEW, { treeDataProvider: clusters, showCollapseAll: true });
   clusters.attach(clustersView);

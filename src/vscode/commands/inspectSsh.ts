@@ -10,8 +10,8 @@ import { configuredSshHosts } from '../sshHosts.ts';
 import { requireTrust } from '../trust.ts';
 import { runInspection } from '../inspection/run.ts';
 
-async function pickDestination(): Promise<string | undefined> {
-  const hosts = configuredSshHosts();
+async function pickDestination(ctx: Ctx): Promise<string | undefined> {
+  const hosts = configuredSshHosts(ctx.settings);
   const enter = { label: '$(add) Enter a host…', destination: '' };
   const picked = await vscode.window.showQuickPick(
     [...hosts.map((host) => ({ label: host.destination, description: host.source.kind === 'setting' ? 'gpumem.ssh.hosts' : '~/.ssh/config', destination: host.destination })), enter],
@@ -63,7 +63,7 @@ export function createSshTransport(ctx: Ctx, destination: string): SshTransport 
 
 export async function inspectSshHost(ctx: Ctx, item?: SshHostItem): Promise<void> {
   if (!requireTrust('Inspect SSH Host')) return;
-  const destination = item?.destination ?? (await pickDestination());
+  const destination = item?.destination ?? (await pickDestination(ctx));
   if (!destination) return;
   let transport: SshTransport;
   try {
