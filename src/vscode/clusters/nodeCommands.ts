@@ -4,7 +4,6 @@
 //   HAMi device-plugin pods for the report; the inspector panel keeps the debug pod (or the SSH connection)
 //   for live sampling and deletes it when it closes;
 // - Explain OOM Kills on Node: the node probe's kernel log plus the node's SystemOOM events, as a report.
-import * as vscode from 'vscode';
 import type { Inspection } from '../../core/inspection/analyze.ts';
 import type { FailurePlace } from '../../core/kube/failureMessages.ts';
 import type { Transport } from '../../core/probe/transport.ts';
@@ -15,6 +14,7 @@ import { nodeMemoryEventsOf } from '../../kube/explorer.ts';
 import { nodeAnalysisInputs, nodeProbeRoute } from '../../kube/nodeProbe.ts';
 import type { Ctx } from '../ctx.ts';
 import { runInspection } from '../inspection/run.ts';
+import { showFailure } from '../messages.ts';
 import { vscodeSshOptions } from '../commands/inspectSsh.ts';
 import { requireTrust } from '../trust.ts';
 import type { ClusterTreeProvider } from './clusterTree.ts';
@@ -37,7 +37,7 @@ async function runNodeProbe(ctx: Ctx, tree: ClusterTreeProvider, target: NodeTar
       log: (line) => ctx.output.info(line),
       // Inspect Node keeps its debug pod for the panel's live sampling (the panel deletes it); a report does not.
       ...(show ? {} : { lifetime: { kind: 'retained', idleMs: settings.liveDebugPodIdleMs }, activeDeadlineSeconds: settings.liveDebugPodDeadlineSeconds } as const),
-      onCleanupFailure: (message) => void vscode.window.showWarningMessage(`gpumem: ${message}`),
+      onCleanupFailure: (message) => void showFailure(ctx.output, message, 'warning'),
     },
   });
   if (route.kind === 'unreachable') {

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { analyzeCaptureText } from '../../core/inspection/analyze.ts';
 import type { Ctx } from '../ctx.ts';
+import { showFailure } from '../messages.ts';
 
 const MAX_CAPTURE_BYTES = 256 * 1024 * 1024;
 
@@ -17,7 +18,6 @@ export async function analyzeCapture(ctx: Ctx, uri?: vscode.Uri): Promise<void> 
     await ctx.inspections.show(inspection);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    ctx.output.warn(`Analyze Probe Capture: ${message}`);
-    void vscode.window.showErrorMessage(`gpumem: cannot analyse ${target.fsPath}: ${message}`);
+    void showFailure(ctx.output, `cannot analyse ${target.fsPath}: ${message}`);
   }
 }

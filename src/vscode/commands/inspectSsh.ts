@@ -5,6 +5,7 @@ import type { SshTransport } from '../../transports/ssh.ts';
 import { sshTransportFromConfig } from '../../transports/sshFromConfig.ts';
 import type { SshFromConfigOptions } from '../../transports/sshFromConfig.ts';
 import type { Ctx } from '../ctx.ts';
+import { showFailure } from '../messages.ts';
 import type { SshHostItem } from '../sshHosts.ts';
 import { configuredSshHosts } from '../sshHosts.ts';
 import { requireTrust } from '../trust.ts';
@@ -37,8 +38,7 @@ export function vscodeSshOptions(ctx: Ctx): SshFromConfigOptions {
     // The config decides (ask: the modal below); a changed or revoked key is refused by the transport whatever the answer.
     hostKeyPolicy: () => ({ kind: 'from-config' }),
     hostKeyAcceptedByConfig: (message) => {
-      ctx.output.warn(`ssh: ${message}`);
-      void vscode.window.showWarningMessage(`gpumem: ${message}`);
+      void showFailure(ctx.output, message, 'warning');
     },
     confirmUnknownHost: async (host, keyType, fingerprint) => {
       const trust = 'Trust and Connect';
@@ -69,7 +69,7 @@ export async function inspectSshHost(ctx: Ctx, item?: SshHostItem): Promise<void
   try {
     transport = createSshTransport(ctx, destination);
   } catch (error) {
-    void vscode.window.showErrorMessage(`gpumem: ${(error as Error).message}`);
+    void showFailure(ctx.output, `Inspect SSH Host ${destination}: ${error instanceof Error ? error.message : String(error)}`);
     return;
   }
   await runInspection(ctx, transport, `Inspecting ${transport.target}`, { liveSampling: true });

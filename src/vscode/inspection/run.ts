@@ -10,6 +10,7 @@ import type { ProbeScope } from '../../core/probe/capture.ts';
 import type { Transport } from '../../core/probe/transport.ts';
 import { TransportError } from '../../core/probe/transport.ts';
 import type { Ctx } from '../ctx.ts';
+import { showFailure } from '../messages.ts';
 
 /** What the Kubernetes commands add to an inspection; the local and SSH inspections use the defaults. */
 export interface InspectOptions {
@@ -67,8 +68,7 @@ export async function runInspection(ctx: Ctx, transport: Transport, title: strin
   } catch (error) {
     if (error instanceof TransportError && error.failure.kind === 'cancelled') return undefined;
     const message = options.explainError?.(error) ?? (error instanceof Error ? error.message : String(error));
-    ctx.output.error(`${title} failed: ${message}`);
-    void vscode.window.showErrorMessage(`gpumem: ${title} failed: ${message}`);
+    void showFailure(ctx.output, `${title} failed: ${message}`);
     return undefined;
   } finally {
     if (!handedOver) await transport.close();
