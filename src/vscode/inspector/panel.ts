@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { Inspection } from '../../core/inspection/analyze.ts';
 import { analyzeCaptureText } from '../../core/inspection/analyze.ts';
 import type { OpenPodArgs } from '../../core/inspector/openPod.ts';
-import type { CopiedResult, HostNotification, InspectionSource, InspectorState, ResponseNotification, SavedResult, WebviewCommand, WebviewRequest } from '../../core/inspector/protocol.ts';
+import type { CopiedResult, HostNotification, InspectionSource, InspectorState, RequestResult, ResponseNotification, SavedResult, WebviewCommand, WebviewRequest, WebviewRequestMethod } from '../../core/inspector/protocol.ts';
 import { errorResponse, INSPECTOR_VIEW_TYPE, MAX_STATE_CAPTURE_CHARS, notification, parseWebviewMessage, response } from '../../core/inspector/protocol.ts';
 import { serializeCapture } from '../../core/inspector/rawCapture.ts';
 import { verdictDocs } from '../../core/inspector/banner.ts';
@@ -208,27 +208,24 @@ export class InspectorPanel implements vscode.Disposable {
     }
   }
 
+  /** One handler per request descriptor (REQUESTS); each returns its request's result type. */
+  readonly #requestHandlers: { readonly [M in WebviewRequestMethod]: (request: WebviewRequest<M>) => Promise<RequestResult<M>> } = {
+    copyMarkdown: () => this.#copy(inspectionToMarkdown(this.#requireInspection('copy the report'))),
+    saveJson: () => this.#save('json', 'Save JSON report', { 'JSON report': ['json'] }, `${JSON.stringify(inspectionToJson(this.#requireInspection('save the JSON report')), null, 2)}\n`),
+    saveCapture: () => {
+      const text = this.#captureText ?? (this.#inspection ? serializeCapture(this.#inspection.capture) : undefined);
+      if (text === undefined) throw new Error('The capture of this panel was too large to keep across a reload: run the inspection again to save it.');
+      return this.#save('capture.txt', 'Save probe capture', { 'Probe captures': ['txt', 'capture', 'log'] }, text);
+    },
+    copyText: (request) => this.#copy(request.params.text),
+  };
+
   /** Answers a request with exactly one response: its result, or the error that stopped it (shown next to its button). */
-  async #onRequest(message: WebviewRequest): Promise<void> {
+  async #onRequest<M extends WebviewRequestMethod>(message: WebviewRequest<M>): Promise<void> {
     let answer: ResponseNotification;
     try {
-      switch (message.method) {
-        case 'copyMarkdown':
-          answer = response(message, await this.#copy(inspectionToMarkdown(this.#requireInspection('copy the report'))));
-          break;
-        case 'saveJson':
-          answer = response(message, await this.#save('json', 'Save JSON report', { 'JSON report': ['json'] }, `${JSON.stringify(inspectionToJson(this.#requireInspection('save the JSON report')), null, 2)}\n`));
-          break;
-        case 'saveCapture': {
-          const text = this.#captureText ?? (this.#inspection ? serializeCapture(this.#inspection.capture) : undefined);
-          if (text === undefined) throw new Error('The capture of this panel was too large to keep across a reload: run the inspection again to save it.');
-          answer = response(message, await this.#save('capture.txt', 'Save probe capture', { 'Probe captures': ['txt', 'capture', 'log'] }, text));
-          break;
-        }
-        case 'copyText':
-          answer = response(message, await this.#copy(message.params.text));
-          break;
-      }
+      const handler = this.#requestHandlers[message.method] as (request: WebviewRequest<M>) => Promise<RequestResult<M>>;
+      answer = response(message, await handler(message));
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
       this.#env.output.error(`inspector: ${message.method} failed: ${text}`);
