@@ -19,7 +19,8 @@ import { LiveChart, MemoryBarChart, readPalette } from './charts.ts';
 import { clear, h, themeKind } from './dom.ts';
 import { loadState, post, saveState } from './host.ts';
 import type { Actions, ChartSlots, LiveSlots } from './sections.ts';
-import { renderBanner, renderHamiSection, renderHeader, renderKernelSection, renderLiveSection, renderMemorySection, renderNotice, renderOomSection, renderPodsSection, renderRawSection, renderVerdicts, showLiveState } from './sections.ts';
+import { renderRawSection } from './rawSection.ts';
+import { renderBanner, renderHamiSection, renderHeader, renderKernelSection, renderLiveSection, renderMemorySection, renderNotice, renderOomSection, renderPodsSection, renderVerdicts, showLiveState } from './sections.ts';
 
 const DEFAULT_UI: InspectorUiState = { sort: { column: 'footprint', descending: true }, rawFilter: '', livePod: '' };
 

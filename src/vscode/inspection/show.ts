@@ -8,8 +8,6 @@ import { INSPECTOR_VIEW_TYPE, parseInspectorState } from '../../core/inspector/p
 import { InspectorPanel } from '../inspector/panel.ts';
 import type { InspectorEnvironment, PanelRegistry, ShowInspectionOptions } from '../inspector/panel.ts';
 
-export type { ShowInspectionOptions } from '../inspector/panel.ts';
-
 export class InspectionPanels {
   readonly #env: InspectorEnvironment;
   readonly #panels = new Map<string, InspectorPanel>();
