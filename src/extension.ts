@@ -1,7 +1,6 @@
 // Wires gpumem's VS Code parts together; behaviour lives in src/vscode/ and src/core/.
 import { pushAll } from './core/arrays.ts';
 import * as vscode from 'vscode';
-import { OPEN_POD_COMMAND } from './core/inspector/openPod.ts';
 import { GpuCodeActionProvider } from './vscode/codeActions.ts';
 import { CLUSTERS_VIEW, ClusterTreeProvider } from './vscode/clusters/clusterTree.ts';
 import { registerClusterCommands } from './vscode/clusters/commands.ts';
@@ -9,7 +8,7 @@ import { MANIFEST_SCHEME, PodManifestProvider } from './vscode/clusters/manifest
 import { revealPod } from './vscode/clusters/revealPod.ts';
 import { GpuCodeLensProvider } from './vscode/codeLens.ts';
 import { analyzeCapture } from './vscode/commands/analyzeCapture.ts';
-import { APPLY_FIX_COMMAND, applyFix } from './vscode/commands/applyFix.ts';
+import { applyFix } from './vscode/commands/applyFix.ts';
 import { explainOomInEditor } from './vscode/commands/explainOom.ts';
 import { inspectLocal } from './vscode/commands/inspectLocal.ts';
 import { inspectSshHost } from './vscode/commands/inspectSsh.ts';
@@ -17,12 +16,10 @@ import { lintActiveFile } from './vscode/commands/lintActiveFile.ts';
 import { lintWorkspace } from './vscode/commands/lintWorkspace.ts';
 import { copyProbeScript } from './vscode/commands/probeScript.ts';
 import { showRuleDocs } from './vscode/commands/showRuleDocs.ts';
+import { COMMANDS } from './vscode/commandIds.ts';
 import { Ctx } from './vscode/ctx.ts';
 import { GpuHoverProvider } from './vscode/hover.ts';
-import { InspectorPanel } from './vscode/inspector/panel.ts';
-import { registerInspector } from './vscode/inspector/serializer.ts';
 import { LintService } from './vscode/lintService.ts';
-import { registerReportStore } from './vscode/reportView.ts';
 import { SshHostsProvider } from './vscode/sshHosts.ts';
 import type { SshHostItem } from './vscode/sshHosts.ts';
 
@@ -42,7 +39,7 @@ export function activate(context: vscode.ExtensionContext) {
   const ctx = new Ctx(context);
   activeCtx = ctx;
   const lint = new LintService(ctx);
-  const sshHosts = new SshHostsProvider();
+  const sshHosts = new SshHostsProvider(ctx);
   const clusters = new ClusterTreeProvider(ctx);
   const clustersView = vscode.window.createTreeView(CLUSTERS_VIEW, { treeDataProvider: clusters, showCollapseAll: true });
   clusters.attach(clustersView);
@@ -54,25 +51,25 @@ export function activate(context: vscode.ExtensionContext) {
     clusters,
     clustersView,
     manifests,
-    registerReportStore(),
-    registerInspector(ctx),
+    ctx.reports.register(),
+    ctx.inspections.register(),
     vscode.workspace.registerTextDocumentContentProvider(MANIFEST_SCHEME, manifests),
     ...registerClusterCommands(ctx, clusters, manifests),
-    vscode.commands.registerCommand(OPEN_POD_COMMAND, revealPod(clusters, clustersView)),
+    vscode.commands.registerCommand(COMMANDS.revealPod, revealPod(clusters, clustersView)),
     vscode.window.registerTreeDataProvider('gpumem.sshHosts', sshHosts),
     vscode.languages.registerCodeLensProvider(YAML_DOCUMENTS, new GpuCodeLensProvider(ctx, lint)),
     vscode.languages.registerCodeActionsProvider(YAML_DOCUMENTS, new GpuCodeActionProvider(ctx, lint), GpuCodeActionProvider.metadata),
     vscode.languages.registerHoverProvider(LIVE_MANIFESTS, new GpuHoverProvider(ctx, lint)),
-    vscode.commands.registerCommand('gpumem.lintWorkspace', () => lintWorkspace(ctx, lint)),
-    vscode.commands.registerCommand('gpumem.lintActiveFile', () => lintActiveFile(lint)),
-    vscode.commands.registerCommand('gpumem.showRuleDocs', (ruleId?: unknown) => showRuleDocs(ctx, ruleId)),
-    vscode.commands.registerCommand(APPLY_FIX_COMMAND, applyFix),
-    vscode.commands.registerCommand('gpumem.inspectLocal', () => inspectLocal(ctx)),
-    vscode.commands.registerCommand('gpumem.inspectSshHost', (item?: SshHostItem) => inspectSshHost(ctx, item)),
-    vscode.commands.registerCommand('gpumem.refreshSshHosts', () => sshHosts.refresh()),
-    vscode.commands.registerCommand('gpumem.analyzeCapture', (uri?: vscode.Uri) => analyzeCapture(ctx, uri)),
-    vscode.commands.registerCommand('gpumem.copyProbeScript', () => copyProbeScript()),
-    vscode.commands.registerCommand('gpumem.explainOom', () => explainOomInEditor()),
+    vscode.commands.registerCommand(COMMANDS.lintWorkspace, () => lintWorkspace(ctx, lint)),
+    vscode.commands.registerCommand(COMMANDS.lintActiveFile, () => lintActiveFile(lint)),
+    vscode.commands.registerCommand(COMMANDS.showRuleDocs, (ruleId?: unknown) => showRuleDocs(ctx, ruleId)),
+    vscode.commands.registerCommand(COMMANDS.applyFix, applyFix),
+    vscode.commands.registerCommand(COMMANDS.inspectLocal, () => inspectLocal(ctx)),
+    vscode.commands.registerCommand(COMMANDS.inspectSshHost, (item?: SshHostItem) => inspectSshHost(ctx, item)),
+    vscode.commands.registerCommand(COMMANDS.refreshSshHosts, () => sshHosts.refresh()),
+    vscode.commands.registerCommand(COMMANDS.analyzeCapture, (uri?: vscode.Uri) => analyzeCapture(ctx, uri)),
+    vscode.commands.registerCommand(COMMANDS.copyProbeScript, () => copyProbeScript()),
+    vscode.commands.registerCommand(COMMANDS.explainOom, () => explainOomInEditor(ctx)),
   ]);
 }
 
@@ -81,7 +78,7 @@ export function activate(context: vscode.ExtensionContext) {
  * starting or running when the window closes): their pods are deleted (VS Code waits a few seconds for it).
  */
 export async function deactivate(): Promise<void> {
-  const pods = activeCtx?.debugPods;
+  const ctx = activeCtx;
   activeCtx = undefined;
-  await Promise.all([InspectorPanel.disposeAll(), pods?.closeAll()]);
+  await Promise.all([ctx?.inspections.closeAll(), ctx?.debugPods.closeAll()]);
 }

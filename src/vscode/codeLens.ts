@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import type { Finding } from '../core/findings.ts';
 import type { Ctx } from './ctx.ts';
 import type { LintService } from './lintService.ts';
-import { APPLY_FIX_COMMAND, fixArguments } from './commands/applyFix.ts';
+import { COMMANDS } from './commandIds.ts';
+import { fixArguments } from './commands/applyFix.ts';
 
 const ICON: Record<Finding['severity'], string> = { error: '$(error)', warning: '$(warning)', info: '$(info)' };
 
@@ -35,7 +36,7 @@ export class GpuCodeLensProvider implements vscode.CodeLensProvider {
         const fix = finding.fixes.find((candidate) => candidate.preferred) ?? finding.fixes[0];
         const title = `${ICON[finding.severity]} ${finding.ruleId}${fix ? `: ${fix.title}` : ''}`;
         lenses.push(new vscode.CodeLens(range, fix
-          ? { title, command: APPLY_FIX_COMMAND, arguments: fixArguments(document, fix), tooltip: finding.message }
+          ? { title, command: COMMANDS.applyFix, arguments: fixArguments(document, fix), tooltip: finding.message }
           : { title, command: 'vscode.open', arguments: [this.ctx.ruleDocsUri(finding.ruleId)], tooltip: finding.message }));
       }
     }

@@ -1,34 +1,45 @@
 // The state every command and provider shares, built once on activation.
 import * as vscode from 'vscode';
+import type { Settings } from '../core/settings.ts';
 import { DebugPodRegistry } from '../kube/debugPodRegistry.ts';
-import { readSettings } from './settings.ts';
-import type { Settings } from './settings.ts';
+import { Configuration } from './config.ts';
+import type { SettingsChange } from './config.ts';
+import { InspectionPanels } from './inspection/show.ts';
+import { ReportView } from './reportView.ts';
 
 export class Ctx implements vscode.Disposable {
   readonly extension: vscode.ExtensionContext;
   readonly output: vscode.LogOutputChannel;
   /** Node debug pods still in flight in this window: deactivate() deletes them (src/extension.ts). */
   readonly debugPods = new DebugPodRegistry();
-  private current: Settings;
-  private readonly changed = new vscode.EventEmitter<Settings>();
-  readonly onDidChangeSettings = this.changed.event;
-  private readonly subscription: vscode.Disposable;
+  /** The one surface for Markdown reports (read-only, in the Markdown preview). */
+  readonly reports = new ReportView();
+  /** The inspector panels of this window: every inspection opens there. */
+  readonly inspections: InspectionPanels;
+  readonly #config: Configuration;
+  readonly onDidChangeSettings: vscode.Event<SettingsChange>;
 
   constructor(extension: vscode.ExtensionContext) {
     this.extension = extension;
     this.output = vscode.window.createOutputChannel('gpumem', { log: true });
-    this.current = readSettings();
-    this.reportProblems();
-    this.subscription = vscode.workspace.onDidChangeConfiguration((event) => {
-      if (!event.affectsConfiguration('gpumem')) return;
-      this.current = readSettings();
-      this.reportProblems();
-      this.changed.fire(this.current);
+    this.#config = new Configuration((problems) => {
+      for (const problem of problems) this.output.warn(`Ignoring invalid setting ${problem}`);
+    });
+    this.onDidChangeSettings = this.#config.onDidChange;
+    this.inspections = new InspectionPanels({
+      output: this.output,
+      extensionUri: extension.extensionUri,
+      reports: this.reports,
+      sampleSeconds: () => this.settings.inspectorSampleSeconds,
+      onDidChangeSampleSeconds: (listener, thisArgs, disposables) =>
+        this.onDidChangeSettings((change) => {
+          if (change.affects('gpumem.inspector.sampleSeconds')) listener.call(thisArgs, change);
+        }, undefined, disposables),
     });
   }
 
   get settings(): Settings {
-    return this.current;
+    return this.#config.settings;
   }
 
   /** The bundled documentation page of a rule. */
@@ -36,13 +47,8 @@ export class Ctx implements vscode.Disposable {
     return vscode.Uri.joinPath(this.extension.extensionUri, 'docs', 'rules', `${ruleId}.md`);
   }
 
-  private reportProblems(): void {
-    for (const problem of this.current.problems) this.output.warn(`Ignoring invalid setting ${problem}`);
-  }
-
   dispose(): void {
-    this.subscription.dispose();
-    this.changed.dispose();
+    this.#config.dispose();
     this.output.dispose();
   }
 }

@@ -1,7 +1,10 @@
 // The SSH Hosts view: hosts from the gpumem.ssh.hosts setting and the Host entries of ~/.ssh/config.
 import * as vscode from 'vscode';
+import type { Settings } from '../core/settings.ts';
+import { COMMANDS } from './commandIds.ts';
 import { listSshHosts } from '../transports/sshConfig.ts';
 import { defaultSshEnv, readUserSshConfig, readIncludeFromDisk } from '../transports/sshUserConfig.ts';
+import type { Ctx } from './ctx.ts';
 
 export type SshHostSource = { readonly kind: 'setting' } | { readonly kind: 'ssh-config'; readonly file: string; readonly line: number };
 
@@ -10,9 +13,9 @@ export interface SshHostItem {
   readonly source: SshHostSource;
 }
 
-export function configuredSshHosts(): SshHostItem[] {
-  const fromSettings = vscode.workspace.getConfiguration('gpumem.ssh').get<unknown[]>('hosts', []);
-  const items: SshHostItem[] = fromSettings.filter((host): host is string => typeof host === 'string' && host.trim() !== '').map((destination) => ({ destination: destination.trim(), source: { kind: 'setting' } }));
+/** The hosts of the gpumem.ssh.hosts setting, then those of ~/.ssh/config that the setting does not name. */
+export function configuredSshHosts(settings: Settings): SshHostItem[] {
+  const items: SshHostItem[] = settings.sshHosts.map((destination) => ({ destination, source: { kind: 'setting' } }));
   const env = defaultSshEnv();
   const config = readUserSshConfig(env);
   const seen = new Set(items.map((item) => item.destination.toLowerCase()));
@@ -27,16 +30,22 @@ export function configuredSshHosts(): SshHostItem[] {
 export class SshHostsProvider implements vscode.TreeDataProvider<SshHostItem>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly subscription = vscode.workspace.onDidChangeConfiguration((event) => {
-    if (event.affectsConfiguration('gpumem.ssh')) this.refresh();
-  });
+  private readonly ctx: Ctx;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(ctx: Ctx) {
+    this.ctx = ctx;
+    this.subscription = ctx.onDidChangeSettings((change) => {
+      if (change.affects('gpumem.ssh')) this.refresh();
+    });
+  }
 
   refresh(): void {
     this.changed.fire();
   }
 
   getChildren(element?: SshHostItem): SshHostItem[] {
-    return element ? [] : configuredSshHosts();
+    return element ? [] : configuredSshHosts(this.ctx.settings);
   }
 
   getTreeItem(element: SshHostItem): vscode.TreeItem {
@@ -45,7 +54,7 @@ export class SshHostsProvider implements vscode.TreeDataProvider<SshHostItem>, v
     item.contextValue = 'gpumem.sshHost';
     item.description = element.source.kind === 'setting' ? 'gpumem.ssh.hosts' : '~/.ssh/config';
     item.tooltip = element.source.kind === 'setting' ? `From the gpumem.ssh.hosts setting` : `Host entry in ${element.source.file}, line ${element.source.line}`;
-    item.command = { title: 'Inspect', command: 'gpumem.inspectSshHost', arguments: [element] };
+    item.command = { title: 'Inspect', command: COMMANDS.inspectSshHost, arguments: [element] };
     return item;
   }
 

@@ -16,6 +16,7 @@ import {
   parseWebviewMessage,
   parseWebviewRequest,
   request,
+  REQUESTS,
   response,
 } from '../../src/core/inspector/protocol.ts';
 import type { ResponseParams, WebviewRequest, WebviewRequestMethod } from '../../src/core/inspector/protocol.ts';
@@ -292,5 +293,17 @@ describe('inspector webview: pending requests', () => {
   test('the notification constructor and parse agree for every host notification kind', () => {
     assert.ok(parseHostNotification(wire(notification('notice', { text: 'x', tone: 'error' }))));
     assert.ok(parseHostNotification(wire(notification('response', { id: 'r', ok: true, result: { kind: 'copied' } }))));
+  });
+});
+
+describe('request descriptors', () => {
+  test('each request is named once: its key is its method, with a timeout and both checks', () => {
+    for (const [key, descriptor] of Object.entries(REQUESTS)) {
+      assert.equal(descriptor.method, key);
+      assert.ok(descriptor.timeoutMs > 0 && REQUEST_TIMEOUT_MS[descriptor.method] === descriptor.timeoutMs, key);
+      assert.equal(typeof descriptor.parseParams, 'function');
+      assert.equal(typeof descriptor.parseResult, 'function');
+    }
+    assert.deepEqual(Object.keys(REQUEST_TIMEOUT_MS).sort(), Object.keys(REQUESTS).sort());
   });
 });

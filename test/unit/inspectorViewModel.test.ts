@@ -21,8 +21,10 @@ import {
 import { serializeCapture } from '../../src/core/inspector/rawCapture.ts';
 import { appendBounded, MAX_SAMPLES, sampleFromCapture, timeSeries } from '../../src/core/inspector/sample.ts';
 import type { SamplePoint } from '../../src/core/inspector/sample.ts';
-import { buildInspectorViewModel, DEFAULT_TOP_PODS, verdictDocs } from '../../src/core/inspector/viewModel.ts';
-import type { ChartRow, InspectorViewModel } from '../../src/core/inspector/viewModel.ts';
+import { verdictDocs } from '../../src/core/inspector/banner.ts';
+import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
+import { DEFAULT_TOP_PODS } from '../../src/core/inspector/viewModelTypes.ts';
+import type { ChartRow, InspectorViewModel } from '../../src/core/inspector/viewModelTypes.ts';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { buildProbeScript } from '../../src/core/probe/script.ts';
 import { buildLightProbeScript, LIGHT_BODY } from '../../src/core/probe/scripts/lightScript.ts';

@@ -6,7 +6,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { longestRun, maxOf, minOf, pushAll } from '../../src/core/arrays.ts';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
-import { buildInspectorViewModel, podToMarkdown } from '../../src/core/inspector/viewModel.ts';
+import { podToMarkdown } from '../../src/core/inspector/podMarkdown.ts';
+import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
 import { codeBlock, inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { captureText, procRecord } from './helpers/captureText.ts';
 

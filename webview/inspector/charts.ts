@@ -21,7 +21,7 @@ import {
 } from 'chart.js';
 import type { ActiveElement, ChartDataset, TooltipItem } from 'chart.js';
 import type { TimeSeries } from '../../src/core/inspector/series.ts';
-import type { ChartRow, SegmentKey } from '../../src/core/inspector/viewModel.ts';
+import type { ChartRow, SegmentKey } from '../../src/core/inspector/viewModelTypes.ts';
 import { describeBytes, formatBytes } from '../../src/core/quantity.ts';
 import { h, themeKind, themeReader } from './dom.ts';
 

@@ -13,13 +13,14 @@ import { command, INSPECTOR_STATE_VERSION, parseHostNotification, parseInspector
 import { PendingRequests } from '../../src/core/inspector/requests.ts';
 import type { SamplePoint } from '../../src/core/inspector/series.ts';
 import { appendBounded, MAX_SAMPLES, timeSeries } from '../../src/core/inspector/series.ts';
-import type { InspectorViewModel } from '../../src/core/inspector/viewModel.ts';
+import type { InspectorViewModel } from '../../src/core/inspector/viewModelTypes.ts';
 import { formatBytes } from '../../src/core/quantity.ts';
 import { LiveChart, MemoryBarChart, readPalette } from './charts.ts';
 import { clear, h, themeKind } from './dom.ts';
 import { loadState, post, saveState } from './host.ts';
 import type { Actions, ChartSlots, LiveSlots } from './sections.ts';
-import { renderBanner, renderHamiSection, renderHeader, renderKernelSection, renderLiveSection, renderMemorySection, renderNotice, renderOomSection, renderPodsSection, renderRawSection, renderVerdicts, showLiveState } from './sections.ts';
+import { renderRawSection } from './rawSection.ts';
+import { renderBanner, renderHamiSection, renderHeader, renderKernelSection, renderLiveSection, renderMemorySection, renderNotice, renderOomSection, renderPodsSection, renderVerdicts, showLiveState } from './sections.ts';
 
 const DEFAULT_UI: InspectorUiState = { sort: { column: 'footprint', descending: true }, rawFilter: '', livePod: '' };
 

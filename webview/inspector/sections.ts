@@ -3,7 +3,7 @@
 // header), so screen readers and the keyboard get real table semantics.
 import type { LiveState, RequestParams, RequestResult, SavedResult, WebviewRequestMethod } from '../../src/core/inspector/protocol.ts';
 import type { RequestOutcome } from '../../src/core/inspector/requests.ts';
-import type { Banner, ChartRow, HamiSection, InspectorViewModel, KernelRow, MemoryChart, OomTimeline, PodRow, RawSection, Tone, VerdictRow } from '../../src/core/inspector/viewModel.ts';
+import type { Banner, ChartRow, HamiSection, InspectorViewModel, KernelRow, MemoryChart, OomTimeline, PodRow, Tone, VerdictRow } from '../../src/core/inspector/viewModelTypes.ts';
 import { formatBytes } from '../../src/core/quantity.ts';
 import { memoryChartHeight } from './charts.ts';
 import type { Child } from './dom.ts';
@@ -24,7 +24,7 @@ export function badge(text: string, tone: Tone): HTMLElement {
   return h('vscode-badge', { class: `badge tone-${tone}`, text });
 }
 
-function section(id: string, title: string, ...children: Child[]): HTMLElement {
+export function section(id: string, title: string, ...children: Child[]): HTMLElement {
   const headingId = `${id}-heading`;
   return h('section', { class: 'section', attrs: { id, 'aria-labelledby': headingId } }, h('h2', { text: title, attrs: { id: headingId } }), ...children);
 }
@@ -43,7 +43,7 @@ interface RequestButtonOptions<R> {
  * A button that sends a request: busy (disabled, aria-busy, a status) until the host answers, then the result
  * or the failure next to it (`#<id>-status`, with data-state busy, done, cancelled, error or timeout).
  */
-function requestButton<M extends WebviewRequestMethod>(label: string, send: (onLate: (outcome: RequestOutcome<RequestResult<M>>) => void) => Promise<RequestOutcome<RequestResult<M>>>, options: RequestButtonOptions<RequestResult<M>>): HTMLElement {
+export function requestButton<M extends WebviewRequestMethod>(label: string, send: (onLate: (outcome: RequestOutcome<RequestResult<M>>) => void) => Promise<RequestOutcome<RequestResult<M>>>, options: RequestButtonOptions<RequestResult<M>>): HTMLElement {
   const element = h('vscode-button', { text: label, attrs: { id: options.id, secondary: options.secondary === true, 'aria-label': options.ariaLabel } }) as HTMLElement & { disabled: boolean };
   const status = h('span', { class: 'request-status', attrs: { id: options.id ? `${options.id}-status` : undefined, role: 'status', 'data-state': 'idle' } });
   let latest = 0;
@@ -388,61 +388,6 @@ export function showLiveState(slots: LiveSlots, state: LiveState): void {
   slots.toggle.disabled = !(state.status === 'running' || state.status === 'paused');
   slots.debug.setAttribute('data-status', state.status);
   slots.debug.setAttribute('data-samples', String(state.samples));
-}
-
-// ---- raw sections --------------------------------------------------------------------------------------------
-
-export interface RawSlots {
-  readonly element: HTMLElement;
-  applyFilter(filter: string): void;
-}
-
-export function renderRawSection(raw: readonly RawSection[], filter: string, actions: Actions, onFilter: (filter: string) => void): RawSlots {
-  const count = h('span', { class: 'muted', attrs: { id: 'raw-count', role: 'status' } });
-  const search = h('vscode-textfield', { attrs: { id: 'raw-filter', placeholder: 'Filter lines in every section', 'aria-label': 'Filter lines in every raw section', type: 'search' } }) as HTMLElement & { value: string };
-  search.value = filter;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  search.addEventListener('input', () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      onFilter(search.value);
-      apply(search.value);
-    }, 120);
-  });
-  const boxes: { section: RawSection; collapsible: HTMLElement & { description: string }; body: HTMLElement; shown: string }[] = [];
-  const list = h('div', { class: 'raw-list' });
-  for (const rawSection of raw) {
-    const collapsible = h('vscode-collapsible', { class: 'raw', attrs: { 'data-section': rawSection.name } }) as HTMLElement & { heading: string; description: string };
-    collapsible.heading = rawSection.name;
-    const body = h('pre', { class: 'raw-text' });
-    const box = { section: rawSection, collapsible, body, shown: rawSection.text };
-    const copy = requestButton<'copyText'>('Copy', (late) => actions.request('copyText', { what: rawSection.name, text: box.shown }, late), { secondary: true, ariaLabel: `Copy the section ${rawSection.name}`, busy: 'Copying…', done: () => 'Copied.' });
-    collapsible.append(h('div', { class: 'raw-actions' }, copy, rawSection.truncated ? h('span', { class: 'muted', text: 'Cut for display; "Save probe capture" keeps everything.' }) : null), body);
-    boxes.push(box);
-    list.append(collapsible);
-  }
-  const apply = (value: string) => {
-    const needle = value.trim().toLowerCase();
-    let matches = 0;
-    for (const box of boxes) {
-      if (needle === '') {
-        box.shown = box.section.text;
-        box.collapsible.description = `${box.section.lines} lines${box.section.complete ? '' : ', cut off'}`;
-        box.collapsible.hidden = false;
-      } else {
-        const lines = box.section.text.split('\n').filter((line) => line.toLowerCase().includes(needle));
-        matches += lines.length;
-        box.shown = lines.join('\n');
-        box.collapsible.description = `${lines.length} of ${box.section.lines} lines match`;
-        box.collapsible.hidden = lines.length === 0;
-      }
-      box.body.textContent = box.shown;
-    }
-    count.textContent = needle === '' ? `${raw.length} sections` : `${matches} matching lines`;
-  };
-  apply(filter);
-  const element = section('raw', 'Raw capture', h('div', { class: 'raw-controls' }, search, count), list);
-  return { element, applyFilter: apply };
 }
 
 export function renderNotice(target: HTMLElement, text: string, tone: 'info' | 'error'): void {

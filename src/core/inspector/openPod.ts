@@ -1,10 +1,8 @@
-// "A click opens the pod": the inspector asks the Clusters view to reveal a pod (`gpumem.revealPod`, which
-// answers true when a kubeconfig context has it) and falls back to the pod's numbers as a report. The
-// arguments cross a command boundary any extension can call, so they are parsed, not trusted.
+// "A click opens the pod": the inspector asks the Clusters view to reveal a pod (`gpumem.revealPod`,
+// COMMANDS.revealPod in src/vscode/commandIds.ts, registered by src/vscode/clusters/revealPod.ts, which answers
+// true when a kubeconfig context has it) and falls back to the pod's numbers as a report. The arguments cross
+// a command boundary any extension can call, so they are parsed, not trusted.
 import { isDnsLabel, isDnsSubdomain } from '../kube/names.ts';
-
-/** Registered by the Clusters view (src/vscode/clusters/revealPod.ts): `(args: OpenPodArgs) => Promise<boolean>`. */
-export const OPEN_POD_COMMAND = 'gpumem.revealPod';
 
 export interface OpenPodArgs {
   readonly podUid: string;

@@ -3,15 +3,15 @@
 //   commands       webview → host, fire-and-forget (the host answers, if at all, with a notification);
 //   requests       webview → host, with a correlation `id`: the host answers each with exactly one `response`
 //                  notification, `{ id, ok: true, result }` or `{ id, ok: false, error }`, whose result type
-//                  is the request method's (RequestTypes); the webview keeps the pending ones with a timeout
+//                  is the request descriptor's (REQUESTS); the webview keeps the pending ones with a timeout
 //                  (./requests.ts), so a host that never answers leaves nothing busy for ever;
 //   notifications  host → webview, state pushes (and the responses).
 // Every message carries the protocol version `v` and a `method` that discriminates the union. Both ends
 // validate what they receive with the parse functions below: the host treats the webview as untrusted
 // input (it renders text from the target), and a restored webview may hold state from an older version.
 import type { SamplePoint } from './series.ts';
-import type { InspectorViewModel } from './viewModel.ts';
-import { VIEW_MODEL_VERSION } from './viewModel.ts';
+import type { InspectorViewModel } from './viewModelTypes.ts';
+import { VIEW_MODEL_VERSION } from './viewModelTypes.ts';
 
 /** 2: the exports and the raw sections' Copy became requests (they were commands answered by a notice). */
 export const INSPECTOR_PROTOCOL_VERSION = 2;
@@ -50,20 +50,45 @@ export interface CopiedResult {
 export type SavedResult = { readonly kind: 'saved'; readonly path: string } | { readonly kind: 'cancelled' };
 export type ExportResult = CopiedResult | SavedResult;
 
-/** Every request: its parameters and the result of its successful response. */
-export interface RequestTypes {
-  /** Copy the report to the clipboard as Markdown. */
-  readonly copyMarkdown: { readonly params: NoParams; readonly result: CopiedResult };
-  /** Save the JSON report through a save dialog. */
-  readonly saveJson: { readonly params: NoParams; readonly result: SavedResult };
-  /** Save the probe capture (which `gpumem analyze` reads back) through a save dialog. */
-  readonly saveCapture: { readonly params: NoParams; readonly result: SavedResult };
-  /** Copy one raw section (or its lines that match the filter) to the clipboard. */
-  readonly copyText: { readonly params: { readonly what: string; readonly text: string }; readonly result: CopiedResult };
+/**
+ * A request, named once (GitLens's IpcRequest<Params, Result>): its method, how long the webview waits for
+ * the answer, and the two checks of what crosses the boundary: the host's of the params, the webview's of
+ * the result. The params and result types are derived from it (RequestParams, RequestResult), so a request
+ * cannot be declared in one place and validated or answered with another shape in the next.
+ */
+export interface RequestDescriptor<M extends string, P, R> {
+  readonly method: M;
+  /** How long the webview waits for the answer; the saves wait for the user in a save dialog. */
+  readonly timeoutMs: number;
+  /** The host's check of the params the webview sent, or undefined when they are not this request's. */
+  readonly parseParams: (params: Readonly<Record<string, unknown>>) => P | undefined;
+  /** The webview's check of a successful answer's result, or undefined when it is not this request's. */
+  readonly parseResult: (value: unknown) => R | undefined;
 }
-export type WebviewRequestMethod = keyof RequestTypes;
-export type RequestParams<M extends WebviewRequestMethod> = RequestTypes[M]['params'];
-export type RequestResult<M extends WebviewRequestMethod> = RequestTypes[M]['result'];
+
+function defineRequest<M extends string, P, R>(descriptor: RequestDescriptor<M, P, R>): RequestDescriptor<M, P, R> {
+  return descriptor;
+}
+
+/** Every request, keyed by its method. */
+export const REQUESTS = {
+  /** Copy the report to the clipboard as Markdown. */
+  copyMarkdown: defineRequest<'copyMarkdown', NoParams, CopiedResult>({ method: 'copyMarkdown', timeoutMs: 15_000, parseParams: noParams, parseResult: parseCopied }),
+  /** Save the JSON report through a save dialog. */
+  saveJson: defineRequest<'saveJson', NoParams, SavedResult>({ method: 'saveJson', timeoutMs: 120_000, parseParams: noParams, parseResult: parseSaved }),
+  /** Save the probe capture (which `gpumem analyze` reads back) through a save dialog. */
+  saveCapture: defineRequest<'saveCapture', NoParams, SavedResult>({ method: 'saveCapture', timeoutMs: 120_000, parseParams: noParams, parseResult: parseSaved }),
+  /** Copy one raw section (or its lines that match the filter) to the clipboard. */
+  copyText: defineRequest<'copyText', { readonly what: string; readonly text: string }, CopiedResult>({
+    method: 'copyText',
+    timeoutMs: 15_000,
+    parseParams: (params) => (shortString(params.what) && shortString(params.text, MAX_COPY) ? { what: params.what, text: params.text } : undefined),
+    parseResult: parseCopied,
+  }),
+} as const;
+export type WebviewRequestMethod = keyof typeof REQUESTS;
+export type RequestParams<M extends WebviewRequestMethod> = NonNullable<ReturnType<(typeof REQUESTS)[M]['parseParams']>>;
+export type RequestResult<M extends WebviewRequestMethod> = NonNullable<ReturnType<(typeof REQUESTS)[M]['parseResult']>>;
 /** A request: a message with a correlation id, one type per method (a union when M is). */
 export type WebviewRequest<M extends WebviewRequestMethod = WebviewRequestMethod> = { [K in M]: Message<K, RequestParams<K>> & { readonly id: string } }[M];
 
@@ -188,44 +213,38 @@ export function parseWebviewMessage(value: unknown): ParsedWebviewMessage {
   return parsed ? { kind: 'command', message: parsed } : { kind: 'invalid', id: undefined };
 }
 
+function isRequestMethod(value: string): value is WebviewRequestMethod {
+  return Object.hasOwn(REQUESTS, value);
+}
+
 /** A request from the webview, or undefined when its version, id, method or parameters are not right. */
 export function parseWebviewRequest(value: unknown): WebviewRequest | undefined {
   if (!isRecord(value) || value.v !== INSPECTOR_PROTOCOL_VERSION || !isRequestId(value.id) || typeof value.method !== 'string') return undefined;
-  const id = value.id;
-  const params = isRecord(value.params) ? value.params : {};
-  switch (value.method) {
-    case 'copyMarkdown':
-    case 'saveJson':
-    case 'saveCapture':
-      return request(id, value.method, {});
-    case 'copyText':
-      return shortString(params.what) && shortString(params.text, MAX_COPY) ? request(id, 'copyText', { what: params.what, text: params.text }) : undefined;
-    default:
-      return undefined;
-  }
+  if (!isRequestMethod(value.method)) return undefined;
+  const descriptor: RequestDescriptor<WebviewRequestMethod, unknown, unknown> = REQUESTS[value.method];
+  const params = descriptor.parseParams(isRecord(value.params) ? value.params : {});
+  return params === undefined ? undefined : ({ v: INSPECTOR_PROTOCOL_VERSION, id: value.id, method: descriptor.method, params } as WebviewRequest);
 }
 
-function isCopied(value: unknown): value is CopiedResult {
-  return isRecord(value) && value.kind === 'copied';
+function noParams(): NoParams {
+  return {};
 }
 
-function isSaved(value: unknown): value is SavedResult {
-  return isRecord(value) && ((value.kind === 'saved' && typeof value.path === 'string' && value.path !== '' && value.path.length <= MAX_PATH) || value.kind === 'cancelled');
+function parseCopied(value: unknown): CopiedResult | undefined {
+  return isRecord(value) && value.kind === 'copied' ? { kind: 'copied' } : undefined;
+}
+
+function parseSaved(value: unknown): SavedResult | undefined {
+  if (!isRecord(value)) return undefined;
+  if (value.kind === 'saved' && typeof value.path === 'string' && value.path !== '' && value.path.length <= MAX_PATH) return { kind: 'saved', path: value.path };
+  return value.kind === 'cancelled' ? { kind: 'cancelled' } : undefined;
 }
 
 /** A successful response's result checked against its request's method (the webview's side), or undefined. */
 export function parseRequestResult<M extends WebviewRequestMethod>(method: M, value: unknown): RequestResult<M> | undefined {
-  switch (method) {
-    case 'copyMarkdown':
-    case 'copyText':
-      return isCopied(value) ? ({ kind: 'copied' } as RequestResult<M>) : undefined;
-    case 'saveJson':
-    case 'saveCapture':
-      if (!isSaved(value)) return undefined;
-      return (value.kind === 'saved' ? { kind: 'saved', path: value.path } : { kind: 'cancelled' }) as RequestResult<M>;
-    default:
-      return undefined;
-  }
+  if (!isRequestMethod(method)) return undefined;
+  const descriptor: RequestDescriptor<WebviewRequestMethod, unknown, unknown> = REQUESTS[method as WebviewRequestMethod];
+  return descriptor.parseResult(value) as RequestResult<M> | undefined;
 }
 
 /** A command from the webview, or undefined when it is not one this version knows (a request is not a command). */

@@ -4,15 +4,10 @@
 // host that never answers leaves nothing busy for ever; if its answer still comes (a save dialog left open a
 // long time), it goes to the request's `onLate` callback. Pure (timers are injected), so the unit tests run it.
 import type { RequestParams, RequestResult, ResponseParams, WebviewRequest, WebviewRequestMethod } from './protocol.ts';
-import { parseRequestResult, request } from './protocol.ts';
+import { parseRequestResult, REQUESTS, request } from './protocol.ts';
 
-/** How long the webview waits for each request's answer. The saves wait for the user in a save dialog. */
-export const REQUEST_TIMEOUT_MS: Readonly<Record<WebviewRequestMethod, number>> = {
-  copyMarkdown: 15_000,
-  copyText: 15_000,
-  saveJson: 120_000,
-  saveCapture: 120_000,
-};
+/** How long the webview waits for each request's answer (REQUESTS, ./protocol.ts, names it per request). */
+export const REQUEST_TIMEOUT_MS = Object.fromEntries(Object.values(REQUESTS).map((descriptor) => [descriptor.method, descriptor.timeoutMs])) as Readonly<Record<WebviewRequestMethod, number>>;
 
 /** Why a request did not succeed: the host said it failed, it did not answer in time, its answer was malformed, or the page closed. */
 export type FailureReason = 'failed' | 'timeout' | 'malformed' | 'disposed';

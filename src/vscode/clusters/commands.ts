@@ -9,6 +9,7 @@ import { nodeProbeCommand, podProbeCommand } from '../../core/kube/probeCommand.
 import type { ProbeCommand } from '../../core/kube/probeCommand.ts';
 import { plainText } from '../../core/kube/treeItems.ts';
 import { buildProbeScript, newNonce } from '../../core/probe/script.ts';
+import type { CommandId } from '../commandIds.ts';
 import type { Ctx } from '../ctx.ts';
 import { requireTrust } from '../trust.ts';
 import type { ClusterElement, ClusterTreeProvider, ContextElement, NodeElement, PodElement } from './clusterTree.ts';
@@ -28,7 +29,7 @@ export const CLUSTER_COMMANDS = {
   explainNodeOom: 'gpumem.explainNodeOom',
   copyProbeCommand: 'gpumem.copyProbeCommand',
   openManifest: 'gpumem.openPodManifest',
-} as const;
+} as const satisfies Record<string, CommandId>;
 
 export function copyProbeCommand(ctx: Ctx, tree: ClusterTreeProvider) {
   return async (arg?: unknown): Promise<void> => {

@@ -4,7 +4,6 @@
 //   HAMi device-plugin pods for the report; the inspector panel keeps the debug pod (or the SSH connection)
 //   for live sampling and deletes it when it closes;
 // - Explain OOM Kills on Node: the node probe's kernel log plus the node's SystemOOM events, as a report.
-import * as vscode from 'vscode';
 import type { Inspection } from '../../core/inspection/analyze.ts';
 import type { FailurePlace } from '../../core/kube/failureMessages.ts';
 import type { Transport } from '../../core/probe/transport.ts';
@@ -14,9 +13,9 @@ import { oomToMarkdown } from '../../core/report/oomReport.ts';
 import { nodeMemoryEventsOf } from '../../kube/explorer.ts';
 import { nodeAnalysisInputs, nodeProbeRoute } from '../../kube/nodeProbe.ts';
 import type { Ctx } from '../ctx.ts';
-import { inspectWithTransport } from '../commands/inspectLocal.ts';
+import { runInspection } from '../inspection/run.ts';
+import { showFailure } from '../messages.ts';
 import { vscodeSshOptions } from '../commands/inspectSsh.ts';
-import { showMarkdownReport } from '../reportView.ts';
 import { requireTrust } from '../trust.ts';
 import type { ClusterTreeProvider } from './clusterTree.ts';
 import { debugPodExec } from './execTransport.ts';
@@ -38,7 +37,7 @@ async function runNodeProbe(ctx: Ctx, tree: ClusterTreeProvider, target: NodeTar
       log: (line) => ctx.output.info(line),
       // Inspect Node keeps its debug pod for the panel's live sampling (the panel deletes it); a report does not.
       ...(show ? {} : { lifetime: { kind: 'retained', idleMs: settings.liveDebugPodIdleMs }, activeDeadlineSeconds: settings.liveDebugPodDeadlineSeconds } as const),
-      onCleanupFailure: (message) => void vscode.window.showWarningMessage(`gpumem: ${message}`),
+      onCleanupFailure: (message) => void showFailure(ctx.output, message, 'warning'),
     },
   });
   if (route.kind === 'unreachable') {
@@ -47,7 +46,7 @@ async function runNodeProbe(ctx: Ctx, tree: ClusterTreeProvider, target: NodeTar
   }
   const transport: Transport = route.transport;
   const place: FailurePlace = { context: target.context.info.name, ...(route.kind === 'debug-pod' ? { namespace: route.namespace } : {}), action: `${action} ${name}` };
-  const inspection = await inspectWithTransport(ctx, transport, `${action} ${name} (context ${target.context.info.name})`, {
+  const inspection = await runInspection(ctx, transport, `${action} ${name} (context ${target.context.info.name})`, {
     probe: { scope: 'node', hostRoot: route.hostRoot },
     analysis: (signal) => nodeAnalysisInputs(target.client, target.node, { signal }),
     // Inspect Node: the panel keeps the transport (the debug pod or the SSH connection) for live sampling.
@@ -81,7 +80,7 @@ export function explainNodeOom(ctx: Ctx, tree: ClusterTreeProvider) {
       const source = `kernel log of node ${name} (${inspection.target})`;
       const oom = inspection.node?.oom;
       const head = oom ? oomToMarkdown(oom, source) : `# OOM kills explained: ${md(source)}\n\nNo kernel log was readable on the node (dmesg needs CAP_SYSLOG; /var/log/kern.log may be absent).\n`;
-      await showMarkdownReport(`${head}\n${nodeEventsMarkdown(name, list, problem)}`, `gpumem OOM kills ${name}`);
+      await ctx.reports.show(`${head}\n${nodeEventsMarkdown(name, list, problem)}`, `gpumem OOM kills ${name}`);
     });
   };
 }

@@ -10,8 +10,7 @@ import type { HamiClusterSection } from '../../core/report/clusterReport.ts';
 import { inspectionToMarkdown } from '../../core/report/inspectionReport.ts';
 import { podHamiFacts } from '../../kube/explorer.ts';
 import type { Ctx } from '../ctx.ts';
-import { inspectWithTransport } from '../commands/inspectLocal.ts';
-import { showMarkdownReport } from '../reportView.ts';
+import { runInspection } from '../inspection/run.ts';
 import { requireTrust } from '../trust.ts';
 import type { ClusterTreeProvider } from './clusterTree.ts';
 import { podExecTransport } from './execTransport.ts';
@@ -26,7 +25,7 @@ async function runPodProbe(ctx: Ctx, tree: ClusterTreeProvider, target: PodTarge
   const place: FailurePlace = { context: target.context.info.name, namespace, action: `${action} ${namespace}/${name}` };
   const transport = podExecTransport(tree.kubeSettings, target.client, { namespace, pod: name, container: choice.container });
   let section: HamiClusterSection | undefined;
-  await inspectWithTransport(ctx, transport, `${action} ${namespace}/${name}${choice.container ? ` (${choice.container})` : ''}`, {
+  await runInspection(ctx, transport, `${action} ${namespace}/${name}${choice.container ? ` (${choice.container})` : ''}`, {
     probe: { scope: 'container' },
     analysis: async (signal) => {
       if (!hami) return { hamiCluster: hamiFactsFromPod(target.pod, choice.container) };
@@ -38,7 +37,7 @@ async function runPodProbe(ctx: Ctx, tree: ClusterTreeProvider, target: PodTarge
       ? {
           show: async (inspection: Inspection) => {
             const extra = section ? hamiClusterMarkdown(section) : '';
-            await showMarkdownReport(`${inspectionToMarkdown(inspection)}\n${extra}`, `gpumem HAMi checklist ${namespace}/${name}`);
+            await ctx.reports.show(`${inspectionToMarkdown(inspection)}\n${extra}`, `gpumem HAMi checklist ${namespace}/${name}`);
           },
         }
       : {}),

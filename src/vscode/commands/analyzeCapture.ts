@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { analyzeCaptureText } from '../../core/inspection/analyze.ts';
 import type { Ctx } from '../ctx.ts';
-import { showInspection } from '../reportView.ts';
+import { showFailure } from '../messages.ts';
 
 const MAX_CAPTURE_BYTES = 256 * 1024 * 1024;
 
@@ -15,10 +15,9 @@ export async function analyzeCapture(ctx: Ctx, uri?: vscode.Uri): Promise<void> 
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(target));
     const inspection = analyzeCaptureText(text, { target: `capture ${vscode.workspace.asRelativePath(target)}` });
     if (inspection.scope === undefined) throw new Error(inspection.problems.join('; '));
-    await showInspection(inspection);
+    await ctx.inspections.show(inspection);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    ctx.output.warn(`Analyze Probe Capture: ${message}`);
-    void vscode.window.showErrorMessage(`gpumem: cannot analyse ${target.fsPath}: ${message}`);
+    void showFailure(ctx.output, `cannot analyse ${target.fsPath}: ${message}`);
   }
 }

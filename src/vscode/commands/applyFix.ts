@@ -2,8 +2,6 @@
 import * as vscode from 'vscode';
 import type { QuickFix, TextEdit } from '../../core/findings.ts';
 
-export const APPLY_FIX_COMMAND = 'gpumem.applyFix';
-
 export function fixArguments(document: vscode.TextDocument, fix: QuickFix): unknown[] {
   return [document.uri.toString(), document.version, fix.edits];
 }

@@ -3,11 +3,11 @@
 import * as vscode from 'vscode';
 import { oomToMarkdown } from '../../core/report/oomReport.ts';
 import { explainKernelLogText } from '../../core/verdicts/oomRootCause.ts';
-import { showMarkdownReport } from '../reportView.ts';
+import type { Ctx } from '../ctx.ts';
 
 const MAX_LOG_CHARS = 64 * 1024 * 1024;
 
-export async function explainOomInEditor(): Promise<void> {
+export async function explainOomInEditor(ctx: Ctx): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (!editor) {
     void vscode.window.showInformationMessage('gpumem: open a kernel log (dmesg, journalctl -k, kern.log) or paste one into an editor first.');
@@ -25,5 +25,5 @@ export async function explainOomInEditor(): Promise<void> {
     void vscode.window.showInformationMessage(`gpumem: ${explanation.summary.text}`);
     return;
   }
-  await showMarkdownReport(oomToMarkdown(explanation, source), `OOM kills ${source}`);
+  await ctx.reports.show(oomToMarkdown(explanation, source), `OOM kills ${source}`);
 }

@@ -5,13 +5,14 @@ import type { SshTransport } from '../../transports/ssh.ts';
 import { sshTransportFromConfig } from '../../transports/sshFromConfig.ts';
 import type { SshFromConfigOptions } from '../../transports/sshFromConfig.ts';
 import type { Ctx } from '../ctx.ts';
+import { showFailure } from '../messages.ts';
 import type { SshHostItem } from '../sshHosts.ts';
 import { configuredSshHosts } from '../sshHosts.ts';
 import { requireTrust } from '../trust.ts';
-import { inspectWithTransport } from './inspectLocal.ts';
+import { runInspection } from '../inspection/run.ts';
 
-async function pickDestination(): Promise<string | undefined> {
-  const hosts = configuredSshHosts();
+async function pickDestination(ctx: Ctx): Promise<string | undefined> {
+  const hosts = configuredSshHosts(ctx.settings);
   const enter = { label: '$(add) Enter a host…', destination: '' };
   const picked = await vscode.window.showQuickPick(
     [...hosts.map((host) => ({ label: host.destination, description: host.source.kind === 'setting' ? 'gpumem.ssh.hosts' : '~/.ssh/config', destination: host.destination })), enter],
@@ -37,8 +38,7 @@ export function vscodeSshOptions(ctx: Ctx): SshFromConfigOptions {
     // The config decides (ask: the modal below); a changed or revoked key is refused by the transport whatever the answer.
     hostKeyPolicy: () => ({ kind: 'from-config' }),
     hostKeyAcceptedByConfig: (message) => {
-      ctx.output.warn(`ssh: ${message}`);
-      void vscode.window.showWarningMessage(`gpumem: ${message}`);
+      void showFailure(ctx.output, message, 'warning');
     },
     confirmUnknownHost: async (host, keyType, fingerprint) => {
       const trust = 'Trust and Connect';
@@ -63,14 +63,14 @@ export function createSshTransport(ctx: Ctx, destination: string): SshTransport 
 
 export async function inspectSshHost(ctx: Ctx, item?: SshHostItem): Promise<void> {
   if (!requireTrust('Inspect SSH Host')) return;
-  const destination = item?.destination ?? (await pickDestination());
+  const destination = item?.destination ?? (await pickDestination(ctx));
   if (!destination) return;
   let transport: SshTransport;
   try {
     transport = createSshTransport(ctx, destination);
   } catch (error) {
-    void vscode.window.showErrorMessage(`gpumem: ${(error as Error).message}`);
+    void showFailure(ctx.output, `Inspect SSH Host ${destination}: ${error instanceof Error ? error.message : String(error)}`);
     return;
   }
-  await inspectWithTransport(ctx, transport, `Inspecting ${transport.target}`, { liveSampling: true });
+  await runInspection(ctx, transport, `Inspecting ${transport.target}`, { liveSampling: true });
 }

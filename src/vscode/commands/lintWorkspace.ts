@@ -7,7 +7,9 @@ import { lintBytes } from '../../core/lint.ts';
 import { ClaimIndex } from '../../core/manifest/draClaims.ts';
 import type { Ctx } from '../ctx.ts';
 import type { LintService } from '../lintService.ts';
-import { WORKSPACE_SCAN_MAX_BYTES } from '../settings.ts';
+
+/** Workspace scans may read larger files than live linting, but never unbounded ones. */
+const WORKSPACE_SCAN_MAX_BYTES = 16 * 1024 * 1024;
 
 export interface WorkspaceLintSummary {
   readonly files: number;

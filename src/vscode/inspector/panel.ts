@@ -1,36 +1,25 @@
-// The inspector panel's host side: one WebviewPanel per target (a new inspection of the same target
-// replaces the old one), the typed protocol (src/core/inspector/protocol.ts), the exports, and live
-// sampling.
-//
-// Live sampling: while the panel lives it owns the transport the inspection ran on, when the command handed
-// it over (inspectWithTransport's `liveSampling`: the SSH connection stays open, a local transport holds
-// nothing, Inspect Node's debug pod is kept: see src/kube/debugPodTransport.ts, lifetime `retained`) and re-runs the light probe (src/core/probe/scripts/lightScript.ts)
-// every `gpumem.inspector.sampleSeconds` (0 = off): one exec per sample, never two at once. It stops while
-// the panel is hidden (the webview is not kept alive: no retainContextWhenHidden, so the data lives here and
-// is sent again when the panel shows), after the user pauses it, after three failures in a row, and for good
-// when the panel closes, which also closes the transport (deletes the debug pod); deactivate waits for that
-// (disposeAll). Each sample is logged to the gpumem output channel ("inspector: live sample N …"), which is
-// how the e2e tests count execs.
+// The inspector panel's own view logic: one WebviewPanel per target (InspectionPanels in
+// src/vscode/inspection/show.ts keeps them and replaces a target's panel with its new inspection), the
+// typed protocol (src/core/inspector/protocol.ts) and the exports. The webview plumbing is
+// src/vscode/inspection/webviewHost.ts, the live sampling src/vscode/inspection/liveSampler.ts.
 import * as vscode from 'vscode';
 import type { Inspection } from '../../core/inspection/analyze.ts';
 import { analyzeCaptureText } from '../../core/inspection/analyze.ts';
-import { OPEN_POD_COMMAND } from '../../core/inspector/openPod.ts';
 import type { OpenPodArgs } from '../../core/inspector/openPod.ts';
-import type { CopiedResult, InspectionSource, LiveState, ResponseNotification, SavedResult, WebviewCommand, WebviewRequest } from '../../core/inspector/protocol.ts';
-import { errorResponse, INSPECTOR_VIEW_TYPE, MAX_STATE_CAPTURE_CHARS, notification, parseInspectorState, parseWebviewMessage, response } from '../../core/inspector/protocol.ts';
+import type { CopiedResult, HostNotification, InspectionSource, InspectorState, RequestResult, ResponseNotification, SavedResult, WebviewCommand, WebviewRequest, WebviewRequestMethod } from '../../core/inspector/protocol.ts';
+import { errorResponse, INSPECTOR_VIEW_TYPE, MAX_STATE_CAPTURE_CHARS, notification, parseWebviewMessage, response } from '../../core/inspector/protocol.ts';
 import { serializeCapture } from '../../core/inspector/rawCapture.ts';
-import type { SamplePoint } from '../../core/inspector/sample.ts';
-import { appendBounded, MAX_SAMPLES, sampleFromCapture } from '../../core/inspector/sample.ts';
-import type { InspectorViewModel } from '../../core/inspector/viewModel.ts';
-import { buildInspectorViewModel, podToMarkdown, verdictDocs } from '../../core/inspector/viewModel.ts';
-import { newNonce } from '../../core/probe/script.ts';
-import { buildLightProbeScript } from '../../core/probe/scripts/lightScript.ts';
+import { verdictDocs } from '../../core/inspector/banner.ts';
+import { podToMarkdown } from '../../core/inspector/podMarkdown.ts';
+import { buildInspectorViewModel } from '../../core/inspector/viewModel.ts';
+import type { InspectorViewModel } from '../../core/inspector/viewModelTypes.ts';
 import type { Transport } from '../../core/probe/transport.ts';
-import { TransportError } from '../../core/probe/transport.ts';
 import { inspectionToJson, inspectionToMarkdown } from '../../core/report/inspectionReport.ts';
-import type { Ctx } from '../ctx.ts';
-import { showMarkdownReport } from '../reportView.ts';
-import { contentSecurityPolicy, inspectorHtml, newCspNonce } from './html.ts';
+import { COMMANDS } from '../commandIds.ts';
+import { LiveSampler } from '../inspection/liveSampler.ts';
+import { webviewOptions, WebviewHost } from '../inspection/webviewHost.ts';
+import type { ReportView } from '../reportView.ts';
+import { inspectorHtml } from './html.ts';
 
 export interface ShowInspectionOptions {
   /** The transport the inspection ran on. Ownership passes to the panel (live sampling); it closes it. */
@@ -39,13 +28,25 @@ export interface ShowInspectionOptions {
   readonly captureText?: string;
 }
 
-const MAX_FAILURES = 3;
-const LIGHT_PROBE_MAX_OUTPUT = 16 * 1024 * 1024;
-
-function sampleSeconds(): number {
-  const value = vscode.workspace.getConfiguration('gpumem.inspector').get<number>('sampleSeconds', 5);
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.min(3600, Math.max(1, value)) : 0;
+/** What a panel needs from the window: the Ctx provides it (src/vscode/ctx.ts). */
+export interface InspectorEnvironment {
+  readonly output: vscode.LogOutputChannel;
+  readonly extensionUri: vscode.Uri;
+  /** A pod's numbers when no Clusters view context has the pod. */
+  readonly reports: ReportView;
+  /** gpumem.inspector.sampleSeconds (0 = off). */
+  readonly sampleSeconds: () => number;
+  readonly onDidChangeSampleSeconds: vscode.Event<unknown>;
 }
+
+/** What a panel tells the registry that keeps it. */
+export interface PanelRegistry {
+  readonly nextSourceId: () => string;
+  readonly disposed: (panel: InspectorPanel) => void;
+  readonly trackClosing: (closing: Promise<void>) => void;
+}
+
+const INSPECTOR_BUNDLE = { script: 'inspector.js', style: 'inspector.css', html: inspectorHtml } as const;
 
 function fileStem(target: string): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
@@ -53,103 +54,101 @@ function fileStem(target: string): string {
   return `gpumem-${name}-${stamp}`;
 }
 
-let sourceCounter = 0;
+function title(target: string): string {
+  const short = target.length > 48 ? `${target.slice(0, 47)}…` : target;
+  return `gpumem: ${short}`;
+}
 
 export class InspectorPanel implements vscode.Disposable {
-  private static readonly panels = new Map<string, InspectorPanel>();
-  /** Transports being closed (a debug pod being deleted), so that deactivate can wait for them. */
-  private static readonly closing = new Set<Promise<void>>();
-
-  readonly #ctx: Ctx;
+  readonly #env: InspectorEnvironment;
+  readonly #registry: PanelRegistry;
   readonly #panel: vscode.WebviewPanel;
+  readonly #host: WebviewHost<HostNotification>;
+  readonly #sampler: LiveSampler;
   readonly #disposables: vscode.Disposable[] = [];
   #inspection: Inspection | undefined;
   #model: InspectorViewModel;
   #source: InspectionSource;
   /** The full capture text (the state copy may have been dropped for size). */
   #captureText: string | undefined;
-  #transport: Transport | undefined;
-  #history: SamplePoint[] = [];
-  #samples = 0;
-  #failures = 0;
-  #userPaused = false;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #inFlight: AbortController | undefined;
-  #lastError = '';
   #disposed = false;
 
-  /** Opens (or updates) the panel of the inspection's target. Takes ownership of `options.transport`. */
-  static show(ctx: Ctx, inspection: Inspection, options: ShowInspectionOptions = {}): InspectorPanel {
-    const existing = InspectorPanel.panels.get(inspection.target);
-    if (existing && !existing.#disposed) {
-      existing.#load(inspection, options);
-      existing.#panel.reveal(undefined, false);
-      return existing;
-    }
-    const prepared = InspectorPanel.#prepare(inspection, options);
-    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, InspectorPanel.#title(inspection.target), vscode.ViewColumn.Active, {
-      ...InspectorPanel.webviewOptions(ctx),
+  /** A new panel for the inspection. Takes ownership of `options.transport`. */
+  static create(env: InspectorEnvironment, registry: PanelRegistry, inspection: Inspection, options: ShowInspectionOptions): InspectorPanel {
+    const prepared = InspectorPanel.#prepare(registry, inspection, options);
+    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, title(inspection.target), vscode.ViewColumn.Active, {
+      ...webviewOptions(env.extensionUri),
       enableFindWidget: true,
     });
-    const created = new InspectorPanel(ctx, panel, prepared.model, prepared.source);
+    const created = new InspectorPanel(env, registry, panel, prepared.model, prepared.source);
     created.#load(inspection, options, prepared);
     return created;
   }
 
   /** After a window reload: the webview renders from its saved state; exports work again from the saved capture. */
-  static revive(ctx: Ctx, panel: vscode.WebviewPanel, rawState: unknown): void {
-    const state = parseInspectorState(rawState);
-    if (!state) {
-      ctx.output.warn('inspector: a panel restored without a usable state was closed; run the inspection again');
-      panel.dispose();
-      return;
-    }
-    panel.webview.options = InspectorPanel.webviewOptions(ctx);
-    const revived = new InspectorPanel(ctx, panel, state.model, state.source);
+  static revive(env: InspectorEnvironment, registry: PanelRegistry, panel: vscode.WebviewPanel, state: InspectorState): InspectorPanel {
+    panel.webview.options = webviewOptions(env.extensionUri);
+    const revived = new InspectorPanel(env, registry, panel, state.model, state.source);
     if (state.source.captureText !== null) {
       try {
         revived.#inspection = analyzeCaptureText(state.source.captureText, { target: state.source.target, podNames: new Map(Object.entries(state.source.podNames)) });
         revived.#captureText = state.source.captureText;
       } catch (error) {
-        ctx.output.warn(`inspector: the restored capture of ${state.source.target} could not be analysed again: ${String(error)}`);
+        env.output.warn(`inspector: the restored capture of ${state.source.target} could not be analysed again: ${String(error)}`);
       }
     }
-    InspectorPanel.panels.get(state.source.target)?.dispose();
-    InspectorPanel.panels.set(state.source.target, revived);
-    revived.#render();
+    revived.#sampler.load(revived.#inspection, undefined);
+    revived.#host.render();
+    return revived;
   }
 
-  static webviewOptions(ctx: Ctx): vscode.WebviewOptions {
-    return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist', 'webview')] };
-  }
-
-  static #title(target: string): string {
-    const short = target.length > 48 ? `${target.slice(0, 47)}…` : target;
-    return `gpumem: ${short}`;
-  }
-
-  private constructor(ctx: Ctx, panel: vscode.WebviewPanel, model: InspectorViewModel, source: InspectionSource) {
-    this.#ctx = ctx;
+  private constructor(env: InspectorEnvironment, registry: PanelRegistry, panel: vscode.WebviewPanel, model: InspectorViewModel, source: InspectionSource) {
+    this.#env = env;
+    this.#registry = registry;
     this.#panel = panel;
     this.#model = model;
     this.#source = source;
-    panel.iconPath = vscode.Uri.joinPath(ctx.extension.extensionUri, 'media', 'activity.svg');
+    this.#host = new WebviewHost<HostNotification>(panel, env.extensionUri, INSPECTOR_BUNDLE, {
+      onMessage: (message) => this.#onMessage(message),
+      log: (policy) => env.output.debug(`inspector: ${this.#source.target}: ${policy}`),
+    });
+    this.#sampler = new LiveSampler({
+      output: env.output,
+      everySeconds: env.sampleSeconds,
+      isVisible: () => this.#panel.visible,
+      onSample: (point) => this.#host.post(notification('sample', { point })),
+      onState: (state) => this.#host.post(notification('liveState', { state })),
+      trackClosing: registry.trackClosing,
+    });
+    panel.iconPath = vscode.Uri.joinPath(env.extensionUri, 'media', 'activity.svg');
     this.#disposables.push(
+      this.#host,
       panel.onDidDispose(() => this.dispose()),
-      panel.webview.onDidReceiveMessage((message: unknown) => this.#onMessage(message)),
-      panel.onDidChangeViewState(() => this.#schedule(0)),
-      vscode.workspace.onDidChangeConfiguration((event) => {
-        if (event.affectsConfiguration('gpumem.inspector.sampleSeconds')) this.#schedule(0);
-      }),
+      panel.onDidChangeViewState(() => this.#sampler.schedule(0)),
+      env.onDidChangeSampleSeconds(() => this.#sampler.schedule(0)),
     );
   }
 
-  static #prepare(inspection: Inspection, options: ShowInspectionOptions): { model: InspectorViewModel; source: InspectionSource; captureText: string } {
+  get target(): string {
+    return this.#source.target;
+  }
+
+  get isDisposed(): boolean {
+    return this.#disposed;
+  }
+
+  /** The target's new inspection in this panel, brought to the front. Takes ownership of `options.transport`. */
+  update(inspection: Inspection, options: ShowInspectionOptions): void {
+    this.#load(inspection, options);
+    this.#panel.reveal(undefined, false);
+  }
+
+  static #prepare(registry: PanelRegistry, inspection: Inspection, options: ShowInspectionOptions): { model: InspectorViewModel; source: InspectionSource; captureText: string } {
     // Kept in the webview state: a revived panel re-analyses the capture with them.
     const podNames = Object.fromEntries(inspection.podNames);
     const captureText = options.captureText ?? serializeCapture(inspection.capture);
     const source: InspectionSource = {
-      id: `${Date.now().toString(36)}-${++sourceCounter}`,
+      id: registry.nextSourceId(),
       target: inspection.target,
       captureText: captureText.length <= MAX_STATE_CAPTURE_CHARS ? captureText : null,
       podNames,
@@ -157,35 +156,14 @@ export class InspectorPanel implements vscode.Disposable {
     return { model: buildInspectorViewModel(inspection), source, captureText };
   }
 
-  #load(inspection: Inspection, options: ShowInspectionOptions, prepared = InspectorPanel.#prepare(inspection, options)): void {
+  #load(inspection: Inspection, options: ShowInspectionOptions, prepared = InspectorPanel.#prepare(this.#registry, inspection, options)): void {
     this.#inspection = inspection;
     this.#model = prepared.model;
     this.#captureText = prepared.captureText;
     this.#source = prepared.source;
-    if (this.#transport && this.#transport !== options.transport) void this.#closeTransport();
-    this.#transport = inspection.scope === 'node' ? options.transport : undefined;
-    if (options.transport && !this.#transport) void options.transport.close();
-    this.#history = [];
-    this.#failures = 0;
-    this.#userPaused = false;
-    this.#lastError = '';
-    this.#panel.title = InspectorPanel.#title(inspection.target);
-    InspectorPanel.panels.set(inspection.target, this);
-    this.#render();
-  }
-
-  /** A fresh HTML (and nonce); the webview then says `ready` and gets the data. */
-  #render(): void {
-    const webview = this.#panel.webview;
-    const base = vscode.Uri.joinPath(this.#ctx.extension.extensionUri, 'dist', 'webview');
-    const nonce = newCspNonce();
-    webview.html = inspectorHtml({
-      cspSource: webview.cspSource,
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(base, 'inspector.js')).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(base, 'inspector.css')).toString(),
-      nonce,
-    });
-    this.#ctx.output.debug(`inspector: ${this.#source.target}: ${contentSecurityPolicy(webview.cspSource, nonce)}`);
+    this.#sampler.load(inspection, options.transport);
+    this.#panel.title = title(inspection.target);
+    this.#host.render();
   }
 
   #onMessage(message: unknown): void {
@@ -198,7 +176,7 @@ export class InspectorPanel implements vscode.Disposable {
         void this.#onRequest(parsed.message);
         return;
       case 'invalid':
-        this.#ctx.output.warn(`inspector: ignored a message from the webview that is not part of the protocol${parsed.id ? ` (request ${parsed.id}, answered with an error)` : ''}`);
+        this.#env.output.warn(`inspector: ignored a message from the webview that is not part of the protocol${parsed.id ? ` (request ${parsed.id}, answered with an error)` : ''}`);
         // A request with a usable id gets an answer, so the webview does not wait for its timeout.
         if (parsed.id) this.#post(errorResponse(parsed.id, 'This request is not one this version of gpumem knows.'));
         return;
@@ -210,9 +188,8 @@ export class InspectorPanel implements vscode.Disposable {
       switch (message.method) {
         case 'ready':
           this.#post(notification('update', { model: this.#model, source: this.#source }));
-          if (this.#history.length > 0) this.#post(notification('samples', { points: this.#history }));
-          this.#postLiveState();
-          this.#schedule(0);
+          if (this.#sampler.history.length > 0) this.#post(notification('samples', { points: this.#sampler.history }));
+          this.#sampler.schedule(0);
           return;
         case 'openPod':
           await this.#openPod(message.params.podUid);
@@ -221,41 +198,37 @@ export class InspectorPanel implements vscode.Disposable {
           await this.#openDocs(message.params.docsId);
           return;
         case 'setLive':
-          this.#userPaused = !message.params.live;
-          this.#schedule(0);
+          this.#sampler.setPaused(!message.params.live);
           return;
       }
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
-      this.#ctx.output.error(`inspector: ${message.method} failed: ${text}`);
+      this.#env.output.error(`inspector: ${message.method} failed: ${text}`);
       this.#notice(`${message.method} failed: ${text}`, 'error');
     }
   }
 
+  /** One handler per request descriptor (REQUESTS); each returns its request's result type. */
+  readonly #requestHandlers: { readonly [M in WebviewRequestMethod]: (request: WebviewRequest<M>) => Promise<RequestResult<M>> } = {
+    copyMarkdown: () => this.#copy(inspectionToMarkdown(this.#requireInspection('copy the report'))),
+    saveJson: () => this.#save('json', 'Save JSON report', { 'JSON report': ['json'] }, `${JSON.stringify(inspectionToJson(this.#requireInspection('save the JSON report')), null, 2)}\n`),
+    saveCapture: () => {
+      const text = this.#captureText ?? (this.#inspection ? serializeCapture(this.#inspection.capture) : undefined);
+      if (text === undefined) throw new Error('The capture of this panel was too large to keep across a reload: run the inspection again to save it.');
+      return this.#save('capture.txt', 'Save probe capture', { 'Probe captures': ['txt', 'capture', 'log'] }, text);
+    },
+    copyText: (request) => this.#copy(request.params.text),
+  };
+
   /** Answers a request with exactly one response: its result, or the error that stopped it (shown next to its button). */
-  async #onRequest(message: WebviewRequest): Promise<void> {
+  async #onRequest<M extends WebviewRequestMethod>(message: WebviewRequest<M>): Promise<void> {
     let answer: ResponseNotification;
     try {
-      switch (message.method) {
-        case 'copyMarkdown':
-          answer = response(message, await this.#copy(inspectionToMarkdown(this.#requireInspection('copy the report'))));
-          break;
-        case 'saveJson':
-          answer = response(message, await this.#save('json', 'Save JSON report', { 'JSON report': ['json'] }, `${JSON.stringify(inspectionToJson(this.#requireInspection('save the JSON report')), null, 2)}\n`));
-          break;
-        case 'saveCapture': {
-          const text = this.#captureText ?? (this.#inspection ? serializeCapture(this.#inspection.capture) : undefined);
-          if (text === undefined) throw new Error('The capture of this panel was too large to keep across a reload: run the inspection again to save it.');
-          answer = response(message, await this.#save('capture.txt', 'Save probe capture', { 'Probe captures': ['txt', 'capture', 'log'] }, text));
-          break;
-        }
-        case 'copyText':
-          answer = response(message, await this.#copy(message.params.text));
-          break;
-      }
+      const handler = this.#requestHandlers[message.method] as (request: WebviewRequest<M>) => Promise<RequestResult<M>>;
+      answer = response(message, await handler(message));
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
-      this.#ctx.output.error(`inspector: ${message.method} failed: ${text}`);
+      this.#env.output.error(`inspector: ${message.method} failed: ${text}`);
       answer = errorResponse(message.id, text);
     }
     this.#post(answer);
@@ -282,7 +255,7 @@ export class InspectorPanel implements vscode.Disposable {
     });
     if (!target) return { kind: 'cancelled' };
     await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(content));
-    this.#ctx.output.info(`inspector: ${title.toLowerCase()}: ${target.toString(true)}`);
+    this.#env.output.info(`inspector: ${title.toLowerCase()}: ${target.toString(true)}`);
     return { kind: 'saved', path: target.scheme === 'file' ? target.fsPath : target.toString(true) };
   }
 
@@ -290,121 +263,33 @@ export class InspectorPanel implements vscode.Disposable {
     const podName = this.#source.podNames[podUid];
     // The pod's row in the Clusters view when a context has it; otherwise its numbers as a report.
     const args: OpenPodArgs = { podUid, podName, target: this.#source.target };
-    if (await vscode.commands.executeCommand<boolean>(OPEN_POD_COMMAND, args)) return;
+    if (await vscode.commands.executeCommand<boolean>(COMMANDS.revealPod, args)) return;
     const markdown = podToMarkdown(this.#model, podUid);
     if (!markdown) return;
-    await showMarkdownReport(markdown, `gpumem pod ${podName ?? podUid}`);
+    await this.#env.reports.show(markdown, `gpumem pod ${podName ?? podUid}`);
   }
 
   async #openDocs(docsId: string): Promise<void> {
     const docs = verdictDocs(docsId);
     if (!docs) return;
-    const uri = vscode.Uri.joinPath(this.#ctx.extension.extensionUri, ...docs.file.split('/')).with({ fragment: docs.anchor });
+    const uri = vscode.Uri.joinPath(this.#env.extensionUri, ...docs.file.split('/')).with({ fragment: docs.anchor });
     await vscode.commands.executeCommand('markdown.showPreview', uri);
   }
 
-  #post(message: ReturnType<typeof notification>): void {
-    if (this.#disposed) return;
-    void this.#panel.webview.postMessage(message);
+  #post(message: HostNotification): void {
+    this.#host.post(message);
   }
 
   #notice(text: string, tone: 'info' | 'error' = 'info'): void {
     this.#post(notification('notice', { text, tone }));
   }
 
-  // ---- live sampling -------------------------------------------------------------------------------------
-
-  #liveState(): LiveState {
-    const every = sampleSeconds();
-    const base = { everySeconds: every, samples: this.#samples };
-    if (!this.#transport) {
-      const why = this.#inspection?.scope !== 'node' && this.#inspection !== undefined
-        ? 'Live sampling needs a node inspection.'
-        : 'No open connection for live sampling: a saved capture or a panel restored after a window reload has none. Run Inspect Local Machine, Inspect SSH Host… or Inspect Node again to sample live.';
-      return { ...base, status: 'unavailable', detail: why };
-    }
-    if (every === 0) return { ...base, status: 'off', detail: 'Live sampling is off (gpumem.inspector.sampleSeconds is 0).' };
-    if (this.#failures >= MAX_FAILURES) return { ...base, status: 'error', detail: `Live sampling stopped after ${MAX_FAILURES} failures: ${this.#lastError}` };
-    if (this.#userPaused) return { ...base, status: 'paused', detail: `Paused after ${this.#samples} samples.` };
-    if (!this.#panel.visible) return { ...base, status: 'hidden', detail: 'Paused while the panel is hidden.' };
-    return { ...base, status: 'running', detail: `Sampling ${this.#transport.target} every ${every} s: ${this.#samples} samples${this.#lastError ? ` (last error: ${this.#lastError})` : ''}.` };
-  }
-
-  #postLiveState(): void {
-    this.#post(notification('liveState', { state: this.#liveState() }));
-  }
-
-  /** (Re)arms the timer when sampling should run; stops it otherwise. */
-  #schedule(delayMs: number): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    if (this.#disposed) return;
-    const state = this.#liveState();
-    this.#postLiveState();
-    if (state.status !== 'running' || this.#inFlight) return;
-    this.#timer = setTimeout(() => void this.#sample(), delayMs);
-  }
-
-  async #sample(): Promise<void> {
-    this.#timer = undefined;
-    const transport = this.#transport;
-    if (this.#disposed || !transport || this.#liveState().status !== 'running' || this.#inFlight) return;
-    const every = sampleSeconds();
-    const controller = new AbortController();
-    this.#inFlight = controller;
-    const started = Date.now();
-    try {
-      const script = buildLightProbeScript({ nonce: newNonce(), hostRoot: this.#inspection?.capture.root ?? '' });
-      const result = await transport.run({ script, timeoutMs: Math.max(10_000, every * 3000), maxOutputBytes: LIGHT_PROBE_MAX_OUTPUT, signal: controller.signal });
-      if (this.#disposed) return;
-      this.#samples++;
-      const point = sampleFromCapture(result.stdout, Date.now());
-      appendBounded(this.#history, point, MAX_SAMPLES);
-      this.#failures = 0;
-      this.#lastError = point.problems[0] ?? '';
-      this.#ctx.output.info(`inspector: live sample ${this.#samples} of ${transport.target} in ${Date.now() - started} ms (${point.pods.length} pods)`);
-      this.#post(notification('sample', { point }));
-    } catch (error) {
-      if (this.#disposed || (error instanceof TransportError && error.failure.kind === 'cancelled')) return;
-      this.#samples++;
-      this.#failures++;
-      this.#lastError = error instanceof Error ? error.message : String(error);
-      this.#ctx.output.warn(`inspector: live sample ${this.#samples} of ${transport.target} failed (${this.#failures}/${MAX_FAILURES}): ${this.#lastError}`);
-    } finally {
-      if (this.#inFlight === controller) this.#inFlight = undefined;
-    }
-    this.#schedule(Math.max(250, every * 1000 - (Date.now() - started)));
-  }
-
-  async #closeTransport(): Promise<void> {
-    const transport = this.#transport;
-    this.#transport = undefined;
-    this.#inFlight?.abort();
-    if (!transport) return;
-    const closing = transport.close().catch((error: unknown) => this.#ctx.output.warn(`inspector: closing ${transport.target}: ${String(error)}`));
-    InspectorPanel.closing.add(closing);
-    try {
-      await closing;
-    } finally {
-      InspectorPanel.closing.delete(closing);
-    }
-  }
-
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    if (InspectorPanel.panels.get(this.#source.target) === this) InspectorPanel.panels.delete(this.#source.target);
-    if (this.#transport) this.#ctx.output.info(`inspector: panel of ${this.#source.target} closed after ${this.#samples} live samples; closing the connection`);
-    void this.#closeTransport();
+    this.#registry.disposed(this);
+    this.#sampler.dispose(this.#source.target);
     for (const disposable of this.#disposables.splice(0)) disposable.dispose();
     this.#panel.dispose();
-  }
-
-  /** Disposes every panel; resolves once their transports are closed (debug pods deleted). deactivate returns it. */
-  static async disposeAll(): Promise<void> {
-    for (const panel of [...InspectorPanel.panels.values()]) panel.dispose();
-    await Promise.all([...InspectorPanel.closing]);
   }
 }

@@ -1,0 +1,65 @@
+// The pods table: one row per pod, with numbers for sorting and texts for display.
+import type { Inspection } from '../inspection/analyze.ts';
+import { parsePodCgroup } from '../probe/podCgroup.ts';
+import type { OomVerdict } from '../verdicts/oomVerdicts.ts';
+import { MIN_HEADROOM_SHARE } from '../verdicts/unaccountedMemory.ts';
+import type { Tone, PodRow } from './viewModelTypes.ts';
+import { bytesCell, plural } from './cells.ts';
+
+function shortId(id: string): string {
+  return id.slice(0, 12);
+}
+
+function oomVerdictsOf(inspection: Inspection): readonly OomVerdict[] {
+  return inspection.node?.oom?.verdicts ?? [];
+}
+
+export function buildPods(inspection: Inspection, names: ReadonlyMap<string, string>): PodRow[] {
+  const node = inspection.node;
+  if (!node) return [];
+  const kills = oomVerdictsOf(inspection);
+  // Containers holding GPU memory, per pod: from the GPU processes' own cgroup lines (one pass).
+  const gpuContainers = new Map<string, Set<string>>();
+  for (const process of node.model.gpuProcesses) {
+    const parsed = process.cgroup !== undefined ? parsePodCgroup(process.cgroup) : undefined;
+    if (!parsed?.containerId) continue;
+    const set = gpuContainers.get(parsed.podUid) ?? new Set<string>();
+    set.add(shortId(parsed.containerId));
+    gpuContainers.set(parsed.podUid, set);
+  }
+  const cgroups = new Map(node.model.pods.map((candidate) => [candidate.podUid, candidate]));
+  return node.pods.map((pod) => {
+    const cgroup = cgroups.get(pod.podUid);
+    const held = gpuContainers.get(pod.podUid);
+    const containers = held && held.size > 0 ? [...held] : (cgroup?.containers ?? []).flatMap((container) => (container.containerId ? [shortId(container.containerId)] : []));
+    const podKills = kills.filter((kill) => kill.victim.podUid === pod.podUid);
+    const last = podKills[podKills.length - 1];
+    const oomKillEvents = pod.events.get('oom_kill') ?? 0;
+    let lastOom: PodRow['lastOom'];
+    if (last) {
+      lastOom = { text: `${last.timestamp ?? 'time unknown'}: ${last.kind === 'global' ? 'global OOM' : last.kind === 'memcg' ? 'cgroup OOM' : 'OOM'} (${last.victim.comm ?? '?'})${podKills.length > 1 ? `, ${podKills.length} kills` : ''}`, sortKey: `2 ${last.timestamp ?? ''}`, tone: 'error' };
+    } else if (oomKillEvents > 0) {
+      lastOom = { text: `${plural(oomKillEvents, 'kill')} (memory.events oom_kill)`, sortKey: `1 ${String(oomKillEvents).padStart(10, '0')}`, tone: 'warning' };
+    } else {
+      lastOom = { text: 'none', sortKey: '0', tone: 'ok' };
+    }
+    const headroomTone: Tone = pod.headroom === undefined || pod.limit === undefined ? 'info' : pod.headroom < 0 ? 'error' : pod.headroom < pod.limit * MIN_HEADROOM_SHARE ? 'warning' : 'ok';
+    return {
+      podUid: pod.podUid,
+      pod: names.get(pod.podUid) ?? pod.podUid,
+      named: names.has(pod.podUid),
+      qos: pod.qos,
+      container: containers.join(', ') || '—',
+      processes: pod.processes.map((process) => `${process.comm ?? '?'} (${process.pid})`),
+      limit: bytesCell(pod.limit, 'none'),
+      current: bytesCell(pod.accounted),
+      gtt: bytesCell(pod.gtt),
+      vram: bytesCell(pod.vram),
+      footprint: bytesCell(pod.trueFootprint),
+      headroom: bytesCell(pod.headroom),
+      headroomTone,
+      lastOom,
+      cgroupPath: pod.cgroupPath,
+    };
+  });
+}

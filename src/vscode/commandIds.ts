@@ -1,0 +1,29 @@
+// Every command gpumem contributes, named once. `registerCommand` and our own `executeCommand` calls take a
+// CommandId, so a typo or a command missing from package.json fails the typecheck or
+// test/unit/commandIds.test.ts (which compares this list with `contributes.commands` and the menus).
+// Pure (no vscode import), so the unit test can read it.
+
+export const COMMANDS = {
+  lintWorkspace: 'gpumem.lintWorkspace',
+  lintActiveFile: 'gpumem.lintActiveFile',
+  showRuleDocs: 'gpumem.showRuleDocs',
+  applyFix: 'gpumem.applyFix',
+  inspectLocal: 'gpumem.inspectLocal',
+  inspectSshHost: 'gpumem.inspectSshHost',
+  refreshSshHosts: 'gpumem.refreshSshHosts',
+  analyzeCapture: 'gpumem.analyzeCapture',
+  copyProbeScript: 'gpumem.copyProbeScript',
+  explainOom: 'gpumem.explainOom',
+  refreshClusters: 'gpumem.refreshClusters',
+  showAllContexts: 'gpumem.showAllContexts',
+  inspectNode: 'gpumem.inspectNode',
+  inspectPod: 'gpumem.inspectPod',
+  hamiChecklistPod: 'gpumem.hamiChecklistPod',
+  explainNodeOom: 'gpumem.explainNodeOom',
+  copyProbeCommand: 'gpumem.copyProbeCommand',
+  openPodManifest: 'gpumem.openPodManifest',
+  /** The inspector's "a click opens the pod" (src/core/inspector/openPod.ts): `(args: OpenPodArgs) => Promise<boolean>`. */
+  revealPod: 'gpumem.revealPod',
+} as const;
+
+export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
