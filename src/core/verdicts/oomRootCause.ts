@@ -16,7 +16,7 @@ import type { Severity } from '../findings.ts';
 import type { AmdgpuMemoryLine, EvidenceLine, KernelLog, KernelLogFormat, OomEvent } from '../probe/parsers/kernelLog.ts';
 import { parseKernelLog } from '../probe/parsers/kernelLog.ts';
 import { parseCgroupValue, parseKeyNumber, v1Limit } from '../probe/parsers/keyValue.ts';
-import type { QosClass } from '../probe/podCgroup.ts';
+import type { QosClass } from '../kube/qos.ts';
 import { isKubepodsPath, kubepodsLevel, parsePodCgroup } from '../probe/podCgroup.ts';
 import type { AmdgpuVmFiniLine } from '../probe/parsers/amdgpuVmFini.ts';
 import type { GpuTeardown } from './gpuTeardown.ts';
@@ -333,7 +333,7 @@ function containerLabel(victim: OomVictim): string {
 }
 
 function qosLabel(qos: QosClass | undefined): string {
-  return qos === 'guaranteed' ? 'Guaranteed' : qos === 'burstable' ? 'Burstable' : qos === 'besteffort' ? 'BestEffort' : 'unknown';
+  return qos ?? 'unknown';
 }
 
 function findPod(context: OomContext | undefined, uid: string | undefined): PodCgroupData | undefined {
