@@ -2,7 +2,7 @@
 // executables, Docker-in-Docker, login sessions, gVisor, a limit of 0, …) and what puts it at risk.
 import { pushAll } from '../arrays.ts';
 import type { ContainerProcess } from '../probe/parsers/containerProbe.ts';
-import type { Check, HamiClusterFacts } from './hamiChecklist.ts';
+import type { Check, HamiClusterFacts } from './hamiCheck.ts';
 import { LIMIT_VAR, fail, failNoPreload, isTrue, limitVars, parseHamiLimit, pass, preloadEvidence, processLines, unknown } from './hamiFacts.ts';
 import type { Facts } from './hamiFacts.ts';
 

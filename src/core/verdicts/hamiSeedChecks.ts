@@ -3,7 +3,7 @@
 import { pushAll } from '../arrays.ts';
 import type { Capture } from '../probe/capture.ts';
 import { describeNvidiaEvidence, nvidiaRuntimeEvidence, parseContainerdRuntimes } from '../probe/parsers/containerdConfig.ts';
-import type { Check, HamiClusterFacts } from './hamiChecklist.ts';
+import type { Check, HamiClusterFacts } from './hamiCheck.ts';
 import { bodyLines, envLine, fail, failNoPreload, isTrue, limitVars, pass, preloadEvidence, processLines, unknown } from './hamiFacts.ts';
 import type { Facts } from './hamiFacts.ts';
 
