@@ -26,7 +26,7 @@ import { findPodTemplates, workloadEntry } from './manifest/workloads.ts';
 import { tooManyEmptyFlowEntries, EMPTY_FLOW_ENTRY_LIMIT } from './manifest/flowScreen.ts';
 import { AliasBudgetExceeded, spanOf, YamlTree } from './manifest/yamlTree.ts';
 import { ruleMeta } from './rules/catalog.ts';
-import { POD_RULES } from './rules/index.ts';
+import { POD_RULES } from './rules/ruleOrder.ts';
 import type { ConfigMapModel, FileContext, PodContext, Report } from './rules/types.ts';
 import { CommentSuppressions, suppressedByAnnotation } from './suppression.ts';
 import { BudgetExhausted, unitsFor, WorkBudget } from './workBudget.ts';

@@ -2,7 +2,7 @@
 // about its GPUs: vendors, GPU resources with capacity and allocatable, unified memory, the HAMi device
 // registration in both of its formats, the handshake, memory pressure, taints and the kubelet version.
 //
-// Sources (gpu-memory-facts.md §1.6; HAMi docs/develop/protocol.md; pkg/device/devices.go):
+// Sources (Project-HAMi/HAMi docs/develop/protocol.md; pkg/device/devices.go):
 // - `hami.io/node-nvidia-register` up to HAMi v2.7.x: colon-terminated CSV, one device per entry,
 //   `<UUID>,<splitCount>,<devmemMiB>,<devcore>,<Type>,<numa>,<health>[,<index>,<mode>]:`. DecodeNodeDevices
 //   skips entries without a comma, accepts 7 or 9 fields, ignores number parse errors (0) and defaults the

@@ -4,8 +4,8 @@
 //
 // QoS: `status.qosClass` wins when present, else the kubelet's computation (core/kube/qos.ts).
 //
-// HAMi pod annotations (HAMi docs/develop/protocol.md; pkg/device/devices.go DecodeContainerDevices;
-// gpu-memory-facts.md §1.6): `hami.io/vgpu-devices-allocated` and `-to-allocate` hold one entry per
+// HAMi pod annotations (Project-HAMi/HAMi docs/develop/protocol.md; pkg/device/devices.go
+// DecodeContainerDevices): `hami.io/vgpu-devices-allocated` and `-to-allocate` hold one entry per
 // container, each `;`-terminated, and inside an entry one `<UUID>,<Type>,<usedMemMiB>,<usedCores>:` per
 // device (HAMi reads the first four comma fields and ignores the rest). An empty entry keeps its container's
 // place. `hami.io/bind-phase` is allocating, failed or success; `hami.io/vgpu-node` the node chosen.

@@ -8,11 +8,11 @@ export type CheckImpact = 'bypass' | 'risk';
 export interface CheckCommon {
   readonly id: string;
   readonly title: string;
-  /** `seed` = the seven-step checklist; `bypass` = the §1.7 bypass matrix. */
+  /** `seed` = a step of HAMi's seven-step troubleshooting checklist; `bypass` = a way around the limit (hamiBypassChecks.ts). */
   readonly group: 'seed' | 'bypass';
-  /** 1..7 for the seed checklist. */
+  /** 1..7 for the troubleshooting steps. */
   readonly step?: number;
-  /** The command this check corresponds to (the seed's command column for steps 1–7). */
+  /** The command this check corresponds to (the troubleshooting page's command for steps 1–7). */
   readonly command: string;
   /** Verbatim capture lines, as `<where>: <line>`. */
   readonly evidence: readonly string[];

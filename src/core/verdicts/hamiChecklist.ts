@@ -1,7 +1,8 @@
 // Verdict 3: is HAMi actually enforcing this container's GPU memory quota?
 //
 // The seven checks of the HAMi troubleshooting page ("GPU Memory Enforcement: How It Works and How to
-// Debug It", Quick Diagnostic Checklist) plus the bypass matrix of facts §1.7. Each check is pass,
+// Debug It", Quick Diagnostic Checklist; hamiTroubleshootingSteps.ts) plus the ways a process escapes the
+// limit (hamiBypassChecks.ts). Each check is pass,
 // fail or unknown, names the command it corresponds to, quotes its evidence verbatim from the capture
 // (as `<where>: <line>`), and says what to do. Silence in HAMi-core's logs is never evidence: at the
 // chart's default LIBCUDA_LOG_LEVEL=1 a healthy process prints nothing, so no log lines is `unknown`.
@@ -16,7 +17,7 @@ import { parseHamiLog } from '../probe/parsers/hamiLog.ts';
 import type { HamiLogLine } from '../probe/parsers/hamiLog.ts';
 import { limitVars, parseHamiLimit } from './hamiFacts.ts';
 import type { Facts } from './hamiFacts.ts';
-import { checkDevicePlugin, checkDisableControl, checkEnvVars, checkLibvgpu, checkLoaded, checkPreload, checkRuntime } from './hamiSeedChecks.ts';
+import { checkDevicePlugin, checkDisableControl, checkEnvVars, checkLibvgpu, checkLoaded, checkPreload, checkRuntime } from './hamiTroubleshootingSteps.ts';
 import type { Check, HamiClusterFacts } from './hamiCheck.ts';
 import { checkCache, checkDind, checkDisableControlPerProcess, checkGvisor, checkLimitZero, checkLogs, checkLoginSessions, checkMusl, checkPreloadTarget, checkPrivileged, checkStatic, checkUnifiedMemory } from './hamiBypassChecks.ts';
 
@@ -124,7 +125,7 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     : { kind: 'container-reported', corroboratedBy: checks.filter((check) => NODE_SIDE_CHECKS.has(check.id) && check.status === 'pass').map((check) => check.title) };
   const bypasses = checks.filter((check) => check.status === 'fail' && check.impact === 'bypass');
   const risks = checks.filter((check) => check.status === 'fail' && check.impact === 'risk');
-  const seedCore = checks.filter((check) => check.group === 'seed' && check.step !== undefined && check.step <= 5);
+  const firstFiveSteps = checks.filter((check) => check.group === 'seed' && check.step !== undefined && check.step <= 5);
   let verdict: HamiVerdict;
   let summary: string;
   const hamiTrace =
@@ -149,7 +150,7 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
   if (bypasses.length > 0) {
     verdict = 'bypassed';
     summary = `bypassed: ${bypasses.map((check) => check.title).join('; ')}`;
-  } else if (seedCore.length === 5 && seedCore.every((check) => check.status === 'pass')) {
+  } else if (firstFiveSteps.length === 5 && firstFiveSteps.every((check) => check.status === 'pass')) {
     verdict = 'enforced';
     const enforced = processVerdicts.filter((process) => process.verdict === 'enforced').length;
     summary = gpuProcs.length > 0
@@ -167,7 +168,7 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     summary = `unknown: node side only (${nodeSide.join(', ')}); the container side (steps 1–5) is checked per pod: "Run HAMi Checklist on Pod", or gpumem inspect --pod`;
   } else {
     verdict = 'unknown';
-    const open = seedCore.filter((check) => check.status !== 'pass').map((check) => check.title);
+    const open = firstFiveSteps.filter((check) => check.status !== 'pass').map((check) => check.title);
     summary = `unknown: no bypass found, but not proven: ${open.join('; ') || 'missing evidence'}`;
   }
   if (risks.length > 0) summary += ` (risks: ${risks.map((check) => check.title).join('; ')})`;
