@@ -17,7 +17,10 @@ export interface CheckCommon {
   /** Verbatim capture lines, as `<where>: <line>`. */
   readonly evidence: readonly string[];
   readonly impact: CheckImpact;
-  /** One sentence: what was found. */
+  /**
+   * One sentence: what was found. A failure's starts with what is wrong, in words that stand alone, and
+   * only then `: ` and the details (the verdict's summary quotes that first part).
+   */
   readonly summary: string;
 }
 

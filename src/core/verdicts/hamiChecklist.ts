@@ -149,7 +149,7 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
   }
   if (bypasses.length > 0) {
     verdict = 'bypassed';
-    summary = `bypassed: ${bypasses.map((check) => check.title).join('; ')}`;
+    summary = `bypassed: ${whatIsWrong(bypasses).join('; ')}`;
   } else if (firstFiveSteps.length === 5 && firstFiveSteps.every((check) => check.status === 'pass')) {
     verdict = 'enforced';
     const enforced = processVerdicts.filter((process) => process.verdict === 'enforced').length;
@@ -171,7 +171,7 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     const open = firstFiveSteps.filter((check) => check.status !== 'pass').map((check) => check.title);
     summary = `unknown: no bypass found, but not proven: ${open.join('; ') || 'missing evidence'}`;
   }
-  if (risks.length > 0) summary += ` (risks: ${risks.map((check) => check.title).join('; ')})`;
+  if (risks.length > 0) summary += ` (risks: ${whatIsWrong(risks).join('; ')})`;
   // The pod spec says "not HAMi" but the container carries HAMi's preload, library, limits or a CUDA process:
   // the evidence decides the verdict, and the summary says the mismatch, since that is what the platform
   // engineer acts on (a hand-made libvgpu.so mount or limit variables, annotations lost, a pod that escaped
@@ -182,6 +182,20 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
       : '; HAMi does not manage this pod, but the capture is incomplete, so HAMi\'s absence in the container is not proven';
   }
   return { checks, verdict, summary, source, processes: processVerdicts };
+}
+
+// Checks that see the same cause from another side: the later one adds nothing to a summary that names the first.
+const SAME_CAUSE_AS: Readonly<Record<string, string>> = { 'bypass.disable-control': 'hami.disable-control', 'bypass.preload': 'hami.preload' };
+
+/** What each failed check found wrong (the start of its summary), each cause once. */
+function whatIsWrong(failed: readonly Check[]): string[] {
+  const ids = new Set(failed.map((check) => check.id));
+  return failed
+    .filter((check) => !ids.has(SAME_CAUSE_AS[check.id] ?? ''))
+    .map((check) => {
+      const colon = check.summary.indexOf(': ');
+      return colon > 0 ? check.summary.slice(0, colon) : check.summary;
+    });
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -112,7 +112,11 @@ export function checkLoaded(facts: Facts): Check {
   if (facts.gpuProcs.length > 0) {
     const evidence = facts.gpuProcs.flatMap((process) => processLines(process, mapsLine));
     const missing = gpuReadable.filter((process) => !process.maps.libvgpu);
-    if (missing.length > 0) return fail({ ...common, evidence }, `${missing.length} CUDA process(es) do not map libvgpu.so: ${missing.map((process) => `${process.pid} (${process.comm})`).join(', ')}`, remedy);
+    if (missing.length > 0) {
+      const names = [...new Set(missing.map((process) => process.comm))].join(', ');
+      const what = `libvgpu.so is not mapped in ${missing.length} of ${gpuReadable.length} CUDA ${gpuReadable.length === 1 ? 'process' : 'processes'} (${names})`;
+      return fail({ ...common, evidence }, `${what}: ${missing.map((process) => `pid ${process.pid}`).join(', ')}`, remedy);
+    }
     if (gpuReadable.length < facts.gpuProcs.length) return unknown({ ...common, evidence }, 'some CUDA processes\' maps could not be read', 'Run the probe as root in the container.');
     return pass({ ...common, evidence }, `all ${gpuReadable.length} CUDA process(es) map libvgpu.so`);
   }
