@@ -9,7 +9,7 @@ import { hamiLibPathProblem } from '../core/probe/script.ts';
 import { TransportError } from '../core/probe/transport.ts';
 import { DEBUG_POD_IMAGE } from '../kube/debugPodSpec.ts';
 import { errorText } from '../kube/errorText.ts';
-import { terminalSafe } from '../core/terminalText.ts';
+import { terminalSafe } from '../core/text/escape.ts';
 import { LocalTransport } from '../transports/local.ts';
 import type { ParsedArgs } from './args.ts';
 import { parseArgs, scopeOf, UsageError } from './args.ts';

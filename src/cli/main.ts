@@ -1,7 +1,7 @@
 // The `gpumem` command: a thin front on the same core as the extension.
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { terminalSafe } from '../core/terminalText.ts';
+import { terminalSafe } from '../core/text/escape.ts';
 import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import { LINT_USAGE, lintCommand } from './lintCommand.ts';

@@ -15,7 +15,7 @@ import type { ContainerModel, PodModel } from './manifest/podModel.ts';
 import { findPodTemplates, workloadEntry } from './manifest/workloads.ts';
 import { AliasBudgetExceeded, spanOf } from './manifest/yamlTree.ts';
 import { ruleMeta } from './rules/catalog.ts';
-import { POD_RULES } from './rules/index.ts';
+import { POD_RULES } from './rules/ruleOrder.ts';
 import type { FileContext, PodContext, Report } from './rules/types.ts';
 import { suppressedByAnnotation } from './suppression.ts';
 import { BudgetExhausted, unitsFor, WorkBudget } from './workBudget.ts';

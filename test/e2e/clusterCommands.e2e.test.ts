@@ -318,9 +318,9 @@ test('"Run HAMi Checklist on Pod" from the palette on the bypassed HAMi pod: the
 
         const report = await s.step('the checklist report opens', () =>
           waitFor('the HAMi checklist of static-infer-0', () => readPreview(page), (text) => /gpumem inspection: pod ml\/static-infer-0 -c static-infer \(context gpumem-demo\)/.test(text) && /HAMi cluster checks/.test(text), { timeoutMs: PROBE_TIMEOUT_MS, intervalMs: 500 }), PROBE_TIMEOUT_MS + 30_000);
-        assert.match(report, /HAMi enforcement checklist\s+bypassed — CUDA_DISABLE_CONTROL; library loaded in the workload processes; static executable; CUDA_DISABLE_CONTROL in process environments/, 'the checklist\'s verdict');
+        assert.match(report, /HAMi enforcement checklist\s+bypassed — CUDA_DISABLE_CONTROL is true; libvgpu\.so is not mapped in 1 of 1 CUDA process \(infer-static\); static executable\(s\) using the GPU, which never read \/etc\/ld\.so\.preload/, 'the checklist\'s verdict');
         assert.match(report, /CUDA_DISABLE_CONTROL is true: the device plugin did not mount \/etc\/ld\.so\.preload/);
-        assert.match(report, /1 CUDA process\(es\) do not map libvgpu\.so: 1 \(infer-static\)/);
+        assert.match(report, /libvgpu\.so is not mapped in 1 of 1 CUDA process \(infer-static\): pid 1/);
         assert.match(report, /hami-device-plugin-x7k2p: Running, ready/, 'the cluster-side check of the node\'s device plugin');
         const execs = await finishedExecs(sim, mark);
         assert.deepEqual(execs.map((e) => `${e.namespace}/${e.pod}/${e.container}`), ['ml/static-infer-0/static-infer']);

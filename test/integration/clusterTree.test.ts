@@ -18,7 +18,8 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { V1Pod } from '@kubernetes/client-node';
 import { explainForbidden, explainKubeFailure, explainProbeFailure } from '../../src/core/kube/failureMessages.ts';
 import { nodeProbeCommand, podProbeCommand, shellQuote } from '../../src/core/kube/probeCommand.ts';
-import { contextTreeItem, mdText, noGpuPodsItem, nodeTreeItem, otherPodsItem, plainText, podTreeItem } from '../../src/core/kube/treeItems.ts';
+import { contextTreeItem, noGpuPodsItem, nodeTreeItem, otherPodsItem, podTreeItem } from '../../src/core/kube/treeItems.ts';
+import { markdownText, plainLabel } from '../../src/core/text/escape.ts';
 import type { ContextInfo, TreeItemModel } from '../../src/core/kube/treeItems.ts';
 import { lintText } from '../../src/core/lint.ts';
 import { hamiClusterMarkdown, nodeEventsMarkdown } from '../../src/core/report/clusterReport.ts';
@@ -70,9 +71,9 @@ function podItem(pods: NodePods, name: string, now = Date.now()): TreeItemModel 
   return podTreeItem(found.summary, now);
 }
 
-/** A tooltip as the reader sees it: the Markdown escapes of mdText() removed. */
+/** A tooltip as the reader sees it: the Markdown escapes and entities of markdownText() removed. */
 function text(markdown: string): string {
-  return markdown.replace(/\\([!-/:-@[-`{-~])/g, '$1');
+  return markdown.replace(/\\([!-/:-@[-`{-~])/g, '$1').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
 /** Markdown that came from cluster values must carry no live syntax: no HTML, link, image or autolink. */
@@ -339,14 +340,14 @@ describe('the Clusters view against the simulator', () => {
       const nodes = await loadContextNodes(admin);
       const item = nodeItem(nodes, 'evil-node');
       assertInert(item.tooltip, hostile);
-      assert.match(item.tooltip, /\\<img src\\=x onerror\\=alert\\\(1\\\)\\>/, 'the text is still there, escaped');
+      assert.match(item.tooltip, /&lt;img src\\=x onerror\\=alert\\\(1\\\)&gt;/, 'the text is still there, escaped');
       const pods = await listNodeGpuPods(admin, 'evil-node');
       const pod = podItem(pods, 'evil-pod');
       assertInert(pod.tooltip, hostile);
       assert.doesNotMatch(pod.description, /[\u0000-\u001f]/, 'no control character in the description');
       assert.match(pod.description, /bind-phase \[click\]\(command:workbench\.action\.terminal\.new\) failed/, 'plain text, shown literally');
-      assert.equal(plainText(`a\nb\u0007c${'x'.repeat(400)}`).length, 160);
-      assert.equal(mdText('**x** <b>'), '\\*\\*x\\*\\* \\<b\\>');
+      assert.equal(plainLabel(`a\nb\u0007c${'x'.repeat(400)}`).length, 160);
+      assert.equal(markdownText('**x** <b>'), '\\*\\*x\\*\\* &lt;b&gt;');
     } finally {
       sim.state.remove('pods', 'default', 'evil-pod');
       sim.state.remove('nodes', undefined, 'evil-node');
@@ -383,17 +384,17 @@ describe('the Clusters view against the simulator', () => {
     assert.deepEqual(facts.podEnv, { CUDA_DISABLE_CONTROL: 'true' });
     assert.deepEqual(section.schedulerPods, [{ namespace: 'kube-system', name: 'hami-scheduler-6d9c7b8f5-q8w2r', phase: 'Running' }]);
     const markdown = hamiClusterMarkdown(section);
-    assert.match(markdown, /\| ✅ \| HAMi device plugin on gpu-node-7 \| hami-device-plugin-x7k2p: Running, ready \|/);
-    assert.match(markdown, /\| ✅ \| HAMi scheduler \| kube-system\/hami-scheduler-6d9c7b8f5-q8w2r \(Running\) \|/);
-    assert.match(markdown, /\| ✅ \| Pod's scheduler \| hami-scheduler \|/);
-    assert.match(markdown, /\| ❌ \| CUDA_DISABLE_CONTROL in the spec \| true: HAMi skips the ld.so.preload mount \|/);
+    assert.match(text(markdown), /\| ✅ \| HAMi device plugin on gpu-node-7 \| hami-device-plugin-x7k2p: Running, ready \|/);
+    assert.match(text(markdown), /\| ✅ \| HAMi scheduler \| kube-system\/hami-scheduler-6d9c7b8f5-q8w2r \(Running\) \|/);
+    assert.match(text(markdown), /\| ✅ \| Pod's scheduler \| hami-scheduler \|/);
+    assert.match(text(markdown), /\| ❌ \| CUDA_DISABLE_CONTROL in the spec \| true: HAMi skips the ld.so.preload mount \|/);
     assert.deepEqual(podContainers(pod).map((c) => c.name), ['static-infer']);
 
     // The crash-looping device plugin on gpu-node-8, seen from a pod there.
     const onEight = { ...pod, metadata: { ...pod.metadata, name: 'x' }, spec: { ...pod.spec, nodeName: 'gpu-node-8', containers: pod.spec?.containers ?? [] } } as V1Pod;
     const eight = await podHamiFacts(admin, onEight, undefined);
     assert.deepEqual(eight.facts.devicePluginPods, [{ name: 'hami-device-plugin-m4t9z', phase: 'Running', ready: false }]);
-    assert.match(hamiClusterMarkdown(eight.section), /\| ❌ \| HAMi device plugin on gpu-node-8 \| hami-device-plugin-m4t9z: Running, not ready \|/);
+    assert.match(text(hamiClusterMarkdown(eight.section)), /\| ❌ \| HAMi device plugin on gpu-node-8 \| hami-device-plugin-m4t9z: Running, not ready \|/);
 
     // A pod HAMi does not manage (the AMD APU pod): the facts say so (the checklist then lets the container's
     // evidence decide instead of reading the missing device plugin as a bypass), and so does the section.
@@ -401,15 +402,15 @@ describe('the Clusters view against the simulator', () => {
     assert.equal(llama.facts.managedByHami, false);
     assert.deepEqual(llama.facts.devicePluginPods, []);
     assert.equal(llama.section.managed, false);
-    assert.match(hamiClusterMarkdown(llama.section), /\*\*HAMi does not manage this pod:\*\*/);
+    assert.match(text(hamiClusterMarkdown(llama.section)), /\*\*HAMi does not manage this pod:\*\*/);
   });
 
   test('"Explain OOM Kills on Node": the node\'s SystemOOM event next to the kernel log', T, async () => {
     const events = await nodeMemoryEventsOf(admin, 'strix-node-1');
     assert.deepEqual(events.map((e) => e.kind), ['SystemOOM', 'NodeHasInsufficientMemory']);
     const markdown = nodeEventsMarkdown('strix-node-1', events);
-    assert.match(markdown, /\| SystemOOM \| 1 \| llama-server \(pid 398211\) \| System OOM encountered, victim process: llama-server, pid: 398211 \|/);
-    assert.match(nodeEventsMarkdown('web-node-3', await nodeMemoryEventsOf(admin, 'web-node-3')), /No SystemOOM, OOMKilling or memory-eviction events about node web-node-3/);
+    assert.match(text(markdown), /\| SystemOOM \| 1 \| llama-server \(pid 398211\) \| System OOM encountered, victim process: llama-server, pid: 398211 \|/);
+    assert.match(text(nodeEventsMarkdown('web-node-3', await nodeMemoryEventsOf(admin, 'web-node-3'))), /No SystemOOM, OOMKilling or memory-eviction events about node web-node-3/);
     const nobody = new ClusterClient(contextNamed('gpumem-demo-nobody'));
     try {
       await nodeMemoryEventsOf(nobody, 'strix-node-1');

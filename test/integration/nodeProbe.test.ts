@@ -288,7 +288,7 @@ for (const shell of SHELLS) {
         const pod = podOf(run, expected.uid);
         assert.equal(pod.accounted, expected.current);
         assert.equal(pod.limit, expected.max === 'max' ? undefined : expected.max);
-        assert.equal(pod.qos, expected.qos);
+        assert.equal(pod.qos, ({ burstable: 'Burstable', guaranteed: 'Guaranteed', besteffort: 'BestEffort' } as const)[expected.qos], 'the QoS class of the pod\'s cgroup');
         assert.equal(pod.gtt, 0);
       }
       assert.deepEqual(run.inspection.verdicts.map((v) => `${v.id} (${v.severity})`), [], 'no verdicts on a node without a GPU');

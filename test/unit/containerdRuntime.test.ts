@@ -8,7 +8,7 @@ import { parseCapture } from '../../src/core/probe/capture.ts';
 import { nvidiaRuntimeEvidence, parseContainerdRuntimes } from '../../src/core/probe/parsers/containerdConfig.ts';
 import { buildProbeScript } from '../../src/core/probe/script.ts';
 import { NODE_BODY } from '../../src/core/probe/scripts/nodeScript.ts';
-import { checkRuntime } from '../../src/core/verdicts/hamiSeedChecks.ts';
+import { checkRuntime } from '../../src/core/verdicts/hamiTroubleshootingSteps.ts';
 import { checkPreloadTarget } from '../../src/core/verdicts/hamiBypassChecks.ts';
 import type { Facts } from '../../src/core/verdicts/hamiFacts.ts';
 import { captureText } from './helpers/captureText.ts';

@@ -122,7 +122,7 @@ test('checklist: HAMi-core lines in the logs — active, invalid limit, underflo
   assert.match(logs.summary, /HAMi#1181/);
   assert.deepEqual(logs.evidence, [`kubectl logs: ${kubectlLog.trim()}`]);
   assert.equal(underflow.verdict, 'enforced', 'a risk is not a bypass');
-  assert.match(underflow.summary, /risks: HAMi-core's own log lines/);
+  assert.match(underflow.summary, /\(risks: HAMi-core's usage counter underflowed/);
 
   const invalid = evaluate(healthy(), { cluster: { containerLog: '[HAMI-core Warn]: invalid device memory limit CUDA_DEVICE_MEMORY_LIMIT_0=0m\n' } }).result;
   assert.equal(check(invalid, 'bypass.logs').status, 'fail');
@@ -150,6 +150,8 @@ test('checklist: CUDA_DISABLE_CONTROL=true, with the preload mount skipped', () 
   assert.equal(check(result, 'hami.preload').status, 'fail');
   assert.equal(check(result, 'hami.loaded').status, 'fail');
   assert.deepEqual(result.processes.map((process) => process.verdict), ['bypassed']);
+  // The verdict says what is wrong, each cause once: the env var, the missing file, the one python3 process.
+  assert.equal(result.summary, 'bypassed: CUDA_DISABLE_CONTROL is true; /etc/ld.so.preload does not exist; libvgpu.so is not mapped in 1 of 1 CUDA process (python3)');
 
   // ParseBool semantics: "false" and "0" do not disable.
   const off = healthy();
@@ -195,7 +197,7 @@ test('checklist: a pod HAMi does not manage is not-hami, even with cluster facts
   assert.doesNotMatch(managed.summary, /does not manage/);
   assert.equal(evaluate(plain(), { cluster: { devicePluginPods: [] } }).result.verdict, 'bypassed');
   // A HAMi container whose node lost its device plugin: the running processes stay limited, new ones are at risk.
-  assert.match(evaluate(healthy(), { cluster: { devicePluginPods: [], managedByHami: true } }).result.summary, /^enforced: .*\(risks: device-plugin health\)$/);
+  assert.match(evaluate(healthy(), { cluster: { devicePluginPods: [], managedByHami: true } }).result.summary, /^enforced: .*\(risks: no HAMi device-plugin pod found\)$/);
 });
 
 test('checklist: HAMi traces in a pod HAMi does not manage: the evidence decides, and the summary says the mismatch', () => {

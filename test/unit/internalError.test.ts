@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { lintCommand } from '../../src/cli/lintCommand.ts';
 import type { CliIo } from '../../src/cli/io.ts';
 import { lintText } from '../../src/core/lint.ts';
-import { POD_RULES } from '../../src/core/rules/index.ts';
+import { POD_RULES } from '../../src/core/rules/ruleOrder.ts';
 import type { Rule } from '../../src/core/rules/types.ts';
 import { ruleMeta } from '../../src/core/rules/catalog.ts';
 import { yaml } from './helpers/lint.ts';

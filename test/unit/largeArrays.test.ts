@@ -8,7 +8,8 @@ import { longestRun, maxOf, minOf, pushAll } from '../../src/core/arrays.ts';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { podToMarkdown } from '../../src/core/inspector/podMarkdown.ts';
 import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
-import { codeBlock, inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
+import { markdownCodeBlock } from '../../src/core/text/escape.ts';
+import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { captureText, procRecord } from './helpers/captureText.ts';
 
 const MANY = 200_000;
@@ -28,7 +29,7 @@ describe('array helpers', () => {
 
   test('codeBlock fences a text of 128k backtick runs', () => {
     const text = '`a'.repeat(128 * 1024) + '````';
-    const block = codeBlock(text);
+    const block = markdownCodeBlock(text);
     assert.ok(block.startsWith('`````\n'));
     assert.ok(block.endsWith('\n`````'));
   });

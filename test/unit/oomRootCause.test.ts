@@ -71,7 +71,7 @@ test('GTT signature, strong: a global kill of a pod whose memory.events shows oo
     taskMemcg: '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1d7e0c6a_5b0f_4c5e_9d33_0e6f2ad2a1b9.slice/cri-containerd-5e1c0a0f3b3d4c2e9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f.scope',
     inKubepods: true,
     podUid: GTT_POD,
-    qos: 'burstable',
+    qos: 'Burstable',
     containerId: '5e1c0a0f3b3d4c2e9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f',
     runtime: 'containerd',
     podName: 'ai/llama-0',
@@ -134,7 +134,7 @@ test('k3s blog: a global kill of a BestEffort pod with no GPU evidence is only a
   assert.equal(verdict.gtt?.strength, 'possible');
   assert.equal(verdict.id, 'oom.global:1');
   assert.equal(verdict.victim.podUid, 'be1e663f-f7a1-4b90-bdfd-bb30afdf7c37');
-  assert.equal(verdict.victim.qos, 'besteffort');
+  assert.equal(verdict.victim.qos, 'BestEffort');
   assert.equal(verdict.victim.containerId, '53463dbb01e95cfa79e16677e4a67317688384cc5b6c54d416b48dce0f406b4c');
   assert.equal(verdict.victim.runtime, undefined);
   assert.equal(verdict.severity, 'error');
@@ -240,7 +240,7 @@ test('a torn victim line does not borrow the candidate\'s name (kubedirector#356
   assert.equal(verdict.victim.pid, 62769);
   assert.equal(verdict.victim.comm, undefined);
   assert.equal(verdict.limitLevel, 'container');
-  assert.equal(verdict.victim.qos, 'guaranteed');
+  assert.equal(verdict.victim.qos, 'Guaranteed');
   assert.match(verdict.remedy, /at least 666Mi/);
 });
 

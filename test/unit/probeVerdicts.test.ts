@@ -12,7 +12,8 @@ import type { Inspection } from '../../src/core/inspection/analyze.ts';
 import { analyzeCapture, analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { buildNodeModel } from '../../src/core/probe/nodeModel.ts';
-import { inspectionToJson, inspectionToMarkdown, inspectionToText, md } from '../../src/core/report/inspectionReport.ts';
+import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
+import { markdownText } from '../../src/core/text/escape.ts';
 import { oomToMarkdown, oomToText } from '../../src/core/report/oomReport.ts';
 import { formatBytes } from '../../src/core/quantity.ts';
 import { kernelAlignmentChecks } from '../../src/core/verdicts/kernelAlignment.ts';
@@ -339,11 +340,11 @@ describe('reports: hostile pod names and process names', () => {
   test('the pods carry the cluster\'s names in JSON and Markdown (null and the UID when the cluster gave none)', () => {
     const named = JSON.parse(JSON.stringify(inspectionToJson(hostileInspection()))) as { node: { pods: Array<{ podUid: string; podName: string | null }> } };
     assert.deepEqual(named.node.pods.map((pod) => [pod.podUid, pod.podName]), [[POD_A, HOSTILE_NAME]]);
-    assert.ok(inspectionToMarkdown(hostileInspection()).includes(`| ${md(HOSTILE_NAME)} |`), 'the Markdown pods table names the pod');
+    assert.ok(inspectionToMarkdown(hostileInspection()).includes(`| ${markdownText(HOSTILE_NAME)} |`), 'the Markdown pods table names the pod');
     const unnamed = analyzeCapture(hostileInspection().capture, { target: 'capture' });
     assert.equal(unnamed.podNames.size, 0);
     assert.deepEqual((JSON.parse(JSON.stringify(inspectionToJson(unnamed))) as typeof named).node.pods.map((pod) => pod.podName), [null]);
-    assert.ok(inspectionToMarkdown(unnamed).includes(`| ${POD_A} |`), 'the UID when no name is known');
+    assert.ok(inspectionToMarkdown(unnamed).includes(`| ${markdownText(POD_A)} |`), 'the UID when no name is known');
   });
 
   test('JSON verdicts have the same shape as explain-oom\'s: the OOM verdict without the parser\'s raw event', () => {
@@ -378,7 +379,7 @@ describe('reports: hostile pod names and process names', () => {
       assert.equal(cells(line), cells(header), `row ${line} under ${header}`);
     }
     assert.ok(tables >= 3, 'memory, pods and OOM tables');
-    assert.ok(markdown.includes(md(HOSTILE_NAME)), 'the name is there, escaped');
+    assert.ok(markdown.includes(markdownText(HOSTILE_NAME)), 'the name is there, escaped');
   });
 
   test('Markdown: a process name cannot close the evidence code block', () => {
@@ -405,7 +406,7 @@ describe('reports: hostile pod names and process names', () => {
   test('text: no control characters on any line, and one line per item', () => {
     const text = inspectionToText(hostileInspection());
     for (const line of text.split('\n')) assert.doesNotMatch(line, /[\u0000-\u001f\u007f-\u009f]/, JSON.stringify(line));
-    assert.ok(text.includes('a\\x1b[2Jb\\x0dc\\x07d\\u009b1m'), 'control characters are shown escaped (src/core/terminalText.ts)');
+    assert.ok(text.includes('a\\x1b[2Jb\\x0dc\\x07d\\u009b1m'), 'control characters are shown escaped (src/core/text/escape.ts)');
   });
 
   test('explain-oom reports: Markdown keeps the hostile comm in text or code, text has no control characters', () => {

@@ -1,6 +1,6 @@
 // HAMi rules: cuda-disable-control(-present), hami-readonly-rootfs, hami-privileged, hami-manual-memory-limit,
 // hami-resource-conflict, hami-gvisor and hami-musl-image, positive and near-miss negative.
-// HAMi facts (what the device plugin injects and skips) are from gpu-memory-facts.md §1.
+// HAMi facts (what the device plugin injects and skips): Project-HAMi/HAMi docs and pkg/device/nvidia, cited per rule in docs/rules/.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { goParseBool } from '../../src/core/rules/hamiRules.ts';

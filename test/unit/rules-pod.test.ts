@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { RULES } from '../../src/core/rules/catalog.ts';
-import { POD_RULES } from '../../src/core/rules/index.ts';
+import { POD_RULES } from '../../src/core/rules/ruleOrder.ts';
 import { assertNone, expectAll, expectOne, lint, yaml } from './helpers/lint.ts';
 
 describe('the rule set', () => {

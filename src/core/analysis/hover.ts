@@ -12,6 +12,7 @@ import type { ClaimLookup, DraClaimObject } from '../manifest/draClaims.ts';
 import { gpuClassSet, isGpuAlternative } from '../manifest/gpuSource.ts';
 import { maskHelmTemplates } from '../manifest/source.ts';
 import { describeBytes, parseQuantity } from '../quantity.ts';
+import { markdownText } from '../text/escape.ts';
 
 
 export interface HoverInfo {
@@ -60,10 +61,10 @@ function describeDra(raw: Hit, text: string, namespace: string | undefined, opti
     const local = new ClaimIndex();
     indexClaims(text, local);
     const claim = chainLookups(local, options.claims).find(kind, raw.value, namespace);
-    const lines = [`**${md(raw.key)}: ${md(raw.value)}**`, ''];
-    if (!claim) lines.push(`${kind} "${md(raw.value)}" is not in this file${options.claims ? ' nor in the last workspace lint' : ''}: gpumem cannot tell whether it hands out a GPU.`);
+    const lines = [`**${markdownText(raw.key)}: ${markdownText(raw.value)}**`, ''];
+    if (!claim) lines.push(`${kind} "${markdownText(raw.value)}" is not in this file${options.claims ? ' nor in the last workspace lint' : ''}: gpumem cannot tell whether it hands out a GPU.`);
     else {
-      lines.push(`${kind} "${md(claim.name)}":`, '');
+      lines.push(`${kind} "${markdownText(claim.name)}":`, '');
       pushAll(lines, describeRequests(claim, gpuClasses));
     }
     return { markdown: lines.join('\n'), ...range };
@@ -71,11 +72,11 @@ function describeDra(raw: Hit, text: string, namespace: string | undefined, opti
   if (raw.key === 'deviceClassName' && raw.value !== undefined) {
     const known = gpuClasses.has(raw.value);
     const what = known ? 'A GPU device class: containers whose claims use it are GPU containers for gpumem.' : 'Not a GPU device class gpumem knows. If it hands out GPUs, add it to gpumem.lint.gpuDeviceClasses.';
-    return { markdown: `**deviceClassName: ${md(raw.value)}**\n\n${what}`, ...range };
+    return { markdown: `**deviceClassName: ${markdownText(raw.value)}**\n\n${what}`, ...range };
   }
   if (raw.key === 'memory' && parent === 'requests' && raw.path[raw.path.length - 2] === 'capacity' && raw.value !== undefined) {
     const quantity = parseQuantity(raw.value.trim());
-    const value = quantity.ok ? `${md(raw.value)} = ${describeBytes(quantity.quantity.value)} per device` : `not a valid quantity (${md(quantity.reason)})`;
+    const value = quantity.ok ? `${markdownText(raw.value)} = ${describeBytes(quantity.quantity.value)} per device` : `not a valid quantity (${markdownText(quantity.reason)})`;
     return { markdown: `**memory** (DRA consumable capacity)\n\n${value}. gpumem counts it as the container's declared GPU memory.`, ...range };
   }
   return undefined;
@@ -88,9 +89,9 @@ function describeRequests(claim: DraClaimObject, gpuClasses: ReadonlySet<string>
       const gpu = isGpuAlternative(alternative, gpuClasses);
       const memory = alternative.memory ? `, ${describeBytes(alternative.memory.bytes)} per device` : '';
       const count = alternative.count === undefined ? 'all matching devices' : `${alternative.count} device${alternative.count === 1 ? '' : 's'}`;
-      return `class ${md(alternative.deviceClassName ?? '(none)')} (${gpu ? 'GPU' : 'not a GPU gpumem knows'}), ${count}${memory}`;
+      return `class ${markdownText(alternative.deviceClassName ?? '(none)')} (${gpu ? 'GPU' : 'not a GPU gpumem knows'}), ${count}${memory}`;
     });
-    lines.push(`- request ${md(request.name)}: ${alternatives.join('; or ')}`);
+    lines.push(`- request ${markdownText(request.name)}: ${alternatives.join('; or ')}`);
   }
   if (lines.length === 0) lines.push('- no device requests gpumem can read');
   return lines;
@@ -133,13 +134,8 @@ const SHARING_HOVER: Readonly<Record<string, string>> = {
   [SHARING_ANNOTATIONS.memoryLimit]: 'Run:ai dynamic GPU fractions: the burstable GPU memory limit above gpu-memory.',
 };
 
-/** Escapes Markdown so values from the file render as text. */
-function md(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!<>|~]/g, (c) => `\\${c}`);
-}
-
 function describe(raw: Hit): HoverInfo | undefined {
-  const hit = { ...raw, key: md(raw.key), value: raw.value === undefined ? undefined : md(raw.value) };
+  const hit = { ...raw, key: markdownText(raw.key), value: raw.value === undefined ? undefined : markdownText(raw.value) };
   const rawKey = raw.key;
   const rawValue = raw.value;
   const parent = hit.path[hit.path.length - 1];
@@ -162,7 +158,7 @@ function describe(raw: Hit): HoverInfo | undefined {
     } else if (rawKey === 'cpu' && quantity?.ok) {
       lines.push('', `${hit.value} = ${quantity.quantity.value} CPU${quantity.quantity.value === 1 ? '' : 's'}.`);
     }
-    if (quantity && !quantity.ok) lines.push('', `Not a valid quantity: ${md(quantity.reason)}.`);
+    if (quantity && !quantity.ok) lines.push('', `Not a valid quantity: ${markdownText(quantity.reason)}.`);
     return { markdown: lines.join('\n'), ...range };
   }
   if (parent === 'annotations' && SHARING_HOVER[rawKey]) {
@@ -172,8 +168,8 @@ function describe(raw: Hit): HoverInfo | undefined {
   if (parent === 'annotations' && base) {
     const quantity = rawValue !== undefined ? parseQuantity(rawValue.trim()) : undefined;
     const what = base === ANNOTATIONS.gpuMemory ? 'Declared GPU memory (expected GTT / unified-memory footprint)' : 'Declared host-side memory';
-    const container = rawKey.length > base.length ? ` of container "${md(rawKey.slice(base.length + 1))}"` : ' of each GPU container';
-    const value = quantity?.ok ? `: ${describeBytes(quantity.quantity.value)}` : quantity ? `: not a valid quantity (${md(quantity.reason)})` : '';
+    const container = rawKey.length > base.length ? ` of container "${markdownText(rawKey.slice(base.length + 1))}"` : ' of each GPU container';
+    const value = quantity?.ok ? `: ${describeBytes(quantity.quantity.value)}` : quantity ? `: not a valid quantity (${markdownText(quantity.reason)})` : '';
     return { markdown: `**${hit.key}**\n\n${what}${container}${value}. gpumem checks memory limits and requests against it plus headroom.`, ...range };
   }
   return undefined;

@@ -2,14 +2,10 @@
 // about it: the GPU requests of each container, the QoS class, restarts and OOM kills, HAMi's scheduling
 // annotations parsed, the scheduler, the runtime class, privileged containers, and whether it is a GPU pod.
 //
-// QoS follows the kubelet's GetPodQOS (pkg/apis/core/helper/qos, k8s.io/kubernetes): only cpu and memory
-// count; requests and limits are summed over init and app containers (ephemeral containers excluded), or
-// taken from the pod-level `spec.resources` when set (PodLevelResources); BestEffort when there are no
-// non-zero requests or limits; Guaranteed when every container limits both cpu and memory and the summed
-// requests equal the summed limits for each; Burstable otherwise. `status.qosClass` wins when present.
+// QoS: `status.qosClass` wins when present, else the kubelet's computation (core/kube/qos.ts).
 //
-// HAMi pod annotations (HAMi docs/develop/protocol.md; pkg/device/devices.go DecodeContainerDevices;
-// gpu-memory-facts.md §1.6): `hami.io/vgpu-devices-allocated` and `-to-allocate` hold one entry per
+// HAMi pod annotations (Project-HAMi/HAMi docs/develop/protocol.md; pkg/device/devices.go
+// DecodeContainerDevices): `hami.io/vgpu-devices-allocated` and `-to-allocate` hold one entry per
 // container, each `;`-terminated, and inside an entry one `<UUID>,<Type>,<usedMemMiB>,<usedCores>:` per
 // device (HAMi reads the first four comma fields and ignores the rest). An empty entry keeps its container's
 // place. `hami.io/bind-phase` is allocating, failed or success; `hami.io/vgpu-node` the node chosen.
@@ -18,9 +14,10 @@ import type { GpuResourceRole } from '../gpuResources.ts';
 import { classifyGpuResource } from '../gpuResources.ts';
 import { parseQuantity } from '../quantity.ts';
 import type { JsonRecord } from './json.ts';
+import type { QosClass, QosQuantity, QosResource, QosResources } from './qos.ts';
+import { computeQos } from './qos.ts';
 import { asArray, asBoolean, asNumber, asRecord, asString, asTime, identity, path, stringMap } from './json.ts';
 
-export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 export type ContainerRole = 'init' | 'sidecar' | 'app';
 
 export interface GpuResourceRequest {
@@ -171,41 +168,25 @@ function gpuRequestsOf(entry: ContainerEntry): ContainerGpuRequests {
   return { container: entry.name, role: entry.role, resources: resources.sort((a, b) => a.name.localeCompare(b.name)) };
 }
 
-/** The QoS class as the kubelet computes it (see the header); ignores status.qosClass. */
+/** The QoS class as the kubelet computes it (core/kube/qos.ts); ignores status.qosClass. */
 export function computeQosClass(pod: unknown): QosClass {
   const podLevel = asRecord(path(pod, 'spec', 'resources'));
-  const sources: { requests: ReadonlyMap<string, string>; limits: ReadonlyMap<string, string> }[] =
-    podLevel && (asRecord(podLevel['requests']) || asRecord(podLevel['limits']))
-      ? [{ requests: stringMap(podLevel['requests']), limits: stringMap(podLevel['limits']) }]
-      : containersOf(pod).map((entry) => ({ requests: stringMap(path(entry.spec, 'resources', 'requests')), limits: stringMap(path(entry.spec, 'resources', 'limits')) }));
-  const requests = new Map<string, number>();
-  const limits = new Map<string, number>();
-  let guaranteed = true;
-  for (const source of sources) {
-    for (const [name, text] of source.requests) {
-      if (name !== 'cpu' && name !== 'memory') continue;
-      const value = quantity(text);
-      if (value !== undefined && value > 0) requests.set(name, (requests.get(name) ?? 0) + value);
+  const containers = containersOf(pod).map((entry) => ({ name: entry.name, ...qosResources(asRecord(path(entry.spec, 'resources'))) }));
+  const setsPodLevel = podLevel !== undefined && (asRecord(podLevel['requests']) !== undefined || asRecord(podLevel['limits']) !== undefined);
+  return computeQos(setsPodLevel ? { pod: qosResources(podLevel), containers } : { containers }).qos;
+}
+
+function qosResources(resources: JsonRecord | undefined): QosResources {
+  const pick = (values: ReadonlyMap<string, string>) => {
+    const picked: Partial<Record<QosResource, QosQuantity>> = {};
+    for (const resource of ['cpu', 'memory'] as const) {
+      const text = values.get(resource);
+      // A value the API server would have rejected counts as unset, as zero does.
+      if (text !== undefined) picked[resource] = { value: quantity(text) ?? 0, text };
     }
-    const found = new Set<string>();
-    for (const [name, text] of source.limits) {
-      if (name !== 'cpu' && name !== 'memory') continue;
-      const value = quantity(text);
-      if (value !== undefined && value > 0) {
-        found.add(name);
-        limits.set(name, (limits.get(name) ?? 0) + value);
-      }
-    }
-    if (!found.has('cpu') || !found.has('memory')) guaranteed = false;
-  }
-  if (requests.size === 0 && limits.size === 0) return 'BestEffort';
-  if (guaranteed) {
-    for (const [name, request] of requests) {
-      const limit = limits.get(name);
-      if (limit === undefined || Math.abs(limit - request) > Math.max(1e-9, Math.abs(request) * 1e-12)) guaranteed = false;
-    }
-  }
-  return guaranteed && requests.size === limits.size ? 'Guaranteed' : 'Burstable';
+    return picked;
+  };
+  return { requests: pick(stringMap(resources?.['requests'])), limits: pick(stringMap(resources?.['limits'])) };
 }
 
 function terminationOf(value: unknown): TerminationInfo | undefined {

@@ -7,15 +7,17 @@
 // - labels and descriptions are plain text (VS Code renders them as text); control characters become spaces
 //   and very long values are cut, so a hostile name cannot break the row;
 // - tooltips are Markdown (the view sets isTrusted=false, no HTML, no theme icons) in which every value goes
-//   through mdText(), which backslash-escapes all ASCII punctuation: no link, image, HTML, emphasis, table
+//   through markdownText(), which backslash-escapes all ASCII punctuation: no link, image, HTML, emphasis, table
 //   or autolinked URL can come from a value.
 import type { ContextState } from './contextState.ts';
 import { describeContextState } from './contextState.ts';
 import { explainForbidden } from './failureMessages.ts';
 import type { NodeMemoryEvent } from './events.ts';
-import type { GpuNodeSummary, GpuResourceAmount, HamiRegistration } from './nodes.ts';
+import type { HamiRegistration } from './hamiNodeAnnotations.ts';
+import type { GpuNodeSummary, GpuResourceAmount } from './nodes.ts';
 import type { ContainerRestarts, GpuPodSummary, GpuResourceRequest } from './pods.ts';
 import { formatBytes } from '../quantity.ts';
+import { markdownText, plainLabel } from '../text/escape.ts';
 
 export const CONTEXT_VALUES = {
   context: 'gpumem.context',
@@ -34,7 +36,7 @@ export interface IconSpec {
 export interface TreeItemModel {
   readonly label: string;
   readonly description: string;
-  /** Markdown; every value from the cluster is escaped with mdText(). */
+  /** Markdown; every value from the cluster is escaped with markdownText(). */
   readonly tooltip: string;
   readonly icon: IconSpec;
   readonly contextValue: string;
@@ -43,18 +45,6 @@ export interface TreeItemModel {
 
 const WARNING_COLOR = 'list.warningForeground';
 const ERROR_COLOR = 'list.errorForeground';
-const MAX_PLAIN = 160;
-
-/** Markdown-safe text: control characters to spaces, every ASCII punctuation character backslash-escaped. */
-export function mdText(value: string): string {
-  return value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g, (c) => `\\${c}`);
-}
-
-/** Plain text for a label or description: one line, no control characters, at most `max` characters. */
-export function plainText(value: string, max = MAX_PLAIN): string {
-  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 /** "20m ago", "3h ago", "2d ago"; undefined without a parsable time. */
 export function ageText(time: string | undefined, now: number): string | undefined {
@@ -144,22 +134,22 @@ export function contextTreeItem(info: ContextInfo, state: ContextState, progress
     }
   }
   const lines = [
-    state.kind === 'Unknown' ? undefined : mdText(view.message),
-    action ? `\n${mdText(action)}\n` : undefined,
-    bullet('Cluster', mdText(info.cluster)),
-    bullet('Server', info.server ? mdText(info.server) : undefined),
-    bullet('User', mdText(info.user)),
-    bullet('Namespace', info.namespace ? mdText(info.namespace) : undefined),
-    bullet('Proxy', info.proxyUrl ? mdText(info.proxyUrl) : undefined),
-    bullet('Credentials', info.execCommand ? `exec plugin ${mdText(info.execCommand)} (runs when the context is expanded)` : undefined),
-    bullet('Defined in', mdText(info.file)),
-    info.problem ? bullet('Problem', mdText(info.problem)) : undefined,
+    state.kind === 'Unknown' ? undefined : markdownText(view.message),
+    action ? `\n${markdownText(action)}\n` : undefined,
+    bullet('Cluster', markdownText(info.cluster)),
+    bullet('Server', info.server ? markdownText(info.server) : undefined),
+    bullet('User', markdownText(info.user)),
+    bullet('Namespace', info.namespace ? markdownText(info.namespace) : undefined),
+    bullet('Proxy', info.proxyUrl ? markdownText(info.proxyUrl) : undefined),
+    bullet('Credentials', info.execCommand ? `exec plugin ${markdownText(info.execCommand)} (runs when the context is expanded)` : undefined),
+    bullet('Defined in', markdownText(info.file)),
+    info.problem ? bullet('Problem', markdownText(info.problem)) : undefined,
     info.current ? '\nThe kubeconfig\'s current context. gpumem shows every context and never changes the kubeconfig.' : undefined,
   ];
   return {
-    label: plainText(info.name),
-    description: plainText(parts.join(' · ')),
-    tooltip: tooltip(`Context ${mdText(info.name)}`, lines),
+    label: plainLabel(info.name),
+    description: plainLabel(parts.join(' · ')),
+    tooltip: tooltip(`Context ${markdownText(info.name)}`, lines),
     icon,
     contextValue: CONTEXT_VALUES.context,
     collapsible: true,
@@ -226,45 +216,45 @@ export function nodeTreeItem(node: GpuNodeSummary, events: readonly NodeMemoryEv
   const icon: IconSpec = pressure || notReady || oomCount > 0 ? { id: 'warning', color: WARNING_COLOR } : node.isGpuNode ? { id: 'circuit-board' } : { id: 'server' };
 
   const lines: (string | undefined)[] = [];
-  if (pressure) lines.push(`⚠️ **MemoryPressure** since ${mdText(node.memoryPressure?.lastTransitionTime ?? '?')}: ${mdText(node.memoryPressure?.message ?? node.memoryPressure?.reason ?? '')}`, '');
-  if (notReady) lines.push(`⚠️ **Not ready** (${mdText(node.ready?.reason ?? node.ready?.status ?? '?')}): ${mdText(node.ready?.message ?? '')}`, '');
+  if (pressure) lines.push(`⚠️ **MemoryPressure** since ${markdownText(node.memoryPressure?.lastTransitionTime ?? '?')}: ${markdownText(node.memoryPressure?.message ?? node.memoryPressure?.reason ?? '')}`, '');
+  if (notReady) lines.push(`⚠️ **Not ready** (${markdownText(node.ready?.reason ?? node.ready?.status ?? '?')}): ${markdownText(node.ready?.message ?? '')}`, '');
   lines.push(
-    bullet('GPU vendors', node.vendors.length > 0 ? mdText(node.vendors.join(', ')) : 'none seen'),
-    bullet('GPU product', node.product ? mdText(node.product) : undefined),
-    bullet('Unified memory', node.unifiedMemory.unified ? `yes: GPU memory is system RAM (${mdText(node.unifiedMemory.evidence ?? '')})` : undefined),
+    bullet('GPU vendors', node.vendors.length > 0 ? markdownText(node.vendors.join(', ')) : 'none seen'),
+    bullet('GPU product', node.product ? markdownText(node.product) : undefined),
+    bullet('Unified memory', node.unifiedMemory.unified ? `yes: GPU memory is system RAM (${markdownText(node.unifiedMemory.evidence ?? '')})` : undefined),
   );
   for (const resource of node.gpuResources) {
-    lines.push(`- **${mdText(resource.name)}:** capacity ${mdText(resource.capacity ?? '—')}, allocatable ${mdText(resource.allocatable ?? '—')}${resource.hamiOnly ? ' (HAMi)' : ''}`);
+    lines.push(`- **${markdownText(resource.name)}:** capacity ${markdownText(resource.capacity ?? '—')}, allocatable ${markdownText(resource.allocatable ?? '—')}${resource.hamiOnly ? ' (HAMi)' : ''}`);
   }
   if (node.memoryCapacityBytes !== undefined) {
     lines.push(bullet('Memory', `capacity ${formatBytes(node.memoryCapacityBytes)}, allocatable ${node.memoryAllocatableBytes === undefined ? '—' : formatBytes(node.memoryAllocatableBytes)}`));
   }
   for (const registration of node.hami?.registrations ?? []) {
-    lines.push(`- **${mdText(registration.annotation)}** (${registration.format}): ${mdText(registrationText(registration))}`);
+    lines.push(`- **${markdownText(registration.annotation)}** (${registration.format}): ${markdownText(registrationText(registration))}`);
     for (const device of registration.devices.slice(0, 16)) {
-      lines.push(`  - ${mdText(device.id)}: ${mdText(device.type)}, ${formatBytes(device.devmemMiB * 2 ** 20)}, split ${device.count}, ${device.devcore}% cores, ${device.health ? 'healthy' : 'UNHEALTHY'}${device.mode ? `, ${mdText(device.mode)}` : ''}`);
+      lines.push(`  - ${markdownText(device.id)}: ${markdownText(device.type)}, ${formatBytes(device.devmemMiB * 2 ** 20)}, split ${device.count}, ${device.devcore}% cores, ${device.health ? 'healthy' : 'UNHEALTHY'}${device.mode ? `, ${markdownText(device.mode)}` : ''}`);
     }
-    for (const problem of registration.problems.slice(0, 5)) lines.push(`  - problem: ${mdText(problem)}`);
+    for (const problem of registration.problems.slice(0, 5)) lines.push(`  - problem: ${markdownText(problem)}`);
   }
-  for (const handshake of node.hami?.handshakes ?? []) lines.push(`- **${mdText(handshake.annotation)}:** ${mdText(handshake.value)}`);
-  if ((node.hami?.cordonedDevices.length ?? 0) > 0) lines.push(bullet('HAMi cordoned devices', mdText(node.hami?.cordonedDevices.join(', ') ?? '')));
-  for (const taint of node.taints) lines.push(`- **Taint:** ${mdText(taint.key)}${taint.value !== undefined ? `\\=${mdText(taint.value)}` : ''}\\:${mdText(taint.effect)}`);
+  for (const handshake of node.hami?.handshakes ?? []) lines.push(`- **${markdownText(handshake.annotation)}:** ${markdownText(handshake.value)}`);
+  if ((node.hami?.cordonedDevices.length ?? 0) > 0) lines.push(bullet('HAMi cordoned devices', markdownText(node.hami?.cordonedDevices.join(', ') ?? '')));
+  for (const taint of node.taints) lines.push(`- **Taint:** ${markdownText(taint.key)}${taint.value !== undefined ? `\\=${markdownText(taint.value)}` : ''}\\:${markdownText(taint.effect)}`);
   if (node.unschedulable) lines.push('- **Cordoned** (spec.unschedulable)');
   for (const event of systemOoms.slice(0, 5)) {
-    const victim = event.victim !== undefined ? `${mdText(event.victim)}${event.pid !== undefined ? ` (pid ${event.pid})` : ''}` : 'no process named';
-    lines.push(`- **SystemOOM** ${mdText(ageText(event.lastTime, now) ?? event.lastTime ?? '')}${event.count > 1 ? ` ×${event.count}` : ''}: global OOM kill of ${victim}`);
+    const victim = event.victim !== undefined ? `${markdownText(event.victim)}${event.pid !== undefined ? ` (pid ${event.pid})` : ''}` : 'no process named';
+    lines.push(`- **SystemOOM** ${markdownText(ageText(event.lastTime, now) ?? event.lastTime ?? '')}${event.count > 1 ? ` ×${event.count}` : ''}: global OOM kill of ${victim}`);
   }
   lines.push(
-    bullet('Kernel', node.kernelVersion ? mdText(node.kernelVersion) : undefined),
-    bullet('OS', node.osImage ? mdText(node.osImage) : undefined),
-    bullet('Runtime', node.containerRuntimeVersion ? mdText(node.containerRuntimeVersion) : undefined),
-    bullet('Kubelet', node.kubeletVersion ? mdText(node.kubeletVersion) : undefined),
-    bullet('Addresses', node.addresses.length > 0 ? node.addresses.map((a) => `${mdText(a.type)} ${mdText(a.address)}`).join(', ') : undefined),
+    bullet('Kernel', node.kernelVersion ? markdownText(node.kernelVersion) : undefined),
+    bullet('OS', node.osImage ? markdownText(node.osImage) : undefined),
+    bullet('Runtime', node.containerRuntimeVersion ? markdownText(node.containerRuntimeVersion) : undefined),
+    bullet('Kubelet', node.kubeletVersion ? markdownText(node.kubeletVersion) : undefined),
+    bullet('Addresses', node.addresses.length > 0 ? node.addresses.map((a) => `${markdownText(a.type)} ${markdownText(a.address)}`).join(', ') : undefined),
   );
   return {
-    label: plainText(node.name),
-    description: plainText(parts.join(' · '), 240),
-    tooltip: tooltip(`Node ${mdText(node.name)}`, lines),
+    label: plainLabel(node.name),
+    description: plainLabel(parts.join(' · '), 240),
+    tooltip: tooltip(`Node ${markdownText(node.name)}`, lines),
     icon,
     contextValue: CONTEXT_VALUES.node,
     collapsible: true,
@@ -343,44 +333,44 @@ export function podTreeItem(pod: GpuPodSummary, now: number): TreeItemModel {
   const lines: (string | undefined)[] = [];
   for (const restart of pod.restarts.filter((r) => r.oomKilled)) {
     const termination = restart.current?.reason === 'OOMKilled' ? restart.current : restart.lastTermination;
-    lines.push(`⚠️ **OOMKilled:** container ${mdText(restart.container)} (exit ${termination?.exitCode ?? '?'}${termination?.finishedAt ? `, ${mdText(ageText(termination.finishedAt, now) ?? termination.finishedAt)}` : ''}). Run **Explain OOM Kills on Node** to see whether its cgroup limit or the whole node ran out.`, '');
+    lines.push(`⚠️ **OOMKilled:** container ${markdownText(restart.container)} (exit ${termination?.exitCode ?? '?'}${termination?.finishedAt ? `, ${markdownText(ageText(termination.finishedAt, now) ?? termination.finishedAt)}` : ''}). Run **Explain OOM Kills on Node** to see whether its cgroup limit or the whole node ran out.`, '');
   }
   lines.push(
-    bullet('Namespace', mdText(pod.namespace)),
-    bullet('Node', pod.nodeName ? mdText(pod.nodeName) : undefined),
-    bullet('Phase', `${mdText(pod.phase ?? 'Unknown')}${pod.deleting ? ' (terminating)' : ''}`),
+    bullet('Namespace', markdownText(pod.namespace)),
+    bullet('Node', pod.nodeName ? markdownText(pod.nodeName) : undefined),
+    bullet('Phase', `${markdownText(pod.phase ?? 'Unknown')}${pod.deleting ? ' (terminating)' : ''}`),
     bullet('QoS', `${pod.qosClass}${pod.qosSource === 'computed' ? ' (computed from the spec)' : ''}`),
-    bullet('Owner', pod.owner ? mdText(pod.owner) : undefined),
-    bullet('Scheduler', pod.schedulerName ? mdText(pod.schedulerName) : undefined),
-    bullet('Runtime class', pod.runtimeClassName ? mdText(pod.runtimeClassName) : undefined),
-    bullet('Privileged containers', pod.privilegedContainers.length > 0 ? mdText(pod.privilegedContainers.join(', ')) : undefined),
+    bullet('Owner', pod.owner ? markdownText(pod.owner) : undefined),
+    bullet('Scheduler', pod.schedulerName ? markdownText(pod.schedulerName) : undefined),
+    bullet('Runtime class', pod.runtimeClassName ? markdownText(pod.runtimeClassName) : undefined),
+    bullet('Privileged containers', pod.privilegedContainers.length > 0 ? markdownText(pod.privilegedContainers.join(', ')) : undefined),
   );
   for (const container of pod.gpuContainers) {
-    lines.push(`- **GPU container ${mdText(container.container)}**${container.role !== 'app' ? ` (${container.role})` : ''}: ${container.resources.map((r) => `${mdText(r.name)} request ${mdText(r.request ?? '—')} limit ${mdText(r.limit ?? '—')}`).join('; ')}`);
+    lines.push(`- **GPU container ${markdownText(container.container)}**${container.role !== 'app' ? ` (${container.role})` : ''}: ${container.resources.map((r) => `${markdownText(r.name)} request ${markdownText(r.request ?? '—')} limit ${markdownText(r.limit ?? '—')}`).join('; ')}`);
   }
   for (const restart of pod.restarts) {
     if (restart.restartCount === 0 && !restart.oomKilled) continue;
     const last = restart.lastTermination;
-    lines.push(`- **Restarts of ${mdText(restart.container)}:** ${restart.restartCount}${last ? `, last terminated ${mdText(last.reason ?? '?')} (exit ${last.exitCode ?? '?'})` : ''}`);
+    lines.push(`- **Restarts of ${markdownText(restart.container)}:** ${restart.restartCount}${last ? `, last terminated ${markdownText(last.reason ?? '?')} (exit ${last.exitCode ?? '?'})` : ''}`);
   }
   if (pod.hami) {
     const h = pod.hami;
     lines.push(
-      bullet('HAMi node', h.node ? mdText(h.node) : undefined),
-      bullet('HAMi bind phase', h.bindPhase ? mdText(h.bindPhase) : undefined),
+      bullet('HAMi node', h.node ? markdownText(h.node) : undefined),
+      bullet('HAMi bind phase', h.bindPhase ? markdownText(h.bindPhase) : undefined),
     );
     for (const entry of h.allocated ?? []) {
       for (const device of entry.devices) {
-        lines.push(`- **HAMi allocated${entry.container ? ` to ${mdText(entry.container)}` : ''}:** ${mdText(device.uuid)} (${mdText(device.type)}), ${device.usedMemMiB} MiB, ${device.usedCores}% cores`);
+        lines.push(`- **HAMi allocated${entry.container ? ` to ${markdownText(entry.container)}` : ''}:** ${markdownText(device.uuid)} (${markdownText(device.type)}), ${device.usedMemMiB} MiB, ${device.usedCores}% cores`);
       }
     }
-    for (const [key, value] of h.raw) lines.push(`- ${mdText(key)}\\: ${mdText(value.length > 200 ? `${value.slice(0, 200)}…` : value)}`);
-    for (const problem of h.problems.slice(0, 5)) lines.push(`- problem: ${mdText(problem)}`);
+    for (const [key, value] of h.raw) lines.push(`- ${markdownText(key)}\\: ${markdownText(value.length > 200 ? `${value.slice(0, 200)}…` : value)}`);
+    for (const problem of h.problems.slice(0, 5)) lines.push(`- problem: ${markdownText(problem)}`);
   }
   return {
-    label: plainText(pod.name),
-    description: plainText(parts.join(' · '), 240),
-    tooltip: tooltip(`Pod ${mdText(pod.namespace)}/${mdText(pod.name)}`, lines),
+    label: plainLabel(pod.name),
+    description: plainLabel(parts.join(' · '), 240),
+    tooltip: tooltip(`Pod ${markdownText(pod.namespace)}/${markdownText(pod.name)}`, lines),
     icon,
     contextValue: CONTEXT_VALUES.gpuPod,
     collapsible: false,
@@ -404,9 +394,9 @@ export function messageTreeItem(kind: MessageKind, text: string, detail?: string
         : kind === 'forbidden' ? { id: 'lock', color: WARNING_COLOR }
           : { id: 'info' };
   return {
-    label: plainText(text),
+    label: plainLabel(text),
     description: '',
-    tooltip: detail ? mdText(detail) : mdText(text),
+    tooltip: detail ? markdownText(detail) : markdownText(text),
     icon,
     contextValue: CONTEXT_VALUES.message,
     collapsible: false,

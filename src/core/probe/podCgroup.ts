@@ -13,9 +13,17 @@
 // cgroup v1 systemd form used by containerd writes `<pod slice>:cri-containerd:<id>`.
 //
 // Pure and total: any string in, a result or undefined out, never an exception.
+import type { QosClass } from '../kube/qos.ts';
 import { trimEndOf } from '../textScan.ts';
 
-export type QosClass = 'guaranteed' | 'burstable' | 'besteffort';
+/**
+ * The QoS class from the kubelet's cgroup name for it (pkg/kubelet/cm/qos_container_manager_linux.go in
+ * kubernetes/kubernetes): Burstable and BestEffort pods sit under `burstable` / `besteffort`, Guaranteed
+ * pods directly under kubepods.
+ */
+function qosOfCgroupName(name: string | undefined): QosClass {
+  return name === 'burstable' ? 'Burstable' : name === 'besteffort' ? 'BestEffort' : 'Guaranteed';
+}
 
 export interface PodCgroup {
   /** The pod UID as the API server prints it: lower case, dashes (static pods: 32 hex digits). */
@@ -88,7 +96,7 @@ export function parsePodCgroup(path: string): PodCgroup | undefined {
     if (systemd) {
       const podUid = normalizeUid(systemd[2] ?? '');
       if (podUid === undefined) return undefined;
-      const qos: QosClass = systemd[1] === 'burstable' ? 'burstable' : systemd[1] === 'besteffort' ? 'besteffort' : 'guaranteed';
+      const qos = qosOfCgroupName(systemd[1]);
       if (systemd[3] !== undefined && systemd[4] !== undefined) {
         // cgroup v1 systemd-style name written by containerd: `<pod slice>:cri-containerd:<id>`.
         return { podUid, qos, containerId: systemd[4].toLowerCase(), runtime: runtimeName(systemd[3]) };
@@ -101,9 +109,8 @@ export function parsePodCgroup(path: string): PodCgroup | undefined {
       const parent = segments[i - 1] ?? '';
       const grandparent = segments[i - 2] ?? '';
       let qos: QosClass;
-      if (parent === 'burstable' && isKubepodsSegment(grandparent)) qos = 'burstable';
-      else if (parent === 'besteffort' && isKubepodsSegment(grandparent)) qos = 'besteffort';
-      else if (isKubepodsSegment(parent)) qos = 'guaranteed';
+      if ((parent === 'burstable' || parent === 'besteffort') && isKubepodsSegment(grandparent)) qos = qosOfCgroupName(parent);
+      else if (isKubepodsSegment(parent)) qos = 'Guaranteed';
       else continue;
       const podUid = normalizeUid(cgroupfs[1] ?? '');
       if (podUid === undefined) return undefined;

@@ -1,7 +1,7 @@
 // The CLI's output formats: text for people, JSON for scripts, SARIF 2.1.0 for code-scanning UIs.
 import type { Severity } from '../findings.ts';
 import { RULES } from '../rules/catalog.ts';
-import { terminalSafe } from '../terminalText.ts';
+import { terminalSafe } from '../text/escape.ts';
 import type { PositionedFinding } from './fileFindings.ts';
 
 export interface JsonFinding {

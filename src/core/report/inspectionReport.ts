@@ -1,42 +1,22 @@
 // An inspection as Markdown (VS Code report, `--format markdown`), plain text and JSON.
 // Every string from the target is escaped: a hostile pod or process name renders as text.
-import { longestRun, pushAll } from '../arrays.ts';
+import { pushAll } from '../arrays.ts';
 import type { Inspection } from '../inspection/analyze.ts';
 import { formatBytes } from '../quantity.ts';
-import { terminalSafe } from '../terminalText.ts';
+import { markdownCodeBlock, markdownText, terminalSafe } from '../text/escape.ts';
 import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
 import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
 import { gpuReclaimRows } from '../verdicts/gpuReclaim.ts';
 
 const ICON: Record<string, string> = { error: '⛔', warning: '⚠️', info: 'ℹ️', pass: '✅', fail: '❌', warn: '⚠️', unknown: '❔' };
 
-/** Renders untrusted text literally: HTML-significant characters as entities, Markdown syntax escaped. */
-export function md(text: string): string {
-  return terminalSafe(text.replace(/\r?\n/g, ' '), 'single-line')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`);
-}
-
-/**
- * A fenced code block around untrusted lines. Only a line of as many backticks as the opening fence (or
- * more) closes it, so the fence is longer than any run of backticks in the text: no content line (a process
- * name with newlines, `~~~~` or backticks in it) can end the block and be read as Markdown or HTML.
- */
-export function codeBlock(text: string): string {
-  const longest = longestRun(text, '`');
-  const fence = '`'.repeat(Math.max(3, longest + 1));
-  return `${fence}\n${terminalSafe(text.replace(/\r/g, ''))}\n${fence}`;
-}
-
 const bytes = (value: number | undefined) => (value === undefined ? '—' : formatBytes(value));
 
 export function inspectionToMarkdown(inspection: Inspection): string {
-  const out: string[] = [`# gpumem inspection: ${md(inspection.target)}`, ''];
+  const out: string[] = [`# gpumem inspection: ${markdownText(inspection.target)}`, ''];
   const model = inspection.node?.model;
   if (model) {
-    out.push(`**Host** ${md(model.hostname ?? '?')} · **kernel** ${md(model.kernel ?? '?')} · **OS** ${md(model.os ?? '?')} · **cgroup** ${model.cgroupMode}`, '');
+    out.push(`**Host** ${markdownText(model.hostname ?? '?')} · **kernel** ${markdownText(model.kernel ?? '?')} · **OS** ${markdownText(model.os ?? '?')} · **cgroup** ${model.cgroupMode}`, '');
   }
   out.push('## Verdicts', '');
   if (inspection.verdicts.length === 0) out.push('No problems found.', '');
@@ -49,11 +29,11 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     out.push(`| GPUActive (7.1+) | ${bytes(accounting.gpuActive)} |`);
     for (const [label, value] of gpuReclaimRows(accounting.gpuReclaimCheck, accounting.availableWithReclaim, bytes)) out.push(`| ${label} | ${value} |`);
     out.push(`| Charged to no cgroup | ${bytes(accounting.unaccounted)} |`, '');
-    out.push(`GPUs: ${md(accounting.gpuSummary)}${accounting.unifiedMemory ? ' — unified memory (GPU memory is system RAM)' : ''}`, '');
+    out.push(`GPUs: ${markdownText(accounting.gpuSummary)}${accounting.unifiedMemory ? ' — unified memory (GPU memory is system RAM)' : ''}`, '');
     if (pods.length > 0) {
       out.push('## Pods', '', '| Pod | QoS | memory.current | GTT | true footprint | limit | headroom |', '| --- | --- | --- | --- | --- | --- | --- |');
       for (const pod of pods) {
-        out.push(`| ${md(inspection.podNames.get(pod.podUid) ?? pod.podUid)} | ${md(pod.qos)} | ${bytes(pod.accounted)} | ${bytes(pod.gtt)} | ${bytes(pod.trueFootprint)} | ${pod.limit === undefined ? 'none' : bytes(pod.limit)} | ${pod.headroom === undefined ? '—' : bytes(pod.headroom)} |`);
+        out.push(`| ${markdownText(inspection.podNames.get(pod.podUid) ?? pod.podUid)} | ${markdownText(pod.qos)} | ${bytes(pod.accounted)} | ${bytes(pod.gtt)} | ${bytes(pod.trueFootprint)} | ${pod.limit === undefined ? 'none' : bytes(pod.limit)} | ${pod.headroom === undefined ? '—' : bytes(pod.headroom)} |`);
       }
       out.push('');
     }
@@ -61,41 +41,41 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     for (const check of kernelChecks) pushAll(out, checkMarkdown(check));
     out.push('');
     const oom = inspection.node.oom;
-    out.push('## OOM kills', '', oom ? md(oom.summary.text) : 'No kernel log was readable (dmesg needs CAP_SYSLOG; run the probe as root).', '');
+    out.push('## OOM kills', '', oom ? markdownText(oom.summary.text) : 'No kernel log was readable (dmesg needs CAP_SYSLOG; run the probe as root).', '');
     if (oom && oom.summary.victims.length > 0) {
       out.push('| When | Kind | Victim | Pod |', '| --- | --- | --- | --- |');
       for (const victim of oom.summary.victims) {
-        out.push(`| ${md(victim.timestamp ?? '—')} | ${victim.kind === 'global' ? `global${victim.gtt ? ` (GTT signature: ${victim.gtt})` : ''}` : victim.kind === 'memcg' ? 'memory cgroup' : 'unclassified'} | ${md(victim.comm ?? '?')}${victim.pid !== undefined ? ` (pid ${victim.pid})` : ''} | ${md(victim.podName ?? victim.podUid ?? '—')} |`);
+        out.push(`| ${markdownText(victim.timestamp ?? '—')} | ${victim.kind === 'global' ? `global${victim.gtt ? ` (GTT signature: ${victim.gtt})` : ''}` : victim.kind === 'memcg' ? 'memory cgroup' : 'unclassified'} | ${markdownText(victim.comm ?? '?')}${victim.pid !== undefined ? ` (pid ${victim.pid})` : ''} | ${markdownText(victim.podName ?? victim.podUid ?? '—')} |`);
       }
       out.push('');
     }
   }
   if (inspection.hami) {
     const provenance = evidenceSourceNote(inspection.hami.source);
-    out.push('## HAMi enforcement checklist', '', `**${inspection.hami.verdict}** — ${md(summaryAfterVerdict(inspection.hami))}`, '');
-    if (provenance) out.push(`> ${md(provenance)}`, '');
+    out.push('## HAMi enforcement checklist', '', `**${inspection.hami.verdict}** — ${markdownText(summaryAfterVerdict(inspection.hami))}`, '');
+    if (provenance) out.push(`> ${markdownText(provenance)}`, '');
     out.push('| | Check | Finding | Command |', '| --- | --- | --- | --- |');
     for (const check of inspection.hami.checks) {
-      out.push(`| ${ICON[check.status] ?? ''} | ${md(check.title)} | ${md(check.summary)} | \`${check.command.replace(/`/g, "'")}\` |`);
+      out.push(`| ${ICON[check.status] ?? ''} | ${markdownText(check.title)} | ${markdownText(check.summary)} | \`${check.command.replace(/`/g, "'")}\` |`);
     }
     out.push('');
   }
   if (inspection.problems.length > 0) {
-    pushAll(out, ['## Capture problems', '', ...inspection.problems.map((problem) => `- ${md(problem)}`), '']);
+    pushAll(out, ['## Capture problems', '', ...inspection.problems.map((problem) => `- ${markdownText(problem)}`), '']);
   }
   return `${out.join('\n')}\n`;
 }
 
 function verdictMarkdown(verdict: Verdict): string[] {
-  const lines = [`### ${ICON[verdict.severity] ?? ''} ${md(verdict.title)}`, '', md(verdict.explanation), '', `**Remedy:** ${md(verdict.remedy)}`, ''];
-  if (verdict.evidence.length > 0) lines.push('<details><summary>Evidence</summary>', '', codeBlock(verdict.evidence.join('\n')), '', '</details>', '');
-  lines.push(`<sub>${md(verdict.id)}</sub>`, '');
+  const lines = [`### ${ICON[verdict.severity] ?? ''} ${markdownText(verdict.title)}`, '', markdownText(verdict.explanation), '', `**Remedy:** ${markdownText(verdict.remedy)}`, ''];
+  if (verdict.evidence.length > 0) lines.push('<details><summary>Evidence</summary>', '', markdownCodeBlock(verdict.evidence.join('\n')), '', '</details>', '');
+  lines.push(`<sub>${markdownText(verdict.id)}</sub>`, '');
   return lines;
 }
 
 function checkMarkdown(check: KernelCheck): string[] {
-  const lines = [`- ${ICON[check.status] ?? ''} **${md(check.title)}** — ${md(check.detail)}`];
-  if (check.status === 'fail' || check.status === 'warn') lines.push(`  - Remedy: ${md(check.remedy)}`);
+  const lines = [`- ${ICON[check.status] ?? ''} **${markdownText(check.title)}** — ${markdownText(check.detail)}`];
+  if (check.status === 'fail' || check.status === 'warn') lines.push(`  - Remedy: ${markdownText(check.remedy)}`);
   return lines;
 }
 

@@ -1,21 +1,20 @@
 // A kernel log explained on its own: text, Markdown and JSON.
 import { pushAll } from '../arrays.ts';
-import { terminalSafe } from '../terminalText.ts';
 import type { KernelLogExplanation } from '../verdicts/oomRootCause.ts';
 import { gpuTeardownText } from '../verdicts/gpuTeardown.ts';
-import { codeBlock, md } from './inspectionReport.ts';
+import { markdownCodeBlock, markdownText, terminalSafe } from '../text/escape.ts';
 
 const ICON = { error: '⛔', warning: '⚠️', info: 'ℹ️' } as const;
 
 export function oomToMarkdown(explanation: KernelLogExplanation, source: string): string {
-  const out = [`# OOM kills explained: ${md(source)}`, '', md(explanation.summary.text), ''];
+  const out = [`# OOM kills explained: ${markdownText(source)}`, '', markdownText(explanation.summary.text), ''];
   for (const verdict of explanation.verdicts) {
-    out.push(`## ${ICON[verdict.severity]} ${md(verdict.title)}`, '', md(verdict.explanation), '', `**Remedy:** ${md(verdict.remedy)}`, '');
+    out.push(`## ${ICON[verdict.severity]} ${markdownText(verdict.title)}`, '', markdownText(verdict.explanation), '', `**Remedy:** ${markdownText(verdict.remedy)}`, '');
     if (verdict.evidenceLines.length > 0) {
-      out.push('Evidence:', '', codeBlock(verdict.evidenceLines.map((line) => `${String(line.line).padStart(6)}  ${line.text}`).join('\n')), '');
+      out.push('Evidence:', '', markdownCodeBlock(verdict.evidenceLines.map((line) => `${String(line.line).padStart(6)}  ${line.text}`).join('\n')), '');
     }
   }
-  if (explanation.summary.problems.length > 0) pushAll(out, ['## Notes', '', ...explanation.summary.problems.map((problem) => `- ${md(problem)}`), '']);
+  if (explanation.summary.problems.length > 0) pushAll(out, ['## Notes', '', ...explanation.summary.problems.map((problem) => `- ${markdownText(problem)}`), '']);
   return `${out.join('\n')}\n`;
 }
 

@@ -1,6 +1,6 @@
 // Every rule id gpumem can report, with its default severity, summary and remedy. The ids are stable:
 // they appear in suppressions, settings, SARIF and the docs at docs/rules/<id>.md.
-import type { RuleMeta } from './types.ts';
+import type { RuleMeta } from './ruleMeta.ts';
 
 export const RULES: readonly RuleMeta[] = [
   {

@@ -7,6 +7,8 @@ import { describeNominal } from '../analysis/memoryBudget.ts';
 import type { MemoryBudget } from '../analysis/memoryBudget.ts';
 import type { ContainerModel, ResourceBlock, ResourceEntry } from '../manifest/podModel.ts';
 import { formatBytes, isQuantityInRange, toMemoryQuantity } from '../quantity.ts';
+import { computeQos } from '../kube/qos.ts';
+import type { QosClass, QosQuantity, QosResource, QosResources } from '../kube/qos.ts';
 import type { PodContext, Rule } from './types.ts';
 import { ruleMetaOf } from './ruleMetaOf.ts';
 
@@ -190,36 +192,42 @@ export const umaGpuMemoryUndeclared: Rule = {
   },
 };
 
-/** Kubernetes' QoS class, from the cpu and memory of app and init containers. */
-export function qosClass(containers: readonly ContainerModel[], podLevel?: { limits: ResourceBlock; requests: ResourceBlock }): { qos: 'Guaranteed' | 'Burstable' | 'BestEffort'; reason?: { container: ContainerModel; text: string } } {
-  const podSets = podLevel && ['cpu', 'memory'].some((r) => podLevel.limits.entries.has(r) || podLevel.requests.entries.has(r));
-  const firstContainer = containers.find((container) => container.role !== 'ephemeral');
-  if (podLevel && podSets && firstContainer) {
-    // With pod-level resources, Kubernetes derives the QoS class from them alone (KEP-2837).
-    for (const resource of ['cpu', 'memory']) {
-      const limit = podLevel.limits.entries.get(resource);
-      const request = podLevel.requests.entries.get(resource);
-      if (!limit) return { qos: 'Burstable', reason: { container: firstContainer, text: `the pod-level resources (spec.resources) set no ${resource} limit` } };
-      if (request?.quantity && limit.quantity && request.quantity.value !== limit.quantity.value) {
-        return { qos: 'Burstable', reason: { container: firstContainer, text: `the pod requests ${request.text} ${resource} in spec.resources but is limited to ${limit.text}` } };
-      }
-    }
-    return { qos: 'Guaranteed' };
+/** Kubernetes' QoS class of a manifest's pod (core/kube/qos.ts), with the container and words of the first reason it is not Guaranteed. */
+export function qosClass(containers: readonly ContainerModel[], podLevel?: { limits: ResourceBlock; requests: ResourceBlock }): { qos: QosClass; reason?: { container: ContainerModel; text: string } } {
+  const counted = containers.filter((container) => container.role !== 'ephemeral');
+  const pod = podLevel ? qosResources(podLevel) : undefined;
+  const outcome = computeQos({ ...(pod && setsCpuOrMemory(pod) ? { pod } : {}), containers: counted.map((container) => ({ name: container.name, ...qosResources(container) })) });
+  if (outcome.qos === 'Guaranteed') return outcome;
+  const { reason } = outcome;
+  if (reason.kind === 'nothing-set') {
+    const first = counted[0];
+    return first ? { qos: outcome.qos, reason: { container: first, text: `neither container "${first.name}" nor any other sets cpu or memory` } } : { qos: outcome.qos };
   }
-  const relevant = containers.filter((container) => container.role !== 'ephemeral');
-  const any = relevant.some((container) => ['cpu', 'memory'].some((r) => container.limits.entries.has(r) || container.requests.entries.has(r)));
-  if (!any) return { qos: 'BestEffort', ...(relevant[0] ? { reason: { container: relevant[0], text: `neither container "${relevant[0].name}" nor any other sets cpu or memory` } } : {}) };
-  for (const container of relevant) {
-    for (const resource of ['cpu', 'memory']) {
-      const limit = container.limits.entries.get(resource);
-      const request = container.requests.entries.get(resource);
-      if (!limit) return { qos: 'Burstable', reason: { container, text: `container "${container.name}" has no ${resource} limit` } };
-      if (request && request.quantity && limit.quantity && request.quantity.value !== limit.quantity.value) {
-        return { qos: 'Burstable', reason: { container, text: `container "${container.name}" requests ${request.text} ${resource} but is limited to ${limit.text}` } };
-      }
+  const container = reason.source.scope === 'container' ? counted[reason.source.index] : counted[0];
+  if (!container) return { qos: outcome.qos };
+  const where = reason.source.scope === 'pod' ? undefined : `container "${container.name}"`;
+  const text =
+    reason.kind === 'no-limit'
+      ? where ? `${where} has no ${reason.resource} limit` : `the pod-level resources (spec.resources) set no ${reason.resource} limit`
+      : where ? `${where} requests ${reason.request.text} ${reason.resource} but is limited to ${reason.limit.text}` : `the pod requests ${reason.request.text} ${reason.resource} in spec.resources but is limited to ${reason.limit.text}`;
+  return { qos: outcome.qos, reason: { container, text } };
+}
+
+function qosResources(resources: { limits: ResourceBlock; requests: ResourceBlock }): QosResources {
+  const pick = (block: ResourceBlock) => {
+    const picked: Partial<Record<QosResource, QosQuantity>> = {};
+    for (const resource of ['cpu', 'memory'] as const) {
+      const entry = block.entries.get(resource);
+      // A null or templated value is set but unknown: it may be anything once rendered.
+      if (entry) picked[resource] = { value: entry.quantity?.value, text: entry.text ?? '' };
     }
-  }
-  return { qos: 'Guaranteed' };
+    return picked;
+  };
+  return { requests: pick(resources.requests), limits: pick(resources.limits) };
+}
+
+function setsCpuOrMemory(resources: QosResources): boolean {
+  return Object.keys(resources.requests).length > 0 || Object.keys(resources.limits).length > 0;
 }
 
 export const umaNotGuaranteed: Rule = {

@@ -1,5 +1,5 @@
 import { ruleMeta } from './catalog.ts';
-import type { RuleMeta } from './types.ts';
+import type { RuleMeta } from './ruleMeta.ts';
 
 /** The catalog entry of a rule that must exist; a typo in a rule id fails at load, not in a user's editor. */
 export function ruleMetaOf(id: string): RuleMeta {

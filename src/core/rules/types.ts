@@ -1,4 +1,5 @@
 // What a rule is and what it sees.
+import type { RuleMeta } from './ruleMeta.ts';
 import type { LintConfig } from '../config.ts';
 import type { QuickFix, Severity, Span } from '../findings.ts';
 import type { MemoryBudget } from '../analysis/memoryBudget.ts';
@@ -7,20 +8,6 @@ import type { ClaimLookup } from '../manifest/draClaims.ts';
 import type { ContainerGpu } from '../manifest/gpuSource.ts';
 import type { ContainerModel, Located, PodModel } from '../manifest/podModel.ts';
 import type { TemplateLanguage } from '../manifest/source.ts';
-
-export interface RuleMeta {
-  readonly id: string;
-  readonly title: string;
-  readonly defaultSeverity: Severity;
-  /** One sentence: what the rule detects and why it matters. */
-  readonly summary: string;
-  /** What to do about it. */
-  readonly remedy: string;
-  /** Off unless configured (e.g. needs a setting to mean anything). */
-  readonly offByDefault?: boolean;
-  /** Why the docs page can have no triggering example (a rule for gpumem's own failures). */
-  readonly noExample?: string;
-}
 
 /** A ConfigMap defined in the same file, for resolving envFrom and configMapKeyRef. */
 export interface ConfigMapModel {

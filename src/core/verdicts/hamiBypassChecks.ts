@@ -1,8 +1,11 @@
-// The bypass matrix (facts §1.7): the ways a process escapes HAMi's memory limit (static or musl
-// executables, Docker-in-Docker, login sessions, gVisor, a limit of 0, …) and what puts it at risk.
+// The ways a process escapes HAMi's memory limit and what puts it at risk. HAMi-core works only where the
+// dynamic loader preloads libvgpu.so (/etc/ld.so.preload, ld.so(8)): not in static executables, not under
+// musl's loader, not in containers an inner Docker daemon starts, not in login sessions that bypass the
+// container's mounts, not under gVisor (Project-HAMi/HAMi#2581); a limit of 0 or a privileged container
+// (Project-HAMi/HAMi#2138) leaves the GPU unlimited.
 import { pushAll } from '../arrays.ts';
 import type { ContainerProcess } from '../probe/parsers/containerProcesses.ts';
-import type { Check, HamiClusterFacts } from './hamiChecklist.ts';
+import type { Check, HamiClusterFacts } from './hamiCheck.ts';
 import { LIMIT_VAR, fail, failNoPreload, isTrue, limitVars, parseHamiLimit, pass, preloadEvidence, processLines, unknown } from './hamiFacts.ts';
 import type { Facts } from './hamiFacts.ts';
 

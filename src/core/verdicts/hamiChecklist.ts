@@ -1,7 +1,8 @@
 // Verdict 3: is HAMi actually enforcing this container's GPU memory quota?
 //
 // The seven checks of the HAMi troubleshooting page ("GPU Memory Enforcement: How It Works and How to
-// Debug It", Quick Diagnostic Checklist) plus the bypass matrix of facts §1.7. Each check is pass,
+// Debug It", Quick Diagnostic Checklist; hamiTroubleshootingSteps.ts) plus the ways a process escapes the
+// limit (hamiBypassChecks.ts). Each check is pass,
 // fail or unknown, names the command it corresponds to, quotes its evidence verbatim from the capture
 // (as `<where>: <line>`), and says what to do. Silence in HAMi-core's logs is never evidence: at the
 // chart's default LIBCUDA_LOG_LEVEL=1 a healthy process prints nothing, so no log lines is `unknown`.
@@ -17,33 +18,12 @@ import { parseHamiLog } from '../probe/parsers/hamiLog.ts';
 import type { HamiLogLine } from '../probe/parsers/hamiLog.ts';
 import { limitVars, parseHamiLimit } from './hamiFacts.ts';
 import type { Facts } from './hamiFacts.ts';
-import { checkDevicePlugin, checkDisableControl, checkEnvVars, checkLibvgpu, checkLoaded, checkPreload, checkRuntime } from './hamiSeedChecks.ts';
+import { checkDevicePlugin, checkDisableControl, checkEnvVars, checkLibvgpu, checkLoaded, checkPreload, checkRuntime } from './hamiTroubleshootingSteps.ts';
+import type { Check, HamiClusterFacts } from './hamiCheck.ts';
 import { checkCache, checkDind, checkDisableControlPerProcess, checkGvisor, checkLimitZero, checkLogs, checkLoginSessions, checkMusl, checkPreloadTarget, checkPrivileged, checkStatic, checkUnifiedMemory } from './hamiBypassChecks.ts';
 
-export type CheckStatus = 'pass' | 'fail' | 'unknown';
-/** What a failure means: enforcement is bypassed, or only at risk (a precondition or side issue). */
-export type CheckImpact = 'bypass' | 'risk';
-
-export interface CheckCommon {
-  readonly id: string;
-  readonly title: string;
-  /** `seed` = the seven-step checklist; `bypass` = the §1.7 bypass matrix. */
-  readonly group: 'seed' | 'bypass';
-  /** 1..7 for the seed checklist. */
-  readonly step?: number;
-  /** The command this check corresponds to (the seed's command column for steps 1–7). */
-  readonly command: string;
-  /** Verbatim capture lines, as `<where>: <line>`. */
-  readonly evidence: readonly string[];
-  readonly impact: CheckImpact;
-  /** One sentence: what was found. */
-  readonly summary: string;
-}
-
-export type Check =
-  | (CheckCommon & { readonly status: 'pass' })
-  | (CheckCommon & { readonly status: 'fail'; readonly remedy: string })
-  | (CheckCommon & { readonly status: 'unknown'; readonly remedy: string });
+// Where the checklist's callers have always found them.
+export type { Check, HamiClusterFacts } from './hamiCheck.ts';
 
 /** `not-hami`: no GPU process and no trace of HAMi (preload, library, limit variables, caches) in the container. */
 export type HamiVerdict = 'enforced' | 'bypassed' | 'unknown' | 'not-hami';
@@ -89,27 +69,6 @@ export interface HamiChecklistResult {
   readonly source: EvidenceSource;
   /** One verdict per process that uses the GPU (libcuda mapped or a /dev/nvidia* fd). */
   readonly processes: readonly ProcessVerdict[];
-}
-
-/** Facts only the Kubernetes layer has; every field is optional. */
-export interface HamiClusterFacts {
-  /** The HAMi device-plugin pods on the workload's node (`kubectl get pods -l app.kubernetes.io/component=hami-device-plugin`). */
-  readonly devicePluginPods?: readonly { readonly name: string; readonly phase: string; readonly ready?: boolean }[];
-  /** The pod's spec.runtimeClassName; null when the pod sets none. */
-  readonly runtimeClassName?: string | null;
-  /** Any container of the pod is privileged. */
-  readonly privileged?: boolean;
-  /** The HAMi version (chart or image tag), e.g. "v2.9.0". */
-  readonly hamiVersion?: string;
-  /** The container's env from the pod spec. */
-  readonly podEnv?: Readonly<Record<string, string>>;
-  /** The container's log (kubectl logs), scanned for HAMi-core and loader lines. */
-  readonly containerLog?: string;
-  /**
-   * The pod carries HAMi annotations, HAMi's scheduler or a HAMi-only resource (isHamiManaged). `false`: the
-   * cluster says HAMi does not manage this pod; undefined: not known (a capture without the pod spec).
-   */
-  readonly managedByHami?: boolean;
 }
 
 export interface HamiChecklistInput {
@@ -167,7 +126,7 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     : { kind: 'container-reported', corroboratedBy: checks.filter((check) => NODE_SIDE_CHECKS.has(check.id) && check.status === 'pass').map((check) => check.title) };
   const bypasses = checks.filter((check) => check.status === 'fail' && check.impact === 'bypass');
   const risks = checks.filter((check) => check.status === 'fail' && check.impact === 'risk');
-  const seedCore = checks.filter((check) => check.group === 'seed' && check.step !== undefined && check.step <= 5);
+  const firstFiveSteps = checks.filter((check) => check.group === 'seed' && check.step !== undefined && check.step <= 5);
   let verdict: HamiVerdict;
   let summary: string;
   const hamiTrace =
@@ -191,8 +150,8 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
   }
   if (bypasses.length > 0) {
     verdict = 'bypassed';
-    summary = `bypassed: ${bypasses.map((check) => check.title).join('; ')}`;
-  } else if (seedCore.length === 5 && seedCore.every((check) => check.status === 'pass')) {
+    summary = `bypassed: ${whatIsWrong(bypasses).join('; ')}`;
+  } else if (firstFiveSteps.length === 5 && firstFiveSteps.every((check) => check.status === 'pass')) {
     verdict = 'enforced';
     const enforced = processVerdicts.filter((process) => process.verdict === 'enforced').length;
     summary = gpuProcs.length > 0
@@ -210,10 +169,10 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     summary = `unknown: node side only (${nodeSide.join(', ')}); the container side (steps 1–5) is checked per pod: "Run HAMi Checklist on Pod", or gpumem inspect --pod`;
   } else {
     verdict = 'unknown';
-    const open = seedCore.filter((check) => check.status !== 'pass').map((check) => check.title);
+    const open = firstFiveSteps.filter((check) => check.status !== 'pass').map((check) => check.title);
     summary = `unknown: no bypass found, but not proven: ${open.join('; ') || 'missing evidence'}`;
   }
-  if (risks.length > 0) summary += ` (risks: ${risks.map((check) => check.title).join('; ')})`;
+  if (risks.length > 0) summary += ` (risks: ${whatIsWrong(risks).join('; ')})`;
   // The pod spec says "not HAMi" but the container carries HAMi's preload, library, limits or a CUDA process:
   // the evidence decides the verdict, and the summary says the mismatch, since that is what the platform
   // engineer acts on (a hand-made libvgpu.so mount or limit variables, annotations lost, a pod that escaped
@@ -224,6 +183,20 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
       : '; HAMi does not manage this pod, but the capture is incomplete, so HAMi\'s absence in the container is not proven';
   }
   return { checks, verdict, summary, source, processes: processVerdicts };
+}
+
+// Checks that see the same cause from another side: the later one adds nothing to a summary that names the first.
+const SAME_CAUSE_AS: Readonly<Record<string, string>> = { 'bypass.disable-control': 'hami.disable-control', 'bypass.preload': 'hami.preload' };
+
+/** What each failed check found wrong (the start of its summary), each cause once. */
+function whatIsWrong(failed: readonly Check[]): string[] {
+  const ids = new Set(failed.map((check) => check.id));
+  return failed
+    .filter((check) => !ids.has(SAME_CAUSE_AS[check.id] ?? ''))
+    .map((check) => {
+      const colon = check.summary.indexOf(': ');
+      return colon > 0 ? check.summary.slice(0, colon) : check.summary;
+    });
 }
 
 // ---------------------------------------------------------------------------------------------------

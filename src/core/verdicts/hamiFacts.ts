@@ -4,7 +4,7 @@ import { pushAll } from '../arrays.ts';
 import type { ContainerProbe } from '../probe/parsers/containerProbe.ts';
 import type { ContainerProcess } from '../probe/parsers/containerProcesses.ts';
 import type { HamiLogLine } from '../probe/parsers/hamiLog.ts';
-import type { Check, CheckCommon } from './hamiChecklist.ts';
+import type { Check, CheckCommon } from './hamiCheck.ts';
 
 export const LIMIT_VAR = /^CUDA_DEVICE_MEMORY_LIMIT(?:_\d+)?$/;
 const TRUE_VALUES = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);

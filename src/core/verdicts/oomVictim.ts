@@ -1,6 +1,6 @@
 // Who an OOM report killed: the process, its cgroup and pod, and the words the verdicts name it with.
 import type { OomEvent } from '../probe/parsers/oomReportLines.ts';
-import type { QosClass } from '../probe/podCgroup.ts';
+import type { QosClass } from '../kube/qos.ts';
 import { isKubepodsPath, parsePodCgroup } from '../probe/podCgroup.ts';
 
 export interface OomVictim {
@@ -108,5 +108,5 @@ export function containerLabel(victim: OomVictim): string {
 }
 
 export function qosLabel(qos: QosClass | undefined): string {
-  return qos === 'guaranteed' ? 'Guaranteed' : qos === 'burstable' ? 'Burstable' : qos === 'besteffort' ? 'BestEffort' : 'unknown';
+  return qos ?? 'unknown';
 }

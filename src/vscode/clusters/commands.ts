@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { nodeProbeCommand, podProbeCommand } from '../../core/kube/probeCommand.ts';
 import type { ProbeCommand } from '../../core/kube/probeCommand.ts';
-import { plainText } from '../../core/kube/treeItems.ts';
+import { plainLabel } from '../../core/text/escape.ts';
 import { buildProbeScript, newNonce } from '../../core/probe/script.ts';
 import type { CommandId } from '../commandIds.ts';
 import type { Ctx } from '../ctx.ts';
@@ -43,7 +43,7 @@ export function copyProbeCommand(ctx: Ctx, tree: ClusterTreeProvider) {
       if (!node) return;
       const which = await vscode.window.showQuickPick(
         [
-          { label: `Node ${plainText(node.summary.name)}`, description: 'kubectl debug node/… (node probe from a debug pod)', pod: false },
+          { label: `Node ${plainLabel(node.summary.name)}`, description: 'kubectl debug node/… (node probe from a debug pod)', pod: false },
           { label: 'A GPU pod on this node…', description: 'kubectl exec … (container probe)', pod: true },
         ],
         { placeHolder: 'Probe the node or one of its pods?' },

@@ -8,7 +8,7 @@ import type { Inspection } from '../../core/inspection/analyze.ts';
 import type { FailurePlace } from '../../core/kube/failureMessages.ts';
 import type { Transport } from '../../core/probe/transport.ts';
 import { nodeEventsMarkdown } from '../../core/report/clusterReport.ts';
-import { md } from '../../core/report/inspectionReport.ts';
+import { markdownText } from '../../core/text/escape.ts';
 import { oomToMarkdown } from '../../core/report/oomReport.ts';
 import { nodeMemoryEventsOf } from '../../kube/explorer.ts';
 import { nodeAnalysisInputs, nodeProbeRoute } from '../../kube/nodeProbe.ts';
@@ -79,7 +79,7 @@ export function explainNodeOom(ctx: Ctx, tree: ClusterTreeProvider) {
       const { list, problem } = await events;
       const source = `kernel log of node ${name} (${inspection.target})`;
       const oom = inspection.node?.oom;
-      const head = oom ? oomToMarkdown(oom, source) : `# OOM kills explained: ${md(source)}\n\nNo kernel log was readable on the node (dmesg needs CAP_SYSLOG; /var/log/kern.log may be absent).\n`;
+      const head = oom ? oomToMarkdown(oom, source) : `# OOM kills explained: ${markdownText(source)}\n\nNo kernel log was readable on the node (dmesg needs CAP_SYSLOG; /var/log/kern.log may be absent).\n`;
       await ctx.reports.show(`${head}\n${nodeEventsMarkdown(name, list, problem)}`, `gpumem OOM kills ${name}`);
     });
   };

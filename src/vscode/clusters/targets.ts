@@ -8,7 +8,8 @@ import { explainKubeFailure } from '../../core/kube/failureMessages.ts';
 import type { GpuNodeSummary } from '../../core/kube/nodes.ts';
 import type { GpuPodSummary } from '../../core/kube/pods.ts';
 import { summarizePod } from '../../core/kube/pods.ts';
-import { contextTreeItem, nodeTreeItem, plainText, podTreeItem } from '../../core/kube/treeItems.ts';
+import { contextTreeItem, nodeTreeItem, podTreeItem } from '../../core/kube/treeItems.ts';
+import { plainLabel } from '../../core/text/escape.ts';
 import type { ClusterClient } from '../../kube/clusterClient.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { listNodeGpuPods, podContainers } from '../../kube/explorer.ts';
@@ -44,7 +45,7 @@ export async function pickContext(tree: ClusterTreeProvider): Promise<ContextEle
   }
   if (contexts.length === 1) return contexts[0];
   const picked = await vscode.window.showQuickPick(
-    contexts.map((context) => ({ label: plainText(context.info.name), description: contextTreeItem(context.info, context.state, { connecting: false }).description, context })),
+    contexts.map((context) => ({ label: plainLabel(context.info.name), description: contextTreeItem(context.info, context.state, { connecting: false }).description, context })),
     { placeHolder: 'Kubernetes context (from your kubeconfig; gpumem never changes its current context)' },
   );
   return picked?.context;
@@ -62,7 +63,7 @@ export async function pickNode(ctx: Ctx, tree: ClusterTreeProvider, context: Con
   }
   const now = Date.now();
   const picked = await vscode.window.showQuickPick(
-    (context.nodes ?? []).map((node) => ({ label: plainText(node.summary.name), description: nodeTreeItem(node.summary, node.events, now).description, node })),
+    (context.nodes ?? []).map((node) => ({ label: plainLabel(node.summary.name), description: nodeTreeItem(node.summary, node.events, now).description, node })),
     { placeHolder: `Node of ${context.info.name} (GPU nodes first)`, matchOnDescription: true },
   );
   return picked?.node;
@@ -83,7 +84,7 @@ export async function pickPod(ctx: Ctx, tree: ClusterTreeProvider, node: NodeEle
   }
   const now = Date.now();
   const picked = await vscode.window.showQuickPick(
-    pods.gpuPods.map((pod) => ({ label: plainText(pod.summary.name), description: podTreeItem(pod.summary, now).description, pod })),
+    pods.gpuPods.map((pod) => ({ label: plainLabel(pod.summary.name), description: podTreeItem(pod.summary, now).description, pod })),
     { placeHolder: `GPU pod on ${node.summary.name}`, matchOnDescription: true },
   );
   return picked ? { context: node.context, client, pod: picked.pod.raw, summary: picked.pod.summary } : undefined;
@@ -118,8 +119,8 @@ export async function pickContainer(pod: V1Pod): Promise<{ container: string | u
   const summary = summarizePod(pod);
   const picked = await vscode.window.showQuickPick(
     containers.map((c) => ({
-      label: plainText(c.name),
-      description: c.gpu ? `GPU: ${summary.gpuContainers.find((g) => g.container === c.name)?.resources.map((r) => `${r.name} ${r.request ?? r.limit ?? ''}`).join(', ') ?? ''}` : plainText(c.image ?? ''),
+      label: plainLabel(c.name),
+      description: c.gpu ? `GPU: ${summary.gpuContainers.find((g) => g.container === c.name)?.resources.map((r) => `${r.name} ${r.request ?? r.limit ?? ''}`).join(', ') ?? ''}` : plainLabel(c.image ?? ''),
       name: c.name,
     })),
     { placeHolder: `Container of ${pod.metadata?.namespace}/${pod.metadata?.name} to probe` },

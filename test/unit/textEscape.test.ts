@@ -1,14 +1,13 @@
-// Class 6 of issue 17 (terminal escapes reach the user's terminal): one sanitiser (src/core/terminalText.ts)
-// used by every text format and, in the CLI, at the single point where stdout/stderr are written.
+// Class 6 of issue 17 (terminal escapes reach the user's terminal) and issue 16 (one escaping module per target):
+// src/core/text/escape.ts is used by every text format and, in the CLI, at the single point where stdout/stderr are written.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hasTerminalControls, terminalSafe } from '../../src/core/terminalText.ts';
 import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
 import { oomToMarkdown, oomToText } from '../../src/core/report/oomReport.ts';
-import { codeBlock, md } from '../../src/core/report/inspectionReport.ts';
+import { hasTerminalControls, markdownCodeBlock, markdownText, plainLabel, terminalSafe } from '../../src/core/text/escape.ts';
 import { formatText } from '../../src/core/report/formats.ts';
 import { parseKubeletReservations } from '../../src/core/probe/parsers/nodeConfig.ts';
 import { runCli } from '../helpers/cli.ts';
@@ -58,8 +57,8 @@ describe('every report format escapes hostile strings', () => {
   test('explain-oom Markdown (md, codeBlock) escapes them too', () => {
     const text = oomToMarkdown(explanation, `log${HOSTILE}.txt`);
     assert.equal(UNSAFE.test(text), false);
-    assert.equal(UNSAFE.test(md(HOSTILE)), false);
-    assert.equal(codeBlock(`a${HOSTILE}\nb`), '```\na\\x1b]0;pwned\\x07\\u202e\nb\n```');
+    assert.equal(UNSAFE.test(markdownText(HOSTILE)), false);
+    assert.equal(markdownCodeBlock(`a${HOSTILE}\nb`), '```\na\\x1b]0;pwned\\x07\\u202e\nb\n```');
   });
   test('lint text escapes file names and messages', () => {
     const finding = { ruleId: 'x', severity: 'warning', message: `m${HOSTILE}`, fixes: [] } as never;
@@ -129,5 +128,45 @@ describe('the CLI sanitises everything it writes', () => {
     } finally {
       rmSync(bin, { recursive: true, force: true });
     }
+  });
+});
+
+// One function per target, each against the same hostile inputs: C0, C1, bidi overrides and isolates,
+// Markdown metacharacters, backtick runs, and a long input that must take linear time.
+const BIDI = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'];
+const C1 = '\u0085\u009b';
+
+describe('markdownText (reports, hovers, tooltips)', () => {
+  test('escapes controls and every bidi override or isolate instead of passing them through', () => {
+    for (const mark of BIDI) assert.equal(markdownText(`a${mark}b`), `a\\\\u${mark.charCodeAt(0).toString(16)}b`);
+    assert.equal(markdownText(`a\x1bb${C1}`), 'a\\\\x1bb\\\\u0085\\\\u009b');
+  });
+  test('keeps every Markdown metacharacter literal and stays on one line', () => {
+    assert.equal(markdownText('[x](http://e) ![i](y) <b>&amp; *a* _b_ `c` | ~d~ # h\n- l'), '\\[x\\]\\(http\\:\\/\\/e\\) \\!\\[i\\]\\(y\\) &lt;b&gt;&amp;amp\\; \\*a\\* \\_b\\_ \\`c\\` \\| \\~d\\~ \\# h \\- l');
+  });
+  test('is linear on a long hostile input', () => {
+    const start = performance.now();
+    markdownText('\u202e*['.repeat(100_000));
+    assert.ok(performance.now() - start < 1000);
+  });
+});
+
+describe('markdownCodeBlock', () => {
+  test('the fence outgrows any backtick run, and controls inside are escaped', () => {
+    assert.equal(markdownCodeBlock('a ````` b\u202e'), '``````\na ````` b\\u202e\n``````');
+    assert.equal(markdownCodeBlock('plain'), '```\nplain\n```');
+  });
+});
+
+describe('plainLabel (tree item labels and descriptions)', () => {
+  test('controls, C1 and bidi characters become one space, and the label is cut at 160', () => {
+    assert.equal(plainLabel(`pod\u202e\u2066-a\x1b\n${C1}b`), 'pod -a b');
+    assert.equal(plainLabel('x'.repeat(400)).length, 160);
+    assert.equal(plainLabel('abc', 2), 'a…');
+  });
+  test('is linear on a long hostile input', () => {
+    const start = performance.now();
+    plainLabel('\u202e\x1ba'.repeat(100_000), 1_000_000);
+    assert.ok(performance.now() - start < 1000);
   });
 });

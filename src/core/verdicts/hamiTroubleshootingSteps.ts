@@ -1,13 +1,13 @@
-// The seven seed checks: steps 1–7 of HAMi's troubleshooting page (Quick Diagnostic Checklist), each
-// named by the command the page gives for it.
+// Steps 1–7 of HAMi's troubleshooting page ("GPU Memory Enforcement: How It Works and How to Debug It",
+// Quick Diagnostic Checklist), each named by the command the page gives for it.
 import { pushAll } from '../arrays.ts';
 import type { Capture } from '../probe/capture.ts';
 import { describeNvidiaEvidence, nvidiaRuntimeEvidence, parseContainerdRuntimes } from '../probe/parsers/containerdConfig.ts';
-import type { Check, HamiClusterFacts } from './hamiChecklist.ts';
+import type { Check, HamiClusterFacts } from './hamiCheck.ts';
 import { bodyLines, envLine, fail, failNoPreload, isTrue, limitVars, pass, preloadEvidence, processLines, unknown } from './hamiFacts.ts';
 import type { Facts } from './hamiFacts.ts';
 
-const SEED_COMMANDS = {
+const STEP_COMMANDS = {
   disableControl: 'kubectl exec <pod> -- env | grep CUDA_DISABLE',
   envVars: 'kubectl exec <pod> -- env | grep CUDA_DEVICE_MEMORY',
   preload: 'kubectl exec <pod> -- cat /etc/ld.so.preload',
@@ -18,7 +18,7 @@ const SEED_COMMANDS = {
 } as const;
 
 export function checkDisableControl(facts: Facts, cluster: HamiClusterFacts | undefined): Check {
-  const common = { id: 'hami.disable-control', title: 'CUDA_DISABLE_CONTROL', group: 'seed' as const, step: 1, command: SEED_COMMANDS.disableControl, impact: 'bypass' as const };
+  const common = { id: 'hami.disable-control', title: 'CUDA_DISABLE_CONTROL', group: 'seed' as const, step: 1, command: STEP_COMMANDS.disableControl, impact: 'bypass' as const };
   const evidence: string[] = [];
   let seen = false;
   let truthy = false;
@@ -45,7 +45,7 @@ export function checkDisableControl(facts: Facts, cluster: HamiClusterFacts | un
 }
 
 export function checkEnvVars(facts: Facts, cluster: HamiClusterFacts | undefined): Check {
-  const common = { id: 'hami.env', title: 'HAMi env vars', group: 'seed' as const, step: 2, command: SEED_COMMANDS.envVars, impact: 'bypass' as const };
+  const common = { id: 'hami.env', title: 'HAMi env vars', group: 'seed' as const, step: 2, command: STEP_COMMANDS.envVars, impact: 'bypass' as const };
   const evidence: string[] = [];
   const sources: [string, Readonly<Record<string, string>> | undefined][] = [['env', facts.container?.env], ['/proc/1 environ', facts.pid1Env], ['pod spec env', cluster?.podEnv]];
   let seen = false;
@@ -62,7 +62,7 @@ export function checkEnvVars(facts: Facts, cluster: HamiClusterFacts | undefined
 }
 
 export function checkPreload(facts: Facts, node: Capture | undefined): Check {
-  const common = { id: 'hami.preload', title: '/etc/ld.so.preload', group: 'seed' as const, step: 3, command: SEED_COMMANDS.preload, impact: 'bypass' as const };
+  const common = { id: 'hami.preload', title: '/etc/ld.so.preload', group: 'seed' as const, step: 3, command: STEP_COMMANDS.preload, impact: 'bypass' as const };
   const preload = facts.container?.preload;
   const evidence = preloadEvidence(facts);
   const hostPreload = node?.sections.get('hami.host')?.records.find((record) => record.path?.endsWith('/ld.so.preload'));
@@ -86,7 +86,7 @@ export function checkPreload(facts: Facts, node: Capture | undefined): Check {
 }
 
 export function checkLibvgpu(facts: Facts, node: Capture | undefined): Check {
-  const common = { id: 'hami.libvgpu', title: 'libvgpu.so exists, non-zero', group: 'seed' as const, step: 4, command: SEED_COMMANDS.libvgpu, impact: 'bypass' as const };
+  const common = { id: 'hami.libvgpu', title: 'libvgpu.so exists, non-zero', group: 'seed' as const, step: 4, command: STEP_COMMANDS.libvgpu, impact: 'bypass' as const };
   const container = facts.container;
   const evidence: string[] = [];
   if (container?.libvgpu) evidence.push(`/usr/local/vgpu: ${container.libvgpu.line}`);
@@ -104,7 +104,7 @@ export function checkLibvgpu(facts: Facts, node: Capture | undefined): Check {
 }
 
 export function checkLoaded(facts: Facts): Check {
-  const common = { id: 'hami.loaded', title: 'library loaded in the workload processes', group: 'seed' as const, step: 5, command: SEED_COMMANDS.loaded, impact: 'bypass' as const };
+  const common = { id: 'hami.loaded', title: 'library loaded in the workload processes', group: 'seed' as const, step: 5, command: STEP_COMMANDS.loaded, impact: 'bypass' as const };
   if (!facts.processes) return unknown({ ...common, evidence: [] }, 'processes were not captured', 'Run the container probe in the workload container.');
   const mapsLine = (line: string) => line.startsWith('maps=') || line.startsWith('comm=');
   const remedy = 'A process without libvgpu.so mapped is not limited. Check /etc/ld.so.preload (step 3); static executables and musl processes never read it; processes started before the preload existed must be restarted.';
@@ -112,7 +112,11 @@ export function checkLoaded(facts: Facts): Check {
   if (facts.gpuProcs.length > 0) {
     const evidence = facts.gpuProcs.flatMap((process) => processLines(process, mapsLine));
     const missing = gpuReadable.filter((process) => !process.maps.libvgpu);
-    if (missing.length > 0) return fail({ ...common, evidence }, `${missing.length} CUDA process(es) do not map libvgpu.so: ${missing.map((process) => `${process.pid} (${process.comm})`).join(', ')}`, remedy);
+    if (missing.length > 0) {
+      const names = [...new Set(missing.map((process) => process.comm))].join(', ');
+      const what = `libvgpu.so is not mapped in ${missing.length} of ${gpuReadable.length} CUDA ${gpuReadable.length === 1 ? 'process' : 'processes'} (${names})`;
+      return fail({ ...common, evidence }, `${what}: ${missing.map((process) => `pid ${process.pid}`).join(', ')}`, remedy);
+    }
     if (gpuReadable.length < facts.gpuProcs.length) return unknown({ ...common, evidence }, 'some CUDA processes\' maps could not be read', 'Run the probe as root in the container.');
     return pass({ ...common, evidence }, `all ${gpuReadable.length} CUDA process(es) map libvgpu.so`);
   }
@@ -125,7 +129,7 @@ export function checkLoaded(facts: Facts): Check {
 }
 
 export function checkRuntime(node: Capture | undefined, cluster: HamiClusterFacts | undefined): Check {
-  const common = { id: 'hami.runtime', title: 'containerd default runtime', group: 'seed' as const, step: 6, command: SEED_COMMANDS.runtime, impact: 'risk' as const };
+  const common = { id: 'hami.runtime', title: 'containerd default runtime', group: 'seed' as const, step: 6, command: STEP_COMMANDS.runtime, impact: 'risk' as const };
   const remedy = 'Set default_runtime_name = "nvidia" in containerd\'s CRI config (nvidia-ctk runtime configure --runtime=containerd --set-as-default) and restart containerd, or give GPU pods runtimeClassName: nvidia.';
   const runtimeClass = cluster?.runtimeClassName;
   const section = node?.sections.get('containerd');
@@ -156,7 +160,7 @@ export function checkRuntime(node: Capture | undefined, cluster: HamiClusterFact
 }
 
 export function checkDevicePlugin(cluster: HamiClusterFacts | undefined): Check {
-  const common = { id: 'hami.device-plugin', title: 'device-plugin health', group: 'seed' as const, step: 7, command: SEED_COMMANDS.devicePlugin, impact: 'risk' as const };
+  const common = { id: 'hami.device-plugin', title: 'device-plugin health', group: 'seed' as const, step: 7, command: STEP_COMMANDS.devicePlugin, impact: 'risk' as const };
   const pods = cluster?.devicePluginPods;
   if (pods === undefined) return unknown({ ...common, evidence: [] }, 'the device-plugin pods are a cluster fact this capture does not have', 'kubectl get pods -A -l app.kubernetes.io/component=hami-device-plugin -o wide (the chart\'s label); gpumem fills this in when it inspects through Kubernetes.');
   const evidence = pods.map((pod) => `kubectl: ${pod.name} ${pod.phase}${pod.ready === undefined ? '' : pod.ready ? ' ready' : ' not-ready'}`);
