@@ -58,7 +58,7 @@ export function activate(context: vscode.ExtensionContext) {
     registerInspector(ctx),
     vscode.workspace.registerTextDocumentContentProvider(MANIFEST_SCHEME, manifests),
     ...registerClusterCommands(ctx, clusters, manifests),
-    vscode.commands.registerCommand(OPEN_POD_COMMAND, revealPod(clusters, clustersView)),
+    vscode.commands.registerCommand(OPEN_POD_COMMAND, revealPod(clusters)),
     vscode.window.registerTreeDataProvider('gpumem.sshHosts', sshHosts),
     vscode.languages.registerCodeLensProvider(YAML_DOCUMENTS, new GpuCodeLensProvider(ctx, lint)),
     vscode.languages.registerCodeActionsProvider(YAML_DOCUMENTS, new GpuCodeActionProvider(ctx, lint), GpuCodeActionProvider.metadata),

@@ -33,6 +33,8 @@ export const CLUSTERS_VIEW = 'gpumem.clusters';
 export const STATE_CONTEXT_KEY = 'gpumem.clusters.state';
 /** How long changes are gathered before the view is told (watch events, background probes). */
 const COALESCE_MS = 150;
+/** How long a reveal waits for the view to show its contexts, then for its row to be selected. */
+const REVEAL_WAIT_MS = 5_000;
 
 export type ViewState = 'loading' | 'ok' | 'noKubeconfig' | 'allUnreachable' | 'restricted';
 
@@ -100,6 +102,9 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
   private viewState: ViewState | undefined;
   private view: vscode.TreeView<ClusterElement> | undefined;
   private showUnreachable = false;
+  /** Whether VS Code got the root's children since the last full refresh (a reveal waits for it). */
+  private root: { readonly kind: 'pending' } | { readonly kind: 'served' } = { kind: 'pending' };
+  private readonly rootServed = new vscode.EventEmitter<void>();
   private generation = 0;
 
   constructor(ctx: Ctx) {
@@ -214,6 +219,7 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
     this.clients.clear();
     this.showUnreachable = false;
     this.pending.clear();
+    this.root = { kind: 'pending' };
     this.fire(undefined);
   }
 
@@ -294,6 +300,8 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
     }
     this.setViewState('ok');
     this.setMessage(loaded.problems.length > 0 ? `kubeconfig: ${loaded.problems.join('; ')}` : undefined);
+    this.root = { kind: 'served' };
+    this.rootServed.fire();
     return this.contextElements;
   }
 
@@ -517,6 +525,65 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
     return { kind: 'message', id: idOf('message', parent.id, slot), parent, model };
   }
 
+  /**
+   * Reveals an element: opens the view and waits until it shows its contexts, hands VS Code every change
+   * still held back, reveals, and reveals once more if the row did not end up selected. VS Code's
+   * TreeView.reveal resolves the parent chain in the extension host, then opens the view and expands that
+   * chain by handle in the workbench; when the view was never opened, the workbench's first render of the
+   * root, or a change flushed only once the view became visible (held while it was hidden, below), raced that
+   * expansion: "No tree item with id '1/["node",…]' found", or a silently skipped parent, and nothing selected.
+   * See reveal in microsoft/vscode src/vs/workbench/api/browser/mainThreadTreeViews.ts and
+   * src/vs/workbench/api/common/extHostTreeViews.ts.
+   */
+  async reveal(element: ClusterElement, options: { readonly select: boolean; readonly focus: boolean; readonly expand: boolean }): Promise<void> {
+    const view = this.view;
+    if (!view) return;
+    if (!view.visible || this.root.kind !== 'served') {
+      const shown = this.whenShown(view, REVEAL_WAIT_MS);
+      await vscode.commands.executeCommand(`${CLUSTERS_VIEW}.focus`);
+      await shown;
+    }
+    for (let attempt = 0; attempt < 2; attempt++) {
+      this.flushNow();
+      const selected = options.select ? this.whenSelected(view, element, REVEAL_WAIT_MS) : Promise.resolve(true);
+      await view.reveal(element, options);
+      if (await selected) return;
+    }
+  }
+
+  /** Resolves when the view is visible and its contexts were handed to VS Code (or after timeoutMs). */
+  private whenShown(view: vscode.TreeView<ClusterElement>, timeoutMs: number): Promise<void> {
+    return this.waitUntil(() => view.visible && this.root.kind === 'served', [view.onDidChangeVisibility, this.rootServed.event], timeoutMs).then(() => undefined);
+  }
+
+  /** True once the element is the view's selection; false after timeoutMs. */
+  private whenSelected(view: vscode.TreeView<ClusterElement>, element: ClusterElement, timeoutMs: number): Promise<boolean> {
+    return this.waitUntil(() => view.selection.some((selected) => selected.id === element.id), [view.onDidChangeSelection], timeoutMs);
+  }
+
+  private waitUntil(condition: () => boolean, events: readonly vscode.Event<unknown>[], timeoutMs: number): Promise<boolean> {
+    if (condition()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const listeners: vscode.Disposable[] = [];
+      const finish = (value: boolean): void => {
+        clearTimeout(timer);
+        for (const listener of listeners) listener.dispose();
+        resolve(value);
+      };
+      const timer = setTimeout(() => finish(false), timeoutMs);
+      for (const event of events) listeners.push(event(() => { if (condition()) finish(true); }));
+    });
+  }
+
+  private flushNow(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const all = [...this.pending];
+    this.pending.clear();
+    if (all.includes(undefined)) this.changed.fire(undefined);
+    else for (const element of all) this.changed.fire(element);
+  }
+
   /** Coalesces change events: the view is told at most once per COALESCE_MS, per element. */
   private fire(element: ClusterElement | undefined): void {
     this.pending.add(element);
@@ -528,10 +595,7 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.view && !this.view.visible && !this.pending.has(undefined)) return; // flushed when shown again
-      const all = [...this.pending];
-      this.pending.clear();
-      if (all.includes(undefined)) this.changed.fire(undefined);
-      else for (const element of all) this.changed.fire(element);
+      this.flushNow();
     }, COALESCE_MS);
   }
 
@@ -552,5 +616,6 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
     if (this.timer !== undefined) clearTimeout(this.timer);
     for (const subscription of this.subscriptions) subscription.dispose();
     this.changed.dispose();
+    this.rootServed.dispose();
   }
 }

@@ -6,9 +6,9 @@
 import * as vscode from 'vscode';
 import { parseOpenPodArgs, splitPodName } from '../../core/inspector/openPod.ts';
 import { CLUSTERS_VIEW } from './clusterTree.ts';
-import type { ClusterElement, ClusterTreeProvider } from './clusterTree.ts';
+import type { ClusterTreeProvider } from './clusterTree.ts';
 
-export function revealPod(tree: ClusterTreeProvider, view: vscode.TreeView<ClusterElement>) {
+export function revealPod(tree: ClusterTreeProvider) {
   return async (arg?: unknown): Promise<boolean> => {
     const args = parseOpenPodArgs(arg);
     if (!args || !vscode.workspace.isTrusted) return false;
@@ -17,7 +17,7 @@ export function revealPod(tree: ClusterTreeProvider, view: vscode.TreeView<Clust
       () => tree.locatePod({ uid: args.podUid, ...splitPodName(args.podName) }),
     );
     if (!element) return false;
-    await view.reveal(element, { select: true, focus: true, expand: false });
+    await tree.reveal(element, { select: true, focus: true, expand: false });
     return true;
   };
 }
