@@ -1,12 +1,9 @@
 // Wires gpumem's VS Code parts together; behaviour lives in src/vscode/ and src/core/.
 import { pushAll } from './core/arrays.ts';
 import * as vscode from 'vscode';
-import { OPEN_POD_COMMAND } from './core/inspector/openPod.ts';
 import { GpuCodeActionProvider } from './vscode/codeActions.ts';
-import { CLUSTERS_VIEW, ClusterTreeProvider } from './vscode/clusters/clusterTree.ts';
-import { registerClusterCommands } from './vscode/clusters/commands.ts';
-import { MANIFEST_SCHEME, PodManifestProvider } from './vscode/clusters/manifestProvider.ts';
-import { revealPod } from './vscode/clusters/revealPod.ts';
+import { MANIFEST_SCHEME } from './vscode/clusters/manifestProvider.ts';
+import { registerClusters } from './vscode/clusters/registerClusters.ts';
 import { GpuCodeLensProvider } from './vscode/codeLens.ts';
 import { analyzeCapture } from './vscode/commands/analyzeCapture.ts';
 import { APPLY_FIX_COMMAND, applyFix } from './vscode/commands/applyFix.ts';
@@ -43,22 +40,13 @@ export function activate(context: vscode.ExtensionContext) {
   activeCtx = ctx;
   const lint = new LintService(ctx);
   const sshHosts = new SshHostsProvider();
-  const clusters = new ClusterTreeProvider(ctx);
-  const clustersView = vscode.window.createTreeView(CLUSTERS_VIEW, { treeDataProvider: clusters, showCollapseAll: true });
-  clusters.attach(clustersView);
-  const manifests = new PodManifestProvider(clusters);
   pushAll(context.subscriptions, [
     ctx,
     lint,
     sshHosts,
-    clusters,
-    clustersView,
-    manifests,
     registerReportStore(),
     registerInspector(ctx),
-    vscode.workspace.registerTextDocumentContentProvider(MANIFEST_SCHEME, manifests),
-    ...registerClusterCommands(ctx, clusters, manifests),
-    vscode.commands.registerCommand(OPEN_POD_COMMAND, revealPod(clusters)),
+    ...registerClusters(ctx),
     vscode.window.registerTreeDataProvider('gpumem.sshHosts', sshHosts),
     vscode.languages.registerCodeLensProvider(YAML_DOCUMENTS, new GpuCodeLensProvider(ctx, lint)),
     vscode.languages.registerCodeActionsProvider(YAML_DOCUMENTS, new GpuCodeActionProvider(ctx, lint), GpuCodeActionProvider.metadata),
