@@ -1,15 +1,20 @@
-// Wires gpumem's VS Code parts together; behaviour lives in src/vscode/ and src/core/.
+// Wires gpumem's VS Code parts together; behaviour lives in src/vscode/ and src/core/. This is dist/extension.js:
+// the linter, the inspector and the local commands. Kubernetes and SSH (dist/remote.js, src/remote.ts) load
+// on first use through LazyRemote, so activating on a YAML file stays light.
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { pushAll } from './core/arrays.ts';
 import * as vscode from 'vscode';
+import { OPEN_POD_COMMAND } from './core/inspector/openPod.ts';
 import { GpuCodeActionProvider } from './vscode/codeActions.ts';
-import { MANIFEST_SCHEME } from './vscode/clusters/manifestProvider.ts';
-import { registerClusters } from './vscode/clusters/registerClusters.ts';
+import type { ClusterElement } from './vscode/clusters/clusterTree.ts';
+import { CLUSTER_COMMANDS, CLUSTERS_VIEW } from './vscode/clusters/commandIds.ts';
+import { MANIFEST_SCHEME } from './vscode/clusters/manifestScheme.ts';
 import { GpuCodeLensProvider } from './vscode/codeLens.ts';
 import { analyzeCapture } from './vscode/commands/analyzeCapture.ts';
 import { APPLY_FIX_COMMAND, applyFix } from './vscode/commands/applyFix.ts';
 import { explainOomInEditor } from './vscode/commands/explainOom.ts';
 import { inspectLocal } from './vscode/commands/inspectLocal.ts';
-import { inspectSshHost } from './vscode/commands/inspectSsh.ts';
 import { lintActiveFile } from './vscode/commands/lintActiveFile.ts';
 import { lintWorkspace } from './vscode/commands/lintWorkspace.ts';
 import { copyProbeScript } from './vscode/commands/probeScript.ts';
@@ -18,10 +23,14 @@ import { Ctx } from './vscode/ctx.ts';
 import { GpuHoverProvider } from './vscode/hover.ts';
 import { InspectorPanel } from './vscode/inspector/panel.ts';
 import { registerInspector } from './vscode/inspector/serializer.ts';
+import { LazyClusterTree, LazyManifests, LazyRemote } from './vscode/lazyRemote.ts';
+import type { RemoteModule } from './vscode/lazyRemote.ts';
 import { LintService } from './vscode/lintService.ts';
 import { registerReportStore } from './vscode/reportView.ts';
 import { SshHostsProvider } from './vscode/sshHosts.ts';
-import type { SshHostItem } from './vscode/sshHosts.ts';
+import * as panel from './vscode/inspector/panel.ts';
+import * as reportView from './vscode/reportView.ts';
+import * as serializer from './vscode/inspector/serializer.ts';
 
 const YAML_DOCUMENTS: vscode.DocumentSelector = [
   { language: 'yaml', scheme: 'file' },
@@ -32,21 +41,42 @@ const YAML_DOCUMENTS: vscode.DocumentSelector = [
 /** Live pod manifests (read-only): diagnostics come from the LintService; hovers explain GPU fields. */
 const LIVE_MANIFESTS: vscode.DocumentSelector = [...YAML_DOCUMENTS, { language: 'yaml', scheme: MANIFEST_SCHEME }];
 
+/**
+ * The modules with state that dist/remote.js uses too: scripts/build.mjs points its imports of them here, so
+ * both halves share one inspector and one report store.
+ */
+export const shared = { panel, reportView, serializer };
+
+/** Commands whose code is in dist/remote.js. */
+const REMOTE_COMMANDS: readonly string[] = [...Object.values(CLUSTER_COMMANDS), OPEN_POD_COMMAND, 'gpumem.inspectSshHost'];
+
 /** The window's state, for deactivate(). */
 let activeCtx: Ctx | undefined;
 
 export function activate(context: vscode.ExtensionContext) {
+  const started = performance.now();
   const ctx = new Ctx(context);
   activeCtx = ctx;
   const lint = new LintService(ctx);
   const sshHosts = new SshHostsProvider();
+  // dist/remote.js sits beside this bundle; loaded through createRequire, so esbuild does not inline it.
+  const remote = new LazyRemote(ctx, () => createRequire(__filename)(join(__dirname, 'remote.js')) as RemoteModule);
+  const clusters = new LazyClusterTree(remote);
+  const clustersView = vscode.window.createTreeView<ClusterElement>(CLUSTERS_VIEW, { treeDataProvider: clusters, showCollapseAll: true });
+  remote.bindClustersView(clustersView);
+  const manifests = new LazyManifests(remote);
   pushAll(context.subscriptions, [
     ctx,
     lint,
     sshHosts,
+    remote,
+    clusters,
+    clustersView,
+    manifests,
+    vscode.workspace.registerTextDocumentContentProvider(MANIFEST_SCHEME, manifests),
     registerReportStore(),
     registerInspector(ctx),
-    ...registerClusters(ctx),
+    ...REMOTE_COMMANDS.map((id) => vscode.commands.registerCommand(id, remote.command(id))),
     vscode.window.registerTreeDataProvider('gpumem.sshHosts', sshHosts),
     vscode.languages.registerCodeLensProvider(YAML_DOCUMENTS, new GpuCodeLensProvider(ctx, lint)),
     vscode.languages.registerCodeActionsProvider(YAML_DOCUMENTS, new GpuCodeActionProvider(ctx, lint), GpuCodeActionProvider.metadata),
@@ -56,12 +86,13 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand('gpumem.showRuleDocs', (ruleId?: unknown) => showRuleDocs(ctx, ruleId)),
     vscode.commands.registerCommand(APPLY_FIX_COMMAND, applyFix),
     vscode.commands.registerCommand('gpumem.inspectLocal', () => inspectLocal(ctx)),
-    vscode.commands.registerCommand('gpumem.inspectSshHost', (item?: SshHostItem) => inspectSshHost(ctx, item)),
     vscode.commands.registerCommand('gpumem.refreshSshHosts', () => sshHosts.refresh()),
     vscode.commands.registerCommand('gpumem.analyzeCapture', (uri?: vscode.Uri) => analyzeCapture(ctx, uri)),
     vscode.commands.registerCommand('gpumem.copyProbeScript', () => copyProbeScript()),
     vscode.commands.registerCommand('gpumem.explainOom', () => explainOomInEditor()),
   ]);
+  // The bundles this activation loaded: the e2e tier checks that a YAML file did not load remote.js.
+  ctx.output.info(`activated in ${Math.round(performance.now() - started)} ms; loaded bundles: ${remote.loaded ? 'extension.js, remote.js' : 'extension.js'}`);
 }
 
 /**

@@ -16,8 +16,8 @@ import type { MessageKind, TreeItemModel } from '../../core/kube/treeItems.ts';
 import { contextTreeItem, messageTreeItem, noGpuPodsItem, nodeTreeItem, otherPodsItem, podTreeItem } from '../../core/kube/treeItems.ts';
 import type { ClusterModel, ContextElement, ModelChange, ModelLog, NodeElement, PodElement } from './clusterModel.ts';
 import { idOf } from './clusterModel.ts';
+import { CLUSTERS_VIEW } from './commandIds.ts';
 
-export const CLUSTERS_VIEW = 'gpumem.clusters';
 export const STATE_CONTEXT_KEY = 'gpumem.clusters.state';
 /** How long changes are gathered before the view is told (watch events, background probes). */
 const COALESCE_MS = 150;

@@ -12,23 +12,14 @@ import { buildProbeScript, newNonce } from '../../core/probe/script.ts';
 import type { Ctx } from '../ctx.ts';
 import { requireTrust } from '../trust.ts';
 import type { ClusterModel, ContextElement, NodeElement, PodElement } from './clusterModel.ts';
-import { manifestUri } from './manifestProvider.ts';
+import { CLUSTER_COMMANDS } from './commandIds.ts';
+import { manifestUri } from './manifestScheme.ts';
 import type { PodManifestProvider } from './manifestProvider.ts';
 import { explainNodeOom, inspectNode } from './nodeCommands.ts';
 import { hamiChecklistOnPod, inspectPod } from './podCommands.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { isElement, pickContainer, pickContext, pickNode, pickPod, podTarget, showError } from './targets.ts';
 
-export const CLUSTER_COMMANDS = {
-  refresh: 'gpumem.refreshClusters',
-  showAllContexts: 'gpumem.showAllContexts',
-  inspectNode: 'gpumem.inspectNode',
-  inspectPod: 'gpumem.inspectPod',
-  hamiChecklist: 'gpumem.hamiChecklistPod',
-  explainNodeOom: 'gpumem.explainNodeOom',
-  copyProbeCommand: 'gpumem.copyProbeCommand',
-  openManifest: 'gpumem.openPodManifest',
-} as const;
 
 export function copyProbeCommand(ctx: Ctx, clusters: ClusterModel) {
   return async (arg?: unknown): Promise<void> => {
@@ -98,16 +89,16 @@ export function openPodManifest(ctx: Ctx, clusters: ClusterModel, manifests: Pod
   };
 }
 
-/** Registers every Clusters command; `showAllContexts` is the view's (its welcome content's button). */
-export function registerClusterCommands(ctx: Ctx, clusters: ClusterModel, manifests: PodManifestProvider, showAllContexts: () => void): vscode.Disposable[] {
-  return [
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.refresh, (arg?: unknown) => clusters.refresh(isElement(arg, 'context') || isElement(arg, 'node') ? (arg as ContextElement | NodeElement) : undefined)),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.showAllContexts, showAllContexts),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.inspectNode, inspectNode(ctx, clusters)),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.inspectPod, inspectPod(ctx, clusters)),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.hamiChecklist, hamiChecklistOnPod(ctx, clusters)),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.explainNodeOom, explainNodeOom(ctx, clusters)),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.copyProbeCommand, copyProbeCommand(ctx, clusters)),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.openManifest, openPodManifest(ctx, clusters, manifests)),
-  ];
+/** Every Clusters command by id (registered at activation by src/extension.ts, which loads them on first use). */
+export function clusterCommandHandlers(ctx: Ctx, clusters: ClusterModel, manifests: PodManifestProvider, showAllContexts: () => void): ReadonlyMap<string, (arg?: unknown) => unknown> {
+  return new Map<string, (arg?: unknown) => unknown>([
+    [CLUSTER_COMMANDS.refresh, (arg?: unknown) => clusters.refresh(isElement(arg, 'context') || isElement(arg, 'node') ? (arg as ContextElement | NodeElement) : undefined)],
+    [CLUSTER_COMMANDS.showAllContexts, showAllContexts],
+    [CLUSTER_COMMANDS.inspectNode, inspectNode(ctx, clusters)],
+    [CLUSTER_COMMANDS.inspectPod, inspectPod(ctx, clusters)],
+    [CLUSTER_COMMANDS.hamiChecklist, hamiChecklistOnPod(ctx, clusters)],
+    [CLUSTER_COMMANDS.explainNodeOom, explainNodeOom(ctx, clusters)],
+    [CLUSTER_COMMANDS.copyProbeCommand, copyProbeCommand(ctx, clusters)],
+    [CLUSTER_COMMANDS.openManifest, openPodManifest(ctx, clusters, manifests)],
+  ]);
 }

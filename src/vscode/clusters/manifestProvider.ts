@@ -5,19 +5,7 @@
 import * as vscode from 'vscode';
 import { podManifestYaml } from '../../kube/explorer.ts';
 import type { ClusterModel } from './clusterModel.ts';
-
-export const MANIFEST_SCHEME = 'gpumem-k8s';
-
-export function manifestUri(context: string, namespace: string, pod: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: MANIFEST_SCHEME, path: `/${namespace}/${pod}.yaml`, query: new URLSearchParams({ context }).toString() });
-}
-
-function parse(uri: vscode.Uri): { context: string; namespace: string; pod: string } | undefined {
-  const context = new URLSearchParams(uri.query).get('context');
-  const match = /^\/([^/]+)\/([^/]+)\.yaml$/.exec(uri.path);
-  if (context === null || !match) return undefined;
-  return { context, namespace: match[1] as string, pod: match[2] as string };
-}
+import { parseManifestUri } from './manifestScheme.ts';
 
 export class PodManifestProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
@@ -37,7 +25,7 @@ export class PodManifestProvider implements vscode.TextDocumentContentProvider, 
   }
 
   private async read(uri: vscode.Uri, signal?: AbortSignal): Promise<string> {
-    const target = parse(uri);
+    const target = parseManifestUri(uri);
     if (!target) throw new Error(`not a gpumem pod manifest URI: ${uri.toString()}`);
     await this.clusters.ensureLoaded();
     const pod = await this.clusters.client(target.context).readPod(target.namespace, target.pod, signal ? { signal } : {});

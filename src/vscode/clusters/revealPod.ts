@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { parseOpenPodArgs, splitPodName } from '../../core/inspector/openPod.ts';
 import type { ClusterModel, PodElement } from './clusterModel.ts';
-import { CLUSTERS_VIEW } from './clusterTree.ts';
+import { CLUSTERS_VIEW } from './commandIds.ts';
 
 /** Selects a pod's row (the Clusters view's reveal, which first hands VS Code the changes it still holds). */
 export type RevealInView = (pod: PodElement) => Promise<void>;
