@@ -17,6 +17,7 @@ import { runProbeBench } from './probe.mjs';
 import { runInspectorBench } from './inspector.mjs';
 import { runClusterBench } from './cluster.mjs';
 import { formatLargeLint, runLargeLintBench } from './lintLarge.mjs';
+import { runActivationBench } from './activation.mjs';
 import { median, percentile, MiB, mib } from './stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -310,6 +311,9 @@ results.inspector = await runInspectorBench();
 
 // ---- cluster benchmarks (bench/cluster.mjs): they print their own section and are stored under `cluster` ----
 results.cluster = await runClusterBench();
+
+// ---- activation benchmark (bench/activation.mjs): dist/extension.js against the lint core, no Kubernetes/SSH --
+results.activation = await runActivationBench();
 
 const out = join(HERE, 'results', 'latest.json');
 mkdirSync(dirname(out), { recursive: true });

@@ -1,9 +1,15 @@
 // Bundles the extension host code and the CLI with esbuild.
-// - dist/extension.js: CommonJS, `vscode` left external (VS Code provides it at run time).
+// - dist/extension.js: CommonJS, `vscode` left external (VS Code provides it at run time): the linter, the
+//   inspector, the local commands; activation loads only this.
+// - dist/remote.js: Kubernetes and SSH (@kubernetes/client-node, ssh2), required by dist/extension.js on first
+//   use (src/vscode/lazyRemote.ts). esbuild cannot split CommonJS output, so this is a second bundle. State
+//   is passed to it in Ctx; the modules whose class identity both halves test (TransportError) are not
+//   bundled again but read from dist/extension.js's `shared` export.
 // - dist/cli.js: the `gpumem` executable.
 // ESM-only dependencies (such as @kubernetes/client-node) are bundled, so both outputs are plain CJS.
 import * as esbuild from 'esbuild';
 import { chmod, mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -25,8 +31,28 @@ const common = {
   external: ['*.node'],
 };
 
-const targets = [
+/** Source modules both bundles must share, by their name in src/extension.ts's `shared` export. */
+const SHARED_WITH_EXTENSION = new Map([
+  ['src/core/probe/transport.ts', 'transport'],
+]);
+
+/** In dist/remote.js, an import of a shared module reads dist/extension.js's instance of it. */
+const shareWithExtension = {
+  name: 'share-with-extension',
+  setup(build) {
+    build.onResolve({ filter: /\.ts$/ }, (args) => {
+      const file = path.relative(process.cwd(), path.resolve(args.resolveDir, args.path)).split(path.sep).join('/');
+      const name = SHARED_WITH_EXTENSION.get(file);
+      return name === undefined ? undefined : { path: name, namespace: 'gpumem-shared' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'gpumem-shared' }, (args) => ({ contents: `module.exports = require('./extension.js').shared.${args.path};`, loader: 'js' }));
+    build.onResolve({ filter: /^\.\/extension\.js$/ }, () => ({ path: './extension.js', external: true }));
+  },
+};
+
+export const targets = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', '*.node'] },
+  { ...common, entryPoints: ['src/remote.ts'], outfile: 'dist/remote.js', external: ['vscode', '*.node'], plugins: [shareWithExtension] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   // The inspector webview (browser): dist/webview/inspector.js and the stylesheet it imports,
   // dist/webview/inspector.css. Loaded by the panel under a strict CSP (no inline code or styles).

@@ -1,27 +1,32 @@
-// Wires gpumem's VS Code parts together; behaviour lives in src/vscode/ and src/core/.
+// Wires gpumem's VS Code parts together; behaviour lives in src/vscode/ and src/core/. This is dist/extension.js:
+// the linter, the inspector and the local commands. Kubernetes and SSH (dist/remote.js, src/remote.ts) load
+// on first use through LazyRemote, so activating on a YAML file stays light.
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { pushAll } from './core/arrays.ts';
 import * as vscode from 'vscode';
 import { GpuCodeActionProvider } from './vscode/codeActions.ts';
-import { CLUSTERS_VIEW, ClusterTreeProvider } from './vscode/clusters/clusterTree.ts';
-import { registerClusterCommands } from './vscode/clusters/commands.ts';
-import { MANIFEST_SCHEME, PodManifestProvider } from './vscode/clusters/manifestProvider.ts';
-import { revealPod } from './vscode/clusters/revealPod.ts';
+import type { ClusterElement } from './vscode/clusters/clusterTree.ts';
+import { CLUSTER_COMMANDS, CLUSTERS_VIEW } from './vscode/clusters/commandIds.ts';
+import { MANIFEST_SCHEME } from './vscode/clusters/manifestScheme.ts';
 import { GpuCodeLensProvider } from './vscode/codeLens.ts';
 import { analyzeCapture } from './vscode/commands/analyzeCapture.ts';
 import { applyFix } from './vscode/commands/applyFix.ts';
 import { explainOomInEditor } from './vscode/commands/explainOom.ts';
 import { inspectLocal } from './vscode/commands/inspectLocal.ts';
-import { inspectSshHost } from './vscode/commands/inspectSsh.ts';
 import { lintActiveFile } from './vscode/commands/lintActiveFile.ts';
 import { lintWorkspace } from './vscode/commands/lintWorkspace.ts';
 import { copyProbeScript } from './vscode/commands/probeScript.ts';
 import { showRuleDocs } from './vscode/commands/showRuleDocs.ts';
 import { COMMANDS } from './vscode/commandIds.ts';
+import type { CommandId } from './vscode/commandIds.ts';
 import { Ctx } from './vscode/ctx.ts';
 import { GpuHoverProvider } from './vscode/hover.ts';
+import { LazyClusterTree, LazyManifests, LazyRemote } from './vscode/lazyRemote.ts';
+import type { RemoteModule } from './vscode/lazyRemote.ts';
 import { LintService } from './vscode/lintService.ts';
 import { SshHostsProvider } from './vscode/sshHosts.ts';
-import type { SshHostItem } from './vscode/sshHosts.ts';
+import * as transport from './core/probe/transport.ts';
 
 const YAML_DOCUMENTS: vscode.DocumentSelector = [
   { language: 'yaml', scheme: 'file' },
@@ -32,30 +37,43 @@ const YAML_DOCUMENTS: vscode.DocumentSelector = [
 /** Live pod manifests (read-only): diagnostics come from the LintService; hovers explain GPU fields. */
 const LIVE_MANIFESTS: vscode.DocumentSelector = [...YAML_DOCUMENTS, { language: 'yaml', scheme: MANIFEST_SCHEME }];
 
+/**
+ * The modules whose identity dist/remote.js must share with this bundle: scripts/build.mjs points its imports
+ * of them here. State lives in Ctx (passed to remote.js), so what is left is class identity: a transport made
+ * in remote.js throws TransportError, and the inspection flow and live sampler here test it with instanceof.
+ */
+export const shared = { transport };
+
+/** Commands whose code is in dist/remote.js. */
+const REMOTE_COMMANDS: readonly CommandId[] = [...Object.values(CLUSTER_COMMANDS), COMMANDS.revealPod, COMMANDS.inspectSshHost];
+
 /** The window's state, for deactivate(). */
 let activeCtx: Ctx | undefined;
 
 export function activate(context: vscode.ExtensionContext) {
+  const started = performance.now();
   const ctx = new Ctx(context);
   activeCtx = ctx;
   const lint = new LintService(ctx);
   const sshHosts = new SshHostsProvider(ctx);
-  const clusters = new ClusterTreeProvider(ctx);
-  const clustersView = vscode.window.createTreeView(CLUSTERS_VIEW, { treeDataProvider: clusters, showCollapseAll: true });
-  clusters.attach(clustersView);
-  const manifests = new PodManifestProvider(clusters);
+  // dist/remote.js sits beside this bundle; loaded through createRequire, so esbuild does not inline it.
+  const remote = new LazyRemote(ctx, () => createRequire(__filename)(join(__dirname, 'remote.js')) as RemoteModule);
+  const clusters = new LazyClusterTree(remote);
+  const clustersView = vscode.window.createTreeView<ClusterElement>(CLUSTERS_VIEW, { treeDataProvider: clusters, showCollapseAll: true });
+  remote.bindClustersView(clustersView);
+  const manifests = new LazyManifests(remote);
   pushAll(context.subscriptions, [
     ctx,
     lint,
     sshHosts,
+    remote,
     clusters,
     clustersView,
     manifests,
     ctx.reports.register(),
     ctx.inspections.register(),
     vscode.workspace.registerTextDocumentContentProvider(MANIFEST_SCHEME, manifests),
-    ...registerClusterCommands(ctx, clusters, manifests),
-    vscode.commands.registerCommand(COMMANDS.revealPod, revealPod(clusters, clustersView)),
+    ...REMOTE_COMMANDS.map((id) => vscode.commands.registerCommand(id, remote.command(id))),
     vscode.window.registerTreeDataProvider('gpumem.sshHosts', sshHosts),
     vscode.languages.registerCodeLensProvider(YAML_DOCUMENTS, new GpuCodeLensProvider(ctx, lint)),
     vscode.languages.registerCodeActionsProvider(YAML_DOCUMENTS, new GpuCodeActionProvider(ctx, lint), GpuCodeActionProvider.metadata),
@@ -65,12 +83,13 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand(COMMANDS.showRuleDocs, (ruleId?: unknown) => showRuleDocs(ctx, ruleId)),
     vscode.commands.registerCommand(COMMANDS.applyFix, applyFix),
     vscode.commands.registerCommand(COMMANDS.inspectLocal, () => inspectLocal(ctx)),
-    vscode.commands.registerCommand(COMMANDS.inspectSshHost, (item?: SshHostItem) => inspectSshHost(ctx, item)),
     vscode.commands.registerCommand(COMMANDS.refreshSshHosts, () => sshHosts.refresh()),
     vscode.commands.registerCommand(COMMANDS.analyzeCapture, (uri?: vscode.Uri) => analyzeCapture(ctx, uri)),
     vscode.commands.registerCommand(COMMANDS.copyProbeScript, () => copyProbeScript()),
     vscode.commands.registerCommand(COMMANDS.explainOom, () => explainOomInEditor(ctx)),
   ]);
+  // The bundles this activation loaded: the e2e tier checks that a YAML file did not load remote.js.
+  ctx.output.info(`activated in ${Math.round(performance.now() - started)} ms; loaded bundles: ${remote.loaded ? 'extension.js, remote.js' : 'extension.js'}`);
 }
 
 /**

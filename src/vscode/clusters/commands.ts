@@ -1,4 +1,4 @@
-// The Clusters view's commands, each a small function of the shared Ctx and the tree (rust-analyzer's
+// The Clusters view's commands, each a small function of the shared Ctx and the cluster model (rust-analyzer's
 // commands-as-functions): run from a tree item's context menu they act on that item; from the command palette
 // they ask for the context, the node and the pod with quick picks (targets.ts). All of them need workspace
 // trust. The probes are nodeCommands.ts and podCommands.ts; here are the rest and the registration:
@@ -9,37 +9,27 @@ import { nodeProbeCommand, podProbeCommand } from '../../core/kube/probeCommand.
 import type { ProbeCommand } from '../../core/kube/probeCommand.ts';
 import { plainLabel } from '../../core/text/escape.ts';
 import { buildProbeScript, newNonce } from '../../core/probe/script.ts';
-import type { CommandId } from '../commandIds.ts';
 import type { Ctx } from '../ctx.ts';
 import { requireTrust } from '../trust.ts';
-import type { ClusterElement, ClusterTreeProvider, ContextElement, NodeElement, PodElement } from './clusterTree.ts';
-import { manifestUri } from './manifestProvider.ts';
+import type { ClusterModel, ContextElement, NodeElement, PodElement } from './clusterModel.ts';
+import { CLUSTER_COMMANDS } from './commandIds.ts';
+import { manifestUri } from './manifestScheme.ts';
 import type { PodManifestProvider } from './manifestProvider.ts';
 import { explainNodeOom, inspectNode } from './nodeCommands.ts';
 import { hamiChecklistOnPod, inspectPod } from './podCommands.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { isElement, pickContainer, pickContext, pickNode, pickPod, podTarget, showError } from './targets.ts';
 
-export const CLUSTER_COMMANDS = {
-  refresh: 'gpumem.refreshClusters',
-  showAllContexts: 'gpumem.showAllContexts',
-  inspectNode: 'gpumem.inspectNode',
-  inspectPod: 'gpumem.inspectPod',
-  hamiChecklist: 'gpumem.hamiChecklistPod',
-  explainNodeOom: 'gpumem.explainNodeOom',
-  copyProbeCommand: 'gpumem.copyProbeCommand',
-  openManifest: 'gpumem.openPodManifest',
-} as const satisfies Record<string, CommandId>;
 
-export function copyProbeCommand(ctx: Ctx, tree: ClusterTreeProvider) {
+export function copyProbeCommand(ctx: Ctx, clusters: ClusterModel) {
   return async (arg?: unknown): Promise<void> => {
     if (!requireTrust('Copy Probe Command')) return;
     let command: ProbeCommand | undefined;
     if (isElement(arg, 'pod') || isElement(arg, 'node')) {
-      command = isElement(arg, 'pod') ? podCommand(arg as PodElement, (arg as PodElement).node.context) : nodeCommand(tree, arg as NodeElement);
+      command = isElement(arg, 'pod') ? podCommand(arg as PodElement, (arg as PodElement).node.context) : nodeCommand(clusters, arg as NodeElement);
     } else {
-      const context = await pickContext(tree);
-      const node = context ? await pickNode(ctx, tree, context) : undefined;
+      const context = await pickContext(clusters);
+      const node = context ? await pickNode(ctx, clusters, context) : undefined;
       if (!node) return;
       const which = await vscode.window.showQuickPick(
         [
@@ -49,9 +39,9 @@ export function copyProbeCommand(ctx: Ctx, tree: ClusterTreeProvider) {
         { placeHolder: 'Probe the node or one of its pods?' },
       );
       if (!which) return;
-      if (!which.pod) command = nodeCommand(tree, node);
+      if (!which.pod) command = nodeCommand(clusters, node);
       else {
-        const pod = await pickPod(ctx, tree, node);
+        const pod = await pickPod(ctx, clusters, node);
         if (!pod) return;
         command = podProbeCommand({ context: pod.context.info.name, namespace: pod.summary.namespace, pod: pod.summary.name, container: (await pickContainer(pod.pod))?.container });
       }
@@ -70,8 +60,8 @@ export function copyProbeCommand(ctx: Ctx, tree: ClusterTreeProvider) {
   };
 }
 
-function nodeCommand(tree: ClusterTreeProvider, node: NodeElement): ProbeCommand {
-  const settings = tree.kubeSettings;
+function nodeCommand(clusters: ClusterModel, node: NodeElement): ProbeCommand {
+  const settings = clusters.kubeSettings;
   return nodeProbeCommand({ context: node.context.info.name, node: node.summary.name, namespace: settings.debugNamespace, image: settings.debugImage });
 }
 
@@ -81,10 +71,10 @@ function podCommand(pod: PodElement, context: ContextElement): ProbeCommand {
   return podProbeCommand({ context: context.info.name, namespace: pod.summary.namespace, pod: pod.summary.name, container });
 }
 
-export function openPodManifest(ctx: Ctx, tree: ClusterTreeProvider, manifests: PodManifestProvider) {
+export function openPodManifest(ctx: Ctx, clusters: ClusterModel, manifests: PodManifestProvider) {
   return async (arg?: unknown): Promise<void> => {
     if (!requireTrust('Open Manifest')) return;
-    const target = await podTarget(ctx, tree, arg);
+    const target = await podTarget(ctx, clusters, arg);
     if (!target) return;
     const uri = manifestUri(target.context.info.name, target.summary.namespace, target.summary.name);
     try {
@@ -99,16 +89,16 @@ export function openPodManifest(ctx: Ctx, tree: ClusterTreeProvider, manifests: 
   };
 }
 
-/** Registers every Clusters command. */
-export function registerClusterCommands(ctx: Ctx, tree: ClusterTreeProvider, manifests: PodManifestProvider): vscode.Disposable[] {
-  return [
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.refresh, (arg?: unknown) => tree.refresh(isElement(arg, 'context') || isElement(arg, 'node') ? (arg as ClusterElement) : undefined)),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.showAllContexts, () => tree.showAllContexts()),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.inspectNode, inspectNode(ctx, tree)),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.inspectPod, inspectPod(ctx, tree)),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.hamiChecklist, hamiChecklistOnPod(ctx, tree)),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.explainNodeOom, explainNodeOom(ctx, tree)),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.copyProbeCommand, copyProbeCommand(ctx, tree)),
-    vscode.commands.registerCommand(CLUSTER_COMMANDS.openManifest, openPodManifest(ctx, tree, manifests)),
-  ];
+/** Every Clusters command by id (registered at activation by src/extension.ts, which loads them on first use). */
+export function clusterCommandHandlers(ctx: Ctx, clusters: ClusterModel, manifests: PodManifestProvider, showAllContexts: () => void): ReadonlyMap<string, (arg?: unknown) => unknown> {
+  return new Map<string, (arg?: unknown) => unknown>([
+    [CLUSTER_COMMANDS.refresh, (arg?: unknown) => clusters.refresh(isElement(arg, 'context') || isElement(arg, 'node') ? (arg as ContextElement | NodeElement) : undefined)],
+    [CLUSTER_COMMANDS.showAllContexts, showAllContexts],
+    [CLUSTER_COMMANDS.inspectNode, inspectNode(ctx, clusters)],
+    [CLUSTER_COMMANDS.inspectPod, inspectPod(ctx, clusters)],
+    [CLUSTER_COMMANDS.hamiChecklist, hamiChecklistOnPod(ctx, clusters)],
+    [CLUSTER_COMMANDS.explainNodeOom, explainNodeOom(ctx, clusters)],
+    [CLUSTER_COMMANDS.copyProbeCommand, copyProbeCommand(ctx, clusters)],
+    [CLUSTER_COMMANDS.openManifest, openPodManifest(ctx, clusters, manifests)],
+  ]);
 }

@@ -4,29 +4,17 @@
 // file and the Problems panel shows the findings. Nothing is ever written back to the cluster.
 import * as vscode from 'vscode';
 import { podManifestYaml } from '../../kube/explorer.ts';
-import type { ClusterTreeProvider } from './clusterTree.ts';
-
-export const MANIFEST_SCHEME = 'gpumem-k8s';
-
-export function manifestUri(context: string, namespace: string, pod: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: MANIFEST_SCHEME, path: `/${namespace}/${pod}.yaml`, query: new URLSearchParams({ context }).toString() });
-}
-
-function parse(uri: vscode.Uri): { context: string; namespace: string; pod: string } | undefined {
-  const context = new URLSearchParams(uri.query).get('context');
-  const match = /^\/([^/]+)\/([^/]+)\.yaml$/.exec(uri.path);
-  if (context === null || !match) return undefined;
-  return { context, namespace: match[1] as string, pod: match[2] as string };
-}
+import type { ClusterModel } from './clusterModel.ts';
+import { parseManifestUri } from './manifestScheme.ts';
 
 export class PodManifestProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly texts = new Map<string, string>();
-  private readonly tree: ClusterTreeProvider;
+  private readonly clusters: ClusterModel;
 
-  constructor(tree: ClusterTreeProvider) {
-    this.tree = tree;
+  constructor(clusters: ClusterModel) {
+    this.clusters = clusters;
   }
 
   /** Reads the pod now; the open document (if any) shows the new text. Throws KubeRequestError. */
@@ -37,10 +25,10 @@ export class PodManifestProvider implements vscode.TextDocumentContentProvider, 
   }
 
   private async read(uri: vscode.Uri, signal?: AbortSignal): Promise<string> {
-    const target = parse(uri);
+    const target = parseManifestUri(uri);
     if (!target) throw new Error(`not a gpumem pod manifest URI: ${uri.toString()}`);
-    await this.tree.ensureLoaded();
-    const pod = await this.tree.client(target.context).readPod(target.namespace, target.pod, signal ? { signal } : {});
+    await this.clusters.ensureLoaded();
+    const pod = await this.clusters.client(target.context).readPod(target.namespace, target.pod, signal ? { signal } : {});
     const text = `# Live manifest of pod ${target.namespace}/${target.pod} (context ${target.context}), read-only, fetched ${new Date().toISOString()}\n${podManifestYaml(pod)}`;
     this.texts.set(uri.toString(), text);
     return text;

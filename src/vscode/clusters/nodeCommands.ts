@@ -17,15 +17,15 @@ import { runInspection } from '../inspection/run.ts';
 import { showFailure } from '../messages.ts';
 import { vscodeSshOptions } from '../commands/inspectSsh.ts';
 import { requireTrust } from '../trust.ts';
-import type { ClusterTreeProvider } from './clusterTree.ts';
+import type { ClusterModel } from './clusterModel.ts';
 import { debugPodExec } from './execTransport.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { nodeTarget, showError } from './targets.ts';
 import type { NodeTarget } from './targets.ts';
 
 /** Runs the node probe (debug pod or SSH) with the cluster's pod names; `show` presents the result. */
-async function runNodeProbe(ctx: Ctx, tree: ClusterTreeProvider, target: NodeTarget, action: string, show?: (inspection: Inspection) => Promise<void>): Promise<Inspection | undefined> {
-  const settings = tree.kubeSettings;
+async function runNodeProbe(ctx: Ctx, clusters: ClusterModel, target: NodeTarget, action: string, show?: (inspection: Inspection) => Promise<void>): Promise<Inspection | undefined> {
+  const settings = clusters.kubeSettings;
   const name = target.node.name;
   // The route (debug pod or SSH to the node's address) is src/kube/nodeProbe.ts's; the SSH prompts are VS Code's.
   const exec = debugPodExec(settings, target.client); // gpumem.kubernetes.execMode: kubectl
@@ -56,18 +56,18 @@ async function runNodeProbe(ctx: Ctx, tree: ClusterTreeProvider, target: NodeTar
   return inspection;
 }
 
-export function inspectNode(ctx: Ctx, tree: ClusterTreeProvider) {
+export function inspectNode(ctx: Ctx, clusters: ClusterModel) {
   return async (arg?: unknown): Promise<void> => {
     if (!requireTrust('Inspect Node')) return;
-    const target = await nodeTarget(ctx, tree, arg);
-    if (target) await runNodeProbe(ctx, tree, target, 'Inspecting node');
+    const target = await nodeTarget(ctx, clusters, arg);
+    if (target) await runNodeProbe(ctx, clusters, target, 'Inspecting node');
   };
 }
 
-export function explainNodeOom(ctx: Ctx, tree: ClusterTreeProvider) {
+export function explainNodeOom(ctx: Ctx, clusters: ClusterModel) {
   return async (arg?: unknown): Promise<void> => {
     if (!requireTrust('Explain OOM Kills on Node')) return;
-    const target = await nodeTarget(ctx, tree, arg);
+    const target = await nodeTarget(ctx, clusters, arg);
     if (!target) return;
     const name = target.node.name;
     // The node's events are read while the probe runs.
@@ -75,7 +75,7 @@ export function explainNodeOom(ctx: Ctx, tree: ClusterTreeProvider) {
       (list) => ({ list, problem: undefined as string | undefined }),
       (error: unknown) => ({ list: [], problem: errorText(error, { context: target.context.info.name, namespace: 'default', action: 'Node events' }) }),
     );
-    await runNodeProbe(ctx, tree, target, 'Explaining OOM kills on node', async (inspection) => {
+    await runNodeProbe(ctx, clusters, target, 'Explaining OOM kills on node', async (inspection) => {
       const { list, problem } = await events;
       const source = `kernel log of node ${name} (${inspection.target})`;
       const oom = inspection.node?.oom;

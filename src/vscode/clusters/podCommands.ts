@@ -12,18 +12,18 @@ import { podHamiFacts } from '../../kube/explorer.ts';
 import type { Ctx } from '../ctx.ts';
 import { runInspection } from '../inspection/run.ts';
 import { requireTrust } from '../trust.ts';
-import type { ClusterTreeProvider } from './clusterTree.ts';
+import type { ClusterModel } from './clusterModel.ts';
 import { podExecTransport } from './execTransport.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { pickContainer, podTarget } from './targets.ts';
 import type { PodTarget } from './targets.ts';
 
-async function runPodProbe(ctx: Ctx, tree: ClusterTreeProvider, target: PodTarget, action: string, hami: boolean): Promise<void> {
+async function runPodProbe(ctx: Ctx, clusters: ClusterModel, target: PodTarget, action: string, hami: boolean): Promise<void> {
   const choice = await pickContainer(target.pod);
   if (!choice) return;
   const { namespace, name } = target.summary;
   const place: FailurePlace = { context: target.context.info.name, namespace, action: `${action} ${namespace}/${name}` };
-  const transport = podExecTransport(tree.kubeSettings, target.client, { namespace, pod: name, container: choice.container });
+  const transport = podExecTransport(clusters.kubeSettings, target.client, { namespace, pod: name, container: choice.container });
   let section: HamiClusterSection | undefined;
   await runInspection(ctx, transport, `${action} ${namespace}/${name}${choice.container ? ` (${choice.container})` : ''}`, {
     probe: { scope: 'container' },
@@ -45,18 +45,18 @@ async function runPodProbe(ctx: Ctx, tree: ClusterTreeProvider, target: PodTarge
   });
 }
 
-export function inspectPod(ctx: Ctx, tree: ClusterTreeProvider) {
+export function inspectPod(ctx: Ctx, clusters: ClusterModel) {
   return async (arg?: unknown): Promise<void> => {
     if (!requireTrust('Inspect Pod')) return;
-    const target = await podTarget(ctx, tree, arg);
-    if (target) await runPodProbe(ctx, tree, target, 'Inspecting pod', false);
+    const target = await podTarget(ctx, clusters, arg);
+    if (target) await runPodProbe(ctx, clusters, target, 'Inspecting pod', false);
   };
 }
 
-export function hamiChecklistOnPod(ctx: Ctx, tree: ClusterTreeProvider) {
+export function hamiChecklistOnPod(ctx: Ctx, clusters: ClusterModel) {
   return async (arg?: unknown): Promise<void> => {
     if (!requireTrust('Run HAMi Checklist on Pod')) return;
-    const target = await podTarget(ctx, tree, arg);
-    if (target) await runPodProbe(ctx, tree, target, 'HAMi checklist on pod', true);
+    const target = await podTarget(ctx, clusters, arg);
+    if (target) await runPodProbe(ctx, clusters, target, 'HAMi checklist on pod', true);
   };
 }

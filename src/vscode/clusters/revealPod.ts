@@ -5,19 +5,22 @@
 // Internal: not in the command palette (package.json), called with OpenPodArgs.
 import * as vscode from 'vscode';
 import { parseOpenPodArgs, splitPodName } from '../../core/inspector/openPod.ts';
-import { CLUSTERS_VIEW } from './clusterTree.ts';
-import type { ClusterElement, ClusterTreeProvider } from './clusterTree.ts';
+import type { ClusterModel, PodElement } from './clusterModel.ts';
+import { CLUSTERS_VIEW } from './commandIds.ts';
 
-export function revealPod(tree: ClusterTreeProvider, view: vscode.TreeView<ClusterElement>) {
+/** Selects a pod's row (the Clusters view's reveal, which first hands VS Code the changes it still holds). */
+export type RevealInView = (pod: PodElement) => Promise<void>;
+
+export function revealPod(clusters: ClusterModel, reveal: RevealInView) {
   return async (arg?: unknown): Promise<boolean> => {
     const args = parseOpenPodArgs(arg);
     if (!args || !vscode.workspace.isTrusted) return false;
     const element = await vscode.window.withProgress(
       { location: { viewId: CLUSTERS_VIEW }, title: `Finding pod ${args.podName ?? args.podUid}` },
-      () => tree.locatePod({ uid: args.podUid, ...splitPodName(args.podName) }),
+      () => clusters.locatePod({ uid: args.podUid, ...splitPodName(args.podName) }),
     );
     if (!element) return false;
-    await view.reveal(element, { select: true, focus: true, expand: false });
+    await reveal(element);
     return true;
   };
 }

@@ -14,7 +14,7 @@ import type { ClusterClient } from '../../kube/clusterClient.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { listNodeGpuPods, podContainers } from '../../kube/explorer.ts';
 import type { Ctx } from '../ctx.ts';
-import type { ClusterElement, ClusterTreeProvider, ContextElement, NodeElement, PodElement } from './clusterTree.ts';
+import type { ClusterModel, ContextElement, ModelElement, NodeElement, PodElement } from './clusterModel.ts';
 
 export interface NodeTarget {
   readonly context: ContextElement;
@@ -29,7 +29,7 @@ export interface PodTarget {
   readonly summary: GpuPodSummary;
 }
 
-export const isElement = (value: unknown, kind: ClusterElement['kind']): boolean =>
+export const isElement = (value: unknown, kind: ModelElement['kind']): boolean =>
   typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === kind && typeof (value as { id?: unknown }).id === 'string';
 
 export function showError(ctx: Ctx, text: string): void {
@@ -37,8 +37,8 @@ export function showError(ctx: Ctx, text: string): void {
   void vscode.window.showErrorMessage(`gpumem: ${text}`);
 }
 
-export async function pickContext(tree: ClusterTreeProvider): Promise<ContextElement | undefined> {
-  const contexts = await tree.ensureLoaded();
+export async function pickContext(clusters: ClusterModel): Promise<ContextElement | undefined> {
+  const contexts = await clusters.ensureLoaded();
   if (contexts.length === 0) {
     void vscode.window.showInformationMessage('gpumem: no Kubernetes context found (KUBECONFIG, ~/.kube/config or the gpumem.kubeconfig setting).');
     return undefined;
@@ -51,8 +51,8 @@ export async function pickContext(tree: ClusterTreeProvider): Promise<ContextEle
   return picked?.context;
 }
 
-export async function pickNode(ctx: Ctx, tree: ClusterTreeProvider, context: ContextElement): Promise<NodeElement | undefined> {
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `gpumem: listing the nodes of ${context.info.name}` }, () => tree.loadContext(context));
+export async function pickNode(ctx: Ctx, clusters: ClusterModel, context: ContextElement): Promise<NodeElement | undefined> {
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `gpumem: listing the nodes of ${context.info.name}` }, () => clusters.loadContext(context));
   if (context.state.kind !== 'Reachable') {
     // Unreachable: what happened and what to do (the tree's own wording), not the bare reason.
     const view = describeContextState(context.state, `context "${context.info.name}"`);
@@ -69,8 +69,8 @@ export async function pickNode(ctx: Ctx, tree: ClusterTreeProvider, context: Con
   return picked?.node;
 }
 
-export async function pickPod(ctx: Ctx, tree: ClusterTreeProvider, node: NodeElement): Promise<PodTarget | undefined> {
-  const client = tree.client(node.context);
+export async function pickPod(ctx: Ctx, clusters: ClusterModel, node: NodeElement): Promise<PodTarget | undefined> {
+  const client = clusters.client(node.context);
   let pods;
   try {
     pods = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `gpumem: listing the pods on ${node.summary.name}` }, () => listNodeGpuPods(client, node.summary.name));
@@ -90,26 +90,26 @@ export async function pickPod(ctx: Ctx, tree: ClusterTreeProvider, node: NodeEle
   return picked ? { context: node.context, client, pod: picked.pod.raw, summary: picked.pod.summary } : undefined;
 }
 
-export async function nodeTarget(ctx: Ctx, tree: ClusterTreeProvider, arg: unknown): Promise<NodeTarget | undefined> {
+export async function nodeTarget(ctx: Ctx, clusters: ClusterModel, arg: unknown): Promise<NodeTarget | undefined> {
   let node: NodeElement | undefined;
   if (isElement(arg, 'node')) node = arg as NodeElement;
   else if (isElement(arg, 'pod')) node = (arg as PodElement).node;
   else {
-    const context = await pickContext(tree);
-    node = context ? await pickNode(ctx, tree, context) : undefined;
+    const context = await pickContext(clusters);
+    node = context ? await pickNode(ctx, clusters, context) : undefined;
   }
-  return node ? { context: node.context, client: tree.client(node.context), node: node.summary } : undefined;
+  return node ? { context: node.context, client: clusters.client(node.context), node: node.summary } : undefined;
 }
 
-export async function podTarget(ctx: Ctx, tree: ClusterTreeProvider, arg: unknown): Promise<PodTarget | undefined> {
+export async function podTarget(ctx: Ctx, clusters: ClusterModel, arg: unknown): Promise<PodTarget | undefined> {
   if (isElement(arg, 'pod')) {
     const pod = arg as PodElement;
-    return { context: pod.node.context, client: tree.client(pod.node.context), pod: pod.raw, summary: pod.summary };
+    return { context: pod.node.context, client: clusters.client(pod.node.context), pod: pod.raw, summary: pod.summary };
   }
-  if (isElement(arg, 'node')) return pickPod(ctx, tree, arg as NodeElement);
-  const context = await pickContext(tree);
-  const node = context ? await pickNode(ctx, tree, context) : undefined;
-  return node ? pickPod(ctx, tree, node) : undefined;
+  if (isElement(arg, 'node')) return pickPod(ctx, clusters, arg as NodeElement);
+  const context = await pickContext(clusters);
+  const node = context ? await pickNode(ctx, clusters, context) : undefined;
+  return node ? pickPod(ctx, clusters, node) : undefined;
 }
 
 /** The container to probe: asked when the pod has several app containers (GPU ones first). */

@@ -1,0 +1,16 @@
+// The ids of the Clusters view and its commands (package.json contributes). Light on its own: the extension
+// registers them at activation and loads their Kubernetes code on first use.
+import { COMMANDS } from '../commandIds.ts';
+
+export const CLUSTERS_VIEW = 'gpumem.clusters';
+
+export const CLUSTER_COMMANDS = {
+  refresh: COMMANDS.refreshClusters,
+  showAllContexts: COMMANDS.showAllContexts,
+  inspectNode: COMMANDS.inspectNode,
+  inspectPod: COMMANDS.inspectPod,
+  hamiChecklist: COMMANDS.hamiChecklistPod,
+  explainNodeOom: COMMANDS.explainNodeOom,
+  copyProbeCommand: COMMANDS.copyProbeCommand,
+  openManifest: COMMANDS.openPodManifest,
+} as const;
