@@ -26,7 +26,7 @@ import { TransportError } from '../core/probe/transport.ts';
 import type { KubeFailure } from '../core/kube/contextState.ts';
 import { classifyKubeError, describeKubeFailure } from '../core/kube/contextState.ts';
 import { defaultExecContainer } from '../core/kube/pods.ts';
-import { OutputBuffer } from '../transports/local.ts';
+import { OutputBuffer } from '../transports/outputBuffer.ts';
 import type { ClusterClient } from './clusterClient.ts';
 import { KubeRequestError } from './clusterClient.ts';
 

@@ -33,7 +33,7 @@ import ssh2 from 'ssh2';
 import type { Client as SshClient, ClientChannel, ConnectConfig } from 'ssh2';
 import type { ExecRequest, ExecResult, Transport, TransportFailure } from '../core/probe/transport.ts';
 import { TransportError } from '../core/probe/transport.ts';
-import { OutputBuffer } from './local.ts';
+import { OutputBuffer } from './outputBuffer.ts';
 import { appendKnownHost, blobKeyType, checkHostKey, fingerprintSha256, knownHostName, knownKeyTypes } from './knownHosts.ts';
 import type { HostKeyCheck } from './knownHosts.ts';
 import type { StrictHostKeyChecking } from './sshConfig.ts';
