@@ -33,7 +33,7 @@ import ssh2 from 'ssh2';
 import type { Client as SshClient, ClientChannel, ConnectConfig } from 'ssh2';
 import type { ExecRequest, ExecResult, Transport, TransportFailure } from '../core/probe/transport.ts';
 import { TransportError } from '../core/probe/transport.ts';
-import { OutputBuffer } from './outputBuffer.ts';
+import { ExecRun } from './execRun.ts';
 import { appendKnownHost, blobKeyType, checkHostKey, fingerprintSha256, knownHostName, knownKeyTypes } from './knownHosts.ts';
 import type { HostKeyCheck } from './knownHosts.ts';
 import type { StrictHostKeyChecking } from './sshConfig.ts';
@@ -453,85 +453,48 @@ export class SshTransport implements Transport {
   }
 
   #exec(client: SshClient, request: ExecRequest): Promise<ExecResult> {
-    return new Promise<ExecResult>((resolve, reject) => {
-      let settled = false;
-      let channel: ClientChannel | undefined;
-      let outcome: 'running' | 'overflow' = 'running';
-      const stdout = new OutputBuffer(request.maxOutputBytes);
-      const stderr = new OutputBuffer(request.maxOutputBytes);
-      let exitCode: number | null = null;
-
-      const cleanup = (): void => {
-        settled = true;
-        clearTimeout(timer);
-        request.signal?.removeEventListener('abort', onAbort);
-        this.#inFlight.delete(onDrop);
-      };
-      const failWith = (failure: TransportFailure): void => {
-        if (settled) return;
-        cleanup();
-        reject(new TransportError(failure));
-      };
-      const stopRemote = (): void => {
+    let channel: ClientChannel | undefined;
+    const onDrop = (failure: TransportFailure): void => run.fail(failure);
+    // After an overflow the channel closes once the remote clean-up is done; the deadline and a cancel
+    // still bound that wait. A cancel also ends the connection.
+    const run: ExecRun = new ExecRun({
+      request,
+      afterOverflow: 'await-end-within-deadline',
+      stop: (reason) => {
         if (channel) void this.#stopRemote(client, channel);
-      };
-      const timer = setTimeout(() => {
-        if (settled) return;
-        stopRemote();
-        failWith({ kind: 'timeout', phase: 'command', ms: request.timeoutMs });
-      }, Math.max(0, request.timeoutMs));
-      const onAbort = (): void => {
-        if (settled) return;
-        stopRemote();
-        failWith({ kind: 'cancelled' });
-        void this.close();
-      };
-      const onDrop = (failure: TransportFailure): void => failWith(failure);
-      request.signal?.addEventListener('abort', onAbort, { once: true });
-      this.#inFlight.add(onDrop);
-
-      const onData = (buffer: OutputBuffer) => (chunk: Buffer): void => {
-        if (!buffer.push(chunk) && outcome === 'running') {
-          outcome = 'overflow';
-          stopRemote();
-        }
-      };
-
-      try {
-        client.exec(REMOTE_COMMAND, (err, ch) => {
-          if (err) {
-            failWith(/No response from server|Not connected/i.test(err.message)
-              ? { kind: 'disconnected', detail: err.message }
-              : { kind: 'spawn', detail: `the server refused to run "${REMOTE_COMMAND}": ${err.message}` });
-            return;
-          }
-          channel = ch;
-          if (settled) {
-            void this.#stopRemote(client, ch);
-            return;
-          }
-          ch.on('data', onData(stdout));
-          ch.stderr.on('data', onData(stderr));
-          ch.on('exit', (code: number | null) => {
-            exitCode = typeof code === 'number' ? code : null;
-          });
-          ch.on('error', () => undefined);
-          ch.on('close', () => {
-            if (settled) return;
-            cleanup();
-            resolve({
-              stdout: stdout.text(),
-              stderr: stderr.text(),
-              exitCode: outcome === 'overflow' ? null : exitCode,
-              truncated: stdout.truncated || stderr.truncated,
-            });
-          });
-          ch.end(request.script, 'utf8');
-        });
-      } catch (err) {
-        failWith({ kind: 'disconnected', detail: errorMessage(err) });
-      }
+        if (reason === 'cancelled') void this.close();
+      },
+      onSettled: () => this.#inFlight.delete(onDrop),
     });
+    this.#inFlight.add(onDrop);
+
+    let exitCode: number | null = null;
+    try {
+      client.exec(REMOTE_COMMAND, (err, ch) => {
+        if (err) {
+          run.fail(/No response from server|Not connected/i.test(err.message)
+            ? { kind: 'disconnected', detail: err.message }
+            : { kind: 'spawn', detail: `the server refused to run "${REMOTE_COMMAND}": ${err.message}` });
+          return;
+        }
+        channel = ch;
+        if (run.settled) {
+          void this.#stopRemote(client, ch);
+          return;
+        }
+        ch.on('data', (chunk: Buffer) => run.take('stdout', chunk));
+        ch.stderr.on('data', (chunk: Buffer) => run.take('stderr', chunk));
+        ch.on('exit', (code: number | null) => {
+          exitCode = typeof code === 'number' ? code : null;
+        });
+        ch.on('error', () => undefined);
+        ch.on('close', () => run.finish(exitCode));
+        ch.end(request.script, 'utf8');
+      });
+    } catch (err) {
+      run.fail({ kind: 'disconnected', detail: errorMessage(err) });
+    }
+    return run.result;
   }
 }
 
