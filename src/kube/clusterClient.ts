@@ -1,6 +1,7 @@
 // One context's API client: every call has a deadline and can be cancelled, errors become KubeFailures with
 // the verb and resource that were attempted, a node's pods are selected ON THE SERVER
-// (fieldSelector=spec.nodeName=<node>), and a per-node watch restarts after `410 Gone` with a fresh list.
+// (fieldSelector=spec.nodeName=<node>), and a per-node watch restarts after `410 Gone` with a fresh list
+// (kubeWatch.ts).
 //
 // How timeouts and cancellation work in @kubernetes/client-node 2.x (read from dist/, not documented):
 // - The generated APIs (CoreV1Api = ObjectCoreV1Api) take a per-call `ConfigurationOptions` whose `middleware`
@@ -12,37 +13,25 @@
 //   signal cannot reach that step; the promise is therefore also raced against the signal here, and the late
 //   rejection is swallowed.
 // - A failed HTTP status throws ApiException {code, body}; the body is often the Status as JSON text.
-// - Watch (dist/watch.js) does its own fetch with its own AbortController, resolves `watch()` only after the
-//   response headers (so stop() before that must abort the controller when it arrives), has a 30 s inactivity
-//   timeout (`requestTimeoutMs`, public), calls `done(err)` exactly once, and passes each line's
-//   `{type, object}` undeserialized. An expired resourceVersion arrives either as HTTP 410 (`err.statusCode`)
-//   or, from a real API server, as an `ERROR` event whose object is a Status with code 410.
+// - The watch engine, with what client-node's Watch does, is kubeWatch.ts; HAMi's pods are found by
+//   hamiLookups.ts.
 // - Every request and every Watch builds a new undici Agent, i.e. a new TLS connection (see
 //   sharedDispatcher.ts). Each ClusterClient therefore works on a private copy of its context's KubeConfig
 //   whose requests and watches share one keep-alive pool; dispose() closes it (the Clusters view disposes a
 //   client when it drops it). Exec (WebSocket) keeps client-node's own https.Agent.
 import { pushAll } from '../core/arrays.ts';
-import { CoreV1Api, Observable, VersionApi, Watch } from '@kubernetes/client-node';
+import { CoreV1Api, Observable, VersionApi } from '@kubernetes/client-node';
 import type { ConfigurationOptions, KubeConfig, CoreV1Event, ObservableMiddleware, RequestContext, ResponseContext, V1Node, V1Pod } from '@kubernetes/client-node';
-import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import type { AttemptedRequest, ContextState, KubeFailure } from '../core/kube/contextState.ts';
-import { classifyKubeError, contextStateFromFailure, describeKubeFailure } from '../core/kube/contextState.ts';
+import { classifyKubeError, contextStateFromFailure } from '../core/kube/contextState.ts';
+import { escapeFieldValue, KubeRequestError, nodeFieldSelector } from './kubeRequestError.ts';
+import { watchOnce, watchPodsOnNode } from './kubeWatch.ts';
+import type { WatchEventType, WatchHandle, WatchTuning } from './kubeWatch.ts';
 import { privateKubeConfigCopy, SharedDispatcher } from './sharedDispatcher.ts';
 
-export const HAMI_DEVICE_PLUGIN_SELECTOR = 'app.kubernetes.io/component=hami-device-plugin';
-export const HAMI_SCHEDULER_SELECTOR = 'app.kubernetes.io/component=hami-scheduler';
-
-export interface WatchTuning {
-  /** First retry delay after a failure; doubles up to maxBackoffMs, with jitter. Default 1 s. */
-  readonly minBackoffMs?: number;
-  readonly maxBackoffMs?: number;
-  /** client-node's inactivity timeout for a watch connection. Default 90 s. */
-  readonly inactivityTimeoutMs?: number;
-  /** Asks the server to end each watch after about this long (jittered), as client-go does. Default 300 s. */
-  readonly serverTimeoutSeconds?: number;
-  /** Changes arriving within this window are reported once. Default 50 ms. */
-  readonly coalesceMs?: number;
-}
+// The names this module offered before the request error and the watch engine moved out.
+export { escapeFieldValue, KubeRequestError, nodeFieldSelector } from './kubeRequestError.ts';
+export type { WatchEnd, WatchEventType, WatchHandle, WatchTuning } from './kubeWatch.ts';
 
 export interface ClusterClientOptions {
   /** Deadline of every request. Default 15 s. */
@@ -60,59 +49,6 @@ export interface CallOptions {
   /** Overrides the client's request timeout for this call. */
   readonly timeoutMs?: number;
 }
-
-/** A failed Kubernetes request: what was attempted, and why it failed, ready for the UI. */
-export class KubeRequestError extends Error {
-  readonly failure: KubeFailure;
-  readonly attempted: AttemptedRequest;
-
-  constructor(failure: KubeFailure, attempted: AttemptedRequest) {
-    super(`${attempted.verb} ${attempted.resource}: ${describeKubeFailure(failure)}`);
-    this.name = 'KubeRequestError';
-    this.failure = failure;
-    this.attempted = attempted;
-  }
-
-  get state(): ContextState {
-    return contextStateFromFailure(this.failure);
-  }
-}
-
-/** Escapes a field-selector value as apimachinery's fields.EscapeValue does. */
-export function escapeFieldValue(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/,/g, '\\,').replace(/=/g, '\\=');
-}
-
-export function nodeFieldSelector(node: string): string {
-  return `spec.nodeName=${escapeFieldValue(node)}`;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-/** One watch connection's outcome. */
-export type WatchEnd =
-  | { readonly kind: 'closed' } // the server ended it (timeoutSeconds) or it went idle
-  | { readonly kind: 'gone' } // 410: the resourceVersion is too old; list again
-  | { readonly kind: 'stopped' }
-  | { readonly kind: 'failed'; readonly failure: KubeFailure };
-
-export interface WatchHandle {
-  readonly done: Promise<WatchEnd>;
-  stop(): void;
-}
-
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 
 export class ClusterClient {
   readonly context: string;
@@ -345,181 +281,27 @@ export class ClusterClient {
     }
   }
 
-  /** The HAMi device-plugin pod on `node` (label app.kubernetes.io/component=hami-device-plugin), Running first. */
-  async findHamiDevicePluginPod(node: string, options: CallOptions = {}): Promise<V1Pod | undefined> {
-    const { pods } = await this.listPodsOnNode(node, { ...options, labelSelector: HAMI_DEVICE_PLUGIN_SELECTOR });
-    return pods.find((pod) => pod.status?.phase === 'Running') ?? pods[0];
-  }
 
-  /** The HAMi scheduler pods (label app.kubernetes.io/component=hami-scheduler) in any namespace; [] when HAMi is not installed. */
-  async findHamiScheduler(options: CallOptions = {}): Promise<V1Pod[]> {
+  /** The pods of all namespaces that match `labelSelector` (every page). */
+  async listPodsInAllNamespaces(options: CallOptions & { readonly labelSelector: string }): Promise<V1Pod[]> {
     const core = this.core;
-    const result = await this.#listAll({ verb: 'list', resource: 'pods' }, (cont, limit, o) => core.listPodForAllNamespaces({ labelSelector: HAMI_SCHEDULER_SELECTOR, limit, ...(cont ? { _continue: cont } : {}) }, o), options);
+    const result = await this.#listAll({ verb: 'list', resource: 'pods' }, (cont, limit, o) => core.listPodForAllNamespaces({ labelSelector: options.labelSelector, limit, ...(cont ? { _continue: cont } : {}) }, o), options);
     return result.items;
   }
 
   /**
    * One watch connection on `path` (e.g. /api/v1/pods) from `resourceVersion`. Events are deserialized to
-   * `kind` (e.g. 'V1Pod'). Resolves `done` once: closed, gone (410), stopped, or failed.
+   * `kind` (e.g. 'V1Pod'). Resolves `done` once: closed, gone (410), stopped, or failed (kubeWatch.ts).
    */
   watchOnce(path: string, query: Record<string, string | number | boolean | undefined>, kind: string, onEvent: (type: WatchEventType, object: unknown, resourceVersion: string | undefined) => void): WatchHandle {
-    const watch = new Watch(this.kubeConfig);
-    // Declared private in the typings, but a plain property in dist/watch.js (default 30 s).
-    (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = this.#options.watch.inactivityTimeoutMs;
-    let controller: AbortController | undefined;
-    let stopped = false;
-    let gone = false;
-    let settle: (end: WatchEnd) => void = () => undefined;
-    const done = new Promise<WatchEnd>((resolve) => {
-      let settled = false;
-      settle = (end) => {
-        if (settled) return;
-        settled = true;
-        resolve(end);
-      };
-    });
-    const attempted: AttemptedRequest = { verb: 'watch', resource: path.replace(/^\/api\/v1\/(namespaces\/[^/]+\/)?/, ''), ...(this.server ? { server: this.server } : {}) };
-    const onDone = (error: unknown): void => {
-      if (stopped) return settle({ kind: 'stopped' });
-      if (gone) return settle({ kind: 'gone' });
-      if (error === null || error === undefined) return settle({ kind: 'closed' });
-      const failure = classifyKubeError(error, attempted);
-      if (failure.kind === 'gone') return settle({ kind: 'gone' });
-      // client-node's inactivity timeout: the connection went quiet; a new watch from the last version is fine.
-      if (failure.kind === 'timeout') return settle({ kind: 'closed' });
-      settle({ kind: 'failed', failure });
-    };
-    const onLine = (type: string, object: unknown): void => {
-      if (stopped || gone) return;
-      if (type === 'ERROR') {
-        const status = object as { code?: number; reason?: string; message?: string } | undefined;
-        if (status?.code === 410 || status?.reason === 'Expired' || status?.reason === 'Gone') {
-          gone = true;
-        } else {
-          settle({ kind: 'failed', failure: classifyKubeError({ code: status?.code ?? 500, body: status }, attempted) });
-        }
-        controller?.abort();
-        return;
-      }
-      if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED' && type !== 'BOOKMARK') return;
-      const rv = (object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
-      let typed: unknown = object;
-      try {
-        if (type !== 'BOOKMARK') typed = ObjectSerializer.deserialize(object, kind, '');
-      } catch {
-        // keep the plain object
-      }
-      onEvent(type, typed, rv);
-    };
-    watch.watch(path, query, onLine, onDone).then(
-      (c) => {
-        controller = c;
-        if (stopped || gone) c.abort();
-      },
-      (error: unknown) => onDone(error),
-    );
-    return {
-      done,
-      stop: () => {
-        if (stopped) return;
-        stopped = true;
-        controller?.abort();
-        settle({ kind: 'stopped' });
-      },
-    };
+    return watchOnce({ kubeConfig: this.kubeConfig, server: this.server, inactivityTimeoutMs: this.#options.watch.inactivityTimeoutMs }, path, query, kind, onEvent);
   }
 
   /**
-   * Keeps the GPU-view's pod list of one node current: list (server-side field selector), then watch from the
-   * list's resourceVersion; after `410 Gone` list again; after a failure retry with exponential backoff and
-   * jitter (1 s → 30 s), so an unreachable cluster costs one request per backoff step, never a storm. Changes
-   * are coalesced. `onChange` gets the full current list. Returns stop().
+   * Keeps the pod list of one node current: list, then watch, list again after `410 Gone`, back off after
+   * failures (kubeWatch.ts). `onChange` gets the full current list. Returns stop().
    */
   watchPodsOnNode(node: string, onChange: (pods: readonly V1Pod[]) => void, options: { readonly onError?: (failure: KubeFailure) => void; readonly signal?: AbortSignal } = {}): () => void {
-    const tuning = this.#options.watch;
-    const life = new AbortController();
-    const pods = new Map<string, V1Pod>();
-    let resourceVersion: string | undefined;
-    let current: WatchHandle | undefined;
-    let emitTimer: ReturnType<typeof setTimeout> | undefined;
-    let failures = 0;
-    const key = (pod: V1Pod): string => `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
-    const emit = (): void => {
-      if (emitTimer !== undefined || life.signal.aborted) return;
-      emitTimer = setTimeout(() => {
-        emitTimer = undefined;
-        if (!life.signal.aborted) onChange([...pods.values()]);
-      }, tuning.coalesceMs);
-    };
-    const backoff = async (): Promise<void> => {
-      const base = Math.min(tuning.maxBackoffMs, tuning.minBackoffMs * 2 ** Math.min(failures, 16));
-      failures++;
-      await sleep(base * (0.5 + Math.random() * 0.5), life.signal);
-    };
-    const report = (failure: KubeFailure): void => {
-      this.#options.log(`[${this.context}] pods on ${node}: ${describeKubeFailure(failure)}`);
-      options.onError?.(failure);
-    };
-    const loop = async (): Promise<void> => {
-      let needList = true;
-      while (!life.signal.aborted) {
-        if (needList) {
-          try {
-            const listed = await this.listPodsOnNode(node, { signal: life.signal });
-            pods.clear();
-            for (const pod of listed.pods) pods.set(key(pod), pod);
-            resourceVersion = listed.resourceVersion;
-            needList = false;
-            emit();
-          } catch (error) {
-            if (life.signal.aborted) return;
-            report(error instanceof KubeRequestError ? error.failure : classifyKubeError(error));
-            await backoff();
-            continue;
-          }
-        }
-        const started = Date.now();
-        const timeoutSeconds = Math.round(tuning.serverTimeoutSeconds * (1 + Math.random()));
-        current = this.watchOnce('/api/v1/pods', { fieldSelector: nodeFieldSelector(node), resourceVersion, allowWatchBookmarks: true, timeoutSeconds }, 'V1Pod', (type, object, rv) => {
-          if (rv) resourceVersion = rv;
-          failures = 0;
-          if (type === 'BOOKMARK') return;
-          const pod = object as V1Pod;
-          if (type === 'DELETED') pods.delete(key(pod));
-          else pods.set(key(pod), pod);
-          emit();
-        });
-        const end = await current.done;
-        current = undefined;
-        if (life.signal.aborted || end.kind === 'stopped') return;
-        if (end.kind === 'gone') {
-          this.#options.log(`[${this.context}] pods on ${node}: resourceVersion ${resourceVersion ?? '?'} expired (410); listing again`);
-          needList = true;
-          // Two 410s in a row without progress: back off rather than hammer the list.
-          if (Date.now() - started < 1_000) await backoff();
-          continue;
-        }
-        if (end.kind === 'failed') {
-          report(end.failure);
-          if (end.failure.kind === 'forbidden' || end.failure.kind === 'unauthorized') needList = true;
-          await backoff();
-          continue;
-        }
-        // closed by the server or idle: reconnect from the last version; a connection that ends at once
-        // (a proxy that drops watches) is treated like a failure so it cannot spin.
-        if (Date.now() - started < 1_000) await backoff();
-      }
-    };
-    const stop = (): void => {
-      if (life.signal.aborted) return;
-      life.abort();
-      current?.stop();
-      if (emitTimer !== undefined) clearTimeout(emitTimer);
-      options.signal?.removeEventListener('abort', stop);
-    };
-    if (options.signal?.aborted) return () => undefined;
-    options.signal?.addEventListener('abort', stop, { once: true });
-    void loop();
-    return stop;
+    return watchPodsOnNode(this, this.#options.watch, this.#options.log, node, onChange, options);
   }
 }

@@ -3,9 +3,8 @@
 // runs in it through pod exec with `hostRoot '/host'` (this transport's `hostRoot`; the caller passes it to
 // runProbe).
 //
-// The pod's manifest is debugPodSpec.ts's.
-// It waits for Running through a watch on the pod, from the resourceVersion the create returned (so no event
-// is missed), with a start timeout; image-pull and container-config errors end the wait at once.
+// The pod's manifest is debugPodSpec.ts's; the wait until it runs is debugPodStart.ts's, its deletion
+// debugPodCleanup.ts's, and the options and states debugPodOptions.ts's.
 //
 // The pod is ALWAYS deleted: a finally block deletes it after success, failure, timeout and cancel (with
 // its own deadline, never the cancelled signal), a create that failed in a way that may still have created
@@ -35,113 +34,33 @@
 // - after `idleMs` (default 2 min) without a run the pod is deleted; the next run creates a new one;
 // - close() deletes it (with its own deadline), and a run still starting a pod when close() is called
 //   deletes that pod and ends as cancelled.
-import type { V1Node, V1Pod, V1Toleration } from '@kubernetes/client-node';
-import { DEBUG_CONTAINER, DEBUG_HOST_ROOT, DEBUG_POD_IMAGE, debugPodManifest, debugPodName, recursiveReadOnlySupport } from './debugPodSpec.ts';
-import type { RecursiveReadOnlySupport } from './debugPodSpec.ts';
-import type { DebugPodRegistry } from './debugPodRegistry.ts';
+import type { V1Pod } from '@kubernetes/client-node';
+import { DEBUG_CONTAINER, DEBUG_HOST_ROOT, DEBUG_POD_IMAGE, debugPodManifest, debugPodName } from './debugPodSpec.ts';
+import { DebugPodCleanup } from './debugPodCleanup.ts';
+import { DEADLINE_MARGIN_MS, DEBUG_POD_DEADLINE_SECONDS, RETAINED_DEBUG_POD_DEADLINE_SECONDS, RETAINED_DEBUG_POD_IDLE_MS } from './debugPodOptions.ts';
+import type { DebugPodState, DebugPodTransportOptions, HostMount } from './debugPodOptions.ts';
+import { debugPodNodeFacts, waitForDebugPodRunning, withDebugPodRbac } from './debugPodStart.ts';
+import type { DebugPodPlace } from './debugPodStart.ts';
 import { localCreator, sweepDebugPods } from './debugPodSweep.ts';
 import type { SweepOutcome } from './debugPodSweep.ts';
-import type { ExecRequest, ExecResult, Transport, TransportFailure } from '../core/probe/transport.ts';
+import type { ExecRequest, ExecResult, Transport } from '../core/probe/transport.ts';
 import { TransportError } from '../core/probe/transport.ts';
-import { describeKubeFailure } from '../core/kube/contextState.ts';
-import type { ClusterClient } from './clusterClient.ts';
-import { KubeRequestError } from './clusterClient.ts';
+import { KubeRequestError } from './kubeRequestError.ts';
 import { PodExecTransport, transportFailureOf } from './podExecTransport.ts';
 
-
-const FATAL_WAITING = new Set(['ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
-
-export interface DebugPodTransportOptions {
-  readonly client: ClusterClient;
-  readonly node: string;
-  /** Where the pod is created. Default `default`. */
-  readonly namespace?: string;
-  readonly image?: string;
-  /**
-   * The kubelet stops the pod after this, whatever happens here. Default 900 s (longer than a probe) per run,
-   * 3600 s for a retained pod.
-   */
-  readonly activeDeadlineSeconds?: number;
-  /** One pod per run (default) or one kept across runs (see the header). */
-  readonly lifetime?: DebugPodLifetime;
-  /** From create to Running (an image pull). Default 120 s. */
-  readonly startTimeoutMs?: number;
-  /** `node-taints` (default): tolerate exactly the node's taints; `all`: `operator: Exists`. */
-  readonly tolerations?: 'node-taints' | 'all';
-  /** Added capabilities. Default ['SYS_PTRACE']. */
-  readonly capabilities?: readonly string[];
-  readonly privileged?: boolean;
-  /** Deadline of each delete attempt. Default 15 s. */
-  readonly cleanupTimeoutMs?: number;
-  /**
-   * How the probe is exec'd in the debug pod. Default: client-node's WebSocket exec (PodExecTransport);
-   * `gpumem.kubernetes.execMode: kubectl` passes a KubectlExecTransport. Pod creation, watch and deletion
-   * always stay on client-node.
-   */
-  readonly exec?: DebugPodExecFactory;
-  readonly log?: (line: string) => void;
-  /** The creator annotation of the pods (and whose leftovers the sweep removes). Default `user@host` of this process. */
-  readonly creator?: string;
-  /** Remove this creator's finished or expired debug pods before the first create. Default true. */
-  readonly sweep?: boolean;
-  /** Tracks the transport until close() (see the header). */
-  readonly registry?: DebugPodRegistry;
-  /** Called with each message added to `cleanupFailures` (a retained pod is deleted long after the inspection returned). */
-  readonly onCleanupFailure?: (message: string) => void;
-}
-
-/** How /host was mounted in the last pod: recursively read-only, or read-only at its top mount only (and why). */
-export type HostMount =
-  | { readonly kind: 'unknown' }
-  | { readonly kind: 'recursive-read-only' }
-  | { readonly kind: 'top-read-only'; readonly support: Exclude<RecursiveReadOnlySupport, 'supported'> };
-
-/** How long a debug pod lives (see the header). */
-export type DebugPodLifetime =
-  | { readonly kind: 'per-run' }
-  | {
-      readonly kind: 'retained';
-      /** Delete the pod after this long without a run; the next run creates a new one. Default 120 s. */
-      readonly idleMs?: number;
-    };
-
-/** The pod a retained transport holds; a per-run transport stays `none` until closed. */
-export type DebugPodState =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'starting'; readonly name: string }
-  | { readonly kind: 'ready'; readonly name: string; readonly expiresAt: number }
-  | { readonly kind: 'closed' };
-
-export const DEBUG_POD_DEADLINE_SECONDS = 900;
-export const RETAINED_DEBUG_POD_DEADLINE_SECONDS = 3600;
-export const RETAINED_DEBUG_POD_IDLE_MS = 120_000;
-/** A retained pod is replaced before a run that would end closer than this to its deadline. */
-const DEADLINE_MARGIN_MS = 15_000;
-
-/** Opens the exec transport into a debug pod's container (see DebugPodTransportOptions.exec). */
-export type DebugPodExecFactory = (target: { readonly namespace: string; readonly pod: string; readonly container: string }) => Transport;
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+// The names this module offered before its options, start and clean-up moved out.
+export { DEBUG_POD_DEADLINE_SECONDS, RETAINED_DEBUG_POD_DEADLINE_SECONDS, RETAINED_DEBUG_POD_IDLE_MS } from './debugPodOptions.ts';
+export type { DebugPodExecFactory, DebugPodLifetime, DebugPodState, DebugPodTransportOptions, HostMount } from './debugPodOptions.ts';
 
 export class DebugPodTransport implements Transport {
   readonly hostRoot = DEBUG_HOST_ROOT;
   readonly target: string;
   /** Pods that could not be deleted, with the reason and the command to remove them. */
-  readonly cleanupFailures: string[] = [];
+  readonly cleanupFailures: string[];
   readonly #options: DebugPodTransportOptions;
   readonly #namespace: string;
-  /** Pods that may exist (created, or a create that may have happened), deleted by close(). */
-  readonly #pending = new Set<string>();
+  readonly #place: DebugPodPlace;
+  readonly #cleanup: DebugPodCleanup;
   readonly #execs = new Set<Transport>();
   #lastPod: string | undefined;
   #state: DebugPodState = { kind: 'none' };
@@ -158,6 +77,9 @@ export class DebugPodTransport implements Transport {
     this.#namespace = options.namespace ?? 'default';
     this.#creator = options.creator ?? localCreator();
     this.target = `debug pod on node/${options.node} (context ${options.client.context})`;
+    this.#place = { client: options.client, namespace: this.#namespace, node: options.node, image: options.image ?? DEBUG_POD_IMAGE, log: (line) => this.#log(line) };
+    this.#cleanup = new DebugPodCleanup(this.#place, options.cleanupTimeoutMs ?? 15_000, options.onCleanupFailure);
+    this.cleanupFailures = this.#cleanup.failures;
     options.registry?.track(this);
   }
 
@@ -214,31 +136,6 @@ export class DebugPodTransport implements Transport {
     }
   }
 
-  #forbidden(failure: TransportFailure): TransportFailure {
-    if (failure.kind !== 'forbidden') return failure;
-    const need = 'the node debug pod needs: create, get, watch and delete on pods, and create on pods/exec';
-    return { ...failure, detail: `${failure.detail}; ${need} in namespace "${this.#namespace}"` };
-  }
-
-  /** The node's taints as tolerations, and whether its runtime supports recursive read-only mounts. */
-  async #nodeFacts(signal: AbortSignal | undefined): Promise<{ tolerations: V1Toleration[]; recursiveReadOnly: RecursiveReadOnlySupport }> {
-    let node: V1Node | undefined;
-    try {
-      node = await this.#options.client.readNode(this.#options.node, { signal });
-    } catch (error) {
-      if (error instanceof KubeRequestError && error.failure.kind === 'cancelled') throw new TransportError({ kind: 'cancelled' });
-      this.#log(`cannot read the node (${error instanceof Error ? error.message : String(error)}); tolerating all taints`);
-    }
-    const recursiveReadOnly = recursiveReadOnlySupport(node);
-    if (this.#options.tolerations === 'all' || !node) return { tolerations: [{ operator: 'Exists' }], recursiveReadOnly };
-    const tolerations = (node.spec?.taints ?? []).map((taint) => ({
-      key: taint.key,
-      operator: taint.value ? 'Equal' : 'Exists',
-      ...(taint.value ? { value: taint.value } : {}),
-      effect: taint.effect,
-    }));
-    return { tolerations, recursiveReadOnly };
-  }
 
   async run(request: ExecRequest): Promise<ExecResult> {
     this.#ensureOpen(request.signal);
@@ -249,7 +146,7 @@ export class DebugPodTransport implements Transport {
     try {
       return await this.#execIn(name, request);
     } finally {
-      await this.#delete(name);
+      await this.#cleanup.delete(name);
     }
   }
 
@@ -313,7 +210,7 @@ export class DebugPodTransport implements Transport {
       throw error;
     }
     if (this.state.kind === 'closed') {
-      await this.#delete(name);
+      await this.#cleanup.delete(name);
       throw new TransportError({ kind: 'cancelled' });
     }
     this.#state = { kind: 'ready', name, expiresAt };
@@ -341,7 +238,7 @@ export class DebugPodTransport implements Transport {
     const current = this.#state;
     if (current.kind !== 'ready') return;
     this.#state = { kind: 'none' };
-    await this.#delete(current.name);
+    await this.#cleanup.delete(current.name);
   }
 
   /** Deletes the retained pod after `idleMs` without a run. */
@@ -372,7 +269,7 @@ export class DebugPodTransport implements Transport {
     let mayExist = false;
     try {
       await this.#sweepLeftovers(signal);
-      const { tolerations, recursiveReadOnly } = await this.#nodeFacts(signal);
+      const { tolerations, recursiveReadOnly } = await debugPodNodeFacts(this.#place, this.#options.tolerations, signal);
       this.#hostMount = recursiveReadOnly === 'supported' ? { kind: 'recursive-read-only' } : { kind: 'top-read-only', support: recursiveReadOnly };
       if (recursiveReadOnly !== 'supported') {
         this.#log(`/host is read-only at its top mount only: the node's runtime ${recursiveReadOnly === 'unsupported' ? 'does not support' : 'does not report (Kubernetes < 1.30?)'} recursive read-only mounts (status.runtimeHandlers), so mounts below the node's / stay writable through /host`);
@@ -392,7 +289,7 @@ export class DebugPodTransport implements Transport {
       this.#ensureOpen(signal);
       let created: V1Pod;
       mayExist = true;
-      this.#pending.add(name);
+      this.#cleanup.pending.add(name);
       this.#lastPod = name;
       try {
         created = await client.createPod(this.#namespace, manifest, { signal });
@@ -402,18 +299,18 @@ export class DebugPodTransport implements Transport {
         // Refused outright: nothing was created (and a 409 would be somebody else's pod: never delete it).
         if (kind === 'forbidden' || kind === 'unauthorized' || kind === 'credentials' || kind === 'config' || (kind === 'http' && error.failure.status >= 400 && error.failure.status < 500 && error.failure.status !== 429)) {
           mayExist = false;
-          this.#pending.delete(name);
+          this.#cleanup.pending.delete(name);
         }
-        throw new TransportError(this.#forbidden(transportFailureOf(error.failure, 'connect', startMs)));
+        throw new TransportError(withDebugPodRbac(transportFailureOf(error.failure, 'connect', startMs), this.#namespace));
       }
       // It exists now, even if close() already tried to delete it before the create was answered.
-      this.#pending.add(name);
+      this.#cleanup.pending.add(name);
       this.#log(`created ${this.#namespace}/${name}`);
       this.#ensureOpen(signal);
-      await this.#waitRunning(name, created.metadata?.resourceVersion, startMs, signal);
+      await waitForDebugPodRunning(this.#place, name, created.metadata?.resourceVersion, startMs, signal);
       this.#ensureOpen(signal);
     } catch (error) {
-      if (mayExist) await this.#delete(name);
+      if (mayExist) await this.#cleanup.delete(name);
       // close() while the pod started (its watch then saw the pod deleted): the run was cancelled.
       if (this.#state.kind === 'closed') throw new TransportError({ kind: 'cancelled' });
       throw error;
@@ -434,151 +331,11 @@ export class DebugPodTransport implements Transport {
     try {
       return await exec.run(request);
     } catch (error) {
-      if (error instanceof TransportError) throw new TransportError(this.#forbidden(error.failure));
+      if (error instanceof TransportError) throw new TransportError(withDebugPodRbac(error.failure, this.#namespace));
       throw error;
     } finally {
       this.#execs.delete(exec);
       await exec.close();
-    }
-  }
-
-  /** Waits until the pod runs (see the header). Throws TransportError. */
-  async #waitRunning(name: string, createdVersion: string | undefined, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
-    const client = this.#options.client;
-    const deadline = Date.now() + timeoutMs;
-    let resourceVersion = createdVersion;
-    let last = 'Pending';
-    let polling = false;
-    let failures = 0;
-
-    // Returns 'running', a failure, or undefined to keep waiting.
-    const check = (pod: V1Pod | undefined): 'running' | TransportFailure | undefined => {
-      if (!pod) return undefined;
-      const phase = pod.status?.phase ?? 'Pending';
-      const container = pod.status?.containerStatuses?.find((status) => status.name === DEBUG_CONTAINER);
-      const waiting = container?.state?.waiting;
-      last = waiting?.reason ? `${phase}: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ''}` : phase;
-      if (phase === 'Running' && (container === undefined || container.state?.running)) return 'running';
-      if (phase === 'Failed' || phase === 'Succeeded') {
-        return { kind: 'connect', detail: `the debug pod ${this.#namespace}/${name} ended before the probe ran: ${phase}${pod.status?.reason ? ` ${pod.status.reason}` : ''}${pod.status?.message ? `: ${pod.status.message}` : ''}` };
-      }
-      if (waiting?.reason && FATAL_WAITING.has(waiting.reason)) {
-        return { kind: 'connect', detail: `the debug pod ${this.#namespace}/${name} cannot start: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''} (image ${this.#options.image ?? DEBUG_POD_IMAGE})` };
-      }
-      return undefined;
-    };
-
-    for (;;) {
-      if (signal?.aborted) throw new TransportError({ kind: 'cancelled' });
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) {
-        this.#log(`not running after ${timeoutMs} ms (${last})`);
-        throw new TransportError({ kind: 'timeout', phase: 'connect', ms: timeoutMs });
-      }
-      if (polling) {
-        try {
-          const pod = await client.readPod(this.#namespace, name, { signal, timeoutMs: Math.min(remaining, 15_000) });
-          const verdict = check(pod);
-          if (verdict === 'running') return;
-          if (verdict) throw new TransportError(verdict);
-        } catch (error) {
-          if (error instanceof TransportError) throw error;
-          if (error instanceof KubeRequestError) {
-            if (error.failure.kind === 'cancelled') throw new TransportError({ kind: 'cancelled' });
-            if (error.failure.kind === 'forbidden' || error.failure.kind === 'not-found') throw new TransportError(this.#forbidden(transportFailureOf(error.failure, 'connect', timeoutMs)));
-          }
-        }
-        await sleep(Math.min(1_000 * 2 ** Math.min(failures++, 2), Math.max(0, deadline - Date.now())), signal);
-        continue;
-      }
-      const outcome = await new Promise<'running' | 'gone' | 'closed' | 'forbidden' | TransportFailure>((resolve) => {
-        const handle = client.watchOnce(
-          `/api/v1/namespaces/${encodeURIComponent(this.#namespace)}/pods`,
-          { fieldSelector: `metadata.name=${name}`, resourceVersion, allowWatchBookmarks: true, timeoutSeconds: Math.max(1, Math.ceil(remaining / 1000)) },
-          'V1Pod',
-          (type, object, rv) => {
-            if (rv) resourceVersion = rv;
-            if (type === 'BOOKMARK') return;
-            if (type === 'DELETED') {
-              finish({ kind: 'connect', detail: `the debug pod ${this.#namespace}/${name} was deleted before the probe ran` });
-              return;
-            }
-            const verdict = check(object as V1Pod);
-            if (verdict !== undefined) finish(verdict);
-          },
-        );
-        const timer = setTimeout(() => finish('closed'), remaining);
-        const onAbort = (): void => finish('closed');
-        signal?.addEventListener('abort', onAbort, { once: true });
-        function finish(value: 'running' | 'gone' | 'closed' | 'forbidden' | TransportFailure): void {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          handle.stop();
-          resolve(value);
-        }
-        void handle.done.then((end) => {
-          if (end.kind === 'gone') finish('gone');
-          else if (end.kind === 'failed' && end.failure.kind === 'forbidden') finish('forbidden');
-          else if (end.kind === 'failed') {
-            this.#log(`watch failed: ${describeKubeFailure(end.failure)}`);
-            finish('gone'); // re-read the pod, then watch again
-          } else finish('closed');
-        });
-      });
-      if (outcome === 'running') return;
-      if (typeof outcome === 'object') throw new TransportError(outcome);
-      if (outcome === 'forbidden') {
-        this.#log('may not watch pods; polling get instead');
-        polling = true;
-        continue;
-      }
-      if (outcome === 'gone') {
-        // Read the pod (its state and a fresh resourceVersion), then watch again.
-        try {
-          const pod = await client.readPod(this.#namespace, name, { signal, timeoutMs: Math.min(Math.max(1, deadline - Date.now()), 15_000) });
-          resourceVersion = pod.metadata?.resourceVersion;
-          const verdict = check(pod);
-          if (verdict === 'running') return;
-          if (verdict) throw new TransportError(verdict);
-        } catch (error) {
-          if (error instanceof TransportError) throw error;
-          if (error instanceof KubeRequestError && error.failure.kind === 'cancelled') throw new TransportError({ kind: 'cancelled' });
-          if (error instanceof KubeRequestError && error.failure.kind === 'forbidden') polling = true;
-          await sleep(Math.min(1_000 * 2 ** Math.min(failures++, 3), Math.max(0, deadline - Date.now())), signal);
-        }
-      }
-    }
-  }
-
-  /** Deletes a debug pod: a few attempts on transient errors, each with its own deadline. Never throws. */
-  async #delete(name: string): Promise<void> {
-    const client = this.#options.client;
-    const timeoutMs = this.#options.cleanupTimeoutMs ?? 15_000;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        const deleted = await client.deletePod(this.#namespace, name, { gracePeriodSeconds: 0, timeoutMs });
-        this.#pending.delete(name);
-        this.#log(deleted ? `deleted ${this.#namespace}/${name}` : `${this.#namespace}/${name} was already gone`);
-        return;
-      } catch (error) {
-        const failure = error instanceof KubeRequestError ? error.failure : undefined;
-        const permanent = failure?.kind === 'forbidden' || failure?.kind === 'unauthorized' || failure?.kind === 'credentials' || failure?.kind === 'config';
-        if (permanent || attempt === 2) {
-          const why = failure ? (failure.kind === 'forbidden' ? `forbidden: cannot ${failure.verb} ${failure.resource}` : describeKubeFailure(failure)) : String(error);
-          const message = `could not delete the debug pod ${this.#namespace}/${name} (${why}); it stops after activeDeadlineSeconds. Remove it with: kubectl delete pod -n ${this.#namespace} ${name}`;
-          // A refusal will not change by close(): it is reported once. A transient failure is tried again there.
-          if (permanent) this.#pending.delete(name);
-          this.cleanupFailures.push(message);
-          this.#log(message);
-          try {
-            this.#options.onCleanupFailure?.(message);
-          } catch {
-            // as in #log
-          }
-          return;
-        }
-        await sleep(500 * (attempt + 1));
-      }
     }
   }
 
@@ -589,6 +346,6 @@ export class DebugPodTransport implements Transport {
     clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
     for (const exec of this.#execs) await exec.close();
-    for (const name of [...this.#pending]) await this.#delete(name);
+    for (const name of [...this.#cleanup.pending]) await this.#cleanup.delete(name);
   }
 }

@@ -23,7 +23,8 @@ import type { HamiClusterSection } from '../core/report/clusterReport.ts';
 import { imageTag } from '../core/report/clusterReport.ts';
 import type { HamiClusterFacts } from '../core/verdicts/hamiChecklist.ts';
 import type { CallOptions, ClusterClient } from './clusterClient.ts';
-import { HAMI_DEVICE_PLUGIN_SELECTOR, KubeRequestError } from './clusterClient.ts';
+import { KubeRequestError } from './clusterClient.ts';
+import { findHamiScheduler, HAMI_DEVICE_PLUGIN_SELECTOR } from './hamiLookups.ts';
 
 export interface ExplorerNode {
   readonly summary: GpuNodeSummary;
@@ -168,7 +169,7 @@ export async function podHamiFacts(client: ClusterClient, pod: V1Pod, container:
   }
   let schedulers: V1Pod[] | undefined;
   try {
-    schedulers = await client.findHamiScheduler(options);
+    schedulers = await findHamiScheduler(client, options);
   } catch (error) {
     problems.push(explainKubeFailure(failureOf(error), { context: client.context, action: 'HAMi scheduler pods' }));
   }

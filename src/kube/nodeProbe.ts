@@ -23,7 +23,7 @@ import type { SshTransport } from '../transports/ssh.ts';
 import { sshTransportFromConfig } from '../transports/sshFromConfig.ts';
 import type { SshFromConfigOptions } from '../transports/sshFromConfig.ts';
 import type { CallOptions, ClusterClient } from './clusterClient.ts';
-import { HAMI_DEVICE_PLUGIN_SELECTOR } from './clusterClient.ts';
+import { HAMI_DEVICE_PLUGIN_SELECTOR } from './hamiLookups.ts';
 import { DebugPodTransport } from './debugPodTransport.ts';
 import type { DebugPodTransportOptions } from './debugPodTransport.ts';
 import { podNamesOf } from './explorer.ts';

@@ -26,7 +26,7 @@ import { TransportError } from '../core/probe/transport.ts';
 import type { KubeFailure } from '../core/kube/contextState.ts';
 import { classifyKubeError, describeKubeFailure } from '../core/kube/contextState.ts';
 import { defaultExecContainer } from '../core/kube/pods.ts';
-import { OutputBuffer } from '../transports/local.ts';
+import { ExecRun } from '../transports/execRun.ts';
 import type { ClusterClient } from './clusterClient.ts';
 import { KubeRequestError } from './clusterClient.ts';
 
@@ -167,121 +167,95 @@ export class PodExecTransport implements Transport {
     const connectMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const command = [...(this.#options.command ?? POD_EXEC_COMMAND)];
 
-    return new Promise<ExecResult>((resolve, reject) => {
-      const stdout = new OutputBuffer(request.maxOutputBytes);
-      const stderr = new OutputBuffer(request.maxOutputBytes);
-      const stdin = new PassThrough();
-      let socket: Socket | undefined;
-      let status: V1Status | undefined;
-      let outcome: 'connecting' | 'running' | 'overflow' | 'done' = 'connecting';
-      let statusText: string | undefined;
-      let settled = false;
-      let commandTimer: ReturnType<typeof setTimeout> | undefined;
-
-      const kill = (): void => {
-        if (!socket) return;
-        try {
-          if (socket.terminate) socket.terminate();
-          else socket.close();
-        } catch {
-          // already closed
-        }
-      };
-      const finish = (result: { ok: ExecResult } | { error: TransportFailure }): void => {
-        if (settled) return;
-        settled = true;
-        outcome = 'done';
-        clearTimeout(connectTimer);
-        clearTimeout(commandTimer);
-        request.signal?.removeEventListener('abort', onAbort);
+    const stdin = new PassThrough();
+    let socket: Socket | undefined;
+    let status: V1Status | undefined;
+    let statusText: string | undefined;
+    const kill = (): void => {
+      if (!socket) return;
+      try {
+        if (socket.terminate) socket.terminate();
+        else socket.close();
+      } catch {
+        // already closed
+      }
+    };
+    // Past the output cap the socket is terminated and the run settles at once: nothing more can be said.
+    const run = new ExecRun({
+      request,
+      connectTimeoutMs: connectMs,
+      afterOverflow: 'settle',
+      stop: kill,
+      onSettled: () => {
         stdin.destroy();
         if (socket) this.#sockets.delete(socket);
-        if ('ok' in result) resolve(result.ok);
-        else reject(new TransportError(result.error));
-      };
-      const sink = (buffer: OutputBuffer): Writable => {
-        const writable = new Writable({
-          write: (chunk: Buffer, _encoding, callback) => {
-            if (!buffer.push(chunk) && outcome === 'running') {
-              outcome = 'overflow';
-              kill();
-              finish({ ok: { stdout: stdout.text(), stderr: stderr.text(), exitCode: null, truncated: true } });
-            }
-            callback();
-          },
-        });
-        // client-node ends these when the status arrives; a late frame must not become an unhandled 'error'.
-        writable.on('error', () => undefined);
-        return writable;
-      };
-      const connectTimer = setTimeout(() => {
-        kill();
-        finish({ error: { kind: 'timeout', phase: 'connect', ms: connectMs } });
-      }, connectMs);
-      const onAbort = (): void => {
-        kill();
-        finish({ error: { kind: 'cancelled' } });
-      };
-      request.signal?.addEventListener('abort', onAbort, { once: true });
-
-      const streams = { stdin, stdout: sink(stdout), stderr: sink(stderr) };
-      const handler = new ProbeSocketHandler(this.#options.kubeConfig, this.#options.socketFactory, streams, (text) => {
-        statusText = text;
+      },
+    });
+    const sink = (stream: 'stdout' | 'stderr'): Writable => {
+      const writable = new Writable({
+        write: (chunk: Buffer, _encoding, callback) => {
+          run.take(stream, chunk);
+          callback();
+        },
       });
-      const exec = new Exec(this.#options.kubeConfig, handler);
-      exec
-        .exec(this.#options.namespace, this.#options.pod, container as string, command, streams.stdout, streams.stderr, stdin, false, (s) => {
-          status = s;
-        })
-        .then(
-          (ws) => {
-            socket = ws as unknown as Socket;
-            if (settled) {
-              kill(); // cancelled or timed out while connecting
+      // client-node ends these when the status arrives; a late frame must not become an unhandled 'error'.
+      writable.on('error', () => undefined);
+      return writable;
+    };
+
+    const streams = { stdin, stdout: sink('stdout'), stderr: sink('stderr') };
+    const handler = new ProbeSocketHandler(this.#options.kubeConfig, this.#options.socketFactory, streams, (text) => {
+      statusText = text;
+    });
+    const exec = new Exec(this.#options.kubeConfig, handler);
+    exec
+      .exec(this.#options.namespace, this.#options.pod, container as string, command, streams.stdout, streams.stderr, stdin, false, (s) => {
+        status = s;
+      })
+      .then(
+        (ws) => {
+          socket = ws as unknown as Socket;
+          if (run.settled) {
+            kill(); // cancelled or timed out while connecting
+            return;
+          }
+          this.#sockets.add(socket);
+          run.started();
+          socket.on('error', () => undefined); // the close event follows and decides
+          socket.on('close', (code, reason) => {
+            if (run.settled) return;
+            if (status === undefined && statusText !== undefined) {
+              // channel.k8s.io … v3: the failure message as text.
+              const parsed = /exit code (\d+)/.exec(statusText);
+              if (parsed) run.finish(Number(parsed[1]));
+              else run.fail({ kind: 'spawn', detail: `${command.join(' ')}: ${statusText.trim()}` });
               return;
             }
-            this.#sockets.add(socket);
-            outcome = 'running';
-            clearTimeout(connectTimer);
-            commandTimer = setTimeout(() => {
-              kill();
-              finish({ error: { kind: 'timeout', phase: 'command', ms: request.timeoutMs } });
-            }, Math.max(0, request.timeoutMs));
-            socket.on('error', () => undefined); // the close event follows and decides
-            socket.on('close', (code, reason) => {
-              if (settled) return;
-              if (status === undefined && statusText !== undefined) {
-                // channel.k8s.io … v3: the failure message as text.
-                const parsed = /exit code (\d+)/.exec(statusText);
-                if (parsed) finish({ ok: { stdout: stdout.text(), stderr: stderr.text(), exitCode: Number(parsed[1]), truncated: stdout.truncated || stderr.truncated } });
-                else finish({ error: { kind: 'spawn', detail: `${command.join(' ')}: ${statusText.trim()}` } });
-                return;
-              }
-              if (status === undefined && code === 1000 && socket?.protocol !== 'v5.channel.k8s.io' && socket?.protocol !== 'v4.channel.k8s.io') {
-                // The pre-v4 protocols say nothing on success.
-                finish({ ok: { stdout: stdout.text(), stderr: stderr.text(), exitCode: 0, truncated: stdout.truncated || stderr.truncated } });
-                return;
-              }
-              const exit = exitCodeOfStatus(status);
-              if (status === undefined) {
-                finish({ error: { kind: 'disconnected', detail: `the exec WebSocket closed before the exit status arrived (code ${code}${reason.length > 0 ? `, ${reason.toString()}` : ''})` } });
-              } else if (exit.error !== undefined && exit.exitCode === null) {
-                finish({ error: { kind: 'spawn', detail: `${command.join(' ')}: ${exit.error}` } });
-              } else {
-                finish({ ok: { stdout: stdout.text(), stderr: stderr.text(), exitCode: exit.exitCode, truncated: stdout.truncated || stderr.truncated } });
-              }
-            });
-            // v5 half-closes stdin; older protocols cannot (see the header).
-            if (socket.protocol === 'v5.channel.k8s.io') stdin.end(request.script, 'utf8');
-            else stdin.write(`${request.script}${request.script.endsWith('\n') ? '' : '\n'}exit\n`, 'utf8');
-          },
-          (error: unknown) => {
-            const failure = classifyKubeError(error, { verb: 'create', resource: 'pods/exec' });
-            const detail = failure.kind === 'not-found' ? { ...failure, message: `pod ${this.#options.namespace}/${this.#options.pod}${container ? ` or its container "${container}"` : ''} was not found` } : failure;
-            finish({ error: transportFailureOf(detail, 'connect', connectMs) });
-          },
-        );
-    });
+            if (status === undefined && code === 1000 && socket?.protocol !== 'v5.channel.k8s.io' && socket?.protocol !== 'v4.channel.k8s.io') {
+              // The pre-v4 protocols say nothing on success.
+              run.finish(0);
+              return;
+            }
+            const exit = exitCodeOfStatus(status);
+            if (status === undefined) {
+              run.fail({ kind: 'disconnected', detail: `the exec WebSocket closed before the exit status arrived (code ${code}${reason.length > 0 ? `, ${reason.toString()}` : ''})` });
+            } else if (exit.error !== undefined && exit.exitCode === null) {
+              run.fail({ kind: 'spawn', detail: `${command.join(' ')}: ${exit.error}` });
+            } else {
+              run.finish(exit.exitCode);
+            }
+          });
+          // v5 half-closes stdin; older protocols cannot (see the header).
+          if (socket.protocol === 'v5.channel.k8s.io') stdin.end(request.script, 'utf8');
+          else stdin.write(`${request.script}${request.script.endsWith('\n') ? '' : '\n'}exit\n`, 'utf8');
+        },
+        (error: unknown) => {
+          const failure = classifyKubeError(error, { verb: 'create', resource: 'pods/exec' });
+          const detail = failure.kind === 'not-found' ? { ...failure, message: `pod ${this.#options.namespace}/${this.#options.pod}${container ? ` or its container "${container}"` : ''} was not found` } : failure;
+          run.fail(transportFailureOf(detail, 'connect', connectMs));
+        },
+      );
+    return run.result;
   }
 
   /** Terminates any socket still open. */

@@ -18,6 +18,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import type { ExecRequest, ExecResult, Transport } from '../core/probe/transport.ts';
 import { TransportError } from '../core/probe/transport.ts';
+import { ExecRun } from './execRun.ts';
 
 export interface LocalTransportOptions {
   /** The argv to run; the script goes to its stdin. Default `['sh', '-s']`. E.g. `['busybox', 'sh', '-s']`,
@@ -51,117 +52,54 @@ export class LocalTransport implements Transport {
 
   run(request: ExecRequest): Promise<ExecResult> {
     if (request.signal?.aborted) return Promise.reject(new TransportError({ kind: 'cancelled' }));
-    return new Promise<ExecResult>((resolve, reject) => {
-      const [file, ...args] = this.#command as [string, ...string[]];
-      let child: ChildProcess;
-      try {
-        child = spawn(file, args, {
-          detached: true,
-          stdio: ['pipe', 'pipe', 'pipe'],
-          env: this.#env ?? process.env,
-          cwd: this.#cwd,
-          windowsHide: true,
-        });
-      } catch (err) {
-        reject(new TransportError({ kind: 'spawn', detail: spawnDetail(file, err) }));
-        return;
-      }
-      this.#running.add(child);
+    const [file, ...args] = this.#command as [string, ...string[]];
+    let child: ChildProcess;
+    try {
+      child = spawn(file, args, {
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: this.#env ?? process.env,
+        cwd: this.#cwd,
+        windowsHide: true,
+      });
+    } catch (err) {
+      return Promise.reject(new TransportError({ kind: 'spawn', detail: spawnDetail(file, err) }));
+    }
+    this.#running.add(child);
 
-      const stdout = new OutputBuffer(request.maxOutputBytes);
-      const stderr = new OutputBuffer(request.maxOutputBytes);
-      let outcome: 'running' | 'timeout' | 'cancelled' | 'overflow' | 'spawn-error' = 'running';
-      let spawnError: unknown;
-      let settled = false;
-
-      const killGroup = (): void => {
-        if (child.pid === undefined) return;
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          try {
-            child.kill('SIGKILL');
-          } catch {
-            // already gone
-          }
-        }
-      };
-
-      // Timeout and cancellation settle at once, without waiting for the pipes to close: a process that
-      // left the group (setsid) could hold them open.
-      const timer = setTimeout(() => {
-        if (outcome !== 'running') return;
-        outcome = 'timeout';
-        killGroup();
-        finish(null);
-      }, Math.max(0, request.timeoutMs));
-
-      const onAbort = (): void => {
-        if (outcome !== 'running') return;
-        outcome = 'cancelled';
-        killGroup();
-        finish(null);
-      };
-      let exitGrace: ReturnType<typeof setTimeout> | undefined;
-      request.signal?.addEventListener('abort', onAbort, { once: true });
-
-      const finish = (exitCode: number | null): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
+    let exitGrace: ReturnType<typeof setTimeout> | undefined;
+    // Timeout and cancellation settle at once, without waiting for the pipes to close: a process that
+    // left the group (setsid) could hold them open. After an overflow the group is killed and its close
+    // (or the exit grace) settles the run.
+    const run = new ExecRun({
+      request,
+      afterOverflow: 'await-end',
+      stop: () => killGroup(child),
+      onSettled: () => {
         clearTimeout(exitGrace);
         child.stdout?.destroy();
         child.stderr?.destroy();
-        request.signal?.removeEventListener('abort', onAbort);
         this.#running.delete(child);
-        switch (outcome) {
-          case 'timeout':
-            reject(new TransportError({ kind: 'timeout', phase: 'command', ms: request.timeoutMs }));
-            return;
-          case 'cancelled':
-            reject(new TransportError({ kind: 'cancelled' }));
-            return;
-          case 'spawn-error':
-            reject(new TransportError({ kind: 'spawn', detail: spawnDetail(file, spawnError) }));
-            return;
-          default:
-            resolve({
-              stdout: stdout.text(),
-              stderr: stderr.text(),
-              exitCode: outcome === 'overflow' ? null : exitCode,
-              truncated: stdout.truncated || stderr.truncated,
-            });
-        }
-      };
-
-      const onData = (buffer: OutputBuffer) => (chunk: Buffer): void => {
-        if (!buffer.push(chunk) && outcome === 'running') {
-          outcome = 'overflow';
-          killGroup();
-        }
-      };
-      child.stdout?.on('data', onData(stdout));
-      child.stderr?.on('data', onData(stderr));
-      // The script may stop reading early (exit 3 on line 1): a broken pipe on stdin is not an error.
-      child.stdin?.on('error', () => undefined);
-
-      child.once('error', (err) => {
-        // 'error' without a pid: the process never started. With a pid: a kill failed; ignore.
-        if (child.pid === undefined) {
-          if (outcome === 'running') outcome = 'spawn-error';
-          spawnError = err;
-          finish(null);
-        }
-      });
-      child.once('close', (code) => finish(code));
-      // Normally 'close' follows 'exit' as soon as the pipes drain. If a process that escaped the group
-      // still holds them, the result is taken EXIT_GRACE_MS after the shell exited.
-      child.once('exit', (code) => {
-        exitGrace = setTimeout(() => finish(code), EXIT_GRACE_MS);
-      });
-
-      if (child.pid !== undefined) child.stdin?.end(request.script, 'utf8');
+      },
     });
+    child.stdout?.on('data', (chunk: Buffer) => run.take('stdout', chunk));
+    child.stderr?.on('data', (chunk: Buffer) => run.take('stderr', chunk));
+    // The script may stop reading early (exit 3 on line 1): a broken pipe on stdin is not an error.
+    child.stdin?.on('error', () => undefined);
+
+    child.once('error', (err) => {
+      // 'error' without a pid: the process never started. With a pid: a kill failed; ignore.
+      if (child.pid === undefined) run.fail({ kind: 'spawn', detail: spawnDetail(file, err) });
+    });
+    child.once('close', (code) => run.finish(code));
+    // Normally 'close' follows 'exit' as soon as the pipes drain. If a process that escaped the group
+    // still holds them, the result is taken EXIT_GRACE_MS after the shell exited.
+    child.once('exit', (code) => {
+      exitGrace = setTimeout(() => run.finish(code), EXIT_GRACE_MS);
+    });
+
+    if (child.pid !== undefined) child.stdin?.end(request.script, 'utf8');
+    return run.result;
   }
 
   /** Kills whatever is still running (a run in flight is then reported as cancelled by its caller's signal,
@@ -179,6 +117,20 @@ export class LocalTransport implements Transport {
   }
 }
 
+/** Kills the child's process group (it leads one: spawned `detached`), or the child alone when that fails. */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
 function spawnDetail(file: string, err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
@@ -189,61 +141,4 @@ function spawnDetail(file: string, err: unknown): string {
     default:
       return `${file}: ${err instanceof Error ? err.message : String(err)}`;
   }
-}
-
-/**
- * Collects one output stream up to a byte cap. `push` returns false once the cap is exceeded; the text is
- * cut at the cap, backed off to a whole UTF-8 character.
- */
-export class OutputBuffer {
-  readonly #cap: number;
-  readonly #chunks: Buffer[] = [];
-  #size = 0;
-  #truncated = false;
-
-  constructor(cap: number) {
-    this.#cap = Math.max(0, Math.floor(cap));
-  }
-
-  get truncated(): boolean {
-    return this.#truncated;
-  }
-
-  get size(): number {
-    return this.#size;
-  }
-
-  push(chunk: Buffer): boolean {
-    if (this.#truncated) return false;
-    const room = this.#cap - this.#size;
-    if (chunk.length <= room) {
-      this.#chunks.push(chunk);
-      this.#size += chunk.length;
-      return true;
-    }
-    if (room > 0) {
-      this.#chunks.push(chunk.subarray(0, room));
-      this.#size += room;
-    }
-    this.#truncated = true;
-    return false;
-  }
-
-  text(): string {
-    let bytes = Buffer.concat(this.#chunks, this.#size);
-    if (this.#truncated) bytes = bytes.subarray(0, utf8Boundary(bytes));
-    return bytes.toString('utf8');
-  }
-}
-
-/** The largest length <= bytes.length that does not end inside a UTF-8 sequence. */
-export function utf8Boundary(bytes: Uint8Array): number {
-  const n = bytes.length;
-  for (let back = 1; back <= Math.min(4, n); back++) {
-    const b = bytes[n - back] as number;
-    if ((b & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
-    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return need > back ? n - back : n;
-  }
-  return n;
 }

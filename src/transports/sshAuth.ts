@@ -1,12 +1,13 @@
-// Public-key authentication for the SSH transport (ssh.ts): the IdentityFile keys, then the agent, offered
+// Public-key authentication of one SSH hop (sshHop.ts): the IdentityFile keys, then the agent, offered
 // through ssh2's authHandler, with passphrases asked only when needed; kept apart from the connection logic
 // because it is the part that touches key material.
 import { readFile } from 'node:fs/promises';
 import ssh2 from 'ssh2';
 import type { AnyAuthMethod, AuthenticationType, NextAuthHandler, ParsedKey, SignCallback, SigningRequestOptions } from 'ssh2';
 import { blobKeyType } from './knownHosts.ts';
-import { errorMessage } from './ssh.ts';
-import type { PausableTimer, SshHop, SshTransportOptions } from './ssh.ts';
+import { errorMessage } from './errorMessage.ts';
+import type { PausableTimer } from './pausableTimer.ts';
+import type { SshHop, SshTransportOptions } from './sshOptions.ts';
 
 const { BaseAgent, utils } = ssh2;
 

@@ -11,7 +11,7 @@
 // restrictions"; gpumem never does (the probe's output is what the user would act on).
 import { SshTransport } from './ssh.ts';
 import { parseSshDestination } from './sshConfig.ts';
-import type { SshTransportOptions } from './ssh.ts';
+import type { SshTransportOptions } from './sshOptions.ts';
 import type { ResolveOptions, SshConfigOrigin, SshEnv, StrictHostKeyChecking } from './sshConfig.ts';
 import { defaultSshEnv, readUserSshConfig, sshSettingsFromConfig } from './sshUserConfig.ts';
 

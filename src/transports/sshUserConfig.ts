@@ -2,7 +2,7 @@
 // into SSH transport options; the parsing itself is pure and lives in sshConfig.ts, this is the I/O around it.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir, hostname, userInfo } from 'node:os';
-import type { SshHop, SshTransportOptions } from './ssh.ts';
+import type { SshHop, SshTransportOptions } from './sshOptions.ts';
 import { parseSshDestination, resolveSshHost } from './sshConfig.ts';
 import type { ResolveOptions, SshConfigOrigin, SshDestination, SshEnv, SshIncludeFile } from './sshConfig.ts';
 import { trimEndOf } from '../core/textScan.ts';

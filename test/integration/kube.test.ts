@@ -27,6 +27,7 @@ import { compareNodesGpuFirst, summarizeNode } from '../../src/core/kube/nodes.t
 import { podHealth, summarizePod } from '../../src/core/kube/pods.ts';
 import type { ExecRequest } from '../../src/core/probe/transport.ts';
 import { ClusterClient, KubeRequestError } from '../../src/kube/clusterClient.ts';
+import { findHamiDevicePluginPod, findHamiScheduler } from '../../src/kube/hamiLookups.ts';
 import { DEBUG_CONTAINER, DEBUG_POD_LABELS, debugPodName } from '../../src/kube/debugPodSpec.ts';
 import { DebugPodTransport } from '../../src/kube/debugPodTransport.ts';
 import { loadKubeconfigs, resolveKubeconfigFiles } from '../../src/kube/kubeconfig.ts';
@@ -318,13 +319,13 @@ describe('cluster access against the simulator', () => {
       const ooms = systemOomEvents(events, 'strix-node-1');
       assert.deepEqual(ooms.map((e) => [e.victim, e.pid]), [['llama-server', 398211]]);
 
-      const plugin = await admin.findHamiDevicePluginPod('gpu-node-7');
+      const plugin = await findHamiDevicePluginPod(admin, 'gpu-node-7');
       assert.ok(plugin, 'the device plugin pod on gpu-node-7');
       assert.equal(plugin.spec?.nodeName, 'gpu-node-7');
       assert.equal(podHealth(plugin).phase, 'Running');
-      const schedulers = await admin.findHamiScheduler();
+      const schedulers = await findHamiScheduler(admin);
       assert.ok(schedulers.some((pod) => pod.metadata?.name?.startsWith('hami-scheduler')));
-      assert.equal(await admin.findHamiDevicePluginPod('web-node-3'), undefined);
+      assert.equal(await findHamiDevicePluginPod(admin, 'web-node-3'), undefined);
     });
   });
 

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { TransportError } from '../../src/core/probe/transport.ts';
 import type { ExecRequest, TransportFailure } from '../../src/core/probe/transport.ts';
 import { SshTransport } from '../../src/transports/ssh.ts';
-import type { SshHop, SshTransportOptions } from '../../src/transports/ssh.ts';
+import type { SshHop, SshTransportOptions } from '../../src/transports/sshOptions.ts';
 import { sshSettingsFromConfig } from '../../src/transports/sshUserConfig.ts';
 import { sshTransportFromConfig } from '../../src/transports/sshFromConfig.ts';
 import type { SshFromConfigOptions } from '../../src/transports/sshFromConfig.ts';

@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { LocalTransport, OutputBuffer, utf8Boundary } from '../../src/transports/local.ts';
+import { LocalTransport } from '../../src/transports/local.ts';
+import { OutputBuffer, utf8Boundary } from '../../src/transports/outputBuffer.ts';
 import { TransportError } from '../../src/core/probe/transport.ts';
 import type { ExecRequest, TransportFailure } from '../../src/core/probe/transport.ts';
 

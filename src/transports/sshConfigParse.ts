@@ -1,0 +1,156 @@
+// ~/.ssh/config text, split the way OpenSSH's readconf.c reads it, as pure functions: no file access, no
+// host matching (sshConfigInclude.ts walks the blocks, sshConfig.ts resolves the options).
+// - `Keyword args` and `Keyword=args`, keywords case-insensitive, double- or single-quoted arguments, `#`
+//   comments (a whole line, or an unquoted word starting with `#`);
+// - `Host`, `Match` and `Include` lines become their own items, in order;
+// - `[user@]host[:port]` destinations (ProxyJump elements, or typed by the user).
+import { pushAll } from '../core/arrays.ts';
+import { trimEndOf, trimStartOf } from '../core/textScan.ts';
+
+export type SshConfigItem =
+  | { readonly type: 'host'; readonly line: number; readonly patterns: readonly string[] }
+  | { readonly type: 'match'; readonly line: number; readonly criteria: readonly string[] }
+  | { readonly type: 'include'; readonly line: number; readonly patterns: readonly string[] }
+  | { readonly type: 'option'; readonly line: number; readonly keyword: string; readonly args: readonly string[] };
+
+export interface ParsedSshConfig {
+  readonly items: readonly SshConfigItem[];
+  /** Every `Include` pattern as written, in order (resolve them with `includePath`). */
+  readonly includes: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+export interface SshDestination {
+  readonly user?: string;
+  readonly host: string;
+  readonly port?: number;
+}
+
+/** Splits a config line into words as OpenSSH's argv_split does (quotes, backslash escapes, # comments). */
+export function splitConfigWords(line: string): string[] | null {
+  const words: string[] = [];
+  let i = 0;
+  const n = line.length;
+  while (i < n) {
+    while (i < n && (line[i] === ' ' || line[i] === '\t')) i++;
+    if (i >= n) break;
+    if (line[i] === '#') break; // an unquoted word starting with '#': the rest is a comment
+    let word = '';
+    let quote: string | null = null;
+    while (i < n) {
+      const c = line[i] as string;
+      if (quote === null && (c === ' ' || c === '\t')) break;
+      if (c === '\\' && i + 1 < n && (line[i + 1] === '"' || line[i + 1] === "'" || line[i + 1] === '\\' || (quote === null && line[i + 1] === ' '))) {
+        word += line[i + 1];
+        i += 2;
+        continue;
+      }
+      if (quote === null && (c === '"' || c === "'")) {
+        quote = c;
+        i++;
+        continue;
+      }
+      if (quote !== null && c === quote) {
+        quote = null;
+        i++;
+        continue;
+      }
+      word += c;
+      i++;
+    }
+    if (quote !== null) return null; // unterminated quote: OpenSSH rejects the line
+    words.push(word);
+  }
+  return words;
+}
+
+/** Parses the text of one config file into ordered items. */
+export function parseSshConfig(text: string): ParsedSshConfig {
+  const items: SshConfigItem[] = [];
+  const includes: string[] = [];
+  const warnings: string[] = [];
+  const lines = text.split(/\r?\n/);
+  lines.forEach((raw, index) => {
+    const lineNo = index + 1;
+    let line = trimEndOf(raw, ' \t\r');
+    const lead = trimStartOf(line, ' \t');
+    if (lead === '' || lead.startsWith('#')) return;
+    // The keyword ends at whitespace or '=' (one '=' with optional blanks around it separates it from args).
+    const m = /^[ \t]*([^ \t=]+)[ \t]*(?:=[ \t]*)?(.*)$/.exec(line);
+    if (!m) return;
+    const keyword = (m[1] as string).toLowerCase();
+    line = m[2] as string;
+    const args = splitConfigWords(line);
+    if (args === null) {
+      warnings.push(`line ${lineNo}: unterminated quote, line ignored`);
+      return;
+    }
+    switch (keyword) {
+      case 'host':
+        if (args.length === 0) warnings.push(`line ${lineNo}: Host without patterns`);
+        items.push({ type: 'host', line: lineNo, patterns: args });
+        return;
+      case 'match':
+        items.push({ type: 'match', line: lineNo, criteria: args });
+        return;
+      case 'include':
+        items.push({ type: 'include', line: lineNo, patterns: args });
+        pushAll(includes, args);
+        return;
+      default:
+        items.push({ type: 'option', line: lineNo, keyword, args });
+    }
+  });
+  return { items, includes, warnings };
+}
+
+/**
+ * Parses `[user@]host[:port]`, `ssh://[user@]host[:port]` and `[user@][v6addr]:port` (a ProxyJump element,
+ * or a destination typed by the user). Returns null when malformed.
+ */
+export function parseSshDestination(text: string): SshDestination | null {
+  let rest = text.trim();
+  if (rest === '' || /[\s]/.test(rest)) return null;
+  if (/^ssh:\/\//i.test(rest)) {
+    rest = rest.slice(6);
+    if (rest.endsWith('/')) rest = rest.slice(0, -1);
+  }
+  let user: string | undefined;
+  const at = rest.lastIndexOf('@');
+  if (at >= 0) {
+    user = rest.slice(0, at);
+    rest = rest.slice(at + 1);
+    if (user === '' || /[\x00-\x1f]/.test(user)) return null;
+  }
+  let host: string;
+  let portText: string | undefined;
+  if (rest.startsWith('[')) {
+    const close = rest.indexOf(']');
+    if (close < 0) return null;
+    host = rest.slice(1, close);
+    const after = rest.slice(close + 1);
+    if (after !== '') {
+      if (!after.startsWith(':')) return null;
+      portText = after.slice(1);
+    }
+  } else {
+    const colons = rest.split(':').length - 1;
+    if (colons === 1) {
+      host = rest.slice(0, rest.indexOf(':'));
+      portText = rest.slice(rest.indexOf(':') + 1);
+    } else {
+      host = rest; // bare IPv6 address, or no port
+    }
+  }
+  if (host === '' || host.startsWith('-') || /[\x00-\x1f/\\]/.test(host)) return null;
+  let port: number | undefined;
+  if (portText !== undefined) {
+    if (!/^[0-9]{1,5}$/.test(portText)) return null;
+    port = Number(portText);
+    if (port < 1 || port > 65535) return null;
+  }
+  const dest: { user?: string; host: string; port?: number } = { host };
+  if (user !== undefined) dest.user = user;
+  if (port !== undefined) dest.port = port;
+  return dest;
+}
