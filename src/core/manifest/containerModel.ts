@@ -9,7 +9,8 @@ import { classifyGpuResource } from '../gpuResources.ts';
 import type { GpuResourceInfo } from '../gpuResources.ts';
 import { describeNode, located, locatedBool } from './nodeValues.ts';
 import type { ExpectMap, ExpectSeq, Located } from './nodeValues.ts';
-import type { ContainerSource } from './podShape.ts';
+import type { ContainerRole, ContainerSource } from './podShape.ts';
+export type { ContainerRole } from './podShape.ts';
 import type { AnnotatedGpu } from './schedulerAnnotations.ts';
 import { isTemplated, placeholderIn, TEMPLATE_SENTINEL } from './source.ts';
 import { keySpan, spanOf } from './yamlTree.ts';
@@ -68,7 +69,6 @@ export interface EnvFromSource {
   readonly span: Span;
 }
 
-export type ContainerRole = 'container' | 'init' | 'sidecar' | 'ephemeral';
 
 export interface ContainerModel {
   readonly name: string;

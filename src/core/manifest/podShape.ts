@@ -2,7 +2,8 @@
 // (`metadata` + `spec`); some inline the pod spec and add containers under their own keys: KServe's predictor
 // *is* a pod spec with a `model:` or framework container, an Argo template has `container:` / `script:` /
 // `containerSet:`, Kubeflow Trainer's TrainJob puts the node's image and `resourcesPerNode` in `trainer:`.
-import type { ContainerRole } from './podModel.ts';
+/** Where a container runs in the pod: an init container with restartPolicy Always is a sidecar (KEP-753). */
+export type ContainerRole = 'container' | 'init' | 'sidecar' | 'ephemeral';
 
 export interface ContainerSource {
   /** Path from the pod mapping (the template's `spec`, or the inline pod spec) to a container list or one container. */

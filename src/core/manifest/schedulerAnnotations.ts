@@ -5,7 +5,8 @@
 // first, then containers; without a name the first container gets the share) and docs/gpu-sharing/README.md.
 // Run:ai's dynamic fractions add gpu-fraction-limit / gpu-memory-limit (Run:ai docs, "Dynamic GPU Fractions").
 import type { Span } from '../findings.ts';
-import type { ContainerRole, Located } from './podModel.ts';
+import type { ContainerRole } from './podShape.ts';
+import type { Located } from './nodeValues.ts';
 import { isTemplated } from './source.ts';
 
 export const SHARING_ANNOTATIONS = {
