@@ -43,7 +43,9 @@ const LINT_CORE_ENTRY = [
   './src/vscode/commands/lintActiveFile.ts',
   './src/vscode/commands/lintWorkspace.ts',
   './src/vscode/commands/applyFix.ts',
-].map((file, i) => `export * as m${i} from '${file}';`).join('\n');
+]
+  .map((file, i) => `export * as m${i} from '${file}';`)
+  .join('\n');
 
 // Run in a fresh process: `vscode` exists only inside VS Code, so a stand-in that answers every property,
 // call and `new` with itself lets the bundle's top level run (esbuild's ESM interop reads the module's
@@ -70,7 +72,11 @@ export async function runActivationBench() {
   const dir = mkdtempSync(join(os.tmpdir(), 'gpumem-bench-activation-'));
   try {
     const lintCore = join(dir, 'lint-core.js');
-    await esbuild.build({ ...OPTIONS, stdin: { contents: LINT_CORE_ENTRY, resolveDir: ROOT, sourcefile: 'lint-core-entry.ts', loader: 'ts' }, outfile: lintCore });
+    await esbuild.build({
+      ...OPTIONS,
+      stdin: { contents: LINT_CORE_ENTRY, resolveDir: ROOT, sourcefile: 'lint-core-entry.ts', loader: 'ts' },
+      outfile: lintCore,
+    });
     const { metafile } = await esbuild.build({ ...OPTIONS, entryPoints: ['src/extension.ts'], write: false, metafile: true });
     const bundled = Object.keys(metafile.inputs).filter((input) => REMOTE_MODULE.test(`/${input}`));
 
@@ -96,9 +102,23 @@ export async function runActivationBench() {
     console.log(`  require(dist/extension.js)   median ${median(extensionMs).toFixed(1)} ms over ${ROUNDS} fresh processes`);
     console.log(`  require(lint core bundle)    median ${median(lintCoreMs).toFixed(1)} ms`);
     console.log(`  per round                    ${ratios.map((r) => r.toFixed(2)).join(' ')}`);
-    console.log(`  Kubernetes or SSH modules    ${bundled.length === 0 ? 'none in dist/extension.js' : bundled.join(', ')}; ${remoteCached.length === 0 ? 'none in require.cache after loading it' : remoteCached.join(', ')}`);
-    console.log(`${pass ? 'PASS' : 'FAIL'} activation: dist/extension.js loads in ${ratio.toFixed(2)}× the lint core's time (target ≤ ${TARGET_RATIO}×), no Kubernetes or SSH module loaded`);
-    return { rounds: ROUNDS, extensionMs, lintCoreMs, ratios, ratio, target: TARGET_RATIO, bundledRemoteModules: bundled, cachedRemoteModules: remoteCached, pass };
+    console.log(
+      `  Kubernetes or SSH modules    ${bundled.length === 0 ? 'none in dist/extension.js' : bundled.join(', ')}; ${remoteCached.length === 0 ? 'none in require.cache after loading it' : remoteCached.join(', ')}`,
+    );
+    console.log(
+      `${pass ? 'PASS' : 'FAIL'} activation: dist/extension.js loads in ${ratio.toFixed(2)}× the lint core's time (target ≤ ${TARGET_RATIO}×), no Kubernetes or SSH module loaded`,
+    );
+    return {
+      rounds: ROUNDS,
+      extensionMs,
+      lintCoreMs,
+      ratios,
+      ratio,
+      target: TARGET_RATIO,
+      bundledRemoteModules: bundled,
+      cachedRemoteModules: remoteCached,
+      pass,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -45,9 +45,13 @@ let sink = 0; // results feed this so no work can be optimised away
 /** The simulator in a child process; resolves once it listens and has written its kubeconfig. */
 async function startSimulatorProcess(dir) {
   const kubeconfig = join(dir, 'kubeconfig.yaml');
-  const child = spawn(process.execPath, [SIMULATOR, '--bench', `${NODES}x${PODS_PER_NODE}`, '--no-roots', '--users', 'admin', '--write-kubeconfig', kubeconfig], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [SIMULATOR, '--bench', `${NODES}x${PODS_PER_NODE}`, '--no-roots', '--users', 'admin', '--write-kubeconfig', kubeconfig],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const kill = () => child.kill('SIGKILL');
   process.on('exit', kill);
   let output = '';
@@ -135,14 +139,24 @@ function viewNodePods(client, node, now) {
       stop();
       reject(new Error(`no pods of ${node} within 10 s`));
     }, 10_000);
-    const stop = client.watchPodsOnNode(node, (pods) => {
-      clearTimeout(timer);
-      stop();
-      const { gpuPods, otherPods } = splitGpuPods(pods);
-      const items = gpuPods.map((pod) => podTreeItem(pod.summary, now));
-      items.push(gpuPods.length === 0 ? noGpuPodsItem(otherPods) : otherPodsItem(otherPods));
-      resolve(items);
-    }, { onError: (failure) => { clearTimeout(timer); stop(); reject(new Error(failure.kind)); } });
+    const stop = client.watchPodsOnNode(
+      node,
+      (pods) => {
+        clearTimeout(timer);
+        stop();
+        const { gpuPods, otherPods } = splitGpuPods(pods);
+        const items = gpuPods.map((pod) => podTreeItem(pod.summary, now));
+        items.push(gpuPods.length === 0 ? noGpuPodsItem(otherPods) : otherPodsItem(otherPods));
+        resolve(items);
+      },
+      {
+        onError: (failure) => {
+          clearTimeout(timer);
+          stop();
+          reject(new Error(failure.kind));
+        },
+      },
+    );
   });
 }
 
@@ -176,7 +190,16 @@ async function measure() {
 
     // Interleaved rounds, rotated. Every round expands another GPU node.
     const keepAlive = new Agent({ keepAlive: true, maxSockets: 1, ...tls });
-    const samples = { rawNodes: [], rawNodesKeepAlive: [], level: [], viewLevel: [], rawPods: [], rawPodsKeepAlive: [], pods: [], viewPods: [] };
+    const samples = {
+      rawNodes: [],
+      rawNodesKeepAlive: [],
+      level: [],
+      viewLevel: [],
+      rawPods: [],
+      rawPodsKeepAlive: [],
+      pods: [],
+      viewPods: [],
+    };
     const levelRatios = [];
     const podRatios = [];
     for (let round = 0; round < WARMUP + ROUNDS; round++) {
@@ -233,10 +256,22 @@ async function measure() {
     const afterGc = passes.map((p) => p.heapAfterGcBytes);
 
     return {
-      simulator: { nodes: sim.nodes, pods: sim.pods, startMs: simStartMs, nodeListBytes: nodesBytes, podListBytes: podsBytes, gpuNodes: gpuNodes.length },
+      simulator: {
+        nodes: sim.nodes,
+        pods: sim.pods,
+        startMs: simStartMs,
+        nodeListBytes: nodesBytes,
+        podListBytes: podsBytes,
+        gpuNodes: gpuNodes.length,
+      },
       rounds: ROUNDS,
       warmup: WARMUP,
-      cold: { firstLevelMs: coldLevel.ms, nodePodsMs: coldPods.ms, nodeItems: coldLevel.value.items.length, podItems: coldPods.value.items.length },
+      cold: {
+        firstLevelMs: coldLevel.ms,
+        nodePodsMs: coldPods.ms,
+        nodeItems: coldLevel.value.items.length,
+        podItems: coldPods.value.items.length,
+      },
       medians,
       maxima,
       samples,
@@ -293,41 +328,97 @@ export async function runClusterBench() {
   const x = r.maxima;
   const mem = r.memory;
   const rows = [
-    ['Machine load', `1-min load average ${loadAtStart.toFixed(2)} at start, ${loadAtEnd.toFixed(2)} at end on ${os.cpus().length} CPUs; ${wallSeconds.toFixed(1)} s wall`],
-    ['Simulated cluster', `${r.simulator.nodes} nodes (${r.simulator.gpuNodes} with GPU resources), ${r.simulator.pods} pods; test/simulator --bench ${NODES}x${PODS_PER_NODE} --no-roots in a child process (started in ${(r.simulator.startMs / 1000).toFixed(1)} s)`],
-    ['  rounds', `${r.rounds} after ${r.warmup} warm-up rounds, interleaved and rotated; each round expands another GPU node; medians (max)`],
+    [
+      'Machine load',
+      `1-min load average ${loadAtStart.toFixed(2)} at start, ${loadAtEnd.toFixed(2)} at end on ${os.cpus().length} CPUs; ${wallSeconds.toFixed(1)} s wall`,
+    ],
+    [
+      'Simulated cluster',
+      `${r.simulator.nodes} nodes (${r.simulator.gpuNodes} with GPU resources), ${r.simulator.pods} pods; test/simulator --bench ${NODES}x${PODS_PER_NODE} --no-roots in a child process (started in ${(r.simulator.startMs / 1000).toFixed(1)} s)`,
+    ],
+    [
+      '  rounds',
+      `${r.rounds} after ${r.warmup} warm-up rounds, interleaved and rotated; each round expands another GPU node; medians (max)`,
+    ],
     ['', ''],
-    ['a. bare GET nodes', `${ms(m.rawNodes)} (${ms(x.rawNodes)}) new TLS connection per request, as client-node alone makes them; ${(r.simulator.nodeListBytes / MiB).toFixed(2)} MiB, not parsed`],
+    [
+      'a. bare GET nodes',
+      `${ms(m.rawNodes)} (${ms(x.rawNodes)}) new TLS connection per request, as client-node alone makes them; ${(r.simulator.nodeListBytes / MiB).toFixed(2)} MiB, not parsed`,
+    ],
     ['   … keep-alive', `${ms(m.rawNodesKeepAlive)} (${ms(x.rawNodesKeepAlive)}) one reused connection (informational)`],
-    ['b. first tree level', `${ms(m.level)} (${ms(x.level)}) ClusterClient.listNodes, summarizeNode ×${NODES}, GPU nodes first, nodeTreeItem ×${NODES}`],
-    ['   … as the view loads it', `${ms(m.viewLevel)} (${ms(x.viewLevel)}) loadContextNodes (GET /version, nodes, SystemOOM events) and items (informational)`],
+    [
+      'b. first tree level',
+      `${ms(m.level)} (${ms(x.level)}) ClusterClient.listNodes, summarizeNode ×${NODES}, GPU nodes first, nodeTreeItem ×${NODES}`,
+    ],
+    [
+      '   … as the view loads it',
+      `${ms(m.viewLevel)} (${ms(x.viewLevel)}) loadContextNodes (GET /version, nodes, SystemOOM events) and items (informational)`,
+    ],
     ['   … cold', `${ms(r.cold.firstLevelMs)} the first call in the process (informational)`],
-    ['Ratio b / a', `${r.levelRatio.toFixed(2)}×, median of the per-round ratios (ratio of the medians ${r.levelRatioOfMedians.toFixed(2)}×; to keep-alive ${r.levelRatioKeepAlive.toFixed(2)}×)`],
+    [
+      'Ratio b / a',
+      `${r.levelRatio.toFixed(2)}×, median of the per-round ratios (ratio of the medians ${r.levelRatioOfMedians.toFixed(2)}×; to keep-alive ${r.levelRatioKeepAlive.toFixed(2)}×)`,
+    ],
     ['  per round', list(r.levelRatios, 2)],
     ['', ''],
-    ['a. bare GET a node\'s pods', `${ms(m.rawPods)} (${ms(x.rawPods)}) fieldSelector=spec.nodeName=…, new TLS connection; ${(r.simulator.podListBytes / 1024).toFixed(1)} KiB for ${PODS_PER_NODE} pods`],
+    [
+      "a. bare GET a node's pods",
+      `${ms(m.rawPods)} (${ms(x.rawPods)}) fieldSelector=spec.nodeName=…, new TLS connection; ${(r.simulator.podListBytes / 1024).toFixed(1)} KiB for ${PODS_PER_NODE} pods`,
+    ],
     ['   … keep-alive', `${ms(m.rawPodsKeepAlive)} (${ms(x.rawPodsKeepAlive)}) (informational)`],
-    ['c. a node\'s pods', `${ms(m.pods)} (${ms(x.pods)}) ClusterClient.listPodsOnNode, summarizePod ×${PODS_PER_NODE}, GPU pods by name, podTreeItem each`],
-    ['   … as the view expands it', `${ms(m.viewPods)} (${ms(x.viewPods)}) watchPodsOnNode to its first report (list, watch, 50 ms coalescing) and items (informational)`],
+    [
+      "c. a node's pods",
+      `${ms(m.pods)} (${ms(x.pods)}) ClusterClient.listPodsOnNode, summarizePod ×${PODS_PER_NODE}, GPU pods by name, podTreeItem each`,
+    ],
+    [
+      '   … as the view expands it',
+      `${ms(m.viewPods)} (${ms(x.viewPods)}) watchPodsOnNode to its first report (list, watch, 50 ms coalescing) and items (informational)`,
+    ],
     ['   … cold', `${ms(r.cold.nodePodsMs)} the first call in the process (informational)`],
-    ['Ratio c / a', `${r.podRatio.toFixed(2)}×, median of the per-round ratios (ratio of the medians ${r.podRatioOfMedians.toFixed(2)}×; to keep-alive ${r.podRatioKeepAlive.toFixed(2)}×)`],
+    [
+      'Ratio c / a',
+      `${r.podRatio.toFixed(2)}×, median of the per-round ratios (ratio of the medians ${r.podRatioOfMedians.toFixed(2)}×; to keep-alive ${r.podRatioKeepAlive.toFixed(2)}×)`,
+    ],
     ['  per round', list(r.podRatios, 2)],
     ['', ''],
-    ['d. heap at start', `${mib(mem.startHeapBytes)} after GC (rss ${mib(mem.startRssBytes)})${mem.gcExposed ? '' : ' (no --expose-gc: GC not forced)'}`],
-    ['   held tree', `${mem.heldNodes} nodes and the ${mem.heldPods} pods of ${mem.expandedNodes} expanded nodes (raw objects, summaries, items), listed ${mem.passes.length} times, each pass replacing the last`],
+    [
+      'd. heap at start',
+      `${mib(mem.startHeapBytes)} after GC (rss ${mib(mem.startRssBytes)})${mem.gcExposed ? '' : ' (no --expose-gc: GC not forced)'}`,
+    ],
+    [
+      '   held tree',
+      `${mem.heldNodes} nodes and the ${mem.heldPods} pods of ${mem.expandedNodes} expanded nodes (raw objects, summaries, items), listed ${mem.passes.length} times, each pass replacing the last`,
+    ],
     ['   heap before GC', `${mem.passes.map((p) => (p.heapBeforeGcBytes / MiB).toFixed(1)).join(' ')} MiB per pass`],
-    ['   heap after GC', `${mem.passes.map((p) => (p.heapAfterGcBytes / MiB).toFixed(1)).join(' ')} MiB per pass: ${mib(mem.heldBytes)} held, spread ${mib(mem.spreadAfterGcBytes)}, first → last ${mib(mem.growthFirstToLastBytes)}`],
+    [
+      '   heap after GC',
+      `${mem.passes.map((p) => (p.heapAfterGcBytes / MiB).toFixed(1)).join(' ')} MiB per pass: ${mib(mem.heldBytes)} held, spread ${mib(mem.spreadAfterGcBytes)}, first → last ${mib(mem.growthFirstToLastBytes)}`,
+    ],
     ['   rss', `${mem.passes.map((p) => (p.rssBytes / MiB).toFixed(1)).join(' ')} MiB per pass`],
-    ['   tree dropped', `heap ${mib(mem.droppedHeapBytes)} after GC at once; ${mib(mem.settledHeapBytes)} after ${mem.settleMs / 1000} s (idle connections closed) and GC (rss ${mib(mem.settledRssBytes)})`],
+    [
+      '   tree dropped',
+      `heap ${mib(mem.droppedHeapBytes)} after GC at once; ${mib(mem.settledHeapBytes)} after ${mem.settleMs / 1000} s (idle connections closed) and GC (rss ${mib(mem.settledRssBytes)})`,
+    ],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   console.log(`\ngpumem cluster bench · node ${process.version} · ${os.cpus()[0]?.model ?? 'unknown CPU'} × ${os.cpus().length}\n`);
   for (const [label, value] of rows) console.log(label === '' ? '' : `${label.padEnd(width)}  ${value}`);
   console.log('');
-  console.log(`${r.levelPass ? 'PASS' : 'FAIL'} first tree level: ${ms(m.level)} median for ${NODES} nodes (target ≤ ${TARGET_LEVEL_MS} ms); ${r.levelRatio.toFixed(2)}× the bare GET /api/v1/nodes`);
-  console.log(`${r.podsPass ? 'PASS' : 'FAIL'} a node's pods: ${ms(m.pods)} median (target ≤ ${TARGET_PODS_MS} ms); ${r.podRatio.toFixed(2)}× the bare GET of its pods`);
-  console.log(`INFO memory: ${mib(mem.heldBytes)} held for ${mem.heldNodes} nodes + ${mem.heldPods} pods; after GC it moves ${mib(mem.spreadAfterGcBytes)} over ${mem.passes.length} passes (first → last ${mib(mem.growthFirstToLastBytes)}); ${mib(mem.settledHeapBytes - mem.startHeapBytes)} above the start once dropped`);
-  return { date: new Date().toISOString(), load: { loadAverage1mStart: loadAtStart, loadAverage1mEnd: loadAtEnd, wallSeconds }, ...r, sink };
+  console.log(
+    `${r.levelPass ? 'PASS' : 'FAIL'} first tree level: ${ms(m.level)} median for ${NODES} nodes (target ≤ ${TARGET_LEVEL_MS} ms); ${r.levelRatio.toFixed(2)}× the bare GET /api/v1/nodes`,
+  );
+  console.log(
+    `${r.podsPass ? 'PASS' : 'FAIL'} a node's pods: ${ms(m.pods)} median (target ≤ ${TARGET_PODS_MS} ms); ${r.podRatio.toFixed(2)}× the bare GET of its pods`,
+  );
+  console.log(
+    `INFO memory: ${mib(mem.heldBytes)} held for ${mem.heldNodes} nodes + ${mem.heldPods} pods; after GC it moves ${mib(mem.spreadAfterGcBytes)} over ${mem.passes.length} passes (first → last ${mib(mem.growthFirstToLastBytes)}); ${mib(mem.settledHeapBytes - mem.startHeapBytes)} above the start once dropped`,
+  );
+  return {
+    date: new Date().toISOString(),
+    load: { loadAverage1mStart: loadAtStart, loadAverage1mEnd: loadAtEnd, wallSeconds },
+    ...r,
+    sink,
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await runClusterBench();

@@ -29,11 +29,44 @@ export function prng(seed) {
   };
 }
 
-const APPS = ['llm-server', 'trainer', 'embedder', 'reranker', 'api', 'worker', 'ingest', 'notebook', 'vision', 'speech', 'batch', 'gateway', 'cache', 'feature-store'];
+const APPS = [
+  'llm-server',
+  'trainer',
+  'embedder',
+  'reranker',
+  'api',
+  'worker',
+  'ingest',
+  'notebook',
+  'vision',
+  'speech',
+  'batch',
+  'gateway',
+  'cache',
+  'feature-store',
+];
 const NAMESPACES = ['ml', 'inference', 'training', 'platform', 'default', 'research'];
-const GPU_IMAGES = ['nvcr.io/nvidia/pytorch:24.05-py3', 'vllm/vllm-openai:v0.6.3', 'rocm/vllm:rocm6.2_mi300_ubuntu22.04_py3.10_vllm_0.6.4', 'ghcr.io/ggml-org/llama.cpp:server-cuda', 'rocm/pytorch:rocm6.3_ubuntu24.04_py3.12_pytorch_release_2.4.0', 'nvcr.io/nvidia/tritonserver:24.08-py3'];
+const GPU_IMAGES = [
+  'nvcr.io/nvidia/pytorch:24.05-py3',
+  'vllm/vllm-openai:v0.6.3',
+  'rocm/vllm:rocm6.2_mi300_ubuntu22.04_py3.10_vllm_0.6.4',
+  'ghcr.io/ggml-org/llama.cpp:server-cuda',
+  'rocm/pytorch:rocm6.3_ubuntu24.04_py3.12_pytorch_release_2.4.0',
+  'nvcr.io/nvidia/tritonserver:24.08-py3',
+];
 const PLAIN_IMAGES = ['nginx:1.27', 'python:3.12-slim', 'redis:7.4-alpine', 'busybox:1.36', 'ghcr.io/example/api:2.3.1', 'postgres:16'];
-const ENV_NAMES = ['LOG_LEVEL', 'MODEL_ID', 'HF_HOME', 'OMP_NUM_THREADS', 'NCCL_DEBUG', 'PYTORCH_CUDA_ALLOC_CONF', 'MAX_BATCH', 'PORT', 'WORKERS', 'TZ'];
+const ENV_NAMES = [
+  'LOG_LEVEL',
+  'MODEL_ID',
+  'HF_HOME',
+  'OMP_NUM_THREADS',
+  'NCCL_DEBUG',
+  'PYTORCH_CUDA_ALLOC_CONF',
+  'MAX_BATCH',
+  'PORT',
+  'WORKERS',
+  'TZ',
+];
 
 function ind(n) {
   return ' '.repeat(n);
@@ -102,7 +135,8 @@ function container(r, profile, n, lines, name, configMaps) {
   if (r.chance(0.4)) {
     lines.push(`${ind(n + 2)}command: ["python", "-m", "${r.pick(['server', 'train', 'worker'])}"]`);
     lines.push(`${ind(n + 2)}args:`);
-    for (let i = r.int(1, 4); i > 0; i--) lines.push(`${ind(n + 4)}- --${r.pick(['port', 'model', 'tp', 'max-len', 'dtype'])}=${r.int(1, 9000)}`);
+    for (let i = r.int(1, 4); i > 0; i--)
+      lines.push(`${ind(n + 4)}- --${r.pick(['port', 'model', 'tp', 'max-len', 'dtype'])}=${r.int(1, 9000)}`);
   }
   if (r.chance(0.7)) {
     lines.push(`${ind(n + 2)}ports:`);
@@ -161,7 +195,8 @@ function container(r, profile, n, lines, name, configMaps) {
 function podTemplate(r, n, lines, app, profile, configMaps, options = {}) {
   const annotations = [];
   if (profile === 'uma-annotation') annotations.push('gpumem.io/unified-memory: "true"');
-  if ((profile === 'amd-apu' || profile === 'gb10' || profile === 'uma-annotation') && r.chance(0.6)) annotations.push(`gpumem.io/gpu-memory: ${r.pick(['16Gi', '24Gi', '48Gi', '64Gi'])}`);
+  if ((profile === 'amd-apu' || profile === 'gb10' || profile === 'uma-annotation') && r.chance(0.6))
+    annotations.push(`gpumem.io/gpu-memory: ${r.pick(['16Gi', '24Gi', '48Gi', '64Gi'])}`);
   if (profile === 'hami' && r.chance(0.4)) annotations.push('nvidia.com/use-gputype: "A100,H100"');
   if (!options.bare) {
     lines.push(`${ind(n)}metadata:`);
@@ -234,16 +269,40 @@ const GENERATORS = {
   Deployment(r, name, namespace, configMaps) {
     const lines = ['apiVersion: apps/v1', 'kind: Deployment'];
     metadata(r, lines, name, namespace);
-    lines.push('spec:', `  replicas: ${r.int(1, 6)}`, '  selector:', '    matchLabels:', `      app.kubernetes.io/name: ${name}`, '  template:');
+    lines.push(
+      'spec:',
+      `  replicas: ${r.int(1, 6)}`,
+      '  selector:',
+      '    matchLabels:',
+      `      app.kubernetes.io/name: ${name}`,
+      '  template:',
+    );
     podTemplate(r, 4, lines, name, gpuProfile(r), configMaps);
     return lines;
   },
   StatefulSet(r, name, namespace, configMaps) {
     const lines = ['apiVersion: apps/v1', 'kind: StatefulSet'];
     metadata(r, lines, name, namespace);
-    lines.push('spec:', `  serviceName: ${name}`, `  replicas: ${r.int(1, 3)}`, '  selector:', '    matchLabels:', `      app.kubernetes.io/name: ${name}`, '  template:');
+    lines.push(
+      'spec:',
+      `  serviceName: ${name}`,
+      `  replicas: ${r.int(1, 3)}`,
+      '  selector:',
+      '    matchLabels:',
+      `      app.kubernetes.io/name: ${name}`,
+      '  template:',
+    );
     podTemplate(r, 4, lines, name, gpuProfile(r), configMaps);
-    lines.push('  volumeClaimTemplates:', '    - metadata:', '        name: data', '      spec:', '        accessModes: ["ReadWriteOnce"]', '        resources:', '          requests:', `            storage: ${r.pick(['10Gi', '100Gi', '1Ti'])}`);
+    lines.push(
+      '  volumeClaimTemplates:',
+      '    - metadata:',
+      '        name: data',
+      '      spec:',
+      '        accessModes: ["ReadWriteOnce"]',
+      '        resources:',
+      '          requests:',
+      `            storage: ${r.pick(['10Gi', '100Gi', '1Ti'])}`,
+    );
     return lines;
   },
   Job(r, name, namespace, configMaps) {
@@ -265,24 +324,56 @@ const GENERATORS = {
     metadata(r, lines, name, namespace);
     lines.push('data:');
     for (let i = r.int(1, 8); i > 0; i--) lines.push(`  ${r.pick(ENV_NAMES)}_${i}: "${r.pick(['info', '1', '/models/llama', 'true'])}"`);
-    if (r.chance(0.3)) lines.push('  config.yaml: |', '    server:', `      port: ${r.int(1000, 9000)}`, '      workers: 4', '    model:', '      name: llama-3-8b');
+    if (r.chance(0.3))
+      lines.push(
+        '  config.yaml: |',
+        '    server:',
+        `      port: ${r.int(1000, 9000)}`,
+        '      workers: 4',
+        '    model:',
+        '      name: llama-3-8b',
+      );
     if (r.chance(0.03)) lines.push('  CUDA_DISABLE_CONTROL: "true"');
     return lines;
   },
   Service(r, name, namespace) {
     const lines = ['apiVersion: v1', 'kind: Service'];
     metadata(r, lines, name, namespace);
-    lines.push('spec:', `  type: ${r.pick(['ClusterIP', 'ClusterIP', 'NodePort'])}`, '  selector:', `    app.kubernetes.io/name: ${name}`, '  ports:', '    - name: http', `      port: ${r.pick([80, 8000, 8080])}`, '      targetPort: http', '      protocol: TCP');
+    lines.push(
+      'spec:',
+      `  type: ${r.pick(['ClusterIP', 'ClusterIP', 'NodePort'])}`,
+      '  selector:',
+      `    app.kubernetes.io/name: ${name}`,
+      '  ports:',
+      '    - name: http',
+      `      port: ${r.pick([80, 8000, 8080])}`,
+      '      targetPort: http',
+      '      protocol: TCP',
+    );
     return lines;
   },
   RayCluster(r, name, namespace, configMaps) {
     const lines = ['apiVersion: ray.io/v1', 'kind: RayCluster'];
     metadata(r, lines, name, namespace);
-    lines.push('spec:', '  rayVersion: "2.40.0"', '  headGroupSpec:', '    rayStartParams:', '      dashboard-host: "0.0.0.0"', '    template:');
+    lines.push(
+      'spec:',
+      '  rayVersion: "2.40.0"',
+      '  headGroupSpec:',
+      '    rayStartParams:',
+      '      dashboard-host: "0.0.0.0"',
+      '    template:',
+    );
     podTemplate(r, 6, lines, `${name}-head`, 'none', configMaps);
     lines.push('  workerGroupSpecs:');
     for (let g = r.int(1, 2); g > 0; g--) {
-      lines.push(`    - groupName: gpu-${g}`, `      replicas: ${r.int(1, 4)}`, `      minReplicas: 0`, `      maxReplicas: ${r.int(4, 16)}`, '      rayStartParams: {}', '      template:');
+      lines.push(
+        `    - groupName: gpu-${g}`,
+        `      replicas: ${r.int(1, 4)}`,
+        `      minReplicas: 0`,
+        `      maxReplicas: ${r.int(4, 16)}`,
+        '      rayStartParams: {}',
+        '      template:',
+      );
       podTemplate(r, 8, lines, `${name}-worker`, r.pick(['nvidia', 'hami', 'amd-apu', 'gb10']), configMaps);
     }
     return lines;
@@ -297,10 +388,29 @@ const DRA_CLASSES = ['gpu.nvidia.com', 'mig.nvidia.com', 'gpu.amd.com', 'hami-co
 /** A v1 ResourceClaimTemplate: `exactly` with a count, a CEL memory bound or a consumable memory request. */
 export function draTemplate(r, name, namespace) {
   const deviceClass = r.pick(DRA_CLASSES);
-  const lines = ['apiVersion: resource.k8s.io/v1', 'kind: ResourceClaimTemplate', 'metadata:', `  name: ${name}`, `  namespace: ${namespace}`, 'spec:', '  spec:', '    devices:', '      requests:', '      - name: gpu', '        exactly:', `          deviceClassName: ${deviceClass}`];
+  const lines = [
+    'apiVersion: resource.k8s.io/v1',
+    'kind: ResourceClaimTemplate',
+    'metadata:',
+    `  name: ${name}`,
+    `  namespace: ${namespace}`,
+    'spec:',
+    '  spec:',
+    '    devices:',
+    '      requests:',
+    '      - name: gpu',
+    '        exactly:',
+    `          deviceClassName: ${deviceClass}`,
+  ];
   if (r.chance(0.4)) lines.push(`          count: ${r.int(1, 4)}`);
-  if (deviceClass.startsWith('hami')) lines.push('          capacity:', '            requests:', `              memory: ${r.pick(['4Gi', '10Gi', '20Gi'])}`);
-  else if (r.chance(0.5)) lines.push('          selectors:', '          - cel:', `              expression: "device.capacity['${deviceClass}'].memory.compareTo(quantity('${r.pick(['16Gi', '40Gi', '80Gi'])}')) >= 0"`);
+  if (deviceClass.startsWith('hami'))
+    lines.push('          capacity:', '            requests:', `              memory: ${r.pick(['4Gi', '10Gi', '20Gi'])}`);
+  else if (r.chance(0.5))
+    lines.push(
+      '          selectors:',
+      '          - cel:',
+      `              expression: "device.capacity['${deviceClass}'].memory.compareTo(quantity('${r.pick(['16Gi', '40Gi', '80Gi'])}')) >= 0"`,
+    );
   return lines;
 }
 
@@ -308,11 +418,26 @@ export function draTemplate(r, name, namespace) {
 export function draDeployment(r, name, namespace, template) {
   const lines = ['apiVersion: apps/v1', 'kind: Deployment'];
   metadata(r, lines, name, namespace);
-  lines.push('spec:', '  selector:', '    matchLabels:', `      app.kubernetes.io/name: ${name}`, '  template:', '    metadata:', '      labels:', `        app.kubernetes.io/name: ${name}`);
+  lines.push(
+    'spec:',
+    '  selector:',
+    '    matchLabels:',
+    `      app.kubernetes.io/name: ${name}`,
+    '  template:',
+    '    metadata:',
+    '      labels:',
+    `        app.kubernetes.io/name: ${name}`,
+  );
   if (r.chance(0.3)) lines.push('      annotations:', '        gpumem.io/unified-memory: "true"');
   lines.push('    spec:', '      containers:', `      - name: ${name}`, `        image: ${r.pick(GPU_IMAGES)}`, '        resources:');
   if (r.chance(0.6)) lines.push('          limits:', `            memory: ${r.pick(['16Gi', '32Gi', '64Gi'])}`);
-  lines.push('          claims:', '          - name: gpu', '      resourceClaims:', '      - name: gpu', `        resourceClaimTemplateName: ${template}`);
+  lines.push(
+    '          claims:',
+    '          - name: gpu',
+    '      resourceClaims:',
+    '      - name: gpu',
+    `        resourceClaimTemplateName: ${template}`,
+  );
   return lines;
 }
 

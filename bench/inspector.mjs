@@ -60,7 +60,6 @@ const THEME_CSS = `:root {
 }
 `;
 
-
 /** Serves the panel HTML at / and the bundle under /dist/webview/; the CSP source is the server's origin. */
 async function startServer() {
   const server = createServer((request, response) => {
@@ -68,7 +67,12 @@ async function startServer() {
     const origin = `http://${request.headers.host}`;
     if (url.pathname === '/') {
       const nonce = newCspNonce();
-      const html = inspectorHtml({ cspSource: origin, scriptUri: `${origin}/dist/webview/inspector.js`, styleUri: `${origin}/dist/webview/inspector.css`, nonce })
+      const html = inspectorHtml({
+        cspSource: origin,
+        scriptUri: `${origin}/dist/webview/inspector.js`,
+        styleUri: `${origin}/dist/webview/inspector.css`,
+        nonce,
+      })
         .replace('</head>', `<link rel="stylesheet" href="${origin}/theme.css">\n</head>`)
         .replace('<body>', '<body class="vscode-dark">');
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
@@ -122,7 +126,10 @@ async function benchPaint(browser, url, capture) {
     const hostStart = performance.now();
     const inspection = analyzeCaptureText(capture, { target: 'ssh root@gpu-node-50:22' });
     const model = buildInspectorViewModel(inspection);
-    const message = notification('update', { model, source: { id: `bench-${run}`, target: inspection.target, captureText: capture, podNames: {} } });
+    const message = notification('update', {
+      model,
+      source: { id: `bench-${run}`, target: inspection.target, captureText: capture, podNames: {} },
+    });
     const wire = JSON.stringify(message);
     const hostMs = performance.now() - hostStart;
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -134,25 +141,45 @@ async function benchPaint(browser, url, capture) {
     await page.waitForFunction(() => document.documentElement.hasAttribute('data-painted-at'), undefined, { timeout: 30_000 });
     // data-charted-at: the same, after the frame with the memory charts.
     await page.waitForFunction(() => document.documentElement.hasAttribute('data-charted-at'), undefined, { timeout: 30_000 });
-    const page_ = await page.evaluate(() => new Promise((resolve) => {
-      const root = document.documentElement;
-      const result = (bannerPresentedAt) => resolve({
-        paintedAt: Number(root.getAttribute('data-painted-at')),
-        chartedAt: Number(root.getAttribute('data-charted-at')),
-        renderMs: Number(root.getAttribute('data-rendered-ms')),
-        paintedSections: (root.getAttribute('data-painted-sections') ?? '').split(' '),
-        bannerPresentedAt,
-        marks: Object.fromEntries(performance.getEntriesByType('mark').filter((mark) => mark.name.startsWith('inspector:')).map((mark) => [mark.name.slice('inspector:'.length), mark.startTime])),
-      });
-      // The banner sentence has elementtiming="banner": its entry's renderTime is when it was presented.
-      new PerformanceObserver((list) => {
-        const entry = list.getEntries().find((candidate) => candidate.identifier === 'banner');
-        if (entry) result(entry.renderTime || entry.loadTime);
-      }).observe({ type: 'element', buffered: true });
-      setTimeout(() => result(Number.NaN), 2000);
-    }));
+    const page_ = await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const root = document.documentElement;
+          const result = (bannerPresentedAt) =>
+            resolve({
+              paintedAt: Number(root.getAttribute('data-painted-at')),
+              chartedAt: Number(root.getAttribute('data-charted-at')),
+              renderMs: Number(root.getAttribute('data-rendered-ms')),
+              paintedSections: (root.getAttribute('data-painted-sections') ?? '').split(' '),
+              bannerPresentedAt,
+              marks: Object.fromEntries(
+                performance
+                  .getEntriesByType('mark')
+                  .filter((mark) => mark.name.startsWith('inspector:'))
+                  .map((mark) => [mark.name.slice('inspector:'.length), mark.startTime]),
+              ),
+            });
+          // The banner sentence has elementtiming="banner": its entry's renderTime is when it was presented.
+          new PerformanceObserver((list) => {
+            const entry = list.getEntries().find((candidate) => candidate.identifier === 'banner');
+            if (entry) result(entry.renderTime || entry.loadTime);
+          }).observe({ type: 'element', buffered: true });
+          setTimeout(() => result(Number.NaN), 2000);
+        }),
+    );
     const contentPainted = FIRST_SCREEN.every((id) => page_.paintedSections.includes(id));
-    runs.push({ hostMs, pageMs: page_.paintedAt, renderMs: page_.renderMs, totalMs: hostMs + page_.paintedAt, chartMs: hostMs + page_.chartedAt, bannerMs: hostMs + page_.bannerPresentedAt, marks: page_.marks, paintedSections: page_.paintedSections, contentPainted, messageBytes: wire.length });
+    runs.push({
+      hostMs,
+      pageMs: page_.paintedAt,
+      renderMs: page_.renderMs,
+      totalMs: hostMs + page_.paintedAt,
+      chartMs: hostMs + page_.chartedAt,
+      bannerMs: hostMs + page_.bannerPresentedAt,
+      marks: page_.marks,
+      paintedSections: page_.paintedSections,
+      contentPainted,
+      messageBytes: wire.length,
+    });
     if (run === PAINT_RUNS - 1) {
       await page.waitForFunction(() => document.documentElement.getAttribute('data-complete') === 'true', undefined, { timeout: 30_000 });
       checks = await page.evaluate(() => {
@@ -186,7 +213,9 @@ async function benchPaint(browser, url, capture) {
     medianRenderMs: median(runs.map((r) => r.renderMs)),
     medianChartMs: median(runs.map((r) => r.chartMs)),
     medianBannerMs: median(runs.map((r) => r.bannerMs).filter((value) => Number.isFinite(value))),
-    medianMarks: Object.fromEntries(MARKS.map((name) => [name, median(runs.map((r) => r.marks[name]).filter((value) => Number.isFinite(value)))])),
+    medianMarks: Object.fromEntries(
+      MARKS.map((name) => [name, median(runs.map((r) => r.marks[name]).filter((value) => Number.isFinite(value)))]),
+    ),
     messageBytes: runs[0].messageBytes,
     checks,
     targetMs: PAINT_TARGET_MS,
@@ -197,7 +226,10 @@ async function benchPaint(browser, url, capture) {
 async function benchLive(browser, url, spec, capture) {
   const inspection = analyzeCaptureText(capture, { target: 'ssh root@gpu-node-50:22' });
   const model = buildInspectorViewModel(inspection);
-  const update = notification('update', { model, source: { id: 'bench-live', target: inspection.target, captureText: capture, podNames: {} } });
+  const update = notification('update', {
+    model,
+    source: { id: 'bench-live', target: inspection.target, captureText: capture, podNames: {} },
+  });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   await page.addInitScript(hostStub, update);
   await page.goto(url);
@@ -205,7 +237,11 @@ async function benchLive(browser, url, spec, capture) {
   // One light capture per simulated sample: the pods' memory.current and GTT drift a little each time.
   const points = [];
   for (let i = 0; i < 4 * SAMPLES; i++) {
-    const drift = { ...spec, memAvailable: spec.memAvailable - (i % 50) * MiB, pods: spec.pods.map((pod, n) => ({ ...pod, current: pod.current + ((i + n) % 17) * MiB })) };
+    const drift = {
+      ...spec,
+      memAvailable: spec.memAvailable - (i % 50) * MiB,
+      pods: spec.pods.map((pod, n) => ({ ...pod, current: pod.current + ((i + n) % 17) * MiB })),
+    };
     points.push(sampleFromCapture(lightNodeCapture(drift, 1767225600 + i * 2), i * SAMPLE_EVERY_MS));
   }
   const cdp = await page.context().newCDPSession(page);
@@ -218,10 +254,14 @@ async function benchLive(browser, url, spec, capture) {
     const started = performance.now();
     for (let i = from; i < to; i += 10) {
       const batch = points.slice(i, Math.min(to, i + 10)).map((point) => notification('sample', { point }));
-      await page.evaluate((messages) => new Promise((resolve) => {
-        for (const message of messages) window.postMessage(message, '*');
-        setTimeout(resolve, 0);
-      }), batch);
+      await page.evaluate(
+        (messages) =>
+          new Promise((resolve) => {
+            for (const message of messages) window.postMessage(message, '*');
+            setTimeout(resolve, 0);
+          }),
+        batch,
+      );
     }
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(undefined))));
     return performance.now() - started;
@@ -286,7 +326,11 @@ export async function runInspectorBench() {
   BUNDLE = await productionBundle();
   const bundleBytes = readFileSync(join(BUNDLE, 'inspector.js')).length;
   const { server, url } = await startServer();
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
   const version = browser.version();
   let paint;
   let live;
@@ -300,29 +344,72 @@ export async function runInspectorBench() {
   }
   const loadAtEnd = os.loadavg()[0];
   const rows = [
-    ['Machine load', `1-min load average ${loadAtStart.toFixed(2)} at start, ${loadAtEnd.toFixed(2)} at end on ${os.cpus().length} CPUs (page times scale with it)`],
-    ['Node with 50 GPU pods', `capture ${(capture.length / 1024).toFixed(0)} KiB; update message ${(paint.messageBytes / 1024).toFixed(0)} KiB (view model + capture text); production bundle ${(bundleBytes / 1024).toFixed(0)} KiB`],
-    ['First paint, median', `${ms(paint.medianMs)} of ${PAINT_RUNS} runs (cold ${ms(paint.coldMs)}, max ${ms(paint.maxMs)}); target ≤ ${PAINT_TARGET_MS} ms`],
+    [
+      'Machine load',
+      `1-min load average ${loadAtStart.toFixed(2)} at start, ${loadAtEnd.toFixed(2)} at end on ${os.cpus().length} CPUs (page times scale with it)`,
+    ],
+    [
+      'Node with 50 GPU pods',
+      `capture ${(capture.length / 1024).toFixed(0)} KiB; update message ${(paint.messageBytes / 1024).toFixed(0)} KiB (view model + capture text); production bundle ${(bundleBytes / 1024).toFixed(0)} KiB`,
+    ],
+    [
+      'First paint, median',
+      `${ms(paint.medianMs)} of ${PAINT_RUNS} runs (cold ${ms(paint.coldMs)}, max ${ms(paint.maxMs)}); target ≤ ${PAINT_TARGET_MS} ms`,
+    ],
     ['  host: analyse + view model', `${ms(paint.medianHostMs)} median (analyzeCaptureText, buildInspectorViewModel, JSON.stringify)`],
-    ['  page: load → first paint', `${ms(paint.medianPageMs)} median (HTML, bundle, ready, render, painted frame); render alone ${ms(paint.medianRenderMs)}`],
+    [
+      '  page: load → first paint',
+      `${ms(paint.medianPageMs)} median (HTML, bundle, ready, render, painted frame); render alone ${ms(paint.medianRenderMs)}`,
+    ],
     ['  per run (total ms)', paint.runs.map((r) => r.totalMs.toFixed(0)).join(' ')],
-    ['  painted frame held', `${paint.runs[0].paintedSections.join(', ')} (${paint.checks.contentPainted ? 'the first screen in every run' : `NOT ${FIRST_SCREEN.join(', ')} in every run`})`],
+    [
+      '  painted frame held',
+      `${paint.runs[0].paintedSections.join(', ')} (${paint.checks.contentPainted ? 'the first screen in every run' : `NOT ${FIRST_SCREEN.join(', ')} in every run`})`,
+    ],
     ['  banner presented', `${ms(paint.medianBannerMs)} median (Element Timing renderTime of the banner sentence, same clock)`],
-    ['Charts drawn, median', `${ms(paint.medianChartMs)} (the frame after the first paint: both memory charts on screen); per run ${paint.runs.map((r) => r.chartMs.toFixed(0)).join(' ')}`],
-    ['  page marks (median ms)', MARKS.map((name) => `${name} ${Number.isFinite(paint.medianMarks[name]) ? paint.medianMarks[name].toFixed(0) : '—'}`).join(' · ')],
-    ['  page checks', `${paint.checks.bars} pod bars, ${paint.checks.paintedPixels} painted pixels in the pod chart, ${paint.checks.podRows} table rows, ${paint.checks.cspViolations} CSP violations, ${paint.checks.pageErrors.length} page errors`],
+    [
+      'Charts drawn, median',
+      `${ms(paint.medianChartMs)} (the frame after the first paint: both memory charts on screen); per run ${paint.runs.map((r) => r.chartMs.toFixed(0)).join(' ')}`,
+    ],
+    [
+      '  page marks (median ms)',
+      MARKS.map((name) => `${name} ${Number.isFinite(paint.medianMarks[name]) ? paint.medianMarks[name].toFixed(0) : '—'}`).join(' · '),
+    ],
+    [
+      '  page checks',
+      `${paint.checks.bars} pod bars, ${paint.checks.paintedPixels} painted pixels in the pod chart, ${paint.checks.podRows} table rows, ${paint.checks.cspViolations} CSP violations, ${paint.checks.pageErrors.length} page errors`,
+    ],
     ['', ''],
-    ['Live sampling', `${live.samples} samples of ${live.podsPerSample} pods (4 × 10 min at one every 2 s), fed in ${live.feedMs.map((value) => value.toFixed(0)).join(' + ')} ms`],
+    [
+      'Live sampling',
+      `${live.samples} samples of ${live.podsPerSample} pods (4 × 10 min at one every 2 s), fed in ${live.feedMs.map((value) => value.toFixed(0)).join(' + ')} ms`,
+    ],
     ['  JS heap after GC', `${live.heapBytes.map(mib).join(' → ')} (after the render, then every 300 samples)`],
-    ['  growth 600 → 1200 samples', `${(live.growth600to1200Bytes / 1024).toFixed(1)} KiB (limit ${(HEAP_GROWTH_LIMIT / 1024).toFixed(0)} KiB); points kept ${live.pointsKept.join(', ')}; ${live.domNodes} DOM elements`],
+    [
+      '  growth 600 → 1200 samples',
+      `${(live.growth600to1200Bytes / 1024).toFixed(1)} KiB (limit ${(HEAP_GROWTH_LIMIT / 1024).toFixed(0)} KiB); points kept ${live.pointsKept.join(', ')}; ${live.domNodes} DOM elements`,
+    ],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
-  console.log(`\ngpumem inspector bench · node ${process.version} · Chromium ${version} · ${os.cpus()[0]?.model ?? 'unknown CPU'} × ${os.cpus().length}\n`);
+  console.log(
+    `\ngpumem inspector bench · node ${process.version} · Chromium ${version} · ${os.cpus()[0]?.model ?? 'unknown CPU'} × ${os.cpus().length}\n`,
+  );
   for (const [label, value] of rows) console.log(label === '' ? '' : `${label.padEnd(width)}  ${value}`);
   console.log('');
-  console.log(`${paint.pass ? 'PASS' : 'FAIL'} inspector first paint: ${ms(paint.medianMs)} median for a node with ${PODS} GPU pods (target ≤ ${PAINT_TARGET_MS} ms; header, banner and memory section in the painted frame, no CSP violation, chart painted); charts drawn at ${ms(paint.medianChartMs)} median`);
-  console.log(`${live.pass ? 'PASS' : 'FAIL'} inspector live sampling: JS heap ${mib(live.heapAfter300Bytes, 2)} after 300 samples (10 min at 2 s), ${mib(live.heapBytes[4], 2)} after 1200; ${(live.growth600to1200Bytes / 1024).toFixed(1)} KiB from 600 to 1200 (limit ${(HEAP_GROWTH_LIMIT / 1024).toFixed(0)} KiB), ${SAMPLES} points kept`);
-  return { date: new Date().toISOString(), chromium: version, load: { cpus: os.cpus().length, loadAverage1mStart: loadAtStart, loadAverage1mEnd: loadAtEnd }, bundleBytes, paint, live };
+  console.log(
+    `${paint.pass ? 'PASS' : 'FAIL'} inspector first paint: ${ms(paint.medianMs)} median for a node with ${PODS} GPU pods (target ≤ ${PAINT_TARGET_MS} ms; header, banner and memory section in the painted frame, no CSP violation, chart painted); charts drawn at ${ms(paint.medianChartMs)} median`,
+  );
+  console.log(
+    `${live.pass ? 'PASS' : 'FAIL'} inspector live sampling: JS heap ${mib(live.heapAfter300Bytes, 2)} after 300 samples (10 min at 2 s), ${mib(live.heapBytes[4], 2)} after 1200; ${(live.growth600to1200Bytes / 1024).toFixed(1)} KiB from 600 to 1200 (limit ${(HEAP_GROWTH_LIMIT / 1024).toFixed(0)} KiB), ${SAMPLES} points kept`,
+  );
+  return {
+    date: new Date().toISOString(),
+    chromium: version,
+    load: { cpus: os.cpus().length, loadAverage1mStart: loadAtStart, loadAverage1mEnd: loadAtEnd },
+    bundleBytes,
+    paint,
+    live,
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await runInspectorBench();

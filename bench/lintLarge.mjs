@@ -13,12 +13,16 @@ export const LARGE_POD_CONTAINERS = 150_000;
 /** One pod of `containers` GPU containers, each with a memory limit (so a clean lint has no findings). */
 export function manyContainerPod(containers) {
   const parts = ['apiVersion: v1\nkind: Pod\nmetadata:\n  name: many\nspec:\n  containers:\n'];
-  for (let i = 0; i < containers; i++) parts.push(`  - name: c${i}\n    image: busybox\n    resources:\n      limits:\n        amd.com/gpu: 1\n        memory: 1Gi\n`);
+  for (let i = 0; i < containers; i++)
+    parts.push(`  - name: c${i}\n    image: busybox\n    resources:\n      limits:\n        amd.com/gpu: 1\n        memory: 1Gi\n`);
   return parts.join('');
 }
 
 function measureInChild(what, containers) {
-  const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', what, String(containers)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', what, String(containers)], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(out.trim().split('\n').pop());
 }
 
@@ -30,7 +34,8 @@ export function runLargeLintBench(containers = LARGE_POD_CONTAINERS) {
 }
 
 export function formatLargeLint(result) {
-  const row = (name, run) => `  ${name.padEnd(6)} ${run.ms.toFixed(0).padStart(7)} ms  peak RSS ${run.peakRssMiB.toFixed(0).padStart(5)} MiB  heap used ${run.heapUsedMiB.toFixed(0).padStart(5)} MiB${run.findings ? `  ${run.findings}` : ''}`;
+  const row = (name, run) =>
+    `  ${name.padEnd(6)} ${run.ms.toFixed(0).padStart(7)} ms  peak RSS ${run.peakRssMiB.toFixed(0).padStart(5)} MiB  heap used ${run.heapUsedMiB.toFixed(0).padStart(5)} MiB${run.findings ? `  ${run.findings}` : ''}`;
   return [
     `Pod of ${result.containers} containers (${result.megabytes.toFixed(1)} MB): lint at ${result.ratio.toFixed(2)}× of the bare parse of the same file`,
     row('lint', result.lint),

@@ -88,13 +88,34 @@ async function benchSsh() {
     writeFileSync(knownHosts, `${sshd.knownHostsLine}\n`, { mode: 0o600 });
     // -F none: neither ~/.ssh/config nor /etc/ssh/ssh_config, as the transport below reads only its own config.
     const sshArgs = [
-      '-F', 'none', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${knownHosts}`,
-      '-o', 'IdentitiesOnly=yes', '-i', key.privateKeyPath, '-p', String(sshd.port), 'root@127.0.0.1', 'true',
+      '-F',
+      'none',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      `UserKnownHostsFile=${knownHosts}`,
+      '-o',
+      'IdentitiesOnly=yes',
+      '-i',
+      key.privateKeyPath,
+      '-p',
+      String(sshd.port),
+      'root@127.0.0.1',
+      'true',
     ];
     // The transport's settings come from an ssh config, as the CLI and the extension build them.
     const config = [
-      'Host gpumem-bench', '  HostName 127.0.0.1', `  Port ${sshd.port}`, '  User root', `  IdentityFile ${key.privateKeyPath}`,
-      '  IdentitiesOnly yes', `  UserKnownHostsFile ${knownHosts}`, '  StrictHostKeyChecking yes', '',
+      'Host gpumem-bench',
+      '  HostName 127.0.0.1',
+      `  Port ${sshd.port}`,
+      '  User root',
+      `  IdentityFile ${key.privateKeyPath}`,
+      '  IdentitiesOnly yes',
+      `  UserKnownHostsFile ${knownHosts}`,
+      '  StrictHostKeyChecking yes',
+      '',
     ].join('\n');
     const env = { home: work.dir, user: 'root' };
 
@@ -106,7 +127,8 @@ async function benchSsh() {
         const transport = new SshTransport(settings);
         try {
           const run = await runProbe(transport, { scope: 'node' });
-          if (run.exec.exitCode !== 0 || !run.captureText.includes(':done@@')) throw new Error(`the inspection did not complete (exit ${run.exec.exitCode}): ${run.exec.stderr.slice(0, 300)}`);
+          if (run.exec.exitCode !== 0 || !run.captureText.includes(':done@@'))
+            throw new Error(`the inspection did not complete (exit ${run.exec.exitCode}): ${run.exec.stderr.slice(0, 300)}`);
           captureBytes = Buffer.byteLength(run.captureText);
         } finally {
           await transport.close();
@@ -116,7 +138,8 @@ async function benchSsh() {
         const transport = new LocalTransport(); // sh -s on this machine: the script's own time
         try {
           const run = await runProbe(transport, { scope: 'node' });
-          if (run.exec.exitCode !== 0 || !run.captureText.includes(':done@@')) throw new Error(`the local probe did not complete (exit ${run.exec.exitCode})`);
+          if (run.exec.exitCode !== 0 || !run.captureText.includes(':done@@'))
+            throw new Error(`the local probe did not complete (exit ${run.exec.exitCode})`);
         } finally {
           await transport.close();
         }
@@ -170,7 +193,9 @@ async function benchSsh() {
     const scriptMs = median(times('script'));
     const ratio = median(roundRatios);
     const inspectionCounts = perOp('inspection');
-    const oneEach = ['connections', 'logins', 'execs', 'clientConnects', 'clientExecs'].every((k) => inspectionCounts[k].min === 1 && inspectionCounts[k].max === 1);
+    const oneEach = ['connections', 'logins', 'execs', 'clientConnects', 'clientExecs'].every(
+      (k) => inspectionCounts[k].min === 1 && inspectionCounts[k].max === 1,
+    );
     return {
       rounds: SSH_ROUNDS,
       warmup: SSH_WARMUP,
@@ -252,22 +277,58 @@ export async function buildSweepFixture() {
   const tree = new NodeTree({ base: fixtureBase() });
   try {
     // Regular files the fds point to.
-    const libs = ['c.so.6', 'm.so.6', 'stdc++.so.6', 'gcc_s.so.1', 'z.so.1', 'ssl.so.3', 'crypto.so.3', 'ffi.so.8', 'python3.12.so.1.0', 'numa.so.1', 'drm.so.2', 'drm_amdgpu.so.1', 'hsa-runtime64.so.1', 'amdhip64.so.6', 'rocblas.so.4', 'MIOpen.so.1', 'elf.so.1', 'zstd.so.1', 'lzma.so.5', 'uuid.so.1'];
+    const libs = [
+      'c.so.6',
+      'm.so.6',
+      'stdc++.so.6',
+      'gcc_s.so.1',
+      'z.so.1',
+      'ssl.so.3',
+      'crypto.so.3',
+      'ffi.so.8',
+      'python3.12.so.1.0',
+      'numa.so.1',
+      'drm.so.2',
+      'drm_amdgpu.so.1',
+      'hsa-runtime64.so.1',
+      'amdhip64.so.6',
+      'rocblas.so.4',
+      'MIOpen.so.1',
+      'elf.so.1',
+      'zstd.so.1',
+      'lzma.so.5',
+      'uuid.so.1',
+    ];
     const pool = [
       ...libs.map((l) => `/usr/lib/x86_64-linux-gnu/lib${l}`),
       ...Array.from({ length: 60 }, (_, i) => `/opt/venv/lib/python3.12/site-packages/torch/lib/libtorch_part${i}.so`),
       ...Array.from({ length: 120 }, (_, i) => `/models/llama-3.1-70b/model-${String(i + 1).padStart(5, '0')}-of-00120.safetensors`),
-      ...Array.from({ length: 40 }, (_, i) => `/var/lib/app/cache/blob-${(i * 2654435761 % 0xffffffff).toString(16)}.bin`),
+      ...Array.from({ length: 40 }, (_, i) => `/var/lib/app/cache/blob-${((i * 2654435761) % 0xffffffff).toString(16)}.bin`),
     ];
     for (const file of pool) tree.file(file, 'x'.repeat(rnd.int(1, 4096)));
     const pods = Array.from({ length: 200 }, (_, i) => {
-      const uid = `${(0x1000_0000 + i * 7919).toString(16)}-${(0x1000 + i).toString(16)}-4${(i % 4096).toString(16).padStart(3, '0')}-8${(i * 31 % 4096).toString(16).padStart(3, '0')}-${(0x1000_0000_0000 + i * 104729).toString(16)}`;
+      const uid = `${(0x1000_0000 + i * 7919).toString(16)}-${(0x1000 + i).toString(16)}-4${(i % 4096).toString(16).padStart(3, '0')}-8${((i * 31) % 4096).toString(16).padStart(3, '0')}-${(0x1000_0000_0000 + i * 104729).toString(16)}`;
       const qos = i % 3 === 0 ? 'besteffort' : 'burstable';
       const log = `/var/log/pods/ml_worker-${i}_${uid}/worker/0.log`;
       tree.file(log, '');
-      return { uid, log, cgroup: `0::/kubepods.slice/kubepods-${qos}.slice/kubepods-${qos}-pod${uid.replace(/-/g, '_')}.slice/cri-containerd-${containerId(uid)}.scope\n` };
+      return {
+        uid,
+        log,
+        cgroup: `0::/kubepods.slice/kubepods-${qos}.slice/kubepods-${qos}-pod${uid.replace(/-/g, '_')}.slice/cri-containerd-${containerId(uid)}.scope\n`,
+      };
     });
-    const services = ['containerd', 'kubelet', 'systemd-journald', 'systemd-udevd', 'sshd', 'chronyd', 'node_exporter', 'amd-metrics-exporter', 'rsyslogd', 'dbus-daemon'];
+    const services = [
+      'containerd',
+      'kubelet',
+      'systemd-journald',
+      'systemd-udevd',
+      'sshd',
+      'chronyd',
+      'node_exporter',
+      'amd-metrics-exporter',
+      'rsyslogd',
+      'dbus-daemon',
+    ];
     for (const s of services) tree.file(`/var/log/${s}.log`, '');
     const podComms = ['python3', 'pt_main_thread', 'java', 'node', 'nginx', 'postgres', 'redis-server', 'gunicorn', 'ray::IDLE', 'envoy'];
     const gpuComms = ['python3', 'pt_main_thread', 'llama-server', 'ollama_llama_se', 'vllm', 'ray::RayWorker'];
@@ -293,7 +354,16 @@ export async function buildSweepFixture() {
           const fd = rnd.int(3, FDS_PER_PROCESS - 1);
           if (drmFds.has(fd)) continue;
           const dup = first !== undefined && rnd.chance(0.5);
-          if (!dup) first = { clientId: ++clientId, pdev: PDEV, pasid: ++pasid, gtt: rnd.int(1, 8192) * 4096 * 256, vram: rnd.int(0, 512) * 4096 * 64, cpu: rnd.int(0, 16) * 4096, engines: { gfx: rnd.int(1e6, 1e12), compute: rnd.int(1e6, 1e13) } };
+          if (!dup)
+            first = {
+              clientId: ++clientId,
+              pdev: PDEV,
+              pasid: ++pasid,
+              gtt: rnd.int(1, 8192) * 4096 * 256,
+              vram: rnd.int(0, 512) * 4096 * 64,
+              cpu: rnd.int(0, 16) * 4096,
+              engines: { gfx: rnd.int(1e6, 1e12), compute: rnd.int(1e6, 1e13) },
+            };
           drmFds.set(fd, amdgpuFdinfo(dup ? { ...first, flags: '0100002' } : first));
         }
       }
@@ -387,10 +457,14 @@ async function benchSweep() {
     const marks = (re) => count(sweepOutput, new RegExp(`^@@gpumem:${nonce}:file ${re}@@$`, 'gm'));
     const found = { drmFds: marks('/proc/[0-9]+/fdinfo/[0-9]+'), cgroups: marks('/proc/[0-9]+/cgroup'), comms: marks('/proc/[0-9]+/comm') };
     if (found.drmFds !== expected.drmFds || found.cgroups !== expected.drmProcesses || found.comms !== expected.drmProcesses) {
-      throw new Error(`the sweep found ${JSON.stringify(found)}, expected ${expected.drmFds} DRM fds in ${expected.drmProcesses} processes`);
+      throw new Error(
+        `the sweep found ${JSON.stringify(found)}, expected ${expected.drmFds} DRM fds in ${expected.drmProcesses} processes`,
+      );
     }
     if (catAllBytes !== expected.fdinfoBytes) {
-      throw new Error(`cat of every fdinfo gave ${catAllBytes} bytes, expected ${expected.fdinfoBytes}: ${catAllErrors.trim().split('\n')[0] ?? ''}`);
+      throw new Error(
+        `cat of every fdinfo gave ${catAllBytes} bytes, expected ${expected.fdinfoBytes}: ${catAllErrors.trim().split('\n')[0] ?? ''}`,
+      );
     }
     const samples = Object.fromEntries(Object.keys(ops).map((name) => [name, []]));
     const ratiosAll = [];
@@ -478,7 +552,12 @@ export async function runProbeBench() {
   const loadAtEnd = os.loadavg()[0];
   const wallSeconds = (performance.now() - start) / 1000;
 
-  const rows = [['Machine load', `1-min load average ${loadAtStart.toFixed(2)} at start, ${loadAtEnd.toFixed(2)} at end on ${os.cpus().length} CPUs; ${wallSeconds.toFixed(1)} s wall`]];
+  const rows = [
+    [
+      'Machine load',
+      `1-min load average ${loadAtStart.toFixed(2)} at start, ${loadAtEnd.toFixed(2)} at end on ${os.cpus().length} CPUs; ${wallSeconds.toFixed(1)} s wall`,
+    ],
+  ];
   rows.push(['', '']);
   if (ssh.skipped) {
     rows.push(['SSH inspection', `skipped: ${ssh.skipped}`]);
@@ -489,12 +568,18 @@ export async function runProbeBench() {
     rows.push(
       ['SSH to 127.0.0.1 (sshd)', `${ssh.openssh}, ed25519 key, ${ssh.rounds} rounds after ${ssh.warmup} warm-up rounds, interleaved`],
       ['  a. bare ssh … true', `${ms(ssh.medianBareSshMs)} median (OpenSSH client)`],
-      ['  b. SshTransport inspection', `${ms(ssh.medianInspectionMs)} median (config, connect, runProbe node scope, close; ${(ssh.captureBytes / 1024).toFixed(0)} KiB captured)`],
+      [
+        '  b. SshTransport inspection',
+        `${ms(ssh.medianInspectionMs)} median (config, connect, runProbe node scope, close; ${(ssh.captureBytes / 1024).toFixed(0)} KiB captured)`,
+      ],
       ['  c. same script, local sh -s', `${ms(ssh.medianScriptLocalMs)} median (LocalTransport)`],
       ['SSH ratio (b − c) / a', `${ssh.ratio.toFixed(3)}×, median of the per-round ratios (target ≤ ${SSH_TARGET}×)`],
       ['  per round', list(ssh.roundRatios, 2)],
       ['  ratio of the medians', `${ssh.ratioOfMedians.toFixed(3)}×`],
-      ['Per inspection', `sshd: ${span(c.connections)} connection, ${span(c.logins)} login, ${span(c.execs)} exec; ssh2: ${span(c.clientConnects)} connect(), ${span(c.clientExecs)} exec()`],
+      [
+        'Per inspection',
+        `sshd: ${span(c.connections)} connection, ${span(c.logins)} login, ${span(c.execs)} exec; ssh2: ${span(c.clientConnects)} connect(), ${span(c.clientExecs)} exec()`,
+      ],
       ['Per bare ssh', `sshd: ${span(b.connections)} connection, ${span(b.logins)} login, ${span(b.execs)} exec`],
     );
   }
@@ -504,14 +589,26 @@ export async function runProbeBench() {
   } else {
     const f = fdinfo.fixture;
     rows.push(
-      ['fdinfo fixture', `${f.processes} processes × ${f.fdsPerProcess} fds = ${f.fds} fds, ${f.drmProcesses} processes with ${f.drmFds} DRM fds; ${(f.fdinfoBytes / MiB).toFixed(2)} MiB of fdinfo, in ${f.base} (built in ${(f.buildMs / 1000).toFixed(1)} s)`],
+      [
+        'fdinfo fixture',
+        `${f.processes} processes × ${f.fdsPerProcess} fds = ${f.fds} fds, ${f.drmProcesses} processes with ${f.drmFds} DRM fds; ${(f.fdinfoBytes / MiB).toFixed(2)} MiB of fdinfo, in ${f.base} (built in ${(f.buildMs / 1000).toFixed(1)} s)`,
+      ],
       ['  rounds', `${fdinfo.rounds} after ${fdinfo.warmup} warm-up rounds, interleaved, each a chroot busybox sh -s`],
-      ['  sweep (fdinfo section)', `${ms(fdinfo.medianSweepMs)} median; found ${fdinfo.found.drmFds} DRM fds, ${fdinfo.found.cgroups} cgroups, ${fdinfo.found.comms} comms`],
+      [
+        '  sweep (fdinfo section)',
+        `${ms(fdinfo.medianSweepMs)} median; found ${fdinfo.found.drmFds} DRM fds, ${fdinfo.found.cgroups} cgroups, ${fdinfo.found.comms} comms`,
+      ],
       ['  cat of every fdinfo', `${ms(fdinfo.medianCatAllMs)} median (${CAT_ALL}: ${f.fds} files, into the same pipe as the sweep)`],
       ['  … with > /dev/null', `${ms(fdinfo.medianCatAllNullMs)} median (the same cat, its output thrown away, informational)`],
-      ['  cat of what the sweep reads', `${ms(fdinfo.medianCatReadMs)} median (one cat, ${f.filesReadBySweep} files: DRM fdinfo, cgroup, comm)`],
+      [
+        '  cat of what the sweep reads',
+        `${ms(fdinfo.medianCatReadMs)} median (one cat, ${f.filesReadBySweep} files: DRM fdinfo, cgroup, comm)`,
+      ],
       ['  ls -lL of every fd dir', `${ms(fdinfo.medianLsMs)} median (the sweep's first stage alone, informational)`],
-      ['  sweep under dash', fdinfo.medianSweepDashMs === null ? 'skipped (no /bin/dash)' : `${ms(fdinfo.medianSweepDashMs)} median (informational)`],
+      [
+        '  sweep under dash',
+        fdinfo.medianSweepDashMs === null ? 'skipped (no /bin/dash)' : `${ms(fdinfo.medianSweepDashMs)} median (informational)`,
+      ],
       ['  whole node probe', `${ms(fdinfo.medianFullProbeMs)} median of ${FULL_PROBE_RUNS} (runProbe on the fixture, informational)`],
       ['Sweep ratio, every fdinfo', `${fdinfo.ratioAll.toFixed(3)}× of cat, median of the per-round ratios (target ≤ ${SWEEP_TARGET}×)`],
       ['  per round', list(fdinfo.roundRatiosAll, 2)],
@@ -527,15 +624,28 @@ export async function runProbeBench() {
   console.log('');
   if (ssh.skipped) console.log(`SKIP ssh inspection: ${ssh.skipped}`);
   else {
-    console.log(`${ssh.ratio <= SSH_TARGET ? 'PASS' : 'FAIL'} ssh inspection: (b − c) / a = ${ssh.ratio.toFixed(3)}× of a bare ssh (target ≤ ${SSH_TARGET}×)`);
-    console.log(`${ssh.oneConnectionOneExec ? 'PASS' : 'FAIL'} ssh inspection: one connection and one exec per inspection (sshd log and ssh2 counts)`);
+    console.log(
+      `${ssh.ratio <= SSH_TARGET ? 'PASS' : 'FAIL'} ssh inspection: (b − c) / a = ${ssh.ratio.toFixed(3)}× of a bare ssh (target ≤ ${SSH_TARGET}×)`,
+    );
+    console.log(
+      `${ssh.oneConnectionOneExec ? 'PASS' : 'FAIL'} ssh inspection: one connection and one exec per inspection (sshd log and ssh2 counts)`,
+    );
   }
   if (fdinfo.skipped) console.log(`SKIP fdinfo sweep: ${fdinfo.skipped}`);
   else {
-    console.log(`${fdinfo.pass ? 'PASS' : 'FAIL'} fdinfo sweep: ${fdinfo.ratioAll.toFixed(3)}× of a cat of every fdinfo file (target ≤ ${SWEEP_TARGET}×)`);
-    console.log(`INFO fdinfo sweep: ${fdinfo.ratioRead.toFixed(1)}× of a cat of only the ${fdinfo.fixture.filesReadBySweep} files it reads`);
+    console.log(
+      `${fdinfo.pass ? 'PASS' : 'FAIL'} fdinfo sweep: ${fdinfo.ratioAll.toFixed(3)}× of a cat of every fdinfo file (target ≤ ${SWEEP_TARGET}×)`,
+    );
+    console.log(
+      `INFO fdinfo sweep: ${fdinfo.ratioRead.toFixed(1)}× of a cat of only the ${fdinfo.fixture.filesReadBySweep} files it reads`,
+    );
   }
-  return { date: new Date().toISOString(), load: { loadAverage1mStart: loadAtStart, loadAverage1mEnd: loadAtEnd, wallSeconds }, ssh, fdinfo };
+  return {
+    date: new Date().toISOString(),
+    load: { loadAverage1mStart: loadAtStart, loadAverage1mEnd: loadAtEnd, wallSeconds },
+    ssh,
+    fdinfo,
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await runProbeBench();

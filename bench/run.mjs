@@ -163,7 +163,13 @@ for (const count of [CROSS_FILE_SMALL, CROSS_FILE_SMALL * 10]) {
     seconds.push(run.seconds);
     resolved = run.resolved;
   }
-  crossFile.push({ files: count, documents: count * 2, resolvedGpuContainers: resolved, seconds, perDocumentMs: (median(seconds) * 1000) / (count * 2) });
+  crossFile.push({
+    files: count,
+    documents: count * 2,
+    resolvedGpuContainers: resolved,
+    seconds,
+    perDocumentMs: (median(seconds) * 1000) / (count * 2),
+  });
   sampleMemory();
 }
 const crossFileRatio = crossFile[1].perDocumentMs / crossFile[0].perDocumentMs;
@@ -228,9 +234,20 @@ const throughputPass = ratio >= TARGET_RATIO;
 const latencyPass = relintStats.p95Ms <= TARGET_P95_MS;
 
 const rows = [
-  ['Machine load', `1-min load average ${loadAtStart.toFixed(2)} at start, ${loadAtEnd.toFixed(2)} at end on ${os.cpus().length} CPUs; process CPU ${runCpuSeconds.toFixed(1)} s in ${runSeconds.toFixed(1)} s wall`],
-  ['Corpus', `${corpus.files.length} files, ${corpus.documents} documents, ${corpusLines} lines, ${mib(corpusBytes)} (seed ${SEED}, generated in ${generateMs.toFixed(0)} ms)`],
-  ['Kinds', Object.entries(corpus.kinds).map(([kind, count]) => `${kind} ${count}`).join(', ')],
+  [
+    'Machine load',
+    `1-min load average ${loadAtStart.toFixed(2)} at start, ${loadAtEnd.toFixed(2)} at end on ${os.cpus().length} CPUs; process CPU ${runCpuSeconds.toFixed(1)} s in ${runSeconds.toFixed(1)} s wall`,
+  ],
+  [
+    'Corpus',
+    `${corpus.files.length} files, ${corpus.documents} documents, ${corpusLines} lines, ${mib(corpusBytes)} (seed ${SEED}, generated in ${generateMs.toFixed(0)} ms)`,
+  ],
+  [
+    'Kinds',
+    Object.entries(corpus.kinds)
+      .map(([kind, count]) => `${kind} ${count}`)
+      .join(', '),
+  ],
   ['Findings in corpus', `${corpusFindings}`],
   ['', ''],
   ['yaml.parseAllDocuments', `${rate(parseBps)} (median of ${THROUGHPUT_ROUNDS} rounds: ${(median(parseSeconds) * 1000).toFixed(0)} ms)`],
@@ -239,28 +256,56 @@ const rows = [
   ['  per round', roundRatios.map((r) => r.toFixed(3)).join(' ')],
   ['  ratio of the medians', `${ratioOfMedians.toFixed(3)}×`],
   ['', ''],
-  ['Cross-file claim resolution', crossFile.map((run) => `${run.documents} documents: ${run.perDocumentMs.toFixed(3)} ms/document, ${run.resolvedGpuContainers}/${run.files} claims resolved`).join('; ')],
+  [
+    'Cross-file claim resolution',
+    crossFile
+      .map(
+        (run) =>
+          `${run.documents} documents: ${run.perDocumentMs.toFixed(3)} ms/document, ${run.resolvedGpuContainers}/${run.files} claims resolved`,
+      )
+      .join('; '),
+  ],
   ['  time per document at 10N / N', `${crossFileRatio.toFixed(3)} (target ≤ ${TARGET_CROSS_FILE_RATIO}: linear)`],
   ['', ''],
   [`Re-lint ${RELINT_LINES}-line manifest`, `${RELINT_RUNS} runs after ${RELINT_WARMUP} warm-up runs, ${manifestFindings} findings each`],
-  ['  p50 / p95 / p99', `${relintStats.p50Ms.toFixed(3)} / ${relintStats.p95Ms.toFixed(3)} / ${relintStats.p99Ms.toFixed(3)} ms (target p95 ≤ ${TARGET_P95_MS} ms)`],
+  [
+    '  p50 / p95 / p99',
+    `${relintStats.p50Ms.toFixed(3)} / ${relintStats.p95Ms.toFixed(3)} / ${relintStats.p99Ms.toFixed(3)} ms (target p95 ≤ ${TARGET_P95_MS} ms)`,
+  ],
   ['  min / mean / max', `${relintStats.minMs.toFixed(3)} / ${relintStats.meanMs.toFixed(3)} / ${relintStats.maxMs.toFixed(3)} ms`],
-  ['  CPU time p50 / p95 / p99', `${relintStats.cpuP50Ms.toFixed(3)} / ${relintStats.cpuP95Ms.toFixed(3)} / ${relintStats.cpuP99Ms.toFixed(3)} ms (informational)`],
-  ['  bare parse p50 / p95 / p99', `${reparseStats.p50Ms.toFixed(3)} / ${reparseStats.p95Ms.toFixed(3)} / ${reparseStats.p99Ms.toFixed(3)} ms (yaml.parseAllDocuments of the same text, informational)`],
+  [
+    '  CPU time p50 / p95 / p99',
+    `${relintStats.cpuP50Ms.toFixed(3)} / ${relintStats.cpuP95Ms.toFixed(3)} / ${relintStats.cpuP99Ms.toFixed(3)} ms (informational)`,
+  ],
+  [
+    '  bare parse p50 / p95 / p99',
+    `${reparseStats.p50Ms.toFixed(3)} / ${reparseStats.p95Ms.toFixed(3)} / ${reparseStats.p99Ms.toFixed(3)} ms (yaml.parseAllDocuments of the same text, informational)`,
+  ],
   ['', ''],
   ['Memory at start', `rss ${mib(baseline.rss)}, heapUsed ${mib(baseline.heapUsed)}`],
   ['Peak rss (sampled)', mib(peak.rss)],
-  ['Peak heapUsed (sampled)', `${mib(peak.heapUsed)} (${peak.samples} samples; after GC before the memory pass: ${mib(beforeMemoryPass.heapUsed)})`],
+  [
+    'Peak heapUsed (sampled)',
+    `${mib(peak.heapUsed)} (${peak.samples} samples; after GC before the memory pass: ${mib(beforeMemoryPass.heapUsed)})`,
+  ],
   ['Peak external / arrayBuffers', `${mib(peak.external)} / ${mib(peak.arrayBuffers)}`],
   ['resourceUsage().maxRSS', mib(maxRssBytes)],
 ];
 const width = Math.max(...rows.map(([label]) => label.length));
-console.log(`\ngpumem bench · node ${process.version} · yaml ${yamlVersion} · ${os.cpus()[0]?.model ?? 'unknown CPU'} × ${os.cpus().length}${typeof globalThis.gc === 'function' ? '' : ' · (no --expose-gc: GC not forced between phases)'}\n`);
+console.log(
+  `\ngpumem bench · node ${process.version} · yaml ${yamlVersion} · ${os.cpus()[0]?.model ?? 'unknown CPU'} × ${os.cpus().length}${typeof globalThis.gc === 'function' ? '' : ' · (no --expose-gc: GC not forced between phases)'}\n`,
+);
 for (const [label, value] of rows) console.log(label === '' ? '' : `${label.padEnd(width)}  ${value}`);
 console.log('');
-console.log(`${throughputPass ? 'PASS' : 'FAIL'} throughput: lintText at ${ratio.toFixed(3)}× of yaml.parseAllDocuments (target ≥ ${TARGET_RATIO}×)`);
-console.log(`${crossFilePass ? 'PASS' : 'FAIL'} cross-file claim resolution: ${crossFileRatio.toFixed(3)}× the time per document at ${crossFile[1].documents} documents as at ${crossFile[0].documents} (target ≤ ${TARGET_CROSS_FILE_RATIO}×, every claim resolved)`);
-console.log(`${latencyPass ? 'PASS' : 'FAIL'} re-lint latency: p95 ${relintStats.p95Ms.toFixed(3)} ms for ${RELINT_LINES} lines (target ≤ ${TARGET_P95_MS} ms)`);
+console.log(
+  `${throughputPass ? 'PASS' : 'FAIL'} throughput: lintText at ${ratio.toFixed(3)}× of yaml.parseAllDocuments (target ≥ ${TARGET_RATIO}×)`,
+);
+console.log(
+  `${crossFilePass ? 'PASS' : 'FAIL'} cross-file claim resolution: ${crossFileRatio.toFixed(3)}× the time per document at ${crossFile[1].documents} documents as at ${crossFile[0].documents} (target ≤ ${TARGET_CROSS_FILE_RATIO}×, every claim resolved)`,
+);
+console.log(
+  `${latencyPass ? 'PASS' : 'FAIL'} re-lint latency: p95 ${relintStats.p95Ms.toFixed(3)} ms for ${RELINT_LINES} lines (target ≤ ${TARGET_P95_MS} ms)`,
+);
 console.log(`INFO peak memory: rss ${mib(peak.rss)} sampled, maxRSS ${mib(maxRssBytes)}, heapUsed ${mib(peak.heapUsed)}`);
 
 const results = {
@@ -269,8 +314,23 @@ const results = {
   yaml: yamlVersion,
   cpu: { model: os.cpus()[0]?.model ?? null, count: os.cpus().length },
   gcExposed: typeof globalThis.gc === 'function',
-  load: { cpus: os.cpus().length, loadAverage1mStart: loadAtStart, loadAverage1mEnd: loadAtEnd, wallSeconds: runSeconds, processCpuSeconds: runCpuSeconds },
-  corpus: { seed: SEED, files: corpus.files.length, documents: corpus.documents, lines: corpusLines, bytes: corpusBytes, kinds: corpus.kinds, findings: corpusFindings, findingsByRule },
+  load: {
+    cpus: os.cpus().length,
+    loadAverage1mStart: loadAtStart,
+    loadAverage1mEnd: loadAtEnd,
+    wallSeconds: runSeconds,
+    processCpuSeconds: runCpuSeconds,
+  },
+  corpus: {
+    seed: SEED,
+    files: corpus.files.length,
+    documents: corpus.documents,
+    lines: corpusLines,
+    bytes: corpusBytes,
+    kinds: corpus.kinds,
+    findings: corpusFindings,
+    findingsByRule,
+  },
   throughput: {
     rounds: THROUGHPUT_ROUNDS,
     blockFiles: BLOCK,
@@ -286,7 +346,15 @@ const results = {
     pass: throughputPass,
   },
   crossFile: { runs: crossFile, ratio: crossFileRatio, target: TARGET_CROSS_FILE_RATIO, pass: crossFilePass },
-  relint: { lines: RELINT_LINES, warmup: RELINT_WARMUP, findings: manifestFindings, ...relintStats, bareParse: reparseStats, targetP95Ms: TARGET_P95_MS, pass: latencyPass },
+  relint: {
+    lines: RELINT_LINES,
+    warmup: RELINT_WARMUP,
+    findings: manifestFindings,
+    ...relintStats,
+    bareParse: reparseStats,
+    targetP95Ms: TARGET_P95_MS,
+    pass: latencyPass,
+  },
   memory: {
     startRssBytes: baseline.rss,
     startHeapUsedBytes: baseline.heapUsed,

@@ -32,9 +32,7 @@ const common = {
 };
 
 /** Source modules both bundles must share, by their name in src/extension.ts's `shared` export. */
-const SHARED_WITH_EXTENSION = new Map([
-  ['src/core/probe/transport.ts', 'transport'],
-]);
+const SHARED_WITH_EXTENSION = new Map([['src/core/probe/transport.ts', 'transport']]);
 
 /** In dist/remote.js, an import of a shared module reads dist/extension.js's instance of it. */
 const shareWithExtension = {
@@ -45,7 +43,10 @@ const shareWithExtension = {
       const name = SHARED_WITH_EXTENSION.get(file);
       return name === undefined ? undefined : { path: name, namespace: 'gpumem-shared' };
     });
-    build.onLoad({ filter: /.*/, namespace: 'gpumem-shared' }, (args) => ({ contents: `module.exports = require('./extension.js').shared.${args.path};`, loader: 'js' }));
+    build.onLoad({ filter: /.*/, namespace: 'gpumem-shared' }, (args) => ({
+      contents: `module.exports = require('./extension.js').shared.${args.path};`,
+      loader: 'js',
+    }));
     build.onResolve({ filter: /^\.\/extension\.js$/ }, () => ({ path: './extension.js', external: true }));
   },
 };

@@ -65,7 +65,14 @@ export async function startDemoCluster(options) {
   await mkdir(path.dirname(kubeconfig), { recursive: true });
   await mkdir(path.dirname(options.logFile), { recursive: true });
   rmSync(kubeconfig, { force: true }); // a stale one would name a dead port and keys
-  const args = [SIMULATOR, '--fixtures', options.fixtures ?? DEMO_FIXTURES, '--write-kubeconfig', kubeconfig, ...(roots ? [] : ['--no-roots'])];
+  const args = [
+    SIMULATOR,
+    '--fixtures',
+    options.fixtures ?? DEMO_FIXTURES,
+    '--write-kubeconfig',
+    kubeconfig,
+    ...(roots ? [] : ['--no-roots']),
+  ];
   const server = await startServerProcess({
     label: 'demo cluster simulator',
     command: simulatorNode(),
@@ -110,7 +117,17 @@ export async function startDemoCluster(options) {
       (gitVersion) => ({ gitVersion, versionError: undefined }),
       (error) => ({ gitVersion: undefined, versionError: error instanceof Error ? error.message : String(error) }),
     );
-    return { url, kubeconfig, contexts: contexts.length > 0 ? contexts : [DEMO_CONTEXT], roots, logFile: options.logFile, version: version.gitVersion, versionError: version.versionError, exited: server.exited, stop };
+    return {
+      url,
+      kubeconfig,
+      contexts: contexts.length > 0 ? contexts : [DEMO_CONTEXT],
+      roots,
+      logFile: options.logFile,
+      version: version.gitVersion,
+      versionError: version.versionError,
+      exited: server.exited,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

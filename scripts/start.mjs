@@ -90,7 +90,12 @@ try {
 
   if (!existsSync(path.join(REPO_ROOT, 'node_modules', '.package-lock.json'))) {
     step('npm ci (node_modules/ is missing)');
-    await run('npm', ['ci', '--foreground-scripts', '--no-audit', '--no-fund'], { cwd: REPO_ROOT, env: cleanEnv(), timeoutMs: 15 * 60_000, echo: true });
+    await run('npm', ['ci', '--foreground-scripts', '--no-audit', '--no-fund'], {
+      cwd: REPO_ROOT,
+      env: cleanEnv(),
+      timeoutMs: 15 * 60_000,
+      echo: true,
+    });
   }
 
   step('code-server');
@@ -122,7 +127,9 @@ try {
     try {
       cluster = await startDemoCluster({ logFile: path.join(profile, 'demo-cluster.log') });
       codeServerEnv.KUBECONFIG = cluster.kubeconfig;
-      console.log(`Simulator on ${cluster.url} (${cluster.version ?? `no answer to GET /version: ${cluster.versionError}`}), ${cluster.roots ? 'with chroot roots: probes over the API run' : 'no roots (--no-roots)'}`);
+      console.log(
+        `Simulator on ${cluster.url} (${cluster.version ?? `no answer to GET /version: ${cluster.versionError}`}), ${cluster.roots ? 'with chroot roots: probes over the API run' : 'no roots (--no-roots)'}`,
+      );
       console.log(`Kubeconfig ${path.relative(REPO_ROOT, cluster.kubeconfig)}: contexts ${cluster.contexts.join(', ')}`);
     } catch (error) {
       cluster = undefined;
@@ -132,7 +139,9 @@ try {
   // The demo profile's extension reads the demo kubeconfig (the setting, and KUBECONFIG in code-server's
   // environment for its extension host); without a demo cluster the setting is removed again.
   if (!setKubeconfigSetting(settingsFile, cluster?.kubeconfig)) {
-    console.log(`${path.relative(REPO_ROOT, settingsFile)} is not plain JSON; left as it is${cluster ? ' (KUBECONFIG still points at the demo cluster)' : ''}`);
+    console.log(
+      `${path.relative(REPO_ROOT, settingsFile)} is not plain JSON; left as it is${cluster ? ' (KUBECONFIG still points at the demo cluster)' : ''}`,
+    );
   }
 
   step(`Starting code-server with ${path.relative(REPO_ROOT, options.folder) || '.'}/`);
@@ -166,7 +175,10 @@ Open that URL in a browser on this machine (127.0.0.1 only; forward the port to 
 e.g. ssh -L ${server.port}:127.0.0.1:${server.port} <this host>). Press Ctrl-C to stop.${clusterLine}`);
 
 cluster?.exited.then(({ code, signal }) => {
-  if (!stopping) console.error(`The demo cluster exited on its own (code ${code}, signal ${signal}); see ${cluster.logFile}. code-server keeps running.`);
+  if (!stopping)
+    console.error(
+      `The demo cluster exited on its own (code ${code}, signal ${signal}); see ${cluster.logFile}. code-server keeps running.`,
+    );
 });
 const { code, signal } = await server.exited;
 if (stopping) await new Promise(() => {}); // the signal handler exits

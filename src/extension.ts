@@ -89,7 +89,9 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand(COMMANDS.explainOom, () => explainOomInEditor(ctx)),
   ]);
   // The bundles this activation loaded: the e2e tier checks that a YAML file did not load remote.js.
-  ctx.output.info(`activated in ${Math.round(performance.now() - started)} ms; loaded bundles: ${remote.loaded ? 'extension.js, remote.js' : 'extension.js'}`);
+  ctx.output.info(
+    `activated in ${Math.round(performance.now() - started)} ms; loaded bundles: ${remote.loaded ? 'extension.js, remote.js' : 'extension.js'}`,
+  );
 }
 
 /**

@@ -31,7 +31,12 @@ const PROJECTS = [
   { repo: 'NVIDIA/k8s-device-plugin', dirs: ['examples/', 'deployments/', 'tests/'], gpu: 20, other: 20 },
   { repo: 'kubeflow/trainer', dirs: ['examples/', 'manifests/', 'charts/', 'docs/'], gpu: 20, other: 30 },
   { repo: 'intel/intel-device-plugins-for-kubernetes', dirs: ['demo/', 'deployments/'], gpu: 20, other: 40 },
-  { repo: 'ROCm/k8s-device-plugin', dirs: ['example/', 'k8s-ds-amdgpu-dp.yaml', 'k8s-ds-amdgpu-labeller.yaml', 'helm/'], gpu: 20, other: 10 },
+  {
+    repo: 'ROCm/k8s-device-plugin',
+    dirs: ['example/', 'k8s-ds-amdgpu-dp.yaml', 'k8s-ds-amdgpu-labeller.yaml', 'helm/'],
+    gpu: 20,
+    other: 10,
+  },
   { repo: 'kubernetes-sigs/lws', dirs: ['docs/', 'config/samples/', 'site/', 'charts/'], gpu: 20, other: 30 },
   { repo: 'kubernetes-sigs/jobset', dirs: ['examples/', 'site/', 'config/samples/'], gpu: 20, other: 30 },
   { repo: 'NVIDIA/gpu-operator', dirs: ['tests/', 'assets/', 'deployments/'], gpu: 40, other: 40 },
@@ -39,7 +44,13 @@ const PROJECTS = [
   { repo: 'kubernetes/examples', dirs: [''], gpu: 10, other: 120 },
   { repo: 'prometheus-operator/prometheus-operator', dirs: ['example/'], gpu: 0, other: 80 },
   { repo: 'argoproj/argo-workflows', dirs: ['examples/'], gpu: 0, other: 100 },
-  { repo: 'AliyunContainerService/gpushare-scheduler-extender', dirs: ['samples/', 'config/', 'docs/'], gpu: 20, other: 10, markdown: true },
+  {
+    repo: 'AliyunContainerService/gpushare-scheduler-extender',
+    dirs: ['samples/', 'config/', 'docs/'],
+    gpu: 20,
+    other: 10,
+    markdown: true,
+  },
   { repo: 'volcano-sh/devices', dirs: [''], gpu: 20, other: 10, markdown: true },
   { repo: 'HabanaAI/Setup_and_Install', dirs: [''], gpu: 20, other: 10, markdown: true },
   { repo: 'actions/actions-runner-controller', dirs: ['config/samples/', 'docs/', 'charts/', 'acceptance/'], gpu: 0, other: 60 },
@@ -49,33 +60,53 @@ const PROJECTS = [
   { repo: 'ehfd/docker-nvidia-glx-desktop', dirs: [''], gpu: 5, other: 5 },
 ];
 
-const GPU_GREP = /nvidia\.com\/(gpu|mig|gpumem|gpucores)|amd\.com\/gpu|gpu\.intel\.com|habana\.ai|aliyun\.com\/gpu|volcano\.sh\/(gpu|vgpu)|gpu-fraction|gpu-memory|resourceClaim|deviceClassName|gpumem|neuron|\/gpu\b|hygon|cambricon|metax|enflame|mthreads|Ascend|iluvatar|kunlunxin/;
+const GPU_GREP =
+  /nvidia\.com\/(gpu|mig|gpumem|gpucores)|amd\.com\/gpu|gpu\.intel\.com|habana\.ai|aliyun\.com\/gpu|volcano\.sh\/(gpu|vgpu)|gpu-fraction|gpu-memory|resourceClaim|deviceClassName|gpumem|neuron|\/gpu\b|hygon|cambricon|metax|enflame|mthreads|Ascend|iluvatar|kunlunxin/;
 // TPUs and NPUs are accelerators without the GPU memory model the rules are about; gpu.example.com is the
 // Kubernetes DRA example driver; unrendered templates need a person to read them.
 // Argo's own `{{inputs.parameters.x}}` placeholders are not Helm and leave the YAML readable.
-const AMBIGUOUS = /google\.com\/tpu|huawei\.com\/npu|npu\.intel\.com|gpu\.example\.com|\{\{-?\s*[.$]|\{\{-|\{\{\s*(include|if|range|toYaml|template|end|with|default)\b/;
+const AMBIGUOUS =
+  /google\.com\/tpu|huawei\.com\/npu|npu\.intel\.com|gpu\.example\.com|\{\{-?\s*[.$]|\{\{-|\{\{\s*(include|if|range|toYaml|template|end|with|default)\b/;
 
 // ---- GPU resources (docs/rules/README.md "GPU resources", issue 10 class 3) ----
-const HAMI_VENDORS = /^(nvidia\.com|amd\.com|cambricon\.com|hygon\.com|metax-tech\.com|enflame\.com|kunlunxin\.com|mthreads\.com|huawei\.com|iluvatar\.ai|volcano\.sh)\//;
+const HAMI_VENDORS =
+  /^(nvidia\.com|amd\.com|cambricon\.com|hygon\.com|metax-tech\.com|enflame\.com|kunlunxin\.com|mthreads\.com|huawei\.com|iluvatar\.ai|volcano\.sh)\//;
 function gpuResourceKind(name) {
   if (/^nvidia\.com\/(gpu|gpu\.shared|mig-.+)$/.test(name)) return 'count';
   if (/^nvidia\.com\/(gpumem|gpumem-percentage|gpucores)$/.test(name)) return 'share';
   if (/^amd\.com\/gpu$/.test(name)) return 'count';
   if (/^amd\.com\/(gpumem|gpucores)$/.test(name)) return 'share';
-  if (/^gpu\.intel\.com\//.test(name)) return name === 'gpu.intel.com/memory.max' || name === 'gpu.intel.com/millicores' ? 'quota' : 'count';
+  if (/^gpu\.intel\.com\//.test(name))
+    return name === 'gpu.intel.com/memory.max' || name === 'gpu.intel.com/millicores' ? 'quota' : 'count';
   if (/^habana\.ai\/gaudi/.test(name)) return 'count';
   if (/^aliyun\.com\/gpu-(mem|count|core\.percentage)$/.test(name)) return name === 'aliyun.com/gpu-count' ? 'count' : 'quota';
   if (/^volcano\.sh\/(gpu-number|vgpu-number)$/.test(name)) return 'count';
   if (/^volcano\.sh\/(gpu-memory|vgpu-memory|vgpu-cores)$/.test(name)) return name.startsWith('volcano.sh/vgpu') ? 'share' : 'quota';
   if (/^hygon\.com\/dcunum$/.test(name)) return 'count';
   if (/^hygon\.com\/dcu(mem|cores)$/.test(name)) return 'share';
-  if (/^(cambricon\.com\/.*mlu.*|metax-tech\.com\/.+|enflame\.com\/.+|kunlunxin\.com\/.*xpu.*|mthreads\.com\/.+|huawei\.com\/Ascend.+|iluvatar\.ai\/.+|vastaitech\.com\/va|birentech\.com\/gpu|aws\.amazon\.com\/neuron.*)$/.test(name))
+  if (
+    /^(cambricon\.com\/.*mlu.*|metax-tech\.com\/.+|enflame\.com\/.+|kunlunxin\.com\/.*xpu.*|mthreads\.com\/.+|huawei\.com\/Ascend.+|iluvatar\.ai\/.+|vastaitech\.com\/va|birentech\.com\/gpu|aws\.amazon\.com\/neuron.*)$/.test(
+      name,
+    )
+  )
     return /mem|core|percent/.test(name) ? 'share' : 'count';
   if (/^[a-z0-9.-]+\.[a-z]+\/gpu$/.test(name)) return 'count';
   return undefined;
 }
-const hamiOnly = (name) => gpuResourceKind(name) === 'share' && HAMI_VENDORS.test(name) || /^volcano\.sh\/vgpu-/.test(name) || /^(cambricon|metax-tech|enflame|kunlunxin|mthreads|huawei|iluvatar)\./.test(name) && /mem|core|percent/.test(name);
-const GPU_DEVICE_CLASSES = new Set(['gpu.nvidia.com', 'mig.nvidia.com', 'vfio.gpu.nvidia.com', 'gpu.amd.com', 'gpu.intel.com', 'gaudi.intel.com', 'hami-core-gpu', 'hami-core-gpu.project-hami.io']);
+const hamiOnly = (name) =>
+  (gpuResourceKind(name) === 'share' && HAMI_VENDORS.test(name)) ||
+  /^volcano\.sh\/vgpu-/.test(name) ||
+  (/^(cambricon|metax-tech|enflame|kunlunxin|mthreads|huawei|iluvatar)\./.test(name) && /mem|core|percent/.test(name));
+const GPU_DEVICE_CLASSES = new Set([
+  'gpu.nvidia.com',
+  'mig.nvidia.com',
+  'vfio.gpu.nvidia.com',
+  'gpu.amd.com',
+  'gpu.intel.com',
+  'gaudi.intel.com',
+  'hami-core-gpu',
+  'hami-core-gpu.project-hami.io',
+]);
 const GPU_DRIVERS = /gpu\.nvidia\.com|gpu\.amd\.com|gpu\.intel\.com|hami/;
 
 // ---- tiny YAML helpers over plain JS values ----
@@ -100,8 +131,13 @@ function quantity(text) {
 function* podSpecs(value, path) {
   const map = obj(value);
   if (map) {
-    if (Array.isArray(map.containers) && map.containers.some((c) => obj(c) && (typeof c.name === 'string' || typeof c.image === 'string' || obj(c.resources)))) yield { spec: map, path };
-    for (const [key, child] of Object.entries(map)) if (key !== 'containers' && key !== 'initContainers') yield* podSpecs(child, path ? `${path}.${key}` : key);
+    if (
+      Array.isArray(map.containers) &&
+      map.containers.some((c) => obj(c) && (typeof c.name === 'string' || typeof c.image === 'string' || obj(c.resources)))
+    )
+      yield { spec: map, path };
+    for (const [key, child] of Object.entries(map))
+      if (key !== 'containers' && key !== 'initContainers') yield* podSpecs(child, path ? `${path}.${key}` : key);
   } else if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) yield* podSpecs(value[i], `${path}[${i}]`);
   }
@@ -126,15 +162,21 @@ function dindEvidence(container, volumes) {
   const last = image.split('/').pop() ?? '';
   if (/dind/i.test(last)) evidence.push(`image ${image}`);
   const words = [...arr(container.command), ...arr(container.args)].map(String).join(' ');
-  if (/(^|[\s/;&|])(dockerd|dockerd-entrypoint\.sh|containerd)(\s|$)/.test(words) || /podman\s+system\s+service/.test(words)) evidence.push('daemon command');
+  if (/(^|[\s/;&|])(dockerd|dockerd-entrypoint\.sh|containerd)(\s|$)/.test(words) || /podman\s+system\s+service/.test(words))
+    evidence.push('daemon command');
   for (const env of arr(container.env)) {
-    if (env?.name === 'DOCKER_HOST' && /^(tcp:\/\/(localhost|127\.0\.0\.1|\[::1\])|unix:\/\/)/.test(str(env.value) ?? '')) evidence.push('DOCKER_HOST local');
+    if (env?.name === 'DOCKER_HOST' && /^(tcp:\/\/(localhost|127\.0\.0\.1|\[::1\])|unix:\/\/)/.test(str(env.value) ?? ''))
+      evidence.push('DOCKER_HOST local');
   }
   for (const mount of arr(container.volumeMounts)) {
     const mp = str(mount?.mountPath) ?? '';
     const vol = volumes.get(mount?.name);
     const hostPath = str(obj(vol?.hostPath)?.path) ?? '';
-    if (/(^|\/)(docker|containerd|cri-dockerd|crio|podman)\.sock$/.test(hostPath) || /(docker|containerd|crio|podman)\.sock$/.test(mp) && hostPath) evidence.push('runtime socket');
+    if (
+      /(^|\/)(docker|containerd|cri-dockerd|crio|podman)\.sock$/.test(hostPath) ||
+      (/(docker|containerd|crio|podman)\.sock$/.test(mp) && hostPath)
+    )
+      evidence.push('runtime socket');
     else if (/^\/var\/lib\/(docker|containerd|containers)(\/|$)/.test(mp)) evidence.push(`storage ${mp}`);
   }
   return evidence;
@@ -148,7 +190,8 @@ function claimIsGpu(devices) {
     const alternatives = [request, obj(request.exactly), ...arr(request.firstAvailable)].filter(obj);
     for (const alt of alternatives) {
       if (GPU_DEVICE_CLASSES.has(str(alt.deviceClassName) ?? '')) verdict = { gpu: true, deviceClass: alt.deviceClassName };
-      else if (arr(alt.selectors).some((sel) => GPU_DRIVERS.test(str(obj(sel?.cel)?.expression) ?? ''))) verdict = { gpu: true, selector: true };
+      else if (arr(alt.selectors).some((sel) => GPU_DRIVERS.test(str(obj(sel?.cel)?.expression) ?? '')))
+        verdict = { gpu: true, selector: true };
       if (verdict.gpu) break;
     }
     requests.set(request.name, verdict);
@@ -163,7 +206,8 @@ function labelFile(objects) {
   const claims = new Map();
   const add = (key, namespace, verdict) => claims.set(key, [...(claims.get(key) ?? []), { namespace, verdict }]);
   for (const o of objects) {
-    if (o.kind === 'ResourceClaimTemplate') add(`t/${o.metadata?.name}`, o.metadata?.namespace, claimIsGpu(obj(obj(o.spec)?.spec)?.devices));
+    if (o.kind === 'ResourceClaimTemplate')
+      add(`t/${o.metadata?.name}`, o.metadata?.namespace, claimIsGpu(obj(obj(o.spec)?.spec)?.devices));
     if (o.kind === 'ResourceClaim') add(`c/${o.metadata?.name}`, o.metadata?.namespace, claimIsGpu(obj(o.spec)?.devices));
   }
   const containers = [];
@@ -192,7 +236,11 @@ function* argoPods(o) {
     if (!main && set.length === 0) continue;
     const containers = [...(main ? [{ ...main, name: 'main' }] : set), ...arr(template.sidecars).filter(obj)];
     yield {
-      spec: { containers, initContainers: arr(template.initContainers), volumes: [...arr(spec?.volumes), ...arr(template.volumes), ...arr(obj(template.containerSet)?.volumes)] },
+      spec: {
+        containers,
+        initContainers: arr(template.initContainers),
+        volumes: [...arr(spec?.volumes), ...arr(template.volumes), ...arr(obj(template.containerSet)?.volumes)],
+      },
       path: `spec.templates[${template.name}]`,
       annotations: obj(obj(template.metadata)?.annotations) ?? {},
     };
@@ -201,20 +249,54 @@ function* argoPods(o) {
 
 /** Containers may omit `name` where the platform names them: Knative `user-container`, KServe `kserve-container`. */
 function withDefaultNames(o, spec) {
-  const fallback = /^serving\.knative\.dev\//.test(o.apiVersion ?? '') ? 'user-container' : o.kind === 'InferenceService' ? 'kserve-container' : undefined;
+  const fallback = /^serving\.knative\.dev\//.test(o.apiVersion ?? '')
+    ? 'user-container'
+    : o.kind === 'InferenceService'
+      ? 'kserve-container'
+      : undefined;
   if (!fallback || !arr(spec.containers).some((c) => obj(c) && c.name === undefined)) return spec;
-  return { ...spec, containers: arr(spec.containers).map((c, i) => (obj(c) && c.name === undefined ? { ...c, name: i === 0 ? fallback : `${fallback}-${i}` } : c)) };
+  return {
+    ...spec,
+    containers: arr(spec.containers).map((c, i) =>
+      obj(c) && c.name === undefined ? { ...c, name: i === 0 ? fallback : `${fallback}-${i}` } : c,
+    ),
+  };
 }
 
 function labelPod(o, spec, path, claims, out, notes, annotationsOverride) {
   const namespace = o.metadata?.namespace;
   const claimFor = (key) => claims.get(key)?.find((c) => !c.namespace || !namespace || c.namespace === namespace)?.verdict;
   const annotations = annotationsOverride ?? podAnnotations(o, path);
-  const volumes = new Map(arr(spec.volumes).filter(obj).map((v) => [v.name, v]));
-  const podClaims = new Map(arr(spec.resourceClaims).filter(obj).map((c) => [c.name, c.resourceClaimTemplateName ? `t/${c.resourceClaimTemplateName}` : c.resourceClaimName ? `c/${c.resourceClaimName}` : c.source?.resourceClaimTemplateName ? `t/${c.source.resourceClaimTemplateName}` : c.source?.resourceClaimName ? `c/${c.source.resourceClaimName}` : undefined]));
-  const all = [...arr(spec.initContainers).map((c) => [c, 'init']), ...arr(spec.containers).map((c) => [c, 'app'])].filter(([c]) => obj(c) && typeof c.name === 'string');
+  const volumes = new Map(
+    arr(spec.volumes)
+      .filter(obj)
+      .map((v) => [v.name, v]),
+  );
+  const podClaims = new Map(
+    arr(spec.resourceClaims)
+      .filter(obj)
+      .map((c) => [
+        c.name,
+        c.resourceClaimTemplateName
+          ? `t/${c.resourceClaimTemplateName}`
+          : c.resourceClaimName
+            ? `c/${c.resourceClaimName}`
+            : c.source?.resourceClaimTemplateName
+              ? `t/${c.source.resourceClaimTemplateName}`
+              : c.source?.resourceClaimName
+                ? `c/${c.source.resourceClaimName}`
+                : undefined,
+      ]),
+  );
+  const all = [...arr(spec.initContainers).map((c) => [c, 'init']), ...arr(spec.containers).map((c) => [c, 'app'])].filter(
+    ([c]) => obj(c) && typeof c.name === 'string',
+  );
   const podMemoryLimit = obj(obj(spec.resources)?.limits)?.memory !== undefined;
-  const hamiPod = /hami/i.test(str(spec.schedulerName) ?? '') || Object.keys(annotations).some((k) => /^(hami\.io\/|nvidia\.com\/(use-gputype|nouse-gputype|use-gpuuuid|nouse-gpuuuid|vgpu-mode|numa-bind))/.test(k));
+  const hamiPod =
+    /hami/i.test(str(spec.schedulerName) ?? '') ||
+    Object.keys(annotations).some((k) =>
+      /^(hami\.io\/|nvidia\.com\/(use-gputype|nouse-gputype|use-gpuuuid|nouse-gpuuuid|vgpu-mode|numa-bind))/.test(k),
+    );
   const fraction = annotations['gpu-fraction'] ?? annotations['gpu-memory'];
   const fractionTarget = fraction !== undefined ? (annotations['gpu-fraction-container-name'] ?? arr(spec.containers)[0]?.name) : undefined;
   const labelled = [];
@@ -230,9 +312,11 @@ function labelPod(o, spec, path, claims, out, notes, annotationsOverride) {
       // A container that names one request of the claim gets only that request's devices.
       const claim = whole && ref.request !== undefined ? (whole.requests.get(ref.request) ?? { gpu: false }) : whole;
       if (claim?.gpu) via.push({ claim: ref.name, ...(claim.deviceClass ? { deviceClass: claim.deviceClass } : { selector: 'cel' }) });
-      else if (!whole && key) maybe = { claim: ref.name, [key.startsWith('t/') ? 'resourceClaimTemplateName' : 'resourceClaimName']: key.slice(2) };
+      else if (!whole && key)
+        maybe = { claim: ref.name, [key.startsWith('t/') ? 'resourceClaimTemplateName' : 'resourceClaimName']: key.slice(2) };
     }
-    if (fractionTarget !== undefined && c.name === fractionTarget) via.push({ annotation: annotations['gpu-fraction'] !== undefined ? 'gpu-fraction' : 'gpu-memory' });
+    if (fractionTarget !== undefined && c.name === fractionTarget)
+      via.push({ annotation: annotations['gpu-fraction'] !== undefined ? 'gpu-fraction' : 'gpu-memory' });
     if (via.length === 0 && !maybe) continue;
     labelled.push({ c, via, maybe, limits, requests });
   }
@@ -257,14 +341,26 @@ function labelPod(o, spec, path, claims, out, notes, annotationsOverride) {
       const limit = limits[name] !== undefined ? quantity(limits[name]) : undefined;
       const request = requests[name] !== undefined ? quantity(requests[name]) : undefined;
       const bad = (q) => q !== undefined && (q < 0 || !Number.isInteger(q));
-      if (bad(limit) || bad(request) || (requests[name] !== undefined && limits[name] === undefined) || (limit !== undefined && request !== undefined && limit !== request)) rules.push('gpu-resource-invalid');
+      if (
+        bad(limit) ||
+        bad(request) ||
+        (requests[name] !== undefined && limits[name] === undefined) ||
+        (limit !== undefined && request !== undefined && limit !== request)
+      )
+        rules.push('gpu-resource-invalid');
     }
-    const family = names.some((n) => HAMI_VENDORS.test(n) || /^(hygon|cambricon|metax-tech|enflame|kunlunxin|mthreads|huawei|iluvatar)/.test(n));
+    const family = names.some(
+      (n) => HAMI_VENDORS.test(n) || /^(hygon|cambricon|metax-tech|enflame|kunlunxin|mthreads|huawei|iluvatar)/.test(n),
+    );
     const hami = names.some(hamiOnly) || (family && hamiPod && names.some((n) => n === 'nvidia.com/gpu' || n === 'amd.com/gpu'));
     const env = arr(c.env).filter(obj);
     const disable = env.find((e) => e.name === 'CUDA_DISABLE_CONTROL');
-    if (disable && disable.value !== undefined) rules.push(['1', 't', 'T', 'TRUE', 'true', 'True'].includes(str(disable.value)) ? 'cuda-disable-control' : 'cuda-disable-control-present');
-    if (hami || names.some((n) => n.startsWith('nvidia.com/'))) if (env.some((e) => /^CUDA_DEVICE_MEMORY_LIMIT(_\d+)?$/.test(e.name))) rules.push('hami-manual-memory-limit');
+    if (disable && disable.value !== undefined)
+      rules.push(
+        ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(str(disable.value)) ? 'cuda-disable-control' : 'cuda-disable-control-present',
+      );
+    if (hami || names.some((n) => n.startsWith('nvidia.com/')))
+      if (env.some((e) => /^CUDA_DEVICE_MEMORY_LIMIT(_\d+)?$/.test(e.name))) rules.push('hami-manual-memory-limit');
     if (hami) {
       if (isTrue(obj(c.securityContext)?.privileged)) rules.push('hami-privileged');
       if (isTrue(obj(c.securityContext)?.readOnlyRootFilesystem)) rules.push('hami-readonly-rootfs');
@@ -273,10 +369,14 @@ function labelPod(o, spec, path, claims, out, notes, annotationsOverride) {
       const hasCount = (n) => names.some((m) => gpuResourceKind(m) === 'count' && m.split('/')[0] === n.split('/')[0]);
       const memoryOnlyVendor = (n) => /^(enflame\.com|metax-tech\.com|mthreads\.com|cambricon\.com)\//.test(n);
       const pct = (n) => quantity(limits[n] ?? requests[n]);
-      if (shares.some((n) => !hasCount(n) && !memoryOnlyVendor(n))
-        || (names.includes('nvidia.com/gpumem-percentage') && (pct('nvidia.com/gpumem-percentage') < 1 || pct('nvidia.com/gpumem-percentage') > 100))
-        || ['nvidia.com/gpucores', 'amd.com/gpucores'].some((n) => names.includes(n) && (pct(n) < 0 || pct(n) > 100))
-        || (names.includes('nvidia.com/gpumem') && names.includes('nvidia.com/gpumem-percentage'))) rules.push('hami-resource-conflict');
+      if (
+        shares.some((n) => !hasCount(n) && !memoryOnlyVendor(n)) ||
+        (names.includes('nvidia.com/gpumem-percentage') &&
+          (pct('nvidia.com/gpumem-percentage') < 1 || pct('nvidia.com/gpumem-percentage') > 100)) ||
+        ['nvidia.com/gpucores', 'amd.com/gpucores'].some((n) => names.includes(n) && (pct(n) < 0 || pct(n) > 100)) ||
+        (names.includes('nvidia.com/gpumem') && names.includes('nvidia.com/gpumem-percentage'))
+      )
+        rules.push('hami-resource-conflict');
       if (/gvisor|runsc/i.test(str(spec.runtimeClassName) ?? '') && !gvisorReported) {
         gvisorReported = true; // one finding per pod, attributed to its first HAMi-managed GPU container
         rules.push('hami-gvisor');
@@ -289,13 +389,16 @@ function labelPod(o, spec, path, claims, out, notes, annotationsOverride) {
     for (const [c] of all) {
       const evidence = dindEvidence(c, volumes);
       if (evidence.length === 0) continue;
-      const entry = out.find((e) => e.kind === o.kind && e.name === (str(o.metadata?.name) ?? '') && e.role === role && e.container === c.name && e.rules);
+      const entry = out.find(
+        (e) => e.kind === o.kind && e.name === (str(o.metadata?.name) ?? '') && e.role === role && e.container === c.name && e.rules,
+      );
       if (entry) entry.rules = [...new Set([...entry.rules, 'gpu-docker-in-docker'])].sort();
       else out.push({ kind: o.kind, name: str(o.metadata?.name) ?? '', role, container: c.name, via: [], rules: ['gpu-docker-in-docker'] });
       notes.push(`dind ${c.name}: ${evidence.join(', ')}`);
     }
     const sel = obj(spec.nodeSelector) ?? {};
-    if (Object.keys(sel).some((k) => /gpu\.(device-id|family|product-name)|gpumem\.io|gpu\.product/.test(k))) notes.push(`check unified-memory node selection in ${path}`);
+    if (Object.keys(sel).some((k) => /gpu\.(device-id|family|product-name)|gpumem\.io|gpu\.product/.test(k)))
+      notes.push(`check unified-memory node selection in ${path}`);
   }
 }
 
@@ -311,15 +414,31 @@ function labelContainerlessKinds(o, out) {
     if (via.length === 0) return;
     const rules = limits.memory === undefined ? ['gpu-no-memory-limit'] : [];
     for (const { resource } of via) {
-      const l = limits[resource], r = requests[resource];
-      if ((r !== undefined && l === undefined) || (l !== undefined && r !== undefined && quantity(l) !== quantity(r))) rules.push('gpu-resource-invalid');
+      const l = limits[resource],
+        r = requests[resource];
+      if ((r !== undefined && l === undefined) || (l !== undefined && r !== undefined && quantity(l) !== quantity(r)))
+        rules.push('gpu-resource-invalid');
     }
     out.push({ kind: o.kind, name, role, container, via, rules: [...new Set(rules)].sort() });
   };
   if (o.kind === 'InferenceService') {
     // The model spec, and the older framework-specific specs, become the container `kserve-container`.
     for (const part of ['predictor', 'transformer', 'explainer']) {
-      for (const framework of ['model', 'tensorflow', 'pytorch', 'triton', 'sklearn', 'xgboost', 'onnx', 'huggingface', 'lightgbm', 'paddle', 'pmml', 'art', 'alibi']) {
+      for (const framework of [
+        'model',
+        'tensorflow',
+        'pytorch',
+        'triton',
+        'sklearn',
+        'xgboost',
+        'onnx',
+        'huggingface',
+        'lightgbm',
+        'paddle',
+        'pmml',
+        'art',
+        'alibi',
+      ]) {
         const model = obj(obj(spec[part])?.[framework]);
         if (model) add(`spec.${part}.${framework}`, 'kserve-container', model.resources);
       }
@@ -354,16 +473,27 @@ function main() {
   for (const project of PROJECTS) {
     const gitDir = join(MIRROR, project.repo.replace('/', '+'), 'repo');
     const commit = git(gitDir, 'rev-parse', 'HEAD').trim();
-    const tree = git(gitDir, 'ls-tree', '-r', commit).split('\n').filter(Boolean).map((line) => {
-      const [meta, path] = line.split('\t');
-      return { blob: meta.split(' ')[2], path };
-    });
-    const candidates = tree.filter(({ path }) => (/\.ya?ml$/.test(path) || (project.markdown && /\.md$/.test(path))) && project.dirs.some((d) => path.startsWith(d))
-      && !/(^|\/)(\.github|crds?|vendor|third_party|node_modules)\//.test(path) && !/values[^/]*\.ya?ml$|Chart\.ya?ml$|kustomization\.ya?ml$|skaffold|cloudbuild|\.pre-commit|golangci|mkdocs|codecov/i.test(path));
-    const gpuFiles = [], otherFiles = [];
+    const tree = git(gitDir, 'ls-tree', '-r', commit)
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [meta, path] = line.split('\t');
+        return { blob: meta.split(' ')[2], path };
+      });
+    const candidates = tree.filter(
+      ({ path }) =>
+        (/\.ya?ml$/.test(path) || (project.markdown && /\.md$/.test(path))) &&
+        project.dirs.some((d) => path.startsWith(d)) &&
+        !/(^|\/)(\.github|crds?|vendor|third_party|node_modules)\//.test(path) &&
+        !/values[^/]*\.ya?ml$|Chart\.ya?ml$|kustomization\.ya?ml$|skaffold|cloudbuild|\.pre-commit|golangci|mkdocs|codecov/i.test(path),
+    );
+    const gpuFiles = [],
+      otherFiles = [];
     for (const candidate of candidates) {
       const whole = git(gitDir, 'cat-file', 'blob', candidate.blob);
-      const pieces = candidate.path.endsWith('.md') ? yamlBlocks(whole).map((text, block) => ({ file: { ...candidate, block }, text })) : [{ file: candidate, text: whole }];
+      const pieces = candidate.path.endsWith('.md')
+        ? yamlBlocks(whole).map((text, block) => ({ file: { ...candidate, block }, text }))
+        : [{ file: candidate, text: whole }];
       for (const { file, text } of pieces) {
         if (!/^\s*kind:/m.test(text) || !/^\s*apiVersion:/m.test(text) || text.length > 400_000) continue;
         if (/kind:\s*CustomResourceDefinition/.test(text)) continue;
@@ -373,9 +503,12 @@ function main() {
         const objects = ambiguous ? undefined : parse(text);
         const { containers, notes } = objects ? labelFile(objects) : { containers: [], notes: [] };
         if (containers.length > 0) gpuFiles.push({ ...file, gpu: true, containers, notes });
-        else if (objects?.some((o) => /^(Workspace|RAGEngine|InferenceSet)$/.test(o.kind) && /kaito/.test(o.apiVersion ?? ''))) continue; // KAITO presets: the GPU comes from an instance type, no container to label
-        else if (objects) otherFiles.push({ ...file, gpu: false, ...(GPU_GREP.test(text) ? { mentionsGpu: true } : {}) }); // read, and no container gets a GPU
-        else if (!GPU_GREP.test(text) && !/nvidia|gpu|accelerator|\btpu\b/i.test(text)) otherFiles.push({ ...file, gpu: false, ...(text.includes('{{') ? { templated: true } : {}) });
+        else if (objects?.some((o) => /^(Workspace|RAGEngine|InferenceSet)$/.test(o.kind) && /kaito/.test(o.apiVersion ?? '')))
+          continue; // KAITO presets: the GPU comes from an instance type, no container to label
+        else if (objects)
+          otherFiles.push({ ...file, gpu: false, ...(GPU_GREP.test(text) ? { mentionsGpu: true } : {}) }); // read, and no container gets a GPU
+        else if (!GPU_GREP.test(text) && !/nvidia|gpu|accelerator|\btpu\b/i.test(text))
+          otherFiles.push({ ...file, gpu: false, ...(text.includes('{{') ? { templated: true } : {}) });
       }
     }
     const files = [...spread(gpuFiles, project.gpu), ...spread(otherFiles, project.other)]
@@ -385,7 +518,9 @@ function main() {
       })
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.block ?? 0) - (b.block ?? 0)));
     projects.push({ repo: project.repo, commit, files });
-    console.error(`${project.repo}: ${gpuFiles.length} GPU candidates, ${otherFiles.length} other; took ${files.filter((f) => f.gpu).length} + ${files.filter((f) => !f.gpu).length}`);
+    console.error(
+      `${project.repo}: ${gpuFiles.length} GPU candidates, ${otherFiles.length} other; took ${files.filter((f) => f.gpu).length} + ${files.filter((f) => !f.gpu).length}`,
+    );
   }
   writeFileSync(OUT, serialise(projects));
 }
@@ -407,4 +542,3 @@ function serialise(projects) {
 }
 
 main();
-

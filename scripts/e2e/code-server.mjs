@@ -105,7 +105,11 @@ export function run(file, args, options) {
       if (code === 0) return resolve(output);
       const why = timedOut ? `timed out after ${options.timeoutMs / 1000} s` : signal ? `was killed by ${signal}` : `exited with ${code}`;
       const tail = output.trim().split('\n').slice(-25).join('\n');
-      reject(new Error(`${[path.basename(file), ...args.slice(0, 3)].join(' ')} ${why}${options.logFile ? ` (log: ${options.logFile})` : ''}\n${tail}`));
+      reject(
+        new Error(
+          `${[path.basename(file), ...args.slice(0, 3)].join(' ')} ${why}${options.logFile ? ` (log: ${options.logFile})` : ''}\n${tail}`,
+        ),
+      );
     });
   });
 }
@@ -211,15 +215,25 @@ export async function ensureCodeServer(options = {}) {
       //    --foreground-scripts: without it npm 11 once failed in argon2's install script.
       log(`  npm install code-server@${CODE_SERVER_VERSION} (builds native modules with node-gyp)`);
       const env = cleanEnv({ PATH: `${path.dirname(p.node)}${path.delimiter}${process.env.PATH ?? ''}` });
-      await run('npm', ['install', ...npmFlags, `code-server@${CODE_SERVER_VERSION}`], { cwd: p.dir, env, timeoutMs: INSTALL_TIMEOUT_MS, logFile });
+      await run('npm', ['install', ...npmFlags, `code-server@${CODE_SERVER_VERSION}`], {
+        cwd: p.dir,
+        env,
+        timeoutMs: INSTALL_TIMEOUT_MS,
+        logFile,
+      });
       const version = await run(p.node, [p.entry, '--version'], { cwd: p.dir, env: isolatedEnv(p.dir), timeoutMs: 60_000 });
       if (!version.includes(CODE_SERVER_VERSION)) throw new Error(`code-server --version printed: ${version}`);
       const seconds = Math.round((Date.now() - started) / 1000);
-      await writeFile(p.marker, `${JSON.stringify({ codeServer: CODE_SERVER_VERSION, node: NODE_VERSION, seconds, installedAt: new Date().toISOString() }, null, 2)}\n`);
+      await writeFile(
+        p.marker,
+        `${JSON.stringify({ codeServer: CODE_SERVER_VERSION, node: NODE_VERSION, seconds, installedAt: new Date().toISOString() }, null, 2)}\n`,
+      );
       log(`Installed code-server ${CODE_SERVER_VERSION} in ${seconds} s (log: ${logFile})`);
       return { dir: p.dir, node: p.node, entry: p.entry, installedNow: true, seconds };
     } catch (error) {
-      throw new Error(`Installing code-server ${CODE_SERVER_VERSION} into ${p.dir} failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(
+        `Installing code-server ${CODE_SERVER_VERSION} into ${p.dir} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     } finally {
       clearInterval(heartbeat);
     }
@@ -246,8 +260,23 @@ async function acquireLock(lock, log) {
     } catch {
       owner = 0;
     }
-    const alive = owner > 0 && (() => { try { process.kill(owner, 0); return true; } catch { return false; } })();
-    const age = (() => { try { return Date.now() - statSync(lock).mtimeMs; } catch { return 0; } })();
+    const alive =
+      owner > 0 &&
+      (() => {
+        try {
+          process.kill(owner, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+    const age = (() => {
+      try {
+        return Date.now() - statSync(lock).mtimeMs;
+      } catch {
+        return 0;
+      }
+    })();
     if (!alive && (owner > 0 || age > 60_000)) {
       rmSync(lock, { recursive: true, force: true });
       continue;
@@ -304,11 +333,15 @@ export async function installExtension(cs, options) {
     cs.node,
     [
       cs.entry,
-      '--config', path.join(base, 'code-server.yaml'),
-      '--user-data-dir', options.userDataDir,
-      '--extensions-dir', options.extensionsDir,
+      '--config',
+      path.join(base, 'code-server.yaml'),
+      '--user-data-dir',
+      options.userDataDir,
+      '--extensions-dir',
+      options.extensionsDir,
       '--force',
-      '--install-extension', options.vsix,
+      '--install-extension',
+      options.vsix,
     ],
     { cwd: base, env: isolatedEnv(base), timeoutMs: options.timeoutMs ?? 120_000, logFile: options.logFile },
   );
@@ -361,11 +394,16 @@ export async function startCodeServer(cs, options) {
   await mkdir(path.dirname(options.logFile), { recursive: true });
   const args = [
     cs.entry,
-    '--config', path.join(base, 'code-server.yaml'),
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${options.port ?? 0}`,
-    '--user-data-dir', options.userDataDir,
-    '--extensions-dir', options.extensionsDir,
+    '--config',
+    path.join(base, 'code-server.yaml'),
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${options.port ?? 0}`,
+    '--user-data-dir',
+    options.userDataDir,
+    '--extensions-dir',
+    options.extensionsDir,
     '--disable-telemetry',
     '--disable-update-check',
     '--ignore-last-opened',
@@ -386,7 +424,15 @@ export async function startCodeServer(cs, options) {
     echo: options.echo,
   });
   const url = server.address.endsWith('/') ? server.address : `${server.address}/`;
-  return { url, port: Number(new URL(url).port), pid: server.pid, logFile: options.logFile, output: server.output, stop: server.stop, exited: server.exited };
+  return {
+    url,
+    port: Number(new URL(url).port),
+    pid: server.pid,
+    logFile: options.logFile,
+    output: server.output,
+    stop: server.stop,
+    exited: server.exited,
+  };
 }
 
 /** A URL that opens `folder` in the workbench. */

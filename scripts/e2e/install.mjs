@@ -9,7 +9,9 @@ try {
   assertChromium();
   const codeServer = await ensureCodeServer();
   const where = codeServer.dir.startsWith(REPO_ROOT) ? path.relative(REPO_ROOT, codeServer.dir) : codeServer.dir;
-  console.log(`e2e:install: code-server ${codeServer.installedNow ? `installed in ${codeServer.seconds} s` : 'already installed'} in ${where}/; Chromium at ${CHROMIUM_PATH}`);
+  console.log(
+    `e2e:install: code-server ${codeServer.installedNow ? `installed in ${codeServer.seconds} s` : 'already installed'} in ${where}/; Chromium at ${CHROMIUM_PATH}`,
+  );
 } catch (error) {
   console.error(`e2e:install: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

@@ -30,9 +30,13 @@ const args = process.argv.slice(2);
 const files = args.filter((arg) => !arg.startsWith('-'));
 const passThrough = args.filter((arg) => arg.startsWith('-'));
 const specDir = path.join(REPO_ROOT, 'test', 'e2e');
-const specs = files.length > 0
-  ? files.map((file) => path.resolve(file))
-  : readdirSync(specDir).filter((name) => name.endsWith('.e2e.test.ts')).sort().map((name) => path.join(specDir, name));
+const specs =
+  files.length > 0
+    ? files.map((file) => path.resolve(file))
+    : readdirSync(specDir)
+        .filter((name) => name.endsWith('.e2e.test.ts'))
+        .sort()
+        .map((name) => path.join(specDir, name));
 if (specs.length === 0) {
   console.error(`e2e: no *.e2e.test.ts in ${specDir}`);
   process.exit(1);
@@ -44,7 +48,9 @@ try {
   await ensureDebianPackages('all');
   assertChromium();
   const codeServer = await ensureCodeServer();
-  console.log(`e2e: code-server ${codeServer.installedNow ? `installed in ${codeServer.seconds} s` : 'cached'} (${path.relative(REPO_ROOT, codeServer.dir)}) [${seconds()}]`);
+  console.log(
+    `e2e: code-server ${codeServer.installedNow ? `installed in ${codeServer.seconds} s` : 'cached'} (${path.relative(REPO_ROOT, codeServer.dir)}) [${seconds()}]`,
+  );
   console.log('e2e: npm run package -> dist/gpumem.vsix (log: test-artifacts/package.log)');
   vsix = await buildVsix({ logFile: path.join(artifacts, 'package.log') });
   console.log(`e2e: packaged ${path.relative(REPO_ROOT, vsix)} [${seconds()}]`);

@@ -32,7 +32,12 @@ import { killGroup, trackProcessGroup } from './processGroups.mjs';
 export async function startServerProcess(options) {
   const log = createWriteStream(options.logFile, { flags: 'w' });
   log.write(`$ ${[options.command, ...options.args].map((a) => JSON.stringify(a)).join(' ')}\n`);
-  const child = spawn(options.command, options.args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(options.command, options.args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   trackProcessGroup(child);
   let output = '';
   const exited = new Promise((resolve) => {
@@ -73,7 +78,10 @@ export async function startServerProcess(options) {
 
   try {
     const address = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${options.label} did not print its listening line within ${options.timeoutMs / 1000} s`)), options.timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${options.label} did not print its listening line within ${options.timeoutMs / 1000} s`)),
+        options.timeoutMs,
+      );
       const check = () => {
         const match = options.listening.exec(output);
         if (match) {

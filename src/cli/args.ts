@@ -10,7 +10,11 @@ export interface ParsedArgs {
 export class UsageError extends Error {}
 
 /** `spec` maps each long option to whether it takes a value. */
-export function parseArgs(argv: readonly string[], spec: Readonly<Record<string, boolean>>, aliases: Readonly<Record<string, string>> = {}): ParsedArgs {
+export function parseArgs(
+  argv: readonly string[],
+  spec: Readonly<Record<string, boolean>>,
+  aliases: Readonly<Record<string, string>> = {},
+): ParsedArgs {
   const positionals: string[] = [];
   const options = new Map<string, string | true>();
   for (let i = 0; i < argv.length; i++) {

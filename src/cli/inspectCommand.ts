@@ -103,19 +103,29 @@ function targetOf(args: ParsedArgs): InspectTarget {
   if (hamiLibPath !== undefined) {
     const problem = hamiLibPathProblem(hamiLibPath);
     if (problem !== undefined) throw new UsageError(`--hami-lib-path: ${problem}`);
-    if (kind === 'pod' || stringOption(args, 'scope') === 'container') throw new UsageError('--hami-lib-path applies to the node scope only (--local, --ssh or --node)');
+    if (kind === 'pod' || stringOption(args, 'scope') === 'container')
+      throw new UsageError('--hami-lib-path applies to the node scope only (--local, --ssh or --node)');
   }
   if (kind === 'node' || kind === 'pod') {
-    if (args.options.has('scope') || args.options.has('host-root')) throw new UsageError(`--scope and --host-root do not apply to --${kind} (a node is probed at node scope, a pod at container scope)`);
+    if (args.options.has('scope') || args.options.has('host-root'))
+      throw new UsageError(`--scope and --host-root do not apply to --${kind} (a node is probed at node scope, a pod at container scope)`);
     if (kind === 'node' && args.options.has('container')) throw new UsageError('--container applies to --pod');
-    return kind === 'node' ? parseNodeName(stringOption(args, 'node') ?? '') : parsePodRef(stringOption(args, 'pod') ?? '', stringOption(args, 'container'));
+    return kind === 'node'
+      ? parseNodeName(stringOption(args, 'node') ?? '')
+      : parsePodRef(stringOption(args, 'pod') ?? '', stringOption(args, 'container'));
   }
   const misplaced = KUBE_ONLY.filter((name) => args.options.has(name));
   if (misplaced.length > 0) throw new UsageError(`--${misplaced[0]} applies to --node and --pod`);
   return kind === 'local' ? { kind: 'local' } : { kind: 'ssh', destination: stringOption(args, 'ssh') ?? '' };
 }
 
-async function openTarget(target: InspectTarget, args: ParsedArgs, io: CliIo, timeoutMs: number, signal: AbortSignal): Promise<ProbeTarget> {
+async function openTarget(
+  target: InspectTarget,
+  args: ParsedArgs,
+  io: CliIo,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<ProbeTarget> {
   const ssh = cliSshOptions({
     identityFile: stringOption(args, 'identity'),
     knownHostsFile: stringOption(args, 'known-hosts'),
@@ -126,7 +136,11 @@ async function openTarget(target: InspectTarget, args: ParsedArgs, io: CliIo, ti
   if (target.kind === 'local' || target.kind === 'ssh') {
     const hostRoot = stringOption(args, 'host-root');
     const hamiLibPath = stringOption(args, 'hami-lib-path');
-    const probe = { scope: scopeOf(stringOption(args, 'scope')), ...(hostRoot !== undefined ? { hostRoot } : {}), ...(hamiLibPath !== undefined ? { hamiLibPath } : {}) };
+    const probe = {
+      scope: scopeOf(stringOption(args, 'scope')),
+      ...(hostRoot !== undefined ? { hostRoot } : {}),
+      ...(hamiLibPath !== undefined ? { hamiLibPath } : {}),
+    };
     return plainTarget(target.kind === 'local' ? new LocalTransport() : openSshTransport(target.destination, ssh), probe);
   }
   const nodeProbe = stringOption(args, 'node-probe') ?? 'debug-pod';
@@ -141,15 +155,19 @@ async function openTarget(target: InspectTarget, args: ParsedArgs, io: CliIo, ti
   if (sshHostFrom !== 'address' && sshHostFrom !== 'node-name') throw new UsageError('--ssh-host-from must be address or node-name');
   if (args.options.has('ssh-host-from') && nodeProbe !== 'ssh') throw new UsageError('--ssh-host-from applies to --node-probe ssh');
   const hamiLibPath = stringOption(args, 'hami-lib-path');
-  return openKubeTarget(target, {
-    kubeconfig: stringOption(args, 'kubeconfig'),
-    ...(hamiLibPath !== undefined ? { hamiLibPath } : {}),
-    context: stringOption(args, 'context'),
-    node: { nodeProbe, debugNamespace, debugImage, sshHostFrom },
-    ssh,
-    timeoutMs,
-    io,
-  }, signal);
+  return openKubeTarget(
+    target,
+    {
+      kubeconfig: stringOption(args, 'kubeconfig'),
+      ...(hamiLibPath !== undefined ? { hamiLibPath } : {}),
+      context: stringOption(args, 'context'),
+      node: { nodeProbe, debugNamespace, debugImage, sshHostFrom },
+      ssh,
+      timeoutMs,
+      io,
+    },
+    signal,
+  );
 }
 
 export async function inspectCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -171,7 +189,8 @@ export async function inspectCommand(argv: readonly string[], io: CliIo): Promis
   const onSignal = () => {
     signals++;
     if (signals === 1) controller.abort();
-    else if (signals === 2) io.stderr('gpumem inspect: cancelling: closing the connection and deleting any debug pod; Ctrl-C again to quit now\n');
+    else if (signals === 2)
+      io.stderr('gpumem inspect: cancelling: closing the connection and deleting any debug pod; Ctrl-C again to quit now\n');
     else process.exit(130);
   };
   process.on('SIGINT', onSignal);
@@ -201,7 +220,9 @@ export async function inspectCommand(argv: readonly string[], io: CliIo): Promis
       return 2;
     }
     if (error instanceof TransportError) {
-      io.stderr(`gpumem inspect: ${ready?.place ? errorText(error, ready.place) : `${ready?.transport.target ?? 'target'}: ${error.message}`}\n`);
+      io.stderr(
+        `gpumem inspect: ${ready?.place ? errorText(error, ready.place) : `${ready?.transport.target ?? 'target'}: ${error.message}`}\n`,
+      );
       return 2;
     }
     throw error;

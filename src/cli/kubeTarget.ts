@@ -49,7 +49,8 @@ export function parsePodRef(value: string, container: string | undefined): KubeT
   const [first, second, ...rest] = value.split('/');
   const namespace = second === undefined ? undefined : first;
   const name = second === undefined ? first : second;
-  if (rest.length > 0 || name === undefined || !isDnsSubdomain(name)) throw new UsageError(`--pod: "${value}" is not [NAMESPACE/]NAME of a pod`);
+  if (rest.length > 0 || name === undefined || !isDnsSubdomain(name))
+    throw new UsageError(`--pod: "${value}" is not [NAMESPACE/]NAME of a pod`);
   if (namespace !== undefined && !isDnsLabel(namespace)) throw new UsageError(`--pod: "${namespace}" is not a namespace name`);
   if (container !== undefined && !isDnsLabel(container)) throw new UsageError(`--container: "${container}" is not a container name`);
   return { kind: 'pod', namespace, name, container };
@@ -69,9 +70,13 @@ async function chooseContext(options: KubeTargetOptions): Promise<LoadedContext>
     throw new UsageError(`no Kubernetes context in ${where}: give --kubeconfig FILE, or set KUBECONFIG`);
   }
   const wanted = options.context ?? loaded.currentContext;
-  if (wanted === undefined) throw new UsageError(`the kubeconfig sets no current-context: give --context (one of ${loaded.contexts.map((c) => c.name).join(', ')})`);
+  if (wanted === undefined)
+    throw new UsageError(
+      `the kubeconfig sets no current-context: give --context (one of ${loaded.contexts.map((c) => c.name).join(', ')})`,
+    );
   const context = loaded.contexts.find((c) => c.name === wanted);
-  if (!context) throw new UsageError(`no context "${wanted}" in the kubeconfig (contexts: ${loaded.contexts.map((c) => c.name).join(', ')})`);
+  if (!context)
+    throw new UsageError(`no context "${wanted}" in the kubeconfig (contexts: ${loaded.contexts.map((c) => c.name).join(', ')})`);
   if (context.problem) throw new UsageError(`context "${context.name}": ${context.problem}`);
   return context;
 }
@@ -86,12 +91,16 @@ export async function openKubeTarget(spec: KubeTargetSpec, options: KubeTargetOp
   // A pod without a namespace is in the context's, as kubectl has it.
   const namespace = spec.kind === 'pod' ? (spec.namespace ?? context.namespace ?? 'default') : undefined;
   try {
-    return namespace === undefined ? await openNode(client, spec.name, options, signal) : await openPod(client, namespace, spec.name, spec.kind === 'pod' ? spec.container : undefined, options.io, signal);
+    return namespace === undefined
+      ? await openNode(client, spec.name, options, signal)
+      : await openPod(client, namespace, spec.name, spec.kind === 'pod' ? spec.container : undefined, options.io, signal);
   } catch (error) {
     await client.dispose(0);
     if (error instanceof UsageError) throw error;
     const action = namespace === undefined ? `Read node ${spec.name}` : `Read pod ${namespace}/${spec.name}`;
-    throw new KubeTargetError(errorText(error, { context: context.name, ...(namespace !== undefined ? { namespace } : {}), action, byHand: BY_HAND }));
+    throw new KubeTargetError(
+      errorText(error, { context: context.name, ...(namespace !== undefined ? { namespace } : {}), action, byHand: BY_HAND }),
+    );
   }
 }
 
@@ -105,7 +114,12 @@ async function openNode(client: ClusterClient, name: string, options: KubeTarget
     },
   });
   if (route.kind === 'unreachable') throw new UsageError(`node ${name}: ${route.reason} (--node-probe ssh)`);
-  const place: FailurePlace = { context: client.context, ...(route.kind === 'debug-pod' ? { namespace: route.namespace } : {}), action: `Inspect node ${name}`, byHand: BY_HAND };
+  const place: FailurePlace = {
+    context: client.context,
+    ...(route.kind === 'debug-pod' ? { namespace: route.namespace } : {}),
+    action: `Inspect node ${name}`,
+    byHand: BY_HAND,
+  };
   return {
     transport: route.transport,
     probe: { scope: 'node', hostRoot: route.hostRoot, ...(options.hamiLibPath !== undefined ? { hamiLibPath: options.hamiLibPath } : {}) },
@@ -119,7 +133,14 @@ async function openNode(client: ClusterClient, name: string, options: KubeTarget
   };
 }
 
-async function openPod(client: ClusterClient, namespace: string, name: string, wanted: string | undefined, io: CliIo, signal: AbortSignal): Promise<ProbeTarget> {
+async function openPod(
+  client: ClusterClient,
+  namespace: string,
+  name: string,
+  wanted: string | undefined,
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<ProbeTarget> {
   const pod = await client.readPod(namespace, name, { signal });
   const names = (pod.spec?.containers ?? []).map((c) => c.name);
   if (wanted !== undefined && !names.includes(wanted)) {
@@ -127,7 +148,13 @@ async function openPod(client: ClusterClient, namespace: string, name: string, w
   }
   // As kubectl exec: the default-container annotation, else the first container.
   const container = defaultExecContainer(pod, wanted);
-  const transport = new PodExecTransport({ kubeConfig: client.kubeConfig, namespace, pod: name, client, ...(container !== undefined ? { container } : {}) });
+  const transport = new PodExecTransport({
+    kubeConfig: client.kubeConfig,
+    namespace,
+    pod: name,
+    client,
+    ...(container !== undefined ? { container } : {}),
+  });
   let appendix = '';
   return {
     transport,

@@ -40,7 +40,11 @@ Exit status: 0 when nothing is at warning or above, 1 when something is, 2 on us
 `;
 
 export async function lintCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { format: true, headroom: true, config: true, 'max-file-size': true, 'docs-url': true, help: false }, { '-f': '--format', '-h': '--help' });
+  const args = parseArgs(
+    argv,
+    { format: true, headroom: true, config: true, 'max-file-size': true, 'docs-url': true, help: false },
+    { '-f': '--format', '-h': '--help' },
+  );
   if (args.options.has('help')) {
     io.stdout(LINT_USAGE);
     return 0;
@@ -100,7 +104,14 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   return findings.some(({ finding }) => finding.severity === 'error' || finding.severity === 'warning') ? 1 : 0;
 }
 
-function render(format: Format, findings: PositionedFinding[], linted: number, errors: string[], docsUrl: string | true | undefined, io: CliIo): string {
+function render(
+  format: Format,
+  findings: PositionedFinding[],
+  linted: number,
+  errors: string[],
+  docsUrl: string | true | undefined,
+  io: CliIo,
+): string {
   if (format === 'json') return `${JSON.stringify(toJsonFindings(findings), null, 2)}\n`;
   if (format === 'sarif') {
     const docsBase = typeof docsUrl === 'string' ? docsUrl.replace(/\/$/, '') : pathToFileURL(io.docsDirectory).href;

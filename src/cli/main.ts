@@ -6,7 +6,14 @@ import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import { LINT_USAGE, lintCommand } from './lintCommand.ts';
 import { INSPECT_USAGE, inspectCommand } from './inspectCommand.ts';
-import { ANALYZE_USAGE, analyzeCommand, EXPLAIN_OOM_USAGE, explainOomCommand, PROBE_SCRIPT_USAGE, probeScriptCommand } from './probeCommands.ts';
+import {
+  ANALYZE_USAGE,
+  analyzeCommand,
+  EXPLAIN_OOM_USAGE,
+  explainOomCommand,
+  PROBE_SCRIPT_USAGE,
+  probeScriptCommand,
+} from './probeCommands.ts';
 import { rulesCommand } from './rulesCommand.ts';
 
 const VERSION = '0.1.0';

@@ -41,7 +41,14 @@ export async function probeScriptCommand(argv: readonly string[], io: CliIo): Pr
   if (scope === 'container' && hostRoot !== undefined) throw new UsageError('--host-root applies to the node scope only');
   if (scope === 'container' && hamiLibPath !== undefined) throw new UsageError('--hami-lib-path applies to the node scope only');
   try {
-    io.stdout(buildProbeScript({ scope, nonce: newNonce(), ...(typeof hostRoot === 'string' ? { hostRoot } : {}), ...(typeof hamiLibPath === 'string' ? { hamiLibPath } : {}) }));
+    io.stdout(
+      buildProbeScript({
+        scope,
+        nonce: newNonce(),
+        ...(typeof hostRoot === 'string' ? { hostRoot } : {}),
+        ...(typeof hamiLibPath === 'string' ? { hamiLibPath } : {}),
+      }),
+    );
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

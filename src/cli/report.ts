@@ -14,7 +14,8 @@ export function formatOf(value: string | true | undefined): ReportFormat {
 }
 
 export function renderInspection(inspection: Inspection, format: ReportFormat): string {
-  if (format === 'json') return `${JSON.stringify(inspectionToJson(inspection), (_key, value: unknown) => (value === undefined ? null : value), 2)}\n`;
+  if (format === 'json')
+    return `${JSON.stringify(inspectionToJson(inspection), (_key, value: unknown) => (value === undefined ? null : value), 2)}\n`;
   if (format === 'markdown') return inspectionToMarkdown(inspection);
   return inspectionToText(inspection);
 }

@@ -12,7 +12,13 @@ export async function rulesCommand(argv: readonly string[], io: CliIo): Promise<
     return 0;
   }
   if (format !== 'text') throw new UsageError('--format must be text or json');
-  const width = maxOf(RULES.map((rule) => rule.id.length), 0);
-  for (const rule of RULES) io.stdout(`${rule.id.padEnd(width)}  ${rule.defaultSeverity.padEnd(7)}  ${rule.title}${rule.offByDefault ? ' (off until configured)' : ''}\n`);
+  const width = maxOf(
+    RULES.map((rule) => rule.id.length),
+    0,
+  );
+  for (const rule of RULES)
+    io.stdout(
+      `${rule.id.padEnd(width)}  ${rule.defaultSeverity.padEnd(7)}  ${rule.title}${rule.offByDefault ? ' (off until configured)' : ''}\n`,
+    );
   return 0;
 }

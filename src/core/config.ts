@@ -50,13 +50,18 @@ export const DEFAULT_UNIFIED_MEMORY_LABELS: readonly NodeLabelRule[] = [
   {
     key: 'amd.com/gpu.device-id',
     values: ['1586', '150e', '1114'],
-    description: "AMD GPU operator node labeller: Strix Halo / Ryzen AI Max (1586, gfx1151), Strix Point (150e, gfx1150), Krackan Point (1114, gfx1152)",
+    description:
+      'AMD GPU operator node labeller: Strix Halo / Ryzen AI Max (1586, gfx1151), Strix Point (150e, gfx1150), Krackan Point (1114, gfx1152)',
   },
-  { key: 'beta.amd.com/gpu.device-id', values: ['1586', '150e', '1114'], description: 'The same, under the labeller\'s beta prefix' },
+  { key: 'beta.amd.com/gpu.device-id', values: ['1586', '150e', '1114'], description: "The same, under the labeller's beta prefix" },
   { key: 'amd.com/gpu.family', pattern: '^GC_11_5_[0-2]$', description: 'AMD node labeller family for gfx1150–gfx1152 (RDNA 3.5 APUs)' },
   { key: 'beta.amd.com/gpu.family', pattern: '^GC_11_5_[0-2]$', description: 'The same, under the beta prefix' },
   { key: 'amd.com/gpu.product-name', pattern: 'Radeon.*(8060S|8050S|8040S|890M|880M|860M|840M)', description: 'AMD APU marketing names' },
-  { key: 'nvidia.com/gpu.product', pattern: 'GB10\\b', description: 'NVIDIA GPU feature discovery: GB10 (DGX Spark) shares LPDDR5X with the CPU' },
+  {
+    key: 'nvidia.com/gpu.product',
+    pattern: 'GB10\\b',
+    description: 'NVIDIA GPU feature discovery: GB10 (DGX Spark) shares LPDDR5X with the CPU',
+  },
   { key: `${DOMAIN}/unified-memory`, values: ['true'], description: 'A node label you set yourself on unified-memory nodes' },
 ];
 
@@ -82,11 +87,24 @@ export function resolveConfig(input: unknown, base: LintConfig = DEFAULT_CONFIG)
     return { config: base, problems: [{ path: '', message: 'configuration must be a mapping' }] };
   }
   const raw = input as Record<string, unknown>;
-  const known = new Set(['headroomPercent', 'unifiedMemoryNodeLabels', 'dedicatedNodeTaintKey', 'hamiDetection', 'gpuDeviceClasses', 'rules']);
-  for (const key of Object.keys(raw)) if (!known.has(key)) problems.push({ path: key, message: `unknown setting (known: ${[...known].join(', ')})` });
+  const known = new Set([
+    'headroomPercent',
+    'unifiedMemoryNodeLabels',
+    'dedicatedNodeTaintKey',
+    'hamiDetection',
+    'gpuDeviceClasses',
+    'rules',
+  ]);
+  for (const key of Object.keys(raw))
+    if (!known.has(key)) problems.push({ path: key, message: `unknown setting (known: ${[...known].join(', ')})` });
   let headroomPercent = base.headroomPercent;
   if (raw.headroomPercent !== undefined) {
-    if (typeof raw.headroomPercent === 'number' && Number.isFinite(raw.headroomPercent) && raw.headroomPercent >= 0 && raw.headroomPercent <= 1000) {
+    if (
+      typeof raw.headroomPercent === 'number' &&
+      Number.isFinite(raw.headroomPercent) &&
+      raw.headroomPercent >= 0 &&
+      raw.headroomPercent <= 1000
+    ) {
       headroomPercent = raw.headroomPercent;
     } else problems.push({ path: 'headroomPercent', message: 'must be a number from 0 to 1000' });
   }
@@ -108,7 +126,8 @@ export function resolveConfig(input: unknown, base: LintConfig = DEFAULT_CONFIG)
   let gpuDeviceClasses = base.gpuDeviceClasses;
   if (raw.gpuDeviceClasses !== undefined) {
     const value = raw.gpuDeviceClasses;
-    if (Array.isArray(value) && value.every((item) => typeof item === 'string' && item.trim().length > 0)) gpuDeviceClasses = (value as string[]).map((item) => item.trim());
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string' && item.trim().length > 0))
+      gpuDeviceClasses = (value as string[]).map((item) => item.trim());
     else problems.push({ path: 'gpuDeviceClasses', message: 'must be a list of DeviceClass names' });
   }
   const rules: Record<string, RuleSetting> = { ...base.rules };

@@ -55,6 +55,13 @@ function collect(tree: YamlTree, root: Node, index: ClaimIndex, depth: number): 
   }
   if (!isClaimKind(kind, apiVersion)) return;
   const metadata = tree.get(root, 'metadata');
-  const claim = readClaimObject(tree, root, kind, apiVersion ?? '', tree.text(tree.get(metadata, 'name')), tree.text(tree.get(metadata, 'namespace')));
+  const claim = readClaimObject(
+    tree,
+    root,
+    kind,
+    apiVersion ?? '',
+    tree.text(tree.get(metadata, 'name')),
+    tree.text(tree.get(metadata, 'namespace')),
+  );
   if (claim) index.add(claim);
 }

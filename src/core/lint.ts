@@ -48,7 +48,12 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
   const source = masked?.text ?? text;
   // Not parsed at all: the parser's cost per empty entry is the slow part (bench/budget.mjs).
   const flooded = tooManyEmptyFlowEntries(source);
-  if (flooded) raw.push(budgetFinding(`Analysis stopped at budget: the file has more than ${EMPTY_FLOW_ENTRY_LIMIT} empty flow-collection entries (\`[,,,…]\`), which YAML forbids; it was not parsed.`));
+  if (flooded)
+    raw.push(
+      budgetFinding(
+        `Analysis stopped at budget: the file has more than ${EMPTY_FLOW_ENTRY_LIMIT} empty flow-collection entries (\`[,,,…]\`), which YAML forbids; it was not parsed.`,
+      ),
+    );
 
   const lines = new LineIndex(text);
   const screen = flooded ? ({ kind: 'whole' } as const) : screenDocuments(source);
@@ -78,12 +83,22 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
       if (root) collectObjects(tree, root, helmSourceOf(doc), { workloads, configMaps, claims: localClaims }, 0);
     } catch (error) {
       if (!(error instanceof AliasBudgetExceeded)) throw error;
-      raw.push(skippedFinding('Skipped a document: its aliases and merge keys expand beyond the analysis budget (a YAML alias bomb?).', { start: doc.range[0], end: Math.min(doc.range[1], doc.range[0] + 1) }));
+      raw.push(
+        skippedFinding('Skipped a document: its aliases and merge keys expand beyond the analysis budget (a YAML alias bomb?).', {
+          start: doc.range[0],
+          end: Math.min(doc.range[1], doc.range[0] + 1),
+        }),
+      );
     }
   }
   if (masked) raw.push(templateNotice(masked, unparsedTemplates));
 
-  const file: FileContext = { text, configMaps, claims: chainLookups(localClaims, scope.claims), ...(masked ? { templateLanguage: masked.language } : {}) };
+  const file: FileContext = {
+    text,
+    configMaps,
+    claims: chainLookups(localClaims, scope.claims),
+    ...(masked ? { templateLanguage: masked.language } : {}),
+  };
   const { messages, work } = lintBudgets(text.length);
   for (const workload of workloads) {
     const what = `${truncate(workload.object.kind, 80)} "${truncate(workload.object.name ?? '?', 80)}"`;
@@ -92,12 +107,27 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
       lintWorkload(workload, file, config, raw, containers, messages, work);
     } catch (error) {
       if (error instanceof AliasBudgetExceeded) {
-        raw.push(skippedFinding(`Skipped ${what}: its aliases and merge keys expand beyond the analysis budget (a YAML alias bomb?).`, { start, end: start + 1 }));
+        raw.push(
+          skippedFinding(`Skipped ${what}: its aliases and merge keys expand beyond the analysis budget (a YAML alias bomb?).`, {
+            start,
+            end: start + 1,
+          }),
+        );
       } else if (error instanceof MessageBudgetExceeded) {
-        raw.push(skippedFinding(`Skipped ${what}: its findings would be out of all proportion to the file's size (long values repeated through aliases or across many containers?).`, { start, end: start + 1 }));
+        raw.push(
+          skippedFinding(
+            `Skipped ${what}: its findings would be out of all proportion to the file's size (long values repeated through aliases or across many containers?).`,
+            { start, end: start + 1 },
+          ),
+        );
       } else if (error instanceof BudgetExhausted) {
         // The whole file's budget is spent: the workloads after this one are not analysed either.
-        raw.push(budgetFinding(`Analysis stopped at budget at ${what}: checking its containers would cost more than ${LINT_UNITS_PER_CHAR} steps per character of the file; it and the workloads after it were not analysed.`, { start, end: start + 1 }));
+        raw.push(
+          budgetFinding(
+            `Analysis stopped at budget at ${what}: checking its containers would cost more than ${LINT_UNITS_PER_CHAR} steps per character of the file; it and the workloads after it were not analysed.`,
+            { start, end: start + 1 },
+          ),
+        );
         break;
       } else raw.push(internalErrorFinding({ kind: 'workload', object: workload.object }, error, { start, end: start + 1 }));
     }
@@ -117,7 +147,15 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     else perObject.set(finding.container, [finding]);
   }
   const summaries = containers.map(({ object, container, budget, unified, sources }) =>
-    summarizeContainer(object, container, budget, unified, config.headroomPercent, byContainer.get(object)?.get(container.name) ?? [], sources),
+    summarizeContainer(
+      object,
+      container,
+      budget,
+      unified,
+      config.headroomPercent,
+      byContainer.get(object)?.get(container.name) ?? [],
+      sources,
+    ),
   );
   return { findings, containers: summaries };
 }

@@ -6,17 +6,36 @@ import type { SkippedDocuments } from './manifest/documentScreen.ts';
 import type { MaskedTemplate } from './manifest/source.ts';
 
 const TEMPLATE_NOTICES = {
-  helm: { title: 'Unrendered Helm template', actions: 'template action', remedy: 'Lint the rendered output (helm template …) for full checks.' },
-  go: { title: 'Unrendered Go template (no Helm objects such as .Values or include)', actions: 'template action', remedy: 'Lint the output of the program that renders it for full checks.' },
-  argo: { title: 'Argo Workflows expressions', actions: 'expression', remedy: 'Argo substitutes them when the workflow runs; lint a manifest with the parameters filled in for full checks.' },
-  jinja: { title: 'Unrendered Jinja template', actions: 'template action', remedy: 'Lint the rendered output (ansible-playbook --check, jinja2) for full checks.' },
+  helm: {
+    title: 'Unrendered Helm template',
+    actions: 'template action',
+    remedy: 'Lint the rendered output (helm template …) for full checks.',
+  },
+  go: {
+    title: 'Unrendered Go template (no Helm objects such as .Values or include)',
+    actions: 'template action',
+    remedy: 'Lint the output of the program that renders it for full checks.',
+  },
+  argo: {
+    title: 'Argo Workflows expressions',
+    actions: 'expression',
+    remedy: 'Argo substitutes them when the workflow runs; lint a manifest with the parameters filled in for full checks.',
+  },
+  jinja: {
+    title: 'Unrendered Jinja template',
+    actions: 'template action',
+    remedy: 'Lint the rendered output (ansible-playbook --check, jinja2) for full checks.',
+  },
   placeholder: { title: 'Unrendered template placeholders', actions: 'placeholder', remedy: 'Lint the rendered output for full checks.' },
 } as const;
 
 /** The file-level notice: helm-template for Helm charts, unrendered-template naming any other template language. */
 export function templateNotice(masked: MaskedTemplate, unparsed: number): Finding {
   const notice = TEMPLATE_NOTICES[masked.language];
-  const skippedNote = unparsed > 0 ? ` ${unparsed} document${unparsed === 1 ? '' : 's'} could not be parsed even then and ${unparsed === 1 ? 'was' : 'were'} skipped.` : '';
+  const skippedNote =
+    unparsed > 0
+      ? ` ${unparsed} document${unparsed === 1 ? '' : 's'} could not be parsed even then and ${unparsed === 1 ? 'was' : 'were'} skipped.`
+      : '';
   const first = masked.language === 'helm' ? '' : ` (first: ${masked.firstActionText})`;
   return {
     ruleId: masked.language === 'helm' ? 'helm-template' : 'unrendered-template',
@@ -46,7 +65,10 @@ export function documentCapFinding(skipped: SkippedDocuments, lines: LineIndex):
       span,
     );
   }
-  const analysed = skipped.parsedDocuments === 0 ? 'no document before it was analysed' : `the ${skipped.parsedDocuments} document${skipped.parsedDocuments === 1 ? '' : 's'} before it (${millions(skipped.parsedChars)} million characters) ${skipped.parsedDocuments === 1 ? 'was' : 'were'} analysed`;
+  const analysed =
+    skipped.parsedDocuments === 0
+      ? 'no document before it was analysed'
+      : `the ${skipped.parsedDocuments} document${skipped.parsedDocuments === 1 ? '' : 's'} before it (${millions(skipped.parsedChars)} million characters) ${skipped.parsedDocuments === 1 ? 'was' : 'were'} analysed`;
   return budgetFinding(
     `Analysis stopped at budget at line ${line}: gpumem parses at most ${millions(MAX_FILE_CHARS)} million characters of YAML per file; ${analysed}, and the ${skipped.documents} document${skipped.documents === 1 ? '' : 's'} from this line on ${skipped.documents === 1 ? 'was' : 'were'} not. Split the file to analyse the rest.`,
     span,

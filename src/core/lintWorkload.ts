@@ -50,7 +50,11 @@ const LINT_UNITS_MIN = 1_000_000;
 /** A file's two budgets, sized from its length: finding text, and work (units per rule per container). */
 export function lintBudgets(textLength: number): { readonly messages: WorkBudget; readonly work: WorkBudget } {
   return {
-    messages: new WorkBudget(unitsFor(textLength, MESSAGE_BUDGET_FACTOR, MESSAGE_BUDGET_MIN, MESSAGE_BUDGET_MAX), 'finding text', () => new MessageBudgetExceeded()),
+    messages: new WorkBudget(
+      unitsFor(textLength, MESSAGE_BUDGET_FACTOR, MESSAGE_BUDGET_MIN, MESSAGE_BUDGET_MAX),
+      'finding text',
+      () => new MessageBudgetExceeded(),
+    ),
     work: new WorkBudget(unitsFor(textLength, LINT_UNITS_PER_CHAR, LINT_UNITS_MIN), 'lint'),
   };
 }
@@ -63,7 +67,15 @@ export interface PendingSummary {
   readonly sources: readonly GpuSource[];
 }
 
-export function lintWorkload(workload: WorkloadDoc, file: FileContext, config: LintConfig, out: Finding[], summaries: PendingSummary[], messages: WorkBudget, work: WorkBudget): void {
+export function lintWorkload(
+  workload: WorkloadDoc,
+  file: FileContext,
+  config: LintConfig,
+  out: Finding[],
+  summaries: PendingSummary[],
+  messages: WorkBudget,
+  work: WorkBudget,
+): void {
   const { tree, root, object } = workload;
   const gpuClasses = gpuClassSet(config.gpuDeviceClasses);
   const entry = workloadEntry(object.kind, object.apiVersion);
@@ -93,7 +105,9 @@ export function lintWorkload(workload: WorkloadDoc, file: FileContext, config: L
         if (config.hamiDetection === 'never') return false;
         const family = container.gpu.some((use) => isHamiFamily(use.name));
         // HAMi's DRA driver enforces its claims with HAMi-core too.
-        const hamiClaim = gpuOf(container).sources.some((source) => source.kind === 'claim' && source.deviceClass !== undefined && source.deviceClass.startsWith('hami-core-gpu'));
+        const hamiClaim = gpuOf(container).sources.some(
+          (source) => source.kind === 'claim' && source.deviceClass !== undefined && source.deviceClass.startsWith('hami-core-gpu'),
+        );
         if (config.hamiDetection === 'always') return family || hamiClaim;
         return container.gpu.some((use) => use.info.hamiOnly) || hamiClaim || (family && podIsHami);
       },
@@ -119,11 +133,17 @@ export function lintWorkload(workload: WorkloadDoc, file: FileContext, config: L
       } catch (error) {
         // Budgets stop the whole workload on purpose; anything else is one rule's failure on this template.
         if (error instanceof AliasBudgetExceeded || error instanceof MessageBudgetExceeded) throw error;
-        podFindings.push(internalErrorFinding({ kind: 'rule', ruleId: rule.meta.id, object: pod.object }, error, { start: templateStart, end: templateStart + 1 }));
+        podFindings.push(
+          internalErrorFinding({ kind: 'rule', ruleId: rule.meta.id, object: pod.object }, error, {
+            start: templateStart,
+            end: templateStart + 1,
+          }),
+        );
       }
     }
     for (const finding of podFindings) out.push(finding); // not push(...): a spread of 100k+ findings overflows the stack
-    for (const container of gpuContainers) summaries.push({ object: pod.object, container, budget: context.budget(container), unified, sources: gpuOf(container).sources });
+    for (const container of gpuContainers)
+      summaries.push({ object: pod.object, container, budget: context.budget(container), unified, sources: gpuOf(container).sources });
   }
 }
 

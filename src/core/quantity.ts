@@ -32,7 +32,10 @@ export type QuantityFormat = 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
 export interface Quantity {
   /** The original text. */
   readonly text: string;
-  /** The value in base units (bytes, cores, devices), as the nearest double. Finite and at most 2^63 in magnitude from parseQuantity; parseApiQuantity may give Infinity. */
+  /**
+   * The value in base units (bytes, cores, devices), as the nearest double. Finite and at most 2^63 in magnitude from parseQuantity;
+   * parseApiQuantity may give Infinity.
+   */
   readonly value: number;
   /** Exactly whether the value (after the API server's rounding to nano) is a whole number. */
   readonly isInteger: boolean;
@@ -41,9 +44,7 @@ export interface Quantity {
   readonly format: QuantityFormat;
 }
 
-export type QuantityResult =
-  | { readonly ok: true; readonly quantity: Quantity }
-  | { readonly ok: false; readonly reason: string };
+export type QuantityResult = { readonly ok: true; readonly quantity: Quantity } | { readonly ok: false; readonly reason: string };
 
 interface SuffixInfo {
   readonly base: 2 | 10;

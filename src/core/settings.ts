@@ -74,7 +74,9 @@ export function parseSettings(read: SettingsReader): Settings {
     probeTimeoutMs: clampNumber(read('gpumem.probe.timeoutSeconds'), 5, 3600, 120) * 1000,
     hamiLibPath,
     inspectorSampleSeconds: parseSampleSeconds(read('gpumem.inspector.sampleSeconds') ?? 5),
-    sshHosts: stringList(read('gpumem.ssh.hosts')).map((host) => host.trim()).filter((host) => host !== ''),
+    sshHosts: stringList(read('gpumem.ssh.hosts'))
+      .map((host) => host.trim())
+      .filter((host) => host !== ''),
   };
 }
 
@@ -130,8 +132,13 @@ export function parseKubeSettings(read: SettingsReader, defaults: KubeDefaults):
     debugNamespace: isDnsLabel(namespace) ? namespace : 'default',
     nodeProbe: kube('nodeProbe') === 'ssh' ? 'ssh' : 'debug-pod',
     sshHostFrom: kube('sshHostFrom') === 'nodeName' ? 'node-name' : 'address',
-    execMode: kube('execMode') === 'kubectl' ? { kind: 'kubectl', kubectlPath: trimmedString(kube('kubectlPath'), 'kubectl') || 'kubectl' } : { kind: 'api' },
-    liveDebugPodDeadlineSeconds: Math.round(clampNumber(kube('liveSamplingPodDeadlineSeconds'), 300, 86_400, defaults.liveDebugPodDeadlineSeconds)),
+    execMode:
+      kube('execMode') === 'kubectl'
+        ? { kind: 'kubectl', kubectlPath: trimmedString(kube('kubectlPath'), 'kubectl') || 'kubectl' }
+        : { kind: 'api' },
+    liveDebugPodDeadlineSeconds: Math.round(
+      clampNumber(kube('liveSamplingPodDeadlineSeconds'), 300, 86_400, defaults.liveDebugPodDeadlineSeconds),
+    ),
     liveDebugPodIdleMs: Math.round(clampNumber(kube('liveSamplingPodIdleSeconds'), 10, 3600, idleSeconds) * 1000),
     requestTimeoutMs: timeoutSeconds * 1000,
     probeTimeoutMs: Math.min(5, timeoutSeconds) * 1000,

@@ -25,5 +25,9 @@ export function splitTrimmed(text: string, separator: string): string[] {
 
 /** One line: every run of whitespace that holds a line break becomes one space, and the ends are trimmed. */
 export function oneLine(text: string): string {
-  return text.split('\n').map((piece) => piece.trim()).filter((piece) => piece !== '').join(' ');
+  return text
+    .split('\n')
+    .map((piece) => piece.trim())
+    .filter((piece) => piece !== '')
+    .join(' ');
 }

@@ -21,7 +21,16 @@
 //   client when it drops it). Exec (WebSocket) keeps client-node's own https.Agent.
 import { pushAll } from '../core/arrays.ts';
 import { CoreV1Api, Observable, VersionApi } from '@kubernetes/client-node';
-import type { ConfigurationOptions, KubeConfig, CoreV1Event, ObservableMiddleware, RequestContext, ResponseContext, V1Node, V1Pod } from '@kubernetes/client-node';
+import type {
+  ConfigurationOptions,
+  KubeConfig,
+  CoreV1Event,
+  ObservableMiddleware,
+  RequestContext,
+  ResponseContext,
+  V1Node,
+  V1Pod,
+} from '@kubernetes/client-node';
 import type { AttemptedRequest, ContextState, KubeFailure } from '../core/kube/contextState.ts';
 import { classifyKubeError, contextStateFromFailure } from '../core/kube/contextState.ts';
 import { escapeFieldValue, KubeRequestError, nodeFieldSelector } from './kubeRequestError.ts';
@@ -105,7 +114,11 @@ export class ClusterClient {
     try {
       return this.kubeConfig.makeApiClient(api as never) as T;
     } catch (error) {
-      throw new KubeRequestError(classifyKubeError(error), { verb: 'connect', resource: 'the API server', ...(this.server ? { server: this.server } : {}) });
+      throw new KubeRequestError(classifyKubeError(error), {
+        verb: 'connect',
+        resource: 'the API server',
+        ...(this.server ? { server: this.server } : {}),
+      });
     }
   }
 
@@ -152,11 +165,17 @@ export class ClusterClient {
     }
   }
 
-  #failure(error: unknown, attempted: AttemptedRequest, how: { sent: boolean; caller: AbortSignal | undefined; deadline: AbortSignal; timeoutMs: number }): KubeFailure {
+  #failure(
+    error: unknown,
+    attempted: AttemptedRequest,
+    how: { sent: boolean; caller: AbortSignal | undefined; deadline: AbortSignal; timeoutMs: number },
+  ): KubeFailure {
     if (how.caller?.aborted) return { kind: 'cancelled' };
-    if (how.deadline.aborted) return { kind: 'timeout', message: `no answer from ${this.server ?? 'the API server'} within ${how.timeoutMs} ms` };
+    if (how.deadline.aborted)
+      return { kind: 'timeout', message: `no answer from ${this.server ?? 'the API server'} within ${how.timeoutMs} ms` };
     const failure = classifyKubeError(error, attempted);
-    if (!how.sent && failure.kind === 'unknown') return { kind: 'credentials', message: failure.message.trim() || 'the credential plugin failed' };
+    if (!how.sent && failure.kind === 'unknown')
+      return { kind: 'credentials', message: failure.message.trim() || 'the credential plugin failed' };
     return failure;
   }
 
@@ -165,7 +184,10 @@ export class ClusterClient {
     try {
       if (!this.#version) this.#version = this.#make(VersionApi);
       const version = this.#version;
-      const info = await this.call({ verb: 'get', resource: '/version' }, (o) => version.getCode({}, o), { timeoutMs: this.#options.probeTimeoutMs, ...options });
+      const info = await this.call({ verb: 'get', resource: '/version' }, (o) => version.getCode({}, o), {
+        timeoutMs: this.#options.probeTimeoutMs,
+        ...options,
+      });
       return { kind: 'Reachable', version: info.gitVersion || `v${info.major}.${info.minor}` };
     } catch (error) {
       return error instanceof KubeRequestError ? error.state : contextStateFromFailure(classifyKubeError(error));
@@ -175,7 +197,11 @@ export class ClusterClient {
   /** Every page of a list, following `continue`; returns the items and the list's resourceVersion. */
   async #listAll<T>(
     attempted: AttemptedRequest,
-    page: (cont: string | undefined, limit: number, options: ConfigurationOptions) => Promise<{ items: T[]; metadata?: { _continue?: string; resourceVersion?: string } }>,
+    page: (
+      cont: string | undefined,
+      limit: number,
+      options: ConfigurationOptions,
+    ) => Promise<{ items: T[]; metadata?: { _continue?: string; resourceVersion?: string } }>,
     options: CallOptions,
   ): Promise<{ items: T[]; resourceVersion: string | undefined }> {
     for (let attempt = 0; ; attempt++) {
@@ -200,7 +226,15 @@ export class ClusterClient {
 
   async listNodes(options: CallOptions & { readonly labelSelector?: string } = {}): Promise<V1Node[]> {
     const core = this.core;
-    const result = await this.#listAll({ verb: 'list', resource: 'nodes' }, (cont, limit, o) => core.listNode({ limit, ...(cont ? { _continue: cont } : {}), ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}) }, o), options);
+    const result = await this.#listAll(
+      { verb: 'list', resource: 'nodes' },
+      (cont, limit, o) =>
+        core.listNode(
+          { limit, ...(cont ? { _continue: cont } : {}), ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}) },
+          o,
+        ),
+      options,
+    );
     return result.items;
   }
 
@@ -210,7 +244,10 @@ export class ClusterClient {
   }
 
   /** The pods bound to `node`, selected by the API server, in all namespaces (or one). */
-  async listPodsOnNode(node: string, options: CallOptions & { readonly labelSelector?: string; readonly namespace?: string } = {}): Promise<{ pods: V1Pod[]; resourceVersion: string | undefined }> {
+  async listPodsOnNode(
+    node: string,
+    options: CallOptions & { readonly labelSelector?: string; readonly namespace?: string } = {},
+  ): Promise<{ pods: V1Pod[]; resourceVersion: string | undefined }> {
     const core = this.core;
     const fieldSelector = nodeFieldSelector(node);
     const extra = { fieldSelector, ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}) };
@@ -219,7 +256,9 @@ export class ClusterClient {
       { verb: 'list', resource: 'pods' },
       (cont, limit, o) => {
         const paging = { limit, ...(cont ? { _continue: cont } : {}) };
-        return namespace !== undefined ? core.listNamespacedPod({ namespace, ...extra, ...paging }, o) : core.listPodForAllNamespaces({ ...extra, ...paging }, o);
+        return namespace !== undefined
+          ? core.listNamespacedPod({ namespace, ...extra, ...paging }, o)
+          : core.listPodForAllNamespaces({ ...extra, ...paging }, o);
       },
       options,
     );
@@ -235,11 +274,20 @@ export class ClusterClient {
     const core = this.core;
     const fieldSelector = `involvedObject.kind=Node,involvedObject.name=${escapeFieldValue(node)}`;
     try {
-      const all = await this.#listAll({ verb: 'list', resource: 'events' }, (cont, limit, o) => core.listEventForAllNamespaces({ fieldSelector, limit, ...(cont ? { _continue: cont } : {}) }, o), options);
+      const all = await this.#listAll(
+        { verb: 'list', resource: 'events' },
+        (cont, limit, o) => core.listEventForAllNamespaces({ fieldSelector, limit, ...(cont ? { _continue: cont } : {}) }, o),
+        options,
+      );
       return all.items;
     } catch (error) {
       if (!(error instanceof KubeRequestError) || error.failure.kind !== 'forbidden') throw error;
-      const scoped = await this.#listAll({ verb: 'list', resource: 'events' }, (cont, limit, o) => core.listNamespacedEvent({ namespace: 'default', fieldSelector, limit, ...(cont ? { _continue: cont } : {}) }, o), options);
+      const scoped = await this.#listAll(
+        { verb: 'list', resource: 'events' },
+        (cont, limit, o) =>
+          core.listNamespacedEvent({ namespace: 'default', fieldSelector, limit, ...(cont ? { _continue: cont } : {}) }, o),
+        options,
+      );
       return scoped.items;
     }
   }
@@ -249,7 +297,8 @@ export class ClusterClient {
     const core = this.core;
     const result = await this.#listAll(
       { verb: 'list', resource: 'pods' },
-      (cont, limit, o) => core.listNamespacedPod({ namespace, labelSelector: options.labelSelector, limit, ...(cont ? { _continue: cont } : {}) }, o),
+      (cont, limit, o) =>
+        core.listNamespacedPod({ namespace, labelSelector: options.labelSelector, limit, ...(cont ? { _continue: cont } : {}) }, o),
       options,
     );
     return result.items;
@@ -271,7 +320,16 @@ export class ClusterClient {
     try {
       await this.call(
         { verb: 'delete', resource: 'pods' },
-        (o) => core.deleteNamespacedPod({ namespace, name, propagationPolicy: 'Background', ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}) }, o),
+        (o) =>
+          core.deleteNamespacedPod(
+            {
+              namespace,
+              name,
+              propagationPolicy: 'Background',
+              ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
+            },
+            o,
+          ),
         options,
       );
       return true;
@@ -281,11 +339,15 @@ export class ClusterClient {
     }
   }
 
-
   /** The pods of all namespaces that match `labelSelector` (every page). */
   async listPodsInAllNamespaces(options: CallOptions & { readonly labelSelector: string }): Promise<V1Pod[]> {
     const core = this.core;
-    const result = await this.#listAll({ verb: 'list', resource: 'pods' }, (cont, limit, o) => core.listPodForAllNamespaces({ labelSelector: options.labelSelector, limit, ...(cont ? { _continue: cont } : {}) }, o), options);
+    const result = await this.#listAll(
+      { verb: 'list', resource: 'pods' },
+      (cont, limit, o) =>
+        core.listPodForAllNamespaces({ labelSelector: options.labelSelector, limit, ...(cont ? { _continue: cont } : {}) }, o),
+      options,
+    );
     return result.items;
   }
 
@@ -293,15 +355,30 @@ export class ClusterClient {
    * One watch connection on `path` (e.g. /api/v1/pods) from `resourceVersion`. Events are deserialized to
    * `kind` (e.g. 'V1Pod'). Resolves `done` once: closed, gone (410), stopped, or failed (kubeWatch.ts).
    */
-  watchOnce(path: string, query: Record<string, string | number | boolean | undefined>, kind: string, onEvent: (type: WatchEventType, object: unknown, resourceVersion: string | undefined) => void): WatchHandle {
-    return watchOnce({ kubeConfig: this.kubeConfig, server: this.server, inactivityTimeoutMs: this.#options.watch.inactivityTimeoutMs }, path, query, kind, onEvent);
+  watchOnce(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    kind: string,
+    onEvent: (type: WatchEventType, object: unknown, resourceVersion: string | undefined) => void,
+  ): WatchHandle {
+    return watchOnce(
+      { kubeConfig: this.kubeConfig, server: this.server, inactivityTimeoutMs: this.#options.watch.inactivityTimeoutMs },
+      path,
+      query,
+      kind,
+      onEvent,
+    );
   }
 
   /**
    * Keeps the pod list of one node current: list, then watch, list again after `410 Gone`, back off after
    * failures (kubeWatch.ts). `onChange` gets the full current list. Returns stop().
    */
-  watchPodsOnNode(node: string, onChange: (pods: readonly V1Pod[]) => void, options: { readonly onError?: (failure: KubeFailure) => void; readonly signal?: AbortSignal } = {}): () => void {
+  watchPodsOnNode(
+    node: string,
+    onChange: (pods: readonly V1Pod[]) => void,
+    options: { readonly onError?: (failure: KubeFailure) => void; readonly signal?: AbortSignal } = {},
+  ): () => void {
     return watchPodsOnNode(this, this.#options.watch, this.#options.log, node, onChange, options);
   }
 }

@@ -33,9 +33,17 @@ export class DebugPodCleanup {
         return;
       } catch (error) {
         const failure = error instanceof KubeRequestError ? error.failure : undefined;
-        const permanent = failure?.kind === 'forbidden' || failure?.kind === 'unauthorized' || failure?.kind === 'credentials' || failure?.kind === 'config';
+        const permanent =
+          failure?.kind === 'forbidden' ||
+          failure?.kind === 'unauthorized' ||
+          failure?.kind === 'credentials' ||
+          failure?.kind === 'config';
         if (permanent || attempt === 2) {
-          const why = failure ? (failure.kind === 'forbidden' ? `forbidden: cannot ${failure.verb} ${failure.resource}` : describeKubeFailure(failure)) : String(error);
+          const why = failure
+            ? failure.kind === 'forbidden'
+              ? `forbidden: cannot ${failure.verb} ${failure.resource}`
+              : describeKubeFailure(failure)
+            : String(error);
           const message = `could not delete the debug pod ${this.#place.namespace}/${name} (${why}); it stops after activeDeadlineSeconds. Remove it with: kubectl delete pod -n ${this.#place.namespace} ${name}`;
           // A refusal will not change by close(): it is reported once. A transient failure is tried again there.
           if (permanent) this.pending.delete(name);

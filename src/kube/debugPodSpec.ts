@@ -24,7 +24,10 @@ import { trimEndOf, trimStartOf } from '../core/textScan.ts';
 export const DEBUG_POD_IMAGE = 'busybox:1.36';
 export const DEBUG_CONTAINER = 'debugger';
 export const DEBUG_HOST_ROOT = '/host';
-export const DEBUG_POD_LABELS: Readonly<Record<string, string>> = { 'app.kubernetes.io/managed-by': 'gpumem', 'gpumem.io/debug-pod': 'true' };
+export const DEBUG_POD_LABELS: Readonly<Record<string, string>> = {
+  'app.kubernetes.io/managed-by': 'gpumem',
+  'gpumem.io/debug-pod': 'true',
+};
 export const DEBUG_POD_NODE_ANNOTATION = 'gpumem.io/node';
 /** Who created the pod: `user@host` of the client (see debugPodSweep.ts). */
 export const DEBUG_POD_CREATOR_ANNOTATION = 'gpumem.io/created-by';

@@ -12,7 +12,14 @@ import { DEBUG_CONTAINER, recursiveReadOnlySupport } from './debugPodSpec.ts';
 import type { RecursiveReadOnlySupport } from './debugPodSpec.ts';
 import { transportFailureOf } from './podExecTransport.ts';
 
-const FATAL_WAITING = new Set(['ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+const FATAL_WAITING = new Set([
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'ErrImageNeverPull',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+]);
 
 /** The debug pods' client, namespace and image, and where their log lines go. */
 export interface DebugPodPlace {
@@ -43,7 +50,11 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** The node's taints as tolerations, and whether its runtime supports recursive read-only mounts. */
-export async function debugPodNodeFacts(place: DebugPodPlace, tolerate: 'node-taints' | 'all' | undefined, signal: AbortSignal | undefined): Promise<{ tolerations: V1Toleration[]; recursiveReadOnly: RecursiveReadOnlySupport }> {
+export async function debugPodNodeFacts(
+  place: DebugPodPlace,
+  tolerate: 'node-taints' | 'all' | undefined,
+  signal: AbortSignal | undefined,
+): Promise<{ tolerations: V1Toleration[]; recursiveReadOnly: RecursiveReadOnlySupport }> {
   let node: V1Node | undefined;
   try {
     node = await place.client.readNode(place.node, { signal });
@@ -63,7 +74,13 @@ export async function debugPodNodeFacts(place: DebugPodPlace, tolerate: 'node-ta
 }
 
 /** Waits until the pod runs (see the header). Throws TransportError. */
-export async function waitForDebugPodRunning(place: DebugPodPlace, name: string, createdVersion: string | undefined, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+export async function waitForDebugPodRunning(
+  place: DebugPodPlace,
+  name: string,
+  createdVersion: string | undefined,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const client = place.client;
   const deadline = Date.now() + timeoutMs;
   let resourceVersion = createdVersion;
@@ -80,10 +97,16 @@ export async function waitForDebugPodRunning(place: DebugPodPlace, name: string,
     last = waiting?.reason ? `${phase}: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ''}` : phase;
     if (phase === 'Running' && (container === undefined || container.state?.running)) return 'running';
     if (phase === 'Failed' || phase === 'Succeeded') {
-      return { kind: 'connect', detail: `the debug pod ${place.namespace}/${name} ended before the probe ran: ${phase}${pod.status?.reason ? ` ${pod.status.reason}` : ''}${pod.status?.message ? `: ${pod.status.message}` : ''}` };
+      return {
+        kind: 'connect',
+        detail: `the debug pod ${place.namespace}/${name} ended before the probe ran: ${phase}${pod.status?.reason ? ` ${pod.status.reason}` : ''}${pod.status?.message ? `: ${pod.status.message}` : ''}`,
+      };
     }
     if (waiting?.reason && FATAL_WAITING.has(waiting.reason)) {
-      return { kind: 'connect', detail: `the debug pod ${place.namespace}/${name} cannot start: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''} (image ${place.image})` };
+      return {
+        kind: 'connect',
+        detail: `the debug pod ${place.namespace}/${name} cannot start: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''} (image ${place.image})`,
+      };
     }
     return undefined;
   };
@@ -105,7 +128,8 @@ export async function waitForDebugPodRunning(place: DebugPodPlace, name: string,
         if (error instanceof TransportError) throw error;
         if (error instanceof KubeRequestError) {
           if (error.failure.kind === 'cancelled') throw new TransportError({ kind: 'cancelled' });
-          if (error.failure.kind === 'forbidden' || error.failure.kind === 'not-found') throw new TransportError(withDebugPodRbac(transportFailureOf(error.failure, 'connect', timeoutMs), place.namespace));
+          if (error.failure.kind === 'forbidden' || error.failure.kind === 'not-found')
+            throw new TransportError(withDebugPodRbac(transportFailureOf(error.failure, 'connect', timeoutMs), place.namespace));
         }
       }
       await sleep(Math.min(1_000 * 2 ** Math.min(failures++, 2), Math.max(0, deadline - Date.now())), signal);
@@ -114,7 +138,12 @@ export async function waitForDebugPodRunning(place: DebugPodPlace, name: string,
     const outcome = await new Promise<'running' | 'gone' | 'closed' | 'forbidden' | TransportFailure>((resolve) => {
       const handle = client.watchOnce(
         `/api/v1/namespaces/${encodeURIComponent(place.namespace)}/pods`,
-        { fieldSelector: `metadata.name=${name}`, resourceVersion, allowWatchBookmarks: true, timeoutSeconds: Math.max(1, Math.ceil(remaining / 1000)) },
+        {
+          fieldSelector: `metadata.name=${name}`,
+          resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds: Math.max(1, Math.ceil(remaining / 1000)),
+        },
         'V1Pod',
         (type, object, rv) => {
           if (rv) resourceVersion = rv;
@@ -155,7 +184,10 @@ export async function waitForDebugPodRunning(place: DebugPodPlace, name: string,
     if (outcome === 'gone') {
       // Read the pod (its state and a fresh resourceVersion), then watch again.
       try {
-        const pod = await client.readPod(place.namespace, name, { signal, timeoutMs: Math.min(Math.max(1, deadline - Date.now()), 15_000) });
+        const pod = await client.readPod(place.namespace, name, {
+          signal,
+          timeoutMs: Math.min(Math.max(1, deadline - Date.now()), 15_000),
+        });
         resourceVersion = pod.metadata?.resourceVersion;
         const verdict = check(pod);
         if (verdict === 'running') return;

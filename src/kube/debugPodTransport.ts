@@ -37,7 +37,12 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { DEBUG_CONTAINER, DEBUG_HOST_ROOT, DEBUG_POD_IMAGE, debugPodManifest, debugPodName } from './debugPodSpec.ts';
 import { DebugPodCleanup } from './debugPodCleanup.ts';
-import { DEADLINE_MARGIN_MS, DEBUG_POD_DEADLINE_SECONDS, RETAINED_DEBUG_POD_DEADLINE_SECONDS, RETAINED_DEBUG_POD_IDLE_MS } from './debugPodOptions.ts';
+import {
+  DEADLINE_MARGIN_MS,
+  DEBUG_POD_DEADLINE_SECONDS,
+  RETAINED_DEBUG_POD_DEADLINE_SECONDS,
+  RETAINED_DEBUG_POD_IDLE_MS,
+} from './debugPodOptions.ts';
 import type { DebugPodState, DebugPodTransportOptions, HostMount } from './debugPodOptions.ts';
 import { debugPodNodeFacts, waitForDebugPodRunning, withDebugPodRbac } from './debugPodStart.ts';
 import type { DebugPodPlace } from './debugPodStart.ts';
@@ -77,7 +82,13 @@ export class DebugPodTransport implements Transport {
     this.#namespace = options.namespace ?? 'default';
     this.#creator = options.creator ?? localCreator();
     this.target = `debug pod on node/${options.node} (context ${options.client.context})`;
-    this.#place = { client: options.client, namespace: this.#namespace, node: options.node, image: options.image ?? DEBUG_POD_IMAGE, log: (line) => this.#log(line) };
+    this.#place = {
+      client: options.client,
+      namespace: this.#namespace,
+      node: options.node,
+      image: options.image ?? DEBUG_POD_IMAGE,
+      log: (line) => this.#log(line),
+    };
     this.#cleanup = new DebugPodCleanup(this.#place, options.cleanupTimeoutMs ?? 15_000, options.onCleanupFailure);
     this.cleanupFailures = this.#cleanup.failures;
     options.registry?.track(this);
@@ -96,16 +107,24 @@ export class DebugPodTransport implements Transport {
   /** Once per transport, before its first pod: this creator's finished or expired debug pods are deleted. */
   async #sweepLeftovers(signal: AbortSignal | undefined): Promise<void> {
     if (this.#options.sweep === false) return;
-    this.#sweep ??= sweepDebugPods(this.#options.client, this.#namespace, this.#creator, { signal, timeoutMs: this.#options.cleanupTimeoutMs ?? 15_000 }).then((outcome) => {
-      if (outcome.kind === 'skipped') this.#log(outcome.reason);
-      else if (outcome.removed.length > 0 || outcome.failed.length > 0) {
-        this.#log(`removed ${outcome.removed.length} leftover debug pod(s) of ${this.#creator} in ${this.#namespace}${outcome.removed.length > 0 ? `: ${outcome.removed.join(', ')}` : ''}${outcome.failed.length > 0 ? `; could not remove ${outcome.failed.join(', ')}` : ''}`);
-      }
-      return outcome;
-    }, (error: unknown) => {
-      if (error instanceof KubeRequestError && error.failure.kind === 'cancelled') throw new TransportError({ kind: 'cancelled' });
-      return { kind: 'skipped', reason: String(error) } as const;
-    });
+    this.#sweep ??= sweepDebugPods(this.#options.client, this.#namespace, this.#creator, {
+      signal,
+      timeoutMs: this.#options.cleanupTimeoutMs ?? 15_000,
+    }).then(
+      (outcome) => {
+        if (outcome.kind === 'skipped') this.#log(outcome.reason);
+        else if (outcome.removed.length > 0 || outcome.failed.length > 0) {
+          this.#log(
+            `removed ${outcome.removed.length} leftover debug pod(s) of ${this.#creator} in ${this.#namespace}${outcome.removed.length > 0 ? `: ${outcome.removed.join(', ')}` : ''}${outcome.failed.length > 0 ? `; could not remove ${outcome.failed.join(', ')}` : ''}`,
+          );
+        }
+        return outcome;
+      },
+      (error: unknown) => {
+        if (error instanceof KubeRequestError && error.failure.kind === 'cancelled') throw new TransportError({ kind: 'cancelled' });
+        return { kind: 'skipped', reason: String(error) } as const;
+      },
+    );
     try {
       await this.#sweep;
     } catch (error) {
@@ -125,7 +144,10 @@ export class DebugPodTransport implements Transport {
   }
 
   get #deadlineSeconds(): number {
-    return this.#options.activeDeadlineSeconds ?? (this.#options.lifetime?.kind === 'retained' ? RETAINED_DEBUG_POD_DEADLINE_SECONDS : DEBUG_POD_DEADLINE_SECONDS);
+    return (
+      this.#options.activeDeadlineSeconds ??
+      (this.#options.lifetime?.kind === 'retained' ? RETAINED_DEBUG_POD_DEADLINE_SECONDS : DEBUG_POD_DEADLINE_SECONDS)
+    );
   }
 
   #log(line: string): void {
@@ -136,11 +158,11 @@ export class DebugPodTransport implements Transport {
     }
   }
 
-
   async run(request: ExecRequest): Promise<ExecResult> {
     this.#ensureOpen(request.signal);
     const lifetime = this.#options.lifetime;
-    if (lifetime?.kind === 'retained') return this.#exclusive(() => this.#runRetained(request, lifetime.idleMs ?? RETAINED_DEBUG_POD_IDLE_MS));
+    if (lifetime?.kind === 'retained')
+      return this.#exclusive(() => this.#runRetained(request, lifetime.idleMs ?? RETAINED_DEBUG_POD_IDLE_MS));
     const name = debugPodName(this.#options.node);
     await this.#startPod(name, request.signal);
     try {
@@ -221,9 +243,13 @@ export class DebugPodTransport implements Transport {
   async #gone(name: string, error: unknown, signal: AbortSignal | undefined): Promise<string | undefined> {
     if (!(error instanceof TransportError)) return undefined;
     const failure = error.failure;
-    if (failure.kind !== 'connect' && failure.kind !== 'disconnected' && !(failure.kind === 'timeout' && failure.phase === 'connect')) return undefined;
+    if (failure.kind !== 'connect' && failure.kind !== 'disconnected' && !(failure.kind === 'timeout' && failure.phase === 'connect'))
+      return undefined;
     try {
-      const pod = await this.#options.client.readPod(this.#namespace, name, { signal, timeoutMs: this.#options.cleanupTimeoutMs ?? 15_000 });
+      const pod = await this.#options.client.readPod(this.#namespace, name, {
+        signal,
+        timeoutMs: this.#options.cleanupTimeoutMs ?? 15_000,
+      });
       if (pod.metadata?.deletionTimestamp) return 'it is being deleted';
       const phase = pod.status?.phase;
       if (phase === 'Failed' || phase === 'Succeeded') return `it ended: ${phase}${pod.status?.reason ? ` ${pod.status.reason}` : ''}`;
@@ -251,7 +277,9 @@ export class DebugPodTransport implements Transport {
     this.#idleTimer = setTimeout(() => {
       void this.#exclusive(async () => {
         if (this.#runs !== runs || this.#state !== current) return;
-        this.#log(`no run for ${Math.round(idleMs / 1000)} s: deleting ${this.#namespace}/${current.name} (the next run creates a new one)`);
+        this.#log(
+          `no run for ${Math.round(idleMs / 1000)} s: deleting ${this.#namespace}/${current.name} (the next run creates a new one)`,
+        );
         await this.#drop();
       });
     }, idleMs);
@@ -270,9 +298,12 @@ export class DebugPodTransport implements Transport {
     try {
       await this.#sweepLeftovers(signal);
       const { tolerations, recursiveReadOnly } = await debugPodNodeFacts(this.#place, this.#options.tolerations, signal);
-      this.#hostMount = recursiveReadOnly === 'supported' ? { kind: 'recursive-read-only' } : { kind: 'top-read-only', support: recursiveReadOnly };
+      this.#hostMount =
+        recursiveReadOnly === 'supported' ? { kind: 'recursive-read-only' } : { kind: 'top-read-only', support: recursiveReadOnly };
       if (recursiveReadOnly !== 'supported') {
-        this.#log(`/host is read-only at its top mount only: the node's runtime ${recursiveReadOnly === 'unsupported' ? 'does not support' : 'does not report (Kubernetes < 1.30?)'} recursive read-only mounts (status.runtimeHandlers), so mounts below the node's / stay writable through /host`);
+        this.#log(
+          `/host is read-only at its top mount only: the node's runtime ${recursiveReadOnly === 'unsupported' ? 'does not support' : 'does not report (Kubernetes < 1.30?)'} recursive read-only mounts (status.runtimeHandlers), so mounts below the node's / stay writable through /host`,
+        );
       }
       const manifest = debugPodManifest({
         name,
@@ -297,7 +328,13 @@ export class DebugPodTransport implements Transport {
         if (!(error instanceof KubeRequestError)) throw error;
         const kind = error.failure.kind;
         // Refused outright: nothing was created (and a 409 would be somebody else's pod: never delete it).
-        if (kind === 'forbidden' || kind === 'unauthorized' || kind === 'credentials' || kind === 'config' || (kind === 'http' && error.failure.status >= 400 && error.failure.status < 500 && error.failure.status !== 429)) {
+        if (
+          kind === 'forbidden' ||
+          kind === 'unauthorized' ||
+          kind === 'credentials' ||
+          kind === 'config' ||
+          (kind === 'http' && error.failure.status >= 400 && error.failure.status < 500 && error.failure.status !== 429)
+        ) {
           mayExist = false;
           this.#cleanup.pending.delete(name);
         }
@@ -321,7 +358,14 @@ export class DebugPodTransport implements Transport {
   #openExec(name: string): Transport {
     if (this.#options.exec) return this.#options.exec({ namespace: this.#namespace, pod: name, container: DEBUG_CONTAINER });
     const client = this.#options.client;
-    return new PodExecTransport({ kubeConfig: client.kubeConfig, namespace: this.#namespace, pod: name, container: DEBUG_CONTAINER, client, target: this.target });
+    return new PodExecTransport({
+      kubeConfig: client.kubeConfig,
+      namespace: this.#namespace,
+      pod: name,
+      container: DEBUG_CONTAINER,
+      client,
+      target: this.target,
+    });
   }
 
   /** One exec of `sh -s` in the debug pod's container. */

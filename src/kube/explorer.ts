@@ -53,7 +53,10 @@ function failureOf(error: unknown): KubeFailure {
 /** Probe, then list the nodes and the cluster's node memory events. Never throws. */
 export async function loadContextNodes(client: ClusterClient, options: LoadOptions = {}): Promise<ContextNodes> {
   const empty = { nodes: [], events: new Map(), eventsProblem: undefined };
-  const call: CallOptions = { ...(options.signal ? { signal: options.signal } : {}), ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
+  const call: CallOptions = {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  };
   const state = await client.probe(options.signal ? { signal: options.signal } : {});
   if (state.kind !== 'Reachable') return { state, ...empty };
   let raw: V1Node[];
@@ -64,7 +67,9 @@ export async function loadContextNodes(client: ClusterClient, options: LoadOptio
     throw error;
   }
   const summaryOptions = options.unifiedMemoryLabels ? { unifiedMemoryLabels: options.unifiedMemoryLabels } : {};
-  const nodes = raw.map((node) => ({ summary: summarizeNode(node, summaryOptions), raw: node })).sort((a, b) => compareNodesGpuFirst(a.summary, b.summary));
+  const nodes = raw
+    .map((node) => ({ summary: summarizeNode(node, summaryOptions), raw: node }))
+    .sort((a, b) => compareNodesGpuFirst(a.summary, b.summary));
   let events: ReadonlyMap<string, readonly NodeMemoryEvent[]> = new Map();
   let eventsProblem: string | undefined;
   try {
@@ -85,10 +90,22 @@ export async function listNodeMemoryEvents(client: ClusterClient, options: CallO
   const fieldSelector = 'involvedObject.kind=Node,reason=SystemOOM';
   let items: CoreV1Event[];
   try {
-    items = (await client.call({ verb: 'list', resource: 'events' }, (o) => core.listEventForAllNamespaces({ fieldSelector, limit: 500 }, o), options)).items;
+    items = (
+      await client.call(
+        { verb: 'list', resource: 'events' },
+        (o) => core.listEventForAllNamespaces({ fieldSelector, limit: 500 }, o),
+        options,
+      )
+    ).items;
   } catch (error) {
     if (!(error instanceof KubeRequestError && error.failure.kind === 'forbidden')) throw error;
-    items = (await client.call({ verb: 'list', resource: 'events' }, (o) => core.listNamespacedEvent({ namespace: 'default', fieldSelector, limit: 500 }, o), options)).items;
+    items = (
+      await client.call(
+        { verb: 'list', resource: 'events' },
+        (o) => core.listNamespacedEvent({ namespace: 'default', fieldSelector, limit: 500 }, o),
+        options,
+      )
+    ).items;
   }
   const byNode = new Map<string, NodeMemoryEvent[]>();
   for (const event of nodeMemoryEvents(items)) {
@@ -137,7 +154,8 @@ export async function listNodeGpuPods(client: ClusterClient, node: string, optio
 /** Pod UID → `namespace/name`, for the probe reports. */
 export function podNamesOf(pods: readonly V1Pod[]): Map<string, string> {
   const names = new Map<string, string>();
-  for (const pod of pods) if (pod.metadata?.uid) names.set(pod.metadata.uid, `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name ?? ''}`);
+  for (const pod of pods)
+    if (pod.metadata?.uid) names.set(pod.metadata.uid, `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name ?? ''}`);
   return names;
 }
 
@@ -153,7 +171,12 @@ export interface PodHamiFacts {
  * pods, the HAMi version (the device plugin's image tag), and the pod's runtime class, privileged flag and
  * env. A lookup that fails (RBAC) is reported in `section.problems`, never thrown.
  */
-export async function podHamiFacts(client: ClusterClient, pod: V1Pod, container: string | undefined, options: CallOptions = {}): Promise<PodHamiFacts> {
+export async function podHamiFacts(
+  client: ClusterClient,
+  pod: V1Pod,
+  container: string | undefined,
+  options: CallOptions = {},
+): Promise<PodHamiFacts> {
   const summary = summarizePod(pod);
   const chosen = defaultExecContainer(pod, container);
   const fromPod = hamiFactsFromPod(pod, chosen);
@@ -185,7 +208,11 @@ export async function podHamiFacts(client: ClusterClient, pod: V1Pod, container:
     section: {
       node,
       devicePluginPods,
-      schedulerPods: schedulers?.map((s) => ({ namespace: s.metadata?.namespace ?? '', name: s.metadata?.name ?? '', phase: s.status?.phase ?? 'Unknown' })),
+      schedulerPods: schedulers?.map((s) => ({
+        namespace: s.metadata?.namespace ?? '',
+        name: s.metadata?.name ?? '',
+        phase: s.status?.phase ?? 'Unknown',
+      })),
       pod: summary,
       container: chosen,
       env: fromPod.podEnv,

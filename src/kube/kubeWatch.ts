@@ -64,14 +64,25 @@ export interface WatchTarget {
 export interface PodWatchSource {
   readonly context: string;
   listPodsOnNode(node: string, options: { readonly signal?: AbortSignal }): Promise<{ pods: V1Pod[]; resourceVersion: string | undefined }>;
-  watchOnce(path: string, query: Record<string, string | number | boolean | undefined>, kind: string, onEvent: (type: WatchEventType, object: unknown, resourceVersion: string | undefined) => void): WatchHandle;
+  watchOnce(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    kind: string,
+    onEvent: (type: WatchEventType, object: unknown, resourceVersion: string | undefined) => void,
+  ): WatchHandle;
 }
 
 /**
  * One watch connection on `path` (e.g. /api/v1/pods) from `resourceVersion`. Events are deserialized to
  * `kind` (e.g. 'V1Pod'). Resolves `done` once: closed, gone (410), stopped, or failed.
  */
-export function watchOnce(target: WatchTarget, path: string, query: Record<string, string | number | boolean | undefined>, kind: string, onEvent: (type: WatchEventType, object: unknown, resourceVersion: string | undefined) => void): WatchHandle {
+export function watchOnce(
+  target: WatchTarget,
+  path: string,
+  query: Record<string, string | number | boolean | undefined>,
+  kind: string,
+  onEvent: (type: WatchEventType, object: unknown, resourceVersion: string | undefined) => void,
+): WatchHandle {
   const watch = new Watch(target.kubeConfig);
   // Declared private in the typings, but a plain property in dist/watch.js (default 30 s).
   (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = target.inactivityTimeoutMs;
@@ -87,7 +98,11 @@ export function watchOnce(target: WatchTarget, path: string, query: Record<strin
       resolve(end);
     };
   });
-  const attempted: AttemptedRequest = { verb: 'watch', resource: path.replace(/^\/api\/v1\/(namespaces\/[^/]+\/)?/, ''), ...(target.server ? { server: target.server } : {}) };
+  const attempted: AttemptedRequest = {
+    verb: 'watch',
+    resource: path.replace(/^\/api\/v1\/(namespaces\/[^/]+\/)?/, ''),
+    ...(target.server ? { server: target.server } : {}),
+  };
   const onDone = (error: unknown): void => {
     if (stopped) return settle({ kind: 'stopped' });
     if (gone) return settle({ kind: 'gone' });
@@ -144,7 +159,14 @@ export function watchOnce(target: WatchTarget, path: string, query: Record<strin
  * jitter (1 s → 30 s), so an unreachable cluster costs one request per backoff step, never a storm. Changes
  * are coalesced. `onChange` gets the full current list. Returns stop().
  */
-export function watchPodsOnNode(client: PodWatchSource, tuning: Required<WatchTuning>, log: (line: string) => void, node: string, onChange: (pods: readonly V1Pod[]) => void, options: { readonly onError?: (failure: KubeFailure) => void; readonly signal?: AbortSignal } = {}): () => void {
+export function watchPodsOnNode(
+  client: PodWatchSource,
+  tuning: Required<WatchTuning>,
+  log: (line: string) => void,
+  node: string,
+  onChange: (pods: readonly V1Pod[]) => void,
+  options: { readonly onError?: (failure: KubeFailure) => void; readonly signal?: AbortSignal } = {},
+): () => void {
   const life = new AbortController();
   const pods = new Map<string, V1Pod>();
   let resourceVersion: string | undefined;
@@ -188,15 +210,20 @@ export function watchPodsOnNode(client: PodWatchSource, tuning: Required<WatchTu
       }
       const started = Date.now();
       const timeoutSeconds = Math.round(tuning.serverTimeoutSeconds * (1 + Math.random()));
-      current = client.watchOnce('/api/v1/pods', { fieldSelector: nodeFieldSelector(node), resourceVersion, allowWatchBookmarks: true, timeoutSeconds }, 'V1Pod', (type, object, rv) => {
-        if (rv) resourceVersion = rv;
-        failures = 0;
-        if (type === 'BOOKMARK') return;
-        const pod = object as V1Pod;
-        if (type === 'DELETED') pods.delete(key(pod));
-        else pods.set(key(pod), pod);
-        emit();
-      });
+      current = client.watchOnce(
+        '/api/v1/pods',
+        { fieldSelector: nodeFieldSelector(node), resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+        'V1Pod',
+        (type, object, rv) => {
+          if (rv) resourceVersion = rv;
+          failures = 0;
+          if (type === 'BOOKMARK') return;
+          const pod = object as V1Pod;
+          if (type === 'DELETED') pods.delete(key(pod));
+          else pods.set(key(pod), pod);
+          emit();
+        },
+      );
       const end = await current.done;
       current = undefined;
       if (life.signal.aborted || end.kind === 'stopped') return;

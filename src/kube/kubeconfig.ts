@@ -137,7 +137,8 @@ function resolveFileReferences(doc: Record<string, unknown>, dir: string): void 
     for (const key of ['client-certificate', 'client-key', 'token-file']) if (key in user) user[key] = absolute(dir, user[key]);
     const exec = record(user['exec']);
     // client-go resolves an exec command against the file only when it contains a path separator.
-    if (exec && typeof exec['command'] === 'string' && (exec['command'].includes('/') || exec['command'].includes(sep))) exec['command'] = absolute(dir, exec['command']);
+    if (exec && typeof exec['command'] === 'string' && (exec['command'].includes('/') || exec['command'].includes(sep)))
+      exec['command'] = absolute(dir, exec['command']);
     const providerConfig = record(record(user['auth-provider'])?.['config']);
     if (providerConfig && 'tokenFile' in providerConfig) providerConfig['tokenFile'] = absolute(dir, providerConfig['tokenFile']);
   }
@@ -163,7 +164,8 @@ export function parseKubeconfigText(text: string, file: string): { parsed: Parse
   const root = record(doc);
   if (!root) throw new Error('the file is not a YAML mapping');
   // client-node re-reads the JSON with js-yaml, which throws past 100 levels; no kubeconfig nests that deep.
-  if (nestingDepth(root) > MAX_KUBECONFIG_DEPTH) throw new Error(`the file nests deeper than ${MAX_KUBECONFIG_DEPTH} levels, which no kubeconfig does`);
+  if (nestingDepth(root) > MAX_KUBECONFIG_DEPTH)
+    throw new Error(`the file nests deeper than ${MAX_KUBECONFIG_DEPTH} levels, which no kubeconfig does`);
   resolveFileReferences(root, dirname(file));
   const json = JSON.stringify(root);
   const problems: string[] = [];
@@ -176,13 +178,24 @@ export function parseKubeconfigText(text: string, file: string): { parsed: Parse
   kc.loadFromString(json, { onInvalidEntry: 'filter' });
   const current = kc.getCurrentContext();
   return {
-    parsed: { file, clusters: kc.getClusters() ?? [], users: kc.getUsers() ?? [], contexts: kc.getContexts() ?? [], currentContext: typeof current === 'string' && current !== '' ? current : undefined },
+    parsed: {
+      file,
+      clusters: kc.getClusters() ?? [],
+      users: kc.getUsers() ?? [],
+      contexts: kc.getContexts() ?? [],
+      currentContext: typeof current === 'string' && current !== '' ? current : undefined,
+    },
     problems,
   };
 }
 
 /** Merges parsed files as kubectl does: first definition of a name wins; first non-empty current-context. */
-export function mergeKubeconfigs(files: readonly ParsedFile[]): { clusters: Map<string, Cluster>; users: Map<string, User>; contexts: Map<string, { context: Context; file: string }>; currentContext: string | undefined } {
+export function mergeKubeconfigs(files: readonly ParsedFile[]): {
+  clusters: Map<string, Cluster>;
+  users: Map<string, User>;
+  contexts: Map<string, { context: Context; file: string }>;
+  currentContext: string | undefined;
+} {
   const clusters = new Map<string, Cluster>();
   const users = new Map<string, User>();
   const contexts = new Map<string, { context: Context; file: string }>();

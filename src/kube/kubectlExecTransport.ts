@@ -22,7 +22,8 @@ import { interpretKubectlExit, kubectlExecInvocation } from '../core/kube/kubect
 import { LocalTransport } from '../transports/local.ts';
 
 export const DEFAULT_KUBECTL = 'kubectl';
-export const DEFAULT_MISSING_KUBECTL_HINT = 'gpumem.kubernetes.execMode is "kubectl": install kubectl, or set gpumem.kubernetes.kubectlPath to its full path, or set gpumem.kubernetes.execMode back to "api"';
+export const DEFAULT_MISSING_KUBECTL_HINT =
+  'gpumem.kubernetes.execMode is "kubectl": install kubectl, or set gpumem.kubernetes.kubectlPath to its full path, or set gpumem.kubernetes.execMode back to "api"';
 
 export interface KubectlExecTransportOptions extends KubectlExecTarget {
   /** The kubectl binary: a name looked up on PATH or a path. Default `kubectl`. */
@@ -46,7 +47,9 @@ export class KubectlExecTransport implements Transport {
     this.#options = options;
     this.#kubectl = options.kubectlPath?.trim() || DEFAULT_KUBECTL;
     this.#invocation = kubectlExecInvocation(options, delimiter);
-    this.target = options.target ?? `kubectl exec pod ${options.namespace}/${options.pod}${options.container ? ` -c ${options.container}` : ''} (context ${options.context})`;
+    this.target =
+      options.target ??
+      `kubectl exec pod ${options.namespace}/${options.pod}${options.container ? ` -c ${options.container}` : ''} (context ${options.context})`;
   }
 
   /** The argv kubectl is started with (binary first), or undefined when a name was refused. For logs and tests. */
@@ -57,7 +60,8 @@ export class KubectlExecTransport implements Transport {
   async run(request: ExecRequest): Promise<ExecResult> {
     if (request.signal?.aborted) throw new TransportError({ kind: 'cancelled' });
     const invocation = this.#invocation;
-    if (invocation.kind === 'invalid') throw new TransportError({ kind: 'spawn', detail: `refusing to run kubectl: ${invocation.problem}` });
+    if (invocation.kind === 'invalid')
+      throw new TransportError({ kind: 'spawn', detail: `refusing to run kubectl: ${invocation.problem}` });
     const baseEnv = this.#options.env ?? process.env;
     const env = invocation.kubeconfigEnv !== undefined ? { ...baseEnv, KUBECONFIG: invocation.kubeconfigEnv } : baseEnv;
     const local = new LocalTransport({ command: [this.#kubectl, ...invocation.args], env, target: this.target });
@@ -67,7 +71,10 @@ export class KubectlExecTransport implements Transport {
       raw = await local.run(request);
     } catch (error) {
       if (error instanceof TransportError && error.failure.kind === 'spawn') {
-        throw new TransportError({ kind: 'spawn', detail: `cannot run kubectl (${error.failure.detail}). ${this.#options.missingBinaryHint ?? DEFAULT_MISSING_KUBECTL_HINT}` });
+        throw new TransportError({
+          kind: 'spawn',
+          detail: `cannot run kubectl (${error.failure.detail}). ${this.#options.missingBinaryHint ?? DEFAULT_MISSING_KUBECTL_HINT}`,
+        });
       }
       throw error;
     } finally {

@@ -43,7 +43,13 @@ export interface NodeProbeSettings {
 
 export type NodeProbeRoute =
   | { readonly kind: 'debug-pod'; readonly transport: DebugPodTransport; readonly hostRoot: string; readonly namespace: string }
-  | { readonly kind: 'ssh'; readonly transport: SshTransport; readonly hostRoot: ''; readonly addressType: SshAddressType | 'NodeName'; readonly address: string }
+  | {
+      readonly kind: 'ssh';
+      readonly transport: SshTransport;
+      readonly hostRoot: '';
+      readonly addressType: SshAddressType | 'NodeName';
+      readonly address: string;
+    }
   | { readonly kind: 'unreachable'; readonly reason: string };
 
 export interface NodeProbeRouteOptions {
@@ -54,11 +60,23 @@ export interface NodeProbeRouteOptions {
 }
 
 /** The transport to probe `node` with, and the host root the probe must be given. Opens no connection yet. */
-export function nodeProbeRoute(client: ClusterClient, node: Pick<GpuNodeSummary, 'name' | 'addresses'>, settings: NodeProbeSettings, options: NodeProbeRouteOptions = {}): NodeProbeRoute {
+export function nodeProbeRoute(
+  client: ClusterClient,
+  node: Pick<GpuNodeSummary, 'name' | 'addresses'>,
+  settings: NodeProbeSettings,
+  options: NodeProbeRouteOptions = {},
+): NodeProbeRoute {
   if (settings.nodeProbe === 'ssh' && settings.sshHostFrom === 'node-name') {
-    if (!isDnsSubdomain(node.name)) return { kind: 'unreachable', reason: `node name ${JSON.stringify(node.name.slice(0, 80))} is no SSH host name` };
+    if (!isDnsSubdomain(node.name))
+      return { kind: 'unreachable', reason: `node name ${JSON.stringify(node.name.slice(0, 80))} is no SSH host name` };
     try {
-      return { kind: 'ssh', transport: sshTransportFromConfig(node.name, { ...options.ssh, hostName: 'config' }), hostRoot: '', addressType: 'NodeName', address: node.name };
+      return {
+        kind: 'ssh',
+        transport: sshTransportFromConfig(node.name, { ...options.ssh, hostName: 'config' }),
+        hostRoot: '',
+        addressType: 'NodeName',
+        address: node.name,
+      };
     } catch (error) {
       return { kind: 'unreachable', reason: `node name ${node.name}: ${error instanceof Error ? error.message : String(error)}` };
     }
@@ -70,18 +88,32 @@ export function nodeProbeRoute(client: ClusterClient, node: Pick<GpuNodeSummary,
     try {
       transport = sshTransportFromConfig(address.destination, { ...options.ssh, hostName: 'destination' });
     } catch (error) {
-      return { kind: 'unreachable', reason: `${address.type} ${address.address}: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        kind: 'unreachable',
+        reason: `${address.type} ${address.address}: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
     return { kind: 'ssh', transport, hostRoot: '', addressType: address.type, address: address.address };
   }
   const image = parseImageReference(settings.debugImage);
-  if (image.kind === 'invalid') return { kind: 'unreachable', reason: `debug image "${settings.debugImage.slice(0, 120)}": ${image.reason}` };
-  const transport = new DebugPodTransport({ ...options.debugPod, client, node: node.name, namespace: settings.debugNamespace, image: image.reference });
+  if (image.kind === 'invalid')
+    return { kind: 'unreachable', reason: `debug image "${settings.debugImage.slice(0, 120)}": ${image.reason}` };
+  const transport = new DebugPodTransport({
+    ...options.debugPod,
+    client,
+    node: node.name,
+    namespace: settings.debugNamespace,
+    image: image.reference,
+  });
   return { kind: 'debug-pod', transport, hostRoot: transport.hostRoot, namespace: settings.debugNamespace };
 }
 
 /** What the cluster knows that the node probe cannot: pod UID → namespace/name and, on a HAMi node, its device-plugin pod's health. */
-export async function nodeAnalysisInputs(client: ClusterClient, node: Pick<GpuNodeSummary, 'name' | 'hami'>, options: CallOptions = {}): Promise<Omit<AnalyzeOptions, 'target'>> {
+export async function nodeAnalysisInputs(
+  client: ClusterClient,
+  node: Pick<GpuNodeSummary, 'name' | 'hami'>,
+  options: CallOptions = {},
+): Promise<Omit<AnalyzeOptions, 'target'>> {
   const { pods } = await client.listPodsOnNode(node.name, options);
   if (!node.hami) return { podNames: podNamesOf(pods) };
   const [key, value] = HAMI_DEVICE_PLUGIN_SELECTOR.split('=') as [string, string];

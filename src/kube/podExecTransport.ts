@@ -53,7 +53,8 @@ export function transportFailureOf(failure: KubeFailure, phase: 'connect' | 'com
 
 /** The exit status in an exec Status (see the header). */
 export function exitCodeOfStatus(status: V1Status | Record<string, unknown> | undefined): { exitCode: number | null; error?: string } {
-  const s = status as { status?: string; reason?: string; message?: string; details?: { causes?: { reason?: string; message?: string }[] } } | undefined;
+  const s = status as
+    { status?: string; reason?: string; message?: string; details?: { causes?: { reason?: string; message?: string }[] } } | undefined;
   if (!s) return { exitCode: null };
   if (s.status === 'Success') return { exitCode: 0 };
   if (s.reason === 'NonZeroExitCode') {
@@ -74,12 +75,21 @@ export function exitCodeOfStatus(status: V1Status | Record<string, unknown> | un
 class ProbeSocketHandler extends WebSocketHandler {
   readonly #onStatusText: (text: string) => void;
 
-  constructor(kc: KubeConfig, socketFactory: SocketFactory | undefined, streams: { stdin: PassThrough; stdout: Writable; stderr: Writable }, onStatusText: (text: string) => void) {
+  constructor(
+    kc: KubeConfig,
+    socketFactory: SocketFactory | undefined,
+    streams: { stdin: PassThrough; stdout: Writable; stderr: Writable },
+    onStatusText: (text: string) => void,
+  ) {
     super(kc, socketFactory, streams);
     this.#onStatusText = onStatusText;
   }
 
-  override connect(path: string, textHandler: ((text: string) => boolean) | null, binaryHandler: ((stream: number, buff: Buffer) => boolean) | null): ReturnType<WebSocketHandler['connect']> {
+  override connect(
+    path: string,
+    textHandler: ((text: string) => boolean) | null,
+    binaryHandler: ((stream: number, buff: Buffer) => boolean) | null,
+  ): ReturnType<WebSocketHandler['connect']> {
     const onStatusText = this.#onStatusText;
     const guarded = binaryHandler
       ? (stream: number, buff: Buffer): boolean => {
@@ -138,7 +148,8 @@ export class PodExecTransport implements Transport {
     this.#options = options;
     this.#container = options.container;
     const context = options.client ? ` (context ${options.client.context})` : '';
-    this.target = options.target ?? `pod ${options.namespace}/${options.pod}${options.container ? ` -c ${options.container}` : ''}${context}`;
+    this.target =
+      options.target ?? `pod ${options.namespace}/${options.pod}${options.container ? ` -c ${options.container}` : ''}${context}`;
   }
 
   /** The container the last run used (after defaulting). */
@@ -231,14 +242,22 @@ export class PodExecTransport implements Transport {
               else run.fail({ kind: 'spawn', detail: `${command.join(' ')}: ${statusText.trim()}` });
               return;
             }
-            if (status === undefined && code === 1000 && socket?.protocol !== 'v5.channel.k8s.io' && socket?.protocol !== 'v4.channel.k8s.io') {
+            if (
+              status === undefined &&
+              code === 1000 &&
+              socket?.protocol !== 'v5.channel.k8s.io' &&
+              socket?.protocol !== 'v4.channel.k8s.io'
+            ) {
               // The pre-v4 protocols say nothing on success.
               run.finish(0);
               return;
             }
             const exit = exitCodeOfStatus(status);
             if (status === undefined) {
-              run.fail({ kind: 'disconnected', detail: `the exec WebSocket closed before the exit status arrived (code ${code}${reason.length > 0 ? `, ${reason.toString()}` : ''})` });
+              run.fail({
+                kind: 'disconnected',
+                detail: `the exec WebSocket closed before the exit status arrived (code ${code}${reason.length > 0 ? `, ${reason.toString()}` : ''})`,
+              });
             } else if (exit.error !== undefined && exit.exitCode === null) {
               run.fail({ kind: 'spawn', detail: `${command.join(' ')}: ${exit.error}` });
             } else {
@@ -251,7 +270,13 @@ export class PodExecTransport implements Transport {
         },
         (error: unknown) => {
           const failure = classifyKubeError(error, { verb: 'create', resource: 'pods/exec' });
-          const detail = failure.kind === 'not-found' ? { ...failure, message: `pod ${this.#options.namespace}/${this.#options.pod}${container ? ` or its container "${container}"` : ''} was not found` } : failure;
+          const detail =
+            failure.kind === 'not-found'
+              ? {
+                  ...failure,
+                  message: `pod ${this.#options.namespace}/${this.#options.pod}${container ? ` or its container "${container}"` : ''} was not found`,
+                }
+              : failure;
           run.fail(transportFailureOf(detail, 'connect', connectMs));
         },
       );

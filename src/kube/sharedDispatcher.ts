@@ -42,7 +42,12 @@ export type SharedDispatcherState =
 /** A copy of `source` with the same clusters, users and contexts, and the same current context. */
 export function privateKubeConfigCopy(source: KubeConfig): KubeConfig {
   const copy = new KubeConfig();
-  copy.loadFromOptions({ clusters: source.getClusters(), users: source.getUsers(), contexts: source.getContexts(), currentContext: source.getCurrentContext() });
+  copy.loadFromOptions({
+    clusters: source.getClusters(),
+    users: source.getUsers(),
+    contexts: source.getContexts(),
+    currentContext: source.getCurrentContext(),
+  });
   return copy;
 }
 
@@ -56,7 +61,9 @@ function feed(hash: Hash, value: unknown): void {
     hash.update(`\u0000a${value.length}`);
     for (const item of value) feed(hash, item);
   } else if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     hash.update(`\u0000o${entries.length}`);
     for (const [k, v] of entries) {
       feed(hash, k);

@@ -106,12 +106,14 @@ export class ExecRun {
   /** The command ended with this status (null: killed or unknown); settles with the output collected. */
   finish(exitCode: number | null): void {
     const overflowed = this.#state.kind === 'stopping';
-    this.#settle(() => this.#resolve({
-      stdout: this.stdout.text(),
-      stderr: this.stderr.text(),
-      exitCode: overflowed ? null : exitCode,
-      truncated: this.stdout.truncated || this.stderr.truncated,
-    }));
+    this.#settle(() =>
+      this.#resolve({
+        stdout: this.stdout.text(),
+        stderr: this.stderr.text(),
+        exitCode: overflowed ? null : exitCode,
+        truncated: this.stdout.truncated || this.stderr.truncated,
+      }),
+    );
   }
 
   /** The run failed (could not start, the connection dropped…); settles with this failure. */

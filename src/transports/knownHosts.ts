@@ -138,13 +138,7 @@ export function wildcardMatch(subject: string, pattern: string): boolean {
  * Order, as in OpenSSH: a matching `@revoked` key wins; then an exact key match is known; then a different
  * key of the same type for this host is a change; otherwise the key is unknown.
  */
-export function checkHostKey(
-  knownHostsText: string,
-  host: string,
-  port: number,
-  keyType: string,
-  keyBase64: string,
-): HostKeyCheck {
+export function checkHostKey(knownHostsText: string, host: string, port: number, keyType: string, keyBase64: string): HostKeyCheck {
   return checkHostKeyInEntries(parseKnownHosts(knownHostsText), host, port, keyType, keyBase64);
 }
 
@@ -224,7 +218,7 @@ export function fingerprintSha256(keyBlob: Uint8Array): string {
 /** The key type named inside an SSH public key blob (its first string), or null when malformed. */
 export function blobKeyType(blob: Uint8Array): string | null {
   if (blob.length < 4) return null;
-  const len = ((blob[0] as number) << 24 >>> 0) + ((blob[1] as number) << 16) + ((blob[2] as number) << 8) + (blob[3] as number);
+  const len = (((blob[0] as number) << 24) >>> 0) + ((blob[1] as number) << 16) + ((blob[2] as number) << 8) + (blob[3] as number);
   if (len === 0 || len > 64 || 4 + len > blob.length) return null;
   const type = Buffer.from(blob.subarray(4, 4 + len)).toString('latin1');
   return /^[A-Za-z0-9@._+-]+$/.test(type) ? type : null;

@@ -17,10 +17,13 @@ export class PausableTimer {
 
   #start(): void {
     this.#startedAt = Date.now();
-    this.#handle = setTimeout(() => {
-      this.#cleared = true;
-      this.#onFire();
-    }, Math.max(0, this.#remaining));
+    this.#handle = setTimeout(
+      () => {
+        this.#cleared = true;
+        this.#onFire();
+      },
+      Math.max(0, this.#remaining),
+    );
   }
 
   pause(): void {

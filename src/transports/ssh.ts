@@ -168,7 +168,6 @@ export class SshTransport implements Transport {
     });
   }
 
-
   /** A hop of the established connection failed or closed (while connecting, the chain reports it). */
   #onDropped(client: SshClient, detail: string): void {
     if (this.#closed || this.#dropped || !this.#clients.includes(client)) return;
@@ -199,9 +198,11 @@ export class SshTransport implements Transport {
     try {
       client.exec(REMOTE_COMMAND, (err, ch) => {
         if (err) {
-          run.fail(/No response from server|Not connected/i.test(err.message)
-            ? { kind: 'disconnected', detail: err.message }
-            : { kind: 'spawn', detail: `the server refused to run "${REMOTE_COMMAND}": ${err.message}` });
+          run.fail(
+            /No response from server|Not connected/i.test(err.message)
+              ? { kind: 'disconnected', detail: err.message }
+              : { kind: 'spawn', detail: `the server refused to run "${REMOTE_COMMAND}": ${err.message}` },
+          );
           return;
         }
         channel = ch;

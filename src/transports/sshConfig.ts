@@ -68,19 +68,32 @@ export function expandTokens(value: string, ctx: TokenContext, warnings: string[
       return whole;
     }
     switch (t) {
-      case '%': return '%';
-      case 'd': return ctx.env.home;
-      case 'h': return ctx.hostName;
-      case 'i': return ctx.env.uid === undefined ? whole : String(ctx.env.uid);
-      case 'l': return local;
-      case 'L': return local.split('.')[0] ?? '';
-      case 'n': return ctx.alias;
-      case 'k': return ctx.hostName;
-      case 'p': return String(ctx.port);
-      case 'r': return ctx.user;
-      case 'u': return ctx.env.user;
-      case 'j': return ctx.jump;
-      default: return whole;
+      case '%':
+        return '%';
+      case 'd':
+        return ctx.env.home;
+      case 'h':
+        return ctx.hostName;
+      case 'i':
+        return ctx.env.uid === undefined ? whole : String(ctx.env.uid);
+      case 'l':
+        return local;
+      case 'L':
+        return local.split('.')[0] ?? '';
+      case 'n':
+        return ctx.alias;
+      case 'k':
+        return ctx.hostName;
+      case 'p':
+        return String(ctx.port);
+      case 'r':
+        return ctx.user;
+      case 'u':
+        return ctx.env.user;
+      case 'j':
+        return ctx.jump;
+      default:
+        return whole;
     }
   });
 }
@@ -105,15 +118,20 @@ function nonNegativeInt(v: string | undefined): number | undefined {
  * compute them for the keywords gpumem uses.
  */
 export function resolveSshHost(alias: string, configText: string, env: SshEnv, options: ResolveOptions = {}): SshHostSettings {
-  const into: Collected = { values: new Map(), origins: new Map(), multi: new Map(), warnings: [], includedFiles: 0, includeBudgetSpent: false };
+  const into: Collected = {
+    values: new Map(),
+    origins: new Map(),
+    multi: new Map(),
+    warnings: [],
+    includedFiles: 0,
+    includeBudgetSpent: false,
+  };
   collect(alias, configText, env, options, into, 0, 'ssh config', true, undefined);
   const warnings = into.warnings;
   const first = (k: string): string | undefined => into.values.get(k)?.[0];
 
   const rawHostName = first('hostname');
-  const hostName = rawHostName === undefined
-    ? alias
-    : rawHostName.replace(/%([%h])/g, (_w, t: string) => (t === '%' ? '%' : alias));
+  const hostName = rawHostName === undefined ? alias : rawHostName.replace(/%([%h])/g, (_w, t: string) => (t === '%' ? '%' : alias));
   let port = 22;
   const portText = first('port');
   if (portText !== undefined) {
@@ -144,10 +162,12 @@ export function resolveSshHost(alias: string, configText: string, env: SshEnv, o
   const configured = into.multi.get('identityfile') ?? [];
   const identityFilesConfigured = configured.length > 0;
   const identityFiles = identityFilesConfigured
-    ? configured.filter((f) => f.toLowerCase() !== 'none').map((f) => {
-        const expanded = expandTokens(f, ctx, warnings);
-        return expanded.startsWith('/') ? expanded : `${trimEndOf(env.home, '/')}/${expanded}`;
-      })
+    ? configured
+        .filter((f) => f.toLowerCase() !== 'none')
+        .map((f) => {
+          const expanded = expandTokens(f, ctx, warnings);
+          return expanded.startsWith('/') ? expanded : `${trimEndOf(env.home, '/')}/${expanded}`;
+        })
     : DEFAULT_IDENTITY_FILES.map((f) => `${trimEndOf(env.home, '/')}/.ssh/${f}`);
 
   const shkc = (first('stricthostkeychecking') ?? 'ask').toLowerCase();

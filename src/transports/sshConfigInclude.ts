@@ -112,7 +112,10 @@ export function collect(
         if (item.criteria.length === 1 && first === 'all') {
           on = active;
         } else {
-          if (active) into.warnings.push(`${source} line ${item.line}: "Match ${item.criteria.join(' ')}" is not evaluated; its options were skipped`);
+          if (active)
+            into.warnings.push(
+              `${source} line ${item.line}: "Match ${item.criteria.join(' ')}" is not evaluated; its options were skipped`,
+            );
           on = false;
         }
         break;
@@ -130,7 +133,10 @@ export function collect(
         for (const pattern of item.patterns) {
           const budget = options.maxIncludedFiles ?? MAX_INCLUDED_FILES;
           if (into.includedFiles >= budget) {
-            if (!into.includeBudgetSpent) into.warnings.push(`${source} line ${item.line}: Include ${pattern} skipped: ${budget} included files were read already (an Include loop?); the rest of the includes were not followed`);
+            if (!into.includeBudgetSpent)
+              into.warnings.push(
+                `${source} line ${item.line}: Include ${pattern} skipped: ${budget} included files were read already (an Include loop?); the rest of the includes were not followed`,
+              );
             into.includeBudgetSpent = true;
             break;
           }
@@ -143,7 +149,10 @@ export function collect(
           }
           for (const file of files) {
             if (into.includedFiles >= budget) {
-              if (!into.includeBudgetSpent) into.warnings.push(`${source} line ${item.line}: Include ${pattern}: stopped after ${budget} included files (an Include loop?)`);
+              if (!into.includeBudgetSpent)
+                into.warnings.push(
+                  `${source} line ${item.line}: Include ${pattern}: stopped after ${budget} included files (an Include loop?)`,
+                );
               into.includeBudgetSpent = true;
               break;
             }

@@ -40,7 +40,11 @@ export function splitConfigWords(line: string): string[] | null {
     while (i < n) {
       const c = line[i] as string;
       if (quote === null && (c === ' ' || c === '\t')) break;
-      if (c === '\\' && i + 1 < n && (line[i + 1] === '"' || line[i + 1] === "'" || line[i + 1] === '\\' || (quote === null && line[i + 1] === ' '))) {
+      if (
+        c === '\\' &&
+        i + 1 < n &&
+        (line[i + 1] === '"' || line[i + 1] === "'" || line[i + 1] === '\\' || (quote === null && line[i + 1] === ' '))
+      ) {
         word += line[i + 1];
         i += 2;
         continue;

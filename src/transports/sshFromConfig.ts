@@ -19,9 +19,7 @@ import { defaultSshEnv, readUserSshConfig, sshSettingsFromConfig } from './sshUs
  * How a front end decides unknown host keys: as the ssh config's StrictHostKeyChecking says (`ask` asks
  * through confirmUnknownHost), or by a policy of its own (the CLI's --accept-new, or "the CLI cannot ask").
  */
-export type HostKeyPolicy =
-  | { readonly kind: 'from-config' }
-  | { readonly kind: 'override'; readonly policy: StrictHostKeyChecking };
+export type HostKeyPolicy = { readonly kind: 'from-config' } | { readonly kind: 'override'; readonly policy: StrictHostKeyChecking };
 
 /** An ssh config as text, where it came from (for warnings), and how its Include lines are read. */
 export interface SshConfigSource {
@@ -68,7 +66,13 @@ export function sshTransportFromConfig(destination: string, options: SshFromConf
   const env = options.env ?? defaultSshEnv();
   const config = options.config ?? readUserSshConfig(env);
   const resolve: ResolveOptions = { ...config.resolve, configPath: config.path };
-  const { settings, warnings, hostKeyOrigin } = sshSettingsFromConfig(destination.trim(), config.text, env, resolve, options.extraIdentityFiles ?? []);
+  const { settings, warnings, hostKeyOrigin } = sshSettingsFromConfig(
+    destination.trim(),
+    config.text,
+    env,
+    resolve,
+    options.extraIdentityFiles ?? [],
+  );
   for (const warning of warnings) options.warn?.(`${config.path}: ${warning}`);
   const asGiven = options.hostName === 'destination' ? parseSshDestination(destination.trim())?.host : undefined;
   let target = settings.target;
@@ -88,9 +92,14 @@ export function sshTransportFromConfig(destination: string, options: SshFromConf
     knownHostsFiles,
     strictHostKeyChecking: policy,
     ...(byConfig && announce
-      ? { onUnknownKeyAccepted: (host: string, keyType: string, fingerprint: string) => announce(acceptedByConfigMessage(host, keyType, fingerprint, policy, hostKeyOrigin, knownHostsFiles[0])) }
+      ? {
+          onUnknownKeyAccepted: (host: string, keyType: string, fingerprint: string) =>
+            announce(acceptedByConfigMessage(host, keyType, fingerprint, policy, hostKeyOrigin, knownHostsFiles[0])),
+        }
       : {}),
-    ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: Math.min(options.connectTimeoutMs, settings.connectTimeoutMs ?? options.connectTimeoutMs) } : {}),
+    ...(options.connectTimeoutMs !== undefined
+      ? { connectTimeoutMs: Math.min(options.connectTimeoutMs, settings.connectTimeoutMs ?? options.connectTimeoutMs) }
+      : {}),
     ...(options.confirmUnknownHost ? { confirmUnknownHost: options.confirmUnknownHost } : {}),
     ...(options.passphrase ? { passphrase: options.passphrase } : {}),
     ...(options.log ? { log: options.log } : {}),

@@ -63,7 +63,10 @@ export function connectHop(
         context.onDropped(client, `${role === 'jump' ? `${label}: ` : ''}${dropDetail(err)}`);
         return;
       }
-      if (err.level === 'agent' || (err.level === 'client-authentication' && !/All configured authentication methods failed/.test(err.message))) {
+      if (
+        err.level === 'agent' ||
+        (err.level === 'client-authentication' && !/All configured authentication methods failed/.test(err.message))
+      ) {
         auth.noteError(err.message);
         return;
       }
@@ -74,10 +77,12 @@ export function connectHop(
         context.onDropped(client, `${role === 'jump' ? `${label}: ` : ''}the server closed the connection`);
         return;
       }
-      settle(hostKeyFailure ?? {
-        kind: 'connect',
-        detail: `${label}: the connection closed during ${phase === 'connect' ? 'the key exchange' : 'authentication'}`,
-      });
+      settle(
+        hostKeyFailure ?? {
+          kind: 'connect',
+          detail: `${label}: the connection closed during ${phase === 'connect' ? 'the key exchange' : 'authentication'}`,
+        },
+      );
     });
 
     const verifier = (key: Buffer, verify: (ok: boolean) => void): void => {
@@ -121,10 +126,12 @@ export function forwardTo(client: SshClient, via: SshHop, next: SshHop): Promise
   return new Promise<Duplex>((resolve, reject) => {
     client.forwardOut('127.0.0.1', 0, next.host, next.port, (err, stream) => {
       if (err) {
-        reject(new TransportError({
-          kind: 'connect',
-          detail: `jump host ${describeHop(via)} could not open a connection to ${next.host}:${next.port}: ${err.message.replace(/^\(SSH\) /, '')}`,
-        }));
+        reject(
+          new TransportError({
+            kind: 'connect',
+            detail: `jump host ${describeHop(via)} could not open a connection to ${next.host}:${next.port}: ${err.message.replace(/^\(SSH\) /, '')}`,
+          }),
+        );
         return;
       }
       resolve(stream);
@@ -166,7 +173,8 @@ function mapConnectError(
   auth: AuthPlan,
 ): TransportFailure {
   if (err.level === 'client-authentication') return { kind: 'auth', detail: `${label}: ${auth.describe()}` };
-  if (err.level === 'client-socket' || err.level === 'client-dns') return { kind: 'connect', detail: `${label}: ${socketDetail(err, hop)}` };
+  if (err.level === 'client-socket' || err.level === 'client-dns')
+    return { kind: 'connect', detail: `${label}: ${socketDetail(err, hop)}` };
   if (err.level === 'client-timeout') return { kind: 'connect', detail: `${label}: ${err.message}` };
   if (typeof err.code === 'number') {
     // A DISCONNECT message from the server.

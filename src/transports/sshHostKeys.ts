@@ -14,7 +14,15 @@ import type { HostKeyCheck } from './knownHosts.ts';
 import type { PausableTimer } from './pausableTimer.ts';
 import type { SshHop, SshTransportOptions } from './sshOptions.ts';
 
-const HOST_KEY_ALGORITHMS = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'];
+const HOST_KEY_ALGORITHMS = [
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'rsa-sha2-512',
+  'rsa-sha2-256',
+  'ssh-rsa',
+];
 
 /** Host key algorithms with the types known_hosts already holds for this host first (as OpenSSH orders them). */
 export async function hostKeyAlgorithms(options: SshTransportOptions, hop: SshHop): Promise<string[]> {
@@ -35,7 +43,13 @@ function knownHostsFiles(options: SshTransportOptions): string[] {
 }
 
 /** undefined when the key is acceptable, else the failure to report. */
-export async function verifyHostKey(options: SshTransportOptions, log: (line: string) => void, hop: SshHop, keyBlob: Buffer, timer: PausableTimer): Promise<TransportFailure | undefined> {
+export async function verifyHostKey(
+  options: SshTransportOptions,
+  log: (line: string) => void,
+  hop: SshHop,
+  keyBlob: Buffer,
+  timer: PausableTimer,
+): Promise<TransportFailure | undefined> {
   const name = knownHostName(hop.host, hop.port);
   const keyType = blobKeyType(keyBlob) ?? 'unknown';
   const keyBase64 = keyBlob.toString('base64');
@@ -54,8 +68,13 @@ export async function verifyHostKey(options: SshTransportOptions, log: (line: st
   if (known) return undefined;
   if (changed) {
     const where = `${changed.file}:${changed.check.lines.join(',')}`;
-    const despite = options.strictHostKeyChecking === 'no' ? ' (refused although StrictHostKeyChecking is no: gpumem never connects to a changed key)' : '';
-    log(`${name}: host key CHANGED (${keyType} ${fingerprint}); known_hosts has ${changed.check.expectedFingerprints.join(', ')} at ${where}${despite}`);
+    const despite =
+      options.strictHostKeyChecking === 'no'
+        ? ' (refused although StrictHostKeyChecking is no: gpumem never connects to a changed key)'
+        : '';
+    log(
+      `${name}: host key CHANGED (${keyType} ${fingerprint}); known_hosts has ${changed.check.expectedFingerprints.join(', ')} at ${where}${despite}`,
+    );
     return { kind: 'host-key-changed', host: name, fingerprint, expected: `${changed.check.expectedFingerprints.join(', ')} (${where})` };
   }
   const policy = options.strictHostKeyChecking ?? 'ask';

@@ -63,7 +63,6 @@ done
 exit 0
 `;
 
-
 /**
  * Sends the SSH "signal" request (KILL). ssh2's Channel.signal() refuses once stdin is at EOF (it checks
  * `writable`), but the protocol allows the request until the channel closes, so it goes through the

@@ -41,7 +41,12 @@ export function readIncludeFromDisk(absolutePattern: string): SshIncludeFile[] {
       } catch {
         continue;
       }
-      const re = new RegExp(`^${part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+      const re = new RegExp(
+        `^${part
+          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.')}$`,
+      );
       for (const n of names) if (re.test(n) && (!n.startsWith('.') || part.startsWith('.'))) next.push(`${base}/${n}`);
     }
     paths = next;

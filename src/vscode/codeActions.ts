@@ -40,7 +40,8 @@ export class GpuCodeActionProvider implements vscode.CodeActionProvider {
   private action(document: vscode.TextDocument, fix: QuickFix, diagnostic: vscode.Diagnostic, preferred: boolean): vscode.CodeAction {
     const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
     const edit = new vscode.WorkspaceEdit();
-    for (const change of fix.edits) edit.replace(document.uri, new vscode.Range(document.positionAt(change.start), document.positionAt(change.end)), change.newText);
+    for (const change of fix.edits)
+      edit.replace(document.uri, new vscode.Range(document.positionAt(change.start), document.positionAt(change.end)), change.newText);
     action.edit = edit;
     action.diagnostics = [diagnostic];
     action.isPreferred = preferred;

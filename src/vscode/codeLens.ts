@@ -29,15 +29,26 @@ export class GpuCodeLensProvider implements vscode.CodeLensProvider {
     const lenses: vscode.CodeLens[] = [];
     for (const summary of lint.result.containers) {
       const range = new vscode.Range(document.positionAt(summary.span.start), document.positionAt(summary.span.start));
-      lenses.push(new vscode.CodeLens(range, { title: summary.title, command: 'workbench.actions.view.problems', tooltip: 'Show the Problems panel' }));
+      lenses.push(
+        new vscode.CodeLens(range, {
+          title: summary.title,
+          command: 'workbench.actions.view.problems',
+          tooltip: 'Show the Problems panel',
+        }),
+      );
       if (mode !== 'all') continue;
       const mine = lint.result.findings.filter((finding) => finding.container === summary.container && finding.object === summary.object);
       for (const finding of mine) {
         const fix = finding.fixes.find((candidate) => candidate.preferred) ?? finding.fixes[0];
         const title = `${ICON[finding.severity]} ${finding.ruleId}${fix ? `: ${fix.title}` : ''}`;
-        lenses.push(new vscode.CodeLens(range, fix
-          ? { title, command: COMMANDS.applyFix, arguments: fixArguments(document, fix), tooltip: finding.message }
-          : { title, command: 'vscode.open', arguments: [this.ctx.ruleDocsUri(finding.ruleId)], tooltip: finding.message }));
+        lenses.push(
+          new vscode.CodeLens(
+            range,
+            fix
+              ? { title, command: COMMANDS.applyFix, arguments: fixArguments(document, fix), tooltip: finding.message }
+              : { title, command: 'vscode.open', arguments: [this.ctx.ruleDocsUri(finding.ruleId)], tooltip: finding.message },
+          ),
+        );
       }
     }
     return lenses;

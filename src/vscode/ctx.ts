@@ -32,9 +32,13 @@ export class Ctx implements vscode.Disposable {
       reports: this.reports,
       sampleSeconds: () => this.settings.inspectorSampleSeconds,
       onDidChangeSampleSeconds: (listener, thisArgs, disposables) =>
-        this.onDidChangeSettings((change) => {
-          if (change.affects('gpumem.inspector.sampleSeconds')) listener.call(thisArgs, change);
-        }, undefined, disposables),
+        this.onDidChangeSettings(
+          (change) => {
+            if (change.affects('gpumem.inspector.sampleSeconds')) listener.call(thisArgs, change);
+          },
+          undefined,
+          disposables,
+        ),
     });
   }
 

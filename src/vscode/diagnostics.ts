@@ -14,6 +14,12 @@ export function toDiagnostic(finding: Finding, positionAt: (offset: number) => v
   const diagnostic = new vscode.Diagnostic(range, finding.message, SEVERITY[finding.severity]);
   diagnostic.source = 'gpumem';
   diagnostic.code = { value: finding.ruleId, target: ctx.ruleDocsUri(finding.ruleId) };
-  if (finding.ruleId === 'manifest-skipped' || finding.ruleId === 'analysis-budget' || finding.ruleId === 'helm-template' || finding.ruleId === 'unrendered-template') diagnostic.tags = [];
+  if (
+    finding.ruleId === 'manifest-skipped' ||
+    finding.ruleId === 'analysis-budget' ||
+    finding.ruleId === 'helm-template' ||
+    finding.ruleId === 'unrendered-template'
+  )
+    diagnostic.tags = [];
   return diagnostic;
 }

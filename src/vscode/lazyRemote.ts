@@ -72,10 +72,14 @@ export class LazyClusterTree implements vscode.TreeDataProvider<ClusterElement>,
 
   constructor(remote: LazyRemote) {
     this.remote = remote;
-    this.subscriptions.push(remote.onDidLoad((loaded) => {
-      const forwarding = loaded.clusters.onDidChangeTreeData?.((element) => this.changed.fire(Array.isArray(element) ? undefined : (element ?? undefined)));
-      if (forwarding) this.subscriptions.push(forwarding);
-    }));
+    this.subscriptions.push(
+      remote.onDidLoad((loaded) => {
+        const forwarding = loaded.clusters.onDidChangeTreeData?.((element) =>
+          this.changed.fire(Array.isArray(element) ? undefined : (element ?? undefined)),
+        );
+        if (forwarding) this.subscriptions.push(forwarding);
+      }),
+    );
   }
 
   private get tree(): vscode.TreeDataProvider<ClusterElement> {
@@ -109,10 +113,12 @@ export class LazyManifests implements vscode.TextDocumentContentProvider, vscode
 
   constructor(remote: LazyRemote) {
     this.remote = remote;
-    this.subscriptions.push(remote.onDidLoad((loaded) => {
-      const forwarding = loaded.manifests.onDidChange?.((uri) => this.changed.fire(uri));
-      if (forwarding) this.subscriptions.push(forwarding);
-    }));
+    this.subscriptions.push(
+      remote.onDidLoad((loaded) => {
+        const forwarding = loaded.manifests.onDidChange?.((uri) => this.changed.fire(uri));
+        if (forwarding) this.subscriptions.push(forwarding);
+      }),
+    );
   }
 
   provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): vscode.ProviderResult<string> {

@@ -21,7 +21,9 @@ export interface DocumentLint {
 const KUBERNETES_HINT = /^[ \t]*(apiVersion|kind)[ \t]*:/m;
 
 export function isLintable(document: vscode.TextDocument): boolean {
-  return (document.languageId === 'yaml' || document.languageId === 'helm') && document.uri.scheme !== 'output' && document.uri.scheme !== 'git';
+  return (
+    (document.languageId === 'yaml' || document.languageId === 'helm') && document.uri.scheme !== 'output' && document.uri.scheme !== 'git'
+  );
 }
 
 export class LintService implements vscode.Disposable {
@@ -69,13 +71,15 @@ export class LintService implements vscode.Disposable {
       result = { findings: [], containers: [] };
     } else if (text.length > settings.maxFileBytes) {
       result = {
-        findings: [{
-          ruleId: 'manifest-skipped',
-          severity: 'info',
-          span: { start: 0, end: 0 },
-          message: `Not linted as you type: the file is ${(text.length / 1024).toFixed(0)} KiB, above gpumem.lint.maxFileSizeKB (${settings.maxFileBytes / 1024} KiB). Run "gpumem: Lint Active File" or "Lint Workspace Manifests" to analyse it.`,
-          fixes: [],
-        }],
+        findings: [
+          {
+            ruleId: 'manifest-skipped',
+            severity: 'info',
+            span: { start: 0, end: 0 },
+            message: `Not linted as you type: the file is ${(text.length / 1024).toFixed(0)} KiB, above gpumem.lint.maxFileSizeKB (${settings.maxFileBytes / 1024} KiB). Run "gpumem: Lint Active File" or "Lint Workspace Manifests" to analyse it.`,
+            fixes: [],
+          },
+        ],
         containers: [],
       };
     } else {
@@ -100,7 +104,10 @@ export class LintService implements vscode.Disposable {
       const { line, column } = lines.position(offset);
       return new vscode.Position(line - 1, column - 1);
     };
-    this.diagnostics.set(uri, findings.map((finding) => toDiagnostic(finding, positionAt, this.ctx)));
+    this.diagnostics.set(
+      uri,
+      findings.map((finding) => toDiagnostic(finding, positionAt, this.ctx)),
+    );
   }
 
   workspaceClaimLookup(): ClaimLookup | undefined {
@@ -148,10 +155,13 @@ export class LintService implements vscode.Disposable {
     if (!isLintable(document)) return;
     const key = document.uri.toString();
     this.clearTimer(key);
-    this.timers.set(key, setTimeout(() => {
-      this.timers.delete(key);
-      this.lintNow(document);
-    }, this.ctx.settings.debounceMs));
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        this.lintNow(document);
+      }, this.ctx.settings.debounceMs),
+    );
   }
 
   private relintAll(): void {

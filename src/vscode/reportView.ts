@@ -34,7 +34,11 @@ export class ReportView implements vscode.TextDocumentContentProvider {
       if (oldest === undefined) break;
       this.reports.delete(oldest);
     }
-    const name = title.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'report';
+    const name =
+      title
+        .replace(/[^A-Za-z0-9._-]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 80) || 'report';
     return vscode.Uri.from({ scheme: REPORT_SCHEME, path: `/${name}.md`, query: id });
   }
 }

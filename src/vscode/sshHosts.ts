@@ -22,7 +22,10 @@ export function configuredSshHosts(settings: Settings): SshHostItem[] {
   for (const entry of listSshHosts(config.text, { readInclude: readIncludeFromDisk, env })) {
     if (seen.has(entry.alias.toLowerCase())) continue;
     seen.add(entry.alias.toLowerCase());
-    items.push({ destination: entry.alias, source: { kind: 'ssh-config', file: entry.source === 'ssh config' ? config.path : entry.source, line: entry.line } });
+    items.push({
+      destination: entry.alias,
+      source: { kind: 'ssh-config', file: entry.source === 'ssh config' ? config.path : entry.source, line: entry.line },
+    });
   }
   return items;
 }
@@ -53,7 +56,10 @@ export class SshHostsProvider implements vscode.TreeDataProvider<SshHostItem>, v
     item.iconPath = new vscode.ThemeIcon('remote');
     item.contextValue = 'gpumem.sshHost';
     item.description = element.source.kind === 'setting' ? 'gpumem.ssh.hosts' : '~/.ssh/config';
-    item.tooltip = element.source.kind === 'setting' ? `From the gpumem.ssh.hosts setting` : `Host entry in ${element.source.file}, line ${element.source.line}`;
+    item.tooltip =
+      element.source.kind === 'setting'
+        ? `From the gpumem.ssh.hosts setting`
+        : `Host entry in ${element.source.file}, line ${element.source.line}`;
     item.command = { title: 'Inspect', command: COMMANDS.inspectSshHost, arguments: [element] };
     return item;
   }

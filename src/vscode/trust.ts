@@ -3,6 +3,8 @@ import * as vscode from 'vscode';
 
 export function requireTrust(action: string): boolean {
   if (vscode.workspace.isTrusted) return true;
-  void vscode.window.showWarningMessage(`gpumem: "${action}" runs commands, so it is disabled in Restricted Mode. Trust the workspace to use it.`);
+  void vscode.window.showWarningMessage(
+    `gpumem: "${action}" runs commands, so it is disabled in Restricted Mode. Trust the workspace to use it.`,
+  );
   return false;
 }

@@ -70,7 +70,10 @@ async function waitForPreview(page: Page, patterns: RegExp[], timeoutMs: number)
 }
 
 function quickInputRow(page: Page, label: string): Locator {
-  return page.locator(SELECTORS.quickInputRow).filter({ has: page.locator('.label-name').getByText(label, { exact: true }) }).first();
+  return page
+    .locator(SELECTORS.quickInputRow)
+    .filter({ has: page.locator('.label-name').getByText(label, { exact: true }) })
+    .first();
 }
 
 /**
@@ -88,7 +91,12 @@ async function runCommandAndPick(page: Page, title: string, label: string, timeo
     await widget.waitFor({ state: 'visible', timeout: left() });
     await page.locator(SELECTORS.quickInputBox).fill(`>${title}`);
     const command = quickInputRow(page, title);
-    if (await command.waitFor({ state: 'visible', timeout: Math.min(3000, left()) }).then(() => true, () => false)) {
+    if (
+      await command.waitFor({ state: 'visible', timeout: Math.min(3000, left()) }).then(
+        () => true,
+        () => false,
+      )
+    ) {
       await command.click({ timeout: left() });
       break;
     }
@@ -96,7 +104,11 @@ async function runCommandAndPick(page: Page, title: string, label: string, timeo
   }
   const row = quickInputRow(page, label);
   await row.waitFor({ state: 'visible', timeout: left() }).catch(async (error: unknown) => {
-    const rows = await page.locator(SELECTORS.quickInputRow).locator('.label-name').allInnerTexts().catch(() => []);
+    const rows = await page
+      .locator(SELECTORS.quickInputRow)
+      .locator('.label-name')
+      .allInnerTexts()
+      .catch(() => []);
     throw new Error(`"${title}" offered no "${label}"; rows: ${JSON.stringify(rows)}`, { cause: error });
   });
   await row.click({ timeout: left() });
@@ -169,55 +181,82 @@ async function setUpSsh(knownHostsContent: (sshd: SshdInstance, scratch: string)
 /** Reveals the gpumem container's SSH Hosts view and waits for the alias from ~/.ssh/config. */
 async function showSshHosts(s: WorkbenchSession): Promise<void> {
   await s.step('open the gpumem view (SSH Hosts)', () => focusView(s.page, 'SSH Hosts'));
-  const item = await s.step(`the SSH Hosts tree lists ${HOST_ALIAS}`, () => waitForTreeItem(s.page, 'SSH Hosts', new RegExp(`^${HOST_ALIAS}$`)));
+  const item = await s.step(`the SSH Hosts tree lists ${HOST_ALIAS}`, () =>
+    waitForTreeItem(s.page, 'SSH Hosts', new RegExp(`^${HOST_ALIAS}$`)),
+  );
   assert.equal(item.description, '~/.ssh/config', `${HOST_ALIAS} comes from ~/.ssh/config: ${JSON.stringify(item)}`);
 }
 
-test('"Inspect SSH Host…" against a real local sshd: trust the new host key, the report opens', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
-  const ssh = await setUpSsh(() => '');
-  try {
-    const { sshd } = ssh;
-    const fingerprint = sshKeygenFingerprint(sshd.hostKey.publicKeyPath);
-    const target = `ssh root@127.0.0.1:${sshd.port}`;
-    await withWorkbench('inspect-ssh', { fixture: 'single', home: ssh.home, env: { SSH_AUTH_SOCK: '' } }, async (s) => {
-      await showSshHosts(s);
+test(
+  '"Inspect SSH Host…" against a real local sshd: trust the new host key, the report opens',
+  { timeout: SCENARIO_TIMEOUT_MS },
+  async () => {
+    const ssh = await setUpSsh(() => '');
+    try {
+      const { sshd } = ssh;
+      const fingerprint = sshKeygenFingerprint(sshd.hostKey.publicKeyPath);
+      const target = `ssh root@127.0.0.1:${sshd.port}`;
+      await withWorkbench('inspect-ssh', { fixture: 'single', home: ssh.home, env: { SSH_AUTH_SOCK: '' } }, async (s) => {
+        await showSshHosts(s);
 
-      await s.step(`run "${INSPECT_SSH}" from the command palette and pick ${HOST_ALIAS}`, () => runCommandAndPick(s.page, INSPECT_SSH, HOST_ALIAS, 30_000), 45_000);
+        await s.step(
+          `run "${INSPECT_SSH}" from the command palette and pick ${HOST_ALIAS}`,
+          () => runCommandAndPick(s.page, INSPECT_SSH, HOST_ALIAS, 30_000),
+          45_000,
+        );
 
-      const dialog = s.page.locator(DIALOG);
-      const prompt = await s.step('the unknown-host-key modal appears', async () => {
-        await dialog.waitFor({ state: 'visible', timeout: 30_000 });
-        return (await dialog.innerText()).trim();
-      }, 45_000);
-      assert.match(prompt, /authenticity of host/, `the modal: ${prompt}`);
-      assert.ok(prompt.includes(`[127.0.0.1]:${sshd.port}`), `the modal names the host [127.0.0.1]:${sshd.port}: ${prompt}`);
-      assert.ok(prompt.includes(fingerprint), `the modal shows the host key's fingerprint ${fingerprint} (ssh-keygen -lf): ${prompt}`);
-      assert.match(prompt, /ssh-ed25519/, `the modal names the key type: ${prompt}`);
-      assert.equal(await readFile(ssh.knownHosts, 'utf8'), '', 'nothing is written to known_hosts before the user answers');
-      await s.screenshot('trust-prompt');
+        const dialog = s.page.locator(DIALOG);
+        const prompt = await s.step(
+          'the unknown-host-key modal appears',
+          async () => {
+            await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+            return (await dialog.innerText()).trim();
+          },
+          45_000,
+        );
+        assert.match(prompt, /authenticity of host/, `the modal: ${prompt}`);
+        assert.ok(prompt.includes(`[127.0.0.1]:${sshd.port}`), `the modal names the host [127.0.0.1]:${sshd.port}: ${prompt}`);
+        assert.ok(prompt.includes(fingerprint), `the modal shows the host key's fingerprint ${fingerprint} (ssh-keygen -lf): ${prompt}`);
+        assert.match(prompt, /ssh-ed25519/, `the modal names the key type: ${prompt}`);
+        assert.equal(await readFile(ssh.knownHosts, 'utf8'), '', 'nothing is written to known_hosts before the user answers');
+        await s.screenshot('trust-prompt');
 
-      await s.step('click "Trust and Connect"', async () => {
-        await dialog.getByRole('button', { name: 'Trust and Connect', exact: true }).click({ timeout: 10_000 });
-        await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
+        await s.step('click "Trust and Connect"', async () => {
+          await dialog.getByRole('button', { name: 'Trust and Connect', exact: true }).click({ timeout: 10_000 });
+          await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
+        });
+
+        const report = await s.step(
+          'the inspector shows the SSH report',
+          () =>
+            waitForPreview(
+              s.page,
+              [
+                new RegExp(`gpumem inspection: ${target.replace(/\./g, '\\.')}`),
+                /Memory accounting/,
+                /Kernel, driver and dmem/,
+                /OOM timeline/,
+              ],
+              120_000,
+            ),
+          150_000,
+        );
+        assert.doesNotMatch(report, /Capture problems[\s\S]*host key/i, 'the capture has no host-key problem');
+
+        const known = await readFile(ssh.knownHosts, 'utf8');
+        assert.ok(
+          known.split('\n').some((line) => line.trim() === sshd.knownHostsLine),
+          `known_hosts has the host's key line "${sshd.knownHostsLine}": ${JSON.stringify(known)}`,
+        );
+        const errors = (await readNotifications(s.page)).filter((text) => /failed/i.test(text));
+        assert.deepEqual(errors, [], 'no error notification');
+        // The end state (test-artifacts/inspect-ssh.png) is the report.
       });
-
-      const report = await s.step('the inspector shows the SSH report', () =>
-        waitForPreview(s.page, [new RegExp(`gpumem inspection: ${target.replace(/\./g, '\\.')}`), /Memory accounting/, /Kernel, driver and dmem/, /OOM timeline/], 120_000), 150_000);
-      assert.doesNotMatch(report, /Capture problems[\s\S]*host key/i, 'the capture has no host-key problem');
-
-      const known = await readFile(ssh.knownHosts, 'utf8');
-      assert.ok(
-        known.split('\n').some((line) => line.trim() === sshd.knownHostsLine),
-        `known_hosts has the host's key line "${sshd.knownHostsLine}": ${JSON.stringify(known)}`,
-      );
-      const errors = (await readNotifications(s.page)).filter((text) => /failed/i.test(text));
-      assert.deepEqual(errors, [], 'no error notification');
-      // The end state (test-artifacts/inspect-ssh.png) is the report.
-    });
-  } finally {
-    await ssh.cleanup();
-  }
-});
+    } finally {
+      await ssh.cleanup();
+    }
+  },
+);
 
 test('"Inspect SSH Host…" refuses a changed host key: an error, no prompt, no report', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
   let otherKey: KeyPair | undefined;
@@ -237,10 +276,18 @@ test('"Inspect SSH Host…" refuses a changed host key: an error, no prompt, no 
       // This time through the tree: a click on the host runs "Inspect SSH Host…" for it.
       await s.step(`click ${HOST_ALIAS} in the SSH Hosts view`, async () => {
         await readTreeItems(s.page, 'SSH Hosts');
-        await s.page.locator('.pane-body .monaco-list-row[role="treeitem"]').filter({ has: s.page.locator('.label-name').getByText(HOST_ALIAS, { exact: true }) }).first().click();
+        await s.page
+          .locator('.pane-body .monaco-list-row[role="treeitem"]')
+          .filter({ has: s.page.locator('.label-name').getByText(HOST_ALIAS, { exact: true }) })
+          .first()
+          .click();
       });
 
-      const message = await s.step('an error notification about the changed host key', () => waitForNotification(s.page, /host key .* CHANGED/, { timeoutMs: 45_000 }), 60_000);
+      const message = await s.step(
+        'an error notification about the changed host key',
+        () => waitForNotification(s.page, /host key .* CHANGED/, { timeoutMs: 45_000 }),
+        60_000,
+      );
       assert.match(message, /failed/, message);
       assert.ok(message.includes(`[127.0.0.1]:${sshd.port}`), `the error names the host: ${message}`);
       assert.ok(message.includes(serverFingerprint), `the error shows the server's key ${serverFingerprint}: ${message}`);
@@ -257,7 +304,10 @@ test('"Inspect SSH Host…" refuses a changed host key: an error, no prompt, no 
       await s.page.waitForTimeout(2000);
       assert.equal(await s.page.locator(DIALOG).isVisible(), false, 'no trust prompt for a changed key');
       assert.equal(await webviewCount(s.page), 0, 'no report (Markdown preview) opened');
-      assert.ok(!(await openTabs(s.page)).some((tab) => /Preview|Untitled/.test(tab)), `no report tab: ${JSON.stringify(await openTabs(s.page))}`);
+      assert.ok(
+        !(await openTabs(s.page)).some((tab) => /Preview|Untitled/.test(tab)),
+        `no report tab: ${JSON.stringify(await openTabs(s.page))}`,
+      );
       assert.equal(await readFile(ssh.knownHosts, 'utf8'), knownBefore, 'known_hosts is left alone');
       assert.doesNotMatch(sshd.log(), /Accepted publickey/, 'the client never authenticated');
     });
@@ -269,9 +319,16 @@ test('"Inspect SSH Host…" refuses a changed host key: an error, no prompt, no 
 test('"Inspect Local Machine": the report opens in the inspector', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
   await withWorkbench('inspect-local', { fixture: 'single' }, async (s) => {
     await s.step(`run "${INSPECT_LOCAL}" from the command palette`, () => runCommand(s.page, INSPECT_LOCAL));
-    const report = await s.step('the inspector shows the local report', () =>
-      waitForPreview(s.page, [/gpumem inspection: local/, /Memory accounting/, /Kernel, driver and dmem/, /OOM timeline/], 120_000), 150_000);
-    assert.match(report, new RegExp(`Kernel\\s+${os.release().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), 'the report shows this machine\'s kernel');
+    const report = await s.step(
+      'the inspector shows the local report',
+      () => waitForPreview(s.page, [/gpumem inspection: local/, /Memory accounting/, /Kernel, driver and dmem/, /OOM timeline/], 120_000),
+      150_000,
+    );
+    assert.match(
+      report,
+      new RegExp(`Kernel\\s+${os.release().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+      "the report shows this machine's kernel",
+    );
   });
 });
 
@@ -280,8 +337,16 @@ test('"Explain OOM Kills in Selection / File" on a kernel log: a global kill exp
     await s.step('put a real kernel log into the workspace as kern.log', () => copyFile(KERNEL_LOG, s.file('kern.log')));
     await s.step('open kern.log with Quick Open', () => openFile(s.page, 'kern.log', { timeoutMs: 30_000 }), 45_000);
     await s.step(`run "${EXPLAIN_OOM}" from the command palette`, () => runCommand(s.page, EXPLAIN_OOM));
-    const report = await s.step('the Markdown preview explains the kill', () =>
-      waitForPreview(s.page, [/OOM kills explained: kern\.log/, /1 global/, /The node ran out of memory and the kernel killed entry \(pid 19227\)/], 60_000), 90_000);
+    const report = await s.step(
+      'the Markdown preview explains the kill',
+      () =>
+        waitForPreview(
+          s.page,
+          [/OOM kills explained: kern\.log/, /1 global/, /The node ran out of memory and the kernel killed entry \(pid 19227\)/],
+          60_000,
+        ),
+      90_000,
+    );
     assert.match(report, /under its own memory limit/, 'the verdict says the pod was under its own limit');
     assert.match(report, /Remedy/);
   });

@@ -69,10 +69,31 @@ function strixHaloNode(): NodeSpec {
     gpuActive: 55 * GiB,
     gpus: [{ ...STRIX_HALO, gttUsed: 54 * GiB }],
     pods: [
-      { uid: TRAINER, current: 6 * GiB, max: 32 * GiB, processes: [{ pid: 4242, comm: 'python3', fds: [{ fd: 7, client: '11', gtt: 30 * GiB, vram: 256 * MiB }] }] },
-      { uid: SERVER, current: 3 * GiB, max: 24 * GiB, processes: [{ pid: 5151, comm: 'llama-server', fds: [{ fd: 9, client: '12', gtt: 17 * GiB }] }] },
-      { uid: VICTIM, current: 2 * GiB, max: 16 * GiB, events: 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\n', processes: [{ pid: 6161, comm: 'vllm-worker', fds: [{ fd: 4, client: '13', gtt: 6 * GiB }] }] },
-      { uid: '2c5ea4c0-4067-11e9-8bad-9b1deb4d3b7d', current: 1 * GiB, max: 4 * GiB, processes: [{ pid: 7171, comm: 'embedder', fds: [{ fd: 5, client: '14', gtt: 512 * MiB }] }] },
+      {
+        uid: TRAINER,
+        current: 6 * GiB,
+        max: 32 * GiB,
+        processes: [{ pid: 4242, comm: 'python3', fds: [{ fd: 7, client: '11', gtt: 30 * GiB, vram: 256 * MiB }] }],
+      },
+      {
+        uid: SERVER,
+        current: 3 * GiB,
+        max: 24 * GiB,
+        processes: [{ pid: 5151, comm: 'llama-server', fds: [{ fd: 9, client: '12', gtt: 17 * GiB }] }],
+      },
+      {
+        uid: VICTIM,
+        current: 2 * GiB,
+        max: 16 * GiB,
+        events: 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\n',
+        processes: [{ pid: 6161, comm: 'vllm-worker', fds: [{ fd: 4, client: '13', gtt: 6 * GiB }] }],
+      },
+      {
+        uid: '2c5ea4c0-4067-11e9-8bad-9b1deb4d3b7d',
+        current: 1 * GiB,
+        max: 4 * GiB,
+        processes: [{ pid: 7171, comm: 'embedder', fds: [{ fd: 5, client: '14', gtt: 512 * MiB }] }],
+      },
       { uid: '3d6fb5d1-5178-42fa-9cbe-ac2efc5e4c8e', current: 512 * MiB, max: 2 * GiB },
     ],
     kernelLog: `${oomLines(VICTIM, 'vllm-worker', 6161)}\n`,
@@ -87,13 +108,18 @@ function hostileNode(): NodeSpec {
     memTotal: 128 * GiB,
     memAvailable: 60 * GiB,
     gpus: [{ ...STRIX_HALO, gttUsed: 20 * GiB }],
-    pods: [{
-      uid: VICTIM,
-      current: 2 * GiB,
-      max: 4 * GiB,
-      events: 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\n',
-      processes: [{ pid: 4242, comm: HOSTILE_IMG, fds: [{ fd: 3, client: '1', gtt: 3 * GiB }] }, { pid: 4343, comm: HOSTILE_SCRIPT, fds: [{ fd: 4, client: '2', gtt: 1 * GiB }] }],
-    }],
+    pods: [
+      {
+        uid: VICTIM,
+        current: 2 * GiB,
+        max: 4 * GiB,
+        events: 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\n',
+        processes: [
+          { pid: 4242, comm: HOSTILE_IMG, fds: [{ fd: 3, client: '1', gtt: 3 * GiB }] },
+          { pid: 4343, comm: HOSTILE_SCRIPT, fds: [{ fd: 4, client: '2', gtt: 1 * GiB }] },
+        ],
+      },
+    ],
     kernelLog: `${oomLines(VICTIM, HOSTILE_IMG, 4242)}\n`,
   };
 }
@@ -111,7 +137,12 @@ function globalGttOomBanner(comm: string, pid: number, podUid: string): { headli
 
 /** No kubepods cgroup (v2 or v1), no AMD or NVIDIA DRM card, and no OOM kill in a readable kernel log. */
 function bareMachine(): boolean {
-  const cgroups = ['/sys/fs/cgroup/kubepods.slice', '/sys/fs/cgroup/kubepods', '/sys/fs/cgroup/memory/kubepods', '/sys/fs/cgroup/memory/kubepods.slice'];
+  const cgroups = [
+    '/sys/fs/cgroup/kubepods.slice',
+    '/sys/fs/cgroup/kubepods',
+    '/sys/fs/cgroup/memory/kubepods',
+    '/sys/fs/cgroup/memory/kubepods.slice',
+  ];
   if (cgroups.some((dir) => existsSync(dir))) return false;
   const cards = existsSync('/sys/class/drm') ? readdirSync('/sys/class/drm').filter((name) => /^card\d+$/.test(name)) : [];
   const gpu = cards.some((card) => {
@@ -169,13 +200,23 @@ async function answerFileDialog(page: Page, file: string): Promise<void> {
   await widget.waitFor({ state: 'visible', timeout: 20_000 });
   const input = page.locator(SELECTORS.quickInputBox);
   // The dialog fills in its starting folder (and, to save, the default name) after it shows: type after that.
-  await waitFor('the file dialog\'s starting path', () => input.inputValue(), (value) => value.startsWith('/'), { timeoutMs: 20_000, intervalMs: 100 });
+  await waitFor(
+    "the file dialog's starting path",
+    () => input.inputValue(),
+    (value) => value.startsWith('/'),
+    { timeoutMs: 20_000, intervalMs: 100 },
+  );
   await page.waitForTimeout(300);
-  await waitFor(`the file dialog to hold ${file}`, async () => {
-    if ((await input.inputValue()) !== file) await input.fill(file);
-    await page.waitForTimeout(300);
-    return input.inputValue();
-  }, (value) => value === file, { timeoutMs: 10_000, intervalMs: 100 });
+  await waitFor(
+    `the file dialog to hold ${file}`,
+    async () => {
+      if ((await input.inputValue()) !== file) await input.fill(file);
+      await page.waitForTimeout(300);
+      return input.inputValue();
+    },
+    (value) => value === file,
+    { timeoutMs: 10_000, intervalMs: 100 },
+  );
   await input.press('Enter');
   await widget.waitFor({ state: 'hidden', timeout: 20_000 });
 }
@@ -190,14 +231,23 @@ async function requestState(frame: FrameLocator, button: string): Promise<string
 }
 
 async function waitForFile(file: string, timeoutMs = 20_000): Promise<string> {
-  return waitFor(`the file ${file}`, () => readFile(file, 'utf8'), (text) => text.length > 0, { timeoutMs, intervalMs: 300 });
+  return waitFor(
+    `the file ${file}`,
+    () => readFile(file, 'utf8'),
+    (text) => text.length > 0,
+    { timeoutMs, intervalMs: 300 },
+  );
 }
 
 async function analyzeInWorkbench(s: WorkbenchSession, file: string): Promise<FrameLocator> {
-  await s.step(`run "${ANALYZE_CAPTURE}" and open ${path.basename(file)}`, async () => {
-    await runCommand(s.page, ANALYZE_CAPTURE, { opensInput: true });
-    await answerFileDialog(s.page, file);
-  }, 60_000);
+  await s.step(
+    `run "${ANALYZE_CAPTURE}" and open ${path.basename(file)}`,
+    async () => {
+      await runCommand(s.page, ANALYZE_CAPTURE, { opensInput: true });
+      await answerFileDialog(s.page, file);
+    },
+    60_000,
+  );
   return s.step('the inspector panel opens', () => inspectorFrame(s.page));
 }
 
@@ -216,286 +266,420 @@ async function themeScreenshot(s: WorkbenchSession, frame: FrameLocator, theme: 
 
 // ---------------------------------------------------------------------------------------------------
 
-test('"Inspect Local Machine" opens the inspector: banner, chart pixels, live sampling (hidden, shown, closed), exports', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
-  // What the panel must say, from this machine's facts rather than from the analysis: a machine with no
-  // Kubernetes pods (no kubepods cgroup), no AMD/NVIDIA GPU and no OOM kill in its kernel log (CI and the dev
-  // containers) has nothing that calls for action. On another machine only the banner's presence is checked.
-  const expected = bareMachine()
-    ? { headline: 'No problems found', sentence: 'Nothing in this capture calls for action: every check passed or is informational.' }
-    : undefined;
+test(
+  '"Inspect Local Machine" opens the inspector: banner, chart pixels, live sampling (hidden, shown, closed), exports',
+  { timeout: SCENARIO_TIMEOUT_MS },
+  async () => {
+    // What the panel must say, from this machine's facts rather than from the analysis: a machine with no
+    // Kubernetes pods (no kubepods cgroup), no AMD/NVIDIA GPU and no OOM kill in its kernel log (CI and the dev
+    // containers) has nothing that calls for action. On another machine only the banner's presence is checked.
+    const expected = bareMachine()
+      ? { headline: 'No problems found', sentence: 'Nothing in this capture calls for action: every check passed or is informational.' }
+      : undefined;
 
-  await withWorkbench('inspector-local', { fixture: 'single', settings: { 'workbench.colorTheme': 'Default Dark Modern', 'gpumem.inspector.sampleSeconds': 1 } }, async (s) => {
-    await s.step(`run "${INSPECT_LOCAL}"`, () => runCommand(s.page, INSPECT_LOCAL));
-    let frame = await s.step('the inspector panel opens', () => inspectorFrame(s.page, 120_000), 150_000);
-    const banner = await bannerText(frame);
-    if (expected) assert.deepEqual(banner, expected, 'a bare machine: no problems');
-    else assert.ok(banner.headline !== '' && banner.sentence !== '', `a banner: ${JSON.stringify(banner)}`);
-    assert.match(await frame.locator('#title').innerText(), /^gpumem inspection: local/);
-    const tab = s.page.locator(SELECTORS.anyTab).filter({ hasText: 'gpumem: local' });
-    assert.equal(await tab.count(), 1, 'one panel tab "gpumem: local"');
+    await withWorkbench(
+      'inspector-local',
+      { fixture: 'single', settings: { 'workbench.colorTheme': 'Default Dark Modern', 'gpumem.inspector.sampleSeconds': 1 } },
+      async (s) => {
+        await s.step(`run "${INSPECT_LOCAL}"`, () => runCommand(s.page, INSPECT_LOCAL));
+        let frame = await s.step('the inspector panel opens', () => inspectorFrame(s.page, 120_000), 150_000);
+        const banner = await bannerText(frame);
+        if (expected) assert.deepEqual(banner, expected, 'a bare machine: no problems');
+        else assert.ok(banner.headline !== '' && banner.sentence !== '', `a banner: ${JSON.stringify(banner)}`);
+        assert.match(await frame.locator('#title').innerText(), /^gpumem inspection: local/);
+        const tab = s.page.locator(SELECTORS.anyTab).filter({ hasText: 'gpumem: local' });
+        assert.equal(await tab.count(), 1, 'one panel tab "gpumem: local"');
 
-    const node = await s.step('the node chart canvas is drawn', () =>
-      waitFor('painted pixels in the node chart', () => paintedPixels(frame, '#memory-chart-node canvas'), (p) => p.painted > 1000, { timeoutMs: 15_000 }));
-    assert.ok(node.width > 100 && node.height > 50, JSON.stringify(node));
-    assert.equal(await frame.locator('#memory-chart-node canvas').getAttribute('role'), 'img');
-    assert.ok(((await frame.locator('#memory-chart-node canvas').getAttribute('aria-label')) ?? '').startsWith('Memory accounting of node'), 'the chart has an aria-label summary');
-    assert.ok((await frame.locator('table.chart-data').count()) >= 1, 'a visually-hidden data table next to the chart');
-    assert.equal(await frame.locator('#csp-violations').getAttribute('data-count'), '0', 'no CSP violation');
+        const node = await s.step('the node chart canvas is drawn', () =>
+          waitFor(
+            'painted pixels in the node chart',
+            () => paintedPixels(frame, '#memory-chart-node canvas'),
+            (p) => p.painted > 1000,
+            { timeoutMs: 15_000 },
+          ),
+        );
+        assert.ok(node.width > 100 && node.height > 50, JSON.stringify(node));
+        assert.equal(await frame.locator('#memory-chart-node canvas').getAttribute('role'), 'img');
+        assert.ok(
+          ((await frame.locator('#memory-chart-node canvas').getAttribute('aria-label')) ?? '').startsWith('Memory accounting of node'),
+          'the chart has an aria-label summary',
+        );
+        assert.ok((await frame.locator('table.chart-data').count()) >= 1, 'a visually-hidden data table next to the chart');
+        assert.equal(await frame.locator('#csp-violations').getAttribute('data-count'), '0', 'no CSP violation');
 
-    // Live sampling every second (the session setting): points arrive.
-    const points = await s.step('live sampling adds points', () => waitFor('3 live points', () => dataPoints(frame), (n) => n >= 3, { timeoutMs: 30_000, intervalMs: 500 }), 45_000);
-    assert.ok(points >= 3);
-    assert.equal(await frame.locator('#live-debug').getAttribute('data-status'), 'running');
-    const livePixels = await paintedPixels(frame, '#live-chart canvas');
-    assert.ok(livePixels.painted > 500, `the live chart is drawn: ${JSON.stringify(livePixels)}`);
+        // Live sampling every second (the session setting): points arrive.
+        const points = await s.step(
+          'live sampling adds points',
+          () =>
+            waitFor(
+              '3 live points',
+              () => dataPoints(frame),
+              (n) => n >= 3,
+              { timeoutMs: 30_000, intervalMs: 500 },
+            ),
+          45_000,
+        );
+        assert.ok(points >= 3);
+        assert.equal(await frame.locator('#live-debug').getAttribute('data-status'), 'running');
+        const livePixels = await paintedPixels(frame, '#live-chart canvas');
+        assert.ok(livePixels.painted > 500, `the live chart is drawn: ${JSON.stringify(livePixels)}`);
 
-    // Pause and resume (the button posts setLive).
-    await s.step('pause live sampling', async () => {
-      await clickInFrame(frame, '#live-toggle');
-      await waitFor('the paused state', () => frame.locator('#live-debug').getAttribute('data-status'), (status) => status === 'paused', { timeoutMs: 10_000 });
-    });
-    await s.page.waitForTimeout(1500);
-    const pausedAt = await liveSamplesLogged(s);
-    await s.page.waitForTimeout(3000);
-    assert.ok((await liveSamplesLogged(s)) - pausedAt <= 0, 'no samples while paused');
-    assert.match(await frame.locator('#live-status').innerText(), /^Paused after \d+ samples\.$/);
-    await s.step('resume live sampling', async () => {
-      await clickInFrame(frame, '#live-toggle');
-      await waitFor('samples again', () => liveSamplesLogged(s), (count) => count > pausedAt, { timeoutMs: 10_000 });
-    });
-    const resumedPoints = await dataPoints(frame);
+        // Pause and resume (the button posts setLive).
+        await s.step('pause live sampling', async () => {
+          await clickInFrame(frame, '#live-toggle');
+          await waitFor(
+            'the paused state',
+            () => frame.locator('#live-debug').getAttribute('data-status'),
+            (status) => status === 'paused',
+            { timeoutMs: 10_000 },
+          );
+        });
+        await s.page.waitForTimeout(1500);
+        const pausedAt = await liveSamplesLogged(s);
+        await s.page.waitForTimeout(3000);
+        assert.ok((await liveSamplesLogged(s)) - pausedAt <= 0, 'no samples while paused');
+        assert.match(await frame.locator('#live-status').innerText(), /^Paused after \d+ samples\.$/);
+        await s.step('resume live sampling', async () => {
+          await clickInFrame(frame, '#live-toggle');
+          await waitFor(
+            'samples again',
+            () => liveSamplesLogged(s),
+            (count) => count > pausedAt,
+            { timeoutMs: 10_000 },
+          );
+        });
+        const resumedPoints = await dataPoints(frame);
 
-    // Hidden: another editor in the same group; sampling pauses.
-    await s.step('open a file over the panel (the panel is hidden)', () => openFile(s.page, 'hami-dind-trainer.yaml', { timeoutMs: 30_000 }), 45_000);
-    await s.page.waitForTimeout(1500);
-    const whileHiddenStart = await liveSamplesLogged(s);
-    await s.page.waitForTimeout(3500);
-    const whileHiddenEnd = await liveSamplesLogged(s);
-    assert.ok(whileHiddenEnd - whileHiddenStart <= 1, `no samples while hidden (${whileHiddenStart} → ${whileHiddenEnd})`);
+        // Hidden: another editor in the same group; sampling pauses.
+        await s.step(
+          'open a file over the panel (the panel is hidden)',
+          () => openFile(s.page, 'hami-dind-trainer.yaml', { timeoutMs: 30_000 }),
+          45_000,
+        );
+        await s.page.waitForTimeout(1500);
+        const whileHiddenStart = await liveSamplesLogged(s);
+        await s.page.waitForTimeout(3500);
+        const whileHiddenEnd = await liveSamplesLogged(s);
+        assert.ok(whileHiddenEnd - whileHiddenStart <= 1, `no samples while hidden (${whileHiddenStart} → ${whileHiddenEnd})`);
 
-    // Shown again: the webview is re-created, renders from its state, gets the history, and sampling resumes.
-    await s.step('back to the panel', () => tab.click());
-    frame = await s.step('the panel is back', () => inspectorFrame(s.page));
-    assert.deepEqual(await bannerText(frame), banner, 'the same banner after hide/show');
-    const shown = await s.step('sampling resumes with the history kept', () =>
-      waitFor('more points than before', () => dataPoints(frame), (n) => n > resumedPoints, { timeoutMs: 20_000, intervalMs: 500 }));
-    assert.ok(shown > resumedPoints);
+        // Shown again: the webview is re-created, renders from its state, gets the history, and sampling resumes.
+        await s.step('back to the panel', () => tab.click());
+        frame = await s.step('the panel is back', () => inspectorFrame(s.page));
+        assert.deepEqual(await bannerText(frame), banner, 'the same banner after hide/show');
+        const shown = await s.step('sampling resumes with the history kept', () =>
+          waitFor(
+            'more points than before',
+            () => dataPoints(frame),
+            (n) => n > resumedPoints,
+            { timeoutMs: 20_000, intervalMs: 500 },
+          ),
+        );
+        assert.ok(shown > resumedPoints);
 
-    // Exports through the save dialog.
-    const jsonFile = s.file('inspector-report.json');
-    await s.step('Save JSON report', async () => {
-      await clickInFrame(frame, '#action-save-json');
-      await answerFileDialog(s.page, jsonFile);
-    });
-    const report = JSON.parse(await waitForFile(jsonFile)) as { target: string; node: { kernel: string } | null; verdicts: unknown[] };
-    assert.equal(report.target, 'local');
-    assert.ok(report.node && report.node.kernel.length > 0);
-    const captureFile = s.file('inspector-capture.txt');
-    await s.step('Save probe capture', async () => {
-      await clickInFrame(frame, '#action-save-capture');
-      await answerFileDialog(s.page, captureFile);
-    });
-    const captureText = await waitForFile(captureFile);
-    assert.match(captureText, /^@@gpumem-probe v=1 scope=node nonce=[0-9a-f]+ root=@@$/m);
-    const again = analyzeCaptureText(captureText, { target: 'local' });
-    assert.equal(again.scope, 'node');
-    const cli = execFileSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), 'analyze', captureFile, '--format', 'json'], { encoding: 'utf8' });
-    assert.equal((JSON.parse(cli) as { scope: string }).scope, 'node', '`gpumem analyze` reads the saved capture');
-    await s.step('Copy report as Markdown', async () => {
-      await clickInFrame(frame, '#action-copy-markdown');
-      await waitFor('the answer next to the button', () => requestState(frame, '#action-copy-markdown'), (state) => state !== 'idle' && state !== 'busy', { timeoutMs: 10_000 });
-    });
-    assert.equal((await frame.locator('#action-copy-markdown-status').innerText()).trim(), 'The report is on the clipboard as Markdown.');
-    await s.screenshot('exports');
+        // Exports through the save dialog.
+        const jsonFile = s.file('inspector-report.json');
+        await s.step('Save JSON report', async () => {
+          await clickInFrame(frame, '#action-save-json');
+          await answerFileDialog(s.page, jsonFile);
+        });
+        const report = JSON.parse(await waitForFile(jsonFile)) as { target: string; node: { kernel: string } | null; verdicts: unknown[] };
+        assert.equal(report.target, 'local');
+        assert.ok(report.node && report.node.kernel.length > 0);
+        const captureFile = s.file('inspector-capture.txt');
+        await s.step('Save probe capture', async () => {
+          await clickInFrame(frame, '#action-save-capture');
+          await answerFileDialog(s.page, captureFile);
+        });
+        const captureText = await waitForFile(captureFile);
+        assert.match(captureText, /^@@gpumem-probe v=1 scope=node nonce=[0-9a-f]+ root=@@$/m);
+        const again = analyzeCaptureText(captureText, { target: 'local' });
+        assert.equal(again.scope, 'node');
+        const cli = execFileSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), 'analyze', captureFile, '--format', 'json'], {
+          encoding: 'utf8',
+        });
+        assert.equal((JSON.parse(cli) as { scope: string }).scope, 'node', '`gpumem analyze` reads the saved capture');
+        await s.step('Copy report as Markdown', async () => {
+          await clickInFrame(frame, '#action-copy-markdown');
+          await waitFor(
+            'the answer next to the button',
+            () => requestState(frame, '#action-copy-markdown'),
+            (state) => state !== 'idle' && state !== 'busy',
+            { timeoutMs: 10_000 },
+          );
+        });
+        assert.equal(
+          (await frame.locator('#action-copy-markdown-status').innerText()).trim(),
+          'The report is on the clipboard as Markdown.',
+        );
+        await s.screenshot('exports');
 
-    // Closed: the panel disposes, the transport closes, no more execs.
-    const beforeClose = await liveSamplesLogged(s);
-    assert.ok(beforeClose >= 4, `live samples were logged: ${beforeClose}`);
-    await s.step('close the panel', async () => {
-      await tab.click();
-      await runCommand(s.page, 'View: Close Editor');
-      await tab.waitFor({ state: 'detached', timeout: 10_000 });
-    });
-    await s.page.waitForTimeout(1500);
-    const afterClose = await liveSamplesLogged(s);
-    await s.page.waitForTimeout(4000);
-    assert.equal(await liveSamplesLogged(s), afterClose, 'no exec after the panel closed');
-    assert.ok(afterClose - beforeClose <= 2, `at most an in-flight sample after the close (${beforeClose} → ${afterClose})`);
-    assert.match(await gpumemLog(s), /inspector: panel of local closed after \d+ live samples; closing the connection/);
-  });
-});
+        // Closed: the panel disposes, the transport closes, no more execs.
+        const beforeClose = await liveSamplesLogged(s);
+        assert.ok(beforeClose >= 4, `live samples were logged: ${beforeClose}`);
+        await s.step('close the panel', async () => {
+          await tab.click();
+          await runCommand(s.page, 'View: Close Editor');
+          await tab.waitFor({ state: 'detached', timeout: 10_000 });
+        });
+        await s.page.waitForTimeout(1500);
+        const afterClose = await liveSamplesLogged(s);
+        await s.page.waitForTimeout(4000);
+        assert.equal(await liveSamplesLogged(s), afterClose, 'no exec after the panel closed');
+        assert.ok(afterClose - beforeClose <= 2, `at most an in-flight sample after the close (${beforeClose} → ${afterClose})`);
+        assert.match(await gpumemLog(s), /inspector: panel of local closed after \d+ live samples; closing the connection/);
+      },
+    );
+  },
+);
 
-test('"Analyze Probe Capture…" on hostile names: the text stays text (no <img>, no script, no dialog)', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
-  const capture = nodeCapture(hostileNode());
-  // From the capture's facts: a global_oom kill of pid 4242 (the <img> comm) in the VICTIM pod, whose
-  // memory.current (2 GiB) is under its memory.max (4 GiB) while its processes hold 4 GiB of GTT.
-  const expected = globalGttOomBanner(HOSTILE_IMG, 4242, VICTIM);
-  await withWorkbench('inspector-hostile', { fixture: 'single', settings: { 'workbench.colorTheme': 'Default Dark Modern' } }, async (s) => {
-    const dialogs: string[] = [];
-    s.page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
-    await writeFile(s.file('hostile-capture.txt'), capture);
-    const frame = await analyzeInWorkbench(s, s.file('hostile-capture.txt'));
-    assert.deepEqual(await bannerText(frame), { headline: expected.headline, sentence: expected.sentence });
-    assert.ok(expected.sentence.includes(HOSTILE_IMG), `the banner names the hostile victim: ${expected.sentence}`);
+test(
+  '"Analyze Probe Capture…" on hostile names: the text stays text (no <img>, no script, no dialog)',
+  { timeout: SCENARIO_TIMEOUT_MS },
+  async () => {
+    const capture = nodeCapture(hostileNode());
+    // From the capture's facts: a global_oom kill of pid 4242 (the <img> comm) in the VICTIM pod, whose
+    // memory.current (2 GiB) is under its memory.max (4 GiB) while its processes hold 4 GiB of GTT.
+    const expected = globalGttOomBanner(HOSTILE_IMG, 4242, VICTIM);
+    await withWorkbench(
+      'inspector-hostile',
+      { fixture: 'single', settings: { 'workbench.colorTheme': 'Default Dark Modern' } },
+      async (s) => {
+        const dialogs: string[] = [];
+        s.page.on('dialog', (dialog) => {
+          dialogs.push(dialog.message());
+          void dialog.dismiss();
+        });
+        await writeFile(s.file('hostile-capture.txt'), capture);
+        const frame = await analyzeInWorkbench(s, s.file('hostile-capture.txt'));
+        assert.deepEqual(await bannerText(frame), { headline: expected.headline, sentence: expected.sentence });
+        assert.ok(expected.sentence.includes(HOSTILE_IMG), `the banner names the hostile victim: ${expected.sentence}`);
 
-    // The names are on the page, literally, as text.
-    const processes = await frame.locator('#pods-table .sub').allInnerTexts();
-    assert.ok(processes.includes(`${HOSTILE_IMG} (4242)`), `the <img> process name shows as text: ${JSON.stringify(processes)}`);
-    assert.ok(processes.includes(`${HOSTILE_SCRIPT} (4343)`), `the </script> process name shows as text: ${JSON.stringify(processes)}`);
-    assert.ok((await frame.locator('#title').innerText()).includes(HOSTILE_SCRIPT));
-    assert.ok((await frame.locator('#oom-timeline .victim').first().innerText()).includes(HOSTILE_IMG));
-    const bodyText = await frame.locator('body').evaluate((body) => (body as unknown as { textContent: string }).textContent);
-    assert.ok(bodyText.includes(HOSTILE_IMG) && bodyText.includes(HOSTILE_SCRIPT));
+        // The names are on the page, literally, as text.
+        const processes = await frame.locator('#pods-table .sub').allInnerTexts();
+        assert.ok(processes.includes(`${HOSTILE_IMG} (4242)`), `the <img> process name shows as text: ${JSON.stringify(processes)}`);
+        assert.ok(processes.includes(`${HOSTILE_SCRIPT} (4343)`), `the </script> process name shows as text: ${JSON.stringify(processes)}`);
+        assert.ok((await frame.locator('#title').innerText()).includes(HOSTILE_SCRIPT));
+        assert.ok((await frame.locator('#oom-timeline .victim').first().innerText()).includes(HOSTILE_IMG));
+        const bodyText = await frame.locator('body').evaluate((body) => (body as unknown as { textContent: string }).textContent);
+        assert.ok(bodyText.includes(HOSTILE_IMG) && bodyText.includes(HOSTILE_SCRIPT));
 
-    // …and nothing of them became markup.
-    const markup = await frame.locator('body').evaluate(() => {
-      type El = { getAttribute(n: string): string | null; textContent: string | null };
-      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<El> } }).document;
-      const scripts = Array.from(doc.querySelectorAll('script'));
-      return {
-        imgs: doc.querySelectorAll('img').length,
-        onerror: doc.querySelectorAll('[onerror]').length,
-        // Ours (the bundle, with the nonce) and the one VS Code's webview host injects (acquireVsCodeApi).
-        sources: scripts.map((script) => script.getAttribute('src') ?? ''),
-        alertInScripts: scripts.some((script) => (script.textContent ?? '').includes('alert(')),
-      };
-    });
-    assert.equal(markup.imgs, 0, 'no <img> element');
-    assert.equal(markup.onerror, 0, 'no onerror attribute');
-    assert.equal(markup.alertInScripts, false, 'no script element holds the hostile text');
-    assert.equal(markup.sources.filter((src) => src !== '').length, 1, JSON.stringify(markup.sources));
-    assert.ok(markup.sources.some((src) => /dist\/webview\/inspector\.js$/.test(src)), JSON.stringify(markup.sources));
-    await s.page.waitForTimeout(1000);
-    assert.deepEqual(dialogs, [], 'no alert() ran');
-    assert.equal(await frame.locator('#csp-violations').getAttribute('data-count'), '0', 'no CSP violation');
-    // A capture has no connection: live sampling says so.
-    await frame.locator('#live-status').waitFor({ timeout: 10_000 });
-    assert.match(await frame.locator('#live-status').innerText(), /No open connection/);
-    await s.screenshot('panel');
-  });
-});
+        // …and nothing of them became markup.
+        const markup = await frame.locator('body').evaluate(() => {
+          type El = { getAttribute(n: string): string | null; textContent: string | null };
+          const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<El> } }).document;
+          const scripts = Array.from(doc.querySelectorAll('script'));
+          return {
+            imgs: doc.querySelectorAll('img').length,
+            onerror: doc.querySelectorAll('[onerror]').length,
+            // Ours (the bundle, with the nonce) and the one VS Code's webview host injects (acquireVsCodeApi).
+            sources: scripts.map((script) => script.getAttribute('src') ?? ''),
+            alertInScripts: scripts.some((script) => (script.textContent ?? '').includes('alert(')),
+          };
+        });
+        assert.equal(markup.imgs, 0, 'no <img> element');
+        assert.equal(markup.onerror, 0, 'no onerror attribute');
+        assert.equal(markup.alertInScripts, false, 'no script element holds the hostile text');
+        assert.equal(markup.sources.filter((src) => src !== '').length, 1, JSON.stringify(markup.sources));
+        assert.ok(
+          markup.sources.some((src) => /dist\/webview\/inspector\.js$/.test(src)),
+          JSON.stringify(markup.sources),
+        );
+        await s.page.waitForTimeout(1000);
+        assert.deepEqual(dialogs, [], 'no alert() ran');
+        assert.equal(await frame.locator('#csp-violations').getAttribute('data-count'), '0', 'no CSP violation');
+        // A capture has no connection: live sampling says so.
+        await frame.locator('#live-status').waitFor({ timeout: 10_000 });
+        assert.match(await frame.locator('#live-status').innerText(), /No open connection/);
+        await s.screenshot('panel');
+      },
+    );
+  },
+);
 
 for (const theme of [
   { key: 'dark', name: 'Default Dark Modern' },
   { key: 'light', name: 'Default Light Modern' },
   { key: 'hc', name: 'Default High Contrast' },
 ] as const) {
-  test(`the inspector in the ${theme.name} theme (test-artifacts/inspector-${theme.key}.png)${theme.key === 'light' ? ', and after a window reload' : ''}`, { timeout: SCENARIO_TIMEOUT_MS }, async () => {
-    const capture = nodeCapture(strixHaloNode());
-    // From the capture's facts: a global_oom kill of vllm-worker (pid 6161) in the VICTIM pod, 2 GiB of
-    // memory.current under a 16 GiB memory.max, 6 GiB of GTT in its process's fdinfo.
-    const expected = globalGttOomBanner('vllm-worker', 6161, VICTIM);
-    await withWorkbench(`inspector-theme-${theme.key}`, { fixture: 'single', settings: { 'workbench.colorTheme': theme.name } }, async (s) => {
-      await writeFile(s.file('strix-1-capture.txt'), capture);
-      let frame = await analyzeInWorkbench(s, s.file('strix-1-capture.txt'));
-      assert.deepEqual(await bannerText(frame), { headline: expected.headline, sentence: expected.sentence });
-      const themeClass = await frame.locator('body').getAttribute('class');
-      assert.match(themeClass ?? '', theme.key === 'dark' ? /vscode-dark/ : theme.key === 'light' ? /vscode-light/ : /vscode-high-contrast/);
-      // Pods table: sortable, with aria-sort.
-      assert.equal(await frame.locator('#pods-table th[aria-sort="descending"] button').innerText(), 'True footprint ▼');
-      await frame.locator('#pods-table button.sort[data-column="headroom"]').click();
-      assert.equal(await frame.locator('#pods-table th[aria-sort="ascending"] button').innerText(), 'Headroom ▲');
-      const firstPod = await frame.locator('#pods-table tbody tr').first().getAttribute('data-pod-uid');
-      assert.equal(firstPod, TRAINER, 'the least headroom first (the trainer, 4 GiB over)');
-      await frame.locator('#pods-table button.sort[data-column="footprint"]').click();
-      await themeScreenshot(s, frame, theme.key);
-      if (theme.key === 'dark') {
-        // A theme change while the panel is open: the charts read the new colours and are drawn again.
-        assert.equal(await frame.locator('html').getAttribute('data-theme'), 'dark');
-        await s.step('Preferences: Color Theme → Default Light Modern', async () => {
-          await runCommand(s.page, 'Preferences: Color Theme', { opensInput: true });
-          await s.page.locator(SELECTORS.quickInput).waitFor({ state: 'visible', timeout: 10_000 });
-          // The picker labels the theme "Light Modern" (its settings id is "Default Light Modern").
-          await s.page.locator(SELECTORS.quickInputBox).fill('Light Modern');
-          const row = s.page.locator(SELECTORS.quickInputRow).filter({ has: s.page.locator('.label-name').getByText(/^(Default )?Light Modern$/) }).first();
-          await row.click({ timeout: 10_000 });
-          await s.page.locator(SELECTORS.quickInput).waitFor({ state: 'hidden', timeout: 10_000 });
-        });
-        await s.step('the panel follows the theme change', () => waitFor('data-theme="light" in the panel', () => frame.locator('html').getAttribute('data-theme'), (kind) => kind === 'light', { timeoutMs: 30_000 }), 45_000);
-        const redrawn = await paintedPixels(frame, '#memory-chart-pods canvas');
-        assert.ok(redrawn.painted > 2000, `the pod chart is drawn again: ${JSON.stringify(redrawn)}`);
-        await s.screenshot('theme-switched');
-        // A click on a pod opens it: without a Kubernetes view that reveals it, its own Markdown report.
-        await s.step('click the first pod', () => frame.locator('#pods-table button.pod-link').first().click());
-        await s.step('the pod report opens', () => waitFor('a tab with the pod report', () => openTabs(s.page), (tabs) => tabs.some((label) => /gpumem-pod-/.test(label)), { timeoutMs: 20_000 }));
-        const report = await s.step('the pod report shows the pod', () => waitFor(
-          'a Markdown preview with the pod',
-          async () => {
-            const count = await s.page.locator(SELECTORS.webviewOuter).count();
-            for (let i = 0; i < count; i++) {
-              const text = await webviewFrame(s.page, i).locator('body').innerText({ timeout: 2000 }).catch(() => '');
-              if (text.includes(`Pod ${TRAINER}`)) return text;
-            }
-            return '';
-          },
-          (text) => /true footprint\s+38,654,705,664 bytes \(36 GiB\)/.test(text),
-          { timeoutMs: 30_000, intervalMs: 500 },
-        ));
-        assert.match(report, /headroom\s+-4,294,967,296 bytes \(-4 GiB\)/);
-        await s.screenshot('pod-report');
-      }
-      if (theme.key !== 'light') return;
+  test(
+    `the inspector in the ${theme.name} theme (test-artifacts/inspector-${theme.key}.png)${theme.key === 'light' ? ', and after a window reload' : ''}`,
+    { timeout: SCENARIO_TIMEOUT_MS },
+    async () => {
+      const capture = nodeCapture(strixHaloNode());
+      // From the capture's facts: a global_oom kill of vllm-worker (pid 6161) in the VICTIM pod, 2 GiB of
+      // memory.current under a 16 GiB memory.max, 6 GiB of GTT in its process's fdinfo.
+      const expected = globalGttOomBanner('vllm-worker', 6161, VICTIM);
+      await withWorkbench(
+        `inspector-theme-${theme.key}`,
+        { fixture: 'single', settings: { 'workbench.colorTheme': theme.name } },
+        async (s) => {
+          await writeFile(s.file('strix-1-capture.txt'), capture);
+          let frame = await analyzeInWorkbench(s, s.file('strix-1-capture.txt'));
+          assert.deepEqual(await bannerText(frame), { headline: expected.headline, sentence: expected.sentence });
+          const themeClass = await frame.locator('body').getAttribute('class');
+          assert.match(
+            themeClass ?? '',
+            theme.key === 'dark' ? /vscode-dark/ : theme.key === 'light' ? /vscode-light/ : /vscode-high-contrast/,
+          );
+          // Pods table: sortable, with aria-sort.
+          assert.equal(await frame.locator('#pods-table th[aria-sort="descending"] button').innerText(), 'True footprint ▼');
+          await frame.locator('#pods-table button.sort[data-column="headroom"]').click();
+          assert.equal(await frame.locator('#pods-table th[aria-sort="ascending"] button').innerText(), 'Headroom ▲');
+          const firstPod = await frame.locator('#pods-table tbody tr').first().getAttribute('data-pod-uid');
+          assert.equal(firstPod, TRAINER, 'the least headroom first (the trainer, 4 GiB over)');
+          await frame.locator('#pods-table button.sort[data-column="footprint"]').click();
+          await themeScreenshot(s, frame, theme.key);
+          if (theme.key === 'dark') {
+            // A theme change while the panel is open: the charts read the new colours and are drawn again.
+            assert.equal(await frame.locator('html').getAttribute('data-theme'), 'dark');
+            await s.step('Preferences: Color Theme → Default Light Modern', async () => {
+              await runCommand(s.page, 'Preferences: Color Theme', { opensInput: true });
+              await s.page.locator(SELECTORS.quickInput).waitFor({ state: 'visible', timeout: 10_000 });
+              // The picker labels the theme "Light Modern" (its settings id is "Default Light Modern").
+              await s.page.locator(SELECTORS.quickInputBox).fill('Light Modern');
+              const row = s.page
+                .locator(SELECTORS.quickInputRow)
+                .filter({ has: s.page.locator('.label-name').getByText(/^(Default )?Light Modern$/) })
+                .first();
+              await row.click({ timeout: 10_000 });
+              await s.page.locator(SELECTORS.quickInput).waitFor({ state: 'hidden', timeout: 10_000 });
+            });
+            await s.step(
+              'the panel follows the theme change',
+              () =>
+                waitFor(
+                  'data-theme="light" in the panel',
+                  () => frame.locator('html').getAttribute('data-theme'),
+                  (kind) => kind === 'light',
+                  { timeoutMs: 30_000 },
+                ),
+              45_000,
+            );
+            const redrawn = await paintedPixels(frame, '#memory-chart-pods canvas');
+            assert.ok(redrawn.painted > 2000, `the pod chart is drawn again: ${JSON.stringify(redrawn)}`);
+            await s.screenshot('theme-switched');
+            // A click on a pod opens it: without a Kubernetes view that reveals it, its own Markdown report.
+            await s.step('click the first pod', () => frame.locator('#pods-table button.pod-link').first().click());
+            await s.step('the pod report opens', () =>
+              waitFor(
+                'a tab with the pod report',
+                () => openTabs(s.page),
+                (tabs) => tabs.some((label) => /gpumem-pod-/.test(label)),
+                { timeoutMs: 20_000 },
+              ),
+            );
+            const report = await s.step('the pod report shows the pod', () =>
+              waitFor(
+                'a Markdown preview with the pod',
+                async () => {
+                  const count = await s.page.locator(SELECTORS.webviewOuter).count();
+                  for (let i = 0; i < count; i++) {
+                    const text = await webviewFrame(s.page, i)
+                      .locator('body')
+                      .innerText({ timeout: 2000 })
+                      .catch(() => '');
+                    if (text.includes(`Pod ${TRAINER}`)) return text;
+                  }
+                  return '';
+                },
+                (text) => /true footprint\s+38,654,705,664 bytes \(36 GiB\)/.test(text),
+                { timeoutMs: 30_000, intervalMs: 500 },
+              ),
+            );
+            assert.match(report, /headroom\s+-4,294,967,296 bytes \(-4 GiB\)/);
+            await s.screenshot('pod-report');
+          }
+          if (theme.key !== 'light') return;
 
-      // Window reload: the serializer restores the panel from the webview state, without the file.
-      await writeFile(s.file('strix-1-capture.txt'), 'gone');
-      await s.step('Developer: Reload Window', () => runCommand(s.page, 'Developer: Reload Window'));
-      await s.step('the workbench is back', async () => {
-        await s.page.waitForTimeout(2000);
-        await s.page.locator(SELECTORS.problemsStatus).waitFor({ state: 'visible', timeout: 60_000 });
-      }, 90_000);
-      frame = await s.step('the inspector panel is restored', () => inspectorFrame(s.page, 60_000), 90_000);
-      assert.deepEqual(await bannerText(frame), { headline: expected.headline, sentence: expected.sentence }, 'the same banner after the reload');
-      const jsonFile = s.file('after-reload.json');
-      await s.step('Save JSON report after the reload', async () => {
-        await clickInFrame(frame, '#action-save-json');
-        await answerFileDialog(s.page, jsonFile);
-      });
-      const report = JSON.parse(await waitForFile(jsonFile)) as { target: string; verdicts: { id: string }[] };
-      assert.equal(report.target, 'capture strix-1-capture.txt');
-      assert.ok(report.verdicts.some((verdict) => verdict.id === 'memory.pod-over-limit-in-reality'));
-      await s.screenshot('after-reload');
-    });
-  });
+          // Window reload: the serializer restores the panel from the webview state, without the file.
+          await writeFile(s.file('strix-1-capture.txt'), 'gone');
+          await s.step('Developer: Reload Window', () => runCommand(s.page, 'Developer: Reload Window'));
+          await s.step(
+            'the workbench is back',
+            async () => {
+              await s.page.waitForTimeout(2000);
+              await s.page.locator(SELECTORS.problemsStatus).waitFor({ state: 'visible', timeout: 60_000 });
+            },
+            90_000,
+          );
+          frame = await s.step('the inspector panel is restored', () => inspectorFrame(s.page, 60_000), 90_000);
+          assert.deepEqual(
+            await bannerText(frame),
+            { headline: expected.headline, sentence: expected.sentence },
+            'the same banner after the reload',
+          );
+          const jsonFile = s.file('after-reload.json');
+          await s.step('Save JSON report after the reload', async () => {
+            await clickInFrame(frame, '#action-save-json');
+            await answerFileDialog(s.page, jsonFile);
+          });
+          const report = JSON.parse(await waitForFile(jsonFile)) as { target: string; verdicts: { id: string }[] };
+          assert.equal(report.target, 'capture strix-1-capture.txt');
+          assert.ok(report.verdicts.some((verdict) => verdict.id === 'memory.pod-over-limit-in-reality'));
+          await s.screenshot('after-reload');
+        },
+      );
+    },
+  );
 }
 
-test('the exports answer next to their buttons: busy while the save dialog is open, then the saved path, or cancelled', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
-  const capture = nodeCapture(strixHaloNode());
-  await withWorkbench('inspector-requests', { fixture: 'single', settings: { 'workbench.colorTheme': 'Default Dark Modern' } }, async (s) => {
-    await writeFile(s.file('strix-1-capture.txt'), capture);
-    const frame = await analyzeInWorkbench(s, s.file('strix-1-capture.txt'));
-    assert.equal(await requestState(frame, '#action-save-json'), 'idle');
+test(
+  'the exports answer next to their buttons: busy while the save dialog is open, then the saved path, or cancelled',
+  { timeout: SCENARIO_TIMEOUT_MS },
+  async () => {
+    const capture = nodeCapture(strixHaloNode());
+    await withWorkbench(
+      'inspector-requests',
+      { fixture: 'single', settings: { 'workbench.colorTheme': 'Default Dark Modern' } },
+      async (s) => {
+        await writeFile(s.file('strix-1-capture.txt'), capture);
+        const frame = await analyzeInWorkbench(s, s.file('strix-1-capture.txt'));
+        assert.equal(await requestState(frame, '#action-save-json'), 'idle');
 
-    // Save JSON report: busy (disabled, aria-busy, a status) while the host waits for the dialog.
-    const jsonFile = s.file('requests-report.json');
-    await s.step('Save JSON report: busy until the dialog is answered', async () => {
-      await clickInFrame(frame, '#action-save-json');
-      await s.page.locator(SELECTORS.quickInput).waitFor({ state: 'visible', timeout: 20_000 });
-      assert.equal(await requestState(frame, '#action-save-json'), 'busy');
-      assert.equal(await frame.locator('#action-save-json').getAttribute('aria-busy'), 'true');
-      assert.equal((await frame.locator('#action-save-json-status').innerText()).trim(), 'Waiting for the save dialog…');
-      await answerFileDialog(s.page, jsonFile);
-      await waitFor('the saved path next to the button', () => requestState(frame, '#action-save-json'), (state) => state === 'done', { timeoutMs: 20_000 });
-    });
-    assert.equal((await frame.locator('#action-save-json-status').innerText()).trim(), `Saved ${jsonFile}.`);
-    assert.equal(await frame.locator('#action-save-json').getAttribute('aria-busy'), null, 'not busy any more');
-    assert.equal((JSON.parse(await waitForFile(jsonFile)) as { target: string }).target, 'capture strix-1-capture.txt');
+        // Save JSON report: busy (disabled, aria-busy, a status) while the host waits for the dialog.
+        const jsonFile = s.file('requests-report.json');
+        await s.step('Save JSON report: busy until the dialog is answered', async () => {
+          await clickInFrame(frame, '#action-save-json');
+          await s.page.locator(SELECTORS.quickInput).waitFor({ state: 'visible', timeout: 20_000 });
+          assert.equal(await requestState(frame, '#action-save-json'), 'busy');
+          assert.equal(await frame.locator('#action-save-json').getAttribute('aria-busy'), 'true');
+          assert.equal((await frame.locator('#action-save-json-status').innerText()).trim(), 'Waiting for the save dialog…');
+          await answerFileDialog(s.page, jsonFile);
+          await waitFor(
+            'the saved path next to the button',
+            () => requestState(frame, '#action-save-json'),
+            (state) => state === 'done',
+            { timeoutMs: 20_000 },
+          );
+        });
+        assert.equal((await frame.locator('#action-save-json-status').innerText()).trim(), `Saved ${jsonFile}.`);
+        assert.equal(await frame.locator('#action-save-json').getAttribute('aria-busy'), null, 'not busy any more');
+        assert.equal((JSON.parse(await waitForFile(jsonFile)) as { target: string }).target, 'capture strix-1-capture.txt');
 
-    // Save probe capture, dialog cancelled: the answer says so, and no file is written.
-    await s.step('Save probe capture, then cancel the dialog', async () => {
-      await clickInFrame(frame, '#action-save-capture');
-      const widget = s.page.locator(SELECTORS.quickInput);
-      await widget.waitFor({ state: 'visible', timeout: 20_000 });
-      assert.equal(await requestState(frame, '#action-save-capture'), 'busy');
-      await s.page.keyboard.press('Escape');
-      await widget.waitFor({ state: 'hidden', timeout: 10_000 });
-      await waitFor('the cancelled answer', () => requestState(frame, '#action-save-capture'), (state) => state === 'cancelled', { timeoutMs: 20_000 });
-    });
-    assert.equal((await frame.locator('#action-save-capture-status').innerText()).trim(), 'Not saved: the dialog was cancelled.');
-    assert.equal((await frame.locator('#action-save-json-status').innerText()).trim(), `Saved ${jsonFile}.`, 'each button keeps its own answer');
-    assert.equal(await frame.locator('#csp-violations').getAttribute('data-count'), '0', 'no CSP violation');
-    await s.screenshot('request-answers');
-  });
-});
+        // Save probe capture, dialog cancelled: the answer says so, and no file is written.
+        await s.step('Save probe capture, then cancel the dialog', async () => {
+          await clickInFrame(frame, '#action-save-capture');
+          const widget = s.page.locator(SELECTORS.quickInput);
+          await widget.waitFor({ state: 'visible', timeout: 20_000 });
+          assert.equal(await requestState(frame, '#action-save-capture'), 'busy');
+          await s.page.keyboard.press('Escape');
+          await widget.waitFor({ state: 'hidden', timeout: 10_000 });
+          await waitFor(
+            'the cancelled answer',
+            () => requestState(frame, '#action-save-capture'),
+            (state) => state === 'cancelled',
+            { timeoutMs: 20_000 },
+          );
+        });
+        assert.equal((await frame.locator('#action-save-capture-status').innerText()).trim(), 'Not saved: the dialog was cancelled.');
+        assert.equal(
+          (await frame.locator('#action-save-json-status').innerText()).trim(),
+          `Saved ${jsonFile}.`,
+          'each button keeps its own answer',
+        );
+        assert.equal(await frame.locator('#csp-violations').getAttribute('data-count'), '0', 'no CSP violation');
+        await s.screenshot('request-answers');
+      },
+    );
+  },
+);

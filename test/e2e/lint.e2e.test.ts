@@ -26,8 +26,15 @@ import { FIXTURES_DIR, REPO_ROOT } from './harness/paths.ts';
 
 const TRAINER = 'hami-dind-trainer.yaml';
 
-interface CommandContribution { command: string; title: string; category?: string; enablement?: string }
-interface Manifest { contributes?: { commands?: CommandContribution[]; menus?: { commandPalette?: { command: string; when?: string }[] } } }
+interface CommandContribution {
+  command: string;
+  title: string;
+  category?: string;
+  enablement?: string;
+}
+interface Manifest {
+  contributes?: { commands?: CommandContribution[]; menus?: { commandPalette?: { command: string; when?: string }[] } };
+}
 
 /**
  * Palette titles of the commands that only a trusted workspace may run (they run probes on this
@@ -35,7 +42,11 @@ interface Manifest { contributes?: { commands?: CommandContribution[]; menus?: {
  */
 async function trustOnlyCommandTitles(): Promise<string[]> {
   const manifest = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as Manifest;
-  const gated = new Set((manifest.contributes?.menus?.commandPalette ?? []).filter((entry) => /isWorkspaceTrusted/.test(entry.when ?? '')).map((entry) => entry.command));
+  const gated = new Set(
+    (manifest.contributes?.menus?.commandPalette ?? [])
+      .filter((entry) => /isWorkspaceTrusted/.test(entry.when ?? ''))
+      .map((entry) => entry.command),
+  );
   return (manifest.contributes?.commands ?? [])
     .filter((c) => gated.has(c.command) || /isWorkspaceTrusted/.test(c.enablement ?? '') || /^gpumem\.inspect/.test(c.command))
     .map((c) => (c.category ? `${c.category}: ${c.title}` : c.title));
@@ -61,49 +72,60 @@ function withoutCudaDisableControl(text: string): string {
   return lines.join('\n');
 }
 
-test('open a HAMi trainer manifest: Problems, CodeLens, and the "Remove CUDA_DISABLE_CONTROL" quick fix', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
-  const original = await readFile(path.join(FIXTURES_DIR, 'single', TRAINER), 'utf8');
-  await withWorkbench('lint-open-file', { fixture: 'single' }, async (s) => {
-    await s.step(`open ${TRAINER} with Quick Open`, () => openFile(s.page, TRAINER));
+test(
+  'open a HAMi trainer manifest: Problems, CodeLens, and the "Remove CUDA_DISABLE_CONTROL" quick fix',
+  { timeout: SCENARIO_TIMEOUT_MS },
+  async () => {
+    const original = await readFile(path.join(FIXTURES_DIR, 'single', TRAINER), 'utf8');
+    await withWorkbench('lint-open-file', { fixture: 'single' }, async (s) => {
+      await s.step(`open ${TRAINER} with Quick Open`, () => openFile(s.page, TRAINER));
 
-    // CodeLens first: opening the Problems panel while VS Code is fetching the lenses of a just-opened
-    // editor (it relayouts the editor) sometimes drops them until the next edit (code-server 1.139).
-    const lens = await s.step('a CodeLens starting with "GPU:" above the trainer container', () => waitForCodeLens(s.page, /^GPU:/));
-    const summary = lens.items.find((item) => item.startsWith('GPU:')) ?? '';
-    assert.match(summary, /nvidia\.com\/gpu/);
-    assert.match(lens.lineBelow, /^\s*-\s*name:\s*trainer\s*$/, `the GPU lens sits above the trainer container (line below: "${lens.lineBelow}")`);
+      // CodeLens first: opening the Problems panel while VS Code is fetching the lenses of a just-opened
+      // editor (it relayouts the editor) sometimes drops them until the next edit (code-server 1.139).
+      const lens = await s.step('a CodeLens starting with "GPU:" above the trainer container', () => waitForCodeLens(s.page, /^GPU:/));
+      const summary = lens.items.find((item) => item.startsWith('GPU:')) ?? '';
+      assert.match(summary, /nvidia\.com\/gpu/);
+      assert.match(
+        lens.lineBelow,
+        /^\s*-\s*name:\s*trainer\s*$/,
+        `the GPU lens sits above the trainer container (line below: "${lens.lineBelow}")`,
+      );
 
-    const before = await s.step('Problems panel lists the gpumem diagnostics with their codes', () =>
-      waitForProblems(s.page, `gpumem rows with codes ${TRAINER_CODES.join(', ')}`, (rows) => {
-        const codes = codesOf(gpumemRows(rows, TRAINER));
-        return TRAINER_CODES.every((code) => codes.includes(code));
-      }));
-    for (const row of gpumemRows(before, TRAINER)) {
-      assert.ok(row.message.length > 0, `a message for ${row.code}`);
-      assert.equal(path.dirname(row.file), s.workspace, 'the problem belongs to the workspace copy');
-    }
-    const cudaRow = gpumemRows(before, TRAINER).find((row) => row.code === 'cuda-disable-control');
-    assert.ok(cudaRow, 'a cuda-disable-control row');
-    assert.match(cudaRow.message, /CUDA_DISABLE_CONTROL/);
+      const before = await s.step('Problems panel lists the gpumem diagnostics with their codes', () =>
+        waitForProblems(s.page, `gpumem rows with codes ${TRAINER_CODES.join(', ')}`, (rows) => {
+          const codes = codesOf(gpumemRows(rows, TRAINER));
+          return TRAINER_CODES.every((code) => codes.includes(code));
+        }),
+      );
+      for (const row of gpumemRows(before, TRAINER)) {
+        assert.ok(row.message.length > 0, `a message for ${row.code}`);
+        assert.equal(path.dirname(row.file), s.workspace, 'the problem belongs to the workspace copy');
+      }
+      const cudaRow = gpumemRows(before, TRAINER).find((row) => row.code === 'cuda-disable-control');
+      assert.ok(cudaRow, 'a cuda-disable-control row');
+      assert.match(cudaRow.message, /CUDA_DISABLE_CONTROL/);
 
-    await s.screenshot('before-fix');
+      await s.screenshot('before-fix');
 
-    await s.step('apply the "Remove CUDA_DISABLE_CONTROL" quick fix', () =>
-      applyQuickFix(s.page, { line: cudaRow.line, column: cudaRow.column }, 'Remove CUDA_DISABLE_CONTROL'));
+      await s.step('apply the "Remove CUDA_DISABLE_CONTROL" quick fix', () =>
+        applyQuickFix(s.page, { line: cudaRow.line, column: cudaRow.column }, 'Remove CUDA_DISABLE_CONTROL'),
+      );
 
-    const after = await s.step('cuda-disable-control disappears, the other diagnostics remain', () =>
-      waitForProblems(s.page, 'no cuda-disable-control, gpu-no-memory-limit and gpu-docker-in-docker still there', (rows) => {
-        const codes = codesOf(gpumemRows(rows, TRAINER));
-        return !codes.includes('cuda-disable-control') && codes.includes('gpu-no-memory-limit') && codes.includes('gpu-docker-in-docker');
-      }));
-    assert.ok(!codesOf(gpumemRows(after)).includes('cuda-disable-control'));
+      const after = await s.step('cuda-disable-control disappears, the other diagnostics remain', () =>
+        waitForProblems(s.page, 'no cuda-disable-control, gpu-no-memory-limit and gpu-docker-in-docker still there', (rows) => {
+          const codes = codesOf(gpumemRows(rows, TRAINER));
+          return !codes.includes('cuda-disable-control') && codes.includes('gpu-no-memory-limit') && codes.includes('gpu-docker-in-docker');
+        }),
+      );
+      assert.ok(!codesOf(gpumemRows(after)).includes('cuda-disable-control'));
 
-    await s.step('save the document', () => saveActiveEditor(s.page));
-    const saved = await readFile(s.file(TRAINER), 'utf8');
-    assert.equal(saved, withoutCudaDisableControl(original), 'the quick fix removed exactly the CUDA_DISABLE_CONTROL env entry');
-    assert.match(saved, /name: NCCL_DEBUG/, 'the other env entry stays');
-  });
-});
+      await s.step('save the document', () => saveActiveEditor(s.page));
+      const saved = await readFile(s.file(TRAINER), 'utf8');
+      assert.equal(saved, withoutCudaDisableControl(original), 'the quick fix removed exactly the CUDA_DISABLE_CONTROL env entry');
+      assert.match(saved, /name: NCCL_DEBUG/, 'the other env entry stays');
+    });
+  },
+);
 
 test('"gpumem: Lint Workspace Manifests" reports files that are not open', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
   await withWorkbench('lint-workspace', { fixture: 'lint-workspace' }, async (s) => {
@@ -113,43 +135,74 @@ test('"gpumem: Lint Workspace Manifests" reports files that are not open', { tim
       assert.deepEqual(gpumemRows(await readProblems(s.page)), []);
     });
 
-    await s.step('run "gpumem: Lint Workspace Manifests" from the command palette', () => runCommand(s.page, 'gpumem: Lint Workspace Manifests'));
+    await s.step('run "gpumem: Lint Workspace Manifests" from the command palette', () =>
+      runCommand(s.page, 'gpumem: Lint Workspace Manifests'),
+    );
 
-    const rows = await s.step('both files with findings are in the Problems panel', () =>
-      waitForProblems(s.page, `gpumem rows for ${TRAINER} and unlimited-inference.yaml`, (all) => {
-        const files = new Set(gpumemRows(all).map((row) => path.basename(row.file)));
-        return files.has(TRAINER) && files.has('unlimited-inference.yaml');
-      }), 90_000);
+    const rows = await s.step(
+      'both files with findings are in the Problems panel',
+      () =>
+        waitForProblems(s.page, `gpumem rows for ${TRAINER} and unlimited-inference.yaml`, (all) => {
+          const files = new Set(gpumemRows(all).map((row) => path.basename(row.file)));
+          return files.has(TRAINER) && files.has('unlimited-inference.yaml');
+        }),
+      90_000,
+    );
     const byFile = new Map<string, string[]>();
     for (const row of gpumemRows(rows)) byFile.set(path.basename(row.file), [...(byFile.get(path.basename(row.file)) ?? []), row.code]);
-    assert.ok(TRAINER_CODES.every((code) => byFile.get(TRAINER)?.includes(code)), `trainer codes: ${JSON.stringify(byFile.get(TRAINER))}`);
-    assert.ok(byFile.get('unlimited-inference.yaml')?.includes('gpu-no-memory-limit'), `inference codes: ${JSON.stringify(byFile.get('unlimited-inference.yaml'))}`);
+    assert.ok(
+      TRAINER_CODES.every((code) => byFile.get(TRAINER)?.includes(code)),
+      `trainer codes: ${JSON.stringify(byFile.get(TRAINER))}`,
+    );
+    assert.ok(
+      byFile.get('unlimited-inference.yaml')?.includes('gpu-no-memory-limit'),
+      `inference codes: ${JSON.stringify(byFile.get('unlimited-inference.yaml'))}`,
+    );
     assert.equal(byFile.has('web-frontend.yaml'), false, 'a manifest without GPUs has no gpumem findings');
     assert.deepEqual(await openTabs(s.page), [], 'linting the workspace opened no editor');
 
     // The control for the Restricted Mode scenario: a trusted window does offer the probe commands.
     const trustOnly = await trustOnlyCommandTitles();
     const titles = await s.step('the trusted window offers the trust-only commands', () => commandPaletteTitles(s.page, 'gpumem'));
-    assert.deepEqual(trustOnly.filter((title) => !titles.includes(title)), [], `offered: ${JSON.stringify(titles)}`);
+    assert.deepEqual(
+      trustOnly.filter((title) => !titles.includes(title)),
+      [],
+      `offered: ${JSON.stringify(titles)}`,
+    );
   });
 });
 
-test('Restricted Mode (untrusted folder): linting still works, remote commands are not offered', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
-  await withWorkbench('restricted-mode', { fixture: 'single', trusted: false }, async (s) => {
-    await s.step('the window shows Restricted Mode', () => waitFor('the Restricted Mode status bar item', () => isRestrictedMode(s.page), (on) => on));
+test(
+  'Restricted Mode (untrusted folder): linting still works, remote commands are not offered',
+  { timeout: SCENARIO_TIMEOUT_MS },
+  async () => {
+    await withWorkbench('restricted-mode', { fixture: 'single', trusted: false }, async (s) => {
+      await s.step('the window shows Restricted Mode', () =>
+        waitFor(
+          'the Restricted Mode status bar item',
+          () => isRestrictedMode(s.page),
+          (on) => on,
+        ),
+      );
 
-    await s.step(`open ${TRAINER} with Quick Open`, () => openFile(s.page, TRAINER));
-    await s.step('a CodeLens starting with "GPU:" in Restricted Mode', () => waitForCodeLens(s.page, /^GPU:/));
-    await s.step('the gpumem diagnostics appear in Restricted Mode', () =>
-      waitForProblems(s.page, `gpumem rows with codes ${TRAINER_CODES.join(', ')}`, (rows) => {
-        const codes = codesOf(gpumemRows(rows, TRAINER));
-        return TRAINER_CODES.every((code) => codes.includes(code));
-      }));
+      await s.step(`open ${TRAINER} with Quick Open`, () => openFile(s.page, TRAINER));
+      await s.step('a CodeLens starting with "GPU:" in Restricted Mode', () => waitForCodeLens(s.page, /^GPU:/));
+      await s.step('the gpumem diagnostics appear in Restricted Mode', () =>
+        waitForProblems(s.page, `gpumem rows with codes ${TRAINER_CODES.join(', ')}`, (rows) => {
+          const codes = codesOf(gpumemRows(rows, TRAINER));
+          return TRAINER_CODES.every((code) => codes.includes(code));
+        }),
+      );
 
-    const titles = await s.step('list the gpumem commands in the palette', () => commandPaletteTitles(s.page, 'gpumem'));
-    assert.ok(titles.includes('gpumem: Lint Workspace Manifests'), `linting is offered: ${JSON.stringify(titles)}`);
-    const trustOnly = await trustOnlyCommandTitles();
-    const offered = titles.filter((title) => trustOnly.includes(title) || /^gpumem: Inspect/i.test(title));
-    assert.deepEqual(offered, [], `commands that run probes are not offered in Restricted Mode (trust-only: ${JSON.stringify(trustOnly)})`);
-  });
-});
+      const titles = await s.step('list the gpumem commands in the palette', () => commandPaletteTitles(s.page, 'gpumem'));
+      assert.ok(titles.includes('gpumem: Lint Workspace Manifests'), `linting is offered: ${JSON.stringify(titles)}`);
+      const trustOnly = await trustOnlyCommandTitles();
+      const offered = titles.filter((title) => trustOnly.includes(title) || /^gpumem: Inspect/i.test(title));
+      assert.deepEqual(
+        offered,
+        [],
+        `commands that run probes are not offered in Restricted Mode (trust-only: ${JSON.stringify(trustOnly)})`,
+      );
+    });
+  },
+);

@@ -33,12 +33,41 @@ function inspectionReports(inspection: Inspection): Violation[] {
 const line = (n: number, text: string) => text.repeat(Math.ceil(n / text.length));
 
 const CAPTURE_GROWTH: readonly Growth[] = [
-  { label: 'many fdinfo records', make: (n) => captureText('node', { fdinfo: { files: Array.from({ length: Math.ceil(n / 120) }, (_, i): [string, string] => [`/proc/${i}/fdinfo/3`, 'drm-driver:\tamdgpu\ndrm-client-id:\t1\ndrm-memory-gtt: \t1024 KiB\n']) } }) },
-  { label: 'a long meminfo line', make: (n) => captureText('node', { proc: { files: [['/proc/meminfo', `MemTotal: ${' '.repeat(n)}1 kB\n`]] } }) },
-  { label: 'long nvidia-smi whitespace', make: (n) => captureText('container', { 'nvidia-smi.gpu': { body: `0, ${' '.repeat(n)}, NVIDIA A10, 4096, 1024, 3072\n`, rc: 0 } }) },
-  { label: 'many ld.so.preload lines', make: (n) => captureText('container', { preload: { files: [['/etc/ld.so.preload', line(n, 'a\n')]] } }) },
-  { label: 'many mountinfo lines', make: (n) => captureText('container', { mounts: line(n, '1090 1071 253:1 /a /b ro - ext4 /dev/vda1 rw\n') }) },
-  { label: 'many kernel log lines', make: (n) => captureText('node', { 'kernel-log': `source=dmesg\n${line(n, '[  1.000000] amdgpu: VM memory stats for proc x(1) task y(2) is non-zero when fini\n')}` }) },
+  {
+    label: 'many fdinfo records',
+    make: (n) =>
+      captureText('node', {
+        fdinfo: {
+          files: Array.from({ length: Math.ceil(n / 120) }, (_, i): [string, string] => [
+            `/proc/${i}/fdinfo/3`,
+            'drm-driver:\tamdgpu\ndrm-client-id:\t1\ndrm-memory-gtt: \t1024 KiB\n',
+          ]),
+        },
+      }),
+  },
+  {
+    label: 'a long meminfo line',
+    make: (n) => captureText('node', { proc: { files: [['/proc/meminfo', `MemTotal: ${' '.repeat(n)}1 kB\n`]] } }),
+  },
+  {
+    label: 'long nvidia-smi whitespace',
+    make: (n) => captureText('container', { 'nvidia-smi.gpu': { body: `0, ${' '.repeat(n)}, NVIDIA A10, 4096, 1024, 3072\n`, rc: 0 } }),
+  },
+  {
+    label: 'many ld.so.preload lines',
+    make: (n) => captureText('container', { preload: { files: [['/etc/ld.so.preload', line(n, 'a\n')]] } }),
+  },
+  {
+    label: 'many mountinfo lines',
+    make: (n) => captureText('container', { mounts: line(n, '1090 1071 253:1 /a /b ro - ext4 /dev/vda1 rw\n') }),
+  },
+  {
+    label: 'many kernel log lines',
+    make: (n) =>
+      captureText('node', {
+        'kernel-log': `source=dmesg\n${line(n, '[  1.000000] amdgpu: VM memory stats for proc x(1) task y(2) is non-zero when fini\n')}`,
+      }),
+  },
 ];
 
 fuzzTarget({

@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { fuzzTarget, renderViolations } from './harness.ts';
 import type { Violation } from './harness.ts';
 
-const FIXTURES = ['10-apu.yaml', '20-hami.yaml'].map((name) => readFileSync(fileURLToPath(new URL(`../simulator/fixtures/${name}`, import.meta.url)), 'utf8'));
+const FIXTURES = ['10-apu.yaml', '20-hami.yaml'].map((name) =>
+  readFileSync(fileURLToPath(new URL(`../simulator/fixtures/${name}`, import.meta.url)), 'utf8'),
+);
 
 /** The objects of the mutated YAML; the API server sends parsed JSON, so a text YAML cannot read is no input here. */
 function objects(text: string): Record<string, unknown>[] {
@@ -37,8 +39,22 @@ fuzzTarget({
     const pods = all.filter((object) => object['kind'] === 'Pod').map((pod) => summarizePod(pod));
     return {
       events: nodeEventsMarkdown('strix-1', events, 'from the fuzz suite'),
-      hami: pods.map((pod) => hamiClusterMarkdown({ node: pod.nodeName, devicePluginPods: [{ name: 'hami-device-plugin-x', phase: 'Running', ready: true }], schedulerPods: undefined, pod, container: pod.gpuContainers[0]?.container, env: { CUDA_DEVICE_MEMORY_LIMIT_0: '4096m' }, hamiVersion: 'v2.6.1', problems: [] })),
+      hami: pods.map((pod) =>
+        hamiClusterMarkdown({
+          node: pod.nodeName,
+          devicePluginPods: [{ name: 'hami-device-plugin-x', phase: 'Running', ready: true }],
+          schedulerPods: undefined,
+          pod,
+          container: pod.gpuContainers[0]?.container,
+          env: { CUDA_DEVICE_MEMORY_LIMIT_0: '4096m' },
+          hamiVersion: 'v2.6.1',
+          problems: [],
+        }),
+      ),
     };
   },
-  check: (output): Violation[] => [...renderViolations('node events Markdown', output.events), ...output.hami.flatMap((text) => renderViolations('HAMi cluster Markdown', text))],
+  check: (output): Violation[] => [
+    ...renderViolations('node events Markdown', output.events),
+    ...output.hami.flatMap((text) => renderViolations('HAMi cluster Markdown', text)),
+  ],
 });

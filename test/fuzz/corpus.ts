@@ -58,10 +58,10 @@ export const PROC_FILES: readonly string[] = Object.values(PROC);
 
 /** DRM fdinfo as amdgpu prints it (the layout of test/helpers/fixtureRoot.ts, after amdgpu_show_fdinfo()). */
 export const FDINFO: readonly string[] = [
-  'pos:\t0\nflags:\t02100002\nmnt_id:\t26\nino:\t1073\ndrm-driver:\tamdgpu\ndrm-client-id:\t11\ndrm-pdev:\t0000:c3:00.0\npasid:\t32770\n'
-  + 'drm-total-cpu:\t0\ndrm-shared-cpu:\t0\ndrm-resident-cpu:\t0\ndrm-total-gtt:\t31457280 KiB\ndrm-shared-gtt:\t0\ndrm-resident-gtt:\t31457280 KiB\n'
-  + 'drm-total-vram:\t262144 KiB\ndrm-resident-vram:\t262144 KiB\ndrm-memory-vram:\t262144 KiB\ndrm-memory-gtt: \t31457280 KiB\ndrm-memory-cpu: \t0 KiB\n'
-  + 'amd-evicted-vram:\t0 KiB\namd-requested-vram:\t262144 KiB\namd-requested-gtt:\t31457280 KiB\ndrm-engine-gfx:\t1200000 ns\n',
+  'pos:\t0\nflags:\t02100002\nmnt_id:\t26\nino:\t1073\ndrm-driver:\tamdgpu\ndrm-client-id:\t11\ndrm-pdev:\t0000:c3:00.0\npasid:\t32770\n' +
+    'drm-total-cpu:\t0\ndrm-shared-cpu:\t0\ndrm-resident-cpu:\t0\ndrm-total-gtt:\t31457280 KiB\ndrm-shared-gtt:\t0\ndrm-resident-gtt:\t31457280 KiB\n' +
+    'drm-total-vram:\t262144 KiB\ndrm-resident-vram:\t262144 KiB\ndrm-memory-vram:\t262144 KiB\ndrm-memory-gtt: \t31457280 KiB\ndrm-memory-cpu: \t0 KiB\n' +
+    'amd-evicted-vram:\t0 KiB\namd-requested-vram:\t262144 KiB\namd-requested-gtt:\t31457280 KiB\ndrm-engine-gfx:\t1200000 ns\n',
   // A hand-made `grep drm-memory` line with no driver line (issue 17, class 8).
   'drm-memory-gtt: \t6291456 KiB\ndrm-memory-vram:\t0 KiB\n',
 ];
@@ -89,28 +89,68 @@ export const NODE_CAPTURES: readonly string[] = [
     gpuActive: 55 * GiB,
     gpus: [{ ...STRIX_HALO, gttUsed: 54 * GiB }],
     pods: [
-      { uid: TRAINER, current: 6 * GiB, max: 32 * GiB, processes: [{ pid: 4242, comm: 'python3', fds: [{ fd: 7, client: '11', gtt: 30 * GiB, vram: 256 * MiB }] }] },
-      { uid: VICTIM, current: 2 * GiB, max: 16 * GiB, events: 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\n', processes: [{ pid: 6161, comm: 'vllm-worker', fds: [{ fd: 4, client: '13', gtt: 6 * GiB }] }] },
+      {
+        uid: TRAINER,
+        current: 6 * GiB,
+        max: 32 * GiB,
+        processes: [{ pid: 4242, comm: 'python3', fds: [{ fd: 7, client: '11', gtt: 30 * GiB, vram: 256 * MiB }] }],
+      },
+      {
+        uid: VICTIM,
+        current: 2 * GiB,
+        max: 16 * GiB,
+        events: 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\n',
+        processes: [{ pid: 6161, comm: 'vllm-worker', fds: [{ fd: 4, client: '13', gtt: 6 * GiB }] }],
+      },
       { uid: '3d6fb5d1-5178-42fa-9cbe-ac2efc5e4c8e', current: 512 * MiB, max: 'max' },
     ],
     kernelLog: `${oomLines(VICTIM, 'vllm-worker', 6161)}\n${apuLog}`,
-    modparams: [['/sys/module/ttm/parameters/pages_limit', '25165824\n'], ['/sys/module/amdgpu/parameters/gttsize', '-1\n']],
+    modparams: [
+      ['/sys/module/ttm/parameters/pages_limit', '25165824\n'],
+      ['/sys/module/amdgpu/parameters/gttsize', '-1\n'],
+    ],
     dmemCapacity: 'drm/0000:c3:00.0/vram 536870912\n',
   }),
-  nodeCapture({ kernel: '6.8.0-45-generic', mode: 'v1', memTotal: 64 * GiB, memAvailable: 3 * GiB, pods: [{ uid: VICTIM, current: 3 * GiB, max: 4 * GiB }], kernelLog: KERNEL_LOGS.slice(0, 4).join('\n') }),
+  nodeCapture({
+    kernel: '6.8.0-45-generic',
+    mode: 'v1',
+    memTotal: 64 * GiB,
+    memAvailable: 3 * GiB,
+    pods: [{ uid: VICTIM, current: 3 * GiB, max: 4 * GiB }],
+    kernelLog: KERNEL_LOGS.slice(0, 4).join('\n'),
+  }),
   nodeCapture({ ...manyPodsNode(6), kernelLog: KERNEL_LOGS.slice(4, 9).join('\n') }),
-  captureText('node', {
-    meta: 'hostname=ci-1\nkernel=6.1.0-28-amd64\nmachine=x86_64\nnow=1767225600\nuid=0\n',
-    'os-release': { files: [['/etc/os-release', PROC.osRelease]] },
-    proc: { files: [['/proc/meminfo', PROC.meminfo], ['/proc/vmstat', PROC.vmstat]] },
-    'cgroup.mode': 'hybrid\n',
-    'cgroup.root': { files: [['/sys/fs/cgroup/memory/memory.stat', PROC.memoryStat], ['/sys/fs/cgroup/memory/memory.limit_in_bytes', PROC.limitInBytes]] },
-    'cgroup.kubepods': { files: [['/sys/fs/cgroup/memory/kubepods/memory.oom_control', PROC.oomControl]] },
-    'kernel-log': `source=dmesg\n${KERNEL_LOGS.slice(9).join('\n')}`,
-    drm: { files: [] },
-    fdinfo: { files: FDINFO.map((text, i): [string, string] => [`/proc/${100 + i}/fdinfo/${7 + i}`, `${text}@cgroup 0::/kubepods.slice/kubepods-pod${TRAINER.replace(/-/g, '_')}.slice\n`]) },
-    'hami.host': { missing: ['/usr/local/vgpu'] },
-  }, { done: false }),
+  captureText(
+    'node',
+    {
+      meta: 'hostname=ci-1\nkernel=6.1.0-28-amd64\nmachine=x86_64\nnow=1767225600\nuid=0\n',
+      'os-release': { files: [['/etc/os-release', PROC.osRelease]] },
+      proc: {
+        files: [
+          ['/proc/meminfo', PROC.meminfo],
+          ['/proc/vmstat', PROC.vmstat],
+        ],
+      },
+      'cgroup.mode': 'hybrid\n',
+      'cgroup.root': {
+        files: [
+          ['/sys/fs/cgroup/memory/memory.stat', PROC.memoryStat],
+          ['/sys/fs/cgroup/memory/memory.limit_in_bytes', PROC.limitInBytes],
+        ],
+      },
+      'cgroup.kubepods': { files: [['/sys/fs/cgroup/memory/kubepods/memory.oom_control', PROC.oomControl]] },
+      'kernel-log': `source=dmesg\n${KERNEL_LOGS.slice(9).join('\n')}`,
+      drm: { files: [] },
+      fdinfo: {
+        files: FDINFO.map((text, i): [string, string] => [
+          `/proc/${100 + i}/fdinfo/${7 + i}`,
+          `${text}@cgroup 0::/kubepods.slice/kubepods-pod${TRAINER.replace(/-/g, '_')}.slice\n`,
+        ]),
+      },
+      'hami.host': { missing: ['/usr/local/vgpu'] },
+    },
+    { done: false },
+  ),
 ];
 
 const CACHE = '/usr/local/vgpu/4b1d9a0c-3f7e-4c55-9a1e-0d2b6f8e7a11.cache';
@@ -122,25 +162,53 @@ export const HAMI_CACHE_BODY = `size=2008953\nheader= 19920718 1 2 0 \ndevice_nu
 const containerSections: Record<string, SectionSpec | string> = {
   meta: 'hostname=train-0\nkernel=6.8.0-45-generic\nmachine=x86_64\nuid=0\nself=999\n',
   env: `source=proc\n${LIMIT_ENV.join('\n')}\nLIBCUDA_LOG_LEVEL=1\nNVIDIA_VISIBLE_DEVICES=GPU-8dcd1b3e-5c2f-4a4e-9f0b-2f4c7a1d9e10\n`,
-  preload: { files: [['ls', '-r--r--r--    1 0        0               27 Aug 21 10:00 /etc/ld.so.preload\n'], ['/etc/ld.so.preload', '/usr/local/vgpu/libvgpu.so\n']] },
+  preload: {
+    files: [
+      ['ls', '-r--r--r--    1 0        0               27 Aug 21 10:00 /etc/ld.so.preload\n'],
+      ['/etc/ld.so.preload', '/usr/local/vgpu/libvgpu.so\n'],
+    ],
+  },
   mounts: [
     '1071 1015 0:289 / / rw,relatime master:405 - overlay overlay rw,lowerdir=/var/lib/containerd/l1,upperdir=/var/lib/containerd/u1,workdir=/var/lib/containerd/w1',
     '1090 1071 253:1 /usr/local/vgpu/ld.so.preload /etc/ld.so.preload ro,relatime - ext4 /dev/vda1 rw',
     '1091 1071 253:1 /usr/local/vgpu/containers/0f4c9d3e_main /usr/local/vgpu rw,relatime - ext4 /dev/vda1 rw',
     '',
   ].join('\n'),
-  vgpu: { files: [['ls', 'total 2340\n-rw-rw-rw-    1 0        0          2008953 Aug 21 10:01 4b1d9a0c-3f7e-4c55-9a1e-0d2b6f8e7a11.cache\n-rwxr-xr-x    1 0        0           385480 Sep 24  2025 libvgpu.so\n']] },
+  vgpu: {
+    files: [
+      [
+        'ls',
+        'total 2340\n-rw-rw-rw-    1 0        0          2008953 Aug 21 10:01 4b1d9a0c-3f7e-4c55-9a1e-0d2b6f8e7a11.cache\n-rwxr-xr-x    1 0        0           385480 Sep 24  2025 libvgpu.so\n',
+      ],
+    ],
+  },
   'hami.caches': { files: [[CACHE, HAMI_CACHE_BODY]] },
   loader: '/lib64/ld-linux-x86-64.so.2\n',
   dind: '',
-  cgroup: { files: [['/proc/self/cgroup', '0::/\n'], ['/sys/fs/cgroup/memory.current', '2147483648\n'], ['/sys/fs/cgroup/memory.max', '17179869184\n'], ['/sys/fs/cgroup/memory.events', 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n']] },
+  cgroup: {
+    files: [
+      ['/proc/self/cgroup', '0::/\n'],
+      ['/sys/fs/cgroup/memory.current', '2147483648\n'],
+      ['/sys/fs/cgroup/memory.max', '17179869184\n'],
+      ['/sys/fs/cgroup/memory.events', 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n'],
+    ],
+  },
   'hami.log': `${HAMI_LOG_LINES.slice(0, 8).join('\n')}\n`,
   'nvidia-smi.gpu': { body: '0, GPU-8dcd1b3e-5c2f-4a4e-9f0b-2f4c7a1d9e10, NVIDIA A10, 4096, 1024, 3072\n', rc: 0 },
   'nvidia-smi.apps': { body: '', rc: 0 },
   procs: {
     files: [
       procRecord({ pid: 1, comm: 'sleep', env: LIMIT_ENV, exePath: '/usr/bin/sleep' }),
-      procRecord({ pid: 42, ppid: 1, comm: 'python3', cmdline: 'python3 train.py --epochs 3 ', maps: 'libvgpu=1 libcuda=1 ld-musl=0 ld-linux=1 lines=812', nvidiaFd: '1', env: LIMIT_ENV, exePath: '/usr/bin/python3.11' }),
+      procRecord({
+        pid: 42,
+        ppid: 1,
+        comm: 'python3',
+        cmdline: 'python3 train.py --epochs 3 ',
+        maps: 'libvgpu=1 libcuda=1 ld-musl=0 ld-linux=1 lines=812',
+        nvidiaFd: '1',
+        env: LIMIT_ENV,
+        exePath: '/usr/bin/python3.11',
+      }),
       ['summary', 'count=2\nlimit=500\ntruncated=0\n'],
     ],
   },
@@ -148,7 +216,11 @@ const containerSections: Record<string, SectionSpec | string> = {
 
 export const CONTAINER_CAPTURES: readonly string[] = [
   captureText('container', containerSections),
-  captureText('container', { ...containerSections, 'nvidia-smi.gpu': { body: NVIDIA_SMI.join('\n'), rc: 9 }, env: 'source=proc\nLD_PRELOAD=\n' }),
+  captureText('container', {
+    ...containerSections,
+    'nvidia-smi.gpu': { body: NVIDIA_SMI.join('\n'), rc: 9 },
+    env: 'source=proc\nLD_PRELOAD=\n',
+  }),
 ];
 
 export const CAPTURES: readonly string[] = [...NODE_CAPTURES, ...CONTAINER_CAPTURES];

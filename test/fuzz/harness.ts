@@ -30,11 +30,14 @@ export const SEED: number = envInteger('FUZZ_SEED') ?? (MODE === 'long' ? Math.f
 export const RUNS: number = envInteger('FUZZ_RUNS') ?? (MODE === 'long' ? 3000 : 60);
 
 /** Sizes of the mutations: a long run of one character, nesting depth, repeated lines; inputs are cut at maxInput. */
-export const SIZES = MODE === 'long'
-  ? { run: 300_000, depth: 20_000, repeat: 20_000, maxInput: 4 * 1024 * 1024 }
-  : { run: 3_000, depth: 300, repeat: 200, maxInput: 256 * 1024 };
+export const SIZES =
+  MODE === 'long'
+    ? { run: 300_000, depth: 20_000, repeat: 20_000, maxInput: 4 * 1024 * 1024 }
+    : { run: 3_000, depth: 300, repeat: 200, maxInput: 256 * 1024 };
 
-process.stderr.write(`fuzz: mode=${MODE} seed=${SEED} runs=${RUNS} (reproduce: FUZZ_SEED=${SEED}${MODE === 'long' ? ' npm run fuzz' : ' FUZZ_MODE=short node --test test/unit/fuzz.test.ts'})\n`);
+process.stderr.write(
+  `fuzz: mode=${MODE} seed=${SEED} runs=${RUNS} (reproduce: FUZZ_SEED=${SEED}${MODE === 'long' ? ' npm run fuzz' : ' FUZZ_MODE=short node --test test/unit/fuzz.test.ts'})\n`,
+);
 
 // ---------------------------------------------------------------------------------------------------
 // Known open defects
@@ -66,15 +69,73 @@ function knownOpen(target: string, property: Property, message: string): KnownOp
 }
 
 process.on('exit', () => {
-  for (const [entry, hits] of knownHits) process.stderr.write(`fuzz: known open (${entry.issueClass}) ${entry.target} ${entry.property}: ${hits} input(s)\n`);
+  for (const [entry, hits] of knownHits)
+    process.stderr.write(`fuzz: known open (${entry.issueClass}) ${entry.target} ${entry.property}: ${hits} input(s)\n`);
 });
 
 // ---------------------------------------------------------------------------------------------------
 // Mutations
 
-const HUGE_NUMBERS = ['1e309', '9'.repeat(400), '-1', '-9223372036854775808', '18446744073709551615', '18446744073709551616', '9223372036854775807', 'NaN', 'Infinity', '-0', '1e-400', '0x7fffffffffffffff', '1.5e3Gi', '999999999999999999999999Ki'];
-const RUN_CHARS = [' ', '\t', ',', 'a', '0', '9', '[', '{', '`', '-', '\\', '"', "'", '\n', ':', '#', '*', '@', '%', '=', '.', '/', '\r\n', '('];
-const CONTROL = ['\x1b[31m', '\x1b]0;owned\x07', '\x1b[2J', '\u202e', '\u2066', '\u2069', '\u200f', '\0', '\r', '\x7f', '\x9b', '\ufeff', '\ud800', '\x08', '\x0c', '\u2028'];
+const HUGE_NUMBERS = [
+  '1e309',
+  '9'.repeat(400),
+  '-1',
+  '-9223372036854775808',
+  '18446744073709551615',
+  '18446744073709551616',
+  '9223372036854775807',
+  'NaN',
+  'Infinity',
+  '-0',
+  '1e-400',
+  '0x7fffffffffffffff',
+  '1.5e3Gi',
+  '999999999999999999999999Ki',
+];
+const RUN_CHARS = [
+  ' ',
+  '\t',
+  ',',
+  'a',
+  '0',
+  '9',
+  '[',
+  '{',
+  '`',
+  '-',
+  '\\',
+  '"',
+  "'",
+  '\n',
+  ':',
+  '#',
+  '*',
+  '@',
+  '%',
+  '=',
+  '.',
+  '/',
+  '\r\n',
+  '(',
+];
+const CONTROL = [
+  '\x1b[31m',
+  '\x1b]0;owned\x07',
+  '\x1b[2J',
+  '\u202e',
+  '\u2066',
+  '\u2069',
+  '\u200f',
+  '\0',
+  '\r',
+  '\x7f',
+  '\x9b',
+  '\ufeff',
+  '\ud800',
+  '\x08',
+  '\x0c',
+  '\u2028',
+];
 
 export type Nesting = 'json' | 'yaml' | 'text';
 
@@ -96,9 +157,19 @@ const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('duplicate-line' as const), line: position, times: fc.integer({ min: 1, max: SIZES.repeat }) }),
   fc.record({ kind: fc.constant('splice' as const), other: fc.nat(), at: position, from: position }),
   fc.record({ kind: fc.constant('huge-number' as const), nth: fc.nat({ max: 200 }), value: fc.constantFrom(...HUGE_NUMBERS) }),
-  fc.record({ kind: fc.constant('long-run' as const), at: position, char: fc.constantFrom(...RUN_CHARS), length: fc.integer({ min: 1, max: SIZES.run }) }),
+  fc.record({
+    kind: fc.constant('long-run' as const),
+    at: position,
+    char: fc.constantFrom(...RUN_CHARS),
+    length: fc.integer({ min: 1, max: SIZES.run }),
+  }),
   fc.record({ kind: fc.constant('control' as const), at: position, text: fc.constantFrom(...CONTROL) }),
-  fc.record({ kind: fc.constant('nest' as const), at: position, depth: fc.integer({ min: 1, max: SIZES.depth }), style: fc.nat({ max: 3 }) }),
+  fc.record({
+    kind: fc.constant('nest' as const),
+    at: position,
+    depth: fc.integer({ min: 1, max: SIZES.depth }),
+    style: fc.nat({ max: 3 }),
+  }),
 );
 
 function insert(text: string, at: number, piece: string): string {
@@ -157,8 +228,11 @@ function apply(text: string, mutation: Mutation, corpus: readonly string[], nest
 /** A fixture of the corpus with one to four mutations applied, or the fixture itself now and then. */
 export function mutatedInput(corpus: readonly string[], nest: Nesting = 'text'): fc.Arbitrary<string> {
   if (corpus.length === 0) throw new Error('an empty fuzz corpus');
-  return fc.tuple(fc.nat({ max: corpus.length - 1 }), fc.array(mutationArb, { minLength: 0, maxLength: 4 }))
-    .map(([index, mutations]) => mutations.reduce((text, mutation) => apply(text, mutation, corpus, nest).slice(0, SIZES.maxInput), corpus[index] ?? ''));
+  return fc
+    .tuple(fc.nat({ max: corpus.length - 1 }), fc.array(mutationArb, { minLength: 0, maxLength: 4 }))
+    .map(([index, mutations]) =>
+      mutations.reduce((text, mutation) => apply(text, mutation, corpus, nest).slice(0, SIZES.maxInput), corpus[index] ?? ''),
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -170,7 +244,8 @@ export interface Violation {
 }
 
 /** Keys whose numbers are amounts of memory (bytes, kB, pages) and so can never be negative. */
-const BYTES_KEY = /(?:bytes|memory|mem(?:total|available|free)|size|total|used|current|limit|rss|gtt|vram|accounted|unaccounted|footprint|gpuActive|gpuReclaim|requested|cache|max$|min$|low$|high$|peak)/i;
+const BYTES_KEY =
+  /(?:bytes|memory|mem(?:total|available|free)|size|total|used|current|limit|rss|gtt|vram|accounted|unaccounted|footprint|gpuActive|gpuReclaim|requested|cache|max$|min$|low$|high$|peak)/i;
 /** Keys of signed amounts: a headroom or a difference is negative when a pod is over. */
 const SIGNED_KEY = /(?:headroom|delta|diff|over|margin|change|offset|adj|score|line|column|start|end|index|pid|rc|code|errno|exit)/i;
 
@@ -185,7 +260,8 @@ export function numberViolations(output: unknown): Violation[] {
     if (++visited > 2_000_000) break;
     if (typeof value === 'number') {
       if (!Number.isFinite(value)) found.push({ property: 'finite', message: `${path} is ${value}` });
-      else if (value < 0 && BYTES_KEY.test(key) && !SIGNED_KEY.test(key)) found.push({ property: 'negative-bytes', message: `${path} is ${value}` });
+      else if (value < 0 && BYTES_KEY.test(key) && !SIGNED_KEY.test(key))
+        found.push({ property: 'negative-bytes', message: `${path} is ${value}` });
       continue;
     }
     if (typeof value !== 'object' || value === null || seen.has(value) || ArrayBuffer.isView(value)) continue;
@@ -209,10 +285,18 @@ export function terminalViolations(label: string, text: string): Violation[] {
   const match = TERMINAL_UNSAFE.exec(text);
   if (!match) return [];
   const around = JSON.stringify(text.slice(Math.max(0, match.index - 30), match.index + 30));
-  return [{ property: 'terminal', message: `${label} has U+${(match[0].codePointAt(0) ?? 0).toString(16).padStart(4, '0')} at ${match.index}: ${around}` }];
+  return [
+    {
+      property: 'terminal',
+      message: `${label} has U+${(match[0].codePointAt(0) ?? 0).toString(16).padStart(4, '0')} at ${match.index}: ${around}`,
+    },
+  ];
 }
 
-/** What a rendered report must never show: a byte count that is not a number (formatBytes/describeBytes of Infinity or NaN), an object printed as one. */
+/**
+ * What a rendered report must never show: a byte count that is not a number (formatBytes/describeBytes of Infinity or NaN), an object
+ * printed as one.
+ */
 const RENDER_BROKEN = /\b(?:Infinity|NaN|undefined) (?:[KMGTPE]i)?B\b|\b(?:Infinity|NaN) bytes\b|\[object Object\]/g;
 
 /** The input of the check running now: a report may quote it, so what it already holds is no rendering defect. */
@@ -250,16 +334,18 @@ export interface Growth {
   readonly make: (n: number) => string;
 }
 
-/** Bounded time per input: at most FLOOR_MS plus US_PER_CHAR µs per character of input (20 KB/s at the least, with room for a loaded 2-core machine; the linear check is the sharp one). */
+/**
+ * Bounded time per input: at most FLOOR_MS plus US_PER_CHAR µs per character of input (20 KB/s at the least, with room for a loaded 2-core
+ * machine; the linear check is the sharp one).
+ */
 export const TIME_BOUND = { FLOOR_MS: 500, US_PER_CHAR: 50 } as const;
 
 /** Linear within a constant: cost(k·n) ≤ RATIO · k · cost(n) + FLOOR_MS, each cost the best of three runs. */
-export const LINEAR_BOUND = MODE === 'long'
-  ? { n: 40_000, k: 8, RATIO: 3, FLOOR_MS: 100 }
-  : { n: 4_000, k: 8, RATIO: 3, FLOOR_MS: 100 };
+export const LINEAR_BOUND = MODE === 'long' ? { n: 40_000, k: 8, RATIO: 3, FLOOR_MS: 100 } : { n: 4_000, k: 8, RATIO: 3, FLOOR_MS: 100 };
 
 function errorText(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message.slice(0, 300)}\n${(error.stack ?? '').split('\n').slice(1, 4).join('\n')}`;
+  if (error instanceof Error)
+    return `${error.name}: ${error.message.slice(0, 300)}\n${(error.stack ?? '').split('\n').slice(1, 4).join('\n')}`;
   return `non-Error thrown: ${String(error).slice(0, 300)}`;
 }
 
@@ -276,7 +362,8 @@ export function violationsOf<Out>(target: FuzzTarget<Out>, input: string): Viola
   const elapsed = performance.now() - started;
   const found: Violation[] = [];
   const bound = TIME_BOUND.FLOOR_MS + (input.length * TIME_BOUND.US_PER_CHAR) / 1000;
-  if (elapsed > bound) found.push({ property: 'time', message: `${elapsed.toFixed(0)} ms for ${input.length} chars (bound ${bound.toFixed(0)} ms)` });
+  if (elapsed > bound)
+    found.push({ property: 'time', message: `${elapsed.toFixed(0)} ms for ${input.length} chars (bound ${bound.toFixed(0)} ms)` });
   try {
     currentInput = input;
     found.push(...numberViolations(output));
@@ -307,10 +394,16 @@ export function fuzzTarget<Out>(target: FuzzTarget<Out>): void {
       const problems = violationsOf(target, seed);
       assert.deepEqual(problems, [], `${target.name} on an unmutated fixture`);
     }
-    fc.assert(fc.property(mutatedInput(target.corpus, target.nest), (input) => {
-      const problems = violationsOf(target, input);
-      if (problems.length > 0) throw new Error(`${target.name} on ${input.length} chars ${JSON.stringify(input.slice(0, 200))}…:\n${problems.map((p) => `  [${p.property}] ${p.message}`).join('\n')}`);
-    }), { seed: SEED, numRuns: RUNS, endOnFailure: MODE === 'short' });
+    fc.assert(
+      fc.property(mutatedInput(target.corpus, target.nest), (input) => {
+        const problems = violationsOf(target, input);
+        if (problems.length > 0)
+          throw new Error(
+            `${target.name} on ${input.length} chars ${JSON.stringify(input.slice(0, 200))}…:\n${problems.map((p) => `  [${p.property}] ${p.message}`).join('\n')}`,
+          );
+      }),
+      { seed: SEED, numRuns: RUNS, endOnFailure: MODE === 'short' },
+    );
   });
   for (const growth of target.growth ?? []) {
     const { n, k, RATIO, FLOOR_MS } = LINEAR_BOUND;
@@ -332,7 +425,9 @@ export function fuzzTarget<Out>(target: FuzzTarget<Out>): void {
       const tLarge = bestOf3(run(large));
       const bound = RATIO * (large.length / Math.max(1, small.length)) * tSmall + FLOOR_MS;
       if (tLarge > bound && !knownOpen(target.name, 'linear', message)) {
-        assert.fail(`${message}: ${tSmall.toFixed(1)} ms at ${small.length} chars, ${tLarge.toFixed(1)} ms at ${large.length} (bound ${bound.toFixed(1)} ms)`);
+        assert.fail(
+          `${message}: ${tSmall.toFixed(1)} ms at ${small.length} chars, ${tLarge.toFixed(1)} ms at ${large.length} (bound ${bound.toFixed(1)} ms)`,
+        );
       }
     });
   }

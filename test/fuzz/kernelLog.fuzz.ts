@@ -16,7 +16,10 @@ const LOG_GROWTH: readonly Growth[] = [
   { label: 'many OOM reports', make: (n) => OOM_LOG.repeat(Math.ceil(n / OOM_LOG.length)) },
   { label: 'one long line', make: (n) => `[  100.000001] Out of memory: Killed process 1 (${'x'.repeat(n)}) total-vm:1kB\n` },
   { label: 'long whitespace', make: (n) => `[  100.000001] oom-kill:${' '.repeat(n)}task=a\n` },
-  { label: 'continued lines', make: (n) => `[  100.000001] Out of memory: Killed process 1 (a)\n${'    continued\n'.repeat(Math.ceil(n / 14))}` },
+  {
+    label: 'continued lines',
+    make: (n) => `[  100.000001] Out of memory: Killed process 1 (a)\n${'    continued\n'.repeat(Math.ceil(n / 14))}`,
+  },
 ];
 
 fuzzTarget({
@@ -37,6 +40,14 @@ fuzzTarget({
 
 fuzzTarget({ name: 'kernelLog.parseKernelLog', corpus: KERNEL_LOGS, run: (input) => parseKernelLog(input), growth: LOG_GROWTH });
 
-fuzzTarget({ name: 'logLine.splitLogLine+oomReportLines.parseOomKillSummary', corpus: KERNEL_LOGS, run: (input) => input.split('\n').map((line) => ({ line: splitLogLine(line), summary: parseOomKillSummary(line) })) });
+fuzzTarget({
+  name: 'logLine.splitLogLine+oomReportLines.parseOomKillSummary',
+  corpus: KERNEL_LOGS,
+  run: (input) => input.split('\n').map((line) => ({ line: splitLogLine(line), summary: parseOomKillSummary(line) })),
+});
 
-fuzzTarget({ name: 'cgroupMemory.parseMemoryCounters', corpus: ['low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n'], run: (input) => Object.fromEntries(parseMemoryCounters(input)) });
+fuzzTarget({
+  name: 'cgroupMemory.parseMemoryCounters',
+  corpus: ['low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n'],
+  run: (input) => Object.fromEntries(parseMemoryCounters(input)),
+});

@@ -1,7 +1,8 @@
 // Kubeconfig loading, its pure part (src/kube/kubeconfig.ts parseKubeconfigText + mergeKubeconfigs), on mutated
 // kubeconfigs in the shape kubectl writes (https://kubernetes.io/docs/concepts/configuration/organize-cluster-access-kubeconfig/).
 // parseKubeconfigText's contract: it throws when the text is not YAML (the yaml library's YAMLParseError, e.g.
-// duplicate keys), not a mapping or nested deeper than any kubeconfig, which loadKubeconfigs turns into "not a kubeconfig (<first line>)" and goes
+// duplicate keys), not a mapping or nested deeper than any kubeconfig, which loadKubeconfigs turns into "not a kubeconfig (<first line>)"
+// and goes
 // on with the other files; any other exception (a TypeError from a strange shape) is a defect.
 import { mergeKubeconfigs, parseKubeconfigText } from '../../src/kube/kubeconfig.ts';
 import { fuzzTarget } from './harness.ts';
@@ -47,7 +48,9 @@ contexts:
   'apiVersion: v1\nkind: Config\nclusters: []\nusers: []\ncontexts: []\ncurrent-context: ""\n',
 ];
 
-const isContractError = (error: unknown) => error instanceof Error && (/^the file (?:is not a YAML mapping|nests deeper than)/.test(error.message) || error.name === 'YAMLParseError');
+const isContractError = (error: unknown) =>
+  error instanceof Error &&
+  (/^the file (?:is not a YAML mapping|nests deeper than)/.test(error.message) || error.name === 'YAMLParseError');
 
 fuzzTarget({
   name: 'kubeconfig.parseKubeconfigText+mergeKubeconfigs',
@@ -59,5 +62,11 @@ fuzzTarget({
     return { problems, merged: mergeKubeconfigs([second.parsed, parsed]) };
   },
   allowedError: isContractError,
-  growth: [{ label: 'many contexts', make: (n) => `${KUBECONFIGS[0] ?? ''}${Array.from({ length: Math.ceil(n / 60) }, (_, i) => `- name: c${i}\n  context: {cluster: strix, user: admin}\n`).join('')}` }],
+  growth: [
+    {
+      label: 'many contexts',
+      make: (n) =>
+        `${KUBECONFIGS[0] ?? ''}${Array.from({ length: Math.ceil(n / 60) }, (_, i) => `- name: c${i}\n  context: {cluster: strix, user: admin}\n`).join('')}`,
+    },
+  ],
 });

@@ -15,21 +15,55 @@ const POD = MANIFESTS.find((text) => text.includes('nvidia.com/gpu') || text.inc
 function reports(result: LintResult, input: string): Violation[] {
   const positioned = positionFindings(FILE, input, result.findings);
   const text = formatText(positioned, 1);
-  const sarif = JSON.stringify(formatSarif(positioned, { toolVersion: '0.0.0-fuzz', docsBase: 'https://example.invalid/docs/rules', srcRoot: 'file:///fuzz/', notifications: [] }));
+  const sarif = JSON.stringify(
+    formatSarif(positioned, {
+      toolVersion: '0.0.0-fuzz',
+      docsBase: 'https://example.invalid/docs/rules',
+      srcRoot: 'file:///fuzz/',
+      notifications: [],
+    }),
+  );
   const json = JSON.stringify(toJsonFindings(positioned));
-  return [...terminalViolations('lint text output', text), ...renderViolations('lint text output', text), ...renderViolations('SARIF', sarif), ...renderViolations('lint JSON', json)];
+  return [
+    ...terminalViolations('lint text output', text),
+    ...renderViolations('lint text output', text),
+    ...renderViolations('SARIF', sarif),
+    ...renderViolations('lint JSON', json),
+  ];
 }
 
 /** Growing manifests: many containers, one long scalar, a long flow sequence, many documents. */
 const MANIFEST_GROWTH: readonly Growth[] = [
   { label: 'many documents', make: (n) => Array.from({ length: Math.ceil(n / POD.length) }, () => POD).join('\n---\n') },
-  { label: 'one long annotation value', make: (n) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n    gpumem.io/gpu-memory: "${'9'.repeat(n)}"\nspec:\n  containers:\n  - name: c\n    image: i\n` },
-  { label: 'a long nodeSelector value', make: (n) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  nodeSelector:\n    amd.com/gpu.product-name: "Radeon ${'8'.repeat(n)}"\n  containers:\n  - name: c\n    image: i\n    resources:\n      limits:\n        amd.com/gpu: 1\n` },
-  { label: 'a flow sequence of commas', make: (n) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: [${','.repeat(n)}]\n` },
-  { label: 'many containers', make: (n) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n${'  - name: c\n    image: i\n    resources: {limits: {nvidia.com/gpu: 1, memory: 1Gi}}\n'.repeat(Math.ceil(n / 75))}` },
+  {
+    label: 'one long annotation value',
+    make: (n) =>
+      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n    gpumem.io/gpu-memory: "${'9'.repeat(n)}"\nspec:\n  containers:\n  - name: c\n    image: i\n`,
+  },
+  {
+    label: 'a long nodeSelector value',
+    make: (n) =>
+      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  nodeSelector:\n    amd.com/gpu.product-name: "Radeon ${'8'.repeat(n)}"\n  containers:\n  - name: c\n    image: i\n    resources:\n      limits:\n        amd.com/gpu: 1\n`,
+  },
+  {
+    label: 'a flow sequence of commas',
+    make: (n) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: [${','.repeat(n)}]\n`,
+  },
+  {
+    label: 'many containers',
+    make: (n) =>
+      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n${'  - name: c\n    image: i\n    resources: {limits: {nvidia.com/gpu: 1, memory: 1Gi}}\n'.repeat(Math.ceil(n / 75))}`,
+  },
 ];
 
-fuzzTarget({ name: 'lint.lintText', corpus: MANIFESTS, nest: 'yaml', run: (input) => lintText(input), check: reports, growth: MANIFEST_GROWTH });
+fuzzTarget({
+  name: 'lint.lintText',
+  corpus: MANIFESTS,
+  nest: 'yaml',
+  run: (input) => lintText(input),
+  check: reports,
+  growth: MANIFEST_GROWTH,
+});
 
 // The bytes entry point on arbitrary bytes (every char code taken mod 256: invalid UTF-8, NULs, a BOM…).
 fuzzTarget({

@@ -32,7 +32,16 @@ fuzzTarget({
   ],
 });
 
-const CGROUP_VALUES = ['max\n', '17179869184\n', '9223372036854771712\n', '18446744073709551615\n', PROC.limitInBytes, 'drm/0000:c3:00.0/vram 536870912\ndrm/0000:03:00.0/vram max\n', '6.8.0-45-generic', '7.1.0-rc2+'];
+const CGROUP_VALUES = [
+  'max\n',
+  '17179869184\n',
+  '9223372036854771712\n',
+  '18446744073709551615\n',
+  PROC.limitInBytes,
+  'drm/0000:c3:00.0/vram 536870912\ndrm/0000:03:00.0/vram max\n',
+  '6.8.0-45-generic',
+  '7.1.0-rc2+',
+];
 fuzzTarget({
   name: 'cgroupMemory.parseCgroupValue/v1Limit, cgroupDmem.parseDmem, keyValue.parseKernelVersion',
   corpus: CGROUP_VALUES,
@@ -42,13 +51,25 @@ fuzzTarget({
 const FDINFO_CORPUS = [
   ...FDINFO,
   amdgpuFdinfo({ clientId: 11, pdev: '0000:c3:00.0', pasid: 32770, gtt: 30 * 1024 ** 3, vram: 256 * 1024 ** 2, cpu: 0 }),
-  amdgpuFdinfo({ clientId: 12, pdev: '0000:c3:00.0', pasid: 32771, gtt: 4096, vram: 0, cpu: 1024, flags: '0100002', engines: { gfx: 1, compute: 99 } }),
+  amdgpuFdinfo({
+    clientId: 12,
+    pdev: '0000:c3:00.0',
+    pasid: 32771,
+    gtt: 4096,
+    vram: 0,
+    cpu: 1024,
+    flags: '0100002',
+    engines: { gfx: 1, compute: 99 },
+  }),
 ];
 fuzzTarget({
   name: 'fdinfo.parseFdinfo/parseMemoryValue/cgroupOf',
   corpus: FDINFO_CORPUS,
   run: (input) => ({ client: parseFdinfo(input), value: parseMemoryValue(input), cgroup: cgroupOf(input) }),
-  growth: [{ label: 'many keys', make: (n) => line(n, FDINFO_CORPUS[2] ?? '') }, { label: 'long value', make: (n) => `drm-memory-gtt: ${'1'.repeat(n)} KiB\n` }],
+  growth: [
+    { label: 'many keys', make: (n) => line(n, FDINFO_CORPUS[2] ?? '') },
+    { label: 'long value', make: (n) => `drm-memory-gtt: ${'1'.repeat(n)} KiB\n` },
+  ],
 });
 
 fuzzTarget({
@@ -75,7 +96,11 @@ fuzzTarget({
 fuzzTarget({
   name: 'nvidiaSmi.parseSmiGpus/parseSmiApps/parseSmiCsv',
   corpus: NVIDIA_SMI,
-  run: (input) => ({ gpus: parseSmiGpus(input), apps: parseSmiApps(input), csv: parseSmiCsv(input, ['index', 'name', 'memory.total', 'memory.used'], input) }),
+  run: (input) => ({
+    gpus: parseSmiGpus(input),
+    apps: parseSmiApps(input),
+    csv: parseSmiCsv(input, ['index', 'name', 'memory.total', 'memory.used'], input),
+  }),
   growth: [
     { label: 'many rows', make: (n) => line(n, NVIDIA_SMI[1] ?? '') },
     { label: 'long whitespace in a row', make: (n) => `0, ${' '.repeat(n)}, NVIDIA A10, 4096, 1024, 3072\n` },
@@ -87,7 +112,10 @@ fuzzTarget({
   name: 'hamiLog.parseHamiLog',
   corpus: HAMI_LOGS,
   run: (input) => parseHamiLog(input),
-  growth: [{ label: 'many lines', make: (n) => line(n, `${HAMI_LOGS[0] ?? ''}\n`) }, { label: 'one long line', make: (n) => `[HAMI-core Msg(51:139774888380224:libvgpu.c:838)]: ${'x'.repeat(n)}` }],
+  growth: [
+    { label: 'many lines', make: (n) => line(n, `${HAMI_LOGS[0] ?? ''}\n`) },
+    { label: 'one long line', make: (n) => `[HAMI-core Msg(51:139774888380224:libvgpu.c:838)]: ${'x'.repeat(n)}` },
+  ],
 });
 
 fuzzTarget({
@@ -97,21 +125,41 @@ fuzzTarget({
   growth: [{ label: 'many slots', make: (n) => `${HAMI_CACHE_BODY}${line(n, 'slot3= 42 31337 status=1 used=1073741824\n')}` }],
 });
 
-const LS_LINES = ['-r--r--r--    1 0        0               27 Aug 21 10:00 /etc/ld.so.preload', 'lrwxrwxrwx 1 root root 64 Mar  1 10:00 /proc/42/fd/3 -> /dev/nvidia0', 'crw-rw-rw-    1 0        0         226, 128 Mar  1 10:00 /dev/dri/renderD128', '-rwxr-xr-x    1 0        0           385480 Sep 24  2025 /usr/local/vgpu/libvgpu.so'];
-const MOUNT_LINES = ['1071 1015 0:289 / / rw,relatime master:405 - overlay overlay rw,lowerdir=/var/lib/containerd/l1', '1090 1071 253:1 /usr/local/vgpu/ld.so.preload /etc/ld.so.preload ro,relatime - ext4 /dev/vda1 rw', '36 35 98:0 /mnt1 /mnt\\040two rw,noatime shared:1 - ext3 /dev/root rw,errors=continue'];
+const LS_LINES = [
+  '-r--r--r--    1 0        0               27 Aug 21 10:00 /etc/ld.so.preload',
+  'lrwxrwxrwx 1 root root 64 Mar  1 10:00 /proc/42/fd/3 -> /dev/nvidia0',
+  'crw-rw-rw-    1 0        0         226, 128 Mar  1 10:00 /dev/dri/renderD128',
+  '-rwxr-xr-x    1 0        0           385480 Sep 24  2025 /usr/local/vgpu/libvgpu.so',
+];
+const MOUNT_LINES = [
+  '1071 1015 0:289 / / rw,relatime master:405 - overlay overlay rw,lowerdir=/var/lib/containerd/l1',
+  '1090 1071 253:1 /usr/local/vgpu/ld.so.preload /etc/ld.so.preload ro,relatime - ext4 /dev/vda1 rw',
+  '36 35 98:0 /mnt1 /mnt\\040two rw,noatime shared:1 - ext3 /dev/root rw,errors=continue',
+];
 fuzzTarget({
   name: 'containerFiles.parseLsLine/parseMountInfoLine',
   corpus: [...LS_LINES, ...MOUNT_LINES],
   run: (input) => input.split('\n').map((text) => ({ ls: parseLsLine(text), mount: parseMountInfoLine(text) })),
 });
 
-const PROC_RECORD = 'pid=42\nppid=1\ncomm=python3\ncmdline=python3 train.py\nmaps=libvgpu=1 libcuda=1 ld-musl=0 ld-linux=1 lines=812\nnvidia_fd=1\nCUDA_DEVICE_MEMORY_LIMIT_0=4096m\nexe_path=/usr/bin/python3.11\nexe=dynamic via=od interp=/lib64/ld-linux-x86-64.so.2\n';
-fuzzTarget({ name: 'containerProcesses.parseProcess', corpus: [PROC_RECORD, 'pid=7\n@environ-unreadable\n'], run: (input) => parseProcess(42, input) });
+const PROC_RECORD =
+  'pid=42\nppid=1\ncomm=python3\ncmdline=python3 train.py\nmaps=libvgpu=1 libcuda=1 ld-musl=0 ld-linux=1 lines=812\nnvidia_fd=1\nCUDA_DEVICE_MEMORY_LIMIT_0=4096m\nexe_path=/usr/bin/python3.11\nexe=dynamic via=od interp=/lib64/ld-linux-x86-64.so.2\n';
+fuzzTarget({
+  name: 'containerProcesses.parseProcess',
+  corpus: [PROC_RECORD, 'pid=7\n@environ-unreadable\n'],
+  run: (input) => parseProcess(42, input),
+});
 
-fuzzTarget({ name: 'containerProbe.parseContainerProbe', corpus: CONTAINER_CAPTURES, run: (input) => parseContainerProbe(parseCapture(input)) });
+fuzzTarget({
+  name: 'containerProbe.parseContainerProbe',
+  corpus: CONTAINER_CAPTURES,
+  run: (input) => parseContainerProbe(parseCapture(input)),
+});
 
-const KUBELET_CONFIG = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\nevictionHard:\n  memory.available: 500Mi\n  nodefs.available: 10%\nkubeReserved:\n  cpu: 500m\n  memory: 1Gi\nsystemReserved:\n  cpu: 500m\n  memory: 2Gi\n';
-const KUBELET_CMDLINE = '/usr/bin/kubelet\0--config=/var/lib/kubelet/config.yaml\0--kube-reserved=cpu=200m,memory=512Mi\0--system-reserved=memory=1Gi\0--eviction-hard=memory.available<100Mi\0';
+const KUBELET_CONFIG =
+  'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\nevictionHard:\n  memory.available: 500Mi\n  nodefs.available: 10%\nkubeReserved:\n  cpu: 500m\n  memory: 1Gi\nsystemReserved:\n  cpu: 500m\n  memory: 2Gi\n';
+const KUBELET_CMDLINE =
+  '/usr/bin/kubelet\0--config=/var/lib/kubelet/config.yaml\0--kube-reserved=cpu=200m,memory=512Mi\0--system-reserved=memory=1Gi\0--eviction-hard=memory.available<100Mi\0';
 fuzzTarget({
   name: 'nodeConfig.parseKubeletReservations',
   corpus: [KUBELET_CONFIG, KUBELET_CMDLINE],
@@ -119,11 +167,11 @@ fuzzTarget({
   run: (input) => ({ config: parseKubeletReservations(input, KUBELET_CMDLINE), flags: parseKubeletReservations(KUBELET_CONFIG, input) }),
 });
 
-const CONTAINERD = '[plugins."io.containerd.grpc.v1.cri".containerd]\n      default_runtime_name = "nvidia"\n      snapshotter = "overlayfs"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n  BinaryName = "/usr/bin/nvidia-container-runtime"\n';
+const CONTAINERD =
+  '[plugins."io.containerd.grpc.v1.cri".containerd]\n      default_runtime_name = "nvidia"\n      snapshotter = "overlayfs"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n  BinaryName = "/usr/bin/nvidia-container-runtime"\n';
 fuzzTarget({
   name: 'nodeConfig.parseContainerdDefaultRuntime',
   corpus: [CONTAINERD],
   run: (input) => parseContainerdDefaultRuntime(new Map([['/etc/containerd/config.toml', input]])),
   growth: [{ label: 'long whitespace', make: (n) => `default_runtime_name${' '.repeat(n)}x\n` }],
 });
-

@@ -68,12 +68,16 @@ fuzzTarget({
 });
 
 test('protocol: any value validates without throwing; what passes re-validates to an equal message', () => {
-  fc.assert(fc.property(fc.oneof(fc.anything({ maxDepth: 4 }), fc.constantFrom(...MESSAGES), fc.jsonValue({ maxDepth: 6 })), (value) => {
-    const parsed = parseWebviewMessage(value);
-    if (parsed.kind !== 'invalid') assert.deepEqual(parseWebviewMessage(JSON.parse(JSON.stringify(parsed.message))), parsed, 'a valid message re-validates to itself');
-    const host = parseHostNotification(value);
-    if (host) assert.deepEqual(numberViolations(host), [], 'a host notification carries finite numbers');
-    const state = parseInspectorState(value);
-    if (state) assert.deepEqual(parseInspectorState(JSON.parse(JSON.stringify(state))), state);
-  }), { seed: SEED, numRuns: RUNS * 10 });
+  fc.assert(
+    fc.property(fc.oneof(fc.anything({ maxDepth: 4 }), fc.constantFrom(...MESSAGES), fc.jsonValue({ maxDepth: 6 })), (value) => {
+      const parsed = parseWebviewMessage(value);
+      if (parsed.kind !== 'invalid')
+        assert.deepEqual(parseWebviewMessage(JSON.parse(JSON.stringify(parsed.message))), parsed, 'a valid message re-validates to itself');
+      const host = parseHostNotification(value);
+      if (host) assert.deepEqual(numberViolations(host), [], 'a host notification carries finite numbers');
+      const state = parseInspectorState(value);
+      if (state) assert.deepEqual(parseInspectorState(JSON.parse(JSON.stringify(state))), state);
+    }),
+    { seed: SEED, numRuns: RUNS * 10 },
+  );
 });

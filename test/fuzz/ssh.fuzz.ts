@@ -10,13 +10,30 @@ const ENV: SshEnv = { home: '/home/ana', user: 'ana', uid: 1000, localHostname: 
 
 const SSH_CONFIGS = [
   [
-    'Host * !bastion', '  ProxyJump bastion', 'Host bastion', '  HostName 192.0.2.1',
-    'HOST\t"gpu node"  gpu-2 # the GPU boxes', '\thostname=10.0.0.8', '  Port = 2201', '  IdentityFile "~/.ssh/my key" # quoted, with a space', '  user\t\tadmin',
+    'Host * !bastion',
+    '  ProxyJump bastion',
+    'Host bastion',
+    '  HostName 192.0.2.1',
+    'HOST\t"gpu node"  gpu-2 # the GPU boxes',
+    '\thostname=10.0.0.8',
+    '  Port = 2201',
+    '  IdentityFile "~/.ssh/my key" # quoted, with a space',
+    '  user\t\tadmin',
   ].join('\r\n'),
   [
-    'Include ~/.ssh/config.d/*', 'Host gpu-node-1', '  HostName %h.cluster.example', '  User admin', '  Port 2222',
-    '  IdentityFile %d/.ssh/%u-%r@%h:%p-%n-%l-%L-%i-100%%', '  UserKnownHostsFile ~/.ssh/kh_%h %d/kh2', '  StrictHostKeyChecking accept-new',
-    'Match host *.cluster.example user admin', '  ProxyJump admin@jump.example:2022,bastion', 'Host *', '  ServerAliveInterval 30', '  IdentitiesOnly yes',
+    'Include ~/.ssh/config.d/*',
+    'Host gpu-node-1',
+    '  HostName %h.cluster.example',
+    '  User admin',
+    '  Port 2222',
+    '  IdentityFile %d/.ssh/%u-%r@%h:%p-%n-%l-%L-%i-100%%',
+    '  UserKnownHostsFile ~/.ssh/kh_%h %d/kh2',
+    '  StrictHostKeyChecking accept-new',
+    'Match host *.cluster.example user admin',
+    '  ProxyJump admin@jump.example:2022,bastion',
+    'Host *',
+    '  ServerAliveInterval 30',
+    '  IdentitiesOnly yes',
   ].join('\n'),
 ];
 
@@ -43,7 +60,10 @@ function resolveAll(text: string): unknown {
   };
   return {
     parsed: parseSshConfig(text),
-    words: text.split('\n').slice(0, 50).map((line) => splitConfigWords(line)),
+    words: text
+      .split('\n')
+      .slice(0, 50)
+      .map((line) => splitConfigWords(line)),
     node: resolveSshHost('gpu-node-1', text, ENV, { readInclude }),
     alias: resolveSshHost('gpu-2', text, ENV, { readInclude: selfInclude }),
     hosts: listSshHosts(text, { env: ENV, readInclude }),
@@ -60,7 +80,10 @@ fuzzTarget({
     const result = resolveAll(input) as { reads: number };
     return { result, reads: result.reads };
   },
-  check: (output, input): Violation[] => output.reads > includeBudget(input) ? [{ property: 'time', message: `include breadth: ${output.reads} Include reads for ${input.split('\n').length} lines` }] : [],
+  check: (output, input): Violation[] =>
+    output.reads > includeBudget(input)
+      ? [{ property: 'time', message: `include breadth: ${output.reads} Include reads for ${input.split('\n').length} lines` }]
+      : [],
   growth: [
     { label: 'many Host blocks', make: (n) => (SSH_CONFIGS[0] ?? '').repeat(Math.ceil(n / (SSH_CONFIGS[0] ?? ' ').length)) },
     { label: 'a long quoted word', make: (n) => `Host a\n  IdentityFile "${'x'.repeat(n)}\n` },
@@ -107,6 +130,10 @@ fuzzTarget({
 fuzzTarget({
   name: 'knownHosts.wildcardMatch/matchHostPatternList',
   corpus: ['*.cluster.example', 'gpu-?', '!bad.example,*.example', '*a*a*a*a*b'],
-  run: (input) => ({ wild: wildcardMatch('gpu-node-1.cluster.example', input), own: wildcardMatch(input, input), list: matchHostPatternList('gpu-1', input.split(',')) }),
+  run: (input) => ({
+    wild: wildcardMatch('gpu-node-1.cluster.example', input),
+    own: wildcardMatch(input, input),
+    list: matchHostPatternList('gpu-1', input.split(',')),
+  }),
   growth: [{ label: 'a long star pattern', make: (n) => `${'*a'.repeat(n / 2)}b` }],
 });

@@ -4,7 +4,11 @@ import { TransportError } from '../../src/core/probe/transport.ts';
 import type { TransportFailure } from '../../src/core/probe/transport.ts';
 
 /** Polls `probe` every 25 ms until it returns a value (not undefined or false); fails after `timeoutMs`. */
-export async function eventually<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -71,7 +71,13 @@ export interface ScoreOptions {
 export const isGpuRule = (ruleId: string): boolean => /^(gpu-|uma-|hami-|cuda-disable-control)/.test(ruleId);
 
 /** `unrendered-template` is issue 10's name for non-Helm templates (Argo, Go, envsubst), information like `helm-template`. */
-export const ALLOWED_ON_NON_GPU: ReadonlySet<string> = new Set(['yaml-syntax', 'helm-template', 'unrendered-template', 'manifest-skipped', 'analysis-budget']);
+export const ALLOWED_ON_NON_GPU: ReadonlySet<string> = new Set([
+  'yaml-syntax',
+  'helm-template',
+  'unrendered-template',
+  'manifest-skipped',
+  'analysis-budget',
+]);
 
 export function precision(ratio: Ratio): number {
   const found = ratio.truePositives + ratio.falsePositives;
@@ -96,7 +102,11 @@ export function classesOf(container: ExpectedContainer): string[] {
 }
 
 /** Scores every labelled file; a file with no actual result (not assembled, unreadable) counts as found nothing. */
-export function scoreCorpus(expected: readonly ExpectedFile[], actual: ReadonlyMap<string, ActualFile>, options: ScoreOptions): CorpusScore {
+export function scoreCorpus(
+  expected: readonly ExpectedFile[],
+  actual: ReadonlyMap<string, ActualFile>,
+  options: ScoreOptions,
+): CorpusScore {
   const score: CorpusScore = {
     detection: { truePositives: 0, falsePositives: 0, falseNegatives: 0 },
     rules: { truePositives: 0, falsePositives: 0, falseNegatives: 0 },
@@ -147,12 +157,14 @@ function scoreFile(file: ExpectedFile, actual: ActualFile, options: ScoreOptions
 
   // GPU rules: a set of rule × container per file; a maybe container expects information, whatever its id.
   const expectedRules = new Set<string>();
-  for (const label of definite) for (const rule of label.rules ?? []) expectedRules.add(`${rule} ${containerKey(label.kind, label.name, label.container)}`);
+  for (const label of definite)
+    for (const rule of label.rules ?? []) expectedRules.add(`${rule} ${containerKey(label.kind, label.name, label.container)}`);
   const actualRules = new Map<string, ActualFinding>();
   const maybeInformed = new Set<string>();
   for (const finding of actual.findings) {
     const key = containerKey(finding.kind ?? '', finding.name, finding.container);
-    if (!file.gpu && !options.allowedOnNonGpu.has(finding.ruleId)) score.nonGpuFindings.push(`${file.id} ${finding.ruleId} ${key}: ${finding.message}`);
+    if (!file.gpu && !options.allowedOnNonGpu.has(finding.ruleId))
+      score.nonGpuFindings.push(`${file.id} ${finding.ruleId} ${key}: ${finding.message}`);
     if (!options.isGpuRule(finding.ruleId)) continue;
     if (maybe.has(key) && !expectedRules.has(`${finding.ruleId} ${key}`)) {
       if (finding.severity === 'info') maybeInformed.add(key);
@@ -185,15 +197,25 @@ function scoreFile(file: ExpectedFile, actual: ActualFile, options: ScoreOptions
 }
 
 function describeSources(sources: readonly GpuSource[]): string {
-  return sources.map((source) => ('resource' in source ? source.resource : 'claim' in source ? `claim ${source.claim} → ${source.deviceClass ?? 'selector'}` : `annotation ${source.annotation}`)).join(', ');
+  return sources
+    .map((source) =>
+      'resource' in source
+        ? source.resource
+        : 'claim' in source
+          ? `claim ${source.claim} → ${source.deviceClass ?? 'selector'}`
+          : `annotation ${source.annotation}`,
+    )
+    .join(', ');
 }
 
 /** The figures as the test prints them. */
 export function formatScore(score: CorpusScore): string {
   const pct = (n: number) => `${(n * 100).toFixed(1)} %`;
-  const ratio = (r: Ratio) => `precision ${pct(precision(r))}, recall ${pct(recall(r))} (tp ${r.truePositives}, fp ${r.falsePositives}, fn ${r.falseNegatives})`;
+  const ratio = (r: Ratio) =>
+    `precision ${pct(precision(r))}, recall ${pct(recall(r))} (tp ${r.truePositives}, fp ${r.falsePositives}, fn ${r.falseNegatives})`;
   const lines = [`GPU-container detection: ${ratio(score.detection)}`, `GPU rules: ${ratio(score.rules)}`, 'Recall per class:'];
-  for (const [cls, { expected, found }] of [...score.classes].sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`  ${cls}: ${found}/${expected} (${pct(found / expected)})`);
+  for (const [cls, { expected, found }] of [...score.classes].sort(([a], [b]) => (a < b ? -1 : 1)))
+    lines.push(`  ${cls}: ${found}/${expected} (${pct(found / expected)})`);
   const section = (title: string, items: readonly string[]) => {
     lines.push(`${title}: ${items.length}`);
     for (const item of items) lines.push(`  ${item}`);

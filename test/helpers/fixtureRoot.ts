@@ -90,9 +90,42 @@ export const BUSYBOX_INSTALL = 'apt-get update && DEBIAN_FRONTEND=noninteractive
 
 /** Applets the node probe runs (or may run), each a symlink to busybox. No dmesg, no journalctl. */
 export const PROBE_APPLETS = [
-  'sh', 'ash', 'ls', 'cat', 'head', 'tail', 'od', 'tr', 'wc', 'cut', 'date', 'id', 'uname', 'basename', 'dirname',
-  'readlink', 'sed', 'grep', 'egrep', 'sort', 'uniq', 'awk', 'timeout', 'find', 'printf', 'echo', 'true', 'false',
-  'test', '[', 'env', 'stat', 'xargs', 'sleep', 'expr', 'hostname',
+  'sh',
+  'ash',
+  'ls',
+  'cat',
+  'head',
+  'tail',
+  'od',
+  'tr',
+  'wc',
+  'cut',
+  'date',
+  'id',
+  'uname',
+  'basename',
+  'dirname',
+  'readlink',
+  'sed',
+  'grep',
+  'egrep',
+  'sort',
+  'uniq',
+  'awk',
+  'timeout',
+  'find',
+  'printf',
+  'echo',
+  'true',
+  'false',
+  'test',
+  '[',
+  'env',
+  'stat',
+  'xargs',
+  'sleep',
+  'expr',
+  'hostname',
 ] as const;
 
 export type FixtureShell = 'busybox' | 'dash';
@@ -122,7 +155,10 @@ export function ensureBusyboxStatic(): string {
   if (busybox) return busybox;
   if (process.getuid?.() !== 0) throw new Error(`busybox-static is missing; run as root: ${BUSYBOX_INSTALL}`);
   execFileSync('apt-get', ['update'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'busybox-static'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'busybox-static'], {
+    stdio: 'ignore',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   busybox = staticBusybox();
   if (!busybox) throw new Error(`busybox-static did not install; run: ${BUSYBOX_INSTALL}`);
   return busybox;
@@ -298,7 +334,12 @@ export function meminfoLine(label: string, kb: number): string {
  * /proc/meminfo from this machine's, with MemTotal/MemFree/MemAvailable replaced and, when `gpu` is given,
  * `GPUActive:`/`GPUReclaim:` inserted after `Balloon:` as 7.1 prints them.
  */
-export function meminfoText(values: { memTotalKb: number; memFreeKb: number; memAvailableKb: number; gpu?: { activeKb: number; reclaimKb: number } }): string {
+export function meminfoText(values: {
+  memTotalKb: number;
+  memFreeKb: number;
+  memAvailableKb: number;
+  gpu?: { activeKb: number; reclaimKb: number };
+}): string {
   const lines = readFileSync('/proc/meminfo', 'utf8').trimEnd().split('\n');
   const replace: Record<string, number> = { MemTotal: values.memTotalKb, MemFree: values.memFreeKb, MemAvailable: values.memAvailableKb };
   const out: string[] = [];
@@ -321,7 +362,10 @@ export function meminfoText(values: { memTotalKb: number; memFreeKb: number; mem
 
 /** /proc/vmstat from this machine's, with oom_kill set and nr_gpu_active/nr_gpu_reclaim (pages) on 7.1+. */
 export function vmstatText(values: { oomKill: number; gpu?: { activePages: number; reclaimPages: number } }): string {
-  const lines = readFileSync('/proc/vmstat', 'utf8').trimEnd().split('\n').filter((line) => !/^nr_gpu_(active|reclaim) /.test(line));
+  const lines = readFileSync('/proc/vmstat', 'utf8')
+    .trimEnd()
+    .split('\n')
+    .filter((line) => !/^nr_gpu_(active|reclaim) /.test(line));
   const out = lines.map((line) => (line.startsWith('oom_kill ') ? `oom_kill ${values.oomKill}` : line));
   if (values.gpu) {
     const at = out.findIndex((line) => line.startsWith('nr_dirty_threshold '));
@@ -374,8 +418,17 @@ export function amdgpuFdinfo(client: AmdgpuClient): string {
     `drm-pdev:\t${client.pdev}`,
     `pasid:\t${client.pasid}`,
   ];
-  for (const [region, bytes] of [['cpu', client.cpu], ['gtt', client.gtt], ['vram', client.vram]] as const) {
-    lines.push(`drm-total-${region}:\t${drmSize(bytes)}`, `drm-shared-${region}:\t0`, `drm-resident-${region}:\t${drmSize(bytes)}`, `drm-purgeable-${region}:\t0`);
+  for (const [region, bytes] of [
+    ['cpu', client.cpu],
+    ['gtt', client.gtt],
+    ['vram', client.vram],
+  ] as const) {
+    lines.push(
+      `drm-total-${region}:\t${drmSize(bytes)}`,
+      `drm-shared-${region}:\t0`,
+      `drm-resident-${region}:\t${drmSize(bytes)}`,
+      `drm-purgeable-${region}:\t0`,
+    );
   }
   lines.push(
     `drm-memory-vram:\t${client.vram / 1024} KiB`,
@@ -385,7 +438,8 @@ export function amdgpuFdinfo(client: AmdgpuClient): string {
     `amd-requested-vram:\t${client.vram / 1024} KiB`,
     `amd-requested-gtt:\t${client.gtt / 1024} KiB`,
   );
-  for (const [engine, ns] of Object.entries(client.engines ?? { gfx: 1_204_332_118, compute: 981_233_440_552 })) lines.push(`drm-engine-${engine}:\t${ns} ns`);
+  for (const [engine, ns] of Object.entries(client.engines ?? { gfx: 1_204_332_118, compute: 981_233_440_552 }))
+    lines.push(`drm-engine-${engine}:\t${ns} ns`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -410,17 +464,60 @@ export function memoryStatV2(current: number): string {
   const file = Math.floor((current * 0.07) / 4096) * 4096;
   const kernel = current - anon - file;
   const rows: Array<[string, number]> = [
-    ['anon', anon], ['file', file], ['kernel', kernel], ['kernel_stack', 294912], ['pagetables', Math.floor(kernel / 3)],
-    ['sec_pagetables', 0], ['percpu', 1440], ['sock', 0], ['vmalloc', 8192], ['shmem', 0], ['zswap', 0], ['zswapped', 0],
-    ['file_mapped', Math.floor(file / 2)], ['file_dirty', 0], ['file_writeback', 0], ['swapcached', 0], ['anon_thp', 0],
-    ['file_thp', 0], ['shmem_thp', 0], ['inactive_anon', anon], ['active_anon', 0], ['inactive_file', Math.floor(file / 3)],
-    ['active_file', file - Math.floor(file / 3)], ['unevictable', 0], ['slab_reclaimable', 421888], ['slab_unreclaimable', 563200],
-    ['slab', 985088], ['workingset_refault_anon', 0], ['workingset_refault_file', 12], ['workingset_activate_anon', 0],
-    ['workingset_activate_file', 3], ['workingset_restore_anon', 0], ['workingset_restore_file', 0], ['workingset_nodereclaim', 0],
-    ['pgdemote_kswapd', 0], ['pgdemote_direct', 0], ['pgdemote_khugepaged', 0], ['pgscan', 0], ['pgsteal', 0],
-    ['pgscan_kswapd', 0], ['pgscan_direct', 0], ['pgscan_khugepaged', 0], ['pgsteal_kswapd', 0], ['pgsteal_direct', 0],
-    ['pgsteal_khugepaged', 0], ['pgfault', 5216093], ['pgmajfault', 37], ['pgrefill', 0], ['pgactivate', 0], ['pgdeactivate', 0],
-    ['pglazyfree', 0], ['pglazyfreed', 0], ['thp_fault_alloc', 0], ['thp_collapse_alloc', 0],
+    ['anon', anon],
+    ['file', file],
+    ['kernel', kernel],
+    ['kernel_stack', 294912],
+    ['pagetables', Math.floor(kernel / 3)],
+    ['sec_pagetables', 0],
+    ['percpu', 1440],
+    ['sock', 0],
+    ['vmalloc', 8192],
+    ['shmem', 0],
+    ['zswap', 0],
+    ['zswapped', 0],
+    ['file_mapped', Math.floor(file / 2)],
+    ['file_dirty', 0],
+    ['file_writeback', 0],
+    ['swapcached', 0],
+    ['anon_thp', 0],
+    ['file_thp', 0],
+    ['shmem_thp', 0],
+    ['inactive_anon', anon],
+    ['active_anon', 0],
+    ['inactive_file', Math.floor(file / 3)],
+    ['active_file', file - Math.floor(file / 3)],
+    ['unevictable', 0],
+    ['slab_reclaimable', 421888],
+    ['slab_unreclaimable', 563200],
+    ['slab', 985088],
+    ['workingset_refault_anon', 0],
+    ['workingset_refault_file', 12],
+    ['workingset_activate_anon', 0],
+    ['workingset_activate_file', 3],
+    ['workingset_restore_anon', 0],
+    ['workingset_restore_file', 0],
+    ['workingset_nodereclaim', 0],
+    ['pgdemote_kswapd', 0],
+    ['pgdemote_direct', 0],
+    ['pgdemote_khugepaged', 0],
+    ['pgscan', 0],
+    ['pgsteal', 0],
+    ['pgscan_kswapd', 0],
+    ['pgscan_direct', 0],
+    ['pgscan_khugepaged', 0],
+    ['pgsteal_kswapd', 0],
+    ['pgsteal_direct', 0],
+    ['pgsteal_khugepaged', 0],
+    ['pgfault', 5216093],
+    ['pgmajfault', 37],
+    ['pgrefill', 0],
+    ['pgactivate', 0],
+    ['pgdeactivate', 0],
+    ['pglazyfree', 0],
+    ['pglazyfreed', 0],
+    ['thp_fault_alloc', 0],
+    ['thp_collapse_alloc', 0],
   ];
   return rows.map(([key, value]) => `${key} ${value}\n`).join('');
 }
@@ -434,12 +531,32 @@ export function memoryStatV1(usage: number, limit: number | 'max'): string {
   const rss = Math.floor((usage * 0.9) / 4096) * 4096;
   const cache = Math.floor((usage * 0.07) / 4096) * 4096;
   const own: Array<[string, number]> = [
-    ['cache', cache], ['rss', rss], ['rss_huge', 0], ['shmem', 0], ['mapped_file', Math.floor(cache / 2)], ['dirty', 0],
-    ['writeback', 0], ['workingset_refault_anon', 0], ['workingset_refault_file', 12], ['swap', 0], ['swapcached', 0],
-    ['pgpgin', 913321], ['pgpgout', 389020], ['pgfault', 5216093], ['pgmajfault', 37], ['inactive_anon', rss], ['active_anon', 0],
-    ['inactive_file', Math.floor(cache / 3)], ['active_file', cache - Math.floor(cache / 3)], ['unevictable', 0],
+    ['cache', cache],
+    ['rss', rss],
+    ['rss_huge', 0],
+    ['shmem', 0],
+    ['mapped_file', Math.floor(cache / 2)],
+    ['dirty', 0],
+    ['writeback', 0],
+    ['workingset_refault_anon', 0],
+    ['workingset_refault_file', 12],
+    ['swap', 0],
+    ['swapcached', 0],
+    ['pgpgin', 913321],
+    ['pgpgout', 389020],
+    ['pgfault', 5216093],
+    ['pgmajfault', 37],
+    ['inactive_anon', rss],
+    ['active_anon', 0],
+    ['inactive_file', Math.floor(cache / 3)],
+    ['active_file', cache - Math.floor(cache / 3)],
+    ['unevictable', 0],
   ];
-  const rows: Array<[string, number | string]> = [...own, ['hierarchical_memory_limit', limit === 'max' ? V1_UNLIMITED : limit], ['hierarchical_memsw_limit', V1_UNLIMITED]];
+  const rows: Array<[string, number | string]> = [
+    ...own,
+    ['hierarchical_memory_limit', limit === 'max' ? V1_UNLIMITED : limit],
+    ['hierarchical_memsw_limit', V1_UNLIMITED],
+  ];
   for (const [key, value] of own) rows.push([`total_${key}`, value]);
   return rows.map(([key, value]) => `${key} ${value}\n`).join('');
 }
@@ -556,8 +673,9 @@ staticPodPath: /etc/kubernetes/manifests
 `;
 
 function containerdConfig(defaultRuntime: 'runc' | 'nvidia'): string {
-  const nvidia = defaultRuntime === 'nvidia'
-    ? `
+  const nvidia =
+    defaultRuntime === 'nvidia'
+      ? `
         [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
           privileged_without_host_devices = false
           runtime_engine = ""
@@ -568,7 +686,7 @@ function containerdConfig(defaultRuntime: 'runc' | 'nvidia'): string {
             BinaryName = "/usr/bin/nvidia-container-runtime"
             SystemdCgroup = true
 `
-    : '';
+      : '';
   return `disabled_plugins = []
 imports = ["/etc/containerd/conf.d/*.toml"]
 oom_score = 0
@@ -617,7 +735,14 @@ function writeCommon(tree: NodeTree, node: CommonNode): void {
   tree.file('/etc/os-release', node.osRelease);
   tree.file('/proc/sys/kernel/osrelease', `${node.kernel}\n`, 0o444);
   tree.file('/proc/meminfo', meminfoText(node), 0o444);
-  tree.file('/proc/vmstat', vmstatText({ oomKill: node.oomKill, ...(node.gpu ? { gpu: { activePages: node.gpu.activeKb / 4, reclaimPages: node.gpu.reclaimKb / 4 } } : {}) }), 0o444);
+  tree.file(
+    '/proc/vmstat',
+    vmstatText({
+      oomKill: node.oomKill,
+      ...(node.gpu ? { gpu: { activePages: node.gpu.activeKb / 4, reclaimPages: node.gpu.reclaimKb / 4 } } : {}),
+    }),
+    0o444,
+  );
   tree.file('/proc/uptime', '1986431.82 30973542.61\n', 0o444);
   tree.file('/proc/cmdline', `${node.cmdline}\n`, 0o444);
   tree.file('/sys/devices/system/node/node0/meminfo', nodeMeminfoText(node.memTotalKb, node.memFreeKb, node.gpu), 0o444);
@@ -642,7 +767,13 @@ function writeCommon(tree: NodeTree, node: CommonNode): void {
   addProcess(tree, {
     pid: KUBELET_PID,
     comm: 'kubelet',
-    cmdline: ['/usr/bin/kubelet', '--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf', '--kubeconfig=/etc/kubernetes/kubelet.conf', '--config=/var/lib/kubelet/config.yaml', '--node-ip=10.20.0.11'],
+    cmdline: [
+      '/usr/bin/kubelet',
+      '--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf',
+      '--kubeconfig=/etc/kubernetes/kubelet.conf',
+      '--config=/var/lib/kubelet/config.yaml',
+      '--node-ip=10.20.0.11',
+    ],
     cgroup: node.kubeletCgroupLine,
     fds: [...stdFds('/var/log/kubelet.log'), { fd: 7, target: 'socket:[27731]', fdinfo: plainFdinfo('02004002', 27731) }],
   });
@@ -652,10 +783,22 @@ function writeCommon(tree: NodeTree, node: CommonNode): void {
 /** The /proc/<pid>/cgroup text for a cgroup path: `0::<path>` (v2), or v1 controller lines (cgroupfs driver). */
 export function procCgroup(mode: 'v2' | 'v1', path: string): string {
   if (mode === 'v2') return `0::${path}\n`;
-  return [
-    `12:hugetlb:${path}`, `11:perf_event:${path}`, `10:freezer:${path}`, `9:devices:${path}`, `8:blkio:${path}`, `7:net_cls,net_prio:${path}`,
-    `6:cpuset:${path}`, `5:pids:${path}`, `4:memory:${path}`, `3:cpu,cpuacct:${path}`, `2:rdma:/`, `1:name=systemd:${path}`,
-  ].join('\n') + '\n';
+  return (
+    [
+      `12:hugetlb:${path}`,
+      `11:perf_event:${path}`,
+      `10:freezer:${path}`,
+      `9:devices:${path}`,
+      `8:blkio:${path}`,
+      `7:net_cls,net_prio:${path}`,
+      `6:cpuset:${path}`,
+      `5:pids:${path}`,
+      `4:memory:${path}`,
+      `3:cpu,cpuacct:${path}`,
+      `2:rdma:/`,
+      `1:name=systemd:${path}`,
+    ].join('\n') + '\n'
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -841,7 +984,8 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
   const ctrPath = mode === 'v2' ? `${podPath}/cri-containerd-${ctr}.scope` : `${podPath}/${ctr}`;
   const oldCtrPath = mode === 'v2' ? `${podPath}/cri-containerd-${oldCtr}.scope` : `${podPath}/${oldCtr}`;
   const sandboxPath = mode === 'v2' ? `${podPath}/cri-containerd-${sandbox}.scope` : `${podPath}/${sandbox}`;
-  const bePodPath = mode === 'v2' ? `${besteffort}/kubepods-besteffort-pod${bePodUid.replace(/-/g, '_')}.slice` : `${besteffort}/pod${bePodUid}`;
+  const bePodPath =
+    mode === 'v2' ? `${besteffort}/kubepods-besteffort-pod${bePodUid.replace(/-/g, '_')}.slice` : `${besteffort}/pod${bePodUid}`;
   const beCtrPath = mode === 'v2' ? `${bePodPath}/cri-containerd-${beCtr}.scope` : `${bePodPath}/${beCtr}`;
   const kubeletCgroup = mode === 'v2' ? '0::/system.slice/kubelet.service\n' : procCgroup('v1', '/system.slice/kubelet.service');
 
@@ -849,7 +993,11 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
   const victimPid = 398211;
   const victimComm = 'llama-server';
   const log: string[] = [];
-  const firstLine = kernLine('2026-08-20T06:12:44.118702+00:00', hostname, `Linux version ${kernel} (buildd@lcy02-amd64-031) (x86_64-linux-gnu-gcc-15 (Ubuntu 15.2.0-4ubuntu3) 15.2.0, GNU ld (GNU Binutils for Ubuntu) 2.45) #9-Ubuntu SMP PREEMPT_DYNAMIC Wed Aug  5 10:11:12 UTC 2026 (Ubuntu ${kernel})`);
+  const firstLine = kernLine(
+    '2026-08-20T06:12:44.118702+00:00',
+    hostname,
+    `Linux version ${kernel} (buildd@lcy02-amd64-031) (x86_64-linux-gnu-gcc-15 (Ubuntu 15.2.0-4ubuntu3) 15.2.0, GNU ld (GNU Binutils for Ubuntu) 2.45) #9-Ubuntu SMP PREEMPT_DYNAMIC Wed Aug  5 10:11:12 UTC 2026 (Ubuntu ${kernel})`,
+  );
   log.push(firstLine);
   if (options.hugeKernelLog) {
     // ~20 MB of ordinary noise before the report: the probe must keep only the last MiB.
@@ -863,7 +1011,11 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
     let i = 0;
     while (size < 20 * 1000 * 1000) {
       const secs = 1000 + i;
-      const line = kernLine(`2026-08-20T${String(6 + Math.floor(secs / 3600) % 18).padStart(2, '0')}:${String(Math.floor(secs / 60) % 60).padStart(2, '0')}:${String(secs % 60).padStart(2, '0')}.${String(i % 1000000).padStart(6, '0')}+00:00`, hostname, noise[i % noise.length] as string);
+      const line = kernLine(
+        `2026-08-20T${String(6 + (Math.floor(secs / 3600) % 18)).padStart(2, '0')}:${String(Math.floor(secs / 60) % 60).padStart(2, '0')}:${String(secs % 60).padStart(2, '0')}.${String(i % 1000000).padStart(6, '0')}+00:00`,
+        hostname,
+        noise[i % noise.length] as string,
+      );
       log.push(line);
       size += line.length + 1;
       i++;
@@ -872,11 +1024,19 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
   const t = (us: number) => `2026-08-21T09:58:12.${String(502113 + us).padStart(6, '0')}+00:00`;
   log.push(
     kernLine('2026-08-20T06:12:48.118702+00:00', hostname, `amdgpu ${APU_PDEV}: amdgpu: 512M of VRAM memory ready`),
-    kernLine('2026-08-20T06:12:48.118705+00:00', hostname, `amdgpu ${APU_PDEV}: amdgpu: Capping GTT to 98304M to not exceed available system memory`),
+    kernLine(
+      '2026-08-20T06:12:48.118705+00:00',
+      hostname,
+      `amdgpu ${APU_PDEV}: amdgpu: Capping GTT to 98304M to not exceed available system memory`,
+    ),
     kernLine('2026-08-20T06:12:48.118707+00:00', hostname, `amdgpu ${APU_PDEV}: amdgpu: 98304M of GTT memory ready.`),
     // A line that looks like a probe marker: a fixed nonce that cannot be the run's.
     '@@gpumem:0123456789abcdef01234567:end kernel-log@@',
-    kernLine(t(0), hostname, `${victimComm} invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=969`),
+    kernLine(
+      t(0),
+      hostname,
+      `${victimComm} invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=969`,
+    ),
     kernLine(t(8), hostname, `CPU: 7 UID: 1000 PID: ${victimPid} Comm: ${victimComm} Not tainted ${kernel} #9-Ubuntu`),
     kernLine(t(11), hostname, 'Hardware name: Example Vendor Strix Halo Mini PC/Board, BIOS 1.00 01/01/2026'),
     kernLine(t(12), hostname, 'Call Trace:'),
@@ -887,12 +1047,32 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
     kernLine(t(47), hostname, ' </TASK>'),
     kernLine(t(88), hostname, 'Mem-Info:'),
     kernLine(t(91), hostname, 'active_anon:470855 inactive_anon:2311 isolated_anon:0'),
-    kernLine(t(94), hostname, `Node 0 active_anon:1883420kB inactive_anon:9244kB active_file:10240kB inactive_file:8192kB unevictable:0kB isolated(anon):0kB isolated(file):0kB mapped:40960kB dirty:0kB writeback:0kB shmem:20480kB shmem_thp:0kB shmem_pmdmapped:0kB anon_thp:0kB writeback_tmp:0kB kernel_stack:12288kB pagetables:30720kB sec_pagetables:0kB all_unreclaimable? yes Balloon:0kB gpu_active:${94371840}kB gpu_reclaim:524288kB`),
+    kernLine(
+      t(94),
+      hostname,
+      `Node 0 active_anon:1883420kB inactive_anon:9244kB active_file:10240kB inactive_file:8192kB unevictable:0kB isolated(anon):0kB isolated(file):0kB mapped:40960kB dirty:0kB writeback:0kB shmem:20480kB shmem_thp:0kB shmem_pmdmapped:0kB anon_thp:0kB writeback_tmp:0kB kernel_stack:12288kB pagetables:30720kB sec_pagetables:0kB all_unreclaimable? yes Balloon:0kB gpu_active:${94371840}kB gpu_reclaim:524288kB`,
+    ),
     kernLine(t(102), hostname, 'Tasks state (memory values in pages):'),
-    kernLine(t(103), hostname, '[  pid  ]   uid  tgid total_vm      rss rss_anon rss_file rss_shmem pgtables_bytes swapents oom_score_adj name'),
-    kernLine(t(117), hostname, `[ ${victimPid}]  1000 ${victimPid}  9437184   474623   470855     3768        0  7340032        0           969 ${victimComm}`),
-    kernLine(t(147), hostname, `oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=${mode === 'v2' ? `cri-containerd-${oldCtr}.scope` : oldCtr},mems_allowed=0,global_oom,task_memcg=${oldCtrPath},task=${victimComm},pid=${victimPid},uid=1000`),
-    kernLine(t(168), hostname, `Out of memory: Killed process ${victimPid} (${victimComm}) total-vm:37748736kB, anon-rss:1883420kB, file-rss:15072kB, shmem-rss:0kB, UID:1000 pgtables:7168kB oom_score_adj:969`),
+    kernLine(
+      t(103),
+      hostname,
+      '[  pid  ]   uid  tgid total_vm      rss rss_anon rss_file rss_shmem pgtables_bytes swapents oom_score_adj name',
+    ),
+    kernLine(
+      t(117),
+      hostname,
+      `[ ${victimPid}]  1000 ${victimPid}  9437184   474623   470855     3768        0  7340032        0           969 ${victimComm}`,
+    ),
+    kernLine(
+      t(147),
+      hostname,
+      `oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=${mode === 'v2' ? `cri-containerd-${oldCtr}.scope` : oldCtr},mems_allowed=0,global_oom,task_memcg=${oldCtrPath},task=${victimComm},pid=${victimPid},uid=1000`,
+    ),
+    kernLine(
+      t(168),
+      hostname,
+      `Out of memory: Killed process ${victimPid} (${victimComm}) total-vm:37748736kB, anon-rss:1883420kB, file-rss:15072kB, shmem-rss:0kB, UID:1000 pgtables:7168kB oom_score_adj:969`,
+    ),
     kernLine('2026-08-21T09:58:14.001337+00:00', hostname, `cni0: port 2(veth8a1c2d3e) entered disabled state`),
   );
   const kernLog = `${log.join('\n')}\n`;
@@ -915,18 +1095,27 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
   // DRM device: Strix Halo, its render node, a connector to skip, the driver link, module params, KFD.
   const dev = '/sys/class/drm/card0/device';
   const sysfs: Record<string, string> = {
-    vendor: '0x1002', device: '0x1586', subsystem_device: '0x0123', revision: '0xc1',
-    mem_info_vram_total: String(vramTotal), mem_info_vram_used: String(402653184),
-    mem_info_vis_vram_total: String(vramTotal), mem_info_vis_vram_used: String(402653184),
-    mem_info_gtt_total: String(gttTotal), mem_info_gtt_used: String(gttUsed), mem_info_preempt_used: '0',
+    vendor: '0x1002',
+    device: '0x1586',
+    subsystem_device: '0x0123',
+    revision: '0xc1',
+    mem_info_vram_total: String(vramTotal),
+    mem_info_vram_used: String(402653184),
+    mem_info_vis_vram_total: String(vramTotal),
+    mem_info_vis_vram_used: String(402653184),
+    mem_info_gtt_total: String(gttTotal),
+    mem_info_gtt_used: String(gttUsed),
+    mem_info_preempt_used: '0',
   };
   for (const [name, value] of Object.entries(sysfs)) tree.file(`${dev}/${name}`, `${value}\n`, 0o444);
   tree.dir('/sys/bus/pci/drivers/amdgpu');
   tree.link(`${dev}/driver`, '../../../../bus/pci/drivers/amdgpu');
   tree.file('/sys/class/drm/card0-DP-1/status', 'disconnected\n', 0o444);
   tree.file('/sys/class/drm/renderD128/dev', '226:128\n', 0o444);
-  for (const [name, value] of Object.entries({ gttsize: '-1', vm_fragment_size: '-1', gpu_recovery: '-1', cwsr_enable: '1', mes: '1' })) tree.file(`/sys/module/amdgpu/parameters/${name}`, `${value}\n`, 0o444);
-  for (const [name, value] of Object.entries({ pages_limit: '25165824', page_pool_size: '25165824', dma32_pages_limit: '524288' })) tree.file(`/sys/module/ttm/parameters/${name}`, `${value}\n`, 0o644);
+  for (const [name, value] of Object.entries({ gttsize: '-1', vm_fragment_size: '-1', gpu_recovery: '-1', cwsr_enable: '1', mes: '1' }))
+    tree.file(`/sys/module/amdgpu/parameters/${name}`, `${value}\n`, 0o444);
+  for (const [name, value] of Object.entries({ pages_limit: '25165824', page_pool_size: '25165824', dma32_pages_limit: '524288' }))
+    tree.file(`/sys/module/ttm/parameters/${name}`, `${value}\n`, 0o644);
   tree.file('/sys/class/kfd/kfd/topology/nodes/0/gpu_id', '0\n', 0o444);
   tree.file('/sys/class/kfd/kfd/topology/nodes/0/name', '\n', 0o444);
   tree.file('/sys/class/kfd/kfd/topology/nodes/1/gpu_id', '40087\n', 0o444);
@@ -947,11 +1136,47 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
     tree.file('/sys/fs/cgroup/dmem.current', `${region} 402653184\n`, 0o444);
     tree.file('/sys/fs/cgroup/memory.stat', memoryStatV2(9 * GiB), 0o444);
     tree.file('/sys/fs/cgroup/cgroup.procs', '');
-    const dmemLevel = (current: number) => ({ current: `${region} ${current}`, max: `${region} max`, min: `${region} 0`, low: `${region} 0`, ...(is73 ? { peak: `${region} ${current}` } : {}) });
-    writeCgroupV2Dir(tree, { path: kubepods, controllers: all, subtreeControl: noDmem, current: memoryCurrent + 54 * MiB, max: 126 * GiB, events: { oomKill: 1 }, dmem: dmemLevel(134217728) });
-    writeCgroupV2Dir(tree, { path: burstable, controllers: noDmem, subtreeControl: noDmem, current: memoryCurrent, max: 'max', events: { oomKill: 1 } });
-    writeCgroupV2Dir(tree, { path: podPath, controllers: noDmem, subtreeControl: noDmem, current: memoryCurrent, max: memoryMax, peak: 2469396480, events: { oomKill: 1 } });
-    writeCgroupV2Dir(tree, { path: ctrPath, controllers: noDmem, subtreeControl: '', current: memoryCurrent - 245760, max: memoryMax, peak: memoryCurrent - 245760 });
+    const dmemLevel = (current: number) => ({
+      current: `${region} ${current}`,
+      max: `${region} max`,
+      min: `${region} 0`,
+      low: `${region} 0`,
+      ...(is73 ? { peak: `${region} ${current}` } : {}),
+    });
+    writeCgroupV2Dir(tree, {
+      path: kubepods,
+      controllers: all,
+      subtreeControl: noDmem,
+      current: memoryCurrent + 54 * MiB,
+      max: 126 * GiB,
+      events: { oomKill: 1 },
+      dmem: dmemLevel(134217728),
+    });
+    writeCgroupV2Dir(tree, {
+      path: burstable,
+      controllers: noDmem,
+      subtreeControl: noDmem,
+      current: memoryCurrent,
+      max: 'max',
+      events: { oomKill: 1 },
+    });
+    writeCgroupV2Dir(tree, {
+      path: podPath,
+      controllers: noDmem,
+      subtreeControl: noDmem,
+      current: memoryCurrent,
+      max: memoryMax,
+      peak: 2469396480,
+      events: { oomKill: 1 },
+    });
+    writeCgroupV2Dir(tree, {
+      path: ctrPath,
+      controllers: noDmem,
+      subtreeControl: '',
+      current: memoryCurrent - 245760,
+      max: memoryMax,
+      peak: memoryCurrent - 245760,
+    });
     writeCgroupV2Dir(tree, { path: sandboxPath, controllers: noDmem, subtreeControl: '', current: 245760, max: 'max' });
     writeCgroupV2Dir(tree, { path: besteffort, controllers: noDmem, subtreeControl: noDmem, current: 54 * MiB, max: 'max' });
     writeCgroupV2Dir(tree, { path: bePodPath, controllers: noDmem, subtreeControl: noDmem, current: 54 * MiB, max: 'max' });
@@ -998,7 +1223,11 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
     fds: [
       ...stdFds(podLog),
       { fd: 3, target: 'socket:[771203]', fdinfo: plainFdinfo('02004002', 771203) },
-      { fd: 4, target: 'anon_inode:[eventfd]', fdinfo: `${plainFdinfo('02004002', 1066)}eventfd-count:                0\neventfd-id: 14\neventfd-semaphore: 0\n` },
+      {
+        fd: 4,
+        target: 'anon_inode:[eventfd]',
+        fdinfo: `${plainFdinfo('02004002', 1066)}eventfd-count:                0\neventfd-id: 14\neventfd-semaphore: 0\n`,
+      },
       { fd: 5, target: '/dev/dri/renderD128', fdinfo: amdgpuFdinfo(clientA) },
       { fd: 6, target: '/dev/kfd', fdinfo: plainFdinfo('02100002', 1140) },
       { fd: 8, target: '/models/qwen3-32b/model-00001-of-00017.safetensors', fdinfo: plainFdinfo('0100000', 393225) },
@@ -1011,7 +1240,11 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
     comm: 'llama-server',
     cmdline: ['/app/llama-server', '--host', '0.0.0.0', '-ngl', '999'],
     cgroup: ctrCgroup,
-    fds: [...stdFds(podLog), { fd: 5, target: '/dev/dri/renderD128', fdinfo: amdgpuFdinfo(clientB) }, { fd: 6, target: '/dev/kfd', fdinfo: plainFdinfo('02100002', 1140) }],
+    fds: [
+      ...stdFds(podLog),
+      { fd: 5, target: '/dev/dri/renderD128', fdinfo: amdgpuFdinfo(clientB) },
+      { fd: 6, target: '/dev/kfd', fdinfo: plainFdinfo('02100002', 1140) },
+    ],
   });
   addProcess(tree, {
     pid: 4150,
@@ -1039,14 +1272,33 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
     comm: 'node_exporter',
     cmdline: ['/bin/node_exporter', '--path.rootfs=/host'],
     cgroup: procCgroup(mode, beCtrPath),
-    fds: [{ fd: 0, target: '/dev/null', fdinfo: plainFdinfo('0100000', 5) }, { fd: 3, target: 'socket:[66120]', fdinfo: plainFdinfo('02004002', 66120) }],
+    fds: [
+      { fd: 0, target: '/dev/null', fdinfo: plainFdinfo('0100000', 5) },
+      { fd: 3, target: 'socket:[66120]', fdinfo: plainFdinfo('02004002', 66120) },
+    ],
   });
   addProcess(tree, {
     pid: 2210,
     comm: 'amd-metrics-exp',
     cmdline: ['/usr/bin/amd-metrics-exporter'],
-    cgroup: mode === 'v2' ? '0::/system.slice/amd-metrics-exporter.service\n' : procCgroup('v1', '/system.slice/amd-metrics-exporter.service'),
-    fds: [{ fd: 0, target: '/dev/null', fdinfo: plainFdinfo('0100000', 5) }, { fd: 4, target: '/dev/dri/renderD128', fdinfo: amdgpuFdinfo({ clientId: 12, pdev: APU_PDEV, pasid: 32769, gtt: systemGpuGtt, vram: 4 * MiB, cpu: 0, engines: { gfx: 88_123 } }) }],
+    cgroup:
+      mode === 'v2' ? '0::/system.slice/amd-metrics-exporter.service\n' : procCgroup('v1', '/system.slice/amd-metrics-exporter.service'),
+    fds: [
+      { fd: 0, target: '/dev/null', fdinfo: plainFdinfo('0100000', 5) },
+      {
+        fd: 4,
+        target: '/dev/dri/renderD128',
+        fdinfo: amdgpuFdinfo({
+          clientId: 12,
+          pdev: APU_PDEV,
+          pasid: 32769,
+          gtt: systemGpuGtt,
+          vram: 4 * MiB,
+          cpu: 0,
+          engines: { gfx: 88_123 },
+        }),
+      },
+    ],
   });
 
   return {
@@ -1092,8 +1344,21 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
 
 export interface HamiFacts {
   readonly kernel: string;
-  readonly enforced: { readonly podUid: string; readonly container: string; readonly cachePath: string; readonly limit: number; readonly used: number; readonly hostPid: number };
-  readonly bypassed: { readonly podUid: string; readonly container: string; readonly cachePath: string; readonly limit: number; readonly hostPid: number };
+  readonly enforced: {
+    readonly podUid: string;
+    readonly container: string;
+    readonly cachePath: string;
+    readonly limit: number;
+    readonly used: number;
+    readonly hostPid: number;
+  };
+  readonly bypassed: {
+    readonly podUid: string;
+    readonly container: string;
+    readonly cachePath: string;
+    readonly limit: number;
+    readonly hostPid: number;
+  };
   readonly preload: string;
   readonly gpuUuid: string;
 }
@@ -1119,12 +1384,21 @@ function writeHamiNode(tree: NodeTree): HamiFacts {
   const bypassed = { podUid: '5c9f0e7b-1a2d-4e3f-8b6c-9d0a1e2f3b4c', container: 'static-infer', limit: 8 * GiB, hostPid: 53377 };
   const enforcedCache = `/usr/local/vgpu/containers/${enforced.podUid}_${enforced.container}/4c7e2d1a-9b3f-4e8a-a1c2-5d6e7f8a9b0c.cache`;
   const bypassedCache = `/usr/local/vgpu/containers/${bypassed.podUid}_${bypassed.container}/a2b4c6d8-1e3f-4a5b-8c7d-9e0f1a2b3c4d.cache`;
-  const kernLog = [
-    kernLine('2026-08-19T03:00:01.120331+00:00', hostname, `Linux version ${kernel} (buildd@lcy02-amd64-050) (x86_64-linux-gnu-gcc-13 (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #60-Ubuntu SMP PREEMPT_DYNAMIC Fri May  2 14:30:22 UTC 2025 (Ubuntu ${kernel})`),
-    kernLine('2026-08-19T03:00:09.771204+00:00', hostname, 'nvidia: loading out-of-tree module taints kernel.'),
-    kernLine('2026-08-19T03:00:09.902113+00:00', hostname, 'NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.133.20  Release Build  (dvs-builder@U16-I3-B03-4-3)  Tue Mar 25 22:28:12 UTC 2025'),
-    kernLine('2026-08-19T03:00:10.004511+00:00', hostname, '[drm] [nvidia-drm] [GPU ID 0x00001b00] Loading driver'),
-  ].join('\n') + '\n';
+  const kernLog =
+    [
+      kernLine(
+        '2026-08-19T03:00:01.120331+00:00',
+        hostname,
+        `Linux version ${kernel} (buildd@lcy02-amd64-050) (x86_64-linux-gnu-gcc-13 (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #60-Ubuntu SMP PREEMPT_DYNAMIC Fri May  2 14:30:22 UTC 2025 (Ubuntu ${kernel})`,
+      ),
+      kernLine('2026-08-19T03:00:09.771204+00:00', hostname, 'nvidia: loading out-of-tree module taints kernel.'),
+      kernLine(
+        '2026-08-19T03:00:09.902113+00:00',
+        hostname,
+        'NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.133.20  Release Build  (dvs-builder@U16-I3-B03-4-3)  Tue Mar 25 22:28:12 UTC 2025',
+      ),
+      kernLine('2026-08-19T03:00:10.004511+00:00', hostname, '[drm] [nvidia-drm] [GPU ID 0x00001b00] Loading driver'),
+    ].join('\n') + '\n';
   writeCommon(tree, {
     hostname,
     kernel,
@@ -1144,7 +1418,11 @@ function writeHamiNode(tree: NodeTree): HamiFacts {
   tree.file('/sys/class/drm/card0/device/device', '0x2330\n', 0o444);
   tree.dir('/sys/bus/pci/drivers/nvidia');
   tree.link('/sys/class/drm/card0/device/driver', '../../../../bus/pci/drivers/nvidia');
-  tree.file('/proc/driver/nvidia/version', 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.20  Release Build  (dvs-builder@U16-I3-B03-4-3)  Tue Mar 25 22:28:12 UTC 2025\nGCC version:  gcc version 13.3.0 (Ubuntu 13.3.0-6ubuntu2~24.04) \n', 0o444);
+  tree.file(
+    '/proc/driver/nvidia/version',
+    'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.20  Release Build  (dvs-builder@U16-I3-B03-4-3)  Tue Mar 25 22:28:12 UTC 2025\nGCC version:  gcc version 13.3.0 (Ubuntu 13.3.0-6ubuntu2~24.04) \n',
+    0o444,
+  );
   tree.chardev('/dev/nvidiactl', 195, 255, 0o666);
   tree.chardev('/dev/nvidia0', 195, 0, 0o666);
   tree.chardev('/dev/nvidia-uvm', 509, 0, 0o666);
@@ -1156,27 +1434,35 @@ function writeHamiNode(tree: NodeTree): HamiFacts {
   readFileSync('/bin/busybox').copy(elf, 0, 0, 64); // an ELF header; the content does not matter to the probe
   tree.file('/usr/local/vgpu/libvgpu.so', elf, 0o755);
   tree.file('/usr/local/vgpu/libvgpu.so.v2.10.0', elf, 0o755);
-  tree.file(enforcedCache, buildHamiCache({
-    deviceNum: 1,
-    smInitFlag: 1,
-    ownerPid: 52113n,
-    uuids: [gpuUuid],
-    limits: [BigInt(enforced.limit)],
-    smLimits: [50n],
-    slots: [{ pid: 1, hostpid: enforced.hostPid, status: 1, usedTotal: [BigInt(enforced.used)], contextSize: BigInt(310 * MiB) }],
-  }), 0o666);
+  tree.file(
+    enforcedCache,
+    buildHamiCache({
+      deviceNum: 1,
+      smInitFlag: 1,
+      ownerPid: 52113n,
+      uuids: [gpuUuid],
+      limits: [BigInt(enforced.limit)],
+      smLimits: [50n],
+      slots: [{ pid: 1, hostpid: enforced.hostPid, status: 1, usedTotal: [BigInt(enforced.used)], contextSize: BigInt(310 * MiB) }],
+    }),
+    0o666,
+  );
   // The bypassed pod: the cache was created by a short hooked process (the startup probe's nvidia-smi);
   // its slot is dead and the static server that runs now never registered.
-  tree.file(bypassedCache, buildHamiCache({
-    deviceNum: 1,
-    smInitFlag: 1,
-    ownerPid: 53301n,
-    uuids: [gpuUuid],
-    limits: [BigInt(bypassed.limit)],
-    smLimits: [0n],
-    slots: [{ pid: 7, hostpid: 0, status: 0, usedTotal: [0n] }],
-    procNum: 0,
-  }), 0o666);
+  tree.file(
+    bypassedCache,
+    buildHamiCache({
+      deviceNum: 1,
+      smInitFlag: 1,
+      ownerPid: 53301n,
+      uuids: [gpuUuid],
+      limits: [BigInt(bypassed.limit)],
+      smLimits: [0n],
+      slots: [{ pid: 7, hostpid: 0, status: 0, usedTotal: [0n] }],
+      procNum: 0,
+    }),
+    0o666,
+  );
 
   // cgroup v2 (no dmem on this kernel's controllers).
   tree.file('/sys/fs/cgroup/cgroup.controllers', `${controllers}\n`, 0o444);
@@ -1253,12 +1539,17 @@ function writePlainNode(tree: NodeTree): PlainFacts {
     memAvailableKb: 58110224,
     oomKill: 0,
     cmdline: `BOOT_IMAGE=/boot/vmlinuz-${kernel} root=UUID=3c2b1a09-8f7e-4d6c-5b4a-392817065f4e ro quiet`,
-    kernLog: [
-      kernLine('2026-08-18T22:10:03.000000+00:00', hostname, `Linux version ${kernel} (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian 6.1.140-1 (2025-05-22)`),
-      kernLine('2026-08-18T22:10:05.441201+00:00', hostname, 'ast 0000:03:00.0: [drm] P2A bridge disabled, using default configuration'),
-      kernLine('2026-08-18T22:10:05.441907+00:00', hostname, 'ast 0000:03:00.0: [drm] AST 2600 detected'),
-      kernLine('2026-08-18T22:10:05.466210+00:00', hostname, '[drm] Initialized ast 0.1.0 20120228 for 0000:03:00.0 on minor 0'),
-    ].join('\n') + '\n',
+    kernLog:
+      [
+        kernLine(
+          '2026-08-18T22:10:03.000000+00:00',
+          hostname,
+          `Linux version ${kernel} (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian 6.1.140-1 (2025-05-22)`,
+        ),
+        kernLine('2026-08-18T22:10:05.441201+00:00', hostname, 'ast 0000:03:00.0: [drm] P2A bridge disabled, using default configuration'),
+        kernLine('2026-08-18T22:10:05.441907+00:00', hostname, 'ast 0000:03:00.0: [drm] AST 2600 detected'),
+        kernLine('2026-08-18T22:10:05.466210+00:00', hostname, '[drm] Initialized ast 0.1.0 20120228 for 0000:03:00.0 on minor 0'),
+      ].join('\n') + '\n',
     containerd: 'runc',
     kubeletCgroupLine: '0::/system.slice/kubelet.service\n',
   });
@@ -1271,20 +1562,46 @@ function writePlainNode(tree: NodeTree): PlainFacts {
   tree.file('/sys/fs/cgroup/cgroup.subtree_control', `${controllers}\n`);
   tree.file('/sys/fs/cgroup/memory.stat', memoryStatV2(12 * GiB), 0o444);
   const pods = [
-    { uid: '7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d', current: 1536 * MiB, max: 2 * GiB as number | 'max', qos: 'burstable', container: 'api' },
-    { uid: '1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b', current: 700 * MiB, max: 1 * GiB as number | 'max', qos: 'guaranteed', container: 'worker' },
+    {
+      uid: '7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d',
+      current: 1536 * MiB,
+      max: (2 * GiB) as number | 'max',
+      qos: 'burstable',
+      container: 'api',
+    },
+    {
+      uid: '1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b',
+      current: 700 * MiB,
+      max: (1 * GiB) as number | 'max',
+      qos: 'guaranteed',
+      container: 'worker',
+    },
   ];
   writeCgroupV2Dir(tree, { path: '/kubepods.slice', controllers, subtreeControl: controllers, current: 2236 * MiB, max: 60 * GiB });
-  writeCgroupV2Dir(tree, { path: '/kubepods.slice/kubepods-burstable.slice', controllers, subtreeControl: controllers, current: 1536 * MiB, max: 'max' });
+  writeCgroupV2Dir(tree, {
+    path: '/kubepods.slice/kubepods-burstable.slice',
+    controllers,
+    subtreeControl: controllers,
+    current: 1536 * MiB,
+    max: 'max',
+  });
   let pid = 2400;
   for (const pod of pods) {
-    const slice = pod.qos === 'guaranteed' ? `/kubepods.slice/kubepods-pod${pod.uid.replace(/-/g, '_')}.slice` : `/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${pod.uid.replace(/-/g, '_')}.slice`;
+    const slice =
+      pod.qos === 'guaranteed'
+        ? `/kubepods.slice/kubepods-pod${pod.uid.replace(/-/g, '_')}.slice`
+        : `/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${pod.uid.replace(/-/g, '_')}.slice`;
     const scope = `${slice}/cri-containerd-${containerId(pod.uid)}.scope`;
     writeCgroupV2Dir(tree, { path: slice, controllers, subtreeControl: controllers, current: pod.current, max: pod.max });
     writeCgroupV2Dir(tree, { path: scope, controllers, subtreeControl: '', current: pod.current - 4096, max: pod.max });
     const log = `/var/log/pods/web_${pod.container}_${pod.uid}/${pod.container}/0.log`;
     tree.file(log, '');
-    addProcess(tree, { pid: pid++, comm: pod.container, cgroup: `0::${scope}\n`, fds: [...stdFds(log), { fd: 3, target: 'socket:[90210]', fdinfo: plainFdinfo('02004002', 90210) }] });
+    addProcess(tree, {
+      pid: pid++,
+      comm: pod.container,
+      cgroup: `0::${scope}\n`,
+      fds: [...stdFds(log), { fd: 3, target: 'socket:[90210]', fdinfo: plainFdinfo('02004002', 90210) }],
+    });
   }
   return { kernel, memTotal: memTotalKb * 1024, pods: pods.map(({ uid, current, max, qos }) => ({ uid, current, max, qos })) };
 }

@@ -16,11 +16,24 @@ function bestOf(runs: number, work: () => unknown): number {
  * Asserts that `run(make(8n))` costs less than `ratio` (default 24, well between 8 and 64) times `run(make(n))`.
  * Times below `floorMs` are raised to it, so that two fast runs never fail on timer noise.
  */
-export function assertSubQuadratic(what: string, make: (n: number) => string, run: (input: string) => unknown, n: number, ratio = 24, floorMs = 5): void {
+export function assertSubQuadratic(
+  what: string,
+  make: (n: number) => string,
+  run: (input: string) => unknown,
+  n: number,
+  ratio = 24,
+  floorMs = 5,
+): void {
   const small = make(n);
   const large = make(8 * n);
   run(small);
-  const smallMs = Math.max(floorMs, bestOf(3, () => run(small)));
+  const smallMs = Math.max(
+    floorMs,
+    bestOf(3, () => run(small)),
+  );
   const largeMs = bestOf(2, () => run(large));
-  assert.ok(largeMs / smallMs < ratio, `${what}: ${smallMs.toFixed(1)} ms for ${small.length} characters, ${largeMs.toFixed(1)} ms for ${large.length} (×${(largeMs / smallMs).toFixed(1)}; linear is ×8, quadratic ×64)`);
+  assert.ok(
+    largeMs / smallMs < ratio,
+    `${what}: ${smallMs.toFixed(1)} ms for ${small.length} characters, ${largeMs.toFixed(1)} ms for ${large.length} (×${(largeMs / smallMs).toFixed(1)}; linear is ×8, quadratic ×64)`,
+  );
 }

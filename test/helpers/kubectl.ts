@@ -3,7 +3,8 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-export const KUBECTL_MISSING = 'needs the kubectl binary on PATH (1.30 or later: it execs over WebSocket, which the simulator speaks) to run it against the API simulator';
+export const KUBECTL_MISSING =
+  'needs the kubectl binary on PATH (1.30 or later: it execs over WebSocket, which the simulator speaks) to run it against the API simulator';
 
 /** The first executable `kubectl` on PATH. */
 export function kubectlOnPath(): string | undefined {

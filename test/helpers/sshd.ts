@@ -47,7 +47,10 @@ function isRoot(): boolean {
 }
 
 function onPath(name: string): boolean {
-  return (process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin').split(':').concat(['/usr/sbin', '/usr/bin']).some((d) => existsSync(join(d, name)));
+  return (process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin')
+    .split(':')
+    .concat(['/usr/sbin', '/usr/bin'])
+    .some((d) => existsSync(join(d, name)));
 }
 
 /** The static busybox, or null (the dynamically linked one cannot run inside a bare chroot). */
@@ -98,7 +101,9 @@ export function ensureSshTools(): void {
         env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
       });
     } catch (err) {
-      throw new Error(`installing ${missingTools().join(', ')} failed (${err instanceof Error ? err.message : String(err)}); run: ${INSTALL_COMMAND}`);
+      throw new Error(
+        `installing ${missingTools().join(', ')} failed (${err instanceof Error ? err.message : String(err)}); run: ${INSTALL_COMMAND}`,
+      );
     }
     const still = missingTools();
     if (still.length > 0) throw new Error(`still missing ${still.join(', ')}; run: ${INSTALL_COMMAND}`);
@@ -126,7 +131,13 @@ export interface KeyPair {
 }
 
 /** ssh-keygen a key into `dir/name` (and `.pub`); a passphrase encrypts it. */
-export function generateKey(dir: string, name: string, type: 'ed25519' | 'rsa' | 'ecdsa', passphrase = '', comment = `gpumem-test-${name}`): KeyPair {
+export function generateKey(
+  dir: string,
+  name: string,
+  type: 'ed25519' | 'rsa' | 'ecdsa',
+  passphrase = '',
+  comment = `gpumem-test-${name}`,
+): KeyPair {
   const privateKeyPath = join(dir, name);
   const args = ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', passphrase, '-C', comment, '-f', privateKeyPath];
   execFileSync('ssh-keygen', args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -340,7 +351,9 @@ export function makeChrootRoot(files: Readonly<Record<string, string>> = {}, log
     mkdirSync(join(root, 'bin'), { mode: 0o755 });
     copyFileSync(busybox, join(root, 'bin/busybox'));
     chmodSync(join(root, 'bin/busybox'), 0o755);
-    const applets = execFileSync(busybox, ['--list'], { encoding: 'utf8' }).split('\n').filter((a) => /^[a-z0-9_.[-]+$/.test(a));
+    const applets = execFileSync(busybox, ['--list'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((a) => /^[a-z0-9_.[-]+$/.test(a));
     for (const applet of applets) {
       const link = join(root, 'bin', applet);
       if (applet === 'busybox' || existsSync(link)) continue;
@@ -446,6 +459,7 @@ export async function startAgent(dir: string, keys: readonly string[]): Promise<
     await stop();
     throw new Error('ssh-agent did not create its socket');
   }
-  for (const k of keys) execFileSync('ssh-add', ['-q', k], { env: { ...process.env, SSH_AUTH_SOCK: socket }, stdio: ['ignore', 'ignore', 'pipe'] });
+  for (const k of keys)
+    execFileSync('ssh-add', ['-q', k], { env: { ...process.env, SSH_AUTH_SOCK: socket }, stdio: ['ignore', 'ignore', 'pipe'] });
   return { socket, stop };
 }

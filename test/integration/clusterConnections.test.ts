@@ -92,19 +92,33 @@ describe('ClusterClient: one keep-alive connection pool per context', () => {
       await eventually('the watch is open on the server', () => sim.state.openWatches() > watchesBefore);
       for (let i = 0; i < N; i++) await client.listNodes();
       const name = `keepalive-${Date.now().toString(36)}`;
-      sim.state.put({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName: 'strix-node-1', containers: [{ name: 'c', image: 'busybox:1.36' }] } });
+      sim.state.put({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, namespace: 'default' },
+        spec: { nodeName: 'strix-node-1', containers: [{ name: 'c', image: 'busybox:1.36' }] },
+      });
       await eventually('the watch reports the new pod', () => seen.at(-1)?.includes(name));
       sim.state.remove('pods', 'default', name);
-      assert.ok(sim.state.tlsConnections - before <= 3, `the watch's list, its watch and ${N} lists took ${sim.state.tlsConnections - before} TLS connections`);
+      assert.ok(
+        sim.state.tlsConnections - before <= 3,
+        `the watch's list, its watch and ${N} lists took ${sim.state.tlsConnections - before} TLS connections`,
+      );
     } finally {
       stop();
     }
   });
 
-  test('pod exec (WebSocket) still works through the client\'s KubeConfig', { ...T, skip: NO_ROOTS ?? false }, async () => {
+  test("pod exec (WebSocket) still works through the client's KubeConfig", { ...T, skip: NO_ROOTS ?? false }, async () => {
     const client = newClient();
     await client.listNodes();
-    const transport = new PodExecTransport({ kubeConfig: client.kubeConfig, client, namespace: 'default', pod: 'llama-0', container: 'llama' });
+    const transport = new PodExecTransport({
+      kubeConfig: client.kubeConfig,
+      client,
+      namespace: 'default',
+      pod: 'llama-0',
+      container: 'llama',
+    });
     try {
       const result = await transport.run({ script: 'echo exec-ok\n', timeoutMs: 30_000, maxOutputBytes: 65_536 });
       assert.equal(result.stdout, 'exec-ok\n');
@@ -130,11 +144,15 @@ describe('ClusterClient: one keep-alive connection pool per context', () => {
     const mark = sim.state.requests.length;
     await client.listNodes();
     assert.equal(client.connections.built, 2);
-    assert.deepEqual(sim.state.requests.slice(mark).map((r) => r.user), ['limited'], 'the new certificate was used');
-    await eventually('the old pool\'s connection is closed', () => sim.state.openTlsConnections() === 1);
+    assert.deepEqual(
+      sim.state.requests.slice(mark).map((r) => r.user),
+      ['limited'],
+      'the new certificate was used',
+    );
+    await eventually("the old pool's connection is closed", () => sim.state.openTlsConnections() === 1);
   });
 
-  test('dispose(): the pool\'s connections are closed, and the client still answers with a connection per request', T, async () => {
+  test("dispose(): the pool's connections are closed, and the client still answers with a connection per request", T, async () => {
     await quiet();
     const client = newClient();
     for (let i = 0; i < 3; i++) await client.listNodes();

@@ -55,9 +55,18 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
     const node = sim.state.get('nodes', undefined, NODE);
     assert.ok(node, `${NODE} is a fixture node`);
     const status = node['status'] as { addresses: { type: string; address: string }[] };
-    status.addresses = [{ type: 'Hostname', address: NODE }, { type: 'ExternalIP', address: '203.0.113.7' }, { type: 'InternalIP', address: '127.0.0.1' }];
+    status.addresses = [
+      { type: 'Hostname', address: NODE },
+      { type: 'ExternalIP', address: '203.0.113.7' },
+      { type: 'InternalIP', address: '127.0.0.1' },
+    ];
     sim.state.put(node);
-    sim.state.put({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'addressless-node', labels: { 'kubernetes.io/hostname': 'addressless-node' } }, status: { addresses: [] } });
+    sim.state.put({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'addressless-node', labels: { 'kubernetes.io/hostname': 'addressless-node' } },
+      status: { addresses: [] },
+    });
 
     apu = buildApuNode();
     // sshd runs `<login shell> -c "sh -s"` inside the chroot: give the root a shell at that path.
@@ -78,7 +87,10 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
   });
 
   /** The ssh settings of this test: a config with `Host 127.0.0.1` (as a user writes for a node's address). */
-  function sshOptions(file: string, extra: { knownHosts?: string; strict?: string; options?: Partial<SshFromConfigOptions> } = {}): SshFromConfigOptions {
+  function sshOptions(
+    file: string,
+    extra: { knownHosts?: string; strict?: string; options?: Partial<SshFromConfigOptions> } = {},
+  ): SshFromConfigOptions {
     const text = [
       'Host 127.0.0.1',
       `  Port ${sshd.port}`,
@@ -99,7 +111,7 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
     return summarizeNode(await client.readNode(name));
   }
 
-  test('the node\'s InternalIP through ~/.ssh/config: the inspection names the node\'s GPU pod and its global OOM kill', T, async () => {
+  test("the node's InternalIP through ~/.ssh/config: the inspection names the node's GPU pod and its global OOM kill", T, async () => {
     const node = await nodeSummary(NODE);
     const route = nodeProbeRoute(client, node, SSH, { ssh: sshOptions('ssh_config', { strict: 'yes' }) });
     assert.equal(route.kind, 'ssh', route.kind === 'unreachable' ? route.reason : '');
@@ -114,17 +126,20 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
         nodeAnalysisInputs(client, node),
       ]);
       assert.equal(run.exec.exitCode, 0, run.exec.stderr);
-      assert.equal(inputs.podNames?.get(LLAMA_UID), 'default/llama-0', 'the API server\'s pods on the node, by UID');
+      assert.equal(inputs.podNames?.get(LLAMA_UID), 'default/llama-0', "the API server's pods on the node, by UID");
       const inspection = analyzeCaptureText(run.captureText, { ...inputs, target: route.transport.target });
       assert.ok(inspection.capture.complete, inspection.problems.join('; '));
-      assert.equal(inspection.capture.root, '', 'the probe read the node\'s own paths');
+      assert.equal(inspection.capture.root, '', "the probe read the node's own paths");
       const pod = inspection.node?.pods.find((candidate) => candidate.podUid === LLAMA_UID);
-      assert.equal(pod?.gtt, 30 * GiB, 'the pod\'s GTT from the node\'s DRM fdinfo');
+      assert.equal(pod?.gtt, 30 * GiB, "the pod's GTT from the node's DRM fdinfo");
       const over = inspection.verdicts.find((verdict) => verdict.id === 'memory.pod-over-limit-in-reality');
       assert.ok(over, inspection.verdicts.map((verdict) => verdict.id).join(', '));
       assert.match(over.title, /default\/llama-0 holds .* of GTT/, 'the verdict names the pod as the cluster knows it');
       const victims = inspection.node?.oom?.summary.victims ?? [];
-      assert.deepEqual(victims.map((victim) => [victim.kind, victim.comm, victim.pid, victim.podName]), [['global', apu.facts.oomVictimComm, apu.facts.oomVictimPid, 'default/llama-0']]);
+      assert.deepEqual(
+        victims.map((victim) => [victim.kind, victim.comm, victim.pid, victim.podName]),
+        [['global', apu.facts.oomVictimComm, apu.facts.oomVictimPid, 'default/llama-0']],
+      );
       assert.match(sshd.log(), /Accepted publickey for root/);
     } finally {
       await route.transport.close();
@@ -134,17 +149,36 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
   test('a node with no address, or with an address that is no SSH destination, is refused with the reason before dialling', T, async () => {
     const none = nodeProbeRoute(client, await nodeSummary('addressless-node'), SSH, { ssh: sshOptions('ssh_config_none') });
     assert.equal(none.kind, 'unreachable');
-    assert.equal(none.kind === 'unreachable' && none.reason, 'node addressless-node reports no InternalIP, ExternalIP or Hostname address to reach over SSH');
+    assert.equal(
+      none.kind === 'unreachable' && none.reason,
+      'node addressless-node reports no InternalIP, ExternalIP or Hostname address to reach over SSH',
+    );
     // A hostile address from the API server is never handed to the SSH layer as an option or a user@host.
-    const hostile = nodeProbeRoute(client, { name: 'evil', addresses: [{ type: 'InternalIP', address: '-oProxyCommand=touch /tmp/x' }, { type: 'Hostname', address: 'root@elsewhere' }] }, SSH, { ssh: sshOptions('ssh_config_hostile') });
+    const hostile = nodeProbeRoute(
+      client,
+      {
+        name: 'evil',
+        addresses: [
+          { type: 'InternalIP', address: '-oProxyCommand=touch /tmp/x' },
+          { type: 'Hostname', address: 'root@elsewhere' },
+        ],
+      },
+      SSH,
+      { ssh: sshOptions('ssh_config_hostile') },
+    );
     assert.equal(hostile.kind, 'unreachable');
-    assert.match(hostile.kind === 'unreachable' ? hostile.reason : '', /not an address: InternalIP "-oProxyCommand=touch \/tmp\/x", Hostname "root@elsewhere"/);
+    assert.match(
+      hostile.kind === 'unreachable' ? hostile.reason : '',
+      /not an address: InternalIP "-oProxyCommand=touch \/tmp\/x", Hostname "root@elsewhere"/,
+    );
   });
 
   test('an unknown host key is refused when strict, and under "ask" only the prompt can accept it', T, async () => {
     const node = await nodeSummary(NODE);
     // StrictHostKeyChecking yes in the config, the node's key in no known_hosts file: refused, nothing run.
-    const strict = nodeProbeRoute(client, node, SSH, { ssh: sshOptions('ssh_config_strict', { knownHosts: emptyKnownHosts, strict: 'yes' }) });
+    const strict = nodeProbeRoute(client, node, SSH, {
+      ssh: sshOptions('ssh_config_strict', { knownHosts: emptyKnownHosts, strict: 'yes' }),
+    });
     assert.equal(strict.kind, 'ssh');
     if (strict.kind !== 'ssh') return;
     try {
@@ -172,7 +206,9 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
     assert.equal(declined.kind, 'ssh');
     if (declined.kind !== 'ssh') return;
     try {
-      const failure = await transportFailure(runProbe(declined.transport, { scope: 'node', hostRoot: declined.hostRoot, timeoutMs: 30_000 }));
+      const failure = await transportFailure(
+        runProbe(declined.transport, { scope: 'node', hostRoot: declined.hostRoot, timeoutMs: 30_000 }),
+      );
       assert.equal(failure.kind, 'host-key-unknown');
     } finally {
       await declined.transport.close();
@@ -184,7 +220,9 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
     // Accepting in the prompt connects, and the key is appended to the first UserKnownHostsFile.
     const acceptedFile = join(temp.dir, 'known_hosts.accepted');
     writeFileSync(acceptedFile, '');
-    const accepted = nodeProbeRoute(client, node, SSH, { ssh: sshOptions('ssh_config_accept', { knownHosts: acceptedFile, options: { confirmUnknownHost: async () => true } }) });
+    const accepted = nodeProbeRoute(client, node, SSH, {
+      ssh: sshOptions('ssh_config_accept', { knownHosts: acceptedFile, options: { confirmUnknownHost: async () => true } }),
+    });
     assert.equal(accepted.kind, 'ssh');
     if (accepted.kind !== 'ssh') return;
     try {
@@ -193,16 +231,28 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
     } finally {
       await accepted.transport.close();
     }
-    assert.match(readFileSync(acceptedFile, 'utf8'), new RegExp(`^\\[127\\.0\\.0\\.1\\]:${sshd.port} ssh-ed25519 ${sshd.hostKey.base64.replace(/[+/]/g, '\\$&')}\\n$`));
+    assert.match(
+      readFileSync(acceptedFile, 'utf8'),
+      new RegExp(`^\\[127\\.0\\.0\\.1\\]:${sshd.port} ssh-ed25519 ${sshd.hostKey.base64.replace(/[+/]/g, '\\$&')}\\n$`),
+    );
 
     // A policy that turns "ask" into a refusal (the CLI's) never asks.
     const policy = nodeProbeRoute(client, node, SSH, {
-      ssh: sshOptions('ssh_config_policy', { knownHosts: emptyKnownHosts, options: { hostKeyPolicy: () => ({ kind: 'override', policy: 'yes' }), confirmUnknownHost: async () => assert.fail('a strict policy must not ask') } }),
+      ssh: sshOptions('ssh_config_policy', {
+        knownHosts: emptyKnownHosts,
+        options: {
+          hostKeyPolicy: () => ({ kind: 'override', policy: 'yes' }),
+          confirmUnknownHost: async () => assert.fail('a strict policy must not ask'),
+        },
+      }),
     });
     assert.equal(policy.kind, 'ssh');
     if (policy.kind !== 'ssh') return;
     try {
-      assert.equal((await transportFailure(runProbe(policy.transport, { scope: 'node', hostRoot: policy.hostRoot, timeoutMs: 30_000 }))).kind, 'host-key-unknown');
+      assert.equal(
+        (await transportFailure(runProbe(policy.transport, { scope: 'node', hostRoot: policy.hostRoot, timeoutMs: 30_000 }))).kind,
+        'host-key-unknown',
+      );
     } finally {
       await policy.transport.close();
     }
@@ -223,13 +273,24 @@ describe('Inspect Node over SSH to the node\'s address (nodeProbe "ssh")', { ski
       '',
     ].join('\n');
     const warnings: string[] = [];
-    const ssh: SshFromConfigOptions = { env: { home: temp.dir, user: 'nobody-here' }, config: { text, path: join(temp.dir, 'ssh_config_alias'), resolve: {} }, warn: (line) => void warnings.push(line) };
+    const ssh: SshFromConfigOptions = {
+      env: { home: temp.dir, user: 'nobody-here' },
+      config: { text, path: join(temp.dir, 'ssh_config_alias'), resolve: {} },
+      warn: (line) => void warnings.push(line),
+    };
     const node = await nodeSummary(NODE);
     const byAddress = nodeProbeRoute(client, node, SSH, { ssh });
     assert.equal(byAddress.kind, 'ssh');
     if (byAddress.kind !== 'ssh') return;
-    assert.equal(byAddress.transport.target, `ssh root@127.0.0.1:${sshd.port}`, 'the address is dialled, not the HostName of the Host block it matches');
-    assert.ok(warnings.some((line) => line.includes('HostName 203.0.113.99 for 127.0.0.1 is not followed')), warnings.join('\n'));
+    assert.equal(
+      byAddress.transport.target,
+      `ssh root@127.0.0.1:${sshd.port}`,
+      'the address is dialled, not the HostName of the Host block it matches',
+    );
+    assert.ok(
+      warnings.some((line) => line.includes('HostName 203.0.113.99 for 127.0.0.1 is not followed')),
+      warnings.join('\n'),
+    );
     try {
       const run = await runProbe(byAddress.transport, { scope: 'node', hostRoot: '', timeoutMs: 60_000 });
       assert.equal(run.exec.exitCode, 0, run.exec.stderr);

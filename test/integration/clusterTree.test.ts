@@ -27,7 +27,15 @@ import { TransportError } from '../../src/core/probe/transport.ts';
 import { ClusterClient } from '../../src/kube/clusterClient.ts';
 import { DebugPodTransport } from '../../src/kube/debugPodTransport.ts';
 import type { ContextNodes, ExplorerNode, NodePods } from '../../src/kube/explorer.ts';
-import { listNodeGpuPods, loadContextNodes, nodeMemoryEventsOf, podContainers, podHamiFacts, podManifestYaml, splitGpuPods } from '../../src/kube/explorer.ts';
+import {
+  listNodeGpuPods,
+  loadContextNodes,
+  nodeMemoryEventsOf,
+  podContainers,
+  podHamiFacts,
+  podManifestYaml,
+  splitGpuPods,
+} from '../../src/kube/explorer.ts';
 import { loadKubeconfigs } from '../../src/kube/kubeconfig.ts';
 import type { LoadedContext, LoadedKubeconfig } from '../../src/kube/kubeconfig.ts';
 import { fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
@@ -73,12 +81,17 @@ function podItem(pods: NodePods, name: string, now = Date.now()): TreeItemModel 
 
 /** A tooltip as the reader sees it: the Markdown escapes and entities of markdownText() removed. */
 function text(markdown: string): string {
-  return markdown.replace(/\\([!-/:-@[-`{-~])/g, '$1').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return markdown
+    .replace(/\\([!-/:-@[-`{-~])/g, '$1')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 /** Markdown that came from cluster values must carry no live syntax: no HTML, link, image or autolink. */
 function assertInert(markdown: string, hostile: readonly string[]): void {
-  for (const text of hostile) assert.ok(!markdown.includes(text), `the tooltip does not contain ${JSON.stringify(text)} verbatim:\n${markdown}`);
+  for (const text of hostile)
+    assert.ok(!markdown.includes(text), `the tooltip does not contain ${JSON.stringify(text)} verbatim:\n${markdown}`);
   assert.doesNotMatch(markdown, /(^|[^\\])<[a-z]/i, 'no raw HTML tag');
   assert.doesNotMatch(markdown, /(^|[^\\])\]\(/, 'no link or image');
   assert.doesNotMatch(markdown, /(^|[^\\])https?:\/\//, 'no autolinked URL');
@@ -148,21 +161,37 @@ describe('the Clusters view against the simulator', () => {
   });
 
   test('every context of every KUBECONFIG file is listed at once, the current one marked', T, () => {
-    assert.deepEqual(loaded.contexts.map((c) => c.name), ['gpumem-demo', 'gpumem-demo-limited', 'gpumem-demo-viewer', 'gpumem-demo-nobody', 'staging-offline', 'blackhole']);
-    const item = contextTreeItem(infoOf(contextNamed('gpumem-demo'), loaded.currentContext), adminNodes.state, { connecting: false, nodes: { total: adminNodes.nodes.length, gpu: adminNodes.nodes.filter((n) => n.summary.isGpuNode).length } });
+    assert.deepEqual(
+      loaded.contexts.map((c) => c.name),
+      ['gpumem-demo', 'gpumem-demo-limited', 'gpumem-demo-viewer', 'gpumem-demo-nobody', 'staging-offline', 'blackhole'],
+    );
+    const item = contextTreeItem(infoOf(contextNamed('gpumem-demo'), loaded.currentContext), adminNodes.state, {
+      connecting: false,
+      nodes: { total: adminNodes.nodes.length, gpu: adminNodes.nodes.filter((n) => n.summary.isGpuNode).length },
+    });
     assert.equal(item.label, 'gpumem-demo');
     assert.equal(item.description, `current · ${DEMO_GIT_VERSION} · 5 nodes, 4 GPU`);
     assert.equal(item.icon.id, 'vm-active');
     assert.equal(item.contextValue, 'gpumem.context');
     assert.equal(item.collapsible, true);
-    const other = contextTreeItem(infoOf(contextNamed('gpumem-demo-viewer'), loaded.currentContext), { kind: 'Unknown' }, { connecting: false });
+    const other = contextTreeItem(
+      infoOf(contextNamed('gpumem-demo-viewer'), loaded.currentContext),
+      { kind: 'Unknown' },
+      { connecting: false },
+    );
     assert.equal(other.description, 'not checked');
-    assert.equal(contextTreeItem(infoOf(contextNamed('gpumem-demo-viewer'), loaded.currentContext), { kind: 'Unknown' }, { connecting: true }).icon.id, 'loading~spin');
+    assert.equal(
+      contextTreeItem(infoOf(contextNamed('gpumem-demo-viewer'), loaded.currentContext), { kind: 'Unknown' }, { connecting: true }).icon.id,
+      'loading~spin',
+    );
   });
 
   test('nodes: GPU nodes first, each with vendor, unified memory, capacity, HAMi, pressure, taints, SystemOOM', T, () => {
     assert.equal(adminNodes.state.kind, 'Reachable');
-    assert.deepEqual(adminNodes.nodes.map((n) => n.summary.name), ['gpu-node-7', 'gpu-node-8', 'secure-node-1', 'strix-node-1', 'web-node-3']);
+    assert.deepEqual(
+      adminNodes.nodes.map((n) => n.summary.name),
+      ['gpu-node-7', 'gpu-node-8', 'secure-node-1', 'strix-node-1', 'web-node-3'],
+    );
     const now = Date.now();
 
     const apu = nodeItem(adminNodes, 'strix-node-1', now);
@@ -178,7 +207,10 @@ describe('the Clusters view against the simulator', () => {
     const hamiJson = nodeItem(adminNodes, 'gpu-node-7', now);
     assert.equal(hamiJson.description, 'NVIDIA · nvidia.com/gpu 10 · HAMi 1 GPU, 79.6 GiB, split 10 (JSON, HAMi ≥ 2.8)');
     assert.equal(hamiJson.icon.id, 'circuit-board');
-    assert.match(text(hamiJson.tooltip), /GPU-6f1d2c3b-8a4e-4b2f-9c1d-0e7a5b3c2d1f: NVIDIA-NVIDIA H100 80GB HBM3, 79\.6 GiB, split 10, 100% cores, healthy, hami-core/);
+    assert.match(
+      text(hamiJson.tooltip),
+      /GPU-6f1d2c3b-8a4e-4b2f-9c1d-0e7a5b3c2d1f: NVIDIA-NVIDIA H100 80GB HBM3, 79\.6 GiB, split 10, 100% cores, healthy, hami-core/,
+    );
     assert.match(text(hamiJson.tooltip), /\*\*hami\.io\/node-handshake:\*\* Requesting_2026-11-29 21:30:04/);
 
     const hamiCsv = nodeItem(adminNodes, 'gpu-node-8', now);
@@ -194,11 +226,14 @@ describe('the Clusters view against the simulator', () => {
     assert.equal(adminNodes.eventsProblem, undefined);
   });
 
-  test('a node\'s GPU pods: selected by the API server, with requests, QoS, OOMKilled restarts and HAMi allocation', T, async () => {
+  test("a node's GPU pods: selected by the API server, with requests, QoS, OOMKilled restarts and HAMi allocation", T, async () => {
     const mark = sim.state.requests.length;
     const now = Date.now();
     const apu = await listNodeGpuPods(admin, 'strix-node-1');
-    assert.deepEqual(apu.gpuPods.map((p) => p.summary.name), ['llama-0']);
+    assert.deepEqual(
+      apu.gpuPods.map((p) => p.summary.name),
+      ['llama-0'],
+    );
     assert.equal(apu.otherPods, 1, 'node-exporter is not a GPU pod');
     const llama = podItem(apu, 'llama-0', now);
     assert.equal(llama.description, 'default · amd.com/gpu 1 · Burstable · 1 restart, OOMKilled 20m ago');
@@ -210,10 +245,19 @@ describe('the Clusters view against the simulator', () => {
     assert.equal(otherPodsItem(apu.otherPods).label, '1 pod without GPUs');
 
     const hami = await listNodeGpuPods(admin, 'gpu-node-7');
-    assert.deepEqual(hami.gpuPods.map((p) => p.summary.name), ['static-infer-0', 'trainer-0']);
+    assert.deepEqual(
+      hami.gpuPods.map((p) => p.summary.name),
+      ['static-infer-0', 'trainer-0'],
+    );
     assert.equal(hami.otherPods, 1, 'the device-plugin pod');
-    assert.equal(podItem(hami, 'trainer-0', now).description, 'ml · nvidia.com/gpu 1, gpucores 50, gpumem 8192 · Burstable · HAMi 8192 MiB, 50% cores on GPU-6f1d2c3b-8a…');
-    assert.equal(podItem(hami, 'static-infer-0', now).description, 'ml · nvidia.com/gpu 1, gpumem 8192 · Burstable · HAMi 8192 MiB, 0% cores on GPU-6f1d2c3b-8a…');
+    assert.equal(
+      podItem(hami, 'trainer-0', now).description,
+      'ml · nvidia.com/gpu 1, gpucores 50, gpumem 8192 · Burstable · HAMi 8192 MiB, 50% cores on GPU-6f1d2c3b-8a…',
+    );
+    assert.equal(
+      podItem(hami, 'static-infer-0', now).description,
+      'ml · nvidia.com/gpu 1, gpumem 8192 · Burstable · HAMi 8192 MiB, 0% cores on GPU-6f1d2c3b-8a…',
+    );
     assert.match(text(podItem(hami, 'trainer-0', now).tooltip), /\*\*HAMi allocated to trainer:\*\* GPU-6f1d2c3b/);
 
     const plain = await listNodeGpuPods(admin, 'web-node-3');
@@ -225,7 +269,8 @@ describe('the Clusters view against the simulator', () => {
 
     const podLists = sim.state.requests.slice(mark).filter((r) => r.method === 'GET' && /\/pods(\?|$)/.test(r.path));
     assert.equal(podLists.length, 4);
-    for (const request of podLists) assert.match(decodeURIComponent(request.path), /fieldSelector=spec\.nodeName=/, `selected on the server: ${request.path}`);
+    for (const request of podLists)
+      assert.match(decodeURIComponent(request.path), /fieldSelector=spec\.nodeName=/, `selected on the server: ${request.path}`);
   });
 
   test('the node watch feeds the children: a new GPU pod appears, a deleted one goes', T, async () => {
@@ -237,11 +282,16 @@ describe('the Clusters view against the simulator', () => {
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: { name: 'whisper-0', namespace: 'default', uid: 'c0ffee00-0000-4000-8000-000000000001' },
-        spec: { nodeName: 'strix-node-1', containers: [{ name: 'whisper', image: 'example/whisper', resources: { limits: { 'amd.com/gpu': '1', memory: '4Gi', cpu: '1' } } }] },
+        spec: {
+          nodeName: 'strix-node-1',
+          containers: [
+            { name: 'whisper', image: 'example/whisper', resources: { limits: { 'amd.com/gpu': '1', memory: '4Gi', cpu: '1' } } },
+          ],
+        },
         status: { phase: 'Running', qosClass: 'Burstable' },
       };
       sim.state.put(pod as never);
-      await waitFor('whisper-0 in the node\'s children', () => seen.at(-1)?.gpuPods.some((p) => p.summary.name === 'whisper-0'));
+      await waitFor("whisper-0 in the node's children", () => seen.at(-1)?.gpuPods.some((p) => p.summary.name === 'whisper-0'));
       const whisper = seen.at(-1)?.gpuPods.find((p) => p.summary.name === 'whisper-0');
       assert.ok(whisper);
       const item = podTreeItem(whisper.summary, Date.now());
@@ -289,13 +339,29 @@ describe('the Clusters view against the simulator', () => {
       await transport.close();
     }
     assert.equal(sim.state.createdPods.length, created, 'nothing was created');
-    const message = explainProbeFailure(failure, { context: 'gpumem-demo-limited', namespace: DEBUG_NS, action: 'Inspecting node secure-node-1' });
-    assert.match(message, /^Inspecting node secure-node-1: Your credentials for context "gpumem-demo-limited" may not create pods in namespace "gpumem-debug" \(RBAC\)\./);
+    const message = explainProbeFailure(failure, {
+      context: 'gpumem-demo-limited',
+      namespace: DEBUG_NS,
+      action: 'Inspecting node secure-node-1',
+    });
+    assert.match(
+      message,
+      /^Inspecting node secure-node-1: Your credentials for context "gpumem-demo-limited" may not create pods in namespace "gpumem-debug" \(RBAC\)\./,
+    );
     assert.match(message, /Check with: kubectl auth can-i create pods -n gpumem-debug --context=gpumem-demo-limited\./);
     assert.match(message, /The node debug pod needs create, get, watch and delete on pods, and create on pods\/exec\./);
-    assert.match(message, /\(API server: pods is forbidden: User "limited" cannot create resource "pods" in API group "" in the namespace "gpumem-debug"\)$/);
+    assert.match(
+      message,
+      /\(API server: pods is forbidden: User "limited" cannot create resource "pods" in API group "" in the namespace "gpumem-debug"\)$/,
+    );
     // exec into a pod outside `ml` is refused too, as create pods/exec
-    assert.match(explainProbeFailure({ kind: 'forbidden', verb: 'create', resource: 'pods/exec', detail: 'x' }, { context: 'c', namespace: 'research' }), /kubectl auth can-i create pods --subresource=exec -n research --context=c/);
+    assert.match(
+      explainProbeFailure(
+        { kind: 'forbidden', verb: 'create', resource: 'pods/exec', detail: 'x' },
+        { context: 'c', namespace: 'research' },
+      ),
+      /kubectl auth can-i create pods --subresource=exec -n research --context=c/,
+    );
   });
 
   test('unreachable contexts: a closed port is Unreachable(network) at once, a silent server within the probe timeout', T, async () => {
@@ -313,27 +379,50 @@ describe('the Clusters view against the simulator', () => {
     const elapsed = Date.now() - started;
     assert.equal(silentResult.state.kind === 'Unreachable' && silentResult.state.cause, 'timeout');
     assert.ok(elapsed < 5_000, `a silent server holds a context for the probe timeout only (${elapsed} ms)`);
-    assert.equal(contextTreeItem(infoOf(contextNamed('blackhole'), undefined), silentResult.state, { connecting: false }).description, 'unreachable');
+    assert.equal(
+      contextTreeItem(infoOf(contextNamed('blackhole'), undefined), silentResult.state, { connecting: false }).description,
+      'unreachable',
+    );
   });
 
   test('hostile strings from the cluster render as text: plain labels, inert Markdown tooltips', T, async () => {
-    const hostile = ['<img src=x onerror=alert(1)>', '[click](command:workbench.action.terminal.new)', 'https://evil.example/x', '![i](https://evil.example/i.png)'];
+    const hostile = [
+      '<img src=x onerror=alert(1)>',
+      '[click](command:workbench.action.terminal.new)',
+      'https://evil.example/x',
+      '![i](https://evil.example/i.png)',
+    ];
     sim.state.put({
       apiVersion: 'v1',
       kind: 'Node',
       metadata: {
         name: 'evil-node',
         labels: { 'nvidia.com/gpu.present': 'true' },
-        annotations: { 'hami.io/node-handshake': hostile.join(' '), 'hami.io/node-nvidia-register': `${hostile[0]},1,1024,100,${hostile[1]},0,true:` },
+        annotations: {
+          'hami.io/node-handshake': hostile.join(' '),
+          'hami.io/node-nvidia-register': `${hostile[0]},1,1024,100,${hostile[1]},0,true:`,
+        },
       },
       spec: { taints: [{ key: 'evil', value: hostile[2], effect: 'NoSchedule' }] },
-      status: { capacity: { 'nvidia.com/gpu': '1' }, allocatable: { 'nvidia.com/gpu': '1' }, conditions: [{ type: 'MemoryPressure', status: 'True', message: `${hostile[3]}\n# heading` }] },
+      status: {
+        capacity: { 'nvidia.com/gpu': '1' },
+        allocatable: { 'nvidia.com/gpu': '1' },
+        conditions: [{ type: 'MemoryPressure', status: 'True', message: `${hostile[3]}\n# heading` }],
+      },
     } as never);
     sim.state.put({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'evil-pod', namespace: 'default', annotations: { 'hami.io/vgpu-node': 'evil-node', 'hami.io/bind-phase': `${hostile[1]}\u0007\nfailed` } },
-      spec: { nodeName: 'evil-node', schedulerName: hostile[0], containers: [{ name: 'c', image: 'x', resources: { limits: { 'nvidia.com/gpu': '1' } } }] },
+      metadata: {
+        name: 'evil-pod',
+        namespace: 'default',
+        annotations: { 'hami.io/vgpu-node': 'evil-node', 'hami.io/bind-phase': `${hostile[1]}\u0007\nfailed` },
+      },
+      spec: {
+        nodeName: 'evil-node',
+        schedulerName: hostile[0],
+        containers: [{ name: 'c', image: 'x', resources: { limits: { 'nvidia.com/gpu': '1' } } }],
+      },
       status: { phase: 'Running' },
     } as never);
     try {
@@ -345,7 +434,11 @@ describe('the Clusters view against the simulator', () => {
       const pod = podItem(pods, 'evil-pod');
       assertInert(pod.tooltip, hostile);
       assert.doesNotMatch(pod.description, /[\u0000-\u001f]/, 'no control character in the description');
-      assert.match(pod.description, /bind-phase \[click\]\(command:workbench\.action\.terminal\.new\) failed/, 'plain text, shown literally');
+      assert.match(
+        pod.description,
+        /bind-phase \[click\]\(command:workbench\.action\.terminal\.new\) failed/,
+        'plain text, shown literally',
+      );
       assert.equal(plainLabel(`a\nb\u0007c${'x'.repeat(400)}`).length, 160);
       assert.equal(markdownText('**x** <b>'), '\\*\\*x\\*\\* &lt;b&gt;');
     } finally {
@@ -356,7 +449,10 @@ describe('the Clusters view against the simulator', () => {
 
   test('"Copy Probe Command": kubectl lines whose names survive the shell as single arguments', T, () => {
     const nodeCommand = nodeProbeCommand({ context: 'gpumem-demo', node: 'strix-node-1', namespace: 'default', image: 'busybox:1.36' });
-    assert.equal(nodeCommand.command, 'kubectl --context=gpumem-demo -n default debug node/strix-node-1 --image=busybox:1.36 -i --profile=sysadmin -- sh -s < probe.sh > capture.txt');
+    assert.equal(
+      nodeCommand.command,
+      'kubectl --context=gpumem-demo -n default debug node/strix-node-1 --image=busybox:1.36 -i --profile=sysadmin -- sh -s < probe.sh > capture.txt',
+    );
     assert.deepEqual(nodeCommand.script, { scope: 'node', hostRoot: '/host' });
     const podCommand = podProbeCommand({ context: 'gpumem-demo', namespace: 'default', pod: 'llama-0', container: 'llama' });
     assert.equal(podCommand.command, 'kubectl --context=gpumem-demo exec -i -n default llama-0 -c llama -- sh -s < probe.sh > capture.txt');
@@ -369,7 +465,19 @@ describe('the Clusters view against the simulator', () => {
     const words = quoted.replace(/^kubectl /, '').replace(/ < probe\.sh > capture\.txt$/, '');
     const out = spawnSync('sh', ['-c', `printf '%s\\n' ${words}`], { encoding: 'utf8' });
     assert.equal(out.status, 0, out.stderr);
-    assert.deepEqual(out.stdout.split('\n').slice(0, -1), [`--context=${evil}`, 'exec', '-i', '-n', 'ml', 'p', '-c', 'c', '--', 'sh', '-s']);
+    assert.deepEqual(out.stdout.split('\n').slice(0, -1), [
+      `--context=${evil}`,
+      'exec',
+      '-i',
+      '-n',
+      'ml',
+      'p',
+      '-c',
+      'c',
+      '--',
+      'sh',
+      '-s',
+    ]);
   });
 
   test('"Run HAMi Checklist on Pod": the cluster facts of the bypassed pod', T, async () => {
@@ -388,13 +496,23 @@ describe('the Clusters view against the simulator', () => {
     assert.match(text(markdown), /\| ✅ \| HAMi scheduler \| kube-system\/hami-scheduler-6d9c7b8f5-q8w2r \(Running\) \|/);
     assert.match(text(markdown), /\| ✅ \| Pod's scheduler \| hami-scheduler \|/);
     assert.match(text(markdown), /\| ❌ \| CUDA_DISABLE_CONTROL in the spec \| true: HAMi skips the ld.so.preload mount \|/);
-    assert.deepEqual(podContainers(pod).map((c) => c.name), ['static-infer']);
+    assert.deepEqual(
+      podContainers(pod).map((c) => c.name),
+      ['static-infer'],
+    );
 
     // The crash-looping device plugin on gpu-node-8, seen from a pod there.
-    const onEight = { ...pod, metadata: { ...pod.metadata, name: 'x' }, spec: { ...pod.spec, nodeName: 'gpu-node-8', containers: pod.spec?.containers ?? [] } } as V1Pod;
+    const onEight = {
+      ...pod,
+      metadata: { ...pod.metadata, name: 'x' },
+      spec: { ...pod.spec, nodeName: 'gpu-node-8', containers: pod.spec?.containers ?? [] },
+    } as V1Pod;
     const eight = await podHamiFacts(admin, onEight, undefined);
     assert.deepEqual(eight.facts.devicePluginPods, [{ name: 'hami-device-plugin-m4t9z', phase: 'Running', ready: false }]);
-    assert.match(text(hamiClusterMarkdown(eight.section)), /\| ❌ \| HAMi device plugin on gpu-node-8 \| hami-device-plugin-m4t9z: Running, not ready \|/);
+    assert.match(
+      text(hamiClusterMarkdown(eight.section)),
+      /\| ❌ \| HAMi device plugin on gpu-node-8 \| hami-device-plugin-m4t9z: Running, not ready \|/,
+    );
 
     // A pod HAMi does not manage (the AMD APU pod): the facts say so (the checklist then lets the container's
     // evidence decide instead of reading the missing device plugin as a bypass), and so does the section.
@@ -407,10 +525,19 @@ describe('the Clusters view against the simulator', () => {
 
   test('"Explain OOM Kills on Node": the node\'s SystemOOM event next to the kernel log', T, async () => {
     const events = await nodeMemoryEventsOf(admin, 'strix-node-1');
-    assert.deepEqual(events.map((e) => e.kind), ['SystemOOM', 'NodeHasInsufficientMemory']);
+    assert.deepEqual(
+      events.map((e) => e.kind),
+      ['SystemOOM', 'NodeHasInsufficientMemory'],
+    );
     const markdown = nodeEventsMarkdown('strix-node-1', events);
-    assert.match(text(markdown), /\| SystemOOM \| 1 \| llama-server \(pid 398211\) \| System OOM encountered, victim process: llama-server, pid: 398211 \|/);
-    assert.match(text(nodeEventsMarkdown('web-node-3', await nodeMemoryEventsOf(admin, 'web-node-3'))), /No SystemOOM, OOMKilling or memory-eviction events about node web-node-3/);
+    assert.match(
+      text(markdown),
+      /\| SystemOOM \| 1 \| llama-server \(pid 398211\) \| System OOM encountered, victim process: llama-server, pid: 398211 \|/,
+    );
+    assert.match(
+      text(nodeEventsMarkdown('web-node-3', await nodeMemoryEventsOf(admin, 'web-node-3'))),
+      /No SystemOOM, OOMKilling or memory-eviction events about node web-node-3/,
+    );
     const nobody = new ClusterClient(contextNamed('gpumem-demo-nobody'));
     try {
       await nodeMemoryEventsOf(nobody, 'strix-node-1');
@@ -418,21 +545,36 @@ describe('the Clusters view against the simulator', () => {
     } catch (error) {
       const failure = (error as { failure?: Parameters<typeof explainKubeFailure>[0] }).failure;
       assert.ok(failure);
-      assert.match(explainKubeFailure(failure, { context: 'gpumem-demo-nobody', namespace: 'default' }), /may not list events in namespace "default"/);
+      assert.match(
+        explainKubeFailure(failure, { context: 'gpumem-demo-nobody', namespace: 'default' }),
+        /may not list events in namespace "default"/,
+      );
     }
   });
 
   test('"Open Manifest": the live pod as wire YAML, without managedFields, linted like a file', T, async () => {
     const pod = await admin.readPod('default', 'llama-0');
     const yaml = podManifestYaml(pod);
-    const doc = parseYaml(yaml) as { apiVersion: string; kind: string; metadata: Record<string, unknown>; status: { containerStatuses: { lastState: { terminated: { finishedAt: unknown } } }[] } };
+    const doc = parseYaml(yaml) as {
+      apiVersion: string;
+      kind: string;
+      metadata: Record<string, unknown>;
+      status: { containerStatuses: { lastState: { terminated: { finishedAt: unknown } } }[] };
+    };
     assert.equal(doc.apiVersion, 'v1');
     assert.equal(doc.kind, 'Pod');
     assert.ok(yaml.startsWith('apiVersion: v1\nkind: Pod\n'));
     assert.equal(doc.metadata['managedFields'], undefined);
-    assert.equal(typeof doc.status.containerStatuses[0]?.lastState.terminated.finishedAt, 'string', 'times as RFC 3339 text, as the API sends them');
+    assert.equal(
+      typeof doc.status.containerStatuses[0]?.lastState.terminated.finishedAt,
+      'string',
+      'times as RFC 3339 text, as the API sends them',
+    );
     const findings = lintText(yaml).findings.map((f) => f.ruleId);
-    assert.ok(findings.some((id) => id.startsWith('uma-')), `the unified-memory rules see the APU pod: ${findings.join(', ')}`);
+    assert.ok(
+      findings.some((id) => id.startsWith('uma-')),
+      `the unified-memory rules see the APU pod: ${findings.join(', ')}`,
+    );
   });
 });
 

@@ -66,7 +66,18 @@ describe('debug pod safety: deadlines, leftovers, recursive read-only /host, dea
   /** A debug pod as a run of `creator` creates it, left behind (its client SIGKILLed). */
   async function leftBehind(creator: string, deadlineSeconds: number): Promise<string> {
     const name = debugPodName(NODE);
-    const manifest = debugPodManifest({ name, namespace: NS, node: NODE, image: 'busybox:1.36', activeDeadlineSeconds: deadlineSeconds, tolerations: [], capabilities: ['SYS_PTRACE'], privileged: false, recursiveReadOnly: false, creator });
+    const manifest = debugPodManifest({
+      name,
+      namespace: NS,
+      node: NODE,
+      image: 'busybox:1.36',
+      activeDeadlineSeconds: deadlineSeconds,
+      tolerations: [],
+      capabilities: ['SYS_PTRACE'],
+      privileged: false,
+      recursiveReadOnly: false,
+      creator,
+    });
     await admin.createPod(NS, manifest);
     return name;
   }
@@ -86,7 +97,11 @@ describe('debug pod safety: deadlines, leftovers, recursive read-only /host, dea
 
   test('activeDeadlineSeconds: Failed with reason DeadlineExceeded, from startTime, and the pod stays', T, async () => {
     const name = await leftBehind(ME, 1);
-    const failed = await eventually('the pod fails at its deadline', () => (pod(name)?.status?.phase === 'Failed' ? pod(name) : undefined), 10_000);
+    const failed = await eventually(
+      'the pod fails at its deadline',
+      () => (pod(name)?.status?.phase === 'Failed' ? pod(name) : undefined),
+      10_000,
+    );
     assert.equal(failed.status?.reason, 'DeadlineExceeded');
     assert.equal(failed.status?.message, 'Pod was active on the node longer than the specified deadline');
     const started = Date.parse(String(failed.status?.startTime));
@@ -96,7 +111,7 @@ describe('debug pod safety: deadlines, leftovers, recursive read-only /host, dea
     await admin.deletePod(NS, name, { gracePeriodSeconds: 0 });
   });
 
-  test('a run first removes its creator\'s finished and expired leftovers, never another user\'s or a pod in use', T, async () => {
+  test("a run first removes its creator's finished and expired leftovers, never another user's or a pod in use", T, async () => {
     const mine = await leftBehind(ME, 1);
     const theirs = await leftBehind(OTHER, 1);
     const inUse = await leftBehind(ME, 600);
@@ -122,12 +137,21 @@ describe('debug pod safety: deadlines, leftovers, recursive read-only /host, dea
     assert.equal(outcome?.kind, 'swept');
     const removed = outcome?.kind === 'swept' ? outcome.removed : [];
     assert.deepEqual(removed.map((line) => line.split(' ')[0]).sort(), [mine, stale].sort());
-    assert.ok(removed.some((line) => line.startsWith(`${mine} (Failed DeadlineExceeded)`)), removed.join(', '));
-    assert.ok(removed.some((line) => line.startsWith(`${stale} (past its activeDeadlineSeconds (5 s))`)), removed.join(', '));
-    assert.ok(log.slice(mark).some((line) => line.includes(`removed 2 leftover debug pod(s) of ${ME} in ${NS}`)), log.slice(mark).join('\n'));
+    assert.ok(
+      removed.some((line) => line.startsWith(`${mine} (Failed DeadlineExceeded)`)),
+      removed.join(', '),
+    );
+    assert.ok(
+      removed.some((line) => line.startsWith(`${stale} (past its activeDeadlineSeconds (5 s))`)),
+      removed.join(', '),
+    );
+    assert.ok(
+      log.slice(mark).some((line) => line.includes(`removed 2 leftover debug pod(s) of ${ME} in ${NS}`)),
+      log.slice(mark).join('\n'),
+    );
     await eventually('the leftovers are gone', () => !pod(mine) && !pod(stale));
-    assert.ok(pod(theirs), 'another user\'s pod is never deleted');
-    assert.ok(pod(inUse), 'a pod within its deadline may be another run\'s: kept');
+    assert.ok(pod(theirs), "another user's pod is never deleted");
+    assert.ok(pod(inUse), "a pod within its deadline may be another run's: kept");
     // The new pod names its creator.
     const created = sim.state.createdPods.at(-1);
     assert.ok(created && created.namespace === NS);
@@ -149,21 +173,37 @@ describe('debug pod safety: deadlines, leftovers, recursive read-only /host, dea
     try {
       const skipped = await sweepDebugPods(admin, NS, ME);
       assert.equal(skipped.kind, 'skipped');
-      assert.match(skipped.kind === 'skipped' ? skipped.reason : '', /could not list the debug pods of namespace "gpumem-safety".*forbidden/i);
+      assert.match(
+        skipped.kind === 'skipped' ? skipped.reason : '',
+        /could not list the debug pods of namespace "gpumem-safety".*forbidden/i,
+      );
     } finally {
       sim.setFault(null);
     }
   });
 
   test('/host is mounted recursively read-only when the runtime reports it, plain read-only (and logged) when not', T, async () => {
-    setRuntimeHandlers([{ name: '', features: { recursiveReadOnlyMounts: true, userNamespaces: false } }, { name: 'runc', features: { recursiveReadOnlyMounts: true } }]);
+    setRuntimeHandlers([
+      { name: '', features: { recursiveReadOnlyMounts: true, userNamespaces: false } },
+      { name: 'runc', features: { recursiveReadOnlyMounts: true } },
+    ]);
     try {
       // Retained, so the pod (and its spec as the API server stored it) is still there after the run.
-      const supported = new DebugPodTransport({ client: admin, node: NODE, namespace: NS, creator: ME, sweep: false, lifetime: { kind: 'retained' }, log: (line) => log.push(line) });
+      const supported = new DebugPodTransport({
+        client: admin,
+        node: NODE,
+        namespace: NS,
+        creator: ME,
+        sweep: false,
+        lifetime: { kind: 'retained' },
+        log: (line) => log.push(line),
+      });
       try {
         assert.equal((await supported.run(request('echo rro\n'))).stdout, 'rro\n');
         const stored = pod(supported.lastPod ?? '');
-        assert.deepEqual(stored?.spec?.containers[0]?.volumeMounts, [{ name: 'host-root', mountPath: '/host', readOnly: true, recursiveReadOnly: 'Enabled', mountPropagation: 'None' }]);
+        assert.deepEqual(stored?.spec?.containers[0]?.volumeMounts, [
+          { name: 'host-root', mountPath: '/host', readOnly: true, recursiveReadOnly: 'Enabled', mountPropagation: 'None' },
+        ]);
         assert.equal(stored?.metadata?.annotations?.[DEBUG_POD_CREATOR_ANNOTATION], ME);
       } finally {
         await supported.close();
@@ -171,7 +211,14 @@ describe('debug pod safety: deadlines, leftovers, recursive read-only /host, dea
       assert.deepEqual(supported.hostMount, { kind: 'recursive-read-only' });
 
       setRuntimeHandlers([{ name: '', features: { recursiveReadOnlyMounts: false } }]);
-      const unsupported = new DebugPodTransport({ client: admin, node: NODE, namespace: NS, creator: ME, sweep: false, log: (line) => log.push(line) });
+      const unsupported = new DebugPodTransport({
+        client: admin,
+        node: NODE,
+        namespace: NS,
+        creator: ME,
+        sweep: false,
+        log: (line) => log.push(line),
+      });
       const mark = log.length;
       try {
         assert.equal((await unsupported.run(request('echo plain\n'))).stdout, 'plain\n');
@@ -179,20 +226,48 @@ describe('debug pod safety: deadlines, leftovers, recursive read-only /host, dea
         await unsupported.close();
       }
       assert.deepEqual(unsupported.hostMount, { kind: 'top-read-only', support: 'unsupported' });
-      assert.ok(log.slice(mark).some((line) => line.includes('/host is read-only at its top mount only')), log.slice(mark).join('\n'));
+      assert.ok(
+        log.slice(mark).some((line) => line.includes('/host is read-only at its top mount only')),
+        log.slice(mark).join('\n'),
+      );
 
       // The kubelet refuses Enabled on a runtime without the feature; the API server checks the field.
       const name = debugPodName(NODE);
-      const manifest = debugPodManifest({ name, namespace: NS, node: NODE, image: 'busybox:1.36', activeDeadlineSeconds: 60, tolerations: [], capabilities: [], privileged: false, recursiveReadOnly: true, creator: ME });
+      const manifest = debugPodManifest({
+        name,
+        namespace: NS,
+        node: NODE,
+        image: 'busybox:1.36',
+        activeDeadlineSeconds: 60,
+        tolerations: [],
+        capabilities: [],
+        privileged: false,
+        recursiveReadOnly: true,
+        creator: ME,
+      });
       await admin.createPod(NS, manifest);
       const waiting = await eventually('the container cannot be created', () => pod(name)?.status?.containerStatuses?.[0]?.state?.waiting);
       assert.equal(waiting.reason, 'CreateContainerConfigError');
       await admin.deletePod(NS, name, { gracePeriodSeconds: 0 });
-      const bad = debugPodManifest({ name: debugPodName(NODE), namespace: NS, node: NODE, image: 'busybox:1.36', activeDeadlineSeconds: 60, tolerations: [], capabilities: [], privileged: false, recursiveReadOnly: true, creator: ME });
+      const bad = debugPodManifest({
+        name: debugPodName(NODE),
+        namespace: NS,
+        node: NODE,
+        image: 'busybox:1.36',
+        activeDeadlineSeconds: 60,
+        tolerations: [],
+        capabilities: [],
+        privileged: false,
+        recursiveReadOnly: true,
+        creator: ME,
+      });
       const mount = bad.spec?.containers[0]?.volumeMounts?.[0];
       assert.ok(mount);
       mount.readOnly = false;
-      await assert.rejects(admin.createPod(NS, bad), (error: unknown) => error instanceof KubeRequestError && /readOnly is true/.test(error.message));
+      await assert.rejects(
+        admin.createPod(NS, bad),
+        (error: unknown) => error instanceof KubeRequestError && /readOnly is true/.test(error.message),
+      );
     } finally {
       setRuntimeHandlers(undefined);
     }
@@ -204,7 +279,9 @@ describe('debug pod safety: deadlines, leftovers, recursive read-only /host, dea
     assert.equal(registry.size, 1);
     const run = transport.run(request('sleep 30\n', { timeoutMs: 60_000 }));
     const failure = transportFailure(run);
-    const name = await eventually('the probe runs in the pod', () => (sim.state.execs.some((e) => e.pod === transport.lastPod) ? transport.lastPod : undefined));
+    const name = await eventually('the probe runs in the pod', () =>
+      sim.state.execs.some((e) => e.pod === transport.lastPod) ? transport.lastPod : undefined,
+    );
     await registry.closeAll();
     assert.equal(registry.size, 0);
     assert.ok(['cancelled', 'disconnected'].includes((await failure).kind));

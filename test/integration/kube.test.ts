@@ -61,8 +61,16 @@ async function kubeFailure(promise: Promise<unknown>): Promise<KubeRequestError>
 }
 
 /** A kubeconfig document for one simulator user, with our own names. */
-function kubeconfigDoc(sim: Simulator, user: string, names: { context: string; cluster: string; user: string }, cluster?: Record<string, unknown>): { clusters: unknown[]; users: unknown[]; contexts: unknown[] } {
-  const doc = parseYaml(sim.kubeconfig(user)) as { clusters: { cluster: Record<string, unknown> }[]; users: { user: Record<string, unknown> }[] };
+function kubeconfigDoc(
+  sim: Simulator,
+  user: string,
+  names: { context: string; cluster: string; user: string },
+  cluster?: Record<string, unknown>,
+): { clusters: unknown[]; users: unknown[]; contexts: unknown[] } {
+  const doc = parseYaml(sim.kubeconfig(user)) as {
+    clusters: { cluster: Record<string, unknown> }[];
+    users: { user: Record<string, unknown> }[];
+  };
   return {
     clusters: [{ name: names.cluster, cluster: cluster ?? doc.clusters[0]?.cluster }],
     users: [{ name: names.user, user: doc.users[0]?.user }],
@@ -70,7 +78,11 @@ function kubeconfigDoc(sim: Simulator, user: string, names: { context: string; c
   };
 }
 
-function merge(...docs: { clusters: unknown[]; users: unknown[]; contexts: unknown[] }[]): { clusters: unknown[]; users: unknown[]; contexts: unknown[] } {
+function merge(...docs: { clusters: unknown[]; users: unknown[]; contexts: unknown[] }[]): {
+  clusters: unknown[];
+  users: unknown[];
+  contexts: unknown[];
+} {
   return { clusters: docs.flatMap((d) => d.clusters), users: docs.flatMap((d) => d.users), contexts: docs.flatMap((d) => d.contexts) };
 }
 
@@ -88,7 +100,10 @@ function freePort(): Promise<number> {
 
 function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of readdirSync(dir)) out[name] = createHash('sha256').update(readFileSync(join(dir, name))).digest('hex');
+  for (const name of readdirSync(dir))
+    out[name] = createHash('sha256')
+      .update(readFileSync(join(dir, name)))
+      .digest('hex');
   return out;
 }
 
@@ -116,7 +131,14 @@ describe('cluster access against the simulator', () => {
       fixtures: loadFixtures(),
       roots: !NO_ROOTS,
       users: [
-        { name: 'nodelete', groups: ['developers'], rules: [{ verbs: ['get', 'list', 'watch'], resources: ['*'] }, { verbs: ['create'], resources: ['pods', 'pods/exec'], namespaces: [DEBUG_NS] }] },
+        {
+          name: 'nodelete',
+          groups: ['developers'],
+          rules: [
+            { verbs: ['get', 'list', 'watch'], resources: ['*'] },
+            { verbs: ['create'], resources: ['pods', 'pods/exec'], namespaces: [DEBUG_NS] },
+          ],
+        },
         { name: 'tokenuser', token: 'right-token', cert: false, rules: [{ verbs: ['get', 'list', 'watch'], resources: ['*'] }] },
       ],
     });
@@ -127,7 +149,10 @@ describe('cluster access against the simulator', () => {
       socket.on('close', () => silentSockets.delete(socket));
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const loaded = await loadKubeconfigs({ env: {}, explicitPath: writeSingle('admin.yaml', kubeconfigDoc(sim, 'admin', { context: 'admin', cluster: 'sim', user: 'admin' }), 'admin') });
+    const loaded = await loadKubeconfigs({
+      env: {},
+      explicitPath: writeSingle('admin.yaml', kubeconfigDoc(sim, 'admin', { context: 'admin', cluster: 'sim', user: 'admin' }), 'admin'),
+    });
     admin = new ClusterClient(context(loaded, 'admin'));
   });
 
@@ -140,7 +165,10 @@ describe('cluster access against the simulator', () => {
 
   function writeSingle(name: string, doc: { clusters: unknown[]; users: unknown[]; contexts: unknown[] }, current?: string): string {
     const file = join(dir, name);
-    writeFileSync(file, stringifyYaml({ apiVersion: 'v1', kind: 'Config', preferences: {}, ...doc, ...(current ? { 'current-context': current } : {}) }));
+    writeFileSync(
+      file,
+      stringifyYaml({ apiVersion: 'v1', kind: 'Config', preferences: {}, ...doc, ...(current ? { 'current-context': current } : {}) }),
+    );
     return file;
   }
 
@@ -167,7 +195,11 @@ describe('cluster access against the simulator', () => {
         stringifyYaml({
           apiVersion: 'v1',
           kind: 'Config',
-          ...merge(kubeconfigDoc(sim, 'admin', { context: 'sim-admin', cluster: 'sim', user: 'admin' }, simCluster), { clusters: [], users: [], contexts: [{ name: 'dup', context: { cluster: 'sim', user: 'admin' } }] }),
+          ...merge(kubeconfigDoc(sim, 'admin', { context: 'sim-admin', cluster: 'sim', user: 'admin' }, simCluster), {
+            clusters: [],
+            users: [],
+            contexts: [{ name: 'dup', context: { cluster: 'sim', user: 'admin' } }],
+          }),
           'current-context': 'sim-admin',
         }),
       );
@@ -186,7 +218,10 @@ describe('cluster access against the simulator', () => {
             { name: 'silent', cluster: { server: `https://127.0.0.1:${silentPort}`, 'insecure-skip-tls-verify': true } },
           ],
           users: [
-            ...merge(kubeconfigDoc(sim, 'limited', { context: 'x', cluster: 'x', user: 'limited' }), kubeconfigDoc(sim, 'nobody', { context: 'x', cluster: 'x', user: 'nobody' })).users,
+            ...merge(
+              kubeconfigDoc(sim, 'limited', { context: 'x', cluster: 'x', user: 'limited' }),
+              kubeconfigDoc(sim, 'nobody', { context: 'x', cluster: 'x', user: 'nobody' }),
+            ).users,
             { name: 'bad-token', user: { token: 'not-the-token' } },
             { name: 'viewer', user: doc.users[0]?.user },
           ],
@@ -212,14 +247,21 @@ describe('cluster access against the simulator', () => {
       assert.deepEqual(resolveKubeconfigFiles({ env, delimiter: ':' }).files, [fileA, fileC, fileB, fileD]);
       const loaded = await loadKubeconfigs({ env, delimiter: ':' });
       assert.equal(loaded.source.origin, 'KUBECONFIG');
-      assert.deepEqual(loaded.contexts.map((c) => c.name), ['sim-admin', 'dup', 'sim-limited', 'sim-nobody', 'closed-port', 'silent-server', 'bad-token', 'viewer-token', 'orphan']);
+      assert.deepEqual(
+        loaded.contexts.map((c) => c.name),
+        ['sim-admin', 'dup', 'sim-limited', 'sim-nobody', 'closed-port', 'silent-server', 'bad-token', 'viewer-token', 'orphan'],
+      );
       assert.equal(loaded.currentContext, 'sim-admin', 'current-context from the first file that sets it');
       assert.equal(context(loaded, 'dup').server, sim.url, 'the first definition of a context wins');
       assert.equal(context(loaded, 'sim-limited').server, sim.url, 'the first definition of a cluster wins');
       assert.equal(context(loaded, 'sim-limited').namespace, 'ml');
       assert.equal(context(loaded, 'sim-admin').file, fileA);
       assert.equal(context(loaded, 'sim-limited').file, fileB);
-      assert.equal(context(loaded, 'sim-admin').kubeConfig.getCurrentCluster()?.caFile, join(dirA, 'ca.crt'), 'relative CA resolved against its file');
+      assert.equal(
+        context(loaded, 'sim-admin').kubeConfig.getCurrentCluster()?.caFile,
+        join(dirA, 'ca.crt'),
+        'relative CA resolved against its file',
+      );
       assert.match(context(loaded, 'orphan').problem ?? '', /cluster "nowhere" is not defined/);
       const orphan = await new ClusterClient(context(loaded, 'orphan')).probe();
       assert.equal(orphan.kind === 'Unreachable' && orphan.cause, 'config', JSON.stringify(orphan));
@@ -229,7 +271,9 @@ describe('cluster access against the simulator', () => {
 
       // Every context probed at once; each gets its own state.
       const clients = loaded.contexts.filter((c) => !c.problem).map((c) => new ClusterClient(c, { probeTimeoutMs: 1_500 }));
-      const states = Object.fromEntries(await Promise.all(clients.map(async (client) => [client.context, await client.probe()] as const))) as Record<string, ContextState>;
+      const states = Object.fromEntries(
+        await Promise.all(clients.map(async (client) => [client.context, await client.probe()] as const)),
+      ) as Record<string, ContextState>;
       assert.deepEqual(states['sim-admin'], { kind: 'Reachable', version: DEMO_GIT_VERSION });
       assert.deepEqual(states['dup'], { kind: 'Reachable', version: DEMO_GIT_VERSION });
       assert.deepEqual(states['sim-limited'], { kind: 'Reachable', version: DEMO_GIT_VERSION });
@@ -252,7 +296,10 @@ describe('cluster access against the simulator', () => {
       writeFileSync(join(dir, '.kube', 'config'), readFileSync(fileA));
       const home = await loadKubeconfigs({ env: { HOME: dir } });
       assert.equal(home.source.origin, 'default');
-      assert.deepEqual(home.contexts.map((c) => c.name), ['sim-admin', 'dup']);
+      assert.deepEqual(
+        home.contexts.map((c) => c.name),
+        ['sim-admin', 'dup'],
+      );
 
       // Nothing was written: same files, same bytes.
       assert.deepEqual({ a: snapshot(dirA), b: snapshot(dirB), d: readFileSync(fileD, 'utf8') }, before);
@@ -292,7 +339,7 @@ describe('cluster access against the simulator', () => {
       }
     });
 
-    test('nodes, a node\'s pods by server-side field selector, node events, HAMi checks', T, async () => {
+    test("nodes, a node's pods by server-side field selector, node events, HAMi checks", T, async () => {
       const nodes = (await admin.listNodes()).map((node) => summarizeNode(node)).sort(compareNodesGpuFirst);
       assert.ok(nodes.length >= 5);
       const firstPlain = nodes.findIndex((node) => !node.isGpuNode);
@@ -307,8 +354,19 @@ describe('cluster access against the simulator', () => {
       const mark = sim.state.requests.length;
       const { pods } = await admin.listPodsOnNode('strix-node-1');
       const requests = sim.state.requests.slice(mark);
-      assert.ok(requests.some((r) => r.method === 'GET' && r.path.startsWith('/api/v1/pods?') && new URL(r.path, sim.url).searchParams.get('fieldSelector') === 'spec.nodeName=strix-node-1'), JSON.stringify(requests));
-      assert.ok(!requests.some((r) => r.path.startsWith('/api/v1/pods') && !new URL(r.path, sim.url).searchParams.has('fieldSelector')), 'never all pods');
+      assert.ok(
+        requests.some(
+          (r) =>
+            r.method === 'GET' &&
+            r.path.startsWith('/api/v1/pods?') &&
+            new URL(r.path, sim.url).searchParams.get('fieldSelector') === 'spec.nodeName=strix-node-1',
+        ),
+        JSON.stringify(requests),
+      );
+      assert.ok(
+        !requests.some((r) => r.path.startsWith('/api/v1/pods') && !new URL(r.path, sim.url).searchParams.has('fieldSelector')),
+        'never all pods',
+      );
       assert.ok(pods.every((pod) => pod.spec?.nodeName === 'strix-node-1'));
       const llama = pods.map((pod) => summarizePod(pod)).find((pod) => pod.uid === APU_POD_UID);
       assert.equal(llama?.isGpuPod, true);
@@ -317,7 +375,10 @@ describe('cluster access against the simulator', () => {
 
       const events = await admin.listNodeEvents('strix-node-1');
       const ooms = systemOomEvents(events, 'strix-node-1');
-      assert.deepEqual(ooms.map((e) => [e.victim, e.pid]), [['llama-server', 398211]]);
+      assert.deepEqual(
+        ooms.map((e) => [e.victim, e.pid]),
+        [['llama-server', 398211]],
+      );
 
       const plugin = await findHamiDevicePluginPod(admin, 'gpu-node-7');
       assert.ok(plugin, 'the device plugin pod on gpu-node-7');
@@ -345,15 +406,26 @@ describe('cluster access against the simulator', () => {
         assert.deepEqual(names(snapshots[0] ?? []), listed);
 
         sim.state.expireWatches();
-        sim.state.put({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'late-joiner', namespace: 'web' }, spec: { nodeName: 'web-node-3', containers: [{ name: 'c', image: 'busybox' }] } });
+        sim.state.put({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'late-joiner', namespace: 'web' },
+          spec: { nodeName: 'web-node-3', containers: [{ name: 'c', image: 'busybox' }] },
+        });
         await eventually('the new pod after the re-list', () => snapshots.some((pods) => names(pods).includes('late-joiner')));
         sim.state.remove('pods', 'web', 'late-joiner');
         await eventually('the deletion through the new watch', () => !names(snapshots.at(-1) ?? []).includes('late-joiner'));
 
-        const mine = sim.state.requests.slice(mark).filter((r) => r.path.startsWith('/api/v1/pods?') && new URL(r.path, sim.url).searchParams.get('fieldSelector') === 'spec.nodeName=web-node-3');
+        const mine = sim.state.requests
+          .slice(mark)
+          .filter(
+            (r) =>
+              r.path.startsWith('/api/v1/pods?') &&
+              new URL(r.path, sim.url).searchParams.get('fieldSelector') === 'spec.nodeName=web-node-3',
+          );
         const lists = mine.filter((r) => !new URL(r.path, sim.url).searchParams.has('watch'));
         const watches = mine.filter((r) => new URL(r.path, sim.url).searchParams.get('watch') === 'true');
-        assert.equal(lists.length, 3, 'the watch\'s list, the check above, and one re-list after the 410');
+        assert.equal(lists.length, 3, "the watch's list, the check above, and one re-list after the 410");
         assert.ok(watches.length >= 2 && watches.length <= 4, `a new watch after the 410, no storm (${watches.length})`);
         assert.ok(new URL(watches[1]?.path ?? '', sim.url).searchParams.get('resourceVersion'), 'the new watch resumes from the re-list');
         assert.deepEqual(errors, []);
@@ -380,7 +452,13 @@ describe('cluster access against the simulator', () => {
 
     test('v4 (no stdin half-close): the script still ends, with its status', T, async () => {
       const v4 = (uri: string, _offered: string[], opts: object): never => new WebSocket(uri, ['v4.channel.k8s.io'], opts) as never;
-      const transport = new PodExecTransport({ kubeConfig: admin.kubeConfig, namespace: 'default', pod: 'llama-0', container: 'llama', socketFactory: v4 });
+      const transport = new PodExecTransport({
+        kubeConfig: admin.kubeConfig,
+        namespace: 'default',
+        pod: 'llama-0',
+        container: 'llama',
+        socketFactory: v4,
+      });
       try {
         const result = await transport.run(request('echo from-v4\nfalse\n'));
         assert.equal(result.stdout, 'from-v4\n');
@@ -394,7 +472,9 @@ describe('cluster access against the simulator', () => {
     test('the output cap truncates and stops; RBAC refusal names create pods/exec', T, async () => {
       const transport = new PodExecTransport({ kubeConfig: admin.kubeConfig, namespace: 'default', pod: 'llama-0', container: 'llama' });
       try {
-        const result = await transport.run(request('i=0; while [ $i -lt 5000 ]; do echo 0123456789abcdef; i=$((i+1)); done', { maxOutputBytes: 1000 }));
+        const result = await transport.run(
+          request('i=0; while [ $i -lt 5000 ]; do echo 0123456789abcdef; i=$((i+1)); done', { maxOutputBytes: 1000 }),
+        );
         assert.equal(result.truncated, true);
         assert.equal(result.exitCode, null);
         assert.ok(result.stdout.length <= 1000);
@@ -414,11 +494,18 @@ describe('cluster access against the simulator', () => {
     async function assertDebugPodsDeleted(): Promise<void> {
       await eventually('no debug pod left', () => sim.state.list('pods', DEBUG_NS).length === 0);
       for (const created of sim.state.createdPods.filter((p) => p.namespace === DEBUG_NS)) {
-        assert.ok(sim.state.deletedPods.some((d) => d.uid === created.uid), `debug pod ${created.name} was deleted`);
+        assert.ok(
+          sim.state.deletedPods.some((d) => d.uid === created.uid),
+          `debug pod ${created.name} was deleted`,
+        );
       }
     }
 
-    function debugTransport(client: ClusterClient, node: string, extra: Partial<ConstructorParameters<typeof DebugPodTransport>[0]> = {}): DebugPodTransport {
+    function debugTransport(
+      client: ClusterClient,
+      node: string,
+      extra: Partial<ConstructorParameters<typeof DebugPodTransport>[0]> = {},
+    ): DebugPodTransport {
       return new DebugPodTransport({ client, node, namespace: DEBUG_NS, ...extra });
     }
 
@@ -456,38 +543,57 @@ describe('cluster access against the simulator', () => {
       await assertDebugPodsDeleted();
     });
 
-    test('the APU node\'s kernel log is the node\'s: dmesg refused in the debug pod, so /host/var/log/kern.log gives the global OOM kill; a privileged pod reads it with dmesg', T, async () => {
-      const node = summarizeNode(await admin.readNode('strix-node-1'));
-      for (const privileged of [false, true]) {
-        const transport = debugTransport(admin, 'strix-node-1', { privileged });
-        try {
-          const [run, inputs] = await Promise.all([runProbe(transport, { scope: 'node', hostRoot: transport.hostRoot, timeoutMs: 45_000 }), nodeAnalysisInputs(admin, node)]);
-          assert.equal(run.exec.exitCode, 0, run.exec.stderr);
-          const inspection = analyzeCaptureText(run.captureText, { ...inputs, target: transport.target });
-          const oom = inspection.node?.oom;
-          assert.ok(oom, `privileged ${privileged}: a kernel log was read`);
-          // This machine's own ring buffer never reaches the capture: only the node fixture's lines.
-          assert.equal(inspection.node?.model.kernelLog?.source, privileged ? 'dmesg' : '/host/var/log/kern.log', `privileged ${privileged}`);
-          assert.equal(oom.summary.format, privileged ? 'dmesg' : 'syslog-iso');
-          assert.match(run.captureText, privileged ? /^\[\s*0\.000000\] Linux version 7\.1\.0-9-generic /m : /missing dmesg \(not permitted or not available\)/);
-          assert.deepEqual(
-            oom.summary.victims.map((victim) => [victim.kind, victim.comm, victim.pid, victim.podUid, victim.podName]),
-            [['global', 'llama-server', 398211, APU_POD_UID, 'default/llama-0']],
-            `privileged ${privileged}: the fixture's global OOM kill, with the pod the API server names`,
-          );
-          assert.ok(inspection.verdicts.some((verdict) => verdict.id.startsWith('oom.global')), inspection.verdicts.map((verdict) => verdict.id).join(', '));
-        } finally {
-          await transport.close();
+    test(
+      "the APU node's kernel log is the node's: dmesg refused in the debug pod, so /host/var/log/kern.log gives the global OOM kill; a privileged pod reads it with dmesg",
+      T,
+      async () => {
+        const node = summarizeNode(await admin.readNode('strix-node-1'));
+        for (const privileged of [false, true]) {
+          const transport = debugTransport(admin, 'strix-node-1', { privileged });
+          try {
+            const [run, inputs] = await Promise.all([
+              runProbe(transport, { scope: 'node', hostRoot: transport.hostRoot, timeoutMs: 45_000 }),
+              nodeAnalysisInputs(admin, node),
+            ]);
+            assert.equal(run.exec.exitCode, 0, run.exec.stderr);
+            const inspection = analyzeCaptureText(run.captureText, { ...inputs, target: transport.target });
+            const oom = inspection.node?.oom;
+            assert.ok(oom, `privileged ${privileged}: a kernel log was read`);
+            // This machine's own ring buffer never reaches the capture: only the node fixture's lines.
+            assert.equal(
+              inspection.node?.model.kernelLog?.source,
+              privileged ? 'dmesg' : '/host/var/log/kern.log',
+              `privileged ${privileged}`,
+            );
+            assert.equal(oom.summary.format, privileged ? 'dmesg' : 'syslog-iso');
+            assert.match(
+              run.captureText,
+              privileged ? /^\[\s*0\.000000\] Linux version 7\.1\.0-9-generic /m : /missing dmesg \(not permitted or not available\)/,
+            );
+            assert.deepEqual(
+              oom.summary.victims.map((victim) => [victim.kind, victim.comm, victim.pid, victim.podUid, victim.podName]),
+              [['global', 'llama-server', 398211, APU_POD_UID, 'default/llama-0']],
+              `privileged ${privileged}: the fixture's global OOM kill, with the pod the API server names`,
+            );
+            assert.ok(
+              inspection.verdicts.some((verdict) => verdict.id.startsWith('oom.global')),
+              inspection.verdicts.map((verdict) => verdict.id).join(', '),
+            );
+          } finally {
+            await transport.close();
+          }
         }
-      }
-      await assertDebugPodsDeleted();
-    });
+        await assertDebugPodsDeleted();
+      },
+    );
 
-    test('the pod as created: pinned, hostPID, read-only /host, ours, deadline, the node\'s taints tolerated', T, async () => {
+    test("the pod as created: pinned, hostPID, read-only /host, ours, deadline, the node's taints tolerated", T, async () => {
       const transport = debugTransport(admin, 'strix-node-1', { activeDeadlineSeconds: 120 });
       try {
         const running = transport.run(request('sleep 2; echo ok'));
-        const pod = await eventually('the debug pod', () => (transport.lastPod ? sim.state.get('pods', DEBUG_NS, transport.lastPod) : undefined));
+        const pod = await eventually('the debug pod', () =>
+          transport.lastPod ? sim.state.get('pods', DEBUG_NS, transport.lastPod) : undefined,
+        );
         const spec = pod['spec'] as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
         assert.equal(spec['nodeName'], 'strix-node-1');
         assert.equal(spec['hostPID'], true);
@@ -499,7 +605,10 @@ describe('cluster access against the simulator', () => {
         assert.equal(container.image, 'busybox:1.36');
         assert.deepEqual(container.command, ['sleep', '120']);
         assert.deepEqual(container.volumeMounts, [{ name: 'host-root', mountPath: '/host', readOnly: true }]);
-        assert.deepEqual(Object.fromEntries(Object.entries(pod.metadata.labels ?? {}).filter(([k]) => k in DEBUG_POD_LABELS)), DEBUG_POD_LABELS);
+        assert.deepEqual(
+          Object.fromEntries(Object.entries(pod.metadata.labels ?? {}).filter(([k]) => k in DEBUG_POD_LABELS)),
+          DEBUG_POD_LABELS,
+        );
         // The node's two taints; the API server's DefaultTolerationSeconds admission appends not-ready/unreachable.
         assert.deepEqual(spec['tolerations'].slice(0, 2), [
           { key: 'amd.com/gpu', operator: 'Equal', value: 'present', effect: 'NoSchedule' },
@@ -541,7 +650,10 @@ describe('cluster access against the simulator', () => {
           const failure = await transportFailure(transport.run(request('true')));
           assert.equal(failure.kind, 'connect');
           assert.match(failure.kind === 'connect' ? failure.detail : '', /500/);
-          assert.ok(sim.state.requests.slice(mark).some((r) => r.method === 'DELETE' && r.path.includes(`/pods/${transport.lastPod}`)), 'a create that may have happened is followed by a delete');
+          assert.ok(
+            sim.state.requests.slice(mark).some((r) => r.method === 'DELETE' && r.path.includes(`/pods/${transport.lastPod}`)),
+            'a create that may have happened is followed by a delete',
+          );
         } finally {
           sim.setFault(null);
           await transport.close();
@@ -553,7 +665,9 @@ describe('cluster access against the simulator', () => {
         sim.setFault({ dropExecAfterStdoutBytes: 64 });
         const transport = debugTransport(admin, 'web-node-3');
         try {
-          const failure = await transportFailure(transport.run(request('i=0; while [ $i -lt 2000 ]; do echo 0123456789abcdef; i=$((i+1)); done; sleep 5')));
+          const failure = await transportFailure(
+            transport.run(request('i=0; while [ $i -lt 2000 ]; do echo 0123456789abcdef; i=$((i+1)); done; sleep 5')),
+          );
           assert.equal(failure.kind, 'disconnected');
           assert.match(failure.kind === 'disconnected' ? failure.detail : '', /before the exit status/);
         } finally {
@@ -585,7 +699,10 @@ describe('cluster access against the simulator', () => {
         const controller = new AbortController();
         try {
           const running = transport.run(request('true', { signal: controller.signal }));
-          await eventually('the pod exists', () => transport.lastPod !== undefined && sim.state.get('pods', DEBUG_NS, transport.lastPod) !== undefined);
+          await eventually(
+            'the pod exists',
+            () => transport.lastPod !== undefined && sim.state.get('pods', DEBUG_NS, transport.lastPod) !== undefined,
+          );
           controller.abort();
           assert.equal((await transportFailure(running)).kind, 'cancelled');
         } finally {

@@ -45,7 +45,15 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
       fixtures: loadFixtures(),
       roots: true,
       // May read and exec into pods in namespace ml only: the HAMi cluster checks elsewhere are refused.
-      users: [{ name: 'mlonly', rules: [{ verbs: ['get', 'list', 'watch'], resources: ['pods'], namespaces: ['ml'] }, { verbs: ['create', 'get'], resources: ['pods/exec'], namespaces: ['ml'] }] }],
+      users: [
+        {
+          name: 'mlonly',
+          rules: [
+            { verbs: ['get', 'list', 'watch'], resources: ['pods'], namespaces: ['ml'] },
+            { verbs: ['create', 'get'], resources: ['pods/exec'], namespaces: ['ml'] },
+          ],
+        },
+      ],
     });
     dir = mkdtempSync(join(tmpdir(), 'gpumem-kube-cli-'));
     kubeconfig = join(dir, 'admin.yaml');
@@ -69,7 +77,11 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
   async function assertDebugPodsDeleted(since: number): Promise<void> {
     await eventually('no debug pod left', () => sim.state.list('pods', DEBUG_NS).length === 0);
     const created = sim.state.createdPods.slice(since).filter((p) => p.namespace === DEBUG_NS);
-    for (const pod of created) assert.ok(sim.state.deletedPods.some((d) => d.uid === pod.uid), `debug pod ${pod.name} was deleted`);
+    for (const pod of created)
+      assert.ok(
+        sim.state.deletedPods.some((d) => d.uid === pod.uid),
+        `debug pod ${pod.name} was deleted`,
+      );
   }
 
   test('--node: the APU node probed from a debug pod, the pod named, the global OOM kill found, the debug pod deleted', T, async () => {
@@ -78,16 +90,27 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
     const mtime = statSync(kubeconfig).mtimeMs;
     const run = await gpumem(['--node', 'strix-node-1', '--kubeconfig', kubeconfig, '--debug-namespace', DEBUG_NS, '--format', 'json']);
     assert.equal(run.code, 1, `warnings give exit code 1; stderr: ${run.stderr}`);
-    const report = JSON.parse(run.stdout) as { target: string; scope: string; node: { pods: { podUid: string; podName: string | null }[] } | null; verdicts: { id: string; title: string; evidence?: unknown }[] };
+    const report = JSON.parse(run.stdout) as {
+      target: string;
+      scope: string;
+      node: { pods: { podUid: string; podName: string | null }[] } | null;
+      verdicts: { id: string; title: string; evidence?: unknown }[];
+    };
     assert.equal(report.scope, 'node');
     assert.match(report.target, /strix-node-1/);
     const pod = report.node?.pods.find((p) => p.podUid === APU_POD_UID);
     assert.ok(pod, `the APU pod is accounted: ${JSON.stringify(report.node?.pods.map((p) => p.podUid))}`);
-    assert.equal(pod.podName, 'default/llama-0', 'named from the API server\'s pod list');
-    assert.ok(report.verdicts.some((v) => v.id === 'memory.unaccounted-node'), report.verdicts.map((v) => v.id).join(', '));
+    assert.equal(pod.podName, 'default/llama-0', "named from the API server's pod list");
+    assert.ok(
+      report.verdicts.some((v) => v.id === 'memory.unaccounted-node'),
+      report.verdicts.map((v) => v.id).join(', '),
+    );
     const oom = report.verdicts.filter((v) => v.id.startsWith('oom.'));
-    assert.ok(oom.some((v) => /node ran out of memory/.test(v.title)), `the kern.log global kill is found: ${JSON.stringify(oom.map((v) => v.title))}`);
-    assert.ok(JSON.stringify(oom).includes('default/llama-0'), 'the victim named from the API server\'s pod list');
+    assert.ok(
+      oom.some((v) => /node ran out of memory/.test(v.title)),
+      `the kern.log global kill is found: ${JSON.stringify(oom.map((v) => v.title))}`,
+    );
+    assert.ok(JSON.stringify(oom).includes('default/llama-0'), "the victim named from the API server's pod list");
     assert.match(run.stderr, /debug pod/i, 'progress of the debug pod on stderr');
     const created = sim.state.createdPods.slice(since).filter((p) => p.namespace === DEBUG_NS);
     assert.equal(created.length, 1, 'one debug pod');
@@ -97,12 +120,22 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
     assert.equal(statSync(kubeconfig).mtimeMs, mtime);
   });
 
-  test('--node --hami-lib-path: the debug pod\'s probe reads HAMi\'s directory where the flag says; misuse is a usage error', T, async () => {
+  test("--node --hami-lib-path: the debug pod's probe reads HAMi's directory where the flag says; misuse is a usage error", T, async () => {
     const since = sim.state.createdPods.length;
     // gpu-node-7's root has HAMi in the chart's default /usr/local/vgpu: read by default, not when told it moved.
     const capture = async (extra: readonly string[]): Promise<string> => {
       const save = join(dir, `hami-${extra.length}.capture`);
-      const run = await gpumem(['--node', 'gpu-node-7', '--kubeconfig', kubeconfig, '--debug-namespace', DEBUG_NS, '--save', save, ...extra]);
+      const run = await gpumem([
+        '--node',
+        'gpu-node-7',
+        '--kubeconfig',
+        kubeconfig,
+        '--debug-namespace',
+        DEBUG_NS,
+        '--save',
+        save,
+        ...extra,
+      ]);
       assert.notEqual(run.code, 2, run.stderr);
       return readFileSync(save, 'utf8');
     };
@@ -132,17 +165,21 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
     assert.match(wrong.stderr, /has no container "sidecar" \(containers: static-infer\)/);
   });
 
-  test('--pod with credentials for its namespace only: the report comes, and stderr says which cluster checks were refused', T, async () => {
-    const mlOnly = join(dir, 'mlonly.yaml');
-    writeFileSync(mlOnly, sim.kubeconfig('mlonly'));
-    const run = await gpumem(['--pod', 'ml/trainer-0', '--kubeconfig', mlOnly, '--format', 'json']);
-    const report = JSON.parse(run.stdout) as { scope: string; hami: { verdict: string } | null };
-    assert.equal(report.scope, 'container', run.stderr);
-    assert.ok(report.hami, 'the checklist ran');
-    assert.match(run.stderr, /gpumem inspect: warning: .*may not list pods/, 'the refused device-plugin or scheduler lookup is named');
-  });
+  test(
+    '--pod with credentials for its namespace only: the report comes, and stderr says which cluster checks were refused',
+    T,
+    async () => {
+      const mlOnly = join(dir, 'mlonly.yaml');
+      writeFileSync(mlOnly, sim.kubeconfig('mlonly'));
+      const run = await gpumem(['--pod', 'ml/trainer-0', '--kubeconfig', mlOnly, '--format', 'json']);
+      const report = JSON.parse(run.stdout) as { scope: string; hami: { verdict: string } | null };
+      assert.equal(report.scope, 'container', run.stderr);
+      assert.ok(report.hami, 'the checklist ran');
+      assert.match(run.stderr, /gpumem inspect: warning: .*may not list pods/, 'the refused device-plugin or scheduler lookup is named');
+    },
+  );
 
-  test('--pod in the context\'s namespace: an enforced HAMi pod is not reported as bypassed', T, async () => {
+  test("--pod in the context's namespace: an enforced HAMi pod is not reported as bypassed", T, async () => {
     const run = await gpumem(['--pod', 'ml/trainer-0', '--kubeconfig', kubeconfig, '--format', 'json']);
     const report = JSON.parse(run.stdout) as { scope: string; hami: { verdict: string } | null };
     assert.equal(report.scope, 'container', run.stderr);
@@ -155,7 +192,11 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
     assert.equal(run.code, 2, run.stdout);
     assert.match(run.stderr, /may not create pods in namespace "gpumem-debug"/);
     assert.match(run.stderr, /kubectl auth can-i create pods -n gpumem-debug/);
-    assert.match(run.stderr, /run the probe by hand with other credentials \(gpumem probe-script, then kubectl exec or kubectl debug/, 'the CLI\'s way, not the extension\'s command');
+    assert.match(
+      run.stderr,
+      /run the probe by hand with other credentials \(gpumem probe-script, then kubectl exec or kubectl debug/,
+      "the CLI's way, not the extension's command",
+    );
     await assertDebugPodsDeleted(since);
   });
 
@@ -165,7 +206,9 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
     try {
       const run = await gpumem(['--node', 'web-node-3', '--kubeconfig', kubeconfig, '--debug-namespace', DEBUG_NS], {
         onStart: (child) => {
-          void eventually('the debug pod exists', () => sim.state.list('pods', DEBUG_NS).length > 0, 60_000).then(() => child.kill('SIGINT'));
+          void eventually('the debug pod exists', () => sim.state.list('pods', DEBUG_NS).length > 0, 60_000).then(() =>
+            child.kill('SIGINT'),
+          );
         },
       });
       assert.equal(run.code, 2, run.stdout);
@@ -216,67 +259,85 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
   });
 });
 
-describe('gpumem inspect --node --node-probe ssh: the node\'s address over SSH, with ~/.ssh/config', { skip: NO_ROOTS ?? sshUnavailableReason() ?? false }, () => {
-  let sim: Simulator;
-  let dir: string;
-  let kubeconfig: string;
-  let apu: Fixture<ApuFacts>;
-  let sshd: SshdInstance;
-  let env: NodeJS.ProcessEnv;
+describe(
+  "gpumem inspect --node --node-probe ssh: the node's address over SSH, with ~/.ssh/config",
+  { skip: NO_ROOTS ?? sshUnavailableReason() ?? false },
+  () => {
+    let sim: Simulator;
+    let dir: string;
+    let kubeconfig: string;
+    let apu: Fixture<ApuFacts>;
+    let sshd: SshdInstance;
+    let env: NodeJS.ProcessEnv;
 
-  before(async () => {
-    sim = await startSimulator({ fixtures: loadFixtures(), roots: false });
-    const node = sim.state.get('nodes', undefined, 'strix-node-1');
-    assert.ok(node);
-    (node['status'] as { addresses: unknown[] }).addresses = [{ type: 'Hostname', address: 'strix-node-1' }, { type: 'InternalIP', address: '127.0.0.1' }];
-    sim.state.put(node);
-    dir = mkdtempSync(join(tmpdir(), 'gpumem-kube-cli-ssh-'));
-    kubeconfig = join(dir, 'admin.yaml');
-    writeFileSync(kubeconfig, sim.kubeconfig('admin'));
-    apu = buildApuNode();
-    addLoginShellShim(apu.root);
-    const key = generateKey(dir, 'id_ed25519', 'ed25519');
-    sshd = await startSshd({ authorizedKeys: [key.publicLine], chrootDirectory: apu.root });
-    mkdirSync(join(dir, '.ssh'), { mode: 0o700 });
-    writeFileSync(join(dir, '.ssh', 'known_hosts'), `${sshd.knownHostsLine}\n`);
-    const config = ['Host 127.0.0.1', `  Port ${sshd.port}`, '  User root', `  IdentityFile ${key.privateKeyPath}`, '  IdentitiesOnly yes', '  GlobalKnownHostsFile none', ''];
-    writeFileSync(join(dir, '.ssh', 'config'), config.join('\n'), { mode: 0o600 });
-    const { KUBECONFIG: _ignored, SSH_AUTH_SOCK: _agent, ...rest } = process.env;
-    env = { ...rest, HOME: dir };
-  });
+    before(async () => {
+      sim = await startSimulator({ fixtures: loadFixtures(), roots: false });
+      const node = sim.state.get('nodes', undefined, 'strix-node-1');
+      assert.ok(node);
+      (node['status'] as { addresses: unknown[] }).addresses = [
+        { type: 'Hostname', address: 'strix-node-1' },
+        { type: 'InternalIP', address: '127.0.0.1' },
+      ];
+      sim.state.put(node);
+      dir = mkdtempSync(join(tmpdir(), 'gpumem-kube-cli-ssh-'));
+      kubeconfig = join(dir, 'admin.yaml');
+      writeFileSync(kubeconfig, sim.kubeconfig('admin'));
+      apu = buildApuNode();
+      addLoginShellShim(apu.root);
+      const key = generateKey(dir, 'id_ed25519', 'ed25519');
+      sshd = await startSshd({ authorizedKeys: [key.publicLine], chrootDirectory: apu.root });
+      mkdirSync(join(dir, '.ssh'), { mode: 0o700 });
+      writeFileSync(join(dir, '.ssh', 'known_hosts'), `${sshd.knownHostsLine}\n`);
+      const config = [
+        'Host 127.0.0.1',
+        `  Port ${sshd.port}`,
+        '  User root',
+        `  IdentityFile ${key.privateKeyPath}`,
+        '  IdentitiesOnly yes',
+        '  GlobalKnownHostsFile none',
+        '',
+      ];
+      writeFileSync(join(dir, '.ssh', 'config'), config.join('\n'), { mode: 0o600 });
+      const { KUBECONFIG: _ignored, SSH_AUTH_SOCK: _agent, ...rest } = process.env;
+      env = { ...rest, HOME: dir };
+    });
 
-  after(async () => {
-    await sshd?.stop();
-    apu?.cleanup();
-    await sim?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+    after(async () => {
+      await sshd?.stop();
+      apu?.cleanup();
+      await sim?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
 
-  test('the probe runs on the node itself, the pods are named from the API server, and no debug pod is created', T, async () => {
-    const since = sim.state.createdPods.length;
-    const run = await runCli(['inspect', '--node', 'strix-node-1', '--node-probe', 'ssh', '--kubeconfig', kubeconfig, '--format', 'json'], { env, timeoutMs: 100_000 });
-    assert.equal(run.code, 1, run.stderr);
-    const report = JSON.parse(run.stdout) as { target: string; verdicts: { id: string; title: string }[] };
-    assert.equal(report.target, `ssh root@127.0.0.1:${sshd.port}`, 'port and user from ~/.ssh/config');
-    const over = report.verdicts.find((v) => v.id === 'memory.pod-over-limit-in-reality');
-    assert.ok(over, report.verdicts.map((v) => v.id).join(', '));
-    assert.match(over.title, /default\/llama-0 holds .* of GTT/, 'the pod named from the API server\'s list');
-    assert.equal(sim.state.createdPods.length, since, 'no debug pod');
-    assert.match(sshd.log(), /Accepted publickey for root/);
-  });
+    test('the probe runs on the node itself, the pods are named from the API server, and no debug pod is created', T, async () => {
+      const since = sim.state.createdPods.length;
+      const run = await runCli(
+        ['inspect', '--node', 'strix-node-1', '--node-probe', 'ssh', '--kubeconfig', kubeconfig, '--format', 'json'],
+        { env, timeoutMs: 100_000 },
+      );
+      assert.equal(run.code, 1, run.stderr);
+      const report = JSON.parse(run.stdout) as { target: string; verdicts: { id: string; title: string }[] };
+      assert.equal(report.target, `ssh root@127.0.0.1:${sshd.port}`, 'port and user from ~/.ssh/config');
+      const over = report.verdicts.find((v) => v.id === 'memory.pod-over-limit-in-reality');
+      assert.ok(over, report.verdicts.map((v) => v.id).join(', '));
+      assert.match(over.title, /default\/llama-0 holds .* of GTT/, "the pod named from the API server's list");
+      assert.equal(sim.state.createdPods.length, since, 'no debug pod');
+      assert.match(sshd.log(), /Accepted publickey for root/);
+    });
 
-  test('an unknown host key is refused (the CLI cannot ask) unless --accept-new', T, async () => {
-    const strange = join(dir, 'empty_known_hosts');
-    writeFileSync(strange, '');
-    const args = ['inspect', '--node', 'strix-node-1', '--node-probe', 'ssh', '--kubeconfig', kubeconfig, '--known-hosts', strange];
-    const refused = await runCli(args, { env, timeoutMs: 100_000 });
-    assert.equal(refused.code, 2, refused.stdout);
-    assert.match(refused.stderr, /host key of \[127\.0\.0\.1\]:\d+ is not known/);
-    const accepted = await runCli([...args, '--accept-new', '--format', 'json'], { env, timeoutMs: 100_000 });
-    assert.equal(accepted.code, 1, accepted.stderr);
-    assert.match(readFileSync(strange, 'utf8'), /^\[127\.0\.0\.1\]:\d+ ssh-ed25519 /m, 'the key was added');
-  });
-});
+    test('an unknown host key is refused (the CLI cannot ask) unless --accept-new', T, async () => {
+      const strange = join(dir, 'empty_known_hosts');
+      writeFileSync(strange, '');
+      const args = ['inspect', '--node', 'strix-node-1', '--node-probe', 'ssh', '--kubeconfig', kubeconfig, '--known-hosts', strange];
+      const refused = await runCli(args, { env, timeoutMs: 100_000 });
+      assert.equal(refused.code, 2, refused.stdout);
+      assert.match(refused.stderr, /host key of \[127\.0\.0\.1\]:\d+ is not known/);
+      const accepted = await runCli([...args, '--accept-new', '--format', 'json'], { env, timeoutMs: 100_000 });
+      assert.equal(accepted.code, 1, accepted.stderr);
+      assert.match(readFileSync(strange, 'utf8'), /^\[127\.0\.0\.1\]:\d+ ssh-ed25519 /m, 'the key was added');
+    });
+  },
+);
 
 describe('gpumem inspect: Kubernetes options that cannot work are usage errors (exit 2), before any request', () => {
   const cases: readonly (readonly [string, readonly string[], RegExp])[] = [
@@ -289,11 +350,18 @@ describe('gpumem inspect: Kubernetes options that cannot work are usage errors (
     ['--kubeconfig with --local', ['--local', '--kubeconfig', 'k.yaml'], /--kubeconfig applies to --node and --pod/],
     ['--node-probe ssh with --pod', ['--pod', 'p', '--node-probe', 'ssh'], /--node-probe applies to --node/],
     ['an unknown --node-probe', ['--node', 'n1', '--node-probe', 'telnet'], /--node-probe must be debug-pod or ssh/],
-    ['a debug namespace that is no name', ['--node', 'n1', '--debug-namespace', 'Kube System'], /--debug-namespace: "Kube System" is not a namespace name/],
+    [
+      'a debug namespace that is no name',
+      ['--node', 'n1', '--debug-namespace', 'Kube System'],
+      /--debug-namespace: "Kube System" is not a namespace name/,
+    ],
   ];
   for (const [what, args, message] of cases) {
     test(what, async () => {
-      const run = await runCli(['inspect', ...args], { timeoutMs: 30_000, env: { ...process.env, KUBECONFIG: '/nonexistent/gpumem-test-kubeconfig' } });
+      const run = await runCli(['inspect', ...args], {
+        timeoutMs: 30_000,
+        env: { ...process.env, KUBECONFIG: '/nonexistent/gpumem-test-kubeconfig' },
+      });
       assert.equal(run.code, 2, run.stdout);
       assert.match(run.stderr, message);
       assert.equal(run.stdout, '');

@@ -104,18 +104,35 @@ describe('kubectl exec mode: without a usable binary or with a bad name', () => 
     const transport = new KubectlExecTransport({ kubectlPath: '/nonexistent/bin/kubectl', context: 'c', namespace: 'default', pod: 'p' });
     const failure = await transportFailure(transport.run(request('true')));
     assert.equal(failure.kind, 'spawn');
-    assert.match(failure.kind === 'spawn' ? failure.detail : '', /\/nonexistent\/bin\/kubectl: not found \(ENOENT\).*gpumem\.kubernetes\.kubectlPath/);
-    const hinted = new KubectlExecTransport({ kubectlPath: '/nonexistent/bin/kubectl', missingBinaryHint: 'install kubectl', context: 'c', namespace: 'default', pod: 'p' });
+    assert.match(
+      failure.kind === 'spawn' ? failure.detail : '',
+      /\/nonexistent\/bin\/kubectl: not found \(ENOENT\).*gpumem\.kubernetes\.kubectlPath/,
+    );
+    const hinted = new KubectlExecTransport({
+      kubectlPath: '/nonexistent/bin/kubectl',
+      missingBinaryHint: 'install kubectl',
+      context: 'c',
+      namespace: 'default',
+      pod: 'p',
+    });
     const custom = await transportFailure(hinted.run(request('true')));
     assert.match(custom.kind === 'spawn' ? custom.detail : '', /\. install kubectl$/);
   });
 
   test('a pod name that would be a flag: refused before kubectl starts', T, async () => {
-    const transport = new KubectlExecTransport({ kubectlPath: '/nonexistent/bin/kubectl', context: 'c', namespace: 'default', pod: '--kubeconfig=/tmp/x' });
+    const transport = new KubectlExecTransport({
+      kubectlPath: '/nonexistent/bin/kubectl',
+      context: 'c',
+      namespace: 'default',
+      pod: '--kubeconfig=/tmp/x',
+    });
     assert.equal(transport.argv, undefined);
     const failure = await transportFailure(transport.run(request('true')));
     assert.equal(failure.kind, 'spawn');
-    assert.match(failure.kind === 'spawn' ? failure.detail : '', /^refusing to run kubectl: pod "--kubeconfig=\/tmp\/x" is not a valid Kubernetes name/);
+    assert.match(
+      failure.kind === 'spawn' ? failure.detail : '',
+      /^refusing to run kubectl: pod "--kubeconfig=\/tmp\/x" is not a valid Kubernetes name/,
+    );
   });
 });
 
@@ -129,7 +146,15 @@ describe('kubectl exec mode: the real kubectl against the simulator', { skip: SK
   before(async () => {
     sim = await startSimulator({
       fixtures: completeFixtures(mergeFixtures(loadFixtures(), parseFixtures(PAIR_FIXTURES, { source: 'kubectlExec.test.ts' }))),
-      users: [{ name: 'noexec', rules: [{ verbs: ['get', 'list', 'watch'], resources: ['*'] }, { verbs: ['create', 'delete'], resources: ['pods'], namespaces: [DEBUG_NS] }] }],
+      users: [
+        {
+          name: 'noexec',
+          rules: [
+            { verbs: ['get', 'list', 'watch'], resources: ['*'] },
+            { verbs: ['create', 'delete'], resources: ['pods'], namespaces: [DEBUG_NS] },
+          ],
+        },
+      ],
     });
     dir = mkdtempSync(join(tmpdir(), 'gpumem-kubectl-'));
     mkdirSync(join(dir, 'home'));
@@ -149,13 +174,36 @@ describe('kubectl exec mode: the real kubectl against the simulator', { skip: SK
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  function kubectl(options: Partial<KubectlExecTransportOptions> & Pick<KubectlExecTransportOptions, 'namespace' | 'pod'>): KubectlExecTransport {
-    return new KubectlExecTransport({ kubectlPath: KUBECTL as string, kubeconfigFiles: [kubeconfig], context: 'gpumem-demo', env, ...options });
+  function kubectl(
+    options: Partial<KubectlExecTransportOptions> & Pick<KubectlExecTransportOptions, 'namespace' | 'pod'>,
+  ): KubectlExecTransport {
+    return new KubectlExecTransport({
+      kubectlPath: KUBECTL as string,
+      kubeconfigFiles: [kubeconfig],
+      context: 'gpumem-demo',
+      env,
+      ...options,
+    });
   }
 
   test('the container probe in the HAMi pod: exit status 0, the capture on stdout, analysed as enforced', T, async () => {
     const transport = kubectl({ namespace: 'ml', pod: 'trainer-0', container: 'trainer' });
-    assert.deepEqual(transport.argv, [KUBECTL, `--kubeconfig=${kubeconfig}`, '--context=gpumem-demo', 'exec', '-i', '--quiet', '-n', 'ml', 'trainer-0', '-c', 'trainer', '--', 'sh', '-s']);
+    assert.deepEqual(transport.argv, [
+      KUBECTL,
+      `--kubeconfig=${kubeconfig}`,
+      '--context=gpumem-demo',
+      'exec',
+      '-i',
+      '--quiet',
+      '-n',
+      'ml',
+      'trainer-0',
+      '-c',
+      'trainer',
+      '--',
+      'sh',
+      '-s',
+    ]);
     const run = await runProbe(transport, { scope: 'container', timeoutMs: 45_000 });
     assert.equal(run.exec.exitCode, 0, run.exec.stderr);
     assert.equal(run.exec.truncated, false);
@@ -164,13 +212,25 @@ describe('kubectl exec mode: the real kubectl against the simulator', { skip: SK
     assert.deepEqual(inspection.problems, []);
     assert.equal(inspection.hami?.verdict, 'enforced');
     const record = sim.state.execs.at(-1);
-    assert.deepEqual([record?.namespace, record?.pod, record?.container, record?.command, record?.protocol, record?.user], ['ml', 'trainer-0', 'trainer', ['sh', '-s'], 'v5.channel.k8s.io', 'admin']);
+    assert.deepEqual(
+      [record?.namespace, record?.pod, record?.container, record?.command, record?.protocol, record?.user],
+      ['ml', 'trainer-0', 'trainer', ['sh', '-s'], 'v5.channel.k8s.io', 'admin'],
+    );
   });
 
-  test('a non-zero exit status is the script\'s, with its stdout and stderr (kubectl\'s status line removed)', T, async () => {
+  test("a non-zero exit status is the script's, with its stdout and stderr (kubectl's status line removed)", T, async () => {
     const transport = kubectl({ namespace: 'default', pod: 'llama-0', container: 'llama' });
-    assert.deepEqual(await transport.run(request('echo hello\necho oops >&2\ncat /etc/hostname\nexit 3\n')), { stdout: 'hello\nllama-0\n', stderr: 'oops\n', exitCode: 3, truncated: false });
-    assert.deepEqual(await transport.run(request('false')), { stdout: '', stderr: '', exitCode: 1, truncated: false }, 'exit 1 of the script is not a kubectl failure');
+    assert.deepEqual(await transport.run(request('echo hello\necho oops >&2\ncat /etc/hostname\nexit 3\n')), {
+      stdout: 'hello\nllama-0\n',
+      stderr: 'oops\n',
+      exitCode: 3,
+      truncated: false,
+    });
+    assert.deepEqual(
+      await transport.run(request('false')),
+      { stdout: '', stderr: '', exitCode: 1, truncated: false },
+      'exit 1 of the script is not a kubectl failure',
+    );
     assert.deepEqual(await transport.run(request('echo fine')), { stdout: 'fine\n', stderr: '', exitCode: 0, truncated: false });
   });
 
@@ -197,27 +257,42 @@ describe('kubectl exec mode: the real kubectl against the simulator', { skip: SK
     await eventually('the simulator sees the exec end', () => sim.state.runningExecs() === 0);
   });
 
-  test('container selection: -c picks the container; without it kubectl picks the first, and --quiet keeps its notice out of stderr', T, async () => {
-    const sidecar = await kubectl({ namespace: 'ml', pod: 'pair-0', container: 'sidecar' }).run(request('cat /etc/role'));
-    assert.deepEqual(sidecar, { stdout: 'sidecar\n', stderr: '', exitCode: 0, truncated: false });
-    assert.equal(sim.state.execs.at(-1)?.container, 'sidecar');
-    const first = await kubectl({ namespace: 'ml', pod: 'pair-0' }).run(request('cat /etc/role'));
-    assert.deepEqual(first, { stdout: 'main\n', stderr: '', exitCode: 0, truncated: false });
-    assert.equal(sim.state.execs.at(-1)?.container, 'main');
-    const missing = await transportFailure(kubectl({ namespace: 'ml', pod: 'pair-0', container: 'nope' }).run(request('true')));
-    assert.equal(missing.kind, 'connect');
-    assert.match(missing.kind === 'connect' ? missing.detail : '', /container nope is not valid for pod pair-0/);
-  });
+  test(
+    'container selection: -c picks the container; without it kubectl picks the first, and --quiet keeps its notice out of stderr',
+    T,
+    async () => {
+      const sidecar = await kubectl({ namespace: 'ml', pod: 'pair-0', container: 'sidecar' }).run(request('cat /etc/role'));
+      assert.deepEqual(sidecar, { stdout: 'sidecar\n', stderr: '', exitCode: 0, truncated: false });
+      assert.equal(sim.state.execs.at(-1)?.container, 'sidecar');
+      const first = await kubectl({ namespace: 'ml', pod: 'pair-0' }).run(request('cat /etc/role'));
+      assert.deepEqual(first, { stdout: 'main\n', stderr: '', exitCode: 0, truncated: false });
+      assert.equal(sim.state.execs.at(-1)?.container, 'main');
+      const missing = await transportFailure(kubectl({ namespace: 'ml', pod: 'pair-0', container: 'nope' }).run(request('true')));
+      assert.equal(missing.kind, 'connect');
+      assert.match(missing.kind === 'connect' ? missing.detail : '', /container nope is not valid for pod pair-0/);
+    },
+  );
 
   test('RBAC: exec refused → forbidden create pods/exec; the pod read refused → forbidden get pods', T, async () => {
     const execs = sim.state.execs.length;
-    const refused = await transportFailure(kubectl({ context: 'gpumem-demo-limited', namespace: 'default', pod: 'llama-0', container: 'llama' }).run(request('true')));
-    assert.deepEqual(refused, { kind: 'forbidden', verb: 'create', resource: 'pods/exec', detail: 'pods "llama-0" is forbidden: User "limited" cannot create resource "pods/exec" in API group "" in the namespace "default"' });
-    const nobody = await transportFailure(kubectl({ context: 'gpumem-demo-nobody', namespace: 'default', pod: 'llama-0' }).run(request('true')));
+    const refused = await transportFailure(
+      kubectl({ context: 'gpumem-demo-limited', namespace: 'default', pod: 'llama-0', container: 'llama' }).run(request('true')),
+    );
+    assert.deepEqual(refused, {
+      kind: 'forbidden',
+      verb: 'create',
+      resource: 'pods/exec',
+      detail: 'pods "llama-0" is forbidden: User "limited" cannot create resource "pods/exec" in API group "" in the namespace "default"',
+    });
+    const nobody = await transportFailure(
+      kubectl({ context: 'gpumem-demo-nobody', namespace: 'default', pod: 'llama-0' }).run(request('true')),
+    );
     assert.deepEqual(nobody.kind === 'forbidden' && [nobody.verb, nobody.resource], ['get', 'pods']);
     assert.equal(sim.state.execs.length, execs, 'nothing ran');
     // `limited` may exec in ml.
-    const allowed = await kubectl({ context: 'gpumem-demo-limited', namespace: 'ml', pod: 'trainer-0', container: 'trainer' }).run(request('echo ok'));
+    const allowed = await kubectl({ context: 'gpumem-demo-limited', namespace: 'ml', pod: 'trainer-0', container: 'trainer' }).run(
+      request('echo ok'),
+    );
     assert.equal(allowed.stdout, 'ok\n');
     assert.equal(sim.state.execs.at(-1)?.user, 'limited');
   });
@@ -232,8 +307,17 @@ describe('kubectl exec mode: the real kubectl against the simulator', { skip: SK
     const second = join(dir, 'second.yaml');
     writeFileSync(first, sim.kubeconfig('admin', { context: 'first' }), { mode: 0o600 });
     writeFileSync(second, sim.kubeconfig('limited', { context: 'second' }), { mode: 0o600 });
-    const transport = kubectl({ kubeconfigFiles: [first, second], context: 'second', namespace: 'ml', pod: 'trainer-0', container: 'trainer' });
-    assert.equal(transport.argv?.some((a) => a.startsWith('--kubeconfig')), false);
+    const transport = kubectl({
+      kubeconfigFiles: [first, second],
+      context: 'second',
+      namespace: 'ml',
+      pod: 'trainer-0',
+      container: 'trainer',
+    });
+    assert.equal(
+      transport.argv?.some((a) => a.startsWith('--kubeconfig')),
+      false,
+    );
     const result = await transport.run(request('echo merged'));
     assert.equal(result.stdout, 'merged\n');
     assert.equal(sim.state.execs.at(-1)?.user, 'limited', 'the context of the second file');
@@ -258,7 +342,7 @@ describe('kubectl exec mode: the real kubectl against the simulator', { skip: SK
     await eventually('no kubectl process left after the timeout', () => processesWith(kubeconfig).length === 0, 5_000);
   });
 
-  describe('the node debug pod exec\'d through kubectl', () => {
+  describe("the node debug pod exec'd through kubectl", () => {
     function debugTransport(client: ClusterClient, kubectlContext: string, made: KubectlExecTransport[]): DebugPodTransport {
       return new DebugPodTransport({
         client,
@@ -285,14 +369,20 @@ describe('kubectl exec mode: the real kubectl against the simulator', { skip: SK
         assert.equal(run.exec.exitCode, 0, run.exec.stderr);
         const inspection = analyzeCaptureText(run.captureText, { target: transport.target });
         assert.equal(inspection.capture.root, '/host');
-        assert.ok(inspection.verdicts.some((v) => v.id === 'memory.unaccounted-node'), inspection.verdicts.map((v) => v.id).join(', '));
+        assert.ok(
+          inspection.verdicts.some((v) => v.id === 'memory.unaccounted-node'),
+          inspection.verdicts.map((v) => v.id).join(', '),
+        );
       } finally {
         await transport.close();
       }
       assert.equal(made.length, 1);
       assert.deepEqual(made[0]?.argv?.slice(-8), ['-n', DEBUG_NS, name, '-c', DEBUG_CONTAINER, '--', 'sh', '-s']);
       const record = sim.state.execs.find((e) => e.pod === name);
-      assert.deepEqual([record?.namespace, record?.container, record?.command, record?.result?.exitCode], [DEBUG_NS, DEBUG_CONTAINER, ['sh', '-s'], 0]);
+      assert.deepEqual(
+        [record?.namespace, record?.container, record?.command, record?.result?.exitCode],
+        [DEBUG_NS, DEBUG_CONTAINER, ['sh', '-s'], 0],
+      );
       // kubectl's signature in the request log: it reads the pod, then upgrades GET …/exec.
       const paths = sim.state.requests.slice(mark).map((r) => `${r.method} ${r.path.split('?')[0]}`);
       const execAt = paths.indexOf(`GET /api/v1/namespaces/${DEBUG_NS}/pods/${name}/exec`);
@@ -318,7 +408,10 @@ describe('kubectl exec mode: the real kubectl against the simulator', { skip: SK
       assert.equal(made.length, 1, 'the pod was created and kubectl ran');
       assert.equal(failure.kind, 'forbidden');
       assert.deepEqual(failure.kind === 'forbidden' && [failure.verb, failure.resource], ['create', 'pods/exec']);
-      assert.match(failure.kind === 'forbidden' ? failure.detail : '', /User "noexec" cannot create resource "pods\/exec".*needs: create, get, watch and delete on pods, and create on pods\/exec/);
+      assert.match(
+        failure.kind === 'forbidden' ? failure.detail : '',
+        /User "noexec" cannot create resource "pods\/exec".*needs: create, get, watch and delete on pods, and create on pods\/exec/,
+      );
       const name = transport.lastPod as string;
       await sim.state.waitForPodGone(DEBUG_NS, name);
       assert.equal(sim.state.get('pods', DEBUG_NS, name), undefined);

@@ -93,7 +93,12 @@ function check(run: ProbeRun, id: string) {
 
 function podOf(run: ProbeRun, uid: string) {
   const pod = node(run).pods.find((candidate) => candidate.podUid === uid);
-  assert.ok(pod, `pod ${uid} in the accounting (pods: ${node(run).pods.map((p) => p.podUid).join(', ')})`);
+  assert.ok(
+    pod,
+    `pod ${uid} in the accounting (pods: ${node(run)
+      .pods.map((p) => p.podUid)
+      .join(', ')})`,
+  );
   return pod;
 }
 
@@ -125,19 +130,32 @@ function assertApuPod(run: ProbeRun, facts: ApuFacts): void {
   assert.equal(pod.vram, facts.podVram);
   assert.equal(pod.trueFootprint, facts.memoryCurrent + facts.podGtt);
   assert.equal(pod.headroom, facts.memoryMax - facts.memoryCurrent - facts.podGtt);
-  assert.deepEqual(pod.processes.map((p) => p.pid).sort((a, b) => a - b), [...facts.gpuPids]);
-  assert.deepEqual(pod.processes.find((p) => p.pid === facts.forkPid)?.sharedWith, [facts.dupPid], 'the fork shares its parent\'s client');
+  assert.deepEqual(
+    pod.processes.map((p) => p.pid).sort((a, b) => a - b),
+    [...facts.gpuPids],
+  );
+  assert.deepEqual(pod.processes.find((p) => p.pid === facts.forkPid)?.sharedWith, [facts.dupPid], "the fork shares its parent's client");
   const verdict = run.inspection.verdicts.find((v) => v.id === 'memory.pod-over-limit-in-reality');
   assert.ok(verdict, `verdict memory.pod-over-limit-in-reality (got ${run.inspection.verdicts.map((v) => v.id).join(', ')})`);
   assert.equal(verdict.severity, 'error');
   assert.match(verdict.title, /holds 30 GiB of GTT .* true footprint is 32 GiB, above its 16 GiB limit/);
-  assert.ok(verdict.evidence.some((line) => line.startsWith(`${facts.podCgroupPath}:`)), 'evidence names the pod cgroup');
+  assert.ok(
+    verdict.evidence.some((line) => line.startsWith(`${facts.podCgroupPath}:`)),
+    'evidence names the pod cgroup',
+  );
   const ranks = run.inspection.verdicts.map((v) => severityRank[v.severity]);
-  assert.deepEqual(ranks, [...ranks].sort((a, b) => b - a), 'verdicts worst first');
+  assert.deepEqual(
+    ranks,
+    [...ranks].sort((a, b) => b - a),
+    'verdicts worst first',
+  );
   // Only the pod's own processes count: the exporter outside any pod holds a client too.
   assert.ok(node(run).model.gpuProcesses.some((p) => p.pid === facts.systemGpuPid));
   const others = node(run).pods.filter((p) => p.podUid !== facts.podUid);
-  assert.ok(others.every((p) => p.gtt === 0), 'no GTT leaks into other pods');
+  assert.ok(
+    others.every((p) => p.gtt === 0),
+    'no GTT leaks into other pods',
+  );
 }
 
 function assertApuNode(run: ProbeRun, facts: ApuFacts): void {
@@ -163,7 +181,10 @@ function assertApuNode(run: ProbeRun, facts: ApuFacts): void {
   assert.equal(model.moduleParams.get('ttm')?.get('pages_limit'), '25165824');
   // The fdinfo sweep: DRM fds only, one client per drm-client-id within a process.
   const procs = model.gpuProcesses;
-  assert.deepEqual(procs.map((p) => p.pid), [facts.systemGpuPid, ...facts.gpuPids]);
+  assert.deepEqual(
+    procs.map((p) => p.pid),
+    [facts.systemGpuPid, ...facts.gpuPids],
+  );
   const hostile = procs.find((p) => p.pid === facts.hostilePid);
   assert.equal(hostile?.comm, facts.hostileComm, 'a comm with spaces and quotes survives');
   assert.equal(hostile?.clients.length, 1, 'fd 5 and its dup fd 9 are one client');
@@ -171,10 +192,14 @@ function assertApuNode(run: ProbeRun, facts: ApuFacts): void {
   const fdinfo = sectionFiles(run.capture, 'fdinfo');
   const r = run.capture.root;
   assert.ok(fdinfo.has(`${r}/proc/${facts.dupPid}/fdinfo/9`), 'the dup fd was read');
-  for (const fd of [0, 1, 3, 4, 6, 8]) assert.equal(fdinfo.has(`${r}/proc/${facts.dupPid}/fdinfo/${fd}`), false, `non-DRM fd ${fd} skipped`);
+  for (const fd of [0, 1, 3, 4, 6, 8])
+    assert.equal(fdinfo.has(`${r}/proc/${facts.dupPid}/fdinfo/${fd}`), false, `non-DRM fd ${fd} skipped`);
   // The process that vanished between `ls` and `head`: tried, tolerated, not counted.
   assert.match(fdinfo.get(`${r}/proc/${facts.vanishedPid}/fdinfo/5`) ?? '', /No such file/);
-  assert.equal(procs.some((p) => p.pid === facts.vanishedPid), false);
+  assert.equal(
+    procs.some((p) => p.pid === facts.vanishedPid),
+    false,
+  );
   // Node accounting and its verdict.
   const accounting = node(run).accounting;
   assert.equal(accounting.memTotal, facts.memTotal);
@@ -193,7 +218,11 @@ function assertApuNode(run: ProbeRun, facts: ApuFacts): void {
   assertApuPod(run, facts);
   const pod = model.pods.find((p) => p.podUid === facts.podUid);
   assert.ok(pod);
-  assert.equal(pod.containers.some((c) => c.containerId === facts.containerId), true, 'the container below the pod');
+  assert.equal(
+    pod.containers.some((c) => c.containerId === facts.containerId),
+    true,
+    'the container below the pod',
+  );
   // The kernel log holds a global OOM kill of that pod; with the pod's memory.events (oom_kill 1, max 0,
   // oom 0) and its fdinfo GTT joined in, it is the GTT signature.
   const oom = node(run).oom;
@@ -204,7 +233,10 @@ function assertApuNode(run: ProbeRun, facts: ApuFacts): void {
   const oomVerdict = run.inspection.verdicts.find((v) => v.id.startsWith('oom.'));
   assert.equal(oomVerdict?.severity, 'error', `an OOM verdict (got ${run.inspection.verdicts.map((v) => v.id).join(', ')})`);
   // Hostile names: the spaced directory is read, the newline names are skipped without breaking the format.
-  assert.ok(model.kubepodsLevels.some((level) => level.path === facts.spacedCgroup && level.current === 4096), `level "${facts.spacedCgroup}"`);
+  assert.ok(
+    model.kubepodsLevels.some((level) => level.path === facts.spacedCgroup && level.current === 4096),
+    `level "${facts.spacedCgroup}"`,
+  );
   assert.equal(run.text.includes('bad\nname'), false, 'a path with a newline was printed');
   assert.equal(run.text.includes('forged'), false, 'a file named with a newline was printed');
   // Node configuration.
@@ -255,7 +287,11 @@ for (const shell of SHELLS) {
       assert.equal(delegated.status, 'fail');
       assert.match(delegated.detail, new RegExp(`dmem is not in ${apu.facts.dmemGapLevel}'s cgroup\\.subtree_control`));
       assert.equal(check(run, 'kernel.ttm-protection').status, 'info', '7.1 predates the 7.3 TTM protection');
-      for (const id of ['kernel.dmem-delegated', 'kernel.gtt-memcg']) assert.ok(run.inspection.verdicts.some((v) => v.id === id), `verdict ${id}`);
+      for (const id of ['kernel.dmem-delegated', 'kernel.gtt-memcg'])
+        assert.ok(
+          run.inspection.verdicts.some((v) => v.id === id),
+          `verdict ${id}`,
+        );
     });
 
     test('cgroup v1 node: the same pod numbers from the v1 files', T, async () => {
@@ -282,27 +318,40 @@ for (const shell of SHELLS) {
       assert.equal(model.kernel, plain.facts.kernel);
       assert.equal(model.meminfo.get('MemTotal'), plain.facts.memTotal);
       assert.equal(model.meminfo.has('GPUActive'), false);
-      assert.deepEqual(model.gpus.map((gpu) => gpu.vendorId), ['0x1a03'], 'the ASPEED BMC adapter is a DRM card');
+      assert.deepEqual(
+        model.gpus.map((gpu) => gpu.vendorId),
+        ['0x1a03'],
+        'the ASPEED BMC adapter is a DRM card',
+      );
       assert.deepEqual(model.gpuProcesses, []);
       for (const expected of plain.facts.pods) {
         const pod = podOf(run, expected.uid);
         assert.equal(pod.accounted, expected.current);
         assert.equal(pod.limit, expected.max === 'max' ? undefined : expected.max);
-        assert.equal(pod.qos, ({ burstable: 'Burstable', guaranteed: 'Guaranteed', besteffort: 'BestEffort' } as const)[expected.qos], 'the QoS class of the pod\'s cgroup');
+        assert.equal(
+          pod.qos,
+          ({ burstable: 'Burstable', guaranteed: 'Guaranteed', besteffort: 'BestEffort' } as const)[expected.qos],
+          "the QoS class of the pod's cgroup",
+        );
         assert.equal(pod.gtt, 0);
       }
-      assert.deepEqual(run.inspection.verdicts.map((v) => `${v.id} (${v.severity})`), [], 'no verdicts on a node without a GPU');
+      assert.deepEqual(
+        run.inspection.verdicts.map((v) => `${v.id} (${v.severity})`),
+        [],
+        'no verdicts on a node without a GPU',
+      );
       assert.ok(node(run).kernelChecks.every((c) => c.status !== 'fail' && c.status !== 'warn'));
     });
 
-    test('HAMi NVIDIA node: preload, library and both pods\' caches in the capture', T, async () => {
+    test("HAMi NVIDIA node: preload, library and both pods' caches in the capture", T, async () => {
       const run = await probeFixture(hami);
       assertClean(run, 'hami');
       const model = node(run).model;
       const host = sectionFiles(run.capture, 'hami.host');
       assert.equal(host.get('/usr/local/vgpu/ld.so.preload'), `${hami.facts.preload}\n`);
       const listing = host.get('/usr/local/vgpu/ls') ?? '';
-      for (const name of ['containers', 'ld.so.preload', 'libvgpu.so', 'libvgpu.so.v2.10.0']) assert.match(listing, new RegExp(` ${name.replace(/\./g, '\\.')}$`, 'm'));
+      for (const name of ['containers', 'ld.so.preload', 'libvgpu.so', 'libvgpu.so.v2.10.0'])
+        assert.match(listing, new RegExp(` ${name.replace(/\./g, '\\.')}$`, 'm'));
       const caches = sectionFiles(run.capture, 'hami.caches');
       assert.deepEqual([...caches.keys()].sort(), [hami.facts.bypassed.cachePath, hami.facts.enforced.cachePath].sort());
       const enforced = caches.get(hami.facts.enforced.cachePath) ?? '';
@@ -319,11 +368,17 @@ for (const shell of SHELLS) {
       assert.equal((bypassed.match(/status=1/g) ?? []).length, 0);
       // nvidia-smi is not in the root; the driver version file is.
       assert.deepEqual(run.capture.sections.get('nvidia-smi.gpu')?.missing, ['nvidia-smi']);
-      assert.match(sectionFiles(run.capture, 'nvidia-driver').get('/proc/driver/nvidia/version') ?? '', /^NVRM version: NVIDIA UNIX Open Kernel Module for x86_64 {2}570\.133\.20/);
+      assert.match(
+        sectionFiles(run.capture, 'nvidia-driver').get('/proc/driver/nvidia/version') ?? '',
+        /^NVRM version: NVIDIA UNIX Open Kernel Module for x86_64 {2}570\.133\.20/,
+      );
       assert.equal(model.containerdDefaultRuntime?.runtime, 'nvidia');
       // /dev/nvidia* are character devices but not DRM: the fdinfo sweep skips them.
       assert.deepEqual([...sectionFiles(run.capture, 'fdinfo').keys()], []);
-      assert.deepEqual(model.gpus.map((gpu) => [gpu.vendorId, gpu.driver]), [['0x10de', 'nvidia']]);
+      assert.deepEqual(
+        model.gpus.map((gpu) => [gpu.vendorId, gpu.driver]),
+        [['0x10de', 'nvidia']],
+      );
       assert.deepEqual(model.pods.map((p) => p.podUid).sort(), [hami.facts.bypassed.podUid, hami.facts.enforced.podUid].sort());
       assert.ok(run.inspection.hami, 'a node with HAMi installed gets the checklist');
     });
@@ -391,7 +446,7 @@ function thisMachineCgroupMode(): string {
 }
 
 describe('node probe on this machine through the Local transport (sh -s, no chroot)', () => {
-  test('the capture is complete, with this machine\'s cgroup mode, MemTotal and kernel', T, async () => {
+  test("the capture is complete, with this machine's cgroup mode, MemTotal and kernel", T, async () => {
     const run = await probe(undefined, '');
     assert.equal(run.exitCode, 0, run.stderr);
     assert.equal(run.capture.complete, true, run.capture.problems.join('; '));
@@ -399,7 +454,8 @@ describe('node probe on this machine through the Local transport (sh -s, no chro
     const model = node(run).model;
     const expectedMode = thisMachineCgroupMode();
     assert.equal(model.cgroupMode, expectedMode);
-    if (existsSync('/sys/fs/cgroup/memory')) assert.ok(model.cgroupMode === 'hybrid' || model.cgroupMode === 'v1', `this machine is cgroup v1/hybrid, got ${model.cgroupMode}`);
+    if (existsSync('/sys/fs/cgroup/memory'))
+      assert.ok(model.cgroupMode === 'hybrid' || model.cgroupMode === 'v1', `this machine is cgroup v1/hybrid, got ${model.cgroupMode}`);
     const memTotalKb = Number(/^MemTotal:\s+(\d+) kB$/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1]);
     assert.equal(model.meminfo.get('MemTotal'), memTotalKb * 1024);
     assert.equal(model.kernel, release());
@@ -450,14 +506,18 @@ describe('node probe: bad input gives partial results with reasons, never a cras
         withMeminfo++;
       }
       if (cut > endFdinfo + 64) {
-        assert.equal(inspection.node?.pods.find((p) => p.podUid === apu.facts.podUid)?.gtt, apu.facts.podGtt, `cut at ${cut}: pod GTT kept`);
+        assert.equal(
+          inspection.node?.pods.find((p) => p.podUid === apu.facts.podUid)?.gtt,
+          apu.facts.podGtt,
+          `cut at ${cut}: pod GTT kept`,
+        );
         withPodGtt++;
       }
     }
     assert.ok(withMeminfo > 10 && withPodGtt > 0, `${withMeminfo} / ${withPodGtt} partial captures checked`);
   });
 
-  test('random garbage lines between the capture\'s lines', () => {
+  test("random garbage lines between the capture's lines", () => {
     const nonce = /nonce=([0-9a-f]+)/.exec(apuRun.text)?.[1] ?? '';
     assert.ok(nonce);
     for (const seed of [1, 2, 3, 4, 5]) {
@@ -465,12 +525,20 @@ describe('node probe: bad input gives partial results with reasons, never a cras
       const pick = <V>(values: readonly V[]): V => values[Math.floor(random() * values.length)] as V;
       const junk = (): string => {
         switch (Math.floor(random() * 6)) {
-          case 0: return Array.from({ length: Math.floor(random() * 120) }, () => String.fromCharCode(32 + Math.floor(random() * 95))).join('');
-          case 1: return Array.from({ length: Math.floor(random() * 40) }, () => String.fromCharCode(Math.floor(random() * 256))).join('').replace(/\n/g, '');
-          case 2: return `@@gpumem:${'f'.repeat(24)}:${pick(['end fdinfo', 'done', 'begin proc', 'file /proc/meminfo'])}@@`;
-          case 3: return `@@gpumem:${nonce}:frobnicate ${Math.floor(random() * 1000)}@@`;
-          case 4: return `@@gpumem:${nonce}:end nosuchsection@@`;
-          default: return `@@gpumem:${nonce}:begin`;
+          case 0:
+            return Array.from({ length: Math.floor(random() * 120) }, () => String.fromCharCode(32 + Math.floor(random() * 95))).join('');
+          case 1:
+            return Array.from({ length: Math.floor(random() * 40) }, () => String.fromCharCode(Math.floor(random() * 256)))
+              .join('')
+              .replace(/\n/g, '');
+          case 2:
+            return `@@gpumem:${'f'.repeat(24)}:${pick(['end fdinfo', 'done', 'begin proc', 'file /proc/meminfo'])}@@`;
+          case 3:
+            return `@@gpumem:${nonce}:frobnicate ${Math.floor(random() * 1000)}@@`;
+          case 4:
+            return `@@gpumem:${nonce}:end nosuchsection@@`;
+          default:
+            return `@@gpumem:${nonce}:begin`;
         }
       };
       const lines = apuRun.text.split('\n');
@@ -478,7 +546,10 @@ describe('node probe: bad input gives partial results with reasons, never a cras
       const garbled = lines.join('\n');
       const inspection = analyzeCaptureText(garbled, { target: `garbage seed ${seed}` });
       assert.equal(inspection.capture.complete, true, `seed ${seed}: the real done marker is still there`);
-      assert.ok(inspection.capture.problems.some((p) => p.startsWith('unknown marker "frobnicate"')), `seed ${seed}: ${inspection.capture.problems.slice(0, 3).join('; ')}`);
+      assert.ok(
+        inspection.capture.problems.some((p) => p.startsWith('unknown marker "frobnicate"')),
+        `seed ${seed}: ${inspection.capture.problems.slice(0, 3).join('; ')}`,
+      );
       assert.ok(inspection.capture.problems.includes('unexpected end of section "nosuchsection"'), `seed ${seed}`);
       assert.equal(inspection.node?.model.meminfo.get('MemTotal'), apu.facts.memTotal, `seed ${seed}: line-wise meminfo survives`);
       assert.equal(inspection.node?.model.cgroupMode, 'v2', `seed ${seed}`);
@@ -490,7 +561,10 @@ describe('node probe: bad input gives partial results with reasons, never a cras
     const body = fdinfo.get(`/proc/${apu.facts.vanishedPid}/fdinfo/5`);
     assert.ok(body !== undefined, 'the sweep saw its DRM fd and tried to read it');
     assert.match(body, /No such file or directory/);
-    assert.equal(node(apuRun).model.gpuProcesses.some((p) => p.pid === apu.facts.vanishedPid), false);
+    assert.equal(
+      node(apuRun).model.gpuProcesses.some((p) => p.pid === apu.facts.vanishedPid),
+      false,
+    );
     assert.equal(apuRun.capture.sections.get('fdinfo')?.complete, true);
   });
 

@@ -30,7 +30,11 @@ function gpumem(args: readonly string[], options: { input?: string; env?: NodeJS
 }
 
 /** The syntax checkers present here: `sh -n`, `dash -n`, `busybox sh -n`. */
-const SYNTAX_CHECKERS = [['sh', '-n'], ['dash', '-n'], ['busybox', 'sh', '-n']].filter((argv) => spawnSync(argv[0] ?? '', ['-c', 'true'], { stdio: 'ignore' }).error === undefined);
+const SYNTAX_CHECKERS = [
+  ['sh', '-n'],
+  ['dash', '-n'],
+  ['busybox', 'sh', '-n'],
+].filter((argv) => spawnSync(argv[0] ?? '', ['-c', 'true'], { stdio: 'ignore' }).error === undefined);
 
 function syntaxErrors(script: string): string[] {
   const errors: string[] = [];
@@ -52,7 +56,13 @@ interface InspectionJson {
   target: string;
   scope: string | null;
   verdicts: Array<{ id: string; severity: string; title: string; evidence: string[]; remedy: string }>;
-  node: { hostname: string | null; kernel: string | null; cgroupMode: string; kernelChecks: Array<{ id: string; status: string }>; accounting: { memTotal: number | null } } | null;
+  node: {
+    hostname: string | null;
+    kernel: string | null;
+    cgroupMode: string;
+    kernelChecks: Array<{ id: string; status: string }>;
+    accounting: { memTotal: number | null };
+  } | null;
   hami: unknown;
   problems: string[];
   complete: boolean;
@@ -122,19 +132,23 @@ describe('probe-script', () => {
     assert.equal((await gpumem(['probe-script', '--hostroot', '/host'])).code, 2);
   });
 
-  test('by hand, as on an air-gapped node: probe-script > probe.sh; sh -s < probe.sh > capture.txt; analyze capture.txt', { ...T, skip: !ROOT_USER && 'needs root for a complete node view' }, async () => {
-    const script = (await gpumem(['probe-script'])).stdout;
-    const probe = spawnSync('sh', ['-s'], { input: script, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 120_000 });
-    assert.equal(probe.status, 0, probe.stderr);
-    const file = join(work, 'by-hand-capture.txt');
-    writeFileSync(file, probe.stdout);
-    const run = await gpumem(['analyze', file, '--format', 'json']);
-    const json = parseInspection(run);
-    assert.equal(run.code, expectedExit(json), run.stderr);
-    assert.equal(json.complete, true);
-    assert.equal(json.target, `capture ${file}`);
-    assert.equal(json.node?.cgroupMode, thisMachineCgroupMode());
-  });
+  test(
+    'by hand, as on an air-gapped node: probe-script > probe.sh; sh -s < probe.sh > capture.txt; analyze capture.txt',
+    { ...T, skip: !ROOT_USER && 'needs root for a complete node view' },
+    async () => {
+      const script = (await gpumem(['probe-script'])).stdout;
+      const probe = spawnSync('sh', ['-s'], { input: script, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 120_000 });
+      assert.equal(probe.status, 0, probe.stderr);
+      const file = join(work, 'by-hand-capture.txt');
+      writeFileSync(file, probe.stdout);
+      const run = await gpumem(['analyze', file, '--format', 'json']);
+      const json = parseInspection(run);
+      assert.equal(run.code, expectedExit(json), run.stderr);
+      assert.equal(json.complete, true);
+      assert.equal(json.target, `capture ${file}`);
+      assert.equal(json.node?.cgroupMode, thisMachineCgroupMode());
+    },
+  );
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -151,7 +165,7 @@ describe('inspect --local on this machine', { skip: !ROOT_USER && 'needs root fo
     local = parseInspection(localRun);
   });
 
-  test('JSON: a complete node capture with this machine\'s cgroup mode, kernel and RAM; the exit code follows the verdicts', () => {
+  test("JSON: a complete node capture with this machine's cgroup mode, kernel and RAM; the exit code follows the verdicts", () => {
     assert.ok(localRun.code === 0 || localRun.code === 1, `exit ${localRun.code}: ${localRun.stderr}`);
     assert.equal(localRun.code, expectedExit(local));
     assert.equal(local.target, 'local');
@@ -162,7 +176,10 @@ describe('inspect --local on this machine', { skip: !ROOT_USER && 'needs root fo
     assert.equal(local.node?.kernel, release());
     const memTotalKb = Number(/^MemTotal:\s+(\d+) kB$/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1]);
     assert.equal(local.node?.accounting.memTotal, memTotalKb * 1024);
-    assert.deepEqual(local.node?.kernelChecks.map((check) => check.id).slice(0, 2), ['kernel.gpu-active-counters', 'kernel.dmem-available']);
+    assert.deepEqual(local.node?.kernelChecks.map((check) => check.id).slice(0, 2), [
+      'kernel.gpu-active-counters',
+      'kernel.dmem-available',
+    ]);
     for (const verdict of local.verdicts) assert.ok(verdict.id && verdict.title && verdict.remedy, JSON.stringify(verdict));
   });
 
@@ -190,7 +207,12 @@ describe('inspect --local on this machine', { skip: !ROOT_USER && 'needs root fo
     assert.equal(fromStdin.target, 'capture from standard input');
     assert.deepEqual(fromStdin.verdicts, local.verdicts);
     const text = await gpumem(['analyze', saved]);
-    assert.match(text.stdout, new RegExp(`^gpumem inspection: capture ${saved.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\nhost .+, kernel ${release().replace(/\./g, '\\.')}, cgroup ${thisMachineCgroupMode()}\\n`));
+    assert.match(
+      text.stdout,
+      new RegExp(
+        `^gpumem inspection: capture ${saved.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\nhost .+, kernel ${release().replace(/\./g, '\\.')}, cgroup ${thisMachineCgroupMode()}\\n`,
+      ),
+    );
     const markdown = await gpumem(['analyze', saved, '-f', 'markdown']);
     assert.match(markdown.stdout, /^# gpumem inspection: capture /);
     assert.match(markdown.stdout, /\n## Kernel, driver and dmem\n/);
@@ -204,7 +226,10 @@ describe('inspect --local on this machine', { skip: !ROOT_USER && 'needs root fo
     const json = parseInspection(run);
     assert.ok(run.code === 0 || run.code === 1, run.stderr);
     assert.equal(json.complete, false);
-    assert.ok(json.problems.some((problem) => problem.startsWith('the capture is incomplete')), json.problems.join('; '));
+    assert.ok(
+      json.problems.some((problem) => problem.startsWith('the capture is incomplete')),
+      json.problems.join('; '),
+    );
   });
 });
 
@@ -232,7 +257,16 @@ describe('analyze: bad input', () => {
 
 interface OomJson {
   source: string;
-  summary: { kills: number; global: number; memcg: number; unknown: number; globalPodKills: number; format: string; victims: Array<{ comm?: string; pid?: number; kind: string }>; text: string };
+  summary: {
+    kills: number;
+    global: number;
+    memcg: number;
+    unknown: number;
+    globalPodKills: number;
+    format: string;
+    victims: Array<{ comm?: string; pid?: number; kind: string }>;
+    text: string;
+  };
   verdicts: Array<{ id: string; severity: string; evidence: string[]; evidenceLines: Array<{ line: number; text: string }> }>;
 }
 
@@ -254,7 +288,8 @@ describe('explain-oom', () => {
       const lines = readFileSync(file, 'utf8').split('\n');
       for (const verdict of json.verdicts) {
         assert.match(verdict.id, /^oom\.(global-gtt|global|memcg|unclassified):\d+/);
-        for (const evidence of verdict.evidenceLines) assert.equal(lines[evidence.line - 1], evidence.text, 'evidence is the log line, verbatim');
+        for (const evidence of verdict.evidenceLines)
+          assert.equal(lines[evidence.line - 1], evidence.text, 'evidence is the log line, verbatim');
       }
     });
   }
@@ -329,7 +364,10 @@ describe('inspect --ssh against OpenSSH on 127.0.0.1', { skip: SSH_SKIP }, () =>
   }
 
   function inspect(file: string, ...extra: string[]): Promise<CliRun> {
-    return gpumem(['inspect', '--ssh', `root@127.0.0.1:${sshd.port}`, '-i', client.privateKeyPath, '--known-hosts', file, '--format', 'json', ...extra], { env });
+    return gpumem(
+      ['inspect', '--ssh', `root@127.0.0.1:${sshd.port}`, '-i', client.privateKeyPath, '--known-hosts', file, '--format', 'json', ...extra],
+      { env },
+    );
   }
 
   const count = (log: string, pattern: RegExp) => (log.match(pattern) ?? []).length;
@@ -353,7 +391,12 @@ describe('inspect --ssh against OpenSSH on 127.0.0.1', { skip: SSH_SKIP }, () =>
     const run = await inspect(file);
     assert.equal(run.code, 2);
     assert.equal(run.stdout, '');
-    assert.ok(run.stderr.includes(`gpumem inspect: ssh root@127.0.0.1:${sshd.port}: the host key of [127.0.0.1]:${sshd.port} is not known (ssh-ed25519 ${fingerprint})`), run.stderr);
+    assert.ok(
+      run.stderr.includes(
+        `gpumem inspect: ssh root@127.0.0.1:${sshd.port}: the host key of [127.0.0.1]:${sshd.port} is not known (ssh-ed25519 ${fingerprint})`,
+      ),
+      run.stderr,
+    );
     assert.equal(readFileSync(file, 'utf8'), '');
     const log = await logSince(mark);
     assert.equal(count(log, /Accepted publickey/g), 0, log);
@@ -366,7 +409,7 @@ describe('inspect --ssh against OpenSSH on 127.0.0.1', { skip: SSH_SKIP }, () =>
     const run = await inspect(file, '--accept-new');
     const json = parseInspection(run);
     assert.equal(run.code, expectedExit(json), run.stderr);
-    assert.equal(readFileSync(file, 'utf8'), `${sshd.knownHostsLine}\n`, 'known_hosts gained the server\'s line');
+    assert.equal(readFileSync(file, 'utf8'), `${sshd.knownHostsLine}\n`, "known_hosts gained the server's line");
     assert.ok(run.stderr.includes(`added ssh-ed25519 ${fingerprint} to ${file}`), run.stderr);
     assert.equal(json.target, `ssh root@127.0.0.1:${sshd.port}`);
     assert.equal(json.complete, true, json.problems.join('; '));
@@ -393,7 +436,10 @@ describe('inspect --ssh against OpenSSH on 127.0.0.1', { skip: SSH_SKIP }, () =>
     const run = await inspect(file, '--accept-new');
     assert.equal(run.code, 2);
     assert.equal(run.stdout, '');
-    assert.match(run.stderr, new RegExp(`the host key of \\[127\\.0\\.0\\.1\\]:${sshd.port} CHANGED: got ${fingerprint.replace(/[+/]/g, '\\$&')}`));
+    assert.match(
+      run.stderr,
+      new RegExp(`the host key of \\[127\\.0\\.0\\.1\\]:${sshd.port} CHANGED: got ${fingerprint.replace(/[+/]/g, '\\$&')}`),
+    );
     assert.match(run.stderr, /possible man-in-the-middle/);
     assert.equal(readFileSync(file, 'utf8'), `${line}\n`);
     const log = await logSince(mark);

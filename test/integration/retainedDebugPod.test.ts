@@ -68,7 +68,14 @@ describe('the retained node debug pod (live sampling on Inspect Node)', { skip: 
   afterEach(() => sim.setFault(null));
 
   function retained(node: string, extra: Partial<DebugPodTransportOptions> = {}): DebugPodTransport {
-    return new DebugPodTransport({ client: admin, node, namespace: NS, lifetime: { kind: 'retained' }, log: (line) => log.push(line), ...extra });
+    return new DebugPodTransport({
+      client: admin,
+      node,
+      namespace: NS,
+      lifetime: { kind: 'retained' },
+      log: (line) => log.push(line),
+      ...extra,
+    });
   }
 
   /** Debug pods the simulator saw created from `mark` on. */
@@ -84,7 +91,10 @@ describe('the retained node debug pod (live sampling on Inspect Node)', { skip: 
   async function assertNoDebugPodLeft(): Promise<void> {
     await eventually('no debug pod left', () => alive().length === 0);
     for (const created of createdSince(0)) {
-      assert.ok(sim.state.deletedPods.some((d) => d.uid === created.uid), `debug pod ${created.name} was deleted`);
+      assert.ok(
+        sim.state.deletedPods.some((d) => d.uid === created.uid),
+        `debug pod ${created.name} was deleted`,
+      );
     }
   }
 
@@ -92,7 +102,7 @@ describe('the retained node debug pod (live sampling on Inspect Node)', { skip: 
     return request(buildLightProbeScript({ nonce: newNonce(), hostRoot }), { timeoutMs: 15_000 });
   }
 
-  test('one pod for the full probe and every light probe after it; each sample has the node\'s pods; close() deletes it', T, async () => {
+  test("one pod for the full probe and every light probe after it; each sample has the node's pods; close() deletes it", T, async () => {
     const mark = sim.state.createdPods.length;
     const execs = sim.state.execs.length;
     const transport = retained(APU_NODE);
@@ -125,7 +135,10 @@ describe('the retained node debug pod (live sampling on Inspect Node)', { skip: 
       assert.equal(createdSince(mark).length, 1, 'ONE debug pod for four runs');
       const ran = sim.state.execs.slice(execs);
       assert.equal(ran.length, 4, 'one exec per run');
-      assert.ok(ran.every((e) => e.pod === pod && e.container === 'debugger'), 'every exec in the same pod');
+      assert.ok(
+        ran.every((e) => e.pod === pod && e.container === 'debugger'),
+        'every exec in the same pod',
+      );
       assert.deepEqual(transport.state, state, 'still the same pod');
     } finally {
       await transport.close();
@@ -150,7 +163,10 @@ describe('the retained node debug pod (live sampling on Inspect Node)', { skip: 
       assert.equal(pods.length, 2);
       assert.notEqual(transport.lastPod, first);
       assert.deepEqual(alive(), [transport.lastPod]);
-      assert.ok(log.some((line) => line.includes(`${first} is gone (it was deleted): creating a new debug pod`)), log.join('\n'));
+      assert.ok(
+        log.some((line) => line.includes(`${first} is gone (it was deleted): creating a new debug pod`)),
+        log.join('\n'),
+      );
     } finally {
       await transport.close();
     }
@@ -169,8 +185,14 @@ describe('the retained node debug pod (live sampling on Inspect Node)', { skip: 
       sim.state.put({ ...pod, status: { ...(pod['status'] as object), phase: 'Failed', reason: 'DeadlineExceeded' } } as never);
       assert.equal((await transport.run(request('echo again'))).stdout, 'again\n');
       assert.equal(createdSince(mark).length, 2);
-      assert.ok(sim.state.deletedPods.some((d) => d.name === first), 'the failed pod was deleted');
-      assert.ok(log.some((line) => line.includes(`${first} is gone (it ended: Failed DeadlineExceeded)`)), log.join('\n'));
+      assert.ok(
+        sim.state.deletedPods.some((d) => d.name === first),
+        'the failed pod was deleted',
+      );
+      assert.ok(
+        log.some((line) => line.includes(`${first} is gone (it ended: Failed DeadlineExceeded)`)),
+        log.join('\n'),
+      );
       assert.deepEqual(alive(), [transport.lastPod]);
     } finally {
       await transport.close();
@@ -250,7 +272,10 @@ describe('the retained node debug pod (live sampling on Inspect Node)', { skip: 
     const controller = new AbortController();
     try {
       const running = transport.run(request('true', { signal: controller.signal }));
-      await eventually('the pod exists', () => transport.lastPod !== undefined && sim.state.get('pods', NS, transport.lastPod) !== undefined);
+      await eventually(
+        'the pod exists',
+        () => transport.lastPod !== undefined && sim.state.get('pods', NS, transport.lastPod) !== undefined,
+      );
       assert.equal(transport.state.kind, 'starting');
       controller.abort();
       assert.equal((await transportFailure(running)).kind, 'cancelled');
@@ -278,7 +303,9 @@ describe('the retained node debug pod (live sampling on Inspect Node)', { skip: 
     const transport = retained(CPU_NODE);
     const mark = sim.state.requests.length;
     const running = transport.run(request('true'));
-    await eventually('the create is on its way', () => sim.state.requests.slice(mark).some((r) => r.method === 'POST' && r.path.startsWith(`/api/v1/namespaces/${NS}/pods`)));
+    await eventually('the create is on its way', () =>
+      sim.state.requests.slice(mark).some((r) => r.method === 'POST' && r.path.startsWith(`/api/v1/namespaces/${NS}/pods`)),
+    );
     await transport.close();
     assert.equal((await transportFailure(running)).kind, 'cancelled');
     sim.setFault(null);
@@ -291,7 +318,9 @@ describe('the retained node debug pod (live sampling on Inspect Node)', { skip: 
     try {
       await transport.run(request('true'));
       sim.setFault({ dropExecAfterStdoutBytes: 64 });
-      const failure = await transportFailure(transport.run(request('i=0; while [ $i -lt 2000 ]; do echo 0123456789abcdef; i=$((i+1)); done; sleep 5')));
+      const failure = await transportFailure(
+        transport.run(request('i=0; while [ $i -lt 2000 ]; do echo 0123456789abcdef; i=$((i+1)); done; sleep 5')),
+      );
       assert.equal(failure.kind, 'disconnected');
       sim.setFault(null);
       assert.equal(transport.state.kind, 'ready');
@@ -312,7 +341,10 @@ describe('the retained node debug pod (live sampling on Inspect Node)', { skip: 
       assert.equal(failure.kind, 'connect');
       assert.match(failure.kind === 'connect' ? failure.detail : '', /500/);
       assert.deepEqual(transport.state, { kind: 'none' });
-      assert.ok(sim.state.requests.slice(mark).some((r) => r.method === 'DELETE' && r.path.includes(`/pods/${transport.lastPod}`)), 'a create that may have happened is followed by a delete');
+      assert.ok(
+        sim.state.requests.slice(mark).some((r) => r.method === 'DELETE' && r.path.includes(`/pods/${transport.lastPod}`)),
+        'a create that may have happened is followed by a delete',
+      );
       assert.equal((await transport.run(request('echo ok'))).stdout, 'ok\n');
       assert.equal(transport.state.kind, 'ready');
     } finally {
@@ -321,21 +353,27 @@ describe('the retained node debug pod (live sampling on Inspect Node)', { skip: 
     await assertNoDebugPodLeft();
   });
 
-  test('a log that throws (the output channel closed at shutdown) stops nothing: close() deletes the pod once and resolves', T, async () => {
-    let closed = false;
-    const transport = retained(CPU_NODE, { log: () => {
-      if (closed) throw new Error('Channel has been closed');
-    } });
-    await transport.run(request('true'));
-    const pod = transport.lastPod ?? '';
-    const mark = sim.state.requests.length;
-    closed = true;
-    await transport.close();
-    const deletes = sim.state.requests.slice(mark).filter((r) => r.method === 'DELETE' && r.path.includes(`/pods/${pod}`));
-    assert.equal(deletes.length, 1, 'one DELETE, no retries of a delete that worked');
-    assert.deepEqual(transport.cleanupFailures, []);
-    await assertNoDebugPodLeft();
-  });
+  test(
+    'a log that throws (the output channel closed at shutdown) stops nothing: close() deletes the pod once and resolves',
+    T,
+    async () => {
+      let closed = false;
+      const transport = retained(CPU_NODE, {
+        log: () => {
+          if (closed) throw new Error('Channel has been closed');
+        },
+      });
+      await transport.run(request('true'));
+      const pod = transport.lastPod ?? '';
+      const mark = sim.state.requests.length;
+      closed = true;
+      await transport.close();
+      const deletes = sim.state.requests.slice(mark).filter((r) => r.method === 'DELETE' && r.path.includes(`/pods/${pod}`));
+      assert.equal(deletes.length, 1, 'one DELETE, no retries of a delete that worked');
+      assert.deepEqual(transport.cleanupFailures, []);
+      await assertNoDebugPodLeft();
+    },
+  );
 
   test('a per-run transport is unchanged: a pod per run, deleted after each', T, async () => {
     const mark = sim.state.createdPods.length;

@@ -56,7 +56,13 @@ async function failure(promise: Promise<unknown>): Promise<ApiFailure> {
   } catch (err) {
     if (err instanceof k8s.ApiException) {
       const body = err.body as unknown;
-      return { code: err.code, status: typeof body === 'string' && body !== '' ? (JSON.parse(body) as Record<string, unknown>) : (body as Record<string, unknown> | undefined) };
+      return {
+        code: err.code,
+        status:
+          typeof body === 'string' && body !== ''
+            ? (JSON.parse(body) as Record<string, unknown>)
+            : (body as Record<string, unknown> | undefined),
+      };
     }
     throw err;
   }
@@ -87,16 +93,24 @@ function credentials(sim: Simulator, user: string): Credentials {
 
 function raw(sim: Simulator, path: string, creds: Credentials = {}, method = 'GET', body?: string): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(`${sim.url}${path}`, {
-      method,
-      ca: sim.ca,
-      ...(creds.cert ? { cert: creds.cert, key: creds.key } : {}),
-      headers: { Accept: 'application/json', ...(creds.token ? { Authorization: `Bearer ${creds.token}` } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-    });
+    const req = request(
+      `${sim.url}${path}`,
+      {
+        method,
+        ca: sim.ca,
+        ...(creds.cert ? { cert: creds.cert, key: creds.key } : {}),
+        headers: {
+          Accept: 'application/json',
+          ...(creds.token ? { Authorization: `Bearer ${creds.token}` } : {}),
+          ...(body ? { 'Content-Type': 'application/json' } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -111,8 +125,18 @@ interface ExecRun {
 }
 
 /** Runs a command through client-node's Exec; `protocols` forces the offered subprotocol list. */
-async function execRun(kc: k8s.KubeConfig, namespace: string, pod: string, container: string, command: string[], stdin: Readable | null, protocols?: string[]): Promise<ExecRun> {
-  const handler = protocols ? new WebSocketHandler(kc, (uri: string, _offered: string[], opts: object) => new WebSocket(uri, protocols, opts)) : undefined;
+async function execRun(
+  kc: k8s.KubeConfig,
+  namespace: string,
+  pod: string,
+  container: string,
+  command: string[],
+  stdin: Readable | null,
+  protocols?: string[],
+): Promise<ExecRun> {
+  const handler = protocols
+    ? new WebSocketHandler(kc, (uri: string, _offered: string[], opts: object) => new WebSocket(uri, protocols, opts))
+    : undefined;
   const exec = new k8s.Exec(kc, handler);
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -121,7 +145,17 @@ async function execRun(kc: k8s.KubeConfig, namespace: string, pod: string, conta
   stdout.on('data', (d: Buffer) => (out += d.toString()));
   stderr.on('data', (d: Buffer) => (err += d.toString()));
   let status: k8s.V1Status | undefined;
-  const ws = (await exec.exec(namespace, pod, container, command, stdout, stderr, stdin, false, (s) => (status = s))) as unknown as WsSocket;
+  const ws = (await exec.exec(
+    namespace,
+    pod,
+    container,
+    command,
+    stdout,
+    stderr,
+    stdin,
+    false,
+    (s) => (status = s),
+  )) as unknown as WsSocket;
   const closeCode = await new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
   return { stdout: out, stderr: err, status, closeCode, protocol: ws.protocol };
 }
@@ -135,14 +169,19 @@ function exitCodeOf(status: k8s.V1Status | undefined): number | undefined {
 
 function debugPod(node: string): k8s.V1Pod {
   return {
-    metadata: { generateName: `gpumem-node-debug-${node}-`, labels: { 'app.kubernetes.io/managed-by': 'gpumem', 'gpumem.dev/probe': 'node' } },
+    metadata: {
+      generateName: `gpumem-node-debug-${node}-`,
+      labels: { 'app.kubernetes.io/managed-by': 'gpumem', 'gpumem.dev/probe': 'node' },
+    },
     spec: {
       nodeName: node,
       hostPID: true,
       restartPolicy: 'Never',
       activeDeadlineSeconds: 600,
       tolerations: [{ operator: 'Exists' }],
-      containers: [{ name: 'debugger', image: 'busybox', command: ['sleep', '3600'], volumeMounts: [{ name: 'host-root', mountPath: '/host' }] }],
+      containers: [
+        { name: 'debugger', image: 'busybox', command: ['sleep', '3600'], volumeMounts: [{ name: 'host-root', mountPath: '/host' }] },
+      ],
       volumes: [{ name: 'host-root', hostPath: { path: '/' } }],
     },
   };
@@ -168,10 +207,17 @@ async function waitRunning(core: k8s.CoreV1Api, namespace: string, name: string)
 /** Every debug pod created so far was deleted, is gone, and left no mount behind. */
 async function assertDebugPodsCleaned(sim: Simulator): Promise<void> {
   for (const created of sim.state.createdPods.filter((p) => p.namespace === DEBUG_NS)) {
-    assert.ok(sim.state.deletedPods.some((d) => d.uid === created.uid), `debug pod ${created.name} was deleted`);
+    assert.ok(
+      sim.state.deletedPods.some((d) => d.uid === created.uid),
+      `debug pod ${created.name} was deleted`,
+    );
     await sim.state.waitForPodGone(created.namespace, created.name);
   }
-  assert.deepEqual(sim.state.list('pods', DEBUG_NS).map((p) => p.metadata.name), [], 'no debug pod left');
+  assert.deepEqual(
+    sim.state.list('pods', DEBUG_NS).map((p) => p.metadata.name),
+    [],
+    'no debug pod left',
+  );
   assert.deepEqual(sim.state.mounts(), [], 'no /host bind left mounted');
   assert.equal(sim.state.runningExecs(), 0, 'no exec left running');
 }
@@ -196,7 +242,11 @@ describe('API simulator with the fixture cluster, through client-node', () => {
     await sim?.close();
     assert.equal(existsSync(pkiDir), false, 'the PKI directory is removed');
     for (const dir of dirs) assert.equal(existsSync(dir), false, `root ${dir} is removed`);
-    assert.deepEqual(mountPoints().filter((m) => dirs.some((d) => m.startsWith(d))), [], 'nothing mounted under a root');
+    assert.deepEqual(
+      mountPoints().filter((m) => dirs.some((d) => m.startsWith(d))),
+      [],
+      'nothing mounted under a root',
+    );
     assert.deepEqual(sim?.state.cleanupProblems ?? [], []);
   });
 
@@ -214,7 +264,10 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       const groups = await admin.makeApiClient(k8s.ApisApi).getAPIVersions();
       assert.ok(groups.groups.some((g) => g.name === 'apps'));
       const nodes = await core.listNode();
-      assert.deepEqual(nodes.items.map((n) => n.metadata?.name), ['gpu-node-7', 'gpu-node-8', 'secure-node-1', 'strix-node-1', 'web-node-3']);
+      assert.deepEqual(
+        nodes.items.map((n) => n.metadata?.name),
+        ['gpu-node-7', 'gpu-node-8', 'secure-node-1', 'strix-node-1', 'web-node-3'],
+      );
       assert.match(nodes.metadata?.resourceVersion ?? '', /^\d+$/);
       const who = credentials(sim, 'admin');
       assert.ok(who.cert && who.key && !who.token, 'the admin kubeconfig carries a client certificate');
@@ -235,7 +288,15 @@ describe('API simulator with the fixture cluster, through client-node', () => {
         const res = await raw(sim, '/api/v1/nodes', creds);
         assert.equal(res.status, 401);
         assert.equal(res.headers['content-type'], 'application/json');
-        assert.deepEqual(JSON.parse(res.body), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+        assert.deepEqual(JSON.parse(res.body), {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'Unauthorized',
+          reason: 'Unauthorized',
+          code: 401,
+        });
       }
       // client-node on a kubeconfig user without credentials: ApiException 401 (it drops the body on 401).
       const kc = new k8s.KubeConfig();
@@ -279,53 +340,109 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       const rawNode = JSON.parse((await raw(sim, '/api/v1/nodes/strix-node-1', credentials(sim, 'admin'))).body) as Record<string, unknown>;
       assert.equal(rawNode['kind'], 'Node');
       assert.equal(rawNode['apiVersion'], 'v1');
-      const rawList = JSON.parse((await raw(sim, '/api/v1/nodes', credentials(sim, 'admin'))).body) as { kind: string; apiVersion: string; metadata: Record<string, unknown>; items: Record<string, unknown>[] };
+      const rawList = JSON.parse((await raw(sim, '/api/v1/nodes', credentials(sim, 'admin'))).body) as {
+        kind: string;
+        apiVersion: string;
+        metadata: Record<string, unknown>;
+        items: Record<string, unknown>[];
+      };
       assert.equal(rawList.kind, 'NodeList');
       assert.match(String(rawList.metadata['resourceVersion']), /^\d+$/);
       assert.equal(rawList.items[0]?.['kind'], undefined, 'list items carry no TypeMeta, as from the API server');
 
       const missing = await failure(core.readNamespacedPod({ namespace: 'default', name: 'nope' }));
       assert.equal(missing.code, 404);
-      assert.deepEqual(missing.status, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'pods "nope" not found', reason: 'NotFound', details: { name: 'nope', kind: 'pods' }, code: 404 });
+      assert.deepEqual(missing.status, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'pods "nope" not found',
+        reason: 'NotFound',
+        details: { name: 'nope', kind: 'pods' },
+        code: 404,
+      });
       const ns = await core.readNamespace({ name: 'gpumem-debug' });
       assert.equal(ns.status?.phase, 'Active');
     });
 
     test('HAMi: the register annotation in both formats, device-plugin and scheduler pods by label', T, async () => {
       const json = await core.readNode({ name: 'gpu-node-7' });
-      const devices = JSON.parse(json.metadata?.annotations?.['hami.io/node-nvidia-register'] ?? '[]') as { id: string; count: number; devmem: number }[];
+      const devices = JSON.parse(json.metadata?.annotations?.['hami.io/node-nvidia-register'] ?? '[]') as {
+        id: string;
+        count: number;
+        devmem: number;
+      }[];
       assert.equal(devices[0]?.id, 'GPU-6f1d2c3b-8a4e-4b2f-9c1d-0e7a5b3c2d1f');
       assert.equal(devices[0]?.count, 10);
       assert.equal(json.status?.capacity?.['nvidia.com/gpu'], '10');
       const csv = await core.readNode({ name: 'gpu-node-8' });
-      assert.match(csv.metadata?.annotations?.['hami.io/node-nvidia-register'] ?? '', /^(GPU-[0-9a-f-]+,10,40960,100,NVIDIA-[^,]+,0,true,\d,hami-core:){2}$/);
+      assert.match(
+        csv.metadata?.annotations?.['hami.io/node-nvidia-register'] ?? '',
+        /^(GPU-[0-9a-f-]+,10,40960,100,NVIDIA-[^,]+,0,true,\d,hami-core:){2}$/,
+      );
       const onNode = await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=gpu-node-7' });
       const byName = new Map(onNode.items.map((p) => [p.metadata?.name, p]));
       assert.deepEqual([...byName.keys()].sort(), ['hami-device-plugin-x7k2p', 'static-infer-0', 'trainer-0']);
       assert.equal(byName.get('trainer-0')?.metadata?.annotations?.['hami.io/bind-phase'], 'success');
-      assert.match(byName.get('trainer-0')?.metadata?.annotations?.['hami.io/vgpu-devices-allocated'] ?? '', /^GPU-[0-9a-f-]+,NVIDIA,8192,50:;$/);
-      assert.ok(byName.get('static-infer-0')?.spec?.containers[0]?.env?.some((e) => e.name === 'CUDA_DISABLE_CONTROL' && e.value === 'true'));
-      const plugin = await core.listPodForAllNamespaces({ labelSelector: 'app.kubernetes.io/component=hami-device-plugin', fieldSelector: 'spec.nodeName=gpu-node-7' });
-      assert.deepEqual(plugin.items.map((p) => p.metadata?.name), ['hami-device-plugin-x7k2p']);
-      assert.equal(plugin.items[0]?.status?.containerStatuses?.every((c) => c.ready), true);
-      const broken = await core.listNamespacedPod({ namespace: 'kube-system', fieldSelector: 'spec.nodeName=gpu-node-8', labelSelector: 'app.kubernetes.io/component=hami-device-plugin' });
+      assert.match(
+        byName.get('trainer-0')?.metadata?.annotations?.['hami.io/vgpu-devices-allocated'] ?? '',
+        /^GPU-[0-9a-f-]+,NVIDIA,8192,50:;$/,
+      );
+      assert.ok(
+        byName.get('static-infer-0')?.spec?.containers[0]?.env?.some((e) => e.name === 'CUDA_DISABLE_CONTROL' && e.value === 'true'),
+      );
+      const plugin = await core.listPodForAllNamespaces({
+        labelSelector: 'app.kubernetes.io/component=hami-device-plugin',
+        fieldSelector: 'spec.nodeName=gpu-node-7',
+      });
+      assert.deepEqual(
+        plugin.items.map((p) => p.metadata?.name),
+        ['hami-device-plugin-x7k2p'],
+      );
+      assert.equal(
+        plugin.items[0]?.status?.containerStatuses?.every((c) => c.ready),
+        true,
+      );
+      const broken = await core.listNamespacedPod({
+        namespace: 'kube-system',
+        fieldSelector: 'spec.nodeName=gpu-node-8',
+        labelSelector: 'app.kubernetes.io/component=hami-device-plugin',
+      });
       assert.equal(broken.items[0]?.status?.containerStatuses?.[0]?.state?.waiting?.reason, 'CrashLoopBackOff');
       const apps = admin.makeApiClient(k8s.AppsV1Api);
-      const ds = await apps.listNamespacedDaemonSet({ namespace: 'kube-system', labelSelector: 'app.kubernetes.io/component=hami-device-plugin' });
+      const ds = await apps.listNamespacedDaemonSet({
+        namespace: 'kube-system',
+        labelSelector: 'app.kubernetes.io/component=hami-device-plugin',
+      });
       assert.equal(ds.items[0]?.status?.numberReady, 1);
       const deploys = await apps.listDeploymentForAllNamespaces({ labelSelector: 'app.kubernetes.io/component=hami-scheduler' });
-      assert.deepEqual(deploys.items.map((d) => `${d.metadata?.namespace}/${d.metadata?.name}`), ['kube-system/hami-scheduler']);
-      const scheduler = await core.listPodForAllNamespaces({ labelSelector: 'app.kubernetes.io/component=hami-scheduler,hami.io/scheduler-role=leader' });
+      assert.deepEqual(
+        deploys.items.map((d) => `${d.metadata?.namespace}/${d.metadata?.name}`),
+        ['kube-system/hami-scheduler'],
+      );
+      const scheduler = await core.listPodForAllNamespaces({
+        labelSelector: 'app.kubernetes.io/component=hami-scheduler,hami.io/scheduler-role=leader',
+      });
       assert.equal(scheduler.items.length, 1);
     });
 
     test('field selectors: spec.nodeName, metadata.name, metadata.namespace, status.phase!=, and an unsupported field', T, async () => {
       const apu = await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=strix-node-1' });
-      assert.deepEqual(apu.items.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`), ['default/llama-0', 'monitoring/node-exporter-7xq2d']);
+      assert.deepEqual(
+        apu.items.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`),
+        ['default/llama-0', 'monitoring/node-exporter-7xq2d'],
+      );
       const named = await core.listPodForAllNamespaces({ fieldSelector: 'metadata.name=trainer-0' });
-      assert.deepEqual(named.items.map((p) => p.metadata?.namespace), ['ml']);
+      assert.deepEqual(
+        named.items.map((p) => p.metadata?.namespace),
+        ['ml'],
+      );
       const ns = await core.listPodForAllNamespaces({ fieldSelector: 'metadata.namespace=web,spec.nodeName=web-node-3' });
-      assert.deepEqual(ns.items.map((p) => p.metadata?.name), ['api', 'worker']);
+      assert.deepEqual(
+        ns.items.map((p) => p.metadata?.name),
+        ['api', 'worker'],
+      );
       const all = await core.listPodForAllNamespaces();
       assert.equal((await core.listPodForAllNamespaces({ fieldSelector: 'status.phase!=Running' })).items.length, 0);
       assert.equal((await core.listPodForAllNamespaces({ fieldSelector: 'status.phase!=Pending' })).items.length, all.items.length);
@@ -340,10 +457,20 @@ describe('API simulator with the fixture cluster, through client-node', () => {
     });
 
     test('label selectors: =, !=, in, notin, existence, non-existence; a malformed one is a 400', T, async () => {
-      const names = async (labelSelector: string) => (await core.listPodForAllNamespaces({ labelSelector })).items.map((p) => p.metadata?.name).sort();
-      assert.deepEqual(await names('app.kubernetes.io/component=hami-device-plugin'), ['hami-device-plugin-m4t9z', 'hami-device-plugin-x7k2p']);
-      assert.deepEqual(await names('app.kubernetes.io/component in (hami-scheduler, hami-device-plugin)'), ['hami-device-plugin-m4t9z', 'hami-device-plugin-x7k2p', 'hami-scheduler-6d9c7b8f5-q8w2r']);
-      assert.deepEqual(await names('app.kubernetes.io/component,app.kubernetes.io/component notin (hami-device-plugin)'), ['hami-scheduler-6d9c7b8f5-q8w2r']);
+      const names = async (labelSelector: string) =>
+        (await core.listPodForAllNamespaces({ labelSelector })).items.map((p) => p.metadata?.name).sort();
+      assert.deepEqual(await names('app.kubernetes.io/component=hami-device-plugin'), [
+        'hami-device-plugin-m4t9z',
+        'hami-device-plugin-x7k2p',
+      ]);
+      assert.deepEqual(await names('app.kubernetes.io/component in (hami-scheduler, hami-device-plugin)'), [
+        'hami-device-plugin-m4t9z',
+        'hami-device-plugin-x7k2p',
+        'hami-scheduler-6d9c7b8f5-q8w2r',
+      ]);
+      assert.deepEqual(await names('app.kubernetes.io/component,app.kubernetes.io/component notin (hami-device-plugin)'), [
+        'hami-scheduler-6d9c7b8f5-q8w2r',
+      ]);
       assert.deepEqual(await names('hami.io/scheduler-role'), ['hami-scheduler-6d9c7b8f5-q8w2r']);
       assert.deepEqual(await names('app in (llama,trainer),app!=trainer'), ['llama-0']);
       assert.deepEqual(await names('!app,!app.kubernetes.io/component'), ['node-exporter-7xq2d']);
@@ -354,7 +481,7 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       assert.match(String(bad.status?.['message']), /unable to parse requirement/);
     });
 
-    test('events: a node\'s SystemOOM through involvedObject field selectors', T, async () => {
+    test("events: a node's SystemOOM through involvedObject field selectors", T, async () => {
       const events = await core.listEventForAllNamespaces({ fieldSelector: 'involvedObject.kind=Node,involvedObject.name=strix-node-1' });
       const oom = events.items.filter((e) => e.reason === 'SystemOOM');
       assert.equal(oom.length, 1);
@@ -365,7 +492,10 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       assert.ok(age > 0 && age < 3_600_000, 'recent (a real cluster keeps events for an hour)');
       const inDefault = await core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'reason=SystemOOM' });
       assert.equal(inDefault.items.length, 1);
-      assert.equal((await core.listEventForAllNamespaces({ fieldSelector: 'involvedObject.kind=Node,involvedObject.name=web-node-3' })).items.length, 0);
+      assert.equal(
+        (await core.listEventForAllNamespaces({ fieldSelector: 'involvedObject.kind=Node,involvedObject.name=web-node-3' })).items.length,
+        0,
+      );
     });
 
     test('limit/continue pagination walks every pod once; a compacted continue token is a 410', T, async () => {
@@ -400,17 +530,33 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       let bookmarks = 0;
       const watch = new k8s.Watch(admin);
       const done = new Promise<unknown>((resolve) => {
-        void watch.watch('/api/v1/pods', { resourceVersion: list.metadata?.resourceVersion, fieldSelector: 'spec.nodeName=web-node-3', allowWatchBookmarks: true }, (type, obj: k8s.V1Pod) => {
-          if (type === 'BOOKMARK') bookmarks++;
-          else seen.push(`${type} ${obj.metadata?.name ?? ''} ${obj.status?.phase ?? ''}`);
-        }, resolve).then((controller) => (abort = controller));
+        void watch
+          .watch(
+            '/api/v1/pods',
+            { resourceVersion: list.metadata?.resourceVersion, fieldSelector: 'spec.nodeName=web-node-3', allowWatchBookmarks: true },
+            (type, obj: k8s.V1Pod) => {
+              if (type === 'BOOKMARK') bookmarks++;
+              else seen.push(`${type} ${obj.metadata?.name ?? ''} ${obj.status?.phase ?? ''}`);
+            },
+            resolve,
+          )
+          .then((controller) => (abort = controller));
       });
       let abort: AbortController | undefined;
       await waitFor('the watch to be open', () => (sim.state.openWatches() > 0 ? true : undefined));
-      const created = await core.createNamespacedPod({ namespace: 'web', body: { metadata: { name: 'watch-me' }, spec: { nodeName: 'web-node-3', containers: [{ name: 'c', image: 'busybox', command: ['sleep', '60'] }] } } });
+      const created = await core.createNamespacedPod({
+        namespace: 'web',
+        body: {
+          metadata: { name: 'watch-me' },
+          spec: { nodeName: 'web-node-3', containers: [{ name: 'c', image: 'busybox', command: ['sleep', '60'] }] },
+        },
+      });
       assert.equal(created.status?.phase, 'Pending');
       await waitFor('Running', () => (seen.some((s) => s === 'MODIFIED watch-me Running') ? true : undefined));
-      await core.createNamespacedPod({ namespace: 'web', body: { metadata: { name: 'elsewhere' }, spec: { nodeName: 'gpu-node-8', containers: [{ name: 'c', image: 'busybox' }] } } });
+      await core.createNamespacedPod({
+        namespace: 'web',
+        body: { metadata: { name: 'elsewhere' }, spec: { nodeName: 'gpu-node-8', containers: [{ name: 'c', image: 'busybox' }] } },
+      });
       await core.deleteNamespacedPod({ namespace: 'web', name: 'watch-me', gracePeriodSeconds: 0 });
       await core.deleteNamespacedPod({ namespace: 'web', name: 'elsewhere', gracePeriodSeconds: 0 });
       await waitFor('DELETED', () => (seen.some((s) => s.startsWith('DELETED watch-me')) ? true : undefined));
@@ -426,7 +572,12 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       sim.state.store.compact();
       const events: { type: string; obj: Record<string, unknown> }[] = [];
       const err = await new Promise<unknown>((resolve) => {
-        void new k8s.Watch(admin).watch('/api/v1/nodes', { resourceVersion: '1' }, (type, obj: Record<string, unknown>) => events.push({ type, obj }), resolve);
+        void new k8s.Watch(admin).watch(
+          '/api/v1/nodes',
+          { resourceVersion: '1' },
+          (type, obj: Record<string, unknown>) => events.push({ type, obj }),
+          resolve,
+        );
       });
       assert.equal(err, null, 'the server ends the stream (done without an error)');
       assert.equal(events.length, 1);
@@ -473,7 +624,14 @@ describe('API simulator with the fixture cluster, through client-node', () => {
 
   describe('exec', { skip: NO_ROOTS ?? false }, () => {
     test('v5: stdin, stdout, stderr, the exit status on channel 3 and the close signal', T, async () => {
-      const ok = await execRun(admin, 'ml', 'trainer-0', 'trainer', ['sh', '-c', 'cat; echo to-stderr >&2'], Readable.from(['from stdin\n']));
+      const ok = await execRun(
+        admin,
+        'ml',
+        'trainer-0',
+        'trainer',
+        ['sh', '-c', 'cat; echo to-stderr >&2'],
+        Readable.from(['from stdin\n']),
+      );
       assert.equal(ok.protocol, 'v5.channel.k8s.io');
       assert.equal(ok.stdout, 'from stdin\n', 'stdin reached the command and its EOF (255,0) ended cat');
       assert.equal(ok.stderr, 'to-stderr\n');
@@ -497,62 +655,97 @@ describe('API simulator with the fixture cluster, through client-node', () => {
     test('v4 (forced protocol list): output and exit status; ending stdin early closes the socket (client-node)', T, async () => {
       const stdin = new PassThrough();
       stdin.write('over-v4\n');
-      const run = await execRun(admin, 'ml', 'trainer-0', 'trainer', ['sh', '-c', 'read x; echo "got $x"; echo oops >&2; exit 5'], stdin, ['v4.channel.k8s.io']);
+      const run = await execRun(admin, 'ml', 'trainer-0', 'trainer', ['sh', '-c', 'read x; echo "got $x"; echo oops >&2; exit 5'], stdin, [
+        'v4.channel.k8s.io',
+      ]);
       stdin.end();
       assert.equal(run.protocol, 'v4.channel.k8s.io');
       assert.equal(run.stdout, 'got over-v4\n');
       assert.equal(run.stderr, 'oops\n');
       assert.equal(exitCodeOf(run.status), 5);
       // v4 has no close signal: client-node closes the whole socket when stdin ends, killing the command.
-      const early = await execRun(admin, 'ml', 'trainer-0', 'trainer', ['sh', '-c', 'read x; sleep 2; echo "late $x"'], Readable.from(['x\n']), ['v4.channel.k8s.io']);
+      const early = await execRun(
+        admin,
+        'ml',
+        'trainer-0',
+        'trainer',
+        ['sh', '-c', 'read x; sleep 2; echo "late $x"'],
+        Readable.from(['x\n']),
+        ['v4.channel.k8s.io'],
+      );
       assert.equal(early.status, undefined);
       assert.equal(early.stdout, '');
       await waitFor('the exec record', () => sim.state.execs.at(-1)?.result);
       assert.equal(sim.state.execs.at(-1)?.result?.clientClosed, true);
       const both = await execRun(admin, 'ml', 'trainer-0', 'trainer', ['true'], null, ['v4.channel.k8s.io', 'v5.channel.k8s.io']);
-      assert.equal(both.protocol, 'v4.channel.k8s.io', 'the client\'s order decides, as wsstream does');
+      assert.equal(both.protocol, 'v4.channel.k8s.io', "the client's order decides, as wsstream does");
     });
 
     test('channel.k8s.io with a raw WebSocket: the ready frame, stdout, and the pre-v4 error text', T, async () => {
       const creds = credentials(sim, 'admin');
-      const run = (cmd: string[]) => new Promise<{ frames: Buffer[]; code: number; protocol: string }>((resolve, reject) => {
-        const q = new URLSearchParams([...cmd.map((c): [string, string] => ['command', c]), ['stdout', 'true'], ['stderr', 'true']]);
-        const ws = new WebSocket(`wss://127.0.0.1:${sim.port}/api/v1/namespaces/ml/pods/trainer-0/exec?${q.toString()}`, ['channel.k8s.io'], { ca: sim.ca, cert: creds.cert, key: creds.key });
-        const frames: Buffer[] = [];
-        ws.on('message', (d) => frames.push(d));
-        ws.on('error', reject);
-        ws.on('close', (code) => resolve({ frames, code, protocol: ws.protocol }));
-      });
+      const run = (cmd: string[]) =>
+        new Promise<{ frames: Buffer[]; code: number; protocol: string }>((resolve, reject) => {
+          const q = new URLSearchParams([...cmd.map((c): [string, string] => ['command', c]), ['stdout', 'true'], ['stderr', 'true']]);
+          const ws = new WebSocket(
+            `wss://127.0.0.1:${sim.port}/api/v1/namespaces/ml/pods/trainer-0/exec?${q.toString()}`,
+            ['channel.k8s.io'],
+            { ca: sim.ca, cert: creds.cert, key: creds.key },
+          );
+          const frames: Buffer[] = [];
+          ws.on('message', (d) => frames.push(d));
+          ws.on('error', reject);
+          ws.on('close', (code) => resolve({ frames, code, protocol: ws.protocol }));
+        });
       const ok = await run(['echo', 'hi']);
       assert.equal(ok.protocol, 'channel.k8s.io');
       assert.deepEqual([...(ok.frames[0] ?? [])], [1], 'an empty frame on stdout first');
       assert.equal(Buffer.concat(ok.frames.filter((f) => f[0] === 1).map((f) => f.subarray(1))).toString(), 'hi\n');
-      assert.equal(ok.frames.some((f) => f[0] === 3), false, 'nothing on the error channel on success');
+      assert.equal(
+        ok.frames.some((f) => f[0] === 3),
+        false,
+        'nothing on the error channel on success',
+      );
       assert.equal(ok.code, 1000);
       const bad = await run(['sh', '-c', 'exit 7']);
       const error = bad.frames.find((f) => f[0] === 3);
-      assert.equal(error?.subarray(1).toString(), 'command terminated with non-zero exit code: error executing command [sh -c exit 7], exit code 7');
+      assert.equal(
+        error?.subarray(1).toString(),
+        'command terminated with non-zero exit code: error executing command [sh -c exit 7], exit code 7',
+      );
     });
 
     test('exec errors: distroless image, container choice, completed pod, unknown protocol, RBAC 403', T, async () => {
       const distroless = await execRun(admin, 'web', 'api', 'api', ['sh', '-c', 'true'], null);
       assert.equal(distroless.status?.status, 'Failure');
       assert.equal(distroless.status?.reason, 'InternalError');
-      assert.match(distroless.status?.message ?? '', /OCI runtime exec failed: exec failed: unable to start container process: exec: "sh": executable file not found in \$PATH: unknown$/);
+      assert.match(
+        distroless.status?.message ?? '',
+        /OCI runtime exec failed: exec failed: unable to start container process: exec: "sh": executable file not found in \$PATH: unknown$/,
+      );
       const creds = credentials(sim, 'admin');
-      const upgrade = (path: string, protocols: string[], who: Credentials = creds) => new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
-        const ws = new WebSocket(`wss://127.0.0.1:${sim.port}${path}`, protocols, { ca: sim.ca, ...(who.cert ? { cert: who.cert, key: who.key } : {}), ...(who.token ? { headers: { Authorization: `Bearer ${who.token}` } } : {}) });
-        ws.on('unexpected-response', (_req, res) => {
-          let text = '';
-          res.on('data', (d: Buffer) => (text += d.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
+      const upgrade = (path: string, protocols: string[], who: Credentials = creds) =>
+        new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+          const ws = new WebSocket(`wss://127.0.0.1:${sim.port}${path}`, protocols, {
+            ca: sim.ca,
+            ...(who.cert ? { cert: who.cert, key: who.key } : {}),
+            ...(who.token ? { headers: { Authorization: `Bearer ${who.token}` } } : {}),
+          });
+          ws.on('unexpected-response', (_req, res) => {
+            let text = '';
+            res.on('data', (d: Buffer) => (text += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
+          });
+          ws.on('open', () => reject(new Error('the upgrade succeeded')));
+          ws.on('error', () => undefined);
         });
-        ws.on('open', () => reject(new Error('the upgrade succeeded')));
-        ws.on('error', () => undefined);
-      });
-      const multi = await upgrade('/api/v1/namespaces/kube-system/pods/hami-device-plugin-x7k2p/exec?command=sh&stdout=true', ['v5.channel.k8s.io']);
+      const multi = await upgrade('/api/v1/namespaces/kube-system/pods/hami-device-plugin-x7k2p/exec?command=sh&stdout=true', [
+        'v5.channel.k8s.io',
+      ]);
       assert.equal(multi.status, 400);
-      assert.equal(multi.body['message'], 'a container name must be specified for pod hami-device-plugin-x7k2p, choose one of: [device-plugin vgpu-monitor]');
+      assert.equal(
+        multi.body['message'],
+        'a container name must be specified for pod hami-device-plugin-x7k2p, choose one of: [device-plugin vgpu-monitor]',
+      );
       const wrong = await upgrade('/api/v1/namespaces/ml/pods/trainer-0/exec?command=sh&stdout=true&container=nope', ['v5.channel.k8s.io']);
       assert.equal(wrong.body['message'], 'container nope is not valid for pod trainer-0');
       const proto = await upgrade('/api/v1/namespaces/ml/pods/trainer-0/exec?command=sh&stdout=true', ['v9.channel.k8s.io']);
@@ -560,12 +753,21 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       const limited = credentials(sim, 'limited');
       const denied = await upgrade('/api/v1/namespaces/default/pods/llama-0/exec?command=sh&stdout=true', ['v5.channel.k8s.io'], limited);
       assert.equal(denied.status, 403);
-      assert.equal(denied.body['message'], 'pods "llama-0" is forbidden: User "limited" cannot create resource "pods/exec" in API group "" in the namespace "default"');
+      assert.equal(
+        denied.body['message'],
+        'pods "llama-0" is forbidden: User "limited" cannot create resource "pods/exec" in API group "" in the namespace "default"',
+      );
       assert.deepEqual(denied.body['details'], { name: 'llama-0', kind: 'pods' });
       const allowed = await execRun(kubeConfigFor(sim, 'limited'), 'ml', 'trainer-0', 'trainer', ['cat', '/etc/hostname'], null);
       assert.equal(allowed.stdout, 'trainer-0\n');
-      const done = await core.createNamespacedPod({ namespace: 'web', body: { metadata: { name: 'finished' }, spec: { nodeName: 'web-node-3', containers: [{ name: 'c', image: 'busybox' }] } } });
-      sim.state.put({ ...(sim.state.get('pods', 'web', 'finished') as NonNullable<ReturnType<Simulator['state']['get']>>), status: { phase: 'Succeeded' } });
+      const done = await core.createNamespacedPod({
+        namespace: 'web',
+        body: { metadata: { name: 'finished' }, spec: { nodeName: 'web-node-3', containers: [{ name: 'c', image: 'busybox' }] } },
+      });
+      sim.state.put({
+        ...(sim.state.get('pods', 'web', 'finished') as NonNullable<ReturnType<Simulator['state']['get']>>),
+        status: { phase: 'Succeeded' },
+      });
       const completed = await upgrade('/api/v1/namespaces/web/pods/finished/exec?command=sh&stdout=true', ['v5.channel.k8s.io']);
       assert.equal(completed.body['message'], 'cannot exec into a container in a completed pod; current phase is Succeeded');
       await core.deleteNamespacedPod({ namespace: 'web', name: done.metadata?.name ?? '' });
@@ -579,15 +781,28 @@ describe('API simulator with the fixture cluster, through client-node', () => {
           await waitRunning(core, DEBUG_NS, name);
           assert.equal(sim.state.mounts().length, 1, 'the node root is bind-mounted at /host');
           const nonce = newNonce();
-          const run = await execRun(admin, DEBUG_NS, name, 'debugger', ['sh', '-s'], Readable.from([buildProbeScript({ scope: 'node', nonce, hostRoot: '/host' })]));
+          const run = await execRun(
+            admin,
+            DEBUG_NS,
+            name,
+            'debugger',
+            ['sh', '-s'],
+            Readable.from([buildProbeScript({ scope: 'node', nonce, hostRoot: '/host' })]),
+          );
           assert.equal(exitCodeOf(run.status), 0, `${node}: ${run.stderr}`);
           assert.equal(run.stdout.trimEnd().split('\n').at(-1), `@@gpumem:${nonce}:done@@`, `${node}: the done marker is last`);
           const capture = parseCapture(run.stdout);
           assert.equal(capture.complete, true, `${node}: ${capture.problems.join('; ')}`);
           assert.equal(capture.root, '/host');
           if (node === 'strix-node-1') {
-            const inspection = analyzeCaptureText(run.stdout, { target: `node/${node}`, podNames: new Map([['b7f3c2a4-9e1d-4f6b-8a2c-5d0e7f1a3b96', 'default/llama-0']]) });
-            assert.ok(inspection.node?.pods.some((p) => p.podUid === 'b7f3c2a4-9e1d-4f6b-8a2c-5d0e7f1a3b96'), 'the APU pod is accounted');
+            const inspection = analyzeCaptureText(run.stdout, {
+              target: `node/${node}`,
+              podNames: new Map([['b7f3c2a4-9e1d-4f6b-8a2c-5d0e7f1a3b96', 'default/llama-0']]),
+            });
+            assert.ok(
+              inspection.node?.pods.some((p) => p.podUid === 'b7f3c2a4-9e1d-4f6b-8a2c-5d0e7f1a3b96'),
+              'the APU pod is accounted',
+            );
             // /host/proc/<pid>/fd links resolve to the DRM render node, as the kernel's magic links do on a node.
             const ls = await execRun(admin, DEBUG_NS, name, 'debugger', ['ls', '-lL', '/host/proc/4102/fd/5'], null);
             assert.match(ls.stdout, /^c\S+\s+\d+\s+\S+\s+\S+\s+226,\s+128 /);
@@ -604,9 +819,19 @@ describe('API simulator with the fixture cluster, through client-node', () => {
 
     test('the real container probe in the HAMi pods: trainer enforced, static-infer bypassed', T, async () => {
       const verdicts: Record<string, string | undefined> = {};
-      for (const [pod, container] of [['trainer-0', 'trainer'], ['static-infer-0', 'static-infer']] as const) {
+      for (const [pod, container] of [
+        ['trainer-0', 'trainer'],
+        ['static-infer-0', 'static-infer'],
+      ] as const) {
         const nonce = newNonce();
-        const run = await execRun(admin, 'ml', pod, container, ['sh', '-s'], Readable.from([buildProbeScript({ scope: 'container', nonce })]));
+        const run = await execRun(
+          admin,
+          'ml',
+          pod,
+          container,
+          ['sh', '-s'],
+          Readable.from([buildProbeScript({ scope: 'container', nonce })]),
+        );
         assert.equal(exitCodeOf(run.status), 0, run.stderr);
         assert.equal(run.stdout.trimEnd().split('\n').at(-1), `@@gpumem:${nonce}:done@@`);
         const inspection = analyzeCaptureText(run.stdout, { target: `ml/${pod}/${container}` });
@@ -617,23 +842,48 @@ describe('API simulator with the fixture cluster, through client-node', () => {
     });
 
     test('pod lifecycle: validation, conflicts, events, activeDeadlineSeconds', T, async () => {
-      const invalid = await failure(core.createNamespacedPod({ namespace: 'web', body: { metadata: { name: 'broken' }, spec: { containers: [] } } }));
+      const invalid = await failure(
+        core.createNamespacedPod({ namespace: 'web', body: { metadata: { name: 'broken' }, spec: { containers: [] } } }),
+      );
       assert.equal(invalid.code, 422);
       assert.equal(invalid.status?.['message'], 'Pod "broken" is invalid: spec.containers: Required value');
       assert.equal(invalid.status?.['reason'], 'Invalid');
-      const noNs = await failure(core.createNamespacedPod({ namespace: 'nope', body: { metadata: { name: 'x' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } }));
+      const noNs = await failure(
+        core.createNamespacedPod({
+          namespace: 'nope',
+          body: { metadata: { name: 'x' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+        }),
+      );
       assert.equal(noNs.code, 404);
       assert.equal(noNs.status?.['message'], 'namespaces "nope" not found');
-      const pod = await core.createNamespacedPod({ namespace: 'web', body: { metadata: { name: 'deadline' }, spec: { nodeName: 'web-node-3', activeDeadlineSeconds: 3, containers: [{ name: 'c', image: 'busybox', command: ['sleep', '60'] }] } } });
+      const pod = await core.createNamespacedPod({
+        namespace: 'web',
+        body: {
+          metadata: { name: 'deadline' },
+          spec: {
+            nodeName: 'web-node-3',
+            activeDeadlineSeconds: 3,
+            containers: [{ name: 'c', image: 'busybox', command: ['sleep', '60'] }],
+          },
+        },
+      });
       assert.ok(pod.metadata?.uid && pod.metadata.creationTimestamp && pod.metadata.resourceVersion);
       assert.equal(pod.spec?.restartPolicy, 'Always', 'defaults applied');
-      const dup = await failure(core.createNamespacedPod({ namespace: 'web', body: { metadata: { name: 'deadline' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } }));
+      const dup = await failure(
+        core.createNamespacedPod({
+          namespace: 'web',
+          body: { metadata: { name: 'deadline' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+        }),
+      );
       assert.equal(dup.code, 409);
       assert.equal(dup.status?.['message'], 'pods "deadline" already exists');
       // The deadline counts from status.startTime, as the kubelet's does: 3 s leaves a loaded machine time to see Running.
       await waitRunning(core, 'web', 'deadline');
       const events = await core.listNamespacedEvent({ namespace: 'web', fieldSelector: 'involvedObject.name=deadline' });
-      assert.deepEqual(events.items.map((e) => e.reason), ['Scheduled', 'Pulled', 'Created', 'Started']);
+      assert.deepEqual(
+        events.items.map((e) => e.reason),
+        ['Scheduled', 'Pulled', 'Created', 'Started'],
+      );
       const failed = await waitFor('DeadlineExceeded', async () => {
         const p = await core.readNamespacedPod({ namespace: 'web', name: 'deadline' });
         return p.status?.phase === 'Failed' ? p : undefined;
@@ -647,7 +897,9 @@ describe('API simulator with the fixture cluster, through client-node', () => {
   describe('RBAC', () => {
     test('403 messages as the API server writes them, and SelfSubjectAccessReview', T, async () => {
       const limited = kubeConfigFor(sim, 'limited');
-      const create = await failure(limited.makeApiClient(k8s.CoreV1Api).createNamespacedPod({ namespace: DEBUG_NS, body: debugPod('secure-node-1') }));
+      const create = await failure(
+        limited.makeApiClient(k8s.CoreV1Api).createNamespacedPod({ namespace: DEBUG_NS, body: debugPod('secure-node-1') }),
+      );
       assert.equal(create.code, 403);
       assert.deepEqual(create.status, {
         kind: 'Status',
@@ -662,19 +914,37 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       assert.equal(sim.state.createdPods.filter((p) => p.user === 'limited').length, 0);
       const nobody = kubeConfigFor(sim, 'nobody');
       const nodes = await failure(nobody.makeApiClient(k8s.CoreV1Api).listNode());
-      assert.equal(nodes.status?.['message'], 'nodes is forbidden: User "nobody" cannot list resource "nodes" in API group "" at the cluster scope');
+      assert.equal(
+        nodes.status?.['message'],
+        'nodes is forbidden: User "nobody" cannot list resource "nodes" in API group "" at the cluster scope',
+      );
       const pod = await failure(nobody.makeApiClient(k8s.CoreV1Api).readNamespacedPod({ namespace: 'default', name: 'llama-0' }));
-      assert.equal(pod.status?.['message'], 'pods "llama-0" is forbidden: User "nobody" cannot get resource "pods" in API group "" in the namespace "default"');
+      assert.equal(
+        pod.status?.['message'],
+        'pods "llama-0" is forbidden: User "nobody" cannot get resource "pods" in API group "" in the namespace "default"',
+      );
       assert.deepEqual(pod.status?.['details'], { name: 'llama-0', kind: 'pods' });
       const ds = await failure(nobody.makeApiClient(k8s.AppsV1Api).listNamespacedDaemonSet({ namespace: 'kube-system' }));
-      assert.equal(ds.status?.['message'], 'daemonsets.apps is forbidden: User "nobody" cannot list resource "daemonsets" in API group "apps" in the namespace "kube-system"');
+      assert.equal(
+        ds.status?.['message'],
+        'daemonsets.apps is forbidden: User "nobody" cannot list resource "daemonsets" in API group "apps" in the namespace "kube-system"',
+      );
       assert.deepEqual(ds.status?.['details'], { group: 'apps', kind: 'daemonsets' });
-      const viewerDelete = await failure(kubeConfigFor(sim, 'viewer').makeApiClient(k8s.CoreV1Api).deleteNamespacedPod({ namespace: 'ml', name: 'trainer-0' }));
-      assert.equal(viewerDelete.status?.['message'], 'pods "trainer-0" is forbidden: User "viewer" cannot delete resource "pods" in API group "" in the namespace "ml"');
+      const viewerDelete = await failure(
+        kubeConfigFor(sim, 'viewer').makeApiClient(k8s.CoreV1Api).deleteNamespacedPod({ namespace: 'ml', name: 'trainer-0' }),
+      );
+      assert.equal(
+        viewerDelete.status?.['message'],
+        'pods "trainer-0" is forbidden: User "viewer" cannot delete resource "pods" in API group "" in the namespace "ml"',
+      );
 
       const authz = limited.makeApiClient(k8s.AuthorizationV1Api);
       const canI = async (namespace: string, verb: string, resource: string, subresource?: string) =>
-        (await authz.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { namespace, verb, resource, ...(subresource ? { subresource } : {}) } } } })).status?.allowed;
+        (
+          await authz.createSelfSubjectAccessReview({
+            body: { spec: { resourceAttributes: { namespace, verb, resource, ...(subresource ? { subresource } : {}) } } },
+          })
+        ).status?.allowed;
       assert.equal(await canI(DEBUG_NS, 'create', 'pods'), false);
       assert.equal(await canI('ml', 'create', 'pods'), true);
       assert.equal(await canI('ml', 'create', 'pods', 'exec'), true);
@@ -683,7 +953,7 @@ describe('API simulator with the fixture cluster, through client-node', () => {
     });
   });
 
-  describe('faults, each followed by the debug pod\'s deletion', { skip: NO_ROOTS ?? false }, () => {
+  describe("faults, each followed by the debug pod's deletion", { skip: NO_ROOTS ?? false }, () => {
     const startDebugPod = async (node = 'strix-node-1'): Promise<string> => {
       const created = await core.createNamespacedPod({ namespace: DEBUG_NS, body: debugPod(node) });
       const name = created.metadata?.name ?? '';
@@ -746,7 +1016,14 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       sim.setFault({ dropExecAfterStdoutBytes: 4096 });
       try {
         const nonce = newNonce();
-        const run = await execRun(admin, DEBUG_NS, name, 'debugger', ['sh', '-s'], Readable.from([buildProbeScript({ scope: 'node', nonce, hostRoot: '/host' })]));
+        const run = await execRun(
+          admin,
+          DEBUG_NS,
+          name,
+          'debugger',
+          ['sh', '-s'],
+          Readable.from([buildProbeScript({ scope: 'node', nonce, hostRoot: '/host' })]),
+        );
         assert.equal(run.closeCode, 1006, 'closed without a close frame');
         assert.equal(run.status, undefined, 'no status arrives');
         assert.ok(Buffer.byteLength(run.stdout) <= 4096 && run.stdout.length > 0);
@@ -765,9 +1042,14 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       const name = created.metadata?.name ?? '';
       const events: string[] = [];
       const done = new Promise<unknown>((resolve) => {
-        void new k8s.Watch(admin).watch(`/api/v1/namespaces/${DEBUG_NS}/pods`, { fieldSelector: `metadata.name=${name}`, resourceVersion: created.metadata?.resourceVersion }, (type, obj: Record<string, unknown>) => {
-          events.push(type === 'ERROR' ? `ERROR ${String(obj['code'])}` : type);
-        }, resolve);
+        void new k8s.Watch(admin).watch(
+          `/api/v1/namespaces/${DEBUG_NS}/pods`,
+          { fieldSelector: `metadata.name=${name}`, resourceVersion: created.metadata?.resourceVersion },
+          (type, obj: Record<string, unknown>) => {
+            events.push(type === 'ERROR' ? `ERROR ${String(obj['code'])}` : type);
+          },
+          resolve,
+        );
       });
       await waitFor('the watch', () => (sim.state.openWatches() > 0 ? true : undefined));
       sim.setFault({ expireWatches: true });
@@ -781,7 +1063,10 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       sim.setFault({ denyPodCreate: ['admin'] });
       const refused = await failure(core.createNamespacedPod({ namespace: DEBUG_NS, body: debugPod('strix-node-1') }));
       assert.equal(refused.code, 403);
-      assert.equal(refused.status?.['message'], 'pods is forbidden: User "admin" cannot create resource "pods" in API group "" in the namespace "gpumem-debug"');
+      assert.equal(
+        refused.status?.['message'],
+        'pods is forbidden: User "admin" cannot create resource "pods" in API group "" in the namespace "gpumem-debug"',
+      );
       sim.setFault({ denyPodCreate: [], podWaitingReason: 'ImagePullBackOff' });
       const created = await core.createNamespacedPod({ namespace: DEBUG_NS, body: debugPod('strix-node-1') });
       const name = created.metadata?.name ?? '';
@@ -808,7 +1093,11 @@ describe('bench-scale generator', () => {
     const fixtures = generateCluster({ nodes: 500, podsPerNode: 10 });
     assert.equal(fixtures.objects.filter((o) => o.kind === 'Node').length, 500);
     assert.equal(fixtures.objects.filter((o) => o.kind === 'Pod').length, 5000);
-    assert.deepEqual(generateCluster({ nodes: 3, podsPerNode: 2, now: 0 }), generateCluster({ nodes: 3, podsPerNode: 2, now: 0 }), 'deterministic');
+    assert.deepEqual(
+      generateCluster({ nodes: 3, podsPerNode: 2, now: 0 }),
+      generateCluster({ nodes: 3, podsPerNode: 2, now: 0 }),
+      'deterministic',
+    );
     sim = await startSimulator({ fixtures, roots: false });
     const core = kubeConfigFor(sim, 'admin').makeApiClient(k8s.CoreV1Api);
     const nodes = await core.listNode();
@@ -845,7 +1134,10 @@ describe('simulator options', () => {
     assert.equal((JSON.parse(version.body) as { gitVersion: string }).gitVersion, DEMO_GIT_VERSION);
     const nodes = await raw(sim, '/api/v1/nodes');
     assert.equal(nodes.status, 403);
-    assert.equal((JSON.parse(nodes.body) as { message: string }).message, 'nodes is forbidden: User "system:anonymous" cannot list resource "nodes" in API group "" at the cluster scope');
+    assert.equal(
+      (JSON.parse(nodes.body) as { message: string }).message,
+      'nodes is forbidden: User "system:anonymous" cannot list resource "nodes" in API group "" at the cluster scope',
+    );
     const api = await raw(sim, '/api');
     assert.equal((JSON.parse(api.body) as { message: string }).message, 'forbidden: User "system:anonymous" cannot get path "/api"');
   });
@@ -861,10 +1153,16 @@ describe('simulator options', () => {
       node.metadata.annotations = { ...node.metadata.annotations, 'gpumem.dev/tick': String(i) };
       sim.state.put(node);
     }
-    const collect = (rv: number) => new Promise<string[]>((resolve) => {
-      const seen: string[] = [];
-      void new k8s.Watch(kc).watch('/api/v1/nodes', { resourceVersion: String(rv), timeoutSeconds: 1 }, (type, obj: Record<string, unknown>) => seen.push(type === 'ERROR' ? `ERROR ${String(obj['code'])}` : type), () => resolve(seen));
-    });
+    const collect = (rv: number) =>
+      new Promise<string[]>((resolve) => {
+        const seen: string[] = [];
+        void new k8s.Watch(kc).watch(
+          '/api/v1/nodes',
+          { resourceVersion: String(rv), timeoutSeconds: 1 },
+          (type, obj: Record<string, unknown>) => seen.push(type === 'ERROR' ? `ERROR ${String(obj['code'])}` : type),
+          () => resolve(seen),
+        );
+      });
     assert.deepEqual(await collect(start), ['ERROR 410']);
     assert.deepEqual(await collect(sim.state.resourceVersion - 3), ['MODIFIED', 'MODIFIED', 'MODIFIED']);
   });
@@ -883,7 +1181,9 @@ describe('the standalone demo cluster (main.ts)', { skip: NO_ROOTS ?? false }, (
   test('labelled demo cluster, kubeconfig written, SIGTERM stops it and unmounts the debug pod', T, async () => {
     dir = mkdtempSync(join(tmpdir(), 'gpumem-sim-demo-'));
     const kubeconfigFile = join(dir, 'kubeconfig');
-    child = spawn(process.execPath, [join(FIXTURES_DIR, '..', 'main.ts'), '--port', '0', '--write-kubeconfig', kubeconfigFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [join(FIXTURES_DIR, '..', 'main.ts'), '--port', '0', '--write-kubeconfig', kubeconfigFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
@@ -900,11 +1200,19 @@ describe('the standalone demo cluster (main.ts)', { skip: NO_ROOTS ?? false }, (
     await waitRunning(core, DEBUG_NS, created.metadata?.name ?? '');
     const ours = `/gpumem-sim-${child.pid ?? 0}-`;
     const mounted = mountPoints().filter((m) => m.includes(ours) && m.endsWith('/host'));
-    assert.ok(mounted.length >= 1, 'the debug pod\'s /host is mounted');
+    assert.ok(mounted.length >= 1, "the debug pod's /host is mounted");
     const exited = new Promise<number | null>((resolve) => child?.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
-    assert.deepEqual(mountPoints().filter((m) => m.includes(ours)), [], 'every mount of the demo is gone');
-    assert.equal(readdirSync(tmpdir()).some((d) => d.startsWith(ours.slice(1))), false, 'its roots are removed');
+    assert.deepEqual(
+      mountPoints().filter((m) => m.includes(ours)),
+      [],
+      'every mount of the demo is gone',
+    );
+    assert.equal(
+      readdirSync(tmpdir()).some((d) => d.startsWith(ours.slice(1))),
+      false,
+      'its roots are removed',
+    );
   });
 });

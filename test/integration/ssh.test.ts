@@ -429,7 +429,10 @@ describe('authentication', () => {
     });
     try {
       assert.equal((await transport.run(req('echo unlocked'))).stdout, 'unlocked\n');
-      assert.deepEqual(calls, [[encryptedKey.privateKeyPath, 1], [encryptedKey.privateKeyPath, 2]]);
+      assert.deepEqual(calls, [
+        [encryptedKey.privateKeyPath, 1],
+        [encryptedKey.privateKeyPath, 2],
+      ]);
       assert.ok(!logs.join('\n').includes(PASSPHRASE), 'the passphrase is never logged');
     } finally {
       await transport.close();
@@ -528,7 +531,9 @@ describe('authentication', () => {
   });
 
   test('an agent socket that does not answer is reported, not fatal', T, async () => {
-    const { transport } = make({ target: hop(main, { identityFiles: [strangerKey.privateKeyPath], agent: join(work.dir, 'no-agent.sock') }) });
+    const { transport } = make({
+      target: hop(main, { identityFiles: [strangerKey.privateKeyPath], agent: join(work.dir, 'no-agent.sock') }),
+    });
     try {
       const f = await failure(transport.run(req('true')), 'auth');
       assert.match(f.detail ?? '', /agent not reachable/);
@@ -674,7 +679,10 @@ describe('ProxyJump', () => {
     const { transport } = make({ target: hop({ port }), jumps: [hop(jump)] });
     try {
       const f = await failure(transport.run(req('true')), 'connect');
-      assert.match(f.detail ?? '', new RegExp(`jump host root@127\\.0\\.0\\.1:${jump.port} could not open a connection to 127\\.0\\.0\\.1:${port}`));
+      assert.match(
+        f.detail ?? '',
+        new RegExp(`jump host root@127\\.0\\.0\\.1:${jump.port} could not open a connection to 127\\.0\\.0\\.1:${port}`),
+      );
     } finally {
       await transport.close();
     }
@@ -713,16 +721,40 @@ describe('StrictHostKeyChecking from the ssh config, as the CLI applies it (a lo
   /** An ssh config in a fresh home: `Host gpu-*` sets the policy on line 5, an Include file sets the rest. */
   function configFor(policy: string | undefined, knownHostsFile: string): SshFromConfigOptions['config'] {
     const include = join(work.dir, `include_${randomBytes(3).toString('hex')}`);
-    writeFileSync(include, [`Host gpu-*`, '  HostName 127.0.0.1', `  Port ${main.port}`, '  User root', `  IdentityFile ${clientKey.privateKeyPath}`, `  UserKnownHostsFile ${knownHostsFile}`, '  GlobalKnownHostsFile none', ''].join('\n'));
+    writeFileSync(
+      include,
+      [
+        `Host gpu-*`,
+        '  HostName 127.0.0.1',
+        `  Port ${main.port}`,
+        '  User root',
+        `  IdentityFile ${clientKey.privateKeyPath}`,
+        `  UserKnownHostsFile ${knownHostsFile}`,
+        '  GlobalKnownHostsFile none',
+        '',
+      ].join('\n'),
+    );
     const lines = ['# test config', `Include ${include}`, '', 'Host gpu-*', ...(policy ? [`  StrictHostKeyChecking ${policy}`] : []), ''];
-    return { text: lines.join('\n'), path: '/home/tester/.ssh/config', resolve: { readInclude: (path) => (path === include ? [{ path, text: readFileSync(path, 'utf8') }] : []) } };
+    return {
+      text: lines.join('\n'),
+      path: '/home/tester/.ssh/config',
+      resolve: { readInclude: (path) => (path === include ? [{ path, text: readFileSync(path, 'utf8') }] : []) },
+    };
   }
   function cli(acceptNew: boolean): { options: SshFromConfigOptions; stderr: string[] } {
     const stderr: string[] = [];
-    const io: CliIo = { stdout: () => undefined, stderr: (text) => void stderr.push(text), readStdin: async () => new Uint8Array(), cwd: work.dir, version: 'test', docsDirectory: work.dir };
+    const io: CliIo = {
+      stdout: () => undefined,
+      stderr: (text) => void stderr.push(text),
+      readStdin: async () => new Uint8Array(),
+      cwd: work.dir,
+      version: 'test',
+      docsDirectory: work.dir,
+    };
     return { options: cliSshOptions({ identityFile: undefined, knownHostsFile: undefined, acceptNew, timeoutMs: 30_000, io }), stderr };
   }
-  const loud = (stderr: readonly string[]): string[] => stderr.filter((line) => line.startsWith('gpumem: WARNING: trusted the unknown host key'));
+  const loud = (stderr: readonly string[]): string[] =>
+    stderr.filter((line) => line.startsWith('gpumem: WARNING: trusted the unknown host key'));
 
   for (const policy of ['accept-new', 'no'] as const) {
     test(`${policy}: the unknown key is added, and stderr names /home/tester/.ssh/config:5 (Host gpu-*)`, T, async () => {
@@ -780,7 +812,11 @@ describe('StrictHostKeyChecking from the ssh config, as the CLI applies it (a lo
   test('yes: refused, nothing asked, nothing announced', T, async () => {
     const file = knownHosts();
     const { options, stderr } = cli(false);
-    const transport = sshTransportFromConfig('gpu-a', { ...options, config: configFor('yes', file), confirmUnknownHost: async () => assert.fail('yes never asks') });
+    const transport = sshTransportFromConfig('gpu-a', {
+      ...options,
+      config: configFor('yes', file),
+      confirmUnknownHost: async () => assert.fail('yes never asks'),
+    });
     try {
       await failure(transport.run(req('true')), 'host-key-unknown');
     } finally {
@@ -794,7 +830,9 @@ describe('ChrootDirectory', () => {
   test('a chrooted sh -s (busybox) reads the fixture root', T, async () => {
     const { transport } = make({ target: hop(chrooted) });
     try {
-      const r = await transport.run(req('cat /etc/gpumem/fixture.txt\nls /\n[ -e /usr/bin/ssh-keygen ] && echo host-visible || echo isolated\n'));
+      const r = await transport.run(
+        req('cat /etc/gpumem/fixture.txt\nls /\n[ -e /usr/bin/ssh-keygen ] && echo host-visible || echo isolated\n'),
+      );
       assert.equal(r.stdout, 'fixture node: gpu-node-7\nbin\netc\nisolated\n');
       assert.equal(r.exitCode, 0);
       assert.equal(r.stderr, '');

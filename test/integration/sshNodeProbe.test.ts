@@ -63,9 +63,12 @@ describe('node probe over SSH into chroot fixture roots', { skip: unavailable ??
     assert.equal(run.exec.exitCode, 0, run.exec.stderr);
     assert.ok(inspection.capture.complete, inspection.problems.join('; '));
     const pod = inspection.node?.pods.find((candidate) => candidate.podUid === apu.facts.podUid);
-    assert.equal(pod?.gtt, 30 * GiB, 'the pod\'s GTT, each DRM client counted once');
+    assert.equal(pod?.gtt, 30 * GiB, "the pod's GTT, each DRM client counted once");
     assert.ok(inspection.verdicts.some((verdict) => verdict.id === 'memory.pod-over-limit-in-reality' && verdict.severity === 'error'));
-    assert.ok(inspection.verdicts.some((verdict) => verdict.id.startsWith('oom.global')), 'the global OOM kill in kern.log is explained');
+    assert.ok(
+      inspection.verdicts.some((verdict) => verdict.id.startsWith('oom.global')),
+      'the global OOM kill in kern.log is explained',
+    );
     assert.match(sshd.log(), /Accepted publickey/);
   });
 
@@ -76,7 +79,10 @@ describe('node probe over SSH into chroot fixture roots', { skip: unavailable ??
     assert.ok(inspection.capture.complete, inspection.problems.join('; '));
     const caches = inspection.capture.sections.get('hami.caches');
     assert.ok(caches && caches.records.filter((record) => record.path?.endsWith('.cache')).length === 2, 'one record per container cache');
-    assert.ok(caches.records.every((record) => /^header=\s*19920718 /m.test(record.body)), 'the HAMi-core magic in every cache header');
+    assert.ok(
+      caches.records.every((record) => /^header=\s*19920718 /m.test(record.body)),
+      'the HAMi-core magic in every cache header',
+    );
     assert.ok(inspection.hami, 'the HAMi checklist ran on the node capture');
   });
 });

@@ -73,15 +73,21 @@ export function ringBufferOf(kernLog: string, limit = RING_BUFFER_BYTES): string
     bytes += Buffer.byteLength(out[first - 1] as string) + 1;
     first--;
   }
-  return out.slice(first).map((line) => `${line}\n`).join('');
+  return out
+    .slice(first)
+    .map((line) => `${line}\n`)
+    .join('');
 }
 
 const END = 'GPUMEM_SIMULATED_RING_BUFFER_END';
 
 /** The `/bin/dmesg` script of a pod root: refused as busybox is, or the node's ring buffer. */
 export function dmesgScript(access: KernelLogAccess, nodeKernLog: string): string {
-  const head = '#!/bin/sh\n# gpumem API simulator: dmesg as the node\'s kernel answers this pod (test/simulator/dmesg.ts).\n';
+  const head = "#!/bin/sh\n# gpumem API simulator: dmesg as the node's kernel answers this pod (test/simulator/dmesg.ts).\n";
   if (access.kind === 'refused') return `${head}echo 'dmesg: klogctl: Operation not permitted' >&2\nexit 1\n`;
-  const buffer = ringBufferOf(nodeKernLog).split('\n').filter((line) => line !== END).join('\n');
+  const buffer = ringBufferOf(nodeKernLog)
+    .split('\n')
+    .filter((line) => line !== END)
+    .join('\n');
   return `${head}# Readable: ${access.by}.\ncat <<'${END}'\n${buffer}${buffer.endsWith('\n') || buffer === '' ? '' : '\n'}${END}\n`;
 }

@@ -107,7 +107,14 @@ export function exitStatus(argv: readonly string[], code: number): Record<string
 }
 
 export function internalErrorStatus(message: string): Record<string, unknown> {
-  return { metadata: {}, status: 'Failure', message: `Internal error occurred: ${message}`, reason: 'InternalError', details: { causes: [{ message }] }, code: 500 };
+  return {
+    metadata: {},
+    status: 'Failure',
+    message: `Internal error occurred: ${message}`,
+    reason: 'InternalError',
+    details: { causes: [{ message }] },
+    code: 500,
+  };
 }
 
 export function runExec(options: ExecOptions): ExecSession {
@@ -149,7 +156,8 @@ export function runExec(options: ExecOptions): ExecSession {
 
   const command = options.argv[0] ?? '';
   let startError: string | undefined;
-  if (options.unavailable !== undefined) startError = `error executing command in container: the simulator cannot run commands here: ${options.unavailable}`;
+  if (options.unavailable !== undefined)
+    startError = `error executing command in container: the simulator cannot run commands here: ${options.unavailable}`;
   else if (options.root === undefined || !resolvable(options.root, command, options.env['PATH'] ?? '')) {
     startError = `error executing command in container: failed to exec in container: failed to start exec "${options.execId}": OCI runtime exec failed: exec failed: unable to start container process: exec: "${command}": executable file not found in $PATH: unknown`;
   }

@@ -114,7 +114,9 @@ export function mergeFixtures(...parts: readonly ClusterFixtures[]): ClusterFixt
 
 /** Loads every *.yaml in a directory (sorted by name) and completes the objects. */
 export function loadFixtures(dir: string = FIXTURES_DIR, options: { readonly now?: number } = {}): ClusterFixtures {
-  const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort();
   const merged = mergeFixtures(...files.map((f) => parseFixtures(readFileSync(join(dir, f), 'utf8'), { ...options, source: f })));
   return completeFixtures(merged, options.now);
 }
@@ -138,10 +140,20 @@ export function completeFixtures(fixtures: ClusterFixtures, now: number = Date.n
       labelsOf(o)['kubernetes.io/hostname'] ??= o.metadata.name as string;
     }
   }
-  for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease', ...objects.flatMap((o) => (o.metadata.namespace ? [o.metadata.namespace] : []))]) {
+  for (const ns of [
+    'default',
+    'kube-system',
+    'kube-public',
+    'kube-node-lease',
+    ...objects.flatMap((o) => (o.metadata.namespace ? [o.metadata.namespace] : [])),
+  ]) {
     if (namespaces.has(ns)) continue;
     namespaces.add(ns);
-    objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, uid: stableUid(`Namespace//${ns}`), creationTimestamp: timestamp(now - 40 * 86_400_000) } });
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns, uid: stableUid(`Namespace//${ns}`), creationTimestamp: timestamp(now - 40 * 86_400_000) },
+    });
   }
   let podIndex = 0;
   for (const o of objects) {
@@ -152,7 +164,11 @@ export function completeFixtures(fixtures: ClusterFixtures, now: number = Date.n
     } else if (o.kind === 'Pod') {
       const node = (o['spec'] as Json | undefined)?.['nodeName'];
       podIndex++;
-      completeFixturePod(o, typeof node === 'string' ? nodeIPs.get(node) : undefined, `10.244.${Math.floor(podIndex / 250) % 250}.${(podIndex % 250) + 2}`);
+      completeFixturePod(
+        o,
+        typeof node === 'string' ? nodeIPs.get(node) : undefined,
+        `10.244.${Math.floor(podIndex / 250) % 250}.${(podIndex % 250) + 2}`,
+      );
     } else if (o.kind === 'Event') {
       o.metadata.namespace ??= 'default';
       const at = (o['lastTimestamp'] ?? o['firstTimestamp'] ?? o.metadata.creationTimestamp) as string;
@@ -194,15 +210,31 @@ export function generateCluster(options: GenerateOptions): ClusterFixtures {
   const now = options.now ?? Date.now();
   const nsCount = options.namespaces ?? 20;
   const objects: KubeObject[] = [];
-  for (let n = 0; n < nsCount; n++) objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `team-${String(n).padStart(2, '0')}` } });
+  for (let n = 0; n < nsCount; n++)
+    objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `team-${String(n).padStart(2, '0')}` } });
   let podSerial = 0;
   for (let i = 0; i < options.nodes; i++) {
     const kind = i % 10 === 0 ? 'apu' : i % 10 <= 3 ? 'hami' : 'cpu';
     const name = `${kind === 'apu' ? 'apu' : kind === 'hami' ? 'gpu' : 'cpu'}-node-${String(i).padStart(4, '0')}`;
     const ip = `10.${20 + Math.floor(i / 62500)}.${Math.floor(i / 250) % 250}.${(i % 250) + 2}`;
-    const labels: Record<string, string> = { 'kubernetes.io/hostname': name, 'kubernetes.io/arch': 'amd64', 'kubernetes.io/os': 'linux', 'node.kubernetes.io/instance-type': kind === 'cpu' ? 'c6.8xlarge' : kind === 'apu' ? 'strix-halo-128' : 'p5.48xlarge' };
-    const annotations: Record<string, string> = { 'node.alpha.kubernetes.io/ttl': '0', 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' };
-    const capacity: Record<string, string> = { cpu: kind === 'apu' ? '32' : '64', memory: kind === 'apu' ? '133175944Ki' : '528012084Ki', pods: '110', 'ephemeral-storage': '1966788624Ki', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0' };
+    const labels: Record<string, string> = {
+      'kubernetes.io/hostname': name,
+      'kubernetes.io/arch': 'amd64',
+      'kubernetes.io/os': 'linux',
+      'node.kubernetes.io/instance-type': kind === 'cpu' ? 'c6.8xlarge' : kind === 'apu' ? 'strix-halo-128' : 'p5.48xlarge',
+    };
+    const annotations: Record<string, string> = {
+      'node.alpha.kubernetes.io/ttl': '0',
+      'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
+    };
+    const capacity: Record<string, string> = {
+      cpu: kind === 'apu' ? '32' : '64',
+      memory: kind === 'apu' ? '133175944Ki' : '528012084Ki',
+      pods: '110',
+      'ephemeral-storage': '1966788624Ki',
+      'hugepages-1Gi': '0',
+      'hugepages-2Mi': '0',
+    };
     const taints: Json[] = [];
     const pressure = kind === 'apu' && i % 30 === 0;
     const gpuUuid = `GPU-${stableUid(`gpu/${name}`)}`;
@@ -210,16 +242,38 @@ export function generateCluster(options: GenerateOptions): ClusterFixtures {
       labels['amd.com/gpu.device-id'] = '1586';
       capacity['amd.com/gpu'] = '1';
       taints.push({ key: 'amd.com/gpu', value: 'present', effect: 'NoSchedule' });
-      if (pressure) taints.push({ key: 'node.kubernetes.io/memory-pressure', effect: 'NoSchedule', timeAdded: timestamp(now - 25 * 60_000) });
+      if (pressure)
+        taints.push({ key: 'node.kubernetes.io/memory-pressure', effect: 'NoSchedule', timeAdded: timestamp(now - 25 * 60_000) });
     } else if (kind === 'hami') {
       labels['gpu'] = 'on';
       capacity['nvidia.com/gpu'] = '10';
-      annotations['hami.io/node-handshake'] = `Requesting_${timestamp(now - 20_000).replace('T', ' ').replace('Z', '')}`;
-      annotations['hami.io/node-nvidia-register'] = i % 2 === 0
-        ? JSON.stringify([{ id: gpuUuid, count: 10, devmem: 81559, devcore: 100, type: 'NVIDIA-NVIDIA H100 80GB HBM3', numa: 0, mode: 'hami-core', health: true }])
-        : `${gpuUuid},10,81559,100,NVIDIA-NVIDIA H100 80GB HBM3,0,true,0,hami-core:`;
+      annotations['hami.io/node-handshake'] = `Requesting_${timestamp(now - 20_000)
+        .replace('T', ' ')
+        .replace('Z', '')}`;
+      annotations['hami.io/node-nvidia-register'] =
+        i % 2 === 0
+          ? JSON.stringify([
+              {
+                id: gpuUuid,
+                count: 10,
+                devmem: 81559,
+                devcore: 100,
+                type: 'NVIDIA-NVIDIA H100 80GB HBM3',
+                numa: 0,
+                mode: 'hami-core',
+                health: true,
+              },
+            ])
+          : `${gpuUuid},10,81559,100,NVIDIA-NVIDIA H100 80GB HBM3,0,true,0,hami-core:`;
     }
-    const condition = (type: string, status: string, reason: string, message: string): Json => ({ type, status, lastHeartbeatTime: timestamp(now - 10_000), lastTransitionTime: timestamp(now - 40 * 86_400_000), reason, message });
+    const condition = (type: string, status: string, reason: string, message: string): Json => ({
+      type,
+      status,
+      lastHeartbeatTime: timestamp(now - 10_000),
+      lastTransitionTime: timestamp(now - 40 * 86_400_000),
+      reason,
+      message,
+    });
     objects.push({
       apiVersion: 'v1',
       kind: 'Node',
@@ -229,18 +283,44 @@ export function generateCluster(options: GenerateOptions): ClusterFixtures {
         capacity,
         allocatable: { ...capacity, cpu: String(Number(capacity['cpu']) - 1) },
         conditions: [
-          pressure ? condition('MemoryPressure', 'True', 'KubeletHasInsufficientMemory', 'kubelet has insufficient memory available') : condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+          pressure
+            ? condition('MemoryPressure', 'True', 'KubeletHasInsufficientMemory', 'kubelet has insufficient memory available')
+            : condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
           condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
           condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
           condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
         ],
-        addresses: [{ type: 'InternalIP', address: ip }, { type: 'Hostname', address: name }],
+        addresses: [
+          { type: 'InternalIP', address: ip },
+          { type: 'Hostname', address: name },
+        ],
         daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
-        nodeInfo: { machineID: hex(`m/${name}`, 32), systemUUID: stableUid(`s/${name}`), bootID: stableUid(`b/${name}`), kernelVersion: kind === 'apu' ? '7.1.0-9-generic' : '6.8.0-60-generic', osImage: kind === 'apu' ? 'Ubuntu 26.04 LTS' : 'Ubuntu 24.04.2 LTS', containerRuntimeVersion: 'containerd://2.1.4', kubeletVersion: 'v1.33.4', kubeProxyVersion: 'v1.33.4', operatingSystem: 'linux', architecture: 'amd64' },
+        nodeInfo: {
+          machineID: hex(`m/${name}`, 32),
+          systemUUID: stableUid(`s/${name}`),
+          bootID: stableUid(`b/${name}`),
+          kernelVersion: kind === 'apu' ? '7.1.0-9-generic' : '6.8.0-60-generic',
+          osImage: kind === 'apu' ? 'Ubuntu 26.04 LTS' : 'Ubuntu 24.04.2 LTS',
+          containerRuntimeVersion: 'containerd://2.1.4',
+          kubeletVersion: 'v1.33.4',
+          kubeProxyVersion: 'v1.33.4',
+          operatingSystem: 'linux',
+          architecture: 'amd64',
+        },
       },
     });
     if (pressure) {
-      objects.push({ apiVersion: 'v1', kind: 'Event', metadata: { name: `${name}.${hex(`ev/${name}`, 16)}`, namespace: 'default' }, involvedObject: { kind: 'Node', name, uid: name }, reason: 'SystemOOM', message: `System OOM encountered, victim process: llama-server, pid: ${4000 + i}`, source: { component: 'kubelet', host: name }, lastTimestamp: timestamp(now - 20 * 60_000), type: 'Warning' });
+      objects.push({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `${name}.${hex(`ev/${name}`, 16)}`, namespace: 'default' },
+        involvedObject: { kind: 'Node', name, uid: name },
+        reason: 'SystemOOM',
+        message: `System OOM encountered, victim process: llama-server, pid: ${4000 + i}`,
+        source: { component: 'kubelet', host: name },
+        lastTimestamp: timestamp(now - 20 * 60_000),
+        type: 'Warning',
+      });
     }
     for (let p = 0; p < options.podsPerNode; p++) {
       podSerial++;
@@ -265,15 +345,33 @@ export function generateCluster(options: GenerateOptions): ClusterFixtures {
       const oom = podSerial % 25 === 0;
       const uid = stableUid(`pod/${ns}/${podName}`);
       const containerStatus: Json = { name: 'main', restartCount: oom ? 2 : 0 };
-      if (oom) containerStatus['lastState'] = { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: timestamp(now - 7_200_000), finishedAt: timestamp(now - 3_600_000), containerID: containerIdFor(`${uid}/main/old`) } };
+      if (oom)
+        containerStatus['lastState'] = {
+          terminated: {
+            exitCode: 137,
+            reason: 'OOMKilled',
+            startedAt: timestamp(now - 7_200_000),
+            finishedAt: timestamp(now - 3_600_000),
+            containerID: containerIdFor(`${uid}/main/old`),
+          },
+        };
       objects.push({
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name: podName, namespace: ns, uid, labels: podLabels, ...(Object.keys(podAnnotations).length ? { annotations: podAnnotations } : {}), creationTimestamp: timestamp(now - 86_400_000 - p * 60_000) },
+        metadata: {
+          name: podName,
+          namespace: ns,
+          uid,
+          labels: podLabels,
+          ...(Object.keys(podAnnotations).length ? { annotations: podAnnotations } : {}),
+          creationTimestamp: timestamp(now - 86_400_000 - p * 60_000),
+        },
         spec: {
           nodeName: name,
           ...(schedulerName ? { schedulerName } : {}),
-          containers: [{ name: 'main', image: gpu ? 'ghcr.io/example/infer:1.4.2' : 'ghcr.io/example/worker:2.0.1', resources: { requests, limits } }],
+          containers: [
+            { name: 'main', image: gpu ? 'ghcr.io/example/infer:1.4.2' : 'ghcr.io/example/worker:2.0.1', resources: { requests, limits } },
+          ],
           ...(kind === 'apu' ? { tolerations: [{ key: 'amd.com/gpu', operator: 'Exists', effect: 'NoSchedule' }] } : {}),
           restartPolicy: 'Always',
         },
@@ -281,13 +379,16 @@ export function generateCluster(options: GenerateOptions): ClusterFixtures {
       });
     }
   }
-  return completeFixtures({
-    objects,
-    nodeRoots: {},
-    containerRoots: {},
-    users: [
-      { name: 'admin', groups: ['system:masters'] },
-      { name: 'viewer', token: 'gpumem-bench-viewer-token', cert: false, rules: [{ verbs: ['get', 'list', 'watch'], resources: ['*'] }] },
-    ],
-  }, now);
+  return completeFixtures(
+    {
+      objects,
+      nodeRoots: {},
+      containerRoots: {},
+      users: [
+        { name: 'admin', groups: ['system:masters'] },
+        { name: 'viewer', token: 'gpumem-bench-viewer-token', cert: false, rules: [{ verbs: ['get', 'list', 'watch'], resources: ['*'] }] },
+      ],
+    },
+    now,
+  );
 }

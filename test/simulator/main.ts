@@ -25,7 +25,9 @@ const { values } = parseArgs({
 });
 
 if (values.help) {
-  process.stdout.write('usage: npx node test/simulator/main.ts [--fixtures DIR] [--port N] [--write-kubeconfig FILE] [--users a,b] [--bench 500x10] [--no-roots]\n');
+  process.stdout.write(
+    'usage: npx node test/simulator/main.ts [--fixtures DIR] [--port N] [--write-kubeconfig FILE] [--users a,b] [--bench 500x10] [--no-roots]\n',
+  );
   process.exit(0);
 }
 
@@ -44,7 +46,12 @@ const sim = await startSimulator({
   roots: !values['no-roots'],
 });
 
-const users = values.users ? values.users.split(',').map((u) => u.trim()).filter(Boolean) : sim.users.map((u) => u.name);
+const users = values.users
+  ? values.users
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean)
+  : sim.users.map((u) => u.name);
 const kubeconfig = sim.kubeconfig(users);
 if (values['write-kubeconfig']) {
   writeFileSync(values['write-kubeconfig'], kubeconfig, { mode: 0o600 });
@@ -52,13 +59,17 @@ if (values['write-kubeconfig']) {
 
 const nodes = sim.state.store.count('nodes');
 const podCount = sim.state.store.count('pods');
-process.stdout.write([
-  `gpumem demo cluster (Kubernetes API simulator, ${DEMO_CONTEXT}) listening on ${sim.url}`,
-  `  ${nodes} nodes, ${podCount} pods; users: ${users.join(', ')}`,
-  values['write-kubeconfig'] ? `  kubeconfig: ${resolve(values['write-kubeconfig'])} (context ${DEMO_CONTEXT})` : '  (pass --write-kubeconfig FILE to save a kubeconfig)',
-  '  Ctrl-C to stop',
-  '',
-].join('\n'));
+process.stdout.write(
+  [
+    `gpumem demo cluster (Kubernetes API simulator, ${DEMO_CONTEXT}) listening on ${sim.url}`,
+    `  ${nodes} nodes, ${podCount} pods; users: ${users.join(', ')}`,
+    values['write-kubeconfig']
+      ? `  kubeconfig: ${resolve(values['write-kubeconfig'])} (context ${DEMO_CONTEXT})`
+      : '  (pass --write-kubeconfig FILE to save a kubeconfig)',
+    '  Ctrl-C to stop',
+    '',
+  ].join('\n'),
+);
 
 let stopping = false;
 const stop = (signal: string): void => {

@@ -55,7 +55,15 @@ export interface ResourceInfo {
 
 const READ = ['get', 'list', 'watch'];
 
-function info(resource: string, group: string, kind: string, namespaced: boolean, shortNames: string[], verbs: string[], fields: string[]): ResourceInfo {
+function info(
+  resource: string,
+  group: string,
+  kind: string,
+  namespaced: boolean,
+  shortNames: string[],
+  verbs: string[],
+  fields: string[],
+): ResourceInfo {
   return {
     resource,
     group,
@@ -73,14 +81,36 @@ function info(resource: string, group: string, kind: string, namespaced: boolean
 export const RESOURCES: Readonly<Record<string, ResourceInfo>> = {
   namespaces: info('namespaces', '', 'Namespace', false, ['ns'], READ, ['status.phase']),
   nodes: info('nodes', '', 'Node', false, ['no'], READ, ['spec.unschedulable']),
-  pods: info('pods', '', 'Pod', true, ['po'], ['create', 'delete', ...READ], [
-    'spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'spec.hostNetwork',
-    'status.phase', 'status.podIP', 'status.nominatedNodeName',
-  ]),
+  pods: info(
+    'pods',
+    '',
+    'Pod',
+    true,
+    ['po'],
+    ['create', 'delete', ...READ],
+    [
+      'spec.nodeName',
+      'spec.restartPolicy',
+      'spec.schedulerName',
+      'spec.serviceAccountName',
+      'spec.hostNetwork',
+      'status.phase',
+      'status.podIP',
+      'status.nominatedNodeName',
+    ],
+  ),
   events: info('events', '', 'Event', true, ['ev'], READ, [
-    'involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
-    'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath',
-    'reason', 'reportingComponent', 'source', 'type',
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
   ]),
   daemonsets: info('daemonsets', 'apps', 'DaemonSet', true, ['ds'], READ, []),
   deployments: info('deployments', 'apps', 'Deployment', true, ['deploy'], READ, []),
@@ -236,7 +266,11 @@ export function expired(requested: number, oldestMinusOne: number): StatusBody {
 }
 
 export function continueExpired(): StatusBody {
-  return statusBody(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
+  return statusBody(
+    410,
+    'Expired',
+    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+  );
 }
 
 export interface InvalidCause {
@@ -304,7 +338,14 @@ export interface Container {
   args?: string[];
   env?: { name: string; value?: string; valueFrom?: unknown }[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean; subPath?: string; recursiveReadOnly?: string; mountPropagation?: string }[];
+  volumeMounts?: {
+    name: string;
+    mountPath: string;
+    readOnly?: boolean;
+    subPath?: string;
+    recursiveReadOnly?: string;
+    mountPropagation?: string;
+  }[];
   [key: string]: unknown;
 }
 
@@ -375,7 +416,8 @@ export function defaultPodSpec(pod: KubeObject): void {
   spec['priority'] ??= 0;
   const tolerations = (spec.tolerations ??= []);
   for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
-    if (!tolerations.some((t) => t['key'] === key)) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
+    if (!tolerations.some((t) => t['key'] === key))
+      tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
   }
   for (const c of spec.containers) {
     c['terminationMessagePath'] ??= '/dev/termination-log';
@@ -386,7 +428,8 @@ export function defaultPodSpec(pod: KubeObject): void {
 }
 
 function imageRef(image: string): string {
-  if (/^[^/]+\.[^/]+\//.test(image) || image.startsWith('localhost/')) return image.includes(':') || image.includes('@') ? image : `${image}:latest`;
+  if (/^[^/]+\.[^/]+\//.test(image) || image.startsWith('localhost/'))
+    return image.includes(':') || image.includes('@') ? image : `${image}:latest`;
   const withRepo = image.includes('/') ? image : `library/${image}`;
   return `docker.io/${withRepo.includes(':') ? withRepo : `${withRepo}:latest`}`;
 }
@@ -409,7 +452,16 @@ export function runningContainerStatus(pod: KubeObject, c: Container, startedAt:
 export function waitingContainerStatus(c: Container, reason: string, message?: string): Json {
   const waiting: Json = { reason };
   if (message) waiting['message'] = message;
-  return { name: c.name, state: { waiting }, lastState: {}, ready: false, restartCount: 0, image: imageRef(c.image ?? 'busybox'), imageID: '', started: false };
+  return {
+    name: c.name,
+    state: { waiting },
+    lastState: {},
+    ready: false,
+    restartCount: 0,
+    image: imageRef(c.image ?? 'busybox'),
+    imageID: '',
+    started: false,
+  };
 }
 
 export function podConditions(ready: boolean, at: string, scheduled = true): Json[] {
@@ -417,8 +469,20 @@ export function podConditions(ready: boolean, at: string, scheduled = true): Jso
   return [
     { type: 'PodReadyToStartContainers', status: s(ready), lastProbeTime: null, lastTransitionTime: at },
     { type: 'Initialized', status: 'True', lastProbeTime: null, lastTransitionTime: at },
-    { type: 'Ready', status: s(ready), lastProbeTime: null, lastTransitionTime: at, ...(ready ? {} : { reason: 'ContainersNotReady', message: 'containers with unready status' }) },
-    { type: 'ContainersReady', status: s(ready), lastProbeTime: null, lastTransitionTime: at, ...(ready ? {} : { reason: 'ContainersNotReady', message: 'containers with unready status' }) },
+    {
+      type: 'Ready',
+      status: s(ready),
+      lastProbeTime: null,
+      lastTransitionTime: at,
+      ...(ready ? {} : { reason: 'ContainersNotReady', message: 'containers with unready status' }),
+    },
+    {
+      type: 'ContainersReady',
+      status: s(ready),
+      lastProbeTime: null,
+      lastTransitionTime: at,
+      ...(ready ? {} : { reason: 'ContainersNotReady', message: 'containers with unready status' }),
+    },
     { type: 'PodScheduled', status: s(scheduled), lastProbeTime: null, lastTransitionTime: at },
   ];
 }

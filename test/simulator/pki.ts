@@ -102,14 +102,50 @@ export async function createPki(options: { readonly days?: number } = {}): Promi
     writeFileSync(join(dir, 'client-ext.cnf'), CLIENT_EXT);
     const caFile = join(dir, 'ca.crt');
     const caKey = join(dir, 'ca.key');
-    await run(openssl, ['req', '-x509', '-config', reqConfig, '-extensions', 'v3_ca', ...EC, '-keyout', caKey, '-out', caFile, '-days', days, '-subj', subject('gpumem-sim-ca')]);
+    await run(openssl, [
+      'req',
+      '-x509',
+      '-config',
+      reqConfig,
+      '-extensions',
+      'v3_ca',
+      ...EC,
+      '-keyout',
+      caKey,
+      '-out',
+      caFile,
+      '-days',
+      days,
+      '-subj',
+      subject('gpumem-sim-ca'),
+    ]);
 
     const issue = async (name: string, subj: string, ext: string): Promise<CertPair> => {
       const keyFile = join(dir, `${name}.key`);
       const csr = join(dir, `${name}.csr`);
       const certFile = join(dir, `${name}.crt`);
       await run(openssl, ['req', '-new', '-config', reqConfig, ...EC, '-keyout', keyFile, '-out', csr, '-subj', subj]);
-      await run(openssl, ['x509', '-req', '-in', csr, '-CA', caFile, '-CAkey', caKey, '-set_serial', serial(), '-days', days, '-sha256', '-extfile', join(dir, ext), '-extensions', 'v3', '-out', certFile]);
+      await run(openssl, [
+        'x509',
+        '-req',
+        '-in',
+        csr,
+        '-CA',
+        caFile,
+        '-CAkey',
+        caKey,
+        '-set_serial',
+        serial(),
+        '-days',
+        days,
+        '-sha256',
+        '-extfile',
+        join(dir, ext),
+        '-extensions',
+        'v3',
+        '-out',
+        certFile,
+      ]);
       rmSync(csr, { force: true });
       return { certFile, keyFile, cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
     };

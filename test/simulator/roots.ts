@@ -12,7 +12,19 @@
 //   once nothing is mounted under it any more. Its `dmesg` answers for the node's kernel, not this machine's
 //   (refused without CAP_SYSLOG, else the node's kern.log as a ring buffer: dmesg.ts).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { buildApuNode, buildHamiCache, buildHamiNode, buildPlainNode, fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
@@ -42,7 +54,12 @@ export interface RootFileSpec {
     readonly smLimits?: readonly number[];
     readonly ownerPid?: number;
     readonly procNum?: number;
-    readonly slots: readonly { readonly pid: number; readonly hostpid: number; readonly status: number; readonly usedTotal: readonly number[] }[];
+    readonly slots: readonly {
+      readonly pid: number;
+      readonly hostpid: number;
+      readonly status: number;
+      readonly usedTotal: readonly number[];
+    }[];
   };
   /** A symlink to this target instead of a file. */
   readonly link?: string;
@@ -218,15 +235,20 @@ export class Roots {
         if (file.link !== undefined) symlink(root, rel, file.link);
         else if (file.hamiCache) {
           const c = file.hamiCache;
-          writeFile(root, rel, buildHamiCache({
-            deviceNum: c.deviceNum,
-            ...(c.uuids ? { uuids: c.uuids } : {}),
-            limits: c.limits.map(BigInt),
-            ...(c.smLimits ? { smLimits: c.smLimits.map(BigInt) } : {}),
-            ...(c.ownerPid !== undefined ? { ownerPid: BigInt(c.ownerPid) } : {}),
-            ...(c.procNum !== undefined ? { procNum: c.procNum } : {}),
-            slots: c.slots.map((s) => ({ pid: s.pid, hostpid: s.hostpid, status: s.status, usedTotal: s.usedTotal.map(BigInt) })),
-          }), file.mode);
+          writeFile(
+            root,
+            rel,
+            buildHamiCache({
+              deviceNum: c.deviceNum,
+              ...(c.uuids ? { uuids: c.uuids } : {}),
+              limits: c.limits.map(BigInt),
+              ...(c.smLimits ? { smLimits: c.smLimits.map(BigInt) } : {}),
+              ...(c.ownerPid !== undefined ? { ownerPid: BigInt(c.ownerPid) } : {}),
+              ...(c.procNum !== undefined ? { procNum: c.procNum } : {}),
+              slots: c.slots.map((s) => ({ pid: s.pid, hostpid: s.hostpid, status: s.status, usedTotal: s.usedTotal.map(BigInt) })),
+            }),
+            file.mode,
+          );
         } else if (file.size !== undefined) writeFile(root, rel, Buffer.alloc(file.size, 0x5a), file.mode);
         else writeFile(root, rel, file.content ?? '', file.mode);
       }
@@ -285,7 +307,10 @@ export class Roots {
         }
       }
       // dmesg must answer for the node's kernel (the fixture), not this machine's: see dmesg.ts.
-      const kernLog = nodeRoot !== undefined && existsSync(join(nodeRoot, 'var/log/kern.log')) ? readFileSync(join(nodeRoot, 'var/log/kern.log'), 'utf8') : '';
+      const kernLog =
+        nodeRoot !== undefined && existsSync(join(nodeRoot, 'var/log/kern.log'))
+          ? readFileSync(join(nodeRoot, 'var/log/kern.log'), 'utf8')
+          : '';
       rmSync(join(root, 'bin/dmesg'), { force: true });
       writeFileSync(join(root, 'bin/dmesg'), dmesgScript(kernelLogAccess(spec), kernLog), { mode: 0o755 });
     } catch (err) {
@@ -318,7 +343,12 @@ export class Roots {
 
   /** Every root directory the simulator made and still holds. */
   directories(): string[] {
-    return [...[...this.#nodes.values()].map((n) => n.root), ...(this.#base ? [this.#base] : []), ...this.#containers.values(), ...[...this.#pods.values()].map((p) => p.root)];
+    return [
+      ...[...this.#nodes.values()].map((n) => n.root),
+      ...(this.#base ? [this.#base] : []),
+      ...this.#containers.values(),
+      ...[...this.#pods.values()].map((p) => p.root),
+    ];
   }
 
   /** Unmounts and removes everything. Idempotent, synchronous (also runs on process exit). */

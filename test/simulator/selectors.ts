@@ -29,17 +29,23 @@ function checkKey(key: string): string {
   const name = slash >= 0 ? key.slice(slash + 1) : key;
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   if (prefix !== undefined && (prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) {
-    throw new SelectorError(`unable to parse requirement: Invalid value: "${key}": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`);
+    throw new SelectorError(
+      `unable to parse requirement: Invalid value: "${key}": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+    );
   }
   if (!NAME_PART.test(name)) {
-    throw new SelectorError(`unable to parse requirement: Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+    throw new SelectorError(
+      `unable to parse requirement: Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+    );
   }
   return key;
 }
 
 function checkValue(value: string): string {
   if (!LABEL_VALUE.test(value)) {
-    throw new SelectorError(`unable to parse requirement: Invalid value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+    throw new SelectorError(
+      `unable to parse requirement: Invalid value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+    );
   }
   return value;
 }

@@ -236,7 +236,24 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const MAX_BODY = 3 * 1024 * 1024;
 
 function reasonFor(code: number): string {
-  return ({ 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 405: 'MethodNotAllowed', 409: 'Conflict', 410: 'Expired', 422: 'Invalid', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout' } as Record<number, string>)[code] ?? 'Unknown';
+  return (
+    (
+      {
+        400: 'BadRequest',
+        401: 'Unauthorized',
+        403: 'Forbidden',
+        404: 'NotFound',
+        405: 'MethodNotAllowed',
+        409: 'Conflict',
+        410: 'Expired',
+        422: 'Invalid',
+        429: 'TooManyRequests',
+        500: 'InternalError',
+        503: 'ServiceUnavailable',
+        504: 'Timeout',
+      } as Record<number, string>
+    )[code] ?? 'Unknown'
+  );
 }
 
 function sleep(ms: number): Promise<void> {
@@ -407,7 +424,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       return;
     }
     const text = JSON.stringify(body);
-    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), 'Cache-Control': 'no-cache, private', 'Audit-Id': randomUUID(), ...headers });
+    res.writeHead(code, {
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(text)),
+      'Cache-Control': 'no-cache, private',
+      'Audit-Id': randomUUID(),
+      ...headers,
+    });
     res.end(text);
   };
 
@@ -417,13 +440,18 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
 
   const rejectUpgrade = (socket: Duplex, status: StatusBody): void => {
     const text = JSON.stringify(status);
-    socket.end(`HTTP/1.1 ${status.code} ${STATUS_CODES[status.code] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nCache-Control: no-cache, private\r\nConnection: close\r\n\r\n${text}`);
+    socket.end(
+      `HTTP/1.1 ${status.code} ${STATUS_CODES[status.code] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nCache-Control: no-cache, private\r\nConnection: close\r\n\r\n${text}`,
+    );
   };
 
   const forcedStatus = (method: string, pathAndQuery: string, pathname: string): ForcedStatus | undefined => {
     for (const f of faults.forceStatus ?? []) {
       if (f.method !== undefined && f.method.toUpperCase() !== method) continue;
-      const hit = typeof f.path === 'string' ? pathname === f.path || pathname.startsWith(f.path.endsWith('/') ? f.path : `${f.path}/`) : f.path.test(pathAndQuery);
+      const hit =
+        typeof f.path === 'string'
+          ? pathname === f.path || pathname.startsWith(f.path.endsWith('/') ? f.path : `${f.path}/`)
+          : f.path.test(pathAndQuery);
       if (!hit) continue;
       if (f.times !== undefined) {
         if (f.times <= 0) continue;
@@ -434,13 +462,31 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     return undefined;
   };
 
-  const forcedBody = (code: number, user: AuthUser | undefined, attrs: AuthzAttributes | undefined, method: string, pathname: string): StatusBody => {
+  const forcedBody = (
+    code: number,
+    user: AuthUser | undefined,
+    attrs: AuthzAttributes | undefined,
+    method: string,
+    pathname: string,
+  ): StatusBody => {
     if (code === 401) return unauthorized();
-    if (code === 403) return attrs ? forbidden({ ...attrs, user: user?.name ?? 'system:anonymous' }) : forbiddenPath(user?.name ?? 'system:anonymous', method.toLowerCase(), pathname);
+    if (code === 403)
+      return attrs
+        ? forbidden({ ...attrs, user: user?.name ?? 'system:anonymous' })
+        : forbiddenPath(user?.name ?? 'system:anonymous', method.toLowerCase(), pathname);
     if (code === 500) return internalError(`injected fault (${method} ${pathname})`);
     if (code === 503) return statusBody(503, 'ServiceUnavailable', 'the server is currently unable to handle the request', {});
-    if (code === 429) return statusBody(429, 'TooManyRequests', 'the server has received too many requests and has asked us to try again later', { retryAfterSeconds: 1 });
-    if (code === 504) return statusBody(504, 'Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request', {});
+    if (code === 429)
+      return statusBody(429, 'TooManyRequests', 'the server has received too many requests and has asked us to try again later', {
+        retryAfterSeconds: 1,
+      });
+    if (code === 504)
+      return statusBody(
+        504,
+        'Timeout',
+        'the server was unable to return a response in the time allotted, but may still be processing the request',
+        {},
+      );
     return statusBody(code, reasonFor(code), `injected fault: HTTP ${code}`);
   };
 
@@ -470,7 +516,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const info = RESOURCES[rest[0] as string];
     if (!info || info.group !== group) return 'notfound';
     if (namespace !== undefined && !info.namespaced) return 'notfound';
-    return { info, ...(namespace !== undefined ? { namespace } : {}), ...(rest[1] !== undefined ? { name: rest[1] } : {}), ...(rest[2] !== undefined ? { subresource: rest[2] } : {}) };
+    return {
+      info,
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(rest[1] !== undefined ? { name: rest[1] } : {}),
+      ...(rest[2] !== undefined ? { subresource: rest[2] } : {}),
+    };
   };
 
   const verbOf = (method: string, route: ResourceRoute, query: URLSearchParams): string => {
@@ -518,31 +569,81 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       apiVersion: 'v1',
       groupVersion,
       resources: [
-        ...infos.map((r) => ({ name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: [...r.verbs], ...(r.shortNames.length ? { shortNames: [...r.shortNames] } : {}), storageVersionHash: Buffer.from(`${groupVersion}/${r.resource}`).toString('base64').slice(0, 12) })),
+        ...infos.map((r) => ({
+          name: r.resource,
+          singularName: r.singular,
+          namespaced: r.namespaced,
+          kind: r.kind,
+          verbs: [...r.verbs],
+          ...(r.shortNames.length ? { shortNames: [...r.shortNames] } : {}),
+          storageVersionHash: Buffer.from(`${groupVersion}/${r.resource}`).toString('base64').slice(0, 12),
+        })),
         ...extra,
       ],
     });
-    const group = (name: string, version: string) => ({ name, versions: [{ groupVersion: `${name}/${version}`, version }], preferredVersion: { groupVersion: `${name}/${version}`, version } });
+    const group = (name: string, version: string) => ({
+      name,
+      versions: [{ groupVersion: `${name}/${version}`, version }],
+      preferredVersion: { groupVersion: `${name}/${version}`, version },
+    });
     switch (pathname) {
       case '/version':
-        return { major: '1', minor: '33', emulationMajor: '1', emulationMinor: '33', minCompatibilityMajor: '1', minCompatibilityMinor: '32', gitVersion, gitCommit: '0000000000000000000000000000000000000000', gitTreeState: 'clean', buildDate: '2026-08-21T00:00:00Z', goVersion: 'go1.24.6', compiler: 'gc', platform: 'linux/amd64' };
+        return {
+          major: '1',
+          minor: '33',
+          emulationMajor: '1',
+          emulationMinor: '33',
+          minCompatibilityMajor: '1',
+          minCompatibilityMinor: '32',
+          gitVersion,
+          gitCommit: '0000000000000000000000000000000000000000',
+          gitTreeState: 'clean',
+          buildDate: '2026-08-21T00:00:00Z',
+          goVersion: 'go1.24.6',
+          compiler: 'gc',
+          platform: 'linux/amd64',
+        };
       case '/api':
-        return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` }] };
+        return {
+          kind: 'APIVersions',
+          versions: ['v1'],
+          serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` }],
+        };
       case '/api/v1':
-        return resourceList('v1', Object.values(RESOURCES).filter((r) => r.group === ''), [
-          { name: 'pods/exec', singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] },
-          { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
-        ]);
+        return resourceList(
+          'v1',
+          Object.values(RESOURCES).filter((r) => r.group === ''),
+          [
+            { name: 'pods/exec', singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] },
+            { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
+          ],
+        );
       case '/apis':
         return { kind: 'APIGroupList', apiVersion: 'v1', groups: [group('apps', 'v1'), group('authorization.k8s.io', 'v1')] };
       case '/apis/apps':
         return { kind: 'APIGroup', apiVersion: 'v1', ...group('apps', 'v1') };
       case '/apis/apps/v1':
-        return resourceList('apps/v1', Object.values(RESOURCES).filter((r) => r.group === 'apps'));
+        return resourceList(
+          'apps/v1',
+          Object.values(RESOURCES).filter((r) => r.group === 'apps'),
+        );
       case '/apis/authorization.k8s.io':
         return { kind: 'APIGroup', apiVersion: 'v1', ...group('authorization.k8s.io', 'v1') };
       case '/apis/authorization.k8s.io/v1':
-        return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'authorization.k8s.io/v1', resources: [{ name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] }] };
+        return {
+          kind: 'APIResourceList',
+          apiVersion: 'v1',
+          groupVersion: 'authorization.k8s.io/v1',
+          resources: [
+            {
+              name: 'selfsubjectaccessreviews',
+              singularName: 'selfsubjectaccessreview',
+              namespaced: false,
+              kind: 'SelfSubjectAccessReview',
+              verbs: ['create'],
+            },
+          ],
+        };
       default:
         return undefined;
     }
@@ -556,8 +657,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     fields: parseFieldSelector(query.get('fieldSelector') ?? undefined, info.fields),
   });
 
-  const matcher = (info: ResourceInfo, namespace: string | undefined, labels: LabelRequirement[], fields: FieldRequirement[]) => (o: KubeObject | undefined): boolean =>
-    o !== undefined && (namespace === undefined || o.metadata.namespace === namespace) && matchesLabels(labels, o.metadata.labels) && matchesFields(fields, (f) => fieldValue(info, o, f));
+  const matcher =
+    (info: ResourceInfo, namespace: string | undefined, labels: LabelRequirement[], fields: FieldRequirement[]) =>
+    (o: KubeObject | undefined): boolean =>
+      o !== undefined &&
+      (namespace === undefined || o.metadata.namespace === namespace) &&
+      matchesLabels(labels, o.metadata.labels) &&
+      matchesFields(fields, (f) => fieldValue(info, o, f));
 
   const list = (res: ServerResponse, route: ResourceRoute, query: URLSearchParams): void => {
     const { info, namespace } = route;
@@ -568,7 +674,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     let listRv = store.resourceVersion;
     if (token) {
       const decoded = decodeContinue(token);
-      if (!decoded) return sendStatus(res, badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)'));
+      if (!decoded)
+        return sendStatus(res, badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)'));
       if (decoded.rv < store.compactedRv) return sendStatus(res, continueExpired());
       start = decoded.start;
       listRv = decoded.rv;
@@ -605,7 +712,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const allowBookmarks = bool(query.get('allowWatchBookmarks'));
     const sendInitial = bool(query.get('sendInitialEvents'));
     const timeoutSeconds = Number(query.get('timeoutSeconds') ?? 0);
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked', 'Audit-Id': randomUUID() });
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+      'Audit-Id': randomUUID(),
+    });
     res.flushHeaders();
     let done = false;
     let lastRv = rvParam === '' ? store.resourceVersion : Number(rvParam);
@@ -615,7 +727,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     };
     const bookmark = (annotations?: Record<string, string>): void => {
       lastRv = store.resourceVersion;
-      write('BOOKMARK', { kind: info.kind, apiVersion: apiVersionOf(info), metadata: { resourceVersion: String(store.resourceVersion), ...(annotations ? { annotations } : {}) } });
+      write('BOOKMARK', {
+        kind: info.kind,
+        apiVersion: apiVersionOf(info),
+        metadata: { resourceVersion: String(store.resourceVersion), ...(annotations ? { annotations } : {}) },
+      });
     };
     const deliver = (event: ChangeEvent): void => {
       if (event.resource !== info.resource) return;
@@ -676,7 +792,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
    * An Event as the kubelet or the scheduler records it; named `<object>.<hex unix nanoseconds>` like theirs.
    * Recorded events expire after an hour (the API server's default event TTL), and at most 2,000 are kept.
    */
-  const recordEvent = (involved: KubeObject, reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal', component = 'kubelet', fieldPath?: string): void => {
+  const recordEvent = (
+    involved: KubeObject,
+    reason: string,
+    message: string,
+    type: 'Normal' | 'Warning' = 'Normal',
+    component = 'kubelet',
+    fieldPath?: string,
+  ): void => {
     const at = timestamp();
     const node = (involved['spec'] as PodSpec | undefined)?.nodeName;
     while (recorded.length > 0 && (recorded.length >= 2000 || (recorded[0] as { at: number }).at < Date.now() - 3_600_000)) {
@@ -689,7 +812,15 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name: eventName, namespace: involved.metadata.namespace ?? 'default', uid: newUid(), creationTimestamp: at },
-      involvedObject: { kind: involved.kind, namespace: involved.metadata.namespace, name: involved.metadata.name, uid: involved.metadata.uid, apiVersion: involved.apiVersion, resourceVersion: involved.metadata.resourceVersion, ...(fieldPath ? { fieldPath } : {}) },
+      involvedObject: {
+        kind: involved.kind,
+        namespace: involved.metadata.namespace,
+        name: involved.metadata.name,
+        uid: involved.metadata.uid,
+        apiVersion: involved.apiVersion,
+        resourceVersion: involved.metadata.resourceVersion,
+        ...(fieldPath ? { fieldPath } : {}),
+      },
       reason,
       message,
       source: { component, ...(component === 'kubelet' && node ? { host: node } : {}) },
@@ -749,79 +880,124 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const hostIP = nodeIP(spec.nodeName);
     // The kubelet refuses recursiveReadOnly Enabled on a runtime that does not report the feature (KEP-3857).
     const wantsRro = containersOf(created).some((c) => (c.volumeMounts ?? []).some((vm) => vm.recursiveReadOnly === 'Enabled'));
-    const handlers = ((store.get('nodes', undefined, spec.nodeName)?.['status'] as Json | undefined)?.['runtimeHandlers'] ?? []) as { name?: string; features?: { recursiveReadOnlyMounts?: boolean } }[];
+    const handlers = ((store.get('nodes', undefined, spec.nodeName)?.['status'] as Json | undefined)?.['runtimeHandlers'] ?? []) as {
+      name?: string;
+      features?: { recursiveReadOnlyMounts?: boolean };
+    }[];
     const rroMissing = wantsRro && handlers.find((h) => (h.name ?? '') === '')?.features?.recursiveReadOnlyMounts !== true;
-    r.timers.push(later(Math.floor(startDelay / 2), () => {
-      updatePod(namespace, name, uid, (pod) => {
-        const status = pod['status'] as Json;
-        status['hostIP'] = hostIP;
-        status['hostIPs'] = hostIP ? [{ ip: hostIP }] : [];
-        status['startTime'] = timestamp();
-        status['conditions'] = podConditions(false, timestamp());
-        const reason = faults.podWaitingReason ?? (rroMissing ? 'CreateContainerConfigError' : undefined);
-        status['containerStatuses'] = containersOf(pod).map((c) => waitingContainerStatus(c, reason ?? 'ContainerCreating', reason === 'ImagePullBackOff' ? `Back-off pulling image "${c.image ?? ''}"` : rroMissing ? 'failed to create a recursive read-only mount: the runtime handler does not support it' : undefined));
-        if (reason && !rroMissing) {
-          r.timers.forEach((t) => clearTimeout(t));
-          for (const c of containersOf(pod)) recordEvent(pod, 'Failed', `Failed to pull image "${c.image ?? ''}": failed to resolve reference "${c.image ?? ''}": not found`, 'Warning', 'kubelet', `spec.containers{${c.name}}`);
-        }
-      });
-      if (faults.podWaitingReason || rroMissing) return;
-      r.timers.push(later(Math.ceil(startDelay / 2), () => {
-        const pod = store.get('pods', namespace, name);
-        if (!pod || pod.metadata.uid !== uid || pod.metadata.deletionTimestamp) return;
-        if (!roots.unavailable) {
-          try {
-            roots.podRoot(pod);
-          } catch (err) {
-            recordEvent(pod, 'FailedMount', `MountVolume.SetUp failed: ${(err as Error).message}`, 'Warning');
-            return;
+    r.timers.push(
+      later(Math.floor(startDelay / 2), () => {
+        updatePod(namespace, name, uid, (pod) => {
+          const status = pod['status'] as Json;
+          status['hostIP'] = hostIP;
+          status['hostIPs'] = hostIP ? [{ ip: hostIP }] : [];
+          status['startTime'] = timestamp();
+          status['conditions'] = podConditions(false, timestamp());
+          const reason = faults.podWaitingReason ?? (rroMissing ? 'CreateContainerConfigError' : undefined);
+          status['containerStatuses'] = containersOf(pod).map((c) =>
+            waitingContainerStatus(
+              c,
+              reason ?? 'ContainerCreating',
+              reason === 'ImagePullBackOff'
+                ? `Back-off pulling image "${c.image ?? ''}"`
+                : rroMissing
+                  ? 'failed to create a recursive read-only mount: the runtime handler does not support it'
+                  : undefined,
+            ),
+          );
+          if (reason && !rroMissing) {
+            r.timers.forEach((t) => clearTimeout(t));
+            for (const c of containersOf(pod))
+              recordEvent(
+                pod,
+                'Failed',
+                `Failed to pull image "${c.image ?? ''}": failed to resolve reference "${c.image ?? ''}": not found`,
+                'Warning',
+                'kubelet',
+                `spec.containers{${c.name}}`,
+              );
           }
-        }
-        const running = updatePod(namespace, name, uid, (p) => {
-          const status = p['status'] as Json;
-          const at = timestamp();
-          status['phase'] = 'Running';
-          status['conditions'] = podConditions(true, at);
-          status['podIP'] = `10.244.${200 + Math.floor(podIpCounter / 250) % 50}.${(podIpCounter++ % 250) + 2}`;
-          status['podIPs'] = [{ ip: status['podIP'] }];
-          status['containerStatuses'] = containersOf(p).map((c) => runningContainerStatus(p, c, at));
         });
-        if (!running) return;
-        for (const c of containersOf(running)) {
-          recordEvent(running, 'Pulled', `Container image "${c.image ?? ''}" already present on machine`, 'Normal', 'kubelet', `spec.containers{${c.name}}`);
-          recordEvent(running, 'Created', `Created container: ${c.name}`, 'Normal', 'kubelet', `spec.containers{${c.name}}`);
-          recordEvent(running, 'Started', `Started container ${c.name}`, 'Normal', 'kubelet', `spec.containers{${c.name}}`);
-        }
-        const deadline = podSpec(running).activeDeadlineSeconds;
-        if (typeof deadline === 'number' && deadline > 0) {
-          // As the kubelet's activeDeadlineHandler: counted from status.startTime, not from Running.
-          const startedAt = Date.parse(String((running['status'] as Json)['startTime'] ?? ''));
-          const elapsed = Number.isFinite(startedAt) ? Math.max(0, Date.now() - startedAt) : 0;
-          r.timers.push(later(Math.max(0, deadline * 1000 - elapsed), () => {
-            for (const e of r.execs) e.kill();
-            roots.releasePod(uid);
-            const failed = updatePod(namespace, name, uid, (p) => {
+        if (faults.podWaitingReason || rroMissing) return;
+        r.timers.push(
+          later(Math.ceil(startDelay / 2), () => {
+            const pod = store.get('pods', namespace, name);
+            if (!pod || pod.metadata.uid !== uid || pod.metadata.deletionTimestamp) return;
+            if (!roots.unavailable) {
+              try {
+                roots.podRoot(pod);
+              } catch (err) {
+                recordEvent(pod, 'FailedMount', `MountVolume.SetUp failed: ${(err as Error).message}`, 'Warning');
+                return;
+              }
+            }
+            const running = updatePod(namespace, name, uid, (p) => {
               const status = p['status'] as Json;
               const at = timestamp();
-              status['phase'] = 'Failed';
-              status['reason'] = 'DeadlineExceeded';
-              status['message'] = 'Pod was active on the node longer than the specified deadline';
-              status['conditions'] = podConditions(false, at);
-              status['containerStatuses'] = containersOf(p).map((c) => ({ ...runningContainerStatus(p, c, at), ready: false, started: false, state: { terminated: { exitCode: 137, reason: 'Error', startedAt: at, finishedAt: at } } }));
+              status['phase'] = 'Running';
+              status['conditions'] = podConditions(true, at);
+              status['podIP'] = `10.244.${200 + (Math.floor(podIpCounter / 250) % 50)}.${(podIpCounter++ % 250) + 2}`;
+              status['podIPs'] = [{ ip: status['podIP'] }];
+              status['containerStatuses'] = containersOf(p).map((c) => runningContainerStatus(p, c, at));
             });
-            if (failed) recordEvent(failed, 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline', 'Warning');
-          }));
-        }
-      }));
-    }));
+            if (!running) return;
+            for (const c of containersOf(running)) {
+              recordEvent(
+                running,
+                'Pulled',
+                `Container image "${c.image ?? ''}" already present on machine`,
+                'Normal',
+                'kubelet',
+                `spec.containers{${c.name}}`,
+              );
+              recordEvent(running, 'Created', `Created container: ${c.name}`, 'Normal', 'kubelet', `spec.containers{${c.name}}`);
+              recordEvent(running, 'Started', `Started container ${c.name}`, 'Normal', 'kubelet', `spec.containers{${c.name}}`);
+            }
+            const deadline = podSpec(running).activeDeadlineSeconds;
+            if (typeof deadline === 'number' && deadline > 0) {
+              // As the kubelet's activeDeadlineHandler: counted from status.startTime, not from Running.
+              const startedAt = Date.parse(String((running['status'] as Json)['startTime'] ?? ''));
+              const elapsed = Number.isFinite(startedAt) ? Math.max(0, Date.now() - startedAt) : 0;
+              r.timers.push(
+                later(Math.max(0, deadline * 1000 - elapsed), () => {
+                  for (const e of r.execs) e.kill();
+                  roots.releasePod(uid);
+                  const failed = updatePod(namespace, name, uid, (p) => {
+                    const status = p['status'] as Json;
+                    const at = timestamp();
+                    status['phase'] = 'Failed';
+                    status['reason'] = 'DeadlineExceeded';
+                    status['message'] = 'Pod was active on the node longer than the specified deadline';
+                    status['conditions'] = podConditions(false, at);
+                    status['containerStatuses'] = containersOf(p).map((c) => ({
+                      ...runningContainerStatus(p, c, at),
+                      ready: false,
+                      started: false,
+                      state: { terminated: { exitCode: 137, reason: 'Error', startedAt: at, finishedAt: at } },
+                    }));
+                  });
+                  if (failed)
+                    recordEvent(failed, 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline', 'Warning');
+                }),
+              );
+            }
+          }),
+        );
+      }),
+    );
   };
 
   const validatePod = (body: KubeObject): InvalidCause[] => {
     const causes: InvalidCause[] = [];
     const meta = body.metadata ?? {};
-    if (!meta.name && !meta.generateName) causes.push({ field: 'metadata.name', reason: 'FieldValueRequired', message: 'Required value: name or generateName is required' });
+    if (!meta.name && !meta.generateName)
+      causes.push({ field: 'metadata.name', reason: 'FieldValueRequired', message: 'Required value: name or generateName is required' });
     else if (meta.name && (!DNS_SUBDOMAIN.test(meta.name) || meta.name.length > 253)) {
-      causes.push({ field: 'metadata.name', reason: 'FieldValueInvalid', message: `Invalid value: "${meta.name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')` });
+      causes.push({
+        field: 'metadata.name',
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${meta.name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      });
     }
     const spec = body['spec'] as PodSpec | undefined;
     if (!spec || !Array.isArray(spec.containers) || spec.containers.length === 0) {
@@ -830,42 +1006,82 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     }
     const volumes = new Set((spec.volumes ?? []).map((v) => v.name));
     for (const [i, v] of (spec.volumes ?? []).entries()) {
-      if (v.hostPath && !v.hostPath.path) causes.push({ field: `spec.volumes[${i}].hostPath.path`, reason: 'FieldValueRequired', message: 'Required value' });
+      if (v.hostPath && !v.hostPath.path)
+        causes.push({ field: `spec.volumes[${i}].hostPath.path`, reason: 'FieldValueRequired', message: 'Required value' });
     }
     const names = new Set<string>();
     spec.containers.forEach((c, i) => {
       if (!c.name) causes.push({ field: `spec.containers[${i}].name`, reason: 'FieldValueRequired', message: 'Required value' });
-      else if (!DNS_LABEL.test(c.name)) causes.push({ field: `spec.containers[${i}].name`, reason: 'FieldValueInvalid', message: `Invalid value: "${c.name}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')` });
-      else if (names.has(c.name)) causes.push({ field: `spec.containers[${i}].name`, reason: 'FieldValueDuplicate', message: `Duplicate value: "${c.name}"` });
+      else if (!DNS_LABEL.test(c.name))
+        causes.push({
+          field: `spec.containers[${i}].name`,
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: "${c.name}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+        });
+      else if (names.has(c.name))
+        causes.push({ field: `spec.containers[${i}].name`, reason: 'FieldValueDuplicate', message: `Duplicate value: "${c.name}"` });
       names.add(c.name);
       if (!c.image) causes.push({ field: `spec.containers[${i}].image`, reason: 'FieldValueRequired', message: 'Required value' });
       (c.volumeMounts ?? []).forEach((vm, j) => {
-        if (!volumes.has(vm.name)) causes.push({ field: `spec.containers[${i}].volumeMounts[${j}].name`, reason: 'FieldValueNotSupported', message: `Not found: "${vm.name}"` });
+        if (!volumes.has(vm.name))
+          causes.push({
+            field: `spec.containers[${i}].volumeMounts[${j}].name`,
+            reason: 'FieldValueNotSupported',
+            message: `Not found: "${vm.name}"`,
+          });
         // As the API server's ValidateVolumeMounts (KEP-3857): a known value; IfPossible/Enabled need readOnly
         // and mountPropagation None.
         const rro = vm.recursiveReadOnly;
         if (rro !== undefined) {
           const field = `spec.containers[${i}].volumeMounts[${j}].recursiveReadOnly`;
-          if (rro !== 'Disabled' && rro !== 'IfPossible' && rro !== 'Enabled') causes.push({ field, reason: 'FieldValueNotSupported', message: `Unsupported value: "${rro}": supported values: "Disabled", "Enabled", "IfPossible"` });
-          else if (rro !== 'Disabled' && vm.readOnly !== true) causes.push({ field, reason: 'FieldValueForbidden', message: 'Forbidden: may only be specified when readOnly is true' });
-          else if (rro !== 'Disabled' && vm.mountPropagation !== undefined && vm.mountPropagation !== 'None') causes.push({ field, reason: 'FieldValueForbidden', message: 'Forbidden: may only be specified when mountPropagation is None or not specified' });
+          if (rro !== 'Disabled' && rro !== 'IfPossible' && rro !== 'Enabled')
+            causes.push({
+              field,
+              reason: 'FieldValueNotSupported',
+              message: `Unsupported value: "${rro}": supported values: "Disabled", "Enabled", "IfPossible"`,
+            });
+          else if (rro !== 'Disabled' && vm.readOnly !== true)
+            causes.push({ field, reason: 'FieldValueForbidden', message: 'Forbidden: may only be specified when readOnly is true' });
+          else if (rro !== 'Disabled' && vm.mountPropagation !== undefined && vm.mountPropagation !== 'None')
+            causes.push({
+              field,
+              reason: 'FieldValueForbidden',
+              message: 'Forbidden: may only be specified when mountPropagation is None or not specified',
+            });
         }
       });
     });
     return causes;
   };
 
-  const createPod = async (req: IncomingMessage, res: ServerResponse, namespace: string, user: AuthUser, query: URLSearchParams): Promise<void> => {
+  const createPod = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+    user: AuthUser,
+    query: URLSearchParams,
+  ): Promise<void> => {
     let body: KubeObject;
     try {
       body = JSON.parse(await readBody(req)) as KubeObject;
     } catch (err) {
-      return sendStatus(res, badRequest(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (${(err as Error).message})`));
+      return sendStatus(
+        res,
+        badRequest(
+          `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (${(err as Error).message})`,
+        ),
+      );
     }
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return sendStatus(res, badRequest('the body of the request must be a Pod object'));
-    if (body.kind !== undefined && body.kind !== 'Pod') return sendStatus(res, badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (v1)`));
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      return sendStatus(res, badRequest('the body of the request must be a Pod object'));
+    if (body.kind !== undefined && body.kind !== 'Pod')
+      return sendStatus(
+        res,
+        badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (v1)`),
+      );
     body.metadata ??= {};
-    if (body.metadata.namespace !== undefined && body.metadata.namespace !== namespace) return sendStatus(res, badRequest('the namespace of the provided object does not match the namespace sent on the request'));
+    if (body.metadata.namespace !== undefined && body.metadata.namespace !== namespace)
+      return sendStatus(res, badRequest('the namespace of the provided object does not match the namespace sent on the request'));
     if (!store.get('namespaces', undefined, namespace)) return sendStatus(res, notFound('namespaces', '', namespace));
     const causes = validatePod(body);
     if (causes.length > 0) return sendStatus(res, invalid('Pod', body.metadata.name ?? body.metadata.generateName ?? '', causes));
@@ -893,8 +1109,16 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     if (spec.nodeName) status['conditions'] = [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }];
     if (query.get('dryRun') === 'All') return sendJson(res, 201, pod);
     const stored = store.put('pods', pod);
-    createdPods.push({ namespace, name, uid: stored.metadata.uid as string, user: user.name, at: Date.now(), ...(spec.nodeName ? { nodeName: spec.nodeName } : {}) });
-    if (spec.nodeName) recordEvent(stored, 'Scheduled', `Successfully assigned ${namespace}/${name} to ${spec.nodeName}`, 'Normal', 'default-scheduler');
+    createdPods.push({
+      namespace,
+      name,
+      uid: stored.metadata.uid as string,
+      user: user.name,
+      at: Date.now(),
+      ...(spec.nodeName ? { nodeName: spec.nodeName } : {}),
+    });
+    if (spec.nodeName)
+      recordEvent(stored, 'Scheduled', `Successfully assigned ${namespace}/${name} to ${spec.nodeName}`, 'Normal', 'default-scheduler');
     startPod(stored);
     sendJson(res, 201, stored);
   };
@@ -906,7 +1130,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     store.remove('pods', namespace, name);
   };
 
-  const deletePod = async (req: IncomingMessage, res: ServerResponse, namespace: string, name: string, user: AuthUser, query: URLSearchParams): Promise<void> => {
+  const deletePod = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+    name: string,
+    user: AuthUser,
+    query: URLSearchParams,
+  ): Promise<void> => {
     let options: Json = {};
     try {
       const text = await readBody(req);
@@ -919,13 +1150,22 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const uid = pod.metadata.uid as string;
     const preconditionUid = (options['preconditions'] as Json | undefined)?.['uid'];
     if (typeof preconditionUid === 'string' && preconditionUid !== uid) {
-      return sendStatus(res, statusBody(409, 'Conflict', `Operation cannot be fulfilled on Pod "${name}": Precondition failed: UID in precondition: ${preconditionUid}, UID in object meta: ${uid}`, { name, kind: 'Pod' }));
+      return sendStatus(
+        res,
+        statusBody(
+          409,
+          'Conflict',
+          `Operation cannot be fulfilled on Pod "${name}": Precondition failed: UID in precondition: ${preconditionUid}, UID in object meta: ${uid}`,
+          { name, kind: 'Pod' },
+        ),
+      );
     }
     const fromQuery = query.get('gracePeriodSeconds');
     const fromBody = options['gracePeriodSeconds'];
     const requested = fromQuery !== null ? Number(fromQuery) : typeof fromBody === 'number' ? fromBody : undefined;
     const grace = Math.max(0, requested ?? podSpec(pod).terminationGracePeriodSeconds ?? 30);
-    if (query.get('dryRun') === 'All' || (Array.isArray(options['dryRun']) && (options['dryRun'] as unknown[]).includes('All'))) return sendJson(res, 200, pod);
+    if (query.get('dryRun') === 'All' || (Array.isArray(options['dryRun']) && (options['dryRun'] as unknown[]).includes('All')))
+      return sendJson(res, 200, pod);
     deletedPods.push({ namespace, name, uid, user: user.name, at: Date.now(), gracePeriodSeconds: grace });
     const phase = (pod['status'] as Json | undefined)?.['phase'];
     const onNode = Boolean(podSpec(pod).nodeName) && phase !== 'Succeeded' && phase !== 'Failed';
@@ -940,7 +1180,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     });
     const r = runtime(uid);
     for (const e of r.execs) e.kill();
-    for (const c of containersOf(pod)) recordEvent(pod, 'Killing', `Stopping container ${c.name}`, 'Normal', 'kubelet', `spec.containers{${c.name}}`);
+    for (const c of containersOf(pod))
+      recordEvent(pod, 'Killing', `Stopping container ${c.name}`, 'Normal', 'kubelet', `spec.containers{${c.name}}`);
     r.timers.push(later(Math.min(stopDelay, grace * 1000), () => removePod(namespace, name, uid)));
     sendJson(res, 200, terminating ?? pod);
   };
@@ -973,7 +1214,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       apiVersion: 'authorization.k8s.io/v1',
       metadata: { creationTimestamp: null },
       spec,
-      status: allowed ? { allowed: true, reason: user.groups.includes('system:masters') ? 'allowed by the system:masters group' : `RBAC: allowed by the simulator's rules for User "${user.name}"` } : { allowed: false },
+      status: allowed
+        ? {
+            allowed: true,
+            reason: user.groups.includes('system:masters')
+              ? 'allowed by the system:masters group'
+              : `RBAC: allowed by the simulator's rules for User "${user.name}"`,
+          }
+        : { allowed: false },
     });
   };
 
@@ -981,7 +1229,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   // HTTP
 
   const logRequest = (method: string, path: string, userAgent: string | undefined, upgrade = false): RequestRecord => {
-    const record: RequestRecord = { method, path, at: Date.now(), ...(upgrade ? { upgrade } : {}), ...(userAgent ? { userAgent: userAgent.slice(0, 256) } : {}) };
+    const record: RequestRecord = {
+      method,
+      path,
+      at: Date.now(),
+      ...(upgrade ? { upgrade } : {}),
+      ...(userAgent ? { userAgent: userAgent.slice(0, 256) } : {}),
+    };
     requests.push(record);
     if (requests.length > 20_500) requests.splice(0, requests.length - 20_000);
     return record;
@@ -1002,11 +1256,19 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const resourceRoute = route && route !== 'notfound' ? route : undefined;
     const verb = resourceRoute ? verbOf(method, resourceRoute, url.searchParams) : method.toLowerCase();
     const forced = forcedStatus(method, `${url.pathname}${url.search}`, pathname);
-    if (forced) return sendStatus(res, forcedBody(forced.code, user, resourceRoute ? attrsOf(user, resourceRoute, verb) : undefined, method, pathname));
+    if (forced)
+      return sendStatus(
+        res,
+        forcedBody(forced.code, user, resourceRoute ? attrsOf(user, resourceRoute, verb) : undefined, method, pathname),
+      );
     if (!user) return sendStatus(res, unauthorized());
 
     if (PUBLIC_PATHS.has(pathname) && pathname !== '/version') {
-      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-cache, private' });
+      res.writeHead(200, {
+        'Content-Type': 'text/plain; charset=utf-8',
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'no-cache, private',
+      });
       res.end('ok');
       return;
     }
@@ -1038,8 +1300,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         if (!obj) return sendStatus(res, notFound(info.resource, info.group, name));
         return sendJson(res, 200, obj);
       }
-      if (info.resource === 'pods' && method === 'POST' && name === undefined && namespace !== undefined) return await createPod(req, res, namespace, user, url.searchParams);
-      if (info.resource === 'pods' && method === 'DELETE' && name !== undefined && namespace !== undefined) return await deletePod(req, res, namespace, name, user, url.searchParams);
+      if (info.resource === 'pods' && method === 'POST' && name === undefined && namespace !== undefined)
+        return await createPod(req, res, namespace, user, url.searchParams);
+      if (info.resource === 'pods' && method === 'DELETE' && name !== undefined && namespace !== undefined)
+        return await deletePod(req, res, namespace, name, user, url.searchParams);
       return sendStatus(res, methodNotAllowed());
     } catch (err) {
       if (err instanceof SelectorError) return sendStatus(res, badRequest(err.message));
@@ -1073,9 +1337,19 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const route = parseResourcePath(url.pathname);
     const resourceRoute = route && route !== 'notfound' ? route : undefined;
     const forced = forcedStatus(method, `${url.pathname}${url.search}`, url.pathname);
-    if (forced) return reject(forcedBody(forced.code, user, resourceRoute ? attrsOf(user, resourceRoute, 'create') : undefined, method, url.pathname));
+    if (forced)
+      return reject(
+        forcedBody(forced.code, user, resourceRoute ? attrsOf(user, resourceRoute, 'create') : undefined, method, url.pathname),
+      );
     if (!user) return reject(unauthorized());
-    if (!resourceRoute || resourceRoute.info.resource !== 'pods' || resourceRoute.subresource !== 'exec' || !resourceRoute.namespace || !resourceRoute.name) return reject(pathNotFound());
+    if (
+      !resourceRoute ||
+      resourceRoute.info.resource !== 'pods' ||
+      resourceRoute.subresource !== 'exec' ||
+      !resourceRoute.namespace ||
+      !resourceRoute.name
+    )
+      return reject(pathNotFound());
     const { namespace, name } = resourceRoute;
     const attrs = attrsOf(user, resourceRoute, 'create');
     if (!authorize(user, attrs)) return reject(forbidden(attrs));
@@ -1091,25 +1365,47 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const containers = containersOf(pod);
     let container = q.get('container') ?? '';
     if (container === '') {
-      if (containers.length !== 1) return reject(badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.map((c) => c.name).join(' ')}]`));
+      if (containers.length !== 1)
+        return reject(
+          badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.map((c) => c.name).join(' ')}]`),
+        );
       container = (containers[0] as { name: string }).name;
     }
     const spec = containers.find((c) => c.name === container);
     if (!spec) return reject(badRequest(`container ${container} is not valid for pod ${name}`));
     const phase = (pod['status'] as Json | undefined)?.['phase'];
-    if (phase === 'Succeeded' || phase === 'Failed') return reject(badRequest(`cannot exec into a container in a completed pod; current phase is ${String(phase)}`));
+    if (phase === 'Succeeded' || phase === 'Failed')
+      return reject(badRequest(`cannot exec into a container in a completed pod; current phase is ${String(phase)}`));
     if (!podSpec(pod).nodeName) return reject(badRequest(`pod ${name} does not have a host assigned`));
-    const running = ((pod['status'] as Json | undefined)?.['containerStatuses'] as Json[] | undefined)?.find((s) => s['name'] === container);
-    if (phase !== 'Running' || !running || !(running['state'] as Json | undefined)?.['running']) return reject(badRequest(`unable to upgrade connection: container not found ("${container}")`));
+    const running = ((pod['status'] as Json | undefined)?.['containerStatuses'] as Json[] | undefined)?.find(
+      (s) => s['name'] === container,
+    );
+    if (phase !== 'Running' || !running || !(running['state'] as Json | undefined)?.['running'])
+      return reject(badRequest(`unable to upgrade connection: container not found ("${container}")`));
     // kubectl before 1.30 (and newer ones falling back after a failed WebSocket upgrade) ask for SPDY/3.1 with a
     // POST. A real API server serves it; the simulator does not, and says so instead of answering ws's bare
     // "Invalid HTTP method".
     if (String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
-      return reject(badRequest(`unable to upgrade connection: the gpumem API simulator serves exec over WebSocket only (${EXEC_PROTOCOLS.join(', ')}), not ${String(req.headers.upgrade ?? 'this protocol')}: use kubectl 1.30 or later`));
+      return reject(
+        badRequest(
+          `unable to upgrade connection: the gpumem API simulator serves exec over WebSocket only (${EXEC_PROTOCOLS.join(', ')}), not ${String(req.headers.upgrade ?? 'this protocol')}: use kubectl 1.30 or later`,
+        ),
+      );
     }
-    const requested = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
-    const protocol = requested.length === 0 ? 'channel.k8s.io' : requested.find((p): p is ExecProtocol => (EXEC_PROTOCOLS as readonly string[]).includes(p));
-    if (!protocol) return reject(badRequest(`unable to upgrade connection: requested protocol(s) are not supported: [${requested.join(' ')}]; supports [${EXEC_PROTOCOLS.join(' ')}]`));
+    const requested = String(req.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
+    const protocol =
+      requested.length === 0
+        ? 'channel.k8s.io'
+        : requested.find((p): p is ExecProtocol => (EXEC_PROTOCOLS as readonly string[]).includes(p));
+    if (!protocol)
+      return reject(
+        badRequest(
+          `unable to upgrade connection: requested protocol(s) are not supported: [${requested.join(' ')}]; supports [${EXEC_PROTOCOLS.join(' ')}]`,
+        ),
+      );
     if (requested.length > 0) chosenProtocol.set(req, protocol);
 
     let root: string | undefined;
@@ -1157,12 +1453,15 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   // -------------------------------------------------------------------------------------------------
   // Server
 
-  const server = createServer({ key: pki.server.key, cert: pki.server.cert, ca: pki.ca, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendStatus(res, internalError((err as Error).message));
-      else res.end();
-    });
-  });
+  const server = createServer(
+    { key: pki.server.key, cert: pki.server.cert, ca: pki.ca, requestCert: true, rejectUnauthorized: false },
+    (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        if (!res.headersSent) sendStatus(res, internalError((err as Error).message));
+        else res.end();
+      });
+    },
+  );
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     handleUpgrade(req, socket, head).catch((err: unknown) => rejectUpgrade(socket, internalError((err as Error).message)));
   });
@@ -1207,7 +1506,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       let credentials: Json;
       if (auth === 'cert') {
         if (!cert) throw new Error(`kubeconfig: user "${name}" has no client certificate`);
-        credentials = { 'client-certificate-data': Buffer.from(cert.cert).toString('base64'), 'client-key-data': Buffer.from(cert.key).toString('base64') };
+        credentials = {
+          'client-certificate-data': Buffer.from(cert.cert).toString('base64'),
+          'client-key-data': Buffer.from(cert.key).toString('base64'),
+        };
       } else {
         if (!u.token) throw new Error(`kubeconfig: user "${name}" has no token`);
         credentials = { token: u.token };
@@ -1215,7 +1517,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       const base = kcOptions.context ?? DEMO_CONTEXT;
       const contextName = i === 0 ? base : `${base}-${name}`;
       userEntries.push({ name: `${name}@${DEMO_CONTEXT}`, user: credentials });
-      contexts.push({ name: contextName, context: { cluster: DEMO_CONTEXT, user: `${name}@${DEMO_CONTEXT}`, ...(kcOptions.namespace ? { namespace: kcOptions.namespace } : {}) } });
+      contexts.push({
+        name: contextName,
+        context: {
+          cluster: DEMO_CONTEXT,
+          user: `${name}@${DEMO_CONTEXT}`,
+          ...(kcOptions.namespace ? { namespace: kcOptions.namespace } : {}),
+        },
+      });
     });
     return stringify({
       apiVersion: 'v1',
@@ -1279,7 +1588,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
           reject(new Error(`pod ${namespace}/${name} still exists after ${timeoutMs} ms`));
         }, timeoutMs);
         const off = store.subscribe((e) => {
-          if (e.resource === 'pods' && e.type === 'DELETED' && e.object.metadata.namespace === namespace && e.object.metadata.name === name) {
+          if (
+            e.resource === 'pods' &&
+            e.type === 'DELETED' &&
+            e.object.metadata.namespace === namespace &&
+            e.object.metadata.name === name
+          ) {
             clearTimeout(timer);
             off();
             resolve();

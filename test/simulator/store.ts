@@ -110,7 +110,9 @@ export class Store {
         else this.#sorted.delete(resource);
       }
     }
-    this.#record(prev ? { rv: this.#rv, resource, type: 'MODIFIED', object: stored, prev } : { rv: this.#rv, resource, type: 'ADDED', object: stored });
+    this.#record(
+      prev ? { rv: this.#rv, resource, type: 'MODIFIED', object: stored, prev } : { rv: this.#rv, resource, type: 'ADDED', object: stored },
+    );
     return stored;
   }
 

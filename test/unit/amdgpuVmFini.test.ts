@@ -12,7 +12,8 @@ import { oomToText } from '../../src/core/report/oomReport.ts';
 import { assertSubQuadratic } from '../helpers/growth.ts';
 
 const FIXTURE = readFileSync(new URL('../fixtures/kernel-logs/derived-course-global-amdgpu-vm-fini.log', import.meta.url), 'utf8');
-const VICTIM_FINI = '[ 3457.702398] amdgpu 0000:03:00.0: amdgpu: VM memory stats for proc prometheus-conf(10843) task prometheus-conf(10843) is non-zero when fini';
+const VICTIM_FINI =
+  '[ 3457.702398] amdgpu 0000:03:00.0: amdgpu: VM memory stats for proc prometheus-conf(10843) task prometheus-conf(10843) is non-zero when fini';
 
 function global(verdict: OomVerdict | undefined): GlobalOomVerdict {
   assert.ok(verdict, 'no verdict');
@@ -21,7 +22,11 @@ function global(verdict: OomVerdict | undefined): GlobalOomVerdict {
 }
 
 test('parses the real fini lines of a ROCm journal, placeholder pids included', () => {
-  const real = parseAmdgpuVmFini('amdgpu 0000:03:00.0: amdgpu: VM memory stats for proc firefox(2852) task firefox:cs0(2770) is non-zero when fini', 7, 'raw');
+  const real = parseAmdgpuVmFini(
+    'amdgpu 0000:03:00.0: amdgpu: VM memory stats for proc firefox(2852) task firefox:cs0(2770) is non-zero when fini',
+    7,
+    'raw',
+  );
   assert.deepEqual(real, { procName: 'firefox', procPid: 2852, taskName: 'firefox:cs0', taskPid: 2770, line: 7, text: 'raw' });
   const placeholder = parseAmdgpuVmFini('amdgpu 0000:03:00.0: amdgpu: VM memory stats for proc (0) task (0) is non-zero when fini', 1, '');
   assert.equal(placeholder?.procPid, 0);
@@ -47,7 +52,8 @@ test('malformed fini lines are not taken', () => {
     'VM memory stats for proc x(-1) task y(2) is non-zero when fini',
     'VM memory stats for proc x(1) task y(2) is zero when fini',
     'VM memory stats for proc  is non-zero when fini',
-  ]) assert.equal(parseAmdgpuVmFini(message, 1, ''), undefined, message);
+  ])
+    assert.equal(parseAmdgpuVmFini(message, 1, ''), undefined, message);
 });
 
 test('the kernel log keeps fini lines after a kill, with the device', () => {
@@ -100,12 +106,14 @@ test('a victim whose RSS is large gets no signature from this rule', () => {
   assert.equal(verdict.id, 'oom.global:1');
 });
 
-test('a fini line before the kill, or after the next report, is not the victim\'s', () => {
+test("a fini line before the kill, or after the next report, is not the victim's", () => {
   const lines = FIXTURE.trimEnd().split('\n');
   const moved = [lines[0], lines[5], ...lines.slice(1, 5)].join('\n');
   assert.equal(global(explainKernelLogText(moved).verdicts[0]).gpuTeardown, undefined);
-  const nextReport = '[ 3460.691578] Out of memory: Killed process 115727 (memory_leak) total-vm:15469196kB, anon-rss:11724804kB, file-rss:1272kB, shmem-rss:0kB, UID:1000 pgtables:30128kB oom_score_adj:200';
-  const nextSummary = '[ 3460.691564] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=user.slice,mems_allowed=0,global_oom,task_memcg=/user.slice/user-1000.slice,task=memory_leak,pid=115727,uid=1000';
+  const nextReport =
+    '[ 3460.691578] Out of memory: Killed process 115727 (memory_leak) total-vm:15469196kB, anon-rss:11724804kB, file-rss:1272kB, shmem-rss:0kB, UID:1000 pgtables:30128kB oom_score_adj:200';
+  const nextSummary =
+    '[ 3460.691564] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=user.slice,mems_allowed=0,global_oom,task_memcg=/user.slice/user-1000.slice,task=memory_leak,pid=115727,uid=1000';
   const later = [...lines.slice(0, 5), nextSummary, nextReport, lines[5]].join('\n');
   const verdicts = explainKernelLogText(later).verdicts;
   assert.equal(verdicts.length, 2);
@@ -113,7 +121,10 @@ test('a fini line before the kill, or after the next report, is not the victim\'
 });
 
 test('a process outside any pod: the signature is named too', () => {
-  const host = FIXTURE.replace(/task_memcg=\S*/, 'task_memcg=/user.slice/user-1000.slice/session-3.scope').split('\n').filter((line) => !line.includes('Tasks in ')).join('\n');
+  const host = FIXTURE.replace(/task_memcg=\S*/, 'task_memcg=/user.slice/user-1000.slice/session-3.scope')
+    .split('\n')
+    .filter((line) => !line.includes('Tasks in '))
+    .join('\n');
   const verdict = global(explainKernelLogText(host).verdicts[0]);
   assert.equal(verdict.victim.inKubepods, false);
   assert.equal(verdict.id, 'oom.global-gtt:1');
@@ -127,7 +138,8 @@ test('hostile input: a 1 MiB fini line and thousands of fini lines stay bounded 
   assert.ok(log.problems.some((problem) => problem.includes('were cut')));
   assert.equal(global(explainKernelLogText(huge).verdicts[0]).gpuTeardown?.fini.line, 6);
 
-  const many = (n: number): string => `${FIXTURE}${'[ 3457.9] amdgpu 0000:03:00.0: amdgpu: VM memory stats for proc (0) task (0) is non-zero when fini\n'.repeat(n)}`;
+  const many = (n: number): string =>
+    `${FIXTURE}${'[ 3457.9] amdgpu 0000:03:00.0: amdgpu: VM memory stats for proc (0) task (0) is non-zero when fini\n'.repeat(n)}`;
   const flood = explainKernelLogText(many(10000));
   assert.ok(flood.log.amdgpuVmFini.length <= 4096);
   assert.ok(flood.summary.problems.some((problem) => problem.includes('non-zero when fini')));

@@ -38,9 +38,16 @@ function assertWellFormed(text: string, result: LintResult, label = ''): void {
     assert.equal(typeof finding.message, 'string');
     assert.ok(finding.message.length > 0, `${where}: empty message`);
     assert.ok(Number.isInteger(finding.span.start) && Number.isInteger(finding.span.end), `${where}: span offsets must be integers`);
-    assert.ok(finding.span.start >= 0 && finding.span.start <= finding.span.end && finding.span.end <= text.length, `${where}: span outside the text (length ${text.length})`);
+    assert.ok(
+      finding.span.start >= 0 && finding.span.start <= finding.span.end && finding.span.end <= text.length,
+      `${where}: span outside the text (length ${text.length})`,
+    );
     for (const fix of finding.fixes) {
-      for (const edit of fix.edits) assert.ok(edit.start >= 0 && edit.start <= edit.end && edit.end <= text.length, `${where}: fix "${fix.title}" edits outside the text`);
+      for (const edit of fix.edits)
+        assert.ok(
+          edit.start >= 0 && edit.start <= edit.end && edit.end <= text.length,
+          `${where}: fix "${fix.title}" edits outside the text`,
+        );
     }
   }
 }
@@ -100,7 +107,11 @@ Promise.all([import(workerData.lintUrl), import(workerData.configUrl)]).then(([l
 `;
 
 /** Lints in a worker thread; rejects if linting throws, and fails (terminating the worker) if it does not finish in time. */
-function lintGuarded(input: string | Uint8Array, maxBytes = DEFAULT_MAX_BYTES, watchdogMs = 120_000): Promise<{ findings: WorkerFinding[]; containers: number }> {
+function lintGuarded(
+  input: string | Uint8Array,
+  maxBytes = DEFAULT_MAX_BYTES,
+  watchdogMs = 120_000,
+): Promise<{ findings: WorkerFinding[]; containers: number }> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
@@ -131,11 +142,27 @@ function lintGuarded(input: string | Uint8Array, maxBytes = DEFAULT_MAX_BYTES, w
 
 describe('invalid YAML: yaml-syntax on the broken document only, the others still analysed', () => {
   const cases: Array<{ label: string; broken: string; message: RegExp }> = [
-    { label: 'an unclosed flow mapping', broken: 'apiVersion: v1\nkind: Pod\nmetadata: {name: broken\n', message: /Flow map|end with a \}/ },
-    { label: 'an unclosed flow sequence', broken: 'apiVersion: v1\nkind: Pod\nspec:\n  containers: [{name: x}\n', message: /Flow sequence|end with a \]/ },
-    { label: 'bad indentation', broken: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\n   namespace: ml\n', message: /indent|Nested mappings/i },
+    {
+      label: 'an unclosed flow mapping',
+      broken: 'apiVersion: v1\nkind: Pod\nmetadata: {name: broken\n',
+      message: /Flow map|end with a \}/,
+    },
+    {
+      label: 'an unclosed flow sequence',
+      broken: 'apiVersion: v1\nkind: Pod\nspec:\n  containers: [{name: x}\n',
+      message: /Flow sequence|end with a \]/,
+    },
+    {
+      label: 'bad indentation',
+      broken: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\n   namespace: ml\n',
+      message: /indent|Nested mappings/i,
+    },
     { label: 'tab indentation', broken: 'apiVersion: v1\nkind: Pod\nmetadata:\n\tname: broken\n', message: /Tabs are not allowed/ },
-    { label: 'duplicate keys', broken: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\n  name: again\n', message: /Map keys must be unique/ },
+    {
+      label: 'duplicate keys',
+      broken: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\n  name: again\n',
+      message: /Map keys must be unique/,
+    },
   ];
   for (const { label, broken, message } of cases) {
     test(label, () => {
@@ -149,7 +176,10 @@ describe('invalid YAML: yaml-syntax on the broken document only, the others stil
       // On the broken (second) document, not on its neighbours.
       const brokenStart = first.length + '---\n'.length;
       const brokenEnd = brokenStart + broken.length;
-      assert.ok(syntax.span.start >= brokenStart && syntax.span.start <= brokenEnd, `span ${JSON.stringify(syntax.span)} should lie in the broken document [${brokenStart}, ${brokenEnd}]`);
+      assert.ok(
+        syntax.span.start >= brokenStart && syntax.span.start <= brokenEnd,
+        `span ${JSON.stringify(syntax.span)} should lie in the broken document [${brokenStart}, ${brokenEnd}]`,
+      );
       // Both neighbours are still analysed.
       assert.deepEqual(
         result.findings.filter((f) => f.ruleId === 'gpu-no-memory-limit').map((f) => f.container),
@@ -161,7 +191,10 @@ describe('invalid YAML: yaml-syntax on the broken document only, the others stil
   test('an alias to an undefined anchor does not throw, and the other documents are still analysed', () => {
     // The yaml package reports an unresolved alias only when converting to JS; gpumem reads it as absent.
     const text = `${gpuPod('first', 'before')}---\napiVersion: v1\nkind: Pod\nmetadata: *nowhere\nspec: {containers: *missing}\n---\n${gpuPod('third', 'after')}`;
-    assert.deepEqual(lint(text).findings.map((f) => f.container), ['before', 'after']);
+    assert.deepEqual(
+      lint(text).findings.map((f) => f.container),
+      ['before', 'after'],
+    );
   });
 
   test('an unterminated quoted string swallows the rest of the file, but not the documents before it', () => {
@@ -170,7 +203,10 @@ describe('invalid YAML: yaml-syntax on the broken document only, the others stil
     const result = lint(text);
     assert.match(only(result, 'yaml-syntax').message, /^This YAML document was not analysed: .*(quote|Missing closing)/i);
     assert.ok(only(result, 'yaml-syntax').span.start > first.length);
-    assert.deepEqual(result.findings.filter((f) => f.ruleId === 'gpu-no-memory-limit').map((f) => f.container), ['before']);
+    assert.deepEqual(
+      result.findings.filter((f) => f.ruleId === 'gpu-no-memory-limit').map((f) => f.container),
+      ['before'],
+    );
   });
 
   test('an error at the very end of the input keeps its span inside the text', () => {
@@ -187,7 +223,8 @@ describe('invalid YAML: yaml-syntax on the broken document only, the others stil
 });
 
 describe('wrong types: manifest-shape or a graceful skip, never an exception', () => {
-  const container = (fields: string) => gpuPod('p', 'c').replace('      resources:\n        limits:\n          nvidia.com/gpu: 1\n', fields);
+  const container = (fields: string) =>
+    gpuPod('p', 'c').replace('      resources:\n        limits:\n          nvidia.com/gpu: 1\n', fields);
   const shapeCases: Array<{ label: string; text: string; message: RegExp; under: RegExp; gpuStillChecked?: boolean }> = [
     {
       label: 'env as a map',
@@ -269,12 +306,15 @@ describe('wrong types: manifest-shape or a graceful skip, never an exception', (
       assert.match(shape.message, message);
       assert.match(shape.message, /skipped what it holds/);
       assert.match(text.slice(shape.span.start), under, 'the span starts on the offending value');
-      if (gpuStillChecked) assert.ok(ids(result).includes('gpu-no-memory-limit'), `the rest of the pod is still analysed: ${JSON.stringify(ids(result))}`);
+      if (gpuStillChecked)
+        assert.ok(ids(result).includes('gpu-no-memory-limit'), `the rest of the pod is still analysed: ${JSON.stringify(ids(result))}`);
     });
   }
 
   test('numbers where strings belong: a container name and an image as numbers are read as text', () => {
-    const text = container('      resources:\n        limits:\n          nvidia.com/gpu: 1\n').replace('name: c', 'name: 42').replace('image: nvcr.io/nvidia/cuda:12.6.0-base-ubuntu24.04', 'image: 7');
+    const text = container('      resources:\n        limits:\n          nvidia.com/gpu: 1\n')
+      .replace('name: c', 'name: 42')
+      .replace('image: nvcr.io/nvidia/cuda:12.6.0-base-ubuntu24.04', 'image: 7');
     const result = lint(text);
     const finding = only(result, 'gpu-no-memory-limit');
     assert.equal(finding.container, '42');
@@ -283,8 +323,13 @@ describe('wrong types: manifest-shape or a graceful skip, never an exception', (
   });
 
   test('a pod name, namespace and kind of the wrong type do not throw', () => {
-    lint('apiVersion: v1\nkind: Pod\nmetadata: {name: [a], namespace: {b: 1}}\nspec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}\n');
-    assert.deepEqual(ids(lint('apiVersion: [v1]\nkind: {Pod: 1}\nspec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}\n')), []);
+    lint(
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: [a], namespace: {b: 1}}\nspec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}\n',
+    );
+    assert.deepEqual(
+      ids(lint('apiVersion: [v1]\nkind: {Pod: 1}\nspec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}\n')),
+      [],
+    );
     assert.deepEqual(ids(lint('apiVersion: v1\nkind: 5\n')), []);
   });
 
@@ -292,7 +337,10 @@ describe('wrong types: manifest-shape or a graceful skip, never an exception', (
     const text = container('      resources:\n        limits:\n          nvidia.com/gpu: {count: 1}\n          memory: [8Gi]\n');
     const result = lint(text);
     const invalid = result.findings.filter((f) => f.ruleId === 'invalid-quantity');
-    assert.deepEqual(invalid.map((f) => text.slice(f.span.start, f.span.end)), ['{count: 1}', '[8Gi]']);
+    assert.deepEqual(
+      invalid.map((f) => text.slice(f.span.start, f.span.end)),
+      ['{count: 1}', '[8Gi]'],
+    );
     assert.match(invalid[0]!.message, /not a valid quantity: the value is a mapping/);
     assert.match(invalid[1]!.message, /not a valid quantity: the value is a list/);
   });
@@ -304,9 +352,17 @@ describe('wrong types: manifest-shape or a graceful skip, never an exception', (
       'apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: r}\nspec: {workerGroupSpecs: {a: 1}, headGroupSpec: [1]}\n',
       'apiVersion: v1\nkind: List\nitems: {a: 1}\n',
       'apiVersion: v1\nkind: List\nitems: [1, "two", [3], {kind: Pod, spec: 4}]\n',
-      gpuPod('p', 'c').replace('spec:\n', 'spec:\n  nodeSelector: [amd]\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: {a: 1}}}}\n'),
-      gpuPod('p', 'c', '      env: ["A=b", {name: CUDA_DISABLE_CONTROL, value: {a: 1}}, {name: 5, value: 1}]\n      envFrom: [{configMapRef: "cm"}, 7]\n      securityContext: {privileged: [true]}\n'),
-      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: [1]\n---\n' + gpuPod('p', 'c', '      envFrom: [{configMapRef: {name: cm}}]\n'),
+      gpuPod('p', 'c').replace(
+        'spec:\n',
+        'spec:\n  nodeSelector: [amd]\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: {a: 1}}}}\n',
+      ),
+      gpuPod(
+        'p',
+        'c',
+        '      env: ["A=b", {name: CUDA_DISABLE_CONTROL, value: {a: 1}}, {name: 5, value: 1}]\n      envFrom: [{configMapRef: "cm"}, 7]\n      securityContext: {privileged: [true]}\n',
+      ),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: [1]\n---\n' +
+        gpuPod('p', 'c', '      envFrom: [{configMapRef: {name: cm}}]\n'),
       'apiVersion: v1\nkind: Pod\nmetadata: !!set {a, b}\nspec: {containers: !!omap [{a: 1}]}\n',
       'apiVersion: v1\nkind: !Ref Pod\nmetadata: {name: !Sub x}\nspec: {containers: [{name: !GetAtt c, resources: {limits: {nvidia.com/gpu: !Ref 1}}}]}\n',
       gpuPod('p', '!!binary aGVsbG8='),
@@ -318,12 +374,30 @@ describe('wrong types: manifest-shape or a graceful skip, never an exception', (
 
 describe('unknown kinds and non-Kubernetes YAML give no findings', () => {
   const cases: Array<[string, string]> = [
-    ['a custom resource with GPU containers', 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n'],
-    ['a "Pod" of another API group', 'apiVersion: example.com/v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n'],
-    ['a GitHub workflow', 'name: CI\non:\n  push:\n    branches: [main]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    container: {image: nvidia/cuda:12.6.0-base-ubuntu24.04}\n    steps:\n      - uses: actions/checkout@v4\n      - run: npm test\n        env: {CUDA_DISABLE_CONTROL: "true"}\n'],
-    ['a docker-compose file with a GPU', 'services:\n  trainer:\n    image: pytorch/pytorch\n    deploy:\n      resources:\n        reservations:\n          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]\n'],
-    ['Helm values with GPU resources', 'resources:\n  limits:\n    nvidia.com/gpu: 1\ncontainers:\n  - name: c\n    resources: {limits: {nvidia.com/gpu: 1}}\n'],
-    ['a Service and a Secret', 'apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 80}]}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: YQ==}\n'],
+    [
+      'a custom resource with GPU containers',
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n',
+    ],
+    [
+      'a "Pod" of another API group',
+      'apiVersion: example.com/v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n',
+    ],
+    [
+      'a GitHub workflow',
+      'name: CI\non:\n  push:\n    branches: [main]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    container: {image: nvidia/cuda:12.6.0-base-ubuntu24.04}\n    steps:\n      - uses: actions/checkout@v4\n      - run: npm test\n        env: {CUDA_DISABLE_CONTROL: "true"}\n',
+    ],
+    [
+      'a docker-compose file with a GPU',
+      'services:\n  trainer:\n    image: pytorch/pytorch\n    deploy:\n      resources:\n        reservations:\n          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]\n',
+    ],
+    [
+      'Helm values with GPU resources',
+      'resources:\n  limits:\n    nvidia.com/gpu: 1\ncontainers:\n  - name: c\n    resources: {limits: {nvidia.com/gpu: 1}}\n',
+    ],
+    [
+      'a Service and a Secret',
+      'apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 80}]}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: YQ==}\n',
+    ],
     ['an OpenAPI document', 'openapi: 3.0.0\ninfo: {title: t, version: "1"}\npaths: {}\n'],
     ['a scalar document', 'just a string\n'],
     ['a top-level list', '- 1\n- two\n- {kind: Pod}\n'],
@@ -344,7 +418,10 @@ describe('size: a 50 MB file is skipped, not parsed', () => {
   test('lintBytes with the default limit returns a manifest-skipped finding', async () => {
     assert.ok(fiftyMB.length >= 50_000_000);
     const { findings } = await lintGuarded(fiftyMB, DEFAULT_MAX_BYTES);
-    assert.deepEqual(findings.map((f) => f.ruleId), ['manifest-skipped']);
+    assert.deepEqual(
+      findings.map((f) => f.ruleId),
+      ['manifest-skipped'],
+    );
     assert.equal(findings[0]!.severity, 'info');
     assert.match(findings[0]!.message, /^Skipped: file is 4\d\.\d MiB, above the 16\.0 MiB limit for analysis\.$/);
   });
@@ -353,7 +430,10 @@ describe('size: a 50 MB file is skipped, not parsed', () => {
     const { code, stdout } = await runCli(['lint', '-', '--format', 'json'], { input: fiftyMB, timeoutMs: 120_000 });
     assert.equal(code, 0);
     const findings = JSON.parse(stdout) as Array<{ file: string; ruleId: string; message: string }>;
-    assert.deepEqual(findings.map((f) => [f.file, f.ruleId]), [['<stdin>', 'manifest-skipped']]);
+    assert.deepEqual(
+      findings.map((f) => [f.file, f.ruleId]),
+      [['<stdin>', 'manifest-skipped']],
+    );
     assert.match(findings[0]!.message, /above the 16\.0 MiB limit/);
   });
 
@@ -370,25 +450,36 @@ describe('YAML alias bombs complete in bounded time, analysed or skipped', () =>
   /** The classic: level n is a list of `width` aliases to level n-1, so the expansion is width^depth. */
   const laughs = (depth: number, width: number, indent = '') => {
     let out = `${indent}l0: &l0 "lol"\n`;
-    for (let i = 1; i <= depth; i++) out += `${indent}l${i}: &l${i} [${Array(width).fill(`*l${i - 1}`).join(', ')}]\n`;
+    for (let i = 1; i <= depth; i++)
+      out += `${indent}l${i}: &l${i} [${Array(width)
+        .fill(`*l${i - 1}`)
+        .join(', ')}]\n`;
     return out;
   };
   /** Merge-key fan-out: every level merges `width` copies of the one before. */
   const merges = (depth: number, width: number, indent = '') => {
     let out = `${indent}m0: &m0 {image: lol}\n`;
-    for (let i = 1; i <= depth; i++) out += `${indent}m${i}: &m${i}\n${indent}  <<: [${Array(width).fill(`*m${i - 1}`).join(', ')}]\n${indent}  k${i}: v\n`;
+    for (let i = 1; i <= depth; i++)
+      out += `${indent}m${i}: &m${i}\n${indent}  <<: [${Array(width)
+        .fill(`*m${i - 1}`)
+        .join(', ')}]\n${indent}  k${i}: v\n`;
     return out;
   };
   const allowed = (findings: WorkerFinding[], extra: string[] = []) => {
-    for (const finding of findings) assert.ok(['manifest-skipped', 'manifest-shape', ...extra].includes(finding.ruleId), `unexpected ${finding.ruleId}: ${finding.message}`);
-    for (const finding of findings.filter((f) => f.ruleId === 'manifest-skipped')) assert.match(finding.message, /alias|merge keys|out of all proportion/);
+    for (const finding of findings)
+      assert.ok(
+        ['manifest-skipped', 'manifest-shape', ...extra].includes(finding.ruleId),
+        `unexpected ${finding.ruleId}: ${finding.message}`,
+      );
+    for (const finding of findings.filter((f) => f.ruleId === 'manifest-skipped'))
+      assert.match(finding.message, /alias|merge keys|out of all proportion/);
   };
 
   test('billion laughs in a plain document', async () => {
     allowed((await lintGuarded(laughs(12, 10))).findings);
   });
 
-  test('billion laughs as a pod\'s containers', async () => {
+  test("billion laughs as a pod's containers", async () => {
     const text = `apiVersion: v1\nkind: Pod\nmetadata: {name: lol}\nx:\n${laughs(12, 10, '  ')}spec:\n  containers: *l12\n  initContainers: [*l12, *l11]\n`;
     allowed((await lintGuarded(text)).findings);
   });
@@ -410,7 +501,11 @@ describe('YAML alias bombs complete in bounded time, analysed or skipped', () =>
     const skipped = findings.filter((f) => f.ruleId === 'manifest-skipped');
     assert.equal(skipped.length, 1, JSON.stringify(findings));
     assert.match(skipped[0]!.message, /^Skipped Deployment "bomb": its aliases and merge keys expand beyond the analysis budget/);
-    assert.equal(text.slice(skipped[0]!.span.start, skipped[0]!.span.start + 'apiVersion'.length), 'apiVersion', 'the notice sits at the start of the object');
+    assert.equal(
+      text.slice(skipped[0]!.span.start, skipped[0]!.span.start + 'apiVersion'.length),
+      'apiVersion',
+      'the notice sits at the start of the object',
+    );
   });
 
   test('merge-key fan-out in annotations, limits, env and a List', async () => {
@@ -453,7 +548,11 @@ describe('binary and non-UTF-8 bytes', () => {
   });
 
   test('a binary file (NUL bytes) is skipped', () => {
-    const bytes = Buffer.concat([Buffer.from('apiVersion: v1\nkind: Pod\n'), Buffer.from([0, 1, 2, 3, 0xff, 0xfe, 0]), Buffer.from(demo.text)]);
+    const bytes = Buffer.concat([
+      Buffer.from('apiVersion: v1\nkind: Pod\n'),
+      Buffer.from([0, 1, 2, 3, 0xff, 0xfe, 0]),
+      Buffer.from(demo.text),
+    ]);
     const result = lintBytes(bytes, DEFAULT_CONFIG, DEFAULT_MAX_BYTES);
     assert.deepEqual(ids(result), ['manifest-skipped']);
     assert.equal(result.findings[0]!.message, 'Skipped: binary file (contains NUL bytes).');
@@ -481,7 +580,10 @@ describe('binary and non-UTF-8 bytes', () => {
 
   test('UTF-16 BE with a byte-order mark decodes and lints like UTF-8', () => {
     const bytes = Buffer.from(demo.text, 'utf16le').swap16();
-    assert.deepEqual(summary(lintBytes(Buffer.concat([Buffer.from([0xfe, 0xff]), bytes]), DEFAULT_CONFIG, DEFAULT_MAX_BYTES)), summary(reference));
+    assert.deepEqual(
+      summary(lintBytes(Buffer.concat([Buffer.from([0xfe, 0xff]), bytes]), DEFAULT_CONFIG, DEFAULT_MAX_BYTES)),
+      summary(reference),
+    );
   });
 
   test('UTF-16 with non-ASCII names keeps them intact', () => {
@@ -496,7 +598,11 @@ describe('binary and non-UTF-8 bytes', () => {
   });
 
   test('broken UTF-16 (odd length, lone surrogate) is skipped with a reason', () => {
-    for (const bytes of [Buffer.from([0xff, 0xfe, 0x61]), Buffer.from([0xff, 0xfe, 0x00, 0xd8, 0x61, 0x00]), Buffer.from([0xfe, 0xff, 0xdc, 0x00])]) {
+    for (const bytes of [
+      Buffer.from([0xff, 0xfe, 0x61]),
+      Buffer.from([0xff, 0xfe, 0x00, 0xd8, 0x61, 0x00]),
+      Buffer.from([0xfe, 0xff, 0xdc, 0x00]),
+    ]) {
       const result = lintBytes(bytes, DEFAULT_CONFIG, DEFAULT_MAX_BYTES);
       assert.deepEqual(ids(result), ['manifest-skipped']);
       assert.match(result.findings[0]!.message, /UTF-16 byte-order mark but is not valid UTF-16/);
@@ -509,13 +615,21 @@ describe('binary and non-UTF-8 bytes', () => {
   });
 
   test('empty input and a lone byte-order mark give no findings', () => {
-    for (const bytes of [new Uint8Array(0), Uint8Array.from([0xef, 0xbb, 0xbf]), Uint8Array.from([0xff, 0xfe]), Uint8Array.from([0xfe, 0xff])]) {
+    for (const bytes of [
+      new Uint8Array(0),
+      Uint8Array.from([0xef, 0xbb, 0xbf]),
+      Uint8Array.from([0xff, 0xfe]),
+      Uint8Array.from([0xfe, 0xff]),
+    ]) {
       assert.deepEqual(ids(lintBytes(bytes, DEFAULT_CONFIG, DEFAULT_MAX_BYTES)), []);
     }
   });
 
   test('the CLI skips binary and Latin-1 input with exit 0', async () => {
-    for (const [bytes, reason] of [[Buffer.from([0x61, 0, 0x62]), 'binary file'], [Buffer.from('name: caf\u00e9\n', 'latin1'), 'not UTF-8']] as const) {
+    for (const [bytes, reason] of [
+      [Buffer.from([0x61, 0, 0x62]), 'binary file'],
+      [Buffer.from('name: caf\u00e9\n', 'latin1'), 'not UTF-8'],
+    ] as const) {
       const { code, stdout } = await runCli(['lint', '-'], { input: bytes, timeoutMs: 120_000 });
       assert.equal(code, 0);
       assert.match(stdout, new RegExp(`^<stdin>:1:1: info \\[manifest-skipped\\] Skipped: ${reason}`));
@@ -574,20 +688,34 @@ spec:
       assert.equal(finding.namespace, `ns${newline}`);
     }
     assert.ok(findings.some((f) => f.container === ansi));
-    assert.ok(findings.some((f) => f.message.includes(`docker:27-dind${ansi}`)), 'JSON keeps the raw value, escaped by JSON itself');
+    assert.ok(
+      findings.some((f) => f.message.includes(`docker:27-dind${ansi}`)),
+      'JSON keeps the raw value, escaped by JSON itself',
+    );
   });
 
   test("the CLI's text output holds no raw control characters, and every line is a finding or the summary", async () => {
-    const docs = names.filter(([label]) => label !== 'a 1 MB name').map(([, name], i) => gpuPod(`pod${i}`, JSON.stringify(name), '', JSON.stringify(`docker:dind${name}`)));
-    docs.push(`apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  volumes: [{name: s, hostPath: {path: ${JSON.stringify(`/x\u001b[2J\n/docker.sock`)}}}]\n  containers:\n    - {name: g, resources: {limits: {nvidia.com/gpu: 1, memory: 1Gi}}}\n    - {name: d, volumeMounts: [{name: s, mountPath: /s}]}\n`);
+    const docs = names
+      .filter(([label]) => label !== 'a 1 MB name')
+      .map(([, name], i) => gpuPod(`pod${i}`, JSON.stringify(name), '', JSON.stringify(`docker:dind${name}`)));
+    docs.push(
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  volumes: [{name: s, hostPath: {path: ${JSON.stringify(`/x\u001b[2J\n/docker.sock`)}}}]\n  containers:\n    - {name: g, resources: {limits: {nvidia.com/gpu: 1, memory: 1Gi}}}\n    - {name: d, volumeMounts: [{name: s, mountPath: /s}]}\n`,
+    );
     const { code, stdout } = await runCli(['lint', '-'], { input: docs.join('---\n'), timeoutMs: 120_000 });
     assert.equal(code, 1);
-    assert.doesNotMatch(stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/, 'no control characters but the line feeds');
+    assert.doesNotMatch(
+      stdout,
+      /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/,
+      'no control characters but the line feeds',
+    );
     const lines = stdout.trimEnd().split('\n');
     const findingLines = lines.slice(0, -1);
     for (const line of findingLines) assert.match(line, /^<stdin>:\d+:\d+: (error|warning|info) \[[a-z0-9-]+\] \S/);
     assert.match(lines.at(-1)!, /^\d+ findings \(\d+ errors?, \d+ warnings?, \d+ info\) in 1 of 1 file\.$/);
-    assert.ok(findingLines.filter((line) => line.includes('[gpu-docker-in-docker]')).length >= names.length - 1, 'one Docker-in-Docker finding per hostile image');
+    assert.ok(
+      findingLines.filter((line) => line.includes('[gpu-docker-in-docker]')).length >= names.length - 1,
+      'one Docker-in-Docker finding per hostile image',
+    );
   });
 
   test('hostile file names are escaped in the text output', { skip: process.platform === 'win32' }, async () => {
@@ -599,7 +727,10 @@ spec:
       assert.doesNotMatch(stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
       const lines = stdout.trimEnd().split('\n');
       assert.equal(lines.length, 2, 'one finding and the summary: the newline in the name forged no line');
-      assert.ok(lines[0]!.includes('a\\x1b[31mred\\x0afake.yaml:1:1: error [forged] x\\x07.yaml:7:13: warning [gpu-no-memory-limit]'), lines[0]);
+      assert.ok(
+        lines[0]!.includes('a\\x1b[31mred\\x0afake.yaml:1:1: error [forged] x\\x07.yaml:7:13: warning [gpu-no-memory-limit]'),
+        lines[0],
+      );
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
@@ -629,22 +760,38 @@ spec:
 
   test('10,000 levels of nested flow sequences', async () => {
     const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
-    for (const text of [`a: ${deep}\n`, deep, `${gpuPod('first', 'before')}---\n${gpuPod('deep', 'c', `      env: ${deep}\n`)}---\n${gpuPod('third', 'after')}`]) {
+    for (const text of [
+      `a: ${deep}\n`,
+      deep,
+      `${gpuPod('first', 'before')}---\n${gpuPod('deep', 'c', `      env: ${deep}\n`)}---\n${gpuPod('third', 'after')}`,
+    ]) {
       const { findings } = await lintGuarded(text);
-      for (const finding of findings) assert.ok(['yaml-syntax', 'manifest-skipped', 'manifest-shape', 'gpu-no-memory-limit'].includes(finding.ruleId), finding.message);
+      for (const finding of findings)
+        assert.ok(['yaml-syntax', 'manifest-skipped', 'manifest-shape', 'gpu-no-memory-limit'].includes(finding.ruleId), finding.message);
       const syntax = findings.filter((f) => f.ruleId === 'yaml-syntax');
       for (const finding of syntax) assert.match(finding.message, /not analysed: it is nested too deeply to parse/);
       if (text.includes('first')) {
-        assert.deepEqual(findings.filter((f) => f.ruleId === 'gpu-no-memory-limit').map((f) => f.container).filter((c) => c !== 'c'), ['before', 'after'], 'the neighbours are still analysed');
+        assert.deepEqual(
+          findings
+            .filter((f) => f.ruleId === 'gpu-no-memory-limit')
+            .map((f) => f.container)
+            .filter((c) => c !== 'c'),
+          ['before', 'after'],
+          'the neighbours are still analysed',
+        );
       }
     }
   });
 
   test('10,000 levels of nested flow mappings and of block sequences', async () => {
-    for (const text of [`a: ${'{a: '.repeat(10_000)}1${'}'.repeat(10_000)}\n`, `${Array.from({ length: 5000 }, (_, i) => `${' '.repeat(i)}- `).join('\n')}x\n`]) {
+    for (const text of [
+      `a: ${'{a: '.repeat(10_000)}1${'}'.repeat(10_000)}\n`,
+      `${Array.from({ length: 5000 }, (_, i) => `${' '.repeat(i)}- `).join('\n')}x\n`,
+    ]) {
       const { findings } = await lintGuarded(text);
       // The block sequence is 12.5 million characters: over the per-document cap, it is not parsed at all.
-      for (const finding of findings) assert.ok(['yaml-syntax', 'manifest-skipped', 'analysis-budget'].includes(finding.ruleId), finding.message);
+      for (const finding of findings)
+        assert.ok(['yaml-syntax', 'manifest-skipped', 'analysis-budget'].includes(finding.ruleId), finding.message);
     }
   });
 
@@ -681,7 +828,10 @@ describe('truncated input', () => {
   test('a cut in the middle of a multi-byte character is not UTF-8, and says so', () => {
     const bytes = Buffer.from(gpuPod('p', '"\u00e9\u00e9\u00e9"'));
     const middle = bytes.indexOf(0xc3) + 1;
-    assert.deepEqual(lintBytes(bytes.subarray(0, middle), DEFAULT_CONFIG, DEFAULT_MAX_BYTES).findings.map((f) => f.message), ['Skipped: not UTF-8 text.']);
+    assert.deepEqual(
+      lintBytes(bytes.subarray(0, middle), DEFAULT_CONFIG, DEFAULT_MAX_BYTES).findings.map((f) => f.message),
+      ['Skipped: not UTF-8 text.'],
+    );
   });
 });
 
@@ -700,7 +850,44 @@ describe('fuzz: random mutations of the demo manifests never throw', () => {
     };
   })();
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-  const TOKENS = ['{{', '}}', '{{ .Values.x }}', '*a', '&a ', '&a', '<<: *a', '<<', '<<: [*a, *a]', '- ', ': ', '? ', '---\n', '...\n', '\t', '"', "'", '[', ']', '{', '}', '#', '|', '>-', '!!binary ', '!!map ', '%YAML 1.1\n', '\u0000', '\ufeff', '\u202e', '# gpumem-ignore\n', 'nvidia.com/gpumem: 1', 'memory: 1e3Gi', 'CUDA_DISABLE_CONTROL', 'kind: Pod\n', 'apiVersion: v1\n'];
+  const TOKENS = [
+    '{{',
+    '}}',
+    '{{ .Values.x }}',
+    '*a',
+    '&a ',
+    '&a',
+    '<<: *a',
+    '<<',
+    '<<: [*a, *a]',
+    '- ',
+    ': ',
+    '? ',
+    '---\n',
+    '...\n',
+    '\t',
+    '"',
+    "'",
+    '[',
+    ']',
+    '{',
+    '}',
+    '#',
+    '|',
+    '>-',
+    '!!binary ',
+    '!!map ',
+    '%YAML 1.1\n',
+    '\u0000',
+    '\ufeff',
+    '\u202e',
+    '# gpumem-ignore\n',
+    'nvidia.com/gpumem: 1',
+    'memory: 1e3Gi',
+    'CUDA_DISABLE_CONTROL',
+    'kind: Pod\n',
+    'apiVersion: v1\n',
+  ];
   const mutate = (text: string): string => {
     let out = text;
     const steps = 1 + Math.floor(random() * 6);

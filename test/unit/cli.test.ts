@@ -118,7 +118,8 @@ spec:
       emptyDir: {medium: Memory}
 `;
 
-const gpuPod = (name: string) => `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  containers:\n    - name: ${name}\n      resources: {limits: {nvidia.com/gpu: 1}}\n`;
+const gpuPod = (name: string) =>
+  `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  containers:\n    - name: ${name}\n      resources: {limits: {nvidia.com/gpu: 1}}\n`;
 
 let work = '';
 const at = (...parts: string[]) => join(work, ...parts);
@@ -138,7 +139,8 @@ before(() => {
     'tree/.git/y.yaml': gpuPod('y'),
     'config/off.yaml': 'rules:\n  uma-not-guaranteed: off\n  gpu-shm-unbounded: warning\nheadroomPercent: 5\n',
     'config/off.json': JSON.stringify({ rules: { 'uma-not-guaranteed': 'off' }, headroomPercent: 5 }),
-    'config/invalid-entries.yaml': 'rules:\n  uma-headroom: loud\n  uma-not-guaranteed: off\nheadroomPercent: lots\nhamiDetection: sometimes\n',
+    'config/invalid-entries.yaml':
+      'rules:\n  uma-headroom: loud\n  uma-not-guaranteed: off\nheadroomPercent: lots\nhamiDetection: sometimes\n',
     'config/broken.yaml': 'rules: {uma-headroom: [\n',
     'config/list.yaml': '- headroomPercent: 5\n',
   };
@@ -161,19 +163,66 @@ describe('--format json', () => {
     assert.equal(run.stderr, '');
     const findings = parseJson(run);
     for (const finding of findings) {
-      assert.deepEqual(Object.keys(finding).sort(), ['column', 'container', 'endColumn', 'endLine', 'file', 'kind', 'line', 'message', 'name', 'namespace', 'ruleId', 'severity']);
+      assert.deepEqual(Object.keys(finding).sort(), [
+        'column',
+        'container',
+        'endColumn',
+        'endLine',
+        'file',
+        'kind',
+        'line',
+        'message',
+        'name',
+        'namespace',
+        'ruleId',
+        'severity',
+      ]);
     }
     const trainer = positionOf(KNOWN, 'trainer', 2); // the container name, after metadata.name
     const quantity = positionOf(KNOWN, '12 parsecs');
     const withoutMessages = findings.map(({ message: _message, ...rest }) => rest);
     assert.deepEqual(withoutMessages.slice(0, 2), [
-      { file: 'known.yaml', line: trainer.line, column: trainer.column, endLine: trainer.line, endColumn: trainer.column + 'trainer'.length, ruleId: 'gpu-no-memory-limit', severity: 'warning', kind: 'Deployment', namespace: 'ml', name: 'trainer', container: 'trainer' },
-      { file: 'known.yaml', line: quantity.line, column: quantity.column, endLine: quantity.line, endColumn: quantity.column + '12 parsecs'.length, ruleId: 'invalid-quantity', severity: 'error', kind: 'Pod', namespace: null, name: 'bad-quantity', container: 'cuda' },
+      {
+        file: 'known.yaml',
+        line: trainer.line,
+        column: trainer.column,
+        endLine: trainer.line,
+        endColumn: trainer.column + 'trainer'.length,
+        ruleId: 'gpu-no-memory-limit',
+        severity: 'warning',
+        kind: 'Deployment',
+        namespace: 'ml',
+        name: 'trainer',
+        container: 'trainer',
+      },
+      {
+        file: 'known.yaml',
+        line: quantity.line,
+        column: quantity.column,
+        endLine: quantity.line,
+        endColumn: quantity.column + '12 parsecs'.length,
+        ruleId: 'invalid-quantity',
+        severity: 'error',
+        kind: 'Pod',
+        namespace: null,
+        name: 'bad-quantity',
+        container: 'cuda',
+      },
     ]);
-    assert.deepEqual([trainer, quantity], [{ line: 11, column: 17 }, { line: 27, column: 19 }], 'the fixture itself is as documented');
+    assert.deepEqual(
+      [trainer, quantity],
+      [
+        { line: 11, column: 17 },
+        { line: 27, column: 19 },
+      ],
+      'the fixture itself is as documented',
+    );
     // The broken third document: a file-level finding with no object.
     const syntax = findings[2]!;
-    assert.deepEqual([syntax.ruleId, syntax.severity, syntax.kind, syntax.namespace, syntax.name, syntax.container], ['yaml-syntax', 'warning', null, null, null, null]);
+    assert.deepEqual(
+      [syntax.ruleId, syntax.severity, syntax.kind, syntax.namespace, syntax.name, syntax.container],
+      ['yaml-syntax', 'warning', null, null, null, null],
+    );
     assert.ok(syntax.line >= 29, `yaml-syntax on the broken document, got line ${syntax.line}`);
     assert.equal(findings.length, 3);
     assert.match(findings[0]!.message, /^GPU container "trainer" has no memory limit/);
@@ -233,7 +282,11 @@ describe('--format sarif', () => {
         return false;
       }
     });
-    ajv.addFormat('date-time', (value: string) => /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value)));
+    ajv.addFormat(
+      'date-time',
+      (value: string) =>
+        /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value)),
+    );
     ajv.addFormat('email', (value: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value));
     validate = ajv.compile(schema);
   });
@@ -247,7 +300,18 @@ describe('--format sarif', () => {
     $schema: string;
     version: string;
     runs: Array<{
-      tool: { driver: { name: string; version: string; rules: Array<{ id: string; helpUri: string; defaultConfiguration: { level: string; enabled: boolean }; shortDescription: { text: string } }> } };
+      tool: {
+        driver: {
+          name: string;
+          version: string;
+          rules: Array<{
+            id: string;
+            helpUri: string;
+            defaultConfiguration: { level: string; enabled: boolean };
+            shortDescription: { text: string };
+          }>;
+        };
+      };
       originalUriBaseIds: { SRCROOT: { uri: string } };
       invocations: Array<{ executionSuccessful: boolean; toolExecutionNotifications: Array<{ level: string; message: { text: string } }> }>;
       results: Array<{
@@ -256,7 +320,10 @@ describe('--format sarif', () => {
         level: string;
         message: { text: string };
         locations: Array<{
-          physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string }; region: { startLine: number; startColumn: number; endLine: number; endColumn: number } };
+          physicalLocation: {
+            artifactLocation: { uri: string; uriBaseId?: string };
+            region: { startLine: number; startColumn: number; endLine: number; endColumn: number };
+          };
           logicalLocations?: Array<{ fullyQualifiedName: string; kind: string }>;
         }>;
       }>;
@@ -277,7 +344,10 @@ describe('--format sarif', () => {
     const [sarifRun] = log.runs;
     const driver = sarifRun!.tool.driver;
     assert.equal(driver.name, 'gpumem');
-    assert.deepEqual(driver.rules.map((rule) => rule.id), RULES.map((rule) => rule.id));
+    assert.deepEqual(
+      driver.rules.map((rule) => rule.id),
+      RULES.map((rule) => rule.id),
+    );
     for (const rule of driver.rules) {
       const meta = RULES.find((candidate) => candidate.id === rule.id)!;
       assert.equal(rule.shortDescription.text, meta.title);
@@ -290,12 +360,15 @@ describe('--format sarif', () => {
     assert.equal(sarifRun!.originalUriBaseIds.SRCROOT.uri, `${pathToFileURL(work).href}/`);
 
     const results = sarifRun!.results;
-    assert.deepEqual(results.map((r) => [r.ruleId, r.level]), [
-      ['gpu-no-memory-limit', 'warning'],
-      ['invalid-quantity', 'error'],
-      ['yaml-syntax', 'warning'],
-      ['gpu-shm-unbounded', 'note'],
-    ]);
+    assert.deepEqual(
+      results.map((r) => [r.ruleId, r.level]),
+      [
+        ['gpu-no-memory-limit', 'warning'],
+        ['invalid-quantity', 'error'],
+        ['yaml-syntax', 'warning'],
+        ['gpu-shm-unbounded', 'note'],
+      ],
+    );
     for (const result of results) assert.equal(driver.rules[result.ruleIndex!]!.id, result.ruleId, 'ruleIndex points at the rule');
     const quantity = results[1]!.locations[0]!;
     assert.deepEqual(quantity.physicalLocation.artifactLocation, { uri: 'known.yaml', uriBaseId: 'SRCROOT' });
@@ -313,7 +386,10 @@ describe('--format sarif', () => {
       ['startLine 0', (copy) => void (copy.runs[0]!.results[0]!.locations[0]!.physicalLocation.region.startLine = 0)],
       ['an unknown level', (copy) => void (copy.runs[0]!.results[0]!.level = 'fatal')],
       ['a helpUri that is not a URI', (copy) => void (copy.runs[0]!.tool.driver.rules[0]!.helpUri = 'docs/rules/x.md')],
-      ['an artifact URI with a space', (copy) => void (copy.runs[0]!.results[0]!.locations[0]!.physicalLocation.artifactLocation.uri = 'my file.yaml')],
+      [
+        'an artifact URI with a space',
+        (copy) => void (copy.runs[0]!.results[0]!.locations[0]!.physicalLocation.artifactLocation.uri = 'my file.yaml'),
+      ],
       ['an unknown property', (copy) => void ((copy.runs[0]! as unknown as Record<string, unknown>).findings = [])],
       ['no version', (copy) => void delete (copy as Partial<SarifLog>).version],
     ];
@@ -324,7 +400,7 @@ describe('--format sarif', () => {
     }
   });
 
-  test('--docs-url sets every rule\'s helpUri', async () => {
+  test("--docs-url sets every rule's helpUri", async () => {
     const { log } = await sarifOf(['clean.yaml', '--docs-url', 'https://example.com/gpumem/docs/rules/']);
     assertValid(log);
     assert.deepEqual(
@@ -415,7 +491,10 @@ describe('exit codes', () => {
   test('2 for a missing path, and the other paths are still linted and printed', async () => {
     const run = await gpumem(['lint', 'known.yaml', 'no-such-dir/', 'missing.yaml', '--format', 'json'], { cwd: work });
     assert.equal(run.code, 2);
-    assert.deepEqual(parseJson(run).map((f) => f.ruleId), ['gpu-no-memory-limit', 'invalid-quantity', 'yaml-syntax']);
+    assert.deepEqual(
+      parseJson(run).map((f) => f.ruleId),
+      ['gpu-no-memory-limit', 'invalid-quantity', 'yaml-syntax'],
+    );
     assert.match(run.stderr, /^gpumem: no-such-dir\/: no such file or directory$/m);
     assert.match(run.stderr, /^gpumem: missing\.yaml: no such file or directory$/m);
   });
@@ -436,13 +515,17 @@ describe('exit codes', () => {
     assert.equal(run.stdout, '', 'nothing is linted with a bad config');
   });
 
-  test('2 for a --config file without read permission', { skip: process.platform === 'win32' || process.getuid?.() === 0 ? 'root can read anything' : false }, async () => {
-    const path = at('config', 'secret.yaml');
-    writeFileSync(path, 'headroomPercent: 5\n', { mode: 0o000 });
-    const run = await gpumem(['lint', 'clean.yaml', '--config', path], { cwd: work });
-    assert.equal(run.code, 2);
-    assert.match(run.stderr, /cannot read --config .*secret\.yaml: permission denied/);
-  });
+  test(
+    '2 for a --config file without read permission',
+    { skip: process.platform === 'win32' || process.getuid?.() === 0 ? 'root can read anything' : false },
+    async () => {
+      const path = at('config', 'secret.yaml');
+      writeFileSync(path, 'headroomPercent: 5\n', { mode: 0o000 });
+      const run = await gpumem(['lint', 'clean.yaml', '--config', path], { cwd: work });
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, /cannot read --config .*secret\.yaml: permission denied/);
+    },
+  );
 
   test('2 for a --config that is not valid YAML', async () => {
     const run = await gpumem(['lint', 'clean.yaml', '--config', 'config/broken.yaml'], { cwd: work });
@@ -468,7 +551,10 @@ describe('exit codes', () => {
   test('a usage error prints the usage of its own command', async () => {
     const inspect = await gpumem(['inspect', '--local', '--frobnicate']);
     assert.equal(inspect.code, 2);
-    assert.match(inspect.stderr, /^gpumem inspect: unknown option --frobnicate\n\nUsage: gpumem inspect \(--local \| --ssh TARGET \| --node NAME \| --pod/);
+    assert.match(
+      inspect.stderr,
+      /^gpumem inspect: unknown option --frobnicate\n\nUsage: gpumem inspect \(--local \| --ssh TARGET \| --node NAME \| --pod/,
+    );
     const analyze = await gpumem(['analyze']);
     assert.equal(analyze.code, 2);
     assert.match(analyze.stderr, /\n\nUsage: gpumem analyze <capture\|->/);
@@ -495,13 +581,19 @@ describe('paths', () => {
     const run = await gpumem(['lint'], { cwd: at('tree') });
     assert.equal(run.code, 1);
     const lines = run.stdout.trimEnd().split('\n');
-    assert.deepEqual(lines.slice(0, -1).map((line) => line.split(':')[0]), ['a.yaml', 'b.yml', join('nested', 'D.YML'), join('nested', 'deeper', 'c.yaml')]);
+    assert.deepEqual(
+      lines.slice(0, -1).map((line) => line.split(':')[0]),
+      ['a.yaml', 'b.yml', join('nested', 'D.YML'), join('nested', 'deeper', 'c.yaml')],
+    );
     assert.equal(lines.at(-1), '4 findings (0 errors, 4 warnings, 0 info) in 4 of 4 files.');
   });
 
   test('a file named explicitly is linted whatever its extension', async () => {
     const findings = parseJson(await gpumem(['lint', at('tree', 'notes.txt'), '--format', 'json']));
-    assert.deepEqual(findings.map((f) => f.name), ['txt']);
+    assert.deepEqual(
+      findings.map((f) => f.name),
+      ['txt'],
+    );
   });
 
   test('"-" reads standard input, alongside files', async () => {
@@ -518,7 +610,10 @@ describe('paths', () => {
   test('"-" given twice reads standard input once (it used to wait forever and exit 0 silently)', async () => {
     const run = await gpumem(['lint', '-', '-', '--format', 'json'], { input: gpuPod('twice') });
     assert.equal(run.code, 1);
-    assert.deepEqual(parseJson(run).map((f) => [f.file, f.name]), [['<stdin>', 'twice']]);
+    assert.deepEqual(
+      parseJson(run).map((f) => [f.file, f.name]),
+      [['<stdin>', 'twice']],
+    );
   });
 
   test('empty standard input lints as an empty file', async () => {
@@ -554,7 +649,7 @@ describe('--headroom and --config', () => {
     assert.deepEqual(ruleIds(run), ['uma-headroom:warning', 'gpu-shm-unbounded:info']);
   });
 
-  test('--headroom overrides the config file\'s headroomPercent', async () => {
+  test("--headroom overrides the config file's headroomPercent", async () => {
     const run = await gpumem(['lint', STRIX_DEMO, '--format', 'json', '--config', at('config', 'off.yaml'), '--headroom', '30']);
     assert.deepEqual(ruleIds(run), ['uma-headroom:warning', 'uma-headroom:warning', 'gpu-shm-unbounded:warning']);
   });
@@ -583,7 +678,10 @@ describe('rules, --version and --help', () => {
     const run = await gpumem(['rules']);
     assert.equal(run.code, 0);
     const lines = run.stdout.trimEnd().split('\n');
-    assert.deepEqual(lines.map((line) => line.split(/\s+/)[0]), RULES.map((rule) => rule.id));
+    assert.deepEqual(
+      lines.map((line) => line.split(/\s+/)[0]),
+      RULES.map((rule) => rule.id),
+    );
     for (const [index, line] of lines.entries()) {
       const rule = RULES[index]!;
       assert.match(line, new RegExp(`^${rule.id}\\s+${rule.defaultSeverity}\\s+`));
@@ -596,7 +694,10 @@ describe('rules, --version and --help', () => {
     const run = await gpumem(['rules', '--format', 'json']);
     assert.equal(run.code, 0);
     const rules = JSON.parse(run.stdout) as Array<{ id: string; defaultSeverity: string; title: string; summary: string; remedy: string }>;
-    assert.deepEqual(rules.map((rule) => [rule.id, rule.defaultSeverity]), RULES.map((rule) => [rule.id, rule.defaultSeverity]));
+    assert.deepEqual(
+      rules.map((rule) => [rule.id, rule.defaultSeverity]),
+      RULES.map((rule) => [rule.id, rule.defaultSeverity]),
+    );
     for (const rule of rules) assert.ok(rule.summary && rule.remedy && rule.title);
     assert.equal((await gpumem(['rules', '--format', 'sarif'])).code, 2);
   });
@@ -614,7 +715,8 @@ describe('rules, --version and --help', () => {
       const run = await gpumem(['lint', flag]);
       assert.equal(run.code, 0);
       assert.match(run.stdout, /^Usage: gpumem lint \[paths…\] \[options\]/);
-      for (const option of ['--format text|json|sarif', '--headroom N', '--config FILE', '--max-file-size MIB', '--docs-url URL']) assert.ok(run.stdout.includes(option), option);
+      for (const option of ['--format text|json|sarif', '--headroom N', '--config FILE', '--max-file-size MIB', '--docs-url URL'])
+        assert.ok(run.stdout.includes(option), option);
       assert.match(run.stdout, /Exit status: 0 .* 1 .* 2 on usage or I\/O errors/);
     }
   });

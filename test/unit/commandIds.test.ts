@@ -19,12 +19,18 @@ const ids = Object.values(COMMANDS) as string[];
 
 test('every command id is declared in package.json contributes.commands', () => {
   const declared = new Set(manifest.contributes.commands.map((entry) => entry.command));
-  assert.deepEqual(ids.filter((id) => !declared.has(id)), []);
+  assert.deepEqual(
+    ids.filter((id) => !declared.has(id)),
+    [],
+  );
 });
 
 test('every command package.json declares is in the union', () => {
   const known = new Set(ids);
-  assert.deepEqual(manifest.contributes.commands.map((entry) => entry.command).filter((id) => !known.has(id)), []);
+  assert.deepEqual(
+    manifest.contributes.commands.map((entry) => entry.command).filter((id) => !known.has(id)),
+    [],
+  );
 });
 
 test('the ids are unique and the keys say which command they are', () => {

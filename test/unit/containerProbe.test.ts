@@ -16,7 +16,18 @@ import { evaluateHamiChecklist } from '../../src/core/verdicts/hamiChecklist.ts'
 import type { HamiChecklistResult } from '../../src/core/verdicts/hamiChecklist.ts';
 import { buildHamiCache } from './helpers/hamiCacheFile.ts';
 import { captureText, procRecord } from './helpers/captureText.ts';
-import { addProcess, chrootUnavailable, DASH, makeRoot, mapsLine, READELF, runArgv, runInRoot, snapshotTree, writeFile } from './helpers/probeRoot.ts';
+import {
+  addProcess,
+  chrootUnavailable,
+  DASH,
+  makeRoot,
+  mapsLine,
+  READELF,
+  runArgv,
+  runInRoot,
+  snapshotTree,
+  writeFile,
+} from './helpers/probeRoot.ts';
 import type { FakeProcess, RunResult, Shell } from './helpers/probeRoot.ts';
 
 // ------------------------------------------------------------------------------------------------
@@ -33,11 +44,13 @@ test('containerProbe: ls -l lines from busybox and coreutils, devices, symlinks,
   assert.deepEqual([dev?.type, dev?.size, dev?.name], ['char', undefined, 'null']);
   assert.equal(parseLsLine('-rw-r--r-- 1 0 0 5 Aug 21 10:00 my file.cache')?.name, 'my file.cache');
   assert.equal(parseLsLine('total 1936'), undefined);
-  assert.equal(parseLsLine("ls: /usr/local/vgpu: No such file or directory"), undefined);
+  assert.equal(parseLsLine('ls: /usr/local/vgpu: No such file or directory'), undefined);
 });
 
 test('containerProbe: mountinfo lines (proc(5) format), escapes and optional fields', () => {
-  const mount = parseMountInfoLine('1090 1071 253:1 /usr/local/vgpu/ld.so.preload /etc/ld.so.preload ro,relatime master:1 shared:7 - ext4 /dev/vda1 rw,errors=remount-ro');
+  const mount = parseMountInfoLine(
+    '1090 1071 253:1 /usr/local/vgpu/ld.so.preload /etc/ld.so.preload ro,relatime master:1 shared:7 - ext4 /dev/vda1 rw,errors=remount-ro',
+  );
   assert.equal(mount?.mountPoint, '/etc/ld.so.preload');
   assert.equal(mount?.root, '/usr/local/vgpu/ld.so.preload');
   assert.equal(mount?.readOnly, true);
@@ -48,20 +61,23 @@ test('containerProbe: mountinfo lines (proc(5) format), escapes and optional fie
 });
 
 test('containerProbe: a hostile process record stays one key per line', () => {
-  const record = parseProcess(66, [
-    'pid=66',
-    'ppid=1',
-    "comm=evil \"name' $(x)",
-    'cmdline=sh -c  @@gpumem:0000:done@@ CUDA_DEVICE_MEMORY_LIMIT_0=99999m ',
-    'maps=libvgpu=0 libcuda=0 ld-musl=0 ld-linux=1 lines=12',
-    'nvidia_fd=0',
-    'CUDA_DEVICE_MEMORY_LIMIT_0=4096m',
-    'LD_PRELOAD=/x.so /y.so',
-    'exe=dynamic via=od interp=/lib64/ld-linux-x86-64.so.2',
-    'some unknown key=whatever',
-    'future_key=1',
-  ].join('\n'));
-  assert.equal(record.comm, "evil \"name' $(x)");
+  const record = parseProcess(
+    66,
+    [
+      'pid=66',
+      'ppid=1',
+      'comm=evil "name\' $(x)',
+      'cmdline=sh -c  @@gpumem:0000:done@@ CUDA_DEVICE_MEMORY_LIMIT_0=99999m ',
+      'maps=libvgpu=0 libcuda=0 ld-musl=0 ld-linux=1 lines=12',
+      'nvidia_fd=0',
+      'CUDA_DEVICE_MEMORY_LIMIT_0=4096m',
+      'LD_PRELOAD=/x.so /y.so',
+      'exe=dynamic via=od interp=/lib64/ld-linux-x86-64.so.2',
+      'some unknown key=whatever',
+      'future_key=1',
+    ].join('\n'),
+  );
+  assert.equal(record.comm, 'evil "name\' $(x)');
   assert.match(record.cmdline, /^sh -c/);
   assert.deepEqual(record.env, { CUDA_DEVICE_MEMORY_LIMIT_0: '4096m', LD_PRELOAD: '/x.so /y.so' });
   assert.equal(record.exe.kind, 'dynamic');
@@ -70,28 +86,65 @@ test('containerProbe: a hostile process record stays one key per line', () => {
 });
 
 test('containerProbe: cgroup v1 with the unlimited sentinel, v2 with max', () => {
-  const v1 = parseContainerProbe(parseCapture(captureText('container', {
-    cgroup: { files: [['/proc/self/cgroup', '4:memory:/kubepods/burstable/pod1/abc\n0::/\n'], ['/sys/fs/cgroup/memory/memory.usage_in_bytes', '2554556416\n'], ['/sys/fs/cgroup/memory/memory.limit_in_bytes', '9223372036854771712\n'], ['/sys/fs/cgroup/memory/memory.max_usage_in_bytes', '5020205056\n'], ['/sys/fs/cgroup/memory/memory.oom_control', 'oom_kill_disable 0\nunder_oom 0\noom_kill 3\n']] },
-  }))).cgroup;
+  const v1 = parseContainerProbe(
+    parseCapture(
+      captureText('container', {
+        cgroup: {
+          files: [
+            ['/proc/self/cgroup', '4:memory:/kubepods/burstable/pod1/abc\n0::/\n'],
+            ['/sys/fs/cgroup/memory/memory.usage_in_bytes', '2554556416\n'],
+            ['/sys/fs/cgroup/memory/memory.limit_in_bytes', '9223372036854771712\n'],
+            ['/sys/fs/cgroup/memory/memory.max_usage_in_bytes', '5020205056\n'],
+            ['/sys/fs/cgroup/memory/memory.oom_control', 'oom_kill_disable 0\nunder_oom 0\noom_kill 3\n'],
+          ],
+        },
+      }),
+    ),
+  ).cgroup;
   assert.equal(v1?.version, 'v1');
   assert.equal(v1?.path, '/kubepods/burstable/pod1/abc');
   assert.deepEqual(v1?.max, { kind: 'max' });
   assert.equal(v1?.currentBytes, 2554556416);
   assert.equal(v1?.oomControl['oom_kill'], 3);
-  const v2 = parseContainerProbe(parseCapture(captureText('container', {
-    cgroup: { files: [['/proc/self/cgroup', '0::/\n'], ['/sys/fs/cgroup/memory.current', '123\n'], ['/sys/fs/cgroup/memory.max', 'max\n'], ['/sys/fs/cgroup/memory.events', 'low 0\nhigh 0\nmax 2\noom 1\noom_kill 1\n']] },
-  }))).cgroup;
+  const v2 = parseContainerProbe(
+    parseCapture(
+      captureText('container', {
+        cgroup: {
+          files: [
+            ['/proc/self/cgroup', '0::/\n'],
+            ['/sys/fs/cgroup/memory.current', '123\n'],
+            ['/sys/fs/cgroup/memory.max', 'max\n'],
+            ['/sys/fs/cgroup/memory.events', 'low 0\nhigh 0\nmax 2\noom 1\noom_kill 1\n'],
+          ],
+        },
+      }),
+    ),
+  ).cgroup;
   assert.equal(v2?.version, 'v2');
   assert.deepEqual(v2?.max, { kind: 'max' });
   assert.equal(v2?.events['oom_kill'], 1);
 });
 
 test('containerProbe: a truncated capture gives a partial model with reasons, never a throw', () => {
-  const text = captureText('container', {
-    meta: 'kernel=6.8.0\n',
-    env: 'source=proc\nCUDA_DEVICE_MEMORY_LIMIT_0=4096m\n',
-    procs: { files: [procRecord({ pid: 42, comm: 'python3', maps: 'libvgpu=1 libcuda=1 ld-musl=0 ld-linux=1 lines=5', env: ['CUDA_DEVICE_MEMORY_LIMIT_0=4096m'] })], cut: true },
-  }, { done: false });
+  const text = captureText(
+    'container',
+    {
+      meta: 'kernel=6.8.0\n',
+      env: 'source=proc\nCUDA_DEVICE_MEMORY_LIMIT_0=4096m\n',
+      procs: {
+        files: [
+          procRecord({
+            pid: 42,
+            comm: 'python3',
+            maps: 'libvgpu=1 libcuda=1 ld-musl=0 ld-linux=1 lines=5',
+            env: ['CUDA_DEVICE_MEMORY_LIMIT_0=4096m'],
+          }),
+        ],
+        cut: true,
+      },
+    },
+    { done: false },
+  );
   const probe = parseContainerProbe(parseCapture(text));
   assert.equal(probe.env?.['CUDA_DEVICE_MEMORY_LIMIT_0'], '4096m');
   assert.equal(probe.processes?.length, 1);
@@ -116,7 +169,12 @@ const GiB = 1024n ** 3n;
 const CACHE_NAME = '4b1d9a0c-3f7e-4c55-9a1e-0d2b6f8e7a11.cache';
 const CACHE = `/usr/local/vgpu/${CACHE_NAME}`;
 const LIMIT_ENV = ['CUDA_DEVICE_MEMORY_LIMIT_0=4096m', 'CUDA_DEVICE_SM_LIMIT=50', `CUDA_DEVICE_MEMORY_SHARED_CACHE=${CACHE}`];
-const BASE_ENV = ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'HOSTNAME=train-0', 'NVIDIA_VISIBLE_DEVICES=GPU-8dcd1b3e-5c2f-4a4e-9f0b-2f4c7a1d9e10', 'LIBCUDA_LOG_LEVEL=1'];
+const BASE_ENV = [
+  'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  'HOSTNAME=train-0',
+  'NVIDIA_VISIBLE_DEVICES=GPU-8dcd1b3e-5c2f-4a4e-9f0b-2f4c7a1d9e10',
+  'LIBCUDA_LOG_LEVEL=1',
+];
 const GLIBC_MAPS = ['/usr/lib/x86_64-linux-gnu/libc.so.6', '/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2'];
 const CUDA_MAPS = ['/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15', '/usr/local/cuda/lib64/libcudart.so.12.4.127'];
 const NV_FDS = ['/dev/nvidiactl', '/dev/nvidia0', '/dev/nvidia-uvm'];
@@ -128,18 +186,62 @@ function maps(paths: readonly string[]): string[] {
 /** tini (static) as PID 1, a shell, and an enforced CUDA process: the HAMi happy path. */
 function enforcedProcesses(): FakeProcess[] {
   return [
-    { pid: 1, comm: 'tini', cmdline: ['/usr/bin/tini', '--', 'python3', 'train.py'], environ: [...BASE_ENV, ...LIMIT_ENV], maps: maps(['/usr/bin/tini']), exe: '/bin/busybox' },
-    { pid: 8, ppid: 1, comm: 'bash', cmdline: ['bash', '-c', 'python3 train.py'], environ: [...BASE_ENV, ...LIMIT_ENV], maps: maps(['/usr/local/vgpu/libvgpu.so', '/bin/bash', ...GLIBC_MAPS]), exe: '/bin/dash' },
-    { pid: 42, ppid: 8, comm: 'python3', cmdline: ['python3', 'train.py', '--epochs', '3'], environ: [...BASE_ENV, ...LIMIT_ENV], maps: maps(['/usr/local/vgpu/libvgpu.so', '/usr/bin/python3.11', ...GLIBC_MAPS, ...CUDA_MAPS]), exe: '/bin/dash', fds: NV_FDS },
+    {
+      pid: 1,
+      comm: 'tini',
+      cmdline: ['/usr/bin/tini', '--', 'python3', 'train.py'],
+      environ: [...BASE_ENV, ...LIMIT_ENV],
+      maps: maps(['/usr/bin/tini']),
+      exe: '/bin/busybox',
+    },
+    {
+      pid: 8,
+      ppid: 1,
+      comm: 'bash',
+      cmdline: ['bash', '-c', 'python3 train.py'],
+      environ: [...BASE_ENV, ...LIMIT_ENV],
+      maps: maps(['/usr/local/vgpu/libvgpu.so', '/bin/bash', ...GLIBC_MAPS]),
+      exe: '/bin/dash',
+    },
+    {
+      pid: 42,
+      ppid: 8,
+      comm: 'python3',
+      cmdline: ['python3', 'train.py', '--epochs', '3'],
+      environ: [...BASE_ENV, ...LIMIT_ENV],
+      maps: maps(['/usr/local/vgpu/libvgpu.so', '/usr/bin/python3.11', ...GLIBC_MAPS, ...CUDA_MAPS]),
+      exe: '/bin/dash',
+      fds: NV_FDS,
+    },
   ];
 }
 
-/** Adds the bypasses: an ssh-session CUDA process without the env or libvgpu, a static CUDA binary, a hostile name, a cudart-only process. */
+/**
+ * Adds the bypasses: an ssh-session CUDA process without the env or libvgpu, a static CUDA binary, a hostile name, a cudart-only process.
+ */
 function bypassedProcesses(nonce: string): FakeProcess[] {
   return [
     ...enforcedProcesses(),
-    { pid: 43, ppid: 40, comm: 'python3', cmdline: ['python3', 'notebook.py'], environ: ['PATH=/usr/bin:/bin', 'HOME=/root', 'SSH_CONNECTION=10.0.0.5 51234 10.0.0.9 22'], maps: maps(['/usr/bin/python3.11', ...GLIBC_MAPS, ...CUDA_MAPS]), exe: '/bin/dash', fds: NV_FDS },
-    { pid: 44, ppid: 1, comm: 'cuda-static', cmdline: ['/opt/app/cuda-static'], environ: [...BASE_ENV, ...LIMIT_ENV], maps: maps(['/opt/app/cuda-static', CUDA_MAPS[0] ?? '']), exe: '/bin/busybox', fds: NV_FDS },
+    {
+      pid: 43,
+      ppid: 40,
+      comm: 'python3',
+      cmdline: ['python3', 'notebook.py'],
+      environ: ['PATH=/usr/bin:/bin', 'HOME=/root', 'SSH_CONNECTION=10.0.0.5 51234 10.0.0.9 22'],
+      maps: maps(['/usr/bin/python3.11', ...GLIBC_MAPS, ...CUDA_MAPS]),
+      exe: '/bin/dash',
+      fds: NV_FDS,
+    },
+    {
+      pid: 44,
+      ppid: 1,
+      comm: 'cuda-static',
+      cmdline: ['/opt/app/cuda-static'],
+      environ: [...BASE_ENV, ...LIMIT_ENV],
+      maps: maps(['/opt/app/cuda-static', CUDA_MAPS[0] ?? '']),
+      exe: '/bin/busybox',
+      fds: NV_FDS,
+    },
     {
       pid: 66,
       ppid: 1,
@@ -149,8 +251,25 @@ function bypassedProcesses(nonce: string): FakeProcess[] {
       maps: maps(['/bin/dash', ...GLIBC_MAPS, '/usr/local/vgpu/libvgpu.so']),
       exe: '/bin/dash',
     },
-    { pid: 70, ppid: 1, comm: 'cudart-only', cmdline: ['cudart-only'], environ: [...BASE_ENV, ...LIMIT_ENV], maps: maps(['/usr/local/vgpu/libvgpu.so', '/usr/local/cuda/lib64/libcudart.so.12.4.127', ...GLIBC_MAPS]), exe: '/bin/dash' },
-    { pid: 71, ppid: 1, comm: 'locked', cmdline: ['locked'], environ: [], maps: [], exe: '/bin/dash', unreadable: ['maps', 'environ', 'fd'] },
+    {
+      pid: 70,
+      ppid: 1,
+      comm: 'cudart-only',
+      cmdline: ['cudart-only'],
+      environ: [...BASE_ENV, ...LIMIT_ENV],
+      maps: maps(['/usr/local/vgpu/libvgpu.so', '/usr/local/cuda/lib64/libcudart.so.12.4.127', ...GLIBC_MAPS]),
+      exe: '/bin/dash',
+    },
+    {
+      pid: 71,
+      ppid: 1,
+      comm: 'locked',
+      cmdline: ['locked'],
+      environ: [],
+      maps: [],
+      exe: '/bin/dash',
+      unreadable: ['maps', 'environ', 'fd'],
+    },
   ];
 }
 
@@ -175,12 +294,29 @@ function buildScenario(scenario: Scenario): void {
   scenario.root = root;
   writeFile(root, 'etc/ld.so.preload', '/usr/local/vgpu/libvgpu.so\n');
   writeFile(root, 'usr/local/vgpu/libvgpu.so', Buffer.alloc(385480, 0x5a), 0o755);
-  writeFile(root, CACHE.slice(1), buildHamiCache({ deviceNum: 1, uuids: ['GPU-8dcd1b3e-5c2f-4a4e-9f0b-2f4c7a1d9e10'], limits: [4n * GiB], slots: [{ pid: 42, hostpid: 31337, status: 1, usedTotal: [GiB] }] }));
+  writeFile(
+    root,
+    CACHE.slice(1),
+    buildHamiCache({
+      deviceNum: 1,
+      uuids: ['GPU-8dcd1b3e-5c2f-4a4e-9f0b-2f4c7a1d9e10'],
+      limits: [4n * GiB],
+      slots: [{ pid: 42, hostpid: 31337, status: 1, usedTotal: [GiB] }],
+    }),
+  );
   mkdirSync(join(root, 'tmp/vgpulock'), { recursive: true });
   const readOnlyRoot = scenario.name === 'bypassed';
-  writeFile(root, 'proc/self/mountinfo', [readOnlyRoot ? (MOUNTINFO_RW[0] ?? '').replace(' / / rw,', ' / / ro,') : MOUNTINFO_RW[0], ...MOUNTINFO_RW.slice(1), ''].join('\n'));
+  writeFile(
+    root,
+    'proc/self/mountinfo',
+    [readOnlyRoot ? (MOUNTINFO_RW[0] ?? '').replace(' / / rw,', ' / / ro,') : MOUNTINFO_RW[0], ...MOUNTINFO_RW.slice(1), ''].join('\n'),
+  );
   writeFile(root, 'proc/self/environ', `${[...BASE_ENV, ...LIMIT_ENV].join('\0')}\0`);
-  writeFile(root, 'proc/version', 'Linux version 6.8.0-45-generic (buildd@lcy02-amd64-075) (x86_64-linux-gnu-gcc-13 (Ubuntu 13.2.0-23ubuntu4) 13.2.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #45-Ubuntu SMP PREEMPT_DYNAMIC Fri Aug 30 12:02:04 UTC 2024\n');
+  writeFile(
+    root,
+    'proc/version',
+    'Linux version 6.8.0-45-generic (buildd@lcy02-amd64-075) (x86_64-linux-gnu-gcc-13 (Ubuntu 13.2.0-23ubuntu4) 13.2.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #45-Ubuntu SMP PREEMPT_DYNAMIC Fri Aug 30 12:02:04 UTC 2024\n',
+  );
   if (scenario.shell === 'busybox') {
     writeFile(root, 'proc/self/cgroup', '0::/\n');
     writeFile(root, 'sys/fs/cgroup/cgroup.controllers', 'cpuset cpu io memory hugetlb pids rdma misc\n');
@@ -197,7 +333,11 @@ function buildScenario(scenario: Scenario): void {
     writeFile(root, 'sys/fs/cgroup/memory/memory.oom_control', 'oom_kill_disable 0\nunder_oom 0\noom_kill 0\n');
   }
   if (scenario.name === 'bypassed') {
-    writeFile(root, 'tmp/vgpulog', "[HAMI-core Msg(42:140000000000000:libvgpu.c:838)]: Initializing.....\nunrelated line\nERROR: ld.so: object '/usr/local/vgpu/libvgpu.so' from /etc/ld.so.preload cannot be preloaded (cannot read file data): ignored.\n");
+    writeFile(
+      root,
+      'tmp/vgpulog',
+      "[HAMI-core Msg(42:140000000000000:libvgpu.c:838)]: Initializing.....\nunrelated line\nERROR: ld.so: object '/usr/local/vgpu/libvgpu.so' from /etc/ld.so.preload cannot be preloaded (cannot read file data): ignored.\n",
+    );
   }
   for (const proc of scenario.name === 'enforced' ? enforcedProcesses() : bypassedProcesses(scenario.nonce)) addProcess(root, proc);
   if (scenario.name === 'bypassed') {
@@ -232,7 +372,8 @@ function assertClean(ran: Ran): void {
 
 describe('container script in chroot fixture roots', { skip: skipChroot ?? false }, () => {
   const scenarios: Scenario[] = [];
-  for (const shell of ['busybox', 'dash'] as const) for (const name of ['enforced', 'bypassed'] as const) scenarios.push({ name, shell, root: '', nonce: newNonce() });
+  for (const shell of ['busybox', 'dash'] as const)
+    for (const name of ['enforced', 'bypassed'] as const) scenarios.push({ name, shell, root: '', nonce: newNonce() });
   const mounts: string[] = [];
   const servers: Server[] = [];
   const roots: string[] = [];
@@ -247,7 +388,15 @@ describe('container script in chroot fixture roots', { skip: skipChroot ?? false
         const server = createServer();
         await new Promise<void>((resolve) => server.listen(join(scenario.root, 'var/run/docker.sock'), resolve));
         servers.push(server);
-        addProcess(scenario.root, { pid: 30, ppid: 1, comm: 'dockerd', cmdline: ['dockerd', '--host=unix:///var/run/docker.sock'], environ: BASE_ENV, maps: maps(['/usr/local/bin/dockerd', ...GLIBC_MAPS]), exe: '/bin/dash' });
+        addProcess(scenario.root, {
+          pid: 30,
+          ppid: 1,
+          comm: 'dockerd',
+          cmdline: ['dockerd', '--host=unix:///var/run/docker.sock'],
+          environ: BASE_ENV,
+          maps: maps(['/usr/local/bin/dockerd', ...GLIBC_MAPS]),
+          exe: '/bin/dash',
+        });
       }
     }
   });
@@ -279,16 +428,25 @@ describe('container script in chroot fixture roots', { skip: skipChroot ?? false
       assert.deepEqual(container.preload?.entries, ['/usr/local/vgpu/libvgpu.so']);
       assert.equal(container.libvgpu?.size, 385480);
       assert.equal(container.rootReadOnly, false);
-      assert.deepEqual(container.mounts?.map((m) => m.mountPoint), ['/', '/etc/ld.so.preload', '/usr/local/vgpu', '/usr/local/vgpu/libvgpu.so', '/tmp/vgpulock']);
+      assert.deepEqual(
+        container.mounts?.map((m) => m.mountPoint),
+        ['/', '/etc/ld.so.preload', '/usr/local/vgpu', '/usr/local/vgpu/libvgpu.so', '/tmp/vgpulock'],
+      );
       assert.equal(container.caches.length, 1);
       assert.equal(container.caches[0]?.path, CACHE);
       assert.equal(container.caches[0]?.magicOk, true);
-      assert.deepEqual(container.caches[0]?.liveSlots.map((slot) => [slot.pid, slot.hostPid]), [[42, 31337]]);
+      assert.deepEqual(
+        container.caches[0]?.liveSlots.map((slot) => [slot.pid, slot.hostPid]),
+        [[42, 31337]],
+      );
       assert.equal(container.cgroup?.version, shell === 'busybox' ? 'v2' : 'v1');
       assert.deepEqual(container.cgroup?.max, { kind: 'bytes', bytes: 17179869184 });
       assert.equal(container.cgroup?.currentBytes, 2147483648);
       assert.equal(container.nvidiaSmi.missing, true);
-      assert.deepEqual(container.processes?.map((p) => p.pid), [1, 42, 8].sort((a, b) => String(a).localeCompare(String(b))));
+      assert.deepEqual(
+        container.processes?.map((p) => p.pid),
+        [1, 42, 8].sort((a, b) => String(a).localeCompare(String(b))),
+      );
 
       const tini = container.processes?.find((p) => p.pid === 1);
       assert.equal(tini?.exe.kind, 'static', 'busybox-static has no PT_INTERP');
@@ -296,13 +454,19 @@ describe('container script in chroot fixture roots', { skip: skipChroot ?? false
       const python = container.processes?.find((p) => p.pid === 42);
       assert.equal(python?.exe.kind, 'dynamic');
       assert.equal(python?.exe.interpreter, '/lib64/ld-linux-x86-64.so.2');
-      assert.deepEqual([python?.maps.libvgpu, python?.maps.libcuda, python?.maps.glibcLoader, python?.maps.musl], [true, true, true, false]);
+      assert.deepEqual(
+        [python?.maps.libvgpu, python?.maps.libcuda, python?.maps.glibcLoader, python?.maps.musl],
+        [true, true, true, false],
+      );
       assert.equal(python?.nvidiaFd, true);
       assert.equal(python?.env['CUDA_DEVICE_MEMORY_LIMIT_0'], '4096m');
       assert.equal(python?.cmdline, 'python3 train.py --epochs 3');
 
       assert.equal(result.verdict, 'enforced', result.summary);
-      assert.deepEqual(result.processes.map((p) => [p.pid, p.verdict]), [[42, 'enforced']]);
+      assert.deepEqual(
+        result.processes.map((p) => [p.pid, p.verdict]),
+        [[42, 'enforced']],
+      );
       assert.equal(result.checks.find((c) => c.id === 'bypass.logs')?.status, 'unknown', 'no log lines: unknown');
     });
 
@@ -344,7 +508,10 @@ describe('container script in chroot fixture roots', { skip: skipChroot ?? false
       assert.ok(capture.sections.get('procs')?.complete, 'the forged end marker did not end the section');
 
       const gone = container.processes?.find((p) => p.pid === 73);
-      assert.deepEqual([gone?.comm, gone?.maps.readable, gone?.environReadable, gone?.exe.kind, gone?.gpu], ['', false, false, 'unknown', false]);
+      assert.deepEqual(
+        [gone?.comm, gone?.maps.readable, gone?.environReadable, gone?.exe.kind, gone?.gpu],
+        ['', false, false, 'unknown', false],
+      );
       assert.doesNotThrow(() => JSON.stringify({ container, result }), 'the model and verdict serialise to JSON');
       const locked = container.processes?.find((p) => p.pid === 71);
       assert.deepEqual([locked?.maps.readable, locked?.environReadable, locked?.nvidiaFd], [false, false, undefined]);
@@ -386,9 +553,21 @@ describe('container script in chroot fixture roots', { skip: skipChroot ?? false
     const root = makeRoot({ shell: 'busybox' });
     roots.push(root);
     writeFile(root, 'proc/self/mountinfo', `${MOUNTINFO_RW[0] ?? ''}\n`);
-    writeFile(root, 'proc/self/environ', `${BASE_ENV.filter((line) => !line.startsWith('NVIDIA_') && !line.startsWith('LIBCUDA_')).join('\0')}\0`);
+    writeFile(
+      root,
+      'proc/self/environ',
+      `${BASE_ENV.filter((line) => !line.startsWith('NVIDIA_') && !line.startsWith('LIBCUDA_')).join('\0')}\0`,
+    );
     writeFile(root, 'proc/self/cgroup', '0::/\n');
-    addProcess(root, { pid: 1, ppid: 0, comm: 'nginx', cmdline: ['nginx', '-g', 'daemon off;'], environ: ['PATH=/usr/bin:/bin'], maps: maps(['/usr/sbin/nginx', ...GLIBC_MAPS]), exe: '/bin/busybox' });
+    addProcess(root, {
+      pid: 1,
+      ppid: 0,
+      comm: 'nginx',
+      cmdline: ['nginx', '-g', 'daemon off;'],
+      environ: ['PATH=/usr/bin:/bin'],
+      maps: maps(['/usr/sbin/nginx', ...GLIBC_MAPS]),
+      exe: '/bin/busybox',
+    });
     const ran = await probe(root, newNonce());
     assertClean(ran);
     assert.equal(ran.result.verdict, 'not-hami', ran.result.summary);
@@ -416,23 +595,35 @@ describe('container script in chroot fixture roots', { skip: skipChroot ?? false
   });
 });
 
-test('container script on this machine (real /proc): skips its own shell and children, completes', { skip: DASH ? false : 'dash is not installed' }, async () => {
-  const nonce = newNonce();
-  const ran = await runArgv([DASH ?? 'dash', '-s'], buildProbeScript({ scope: 'container', nonce }), {}, 120000);
-  assert.equal(ran.code, 0, ran.stderr);
-  const capture = parseCapture(ran.stdout);
-  assert.ok(capture.complete, capture.problems.join('; '));
-  const container = parseContainerProbe(capture);
-  const self = Number(container.meta['self']);
-  assert.ok(self > 0);
-  assert.ok(container.processes && container.processes.length > 0);
-  assert.equal(container.processes.some((p) => p.pid === self), false, 'not its own shell');
-  assert.equal(container.processes.some((p) => p.ppid === self), false, 'not its own children');
-  assert.equal(container.caches.length, 0);
-  // No HAMi here: not enforced, and the logs check stays unknown.
-  const result = evaluateHamiChecklist({ container });
-  assert.notEqual(result.verdict, 'enforced');
-  assert.equal(result.checks.find((c) => c.id === 'hami.env')?.status, 'fail');
-  assert.equal(result.checks.find((c) => c.id === 'bypass.logs')?.status, 'unknown');
-  if (READELF) assert.ok(container.processes.some((p) => p.exe.via === 'readelf' && p.exe.kind === 'dynamic'));
-});
+test(
+  'container script on this machine (real /proc): skips its own shell and children, completes',
+  { skip: DASH ? false : 'dash is not installed' },
+  async () => {
+    const nonce = newNonce();
+    const ran = await runArgv([DASH ?? 'dash', '-s'], buildProbeScript({ scope: 'container', nonce }), {}, 120000);
+    assert.equal(ran.code, 0, ran.stderr);
+    const capture = parseCapture(ran.stdout);
+    assert.ok(capture.complete, capture.problems.join('; '));
+    const container = parseContainerProbe(capture);
+    const self = Number(container.meta['self']);
+    assert.ok(self > 0);
+    assert.ok(container.processes && container.processes.length > 0);
+    assert.equal(
+      container.processes.some((p) => p.pid === self),
+      false,
+      'not its own shell',
+    );
+    assert.equal(
+      container.processes.some((p) => p.ppid === self),
+      false,
+      'not its own children',
+    );
+    assert.equal(container.caches.length, 0);
+    // No HAMi here: not enforced, and the logs check stays unknown.
+    const result = evaluateHamiChecklist({ container });
+    assert.notEqual(result.verdict, 'enforced');
+    assert.equal(result.checks.find((c) => c.id === 'hami.env')?.status, 'fail');
+    assert.equal(result.checks.find((c) => c.id === 'bypass.logs')?.status, 'unknown');
+    if (READELF) assert.ok(container.processes.some((p) => p.exe.via === 'readelf' && p.exe.kind === 'dynamic'));
+  },
+);

@@ -34,17 +34,25 @@ test('class 8: RKE2 toolkit template, legacy mode; every runtime nvidia-ctk writ
   assert.equal(verdict.status, 'pass', verdict.summary);
   assert.match(verdict.summary, /nvidia-legacy runs \/usr\/local\/nvidia\/toolkit\/nvidia-container-runtime\.legacy \(legacy mode\)/);
   const { runtimes } = parseContainerdRuntimes(new Map([[RKE2, fixture('rke2-v2-toolkit.toml')]]));
-  assert.deepEqual([...runtimes.values()].map((runtime) => [runtime.name, nvidiaRuntimeEvidence(runtime)?.kind]), [['nvidia', 'binary'], ['nvidia-cdi', 'binary'], ['nvidia-legacy', 'binary']]);
+  assert.deepEqual(
+    [...runtimes.values()].map((runtime) => [runtime.name, nvidiaRuntimeEvidence(runtime)?.kind]),
+    [
+      ['nvidia', 'binary'],
+      ['nvidia-cdi', 'binary'],
+      ['nvidia-legacy', 'binary'],
+    ],
+  );
 });
 
-test('class 8: a runtime named nvidia that runs runc is not NVIDIA\'s', () => {
-  const config = 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n  BinaryName = "/usr/bin/runc"\n';
+test("class 8: a runtime named nvidia that runs runc is not NVIDIA's", () => {
+  const config =
+    'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n  BinaryName = "/usr/bin/runc"\n';
   const verdict = checkRuntime(nodeWith('/etc/containerd/config.toml', config), undefined);
   assert.equal(verdict.status, 'fail');
   assert.equal(verdict.summary, "containerd's default runtime nvidia is not NVIDIA's: it runs /usr/bin/runc");
 });
 
-test('class 8: MicroK8s\' ${RUNTIME} placeholder is not a setting; its NVIDIA runtime is named in the failure', () => {
+test("class 8: MicroK8s' ${RUNTIME} placeholder is not a setting; its NVIDIA runtime is named in the failure", () => {
   const parsed = parseContainerdRuntimes(new Map([[MICROK8S, fixture('microk8s-template.toml')]]));
   assert.equal(parsed.defaultRuntime, undefined);
   const runtime = parsed.runtimes.get('nvidia-container-runtime');
@@ -54,7 +62,14 @@ test('class 8: MicroK8s\' ${RUNTIME} placeholder is not a setting; its NVIDIA ru
 });
 
 test('class 8: the node probe reads containerd where k3s, RKE2 and MicroK8s keep it', () => {
-  for (const path of [K3S, '/var/lib/rancher/k3s/agent/etc/containerd/config.toml.tmpl', '/var/lib/rancher/k3s/agent/etc/containerd/config-v3.toml.tmpl', '/var/lib/rancher/rke2/agent/etc/containerd/config.toml', RKE2, MICROK8S]) {
+  for (const path of [
+    K3S,
+    '/var/lib/rancher/k3s/agent/etc/containerd/config.toml.tmpl',
+    '/var/lib/rancher/k3s/agent/etc/containerd/config-v3.toml.tmpl',
+    '/var/lib/rancher/rke2/agent/etc/containerd/config.toml',
+    RKE2,
+    MICROK8S,
+  ]) {
     assert.ok(NODE_BODY.includes(`"$R${path}"`), path);
   }
 });
@@ -78,6 +93,9 @@ test('class 8: checkPreloadTarget without a vgpu section is unknown, not a pass'
   const verdict = checkPreloadTarget(facts);
   assert.equal(verdict.status, 'unknown', verdict.summary);
   assert.match(verdict.summary, /no \/usr\/local\/vgpu listing \(no vgpu section\)/);
-  const other = { ...facts, container: { ...facts.container, preload: { state: 'file', entries: ['/lib/libjemalloc.so'], lines: [] } } } as unknown as Facts;
+  const other = {
+    ...facts,
+    container: { ...facts.container, preload: { state: 'file', entries: ['/lib/libjemalloc.so'], lines: [] } },
+  } as unknown as Facts;
   assert.equal(checkPreloadTarget(other).status, 'fail');
 });

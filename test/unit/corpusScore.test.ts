@@ -7,9 +7,24 @@ import type { ActualFile, ActualFinding, ExpectedContainer, ExpectedFile } from 
 
 const OPTIONS = { isGpuRule, allowedOnNonGpu: ALLOWED_ON_NON_GPU };
 
-const gpu = (container: string, rules: string[], name = 'train'): ExpectedContainer => ({ kind: 'Job', name, role: 'spec.template.spec', container, via: [{ resource: 'nvidia.com/gpu' }], rules });
-const finding = (ruleId: string, container: string | undefined, severity: ActualFinding['severity'] = 'warning', name = 'train'): ActualFinding => ({ ruleId, severity, kind: 'Job', name, container, message: `${ruleId} on ${container}` });
-const found = (containers: string[], findings: ActualFinding[], name = 'train'): ActualFile => ({ gpuContainers: containers.map((container) => ({ kind: 'Job', name, container })), findings });
+const gpu = (container: string, rules: string[], name = 'train'): ExpectedContainer => ({
+  kind: 'Job',
+  name,
+  role: 'spec.template.spec',
+  container,
+  via: [{ resource: 'nvidia.com/gpu' }],
+  rules,
+});
+const finding = (
+  ruleId: string,
+  container: string | undefined,
+  severity: ActualFinding['severity'] = 'warning',
+  name = 'train',
+): ActualFinding => ({ ruleId, severity, kind: 'Job', name, container, message: `${ruleId} on ${container}` });
+const found = (containers: string[], findings: ActualFinding[], name = 'train'): ActualFile => ({
+  gpuContainers: containers.map((container) => ({ kind: 'Job', name, container })),
+  findings,
+});
 
 function score(files: ExpectedFile[], results: Record<string, ActualFile>) {
   return scoreCorpus(files, new Map(Object.entries(results)), OPTIONS);
@@ -17,19 +32,23 @@ function score(files: ExpectedFile[], results: Record<string, ActualFile>) {
 
 describe('corpus scoring', () => {
   test('a result that matches the labels scores 1 everywhere and lists nothing', () => {
-    const result = score([{ id: 'a', gpu: true, containers: [gpu('trainer', ['gpu-no-memory-limit'])] }], { a: found(['trainer'], [finding('gpu-no-memory-limit', 'trainer')]) });
+    const result = score([{ id: 'a', gpu: true, containers: [gpu('trainer', ['gpu-no-memory-limit'])] }], {
+      a: found(['trainer'], [finding('gpu-no-memory-limit', 'trainer')]),
+    });
     assert.deepEqual(result.detection, { truePositives: 1, falsePositives: 0, falseNegatives: 0 });
     assert.deepEqual(result.rules, { truePositives: 1, falsePositives: 0, falseNegatives: 0 });
     assert.equal(precision(result.rules), 1);
     assert.equal(recall(result.detection), 1);
-    assert.deepEqual([result.missedContainers, result.falseContainers, result.missedRules, result.falseRules, result.nonGpuFindings], [[], [], [], [], []]);
+    assert.deepEqual(
+      [result.missedContainers, result.falseContainers, result.missedRules, result.falseRules, result.nonGpuFindings],
+      [[], [], [], [], []],
+    );
   });
 
   test('a missed GPU container costs recall and its rules; a container wrongly taken for GPU costs precision', () => {
-    const result = score(
-      [{ id: 'a', gpu: true, containers: [gpu('trainer', ['gpu-no-memory-limit', 'gpu-shm-unbounded'])] }],
-      { a: found(['sidecar'], [finding('gpu-no-memory-limit', 'sidecar')]) },
-    );
+    const result = score([{ id: 'a', gpu: true, containers: [gpu('trainer', ['gpu-no-memory-limit', 'gpu-shm-unbounded'])] }], {
+      a: found(['sidecar'], [finding('gpu-no-memory-limit', 'sidecar')]),
+    });
     assert.deepEqual(result.detection, { truePositives: 0, falsePositives: 1, falseNegatives: 1 });
     assert.deepEqual(result.rules, { truePositives: 0, falsePositives: 1, falseNegatives: 2 });
     assert.equal(precision(result.detection), 0);
@@ -57,19 +76,35 @@ describe('corpus scoring', () => {
   });
 
   test('rules that are not GPU rules are not scored on GPU files', () => {
-    const result = score([{ id: 'a', gpu: true, containers: [gpu('trainer', [])] }], { a: found(['trainer'], [finding('invalid-quantity', 'trainer', 'error'), finding('yaml-syntax', undefined)]) });
+    const result = score([{ id: 'a', gpu: true, containers: [gpu('trainer', [])] }], {
+      a: found(['trainer'], [finding('invalid-quantity', 'trainer', 'error'), finding('yaml-syntax', undefined)]),
+    });
     assert.deepEqual(result.rules, { truePositives: 0, falsePositives: 0, falseNegatives: 0 });
     assert.deepEqual(result.nonGpuFindings, []);
   });
 
   test('a claim defined elsewhere expects information, whatever its rule id, and more than information is false', () => {
     const maybe: ExpectedContainer = { kind: 'Pod', name: 'p', container: 'ctr', maybe: { claim: 'gpu' } };
-    const pod = (findings: ActualFinding[], containers: string[] = []): ActualFile => ({ gpuContainers: containers.map((container) => ({ kind: 'Pod', name: 'p', container })), findings });
-    const on = (ruleId: string, severity: ActualFinding['severity']): ActualFinding => ({ ruleId, severity, kind: 'Pod', name: 'p', container: 'ctr', message: '' });
+    const pod = (findings: ActualFinding[], containers: string[] = []): ActualFile => ({
+      gpuContainers: containers.map((container) => ({ kind: 'Pod', name: 'p', container })),
+      findings,
+    });
+    const on = (ruleId: string, severity: ActualFinding['severity']): ActualFinding => ({
+      ruleId,
+      severity,
+      kind: 'Pod',
+      name: 'p',
+      container: 'ctr',
+      message: '',
+    });
 
     const informed = score([{ id: 'a', gpu: true, containers: [maybe] }], { a: pod([on('gpu-claim-unresolved', 'info')], ['ctr']) });
     assert.deepEqual(informed.rules, { truePositives: 1, falsePositives: 0, falseNegatives: 0 });
-    assert.deepEqual(informed.detection, { truePositives: 0, falsePositives: 0, falseNegatives: 0 }, 'shown as GPU or not, a maybe is neither a hit nor a false container');
+    assert.deepEqual(
+      informed.detection,
+      { truePositives: 0, falsePositives: 0, falseNegatives: 0 },
+      'shown as GPU or not, a maybe is neither a hit nor a false container',
+    );
 
     const silent = score([{ id: 'a', gpu: true, containers: [maybe] }], { a: pod([]) });
     assert.deepEqual(silent.rules, { truePositives: 0, falsePositives: 0, falseNegatives: 1 });
@@ -81,11 +116,23 @@ describe('corpus scoring', () => {
 
   test('non-GPU files may report syntax and template information only', () => {
     const result = score([{ id: 'n', gpu: false }], {
-      n: { gpuContainers: [], findings: [finding('helm-template', undefined, 'info'), finding('yaml-syntax', undefined), finding('manifest-shape', 'web'), finding('gpu-docker-in-docker', 'web')] },
+      n: {
+        gpuContainers: [],
+        findings: [
+          finding('helm-template', undefined, 'info'),
+          finding('yaml-syntax', undefined),
+          finding('manifest-shape', 'web'),
+          finding('gpu-docker-in-docker', 'web'),
+        ],
+      },
     });
     assert.equal(result.nonGpuFindings.length, 2);
     assert.match(result.nonGpuFindings[0] ?? '', /^n manifest-shape Job\/train\/web/);
-    assert.deepEqual(result.rules, { truePositives: 0, falsePositives: 1, falseNegatives: 0 }, 'a GPU rule on a non-GPU file is also a false finding');
+    assert.deepEqual(
+      result.rules,
+      { truePositives: 0, falsePositives: 1, falseNegatives: 0 },
+      'a GPU rule on a non-GPU file is also a false finding',
+    );
   });
 
   test('a labelled file without a result counts as found nothing', () => {
@@ -95,10 +142,18 @@ describe('corpus scoring', () => {
   });
 
   test('recall per class: each way of getting a GPU and each kind', () => {
-    const claim: ExpectedContainer = { kind: 'Pod', name: 'p', container: 'ctr', via: [{ claim: 'gpu', deviceClass: 'gpu.nvidia.com' }], rules: [] };
+    const claim: ExpectedContainer = {
+      kind: 'Pod',
+      name: 'p',
+      container: 'ctr',
+      via: [{ claim: 'gpu', deviceClass: 'gpu.nvidia.com' }],
+      rules: [],
+    };
     const annotated: ExpectedContainer = { kind: 'Pod', name: 'p', container: 'side', via: [{ annotation: 'gpu-fraction' }], rules: [] };
     assert.deepEqual(classesOf(claim), ['kind Pod', 'dra-claim', 'claim class gpu.nvidia.com']);
-    const result = score([{ id: 'a', gpu: true, containers: [claim, annotated] }], { a: { gpuContainers: [{ kind: 'Pod', name: 'p', container: 'ctr' }], findings: [] } });
+    const result = score([{ id: 'a', gpu: true, containers: [claim, annotated] }], {
+      a: { gpuContainers: [{ kind: 'Pod', name: 'p', container: 'ctr' }], findings: [] },
+    });
     assert.deepEqual(result.classes.get('dra-claim'), { expected: 1, found: 1 });
     assert.deepEqual(result.classes.get('scheduler-annotation'), { expected: 1, found: 0 });
     assert.deepEqual(result.classes.get('kind Pod'), { expected: 2, found: 1 });
@@ -115,7 +170,9 @@ describe('corpus scoring', () => {
   });
 
   test('GPU rules are recognised by their prefixes, including the ones other branches add', () => {
-    for (const id of ['gpu-no-memory-limit', 'uma-headroom', 'hami-privileged', 'cuda-disable-control-present', 'gpu-claim-unresolved']) assert.ok(isGpuRule(id), id);
-    for (const id of ['invalid-quantity', 'manifest-shape', 'yaml-syntax', 'helm-template', 'manifest-skipped']) assert.ok(!isGpuRule(id), id);
+    for (const id of ['gpu-no-memory-limit', 'uma-headroom', 'hami-privileged', 'cuda-disable-control-present', 'gpu-claim-unresolved'])
+      assert.ok(isGpuRule(id), id);
+    for (const id of ['invalid-quantity', 'manifest-shape', 'yaml-syntax', 'helm-template', 'manifest-skipped'])
+      assert.ok(!isGpuRule(id), id);
   });
 });

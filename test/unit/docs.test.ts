@@ -98,7 +98,10 @@ describe('rule docs', () => {
       const row = readme.split('\n').find((line) => line.startsWith(`| [${rule.id}](${rule.id}.md) |`));
       assert.ok(row, `docs/rules/README.md: no index row for ${rule.id}`);
       const [, severity = '', title = ''] = row.split(' | ');
-      assert.ok(severity.startsWith(rule.defaultSeverity), `index row for ${rule.id}: severity "${severity}" should start with ${rule.defaultSeverity}`);
+      assert.ok(
+        severity.startsWith(rule.defaultSeverity),
+        `index row for ${rule.id}: severity "${severity}" should start with ${rule.defaultSeverity}`,
+      );
       assert.equal(title.replace(/ \|$/, ''), rule.title, `index row for ${rule.id}: title`);
       if (rule.offByDefault) assert.match(severity, /off until/, `index row for ${rule.id} should say it is off by default`);
     }
@@ -110,7 +113,8 @@ describe('rule docs', () => {
       const triggers = own.filter((block) => block.attributes.get('triggers') === true || block.attributes.get('triggers') === rule.id);
       const fixed = own.filter((block) => block.attributes.get('fixed') === true || block.attributes.get('fixed') === rule.id);
       // A rule for gpumem's own failures has no triggering manifest once each known cause is fixed: its page says why.
-      if (rule.noExample !== undefined) assert.equal(triggers.length, 0, `docs/rules/${rule.id}.md: a triggering example contradicts noExample`);
+      if (rule.noExample !== undefined)
+        assert.equal(triggers.length, 0, `docs/rules/${rule.id}.md: a triggering example contradicts noExample`);
       else assert.ok(triggers.length > 0, `docs/rules/${rule.id}.md has no \`\`\`yaml triggers=${rule.id} example`);
       assert.ok(fixed.length > 0, `docs/rules/${rule.id}.md has no \`\`\`yaml fixed example`);
     }
@@ -118,7 +122,14 @@ describe('rule docs', () => {
 
   test('links between rule pages resolve', () => {
     const readme = read('README.md');
-    const anchors = new Set([...readme.matchAll(/^#+ (.*)$/gm)].map((m) => (m[1] ?? '').toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-')));
+    const anchors = new Set(
+      [...readme.matchAll(/^#+ (.*)$/gm)].map((m) =>
+        (m[1] ?? '')
+          .toLowerCase()
+          .replace(/[^a-z0-9 -]/g, '')
+          .replace(/ /g, '-'),
+      ),
+    );
     for (const page of pages) {
       for (const match of read(page).matchAll(/\]\(([^)\s]+)\)/g)) {
         const target = match[1] ?? '';
@@ -148,7 +159,10 @@ describe('rule doc examples', () => {
           const all = result.findings.map((finding) => `${finding.ruleId}: ${finding.message}`).join('\n  ');
           if (kind === 'fixed') {
             assert.equal(found.length, 0, `${where}: the fixed example still reports ${id}:\n  ${all}`);
-            assert.ok(!result.findings.some((finding) => finding.ruleId === 'yaml-syntax' || finding.ruleId === 'manifest-skipped'), `${where}: the fixed example was not analysed:\n  ${all}`);
+            assert.ok(
+              !result.findings.some((finding) => finding.ruleId === 'yaml-syntax' || finding.ruleId === 'manifest-skipped'),
+              `${where}: the fixed example was not analysed:\n  ${all}`,
+            );
             return;
           }
           assert.ok(found.length > 0, `${where}: the example does not report ${id}; it reports:\n  ${all || '(nothing)'}`);

@@ -42,7 +42,15 @@ describe('classifyGpuResource', () => {
   }
 
   test('near misses are not GPU resources', () => {
-    for (const name of ['memory', 'cpu', 'hugepages-2Mi', 'aliyun.com/gpumem', 'habana.ai/gaudix', 'volcano.sh/queue', 'example.com/gpu-mem']) {
+    for (const name of [
+      'memory',
+      'cpu',
+      'hugepages-2Mi',
+      'aliyun.com/gpumem',
+      'habana.ai/gaudix',
+      'volcano.sh/queue',
+      'example.com/gpu-mem',
+    ]) {
       assert.equal(classifyGpuResource(name), undefined, name);
     }
   });
@@ -101,19 +109,33 @@ describe('vendor resources in the rules', () => {
   test('a MIG profile or a Gaudi makes a GPU container', () => {
     for (const name of ['nvidia.com/mig-3g.40gb', 'nvidia.com/mig-1g.5gb+me', 'habana.ai/gaudi', 'volcano.sh/gpu-number']) {
       const result = lint(pod(`          ${name}: 1`));
-      assert.deepEqual(result.containers.map((summary) => summary.container), ['infer'], name);
+      assert.deepEqual(
+        result.containers.map((summary) => summary.container),
+        ['infer'],
+        name,
+      );
     }
   });
 
   test('memory-only shares HAMi admits without a count (AMD, Enflame) are no hami-resource-conflict', () => {
-    for (const limits of ['          enflame.com/gcu-memory: 16\n          enflame.com/gcu-core: 50', '          amd.com/gpumem: 16384', '          amd.com/gpucores: 50']) {
+    for (const limits of [
+      '          enflame.com/gcu-memory: 16\n          enflame.com/gcu-core: 50',
+      '          amd.com/gpumem: 16384',
+      '          amd.com/gpucores: 50',
+    ]) {
       assertNone(lint(pod(limits)), 'hami-resource-conflict');
     }
   });
 
   test('an NVIDIA gpumem without a count is still a conflict', () => {
     const text = pod('          nvidia.com/gpumem: 8000');
-    expectOne(text, lint(text), { ruleId: 'hami-resource-conflict', severity: 'warning', container: 'infer', token: 'nvidia.com/gpumem', line: 13 });
+    expectOne(text, lint(text), {
+      ruleId: 'hami-resource-conflict',
+      severity: 'warning',
+      container: 'infer',
+      token: 'nvidia.com/gpumem',
+      line: 13,
+    });
   });
 
   test('Volcano gpu-share memory alone is no HAMi conflict (Volcano is not HAMi there)', () => {

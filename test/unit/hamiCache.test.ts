@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { buildProbeScript } from '../../src/core/probe/script.ts';
-import { HAMI_CACHE_MAGIC, HAMI_CACHE_SIZE, parseHamiCacheRecord, parseHamiCaches, uint64 } from '../../src/core/probe/parsers/hamiCache.ts';
+import {
+  HAMI_CACHE_MAGIC,
+  HAMI_CACHE_SIZE,
+  parseHamiCacheRecord,
+  parseHamiCaches,
+  uint64,
+} from '../../src/core/probe/parsers/hamiCache.ts';
 import type { HamiCache } from '../../src/core/probe/parsers/hamiCache.ts';
 import { buildHamiCache, CACHE_FILE_SIZE, OFF, SLOT } from './helpers/hamiCacheFile.ts';
 import { BUSYBOX, DASH, runArgv } from './helpers/probeRoot.ts';
@@ -33,20 +39,44 @@ function addCache(name: string, file: Buffer): string {
 
 before(() => {
   hostRoot = mkdtempSync(join(tmpdir(), 'gpumem-hami-cache-'));
-  addCache('healthy', buildHamiCache({
-    deviceNum: 1,
-    uuids: ['GPU-8dcd1b3e-5c2f-4a4e-9f0b-2f4c7a1d9e10'],
-    limits: [4n * GiB],
-    smLimits: [50n],
-    slots: [
-      { pid: 12, hostpid: 34567, status: 1, usedTotal: [1n * GiB], contextSize: 300n * MiB },
-      { pid: 40, hostpid: 34600, status: 1, usedTotal: [512n * MiB] },
-    ],
-  }));
-  addCache('underflow', buildHamiCache({ deviceNum: 1, limits: [24146608128n], slots: [{ pid: 1, hostpid: 99123, status: 1, usedTotal: [UNDERFLOWED] }] }));
+  addCache(
+    'healthy',
+    buildHamiCache({
+      deviceNum: 1,
+      uuids: ['GPU-8dcd1b3e-5c2f-4a4e-9f0b-2f4c7a1d9e10'],
+      limits: [4n * GiB],
+      smLimits: [50n],
+      slots: [
+        { pid: 12, hostpid: 34567, status: 1, usedTotal: [1n * GiB], contextSize: 300n * MiB },
+        { pid: 40, hostpid: 34600, status: 1, usedTotal: [512n * MiB] },
+      ],
+    }),
+  );
+  addCache(
+    'underflow',
+    buildHamiCache({ deviceNum: 1, limits: [24146608128n], slots: [{ pid: 1, hostpid: 99123, status: 1, usedTotal: [UNDERFLOWED] }] }),
+  );
   addCache('badmagic', buildHamiCache({ magic: 0, major: 0, minor: 0, deviceNum: 0, limits: [], slots: [] }));
-  addCache('truncated', buildHamiCache({ deviceNum: 2, limits: [2n * GiB, 6n * GiB], slots: [{ pid: 7, hostpid: 7007, status: 1, usedTotal: [MiB, 2n * MiB] }], truncateTo: 3000 }));
-  addCache('twodev', buildHamiCache({ deviceNum: 2, limits: [8n * GiB, 16n * GiB], slots: [{ pid: 9, hostpid: 9009, status: 1, usedTotal: [3n * GiB, 5n * GiB] }, { pid: 10, hostpid: 0, status: 0, usedTotal: [0n] }] }));
+  addCache(
+    'truncated',
+    buildHamiCache({
+      deviceNum: 2,
+      limits: [2n * GiB, 6n * GiB],
+      slots: [{ pid: 7, hostpid: 7007, status: 1, usedTotal: [MiB, 2n * MiB] }],
+      truncateTo: 3000,
+    }),
+  );
+  addCache(
+    'twodev',
+    buildHamiCache({
+      deviceNum: 2,
+      limits: [8n * GiB, 16n * GiB],
+      slots: [
+        { pid: 9, hostpid: 9009, status: 1, usedTotal: [3n * GiB, 5n * GiB] },
+        { pid: 10, hostpid: 0, status: 0, usedTotal: [0n] },
+      ],
+    }),
+  );
 });
 
 after(() => {
@@ -91,63 +121,89 @@ const shells: [string, readonly string[] | undefined][] = [
 ];
 
 for (const [label, argv] of shells) {
-  test(`hamiCache: the node probe's od reads decode byte-exact caches under ${label}`, { skip: argv ? false : `${label} is not installed` }, async () => {
-    const parsed = await probeCaches(argv ?? []);
+  test(
+    `hamiCache: the node probe's od reads decode byte-exact caches under ${label}`,
+    { skip: argv ? false : `${label} is not installed` },
+    async () => {
+      const parsed = await probeCaches(argv ?? []);
 
-    const healthy = parsed.get('healthy');
-    assert.ok(healthy);
-    assert.equal(healthy.sizeBytes, 2008953);
-    assert.equal(healthy.magic, 19920718);
-    assert.equal(healthy.magicOk, true);
-    assert.equal(healthy.majorVersion, 1);
-    assert.equal(healthy.minorVersion, 2);
-    assert.equal(healthy.deviceNum, 1);
-    assert.equal(healthy.limits.length, 16);
-    assert.equal(healthy.limits[0]?.value, 4 * 1024 ** 3);
-    // Fifteen zero limits: without `od -v` they collapse into '*' and would be unknown.
-    assert.deepEqual(healthy.limits.slice(1).map((limit) => limit?.value), new Array(15).fill(0));
-    assert.equal(healthy.procNum, 2);
-    assert.equal(healthy.slots.length, 16);
-    assert.deepEqual(healthy.liveSlots.map((slot) => [slot.pid, slot.hostPid, slot.status, slot.used?.value]), [[12, 34567, 1, 1024 ** 3], [40, 34600, 1, 512 * 1024 ** 2]]);
-    assert.deepEqual(healthy.problems, []);
+      const healthy = parsed.get('healthy');
+      assert.ok(healthy);
+      assert.equal(healthy.sizeBytes, 2008953);
+      assert.equal(healthy.magic, 19920718);
+      assert.equal(healthy.magicOk, true);
+      assert.equal(healthy.majorVersion, 1);
+      assert.equal(healthy.minorVersion, 2);
+      assert.equal(healthy.deviceNum, 1);
+      assert.equal(healthy.limits.length, 16);
+      assert.equal(healthy.limits[0]?.value, 4 * 1024 ** 3);
+      // Fifteen zero limits: without `od -v` they collapse into '*' and would be unknown.
+      assert.deepEqual(
+        healthy.limits.slice(1).map((limit) => limit?.value),
+        new Array(15).fill(0),
+      );
+      assert.equal(healthy.procNum, 2);
+      assert.equal(healthy.slots.length, 16);
+      assert.deepEqual(
+        healthy.liveSlots.map((slot) => [slot.pid, slot.hostPid, slot.status, slot.used?.value]),
+        [
+          [12, 34567, 1, 1024 ** 3],
+          [40, 34600, 1, 512 * 1024 ** 2],
+        ],
+      );
+      assert.deepEqual(healthy.problems, []);
 
-    const underflow = parsed.get('underflow');
-    assert.equal(underflow?.slots[0]?.used?.raw, '18446744073707737660');
-    assert.equal(underflow?.slots[0]?.used?.underflow, true);
-    assert.ok(underflow?.problems.some((problem) => /underflowed \(HAMi#1181\)/.test(problem)));
+      const underflow = parsed.get('underflow');
+      assert.equal(underflow?.slots[0]?.used?.raw, '18446744073707737660');
+      assert.equal(underflow?.slots[0]?.used?.underflow, true);
+      assert.ok(underflow?.problems.some((problem) => /underflowed \(HAMi#1181\)/.test(problem)));
 
-    const bad = parsed.get('badmagic');
-    assert.equal(bad?.magicOk, false);
-    assert.equal(bad?.magic, 0);
-    assert.ok(bad?.problems.some((problem) => /bad magic 0/.test(problem)));
+      const bad = parsed.get('badmagic');
+      assert.equal(bad?.magicOk, false);
+      assert.equal(bad?.magic, 0);
+      assert.ok(bad?.problems.some((problem) => /bad magic 0/.test(problem)));
 
-    const truncated = parsed.get('truncated');
-    assert.equal(truncated?.sizeBytes, 3000);
-    assert.equal(truncated?.magicOk, true);
-    assert.deepEqual(truncated?.limits.slice(0, 2).map((limit) => limit?.value), [2 * 1024 ** 3, 6 * 1024 ** 3]);
-    assert.equal(truncated?.procNum, undefined, 'proc_num lies past the end');
-    assert.equal(truncated?.slots[0]?.pid, 7, 'slot 0 starts at 1856, inside 3000 bytes');
-    assert.equal(truncated?.slots[0]?.status, undefined, 'its status at 1856+1928 = 3784 is past the end');
-    assert.equal(truncated?.slots[5]?.pid, undefined);
-    assert.ok(truncated?.problems.some((problem) => /size 3000 ≠ 2008953/.test(problem)));
+      const truncated = parsed.get('truncated');
+      assert.equal(truncated?.sizeBytes, 3000);
+      assert.equal(truncated?.magicOk, true);
+      assert.deepEqual(
+        truncated?.limits.slice(0, 2).map((limit) => limit?.value),
+        [2 * 1024 ** 3, 6 * 1024 ** 3],
+      );
+      assert.equal(truncated?.procNum, undefined, 'proc_num lies past the end');
+      assert.equal(truncated?.slots[0]?.pid, 7, 'slot 0 starts at 1856, inside 3000 bytes');
+      assert.equal(truncated?.slots[0]?.status, undefined, 'its status at 1856+1928 = 3784 is past the end');
+      assert.equal(truncated?.slots[5]?.pid, undefined);
+      assert.ok(truncated?.problems.some((problem) => /size 3000 ≠ 2008953/.test(problem)));
 
-    const twodev = parsed.get('twodev');
-    assert.equal(twodev?.deviceNum, 2);
-    assert.deepEqual(twodev?.limits.slice(0, 2).map((limit) => limit?.value), [8 * 1024 ** 3, 16 * 1024 ** 3]);
-    assert.deepEqual(twodev?.liveSlots.map((slot) => slot.pid), [9], 'the status-0 slot is dead');
-    assert.equal(twodev?.slots[0]?.used?.value, 3 * 1024 ** 3, 'used= is device 0');
-  });
+      const twodev = parsed.get('twodev');
+      assert.equal(twodev?.deviceNum, 2);
+      assert.deepEqual(
+        twodev?.limits.slice(0, 2).map((limit) => limit?.value),
+        [8 * 1024 ** 3, 16 * 1024 ** 3],
+      );
+      assert.deepEqual(
+        twodev?.liveSlots.map((slot) => slot.pid),
+        [9],
+        'the status-0 slot is dead',
+      );
+      assert.equal(twodev?.slots[0]?.used?.value, 3 * 1024 ** 3, 'used= is device 0');
+    },
+  );
 }
 
 test('hamiCache: od without -v collapses repeated lines to "*", which is reported, not misread', () => {
-  const cache = parseHamiCacheRecord('/usr/local/vgpu/x.cache', [
-    'size=2008953',
-    'header= 19920718 1 2 0 ',
-    'device_num=1',
-    'limits= 4294967296 0 0 0 * ',
-    'proc_num=1',
-    'slot0= 12 34567 status=1 used=1073741824',
-  ].join('\n'));
+  const cache = parseHamiCacheRecord(
+    '/usr/local/vgpu/x.cache',
+    [
+      'size=2008953',
+      'header= 19920718 1 2 0 ',
+      'device_num=1',
+      'limits= 4294967296 0 0 0 * ',
+      'proc_num=1',
+      'slot0= 12 34567 status=1 used=1073741824',
+    ].join('\n'),
+  );
   assert.equal(cache.limits[0]?.value, 4294967296);
   assert.equal(cache.limits[4], undefined);
   assert.ok(cache.problems.some((problem) => /collapsed/.test(problem)));
@@ -173,10 +229,24 @@ test('hamiCache: uint64 keeps exact text and flags wrapped counters', () => {
 });
 
 test('hamiCache: fuzz — truncated and garbled records never throw', () => {
-  const text = ['size=2008953', 'header= 19920718 1 2 0 ', 'device_num=1', `limits= ${['4294967296', ...new Array(15).fill('0')].join(' ')} `, 'proc_num=2', 'slot0= 12 34567 status=1 used=1073741824', 'slot1= 40 34600 status=1 used=18446744073707737660'].join('\n');
+  const text = [
+    'size=2008953',
+    'header= 19920718 1 2 0 ',
+    'device_num=1',
+    `limits= ${['4294967296', ...new Array(15).fill('0')].join(' ')} `,
+    'proc_num=2',
+    'slot0= 12 34567 status=1 used=1073741824',
+    'slot1= 40 34600 status=1 used=18446744073707737660',
+  ].join('\n');
   for (let cut = 0; cut <= text.length; cut++) {
     const cache = parseHamiCacheRecord('/f.cache', text.slice(0, cut));
     assert.equal(cache.limits.length, 16);
-    parseHamiCacheRecord('/g.cache', text.slice(cut).replace(/\d/g, (d) => String((Number(d) * 7) % 10)).replace(/=/g, cut % 2 === 0 ? '=' : ' '));
+    parseHamiCacheRecord(
+      '/g.cache',
+      text
+        .slice(cut)
+        .replace(/\d/g, (d) => String((Number(d) * 7) % 10))
+        .replace(/=/g, cut % 2 === 0 ? '=' : ' '),
+    );
   }
 });

@@ -22,7 +22,12 @@ function healthy(): Sections {
   return {
     meta: 'hostname=train-0\nkernel=6.8.0-45-generic\nmachine=x86_64\nuid=0\nself=999\n',
     env: `source=proc\n${LIMIT_ENV.join('\n')}\nLIBCUDA_LOG_LEVEL=1\nNVIDIA_VISIBLE_DEVICES=GPU-8dcd1b3e-5c2f-4a4e-9f0b-2f4c7a1d9e10\n`,
-    preload: { files: [['ls', '-r--r--r--    1 0        0               27 Aug 21 10:00 /etc/ld.so.preload\n'], ['/etc/ld.so.preload', '/usr/local/vgpu/libvgpu.so\n']] },
+    preload: {
+      files: [
+        ['ls', '-r--r--r--    1 0        0               27 Aug 21 10:00 /etc/ld.so.preload\n'],
+        ['/etc/ld.so.preload', '/usr/local/vgpu/libvgpu.so\n'],
+      ],
+    },
     mounts: [
       '1071 1015 0:289 / / rw,relatime master:405 - overlay overlay rw,lowerdir=/var/lib/containerd/l1,upperdir=/var/lib/containerd/u1,workdir=/var/lib/containerd/w1',
       '1090 1071 253:1 /usr/local/vgpu/ld.so.preload /etc/ld.so.preload ro,relatime - ext4 /dev/vda1 rw',
@@ -32,21 +37,54 @@ function healthy(): Sections {
     ].join('\n'),
     vgpu: {
       files: [
-        ['ls', 'total 2340\n-rw-rw-rw-    1 0        0          2008953 Aug 21 10:01 4b1d9a0c-3f7e-4c55-9a1e-0d2b6f8e7a11.cache\n-rwxr-xr-x    1 0        0           385480 Sep 24  2025 libvgpu.so\n'],
+        [
+          'ls',
+          'total 2340\n-rw-rw-rw-    1 0        0          2008953 Aug 21 10:01 4b1d9a0c-3f7e-4c55-9a1e-0d2b6f8e7a11.cache\n-rwxr-xr-x    1 0        0           385480 Sep 24  2025 libvgpu.so\n',
+        ],
         ['libvgpu', '-rwxr-xr-x    1 0        0           385480 Sep 24  2025 /usr/local/vgpu/libvgpu.so\n'],
       ],
     },
-    'hami.caches': { files: [[CACHE, `size=2008953\nheader= 19920718 1 2 0 \ndevice_num=1\nlimits= 4294967296 ${new Array(15).fill('0').join(' ')} \nproc_num=1\nslot0= 42 31337 status=1 used=1073741824\n${Array.from({ length: 15 }, (_, i) => `slot${i + 1}= 0 0 status=0 used=0`).join('\n')}\n`]] },
+    'hami.caches': {
+      files: [
+        [
+          CACHE,
+          `size=2008953\nheader= 19920718 1 2 0 \ndevice_num=1\nlimits= 4294967296 ${new Array(15).fill('0').join(' ')} \nproc_num=1\nslot0= 42 31337 status=1 used=1073741824\n${Array.from({ length: 15 }, (_, i) => `slot${i + 1}= 0 0 status=0 used=0`).join('\n')}\n`,
+        ],
+      ],
+    },
     loader: '/lib64/ld-linux-x86-64.so.2\n',
     dind: '',
-    cgroup: { files: [['/proc/self/cgroup', '0::/\n'], ['/sys/fs/cgroup/cgroup.controllers', 'cpuset cpu io memory pids\n'], ['/sys/fs/cgroup/memory.current', '2147483648\n'], ['/sys/fs/cgroup/memory.max', '17179869184\n'], ['/sys/fs/cgroup/memory.events', 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n']] },
+    cgroup: {
+      files: [
+        ['/proc/self/cgroup', '0::/\n'],
+        ['/sys/fs/cgroup/cgroup.controllers', 'cpuset cpu io memory pids\n'],
+        ['/sys/fs/cgroup/memory.current', '2147483648\n'],
+        ['/sys/fs/cgroup/memory.max', '17179869184\n'],
+        ['/sys/fs/cgroup/memory.events', 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n'],
+      ],
+    },
     'hami.log': '',
     'nvidia-smi.gpu': { body: '0, GPU-8dcd1b3e-5c2f-4a4e-9f0b-2f4c7a1d9e10, NVIDIA A10, 4096, 1024, 3072\n', rc: 0 },
     'nvidia-smi.apps': { body: '', rc: 0 },
     procs: {
       files: [
-        procRecord({ pid: 1, comm: 'sleep', maps: 'libvgpu=1 libcuda=0 ld-musl=0 ld-linux=1 lines=30', env: LIMIT_ENV, exePath: '/usr/bin/sleep' }),
-        procRecord({ pid: 42, ppid: 1, comm: 'python3', cmdline: 'python3 train.py --epochs 3 ', maps: ENFORCED_MAPS, nvidiaFd: '1', env: LIMIT_ENV, exePath: '/usr/bin/python3.11' }),
+        procRecord({
+          pid: 1,
+          comm: 'sleep',
+          maps: 'libvgpu=1 libcuda=0 ld-musl=0 ld-linux=1 lines=30',
+          env: LIMIT_ENV,
+          exePath: '/usr/bin/sleep',
+        }),
+        procRecord({
+          pid: 42,
+          ppid: 1,
+          comm: 'python3',
+          cmdline: 'python3 train.py --epochs 3 ',
+          maps: ENFORCED_MAPS,
+          nvidiaFd: '1',
+          env: LIMIT_ENV,
+          exePath: '/usr/bin/python3.11',
+        }),
         ['summary', 'count=2\nlimit=500\ntruncated=0\n'],
       ],
     },
@@ -67,26 +105,41 @@ function check(result: HamiChecklistResult, id: string): Check {
 
 function withProcs(sections: Sections, ...records: (readonly [string, string])[]): Sections {
   const procs = sections['procs'] as SectionSpec;
-  return { ...sections, procs: { files: [...(procs.files ?? []).filter(([path]) => path !== 'summary'), ...records, ['summary', 'count=9\nlimit=500\ntruncated=0\n']] } };
+  return {
+    ...sections,
+    procs: {
+      files: [...(procs.files ?? []).filter(([path]) => path !== 'summary'), ...records, ['summary', 'count=9\nlimit=500\ntruncated=0\n']],
+    },
+  };
 }
 
 test('checklist: a healthy HAMi container is enforced; node and cluster checks stay unknown', () => {
   const { result, text } = evaluate(healthy());
   assert.equal(result.verdict, 'enforced', result.summary);
-  for (const id of ['hami.disable-control', 'hami.env', 'hami.preload', 'hami.libvgpu', 'hami.loaded']) assert.equal(check(result, id).status, 'pass', id);
+  for (const id of ['hami.disable-control', 'hami.env', 'hami.preload', 'hami.libvgpu', 'hami.loaded'])
+    assert.equal(check(result, id).status, 'pass', id);
   assert.equal(check(result, 'hami.runtime').status, 'unknown');
   assert.equal(check(result, 'hami.device-plugin').status, 'unknown');
   assert.equal(check(result, 'bypass.cache').status, 'pass');
   assert.match(check(result, 'bypass.cache').summary, /4096 MiB, 1 live slot/);
   assert.equal(check(result, 'bypass.limit-zero').status, 'pass');
   assert.equal(check(result, 'bypass.unified-memory').status, 'pass');
-  assert.deepEqual(result.processes.map((process) => [process.pid, process.verdict]), [[42, 'enforced']]);
+  assert.deepEqual(
+    result.processes.map((process) => [process.pid, process.verdict]),
+    [[42, 'enforced']],
+  );
   assert.match(result.summary, /^enforced: libvgpu\.so is preloaded and 1 of 1 CUDA process/);
 
   // The seed's command column, verbatim.
   assert.equal(check(result, 'hami.disable-control').command, 'kubectl exec <pod> -- env | grep CUDA_DISABLE');
   assert.equal(check(result, 'hami.runtime').command, 'containerd config dump | grep default_runtime_name (on node)');
-  assert.equal(result.checks.filter((c) => c.group === 'seed').map((c) => c.step).join(','), '1,2,3,4,5,6,7');
+  assert.equal(
+    result.checks
+      .filter((c) => c.group === 'seed')
+      .map((c) => c.step)
+      .join(','),
+    '1,2,3,4,5,6,7',
+  );
 
   // Evidence is verbatim capture text behind a "<where>: " prefix.
   for (const c of result.checks) {
@@ -111,7 +164,10 @@ test('checklist: silence in the logs is unknown, never pass or fail', () => {
 });
 
 test('checklist: HAMi-core lines in the logs — active, invalid limit, underflow, loader error', () => {
-  const init = evaluate({ ...healthy(), 'hami.log': { files: [['/tmp/vgpulog', '[HAMI-core Msg(51:139774888380224:libvgpu.c:838)]: Initializing.....\n']] } }).result;
+  const init = evaluate({
+    ...healthy(),
+    'hami.log': { files: [['/tmp/vgpulog', '[HAMI-core Msg(51:139774888380224:libvgpu.c:838)]: Initializing.....\n']] },
+  }).result;
   assert.equal(check(init, 'bypass.logs').status, 'pass');
 
   const kubectlLog = '[HAMI-core ERROR (pid:1 thread=140160828682240 allocator.c:53)]: Device 0 OOM 18446744073707737660 / 24146608128\n';
@@ -124,12 +180,15 @@ test('checklist: HAMi-core lines in the logs — active, invalid limit, underflo
   assert.equal(underflow.verdict, 'enforced', 'a risk is not a bypass');
   assert.match(underflow.summary, /\(risks: HAMi-core's usage counter underflowed/);
 
-  const invalid = evaluate(healthy(), { cluster: { containerLog: '[HAMI-core Warn]: invalid device memory limit CUDA_DEVICE_MEMORY_LIMIT_0=0m\n' } }).result;
+  const invalid = evaluate(healthy(), {
+    cluster: { containerLog: '[HAMI-core Warn]: invalid device memory limit CUDA_DEVICE_MEMORY_LIMIT_0=0m\n' },
+  }).result;
   assert.equal(check(invalid, 'bypass.logs').status, 'fail');
   assert.equal(check(invalid, 'bypass.limit-zero').status, 'fail');
   assert.equal(invalid.verdict, 'bypassed');
 
-  const loader = "ERROR: ld.so: object '/usr/local/vgpu/libvgpu.so' from /etc/ld.so.preload cannot be preloaded (cannot read file data): ignored.\n";
+  const loader =
+    "ERROR: ld.so: object '/usr/local/vgpu/libvgpu.so' from /etc/ld.so.preload cannot be preloaded (cannot read file data): ignored.\n";
   const preloadFailed = evaluate(healthy(), { cluster: { containerLog: loader } }).result;
   assert.equal(check(preloadFailed, 'bypass.logs').status, 'fail');
   assert.equal(check(preloadFailed, 'bypass.preload').status, 'fail');
@@ -141,17 +200,28 @@ test('checklist: CUDA_DISABLE_CONTROL=true, with the preload mount skipped', () 
   sections['env'] = `source=proc\n${LIMIT_ENV.join('\n')}\nCUDA_DISABLE_CONTROL=true\n`;
   sections['preload'] = { missing: ['/etc/ld.so.preload'] };
   const env = [...LIMIT_ENV, 'CUDA_DISABLE_CONTROL=true'];
-  sections['procs'] = { files: [procRecord({ pid: 1, comm: 'python3', maps: 'libvgpu=0 libcuda=1 ld-musl=0 ld-linux=1 lines=700', nvidiaFd: '1', env })] };
+  sections['procs'] = {
+    files: [procRecord({ pid: 1, comm: 'python3', maps: 'libvgpu=0 libcuda=1 ld-musl=0 ld-linux=1 lines=700', nvidiaFd: '1', env })],
+  };
   const { result } = evaluate(sections);
   assert.equal(result.verdict, 'bypassed');
   assert.equal(check(result, 'hami.disable-control').status, 'fail');
-  assert.deepEqual(check(result, 'hami.disable-control').evidence, ['env: CUDA_DISABLE_CONTROL=true', '/proc/1 environ: CUDA_DISABLE_CONTROL=true']);
+  assert.deepEqual(check(result, 'hami.disable-control').evidence, [
+    'env: CUDA_DISABLE_CONTROL=true',
+    '/proc/1 environ: CUDA_DISABLE_CONTROL=true',
+  ]);
   assert.equal(check(result, 'bypass.disable-control').status, 'fail');
   assert.equal(check(result, 'hami.preload').status, 'fail');
   assert.equal(check(result, 'hami.loaded').status, 'fail');
-  assert.deepEqual(result.processes.map((process) => process.verdict), ['bypassed']);
+  assert.deepEqual(
+    result.processes.map((process) => process.verdict),
+    ['bypassed'],
+  );
   // The verdict says what is wrong, each cause once: the env var, the missing file, the one python3 process.
-  assert.equal(result.summary, 'bypassed: CUDA_DISABLE_CONTROL is true; /etc/ld.so.preload does not exist; libvgpu.so is not mapped in 1 of 1 CUDA process (python3)');
+  assert.equal(
+    result.summary,
+    'bypassed: CUDA_DISABLE_CONTROL is true; /etc/ld.so.preload does not exist; libvgpu.so is not mapped in 1 of 1 CUDA process (python3)',
+  );
 
   // ParseBool semantics: "false" and "0" do not disable.
   const off = healthy();
@@ -174,16 +244,28 @@ function plain(): Sections {
   const sections = healthy();
   sections['env'] = 'source=proc\nPATH=/usr/bin:/bin\n';
   sections['preload'] = { missing: ['/etc/ld.so.preload'] };
-  sections['mounts'] = '1071 1015 0:289 / / rw,relatime master:405 - overlay overlay rw,lowerdir=/var/lib/containerd/l1,upperdir=/var/lib/containerd/u1,workdir=/var/lib/containerd/w1\n';
+  sections['mounts'] =
+    '1071 1015 0:289 / / rw,relatime master:405 - overlay overlay rw,lowerdir=/var/lib/containerd/l1,upperdir=/var/lib/containerd/u1,workdir=/var/lib/containerd/w1\n';
   sections['vgpu'] = { missing: ['/usr/local/vgpu'] };
   sections['hami.caches'] = '';
-  sections['procs'] = { files: [procRecord({ pid: 1, comm: 'nginx', env: ['PATH=/usr/bin:/bin'], exePath: '/usr/sbin/nginx' }), ['summary', 'count=1\nlimit=500\ntruncated=0\n']] };
+  sections['procs'] = {
+    files: [
+      procRecord({ pid: 1, comm: 'nginx', env: ['PATH=/usr/bin:/bin'], exePath: '/usr/sbin/nginx' }),
+      ['summary', 'count=1\nlimit=500\ntruncated=0\n'],
+    ],
+  };
   return sections;
 }
 
 test('checklist: a pod HAMi does not manage is not-hami, even with cluster facts that would fail', () => {
   // No device plugin on the node, gVisor, privileged under an old HAMi: findings for a HAMi pod, not for this one.
-  const cluster = { devicePluginPods: [], runtimeClassName: 'gvisor', privileged: true, hamiVersion: 'v2.7.1', podEnv: { PATH: '/usr/bin:/bin' } };
+  const cluster = {
+    devicePluginPods: [],
+    runtimeClassName: 'gvisor',
+    privileged: true,
+    hamiVersion: 'v2.7.1',
+    podEnv: { PATH: '/usr/bin:/bin' },
+  };
   const notManaged = evaluate(plain(), { cluster: { ...cluster, managedByHami: false } }).result;
   assert.equal(notManaged.verdict, 'not-hami', notManaged.summary);
   assert.match(notManaged.summary, /^not a HAMi container: HAMi does not manage this pod/);
@@ -197,19 +279,35 @@ test('checklist: a pod HAMi does not manage is not-hami, even with cluster facts
   assert.doesNotMatch(managed.summary, /does not manage/);
   assert.equal(evaluate(plain(), { cluster: { devicePluginPods: [] } }).result.verdict, 'bypassed');
   // A HAMi container whose node lost its device plugin: the running processes stay limited, new ones are at risk.
-  assert.match(evaluate(healthy(), { cluster: { devicePluginPods: [], managedByHami: true } }).result.summary, /^enforced: .*\(risks: no HAMi device-plugin pod found\)$/);
+  assert.match(
+    evaluate(healthy(), { cluster: { devicePluginPods: [], managedByHami: true } }).result.summary,
+    /^enforced: .*\(risks: no HAMi device-plugin pod found\)$/,
+  );
 });
 
 test('checklist: HAMi traces in a pod HAMi does not manage: the evidence decides, and the summary says the mismatch', () => {
   const preloaded = plain();
-  preloaded['preload'] = { files: [['ls', '-r--r--r--    1 0        0               27 Aug 21 10:00 /etc/ld.so.preload\n'], ['/etc/ld.so.preload', '/usr/local/vgpu/libvgpu.so\n']] };
+  preloaded['preload'] = {
+    files: [
+      ['ls', '-r--r--r--    1 0        0               27 Aug 21 10:00 /etc/ld.so.preload\n'],
+      ['/etc/ld.so.preload', '/usr/local/vgpu/libvgpu.so\n'],
+    ],
+  };
   const result = evaluate(preloaded, { cluster: { devicePluginPods: [], managedByHami: false } }).result;
   assert.notEqual(result.verdict, 'not-hami');
   assert.equal(result.verdict, 'bypassed', result.summary);
-  assert.match(result.summary, /HAMi does not manage this pod \(no hami\.io annotation, HAMi scheduler or HAMi-only resource\), yet the container has a CUDA process or HAMi traces$/);
+  assert.match(
+    result.summary,
+    /HAMi does not manage this pod \(no hami\.io annotation, HAMi scheduler or HAMi-only resource\), yet the container has a CUDA process or HAMi traces$/,
+  );
 
   // HAMi-core's lines in kubectl logs are a trace too.
-  const logged = evaluate(plain(), { cluster: { managedByHami: false, containerLog: '[HAMI-core Warn(42:139872:utils.c:183)]: invalid device memory limit CUDA_DEVICE_MEMORY_LIMIT_0=0m\n' } }).result;
+  const logged = evaluate(plain(), {
+    cluster: {
+      managedByHami: false,
+      containerLog: '[HAMI-core Warn(42:139872:utils.c:183)]: invalid device memory limit CUDA_DEVICE_MEMORY_LIMIT_0=0m\n',
+    },
+  }).result;
   assert.notEqual(logged.verdict, 'not-hami', logged.summary);
 
   // A capture cut short cannot prove HAMi's absence, managed or not.
@@ -228,7 +326,12 @@ test('checklist: /etc/ld.so.preload as a directory, empty, or naming a missing l
   assert.match(check(dirResult, 'hami.preload').summary, /directory/);
 
   const empty = healthy();
-  empty['preload'] = { files: [['ls', '-r--r--r--    1 0        0                0 Aug 21 10:00 /etc/ld.so.preload\n'], ['/etc/ld.so.preload', '']] };
+  empty['preload'] = {
+    files: [
+      ['ls', '-r--r--r--    1 0        0                0 Aug 21 10:00 /etc/ld.so.preload\n'],
+      ['/etc/ld.so.preload', ''],
+    ],
+  };
   assert.equal(check(evaluate(empty).result, 'hami.preload').status, 'fail');
   assert.equal(check(evaluate(empty).result, 'bypass.preload').status, 'fail');
 
@@ -241,7 +344,12 @@ test('checklist: /etc/ld.so.preload as a directory, empty, or naming a missing l
 
 test('checklist: libvgpu.so empty or missing', () => {
   const zero = healthy();
-  zero['vgpu'] = { files: [['ls', 'total 0\n-rwxr-xr-x    1 0        0                0 Sep 24  2025 libvgpu.so\n'], ['libvgpu', '-rwxr-xr-x    1 0        0                0 Sep 24  2025 /usr/local/vgpu/libvgpu.so\n']] };
+  zero['vgpu'] = {
+    files: [
+      ['ls', 'total 0\n-rwxr-xr-x    1 0        0                0 Sep 24  2025 libvgpu.so\n'],
+      ['libvgpu', '-rwxr-xr-x    1 0        0                0 Sep 24  2025 /usr/local/vgpu/libvgpu.so\n'],
+    ],
+  };
   const zeroResult = evaluate(zero).result;
   assert.equal(check(zeroResult, 'hami.libvgpu').status, 'fail');
   assert.match(check(zeroResult, 'hami.libvgpu').summary, /empty/);
@@ -253,28 +361,76 @@ test('checklist: libvgpu.so empty or missing', () => {
 });
 
 test('checklist: a login session without the limit env (HAMi#1112)', () => {
-  const sections = withProcs(healthy(), procRecord({ pid: 77, ppid: 70, comm: 'python3', cmdline: 'python3 notebook.py ', maps: ENFORCED_MAPS, nvidiaFd: '1', env: [] }));
+  const sections = withProcs(
+    healthy(),
+    procRecord({ pid: 77, ppid: 70, comm: 'python3', cmdline: 'python3 notebook.py ', maps: ENFORCED_MAPS, nvidiaFd: '1', env: [] }),
+  );
   const { result } = evaluate(sections);
   const login = check(result, 'bypass.login-session');
   assert.equal(login.status, 'fail');
   assert.match(login.summary, /77 \(python3\)/);
   assert.equal(result.verdict, 'bypassed');
-  assert.deepEqual(result.processes.map((process) => [process.pid, process.verdict]), [[42, 'enforced'], [77, 'bypassed']]);
+  assert.deepEqual(
+    result.processes.map((process) => [process.pid, process.verdict]),
+    [
+      [42, 'enforced'],
+      [77, 'bypassed'],
+    ],
+  );
   assert.equal(check(result, 'hami.loaded').status, 'pass', 'the preload still applies; the env does not');
 });
 
 test('checklist: static and musl CUDA processes', () => {
-  const staticResult = evaluate(withProcs(healthy(), procRecord({ pid: 50, comm: 'cuda-static', maps: 'libvgpu=0 libcuda=1 ld-musl=0 ld-linux=0 lines=90', nvidiaFd: '1', env: LIMIT_ENV, exePath: '/opt/app/cuda-static', exe: 'exe=static via=od' }))).result;
+  const staticResult = evaluate(
+    withProcs(
+      healthy(),
+      procRecord({
+        pid: 50,
+        comm: 'cuda-static',
+        maps: 'libvgpu=0 libcuda=1 ld-musl=0 ld-linux=0 lines=90',
+        nvidiaFd: '1',
+        env: LIMIT_ENV,
+        exePath: '/opt/app/cuda-static',
+        exe: 'exe=static via=od',
+      }),
+    ),
+  ).result;
   assert.equal(check(staticResult, 'bypass.static').status, 'fail');
-  assert.deepEqual(check(staticResult, 'bypass.static').evidence.filter((line) => line.startsWith('/proc/50')), ['/proc/50: exe_path=/opt/app/cuda-static', '/proc/50: exe=static via=od']);
+  assert.deepEqual(
+    check(staticResult, 'bypass.static').evidence.filter((line) => line.startsWith('/proc/50')),
+    ['/proc/50: exe_path=/opt/app/cuda-static', '/proc/50: exe=static via=od'],
+  );
   assert.equal(staticResult.verdict, 'bypassed');
 
-  const muslResult = evaluate(withProcs(healthy(), procRecord({ pid: 60, comm: 'app', maps: 'libvgpu=0 libcuda=1 ld-musl=1 ld-linux=0 lines=90', nvidiaFd: '1', env: LIMIT_ENV, exe: 'exe=dynamic via=readelf interp=/lib/ld-musl-x86_64.so.1' }))).result;
+  const muslResult = evaluate(
+    withProcs(
+      healthy(),
+      procRecord({
+        pid: 60,
+        comm: 'app',
+        maps: 'libvgpu=0 libcuda=1 ld-musl=1 ld-linux=0 lines=90',
+        nvidiaFd: '1',
+        env: LIMIT_ENV,
+        exe: 'exe=dynamic via=readelf interp=/lib/ld-musl-x86_64.so.1',
+      }),
+    ),
+  ).result;
   assert.equal(check(muslResult, 'bypass.musl').status, 'fail');
   assert.equal(muslResult.processes.find((process) => process.pid === 60)?.verdict, 'bypassed');
 
   // A static init (tini) that does not use the GPU is no bypass.
-  const tini = evaluate(withProcs(healthy(), procRecord({ pid: 5, comm: 'tini', maps: 'libvgpu=0 libcuda=0 ld-musl=0 ld-linux=0 lines=5', env: LIMIT_ENV, exe: 'exe=static via=od' }))).result;
+  const tini = evaluate(
+    withProcs(
+      healthy(),
+      procRecord({
+        pid: 5,
+        comm: 'tini',
+        maps: 'libvgpu=0 libcuda=0 ld-musl=0 ld-linux=0 lines=5',
+        env: LIMIT_ENV,
+        exe: 'exe=static via=od',
+      }),
+    ),
+  ).result;
   assert.equal(check(tini, 'bypass.static').status, 'pass');
   assert.equal(tini.verdict, 'enforced');
 });
@@ -316,33 +472,63 @@ test('checklist: gVisor, privileged and the runtime from cluster facts and the n
 
   const privileged = evaluate(healthy(), { cluster: { privileged: true, hamiVersion: 'v2.7.1' } }).result;
   assert.equal(check(privileged, 'bypass.privileged').status, 'fail');
-  assert.equal(check(evaluate(healthy(), { cluster: { privileged: true, hamiVersion: 'v2.10.0' } }).result, 'bypass.privileged').status, 'pass');
+  assert.equal(
+    check(evaluate(healthy(), { cluster: { privileged: true, hamiVersion: 'v2.10.0' } }).result, 'bypass.privileged').status,
+    'pass',
+  );
 
   const node = (config: string) => parseCapture(captureText('node', { containerd: { files: [['/etc/containerd/config.toml', config]] } }));
-  const nvidia = evaluate(healthy(), { node: node('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n') }).result;
+  const nvidia = evaluate(healthy(), {
+    node: node('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n'),
+  }).result;
   assert.equal(check(nvidia, 'hami.runtime').status, 'pass');
   assert.deepEqual(check(nvidia, 'hami.runtime').evidence, ['/etc/containerd/config.toml: default_runtime_name = "nvidia"']);
-  assert.equal(check(evaluate(healthy(), { node: node("[plugins.'io.containerd.cri.v1.runtime'.containerd]\n  default_runtime_name = 'runc'\n") }).result, 'hami.runtime').status, 'fail');
+  assert.equal(
+    check(
+      evaluate(healthy(), { node: node("[plugins.'io.containerd.cri.v1.runtime'.containerd]\n  default_runtime_name = 'runc'\n") }).result,
+      'hami.runtime',
+    ).status,
+    'fail',
+  );
   assert.equal(check(evaluate(healthy(), { node: node('version = 2\n') }).result, 'hami.runtime').status, 'fail');
-  assert.equal(check(evaluate(healthy(), { node: parseCapture(captureText('node', { containerd: '' })) }).result, 'hami.runtime').status, 'unknown');
+  assert.equal(
+    check(evaluate(healthy(), { node: parseCapture(captureText('node', { containerd: '' })) }).result, 'hami.runtime').status,
+    'unknown',
+  );
 });
 
 test('checklist: device-plugin health from cluster facts', () => {
-  assert.equal(check(evaluate(healthy(), { cluster: { devicePluginPods: [{ name: 'hami-device-plugin-x7k2p', phase: 'Running', ready: true }] } }).result, 'hami.device-plugin').status, 'pass');
-  const crash = check(evaluate(healthy(), { cluster: { devicePluginPods: [{ name: 'hami-device-plugin-x7k2p', phase: 'Running', ready: false }] } }).result, 'hami.device-plugin');
+  assert.equal(
+    check(
+      evaluate(healthy(), { cluster: { devicePluginPods: [{ name: 'hami-device-plugin-x7k2p', phase: 'Running', ready: true }] } }).result,
+      'hami.device-plugin',
+    ).status,
+    'pass',
+  );
+  const crash = check(
+    evaluate(healthy(), { cluster: { devicePluginPods: [{ name: 'hami-device-plugin-x7k2p', phase: 'Running', ready: false }] } }).result,
+    'hami.device-plugin',
+  );
   assert.equal(crash.status, 'fail');
   assert.equal(crash.impact, 'risk');
   assert.equal(check(evaluate(healthy(), { cluster: { devicePluginPods: [] } }).result, 'hami.device-plugin').status, 'fail');
 });
 
 test('checklist: Docker-in-Docker is a risk with evidence', () => {
-  const sections = withProcs(healthy(), procRecord({ pid: 30, comm: 'dockerd', maps: 'libvgpu=1 libcuda=0 ld-musl=0 ld-linux=1 lines=100', env: LIMIT_ENV }));
+  const sections = withProcs(
+    healthy(),
+    procRecord({ pid: 30, comm: 'dockerd', maps: 'libvgpu=1 libcuda=0 ld-musl=0 ld-linux=1 lines=100', env: LIMIT_ENV }),
+  );
   sections['dind'] = 'socket=/var/run/docker.sock\nbinary=/usr/local/bin/dockerd\n';
   const { result } = evaluate(sections);
   const dind = check(result, 'bypass.dind');
   assert.equal(dind.status, 'fail');
   assert.equal(dind.impact, 'risk');
-  assert.deepEqual(dind.evidence, ['dind: socket=/var/run/docker.sock', 'dind: binary=/usr/local/bin/dockerd', 'dind: pid 30 comm=dockerd']);
+  assert.deepEqual(dind.evidence, [
+    'dind: socket=/var/run/docker.sock',
+    'dind: binary=/usr/local/bin/dockerd',
+    'dind: pid 30 comm=dockerd',
+  ]);
   assert.equal(result.verdict, 'enforced', 'the outer container is still limited');
 });
 
@@ -371,24 +557,46 @@ test('checklist: without processes, or with unreadable maps, the verdict is unkn
   // Only a node capture: every container check is unknown, nothing passes by default.
   const nodeOnly = evaluateHamiChecklist({ node: parseCapture(captureText('node', {})) });
   assert.equal(nodeOnly.verdict, 'unknown');
-  for (const id of ['hami.disable-control', 'hami.env', 'hami.preload', 'hami.libvgpu', 'hami.loaded']) assert.equal(check(nodeOnly, id).status, 'unknown', id);
+  for (const id of ['hami.disable-control', 'hami.env', 'hami.preload', 'hami.libvgpu', 'hami.loaded'])
+    assert.equal(check(nodeOnly, id).status, 'unknown', id);
   // …and the summary says what the node shows and where the container side is checked, not "not proven: 1–5".
-  const runtime = parseCapture(captureText('node', { containerd: { files: [['/etc/containerd/config.toml', 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n']] } }));
-  const nodeSide = evaluateHamiChecklist({ node: runtime, cluster: { devicePluginPods: [{ name: 'hami-device-plugin-x7k2p', phase: 'Running', ready: true }] } });
+  const runtime = parseCapture(
+    captureText('node', {
+      containerd: {
+        files: [
+          [
+            '/etc/containerd/config.toml',
+            'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n',
+          ],
+        ],
+      },
+    }),
+  );
+  const nodeSide = evaluateHamiChecklist({
+    node: runtime,
+    cluster: { devicePluginPods: [{ name: 'hami-device-plugin-x7k2p', phase: 'Running', ready: true }] },
+  });
   assert.equal(nodeSide.verdict, 'unknown');
-  assert.equal(nodeSide.summary, 'unknown: node side only (containerd default runtime pass, device-plugin health pass); the container side (steps 1–5) is checked per pod: "Run HAMi Checklist on Pod", or gpumem inspect --pod');
+  assert.equal(
+    nodeSide.summary,
+    'unknown: node side only (containerd default runtime pass, device-plugin health pass); the container side (steps 1–5) is checked per pod: "Run HAMi Checklist on Pod", or gpumem inspect --pod',
+  );
 });
 
 test('checklist: no CUDA process yet, but the preload works in other processes', () => {
   const sections = healthy();
-  sections['procs'] = { files: [procRecord({ pid: 1, comm: 'sleep', maps: 'libvgpu=1 libcuda=0 ld-musl=0 ld-linux=1 lines=30', env: LIMIT_ENV })] };
+  sections['procs'] = {
+    files: [procRecord({ pid: 1, comm: 'sleep', maps: 'libvgpu=1 libcuda=0 ld-musl=0 ld-linux=1 lines=30', env: LIMIT_ENV })],
+  };
   const { result } = evaluate(sections);
   assert.equal(check(result, 'hami.loaded').status, 'pass');
   assert.equal(result.verdict, 'enforced');
   assert.match(result.summary, /no CUDA process was running/);
 
   const notTaking = healthy();
-  notTaking['procs'] = { files: [procRecord({ pid: 1, comm: 'sleep', maps: 'libvgpu=0 libcuda=0 ld-musl=0 ld-linux=1 lines=30', env: LIMIT_ENV })] };
+  notTaking['procs'] = {
+    files: [procRecord({ pid: 1, comm: 'sleep', maps: 'libvgpu=0 libcuda=0 ld-musl=0 ld-linux=1 lines=30', env: LIMIT_ENV })],
+  };
   assert.equal(check(evaluate(notTaking).result, 'hami.loaded').status, 'fail');
 });
 
@@ -404,7 +612,10 @@ test('checklist: no /etc/ld.so.preload but LD_PRELOAD carries libvgpu.so (HAMi-c
   assert.ok(preload.evidence.includes('/proc/42: LD_PRELOAD=/usr/local/vgpu/libvgpu.so'));
   assert.equal(check(result, 'bypass.preload').impact, 'risk');
   assert.equal(result.verdict, 'unknown', 'not bypassed, and not proven for new processes');
-  assert.deepEqual(result.processes.map((process) => process.verdict), ['enforced']);
+  assert.deepEqual(
+    result.processes.map((process) => process.verdict),
+    ['enforced'],
+  );
 
   // Without LD_PRELOAD the same capture is a bypass.
   const without = healthy();
@@ -418,8 +629,13 @@ test('a container capture is reported by the container itself; node-side checks 
   const alone = evaluate(healthy()).result;
   assert.deepEqual(alone.source, { kind: 'container-reported', corroboratedBy: [] });
   assert.ok(alone.summary.includes(`(${CONTAINER_REPORTED}; no node-side evidence confirms it)`), alone.summary);
-  assert.match(evidenceSourceNote(alone.source) ?? '', /^Reported by the container itself: .*forged the whole capture, nonce included; no node-side evidence corroborates it/);
-  const withPlugin = evaluate(healthy(), { cluster: { devicePluginPods: [{ name: 'hami-device-plugin-x', phase: 'Running', ready: true }] } }).result;
+  assert.match(
+    evidenceSourceNote(alone.source) ?? '',
+    /^Reported by the container itself: .*forged the whole capture, nonce included; no node-side evidence corroborates it/,
+  );
+  const withPlugin = evaluate(healthy(), {
+    cluster: { devicePluginPods: [{ name: 'hami-device-plugin-x', phase: 'Running', ready: true }] },
+  }).result;
   assert.equal(check(withPlugin, 'hami.device-plugin').status, 'pass');
   assert.deepEqual(withPlugin.source, { kind: 'container-reported', corroboratedBy: [check(withPlugin, 'hami.device-plugin').title] });
   assert.match(evidenceSourceNote(withPlugin.source) ?? '', /node-side evidence that agrees: /);

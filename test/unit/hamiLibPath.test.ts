@@ -27,13 +27,18 @@ test('a value that could leave the quotes or the tree is refused with a reason',
     if (setting.kind === 'invalid') assert.match(setting.problem, /absolute path of letters, digits/);
     assert.deepEqual(hamiLibPathOption(setting), {});
   }
-  for (const raw of [42, true, ['/usr/local/vgpu'], { path: '/x' }]) assert.equal(parseHamiLibPathSetting(raw).kind, 'invalid', JSON.stringify(raw));
+  for (const raw of [42, true, ['/usr/local/vgpu'], { path: '/x' }])
+    assert.equal(parseHamiLibPathSetting(raw).kind, 'invalid', JSON.stringify(raw));
 });
 
 test('package.json: the setting exists, restricted, with the same default and a pattern that agrees with the parser', () => {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
-    contributes: { configuration: { properties: Record<string, { default?: unknown; pattern?: string; restricted?: boolean; markdownDescription?: string }> } };
+    contributes: {
+      configuration: {
+        properties: Record<string, { default?: unknown; pattern?: string; restricted?: boolean; markdownDescription?: string }>;
+      };
+    };
   };
   const schema = manifest.contributes.configuration.properties['gpumem.probe.hamiLibPath'];
   assert.ok(schema, 'contributed');

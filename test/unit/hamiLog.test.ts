@@ -26,7 +26,10 @@ interface Fixture {
 }
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/hami/log-lines.json', import.meta.url), 'utf8')) as Fixture;
 
-for (const [group, entries] of [['real', fixture.real], ['synthetic', fixture.synthetic]] as const) {
+for (const [group, entries] of [
+  ['real', fixture.real],
+  ['synthetic', fixture.synthetic],
+] as const) {
   for (const { source, line, expect } of entries) {
     test(`hamiLog ${group}: ${source}: ${line.slice(0, 70)}`, () => {
       const parsed = parseHamiLogLine(line);
@@ -75,7 +78,9 @@ test('hamiLog: the legacy 4pdvGPU token and the upper-case HAMI spelling are mat
 });
 
 test('hamiLog: a loader error alone does not count as HAMi-core being active', () => {
-  const parsed = parseHamiLog("ERROR: ld.so: object '/usr/local/vgpu/libvgpu.so' from /etc/ld.so.preload cannot be preloaded (cannot open shared object file): ignored.");
+  const parsed = parseHamiLog(
+    "ERROR: ld.so: object '/usr/local/vgpu/libvgpu.so' from /etc/ld.so.preload cannot be preloaded (cannot open shared object file): ignored.",
+  );
   assert.equal(parsed.lines[0]?.kind, 'preload-failed');
   assert.equal(parsed.lines[0]?.details.reason, 'cannot open shared object file');
   assert.equal(showsHamiActive(parsed), false);

@@ -16,7 +16,8 @@ const model = (gpuActive: number, reclaimLine?: string) => {
 };
 
 describe('node unaccounted memory: the 25 % boundary', () => {
-  const severity = (gpuActive: number) => unaccountedMemoryVerdicts(model(gpuActive)).find((v) => v.id === 'memory.unaccounted-node')?.severity;
+  const severity = (gpuActive: number) =>
+    unaccountedMemoryVerdicts(model(gpuActive)).find((v) => v.id === 'memory.unaccounted-node')?.severity;
   test('exactly 25 % of MemTotal is a warning; one MiB below is info', () => {
     assert.equal(severity(32 * GiB), 'warning');
     assert.equal(severity(32 * GiB - MiB), 'info');
@@ -32,7 +33,10 @@ describe('GPUReclaim (7.1+)', () => {
     assert.equal(node.gpuReclaim, 24 * GiB);
     assert.equal(node.availableWithReclaim, 64 * GiB);
     const verdict = unaccountedMemoryVerdicts(m).find((v) => v.id === 'memory.unaccounted-node');
-    assert.ok(verdict?.evidence.some((line) => /GPUReclaim: .* is reclaimable but not in MemAvailable: 64 GiB is really available/.test(line)), verdict?.evidence.join('\n'));
+    assert.ok(
+      verdict?.evidence.some((line) => /GPUReclaim: .* is reclaimable but not in MemAvailable: 64 GiB is really available/.test(line)),
+      verdict?.evidence.join('\n'),
+    );
   });
 
   test('above MemTotal (field report): flagged implausible and not used', () => {
@@ -48,7 +52,14 @@ describe('GPUReclaim (7.1+)', () => {
 
 describe('GPUReclaim in the Markdown report', () => {
   const report = (reclaimLine: string) => {
-    const text = nodeCapture({ kernel: '7.1.0-39-generic', memTotal: 128 * GiB, memAvailable: 40 * GiB, gpuActive: 40 * GiB, gpus: [], pods: [] }).replace(/GPUReclaim:\s+\d+ kB/, reclaimLine);
+    const text = nodeCapture({
+      kernel: '7.1.0-39-generic',
+      memTotal: 128 * GiB,
+      memAvailable: 40 * GiB,
+      gpuActive: 40 * GiB,
+      gpus: [],
+      pods: [],
+    }).replace(/GPUReclaim:\s+\d+ kB/, reclaimLine);
     return inspectionToMarkdown(analyzeCaptureText(text, { target: 'capture c.txt' }));
   };
   test('plausible: the reclaimable pool and what is really available', () => {
@@ -67,7 +78,8 @@ describe('QoS: a memory-only pod is not Guaranteed', () => {
   test('memory limit = request but no cpu: Burstable, naming the missing cpu limit', async () => {
     const { qosClass } = await import('../../src/core/rules/memoryRules.ts');
     const { lintText } = await import('../../src/core/lint.ts');
-    const text = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: m\n  annotations:\n    gpumem.io/gpu-memory: "8Gi"\nspec:\n  nodeSelector:\n    amd.com/gpu.device-id: "1586"\n  containers:\n    - name: c\n      image: x\n      resources:\n        limits: {amd.com/gpu: 1, memory: 16Gi}\n        requests: {memory: 16Gi}\n';
+    const text =
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: m\n  annotations:\n    gpumem.io/gpu-memory: "8Gi"\nspec:\n  nodeSelector:\n    amd.com/gpu.device-id: "1586"\n  containers:\n    - name: c\n      image: x\n      resources:\n        limits: {amd.com/gpu: 1, memory: 16Gi}\n        requests: {memory: 16Gi}\n';
     const result = lintText(text);
     const finding = result.findings.find((f) => f.ruleId === 'uma-not-guaranteed');
     assert.ok(finding, result.findings.map((f) => f.ruleId).join(', '));

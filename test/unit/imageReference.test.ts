@@ -6,7 +6,15 @@ import { parseImageReference } from '../../src/core/kube/imageReference.ts';
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
 
 test('tags, registries with ports, and digests are valid; the digest is returned', () => {
-  for (const ref of ['busybox', 'busybox:1.36', 'docker.io/library/busybox:1.36', 'localhost:5000/tools/busybox', 'registry.k8s.io/e2e-test-images/busybox:1.36.1-1', `busybox@${DIGEST}`, `ghcr.io/acme/debug:v2@${DIGEST}`]) {
+  for (const ref of [
+    'busybox',
+    'busybox:1.36',
+    'docker.io/library/busybox:1.36',
+    'localhost:5000/tools/busybox',
+    'registry.k8s.io/e2e-test-images/busybox:1.36.1-1',
+    `busybox@${DIGEST}`,
+    `ghcr.io/acme/debug:v2@${DIGEST}`,
+  ]) {
     const parsed = parseImageReference(ref);
     assert.equal(parsed.kind, 'valid', `${ref}: ${parsed.kind === 'invalid' ? parsed.reason : ''}`);
   }

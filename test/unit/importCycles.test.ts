@@ -11,7 +11,6 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SRC = join(ROOT, 'src');
 const WEBVIEW = join(ROOT, 'webview');
 
-
 function sourceFiles(directory: string): string[] {
   const files: string[] = [];
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
@@ -33,7 +32,9 @@ function importsOf(file: string): string[] {
 }
 
 function findCycles(files: readonly string[]): string[] {
-  const graph = new Map(files.map((file) => [file, importsOf(file).filter((target) => target.startsWith(SRC) || target.startsWith(WEBVIEW))]));
+  const graph = new Map(
+    files.map((file) => [file, importsOf(file).filter((target) => target.startsWith(SRC) || target.startsWith(WEBVIEW))]),
+  );
   const state = new Map<string, 'visiting' | 'done'>();
   const stack: string[] = [];
   const cycles = new Set<string>();

@@ -88,18 +88,27 @@ function hostAnswer(sent: unknown, answer: (message: WebviewRequest) => unknown)
 }
 
 describe('inspector protocol: requests and responses', () => {
-  test('a request round-trips through JSON and the host\'s validation, with its id', () => {
+  test("a request round-trips through JSON and the host's validation, with its id", () => {
     const copy = request('r-1', 'copyText', { what: 'meminfo', text: 'MemTotal: 1 kB' });
     assert.deepEqual(copy, { v, id: 'r-1', method: 'copyText', params: { what: 'meminfo', text: 'MemTotal: 1 kB' } });
     assert.deepEqual(parseWebviewRequest(wire(copy)), copy);
     assert.deepEqual(parseWebviewMessage(wire(copy)), { kind: 'request', message: copy });
     for (const method of ['copyMarkdown', 'saveJson', 'saveCapture'] as const) {
-      assert.deepEqual(parseWebviewMessage(wire(request('ab12:7', method, {}))), { kind: 'request', message: { v, id: 'ab12:7', method, params: {} } });
+      assert.deepEqual(parseWebviewMessage(wire(request('ab12:7', method, {}))), {
+        kind: 'request',
+        message: { v, id: 'ab12:7', method, params: {} },
+      });
     }
     // Parameters are rebuilt from what is known: extra keys do not pass through.
-    assert.deepEqual(parseWebviewRequest({ v, id: 'x', method: 'saveJson', params: { path: '/etc/passwd' }, extra: 1 }), request('x', 'saveJson', {}));
+    assert.deepEqual(
+      parseWebviewRequest({ v, id: 'x', method: 'saveJson', params: { path: '/etc/passwd' }, extra: 1 }),
+      request('x', 'saveJson', {}),
+    );
     // Commands are still commands.
-    assert.deepEqual(parseWebviewMessage(wire(command('openPod', { podUid: 'uid-1' }))), { kind: 'command', message: command('openPod', { podUid: 'uid-1' }) });
+    assert.deepEqual(parseWebviewMessage(wire(command('openPod', { podUid: 'uid-1' }))), {
+      kind: 'command',
+      message: command('openPod', { podUid: 'uid-1' }),
+    });
   });
 
   test('malformed ids are rejected, and such a request cannot be answered', () => {
@@ -114,13 +123,34 @@ describe('inspector protocol: requests and responses', () => {
   });
 
   test('unknown methods, commands sent as requests, bad parameters and other versions are rejected; a usable id is kept for the error answer', () => {
-    assert.deepEqual(parseWebviewMessage({ v, id: 'r1', method: 'runShell', params: { command: 'rm -rf /' } }), { kind: 'invalid', id: 'r1' });
-    assert.deepEqual(parseWebviewMessage({ v, id: 'r2', method: 'openPod', params: { podUid: 'uid' } }), { kind: 'invalid', id: 'r2' }, 'a command is not a request');
-    assert.deepEqual(parseWebviewMessage({ v, id: 'r3', method: 'copyText', params: { what: 'x', text: 42 } }), { kind: 'invalid', id: 'r3' });
-    assert.deepEqual(parseWebviewMessage({ v, id: 'r4', method: 'copyText', params: { what: 'x'.repeat(513), text: '' } }), { kind: 'invalid', id: 'r4' });
+    assert.deepEqual(parseWebviewMessage({ v, id: 'r1', method: 'runShell', params: { command: 'rm -rf /' } }), {
+      kind: 'invalid',
+      id: 'r1',
+    });
+    assert.deepEqual(
+      parseWebviewMessage({ v, id: 'r2', method: 'openPod', params: { podUid: 'uid' } }),
+      { kind: 'invalid', id: 'r2' },
+      'a command is not a request',
+    );
+    assert.deepEqual(parseWebviewMessage({ v, id: 'r3', method: 'copyText', params: { what: 'x', text: 42 } }), {
+      kind: 'invalid',
+      id: 'r3',
+    });
+    assert.deepEqual(parseWebviewMessage({ v, id: 'r4', method: 'copyText', params: { what: 'x'.repeat(513), text: '' } }), {
+      kind: 'invalid',
+      id: 'r4',
+    });
     assert.deepEqual(parseWebviewMessage({ v, id: 'r5', params: {} }), { kind: 'invalid', id: 'r5' }, 'no method');
-    assert.deepEqual(parseWebviewMessage({ v: v - 1, id: 'r6', method: 'saveJson', params: {} }), { kind: 'invalid', id: undefined }, 'another version is not answered');
-    assert.deepEqual(parseWebviewMessage({ v, method: 'saveJson', params: {} }), { kind: 'invalid', id: undefined }, 'a request without an id is not a command either');
+    assert.deepEqual(
+      parseWebviewMessage({ v: v - 1, id: 'r6', method: 'saveJson', params: {} }),
+      { kind: 'invalid', id: undefined },
+      'another version is not answered',
+    );
+    assert.deepEqual(
+      parseWebviewMessage({ v, method: 'saveJson', params: {} }),
+      { kind: 'invalid', id: undefined },
+      'a request without an id is not a command either',
+    );
     assert.deepEqual(parseWebviewMessage('saveJson'), { kind: 'invalid', id: undefined });
     assert.deepEqual(parseWebviewMessage(null), { kind: 'invalid', id: undefined });
   });
@@ -131,7 +161,11 @@ describe('inspector protocol: requests and responses', () => {
     assert.deepEqual(ok, { v, method: 'response', params: { id: 'p-9', ok: true, result: { kind: 'saved', path: '/tmp/report.json' } } });
     assert.deepEqual(parseHostNotification(wire(ok)), ok);
     const failed = errorResponse('p-9', 'EACCES: permission denied');
-    assert.deepEqual(parseHostNotification(wire(failed)), { v, method: 'response', params: { id: 'p-9', ok: false, error: 'EACCES: permission denied' } });
+    assert.deepEqual(parseHostNotification(wire(failed)), {
+      v,
+      method: 'response',
+      params: { id: 'p-9', ok: false, error: 'EACCES: permission denied' },
+    });
     const long = errorResponse('p-9', 'e'.repeat(10_000));
     assert.equal(long.params.ok, false);
     assert.ok(!long.params.ok && long.params.error.length === 4096 && long.params.error.endsWith('…'));
@@ -151,10 +185,18 @@ describe('inspector protocol: requests and responses', () => {
     ];
     for (const message of bad) assert.equal(parseHostNotification(message), undefined, JSON.stringify(message).slice(0, 120));
     // What is rebuilt drops anything else.
-    assert.deepEqual(parseHostNotification({ v, method: 'response', params: { id: 'r1', ok: false, error: 'x', result: { kind: 'copied' } }, extra: true }), errorResponse('r1', 'x'));
+    assert.deepEqual(
+      parseHostNotification({
+        v,
+        method: 'response',
+        params: { id: 'r1', ok: false, error: 'x', result: { kind: 'copied' } },
+        extra: true,
+      }),
+      errorResponse('r1', 'x'),
+    );
   });
 
-  test('results are checked against the request\'s method: wrong shapes are rejected', () => {
+  test("results are checked against the request's method: wrong shapes are rejected", () => {
     assert.deepEqual(parseRequestResult('copyMarkdown', { kind: 'copied' }), { kind: 'copied' });
     assert.deepEqual(parseRequestResult('copyText', { kind: 'copied', extra: '<img>' }), { kind: 'copied' });
     assert.deepEqual(parseRequestResult('saveJson', { kind: 'saved', path: '/tmp/a.json' }), { kind: 'saved', path: '/tmp/a.json' });
@@ -188,20 +230,31 @@ describe('inspector webview: pending requests', () => {
     assert.deepEqual(sent[0], { v, id: '0f3a9c-1', method: 'saveJson', params: {} });
     assert.deepEqual(sent[1], { v, id: '0f3a9c-2', method: 'copyText', params: { what: 'meminfo', text: 'MemTotal: 1 kB' } });
     // Answered out of order: each goes to its own request.
-    assert.equal(requests.settle(hostAnswer(sent[1], (message) => response(message as WebviewRequest<'copyText'>, { kind: 'copied' }))), true);
+    assert.equal(
+      requests.settle(hostAnswer(sent[1], (message) => response(message as WebviewRequest<'copyText'>, { kind: 'copied' }))),
+      true,
+    );
     assert.deepEqual((await settled(second)).value, { ok: true, result: { kind: 'copied' } });
     assert.equal((await settled(first)).done, false, 'the other is still waiting');
-    assert.equal(requests.settle(hostAnswer(sent[0], (message) => response(message as WebviewRequest<'saveJson'>, { kind: 'saved', path: '/home/u/report.json' }))), true);
+    assert.equal(
+      requests.settle(
+        hostAnswer(sent[0], (message) => response(message as WebviewRequest<'saveJson'>, { kind: 'saved', path: '/home/u/report.json' })),
+      ),
+      true,
+    );
     assert.deepEqual(await first, { ok: true, result: { kind: 'saved', path: '/home/u/report.json' } });
     assert.equal(requests.size, 0);
     assert.equal(timers.scheduled, 0, 'the timeouts of answered requests are cleared');
     timers.advance(REQUEST_TIMEOUT_MS.saveJson * 2);
   });
 
-  test('the host\'s error, a malformed result, an unknown or repeated id', async () => {
+  test("the host's error, a malformed result, an unknown or repeated id", async () => {
     const { sent, requests } = harness();
     const failing = requests.request('saveCapture', {});
-    assert.equal(requests.settle(hostAnswer(sent[0], (message) => errorResponse(message.id, 'The capture of this panel was too large'))), true);
+    assert.equal(
+      requests.settle(hostAnswer(sent[0], (message) => errorResponse(message.id, 'The capture of this panel was too large'))),
+      true,
+    );
     assert.deepEqual(await failing, { ok: false, reason: 'failed', error: 'The capture of this panel was too large' });
 
     const malformed = requests.request('copyMarkdown', {});
@@ -218,14 +271,18 @@ describe('inspector webview: pending requests', () => {
     assert.equal(requests.size, 1);
   });
 
-  test('a host that never answers: the request times out at its method\'s timeout; a late answer goes to onLate once', async () => {
+  test("a host that never answers: the request times out at its method's timeout; a late answer goes to onLate once", async () => {
     const { sent, requests, timers } = harness();
     const late: RequestOutcome<unknown>[] = [];
     const copy = requests.request('copyMarkdown', {}, { onLate: (outcome) => late.push(outcome) });
     timers.advance(REQUEST_TIMEOUT_MS.copyMarkdown - 1);
     assert.equal((await settled(copy)).done, false, 'not before its timeout');
     timers.advance(1);
-    assert.deepEqual(await copy, { ok: false, reason: 'timeout', error: `No answer from the extension host after ${REQUEST_TIMEOUT_MS.copyMarkdown / 1000} s.` });
+    assert.deepEqual(await copy, {
+      ok: false,
+      reason: 'timeout',
+      error: `No answer from the extension host after ${REQUEST_TIMEOUT_MS.copyMarkdown / 1000} s.`,
+    });
     assert.equal(requests.size, 0);
     const answer = hostAnswer(sent[0], (message) => response(message as WebviewRequest<'copyMarkdown'>, { kind: 'copied' }));
     assert.equal(requests.settle(answer), true, 'the late answer is taken');
@@ -245,7 +302,9 @@ describe('inspector webview: pending requests', () => {
   test('timed-out requests are remembered for late answers only up to a bound', async () => {
     const { sent, requests, timers } = harness();
     const late: string[] = [];
-    const outcomes = Array.from({ length: 17 }, (_unused, index) => requests.request('copyText', { what: `s${index}`, text: '' }, { onLate: () => late.push(`s${index}`) }));
+    const outcomes = Array.from({ length: 17 }, (_unused, index) =>
+      requests.request('copyText', { what: `s${index}`, text: '' }, { onLate: () => late.push(`s${index}`) }),
+    );
     timers.advance(REQUEST_TIMEOUT_MS.copyText);
     assert.ok((await Promise.all(outcomes)).every((outcome) => !outcome.ok && outcome.reason === 'timeout'));
     const answer = (index: number): ResponseParams => ({ id: (sent[index] as { id: string }).id, ok: true, result: { kind: 'copied' } });
@@ -255,7 +314,7 @@ describe('inspector webview: pending requests', () => {
     assert.deepEqual(late, ['s1', 's16']);
   });
 
-  test('two pages do not take each other\'s answers; a send that throws and a disposed page settle at once', async () => {
+  test("two pages do not take each other's answers; a send that throws and a disposed page settle at once", async () => {
     const a = harness('aaaa');
     const b = harness('bbbb');
     const fromA = a.requests.request('copyMarkdown', {});
@@ -265,8 +324,18 @@ describe('inspector webview: pending requests', () => {
     assert.equal(a.requests.settle(answerToA), true);
     assert.deepEqual(await fromA, { ok: true, result: { kind: 'copied' } });
 
-    const broken = new PendingRequests({ send: () => { throw new Error('the webview is gone'); }, idPrefix: 'x', timers: new ManualTimers() });
-    assert.deepEqual(await broken.request('saveJson', {}), { ok: false, reason: 'failed', error: 'The request could not be sent: the webview is gone' });
+    const broken = new PendingRequests({
+      send: () => {
+        throw new Error('the webview is gone');
+      },
+      idPrefix: 'x',
+      timers: new ManualTimers(),
+    });
+    assert.deepEqual(await broken.request('saveJson', {}), {
+      ok: false,
+      reason: 'failed',
+      error: 'The request could not be sent: the webview is gone',
+    });
     assert.equal(broken.size, 0);
 
     const waiting = b.requests.request('saveCapture', {});

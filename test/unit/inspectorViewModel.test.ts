@@ -48,8 +48,18 @@ function apuNode(extra: Partial<NodeSpec> = {}): NodeSpec {
     memAvailable: 70 * GiB,
     gpus: [{ ...STRIX_HALO, gttUsed: 31 * GiB }],
     pods: [
-      { uid: GTT_POD, current: 6 * GiB, max: 32 * GiB, processes: [{ pid: 4242, comm: 'python3', fds: [{ fd: 7, client: '11', gtt: 30 * GiB, vram: 256 * MiB }] }] },
-      { uid: SMALL_POD, current: 1 * GiB, max: 8 * GiB, processes: [{ pid: 5151, comm: 'llama-server', fds: [{ fd: 9, client: '12', gtt: 1 * GiB }] }] },
+      {
+        uid: GTT_POD,
+        current: 6 * GiB,
+        max: 32 * GiB,
+        processes: [{ pid: 4242, comm: 'python3', fds: [{ fd: 7, client: '11', gtt: 30 * GiB, vram: 256 * MiB }] }],
+      },
+      {
+        uid: SMALL_POD,
+        current: 1 * GiB,
+        max: 8 * GiB,
+        processes: [{ pid: 5151, comm: 'llama-server', fds: [{ fd: 9, client: '12', gtt: 1 * GiB }] }],
+      },
     ],
     ...extra,
   };
@@ -76,7 +86,10 @@ describe('inspector view model: the APU node with a GTT-heavy pod', () => {
     assert.equal(banner.tone, 'error');
     assert.equal(banner.headline, 'A pod is over its memory limit in reality');
     assert.equal(banner.docsId, 'memory.pod-over-limit-in-reality');
-    assert.match(banner.sentence, /^ml\/trainer-0 holds 30 GiB of GTT that its cgroup does not count: it accounts 6 GiB, its true footprint is 36 GiB, above its 32 GiB limit\.$/);
+    assert.match(
+      banner.sentence,
+      /^ml\/trainer-0 holds 30 GiB of GTT that its cgroup does not count: it accounts 6 GiB, its true footprint is 36 GiB, above its 32 GiB limit\.$/,
+    );
     assert.equal(banner.sentence.split(/[.!?](?:\s|$)/).filter(Boolean).length, 1, 'one sentence');
     assert.match(banner.remedy, /at least 46\.8 GiB/);
     assert.ok(banner.counts.error >= 1);
@@ -93,7 +106,10 @@ describe('inspector view model: the APU node with a GTT-heavy pod', () => {
     assert.equal(first.podUid, GTT_POD);
     assert.deepEqual(first.segments, { accounted: 6 * GiB, gtt: 30 * GiB, free: 0, other: 0, vram: 256 * MiB });
     assert.equal(first.limit, 32 * GiB);
-    assert.ok(first.details.some((line) => line === 'limit: 34,359,738,368 bytes (32 GiB)'), first.details.join('\n'));
+    assert.ok(
+      first.details.some((line) => line === 'limit: 34,359,738,368 bytes (32 GiB)'),
+      first.details.join('\n'),
+    );
     assert.ok(first.details.some((line) => line.startsWith('true footprint: 38,654,705,664 bytes (36 GiB)')));
     assert.equal(second.label, `pod ${SMALL_POD}`);
     assert.deepEqual(second.segments, { accounted: 1 * GiB, gtt: 1 * GiB, free: 6 * GiB, other: 0, vram: 0 });
@@ -138,7 +154,10 @@ describe('inspector view model: the APU node with a GTT-heavy pod', () => {
     assert.match(proc?.text ?? '', /^==> \/proc\/meminfo <==\nMemTotal: +134217728 kB/);
     assert.equal(model.hami, null);
     assert.equal(model.live.possible, true);
-    assert.deepEqual(model.live.pods.map((pod) => pod.podUid), [GTT_POD, SMALL_POD]);
+    assert.deepEqual(
+      model.live.pods.map((pod) => pod.podUid),
+      [GTT_POD, SMALL_POD],
+    );
     assert.equal(model.header.scope, 'node');
     assert.equal(model.header.title, 'gpumem inspection: ssh root@gpu-node-1:22', 'the target names the host already');
     const other = buildInspectorViewModel({ ...inspection, target: 'ssh root@10.0.4.7:22' });
@@ -169,14 +188,25 @@ describe('inspector view model: 50 GPU pods', () => {
     assert.equal(others.limit, null);
     const pods = inspection.node?.pods ?? [];
     const footprints = model.chart.pods.filter((row) => row.kind === 'pod').map((row) => row.segments.accounted + row.segments.gtt);
-    assert.deepEqual(footprints, [...footprints].sort((a, b) => b - a), 'sorted by true footprint, largest first');
+    assert.deepEqual(
+      footprints,
+      [...footprints].sort((a, b) => b - a),
+      'sorted by true footprint, largest first',
+    );
     const smallestShown = Math.min(...footprints);
     const shown = new Set(model.chart.pods.map((row) => row.podUid));
-    for (const pod of pods) if (!shown.has(pod.podUid)) assert.ok((pod.trueFootprint ?? 0) <= smallestShown, 'only smaller pods go to others');
+    for (const pod of pods)
+      if (!shown.has(pod.podUid)) assert.ok((pod.trueFootprint ?? 0) <= smallestShown, 'only smaller pods go to others');
     // Nothing is lost: accounted and GTT over all rows equal the pods' totals.
     const sum = (pick: (row: ChartRow) => number) => model.chart.pods.reduce((total, row) => total + pick(row), 0);
-    assert.equal(sum((row) => row.segments.accounted), pods.reduce((total, pod) => total + (pod.accounted ?? 0), 0));
-    assert.equal(sum((row) => row.segments.gtt), pods.reduce((total, pod) => total + pod.gtt, 0));
+    assert.equal(
+      sum((row) => row.segments.accounted),
+      pods.reduce((total, pod) => total + (pod.accounted ?? 0), 0),
+    );
+    assert.equal(
+      sum((row) => row.segments.gtt),
+      pods.reduce((total, pod) => total + pod.gtt, 0),
+    );
     assert.match(model.chart.summary, /50 pods, the 12 largest shown and 38 summed as others/);
   });
 
@@ -205,23 +235,41 @@ describe('inspector view model: 50 GPU pods', () => {
 describe('inspector view model: hostile names stay plain strings', () => {
   const uid = '0d4e1f3a-7c2b-4b8e-9f00-1a2b3c4d5e6f';
   const taskMemcg = containerDir({ uid }, 1);
-  const kernelLog = [
-    `Mar  1 10:00:00 gpu-node-1 kernel: [100.000001] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=${taskMemcg},task=${HOSTILE_IMG},pid=4242,uid=0`,
-    `Mar  1 10:00:00 gpu-node-1 kernel: [100.000002] Out of memory: Killed process 4242 (${HOSTILE_IMG}) total-vm:1656kB, anon-rss:120kB, file-rss:4kB, shmem-rss:0kB, UID:0 pgtables:48kB oom_score_adj:1000`,
-  ].join('\n') + '\n';
+  const kernelLog =
+    [
+      `Mar  1 10:00:00 gpu-node-1 kernel: [100.000001] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=${taskMemcg},task=${HOSTILE_IMG},pid=4242,uid=0`,
+      `Mar  1 10:00:00 gpu-node-1 kernel: [100.000002] Out of memory: Killed process 4242 (${HOSTILE_IMG}) total-vm:1656kB, anon-rss:120kB, file-rss:4kB, shmem-rss:0kB, UID:0 pgtables:48kB oom_score_adj:1000`,
+    ].join('\n') + '\n';
   const spec = apuNode({
     hostname: `${HOSTILE_SCRIPT}`,
     os: HOSTILE_IMG,
     kernelLog,
-    pods: [{ uid, current: 2 * GiB, max: 4 * GiB, events: 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\n', processes: [{ pid: 4242, comm: HOSTILE_IMG, fds: [{ fd: 3, client: '1', gtt: 3 * GiB }] }, { pid: 4343, comm: HOSTILE_SCRIPT, fds: [{ fd: 4, client: '2', gtt: 1 * GiB }] }] }],
+    pods: [
+      {
+        uid,
+        current: 2 * GiB,
+        max: 4 * GiB,
+        events: 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\n',
+        processes: [
+          { pid: 4242, comm: HOSTILE_IMG, fds: [{ fd: 3, client: '1', gtt: 3 * GiB }] },
+          { pid: 4343, comm: HOSTILE_SCRIPT, fds: [{ fd: 4, client: '2', gtt: 1 * GiB }] },
+        ],
+      },
+    ],
   });
   const names = new Map([[uid, `ns/${HOSTILE_IMG}`]]);
   const model = buildInspectorViewModel(inspect(spec, names));
 
   test('process, pod and host names reach the view model verbatim (the webview sets them as text)', () => {
     const strings = allStrings(model);
-    assert.ok(strings.some((text) => text.includes(HOSTILE_IMG)), 'the <img> name is there, literally');
-    assert.ok(strings.some((text) => text.includes(HOSTILE_SCRIPT)), 'the </script> name is there, literally');
+    assert.ok(
+      strings.some((text) => text.includes(HOSTILE_IMG)),
+      'the <img> name is there, literally',
+    );
+    assert.ok(
+      strings.some((text) => text.includes(HOSTILE_SCRIPT)),
+      'the </script> name is there, literally',
+    );
     assert.ok(!strings.some((text) => /&lt;|&gt;|&amp;lt;|\\</.test(text)), 'nothing is HTML- or Markdown-escaped');
     const row = model.pods[0];
     assert.ok(row);
@@ -242,14 +290,20 @@ describe('inspector view model: hostile names stay plain strings', () => {
     assert.equal(kill.victim, `${HOSTILE_IMG} (pid 4242)`);
     assert.equal(kill.podUid, uid);
     assert.equal(kill.pod, `ns/${HOSTILE_IMG}`);
-    assert.deepEqual(kill.evidence.map((line) => line.line), [1, 2]);
+    assert.deepEqual(
+      kill.evidence.map((line) => line.line),
+      [1, 2],
+    );
     assert.ok(kill.evidence[1]?.text.includes(`Killed process 4242 (${HOSTILE_IMG})`));
     assert.equal(model.pods[0]?.lastOom.tone, 'error');
     assert.match(model.pods[0]?.lastOom.text ?? '', /global OOM/);
   });
 
   test('a hostile view model passes the protocol checks unchanged', () => {
-    const message = notification('update', { model, source: { id: '1', target: HOSTILE_SCRIPT, captureText: null, podNames: Object.fromEntries(names) } });
+    const message = notification('update', {
+      model,
+      source: { id: '1', target: HOSTILE_SCRIPT, captureText: null, podNames: Object.fromEntries(names) },
+    });
     const parsed = parseHostNotification(JSON.parse(JSON.stringify(message)));
     assert.ok(parsed && parsed.method === 'update');
     assert.deepEqual(parsed.params.model, model);
@@ -261,7 +315,18 @@ describe('inspector view model: a container capture', () => {
     const text = captureText('container', {
       meta: 'hostname=train-0\nkernel=6.8.0-45-generic\nmachine=x86_64\nuid=0\nself=999\n',
       env: 'source=proc\nCUDA_DEVICE_MEMORY_LIMIT_0=4096m\n',
-      procs: { files: [procRecord({ pid: 42, comm: HOSTILE_SCRIPT, maps: 'libvgpu=0 libcuda=1 ld-musl=0 ld-linux=1 lines=40', nvidiaFd: '1', env: ['CUDA_DEVICE_MEMORY_LIMIT_0=4096m'] }), ['summary', 'count=1\nlimit=500\ntruncated=0\n']] },
+      procs: {
+        files: [
+          procRecord({
+            pid: 42,
+            comm: HOSTILE_SCRIPT,
+            maps: 'libvgpu=0 libcuda=1 ld-musl=0 ld-linux=1 lines=40',
+            nvidiaFd: '1',
+            env: ['CUDA_DEVICE_MEMORY_LIMIT_0=4096m'],
+          }),
+          ['summary', 'count=1\nlimit=500\ntruncated=0\n'],
+        ],
+      },
     });
     const model = buildInspectorViewModel(analyzeCaptureText(text, { target: 'capture c.txt' }));
     assert.equal(model.header.scope, 'container');
@@ -281,7 +346,9 @@ describe('inspector view model: a container capture', () => {
   });
 
   test('no verdicts: the banner says so', () => {
-    const model = buildInspectorViewModel(analyzeCaptureText(nodeCapture({ kernel: '7.3.0', memTotal: 64 * GiB, gpuActive: 0 }), { target: 'local' }));
+    const model = buildInspectorViewModel(
+      analyzeCaptureText(nodeCapture({ kernel: '7.3.0', memTotal: 64 * GiB, gpuActive: 0 }), { target: 'local' }),
+    );
     assert.ok(model.banner.tone === 'ok' || model.banner.tone === 'info', model.banner.sentence);
   });
 });
@@ -295,16 +362,25 @@ describe('inspector: the saved capture and the raw sections', () => {
     assert.equal(again.complete, true);
     assert.deepEqual(again.problems, capture.problems);
     const inspection = analyzeCaptureText(serializeCapture(capture), { target: 'x' });
-    assert.deepEqual(inspection.verdicts.map((v) => v.id), analyzeCaptureText(text, { target: 'x' }).verdicts.map((v) => v.id));
+    assert.deepEqual(
+      inspection.verdicts.map((v) => v.id),
+      analyzeCaptureText(text, { target: 'x' }).verdicts.map((v) => v.id),
+    );
   });
 
   test('a cut-off capture stays cut off; a section over the cap is truncated in the panel only', () => {
-    const cut = captureText('node', { meta: 'hostname=a\n', proc: { files: [['/proc/meminfo', 'MemTotal: 1 kB\n']], cut: true } }, { done: false });
+    const cut = captureText(
+      'node',
+      { meta: 'hostname=a\n', proc: { files: [['/proc/meminfo', 'MemTotal: 1 kB\n']], cut: true } },
+      { done: false },
+    );
     const capture = parseCapture(cut);
     const again = parseCapture(serializeCapture(capture));
     assert.equal(again.complete, false);
     assert.equal(again.sections.get('proc')?.complete, false);
-    const big = buildInspectorViewModel(analyzeCaptureText(nodeCapture(apuNode({ kernelLog: 'x'.repeat(5000) })), { target: 'x' }), { maxRawSectionChars: 1000 });
+    const big = buildInspectorViewModel(analyzeCaptureText(nodeCapture(apuNode({ kernelLog: 'x'.repeat(5000) })), { target: 'x' }), {
+      maxRawSectionChars: 1000,
+    });
     const log = big.raw.find((section) => section.name === 'kernel-log');
     assert.ok(log?.truncated);
     assert.match(log.text, /more characters: save the probe capture/);
@@ -312,21 +388,22 @@ describe('inspector: the saved capture and the raw sections', () => {
 });
 
 describe('inspector: the light probe and live samples', () => {
-  test('the light probe reuses the prelude and the full probe\'s fdinfo sweep, and nothing else heavy', () => {
+  test("the light probe reuses the prelude and the full probe's fdinfo sweep, and nothing else heavy", () => {
     const script = buildLightProbeScript({ nonce: 'feedfacefeedface0001' });
     const full = buildProbeScript({ scope: 'node', nonce: 'feedfacefeedface0001' });
     const sweep = NODE_BODY.slice(NODE_BODY.indexOf('begin fdinfo\n'), NODE_BODY.indexOf('finish fdinfo\n') + 'finish fdinfo\n'.length);
     assert.ok(LIGHT_BODY.includes(sweep), 'the very fdinfo block of the node probe');
     assert.ok(script.includes("printf '@@gpumem-probe v=1 scope=node nonce=%s root=%s@@\\n'"));
     assert.ok(full.includes(script.split('\n').slice(4, 10).join('\n')), 'the same prelude');
-    for (const heavy of ['dmesg', 'journalctl', 'nvidia-smi', 'hami.caches', 'kubelet', 'memory.stat']) assert.ok(!LIGHT_BODY.includes(heavy), heavy);
+    for (const heavy of ['dmesg', 'journalctl', 'nvidia-smi', 'hami.caches', 'kubelet', 'memory.stat'])
+      assert.ok(!LIGHT_BODY.includes(heavy), heavy);
     assert.ok(script.length < full.length / 2);
     assert.throws(() => buildLightProbeScript({ nonce: 'nothex' }), /nonce/);
     assert.throws(() => buildLightProbeScript({ nonce: 'feedfacefeedface0001', hostRoot: '/host/../etc' }), /host root/);
     assert.ok(buildLightProbeScript({ nonce: 'feedfacefeedface0001', hostRoot: '/host' }).includes("GPUMEM_ROOT='/host'"));
   });
 
-  test('a light capture gives one point: each pod\'s memory.current and GTT, the node\'s MemAvailable', () => {
+  test("a light capture gives one point: each pod's memory.current and GTT, the node's MemAvailable", () => {
     const spec = apuNode();
     const point = sampleFromCapture(lightNodeCapture(spec, 1767225605), 1000);
     assert.equal(point.t, 1000);
@@ -343,7 +420,17 @@ describe('inspector: the light probe and live samples', () => {
   test('history is bounded; the time series follows one pod or all pods summed', () => {
     const history: SamplePoint[] = [];
     for (let i = 0; i < MAX_SAMPLES + 50; i++) {
-      appendBounded(history, { t: i * 2000, targetTime: null, memAvailable: 10 * GiB - i, memTotal: 16 * GiB, pods: [{ podUid: 'a', current: i, gtt: 2 * i }, { podUid: 'b', current: 1, gtt: 1 }], problems: [] });
+      appendBounded(history, {
+        t: i * 2000,
+        targetTime: null,
+        memAvailable: 10 * GiB - i,
+        memTotal: 16 * GiB,
+        pods: [
+          { podUid: 'a', current: i, gtt: 2 * i },
+          { podUid: 'b', current: 1, gtt: 1 },
+        ],
+        problems: [],
+      });
     }
     assert.equal(history.length, MAX_SAMPLES);
     assert.equal(history[0]?.t, 50 * 2000, 'the oldest points went first');
@@ -367,12 +454,19 @@ describe('inspector: the light probe and live samples', () => {
 
 describe('inspector protocol', () => {
   test('commands from the webview are checked: version, method and parameters', () => {
-    assert.deepEqual(parseWebviewCommand({ v: INSPECTOR_PROTOCOL_VERSION, method: 'openPod', params: { podUid: GTT_POD } }), command('openPod', { podUid: GTT_POD }));
+    assert.deepEqual(
+      parseWebviewCommand({ v: INSPECTOR_PROTOCOL_VERSION, method: 'openPod', params: { podUid: GTT_POD } }),
+      command('openPod', { podUid: GTT_POD }),
+    );
     const v = INSPECTOR_PROTOCOL_VERSION;
     assert.deepEqual(parseWebviewCommand(command('setLive', { live: false })), { v, method: 'setLive', params: { live: false } });
     assert.deepEqual(parseWebviewCommand({ v, method: 'ready' }), command('ready', { restored: false }));
     assert.equal(parseWebviewCommand({ v: v - 1, method: 'ready', params: {} }), undefined, 'another version');
-    assert.equal(parseWebviewCommand({ v, method: 'saveJson', params: {} }), undefined, 'a request is not a command (test/unit/inspectorRequests.test.ts)');
+    assert.equal(
+      parseWebviewCommand({ v, method: 'saveJson', params: {} }),
+      undefined,
+      'a request is not a command (test/unit/inspectorRequests.test.ts)',
+    );
     assert.equal(parseWebviewCommand({ v, method: 'runShell', params: {} }), undefined, 'an unknown method');
     assert.equal(parseWebviewCommand({ v, method: 'openPod', params: { podUid: 42 } }), undefined);
     assert.equal(parseWebviewCommand({ v, method: 'openDocs', params: { docsId: '../../etc/passwd' } }), undefined);
@@ -383,18 +477,27 @@ describe('inspector protocol', () => {
 
   test('notifications and the saved state are checked too; the UI state gets defaults', () => {
     assert.equal(parseHostNotification({ v: INSPECTOR_PROTOCOL_VERSION, method: 'update', params: { model: {}, source: {} } }), undefined);
-    assert.ok(parseHostNotification(notification('liveState', { state: { status: 'running', everySeconds: 5, samples: 3, detail: 'every 5 s' } })));
+    assert.ok(
+      parseHostNotification(notification('liveState', { state: { status: 'running', everySeconds: 5, samples: 3, detail: 'every 5 s' } })),
+    );
     const model: InspectorViewModel = buildInspectorViewModel(inspect(apuNode()));
-    const state = parseInspectorState({ v: 1, model, source: { id: 'i1', target: 'local', captureText: 'x', podNames: { a: 'ns/a', b: 3 } } });
+    const state = parseInspectorState({
+      v: 1,
+      model,
+      source: { id: 'i1', target: 'local', captureText: 'x', podNames: { a: 'ns/a', b: 3 } },
+    });
     assert.ok(state);
     assert.deepEqual(state.source.podNames, { a: 'ns/a' });
     assert.deepEqual(state.ui, { sort: { column: 'footprint', descending: true }, rawFilter: '', livePod: '' });
-    assert.equal(parseInspectorState({ v: 1, model: { v: 99 }, source: { id: 'i', target: 'x', captureText: null, podNames: {} } }), undefined);
+    assert.equal(
+      parseInspectorState({ v: 1, model: { v: 99 }, source: { id: 'i', target: 'x', captureText: null, podNames: {} } }),
+      undefined,
+    );
     assert.equal(parseInspectorState({ v: 1, model, source: { target: 'x', captureText: null, podNames: {} } }), undefined, 'no source id');
     assert.equal(parseInspectorState(undefined), undefined);
   });
 
-  test('formatBytes agrees with the banner\'s numbers', () => {
+  test("formatBytes agrees with the banner's numbers", () => {
     assert.equal(formatBytes(36 * GiB), '36 GiB');
   });
 });
@@ -406,9 +509,17 @@ describe('inspector panel HTML and webview sources', () => {
     const nonce = newCspNonce();
     assert.notEqual(newCspNonce(), nonce, 'a new nonce each time');
     const source = 'https://file+.vscode-resource.vscode-cdn.net';
-    const html = inspectorHtml({ cspSource: source, scriptUri: `${source}/ext/dist/webview/inspector.js`, styleUri: `${source}/ext/dist/webview/inspector.css`, nonce });
+    const html = inspectorHtml({
+      cspSource: source,
+      scriptUri: `${source}/ext/dist/webview/inspector.js`,
+      styleUri: `${source}/ext/dist/webview/inspector.css`,
+      nonce,
+    });
     const policy = contentSecurityPolicy(source, nonce);
-    assert.equal(policy, `default-src 'none'; img-src ${source} data:; style-src ${source}; font-src ${source}; script-src 'nonce-${nonce}';`);
+    assert.equal(
+      policy,
+      `default-src 'none'; img-src ${source} data:; style-src ${source}; font-src ${source}; script-src 'nonce-${nonce}';`,
+    );
     assert.ok(html.includes(`<meta http-equiv="Content-Security-Policy" content="${policy}">`));
     assert.doesNotMatch(policy, /unsafe-inline|unsafe-eval|https?:\/\/(?!file\+)/);
     const scripts = html.match(/<script\b[^>]*>/g) ?? [];
@@ -423,7 +534,11 @@ describe('inspector panel HTML and webview sources', () => {
     assert.ok(files.includes('main.ts') && files.includes('sections.ts'));
     for (const name of files) {
       const text = readFileSync(path.join(webviewDir, name), 'utf8').replace(/^\s*\/\/.*$/gm, '');
-      assert.doesNotMatch(text, /\.innerHTML|\.outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function\(|setAttribute\(\s*['"]style['"]/, name);
+      assert.doesNotMatch(
+        text,
+        /\.innerHTML|\.outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function\(|setAttribute\(\s*['"]style['"]/,
+        name,
+      );
     }
     const css = readFileSync(path.join(webviewDir, 'inspector.css'), 'utf8');
     assert.doesNotMatch(css, /@import|url\(\s*['"]?https?:/, 'no remote resources in the stylesheet');

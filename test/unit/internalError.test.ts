@@ -96,7 +96,10 @@ describe('class 1: one failure is one finding, the run goes on', () => {
     assert.match(internal[0]?.message ?? '', /rule internal-error failed on Pod "boom" \(RangeError: simulated rule bug\)/);
     assert.equal(internal[0]?.object?.name, 'boom');
     // The same rules that report on "ok" still report on "boom".
-    const byPod = (name: string) => result.findings.filter((finding) => finding.object?.name === name && finding.ruleId !== 'internal-error').map((finding) => finding.ruleId);
+    const byPod = (name: string) =>
+      result.findings
+        .filter((finding) => finding.object?.name === name && finding.ruleId !== 'internal-error')
+        .map((finding) => finding.ruleId);
     assert.deepEqual(byPod('boom'), byPod('ok'));
     assert.ok(byPod('ok').includes('gpu-no-memory-limit'));
   });
@@ -111,7 +114,14 @@ describe('class 1: one failure is one finding, the run goes on', () => {
     const run = async (rule: Rule) => {
       let stdout = '';
       let stderr = '';
-      const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), readStdin: async () => new Uint8Array(), cwd: dir, version: '0', docsDirectory: dir };
+      const io: CliIo = {
+        stdout: (t) => void (stdout += t),
+        stderr: (t) => void (stderr += t),
+        readStdin: async () => new Uint8Array(),
+        cwd: dir,
+        version: '0',
+        docsDirectory: dir,
+      };
       const rules = POD_RULES as Rule[];
       rules.splice(0, 0, rule);
       try {
@@ -128,7 +138,12 @@ describe('class 1: one failure is one finding, the run goes on', () => {
         meta,
         check(context) {
           if (context.pod.object.name !== 'boom') return;
-          const span = { get start(): number { throw new TypeError('simulated file-level bug'); }, end: 0 };
+          const span = {
+            get start(): number {
+              throw new TypeError('simulated file-level bug');
+            },
+            end: 0,
+          };
           context.report({ ruleId: 'internal-error', span, message: 'x' });
         },
       };
@@ -136,10 +151,17 @@ describe('class 1: one failure is one finding, the run goes on', () => {
       assert.equal(stderr, '');
       assert.equal(code, 1, 'warnings, not a usage or I/O error');
       const findings = JSON.parse(stdout) as Array<{ file: string; ruleId: string; message: string }>;
-      const files = (ruleId: string) => findings.filter((finding) => finding.ruleId === ruleId).map((finding) => finding.file.replace(/.*\//, '')).sort();
+      const files = (ruleId: string) =>
+        findings
+          .filter((finding) => finding.ruleId === ruleId)
+          .map((finding) => finding.file.replace(/.*\//, ''))
+          .sort();
       assert.deepEqual(files('gpu-no-memory-limit'), ['a-good.yaml', 'c-good.yaml']);
       assert.deepEqual(files('internal-error'), ['b-boom.yaml']);
-      assert.match(findings.find((finding) => finding.ruleId === 'internal-error')?.message ?? '', /could not analyse .*b-boom\.yaml \(TypeError: simulated file-level bug\); the other files were still checked/);
+      assert.match(
+        findings.find((finding) => finding.ruleId === 'internal-error')?.message ?? '',
+        /could not analyse .*b-boom\.yaml \(TypeError: simulated file-level bug\); the other files were still checked/,
+      );
     });
 
     test('a rule failure in one file', async () => {

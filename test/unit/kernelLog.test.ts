@@ -48,12 +48,17 @@ function assertEvidenceVerbatim(text: string, log: KernelLog, label: string): vo
       const actual = lines[evidence.line - 1] ?? '';
       const expected = actual.length > 4096 ? actual.slice(0, 4096) : actual;
       // A record re-wrapped onto indented lines is quoted joined (logUnwrap.ts): it starts with its first line.
-      if (evidence.text !== expected) assert.ok(evidence.text.length > expected.trim().length && evidence.text.startsWith(expected.trimStart().slice(0, 4096)), `${label}: line ${evidence.line}: ${evidence.text.slice(0, 200)}`);
+      if (evidence.text !== expected)
+        assert.ok(
+          evidence.text.length > expected.trim().length && evidence.text.startsWith(expected.trimStart().slice(0, 4096)),
+          `${label}: line ${evidence.line}: ${evidence.text.slice(0, 200)}`,
+        );
     }
   }
   for (const line of log.amdgpu) {
     const actual = lines[line.evidence.line - 1] ?? '';
-    if (line.evidence.text !== actual) assert.ok(line.evidence.text.startsWith(actual.trimStart()), `${label}: amdgpu line ${line.evidence.line}`);
+    if (line.evidence.text !== actual)
+      assert.ok(line.evidence.text.startsWith(actual.trimStart()), `${label}: amdgpu line ${line.evidence.line}`);
   }
 }
 
@@ -119,7 +124,9 @@ test('splitLogLine: dmesg -T in any locale, dmesg -x, dmesg --time-format iso', 
 });
 
 test('splitLogLine: journalctl short, short-precise, short-iso, short-monotonic and syslog with host names', () => {
-  const short = splitLogLine('Jun 23 10:10:34 hv kernel: CPU 2/KVM invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=872');
+  const short = splitLogLine(
+    'Jun 23 10:10:34 hv kernel: CPU 2/KVM invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=872',
+  );
   assert.deepEqual(short, {
     message: 'CPU 2/KVM invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=872',
     timestamp: 'Jun 23 10:10:34',
@@ -130,7 +137,9 @@ test('splitLogLine: journalctl short, short-precise, short-iso, short-monotonic 
   const precise = splitLogLine('Aug 30 06:58:55.050705 ... kernel: oom-kill:constraint=CONSTRAINT_MEMCG');
   assert.equal(precise.timestamp, 'Aug 30 06:58:55.050705');
   assert.equal(precise.message, 'oom-kill:constraint=CONSTRAINT_MEMCG');
-  const shortIso = splitLogLine('2025-01-17T17:10:43+0000 exp03-ft-896z-1-lan.exp03-ft-896z-job-svc kernel: IPv6: ADDRCONF(NETDEV_CHANGE): eth0: link becomes ready');
+  const shortIso = splitLogLine(
+    '2025-01-17T17:10:43+0000 exp03-ft-896z-1-lan.exp03-ft-896z-job-svc kernel: IPv6: ADDRCONF(NETDEV_CHANGE): eth0: link becomes ready',
+  );
   assert.equal(shortIso.format, 'syslog-iso');
   assert.equal(shortIso.message, 'IPv6: ADDRCONF(NETDEV_CHANGE): eth0: link becomes ready');
   const monotonic = splitLogLine('[  147.377885] ip-10-0-0-12 kernel: Memory cgroup out of memory: Killed process 989 (kubelet)');
@@ -142,10 +151,17 @@ test('splitLogLine: journalctl short, short-precise, short-iso, short-monotonic 
   assert.equal(kernLog.monotonic, '606280.177828');
   assert.equal(kernLog.message, 'Out of memory: Killed process 19227 (entry)');
   // Other programs' lines are not kernel messages, even when they quote one.
-  const npd = splitLogLine('Jun 24 18:49:43 aks-nodepool1-31060421-vmss000002 node-problem-detector-startup.sh[6018]: I0624 Memory cgroup out of memory: Killed process 68061 (stress)');
+  const npd = splitLogLine(
+    'Jun 24 18:49:43 aks-nodepool1-31060421-vmss000002 node-problem-detector-startup.sh[6018]: I0624 Memory cgroup out of memory: Killed process 68061 (stress)',
+  );
   assert.equal(npd.kernel, false);
-  assert.equal(splitLogLine('[  147.9] ip-10 systemd[1]: kubelet.service: A process of this unit has been killed by the OOM killer.').kernel, false);
-  const rsyslogIso = splitLogLine('2026-09-02T00:54:21.619844+00:00 Server1 systemd[1]: kubelet.service: A process of this unit has been killed by the OOM killer.');
+  assert.equal(
+    splitLogLine('[  147.9] ip-10 systemd[1]: kubelet.service: A process of this unit has been killed by the OOM killer.').kernel,
+    false,
+  );
+  const rsyslogIso = splitLogLine(
+    '2026-09-02T00:54:21.619844+00:00 Server1 systemd[1]: kubelet.service: A process of this unit has been killed by the OOM killer.',
+  );
   assert.equal(rsyslogIso.format, 'syslog-iso');
   assert.equal(rsyslogIso.kernel, false);
   // journal output with time and host cut away.
@@ -153,7 +169,9 @@ test('splitLogLine: journalctl short, short-precise, short-iso, short-monotonic 
 });
 
 test('parseOomKillSummary: the documented order, other orders, renamed and unknown keys, missing keys', () => {
-  const documented = parseOomKillSummary('constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=/kubepods.slice/x.scope,task=argocd-dex,pid=2630150,uid=1001');
+  const documented = parseOomKillSummary(
+    'constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=/kubepods.slice/x.scope,task=argocd-dex,pid=2630150,uid=1001',
+  );
   assert.equal(documented.constraint, 'CONSTRAINT_NONE');
   assert.equal(documented.nodemask, '(null)');
   assert.equal(documented.cpuset, '/');
@@ -164,7 +182,9 @@ test('parseOomKillSummary: the documented order, other orders, renamed and unkno
   assert.equal(documented.task, 'argocd-dex');
   assert.equal(documented.pid, 2630150);
   assert.equal(documented.uid, 1001);
-  const reordered = parseOomKillSummary('task=python3,pid=7,uid=0,oom_memcg=/a,task_memcg=/a/b,constraint=CONSTRAINT_BPF,mems_allowed_effective=0-1,new_key=v');
+  const reordered = parseOomKillSummary(
+    'task=python3,pid=7,uid=0,oom_memcg=/a,task_memcg=/a/b,constraint=CONSTRAINT_BPF,mems_allowed_effective=0-1,new_key=v',
+  );
   assert.equal(reordered.constraint, 'CONSTRAINT_BPF');
   assert.equal(reordered.oomMemcg, '/a');
   assert.equal(reordered.globalOom, false);
@@ -194,8 +214,16 @@ test('synthetic GTT report (documented 7.1 format): a global kill of a pod, gpu_
   assert.equal(event.constraint, 'CONSTRAINT_NONE');
   assert.equal(event.globalOom, true);
   assert.equal(event.timestamp, '86231.502113');
-  assert.deepEqual(event.invoker, { comm: 'llama-server', gfpMask: '0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP)', order: 0, oomScoreAdj: 969 });
-  assert.equal(event.taskMemcg, '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1d7e0c6a_5b0f_4c5e_9d33_0e6f2ad2a1b9.slice/cri-containerd-5e1c0a0f3b3d4c2e9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f.scope');
+  assert.deepEqual(event.invoker, {
+    comm: 'llama-server',
+    gfpMask: '0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP)',
+    order: 0,
+    oomScoreAdj: 969,
+  });
+  assert.equal(
+    event.taskMemcg,
+    '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1d7e0c6a_5b0f_4c5e_9d33_0e6f2ad2a1b9.slice/cri-containerd-5e1c0a0f3b3d4c2e9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f.scope',
+  );
   assert.equal(event.summary?.task, 'llama-server');
   assert.equal(event.summary?.pid, 412877);
   assert.equal(event.summary?.uid, 1000);
@@ -216,12 +244,18 @@ test('synthetic GTT report (documented 7.1 format): a global kill of a pod, gpu_
   assert.equal(event.gpuReclaimKb, 524288);
   assert.equal(event.traceMemcg, false);
   assert.deepEqual(event.missing, []);
-  assert.deepEqual(event.evidence.map((line) => line.line), [4, 21, 25, 26]);
-  assert.deepEqual(log.amdgpu.map((line) => [line.kind, line.mib, line.device, line.evidence.line]), [
-    ['vram-ready', 512, '0000:c5:00.0', 1],
-    ['gtt-cap', 98304, '0000:c5:00.0', 2],
-    ['gtt-ready', 98304, '0000:c5:00.0', 3],
-  ]);
+  assert.deepEqual(
+    event.evidence.map((line) => line.line),
+    [4, 21, 25, 26],
+  );
+  assert.deepEqual(
+    log.amdgpu.map((line) => [line.kind, line.mib, line.device, line.evidence.line]),
+    [
+      ['vram-ready', 512, '0000:c5:00.0', 1],
+      ['gtt-cap', 98304, '0000:c5:00.0', 2],
+      ['gtt-ready', 98304, '0000:c5:00.0', 3],
+    ],
+  );
   assert.equal(log.format, 'dmesg');
 });
 
@@ -234,7 +268,10 @@ test('k3s blog (syslog kern.log with [seconds]): a global kill of a BestEffort p
   assert.equal(event.timestamp, 'Dec 30 18:08:17');
   assert.equal(event.monotonic, '606280.177800');
   assert.equal(event.cpuset, 'system.slice');
-  assert.equal(event.taskMemcg, '/kubepods/besteffort/podbe1e663f-f7a1-4b90-bdfd-bb30afdf7c37/53463dbb01e95cfa79e16677e4a67317688384cc5b6c54d416b48dce0f406b4c');
+  assert.equal(
+    event.taskMemcg,
+    '/kubepods/besteffort/podbe1e663f-f7a1-4b90-bdfd-bb30afdf7c37/53463dbb01e95cfa79e16677e4a67317688384cc5b6c54d416b48dce0f406b4c',
+  );
   assert.equal(event.killed?.pid, 19227);
   assert.equal(event.killed?.comm, 'entry');
   assert.equal(event.killed?.anonRssKb, 120);
@@ -252,11 +289,17 @@ test('dmesg of a 6.1 kernel: memory.oom.group repeats the victim; a line cut by 
   const first = at(log, 0);
   assert.equal(first.scope, 'global');
   assert.equal(first.taskMemcg, '/kubepods/burstable/pod3902af1e-8c>');
-  assert.equal(first.oomGroup, '/kubepods/burstable/pod3902af1e-8ce1-42e1-a2a5-dc04f4240c4f/ed9dcd836d0c7e3e379b2387ef5e15e70f1c932dbce0fce685606bb2f4d62036');
+  assert.equal(
+    first.oomGroup,
+    '/kubepods/burstable/pod3902af1e-8ce1-42e1-a2a5-dc04f4240c4f/ed9dcd836d0c7e3e379b2387ef5e15e70f1c932dbce0fce685606bb2f4d62036',
+  );
   assert.equal(first.killed?.comm, 'prometheus-conf');
   assert.equal(first.killed?.pgtablesKb, 108);
   assert.deepEqual(first.groupKills, [], 'the repeated victim is not a second kill');
-  assert.deepEqual(first.evidence.map((line) => line.line), [1, 2, 3, 4]);
+  assert.deepEqual(
+    first.evidence.map((line) => line.line),
+    [1, 2, 3, 4],
+  );
   const second = at(log, 1);
   assert.equal(second.invoker?.comm, 'tailscaled');
   assert.equal(second.killed?.comm, 'memory_leak');
@@ -272,7 +315,10 @@ test('leptonai/gpud#70 (journalctl short-precise): a memcg summary line alone is
   assert.equal(event.scope, 'memcg');
   assert.equal(event.scopeSource, 'summary');
   assert.equal(event.timestamp, 'Aug 30 06:58:55.050705');
-  assert.equal(event.oomMemcg, '/lxc.payload....-lxc/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podeded8c65_6e8e_4c6e_a889_3e427565c740.slice');
+  assert.equal(
+    event.oomMemcg,
+    '/lxc.payload....-lxc/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podeded8c65_6e8e_4c6e_a889_3e427565c740.slice',
+  );
   assert.ok(event.taskMemcg?.endsWith('cri-containerd-ec9ee26695deb4cc72bc665efff1cf3a03fdfb12f1303e02fe9252985e084a95.scope'));
   assert.equal(event.summary?.task, 'pt_main_thread');
   assert.equal(event.summary?.pid, 461754);
@@ -291,13 +337,10 @@ test('awslabs/amazon-eks-ami#419 (dmesg, 5.4): kubelet killed by its own slice; 
   assert.equal(kubelet.scope, 'memcg');
   assert.equal(kubelet.oomMemcg, '/podruntime.slice');
   assert.equal(kubelet.taskMemcg, '/podruntime.slice/kubelet.service');
-  assert.deepEqual([kubelet.killed?.reason, kubelet.killed?.pid, kubelet.killed?.comm, kubelet.killed?.oomScoreAdj, kubelet.killed?.uid], [
-    'Memory cgroup out of memory',
-    989,
-    'kubelet',
-    -999,
-    0,
-  ]);
+  assert.deepEqual(
+    [kubelet.killed?.reason, kubelet.killed?.pid, kubelet.killed?.comm, kubelet.killed?.oomScoreAdj, kubelet.killed?.uid],
+    ['Memory cgroup out of memory', 989, 'kubelet', -999, 0],
+  );
   const cut = at(log, 1);
   assert.equal(cut.invoker?.comm, 'exe');
   assert.equal(cut.invoker?.gfpMask, '0xc40(GFP_NOFS)');
@@ -307,7 +350,7 @@ test('awslabs/amazon-eks-ami#419 (dmesg, 5.4): kubelet killed by its own slice; 
   assert.equal(cut.killed, undefined);
 });
 
-test('journalctl -o short-monotonic (the probe\'s format; EKS lines re-prefixed): same events, systemd lines ignored', () => {
+test("journalctl -o short-monotonic (the probe's format; EKS lines re-prefixed): same events, systemd lines ignored", () => {
   const text = fixture('derived-journal-short-monotonic-eks-419.log');
   const log = parseKernelLog(text);
   assertEvidenceVerbatim(text, log, 'short-monotonic');
@@ -316,7 +359,10 @@ test('journalctl -o short-monotonic (the probe\'s format; EKS lines re-prefixed)
   assert.equal(at(log, 0).killed?.comm, 'kubelet');
   assert.equal(at(log, 0).timestamp, '147.358790');
   assert.equal(at(log, 1).invoker?.comm, 'exe');
-  assert.deepEqual(at(log, 1).evidence.map((line) => line.line), [4]);
+  assert.deepEqual(
+    at(log, 1).evidence.map((line) => line.line),
+    [4],
+  );
 });
 
 test('reportportal/kubernetes#203 (dmesg, 5.4): a rate-limited kill keeps only its reason line', () => {
@@ -376,14 +422,27 @@ test('kubernetes/kubernetes#56891 (dmesg -T, RHEL 7 3.10, cgroup v1): fragments 
   // Eleven minutes later: a different report, even though its header is missing.
   const second = at(log, 1);
   assert.equal(second.timestamp, 'Thu Dec  7 00:05:14 2017');
-  assert.equal(second.memcgStatsFor, '/kubepods/pod95387fa4-da9c-11e7-9d36-5254b24cbf5e/6895a3e13439535852d3184ac2aadd26d7363cc035f171545ec7d4ce74073b0b');
+  assert.equal(
+    second.memcgStatsFor,
+    '/kubepods/pod95387fa4-da9c-11e7-9d36-5254b24cbf5e/6895a3e13439535852d3184ac2aadd26d7363cc035f171545ec7d4ce74073b0b',
+  );
   assert.equal(second.oomMemcg, second.memcgStatsFor);
-  assert.deepEqual([second.candidate?.pid, second.killed?.pid, second.killed?.comm, second.killed?.anonRssKb], [24572, 28438, 'java', 466160]);
+  assert.deepEqual(
+    [second.candidate?.pid, second.killed?.pid, second.killed?.comm, second.killed?.anonRssKb],
+    [24572, 28438, 'java', 466160],
+  );
   assert.equal(at(log, 2).invoker?.comm, 'java');
   const last = at(log, 3);
-  assert.equal(last.legacyTaskIn?.task, '/kubepods/pod95387fa4-da9c-11e7-9d36-5254b24cbf5e/e84ed2eecf157a08df53ca510418796ccf5173f5d71e42133320e9178b9c8447');
+  assert.equal(
+    last.legacyTaskIn?.task,
+    '/kubepods/pod95387fa4-da9c-11e7-9d36-5254b24cbf5e/e84ed2eecf157a08df53ca510418796ccf5173f5d71e42133320e9178b9c8447',
+  );
   assert.deepEqual(last.memcgUsage, { usageKb: 524092, limitKb: 524288, failcnt: 164324 });
-  assert.deepEqual([last.candidate?.pid, last.candidate?.comm, last.candidate?.score], [3068, 'java', 0], 'the line is cut after "sacrifice c"');
+  assert.deepEqual(
+    [last.candidate?.pid, last.candidate?.comm, last.candidate?.score],
+    [3068, 'java', 0],
+    'the line is cut after "sacrifice c"',
+  );
   assert.equal(last.killed, undefined);
 });
 
@@ -397,7 +456,10 @@ test('istio/istio#42734 (syslog with host name): "Task in" with a docker scope, 
   assert.equal(event.timestamp, 'Jan  5 02:12:02');
   assert.ok(event.taskMemcg?.endsWith('docker-b27201334a41cd0749d053b18378d7ea65617b8e26277197ea25c974da1a5a8a.scope'));
   assert.deepEqual(event.memcgUsage, { usageKb: 1048576, limitKb: 1048576, failcnt: 189 });
-  assert.deepEqual(event.evidence.map((line) => line.line), [1, 2, 5]);
+  assert.deepEqual(
+    event.evidence.map((line) => line.line),
+    [1, 2, 5],
+  );
   assert.ok(event.missing.some((part) => part.includes('Killed process')));
 });
 
@@ -407,7 +469,10 @@ test('bluek8s/kubedirector#356 (dmesg pasted with wrapped lines): a torn "limit 
   assertEvidenceVerbatim(text, log, 'kubedirector');
   const event = only(log);
   assert.equal(event.legacyTaskIn?.limitOf, '/kubepo');
-  assert.equal(event.oomMemcg, '/kubepods/pod951f6bc5-c5a5-11ea-8707-80e455f266a2/024952d653ef1cd852f875a61bd27cf45cb1fd6cab3659ca7e5f12f037d99aa9');
+  assert.equal(
+    event.oomMemcg,
+    '/kubepods/pod951f6bc5-c5a5-11ea-8707-80e455f266a2/024952d653ef1cd852f875a61bd27cf45cb1fd6cab3659ca7e5f12f037d99aa9',
+  );
   assert.deepEqual([event.candidate?.pid, event.candidate?.comm], [62685, 'bash']);
   assert.equal(event.killed?.pid, 62769);
   assert.equal(event.killed?.comm, undefined, 'the line ends at "("');
@@ -439,10 +504,13 @@ test('docker/for-linux#1001: dmesg -T with Mem-Info continuation lines; syslog w
   const log = parseKernelLog(text);
   assertEvidenceVerbatim(text, log, 'docker-syslog');
   assert.equal(log.events.length, 2);
-  assert.deepEqual(log.events.map((e) => [e.candidate?.pid, e.killed?.pid, e.scope, e.monotonic]), [
-    [4142, 4254, 'memcg', '152.700479'],
-    [4142, 4255, 'memcg', '152.821448'],
-  ]);
+  assert.deepEqual(
+    log.events.map((e) => [e.candidate?.pid, e.killed?.pid, e.scope, e.monotonic]),
+    [
+      [4142, 4254, 'memcg', '152.700479'],
+      [4142, 4255, 'memcg', '152.821448'],
+    ],
+  );
   assert.equal(at(log, 1).cpuset, undefined, '"python3 cpuset=a742" belongs to no open report');
 });
 
@@ -473,10 +541,13 @@ test('ollama/ollama#16983 and #5471 (APU dmesg): no OOM events, amdgpu GTT lines
   assert.equal(decoded.events.length, 0);
   assert.equal(decoded.format, 'dmesg-decoded');
   const gtt = parseKernelLog(fixture('ollama-5471-dmesg-amdgpu-gtt.log'));
-  assert.deepEqual(gtt.amdgpu.map((line) => [line.kind, line.mib, line.device]), [
-    ['vram-ready', 8192, undefined],
-    ['gtt-ready', 11867, undefined],
-  ]);
+  assert.deepEqual(
+    gtt.amdgpu.map((line) => [line.kind, line.mib, line.device]),
+    [
+      ['vram-ready', 8192, undefined],
+      ['gtt-ready', 11867, undefined],
+    ],
+  );
 });
 
 test('this CI machine (no OOM): no events, every line counted', () => {
@@ -488,7 +559,7 @@ test('this CI machine (no OOM): no events, every line counted', () => {
   assert.deepEqual(log.problems, []);
 });
 
-test('the probe\'s kernel-log section: `source=` on the first line, CRLF line ends', () => {
+test("the probe's kernel-log section: `source=` on the first line, CRLF line ends", () => {
   const body = fixture('eks-ami-419-dmesg-podruntime.log');
   const log = parseKernelLog(`source=journalctl\n${body}`);
   assert.equal(log.source, 'journalctl');
@@ -507,9 +578,17 @@ test('a reason line quoted by another program does not make a second event', () 
   ].join('\n');
   const log = parseKernelLog(text);
   assert.equal(log.events.length, 1);
-  assert.deepEqual(at(log, 0).evidence.map((line) => line.line), [1]);
+  assert.deepEqual(
+    at(log, 0).evidence.map((line) => line.line),
+    [1],
+  );
   // A program that logs the kernel's words verbatim is still not the kernel.
-  assert.equal(parseKernelLog('Jun 24 18:49:50 host oom-notifier[77]: Out of memory: Killed process 5 (x) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB').events.length, 0);
+  assert.equal(
+    parseKernelLog(
+      'Jun 24 18:49:50 host oom-notifier[77]: Out of memory: Killed process 5 (x) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB',
+    ).events.length,
+    0,
+  );
 });
 
 test('a memory.oom.group kill with several victims keeps each once', () => {
@@ -524,16 +603,22 @@ test('a memory.oom.group kill with several victims keeps each once', () => {
   ].join('\n');
   const event = only(parseKernelLog(text));
   assert.equal(event.killed?.pid, 10);
-  assert.deepEqual(event.groupKills.map((kill) => [kill.pid, kill.comm]), [
-    [11, 'b'],
-    [12, 'c d'],
-  ]);
+  assert.deepEqual(
+    event.groupKills.map((kill) => [kill.pid, kill.comm]),
+    [
+      [11, 'b'],
+      [12, 'c d'],
+    ],
+  );
   assert.equal(event.evidence.length, 7);
 });
 
 test('the event cap keeps the most recent events and says how many it dropped', () => {
   const lines: string[] = [];
-  for (let i = 0; i < 50; i++) lines.push(`[${100 + i}.000000] Out of memory: Killed process ${1000 + i} (p${i}) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB`);
+  for (let i = 0; i < 50; i++)
+    lines.push(
+      `[${100 + i}.000000] Out of memory: Killed process ${1000 + i} (p${i}) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB`,
+    );
   const log = parseKernelLog(lines.join('\n'), { maxEvents: 10 });
   assert.ok(log.events.length >= 10 && log.events.length < 20, `${log.events.length}`);
   assert.equal(log.events[log.events.length - 1]?.killed?.pid, 1049);
@@ -600,11 +685,15 @@ test('fuzz: random truncation and injected garbage in every fixture never throw,
         }
       } else if (kind === 2) {
         // Drop random lines (a rate-limited or lossy log).
-        text = text.split('\n').filter(() => random() > 0.3).join('\n');
+        text = text
+          .split('\n')
+          .filter(() => random() > 0.3)
+          .join('\n');
       } else {
         // Flip random characters.
         const chars = [...text];
-        for (let i = 0; i < 20 && chars.length > 0; i++) chars[Math.floor(random() * chars.length)] = String.fromCharCode(Math.floor(random() * 0x3000));
+        for (let i = 0; i < 20 && chars.length > 0; i++)
+          chars[Math.floor(random() * chars.length)] = String.fromCharCode(Math.floor(random() * 0x3000));
         text = chars.join('');
       }
       const log = parseKernelLog(text);
@@ -647,7 +736,9 @@ test('a 100 MB kernel log generated in memory parses, with the right counts and 
   let copies = 0;
   while (bytes < 100 * 1024 * 1024) {
     const base = 100 + copies * 100;
-    const lines = block.map((line) => line.replace(/^\[ *\d+\.(\d+)\]/, (_m, frac: string) => `[${base}.${frac}]`).replace(/412877/g, String(100000 + copies)));
+    const lines = block.map((line) =>
+      line.replace(/^\[ *\d+\.(\d+)\]/, (_m, frac: string) => `[${base}.${frac}]`).replace(/412877/g, String(100000 + copies)),
+    );
     const chunk = lines.join('\n') + '\n';
     chunks.push(chunk);
     bytes += chunk.length;

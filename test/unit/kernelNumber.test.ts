@@ -28,7 +28,11 @@ describe('parseKernelNumber', () => {
     assert.deepEqual(parseKernelNumber('  0042 ', at), { kind: 'value', value: 42 });
     assert.deepEqual(parseKernelNumber('16 kB', at, { units: { kB: 1024 } }), { kind: 'value', value: 16384 });
     assert.deepEqual(parseKernelNumber('16', at, { unit: 'kB' }), { kind: 'value', value: 16384 });
-    assert.deepEqual(parseKernelNumber(`${'0'.repeat(1000)}7`, at), { kind: 'value', value: 7 }, 'leading zeros do not count towards the bound');
+    assert.deepEqual(
+      parseKernelNumber(`${'0'.repeat(1000)}7`, at),
+      { kind: 'value', value: 7 },
+      'leading zeros do not count towards the bound',
+    );
     assert.deepEqual(parseKernelNumber(String(Number.MAX_SAFE_INTEGER), at), { kind: 'value', value: Number.MAX_SAFE_INTEGER });
   });
 
@@ -56,12 +60,22 @@ describe('parseKernelNumber', () => {
     assert.deepEqual(parseKernelNumber('max\n', at, { allowMax: true }), { kind: 'unlimited', text: 'max' });
     assert.equal(parseKernelNumber('max', at).kind, 'problem');
     // PAGE_COUNTER_MAX * PAGE_SIZE (include/linux/page_counter.h) for 4, 16 and 64 KiB pages, LONG_MAX, ULLONG_MAX.
-    assert.deepEqual([...UNLIMITED_SENTINELS].sort(), ['18446744073709551615', '9223372036854710272', '9223372036854759424', '9223372036854771712', '9223372036854775807']);
+    assert.deepEqual([...UNLIMITED_SENTINELS].sort(), [
+      '18446744073709551615',
+      '9223372036854710272',
+      '9223372036854759424',
+      '9223372036854771712',
+      '9223372036854775807',
+    ]);
     for (const sentinel of UNLIMITED_SENTINELS) {
       assert.deepEqual(parseKernelNumber(`${sentinel}\n`, at, { allowSentinels: true }), { kind: 'unlimited', text: sentinel });
       assert.equal(parseKernelNumber(sentinel, at).kind, 'problem', 'a sentinel is no count');
     }
-    assert.equal(parseKernelNumber('9223372036854771713', at, { allowSentinels: true }).kind, 'problem', 'near a sentinel is still out of range');
+    assert.equal(
+      parseKernelNumber('9223372036854771713', at, { allowSentinels: true }).kind,
+      'problem',
+      'near a sentinel is still out of range',
+    );
   });
 
   test('trailing text: refused by default; with firstToken the first integer token counts, unknown units are not misread', () => {
@@ -84,7 +98,8 @@ describe('parseKernelNumber', () => {
   test('parseBoundedDecimal (nvidia-smi cells)', () => {
     assert.equal(parseBoundedDecimal('250.00'), 250);
     assert.equal(parseBoundedDecimal('-5'), -5);
-    for (const bad of [HUGE, `1.${HUGE}`, '1e309', 'Infinity', '', '1.']) assert.equal(parseBoundedDecimal(bad), undefined, bad.slice(0, 20));
+    for (const bad of [HUGE, `1.${HUGE}`, '1e309', 'Infinity', '', '1.'])
+      assert.equal(parseBoundedDecimal(bad), undefined, bad.slice(0, 20));
   });
 });
 
@@ -100,33 +115,51 @@ describe('every probe parser reads numbers through it', () => {
     assert.equal(parseCgroupValue(`${HUGE}\n`, sink('/x/memory.current', problems)), undefined);
     assert.deepEqual(v1Limit('9223372036854771712\n'), { kind: 'max' });
     assert.equal(v1Limit(HUGE, sink('/x/memory.limit_in_bytes', problems)), undefined);
-    assert.deepEqual([...parseDmem(`drm/0000:c5:00.0/vram ${HUGE}\ndrm/0000:c5:00.0/vram0 max\n`, sink('/x/dmem.max', problems))], [['drm/0000:c5:00.0/vram0', { kind: 'max' }]]);
-    assert.deepEqual(problems.map((p) => `${p.file} ${p.field}`), [
-      '/proc/meminfo MemTotal',
-      '/proc/meminfo GPUReclaim',
-      '/x/memory.events oom_kill',
-      '/x/memory.events max',
-      '/x/memory.current memory.current',
-      '/x/memory.limit_in_bytes memory.limit_in_bytes',
-      '/x/dmem.max drm/0000:c5:00.0/vram',
-    ]);
+    assert.deepEqual(
+      [...parseDmem(`drm/0000:c5:00.0/vram ${HUGE}\ndrm/0000:c5:00.0/vram0 max\n`, sink('/x/dmem.max', problems))],
+      [['drm/0000:c5:00.0/vram0', { kind: 'max' }]],
+    );
+    assert.deepEqual(
+      problems.map((p) => `${p.file} ${p.field}`),
+      [
+        '/proc/meminfo MemTotal',
+        '/proc/meminfo GPUReclaim',
+        '/x/memory.events oom_kill',
+        '/x/memory.events max',
+        '/x/memory.current memory.current',
+        '/x/memory.limit_in_bytes memory.limit_in_bytes',
+        '/x/dmem.max drm/0000:c5:00.0/vram',
+      ],
+    );
   });
 
   test('DRM sysfs, fdinfo and HAMi cache sizes', () => {
     const problems: NumberProblem[] = [];
-    const [card] = parseDrmCards(new Map([
-      ['/sys/class/drm/card1/device/mem_info_gtt_used', `${HUGE}\n`],
-      ['/sys/class/drm/card1/device/mem_info_gtt_total', '103079215104 # 96 GiB, copied by hand\n'],
-    ]), problems);
+    const [card] = parseDrmCards(
+      new Map([
+        ['/sys/class/drm/card1/device/mem_info_gtt_used', `${HUGE}\n`],
+        ['/sys/class/drm/card1/device/mem_info_gtt_total', '103079215104 # 96 GiB, copied by hand\n'],
+      ]),
+      problems,
+    );
     assert.equal(card?.gttUsed, undefined);
     assert.equal(card?.gttTotal, 96 * GiB);
     assert.equal(parseMemoryValue(`${HUGE} KiB`), undefined);
-    const processes = aggregateFdinfo(new Map([['/proc/9/fdinfo/4', `drm-driver:\tamdgpu\ndrm-resident-gtt:\t${HUGE} KiB\ndrm-resident-vram:\t4 KiB\n`]]), problems);
+    const processes = aggregateFdinfo(
+      new Map([['/proc/9/fdinfo/4', `drm-driver:\tamdgpu\ndrm-resident-gtt:\t${HUGE} KiB\ndrm-resident-vram:\t4 KiB\n`]]),
+      problems,
+    );
     assert.deepEqual([...(processes[0]?.byRegion ?? [])], [['vram', 4096]]);
     const cache = parseHamiCacheRecord('/tmp/vgpu/x.cache', `size=${HUGE}\ndevice_num=1\n`);
     assert.equal(cache.sizeBytes, undefined);
-    assert.ok(cache.problems.some((p) => p.includes('/tmp/vgpu/x.cache') && p.includes('size') && !p.includes('Infinity')), cache.problems.join('\n'));
-    assert.deepEqual(problems.map((p) => `${p.file} ${p.field}`), ['/sys/class/drm/card1/device/mem_info_gtt_used mem_info_gtt_used', '/proc/9/fdinfo/4 drm-resident-gtt']);
+    assert.ok(
+      cache.problems.some((p) => p.includes('/tmp/vgpu/x.cache') && p.includes('size') && !p.includes('Infinity')),
+      cache.problems.join('\n'),
+    );
+    assert.deepEqual(
+      problems.map((p) => `${p.file} ${p.field}`),
+      ['/sys/class/drm/card1/device/mem_info_gtt_used mem_info_gtt_used', '/proc/9/fdinfo/4 drm-resident-gtt'],
+    );
   });
 });
 
@@ -136,11 +169,16 @@ describe('through the analysis: a problem naming file and field, never Infinity,
     memTotal: 128 * GiB,
     gpuActive: 40 * GiB,
     gpus: [STRIX_HALO],
-    pods: [{ uid: '0b5f7c1e-2a3d-4e5f-8a9b-0c1d2e3f4a5b', current: 20 * GiB, max: 64 * GiB, processes: [{ pid: 4242, comm: 'python3', fds: [{ fd: 5, client: '11', gtt: 30 * GiB }] }] }],
+    pods: [
+      {
+        uid: '0b5f7c1e-2a3d-4e5f-8a9b-0c1d2e3f4a5b',
+        current: 20 * GiB,
+        max: 64 * GiB,
+        processes: [{ pid: 4242, comm: 'python3', fds: [{ fd: 5, client: '11', gtt: 30 * GiB }] }],
+      },
+    ],
   });
-  const hostile = base
-    .replace(/MemTotal:\s+\d+ kB/, `MemTotal: ${HUGE} kB`)
-    .replace(/(memory\.current@@\n)\d+/, `$1${HUGE}`);
+  const hostile = base.replace(/MemTotal:\s+\d+ kB/, `MemTotal: ${HUGE} kB`).replace(/(memory\.current@@\n)\d+/, `$1${HUGE}`);
 
   test('the capture really carries the hostile values', () => {
     assert.notEqual(hostile, base);
@@ -151,8 +189,14 @@ describe('through the analysis: a problem naming file and field, never Infinity,
   test('model: the values are absent and named in problems', () => {
     const model = buildNodeModel(parseCapture(hostile));
     assert.equal(model.meminfo.has('MemTotal'), false);
-    assert.ok(model.problems.some((p) => p.startsWith('/proc/meminfo: MemTotal ') && /beyond any 64-bit counter/.test(p)), model.problems.join('\n'));
-    assert.ok(model.problems.some((p) => /kubepods.*\/memory\.current: "9{40}…" is not used/.test(p)), model.problems.join('\n'));
+    assert.ok(
+      model.problems.some((p) => p.startsWith('/proc/meminfo: MemTotal ') && /beyond any 64-bit counter/.test(p)),
+      model.problems.join('\n'),
+    );
+    assert.ok(
+      model.problems.some((p) => /kubepods.*\/memory\.current: "9{40}…" is not used/.test(p)),
+      model.problems.join('\n'),
+    );
   });
 
   test('text, Markdown, JSON and the view model: no Infinity, no NaN, no null byte counts', () => {
@@ -161,7 +205,12 @@ describe('through the analysis: a problem naming file and field, never Infinity,
     const markdown = inspectionToMarkdown(inspection);
     const json = JSON.stringify(inspectionToJson(inspection));
     const view = JSON.stringify(buildInspectorViewModel(inspection));
-    for (const [name, out] of [['text', text], ['markdown', markdown], ['json', json], ['view model', view]] as const) {
+    for (const [name, out] of [
+      ['text', text],
+      ['markdown', markdown],
+      ['json', json],
+      ['view model', view],
+    ] as const) {
       assert.doesNotMatch(out, /Infinity|NaN/, name);
     }
     assert.match(text, /MemTotal/);

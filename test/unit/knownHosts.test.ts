@@ -91,15 +91,15 @@ test('fingerprints match ssh-keygen -lf for ed25519, RSA and ECDSA', needKeygen,
 test('hashed entries written by ssh-keygen -H are matched, with [host]:port', needKeygen, () => {
   const file = join(dir, 'kh_hash');
   const ed = k('ed');
-  writeFileSync(file, [
-    `gpu-node-1,10.1.2.3 ${ed.type} ${ed.base64}`,
-    `[bastion.example]:2222 ${ed.type} ${ed.base64}`,
-    '',
-  ].join('\n'));
+  writeFileSync(file, [`gpu-node-1,10.1.2.3 ${ed.type} ${ed.base64}`, `[bastion.example]:2222 ${ed.type} ${ed.base64}`, ''].join('\n'));
   execFileSync('ssh-keygen', ['-q', '-H', '-f', file], { stdio: 'ignore' });
   const text = readFileSync(file, 'utf8');
   assert.ok(!text.includes('gpu-node-1') && !text.includes('bastion'), 'the file is hashed');
-  for (const [host, port] of [['gpu-node-1', 22], ['10.1.2.3', 22], ['bastion.example', 2222]] as const) {
+  for (const [host, port] of [
+    ['gpu-node-1', 22],
+    ['10.1.2.3', 22],
+    ['bastion.example', 2222],
+  ] as const) {
     assert.deepEqual(checkHostKey(text, host, port, ed.type, ed.base64), { kind: 'known' }, `${host}:${port}`);
   }
   assert.equal(checkHostKey(text, 'bastion.example', 22, ed.type, ed.base64).kind, 'unknown');

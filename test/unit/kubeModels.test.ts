@@ -28,7 +28,15 @@ import { ApiException } from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { parseHamiHandshake, parseHamiNodeRegister } from '../../src/core/kube/hamiNodeAnnotations.ts';
 import { compareNodesGpuFirst, summarizeNode } from '../../src/core/kube/nodes.ts';
-import { computeQosClass, defaultExecContainer, hamiFactsFromPod, isHamiManaged, parseHamiPodDevices, podHealth, summarizePod } from '../../src/core/kube/pods.ts';
+import {
+  computeQosClass,
+  defaultExecContainer,
+  hamiFactsFromPod,
+  isHamiManaged,
+  parseHamiPodDevices,
+  podHealth,
+  summarizePod,
+} from '../../src/core/kube/pods.ts';
 import { nodeMemoryEvents, parseSystemOomMessage, systemOomEvents } from '../../src/core/kube/events.ts';
 import { classifyKubeError, contextStateFromError, describeContextState, parseForbiddenMessage } from '../../src/core/kube/contextState.ts';
 
@@ -42,17 +50,54 @@ const V100_CSV9 =
 const K80_JSON =
   '[{"id":"GPU-3cef3724-8228-5a66-b391-b0901788f5d0","count":10,"devmem":11441,"devcore":100,"type":"NVIDIA-Tesla-K80","mode":"hami-core","health":true},{"id":"GPU-5127182e-f297-5a25-bb44-0444c3be540c","index":1,"count":10,"devmem":11441,"devcore":100,"type":"NVIDIA-Tesla-K80","mode":"hami-core","health":true}]';
 // MarshalNodeDevices of an unhealthy device (omitempty drops "health":false and the zero index/numa).
-const UNHEALTHY_JSON = '[{"id":"GPU-fc28df76-54d2-c387-e52e-5f0a9495968c","count":10,"devmem":49140,"devcore":100,"type":"NVIDIA-NVIDIA L40S","mode":"hami-core"}]';
-const AMD_JSON = '[{"id":"0xc1a3f5d2b7e49a10","index":0,"count":1,"devmem":196608,"devcore":304,"type":"AMDGPU","numa":0,"mode":"hami-core","health":true}]';
+const UNHEALTHY_JSON =
+  '[{"id":"GPU-fc28df76-54d2-c387-e52e-5f0a9495968c","count":10,"devmem":49140,"devcore":100,"type":"NVIDIA-NVIDIA L40S","mode":"hami-core"}]';
+const AMD_JSON =
+  '[{"id":"0xc1a3f5d2b7e49a10","index":0,"count":1,"devmem":196608,"devcore":304,"type":"AMDGPU","numa":0,"mode":"hami-core","health":true}]';
 
 function kubeletConditions(memoryPressure: 'True' | 'False'): unknown[] {
   return [
     memoryPressure === 'True'
-      ? { type: 'MemoryPressure', status: 'True', lastHeartbeatTime: '2026-08-20T09:14:02Z', lastTransitionTime: '2026-08-20T09:12:40Z', reason: 'KubeletHasInsufficientMemory', message: 'kubelet has insufficient memory available' }
-      : { type: 'MemoryPressure', status: 'False', lastHeartbeatTime: '2026-08-20T09:14:02Z', lastTransitionTime: '2026-08-01T07:00:11Z', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available' },
-    { type: 'DiskPressure', status: 'False', lastHeartbeatTime: '2026-08-20T09:14:02Z', lastTransitionTime: '2026-08-01T07:00:11Z', reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure' },
-    { type: 'PIDPressure', status: 'False', lastHeartbeatTime: '2026-08-20T09:14:02Z', lastTransitionTime: '2026-08-01T07:00:11Z', reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available' },
-    { type: 'Ready', status: 'True', lastHeartbeatTime: '2026-08-20T09:14:02Z', lastTransitionTime: '2026-08-01T07:00:42Z', reason: 'KubeletReady', message: 'kubelet is posting ready status' },
+      ? {
+          type: 'MemoryPressure',
+          status: 'True',
+          lastHeartbeatTime: '2026-08-20T09:14:02Z',
+          lastTransitionTime: '2026-08-20T09:12:40Z',
+          reason: 'KubeletHasInsufficientMemory',
+          message: 'kubelet has insufficient memory available',
+        }
+      : {
+          type: 'MemoryPressure',
+          status: 'False',
+          lastHeartbeatTime: '2026-08-20T09:14:02Z',
+          lastTransitionTime: '2026-08-01T07:00:11Z',
+          reason: 'KubeletHasSufficientMemory',
+          message: 'kubelet has sufficient memory available',
+        },
+    {
+      type: 'DiskPressure',
+      status: 'False',
+      lastHeartbeatTime: '2026-08-20T09:14:02Z',
+      lastTransitionTime: '2026-08-01T07:00:11Z',
+      reason: 'KubeletHasNoDiskPressure',
+      message: 'kubelet has no disk pressure',
+    },
+    {
+      type: 'PIDPressure',
+      status: 'False',
+      lastHeartbeatTime: '2026-08-20T09:14:02Z',
+      lastTransitionTime: '2026-08-01T07:00:11Z',
+      reason: 'KubeletHasSufficientPID',
+      message: 'kubelet has sufficient PID available',
+    },
+    {
+      type: 'Ready',
+      status: 'True',
+      lastHeartbeatTime: '2026-08-20T09:14:02Z',
+      lastTransitionTime: '2026-08-01T07:00:42Z',
+      reason: 'KubeletReady',
+      message: 'kubelet is posting ready status',
+    },
   ];
 }
 
@@ -79,7 +124,13 @@ const HAMI_NODE = {
     uid: '9d83a5fa-f31d-11e6-963a-12cd63c7b19c',
     resourceVersion: '5111702',
     creationTimestamp: '2026-08-01T07:00:00Z',
-    labels: { 'beta.kubernetes.io/arch': 'amd64', 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': 'gpu-v100-1', 'kubernetes.io/os': 'linux', gpu: 'on' },
+    labels: {
+      'beta.kubernetes.io/arch': 'amd64',
+      'kubernetes.io/arch': 'amd64',
+      'kubernetes.io/hostname': 'gpu-v100-1',
+      'kubernetes.io/os': 'linux',
+      gpu: 'on',
+    },
     annotations: {
       'hami.io/node-handshake': 'Requesting_2024.05.14 07:07:33',
       'hami.io/node-nvidia-register': V100_CSV7,
@@ -87,12 +138,35 @@ const HAMI_NODE = {
       'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
     },
   },
-  spec: { podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24'], taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }] },
+  spec: {
+    podCIDR: '10.244.1.0/24',
+    podCIDRs: ['10.244.1.0/24'],
+    taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }],
+  },
   status: {
-    capacity: { cpu: '32', 'ephemeral-storage': '959786032Ki', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '263824616Ki', 'nvidia.com/gpu': '20', pods: '110' },
-    allocatable: { cpu: '32', 'ephemeral-storage': '958737456Ki', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '263722216Ki', 'nvidia.com/gpu': '20', pods: '110' },
+    capacity: {
+      cpu: '32',
+      'ephemeral-storage': '959786032Ki',
+      'hugepages-1Gi': '0',
+      'hugepages-2Mi': '0',
+      memory: '263824616Ki',
+      'nvidia.com/gpu': '20',
+      pods: '110',
+    },
+    allocatable: {
+      cpu: '32',
+      'ephemeral-storage': '958737456Ki',
+      'hugepages-1Gi': '0',
+      'hugepages-2Mi': '0',
+      memory: '263722216Ki',
+      'nvidia.com/gpu': '20',
+      pods: '110',
+    },
     conditions: kubeletConditions('False'),
-    addresses: [{ type: 'InternalIP', address: '10.240.0.4' }, { type: 'Hostname', address: 'gpu-v100-1' }],
+    addresses: [
+      { type: 'InternalIP', address: '10.240.0.4' },
+      { type: 'Hostname', address: 'gpu-v100-1' },
+    ],
     daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
     nodeInfo: nodeInfo('v1.31.4', '6.8.0-45-generic'),
   },
@@ -130,7 +204,11 @@ const PLAIN_NODE = {
   apiVersion: 'v1',
   metadata: {
     name: 'kind-control-plane',
-    labels: { 'beta.kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': 'kind-control-plane', 'node-role.kubernetes.io/control-plane': '' },
+    labels: {
+      'beta.kubernetes.io/arch': 'amd64',
+      'kubernetes.io/hostname': 'kind-control-plane',
+      'node-role.kubernetes.io/control-plane': '',
+    },
     annotations: { 'kubeadm.alpha.kubernetes.io/cri-socket': 'unix:///run/containerd/containerd.sock' },
   },
   spec: {},
@@ -170,7 +248,14 @@ const DAOCLOUD_POD = {
       'hami.io/vgpu-time': '1713437016',
     },
     ownerReferences: [
-      { apiVersion: 'kubeflow.org/v1', kind: 'PyTorchJob', name: 'neko-tensorboard-job-test-202404181843-skxivllb', uid: 'e5a8b05d-1f03-4717-8e1c-4ec928014b7b', controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: 'kubeflow.org/v1',
+        kind: 'PyTorchJob',
+        name: 'neko-tensorboard-job-test-202404181843-skxivllb',
+        uid: 'e5a8b05d-1f03-4717-8e1c-4ec928014b7b',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ],
   },
   spec: {
@@ -180,9 +265,15 @@ const DAOCLOUD_POD = {
         name: 'pytorch',
         image: 'm.daocloud.io/docker.io/pytorch/pytorch',
         command: ['bash'],
-        args: ['-c', 'ls -la /root && which pip && pip install pytorch_lightning tensorboard && python /root/Git/pytorch/examples/mnist/main.py'],
+        args: [
+          '-c',
+          'ls -la /root && which pip && pip install pytorch_lightning tensorboard && python /root/Git/pytorch/examples/mnist/main.py',
+        ],
         ports: [{ name: 'pytorchjob-port', containerPort: 23456, protocol: 'TCP' }],
-        env: [{ name: 'PYTHONUNBUFFERED', value: '1' }, { name: 'PET_NNODES', value: '1' }],
+        env: [
+          { name: 'PYTHONUNBUFFERED', value: '1' },
+          { name: 'PET_NNODES', value: '1' },
+        ],
         resources: {
           limits: { cpu: '4', memory: '8Gi', 'nvidia.com/gpucores': '20', 'nvidia.com/gpumem': '1024', 'nvidia.com/vgpu': '1' },
           requests: { cpu: '4', memory: '8Gi', 'nvidia.com/gpucores': '20', 'nvidia.com/gpumem': '1024', 'nvidia.com/vgpu': '1' },
@@ -217,7 +308,15 @@ const DAOCLOUD_POD = {
     containerStatuses: [
       {
         name: 'pytorch',
-        state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: '2024-04-18T10:43:39Z', finishedAt: '2024-04-18T10:46:34Z', containerID: 'containerd://09010214bcf3315e81d38fba50de3943c9d2b48f50a6cc2e83f8ef0e5c6eeec1' } },
+        state: {
+          terminated: {
+            exitCode: 0,
+            reason: 'Completed',
+            startedAt: '2024-04-18T10:43:39Z',
+            finishedAt: '2024-04-18T10:46:34Z',
+            containerID: 'containerd://09010214bcf3315e81d38fba50de3943c9d2b48f50a6cc2e83f8ef0e5c6eeec1',
+          },
+        },
         lastState: {},
         ready: false,
         restartCount: 0,
@@ -257,7 +356,15 @@ const OOM_POD = {
         ready: true,
         restartCount: 2,
         state: { running: { startedAt: '2017-06-20T20:52:21Z' } },
-        lastState: { terminated: { containerID: 'docker://65183c1877aaec2e8427bc95609cc52677a454b56fcb24340dbd22917c23b10f', exitCode: 137, finishedAt: '2017-06-20T20:52:19Z', reason: 'OOMKilled', startedAt: null } },
+        lastState: {
+          terminated: {
+            containerID: 'docker://65183c1877aaec2e8427bc95609cc52677a454b56fcb24340dbd22917c23b10f',
+            exitCode: 137,
+            finishedAt: '2017-06-20T20:52:19Z',
+            reason: 'OOMKilled',
+            startedAt: null,
+          },
+        },
       },
     ],
   },
@@ -292,21 +399,33 @@ test('HAMi register: 7-field CSV (≤ v2.7) defaults index 0 and mode hami-core'
 test('HAMi register: 9-field CSV carries index and mode', () => {
   const parsed = parseHamiNodeRegister(V100_CSV9);
   assert.equal(parsed.format, 'csv');
-  assert.deepEqual(parsed.devices.map((d) => [d.index, d.mode, d.health]), [[0, 'hami-core', true], [1, 'hami-core', true]]);
+  assert.deepEqual(
+    parsed.devices.map((d) => [d.index, d.mode, d.health]),
+    [
+      [0, 'hami-core', true],
+      [1, 'hami-core', true],
+    ],
+  );
 });
 
 test('HAMi register: JSON (≥ v2.8) with omitempty fields absent', () => {
   const parsed = parseHamiNodeRegister(K80_JSON);
   assert.equal(parsed.format, 'json');
   assert.deepEqual(parsed.problems, []);
-  assert.deepEqual(parsed.devices.map((d) => [d.id.slice(0, 12), d.index, d.numa, d.count, d.devmemMiB, d.devcore, d.type, d.health, d.mode]), [
-    ['GPU-3cef3724', 0, 0, 10, 11441, 100, 'NVIDIA-Tesla-K80', true, 'hami-core'],
-    ['GPU-5127182e', 1, 0, 10, 11441, 100, 'NVIDIA-Tesla-K80', true, 'hami-core'],
-  ]);
+  assert.deepEqual(
+    parsed.devices.map((d) => [d.id.slice(0, 12), d.index, d.numa, d.count, d.devmemMiB, d.devcore, d.type, d.health, d.mode]),
+    [
+      ['GPU-3cef3724', 0, 0, 10, 11441, 100, 'NVIDIA-Tesla-K80', true, 'hami-core'],
+      ['GPU-5127182e', 1, 0, 10, 11441, 100, 'NVIDIA-Tesla-K80', true, 'hami-core'],
+    ],
+  );
   // "health":false is dropped by omitempty: an absent health is an unhealthy device.
   assert.equal(parseHamiNodeRegister(UNHEALTHY_JSON).devices[0]?.health, false);
   const amd = parseHamiNodeRegister(AMD_JSON);
-  assert.deepEqual(amd.devices.map((d) => [d.devmemMiB, d.devcore, d.type]), [[196608, 304, 'AMDGPU']]);
+  assert.deepEqual(
+    amd.devices.map((d) => [d.devmemMiB, d.devcore, d.type]),
+    [[196608, 304, 'AMDGPU']],
+  );
 });
 
 test('HAMi register: wrong field counts, garbage and empty values are reported, never thrown', () => {
@@ -326,7 +445,11 @@ test('HAMi register: wrong field counts, garbage and empty values are reported, 
 });
 
 test('HAMi handshake: Requesting_, Reported_, the old "Reported <time>" and unknown values', () => {
-  assert.deepEqual(parseHamiHandshake('Requesting_2024.05.14 07:07:33'), { value: 'Requesting_2024.05.14 07:07:33', state: 'requesting', time: '2024.05.14 07:07:33' });
+  assert.deepEqual(parseHamiHandshake('Requesting_2024.05.14 07:07:33'), {
+    value: 'Requesting_2024.05.14 07:07:33',
+    state: 'requesting',
+    time: '2024.05.14 07:07:33',
+  });
   assert.equal(parseHamiHandshake('Reported_2024-01-23 04:30:04').state, 'reported');
   const old = parseHamiHandshake('Reported 2024-01-23 04:30:04.434037031 +0000 UTC m=+1104711.777756895');
   assert.equal(old.state, 'reported');
@@ -343,13 +466,22 @@ test('node: a HAMi V100 node (CSV registration, handshake, taint, capacity)', ()
   assert.equal(node.name, 'gpu-v100-1');
   assert.deepEqual(node.vendors, ['NVIDIA']);
   assert.equal(node.isGpuNode, true);
-  assert.deepEqual(node.gpuResources.map((r) => [r.name, r.role, r.capacity, r.allocatableValue]), [['nvidia.com/gpu', 'count', '20', 20]]);
+  assert.deepEqual(
+    node.gpuResources.map((r) => [r.name, r.role, r.capacity, r.allocatableValue]),
+    [['nvidia.com/gpu', 'count', '20', 20]],
+  );
   assert.equal(node.unifiedMemory.unified, false);
   assert.equal(node.hami?.registrations.length, 1);
   assert.equal(node.hami?.registrations[0]?.vendor, 'NVIDIA');
   assert.equal(node.hami?.registrations[0]?.format, 'csv');
-  assert.equal(node.hami?.registrations[0]?.devices.reduce((sum, d) => sum + d.devmemMiB, 0), 65536);
-  assert.deepEqual(node.hami?.handshakes.map((h) => [h.annotation, h.state]), [['hami.io/node-handshake', 'requesting']]);
+  assert.equal(
+    node.hami?.registrations[0]?.devices.reduce((sum, d) => sum + d.devmemMiB, 0),
+    65536,
+  );
+  assert.deepEqual(
+    node.hami?.handshakes.map((h) => [h.annotation, h.state]),
+    [['hami.io/node-handshake', 'requesting']],
+  );
   assert.equal(node.memoryPressure?.status, 'False');
   assert.equal(node.memoryPressure?.reason, 'KubeletHasSufficientMemory');
   assert.equal(node.ready?.status, 'True');
@@ -364,10 +496,13 @@ test('node: the same node after an upgrade to JSON registration, and an AMD regi
   upgraded.metadata.annotations['hami.io/node-nvidia-register'] = K80_JSON;
   upgraded.metadata.annotations['hami.io/node-amd-register'] = AMD_JSON;
   const node = summarizeNode(upgraded);
-  assert.deepEqual(node.hami?.registrations.map((r) => [r.annotation, r.vendor, r.format, r.devices.length]), [
-    ['hami.io/node-amd-register', 'AMD', 'json', 1],
-    ['hami.io/node-nvidia-register', 'NVIDIA', 'json', 2],
-  ]);
+  assert.deepEqual(
+    node.hami?.registrations.map((r) => [r.annotation, r.vendor, r.format, r.devices.length]),
+    [
+      ['hami.io/node-amd-register', 'AMD', 'json', 1],
+      ['hami.io/node-nvidia-register', 'NVIDIA', 'json', 2],
+    ],
+  );
   assert.deepEqual(node.vendors, ['AMD', 'NVIDIA']);
 });
 
@@ -379,10 +514,16 @@ test('node: a Strix Halo APU is unified memory by the lint label rules, under me
   assert.equal(node.product, 'AMD Radeon 8060S');
   assert.equal(node.memoryPressure?.status, 'True');
   assert.equal(node.memoryPressure?.reason, 'KubeletHasInsufficientMemory');
-  assert.deepEqual(node.taints.map((t) => `${t.key}:${t.effect}`), ['node.kubernetes.io/memory-pressure:NoSchedule']);
+  assert.deepEqual(
+    node.taints.map((t) => `${t.key}:${t.effect}`),
+    ['node.kubernetes.io/memory-pressure:NoSchedule'],
+  );
   assert.equal(node.hami, undefined);
   // Custom rules replace the defaults, as the lint setting does.
-  assert.equal(summarizeNode(APU_NODE, { unifiedMemoryLabels: [{ key: 'example.com/apu', values: ['true'] }] }).unifiedMemory.unified, false);
+  assert.equal(
+    summarizeNode(APU_NODE, { unifiedMemoryLabels: [{ key: 'example.com/apu', values: ['true'] }] }).unifiedMemory.unified,
+    false,
+  );
 });
 
 test('node: a plain CPU node is not a GPU node; GPU nodes sort first', () => {
@@ -390,7 +531,9 @@ test('node: a plain CPU node is not a GPU node; GPU nodes sort first', () => {
   assert.equal(plain.isGpuNode, false);
   assert.deepEqual(plain.vendors, []);
   assert.deepEqual(plain.gpuResources, []);
-  const sorted = [summarizeNode(PLAIN_NODE), summarizeNode(APU_NODE), summarizeNode(HAMI_NODE)].sort(compareNodesGpuFirst).map((n) => n.name);
+  const sorted = [summarizeNode(PLAIN_NODE), summarizeNode(APU_NODE), summarizeNode(HAMI_NODE)]
+    .sort(compareNodesGpuFirst)
+    .map((n) => n.name);
   assert.deepEqual(sorted, ['gpu-v100-1', 'strix-halo-1', 'kind-control-plane']);
 });
 
@@ -398,7 +541,12 @@ test('node: vendor labels alone (GPU operator, NFD) mark a GPU node whose plugin
   const node = summarizeNode({
     metadata: {
       name: 'a30-node',
-      labels: { 'nvidia.com/gpu.present': 'true', 'nvidia.com/gpu.product': 'NVIDIA-A30', 'nvidia.com/gpu.memory': '24576', 'feature.node.kubernetes.io/pci-0302_10de.present': 'true' },
+      labels: {
+        'nvidia.com/gpu.present': 'true',
+        'nvidia.com/gpu.product': 'NVIDIA-A30',
+        'nvidia.com/gpu.memory': '24576',
+        'feature.node.kubernetes.io/pci-0302_10de.present': 'true',
+      },
     },
     status: { capacity: { 'nvidia.com/gpu': '0' }, allocatable: { 'nvidia.com/gpu': '0' } },
   });
@@ -418,7 +566,16 @@ test('node: a client-node V1Node (Dates instead of strings) reads the same', () 
 });
 
 test('node: hostile and empty input never throws', () => {
-  for (const input of [undefined, null, 42, 'node', [], {}, { metadata: null, status: { capacity: ['x'], conditions: 'no' } }, { spec: { taints: [null, 1, { key: 'k' }] } }]) {
+  for (const input of [
+    undefined,
+    null,
+    42,
+    'node',
+    [],
+    {},
+    { metadata: null, status: { capacity: ['x'], conditions: 'no' } },
+    { spec: { taints: [null, 1, { key: 'k' }] } },
+  ]) {
     const node = summarizeNode(input);
     assert.equal(node.isGpuNode, false);
     assert.deepEqual(node.taints, []);
@@ -439,10 +596,19 @@ test('pod: the DaoCloud HAMi worker (vgpu resources, allocation, bind phase, sch
   assert.equal(pod.owner, 'PyTorchJob/neko-tensorboard-job-test-202404181843-skxivllb');
   // nvidia.com/vgpu is this deployment's renamed count resource: unknown to the table, so only the HAMi
   // quota resources classify; the pod is a GPU pod through them and through the annotations.
-  assert.deepEqual(pod.gpuContainers.map((c) => [c.container, c.resources.map((r) => `${r.name}=${r.amount}`)]), [['pytorch', ['nvidia.com/gpucores=20', 'nvidia.com/gpumem=1024']]]);
+  assert.deepEqual(
+    pod.gpuContainers.map((c) => [c.container, c.resources.map((r) => `${r.name}=${r.amount}`)]),
+    [['pytorch', ['nvidia.com/gpucores=20', 'nvidia.com/gpumem=1024']]],
+  );
   assert.equal(pod.hami?.bindPhase, 'success');
   assert.equal(pod.hami?.node, 'worker-a800-1');
-  assert.deepEqual(pod.hami?.allocated, [{ index: 0, container: 'pytorch', devices: [{ uuid: 'GPU-29d5fa0d-935b-2966-aff8-483a174d61d1', type: 'NVIDIA', usedMemMiB: 1024, usedCores: 20 }] }]);
+  assert.deepEqual(pod.hami?.allocated, [
+    {
+      index: 0,
+      container: 'pytorch',
+      devices: [{ uuid: 'GPU-29d5fa0d-935b-2966-aff8-483a174d61d1', type: 'NVIDIA', usedMemMiB: 1024, usedCores: 20 }],
+    },
+  ]);
   assert.deepEqual(pod.hami?.toAllocate, []);
   assert.deepEqual(pod.hami?.problems, []);
   assert.equal(pod.restarts[0]?.state, 'terminated');
@@ -457,37 +623,105 @@ test('pod: OOMKilled last termination and restarts (kubernetes docs memory-demo-
   assert.equal(pod.totalRestarts, 2);
   const restart = pod.restarts[0];
   assert.equal(restart?.state, 'running');
-  assert.deepEqual(restart?.lastTermination, { reason: 'OOMKilled', exitCode: 137, signal: undefined, finishedAt: '2017-06-20T20:52:19Z', message: undefined });
+  assert.deepEqual(restart?.lastTermination, {
+    reason: 'OOMKilled',
+    exitCode: 137,
+    signal: undefined,
+    finishedAt: '2017-06-20T20:52:19Z',
+    message: undefined,
+  });
   assert.equal(pod.qosClass, 'Burstable');
   assert.equal(pod.qosSource, 'computed');
-  assert.deepEqual(pod.gpuContainers[0]?.resources.map((r) => [r.name, r.vendor, r.request, r.limit, r.amount]), [['amd.com/gpu', 'AMD', '1', '1', 1]]);
+  assert.deepEqual(
+    pod.gpuContainers[0]?.resources.map((r) => [r.name, r.vendor, r.request, r.limit, r.amount]),
+    [['amd.com/gpu', 'AMD', '1', '1', 1]],
+  );
 });
 
 test('QoS as the kubelet computes it (kubernetes docs qos-demo … qos-demo-4, pod-level resources)', () => {
-  assert.equal(computeQosClass(qosPod('qos-demo', [{ name: 'qos-demo-ctr', image: 'nginx', resources: { limits: { memory: '200Mi', cpu: '700m' }, requests: { memory: '200Mi', cpu: '700m' } } }])), 'Guaranteed');
-  assert.equal(computeQosClass(qosPod('qos-demo-2', [{ name: 'qos-demo-2-ctr', image: 'nginx', resources: { limits: { memory: '200Mi' }, requests: { memory: '100Mi' } } }])), 'Burstable');
+  assert.equal(
+    computeQosClass(
+      qosPod('qos-demo', [
+        {
+          name: 'qos-demo-ctr',
+          image: 'nginx',
+          resources: { limits: { memory: '200Mi', cpu: '700m' }, requests: { memory: '200Mi', cpu: '700m' } },
+        },
+      ]),
+    ),
+    'Guaranteed',
+  );
+  assert.equal(
+    computeQosClass(
+      qosPod('qos-demo-2', [
+        { name: 'qos-demo-2-ctr', image: 'nginx', resources: { limits: { memory: '200Mi' }, requests: { memory: '100Mi' } } },
+      ]),
+    ),
+    'Burstable',
+  );
   assert.equal(computeQosClass(qosPod('qos-demo-3', [{ name: 'qos-demo-3-ctr', image: 'nginx' }])), 'BestEffort');
   assert.equal(
-    computeQosClass(qosPod('qos-demo-4', [{ name: 'qos-demo-4-ctr-1', image: 'nginx', resources: { requests: { memory: '200Mi' } } }, { name: 'qos-demo-4-ctr-2', image: 'redis' }])),
+    computeQosClass(
+      qosPod('qos-demo-4', [
+        { name: 'qos-demo-4-ctr-1', image: 'nginx', resources: { requests: { memory: '200Mi' } } },
+        { name: 'qos-demo-4-ctr-2', image: 'redis' },
+      ]),
+    ),
     'Burstable',
   );
   // Equal quantities in different units are equal; GPU resources do not count.
-  assert.equal(computeQosClass(qosPod('units', [{ name: 'c', image: 'x', resources: { limits: { memory: '1Gi', cpu: '1', 'nvidia.com/gpu': '1' }, requests: { memory: '1024Mi', cpu: '1000m' } } }])), 'Guaranteed');
+  assert.equal(
+    computeQosClass(
+      qosPod('units', [
+        {
+          name: 'c',
+          image: 'x',
+          resources: { limits: { memory: '1Gi', cpu: '1', 'nvidia.com/gpu': '1' }, requests: { memory: '1024Mi', cpu: '1000m' } },
+        },
+      ]),
+    ),
+    'Guaranteed',
+  );
   // Zero requests are ignored, as the kubelet does.
   assert.equal(computeQosClass(qosPod('zero', [{ name: 'c', image: 'x', resources: { requests: { cpu: '0' } } }])), 'BestEffort');
   // Init containers count: an init container without limits makes the pod Burstable.
-  const withInit = { spec: { initContainers: [{ name: 'init', image: 'busybox', resources: { requests: { cpu: '100m' } } }], containers: [{ name: 'c', image: 'x', resources: { limits: { memory: '1Gi', cpu: '1' }, requests: { memory: '1Gi', cpu: '1' } } }] } };
+  const withInit = {
+    spec: {
+      initContainers: [{ name: 'init', image: 'busybox', resources: { requests: { cpu: '100m' } } }],
+      containers: [{ name: 'c', image: 'x', resources: { limits: { memory: '1Gi', cpu: '1' }, requests: { memory: '1Gi', cpu: '1' } } }],
+    },
+  };
   assert.equal(computeQosClass(withInit), 'Burstable');
   // Pod-level resources (PodLevelResources) decide when present.
-  assert.equal(computeQosClass({ spec: { resources: { limits: { cpu: '2', memory: '4Gi' }, requests: { cpu: '2', memory: '4Gi' } }, containers: [{ name: 'c', image: 'x' }] } }), 'Guaranteed');
+  assert.equal(
+    computeQosClass({
+      spec: {
+        resources: { limits: { cpu: '2', memory: '4Gi' }, requests: { cpu: '2', memory: '4Gi' } },
+        containers: [{ name: 'c', image: 'x' }],
+      },
+    }),
+    'Guaranteed',
+  );
 });
 
 test('HAMi pod devices: two containers (protocol.md), init containers first, older app-only form', () => {
   const twoContainers = 'GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448,NVIDIA,3000,0:;GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448,NVIDIA,5000,0:;';
   const parsed = parseHamiPodDevices(twoContainers, { all: ['init', 'a', 'b'], app: ['a', 'b'] });
-  assert.deepEqual(parsed.entries.map((e) => [e.container, e.devices.map((d) => d.usedMemMiB)]), [['a', [3000]], ['b', [5000]]]);
+  assert.deepEqual(
+    parsed.entries.map((e) => [e.container, e.devices.map((d) => d.usedMemMiB)]),
+    [
+      ['a', [3000]],
+      ['b', [5000]],
+    ],
+  );
   const withInit = parseHamiPodDevices(';GPU-1,NVIDIA,500,3:GPU-2,NVIDIA,500,3:;', { all: ['init', 'main'], app: ['main'] });
-  assert.deepEqual(withInit.entries.map((e) => [e.container, e.devices.length]), [['init', 0], ['main', 2]]);
+  assert.deepEqual(
+    withInit.entries.map((e) => [e.container, e.devices.length]),
+    [
+      ['init', 0],
+      ['main', 2],
+    ],
+  );
   const extra = parseHamiPodDevices('GPU-1,NVIDIA,500,3,extra:;');
   assert.equal(extra.entries[0]?.devices[0]?.usedCores, 3);
   const short = parseHamiPodDevices('GPU-1,NVIDIA,500:;');
@@ -504,7 +738,15 @@ test('pod: privileged containers, runtime class, exec container choice, checklis
       initContainers: [{ name: 'proxy', image: 'envoy', restartPolicy: 'Always' }],
       containers: [
         { name: 'sidecar', image: 'busybox', securityContext: { privileged: true } },
-        { name: 'main', image: 'cuda', env: [{ name: 'CUDA_DISABLE_CONTROL', value: 'true' }, { name: 'FROM_SECRET', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }], resources: { limits: { 'nvidia.com/gpu': '1', 'nvidia.com/gpumem': '4096' } } },
+        {
+          name: 'main',
+          image: 'cuda',
+          env: [
+            { name: 'CUDA_DISABLE_CONTROL', value: 'true' },
+            { name: 'FROM_SECRET', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+          ],
+          resources: { limits: { 'nvidia.com/gpu': '1', 'nvidia.com/gpumem': '4096' } },
+        },
       ],
     },
     status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
@@ -512,23 +754,58 @@ test('pod: privileged containers, runtime class, exec container choice, checklis
   const summary = summarizePod(pod);
   assert.deepEqual(summary.privilegedContainers, ['sidecar']);
   assert.equal(summary.runtimeClassName, 'nvidia');
-  assert.deepEqual(summary.gpuContainers.map((c) => c.container), ['main']);
+  assert.deepEqual(
+    summary.gpuContainers.map((c) => c.container),
+    ['main'],
+  );
   assert.equal(defaultExecContainer(pod), 'main');
   assert.equal(defaultExecContainer(pod, 'sidecar'), 'sidecar');
   assert.equal(defaultExecContainer(pod, 'proxy'), 'main', 'init containers are not exec targets');
-  assert.equal(defaultExecContainer({ spec: { containers: [{ name: 'a' }, { name: 'b', resources: { limits: { 'amd.com/gpu': '1' } } }] } }), 'b');
-  assert.deepEqual(hamiFactsFromPod(pod), { runtimeClassName: 'nvidia', privileged: true, podEnv: { CUDA_DISABLE_CONTROL: 'true' }, managedByHami: true });
+  assert.equal(
+    defaultExecContainer({ spec: { containers: [{ name: 'a' }, { name: 'b', resources: { limits: { 'amd.com/gpu': '1' } } }] } }),
+    'b',
+  );
+  assert.deepEqual(hamiFactsFromPod(pod), {
+    runtimeClassName: 'nvidia',
+    privileged: true,
+    podEnv: { CUDA_DISABLE_CONTROL: 'true' },
+    managedByHami: true,
+  });
   assert.equal(isHamiManaged(summary), true, 'nvidia.com/gpumem is a HAMi-only resource');
-  assert.equal(isHamiManaged(summarizePod({ spec: { containers: [{ name: 'c', resources: { limits: { 'nvidia.com/gpu': '1' } } }] } })), false, 'nvidia.com/gpu alone is not HAMi');
-  assert.equal(isHamiManaged(summarizePod({ spec: { schedulerName: 'hami-scheduler', containers: [{ name: 'c', resources: { limits: { 'nvidia.com/gpu': '1' } } }] } })), true);
-  assert.equal(hamiFactsFromPod({ spec: { containers: [{ name: 'c', resources: { limits: { 'amd.com/gpu': '1' } } }] } }).managedByHami, false);
+  assert.equal(
+    isHamiManaged(summarizePod({ spec: { containers: [{ name: 'c', resources: { limits: { 'nvidia.com/gpu': '1' } } }] } })),
+    false,
+    'nvidia.com/gpu alone is not HAMi',
+  );
+  assert.equal(
+    isHamiManaged(
+      summarizePod({
+        spec: { schedulerName: 'hami-scheduler', containers: [{ name: 'c', resources: { limits: { 'nvidia.com/gpu': '1' } } }] },
+      }),
+    ),
+    true,
+  );
+  assert.equal(
+    hamiFactsFromPod({ spec: { containers: [{ name: 'c', resources: { limits: { 'amd.com/gpu': '1' } } }] } }).managedByHami,
+    false,
+  );
   assert.deepEqual(podHealth(pod), { name: 'trainer-0', phase: 'Running', ready: true });
 });
 
 test('pod: a plain pod is not a GPU pod; zero GPU requests do not count; hostile input never throws', () => {
   assert.equal(summarizePod(qosPod('qos-demo-3', [{ name: 'c', image: 'nginx' }])).isGpuPod, false);
   assert.equal(summarizePod({ spec: { containers: [{ name: 'c', resources: { limits: { 'nvidia.com/gpu': '0' } } }] } }).isGpuPod, false);
-  for (const input of [undefined, null, 'pod', [], { spec: { containers: 'x', initContainers: [null] }, status: { containerStatuses: [1, null, {}] }, metadata: { annotations: { 'hami.io/vgpu-devices-allocated': 42 } } }]) {
+  for (const input of [
+    undefined,
+    null,
+    'pod',
+    [],
+    {
+      spec: { containers: 'x', initContainers: [null] },
+      status: { containerStatuses: [1, null, {}] },
+      metadata: { annotations: { 'hami.io/vgpu-devices-allocated': 42 } },
+    },
+  ]) {
     const pod = summarizePod(input);
     assert.equal(pod.isGpuPod, false);
   }
@@ -560,32 +837,47 @@ function event(name: string, reason: string, message: string, extra: Record<stri
 test('SystemOOM: the kubelet message with and without a victim', () => {
   assert.deepEqual(parseSystemOomMessage('System OOM encountered, victim process: stress, pid: 16713'), { victim: 'stress', pid: 16713 });
   assert.deepEqual(parseSystemOomMessage('System OOM encountered'), { victim: undefined, pid: undefined });
-  assert.deepEqual(parseSystemOomMessage('System OOM encountered, victim process: python3 -m vllm, pid: 4242'), { victim: 'python3 -m vllm', pid: 4242 });
+  assert.deepEqual(parseSystemOomMessage('System OOM encountered, victim process: python3 -m vllm, pid: 4242'), {
+    victim: 'python3 -m vllm',
+    pid: 4242,
+  });
   assert.equal(parseSystemOomMessage('Memory cgroup out of memory'), undefined);
 });
 
 test('node events: SystemOOM and OOMKilling for one node, most recent first', () => {
   const events = [
     event('node3.164b5861e041a60e', 'SystemOOM', 'System OOM encountered, victim process: stress, pid: 16713'),
-    event('node3.164b58660f8d4590', 'OOMKilling', 'Out of memory: Kill process 16711 (stress) score 205 or sacrifice child Killed process 16711 (stress), UID 0, total-vm:826516kB, anon-rss:819296kB, file-rss:0kB, shmem-rss:0kB', {
-      source: { component: 'kernel-monitor', host: 'node3' },
-      firstTimestamp: '2020-11-27T11:01:27Z',
-      lastTimestamp: '2020-11-27T11:01:27Z',
-    }),
+    event(
+      'node3.164b58660f8d4590',
+      'OOMKilling',
+      'Out of memory: Kill process 16711 (stress) score 205 or sacrifice child Killed process 16711 (stress), UID 0, total-vm:826516kB, anon-rss:819296kB, file-rss:0kB, shmem-rss:0kB',
+      {
+        source: { component: 'kernel-monitor', host: 'node3' },
+        firstTimestamp: '2020-11-27T11:01:27Z',
+        lastTimestamp: '2020-11-27T11:01:27Z',
+      },
+    ),
     event('node3.old', 'SystemOOM', 'System OOM encountered', { lastTimestamp: '2020-11-20T08:00:00Z', count: 3 }),
     event('other', 'SystemOOM', 'System OOM encountered, victim process: x, pid: 1', { involvedObject: { kind: 'Node', name: 'node4' } }),
     event('pod', 'OOMKilled', 'x', { involvedObject: { kind: 'Pod', name: 'p' } }),
   ];
   const all = nodeMemoryEvents(events, 'node3');
-  assert.deepEqual(all.map((e) => [e.kind, e.victim, e.pid, e.count, e.source]), [
-    ['OOMKilling', undefined, undefined, 1, 'kernel-monitor'],
-    ['SystemOOM', 'stress', 16713, 1, 'kubelet'],
-    ['SystemOOM', undefined, undefined, 3, 'kubelet'],
-  ]);
+  assert.deepEqual(
+    all.map((e) => [e.kind, e.victim, e.pid, e.count, e.source]),
+    [
+      ['OOMKilling', undefined, undefined, 1, 'kernel-monitor'],
+      ['SystemOOM', 'stress', 16713, 1, 'kubelet'],
+      ['SystemOOM', undefined, undefined, 3, 'kubelet'],
+    ],
+  );
   assert.equal(systemOomEvents(events, 'node3').length, 2);
   assert.equal(systemOomEvents(events).length, 3);
   // events.k8s.io-style series and a client-node Date.
-  const series = systemOomEvents([event('s', 'SystemOOM', 'System OOM encountered, victim process: a, pid: 2', { series: { count: 7, lastObservedTime: new Date('2026-01-01T00:00:00Z') } })]);
+  const series = systemOomEvents([
+    event('s', 'SystemOOM', 'System OOM encountered, victim process: a, pid: 2', {
+      series: { count: 7, lastObservedTime: new Date('2026-01-01T00:00:00Z') },
+    }),
+  ]);
   assert.equal(series[0]?.count, 7);
   assert.equal(series[0]?.lastTime, '2026-01-01T00:00:00.000Z');
 });
@@ -607,9 +899,18 @@ const FORBIDDEN_NODES = JSON.stringify({
 test('context state: 403 from client-node ApiException names the verb and resource from the Status', () => {
   const error = new ApiException(403, 'Unknown API Status Code!', FORBIDDEN_NODES, { 'content-type': 'application/json' });
   assert.deepEqual(contextStateFromError(error), { kind: 'Forbidden', verb: 'list', resource: 'nodes' });
-  assert.deepEqual(parseForbiddenMessage('pods "gpumem-debug-x" is forbidden: User "u" cannot create resource "pods/exec" in API group "" in the namespace "default"'), { verb: 'create', resource: 'pods/exec' });
+  assert.deepEqual(
+    parseForbiddenMessage(
+      'pods "gpumem-debug-x" is forbidden: User "u" cannot create resource "pods/exec" in API group "" in the namespace "default"',
+    ),
+    { verb: 'create', resource: 'pods/exec' },
+  );
   // No body: what the caller attempted.
-  assert.deepEqual(contextStateFromError(new ApiException(403, 'Forbidden', undefined, {}), { verb: 'delete', resource: 'pods' }), { kind: 'Forbidden', verb: 'delete', resource: 'pods' });
+  assert.deepEqual(contextStateFromError(new ApiException(403, 'Forbidden', undefined, {}), { verb: 'delete', resource: 'pods' }), {
+    kind: 'Forbidden',
+    verb: 'delete',
+    resource: 'pods',
+  });
   const view = describeContextState({ kind: 'Forbidden', verb: 'list', resource: 'nodes' }, 'prod');
   assert.equal(view.label, 'forbidden: list nodes');
   assert.match(view.action ?? '', /kubectl auth can-i list nodes --context prod/);
@@ -623,30 +924,53 @@ test('context state: 401, network, TLS, timeout, cancel, exec plugin, 5xx', () =
   assert.equal(describeContextState(unauthorized).label, 'not authenticated');
 
   // undici: TypeError('fetch failed') with the socket error as cause.
-  const refused = new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED', syscall: 'connect' }) });
+  const refused = new TypeError('fetch failed', {
+    cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED', syscall: 'connect' }),
+  });
   assert.deepEqual(classifyKubeError(refused), { kind: 'network', code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:1' });
-  const tls = new TypeError('fetch failed', { cause: Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }) });
+  const tls = new TypeError('fetch failed', {
+    cause: Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }),
+  });
   assert.equal(classifyKubeError(tls).kind, 'tls');
-  const connectTimeout = new TypeError('fetch failed', { cause: Object.assign(new Error('Connect Timeout Error'), { code: 'UND_ERR_CONNECT_TIMEOUT' }) });
+  const connectTimeout = new TypeError('fetch failed', {
+    cause: Object.assign(new Error('Connect Timeout Error'), { code: 'UND_ERR_CONNECT_TIMEOUT' }),
+  });
   assert.equal(classifyKubeError(connectTimeout).kind, 'timeout');
 
   assert.equal(classifyKubeError(new DOMException('The operation was aborted due to timeout', 'TimeoutError')).kind, 'timeout');
   assert.equal(classifyKubeError(new DOMException('This operation was aborted', 'AbortError')).kind, 'cancelled');
   assert.deepEqual(contextStateFromError(new DOMException('aborted', 'AbortError')), { kind: 'Unknown' });
 
-  const plugin = Object.assign(new Error('spawn gke-gcloud-auth-plugin ENOENT'), { code: 'ENOENT', syscall: 'spawn gke-gcloud-auth-plugin', path: 'gke-gcloud-auth-plugin' });
-  assert.deepEqual(classifyKubeError(plugin), { kind: 'credentials', message: 'the exec credential plugin "gke-gcloud-auth-plugin" was not found on the PATH of this process' });
+  const plugin = Object.assign(new Error('spawn gke-gcloud-auth-plugin ENOENT'), {
+    code: 'ENOENT',
+    syscall: 'spawn gke-gcloud-auth-plugin',
+    path: 'gke-gcloud-auth-plugin',
+  });
+  assert.deepEqual(classifyKubeError(plugin), {
+    kind: 'credentials',
+    message: 'the exec credential plugin "gke-gcloud-auth-plugin" was not found on the PATH of this process',
+  });
 
-  const unavailable = contextStateFromError(new ApiException(503, 'Unknown API Status Code!', '{"kind":"Status","status":"Failure","message":"etcdserver: leader changed","code":503}', {}));
+  const unavailable = contextStateFromError(
+    new ApiException(
+      503,
+      'Unknown API Status Code!',
+      '{"kind":"Status","status":"Failure","message":"etcdserver: leader changed","code":503}',
+      {},
+    ),
+  );
   assert.equal(unavailable.kind === 'Unreachable' && unavailable.reason, 'the API server answered 503: etcdserver: leader changed');
 
   // The exec WebSocket's upgrade refusal.
-  assert.deepEqual(classifyKubeError({ type: 'error', message: 'Unexpected server response: 403' }, { verb: 'create', resource: 'pods/exec' }), {
-    kind: 'forbidden',
-    verb: 'create',
-    resource: 'pods/exec',
-    message: 'Unexpected server response: 403',
-  });
+  assert.deepEqual(
+    classifyKubeError({ type: 'error', message: 'Unexpected server response: 403' }, { verb: 'create', resource: 'pods/exec' }),
+    {
+      kind: 'forbidden',
+      verb: 'create',
+      resource: 'pods/exec',
+      message: 'Unexpected server response: 403',
+    },
+  );
   // Watch errors carry statusCode.
   assert.equal(classifyKubeError(Object.assign(new Error('Gone'), { statusCode: 410 })).kind, 'gone');
   assert.equal(classifyKubeError(new Error('No active cluster!')).kind, 'config');

@@ -13,17 +13,26 @@ function nested(depth: number): string {
 
 test('kubeconfig: a document nested deeper than any kubeconfig is refused with a clear message', () => {
   for (const depth of [150, 800, 3000]) {
-    assert.throws(() => parseKubeconfigText(nested(depth), '/home/ana/.kube/config'), (error: unknown) => {
-      assert.ok(error instanceof Error && !(error instanceof RangeError), `depth ${depth}: ${String(error)}`);
-      assert.match(error.message, /nests deeper than/, `depth ${depth}`);
-      return true;
-    });
+    assert.throws(
+      () => parseKubeconfigText(nested(depth), '/home/ana/.kube/config'),
+      (error: unknown) => {
+        assert.ok(error instanceof Error && !(error instanceof RangeError), `depth ${depth}: ${String(error)}`);
+        assert.match(error.message, /nests deeper than/, `depth ${depth}`);
+        return true;
+      },
+    );
   }
 });
 
 test('kubeconfig: ordinary nesting still loads', () => {
-  const { parsed, problems } = parseKubeconfigText(`${HEAD}contexts:\n- name: a\n  context: {cluster: a, user: u}\nusers:\n- name: u\n  user: {token: t}\ncurrent-context: a\n`, '/home/ana/.kube/config');
+  const { parsed, problems } = parseKubeconfigText(
+    `${HEAD}contexts:\n- name: a\n  context: {cluster: a, user: u}\nusers:\n- name: u\n  user: {token: t}\ncurrent-context: a\n`,
+    '/home/ana/.kube/config',
+  );
   assert.deepEqual(problems, []);
   assert.equal(parsed.currentContext, 'a');
-  assert.deepEqual(parsed.clusters.map((cluster) => cluster.server), ['https://192.0.2.1:6443']);
+  assert.deepEqual(
+    parsed.clusters.map((cluster) => cluster.server),
+    ['https://192.0.2.1:6443'],
+  );
 });

@@ -42,8 +42,22 @@ describe('hostile container captures through analysis and every report', () => {
   const text = captureText('container', {
     meta: 'kernel=6.8.0\nhostname=tenant\n',
     env: `source=proc\nCUDA_DEVICE_MEMORY_LIMIT_0=4096m\nNOTES=${backticks}\n`,
-    preload: { files: [['ls', `-rw-r--r-- 1 0 0 ${preload.length} Aug 21 10:00 /etc/ld.so.preload\n`], ['/etc/ld.so.preload', preload]] },
-    procs: { files: [procRecord({ pid: 42, comm: 'python3', maps: 'libvgpu=1 libcuda=1 ld-musl=0 ld-linux=1 lines=5', env: ['CUDA_DEVICE_MEMORY_LIMIT_0=4096m', `NOTES=${backticks}`] })] },
+    preload: {
+      files: [
+        ['ls', `-rw-r--r-- 1 0 0 ${preload.length} Aug 21 10:00 /etc/ld.so.preload\n`],
+        ['/etc/ld.so.preload', preload],
+      ],
+    },
+    procs: {
+      files: [
+        procRecord({
+          pid: 42,
+          comm: 'python3',
+          maps: 'libvgpu=1 libcuda=1 ld-musl=0 ld-linux=1 lines=5',
+          env: ['CUDA_DEVICE_MEMORY_LIMIT_0=4096m', `NOTES=${backticks}`],
+        }),
+      ],
+    },
   });
 
   test('analysis, text, Markdown, JSON and the view model all complete', { timeout: 60_000 }, () => {

@@ -22,7 +22,11 @@ function which(name: string): string | null {
 const SHELLS: Array<{ name: string; command: string[] | undefined; missing: string | null }> = [
   { name: 'sh (default argv)', command: undefined, missing: null },
   { name: 'dash', command: ['dash', '-s'], missing: which('dash') ? null : 'dash not installed (apt-get install -y dash)' },
-  { name: 'busybox sh', command: ['busybox', 'sh', '-s'], missing: which('busybox') ? null : 'busybox not installed (apt-get install -y busybox-static)' },
+  {
+    name: 'busybox sh',
+    command: ['busybox', 'sh', '-s'],
+    missing: which('busybox') ? null : 'busybox not installed (apt-get install -y busybox-static)',
+  },
 ];
 
 function req(script: string, extra: Partial<ExecRequest> = {}): ExecRequest {
@@ -132,19 +136,23 @@ for (const shell of SHELLS) {
   });
 }
 
-test('a process that escaped the group and holds stdout does not hold the result', { skip: which('setsid') ? false : 'setsid not installed' }, async () => {
-  const t = new LocalTransport();
-  const s = uniqueSleep();
-  try {
-    const started = Date.now();
-    const r = await t.run(req(`setsid sleep ${s} &\necho done\n`));
-    assert.equal(r.stdout, 'done\n');
-    assert.equal(r.exitCode, 0);
-    assert.ok(Date.now() - started < 20_000, 'watchdog');
-  } finally {
-    for (const pid of pids(`sleep ${s}`)) process.kill(pid, 'SIGKILL');
-  }
-});
+test(
+  'a process that escaped the group and holds stdout does not hold the result',
+  { skip: which('setsid') ? false : 'setsid not installed' },
+  async () => {
+    const t = new LocalTransport();
+    const s = uniqueSleep();
+    try {
+      const started = Date.now();
+      const r = await t.run(req(`setsid sleep ${s} &\necho done\n`));
+      assert.equal(r.stdout, 'done\n');
+      assert.equal(r.exitCode, 0);
+      assert.ok(Date.now() - started < 20_000, 'watchdog');
+    } finally {
+      for (const pid of pids(`sleep ${s}`)) process.kill(pid, 'SIGKILL');
+    }
+  },
+);
 
 test('an aborted signal before the run starts nothing', async () => {
   const t = new LocalTransport();

@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { APPS_FIELDS, CONTAINER_GPU_FIELDS, NODE_GPU_FIELDS, parseSmiApps, parseSmiCsv, parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
+import {
+  APPS_FIELDS,
+  CONTAINER_GPU_FIELDS,
+  NODE_GPU_FIELDS,
+  parseSmiApps,
+  parseSmiCsv,
+  parseSmiGpus,
+} from '../../src/core/probe/parsers/nvidiaSmi.ts';
 import { CONTAINER_APPS_QUERY, CONTAINER_BODY, CONTAINER_GPU_QUERY } from '../../src/core/probe/scripts/containerScript.ts';
 import { NODE_BODY } from '../../src/core/probe/scripts/nodeScript.ts';
 
@@ -18,7 +25,10 @@ test('nvidia-smi: the field lists match the queries the probes run', () => {
 
 test('nvidia-smi: [N/A] and [Not Supported] are unavailable values with their reason (i3pystatus#776)', () => {
   const fields = ['memory.total', 'memory.free', 'memory.used', 'temperature.gpu', 'fan.speed', 'utilization.gpu', 'utilization.memory'];
-  for (const [name, reason] of [['i3pystatus-776-fan-na.csv', 'N/A'], ['i3pystatus-776-fan-not-supported.csv', 'Not Supported']] as const) {
+  for (const [name, reason] of [
+    ['i3pystatus-776-fan-na.csv', 'N/A'],
+    ['i3pystatus-776-fan-not-supported.csv', 'Not Supported'],
+  ] as const) {
     const result = parseSmiGpus(fixture(name), fields);
     assert.equal(result.rows.length, 1, name);
     const gpu = result.rows[0];
@@ -35,7 +45,27 @@ test('nvidia-smi: [N/A] and [Not Supported] are unavailable values with their re
 });
 
 test('nvidia-smi: a wide row with a bare N/A and a GPU name with spaces (gpu-utils#83)', () => {
-  const fields = ['power.limit', 'power.min_limit', 'power.max_limit', 'memory.total', 'vbios_version', 'driver_version', 'name', 'gpu_uuid', 'power.draw', 'temperature.gpu', 'temperature.memory', 'clocks.current.graphics', 'clocks.sm', 'clocks.mem', 'utilization.gpu', 'utilization.memory', 'fan.speed', 'pcie.link.width.current', 'pstate'];
+  const fields = [
+    'power.limit',
+    'power.min_limit',
+    'power.max_limit',
+    'memory.total',
+    'vbios_version',
+    'driver_version',
+    'name',
+    'gpu_uuid',
+    'power.draw',
+    'temperature.gpu',
+    'temperature.memory',
+    'clocks.current.graphics',
+    'clocks.sm',
+    'clocks.mem',
+    'utilization.gpu',
+    'utilization.memory',
+    'fan.speed',
+    'pcie.link.width.current',
+    'pstate',
+  ];
   const result = parseSmiGpus(fixture('gpu-utils-83-rtx2080.csv'), fields);
   const gpu = result.rows[0];
   assert.ok(gpu);
@@ -85,7 +115,13 @@ test('nvidia-smi: the header renames a queried field (dcgm-exporter#94: name →
 
 test('nvidia-smi: two GPUs, name and free memory (CLIc#89)', () => {
   const result = parseSmiGpus(fixture('clic-89-two-gpus.csv'), ['gpu_name', 'memory.free']);
-  assert.deepEqual(result.rows.map((row) => [row.name, row.memoryFreeMiB]), [['NVIDIA GeForce GTX 1050 Ti', 2131], ['NVIDIA GeForce RTX 3080 Ti', 16000]]);
+  assert.deepEqual(
+    result.rows.map((row) => [row.name, row.memoryFreeMiB]),
+    [
+      ['NVIDIA GeForce GTX 1050 Ti', 2131],
+      ['NVIDIA GeForce RTX 3080 Ti', 16000],
+    ],
+  );
 });
 
 test('nvidia-smi: driver and NVML failures are errors, not rows', () => {
@@ -132,7 +168,12 @@ test('nvidia-smi: missing columns, extra separators in process names, units, emp
 });
 
 test('nvidia-smi: fuzz — truncated and garbled output never throws', () => {
-  const texts = ['gpu-utils-83-rtx2080.csv', 'hami-332-stderr-interleaved.txt', 'dcgm-exporter-94-apps-header.csv', 'unsloth-10283-gb10-header.csv'].map(fixture);
+  const texts = [
+    'gpu-utils-83-rtx2080.csv',
+    'hami-332-stderr-interleaved.txt',
+    'dcgm-exporter-94-apps-header.csv',
+    'unsloth-10283-gb10-header.csv',
+  ].map(fixture);
   for (const text of texts) {
     for (let cut = 0; cut <= text.length; cut += 5) {
       const gpus = parseSmiGpus(text.slice(0, cut), NODE_GPU_FIELDS);

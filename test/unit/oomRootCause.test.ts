@@ -21,7 +21,8 @@ function fixture(name: string): string {
 }
 
 const GTT_POD = '1d7e0c6a-5b0f-4c5e-9d33-0e6f2ad2a1b9';
-const GTT_POD_CGROUP = '/sys/fs/cgroup/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1d7e0c6a_5b0f_4c5e_9d33_0e6f2ad2a1b9.slice';
+const GTT_POD_CGROUP =
+  '/sys/fs/cgroup/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1d7e0c6a_5b0f_4c5e_9d33_0e6f2ad2a1b9.slice';
 
 function global(verdict: OomVerdict | undefined): GlobalOomVerdict {
   assert.ok(verdict, 'no verdict');
@@ -68,7 +69,8 @@ test('GTT signature, strong: a global kill of a pod whose memory.events shows oo
   assert.deepEqual(verdict.victim, {
     pid: 412877,
     comm: 'llama-server',
-    taskMemcg: '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1d7e0c6a_5b0f_4c5e_9d33_0e6f2ad2a1b9.slice/cri-containerd-5e1c0a0f3b3d4c2e9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f.scope',
+    taskMemcg:
+      '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1d7e0c6a_5b0f_4c5e_9d33_0e6f2ad2a1b9.slice/cri-containerd-5e1c0a0f3b3d4c2e9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f.scope',
     inKubepods: true,
     podUid: GTT_POD,
     qos: 'Burstable',
@@ -89,7 +91,10 @@ test('GTT signature, strong: a global kill of a pod whose memory.events shows oo
   assert.match(verdict.explanation, /gpu_active:94371840kB/);
   // Evidence: the report's own lines, verbatim, with their numbers.
   const lines = text.split('\n');
-  assert.deepEqual(verdict.evidenceLines.map((line) => line.line), [4, 21, 25, 26]);
+  assert.deepEqual(
+    verdict.evidenceLines.map((line) => line.line),
+    [4, 21, 25, 26],
+  );
   assert.deepEqual(verdict.evidence, [lines[3], lines[20], lines[24], lines[25]]);
   // Remedy: 1.3 × (2 GiB in the cgroup + 90 GiB of GPU buffers) = 119.6 GiB → 120Gi.
   assert.match(verdict.remedy, /at least 120Gi/);
@@ -99,7 +104,18 @@ test('GTT signature, strong: a global kill of a pod whose memory.events shows oo
   assert.match(verdict.remedy, /dedicated \(tainted\)/);
   assert.equal(summary.globalPodKills, 1);
   assert.equal(summary.gttMiB, 98304);
-  assert.deepEqual(summary.victims, [{ kind: 'global', comm: 'llama-server', pid: 412877, podUid: GTT_POD, podName: 'ai/llama-0', containerId: '5e1c0a0f3b3d4c2e9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f', timestamp: '86231.502113', gtt: 'strong' }]);
+  assert.deepEqual(summary.victims, [
+    {
+      kind: 'global',
+      comm: 'llama-server',
+      pid: 412877,
+      podUid: GTT_POD,
+      podName: 'ai/llama-0',
+      containerId: '5e1c0a0f3b3d4c2e9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f',
+      timestamp: '86231.502113',
+      gtt: 'strong',
+    },
+  ]);
 });
 
 test('GTT signature without pod data rests on gpu_active alone (likely); counters that show the limit was hit speak against it', () => {
@@ -112,7 +128,9 @@ test('GTT signature without pod data rests on gpu_active alone (likely); counter
   );
   assert.equal(hitLimit.gtt?.strength, 'likely');
   assert.match(hitLimit.gtt?.against.join(' ') ?? '', /max 3 and oom 1/);
-  const notYet = global(explainKernelLogText(text, { pods: [{ podUid: GTT_POD, memoryEvents: { max: 0, oom: 0, oom_kill: 0 } }] }).verdicts[0]);
+  const notYet = global(
+    explainKernelLogText(text, { pods: [{ podUid: GTT_POD, memoryEvents: { max: 0, oom: 0, oom_kill: 0 } }] }).verdicts[0],
+  );
   assert.match(notYet.gtt?.against.join(' ') ?? '', /oom_kill 0/);
   // fdinfo-attributed GTT (from another analysis) counts as strong evidence too, and sizes the remedy.
   const withFdinfo = global(
@@ -188,7 +206,9 @@ test('container limit (istio#42734, "Task in" form): usage, limit and a concrete
 
 test('pod-level limit (gpud#70) and the name map', () => {
   const uid = 'eded8c65-6e8e-4c6e-a889-3e427565c740';
-  const verdict = memcg(explainKernelLogText(fixture('gpud-70-journal-precise-memcg.log'), { podNames: new Map([[uid, 'train/job-7']]) }).verdicts[0]);
+  const verdict = memcg(
+    explainKernelLogText(fixture('gpud-70-journal-precise-memcg.log'), { podNames: new Map([[uid, 'train/job-7']]) }).verdicts[0],
+  );
   assert.equal(verdict.limitLevel, 'pod');
   assert.equal(verdict.victim.podName, 'train/job-7');
   assert.equal(verdict.victim.comm, 'pt_main_thread');
@@ -197,7 +217,7 @@ test('pod-level limit (gpud#70) and the name map', () => {
   assert.match(verdict.title, /pod train\/job-7/);
 });
 
-test('a node service\'s own slice (eks-ami#419): not a pod, and an error because it is the kubelet', () => {
+test("a node service's own slice (eks-ami#419): not a pod, and an error because it is the kubelet", () => {
   const { verdicts } = explainKernelLogText(fixture('eks-ami-419-dmesg-podruntime.log'));
   const kubelet = memcg(verdicts[0]);
   assert.equal(kubelet.limitLevel, 'outside-kubepods');
@@ -222,7 +242,9 @@ test('the whole pod tree (oom_memcg=/kubepods.slice, as an AKS node prints it) i
   assert.equal(verdict.severity, 'error');
   assert.equal(verdict.victim.podUid, '10d16a28-60ff-475f-a631-510d9792219f');
   assert.match(verdict.title, /allocatable/);
-  const qos = memcg(explainKernelLogText(text.replace('oom_memcg=/kubepods.slice,', 'oom_memcg=/kubepods.slice/kubepods-burstable.slice,')).verdicts[0]);
+  const qos = memcg(
+    explainKernelLogText(text.replace('oom_memcg=/kubepods.slice,', 'oom_memcg=/kubepods.slice/kubepods-burstable.slice,')).verdicts[0],
+  );
   assert.equal(qos.limitLevel, 'qos');
 });
 
@@ -235,7 +257,7 @@ test('pre-5.0 "sacrifice child": the explanation names the child that died', () 
   assert.match(first.explanation, /chose python3 \(pid 4142\) and killed its child pid 4254/);
 });
 
-test('a torn victim line does not borrow the candidate\'s name (kubedirector#356)', () => {
+test("a torn victim line does not borrow the candidate's name (kubedirector#356)", () => {
   const verdict = memcg(explainKernelLogText(fixture('kubedirector-356-dmesg-torn.log')).verdicts[0]);
   assert.equal(verdict.victim.pid, 62769);
   assert.equal(verdict.victim.comm, undefined);
@@ -246,7 +268,10 @@ test('a torn victim line does not borrow the candidate\'s name (kubedirector#356
 
 test('cgroups outside Kubernetes (cAdvisor data): a Docker container is a warning, with --memory in the remedy', () => {
   const { verdicts, summary } = explainKernelLogText(fixture('cadvisor-oomparser-bare-legacy.log'));
-  assert.deepEqual(verdicts.map((v) => v.kind), ['memcg', 'global', 'memcg']);
+  assert.deepEqual(
+    verdicts.map((v) => v.kind),
+    ['memcg', 'global', 'memcg'],
+  );
   const docker = memcg(verdicts[2]);
   assert.equal(docker.limitLevel, 'outside-kubepods');
   assert.equal(docker.severity, 'warning');
@@ -255,7 +280,10 @@ test('cgroups outside Kubernetes (cAdvisor data): a Docker container is a warnin
   assert.equal(summary.global, 1);
   assert.equal(summary.memcg, 2);
   assert.equal(summary.globalPodKills, 0);
-  assert.equal(summary.text, '3 OOM kill reports: 1 global (0 of a pod), 2 memory-cgroup, 0 unclassified; victims: memorymonster (pid 13536), badsysprogram (pid 1532), gunpowder-memho (pid 1381).');
+  assert.equal(
+    summary.text,
+    '3 OOM kill reports: 1 global (0 of a pod), 2 memory-cgroup, 0 unclassified; victims: memorymonster (pid 13536), badsysprogram (pid 1532), gunpowder-memho (pid 1381).',
+  );
 });
 
 test('a report too cut to classify is unclassified, with a remedy that says how to get the rest', () => {
@@ -277,15 +305,18 @@ test('no OOM in the log: no verdicts and a summary that says so (this CI machine
 // Cgroup data from the node probe.
 
 test('parseMemoryEvents keeps known and unknown keys and skips garbage', () => {
-  assert.deepEqual(parseMemoryEvents('low 0\nhigh 12\nmax 3\noom 1\noom_kill 2\noom_group_kill 0\nsock_throttled 5\n\ngarbage line\nmax\n'), {
-    low: 0,
-    high: 12,
-    max: 3,
-    oom: 1,
-    oom_kill: 2,
-    oom_group_kill: 0,
-    sock_throttled: 5,
-  });
+  assert.deepEqual(
+    parseMemoryEvents('low 0\nhigh 12\nmax 3\noom 1\noom_kill 2\noom_group_kill 0\nsock_throttled 5\n\ngarbage line\nmax\n'),
+    {
+      low: 0,
+      high: 12,
+      max: 3,
+      oom: 1,
+      oom_kill: 2,
+      oom_group_kill: 0,
+      sock_throttled: 5,
+    },
+  );
   assert.deepEqual(parseMemoryEvents(''), {});
 });
 
@@ -293,7 +324,8 @@ test('podCgroupDataFromFiles reads a node capture: cgroup v2 pod level, cgroup v
   const nonce = 'a1b2c3d4e5f60718';
   const m = (verb: string): string => `@@gpumem:${nonce}:${verb}@@`;
   const v1Pod = '/host/sys/fs/cgroup/memory/kubepods/burstable/pod95387fa4-da9c-11e7-9d36-5254b24cbf5e';
-  const containerOnly = '/host/sys/fs/cgroup/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podbe1e663f_f7a1_4b90_bdfd_bb30afdf7c37.slice';
+  const containerOnly =
+    '/host/sys/fs/cgroup/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podbe1e663f_f7a1_4b90_bdfd_bb30afdf7c37.slice';
   const capture = [
     `@@gpumem-probe v=1 scope=node nonce=${nonce} root=/host@@`,
     m('begin cgroup.kubepods'),
@@ -343,7 +375,11 @@ test('podCgroupDataFromFiles reads a node capture: cgroup v2 pod level, cgroup v
   const byUid = new Map(pods.map((pod) => [pod.podUid, pod]));
   assert.equal(pods.length, 3, 'the kubepods root is not a pod');
   const gtt = byUid.get(GTT_POD);
-  assert.deepEqual(gtt?.memoryEvents, { low: 0, high: 0, max: 0, oom: 0, oom_kill: 1, oom_group_kill: 0 }, 'the pod level wins over its container');
+  assert.deepEqual(
+    gtt?.memoryEvents,
+    { low: 0, high: 0, max: 0, oom: 0, oom_kill: 1, oom_group_kill: 0 },
+    'the pod level wins over its container',
+  );
   assert.equal(gtt?.memoryCurrent, 2147483648);
   assert.deepEqual(gtt?.memoryMax, { kind: 'bytes', bytes: 17179869184 });
   assert.equal(gtt?.cgroupVersion, 2);
@@ -405,7 +441,14 @@ test('fuzz: explaining mutated fixtures and random context never throws', () => 
     let text = fixture(name);
     const a = Math.floor(random() * text.length);
     text = random() < 0.5 ? text.slice(a) : text.slice(0, a) + '\u0000oom-kill:global_oom,task_memcg=/kubepods/pod' + text.slice(a);
-    const pods: PodCgroupData[] = [{ podUid: GTT_POD, memoryEvents: { oom_kill: Math.floor(random() * 3), max: Math.floor(random() * 2) }, memoryCurrent: random() * 1e12, memoryMax: random() < 0.5 ? { kind: 'max' } : { kind: 'bytes', bytes: random() * 1e12 } }];
+    const pods: PodCgroupData[] = [
+      {
+        podUid: GTT_POD,
+        memoryEvents: { oom_kill: Math.floor(random() * 3), max: Math.floor(random() * 2) },
+        memoryCurrent: random() * 1e12,
+        memoryMax: random() < 0.5 ? { kind: 'max' } : { kind: 'bytes', bytes: random() * 1e12 },
+      },
+    ];
     const result = explainKernelLogText(text, { pods, podNames: {} });
     assert.equal(result.verdicts.length, result.summary.kills);
     assert.equal(result.summary.global + result.summary.memcg + result.summary.unknown, result.summary.kills);

@@ -9,7 +9,9 @@ import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
 import type { GlobalOomVerdict } from '../../src/core/verdicts/oomVerdicts.ts';
 import { unwrapPastedLog } from '../../src/core/probe/parsers/logUnwrap.ts';
 
-const REAL = readFileSync(new URL('../fixtures/kernel-logs/course-dmesg-global-oom-group-6.1.log', import.meta.url), 'utf8').split('\n').filter((line) => line !== '');
+const REAL = readFileSync(new URL('../fixtures/kernel-logs/course-dmesg-global-oom-group-6.1.log', import.meta.url), 'utf8')
+  .split('\n')
+  .filter((line) => line !== '');
 const noTime = (line: string) => line.replace(/^\[ *\d+\.\d+\] /, '');
 /** A terminal or ticket cutting at `width` columns, mid-word, the continuation indented by four spaces. */
 const hardWrap = (width: number) => (line: string) => {
@@ -40,7 +42,10 @@ function victims(text: string): string[] {
 
 test('class 7: the victims of a real global OOM survive timestamps cut, re-wrapping and ticket indentation', () => {
   const expected = victims(REAL.join('\n'));
-  assert.deepEqual(expected, ['global 10843 prometheus-conf anon-rss 5064 total-vm 719984', 'global 115727 memory_leak anon-rss 11724804 total-vm 15469196']);
+  assert.deepEqual(expected, [
+    'global 10843 prometheus-conf anon-rss 5064 total-vm 719984',
+    'global 115727 memory_leak anon-rss 11724804 total-vm 15469196',
+  ]);
   const variants: Record<string, string> = {
     'no timestamps': REAL.map(noTime).join('\n'),
     'hard-wrapped at 80': REAL.map(hardWrap(80)).join('\n'),
@@ -48,15 +53,36 @@ test('class 7: the victims of a real global OOM survive timestamps cut, re-wrapp
     'word-wrapped at 72': REAL.map(wordWrap(72)).join('\n'),
     'no timestamps, word-wrapped at 60': REAL.map((line) => wordWrap(60)(noTime(line))).join('\n'),
     'indented as a ticket code block': REAL.map((line) => `    ${line}`).join('\n'),
-    'indented and word-wrapped': REAL.map((line) => wordWrap(70)(line).split('\n').map((piece) => `  ${piece}`).join('\n')).join('\n'),
+    'indented and word-wrapped': REAL.map((line) =>
+      wordWrap(70)(line)
+        .split('\n')
+        .map((piece) => `  ${piece}`)
+        .join('\n'),
+    ).join('\n'),
   };
   for (const [name, text] of Object.entries(variants)) assert.deepEqual(victims(text), expected, name);
 });
 
 test('class 7: call-trace frames of dmesg -t output are not joined; a multi-line printk is', () => {
-  const log = unwrapPastedLog(['Call Trace:', ' <TASK>', ' dump_stack_lvl+0x71/0x90', ' ? handle_mm_fault+0x536/0x850', 'amd_pstate: The CPPC feature is supported but currently disabled by the BIOS.', '               Please enable it if your BIOS has the CPPC option.']);
-  assert.deepEqual(log.lines.map((line) => [line.lineNo, line.text]), [
-    [1, 'Call Trace:'], [2, ' <TASK>'], [3, ' dump_stack_lvl+0x71/0x90'], [4, ' ? handle_mm_fault+0x536/0x850'],
-    [5, 'amd_pstate: The CPPC feature is supported but currently disabled by the BIOS. Please enable it if your BIOS has the CPPC option.'],
+  const log = unwrapPastedLog([
+    'Call Trace:',
+    ' <TASK>',
+    ' dump_stack_lvl+0x71/0x90',
+    ' ? handle_mm_fault+0x536/0x850',
+    'amd_pstate: The CPPC feature is supported but currently disabled by the BIOS.',
+    '               Please enable it if your BIOS has the CPPC option.',
   ]);
+  assert.deepEqual(
+    log.lines.map((line) => [line.lineNo, line.text]),
+    [
+      [1, 'Call Trace:'],
+      [2, ' <TASK>'],
+      [3, ' dump_stack_lvl+0x71/0x90'],
+      [4, ' ? handle_mm_fault+0x536/0x850'],
+      [
+        5,
+        'amd_pstate: The CPPC feature is supported but currently disabled by the BIOS. Please enable it if your BIOS has the CPPC option.',
+      ],
+    ],
+  );
 });

@@ -11,12 +11,15 @@ const UID_ = UID.replace(/-/g, '_');
 const ID = '5e1c0a0f3b3d4c2e9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f';
 
 test('systemd driver, Burstable, containerd scope: underscores become dashes in the UID', () => {
-  assert.deepEqual(parsePodCgroup(`/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_}.slice/cri-containerd-${ID}.scope`), {
-    podUid: UID,
-    qos: 'Burstable',
-    containerId: ID,
-    runtime: 'containerd',
-  });
+  assert.deepEqual(
+    parsePodCgroup(`/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_}.slice/cri-containerd-${ID}.scope`),
+    {
+      podUid: UID,
+      qos: 'Burstable',
+      containerId: ID,
+      runtime: 'containerd',
+    },
+  );
 });
 
 test('systemd driver, Guaranteed pods have no QoS level', () => {
@@ -37,26 +40,42 @@ test('systemd driver, BestEffort, CRI-O and Docker scopes', () => {
   });
   // istio/istio#42734 (dockershim era).
   assert.deepEqual(
-    parsePodCgroup('/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0330b2c1_a15b_4cdd_b5e5_72d4a90bee82.slice/docker-b27201334a41cd0749d053b18378d7ea65617b8e26277197ea25c974da1a5a8a.scope'),
-    { podUid: '0330b2c1-a15b-4cdd-b5e5-72d4a90bee82', qos: 'Burstable', containerId: 'b27201334a41cd0749d053b18378d7ea65617b8e26277197ea25c974da1a5a8a', runtime: 'docker' },
+    parsePodCgroup(
+      '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0330b2c1_a15b_4cdd_b5e5_72d4a90bee82.slice/docker-b27201334a41cd0749d053b18378d7ea65617b8e26277197ea25c974da1a5a8a.scope',
+    ),
+    {
+      podUid: '0330b2c1-a15b-4cdd-b5e5-72d4a90bee82',
+      qos: 'Burstable',
+      containerId: 'b27201334a41cd0749d053b18378d7ea65617b8e26277197ea25c974da1a5a8a',
+      runtime: 'docker',
+    },
   );
   // conmon's own scope: kept with its prefix as the runtime name.
-  assert.equal(parsePodCgroup(`/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_}.slice/crio-conmon-${ID}.scope`)?.runtime, 'crio-conmon');
+  assert.equal(
+    parsePodCgroup(`/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_}.slice/crio-conmon-${ID}.scope`)?.runtime,
+    'crio-conmon',
+  );
 });
 
 test('cgroupfs driver: Burstable, BestEffort and Guaranteed, bare container ids', () => {
   assert.deepEqual(parsePodCgroup(`/kubepods/burstable/pod${UID}/${ID}`), { podUid: UID, qos: 'Burstable', containerId: ID });
   assert.deepEqual(parsePodCgroup(`/kubepods/besteffort/pod${UID}/${ID}`), { podUid: UID, qos: 'BestEffort', containerId: ID });
   // kubernetes/kubernetes#56891: a Guaranteed pod under cgroupfs.
-  assert.deepEqual(parsePodCgroup('/kubepods/pod95387fa4-da9c-11e7-9d36-5254b24cbf5e/e84ed2eecf157a08df53ca510418796ccf5173f5d71e42133320e9178b9c8447'), {
-    podUid: '95387fa4-da9c-11e7-9d36-5254b24cbf5e',
-    qos: 'Guaranteed',
-    containerId: 'e84ed2eecf157a08df53ca510418796ccf5173f5d71e42133320e9178b9c8447',
-  });
+  assert.deepEqual(
+    parsePodCgroup('/kubepods/pod95387fa4-da9c-11e7-9d36-5254b24cbf5e/e84ed2eecf157a08df53ca510418796ccf5173f5d71e42133320e9178b9c8447'),
+    {
+      podUid: '95387fa4-da9c-11e7-9d36-5254b24cbf5e',
+      qos: 'Guaranteed',
+      containerId: 'e84ed2eecf157a08df53ca510418796ccf5173f5d71e42133320e9178b9c8447',
+    },
+  );
 });
 
 test('pod-level paths have no container', () => {
-  assert.deepEqual(parsePodCgroup(`/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_}.slice`), { podUid: UID, qos: 'Burstable' });
+  assert.deepEqual(parsePodCgroup(`/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_}.slice`), {
+    podUid: UID,
+    qos: 'Burstable',
+  });
   assert.deepEqual(parsePodCgroup(`/kubepods/burstable/pod${UID}`), { podUid: UID, qos: 'Burstable' });
   assert.deepEqual(parsePodCgroup(`/kubepods/burstable/pod${UID}/`), { podUid: UID, qos: 'Burstable' });
 });
@@ -71,23 +90,42 @@ test('the pod tree under a prefix: cgroup mounts, a host root, a node container,
   });
   // leptonai/gpud#70: Kubernetes inside an LXC container.
   assert.deepEqual(
-    parsePodCgroup('/lxc.payload.ny2g2r5hh3-lxc/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podeded8c65_6e8e_4c6e_a889_3e427565c740.slice/cri-containerd-ec9ee26695deb4cc72bc665efff1cf3a03fdfb12f1303e02fe9252985e084a95.scope'),
-    { podUid: 'eded8c65-6e8e-4c6e-a889-3e427565c740', qos: 'Burstable', containerId: 'ec9ee26695deb4cc72bc665efff1cf3a03fdfb12f1303e02fe9252985e084a95', runtime: 'containerd' },
+    parsePodCgroup(
+      '/lxc.payload.ny2g2r5hh3-lxc/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podeded8c65_6e8e_4c6e_a889_3e427565c740.slice/cri-containerd-ec9ee26695deb4cc72bc665efff1cf3a03fdfb12f1303e02fe9252985e084a95.scope',
+    ),
+    {
+      podUid: 'eded8c65-6e8e-4c6e-a889-3e427565c740',
+      qos: 'Burstable',
+      containerId: 'ec9ee26695deb4cc72bc665efff1cf3a03fdfb12f1303e02fe9252985e084a95',
+      runtime: 'containerd',
+    },
   );
   // kind nodes use the cgroup root /kubelet.slice, so the slices gain a `kubelet-` prefix.
-  assert.deepEqual(parsePodCgroup(`/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-besteffort.slice/kubelet-kubepods-besteffort-pod${UID_}.slice/cri-containerd-${ID}.scope`), {
-    podUid: UID,
-    qos: 'BestEffort',
-    containerId: ID,
-    runtime: 'containerd',
-  });
+  assert.deepEqual(
+    parsePodCgroup(
+      `/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-besteffort.slice/kubelet-kubepods-besteffort-pod${UID_}.slice/cri-containerd-${ID}.scope`,
+    ),
+    {
+      podUid: UID,
+      qos: 'BestEffort',
+      containerId: ID,
+      runtime: 'containerd',
+    },
+  );
 });
 
 test('cgroup v1 with the systemd driver: containerd names containers `<pod slice>:cri-containerd:<id>`', () => {
   // containerd/containerd#5226.
   assert.deepEqual(
-    parsePodCgroup('/sys/fs/cgroup/memory/system.slice/containerd.service/kubepods-burstable-pod7a875b5c_4d3c_4345_ac0f_5c847d8d7129.slice:cri-containerd:ee05f876e981d258209f91f25f139f7abc13a0246a5f343298572602fea8c7bb'),
-    { podUid: '7a875b5c-4d3c-4345-ac0f-5c847d8d7129', qos: 'Burstable', containerId: 'ee05f876e981d258209f91f25f139f7abc13a0246a5f343298572602fea8c7bb', runtime: 'containerd' },
+    parsePodCgroup(
+      '/sys/fs/cgroup/memory/system.slice/containerd.service/kubepods-burstable-pod7a875b5c_4d3c_4345_ac0f_5c847d8d7129.slice:cri-containerd:ee05f876e981d258209f91f25f139f7abc13a0246a5f343298572602fea8c7bb',
+    ),
+    {
+      podUid: '7a875b5c-4d3c-4345-ac0f-5c847d8d7129',
+      qos: 'Burstable',
+      containerId: 'ee05f876e981d258209f91f25f139f7abc13a0246a5f343298572602fea8c7bb',
+      runtime: 'containerd',
+    },
   );
 });
 
@@ -100,12 +138,15 @@ test('static pods carry a 32-hex config hash as their UID', () => {
 });
 
 test('/proc/<pid>/cgroup lines: v2 `0::` and v1 `N:controller:`', () => {
-  assert.deepEqual(parsePodCgroup(`0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_}.slice/cri-containerd-${ID}.scope`), {
-    podUid: UID,
-    qos: 'Burstable',
-    containerId: ID,
-    runtime: 'containerd',
-  });
+  assert.deepEqual(
+    parsePodCgroup(`0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_}.slice/cri-containerd-${ID}.scope`),
+    {
+      podUid: UID,
+      qos: 'Burstable',
+      containerId: ID,
+      runtime: 'containerd',
+    },
+  );
   assert.deepEqual(parsePodCgroup(`12:memory:/kubepods/burstable/pod${UID}/${ID}`), { podUid: UID, qos: 'Burstable', containerId: ID });
   assert.deepEqual(parsePodCgroup(`4:cpu,cpuacct:/kubepods/pod${UID}/${ID}\n`), { podUid: UID, qos: 'Guaranteed', containerId: ID });
 });
@@ -154,7 +195,10 @@ test('isKubepodsPath and kubepodsLevel name the level of the pod tree, even for 
 
 test('cgroupPathFromProcCgroup prefers the v2 line, or the v1 memory line', () => {
   const v2 = `0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_}.slice/cri-containerd-${ID}.scope\n`;
-  assert.equal(cgroupPathFromProcCgroup(v2), `/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_}.slice/cri-containerd-${ID}.scope`);
+  assert.equal(
+    cgroupPathFromProcCgroup(v2),
+    `/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_}.slice/cri-containerd-${ID}.scope`,
+  );
   const v1 = [
     `12:pids:/kubepods/burstable/pod${UID}/${ID}`,
     `11:memory:/kubepods/burstable/pod${UID}/${ID}`,

@@ -70,20 +70,30 @@ describe('this machine: /proc/meminfo', () => {
     assert.equal(meminfo.get('GPUActive'), 40 * GiB);
     assert.equal(meminfo.get('GPUReclaim'), 64 * MiB);
     const node = parseMeminfo('Node 0 MemTotal:       24684096 kB\nNode 0 GPUActive:        1024 kB\n');
-    assert.deepEqual([...node], [['MemTotal', 24684096 * KiB], ['GPUActive', MiB]]);
+    assert.deepEqual(
+      [...node],
+      [
+        ['MemTotal', 24684096 * KiB],
+        ['GPUActive', MiB],
+      ],
+    );
   });
 
-  test('the live file: one entry per line, with the values an independent split gives', { skip: live('/proc/meminfo') === undefined && 'no /proc/meminfo' }, () => {
-    const text = live('/proc/meminfo') ?? '';
-    const expected = new Map<string, number>();
-    for (const line of text.split('\n').filter(Boolean)) {
-      const [key = '', rest = ''] = line.split(':');
-      const [number = '', unit] = rest.trim().split(/\s+/);
-      expected.set(key, Number(number) * (unit === 'kB' ? 1024 : 1));
-    }
-    assert.ok(expected.size > 20);
-    assert.deepEqual(parseMeminfo(text), expected);
-  });
+  test(
+    'the live file: one entry per line, with the values an independent split gives',
+    { skip: live('/proc/meminfo') === undefined && 'no /proc/meminfo' },
+    () => {
+      const text = live('/proc/meminfo') ?? '';
+      const expected = new Map<string, number>();
+      for (const line of text.split('\n').filter(Boolean)) {
+        const [key = '', rest = ''] = line.split(':');
+        const [number = '', unit] = rest.trim().split(/\s+/);
+        expected.set(key, Number(number) * (unit === 'kB' ? 1024 : 1));
+      }
+      assert.ok(expected.size > 20);
+      assert.deepEqual(parseMeminfo(text), expected);
+    },
+  );
 });
 
 describe('this machine: /proc/vmstat', () => {
@@ -97,10 +107,15 @@ describe('this machine: /proc/vmstat', () => {
 
   test('the live file: every `key value` line, as split by hand', { skip: live('/proc/vmstat') === undefined && 'no /proc/vmstat' }, () => {
     const text = live('/proc/vmstat') ?? '';
-    const expected = new Map(text.split('\n').filter(Boolean).map((line) => {
-      const [key = '', value = ''] = line.split(' ');
-      return [key, Number(value)] as const;
-    }));
+    const expected = new Map(
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          const [key = '', value = ''] = line.split(' ');
+          return [key, Number(value)] as const;
+        }),
+    );
     assert.ok(expected.has('oom_kill'));
     assert.deepEqual(parseKeyNumber(text), expected);
   });
@@ -116,22 +131,32 @@ describe('this machine: /proc/self/cgroup (hybrid)', () => {
     assert.equal(parsePodCgroup(cgroupOf(saved) ?? ''), undefined, 'not a pod');
   });
 
-  test('the live file: the path an independent reading of the lines gives', { skip: live('/proc/self/cgroup') === undefined && 'no /proc/self/cgroup' }, () => {
-    const lines = (live('/proc/self/cgroup') ?? '').split('\n').filter(Boolean).map((line) => {
-      const [id = '', controllers = '', ...path] = line.split(':');
-      return { id, controllers: controllers.split(','), path: path.join(':') };
-    });
-    const unified = lines.find((line) => line.id === '0' && line.controllers.join('') === '')?.path;
-    const memory = lines.find((line) => line.controllers.includes('memory'))?.path;
-    // v2: the 0:: line; v1: the memory line; hybrid: the 0:: line unless it is just `/`.
-    const expected = unified === undefined ? memory : memory === undefined || unified !== '/' ? unified : memory;
-    assert.equal(cgroupOf(live('/proc/self/cgroup') ?? ''), expected);
-  });
+  test(
+    'the live file: the path an independent reading of the lines gives',
+    { skip: live('/proc/self/cgroup') === undefined && 'no /proc/self/cgroup' },
+    () => {
+      const lines = (live('/proc/self/cgroup') ?? '')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          const [id = '', controllers = '', ...path] = line.split(':');
+          return { id, controllers: controllers.split(','), path: path.join(':') };
+        });
+      const unified = lines.find((line) => line.id === '0' && line.controllers.join('') === '')?.path;
+      const memory = lines.find((line) => line.controllers.includes('memory'))?.path;
+      // v2: the 0:: line; v1: the memory line; hybrid: the 0:: line unless it is just `/`.
+      const expected = unified === undefined ? memory : memory === undefined || unified !== '/' ? unified : memory;
+      assert.equal(cgroupOf(live('/proc/self/cgroup') ?? ''), expected);
+    },
+  );
 
   test('a hybrid node with the cgroupfs driver: the pod comes from the memory line (the v2 line is `/`)', () => {
     // The layout of this machine with a kubelet on it (cgroupfs driver): the v1 memory controller places the
     // process in the pod, the v2 hierarchy does not.
-    const text = saved.replace('/process_api/cc7592553fdad3fefd6b137cb913a3ad', '/kubepods/burstable/pod0d4e1f3a-7c2b-4b8e-9f00-1a2b3c4d5e6f/0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9');
+    const text = saved.replace(
+      '/process_api/cc7592553fdad3fefd6b137cb913a3ad',
+      '/kubepods/burstable/pod0d4e1f3a-7c2b-4b8e-9f00-1a2b3c4d5e6f/0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9',
+    );
     assert.equal(parsePodCgroup(cgroupOf(text) ?? '')?.podUid, '0d4e1f3a-7c2b-4b8e-9f00-1a2b3c4d5e6f');
   });
 });
@@ -144,12 +169,21 @@ describe('this machine: cgroup v1 memory files', () => {
     assert.equal(stat.has('hierarchical_memsw_limit'), false);
     assert.equal(stat.get('total_rss'), 1094594560);
     assert.equal(stat.get('unevictable'), 22114304);
-    const line = fixture('memory.stat').split('\n').find((l) => l.startsWith('hierarchical_memory_limit ')) ?? '';
+    const line =
+      fixture('memory.stat')
+        .split('\n')
+        .find((l) => l.startsWith('hierarchical_memory_limit ')) ?? '';
     assert.deepEqual(v1Limit(line.split(' ')[1]), { kind: 'max' });
     // Read as a plain counter it is out of range: left out, and named.
     const problems: NumberProblem[] = [];
-    assert.equal(parseKeyNumber(fixture('memory.stat'), { file: '/sys/fs/cgroup/memory/memory.stat', problems }).has('hierarchical_memory_limit'), false);
-    assert.deepEqual(problems.map((p) => p.field), ['hierarchical_memory_limit', 'hierarchical_memsw_limit']);
+    assert.equal(
+      parseKeyNumber(fixture('memory.stat'), { file: '/sys/fs/cgroup/memory/memory.stat', problems }).has('hierarchical_memory_limit'),
+      false,
+    );
+    assert.deepEqual(
+      problems.map((p) => p.field),
+      ['hierarchical_memory_limit', 'hierarchical_memsw_limit'],
+    );
     assert.ok(problems.every((p) => p.file === '/sys/fs/cgroup/memory/memory.stat' && p.text === '9223372036854771712'));
   });
 
@@ -162,7 +196,14 @@ describe('this machine: cgroup v1 memory files', () => {
   });
 
   test('memory.oom_control: the v1 counters', () => {
-    assert.deepEqual([...parseKeyNumber(fixture('memory.oom_control'))], [['oom_kill_disable', 0], ['under_oom', 0], ['oom_kill', 0]]);
+    assert.deepEqual(
+      [...parseKeyNumber(fixture('memory.oom_control'))],
+      [
+        ['oom_kill_disable', 0],
+        ['under_oom', 0],
+        ['oom_kill', 0],
+      ],
+    );
   });
 
   test('the live memory.stat (v1 root, or v2 root): every `key value` line', { skip: !LINUX && 'not Linux' }, (t) => {
@@ -172,7 +213,13 @@ describe('this machine: cgroup v1 memory files', () => {
       return;
     }
     // Every line but v1's "no limit" sentinels (hierarchical_memory_limit and _memsw_limit), which are no counts.
-    const expected = new Map(text.split('\n').filter(Boolean).map((line) => [line.split(' ')[0] ?? '', Number(line.split(' ')[1])] as const).filter(([, value]) => Number.isSafeInteger(value)));
+    const expected = new Map(
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => [line.split(' ')[0] ?? '', Number(line.split(' ')[1])] as const)
+        .filter(([, value]) => Number.isSafeInteger(value)),
+    );
     assert.deepEqual(parseKeyNumber(text, undefined, { allowSentinels: true }), expected);
   });
 
@@ -189,7 +236,7 @@ describe('this machine: cgroup v1 memory files', () => {
 // Kernel versions, cgroup modes, cgroup values
 
 describe('kernel versions', () => {
-  test('Ubuntu and this machine\'s custom kernel', () => {
+  test("Ubuntu and this machine's custom kernel", () => {
     assert.deepEqual(parseKernelVersion('7.1.0-39-generic'), { major: 7, minor: 1, patch: 0 });
     assert.deepEqual(parseKernelVersion('6.18.44-fc-v595'), { major: 6, minor: 18, patch: 44 });
     assert.deepEqual(parseKernelVersion('7.3'), { major: 7, minor: 3, patch: 0 });
@@ -217,16 +264,19 @@ describe('kernel versions', () => {
 
 describe('cgroup mode and kernel from a capture', () => {
   const capture = (mode: string | undefined, kernel = '6.18.44-fc-v595') =>
-    parseCapture(captureText('node', {
-      meta: `hostname=gpu-node-1\nkernel=${kernel}\n`,
-      proc: { files: [['/proc/meminfo', 'MemTotal:       24684096 kB\n']] },
-      ...(mode !== undefined ? { 'cgroup.mode': mode } : {}),
-    }));
+    parseCapture(
+      captureText('node', {
+        meta: `hostname=gpu-node-1\nkernel=${kernel}\n`,
+        proc: { files: [['/proc/meminfo', 'MemTotal:       24684096 kB\n']] },
+        ...(mode !== undefined ? { 'cgroup.mode': mode } : {}),
+      }),
+    );
 
   for (const mode of ['v2', 'v1', 'hybrid'] as const) {
     test(`${mode}`, () => assert.equal(buildNodeModel(capture(`${mode}\n`)).cgroupMode, mode));
   }
-  test('a stray line before the mode does not hide it', () => assert.equal(buildNodeModel(capture('sh: 1: warning\nhybrid\n')).cgroupMode, 'hybrid'));
+  test('a stray line before the mode does not hide it', () =>
+    assert.equal(buildNodeModel(capture('sh: 1: warning\nhybrid\n')).cgroupMode, 'hybrid'));
   test('an unknown word, garbage or no section: unknown', () => {
     assert.equal(buildNodeModel(capture('v3\n')).cgroupMode, 'unknown');
     assert.equal(buildNodeModel(capture('\u0000\u0001hybridish\n')).cgroupMode, 'unknown');
@@ -261,15 +311,34 @@ describe('cgroup values and v1 "no limit"', () => {
   });
 
   test('memory.events (cgroup-v2.rst keys): unknown keys kept, garbage lines skipped', () => {
-    const events = parseKeyNumber('low 0\nhigh 0\nmax 12\noom 3\noom_kill 5\noom_group_kill 0\nsock_throttled 0\noom_kill\nmax two\n1 2 3\n\u0000\u0007garbage\noom_kill 6 7\n');
-    assert.deepEqual([...events], [['low', 0], ['high', 0], ['max', 12], ['oom', 3], ['oom_kill', 5], ['oom_group_kill', 0], ['sock_throttled', 0]]);
+    const events = parseKeyNumber(
+      'low 0\nhigh 0\nmax 12\noom 3\noom_kill 5\noom_group_kill 0\nsock_throttled 0\noom_kill\nmax two\n1 2 3\n\u0000\u0007garbage\noom_kill 6 7\n',
+    );
+    assert.deepEqual(
+      [...events],
+      [
+        ['low', 0],
+        ['high', 0],
+        ['max', 12],
+        ['oom', 3],
+        ['oom_kill', 5],
+        ['oom_group_kill', 0],
+        ['sock_throttled', 0],
+      ],
+    );
   });
 });
 
 describe('dmem files (Documentation/admin-guide/cgroup-v2.rst, "DMEM Interface Files")', () => {
   test('dmem.capacity, the xe example', () => {
     const capacity = parseDmem('drm/0000:03:00.0/vram0 8514437120\ndrm/0000:03:00.0/stolen 67108864\n');
-    assert.deepEqual([...capacity], [['drm/0000:03:00.0/vram0', { kind: 'bytes', bytes: 8514437120 }], ['drm/0000:03:00.0/stolen', { kind: 'bytes', bytes: 67108864 }]]);
+    assert.deepEqual(
+      [...capacity],
+      [
+        ['drm/0000:03:00.0/vram0', { kind: 'bytes', bytes: 8514437120 }],
+        ['drm/0000:03:00.0/stolen', { kind: 'bytes', bytes: 67108864 }],
+      ],
+    );
   });
 
   test('dmem.max, the xe example: bytes and `max`', () => {
@@ -278,8 +347,11 @@ describe('dmem files (Documentation/admin-guide/cgroup-v2.rst, "DMEM Interface F
     assert.deepEqual(max.get('drm/0000:03:00.0/stolen'), { kind: 'max' });
   });
 
-  test('dmem.current, the xe example, and amdgpu\'s single `vram` region', () => {
-    assert.deepEqual(parseDmem('drm/0000:03:00.0/vram0 12550144\ndrm/0000:03:00.0/stolen 8650752\n').get('drm/0000:03:00.0/stolen'), { kind: 'bytes', bytes: 8650752 });
+  test("dmem.current, the xe example, and amdgpu's single `vram` region", () => {
+    assert.deepEqual(parseDmem('drm/0000:03:00.0/vram0 12550144\ndrm/0000:03:00.0/stolen 8650752\n').get('drm/0000:03:00.0/stolen'), {
+      kind: 'bytes',
+      bytes: 8650752,
+    });
     // amdgpu registers one region per device, `drm/<pci slot>/vram` (facts §2.2).
     assert.deepEqual([...parseDmem('drm/0000:c5:00.0/vram 536870912\n').keys()], ['drm/0000:c5:00.0/vram']);
   });
@@ -299,19 +371,46 @@ describe('dmem files (Documentation/admin-guide/cgroup-v2.rst, "DMEM Interface F
 
 // The xe driver's example, the one drm-usage-stats.rst points to for a driver implementation
 // (torvalds/linux drivers/gpu/drm/xe/xe_drm_client.c, "DOC: DRM Client usage stats"). Tabs as in the source.
-const XE_EXAMPLE = [
-  'pos:    0', 'flags:  0100002', 'mnt_id: 26', 'ino:    685',
-  'drm-driver:     xe', 'drm-client-id:  3', 'drm-pdev:       0000:03:00.0',
-  'drm-total-system:       0', 'drm-shared-system:      0', 'drm-active-system:      0', 'drm-resident-system:    0', 'drm-purgeable-system:   0',
-  'drm-total-gtt:  192 KiB', 'drm-shared-gtt: 0', 'drm-active-gtt: 0', 'drm-resident-gtt:       192 KiB',
-  'drm-total-vram0:        23992 KiB', 'drm-shared-vram0:       16 MiB', 'drm-active-vram0:       0', 'drm-resident-vram0:     23992 KiB',
-  'drm-total-stolen:       0', 'drm-shared-stolen:      0', 'drm-active-stolen:      0', 'drm-resident-stolen:    0',
-  'drm-cycles-rcs: 28257900', 'drm-total-cycles-rcs:   7655183225',
-  'drm-cycles-bcs: 0', 'drm-total-cycles-bcs:   7655183225',
-  'drm-cycles-vcs: 0', 'drm-total-cycles-vcs:   7655183225', 'drm-engine-capacity-vcs:        2',
-  'drm-cycles-vecs:        0', 'drm-total-cycles-vecs:  7655183225', 'drm-engine-capacity-vecs:       2',
-  'drm-cycles-ccs: 0', 'drm-total-cycles-ccs:   7655183225', 'drm-engine-capacity-ccs:        4',
-].join('\n') + '\n';
+const XE_EXAMPLE =
+  [
+    'pos:    0',
+    'flags:  0100002',
+    'mnt_id: 26',
+    'ino:    685',
+    'drm-driver:     xe',
+    'drm-client-id:  3',
+    'drm-pdev:       0000:03:00.0',
+    'drm-total-system:       0',
+    'drm-shared-system:      0',
+    'drm-active-system:      0',
+    'drm-resident-system:    0',
+    'drm-purgeable-system:   0',
+    'drm-total-gtt:  192 KiB',
+    'drm-shared-gtt: 0',
+    'drm-active-gtt: 0',
+    'drm-resident-gtt:       192 KiB',
+    'drm-total-vram0:        23992 KiB',
+    'drm-shared-vram0:       16 MiB',
+    'drm-active-vram0:       0',
+    'drm-resident-vram0:     23992 KiB',
+    'drm-total-stolen:       0',
+    'drm-shared-stolen:      0',
+    'drm-active-stolen:      0',
+    'drm-resident-stolen:    0',
+    'drm-cycles-rcs: 28257900',
+    'drm-total-cycles-rcs:   7655183225',
+    'drm-cycles-bcs: 0',
+    'drm-total-cycles-bcs:   7655183225',
+    'drm-cycles-vcs: 0',
+    'drm-total-cycles-vcs:   7655183225',
+    'drm-engine-capacity-vcs:        2',
+    'drm-cycles-vecs:        0',
+    'drm-total-cycles-vecs:  7655183225',
+    'drm-engine-capacity-vecs:       2',
+    'drm-cycles-ccs: 0',
+    'drm-total-cycles-ccs:   7655183225',
+    'drm-engine-capacity-ccs:        4',
+  ].join('\n') + '\n';
 
 // Real amdgpu output, older kernel (only the legacy drm-memory-* keys): Umio-Yasuno/amdgpu_top#87,
 // `cat /proc/2217/fdinfo/99` (2024-06-05). The poster's annotation after the engine line is removed.
@@ -340,15 +439,37 @@ drm-memory-vram:     5348 KiB
 // -purgeable per region with drm_fdinfo_print_size()'s units (bytes, " KiB", " MiB"), then the legacy
 // aliases as `"drm-memory-gtt: \t%llu KiB"` (note the space before the tab), then amd-* keys. Values made up
 // for a Strix Halo pod; the key order and spacing are the kernel's.
-const AMDGPU_CURRENT = [
-  'pos:\t0', 'flags:\t02100002', 'mnt_id:\t26', 'ino:\t1073', 'drm-driver:\tamdgpu', 'drm-client-id:\t4181', 'drm-pdev:\t0000:c5:00.0', 'pasid:\t32790',
-  'drm-total-cpu:\t0', 'drm-shared-cpu:\t0', 'drm-resident-cpu:\t0', 'drm-purgeable-cpu:\t0',
-  'drm-total-gtt:\t30 GiB', 'drm-shared-gtt:\t0', 'drm-resident-gtt:\t30720 MiB', 'drm-purgeable-gtt:\t0',
-  'drm-total-vram:\t512 MiB', 'drm-shared-vram:\t16 MiB', 'drm-resident-vram:\t524288 KiB', 'drm-purgeable-vram:\t0',
-  'drm-memory-vram:\t524288 KiB', 'drm-memory-gtt: \t31457280 KiB', 'drm-memory-cpu: \t0 KiB',
-  'amd-evicted-vram:\t0 KiB', 'amd-requested-vram:\t524288 KiB', 'amd-requested-gtt:\t31457280 KiB',
-  'drm-engine-gfx:\t1871234567 ns', 'drm-engine-compute:\t99182736450 ns',
-].join('\n') + '\n';
+const AMDGPU_CURRENT =
+  [
+    'pos:\t0',
+    'flags:\t02100002',
+    'mnt_id:\t26',
+    'ino:\t1073',
+    'drm-driver:\tamdgpu',
+    'drm-client-id:\t4181',
+    'drm-pdev:\t0000:c5:00.0',
+    'pasid:\t32790',
+    'drm-total-cpu:\t0',
+    'drm-shared-cpu:\t0',
+    'drm-resident-cpu:\t0',
+    'drm-purgeable-cpu:\t0',
+    'drm-total-gtt:\t30 GiB',
+    'drm-shared-gtt:\t0',
+    'drm-resident-gtt:\t30720 MiB',
+    'drm-purgeable-gtt:\t0',
+    'drm-total-vram:\t512 MiB',
+    'drm-shared-vram:\t16 MiB',
+    'drm-resident-vram:\t524288 KiB',
+    'drm-purgeable-vram:\t0',
+    'drm-memory-vram:\t524288 KiB',
+    'drm-memory-gtt: \t31457280 KiB',
+    'drm-memory-cpu: \t0 KiB',
+    'amd-evicted-vram:\t0 KiB',
+    'amd-requested-vram:\t524288 KiB',
+    'amd-requested-gtt:\t31457280 KiB',
+    'drm-engine-gfx:\t1871234567 ns',
+    'drm-engine-compute:\t99182736450 ns',
+  ].join('\n') + '\n';
 
 // Non-DRM fdinfo, real: an eventpoll fd (nokyan/resources#417, `/proc/332010/fdinfo/13`) and a dma-buf
 // exported by DRM (nokyan/resources#408, `/proc/812/fdinfo/101`): `exp_name: drm` is not a DRM client.
@@ -375,7 +496,11 @@ describe('DRM fdinfo: one file', () => {
     assert.equal(client.clientId, '3');
     assert.equal(client.pdev, '0000:03:00.0');
     assert.deepEqual(Object.fromEntries(client.resident), { system: 0, gtt: 192 * KiB, vram0: 23992 * KiB, stolen: 0 });
-    assert.deepEqual(Object.fromEntries(client.total), { system: 0, gtt: 192 * KiB, vram0: 23992 * KiB, stolen: 0 }, 'drm-total-cycles-<engine> is not a memory region');
+    assert.deepEqual(
+      Object.fromEntries(client.total),
+      { system: 0, gtt: 192 * KiB, vram0: 23992 * KiB, stolen: 0 },
+      'drm-total-cycles-<engine> is not a memory region',
+    );
   });
 
   test('amdgpu_top#87 (real, legacy keys only): drm-memory-* is read as resident, in KiB', () => {
@@ -409,15 +534,27 @@ describe('DRM fdinfo: one file', () => {
       '',
     ].join('\n');
     const problems: NumberProblem[] = [];
-    const out = aggregateFdinfo(new Map([['/proc/4242/comm', 'ollama\n'], ['grep-dump', dump]]), problems);
+    const out = aggregateFdinfo(
+      new Map([
+        ['/proc/4242/comm', 'ollama\n'],
+        ['grep-dump', dump],
+      ]),
+      problems,
+    );
     assert.equal(problems.length, 0);
-    assert.deepEqual(out.map((p) => [p.pid, p.comm, p.clients.length, Object.fromEntries(p.byRegion)]), [
-      [77, undefined, 1, { gtt: 2048 * KiB }],
-      [4242, 'ollama', 2, { gtt: (25258000 + 1024) * KiB, vram: 5348 * KiB }],
-    ]);
+    assert.deepEqual(
+      out.map((p) => [p.pid, p.comm, p.clients.length, Object.fromEntries(p.byRegion)]),
+      [
+        [77, undefined, 1, { gtt: 2048 * KiB }],
+        [4242, 'ollama', 2, { gtt: (25258000 + 1024) * KiB, vram: 5348 * KiB }],
+      ],
+    );
     // A value with an unknown unit after it is a problem, not a misread number.
     aggregateFdinfo(new Map([['/proc/1/fdinfo/3', 'drm-memory-gtt:\t8192 kB\n']]), problems);
-    assert.deepEqual(problems.map((p) => [p.file, p.field]), [['/proc/1/fdinfo/3', 'drm-memory-gtt']]);
+    assert.deepEqual(
+      problems.map((p) => [p.file, p.field]),
+      [['/proc/1/fdinfo/3', 'drm-memory-gtt']],
+    );
   });
 
   test('current amdgpu: drm-resident-* wins over the deprecated drm-memory-* alias, counted once; " \\t" spacing', () => {
@@ -438,14 +575,24 @@ describe('DRM fdinfo: one file', () => {
     assert.equal(parseMemoryValue('16 MiB'), 16 * MiB);
     assert.equal(parseMemoryValue('2 GiB'), 2 * GiB);
     assert.equal(parseMemoryValue('  8192 KiB  '), 8 * MiB);
-    for (const bad of ['', 'KiB', '8192 kB', '12 MB', '-5', '1.5 MiB', '8192 Ki', 'lots', '0x1000', '1e6']) assert.equal(parseMemoryValue(bad), undefined, bad);
+    for (const bad of ['', 'KiB', '8192 kB', '12 MB', '-5', '1.5 MiB', '8192 Ki', 'lots', '0x1000', '1e6'])
+      assert.equal(parseMemoryValue(bad), undefined, bad);
   });
 
   test('non-DRM fdinfo (eventpoll, a DRM-exported dma-buf) has no driver and is skipped by the sweep', () => {
     assert.equal(parseFdinfo(EVENTPOLL_417).driver, undefined);
     assert.equal(parseFdinfo(DMABUF_408).driver, undefined);
     assert.equal(parseFdinfo(DMABUF_408).resident.size, 0);
-    assert.deepEqual(aggregateFdinfo(new Map([['/proc/332010/fdinfo/13', EVENTPOLL_417], ['/proc/812/fdinfo/101', DMABUF_408], ['/proc/812/comm', 'labwc\n']])), []);
+    assert.deepEqual(
+      aggregateFdinfo(
+        new Map([
+          ['/proc/332010/fdinfo/13', EVENTPOLL_417],
+          ['/proc/812/fdinfo/101', DMABUF_408],
+          ['/proc/812/comm', 'labwc\n'],
+        ]),
+      ),
+      [],
+    );
   });
 
   test('a file cut anywhere never throws; a value cut inside its unit is dropped; no driver and no memory key, no client', () => {
@@ -456,23 +603,28 @@ describe('DRM fdinfo: one file', () => {
       const isClient = /drm-driver:\t\S/.test(cut) || client.resident.size > 0 || client.total.size > 0;
       assert.equal(aggregateFdinfo(new Map([['/proc/1/fdinfo/5', cut]])).length, isClient ? 1 : 0, `cut at ${end}`);
       if (!/drm-(total|resident|memory)-/.test(cut)) assert.equal(isClient, /drm-driver:\t\S/.test(cut), `cut at ${end}`);
-      for (const [region, bytes] of client.resident) assert.ok(Number.isSafeInteger(bytes) && bytes >= 0, `cut at ${end}: ${region} ${bytes}`);
+      for (const [region, bytes] of client.resident)
+        assert.ok(Number.isSafeInteger(bytes) && bytes >= 0, `cut at ${end}: ${region} ${bytes}`);
     }
     assert.equal(parseFdinfo('drm-driver:\tamdgpu\ndrm-memory-gtt: \t8192 Ki').resident.has('gtt'), false);
   });
 
   test('garbage lines around real keys are skipped', () => {
-    const client = parseFdinfo(`\u0000\u0001\u00ff binary\n:\t5\nno colon here\ndrm-resident-gtt: lots\ndrm-resident-: 5\n${AMDGPU_TOP_87}drm-resident-vram0\n\ndrm-memory-gds: -1 KiB\n`);
+    const client = parseFdinfo(
+      `\u0000\u0001\u00ff binary\n:\t5\nno colon here\ndrm-resident-gtt: lots\ndrm-resident-: 5\n${AMDGPU_TOP_87}drm-resident-vram0\n\ndrm-memory-gds: -1 KiB\n`,
+    );
     assert.deepEqual(Object.fromEntries(client.resident), { vram: 2068 * KiB, gtt: 8192 * KiB, cpu: 0 });
     assert.equal(client.driver, 'amdgpu');
   });
 });
 
 describe('DRM fdinfo: the sweep (aggregateFdinfo)', () => {
-  const HYBRID_POD = '12:memory:/kubepods/burstable/pod0d4e1f3a-7c2b-4b8e-9f00-1a2b3c4d5e6f/0a1b2c3d4e5f\n1:name=systemd:/kubepods/burstable/pod0d4e1f3a-7c2b-4b8e-9f00-1a2b3c4d5e6f/0a1b2c3d4e5f\n0::/\n';
-  const V2_POD = '0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod9b2f5c1e_6a7d_4e8f_9a0b_1c2d3e4f5a6b.slice/cri-containerd-5a3b59fe9ec39a4a92b23fc61ec7c870d7f50692c812d28310fbbf4d5591476b.scope\n';
+  const HYBRID_POD =
+    '12:memory:/kubepods/burstable/pod0d4e1f3a-7c2b-4b8e-9f00-1a2b3c4d5e6f/0a1b2c3d4e5f\n1:name=systemd:/kubepods/burstable/pod0d4e1f3a-7c2b-4b8e-9f00-1a2b3c4d5e6f/0a1b2c3d4e5f\n0::/\n';
+  const V2_POD =
+    '0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod9b2f5c1e_6a7d_4e8f_9a0b_1c2d3e4f5a6b.slice/cri-containerd-5a3b59fe9ec39a4a92b23fc61ec7c870d7f50692c812d28310fbbf4d5591476b.scope\n';
 
-  test('dup\'ed fds of one client count once; the same client id on another device is another client', () => {
+  test("dup'ed fds of one client count once; the same client id on another device is another client", () => {
     const records = new Map([
       ['/proc/4242/comm', 'llama-server\n'],
       ['/proc/4242/cgroup', V2_POD],
@@ -492,30 +644,48 @@ describe('DRM fdinfo: the sweep (aggregateFdinfo)', () => {
 
   test('fds without drm-client-id are counted per fd; processes with no DRM client are left out', () => {
     const noId = 'drm-driver:\tamdgpu\ndrm-memory-gtt:\t1 MiB\n';
-    const out = aggregateFdinfo(new Map([
-      ['/proc/20/fdinfo/3', noId],
-      ['/proc/20/fdinfo/4', noId],
-      ['/proc/10/fdinfo/3', AMDGPU_TOP_87],
-      ['/proc/30/comm', 'bash\n'],
-      ['/proc/30/fdinfo/0', EVENTPOLL_417],
-    ]));
-    assert.deepEqual(out.map((p) => [p.pid, p.clients.length, p.byRegion.get('gtt')]), [[10, 1, 8 * MiB], [20, 2, 2 * MiB]]);
+    const out = aggregateFdinfo(
+      new Map([
+        ['/proc/20/fdinfo/3', noId],
+        ['/proc/20/fdinfo/4', noId],
+        ['/proc/10/fdinfo/3', AMDGPU_TOP_87],
+        ['/proc/30/comm', 'bash\n'],
+        ['/proc/30/fdinfo/0', EVENTPOLL_417],
+      ]),
+    );
+    assert.deepEqual(
+      out.map((p) => [p.pid, p.clients.length, p.byRegion.get('gtt')]),
+      [
+        [10, 1, 8 * MiB],
+        [20, 2, 2 * MiB],
+      ],
+    );
   });
 
   test('a hybrid cgroupfs node: the pod comes from the memory controller line, not from `0::/`', () => {
-    const [process] = aggregateFdinfo(new Map([['/proc/77/cgroup', HYBRID_POD], ['/proc/77/fdinfo/5', AMDGPU_TOP_87]]));
+    const [process] = aggregateFdinfo(
+      new Map([
+        ['/proc/77/cgroup', HYBRID_POD],
+        ['/proc/77/fdinfo/5', AMDGPU_TOP_87],
+      ]),
+    );
     assert.equal(parsePodCgroup(process?.cgroup ?? '')?.podUid, '0d4e1f3a-7c2b-4b8e-9f00-1a2b3c4d5e6f');
   });
 
   test('paths under a host root (`/host/proc/…`) and unrelated records are handled', () => {
-    const out = aggregateFdinfo(new Map([
-      ['/host/proc/5/fdinfo/3', AMDGPU_TOP_87],
-      ['/host/proc/5/comm', 'ollama\n'],
-      ['/host/proc/5/status', 'Name: ollama\n'],
-      ['/host/proc/self/fdinfo/3', AMDGPU_TOP_87],
-      ['not a path', AMDGPU_TOP_87],
-    ]));
-    assert.deepEqual(out.map((p) => [p.pid, p.comm]), [[5, 'ollama']]);
+    const out = aggregateFdinfo(
+      new Map([
+        ['/host/proc/5/fdinfo/3', AMDGPU_TOP_87],
+        ['/host/proc/5/comm', 'ollama\n'],
+        ['/host/proc/5/status', 'Name: ollama\n'],
+        ['/host/proc/self/fdinfo/3', AMDGPU_TOP_87],
+        ['not a path', AMDGPU_TOP_87],
+      ]),
+    );
+    assert.deepEqual(
+      out.map((p) => [p.pid, p.comm]),
+      [[5, 'ollama']],
+    );
   });
 });
 
@@ -524,21 +694,27 @@ describe('DRM fdinfo: the sweep (aggregateFdinfo)', () => {
 
 describe('amdgpu sysfs (/sys/class/drm/cardN/device) and module parameters', () => {
   test('real values: an RX 570 (Ricks-Lab/gpu-utils#118) and an APU (gpu-utils#152); connectors ignored', () => {
-    const cards = parseDrmCards(new Map([
-      ['/sys/class/drm/card1/device/vendor', '0x1002\n'],
-      ['/sys/class/drm/card1/device/device', '0x67DF\n'],
-      ['/sys/class/drm/card1/device/mem_info_gtt_total', '4294967296\n'],
-      ['/sys/class/drm/card1/device/mem_info_vram_total', '4294967296\n'],
-      ['/sys/class/drm/card1/device/driver-name', 'amdgpu\n'],
-      ['/sys/class/drm/card0/device/vendor', '0x1002\n'],
-      ['/sys/class/drm/card0/device/revision', '0xc4\n'],
-      ['/sys/class/drm/card0/device/mem_info_vis_vram_total', '536870912\n'],
-      ['/sys/class/drm/card0/device/mem_info_gtt_used', '1051754496\n'],
-      ['/sys/class/drm/card0/device/mem_info_vram_used', 'gpumem: permission denied\n'],
-      ['/sys/class/drm/card1-HDMI-A-1/status', 'connected\n'],
-      ['/sys/class/drm/card10/device/vendor', '0x10de\n'],
-    ]));
-    assert.deepEqual(cards.map((card) => card.card), ['card0', 'card1', 'card10'], 'numeric order');
+    const cards = parseDrmCards(
+      new Map([
+        ['/sys/class/drm/card1/device/vendor', '0x1002\n'],
+        ['/sys/class/drm/card1/device/device', '0x67DF\n'],
+        ['/sys/class/drm/card1/device/mem_info_gtt_total', '4294967296\n'],
+        ['/sys/class/drm/card1/device/mem_info_vram_total', '4294967296\n'],
+        ['/sys/class/drm/card1/device/driver-name', 'amdgpu\n'],
+        ['/sys/class/drm/card0/device/vendor', '0x1002\n'],
+        ['/sys/class/drm/card0/device/revision', '0xc4\n'],
+        ['/sys/class/drm/card0/device/mem_info_vis_vram_total', '536870912\n'],
+        ['/sys/class/drm/card0/device/mem_info_gtt_used', '1051754496\n'],
+        ['/sys/class/drm/card0/device/mem_info_vram_used', 'gpumem: permission denied\n'],
+        ['/sys/class/drm/card1-HDMI-A-1/status', 'connected\n'],
+        ['/sys/class/drm/card10/device/vendor', '0x10de\n'],
+      ]),
+    );
+    assert.deepEqual(
+      cards.map((card) => card.card),
+      ['card0', 'card1', 'card10'],
+      'numeric order',
+    );
     const [apu, rx570] = cards;
     assert.equal(rx570?.deviceId, '0x67df', 'lower-cased');
     assert.equal(rx570?.gttTotal, 4 * GiB);
@@ -551,13 +727,15 @@ describe('amdgpu sysfs (/sys/class/drm/cardN/device) and module parameters', () 
   });
 
   test('ttm.pages_limit (noamsto/nix-amd-ai#42: 25165824 pages = 96 GiB of GTT) and amdgpu.gttsize', () => {
-    const params = parseModuleParams(new Map([
-      ['/sys/module/ttm/parameters/pages_limit', '25165824\n'],
-      ['/sys/module/ttm/parameters/page_pool_size', '25165824\n'],
-      ['/sys/module/amdgpu/parameters/gttsize', '-1\n'],
-      ['/host/sys/module/amdttm/parameters/pages_limit', '25165824\n'],
-      ['/sys/module/amdgpu/holders/x', '1\n'],
-    ]));
+    const params = parseModuleParams(
+      new Map([
+        ['/sys/module/ttm/parameters/pages_limit', '25165824\n'],
+        ['/sys/module/ttm/parameters/page_pool_size', '25165824\n'],
+        ['/sys/module/amdgpu/parameters/gttsize', '-1\n'],
+        ['/host/sys/module/amdttm/parameters/pages_limit', '25165824\n'],
+        ['/sys/module/amdgpu/holders/x', '1\n'],
+      ]),
+    );
     assert.equal(Number(params.get('ttm')?.get('pages_limit')) * 4096, 96 * GiB);
     assert.equal(params.get('amdgpu')?.get('gttsize'), '-1');
     assert.equal(params.get('amdttm')?.get('pages_limit'), '25165824');
@@ -599,27 +777,45 @@ evictionHard:
   nodefs.available: "10%"
 `;
 // /proc/<pid>/cmdline with NULs turned into spaces, as the probe prints it.
-const KUBELET_SCENARIO_FLAGS = '/usr/bin/kubelet --kube-reserved=cpu=1,memory=2Gi,ephemeral-storage=1Gi --system-reserved=cpu=500m,memory=1Gi,ephemeral-storage=1Gi --eviction-hard=memory.available<500Mi,nodefs.available<10% --kube-reserved-cgroup=/kube.slice ';
+const KUBELET_SCENARIO_FLAGS =
+  '/usr/bin/kubelet --kube-reserved=cpu=1,memory=2Gi,ephemeral-storage=1Gi --system-reserved=cpu=500m,memory=1Gi,ephemeral-storage=1Gi --eviction-hard=memory.available<500Mi,nodefs.available<10% --kube-reserved-cgroup=/kube.slice ';
 
 describe('kubelet memory reservations', () => {
-  test('the docs\' config file example: only evictionHard', () => {
-    assert.deepEqual(parseKubeletReservations(KUBELET_DOCS_EXAMPLE, undefined), { systemReserved: undefined, kubeReserved: undefined, evictionHard: '100Mi', source: 'kubelet config' });
+  test("the docs' config file example: only evictionHard", () => {
+    assert.deepEqual(parseKubeletReservations(KUBELET_DOCS_EXAMPLE, undefined), {
+      systemReserved: undefined,
+      kubeReserved: undefined,
+      evictionHard: '100Mi',
+      source: 'kubelet config',
+    });
   });
 
-  test('the docs\' scenario, as a config file and as flags, gives the same bytes', () => {
+  test("the docs' scenario, as a config file and as flags, gives the same bytes", () => {
     const expected = { systemReserved: GiB, kubeReserved: 2 * GiB, evictionHard: '500Mi' };
     assert.deepEqual(parseKubeletReservations(KUBELET_SCENARIO, undefined), { ...expected, source: 'kubelet config' });
     assert.deepEqual(parseKubeletReservations(undefined, KUBELET_SCENARIO_FLAGS), { ...expected, source: 'kubelet command line' });
   });
 
-  test('a flag overrides the config file\'s value, field by field (kubelet precedence)', () => {
-    const both = parseKubeletReservations(KUBELET_SCENARIO, '/usr/bin/kubelet --config=/var/lib/kubelet/config.yaml --system-reserved=memory=3Gi ');
-    assert.deepEqual(both, { systemReserved: 3 * GiB, kubeReserved: 2 * GiB, evictionHard: '500Mi', source: 'kubelet config and command line' });
+  test("a flag overrides the config file's value, field by field (kubelet precedence)", () => {
+    const both = parseKubeletReservations(
+      KUBELET_SCENARIO,
+      '/usr/bin/kubelet --config=/var/lib/kubelet/config.yaml --system-reserved=memory=3Gi ',
+    );
+    assert.deepEqual(both, {
+      systemReserved: 3 * GiB,
+      kubeReserved: 2 * GiB,
+      evictionHard: '500Mi',
+      source: 'kubelet config and command line',
+    });
   });
 
-  test('an unreadable config (the probe\'s permission-denied line), garbage or a non-mapping falls back to the flags', () => {
+  test("an unreadable config (the probe's permission-denied line), garbage or a non-mapping falls back to the flags", () => {
     for (const config of ['gpumem: permission denied\n', '::: [not yaml', 'just a sentence\n', '- a\n- list\n']) {
-      assert.deepEqual(parseKubeletReservations(config, KUBELET_SCENARIO_FLAGS), { systemReserved: GiB, kubeReserved: 2 * GiB, evictionHard: '500Mi', source: 'kubelet command line' }, config);
+      assert.deepEqual(
+        parseKubeletReservations(config, KUBELET_SCENARIO_FLAGS),
+        { systemReserved: GiB, kubeReserved: 2 * GiB, evictionHard: '500Mi', source: 'kubelet command line' },
+        config,
+      );
     }
     assert.equal(parseKubeletReservations(undefined, undefined), undefined);
     assert.equal(parseKubeletReservations('', ''), undefined);
@@ -663,12 +859,21 @@ const NVIDIA_DROP_IN = `version = 3
 
 describe('containerd default runtime', () => {
   test('config v2 (double quotes) and v3 (single quotes)', () => {
-    assert.deepEqual(parseContainerdDefaultRuntime(new Map([['/etc/containerd/config.toml', CONTAINERD_V2]])), { runtime: 'crun', file: '/etc/containerd/config.toml', line: 'default_runtime_name = "crun"' });
+    assert.deepEqual(parseContainerdDefaultRuntime(new Map([['/etc/containerd/config.toml', CONTAINERD_V2]])), {
+      runtime: 'crun',
+      file: '/etc/containerd/config.toml',
+      line: 'default_runtime_name = "crun"',
+    });
     assert.equal(parseContainerdDefaultRuntime(new Map([['/etc/containerd/config.toml', CONTAINERD_V3]]))?.runtime, 'runc');
   });
 
   test('a conf.d drop-in imported after config.toml overrides it (containerd merges imports last)', () => {
-    const found = parseContainerdDefaultRuntime(new Map([['/etc/containerd/config.toml', CONTAINERD_V3], ['/etc/containerd/conf.d/99-nvidia.toml', NVIDIA_DROP_IN]]));
+    const found = parseContainerdDefaultRuntime(
+      new Map([
+        ['/etc/containerd/config.toml', CONTAINERD_V3],
+        ['/etc/containerd/conf.d/99-nvidia.toml', NVIDIA_DROP_IN],
+      ]),
+    );
     assert.deepEqual(found, { runtime: 'nvidia', file: '/etc/containerd/conf.d/99-nvidia.toml', line: 'default_runtime_name = "nvidia"' });
   });
 
@@ -684,18 +889,31 @@ describe('containerd default runtime', () => {
 
 describe('capture parsing', () => {
   test('a complete capture: sections, file records, rc, missing', () => {
-    const capture = parseCapture(captureText('node', {
-      meta: 'hostname=n1\nkernel=7.1.0-39-generic\n',
-      proc: { files: [['/proc/meminfo', 'MemTotal: 1 kB\n'], ['/proc/vmstat', 'oom_kill 2\n']] },
-      'nvidia-smi.gpu': { missing: ['nvidia-smi'] },
-      dmesg: { body: 'line one\n', rc: 1 },
-    }));
+    const capture = parseCapture(
+      captureText('node', {
+        meta: 'hostname=n1\nkernel=7.1.0-39-generic\n',
+        proc: {
+          files: [
+            ['/proc/meminfo', 'MemTotal: 1 kB\n'],
+            ['/proc/vmstat', 'oom_kill 2\n'],
+          ],
+        },
+        'nvidia-smi.gpu': { missing: ['nvidia-smi'] },
+        dmesg: { body: 'line one\n', rc: 1 },
+      }),
+    );
     assert.equal(capture.complete, true);
     assert.equal(capture.scope, 'node');
     assert.equal(capture.version, 1);
     assert.deepEqual(capture.problems, []);
     assert.equal(sectionText(capture, 'meta'), 'hostname=n1\nkernel=7.1.0-39-generic\n');
-    assert.deepEqual([...sectionFiles(capture, 'proc')], [['/proc/meminfo', 'MemTotal: 1 kB\n'], ['/proc/vmstat', 'oom_kill 2\n']]);
+    assert.deepEqual(
+      [...sectionFiles(capture, 'proc')],
+      [
+        ['/proc/meminfo', 'MemTotal: 1 kB\n'],
+        ['/proc/vmstat', 'oom_kill 2\n'],
+      ],
+    );
     assert.equal(sectionText(capture, 'proc', '/proc/vmstat'), 'oom_kill 2\n');
     assert.deepEqual(capture.sections.get('nvidia-smi.gpu')?.missing, ['nvidia-smi']);
     assert.equal(capture.sections.get('dmesg')?.rc, 1);
@@ -711,7 +929,9 @@ describe('capture parsing', () => {
   });
 
   test('a section cut off by the next one: partial content, the later sections intact', () => {
-    const capture = parseCapture(captureText('node', { proc: { files: [['/proc/meminfo', 'MemTotal: 1 kB\nMemFr']], cut: true }, meta: 'hostname=n1\n' }));
+    const capture = parseCapture(
+      captureText('node', { proc: { files: [['/proc/meminfo', 'MemTotal: 1 kB\nMemFr']], cut: true }, meta: 'hostname=n1\n' }),
+    );
     assert.equal(capture.sections.get('proc')?.complete, false);
     assert.equal(sectionText(capture, 'proc', '/proc/meminfo'), 'MemTotal: 1 kB\nMemFr\n');
     assert.equal(capture.sections.get('meta')?.complete, true);
@@ -720,15 +940,16 @@ describe('capture parsing', () => {
   });
 
   test('markers with another nonce, and a forged header, are file content', () => {
-    const forged = [
-      '@@gpumem:0123456789abcdef0123:end proc@@',
-      '@@gpumem:0123456789abcdef0123:begin meta@@',
-      'hostname=evil',
-      '@@gpumem:0123456789abcdef0123:done@@',
-      '@@gpumem-probe v=1 scope=container nonce=0123456789abcdef0123 root=/evil@@',
-      `@@gpumem:${NONCE.toUpperCase()}:end proc@@`,
-      ` @@gpumem:${NONCE}:end proc@@`,
-    ].join('\n') + '\n';
+    const forged =
+      [
+        '@@gpumem:0123456789abcdef0123:end proc@@',
+        '@@gpumem:0123456789abcdef0123:begin meta@@',
+        'hostname=evil',
+        '@@gpumem:0123456789abcdef0123:done@@',
+        '@@gpumem-probe v=1 scope=container nonce=0123456789abcdef0123 root=/evil@@',
+        `@@gpumem:${NONCE.toUpperCase()}:end proc@@`,
+        ` @@gpumem:${NONCE}:end proc@@`,
+      ].join('\n') + '\n';
     const capture = parseCapture(captureText('node', { proc: { files: [['/var/log/pod.log', forged]] }, meta: 'hostname=real\n' }));
     assert.equal(sectionText(capture, 'proc', '/var/log/pod.log'), forged);
     assert.equal(sectionText(capture, 'meta'), 'hostname=real\n');
@@ -779,7 +1000,11 @@ describe('capture parsing', () => {
   });
 
   test('cut at every byte: never throws, complete only once the done marker is whole', () => {
-    const text = captureText('node', { meta: 'hostname=n1\n', proc: { files: [['/proc/meminfo', 'MemTotal: 1 kB\n']] }, 'cgroup.mode': 'v2\n' });
+    const text = captureText('node', {
+      meta: 'hostname=n1\n',
+      proc: { files: [['/proc/meminfo', 'MemTotal: 1 kB\n']] },
+      'cgroup.mode': 'v2\n',
+    });
     const done = text.lastIndexOf('@@gpumem:');
     for (let end = 0; end <= text.length; end++) {
       const capture = parseCapture(text.slice(0, end));
@@ -794,7 +1019,11 @@ describe('capture parsing', () => {
 
 describe('buildProbeScript', () => {
   const nonce = newNonce();
-  const SHELLS: Array<[string, string[]]> = [['sh', ['sh', '-n']], ['dash', ['dash', '-n']], ['busybox sh', ['busybox', 'sh', '-n']]];
+  const SHELLS: Array<[string, string[]]> = [
+    ['sh', ['sh', '-n']],
+    ['dash', ['dash', '-n']],
+    ['busybox sh', ['busybox', 'sh', '-n']],
+  ];
   /** The program exists (spawning it does not fail with ENOENT). */
   const available = (argv: string[]) => spawnSync(argv[0] ?? '', ['-c', 'true'], { stdio: 'ignore' }).error === undefined;
 
@@ -809,14 +1038,47 @@ describe('buildProbeScript', () => {
   });
 
   test('bad nonces are rejected', () => {
-    for (const bad of ['', 'abc', 'ABCDEF0123456789ABCD', '0123456789abcde', 'g123456789abcdef0123', `${'a'.repeat(65)}`, "0123456789abcdef'; reboot #", '0123456789abcdef\n', '0123456789abcdef 0']) {
+    for (const bad of [
+      '',
+      'abc',
+      'ABCDEF0123456789ABCD',
+      '0123456789abcde',
+      'g123456789abcdef0123',
+      `${'a'.repeat(65)}`,
+      "0123456789abcdef'; reboot #",
+      '0123456789abcdef\n',
+      '0123456789abcdef 0',
+    ]) {
       assert.throws(() => buildProbeScript({ scope: 'node', nonce: bad }), /nonce/, JSON.stringify(bad));
     }
   });
 
   test('host roots with spaces, quotes, metacharacters, `.` or `..` segments, or relative, are rejected', () => {
-    const bad = ['/host dir', "/host'x", '/host"x', '/host;rm -rf /', '/host/..', '/..', '/host/../etc', '/./host', '/.', 'host', '/host/', '/', '$(reboot)', '/host$(id)', '/host`id`', '/host\nid', '/host\\x', '/hö st', '/host|x', '/host&', '/ho*t'];
-    for (const hostRoot of bad) assert.throws(() => buildProbeScript({ scope: 'node', nonce, hostRoot }), /host root/, JSON.stringify(hostRoot));
+    const bad = [
+      '/host dir',
+      "/host'x",
+      '/host"x',
+      '/host;rm -rf /',
+      '/host/..',
+      '/..',
+      '/host/../etc',
+      '/./host',
+      '/.',
+      'host',
+      '/host/',
+      '/',
+      '$(reboot)',
+      '/host$(id)',
+      '/host`id`',
+      '/host\nid',
+      '/host\\x',
+      '/hö st',
+      '/host|x',
+      '/host&',
+      '/ho*t',
+    ];
+    for (const hostRoot of bad)
+      assert.throws(() => buildProbeScript({ scope: 'node', nonce, hostRoot }), /host root/, JSON.stringify(hostRoot));
   });
 
   test('good host roots are embedded as a quoted assignment', () => {
@@ -832,14 +1094,22 @@ describe('buildProbeScript', () => {
   });
 
   for (const [name, argv] of SHELLS) {
-    test(`\`${argv.join(' ')}\` accepts the node and container scripts`, { skip: !available(argv) && `${argv[0]} is not installed` }, () => {
-      // The checker is live: it rejects a broken script.
-      assert.notEqual(syntaxCheck(argv, 'if then fi\n').status, 0, `${name} -n must reject a syntax error`);
-      for (const options of [{ scope: 'node' as const, nonce }, { scope: 'node' as const, nonce, hostRoot: '/host' }, { scope: 'container' as const, nonce }]) {
-        const result = syntaxCheck(argv, buildProbeScript(options));
-        assert.equal(result.status, 0, `${name} -n, ${JSON.stringify(options)}: ${result.stderr}`);
-      }
-    });
+    test(
+      `\`${argv.join(' ')}\` accepts the node and container scripts`,
+      { skip: !available(argv) && `${argv[0]} is not installed` },
+      () => {
+        // The checker is live: it rejects a broken script.
+        assert.notEqual(syntaxCheck(argv, 'if then fi\n').status, 0, `${name} -n must reject a syntax error`);
+        for (const options of [
+          { scope: 'node' as const, nonce },
+          { scope: 'node' as const, nonce, hostRoot: '/host' },
+          { scope: 'container' as const, nonce },
+        ]) {
+          const result = syntaxCheck(argv, buildProbeScript(options));
+          assert.equal(result.status, 0, `${name} -n, ${JSON.stringify(options)}: ${result.stderr}`);
+        }
+      },
+    );
   }
 });
 
@@ -875,9 +1145,19 @@ describe('fuzz: mutations of the real fixtures never throw', () => {
     const next = random(seed);
     const capture = captureText('node', {
       meta: 'hostname=n1\nkernel=6.18.44-fc-v595\n',
-      proc: { files: [['/proc/meminfo', fixture('meminfo')], ['/proc/vmstat', fixture('vmstat')]] },
+      proc: {
+        files: [
+          ['/proc/meminfo', fixture('meminfo')],
+          ['/proc/vmstat', fixture('vmstat')],
+        ],
+      },
       'cgroup.mode': 'hybrid\n',
-      fdinfo: { files: [['/proc/7/cgroup', fixture('self-cgroup')], ['/proc/7/fdinfo/5', AMDGPU_CURRENT]] },
+      fdinfo: {
+        files: [
+          ['/proc/7/cgroup', fixture('self-cgroup')],
+          ['/proc/7/fdinfo/5', AMDGPU_CURRENT],
+        ],
+      },
       kubelet: { files: [['/var/lib/kubelet/config.yaml', KUBELET_SCENARIO]] },
     });
     for (let i = 0; i < 400; i++) {

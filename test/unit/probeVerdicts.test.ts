@@ -54,7 +54,11 @@ const APU_71: NodeSpec = {
   memTotal: 128 * GiB,
   gpuActive: 40 * GiB,
   controllers: 'cpuset cpu io memory hugetlb pids rdma misc dmem',
-  subtree: { root: 'cpuset cpu io memory pids dmem', kubepods: 'cpuset cpu io memory pids dmem', burstable: 'cpuset cpu io memory pids dmem' },
+  subtree: {
+    root: 'cpuset cpu io memory pids dmem',
+    kubepods: 'cpuset cpu io memory pids dmem',
+    burstable: 'cpuset cpu io memory pids dmem',
+  },
   dmemCapacity: 'drm/0000:c5:00.0/vram 536870912\n',
   gpus: [STRIX_HALO],
 };
@@ -64,67 +68,173 @@ const APU_71: NodeSpec = {
 
 describe('unaccounted memory: per pod', () => {
   test('over its limit in reality: 2 GiB accounted + 30 GiB GTT against an 8 GiB limit is an error', () => {
-    const inspection = analyze({ ...APU_71, pods: [{ uid: POD_A, current: 2 * GiB, max: 8 * GiB, processes: [{ pid: 4242, comm: 'llama-server', fds: [{ fd: 7, client: '4181', gtt: 30 * GiB, vram: 256 * MiB }, { fd: 8, client: '4181', gtt: 30 * GiB, vram: 256 * MiB }] }] }] });
+    const inspection = analyze({
+      ...APU_71,
+      pods: [
+        {
+          uid: POD_A,
+          current: 2 * GiB,
+          max: 8 * GiB,
+          processes: [
+            {
+              pid: 4242,
+              comm: 'llama-server',
+              fds: [
+                { fd: 7, client: '4181', gtt: 30 * GiB, vram: 256 * MiB },
+                { fd: 8, client: '4181', gtt: 30 * GiB, vram: 256 * MiB },
+              ],
+            },
+          ],
+        },
+      ],
+    });
     const v = verdict(inspection, 'memory.pod-over-limit-in-reality');
     assert.equal(v.severity, 'error');
-    assert.match(v.title, /^pod 1b4e28ba-2fa1-11d2-883f-0016d3cca427 holds 30 GiB of GTT that its cgroup does not count: it accounts 2 GiB, its true footprint is 32 GiB, above its 8 GiB limit\.$/);
-    assert.ok(v.evidence.some((line) => line.endsWith(': memory current = 2147483648 (2 GiB)')), v.evidence.join('\n'));
+    assert.match(
+      v.title,
+      /^pod 1b4e28ba-2fa1-11d2-883f-0016d3cca427 holds 30 GiB of GTT that its cgroup does not count: it accounts 2 GiB, its true footprint is 32 GiB, above its 8 GiB limit\.$/,
+    );
+    assert.ok(
+      v.evidence.some((line) => line.endsWith(': memory current = 2147483648 (2 GiB)')),
+      v.evidence.join('\n'),
+    );
     assert.ok(v.evidence.some((line) => line.endsWith(': limit = 8589934592 (8 GiB)')));
-    assert.ok(v.evidence.includes('pid 4242 (llama-server): drm GTT resident 32212254720 (30 GiB), VRAM 256 MiB'), 'fd 7 and 8 are one client: counted once');
+    assert.ok(
+      v.evidence.includes('pid 4242 (llama-server): drm GTT resident 32212254720 (30 GiB), VRAM 256 MiB'),
+      'fd 7 and 8 are one client: counted once',
+    );
     assert.match(v.remedy, new RegExp(`at least ${formatBytes(Math.ceil(32 * GiB * 1.3)).replace('.', '\\.')}`));
     const [pod] = inspection.node?.pods ?? [];
-    assert.deepEqual([pod?.accounted, pod?.gtt, pod?.vram, pod?.limit, pod?.trueFootprint, pod?.headroom], [2 * GiB, 30 * GiB, 256 * MiB, 8 * GiB, 32 * GiB, -24 * GiB]);
+    assert.deepEqual(
+      [pod?.accounted, pod?.gtt, pod?.vram, pod?.limit, pod?.trueFootprint, pod?.headroom],
+      [2 * GiB, 30 * GiB, 256 * MiB, 8 * GiB, 32 * GiB, -24 * GiB],
+    );
   });
 
   test('low headroom: 4 GiB + 9 GiB of GTT under a 16 GiB limit leaves 3 GiB (19 %), a warning', () => {
-    const inspection = analyze({ ...APU_71, pods: [{ uid: POD_B, current: 4 * GiB, max: 16 * GiB, processes: [{ pid: 501, comm: 'python3', fds: [{ fd: 5, client: '77', gtt: 9 * GiB }] }] }] });
+    const inspection = analyze({
+      ...APU_71,
+      pods: [
+        {
+          uid: POD_B,
+          current: 4 * GiB,
+          max: 16 * GiB,
+          processes: [{ pid: 501, comm: 'python3', fds: [{ fd: 5, client: '77', gtt: 9 * GiB }] }],
+        },
+      ],
+    });
     const v = verdict(inspection, 'memory.pod-headroom-low');
     assert.equal(v.severity, 'warning');
     assert.ok(3 * GiB < 16 * GiB * MIN_HEADROOM_SHARE);
     assert.match(v.title, /only 3 GiB \(19 %\) of its 16 GiB limit is left\.$/);
-    assert.equal(inspection.verdicts.some((x) => x.id === 'memory.pod-over-limit-in-reality'), false);
+    assert.equal(
+      inspection.verdicts.some((x) => x.id === 'memory.pod-over-limit-in-reality'),
+      false,
+    );
   });
 
   test('GTT with ample headroom, or no limit at all: info', () => {
     const inspection = analyze({
       ...APU_71,
       pods: [
-        { uid: POD_A, current: 1 * GiB, max: 32 * GiB, processes: [{ pid: 600, comm: 'comfyui', fds: [{ fd: 9, client: '12', gtt: 2 * GiB }] }] },
-        { uid: POD_B, qos: 'besteffort', current: 1 * GiB, max: 'max', processes: [{ pid: 700, comm: 'ollama', fds: [{ fd: 9, client: '13', gtt: 6 * GiB }] }] },
+        {
+          uid: POD_A,
+          current: 1 * GiB,
+          max: 32 * GiB,
+          processes: [{ pid: 600, comm: 'comfyui', fds: [{ fd: 9, client: '12', gtt: 2 * GiB }] }],
+        },
+        {
+          uid: POD_B,
+          qos: 'besteffort',
+          current: 1 * GiB,
+          max: 'max',
+          processes: [{ pid: 700, comm: 'ollama', fds: [{ fd: 9, client: '13', gtt: 6 * GiB }] }],
+        },
       ],
     });
     const gtt = inspection.verdicts.filter((v) => v.id === 'memory.pod-gtt');
-    assert.deepEqual(gtt.map((v) => v.severity), ['info', 'info']);
+    assert.deepEqual(
+      gtt.map((v) => v.severity),
+      ['info', 'info'],
+    );
     assert.match(gtt.find((v) => v.title.includes(POD_B))?.title ?? '', /and it has no memory limit\.$/);
     assert.match(gtt.find((v) => v.title.includes(POD_B))?.remedy ?? '', /Give the pod a memory limit/);
   });
 
   test('a DRM client shared by two processes of the pod (fork) counts once for the pod; each process shows its own view', () => {
-    const model = modelOf({ ...APU_71, pods: [{ uid: POD_A, current: GiB, max: 64 * GiB, processes: [
-      { pid: 100, comm: 'python3', fds: [{ fd: 5, client: '900', gtt: 10 * GiB }] },
-      { pid: 101, comm: 'python3', fds: [{ fd: 5, client: '900', gtt: 10 * GiB }, { fd: 6, client: '901', gtt: GiB }] },
-    ] }] });
+    const model = modelOf({
+      ...APU_71,
+      pods: [
+        {
+          uid: POD_A,
+          current: GiB,
+          max: 64 * GiB,
+          processes: [
+            { pid: 100, comm: 'python3', fds: [{ fd: 5, client: '900', gtt: 10 * GiB }] },
+            {
+              pid: 101,
+              comm: 'python3',
+              fds: [
+                { fd: 5, client: '900', gtt: 10 * GiB },
+                { fd: 6, client: '901', gtt: GiB },
+              ],
+            },
+          ],
+        },
+      ],
+    });
     const [pod] = podAccounting(model);
     assert.equal(pod?.gtt, 11 * GiB);
-    assert.deepEqual(pod?.processes.map((p) => [p.pid, p.gtt, p.sharedWith]), [[100, 10 * GiB, []], [101, 11 * GiB, [100]]]);
+    assert.deepEqual(
+      pod?.processes.map((p) => [p.pid, p.gtt, p.sharedWith]),
+      [
+        [100, 10 * GiB, []],
+        [101, 11 * GiB, [100]],
+      ],
+    );
     const [v] = unaccountedMemoryVerdicts(model);
-    assert.ok(v?.evidence.some((line) => line.includes('pid 101 (python3)') && line.includes('(DRM clients shared with pid 100: counted once)')));
+    assert.ok(
+      v?.evidence.some((line) => line.includes('pid 101 (python3)') && line.includes('(DRM clients shared with pid 100: counted once)')),
+    );
   });
 
   test('pods without GTT and processes outside any pod get no pod verdict; names come from podNames', () => {
     const inspection = analyze(
-      { ...APU_71, pods: [{ uid: POD_A, current: GiB, max: 2 * GiB }, { uid: POD_C, current: GiB, max: 2 * GiB, processes: [{ pid: 9, comm: 'vllm', fds: [{ fd: 3, client: '1', gtt: 4 * GiB }] }] }] },
+      {
+        ...APU_71,
+        pods: [
+          { uid: POD_A, current: GiB, max: 2 * GiB },
+          { uid: POD_C, current: GiB, max: 2 * GiB, processes: [{ pid: 9, comm: 'vllm', fds: [{ fd: 3, client: '1', gtt: 4 * GiB }] }] },
+        ],
+      },
       new Map([[POD_C, 'ml/vllm-0']]),
     );
     const pods = inspection.verdicts.filter((v) => v.id.startsWith('memory.pod'));
-    assert.deepEqual(pods.map((v) => v.id), ['memory.pod-over-limit-in-reality']);
+    assert.deepEqual(
+      pods.map((v) => v.id),
+      ['memory.pod-over-limit-in-reality'],
+    );
     assert.match(pods[0]?.title ?? '', /^ml\/vllm-0 holds 4 GiB of GTT/);
   });
 
   test('cgroup v1 (hybrid): usage_in_bytes and limit_in_bytes, the pod found through the memory line', () => {
-    const inspection = analyze({ ...APU_71, mode: 'hybrid', pods: [{ uid: POD_A, current: 2 * GiB, max: 8 * GiB, processes: [{ pid: 4242, comm: 'llama-server', fds: [{ fd: 7, client: '4181', gtt: 30 * GiB }] }] }] });
+    const inspection = analyze({
+      ...APU_71,
+      mode: 'hybrid',
+      pods: [
+        {
+          uid: POD_A,
+          current: 2 * GiB,
+          max: 8 * GiB,
+          processes: [{ pid: 4242, comm: 'llama-server', fds: [{ fd: 7, client: '4181', gtt: 30 * GiB }] }],
+        },
+      ],
+    });
     const v = verdict(inspection, 'memory.pod-over-limit-in-reality');
-    assert.ok(v.evidence.some((line) => line.endsWith(': memory usage_in_bytes = 2147483648 (2 GiB)')), v.evidence.join('\n'));
+    assert.ok(
+      v.evidence.some((line) => line.endsWith(': memory usage_in_bytes = 2147483648 (2 GiB)')),
+      v.evidence.join('\n'),
+    );
     assert.equal(inspection.node?.model.cgroupMode, 'hybrid');
   });
 });
@@ -134,17 +244,26 @@ describe('unaccounted memory: per pod', () => {
 
 describe('unaccounted memory: the node', () => {
   test('GPUActive 40 GiB of 128 GiB (31 %) against 38 GiB of GTT in sysfs: the larger, a warning', () => {
-    const inspection = analyze({ ...APU_71, pods: [{ uid: POD_A, current: 3 * GiB, max: 'max' }, { uid: POD_B, current: 5 * GiB, max: 'max' }] });
+    const inspection = analyze({
+      ...APU_71,
+      pods: [
+        { uid: POD_A, current: 3 * GiB, max: 'max' },
+        { uid: POD_B, current: 5 * GiB, max: 'max' },
+      ],
+    });
     const v = verdict(inspection, 'memory.unaccounted-node');
     assert.equal(v.severity, 'warning');
     assert.equal(v.title, '40 GiB (31 % of 128 GiB RAM) is held by the GPU and charged to no cgroup.');
     assert.match(v.explanation, /^Pods' cgroups account 8 GiB in all\./);
-    assert.deepEqual(v.evidence.filter((line) => /^(MemTotal|mem_info_gtt_used|GPUActive|sum of pod)/.test(line)), [
-      'MemTotal: 137438953472 (128 GiB)',
-      'mem_info_gtt_used (sum of cards): 40802189312 (38 GiB)',
-      'GPUActive: 42949672960 (40 GiB)',
-      'sum of pod memory.current: 8589934592 (8 GiB)',
-    ]);
+    assert.deepEqual(
+      v.evidence.filter((line) => /^(MemTotal|mem_info_gtt_used|GPUActive|sum of pod)/.test(line)),
+      [
+        'MemTotal: 137438953472 (128 GiB)',
+        'mem_info_gtt_used (sum of cards): 40802189312 (38 GiB)',
+        'GPUActive: 42949672960 (40 GiB)',
+        'sum of pod memory.current: 8589934592 (8 GiB)',
+      ],
+    );
     const accounting = inspection.node?.accounting;
     assert.equal(accounting?.unifiedMemory, true);
     assert.match(accounting?.gpuSummary ?? '', /Strix Halo/);
@@ -155,12 +274,19 @@ describe('unaccounted memory: the node', () => {
     const v = verdict(small, 'memory.unaccounted-node');
     assert.equal(v.severity, 'info');
     assert.match(v.title, /^10 GiB \(8 % of 128 GiB RAM\)/);
-    assert.equal(nodeAccounting(modelOf({ ...APU_71, gpus: [{ ...STRIX_HALO, gttUsed: 10 * GiB }] })).unaccounted, 40 * GiB, 'the larger of GTT and GPUActive');
+    assert.equal(
+      nodeAccounting(modelOf({ ...APU_71, gpus: [{ ...STRIX_HALO, gttUsed: 10 * GiB }] })).unaccounted,
+      40 * GiB,
+      'the larger of GTT and GPUActive',
+    );
   });
 
   test('no GPU memory anywhere: no node verdict', () => {
     const inspection = analyze({ kernel: '6.18.44-fc-v595', memTotal: 24 * GiB });
-    assert.equal(inspection.verdicts.some((v) => v.id === 'memory.unaccounted-node'), false);
+    assert.equal(
+      inspection.verdicts.some((v) => v.id === 'memory.unaccounted-node'),
+      false,
+    );
     assert.equal(inspection.node?.accounting.unaccounted, undefined);
   });
 });
@@ -172,21 +298,53 @@ describe('kernel alignment', () => {
   const ids = (spec: NodeSpec) => Object.fromEntries(kernelAlignmentChecks(modelOf(spec)).map((c) => [c.id, c.status]));
 
   test('6.x (6.18) on cgroup v2 without dmem: no GPUActive (warn), no dmem (fail), no 7.3 TTM protection, no memcg GTT', () => {
-    const spec: NodeSpec = { ...APU_71, kernel: '6.18.44-fc-v595', gpuActive: undefined, controllers: 'cpuset cpu io memory hugetlb pids rdma misc', subtree: undefined, dmemCapacity: undefined };
-    assert.deepEqual(ids(spec), { 'kernel.gpu-active-counters': 'warn', 'kernel.dmem-available': 'fail', 'kernel.ttm-protection': 'info', 'kernel.gtt-size': 'pass', 'kernel.gtt-memcg': 'fail' });
+    const spec: NodeSpec = {
+      ...APU_71,
+      kernel: '6.18.44-fc-v595',
+      gpuActive: undefined,
+      controllers: 'cpuset cpu io memory hugetlb pids rdma misc',
+      subtree: undefined,
+      dmemCapacity: undefined,
+    };
+    assert.deepEqual(ids(spec), {
+      'kernel.gpu-active-counters': 'warn',
+      'kernel.dmem-available': 'fail',
+      'kernel.ttm-protection': 'info',
+      'kernel.gtt-size': 'pass',
+      'kernel.gtt-memcg': 'fail',
+    });
     assert.match(check(spec, 'kernel.gpu-active-counters').detail, /^6\.18\.44-fc-v595 predates 7\.1/);
     assert.match(check(spec, 'kernel.dmem-available').detail, /cgroup\.controllers is "cpuset cpu io memory hugetlb pids rdma misc"/);
     const inspection = analyze(spec);
     assert.equal(verdict(inspection, 'kernel.dmem-available').severity, 'warning', 'a failed check is a warning verdict');
     assert.equal(verdict(inspection, 'kernel.gpu-active-counters').severity, 'info', 'a warn check is an info verdict');
-    assert.equal(inspection.verdicts.some((v) => v.id === 'kernel.ttm-protection'), false, 'info checks are not verdicts');
+    assert.equal(
+      inspection.verdicts.some((v) => v.id === 'kernel.ttm-protection'),
+      false,
+      'info checks are not verdicts',
+    );
   });
 
   test('7.1 with GPUActive and dmem delegated down to the pods', () => {
-    const spec: NodeSpec = { ...APU_71, pods: [{ uid: POD_A, current: GiB, max: 'max', dmem: { current: 'drm/0000:c5:00.0/vram 268435456\n', low: 'drm/0000:c5:00.0/vram 268435456\n' } }] };
+    const spec: NodeSpec = {
+      ...APU_71,
+      pods: [
+        {
+          uid: POD_A,
+          current: GiB,
+          max: 'max',
+          dmem: { current: 'drm/0000:c5:00.0/vram 268435456\n', low: 'drm/0000:c5:00.0/vram 268435456\n' },
+        },
+      ],
+    };
     assert.deepEqual(ids(spec), {
-      'kernel.gpu-active-counters': 'pass', 'kernel.dmem-available': 'pass', 'kernel.dmem-delegated': 'pass', 'kernel.dmem-protection': 'pass',
-      'kernel.ttm-protection': 'info', 'kernel.gtt-size': 'pass', 'kernel.gtt-memcg': 'fail',
+      'kernel.gpu-active-counters': 'pass',
+      'kernel.dmem-available': 'pass',
+      'kernel.dmem-delegated': 'pass',
+      'kernel.dmem-protection': 'pass',
+      'kernel.ttm-protection': 'info',
+      'kernel.gtt-size': 'pass',
+      'kernel.gtt-memcg': 'fail',
     });
     assert.match(check(spec, 'kernel.gpu-active-counters').detail, /^GPUActive 40 GiB, GPUReclaim 64 MiB, nr_gpu_active 10485760 pages\.$/);
     assert.match(check(spec, 'kernel.dmem-available').detail, /regions: drm\/0000:c5:00\.0\/vram 512 MiB/);
@@ -204,10 +362,17 @@ describe('kernel alignment', () => {
   });
 
   test('dmem not delegated: names the level that lacks it', () => {
-    const atKubepods = check({ ...APU_71, subtree: { root: 'cpu memory dmem', kubepods: 'cpu memory', burstable: 'cpu memory' } }, 'kernel.dmem-delegated');
+    const atKubepods = check(
+      { ...APU_71, subtree: { root: 'cpu memory dmem', kubepods: 'cpu memory', burstable: 'cpu memory' } },
+      'kernel.dmem-delegated',
+    );
     assert.equal(atKubepods.status, 'fail');
     assert.match(atKubepods.detail, /^dmem is not in \/kubepods\.slice's cgroup\.subtree_control/);
-    assert.deepEqual(atKubepods.evidence, ['/cgroup.subtree_control: cpu memory dmem', '/kubepods.slice/cgroup.subtree_control: cpu memory', '/kubepods.slice/kubepods-burstable.slice/cgroup.subtree_control: cpu memory']);
+    assert.deepEqual(atKubepods.evidence, [
+      '/cgroup.subtree_control: cpu memory dmem',
+      '/kubepods.slice/cgroup.subtree_control: cpu memory',
+      '/kubepods.slice/kubepods-burstable.slice/cgroup.subtree_control: cpu memory',
+    ]);
     const atRoot = check({ ...APU_71, subtree: { root: 'cpu memory', kubepods: 'cpu memory' } }, 'kernel.dmem-delegated');
     assert.match(atRoot.detail, /^dmem is not in the root's cgroup\.subtree_control/);
     const atQos = check({ ...APU_71, subtree: { root: 'dmem', kubepods: 'dmem', burstable: 'memory' } }, 'kernel.dmem-delegated');
@@ -215,7 +380,13 @@ describe('kernel alignment', () => {
   });
 
   test('dmem protection: a pod holding VRAM without dmem.low or dmem.min is a warning', () => {
-    const spec: NodeSpec = { ...APU_71, pods: [{ uid: POD_A, current: GiB, max: 'max', dmem: { current: 'drm/0000:c5:00.0/vram 268435456\n', low: 'drm/0000:c5:00.0/vram 0\n' } }, { uid: POD_B, current: GiB, max: 'max', dmem: { current: 'drm/0000:c5:00.0/vram 1048576\n', min: 'drm/0000:c5:00.0/vram max\n' } }] };
+    const spec: NodeSpec = {
+      ...APU_71,
+      pods: [
+        { uid: POD_A, current: GiB, max: 'max', dmem: { current: 'drm/0000:c5:00.0/vram 268435456\n', low: 'drm/0000:c5:00.0/vram 0\n' } },
+        { uid: POD_B, current: GiB, max: 'max', dmem: { current: 'drm/0000:c5:00.0/vram 1048576\n', min: 'drm/0000:c5:00.0/vram max\n' } },
+      ],
+    };
     const c = check(spec, 'kernel.dmem-protection');
     assert.equal(c.status, 'warn');
     assert.equal(c.detail, '1 of 2 pods that hold VRAM have dmem.min or dmem.low set.');
@@ -228,7 +399,18 @@ describe('kernel alignment', () => {
   });
 
   test('GTT that can take over 90 % of RAM is a warning, with ttm.pages_limit and the deprecated gttsize named', () => {
-    const c = check({ ...APU_71, memTotal: 100 * GiB, gpus: [{ ...STRIX_HALO, gttTotal: 96 * GiB }], modparams: [['/sys/module/ttm/parameters/pages_limit', '25165824\n'], ['/sys/module/amdgpu/parameters/gttsize', '98304\n']] }, 'kernel.gtt-size');
+    const c = check(
+      {
+        ...APU_71,
+        memTotal: 100 * GiB,
+        gpus: [{ ...STRIX_HALO, gttTotal: 96 * GiB }],
+        modparams: [
+          ['/sys/module/ttm/parameters/pages_limit', '25165824\n'],
+          ['/sys/module/amdgpu/parameters/gttsize', '98304\n'],
+        ],
+      },
+      'kernel.gtt-size',
+    );
     assert.equal(c.status, 'warn');
     assert.match(c.detail, /96 % of 100 GiB RAM \(ttm\.pages_limit 25165824 = 96 GiB\); amdgpu\.gttsize=98304 MiB is deprecated/);
   });
@@ -238,7 +420,11 @@ describe('kernel alignment', () => {
       const spec: NodeSpec = { kernel: '6.18.44-fc-v595', memTotal: 24 * GiB, mode: 'hybrid', gpus };
       const statuses = kernelAlignmentChecks(modelOf(spec)).map((c) => c.status);
       assert.ok(statuses.length >= 4);
-      assert.deepEqual(statuses.filter((s) => s === 'fail' || s === 'warn'), [], JSON.stringify(gpus));
+      assert.deepEqual(
+        statuses.filter((s) => s === 'fail' || s === 'warn'),
+        [],
+        JSON.stringify(gpus),
+      );
       const inspection = analyze(spec);
       assert.deepEqual(inspection.verdicts, []);
       assert.match(inspectionToText(inspection), /^No problems found\.$/m);
@@ -255,7 +441,18 @@ describe('container capture: HAMi verdicts', () => {
       meta: 'hostname=train-0\nkernel=6.8.0-45-generic\nmachine=x86_64\nuid=0\nself=999\n',
       env: 'source=proc\nCUDA_DEVICE_MEMORY_LIMIT_0=4096m\nCUDA_DEVICE_MEMORY_SHARED_CACHE=/usr/local/vgpu/4b1d9a0c.cache\n',
       preload: { missing: ['/etc/ld.so.preload'] },
-      procs: { files: [procRecord({ pid: 42, comm: 'trainer', maps: 'libvgpu=0 libcuda=1 ld-musl=0 ld-linux=0 lines=300', nvidiaFd: '1', env: ['CUDA_DEVICE_MEMORY_LIMIT_0=4096m'], exe: 'exe=static via=od' })] },
+      procs: {
+        files: [
+          procRecord({
+            pid: 42,
+            comm: 'trainer',
+            maps: 'libvgpu=0 libcuda=1 ld-musl=0 ld-linux=0 lines=300',
+            nvidiaFd: '1',
+            env: ['CUDA_DEVICE_MEMORY_LIMIT_0=4096m'],
+            exe: 'exe=static via=od',
+          }),
+        ],
+      },
     });
     const inspection = analyzeCaptureText(text, { target: 'pod ml/train-0' });
     const ids = inspection.verdicts.map((v) => v.id);
@@ -303,24 +500,31 @@ function outsideFences(markdown: string): string[] {
 const HOSTILE_NAME = 'ml/<img src=x onerror=alert(1)>|`x`|</script><script>alert(2)</script>';
 const HOSTILE_COMMS = ['</script>|`', '```', 'x\n~~~~\n<iframe>', '<img src=x>|'];
 const CONTROL_COMM = 'a\u001b[2Jb\rc\u0007d\u009b1m';
-const HOSTILE_KILL = [
-  `[ 9001.000000] python3 invoked oom-killer: gfp_mask=0x140dca(GFP_HIGHUSER_MOVABLE|__GFP_COMP|__GFP_ZERO), order=0, oom_score_adj=0`,
-  `[ 9001.000100] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=${containerDir({ uid: POD_A }, 1)},task=<img src=x onerror=alert(1)>|\`,pid=4242,uid=0`,
-  `[ 9001.000200] Out of memory: Killed process 4242 (<img src=x onerror=alert(1)>|\`) total-vm:100kB, anon-rss:100kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:100kB oom_score_adj:0`,
-].join('\n') + '\n';
+const HOSTILE_KILL =
+  [
+    `[ 9001.000000] python3 invoked oom-killer: gfp_mask=0x140dca(GFP_HIGHUSER_MOVABLE|__GFP_COMP|__GFP_ZERO), order=0, oom_score_adj=0`,
+    `[ 9001.000100] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=${containerDir({ uid: POD_A }, 1)},task=<img src=x onerror=alert(1)>|\`,pid=4242,uid=0`,
+    `[ 9001.000200] Out of memory: Killed process 4242 (<img src=x onerror=alert(1)>|\`) total-vm:100kB, anon-rss:100kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:100kB oom_score_adj:0`,
+  ].join('\n') + '\n';
 
 function hostileInspection(): Inspection {
   return analyze(
     {
       ...APU_71,
       kernelLog: HOSTILE_KILL,
-      pods: [{
-        uid: POD_A,
-        current: 2 * GiB,
-        max: 8 * GiB,
-        events: 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\n',
-        processes: [...HOSTILE_COMMS, CONTROL_COMM].map((comm, i) => ({ pid: 4242 + i, comm, fds: [{ fd: 5, client: String(100 + i), gtt: 8 * GiB }] })),
-      }],
+      pods: [
+        {
+          uid: POD_A,
+          current: 2 * GiB,
+          max: 8 * GiB,
+          events: 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\n',
+          processes: [...HOSTILE_COMMS, CONTROL_COMM].map((comm, i) => ({
+            pid: 4242 + i,
+            comm,
+            fds: [{ fd: 5, client: String(100 + i), gtt: 8 * GiB }],
+          })),
+        },
+      ],
     },
     new Map([[POD_A, HOSTILE_NAME]]),
   );
@@ -331,28 +535,48 @@ describe('reports: hostile pod names and process names', () => {
     const inspection = hostileInspection();
     const json = JSON.stringify(inspectionToJson(inspection));
     const round = JSON.parse(json) as { node: { pods: Array<{ processes: Array<{ comm: string }> }> }; verdicts: Array<{ title: string }> };
-    assert.deepEqual(round.node.pods[0]?.processes.map((p) => p.comm), [...HOSTILE_COMMS.map((c) => c.trim()), CONTROL_COMM], 'JSON keeps them exactly');
+    assert.deepEqual(
+      round.node.pods[0]?.processes.map((p) => p.comm),
+      [...HOSTILE_COMMS.map((c) => c.trim()), CONTROL_COMM],
+      'JSON keeps them exactly',
+    );
     assert.ok(round.verdicts.some((v) => v.title.includes(HOSTILE_NAME)));
     assert.equal(inspection.node?.oom?.summary.victims[0]?.comm, '<img src=x onerror=alert(1)>|`');
     assert.equal(inspection.node?.oom?.summary.victims[0]?.podName, HOSTILE_NAME);
   });
 
-  test('the pods carry the cluster\'s names in JSON and Markdown (null and the UID when the cluster gave none)', () => {
-    const named = JSON.parse(JSON.stringify(inspectionToJson(hostileInspection()))) as { node: { pods: Array<{ podUid: string; podName: string | null }> } };
-    assert.deepEqual(named.node.pods.map((pod) => [pod.podUid, pod.podName]), [[POD_A, HOSTILE_NAME]]);
-    assert.ok(inspectionToMarkdown(hostileInspection()).includes(`| ${markdownText(HOSTILE_NAME)} |`), 'the Markdown pods table names the pod');
+  test("the pods carry the cluster's names in JSON and Markdown (null and the UID when the cluster gave none)", () => {
+    const named = JSON.parse(JSON.stringify(inspectionToJson(hostileInspection()))) as {
+      node: { pods: Array<{ podUid: string; podName: string | null }> };
+    };
+    assert.deepEqual(
+      named.node.pods.map((pod) => [pod.podUid, pod.podName]),
+      [[POD_A, HOSTILE_NAME]],
+    );
+    assert.ok(
+      inspectionToMarkdown(hostileInspection()).includes(`| ${markdownText(HOSTILE_NAME)} |`),
+      'the Markdown pods table names the pod',
+    );
     const unnamed = analyzeCapture(hostileInspection().capture, { target: 'capture' });
     assert.equal(unnamed.podNames.size, 0);
-    assert.deepEqual((JSON.parse(JSON.stringify(inspectionToJson(unnamed))) as typeof named).node.pods.map((pod) => pod.podName), [null]);
+    assert.deepEqual(
+      (JSON.parse(JSON.stringify(inspectionToJson(unnamed))) as typeof named).node.pods.map((pod) => pod.podName),
+      [null],
+    );
     assert.ok(inspectionToMarkdown(unnamed).includes(`| ${markdownText(POD_A)} |`), 'the UID when no name is known');
   });
 
-  test('JSON verdicts have the same shape as explain-oom\'s: the OOM verdict without the parser\'s raw event', () => {
+  test("JSON verdicts have the same shape as explain-oom's: the OOM verdict without the parser's raw event", () => {
     const json = JSON.parse(JSON.stringify(inspectionToJson(hostileInspection()))) as { verdicts: Array<Record<string, unknown>> };
     const oom = json.verdicts.find((v) => String(v.id).startsWith('oom.'));
     assert.ok(oom, 'an OOM verdict');
     assert.equal('event' in oom, false);
-    assert.deepEqual(Object.keys(oom).filter((key) => ['id', 'severity', 'title', 'explanation', 'evidence', 'remedy', 'evidenceLines', 'victim', 'kind'].includes(key)).sort(), ['evidence', 'evidenceLines', 'explanation', 'id', 'kind', 'remedy', 'severity', 'title', 'victim']);
+    assert.deepEqual(
+      Object.keys(oom)
+        .filter((key) => ['id', 'severity', 'title', 'explanation', 'evidence', 'remedy', 'evidenceLines', 'victim', 'kind'].includes(key))
+        .sort(),
+      ['evidence', 'evidenceLines', 'explanation', 'id', 'kind', 'remedy', 'severity', 'title', 'victim'],
+    );
   });
 
   test('Markdown: no raw HTML, no backtick code span and no table cell from the hostile text outside code blocks', () => {
@@ -389,19 +613,24 @@ describe('reports: hostile pod names and process names', () => {
     assert.equal((markdown.match(/drm GTT resident/g) ?? []).length, 5, 'one evidence line per process, all inside the block');
   });
 
-  test('Markdown rendered with markdown-it (html on, as VS Code\'s preview): no element from the hostile text', { skip: !markdownIt && 'markdown-it is not installed' }, () => {
-    const html = markdownIt!.render(inspectionToMarkdown(hostileInspection()));
-    for (const tag of ['img', 'iframe', 'script']) assert.doesNotMatch(html, new RegExp(`<${tag}[\\s>]`, 'i'), `a <${tag}> element`);
-    assert.doesNotMatch(html, /<\/script>/i);
-    assert.ok(html.includes('&lt;img src=x onerror=alert(1)&gt;'), 'shown as text');
-    // No inline code from escaped backticks: every <code> is a code block's.
-    assert.equal((html.match(/<code[\s>]/g) ?? []).length, (html.match(/<pre><code/g) ?? []).length);
-    // Table rows keep their cell count.
-    for (const table of html.split('<table>').slice(1)) {
-      const heads = ((table.split('</thead>')[0] ?? '').match(/<th[\s>]/g) ?? []).length;
-      for (const row of (table.split('</thead>')[1] ?? '').split('</tr>').filter((r) => r.includes('<td'))) assert.equal((row.match(/<td[\s>]/g) ?? []).length, heads, row);
-    }
-  });
+  test(
+    "Markdown rendered with markdown-it (html on, as VS Code's preview): no element from the hostile text",
+    { skip: !markdownIt && 'markdown-it is not installed' },
+    () => {
+      const html = markdownIt!.render(inspectionToMarkdown(hostileInspection()));
+      for (const tag of ['img', 'iframe', 'script']) assert.doesNotMatch(html, new RegExp(`<${tag}[\\s>]`, 'i'), `a <${tag}> element`);
+      assert.doesNotMatch(html, /<\/script>/i);
+      assert.ok(html.includes('&lt;img src=x onerror=alert(1)&gt;'), 'shown as text');
+      // No inline code from escaped backticks: every <code> is a code block's.
+      assert.equal((html.match(/<code[\s>]/g) ?? []).length, (html.match(/<pre><code/g) ?? []).length);
+      // Table rows keep their cell count.
+      for (const table of html.split('<table>').slice(1)) {
+        const heads = ((table.split('</thead>')[0] ?? '').match(/<th[\s>]/g) ?? []).length;
+        for (const row of (table.split('</thead>')[1] ?? '').split('</tr>').filter((r) => r.includes('<td')))
+          assert.equal((row.match(/<td[\s>]/g) ?? []).length, heads, row);
+      }
+    },
+  );
 
   test('text: no control characters on any line, and one line per item', () => {
     const text = inspectionToText(hostileInspection());
@@ -410,7 +639,9 @@ describe('reports: hostile pod names and process names', () => {
   });
 
   test('explain-oom reports: Markdown keeps the hostile comm in text or code, text has no control characters', () => {
-    const explanation = explainKernelLogText(`${HOSTILE_KILL}[ 9002.000000] \u001b]0;pwned\u0007 ~~~~\n`, { podNames: new Map([[POD_A, HOSTILE_NAME]]) });
+    const explanation = explainKernelLogText(`${HOSTILE_KILL}[ 9002.000000] \u001b]0;pwned\u0007 ~~~~\n`, {
+      podNames: new Map([[POD_A, HOSTILE_NAME]]),
+    });
     const markdown = oomToMarkdown(explanation, 'kern.log <img src=x>');
     for (const line of outsideFences(markdown)) assert.doesNotMatch(line, /<[a-z/!]/i, line);
     if (markdownIt) assert.doesNotMatch(markdownIt.render(markdown), /<(img|iframe|script)[\s>]/i);

@@ -18,12 +18,22 @@ interface CorpusJson {
   readonly projects: readonly {
     readonly repo: string;
     readonly commit: string;
-    readonly files: readonly { readonly path: string; readonly block?: number; readonly blob: string; readonly gpu: boolean; readonly containers?: readonly ExpectedContainer[] }[];
+    readonly files: readonly {
+      readonly path: string;
+      readonly block?: number;
+      readonly blob: string;
+      readonly gpu: boolean;
+      readonly containers?: readonly ExpectedContainer[];
+    }[];
   }[];
 }
 
 function corpusRoot(): string | undefined {
-  const candidates = [process.env.GPUMEM_PUBLIC_CORPUS, join(REPO_ROOT, '../shared/manifest-corpus'), join(REPO_ROOT, '.cache/public-corpus')];
+  const candidates = [
+    process.env.GPUMEM_PUBLIC_CORPUS,
+    join(REPO_ROOT, '../shared/manifest-corpus'),
+    join(REPO_ROOT, '.cache/public-corpus'),
+  ];
   return candidates.find((dir): dir is string => !!dir && existsSync(dir));
 }
 
@@ -37,44 +47,57 @@ test('the label file lists at least 100 GPU manifests from 10 projects and 500 o
   assert.ok(gpuProjects.length >= 10, `${gpuProjects.length} projects with GPU manifests`);
   assert.ok(gpuFiles.length >= 100, `${gpuFiles.length} GPU manifests`);
   assert.ok(otherFiles.length >= 500, `${otherFiles.length} non-GPU manifests`);
-  for (const file of gpuFiles) assert.ok(file.containers && file.containers.length > 0, `${file.path}: a GPU file labels its GPU containers`);
+  for (const file of gpuFiles)
+    assert.ok(file.containers && file.containers.length > 0, `${file.path}: a GPU file labels its GPU containers`);
 });
 
-test('public corpus: GPU detection and GPU rules reach 0.95 precision and recall, non-GPU files stay quiet', { skip: root ? false : 'no public corpus: run `npm run corpus:assemble` (needs the snapshots named in test/fixtures/manifests/public/README.md), or set GPUMEM_PUBLIC_CORPUS' }, () => {
-  const expected: ExpectedFile[] = [];
-  const actual = new Map<string, ActualFile>();
-  const absent: string[] = [];
-  for (const project of labels.projects) {
-    for (const file of project.files) {
-      const id = `${project.repo}:${file.path}${file.block === undefined ? '' : `#${file.block}`}`;
-      expected.push({ id, gpu: file.gpu, ...(file.containers ? { containers: file.containers } : {}) });
-      // The layout scripts/corpus/assemble.mjs writes (assembledPath in scripts/corpus/markdownBlocks.mjs).
-      const path = join(root as string, project.repo, file.block === undefined ? file.path : `${file.path}.block${file.block}.yaml`);
-      if (!existsSync(path)) {
-        absent.push(id);
-        continue;
+test(
+  'public corpus: GPU detection and GPU rules reach 0.95 precision and recall, non-GPU files stay quiet',
+  {
+    skip: root
+      ? false
+      : 'no public corpus: run `npm run corpus:assemble` (needs the snapshots named in test/fixtures/manifests/public/README.md), or set GPUMEM_PUBLIC_CORPUS',
+  },
+  () => {
+    const expected: ExpectedFile[] = [];
+    const actual = new Map<string, ActualFile>();
+    const absent: string[] = [];
+    for (const project of labels.projects) {
+      for (const file of project.files) {
+        const id = `${project.repo}:${file.path}${file.block === undefined ? '' : `#${file.block}`}`;
+        expected.push({ id, gpu: file.gpu, ...(file.containers ? { containers: file.containers } : {}) });
+        // The layout scripts/corpus/assemble.mjs writes (assembledPath in scripts/corpus/markdownBlocks.mjs).
+        const path = join(root as string, project.repo, file.block === undefined ? file.path : `${file.path}.block${file.block}.yaml`);
+        if (!existsSync(path)) {
+          absent.push(id);
+          continue;
+        }
+        const result = lintText(readFileSync(path, 'utf8'));
+        actual.set(id, {
+          gpuContainers: result.containers.map((summary) => ({
+            kind: summary.object.kind,
+            name: summary.object.name,
+            container: summary.container,
+          })),
+          findings: result.findings.map((finding) => ({
+            ruleId: finding.ruleId,
+            severity: finding.severity,
+            kind: finding.object?.kind,
+            name: finding.object?.name,
+            container: finding.container,
+            message: finding.message,
+          })),
+        });
       }
-      const result = lintText(readFileSync(path, 'utf8'));
-      actual.set(id, {
-        gpuContainers: result.containers.map((summary) => ({ kind: summary.object.kind, name: summary.object.name, container: summary.container })),
-        findings: result.findings.map((finding) => ({
-          ruleId: finding.ruleId,
-          severity: finding.severity,
-          kind: finding.object?.kind,
-          name: finding.object?.name,
-          container: finding.container,
-          message: finding.message,
-        })),
-      });
     }
-  }
-  assert.deepEqual(absent, [], `files missing from ${root}: re-run npm run corpus:assemble`);
+    assert.deepEqual(absent, [], `files missing from ${root}: re-run npm run corpus:assemble`);
 
-  const score = scoreCorpus(expected, actual, { isGpuRule, allowedOnNonGpu: ALLOWED_ON_NON_GPU });
-  console.log(formatScore(score));
-  assert.ok(precision(score.detection) >= 0.95, `GPU-container detection precision ${precision(score.detection).toFixed(3)}`);
-  assert.ok(recall(score.detection) >= 0.95, `GPU-container detection recall ${recall(score.detection).toFixed(3)}`);
-  assert.ok(precision(score.rules) >= 0.95, `GPU-rule precision ${precision(score.rules).toFixed(3)}`);
-  assert.ok(recall(score.rules) >= 0.95, `GPU-rule recall ${recall(score.rules).toFixed(3)}`);
-  assert.deepEqual(score.nonGpuFindings, [], 'non-GPU manifests report only syntax/template information');
-});
+    const score = scoreCorpus(expected, actual, { isGpuRule, allowedOnNonGpu: ALLOWED_ON_NON_GPU });
+    console.log(formatScore(score));
+    assert.ok(precision(score.detection) >= 0.95, `GPU-container detection precision ${precision(score.detection).toFixed(3)}`);
+    assert.ok(recall(score.detection) >= 0.95, `GPU-container detection recall ${recall(score.detection).toFixed(3)}`);
+    assert.ok(precision(score.rules) >= 0.95, `GPU-rule precision ${precision(score.rules).toFixed(3)}`);
+    assert.ok(recall(score.rules) >= 0.95, `GPU-rule recall ${recall(score.rules).toFixed(3)}`);
+    assert.deepEqual(score.nonGpuFindings, [], 'non-GPU manifests report only syntax/template information');
+  },
+);

@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Quantity, QuantityFormat } from '../../src/core/quantity.ts';
-import { describeBytes, formatBytes, isQuantityInRange, parseApiQuantity, parseQuantity, toMemoryQuantity } from '../../src/core/quantity.ts';
+import {
+  describeBytes,
+  formatBytes,
+  isQuantityInRange,
+  parseApiQuantity,
+  parseQuantity,
+  toMemoryQuantity,
+} from '../../src/core/quantity.ts';
 
 function parsed(text: string): Quantity {
   const r = parseApiQuantity(text);
@@ -609,7 +616,32 @@ function randomQuantity(rand: () => number): string {
   let s = pick(['', '', '', '+', '-']);
   s += digits(pick([0, 1, 3, 12, 25]));
   if (rand() < 0.5) s += '.' + digits(pick([0, 1, 3, 12, 30]));
-  const suffixes = ['', 'n', 'u', 'm', 'k', 'M', 'G', 'T', 'P', 'E', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei', 'i', 'K', 'gi', 'Gb', 'e', 'E+', 'mi', 'KI'];
+  const suffixes = [
+    '',
+    'n',
+    'u',
+    'm',
+    'k',
+    'M',
+    'G',
+    'T',
+    'P',
+    'E',
+    'Ki',
+    'Mi',
+    'Gi',
+    'Ti',
+    'Pi',
+    'Ei',
+    'i',
+    'K',
+    'gi',
+    'Gb',
+    'e',
+    'E+',
+    'mi',
+    'KI',
+  ];
   if (rand() < 0.35) {
     s += pick(['e', 'E']) + pick(['', '+', '-']) + String(Math.floor(rand() * 45)) + (rand() < 0.05 ? pick(['x', 'i', '.']) : '');
   } else {
@@ -637,11 +669,7 @@ test('random quantities agree with an independent BigInt oracle', () => {
     }
     assert.ok(got.ok, `${JSON.stringify(text)} should parse: ${got.ok ? '' : got.reason}`);
     const q = got.quantity;
-    assert.deepEqual(
-      { value: q.value, isInteger: q.isInteger, negative: q.negative, format: q.format },
-      want,
-      JSON.stringify(text),
-    );
+    assert.deepEqual({ value: q.value, isInteger: q.isInteger, negative: q.negative, format: q.format }, want, JSON.stringify(text));
     accepted++;
   }
   // the generator must exercise both sides
@@ -687,7 +715,13 @@ test('parseQuantity refuses magnitudes above 2^63 that parseApiQuantity keeps (i
     if (!r.ok) assert.match(r.reason, /^out of range: .* is beyond 2\^63 \(8 EiB\)/);
   }
   // The edges stay: the BinarySI cap (2^63-1, nearest double 2^63), 8Ei itself, and the largest decimal below it.
-  for (const [text, value] of [['9Ei', 2 ** 63], ['8Ei', 2 ** 63], ['9223372036854775807', 2 ** 63], ['-8Ei', -(2 ** 63)], ['9.2e18', 9.2e18]] as const) {
+  for (const [text, value] of [
+    ['9Ei', 2 ** 63],
+    ['8Ei', 2 ** 63],
+    ['9223372036854775807', 2 ** 63],
+    ['-8Ei', -(2 ** 63)],
+    ['9.2e18', 9.2e18],
+  ] as const) {
     const r = parseQuantity(text);
     assert.ok(r.ok, text);
     if (r.ok) assert.equal(r.quantity.value, value, text);

@@ -14,7 +14,11 @@ import { parseSmiCsv, parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSm
 import { lintText } from '../../src/core/lint.ts';
 import { assertSubQuadratic } from '../helpers/growth.ts';
 
-interface Literal { readonly where: string; readonly text: string; readonly regex: RegExp }
+interface Literal {
+  readonly where: string;
+  readonly text: string;
+  readonly regex: RegExp;
+}
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -37,21 +41,61 @@ function literals(): Literal[] {
         const text = node.getText(source);
         const slash = text.lastIndexOf('/');
         const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
-        out.push({ where: `${file}:${line}`, text, regex: new RegExp(text.slice(1, slash), text.slice(slash + 1).replace('g', '').replace('y', '')) });
+        out.push({
+          where: `${file}:${line}`,
+          text,
+          regex: new RegExp(
+            text.slice(1, slash),
+            text
+              .slice(slash + 1)
+              .replace('g', '')
+              .replace('y', ''),
+          ),
+        });
       }
       ts.forEachChild(node, visit);
     };
     visit(source);
   }
   for (const rule of DEFAULT_UNIFIED_MEMORY_LABELS) {
-    if (rule.pattern) out.push({ where: 'src/core/config.ts (DEFAULT_UNIFIED_MEMORY_LABELS)', text: `/${rule.pattern}/i`, regex: new RegExp(rule.pattern, 'i') });
+    if (rule.pattern)
+      out.push({
+        where: 'src/core/config.ts (DEFAULT_UNIFIED_MEMORY_LABELS)',
+        text: `/${rule.pattern}/i`,
+        regex: new RegExp(rule.pattern, 'i'),
+      });
   }
   return out;
 }
 
 /** Pieces to repeat: every literal run in the pattern, each of its characters, and members of common classes. */
 function pumps(pattern: string): string[] {
-  const pieces = new Set<string>([' ', '\t', 'a', 'A', '0', '-', '_', '.', '/', ',', ':', '=', '#', '[', ']', '"', "'", '\n', '\r\n', ' ,', 'a ', '0.', '@', '%']);
+  const pieces = new Set<string>([
+    ' ',
+    '\t',
+    'a',
+    'A',
+    '0',
+    '-',
+    '_',
+    '.',
+    '/',
+    ',',
+    ':',
+    '=',
+    '#',
+    '[',
+    ']',
+    '"',
+    "'",
+    '\n',
+    '\r\n',
+    ' ,',
+    'a ',
+    '0.',
+    '@',
+    '%',
+  ]);
   for (const run of pattern.replace(/\\./g, ' ').split(/[^A-Za-z0-9 ]+/)) {
     if (run.trim().length >= 2) pieces.add(run.trim());
   }
@@ -73,12 +117,18 @@ function cost(regex: RegExp, input: string): number {
  * pattern text (not line) so that moving code does not hide a new pattern.
  */
 const BOUNDED: ReadonlyMap<string, string> = new Map([
-  ['src/core/kube/names.ts /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/', 'isDnsSubdomain checks length <= 253 first'],
+  [
+    'src/core/kube/names.ts /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/',
+    'isDnsSubdomain checks length <= 253 first',
+  ],
   ['src/core/kube/names.ts /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/', 'isDnsLabel checks length <= 63 first'],
   ['src/core/quantity.ts /0+$/', 'applied to Number#toFixed(9) of a value below 1e21: at most 31 characters'],
   ['src/transports/knownHosts.ts /=+$/', 'base64 of a SHA-256 digest: 44 characters'],
   ['src/vscode/inspector/html.ts /=+$/', 'base64 of 16 random bytes: 24 characters'],
-  ['src/core/config.ts (DEFAULT_UNIFIED_MEMORY_LABELS) /Radeon.*(8060S|8050S|8040S|890M|880M|860M|840M)/i', 'matchesPattern skips values longer than a label value (63, LABEL_VALUE_MAX_LENGTH)'],
+  [
+    'src/core/config.ts (DEFAULT_UNIFIED_MEMORY_LABELS) /Radeon.*(8060S|8050S|8040S|890M|880M|860M|840M)/i',
+    'matchesPattern skips values longer than a label value (63, LABEL_VALUE_MAX_LENGTH)',
+  ],
 ]);
 
 const SMALL = 4000;
@@ -125,10 +175,15 @@ test('class 3: an nvidia-smi line of long whitespace runs parses in linear time'
 });
 
 test('class 3: a huge nodeSelector value is not matched against the label patterns, and still lints', () => {
-  const manifest = (n: number) => `apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector:\n    amd.com/gpu.product-name: "Radeon ${'Radeon '.repeat(n / 7)}"\n  containers:\n  - name: c\n    image: x\n`;
+  const manifest = (n: number) =>
+    `apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector:\n    amd.com/gpu.product-name: "Radeon ${'Radeon '.repeat(n / 7)}"\n  containers:\n  - name: c\n    image: x\n`;
   assertSubQuadratic('lint with a long nodeSelector value', manifest, (text) => lintText(text), 5_000);
   const rule = DEFAULT_UNIFIED_MEMORY_LABELS.find((candidate) => candidate.key === 'amd.com/gpu.product-name');
   assert.ok(rule);
   assert.equal(matchingRule([rule], rule.key, ['AMD Radeon 8060S Graphics']), rule, 'a real product name still matches');
-  assert.equal(matchingRule([rule], rule.key, [`Radeon 8060S${' '.repeat(LABEL_VALUE_MAX_LENGTH)}`]), undefined, 'no label value is that long');
+  assert.equal(
+    matchingRule([rule], rule.key, [`Radeon 8060S${' '.repeat(LABEL_VALUE_MAX_LENGTH)}`]),
+    undefined,
+    'no label value is that long',
+  );
 });

@@ -15,30 +15,63 @@ describe('DRA claims make GPU containers', () => {
   test('v1beta1 (NVIDIA quickstart shape): deviceClassName on the request, one claim per container', () => {
     const text = fixture('dra/nvidia-v1beta1-two-containers.yaml');
     const result = lint(text);
-    expectOne(text, result, { ruleId: 'gpu-no-memory-limit', severity: 'warning', container: 'ctr0', token: 'ctr0', line: 24, message: 'has no memory limit' });
-    assert.deepEqual(result.containers.map((c) => c.title.split(' · ')[0]), ['GPU via claim gpu0 → class gpu.nvidia.com', 'GPU via claim gpu1 → class gpu.nvidia.com']);
-    assert.deepEqual(result.containers.map((c) => c.gpuClaims), [['claim gpu0 → class gpu.nvidia.com'], ['claim gpu1 → class gpu.nvidia.com']]);
+    expectOne(text, result, {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'warning',
+      container: 'ctr0',
+      token: 'ctr0',
+      line: 24,
+      message: 'has no memory limit',
+    });
+    assert.deepEqual(
+      result.containers.map((c) => c.title.split(' · ')[0]),
+      ['GPU via claim gpu0 → class gpu.nvidia.com', 'GPU via claim gpu1 → class gpu.nvidia.com'],
+    );
+    assert.deepEqual(
+      result.containers.map((c) => c.gpuClaims),
+      [['claim gpu0 → class gpu.nvidia.com'], ['claim gpu1 → class gpu.nvidia.com']],
+    );
     assert.equal(result.containers[1]?.limit, '8Gi');
   });
 
   test('v1 exactly (AMD example shape) with a CEL memory bound: declared GPU memory for uma-headroom', () => {
     const text = fixture('dra/amd-v1-unified.yaml');
     const result = lint(text);
-    expectOne(text, result, { ruleId: 'uma-headroom', severity: 'warning', container: 'server', token: '48Gi', line: 40, message: ['below its nominal 64 GiB', '83.2 GiB'] });
+    expectOne(text, result, {
+      ruleId: 'uma-headroom',
+      severity: 'warning',
+      container: 'server',
+      token: '48Gi',
+      line: 40,
+      message: ['below its nominal 64 GiB', '83.2 GiB'],
+    });
     const [summary] = result.containers;
     assert.equal(summary?.gpuMemoryBytes, 64 * GIB);
     assert.equal(summary?.gpuMemorySource, 'claim gpu selector memory ≥ 64Gi');
-    assert.match(summary?.title ?? '', /^GPU via claim gpu → class gpu\.amd\.com, 64 GiB \(unified memory\) · GPU memory: 64 GiB · memory limit: 48Gi/);
+    assert.match(
+      summary?.title ?? '',
+      /^GPU via claim gpu → class gpu\.amd\.com, 64 GiB \(unified memory\) · GPU memory: 64 GiB · memory limit: 48Gi/,
+    );
     assertNone(result, 'uma-gpu-memory-undeclared', 'gpu-claim-unresolved');
   });
 
   test('HAMi DRA consumable capacity: memory × count, and HAMi rules apply to the claim', () => {
     const text = fixture('dra/hami-v1-capacity.yaml');
     const result = lint(text);
-    expectOne(text, result, { ruleId: 'uma-headroom', severity: 'warning', container: 'train', token: '16Gi', line: 35, message: 'nominal 20 GiB' });
+    expectOne(text, result, {
+      ruleId: 'uma-headroom',
+      severity: 'warning',
+      container: 'train',
+      token: '16Gi',
+      line: 35,
+      message: 'nominal 20 GiB',
+    });
     assert.equal(result.containers[0]?.gpuMemorySource, 'claim vgpu capacity.requests.memory 10Gi × 2 devices');
     assert.match(result.containers[0]?.title ?? '', /^GPU via claim vgpu → class hami-core-gpu\.project-hami\.io, 2 devices, 10 GiB each/);
-    const privileged = text.replace('    resources:\n      limits:\n        memory: 16Gi', '    securityContext: {privileged: true}\n    resources:\n      limits:\n        memory: 16Gi');
+    const privileged = text.replace(
+      '    resources:\n      limits:\n        memory: 16Gi',
+      '    securityContext: {privileged: true}\n    resources:\n      limits:\n        memory: 16Gi',
+    );
     assert.ok(ruleIds(lint(privileged)).includes('hami-privileged'), 'a privileged container on a HAMi DRA claim is HAMi-managed');
   });
 
@@ -80,23 +113,43 @@ spec:
   test('a site class is a GPU only when configured; a CEL selector naming a GPU driver always is', () => {
     const siteClass = pod('        - name: gpu\n          exactly:\n            deviceClassName: a100-80g');
     assert.deepEqual(lint(siteClass).findings, [], 'an unknown class is no GPU, and no guess');
-    assert.deepEqual(lint(siteClass, config({ gpuDeviceClasses: ['a100-80g'] })).containers.map((c) => c.gpuClaims), [['claim dev → class a100-80g']]);
-    const byDriver = pod('        - name: gpu\n          exactly:\n            deviceClassName: a100-80g\n            selectors:\n              - cel:\n                  expression: device.driver == "gpu.nvidia.com"');
+    assert.deepEqual(
+      lint(siteClass, config({ gpuDeviceClasses: ['a100-80g'] })).containers.map((c) => c.gpuClaims),
+      [['claim dev → class a100-80g']],
+    );
+    const byDriver = pod(
+      '        - name: gpu\n          exactly:\n            deviceClassName: a100-80g\n            selectors:\n              - cel:\n                  expression: device.driver == "gpu.nvidia.com"',
+    );
     assert.ok(ruleIds(lint(byDriver)).includes('gpu-no-memory-limit'));
   });
 
   test('a claim for a NIC is silent; a request named by resources.claims[].request picks only that request', () => {
-    const two = '        - name: nic\n          exactly:\n            deviceClassName: sriovnetwork.k8snetworkplumbingwg.io\n        - name: gpu\n          exactly:\n            deviceClassName: gpu.amd.com\n            count: 2';
+    const two =
+      '        - name: nic\n          exactly:\n            deviceClassName: sriovnetwork.k8snetworkplumbingwg.io\n        - name: gpu\n          exactly:\n            deviceClassName: gpu.amd.com\n            count: 2';
     assert.deepEqual(lint(pod(two, '\n            request: nic')).findings, []);
     const gpu = lint(pod(two, '\n            request: gpu'));
-    assert.deepEqual(gpu.containers.map((c) => c.gpuClaims), [['claim dev → class gpu.amd.com, 2 devices']]);
-    const all = lint(pod('        - name: gpu\n          exactly:\n            deviceClassName: gpu.intel.com\n            allocationMode: All'));
-    assert.deepEqual(all.containers.map((c) => c.gpuClaims), [['claim dev → class gpu.intel.com, all matching devices']]);
+    assert.deepEqual(
+      gpu.containers.map((c) => c.gpuClaims),
+      [['claim dev → class gpu.amd.com, 2 devices']],
+    );
+    const all = lint(
+      pod('        - name: gpu\n          exactly:\n            deviceClassName: gpu.intel.com\n            allocationMode: All'),
+    );
+    assert.deepEqual(
+      all.containers.map((c) => c.gpuClaims),
+      [['claim dev → class gpu.intel.com, all matching devices']],
+    );
   });
 
   test('the Kubernetes 1.26–1.30 shape (spec.resourceClaims[].source) resolves too', () => {
-    const text = pod('        - name: gpu\n          deviceClassName: gpu.intel.com').replace('      resourceClaimTemplateName: site', '      source:\n        resourceClaimTemplateName: site');
-    assert.deepEqual(lint(text).containers.map((c) => c.gpuClaims), [['claim dev → class gpu.intel.com']]);
+    const text = pod('        - name: gpu\n          deviceClassName: gpu.intel.com').replace(
+      '      resourceClaimTemplateName: site',
+      '      source:\n        resourceClaimTemplateName: site',
+    );
+    assert.deepEqual(
+      lint(text).containers.map((c) => c.gpuClaims),
+      [['claim dev → class gpu.intel.com']],
+    );
   });
 });
 
@@ -121,13 +174,23 @@ ${podClaims}
   test('a claim template in no linted file: info, the container may get a GPU, never counted as one', () => {
     const text = base('          - name: gpu', '    - name: gpu\n      resourceClaimTemplateName: single-gpu');
     const result = lint(text);
-    expectOne(text, result, { ruleId: 'gpu-claim-unresolved', severity: 'info', container: 'app', token: 'gpu', line: 12, message: ['may get a GPU through claim "gpu"', 'ResourceClaimTemplate "single-gpu"', 'does not guess'] });
+    expectOne(text, result, {
+      ruleId: 'gpu-claim-unresolved',
+      severity: 'info',
+      container: 'app',
+      token: 'gpu',
+      line: 12,
+      message: ['may get a GPU through claim "gpu"', 'ResourceClaimTemplate "single-gpu"', 'does not guess'],
+    });
     assert.deepEqual(result.containers, []);
     assertNone(result, 'gpu-no-memory-limit');
   });
 
   test('broken references are warnings: undeclared claim, entry without a reference, unknown request', () => {
-    const text = base('          - name: missing\n          - name: empty\n          - name: known\n            request: nope', '    - name: empty\n    - name: known\n      resourceClaimName: shared');
+    const text = base(
+      '          - name: missing\n          - name: empty\n          - name: known\n            request: nope',
+      '    - name: empty\n    - name: known\n      resourceClaimName: shared',
+    );
     const claim = yaml`
 ---
 apiVersion: resource.k8s.io/v1
@@ -144,14 +207,25 @@ spec:
     const full = text + claim;
     expectAll(full, lint(full), 'gpu-claim-unresolved', [
       { severity: 'warning', container: 'app', token: 'missing', line: 12, message: 'spec.resourceClaims does not declare' },
-      { severity: 'warning', container: 'app', token: 'empty', line: 13, message: 'names neither a resourceClaimTemplateName nor a resourceClaimName' },
+      {
+        severity: 'warning',
+        container: 'app',
+        token: 'empty',
+        line: 13,
+        message: 'names neither a resourceClaimTemplateName nor a resourceClaimName',
+      },
       { severity: 'warning', container: 'app', token: 'known', line: 14, message: 'has no request of that name' },
     ]);
   });
 
   test('a claim in another namespace does not resolve', () => {
-    const text = base('          - name: gpu', '    - name: gpu\n      resourceClaimName: shared') + '---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: shared, namespace: team-b}\nspec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}]}}\n';
-    assert.deepEqual(findingsOf(lint(text), 'gpu-claim-unresolved').map((f) => f.severity), ['info']);
+    const text =
+      base('          - name: gpu', '    - name: gpu\n      resourceClaimName: shared') +
+      '---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: shared, namespace: team-b}\nspec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}]}}\n';
+    assert.deepEqual(
+      findingsOf(lint(text), 'gpu-claim-unresolved').map((f) => f.severity),
+      ['info'],
+    );
   });
 });
 
@@ -165,23 +239,37 @@ describe('cross-file claim resolution', () => {
     assert.deepEqual(ruleIds(alone), ['gpu-claim-unresolved']);
     const result = lintWith(text, index);
     assert.deepEqual(ruleIds(result), ['gpu-no-memory-limit']);
-    assert.deepEqual(result.containers.map((c) => c.gpuClaims), [['claim twogpus → class gpu.nvidia.com, 2 devices']]);
+    assert.deepEqual(
+      result.containers.map((c) => c.gpuClaims),
+      [['claim twogpus → class gpu.nvidia.com, 2 devices']],
+    );
   });
 
-  test('the file\'s own claim wins over the index', () => {
+  test("the file's own claim wins over the index", () => {
     const index = new ClaimIndex();
-    indexClaims('apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\nspec: {spec: {devices: {requests: [{name: n, exactly: {deviceClassName: nic.example.com}}]}}}\n', index);
-    const text = 'apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\nspec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu.nvidia.com}}]}}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: i, resources: {claims: [{name: x}]}}]\n  resourceClaims: [{name: x, resourceClaimTemplateName: t}]\n';
+    indexClaims(
+      'apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\nspec: {spec: {devices: {requests: [{name: n, exactly: {deviceClassName: nic.example.com}}]}}}\n',
+      index,
+    );
+    const text =
+      'apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\nspec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu.nvidia.com}}]}}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: i, resources: {claims: [{name: x}]}}]\n  resourceClaims: [{name: x, resourceClaimTemplateName: t}]\n';
     assert.deepEqual(ruleIds(lintWith(text, index)), ['gpu-no-memory-limit']);
   });
 
   test('lookups cost the same at 10 and 10,000 indexed claims (no scan per lookup)', () => {
     const timePerLookup = (claims: number) => {
       const index = new ClaimIndex();
-      for (let i = 0; i < claims; i++) index.add({ kind: 'ResourceClaimTemplate', name: `t${i}`, namespace: `ns${i % 7}`, apiVersion: 'resource.k8s.io/v1', requests: [] });
+      for (let i = 0; i < claims; i++)
+        index.add({
+          kind: 'ResourceClaimTemplate',
+          name: `t${i}`,
+          namespace: `ns${i % 7}`,
+          apiVersion: 'resource.k8s.io/v1',
+          requests: [],
+        });
       const start = process.hrtime.bigint();
       let found = 0;
-      for (let i = 0; i < 200_000; i++) if (index.find('ResourceClaimTemplate', `t${i % claims}`, `ns${i % claims % 7}`)) found++;
+      for (let i = 0; i < 200_000; i++) if (index.find('ResourceClaimTemplate', `t${i % claims}`, `ns${(i % claims) % 7}`)) found++;
       assert.equal(found, 200_000);
       return Number(process.hrtime.bigint() - start);
     };
@@ -200,7 +288,9 @@ function lintWith(text: string, claims: ClaimIndex) {
 
 describe('CEL selectors', () => {
   test('drivers named by device.driver and by attribute/capacity domains', () => {
-    assert.deepEqual(scanCel('device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].productName == "H100"').drivers, ['gpu.nvidia.com']);
+    assert.deepEqual(scanCel('device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].productName == "H100"').drivers, [
+      'gpu.nvidia.com',
+    ]);
     assert.deepEqual(scanCel("'gpu.amd.com' == device.driver").drivers, ['gpu.amd.com']);
     assert.deepEqual(scanCel('device.attributes["resource.kubernetes.io"].pcieRoot == "x"').drivers, []);
   });
@@ -231,7 +321,7 @@ describe('pod-level resources (spec.resources)', () => {
     assert.match(result.containers[0]?.title ?? '', /memory limit: 16Gi \(pod-level\)/);
   });
 
-  test('a pod-level limit that covers every GPU container\'s need is clean', () => {
+  test("a pod-level limit that covers every GPU container's need is clean", () => {
     const text = fixture('dra/pod-level-resources.yaml').replaceAll('memory: 16Gi', 'memory: 40Gi');
     assertNone(lint(text), 'uma-headroom', 'gpu-no-memory-limit');
   });
@@ -241,7 +331,9 @@ describe('gpumem lint resolves claims across the files it is given', () => {
   const dir = 'test/fixtures/manifests/dra/cross-file';
   const run = async (args: string[]) => {
     const result = await runCli(['lint', ...args, '--format', 'json'], { timeoutMs: 60_000 });
-    return (JSON.parse(result.stdout) as { file: string; ruleId: string; line: number }[]).map((f) => `${f.file.replace(/^.*cross-file\//, '')}:${f.line} ${f.ruleId}`);
+    return (JSON.parse(result.stdout) as { file: string; ruleId: string; line: number }[]).map(
+      (f) => `${f.file.replace(/^.*cross-file\//, '')}:${f.line} ${f.ruleId}`,
+    );
   };
 
   test('the pod file alone: the claim is unresolved; with the template (either order, or the folder): a GPU container', async () => {
@@ -264,7 +356,12 @@ describe('hovers on DRA fields', () => {
     assert.ok(hover);
     assert.equal(text.slice(hover.start, hover.end), 'resourceClaimTemplateName: vgpu-10g');
     assert.ok(hover.markdown.includes('ResourceClaimTemplate "vgpu\\-10g":'), hover.markdown);
-    assert.ok(hover.markdown.includes('- request gpu: class hami\\-core\\-gpu\\.project\\-hami\\.io (GPU), 2 devices, 10,737,418,240 bytes (10 GiB) per device'), hover.markdown);
+    assert.ok(
+      hover.markdown.includes(
+        '- request gpu: class hami\\-core\\-gpu\\.project\\-hami\\.io (GPU), 2 devices, 10,737,418,240 bytes (10 GiB) per device',
+      ),
+      hover.markdown,
+    );
   });
 
   test('a claim in no file says so; one in the workspace index resolves', () => {
@@ -281,19 +378,31 @@ describe('hovers on DRA fields', () => {
     const site = 'spec:\n  devices:\n    requests:\n      - name: g\n        exactly: {deviceClassName: a100-80g}\n';
     assert.match(hoverAt(site, site.indexOf('a100') + 1)?.markdown ?? '', /add it to gpumem\.lint\.gpuDeviceClasses/);
     assert.match(hoverAt(site, site.indexOf('a100') + 1, { gpuDeviceClasses: ['a100-80g'] })?.markdown ?? '', /A GPU device class/);
-    assert.match(at('memory: 10Gi')?.markdown ?? '', /10Gi = 10,737,418,240 bytes \(10 GiB\) per device\. gpumem counts it as the container's declared GPU memory/);
+    assert.match(
+      at('memory: 10Gi')?.markdown ?? '',
+      /10Gi = 10,737,418,240 bytes \(10 GiB\) per device\. gpumem counts it as the container's declared GPU memory/,
+    );
   });
 });
 
 describe('hostile DRA input stays linear', () => {
   test('5,000 containers on a claim whose template lists 5,000 GPU requests: linted in seconds, each container one GPU claim of at most 32 requests', () => {
-    const requests = Array.from({ length: 5000 }, (_, i) => `        - {name: r${i}, exactly: {deviceClassName: gpu.nvidia.com}}`).join('\n');
-    const containers = Array.from({ length: 5000 }, (_, i) => `    - {name: c${i}, image: i, resources: {limits: {memory: 1Gi}, claims: [{name: g}]}}`).join('\n');
+    const requests = Array.from({ length: 5000 }, (_, i) => `        - {name: r${i}, exactly: {deviceClassName: gpu.nvidia.com}}`).join(
+      '\n',
+    );
+    const containers = Array.from(
+      { length: 5000 },
+      (_, i) => `    - {name: c${i}, image: i, resources: {limits: {memory: 1Gi}, claims: [{name: g}]}}`,
+    ).join('\n');
     const text = `apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\nspec:\n  spec:\n    devices:\n      requests:\n${requests}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n  containers:\n${containers}\n`;
     const start = Date.now();
     const result = lintText(text);
     assert.ok(Date.now() - start < 15_000, `took ${Date.now() - start} ms`);
     assert.equal(result.containers.length, 5000);
-    assert.deepEqual(result.containers[0]?.gpuClaims, ['claim g → class gpu.nvidia.com (× 32 requests)'], 'the API server caps a claim at 32 requests; gpumem reads no more');
+    assert.deepEqual(
+      result.containers[0]?.gpuClaims,
+      ['claim g → class gpu.nvidia.com (× 32 requests)'],
+      'the API server caps a claim at 32 requests; gpumem reads no more',
+    );
   });
 });

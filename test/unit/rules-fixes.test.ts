@@ -3,7 +3,19 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Finding } from '../../src/core/findings.ts';
-import { applyEdits, assertNone, assertParses, config, documentsOf, expectOne, findingsOf, fixOf, lint, ruleIds, yaml } from './helpers/lint.ts';
+import {
+  applyEdits,
+  assertNone,
+  assertParses,
+  config,
+  documentsOf,
+  expectOne,
+  findingsOf,
+  fixOf,
+  lint,
+  ruleIds,
+  yaml,
+} from './helpers/lint.ts';
 
 /** Applies the fix titled `title` of `finding`, checks the result parses, and returns it. */
 function applyFix(text: string, finding: Finding, title: string | RegExp): string {
@@ -36,7 +48,13 @@ spec:
 `;
 
   test('removes exactly the two lines of that env item', () => {
-    const finding = expectOne(text, lint(text), { ruleId: 'cuda-disable-control', severity: 'warning', container: 'trainer', token: '"true"', line: 12 });
+    const finding = expectOne(text, lint(text), {
+      ruleId: 'cuda-disable-control',
+      severity: 'warning',
+      container: 'trainer',
+      token: '"true"',
+      line: 12,
+    });
     const fixed = applyFix(text, finding, 'Remove CUDA_DISABLE_CONTROL');
     assert.equal(fixed, text.replace('        - name: CUDA_DISABLE_CONTROL\n          value: "true"\n', ''));
     assert.equal(fixed.split('\n').length, text.split('\n').length - 2);
@@ -45,7 +63,13 @@ spec:
 
   test('keeps CRLF line endings', () => {
     const windows = crlf(text);
-    const finding = expectOne(windows, lint(windows), { ruleId: 'cuda-disable-control', severity: 'warning', container: 'trainer', token: '"true"', line: 12 });
+    const finding = expectOne(windows, lint(windows), {
+      ruleId: 'cuda-disable-control',
+      severity: 'warning',
+      container: 'trainer',
+      token: '"true"',
+      line: 12,
+    });
     const fixed = applyFix(windows, finding, 'Remove CUDA_DISABLE_CONTROL');
     assert.equal(fixed, windows.replace('        - name: CUDA_DISABLE_CONTROL\r\n          value: "true"\r\n', ''));
     assert.deepEqual(lint(fixed).findings, []);
@@ -67,7 +91,13 @@ spec:
           value: INFO
         - name: CUDA_DISABLE_CONTROL
           value: "1"`;
-    const finding = expectOne(last, lint(last), { ruleId: 'cuda-disable-control', severity: 'warning', container: 'trainer', token: '"1"', line: 14 });
+    const finding = expectOne(last, lint(last), {
+      ruleId: 'cuda-disable-control',
+      severity: 'warning',
+      container: 'trainer',
+      token: '"1"',
+      line: 14,
+    });
     const fixed = applyFix(last, finding, 'Remove CUDA_DISABLE_CONTROL');
     assert.equal(fixed, last.replace('        - name: CUDA_DISABLE_CONTROL\n          value: "1"', ''));
     assert.deepEqual(lint(fixed).findings, []);
@@ -86,11 +116,20 @@ spec:
       resources:
         limits: {nvidia.com/gpu: 1, nvidia.com/gpumem: 8000, memory: 16Gi}
 `;
-    const finding = expectOne(flow, lint(flow), { ruleId: 'cuda-disable-control', severity: 'warning', container: 'trainer', token: '"true"', line: 8 });
+    const finding = expectOne(flow, lint(flow), {
+      ruleId: 'cuda-disable-control',
+      severity: 'warning',
+      container: 'trainer',
+      token: '"true"',
+      line: 8,
+    });
     const fixed = applyFix(flow, finding, 'Remove CUDA_DISABLE_CONTROL');
     assert.equal(fixed, flow.replace('{name: CUDA_DISABLE_CONTROL, value: "true"}, ', ''));
     assert.deepEqual(lint(fixed).findings, []);
-    const lastFlow = flow.replace('[{name: CUDA_DISABLE_CONTROL, value: "true"}, {name: A, value: "1"}]', '[{name: A, value: "1"}, {name: CUDA_DISABLE_CONTROL, value: "true"}]');
+    const lastFlow = flow.replace(
+      '[{name: CUDA_DISABLE_CONTROL, value: "true"}, {name: A, value: "1"}]',
+      '[{name: A, value: "1"}, {name: CUDA_DISABLE_CONTROL, value: "true"}]',
+    );
     const fixedLast = applyFix(lastFlow, findingsOf(lint(lastFlow), 'cuda-disable-control')[0]!, 'Remove CUDA_DISABLE_CONTROL');
     assert.match(fixedLast, /env: \[\{name: A, value: "1"\}\]\n/);
     assert.deepEqual(lint(fixedLast).findings, []);
@@ -123,17 +162,43 @@ spec:
       resources:
         limits: {nvidia.com/gpu: 1, nvidia.com/gpumem: 8000, memory: 16Gi}
 `;
-    const finding = expectOne(text2, lint(text2), { ruleId: 'cuda-disable-control', severity: 'warning', container: 'trainer', token: 'disable', line: 20 });
+    const finding = expectOne(text2, lint(text2), {
+      ruleId: 'cuda-disable-control',
+      severity: 'warning',
+      container: 'trainer',
+      token: 'disable',
+      line: 20,
+    });
     const fixed = applyFix(text2, finding, 'Remove CUDA_DISABLE_CONTROL');
-    assert.equal(fixed, text2.replace('        - name: CUDA_DISABLE_CONTROL\n          valueFrom:\n            configMapKeyRef:\n              name: flags\n              key: disable\n', ''));
+    assert.equal(
+      fixed,
+      text2.replace(
+        '        - name: CUDA_DISABLE_CONTROL\n          valueFrom:\n            configMapKeyRef:\n              name: flags\n              key: disable\n',
+        '',
+      ),
+    );
     assert.deepEqual(lint(fixed).findings, []);
   });
 
   test('cuda-disable-control-present and hami-manual-memory-limit fixes remove their entries too', () => {
-    const manual = text.replace('value: "true"', 'value: "false"').replace('- name: HF_HOME\n          value: /models', '- name: CUDA_DEVICE_MEMORY_LIMIT_0\n          value: 0m');
+    const manual = text
+      .replace('value: "true"', 'value: "false"')
+      .replace('- name: HF_HOME\n          value: /models', '- name: CUDA_DEVICE_MEMORY_LIMIT_0\n          value: 0m');
     const result = lint(manual);
-    const present = expectOne(manual, result, { ruleId: 'cuda-disable-control-present', severity: 'info', container: 'trainer', token: '"false"', line: 12 });
-    const limit = expectOne(manual, result, { ruleId: 'hami-manual-memory-limit', severity: 'warning', container: 'trainer', token: 'CUDA_DEVICE_MEMORY_LIMIT_0', line: 13 });
+    const present = expectOne(manual, result, {
+      ruleId: 'cuda-disable-control-present',
+      severity: 'info',
+      container: 'trainer',
+      token: '"false"',
+      line: 12,
+    });
+    const limit = expectOne(manual, result, {
+      ruleId: 'hami-manual-memory-limit',
+      severity: 'warning',
+      container: 'trainer',
+      token: 'CUDA_DEVICE_MEMORY_LIMIT_0',
+      line: 13,
+    });
     const withoutPresent = applyFix(manual, present, 'Remove CUDA_DISABLE_CONTROL');
     assert.deepEqual(ruleIds(lint(withoutPresent)), ['hami-manual-memory-limit']);
     const withoutLimit = applyFix(manual, limit, 'Remove CUDA_DEVICE_MEMORY_LIMIT_0');
@@ -160,9 +225,15 @@ spec:
 ${resources}
 `;
 
-  test('block limits: inserts memory: <value> at the limits\' indentation', () => {
+  test("block limits: inserts memory: <value> at the limits' indentation", () => {
     const text = uma('      resources:\n        limits:\n          amd.com/gpu: 1\n          cpu: 8');
-    const finding = expectOne(text, lint(text), { ruleId: 'gpu-no-memory-limit', severity: 'error', container: 'server', token: 'server', line: 11 });
+    const finding = expectOne(text, lint(text), {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'error',
+      container: 'server',
+      token: 'server',
+      line: 11,
+    });
     const fixed = applyFix(text, finding, 'Set memory limit to 63Gi (GPU 48 GiB + 30 % headroom)');
     assert.equal(fixed, text.replace('          cpu: 8\n', '          cpu: 8\n          memory: 63Gi\n'));
     assert.deepEqual(lint(fixed).findings, []);
@@ -190,7 +261,10 @@ ${resources}
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'llm', annotations: { 'gpumem.io/gpu-memory': '48Gi' } },
-      spec: { nodeSelector: { 'amd.com/gpu.device-id': '1586' }, containers: [{ name: 'server', image: 'rocm/vllm:latest', resources: { limits: { 'amd.com/gpu': 1, cpu: 8, memory: '63Gi' } } }] },
+      spec: {
+        nodeSelector: { 'amd.com/gpu.device-id': '1586' },
+        containers: [{ name: 'server', image: 'rocm/vllm:latest', resources: { limits: { 'amd.com/gpu': 1, cpu: 8, memory: '63Gi' } } }],
+      },
     });
     assert.deepEqual(lint(fixed).findings, []);
   });
@@ -222,12 +296,21 @@ ${resources}
   test('Set memory limit and request: Guaranteed memory, and the headroom holds for both', () => {
     const text = uma('      resources:\n        limits:\n          amd.com/gpu: 1\n          cpu: 8\n        requests:\n          cpu: 8');
     const finding = findingsOf(lint(text), 'gpu-no-memory-limit')[0]!;
-    assert.deepEqual(finding.fixes.map((f) => [f.title, f.preferred ?? false]), [
-      ['Set memory limit to 63Gi (GPU 48 GiB + 30 % headroom)', true],
-      ['Set memory limit and request to 63Gi (Guaranteed memory)', false],
-    ]);
+    assert.deepEqual(
+      finding.fixes.map((f) => [f.title, f.preferred ?? false]),
+      [
+        ['Set memory limit to 63Gi (GPU 48 GiB + 30 % headroom)', true],
+        ['Set memory limit and request to 63Gi (Guaranteed memory)', false],
+      ],
+    );
     const fixed = applyFix(text, finding, 'Set memory limit and request to 63Gi (Guaranteed memory)');
-    assert.equal(fixed, text.replace('          cpu: 8\n        requests:\n          cpu: 8\n', '          cpu: 8\n          memory: 63Gi\n        requests:\n          cpu: 8\n          memory: 63Gi\n'));
+    assert.equal(
+      fixed,
+      text.replace(
+        '          cpu: 8\n        requests:\n          cpu: 8\n',
+        '          cpu: 8\n          memory: 63Gi\n        requests:\n          cpu: 8\n          memory: 63Gi\n',
+      ),
+    );
     assert.deepEqual(lint(fixed).findings, []);
   });
 
@@ -244,9 +327,21 @@ spec:
         limits:
           nvidia.com/gpu: 1
 `;
-    const finding = expectOne(text, lint(text), { ruleId: 'gpu-no-memory-limit', severity: 'warning', container: 'trainer', token: 'trainer', line: 7 });
+    const finding = expectOne(text, lint(text), {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'warning',
+      container: 'trainer',
+      token: 'trainer',
+      line: 7,
+    });
     const fixed = applyFix(text, finding, 'Insert a SET-ME memory limit placeholder to fill in');
-    assert.equal(fixed, text.replace('          nvidia.com/gpu: 1\n', '          nvidia.com/gpu: 1\n          memory: SET-ME  # gpumem: set to host memory (CUDA context, pinned buffers, data loaders) + 30 % headroom\n'));
+    assert.equal(
+      fixed,
+      text.replace(
+        '          nvidia.com/gpu: 1\n',
+        '          nvidia.com/gpu: 1\n          memory: SET-ME  # gpumem: set to host memory (CUDA context, pinned buffers, data loaders) + 30 % headroom\n',
+      ),
+    );
     const after = lint(fixed);
     assertNone(after, 'gpu-no-memory-limit');
     expectOne(fixed, after, { ruleId: 'invalid-quantity', severity: 'error', container: 'trainer', token: 'SET-ME', line: 11 });
@@ -277,14 +372,23 @@ spec:
 
   test('CRLF: inserted lines use CRLF', () => {
     const text = crlf(uma('      resources:\n        limits:\n          amd.com/gpu: 1\n          cpu: 8'));
-    const finding = expectOne(text, lint(text), { ruleId: 'gpu-no-memory-limit', severity: 'error', container: 'server', token: 'server', line: 11 });
+    const finding = expectOne(text, lint(text), {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'error',
+      container: 'server',
+      token: 'server',
+      line: 11,
+    });
     const fixed = applyFix(text, finding, /^Set memory limit to 63Gi/);
     assert.equal(fixed, text.replace('          cpu: 8\r\n', '          cpu: 8\r\n          memory: 63Gi\r\n'));
     assert.doesNotMatch(fixed, /[^\r]\n/);
     assert.deepEqual(lint(fixed).findings, []);
     const requestsOnly = crlf(uma('      resources:\n        requests:\n          amd.com/gpu: 1'));
     const nested = applyFix(requestsOnly, findingsOf(lint(requestsOnly), 'gpu-no-memory-limit')[0]!, /^Set memory limit to 63Gi/);
-    assert.equal(nested, requestsOnly.replace('          amd.com/gpu: 1\r\n', '          amd.com/gpu: 1\r\n        limits:\r\n          memory: 63Gi\r\n'));
+    assert.equal(
+      nested,
+      requestsOnly.replace('          amd.com/gpu: 1\r\n', '          amd.com/gpu: 1\r\n        limits:\r\n          memory: 63Gi\r\n'),
+    );
   });
 });
 
@@ -311,12 +415,26 @@ spec:
 
   test('Raise memory limit to 68Gi keeps the quotes; the request is raised by its own fix', () => {
     const result = lint(text);
-    const limit = expectOne(text, { ...result, findings: result.findings.filter((f) => text.slice(f.span.start, f.span.end) === '"64Gi"') }, { ruleId: 'uma-headroom', severity: 'warning', container: 'server', token: '"64Gi"', line: 15 });
-    const request = expectOne(text, { ...result, findings: result.findings.filter((f) => text.slice(f.span.start, f.span.end) === '60Gi') }, { ruleId: 'uma-headroom', severity: 'warning', container: 'server', token: '60Gi', line: 17 });
+    const limit = expectOne(
+      text,
+      { ...result, findings: result.findings.filter((f) => text.slice(f.span.start, f.span.end) === '"64Gi"') },
+      { ruleId: 'uma-headroom', severity: 'warning', container: 'server', token: '"64Gi"', line: 15 },
+    );
+    const request = expectOne(
+      text,
+      { ...result, findings: result.findings.filter((f) => text.slice(f.span.start, f.span.end) === '60Gi') },
+      { ruleId: 'uma-headroom', severity: 'warning', container: 'server', token: '60Gi', line: 17 },
+    );
     const raisedLimit = applyFix(text, limit, 'Raise memory limit to 68Gi');
     assert.equal(raisedLimit, text.replace('memory: "64Gi"', 'memory: "68Gi"'));
     // Only the request is still short.
-    expectOne(raisedLimit, lint(raisedLimit), { ruleId: 'uma-headroom', severity: 'warning', container: 'server', token: '60Gi', line: 17 });
+    expectOne(raisedLimit, lint(raisedLimit), {
+      ruleId: 'uma-headroom',
+      severity: 'warning',
+      container: 'server',
+      token: '60Gi',
+      line: 17,
+    });
     const raisedBoth = applyFix(raisedLimit, findingsOf(lint(raisedLimit), 'uma-headroom')[0]!, 'Raise memory request to 68Gi');
     assert.equal(raisedBoth, raisedLimit.replace('memory: 60Gi', 'memory: 68Gi'));
     assertNone(lint(raisedBoth), 'uma-headroom');
@@ -325,10 +443,17 @@ spec:
   });
 
   test('small needs are suggested in MiB', () => {
-    const small = text.replace('gpumem.io/gpu-memory: 48Gi', 'gpumem.io/gpu-memory: 1Gi').replace('gpumem.io/host-memory: 4Gi', 'gpumem.io/host-memory: 512Mi').replace('"64Gi"', '"1Gi"').replace('60Gi', '1Gi');
+    const small = text
+      .replace('gpumem.io/gpu-memory: 48Gi', 'gpumem.io/gpu-memory: 1Gi')
+      .replace('gpumem.io/host-memory: 4Gi', 'gpumem.io/host-memory: 512Mi')
+      .replace('"64Gi"', '"1Gi"')
+      .replace('60Gi', '1Gi');
     // (1024 + 512) MiB × 1.3 = 1996.8 MiB → 1997Mi.
     const findings = findingsOf(lint(small), 'uma-headroom');
-    assert.deepEqual(findings.map((f) => f.fixes.map((x) => x.title)), [['Raise memory limit to 1997Mi'], ['Raise memory request to 1997Mi']]);
+    assert.deepEqual(
+      findings.map((f) => f.fixes.map((x) => x.title)),
+      [['Raise memory limit to 1997Mi'], ['Raise memory request to 1997Mi']],
+    );
     let fixed = applyFix(small, findings[1]!, 'Raise memory request to 1997Mi');
     fixed = applyFix(fixed, findings[0]!, 'Raise memory limit to 1997Mi');
     assertNone(lint(fixed), 'uma-headroom');
@@ -354,16 +479,31 @@ spec:
           resources:
             limits: {nvidia.com/gpu: 1, cpu: 4, memory: 100Gi}
 `;
-    const finding = expectOne(text, lint(text), { ruleId: 'uma-gpu-memory-undeclared', severity: 'info', container: 'server', token: 'server', line: 13 });
+    const finding = expectOne(text, lint(text), {
+      ruleId: 'uma-gpu-memory-undeclared',
+      severity: 'info',
+      container: 'server',
+      token: 'server',
+      line: 13,
+    });
     const fixed = applyFix(text, finding, 'Declare the GPU memory with the gpumem.io/gpu-memory annotation');
-    assert.equal(fixed, text.replace('        prometheus.io/scrape: "true"\n', '        prometheus.io/scrape: "true"\n        gpumem.io/gpu-memory: "SET-ME"\n'));
+    assert.equal(
+      fixed,
+      text.replace(
+        '        prometheus.io/scrape: "true"\n',
+        '        prometheus.io/scrape: "true"\n        gpumem.io/gpu-memory: "SET-ME"\n',
+      ),
+    );
     const after = lint(fixed);
     assertNone(after, 'uma-gpu-memory-undeclared');
     expectOne(fixed, after, { ruleId: 'invalid-quantity', severity: 'error', container: undefined, token: '"SET-ME"', line: 10 });
 
     const labelsOnly = text.replace('      annotations:\n        prometheus.io/scrape: "true"\n', '      labels:\n        app: llm\n');
     const fixedLabels = applyFix(labelsOnly, findingsOf(lint(labelsOnly), 'uma-gpu-memory-undeclared')[0]!, /^Declare the GPU memory/);
-    assert.equal(fixedLabels, labelsOnly.replace('        app: llm\n', '        app: llm\n      annotations:\n        gpumem.io/gpu-memory: "SET-ME"\n'));
+    assert.equal(
+      fixedLabels,
+      labelsOnly.replace('        app: llm\n', '        app: llm\n      annotations:\n        gpumem.io/gpu-memory: "SET-ME"\n'),
+    );
     assertNone(lint(fixedLabels), 'uma-gpu-memory-undeclared');
   });
 
@@ -386,7 +526,13 @@ spec:
     const settings = config({ dedicatedNodeTaintKey: 'amd.com/apu' });
     const finding = findingsOf(lint(text, settings), 'uma-missing-toleration')[0]!;
     const fixed = applyFix(text, finding, 'Tolerate the amd.com/apu taint');
-    assert.equal(fixed, text.replace('        limits: {amd.com/gpu: 1, cpu: 1, memory: 16Gi}\n', '        limits: {amd.com/gpu: 1, cpu: 1, memory: 16Gi}\n  tolerations: [{key: amd.com/apu, operator: Exists}]\n'));
+    assert.equal(
+      fixed,
+      text.replace(
+        '        limits: {amd.com/gpu: 1, cpu: 1, memory: 16Gi}\n',
+        '        limits: {amd.com/gpu: 1, cpu: 1, memory: 16Gi}\n  tolerations: [{key: amd.com/apu, operator: Exists}]\n',
+      ),
+    );
     assert.deepEqual(lint(fixed, settings).findings, []);
   });
 });

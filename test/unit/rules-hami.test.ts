@@ -31,10 +31,11 @@ spec:
 }
 
 describe('cuda-disable-control', () => {
-  test('goParseBool is Go\'s strconv.ParseBool', () => {
+  test("goParseBool is Go's strconv.ParseBool", () => {
     for (const yes of ['1', 't', 'T', 'TRUE', 'true', 'True']) assert.equal(goParseBool(yes), true, yes);
     for (const no of ['0', 'f', 'F', 'FALSE', 'false', 'False']) assert.equal(goParseBool(no), false, no);
-    for (const neither of ['yes', 'y', 'on', 'tRUE', ' true', 'true ', '', '2']) assert.equal(goParseBool(neither), undefined, JSON.stringify(neither));
+    for (const neither of ['yes', 'y', 'on', 'tRUE', ' true', 'true ', '', '2'])
+      assert.equal(goParseBool(neither), undefined, JSON.stringify(neither));
   });
 
   for (const value of ['1', 't', 'T', 'TRUE', 'true', 'True']) {
@@ -50,7 +51,10 @@ describe('cuda-disable-control', () => {
         message: [`CUDA_DISABLE_CONTROL=${value} turns off HAMi memory enforcement`, '/etc/ld.so.preload'],
       });
       assertNone(result, 'cuda-disable-control-present');
-      assert.deepEqual(finding.fixes.map((f) => f.title), ['Remove CUDA_DISABLE_CONTROL']);
+      assert.deepEqual(
+        finding.fixes.map((f) => f.title),
+        ['Remove CUDA_DISABLE_CONTROL'],
+      );
     });
   }
 
@@ -73,7 +77,13 @@ describe('cuda-disable-control', () => {
   test('an entry without a value (empty) is present, on its name', () => {
     const text = withDisableControl('').replace('          value: \n', '');
     assert.ok(!text.includes('value: \n'));
-    expectOne(text, lint(text), { ruleId: 'cuda-disable-control-present', severity: 'info', container: 'trainer', token: 'CUDA_DISABLE_CONTROL', line: 12 });
+    expectOne(text, lint(text), {
+      ruleId: 'cuda-disable-control-present',
+      severity: 'info',
+      container: 'trainer',
+      token: 'CUDA_DISABLE_CONTROL',
+      line: 12,
+    });
   });
 
   test('without the variable, nothing', () => {
@@ -112,7 +122,9 @@ data:
 `;
 
   test('through envFrom of a ConfigMap defined in the same file, on the ConfigMap reference, without a fix', () => {
-    const text = configMap + yaml`
+    const text =
+      configMap +
+      yaml`
 apiVersion: v1
 kind: Pod
 metadata:
@@ -139,7 +151,9 @@ spec:
   });
 
   test('through envFrom with a prefix that makes the variable name', () => {
-    const text = configMap + yaml`
+    const text =
+      configMap +
+      yaml`
 apiVersion: v1
 kind: Pod
 metadata:
@@ -154,11 +168,20 @@ spec:
       resources:
         limits: {nvidia.com/gpu: 1, nvidia.com/gpumem: 8000, memory: 16Gi}
 `;
-    expectOne(text, lint(text), { ruleId: 'cuda-disable-control', severity: 'warning', container: 'trainer', token: 'gpu-env', line: 20, message: 'CUDA_DISABLE_CONTROL=1' });
+    expectOne(text, lint(text), {
+      ruleId: 'cuda-disable-control',
+      severity: 'warning',
+      container: 'trainer',
+      token: 'gpu-env',
+      line: 20,
+      message: 'CUDA_DISABLE_CONTROL=1',
+    });
   });
 
   test('an env entry overrides envFrom', () => {
-    const text = configMap + yaml`
+    const text =
+      configMap +
+      yaml`
 apiVersion: v1
 kind: Pod
 metadata:
@@ -180,7 +203,9 @@ spec:
   });
 
   test('a later envFrom source overrides an earlier one', () => {
-    const text = configMap + yaml`
+    const text =
+      configMap +
+      yaml`
 apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -207,7 +232,9 @@ spec:
   });
 
   test('through valueFrom.configMapKeyRef, on the key', () => {
-    const text = configMap + yaml`
+    const text =
+      configMap +
+      yaml`
 apiVersion: v1
 kind: Pod
 metadata:
@@ -232,7 +259,10 @@ spec:
       line: 22,
       message: 'CUDA_DISABLE_CONTROL=1 (from ConfigMap "gpu-env" key "DISABLE_CONTROL")',
     });
-    assert.deepEqual(finding.fixes.map((f) => f.title), ['Remove CUDA_DISABLE_CONTROL']);
+    assert.deepEqual(
+      finding.fixes.map((f) => f.title),
+      ['Remove CUDA_DISABLE_CONTROL'],
+    );
   });
 
   test('near misses: a ConfigMap in another namespace, a missing key, a Secret', () => {
@@ -298,7 +328,14 @@ const PLAIN = '{nvidia.com/gpu: 1, memory: 16Gi}';
 describe('hami-readonly-rootfs', () => {
   test('readOnlyRootFilesystem: true on a HAMi container is an info on the value', () => {
     const text = hamiPod({ resources: HAMI, securityContext: '        readOnlyRootFilesystem: true' });
-    const finding = expectOne(text, lint(text), { ruleId: 'hami-readonly-rootfs', severity: 'info', container: 'trainer', token: 'true', line: 11, message: 'readOnlyRootFilesystem is fine to keep' });
+    const finding = expectOne(text, lint(text), {
+      ruleId: 'hami-readonly-rootfs',
+      severity: 'info',
+      container: 'trainer',
+      token: 'true',
+      line: 11,
+      message: 'readOnlyRootFilesystem is fine to keep',
+    });
     // A "verify" hint: never advise turning the read-only root off.
     assert.doesNotMatch(finding.message, /false|turn (it )?off|disable/i);
     assert.deepEqual(finding.fixes, []);
@@ -312,10 +349,26 @@ describe('hami-readonly-rootfs', () => {
   });
 
   test('HAMi detection: the HAMi scheduler, hamiDetection always and never', () => {
-    const scheduled = hamiPod({ resources: PLAIN, securityContext: '        readOnlyRootFilesystem: true', spec: '  schedulerName: hami-scheduler' });
-    expectOne(scheduled, lint(scheduled), { ruleId: 'hami-readonly-rootfs', severity: 'info', container: 'trainer', token: 'true', line: 11 });
+    const scheduled = hamiPod({
+      resources: PLAIN,
+      securityContext: '        readOnlyRootFilesystem: true',
+      spec: '  schedulerName: hami-scheduler',
+    });
+    expectOne(scheduled, lint(scheduled), {
+      ruleId: 'hami-readonly-rootfs',
+      severity: 'info',
+      container: 'trainer',
+      token: 'true',
+      line: 11,
+    });
     const plain = hamiPod({ resources: PLAIN, securityContext: '        readOnlyRootFilesystem: true' });
-    expectOne(plain, lint(plain, config({ hamiDetection: 'always' })), { ruleId: 'hami-readonly-rootfs', severity: 'info', container: 'trainer', token: 'true', line: 11 });
+    expectOne(plain, lint(plain, config({ hamiDetection: 'always' })), {
+      ruleId: 'hami-readonly-rootfs',
+      severity: 'info',
+      container: 'trainer',
+      token: 'true',
+      line: 11,
+    });
     const hami = hamiPod({ resources: HAMI, securityContext: '        readOnlyRootFilesystem: true' });
     assertNone(lint(hami, config({ hamiDetection: 'never' })), 'hami-readonly-rootfs');
   });
@@ -342,7 +395,14 @@ spec:
 describe('hami-privileged', () => {
   test('a privileged container requesting HAMi resources is an error on the value', () => {
     const text = hamiPod({ resources: HAMI, securityContext: '        privileged: true' });
-    expectOne(text, lint(text), { ruleId: 'hami-privileged', severity: 'error', container: 'trainer', token: 'true', line: 11, message: ['is privileged and requests HAMi resources', 'v2.10'] });
+    expectOne(text, lint(text), {
+      ruleId: 'hami-privileged',
+      severity: 'error',
+      container: 'trainer',
+      token: 'true',
+      line: 11,
+      message: ['is privileged and requests HAMi resources', 'v2.10'],
+    });
   });
 
   test('not privileged, or privileged without HAMi: nothing', () => {
@@ -397,18 +457,42 @@ spec:
 
   test('a hand-set limit is a warning on the name; 0m means no limit; other HAMi variables are fine', () => {
     const [zero, fallback] = expectAll(text, lint(text), 'hami-manual-memory-limit', [
-      { severity: 'warning', container: 'trainer', token: 'CUDA_DEVICE_MEMORY_LIMIT_0', line: 9, message: 'CUDA_DEVICE_MEMORY_LIMIT_0=0m means no memory limit to HAMi-core' },
-      { severity: 'warning', container: 'trainer', token: 'CUDA_DEVICE_MEMORY_LIMIT', line: 11, message: 'is injected by HAMi\'s device plugin from nvidia.com/gpumem' },
+      {
+        severity: 'warning',
+        container: 'trainer',
+        token: 'CUDA_DEVICE_MEMORY_LIMIT_0',
+        line: 9,
+        message: 'CUDA_DEVICE_MEMORY_LIMIT_0=0m means no memory limit to HAMi-core',
+      },
+      {
+        severity: 'warning',
+        container: 'trainer',
+        token: 'CUDA_DEVICE_MEMORY_LIMIT',
+        line: 11,
+        message: "is injected by HAMi's device plugin from nvidia.com/gpumem",
+      },
     ]);
     assert.doesNotMatch(fallback?.message ?? '', /no memory limit/);
-    assert.deepEqual(zero?.fixes.map((f) => f.title), ['Remove CUDA_DEVICE_MEMORY_LIMIT_0']);
-    assert.deepEqual(fallback?.fixes.map((f) => f.title), ['Remove CUDA_DEVICE_MEMORY_LIMIT']);
+    assert.deepEqual(
+      zero?.fixes.map((f) => f.title),
+      ['Remove CUDA_DEVICE_MEMORY_LIMIT_0'],
+    );
+    assert.deepEqual(
+      fallback?.fixes.map((f) => f.title),
+      ['Remove CUDA_DEVICE_MEMORY_LIMIT'],
+    );
   });
 
   test('"0" also means no limit', () => {
     const zero = text.replace('value: 0m', 'value: "0"');
     expectAll(zero, lint(zero), 'hami-manual-memory-limit', [
-      { severity: 'warning', container: 'trainer', token: 'CUDA_DEVICE_MEMORY_LIMIT_0', line: 9, message: 'CUDA_DEVICE_MEMORY_LIMIT_0=0 means no memory limit' },
+      {
+        severity: 'warning',
+        container: 'trainer',
+        token: 'CUDA_DEVICE_MEMORY_LIMIT_0',
+        line: 9,
+        message: 'CUDA_DEVICE_MEMORY_LIMIT_0=0 means no memory limit',
+      },
       { severity: 'warning', container: 'trainer', token: 'CUDA_DEVICE_MEMORY_LIMIT', line: 11 },
     ]);
   });
@@ -441,26 +525,57 @@ ${limits}
 
   test('gpumem together with gpumem-percentage, on the percentage key', () => {
     const text = pod('          nvidia.com/gpu: 1\n          nvidia.com/gpumem: 8000\n          nvidia.com/gpumem-percentage: 50');
-    expectOne(text, lint(text), { ruleId: 'hami-resource-conflict', severity: 'warning', container: 'trainer', token: 'nvidia.com/gpumem-percentage', line: 12, message: 'both nvidia.com/gpumem and nvidia.com/gpumem-percentage' });
+    expectOne(text, lint(text), {
+      ruleId: 'hami-resource-conflict',
+      severity: 'warning',
+      container: 'trainer',
+      token: 'nvidia.com/gpumem-percentage',
+      line: 12,
+      message: 'both nvidia.com/gpumem and nvidia.com/gpumem-percentage',
+    });
   });
 
   test('gpumem or gpucores without nvidia.com/gpu, on each key', () => {
     const text = pod('          nvidia.com/gpumem: 8000\n          nvidia.com/gpucores: 30');
     expectAll(text, lint(text), 'hami-resource-conflict', [
-      { severity: 'warning', container: 'trainer', token: 'nvidia.com/gpumem', line: 10, message: 'requests nvidia.com/gpumem without a NVIDIA GPU count (such as nvidia.com/gpu)' },
-      { severity: 'warning', container: 'trainer', token: 'nvidia.com/gpucores', line: 11, message: 'requests nvidia.com/gpucores without' },
+      {
+        severity: 'warning',
+        container: 'trainer',
+        token: 'nvidia.com/gpumem',
+        line: 10,
+        message: 'requests nvidia.com/gpumem without a NVIDIA GPU count (such as nvidia.com/gpu)',
+      },
+      {
+        severity: 'warning',
+        container: 'trainer',
+        token: 'nvidia.com/gpucores',
+        line: 11,
+        message: 'requests nvidia.com/gpucores without',
+      },
     ]);
   });
 
-  test('another vendor\'s GPU count does not count', () => {
+  test("another vendor's GPU count does not count", () => {
     const text = pod('          amd.com/gpu: 1\n          nvidia.com/gpumem: 8000');
-    expectOne(text, lint(text), { ruleId: 'hami-resource-conflict', severity: 'warning', container: 'trainer', token: 'nvidia.com/gpumem', line: 11 });
+    expectOne(text, lint(text), {
+      ruleId: 'hami-resource-conflict',
+      severity: 'warning',
+      container: 'trainer',
+      token: 'nvidia.com/gpumem',
+      line: 11,
+    });
   });
 
   test('percentages out of range, on the value', () => {
     const text = pod('          nvidia.com/gpu: 1\n          nvidia.com/gpumem-percentage: 150\n          nvidia.com/gpucores: 101');
     expectAll(text, lint(text), 'hami-resource-conflict', [
-      { severity: 'warning', container: 'trainer', token: '150', line: 11, message: 'nvidia.com/gpumem-percentage is 150; it must be between 1 and 100' },
+      {
+        severity: 'warning',
+        container: 'trainer',
+        token: '150',
+        line: 11,
+        message: 'nvidia.com/gpumem-percentage is 150; it must be between 1 and 100',
+      },
       { severity: 'warning', container: 'trainer', token: '101', line: 12, message: 'from 0 to 100' },
     ]);
   });
@@ -479,7 +594,14 @@ ${limits}
 describe('hami-gvisor', () => {
   test('gVisor with a HAMi container is a warning on runtimeClassName', () => {
     const text = hamiPod({ resources: HAMI, spec: '  runtimeClassName: gvisor' });
-    expectOne(text, lint(text), { ruleId: 'hami-gvisor', severity: 'warning', container: 'trainer', token: 'gvisor', line: 6, message: 'runtimeClassName "gvisor" runs container "trainer" under gVisor' });
+    expectOne(text, lint(text), {
+      ruleId: 'hami-gvisor',
+      severity: 'warning',
+      container: 'trainer',
+      token: 'gvisor',
+      line: 6,
+      message: 'runtimeClassName "gvisor" runs container "trainer" under gVisor',
+    });
     const runsc = hamiPod({ resources: HAMI, spec: '  runtimeClassName: runsc-kvm' });
     expectOne(runsc, lint(runsc), { ruleId: 'hami-gvisor', severity: 'warning', container: 'trainer', token: 'runsc-kvm', line: 6 });
   });
@@ -491,14 +613,32 @@ describe('hami-gvisor', () => {
 });
 
 describe('hami-musl-image', () => {
-  for (const image of ['alpine:3.20', 'python:3.12-alpine', 'docker.io/library/busybox:1.36', 'gcr.io/distroless/static-debian12', 'ghcr.io/example/app-musl:1.0']) {
+  for (const image of [
+    'alpine:3.20',
+    'python:3.12-alpine',
+    'docker.io/library/busybox:1.36',
+    'gcr.io/distroless/static-debian12',
+    'ghcr.io/example/app-musl:1.0',
+  ]) {
     test(`${image} on a HAMi container is an info on the image`, () => {
       const text = hamiPod({ resources: HAMI, image });
-      expectOne(text, lint(text), { ruleId: 'hami-musl-image', severity: 'info', container: 'trainer', token: image, line: 9, message: 'looks musl-based or static' });
+      expectOne(text, lint(text), {
+        ruleId: 'hami-musl-image',
+        severity: 'info',
+        container: 'trainer',
+        token: image,
+        line: 9,
+        message: 'looks musl-based or static',
+      });
     });
   }
 
-  for (const image of ['nvcr.io/nvidia/cuda:12.4.1-runtime-ubuntu22.04', 'myorg/alpineish:1', 'gcr.io/distroless/cc-debian12', 'python:3.12-slim']) {
+  for (const image of [
+    'nvcr.io/nvidia/cuda:12.4.1-runtime-ubuntu22.04',
+    'myorg/alpineish:1',
+    'gcr.io/distroless/cc-debian12',
+    'python:3.12-slim',
+  ]) {
     test(`near miss: ${image} gives nothing`, () => {
       assert.deepEqual(lint(hamiPod({ resources: HAMI, image })).findings, []);
     });

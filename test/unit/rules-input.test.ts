@@ -277,7 +277,10 @@ describe('kinds table', () => {
         if (role) assert.ok(finding.message.endsWith(` ${role}`), `role in ${finding.message}`);
         else assert.doesNotMatch(finding.message, /\]$/);
       });
-      assert.deepEqual(result.containers.map((s) => s.container), c.expected.map((e) => e.container));
+      assert.deepEqual(
+        result.containers.map((s) => s.container),
+        c.expected.map((e) => e.container),
+      );
     });
   }
 
@@ -289,7 +292,12 @@ describe('kinds table', () => {
   });
 
   test('unknown kinds, and known kinds of another API group, produce nothing', () => {
-    for (const [apiVersion, kind] of [['example.com/v1', 'Widget'], ['example.com/v1', 'Deployment'], ['v1', 'Service'], ['v1', 'ConfigMap']]) {
+    for (const [apiVersion, kind] of [
+      ['example.com/v1', 'Widget'],
+      ['example.com/v1', 'Deployment'],
+      ['v1', 'Service'],
+      ['v1', 'ConfigMap'],
+    ]) {
       const text = yaml`
 apiVersion: ${apiVersion}
 kind: ${kind}
@@ -352,9 +360,30 @@ spec:
   test('a realistic KubeRay RayCluster: only the GPU worker group on GB10 nodes is reported', () => {
     const text = fixture('raycluster-gpu.yaml');
     const result = lint(text);
-    expectOne(text, result, { ruleId: 'gpu-no-memory-limit', severity: 'error', container: 'ray-worker', token: 'ray-worker', line: 58, message: '[workerGroupSpecs[gpu-group]]' });
-    expectOne(text, result, { ruleId: 'uma-gpu-memory-undeclared', severity: 'info', container: 'ray-worker', token: 'ray-worker', line: 58, message: 'nodeSelector nvidia.com/gpu.product=NVIDIA-GB10' });
-    expectOne(text, result, { ruleId: 'uma-not-guaranteed', severity: 'info', container: 'ray-worker', token: 'ray-worker', line: 58, message: 'container "ray-worker" has no memory limit' });
+    expectOne(text, result, {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'error',
+      container: 'ray-worker',
+      token: 'ray-worker',
+      line: 58,
+      message: '[workerGroupSpecs[gpu-group]]',
+    });
+    expectOne(text, result, {
+      ruleId: 'uma-gpu-memory-undeclared',
+      severity: 'info',
+      container: 'ray-worker',
+      token: 'ray-worker',
+      line: 58,
+      message: 'nodeSelector nvidia.com/gpu.product=NVIDIA-GB10',
+    });
+    expectOne(text, result, {
+      ruleId: 'uma-not-guaranteed',
+      severity: 'info',
+      container: 'ray-worker',
+      token: 'ray-worker',
+      line: 58,
+      message: 'container "ray-worker" has no memory limit',
+    });
     assert.equal(result.findings.length, 3);
   });
 });
@@ -398,7 +427,10 @@ spec:
     const syntax = expectOne(text, result, { ruleId: 'yaml-syntax', severity: 'warning', container: undefined, token: 's', line: 14 });
     assert.equal(syntax.span.start, text.indexOf('svc: broken'));
     assert.match(syntax.message, /^This YAML document was not analysed: Nested mappings are not allowed in compact mappings/);
-    assert.deepEqual(findingsOf(result, 'gpu-no-memory-limit').map((f) => f.object?.name), ['first']);
+    assert.deepEqual(
+      findingsOf(result, 'gpu-no-memory-limit').map((f) => f.object?.name),
+      ['first'],
+    );
     assert.equal(findingsOf(result, 'invalid-quantity')[0]?.object?.name, 'third');
   });
 
@@ -469,12 +501,26 @@ spec:
     assert.equal(x?.object?.helmSource, 'chart/templates/x.yaml');
   });
 
-  test('a realistic `helm template` output: the Deployment\'s findings name its template, through a rendered ConfigMap', () => {
+  test("a realistic `helm template` output: the Deployment's findings name its template, through a rendered ConfigMap", () => {
     const text = fixture('helm-rendered.yaml');
     const result = lint(text);
     const suffix = '(rendered from llm/templates/deployment.yaml)';
-    expectOne(text, result, { ruleId: 'gpu-no-memory-limit', severity: 'warning', container: 'llm', token: 'llm', line: 65, message: suffix });
-    expectOne(text, result, { ruleId: 'cuda-disable-control', severity: 'warning', container: 'llm', token: 'release-name-llm-env', line: 72, message: ['from envFrom ConfigMap "release-name-llm-env"', suffix] });
+    expectOne(text, result, {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'warning',
+      container: 'llm',
+      token: 'llm',
+      line: 65,
+      message: suffix,
+    });
+    expectOne(text, result, {
+      ruleId: 'cuda-disable-control',
+      severity: 'warning',
+      container: 'llm',
+      token: 'release-name-llm-env',
+      line: 72,
+      message: ['from envFrom ConfigMap "release-name-llm-env"', suffix],
+    });
     assert.deepEqual(ruleIds(result), ['gpu-no-memory-limit', 'cuda-disable-control']);
     for (const finding of result.findings) assert.ok(finding.message.endsWith(suffix), finding.message);
   });
@@ -517,7 +563,14 @@ spec:
   test('no yaml-syntax noise, one helm-template info on the first action, literal problems still reported', () => {
     const result = lint(template);
     assertNone(result, 'yaml-syntax', 'manifest-skipped');
-    expectOne(template, result, { ruleId: 'helm-template', severity: 'info', container: undefined, token: '{{', line: 4, message: ['Unrendered Helm template: gpumem masked 12 template actions', 'values that come from templates are not checked'] });
+    expectOne(template, result, {
+      ruleId: 'helm-template',
+      severity: 'info',
+      container: undefined,
+      token: '{{',
+      line: 4,
+      message: ['Unrendered Helm template: gpumem masked 12 template actions', 'values that come from templates are not checked'],
+    });
     expectOne(template, result, { ruleId: 'cuda-disable-control', severity: 'warning', container: 'trainer', token: '"true"', line: 24 });
     expectOne(template, result, { ruleId: 'invalid-quantity', severity: 'error', container: 'trainer', token: '1Gb', line: 30 });
   });
@@ -525,7 +578,10 @@ spec:
   test('templated quantities, annotations and GPU counts are not judged', () => {
     const result = lint(template);
     // nvidia.com/gpu, memory and gpumem.io/gpu-memory come from templates: no invalid-quantity, gpu-resource-invalid or missing limit.
-    assert.deepEqual(findingsOf(result, 'invalid-quantity').map((f) => template.slice(f.span.start, f.span.end)), ['1Gb']);
+    assert.deepEqual(
+      findingsOf(result, 'invalid-quantity').map((f) => template.slice(f.span.start, f.span.end)),
+      ['1Gb'],
+    );
     assertNone(result, 'gpu-resource-invalid', 'gpu-no-memory-limit', 'uma-headroom');
     assert.deepEqual(ruleIds(result), ['helm-template', 'cuda-disable-control', 'invalid-quantity']);
   });
@@ -549,19 +605,36 @@ spec:
     const text = fixture('helm-unrendered-deployment.yaml');
     const result = lint(text);
     assertNone(result, 'yaml-syntax');
-    expectOne(text, result, { ruleId: 'helm-template', severity: 'info', container: undefined, token: '{{', line: 6, message: 'masked 41 template actions' });
+    expectOne(text, result, {
+      ruleId: 'helm-template',
+      severity: 'info',
+      container: undefined,
+      token: '{{',
+      line: 6,
+      message: 'masked 41 template actions',
+    });
     // `- name: {{ .Chart.Name }}` is shown as the action it was, not as masking characters.
     expectOne(text, result, { ruleId: 'cuda-disable-control', severity: 'warning', container: '{{…}}', token: '"true"', line: 43 });
     expectOne(text, result, { ruleId: 'invalid-quantity', severity: 'error', container: '{{…}}', token: '16GB', line: 58 });
     assert.equal(result.findings.length, 3);
-    assert.equal(result.containers[0]?.title, 'GPU: nvidia.com/gpu {{…}}, nvidia.com/gpumem {{…}} · GPU memory: undeclared · memory limit: {{…}} · ✖ 2 findings');
+    assert.equal(
+      result.containers[0]?.title,
+      'GPU: nvidia.com/gpu {{…}}, nvidia.com/gpumem {{…}} · GPU memory: undeclared · memory limit: {{…}} · ✖ 2 findings',
+    );
   });
 
   test('a templated CUDA_DISABLE_CONTROL value is only "present", shown as the action', () => {
     const text = template.replace('value: "true"', 'value: {{ .Values.disableControl | quote }}');
     const result = lint(text);
     assertNone(result, 'cuda-disable-control');
-    expectOne(text, result, { ruleId: 'cuda-disable-control-present', severity: 'info', container: 'trainer', token: '{{ .Values.disableControl | quote }}', line: 24, message: 'CUDA_DISABLE_CONTROL is set to "{{…}}"' });
+    expectOne(text, result, {
+      ruleId: 'cuda-disable-control-present',
+      severity: 'info',
+      container: 'trainer',
+      token: '{{ .Values.disableControl | quote }}',
+      line: 24,
+      message: 'CUDA_DISABLE_CONTROL is set to "{{…}}"',
+    });
   });
 
   test('a document that does not parse even when masked is skipped and counted, without yaml-syntax', () => {
@@ -585,7 +658,14 @@ spec:
 `;
     const result = lint(text);
     assertNone(result, 'yaml-syntax');
-    expectOne(text, result, { ruleId: 'helm-template', severity: 'info', container: undefined, token: '{{', line: 4, message: '1 document could not be parsed even then and was skipped' });
+    expectOne(text, result, {
+      ruleId: 'helm-template',
+      severity: 'info',
+      container: undefined,
+      token: '{{',
+      line: 4,
+      message: '1 document could not be parsed even then and was skipped',
+    });
     expectOne(text, result, { ruleId: 'gpu-no-memory-limit', severity: 'warning', container: 'gpu', token: 'gpu', line: 14 });
   });
 });

@@ -20,9 +20,19 @@ spec:
           nvidia.com/gpu: 1
 `;
     const result = lint(text);
-    const finding = expectOne(text, result, { ruleId: 'gpu-no-memory-limit', severity: 'warning', container: 'trainer', token: 'trainer', line: 7, message: 'has no memory limit' });
+    const finding = expectOne(text, result, {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'warning',
+      container: 'trainer',
+      token: 'trainer',
+      line: 7,
+      message: 'has no memory limit',
+    });
     assert.doesNotMatch(finding.message, /unified-memory/);
-    assert.deepEqual(result.findings.map((f) => f.ruleId), ['gpu-no-memory-limit']);
+    assert.deepEqual(
+      result.findings.map((f) => f.ruleId),
+      ['gpu-no-memory-limit'],
+    );
     assert.equal(finding.object?.kind, 'Pod');
     assert.equal(finding.object?.name, 'train');
   });
@@ -125,9 +135,18 @@ spec:
         limits:
           nvidia.com/gpu: 1
 `;
-    const finding = expectOne(text, lint(text), { ruleId: 'gpu-no-memory-limit', severity: 'warning', container: 'trainer', token: 'trainer', line: 7 });
+    const finding = expectOne(text, lint(text), {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'warning',
+      container: 'trainer',
+      token: 'trainer',
+      line: 7,
+    });
     assert.doesNotMatch(finding.message, /needs about/);
-    assert.deepEqual(finding.fixes.map((f) => f.title), ['Insert a SET-ME memory limit placeholder to fill in']);
+    assert.deepEqual(
+      finding.fixes.map((f) => f.title),
+      ['Insert a SET-ME memory limit placeholder to fill in'],
+    );
   });
 
   test('declared host memory sizes the fix off unified memory too', () => {
@@ -145,7 +164,14 @@ spec:
         limits:
           nvidia.com/gpu: 1
 `;
-    const finding = expectOne(text, lint(text), { ruleId: 'gpu-no-memory-limit', severity: 'warning', container: 'trainer', token: 'trainer', line: 9, message: 'It needs about 13 GiB (host 10 GiB + 30 %)' });
+    const finding = expectOne(text, lint(text), {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'warning',
+      container: 'trainer',
+      token: 'trainer',
+      line: 9,
+      message: 'It needs about 13 GiB (host 10 GiB + 30 %)',
+    });
     assert.equal(finding.fixes[0]?.title, 'Set memory limit to 13Gi (host 10 GiB + 30 % headroom)');
   });
 
@@ -196,10 +222,29 @@ ${spec}
 
 describe('unified-memory detection (severity of gpu-no-memory-limit, evidence of uma-gpu-memory-undeclared)', () => {
   const cases: readonly { name: string; text: string; unified: boolean; evidence?: string; config?: Record<string, unknown> }[] = [
-    { name: 'Strix Halo device id in nodeSelector', text: targeted('  nodeSelector:\n    amd.com/gpu.device-id: "1586"'), unified: true, evidence: 'nodeSelector amd.com/gpu.device-id=1586' },
-    { name: 'Strix Point device id under the beta prefix', text: targeted('  nodeSelector:\n    beta.amd.com/gpu.device-id: "150e"'), unified: true, evidence: 'nodeSelector beta.amd.com/gpu.device-id=150e' },
-    { name: 'AMD family label GC_11_5_1', text: targeted('  nodeSelector:\n    amd.com/gpu.family: GC_11_5_1'), unified: true, evidence: 'nodeSelector amd.com/gpu.family=GC_11_5_1' },
-    { name: 'near miss: an MI300X device id (discrete HBM)', text: targeted('  nodeSelector:\n    amd.com/gpu.device-id: "74a1"'), unified: false },
+    {
+      name: 'Strix Halo device id in nodeSelector',
+      text: targeted('  nodeSelector:\n    amd.com/gpu.device-id: "1586"'),
+      unified: true,
+      evidence: 'nodeSelector amd.com/gpu.device-id=1586',
+    },
+    {
+      name: 'Strix Point device id under the beta prefix',
+      text: targeted('  nodeSelector:\n    beta.amd.com/gpu.device-id: "150e"'),
+      unified: true,
+      evidence: 'nodeSelector beta.amd.com/gpu.device-id=150e',
+    },
+    {
+      name: 'AMD family label GC_11_5_1',
+      text: targeted('  nodeSelector:\n    amd.com/gpu.family: GC_11_5_1'),
+      unified: true,
+      evidence: 'nodeSelector amd.com/gpu.family=GC_11_5_1',
+    },
+    {
+      name: 'near miss: an MI300X device id (discrete HBM)',
+      text: targeted('  nodeSelector:\n    amd.com/gpu.device-id: "74a1"'),
+      unified: false,
+    },
     { name: 'near miss: family GC_9_4_2 (Instinct)', text: targeted('  nodeSelector:\n    amd.com/gpu.family: GC_9_4_2'), unified: false },
     {
       name: 'required node affinity with In values',
@@ -242,10 +287,28 @@ describe('unified-memory detection (severity of gpu-no-memory-limit, evidence of
                 values: ["1586"]`),
       unified: false,
     },
-    { name: 'NVIDIA GB10 product label', text: targeted('  nodeSelector:\n    nvidia.com/gpu.product: NVIDIA-GB10'), unified: true, evidence: 'nodeSelector nvidia.com/gpu.product=NVIDIA-GB10' },
-    { name: 'near miss: NVIDIA GB200 (discrete HBM)', text: targeted('  nodeSelector:\n    nvidia.com/gpu.product: NVIDIA-GB200'), unified: false },
-    { name: 'near miss: NVIDIA H100', text: targeted('  nodeSelector:\n    nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3'), unified: false },
-    { name: 'annotation gpumem.io/unified-memory: "true" alone', text: targeted('', '    gpumem.io/unified-memory: "true"'), unified: true, evidence: 'annotation gpumem.io/unified-memory: "true"' },
+    {
+      name: 'NVIDIA GB10 product label',
+      text: targeted('  nodeSelector:\n    nvidia.com/gpu.product: NVIDIA-GB10'),
+      unified: true,
+      evidence: 'nodeSelector nvidia.com/gpu.product=NVIDIA-GB10',
+    },
+    {
+      name: 'near miss: NVIDIA GB200 (discrete HBM)',
+      text: targeted('  nodeSelector:\n    nvidia.com/gpu.product: NVIDIA-GB200'),
+      unified: false,
+    },
+    {
+      name: 'near miss: NVIDIA H100',
+      text: targeted('  nodeSelector:\n    nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3'),
+      unified: false,
+    },
+    {
+      name: 'annotation gpumem.io/unified-memory: "true" alone',
+      text: targeted('', '    gpumem.io/unified-memory: "true"'),
+      unified: true,
+      evidence: 'annotation gpumem.io/unified-memory: "true"',
+    },
     {
       name: 'annotation gpumem.io/unified-memory: "false" overrides a Strix Halo nodeSelector',
       text: targeted('  nodeSelector:\n    amd.com/gpu.device-id: "1586"', '    gpumem.io/unified-memory: "false"'),
@@ -290,9 +353,22 @@ describe('unified-memory detection (severity of gpu-no-memory-limit, evidence of
     test(`${c.unified ? 'unified' : 'not unified'}: ${c.name}`, () => {
       const result = lint(c.text, c.config ? config(c.config) : undefined);
       const line = c.text.split('\n').findIndex((l) => l.includes('- name: app')) + 1;
-      expectOne(c.text, result, { ruleId: 'gpu-no-memory-limit', severity: c.unified ? 'error' : 'warning', container: 'app', token: 'app', line });
+      expectOne(c.text, result, {
+        ruleId: 'gpu-no-memory-limit',
+        severity: c.unified ? 'error' : 'warning',
+        container: 'app',
+        token: 'app',
+        line,
+      });
       if (c.unified) {
-        expectOne(c.text, result, { ruleId: 'uma-gpu-memory-undeclared', severity: 'info', container: 'app', token: 'app', line, message: `(${c.evidence}` });
+        expectOne(c.text, result, {
+          ruleId: 'uma-gpu-memory-undeclared',
+          severity: 'info',
+          container: 'app',
+          token: 'app',
+          line,
+          message: `(${c.evidence}`,
+        });
         assert.equal(result.containers[0]?.unifiedMemory, true);
       } else {
         assertNone(result, 'uma-gpu-memory-undeclared', 'uma-not-guaranteed', 'uma-headroom');
@@ -301,7 +377,7 @@ describe('unified-memory detection (severity of gpu-no-memory-limit, evidence of
     });
   }
 
-  test('the unified-memory annotation on a Deployment\'s pod template counts', () => {
+  test("the unified-memory annotation on a Deployment's pod template counts", () => {
     const text = yaml`
 apiVersion: apps/v1
 kind: Deployment
@@ -343,12 +419,15 @@ ${resources}
 
   test('declared GPU memory from nvidia.com/gpumem is MiB times the GPU count', () => {
     // 8000 MiB × 2 GPUs = 16000 MiB (15.6 GiB); × 1.3 = 20800 MiB (20.3 GiB), so 20Gi (20480 MiB) is short.
-    const text = pod('    team: ml', yaml`
+    const text = pod(
+      '    team: ml',
+      yaml`
         limits:
           nvidia.com/gpu: 2
           nvidia.com/gpumem: 8000
           memory: 20Gi
-          cpu: 4`);
+          cpu: 4`,
+    );
     const result = lint(text);
     const finding = expectOne(text, result, {
       ruleId: 'uma-headroom',
@@ -358,17 +437,26 @@ ${resources}
       line: 16,
       message: ['memory limit 20Gi leaves 28 % over its nominal 15.6 GiB', '(GPU 15.6 GiB)', 'at least 30 % (20.3 GiB)'],
     });
-    assert.deepEqual(finding.fixes.map((f) => f.title), ['Raise memory limit to 21Gi']);
-    assert.deepEqual(result.findings.map((f) => f.ruleId), ['uma-headroom']);
+    assert.deepEqual(
+      finding.fixes.map((f) => f.title),
+      ['Raise memory limit to 21Gi'],
+    );
+    assert.deepEqual(
+      result.findings.map((f) => f.ruleId),
+      ['uma-headroom'],
+    );
   });
 
   test('21Gi covers 8000 MiB × 2 GPUs plus 30 %', () => {
-    const text = pod('    team: ml', yaml`
+    const text = pod(
+      '    team: ml',
+      yaml`
         limits:
           nvidia.com/gpu: 2
           nvidia.com/gpumem: 8000
           memory: 21Gi
-          cpu: 4`);
+          cpu: 4`,
+    );
     assert.deepEqual(lint(text).findings, []);
   });
 
@@ -381,61 +469,108 @@ ${resources}
 
   test('GPU and host memory from the annotations; both the limit and the explicit request are checked', () => {
     // Nominal 48 + 4 = 52 GiB; × 1.3 = 67.6 GiB.
-    const text = pod('    gpumem.io/gpu-memory: 48Gi\n    gpumem.io/host-memory: 4Gi', yaml`
+    const text = pod(
+      '    gpumem.io/gpu-memory: 48Gi\n    gpumem.io/host-memory: 4Gi',
+      yaml`
         limits:
           amd.com/gpu: 1
           memory: 64Gi
           cpu: 8
         requests:
           memory: 60Gi
-          cpu: 8`);
+          cpu: 8`,
+    );
     const [limit, request] = expectAll(text, lint(text), 'uma-headroom', [
-      { severity: 'warning', container: 'server', token: '64Gi', line: 16, message: ['memory limit 64Gi leaves 23 % over its nominal 52 GiB (GPU 48 GiB + host 4 GiB)', 'at least 30 % (67.6 GiB)'] },
-      { severity: 'warning', container: 'server', token: '60Gi', line: 19, message: ['memory request 60Gi leaves 15 % over its nominal 52 GiB', 'the request is what reserves that RAM on the node'] },
+      {
+        severity: 'warning',
+        container: 'server',
+        token: '64Gi',
+        line: 16,
+        message: ['memory limit 64Gi leaves 23 % over its nominal 52 GiB (GPU 48 GiB + host 4 GiB)', 'at least 30 % (67.6 GiB)'],
+      },
+      {
+        severity: 'warning',
+        container: 'server',
+        token: '60Gi',
+        line: 19,
+        message: ['memory request 60Gi leaves 15 % over its nominal 52 GiB', 'the request is what reserves that RAM on the node'],
+      },
     ]);
-    assert.deepEqual(limit?.fixes.map((f) => f.title), ['Raise memory limit to 68Gi']);
-    assert.deepEqual(request?.fixes.map((f) => f.title), ['Raise memory request to 68Gi']);
+    assert.deepEqual(
+      limit?.fixes.map((f) => f.title),
+      ['Raise memory limit to 68Gi'],
+    );
+    assert.deepEqual(
+      request?.fixes.map((f) => f.title),
+      ['Raise memory request to 68Gi'],
+    );
   });
 
   test('a sufficient limit with a short request flags only the request', () => {
-    const text = pod('    gpumem.io/gpu-memory: 48Gi\n    gpumem.io/host-memory: 4Gi', yaml`
+    const text = pod(
+      '    gpumem.io/gpu-memory: 48Gi\n    gpumem.io/host-memory: 4Gi',
+      yaml`
         limits:
           amd.com/gpu: 1
           memory: 68Gi
         requests:
-          memory: 52Gi`);
-    expectOne(text, lint(text), { ruleId: 'uma-headroom', severity: 'warning', container: 'server', token: '52Gi', line: 18, message: 'memory request 52Gi leaves 0 % over' });
+          memory: 52Gi`,
+    );
+    expectOne(text, lint(text), {
+      ruleId: 'uma-headroom',
+      severity: 'warning',
+      container: 'server',
+      token: '52Gi',
+      line: 18,
+      message: 'memory request 52Gi leaves 0 % over',
+    });
   });
 
   test('an omitted request defaults to the limit: one finding, on the limit', () => {
-    const text = pod('    gpumem.io/gpu-memory: 48Gi', yaml`
+    const text = pod(
+      '    gpumem.io/gpu-memory: 48Gi',
+      yaml`
         limits:
           amd.com/gpu: 1
-          memory: 40Gi`);
-    expectOne(text, lint(text), { ruleId: 'uma-headroom', severity: 'warning', container: 'server', token: '40Gi', line: 15, message: 'memory limit 40Gi is below its nominal 48 GiB' });
+          memory: 40Gi`,
+    );
+    expectOne(text, lint(text), {
+      ruleId: 'uma-headroom',
+      severity: 'warning',
+      container: 'server',
+      token: '40Gi',
+      line: 15,
+      message: 'memory limit 40Gi is below its nominal 48 GiB',
+    });
   });
 
   test('enough headroom on limit and request gives no finding', () => {
-    const text = pod('    gpumem.io/gpu-memory: 48Gi\n    gpumem.io/host-memory: 4Gi', yaml`
+    const text = pod(
+      '    gpumem.io/gpu-memory: 48Gi\n    gpumem.io/host-memory: 4Gi',
+      yaml`
         limits:
           amd.com/gpu: 1
           memory: 68Gi
           cpu: 8
         requests:
           memory: 68Gi
-          cpu: 8`);
+          cpu: 8`,
+    );
     assert.deepEqual(lint(text).findings, []);
   });
 
   test('headroomPercent changes the verdict', () => {
-    const text = pod('    gpumem.io/gpu-memory: 48Gi\n    gpumem.io/host-memory: 4Gi', yaml`
+    const text = pod(
+      '    gpumem.io/gpu-memory: 48Gi\n    gpumem.io/host-memory: 4Gi',
+      yaml`
         limits:
           amd.com/gpu: 1
           memory: 68Gi
           cpu: 8
         requests:
           memory: 68Gi
-          cpu: 8`);
+          cpu: 8`,
+    );
     // 68 / 52 = 1.31: enough for 30 %, not for 40 % (72.8 GiB).
     const strict = lint(text, config({ headroomPercent: 40 }));
     expectAll(text, strict, 'uma-headroom', [
@@ -470,12 +605,26 @@ spec:
         limits: {amd.com/gpu: 1, memory: 16Gi}
 `;
     // trainer: 48 GiB × 1.3 = 62.4 GiB > 32Gi; evaluator: 8 GiB × 1.3 = 10.4 GiB ≤ 16Gi.
-    expectOne(text, lint(text), { ruleId: 'uma-headroom', severity: 'warning', container: 'trainer', token: '32Gi', line: 13, message: 'nominal 48 GiB (GPU 48 GiB)' });
+    expectOne(text, lint(text), {
+      ruleId: 'uma-headroom',
+      severity: 'warning',
+      container: 'trainer',
+      token: '32Gi',
+      line: 13,
+      message: 'nominal 48 GiB (GPU 48 GiB)',
+    });
   });
 
   test('the GPU memory annotation wins over a HAMi gpumem resource', () => {
     const text = pod('    gpumem.io/gpu-memory: 24Gi', '        limits: {nvidia.com/gpu: 1, nvidia.com/gpumem: 4000, memory: 16Gi}');
-    expectOne(text, lint(text), { ruleId: 'uma-headroom', severity: 'warning', container: 'server', token: '16Gi', line: 13, message: 'nominal 24 GiB' });
+    expectOne(text, lint(text), {
+      ruleId: 'uma-headroom',
+      severity: 'warning',
+      container: 'server',
+      token: '16Gi',
+      line: 13,
+      message: 'nominal 24 GiB',
+    });
   });
 
   test('not on a unified-memory target: no headroom check, whatever the limit', () => {
@@ -547,7 +696,14 @@ spec:
       resources:
         limits: {amd.com/gpu: 1, memory: 64Gi}
 `;
-    expectOne(text, lint(text), { ruleId: 'uma-gpu-memory-undeclared', severity: 'info', container: 'b', token: 'b', line: 13, message: 'gpumem.io/gpu-memory.b: "24Gi"' });
+    expectOne(text, lint(text), {
+      ruleId: 'uma-gpu-memory-undeclared',
+      severity: 'info',
+      container: 'b',
+      token: 'b',
+      line: 13,
+      message: 'gpumem.io/gpu-memory.b: "24Gi"',
+    });
   });
 
   test('declared by annotation, by a HAMi gpumem resource, or off unified memory: nothing', () => {
@@ -566,7 +722,9 @@ spec:
         limits: {amd.com/gpu: 1, memory: 64Gi}
 `;
     assertNone(lint(annotated), 'uma-gpu-memory-undeclared');
-    const hami = annotated.replace('    gpumem.io/gpu-memory: 8Gi\n', '    team: ml\n').replace('{amd.com/gpu: 1,', '{amd.com/gpu: 1, amd.com/gpumem: 8192,');
+    const hami = annotated
+      .replace('    gpumem.io/gpu-memory: 8Gi\n', '    team: ml\n')
+      .replace('{amd.com/gpu: 1,', '{amd.com/gpu: 1, amd.com/gpumem: 8192,');
     assert.notEqual(hami, annotated);
     assertNone(lint(hami), 'uma-gpu-memory-undeclared');
     const discrete = annotated.replace('    gpumem.io/gpu-memory: 8Gi\n', '    team: ml\n').replace('"1586"', '"74a1"');
@@ -620,7 +778,14 @@ spec:
       resources:
         limits: {amd.com/gpu: 1, cpu: 1, memory: 16Gi}
 `;
-    expectOne(text, lint(text), { ruleId: 'uma-not-guaranteed', severity: 'info', container: 'fetch-weights', token: 'fetch-weights', line: 10, message: 'container "fetch-weights" has no memory limit' });
+    expectOne(text, lint(text), {
+      ruleId: 'uma-not-guaranteed',
+      severity: 'info',
+      container: 'fetch-weights',
+      token: 'fetch-weights',
+      line: 10,
+      message: 'container "fetch-weights" has no memory limit',
+    });
   });
 
   test('no cpu or memory anywhere is BestEffort', () => {
@@ -637,7 +802,14 @@ spec:
       resources:
         limits: {amd.com/gpu: 1}
 `;
-    expectOne(text, lint(text), { ruleId: 'uma-not-guaranteed', severity: 'info', container: 'server', token: 'server', line: 9, message: 'BestEffort QoS (neither container "server" nor any other sets cpu or memory)' });
+    expectOne(text, lint(text), {
+      ruleId: 'uma-not-guaranteed',
+      severity: 'info',
+      container: 'server',
+      token: 'server',
+      line: 9,
+      message: 'BestEffort QoS (neither container "server" nor any other sets cpu or memory)',
+    });
   });
 
   test('Guaranteed (limits everywhere, requests equal or defaulted), or not unified: nothing', () => {
@@ -666,7 +838,13 @@ spec:
     assert.deepEqual(lint(burstableButDiscrete).findings, []);
     // The same Burstable change on unified memory is reported, so the pair above is a real near miss.
     const burstable = guaranteed.replace('cpu: 1000m', 'cpu: 500m');
-    expectOne(burstable, lint(burstable), { ruleId: 'uma-not-guaranteed', severity: 'info', container: 'fetch-weights', token: 'fetch-weights', line: 10 });
+    expectOne(burstable, lint(burstable), {
+      ruleId: 'uma-not-guaranteed',
+      severity: 'info',
+      container: 'fetch-weights',
+      token: 'fetch-weights',
+      line: 10,
+    });
   });
 
   test('a unified-memory pod without GPU containers is not judged', () => {
@@ -722,11 +900,20 @@ spec:
 
   test('tolerations for other keys are reported on the tolerations key', () => {
     const other = text.replace('  containers:\n', '  tolerations:\n    - key: nvidia.com/gpu\n      operator: Exists\n  containers:\n');
-    expectOne(other, lint(other, config({ dedicatedNodeTaintKey: 'amd.com/apu' })), { ruleId: 'uma-missing-toleration', severity: 'warning', container: 'server', token: 'tolerations', line: 10 });
+    expectOne(other, lint(other, config({ dedicatedNodeTaintKey: 'amd.com/apu' })), {
+      ruleId: 'uma-missing-toleration',
+      severity: 'warning',
+      container: 'server',
+      token: 'tolerations',
+      line: 10,
+    });
   });
 
   test('a toleration for the key, or one that tolerates everything, satisfies it', () => {
-    const withKey = text.replace('  containers:\n', '  tolerations:\n    - key: amd.com/apu\n      operator: Exists\n      effect: NoSchedule\n  containers:\n');
+    const withKey = text.replace(
+      '  containers:\n',
+      '  tolerations:\n    - key: amd.com/apu\n      operator: Exists\n      effect: NoSchedule\n  containers:\n',
+    );
     assertNone(lint(withKey, config({ dedicatedNodeTaintKey: 'amd.com/apu' })), 'uma-missing-toleration');
     const all = text.replace('  containers:\n', '  tolerations:\n    - operator: Exists\n  containers:\n');
     assertNone(lint(all, config({ dedicatedNodeTaintKey: 'amd.com/apu' })), 'uma-missing-toleration');
@@ -766,12 +953,22 @@ spec:
 `;
 
   test('a memory-backed emptyDir without sizeLimit mounted by a GPU container, on its medium', () => {
-    const finding = expectOne(text, lint(text), { ruleId: 'gpu-shm-unbounded', severity: 'info', container: 'trainer', token: 'Memory', line: 20, message: ['Volume "dshm"', 'at /dev/shm'] });
+    const finding = expectOne(text, lint(text), {
+      ruleId: 'gpu-shm-unbounded',
+      severity: 'info',
+      container: 'trainer',
+      token: 'Memory',
+      line: 20,
+      message: ['Volume "dshm"', 'at /dev/shm'],
+    });
     assert.deepEqual(finding.fixes, []);
   });
 
   test('a sizeLimit, a disk-backed emptyDir, or a mount only in a non-GPU container: nothing', () => {
-    const limited = text.replace('        medium: Memory\n    - name: scratch', '        medium: Memory\n        sizeLimit: 8Gi\n    - name: scratch');
+    const limited = text.replace(
+      '        medium: Memory\n    - name: scratch',
+      '        medium: Memory\n        sizeLimit: 8Gi\n    - name: scratch',
+    );
     assert.notEqual(limited, text);
     assert.deepEqual(lint(limited).findings, []);
     const disk = text.replace('      emptyDir:\n        medium: Memory\n    - name: scratch', '      emptyDir: {}\n    - name: scratch');

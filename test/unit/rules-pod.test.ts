@@ -8,7 +8,8 @@ import { POD_RULES } from '../../src/core/rules/ruleOrder.ts';
 import { assertNone, expectAll, expectOne, lint, yaml } from './helpers/lint.ts';
 
 describe('the rule set', () => {
-  // cuda-disable-control also reports its "present" variant; the other catalog ids come from the file level (internal-error from the lint's isolation of each rule and file).
+  // cuda-disable-control also reports its "present" variant; the other catalog ids come from the file level (internal-error from the lint's
+  // isolation of each rule and file).
   const EMITTED_BY_POD_RULES = [...POD_RULES.map((rule) => rule.meta.id), 'cuda-disable-control-present'];
   const FILE_LEVEL = ['yaml-syntax', 'helm-template', 'unrendered-template', 'manifest-skipped', 'internal-error', 'analysis-budget'];
 
@@ -16,7 +17,12 @@ describe('the rule set', () => {
     const catalog = RULES.map((rule) => rule.id);
     assert.equal(new Set(catalog).size, catalog.length, 'catalog ids are unique');
     assert.equal(new Set(EMITTED_BY_POD_RULES).size, EMITTED_BY_POD_RULES.length, 'each pod rule runs once');
-    for (const rule of POD_RULES) assert.equal(rule.meta, RULES.find((meta) => meta.id === rule.meta.id), rule.meta.id);
+    for (const rule of POD_RULES)
+      assert.equal(
+        rule.meta,
+        RULES.find((meta) => meta.id === rule.meta.id),
+        rule.meta.id,
+      );
     assert.deepEqual([...EMITTED_BY_POD_RULES, ...FILE_LEVEL].sort(), [...catalog].sort());
   });
 
@@ -57,21 +63,43 @@ ${sidecar}
       container: 'dind',
       token: 'docker:27-dind',
       line: 12,
-      message: ['runs Docker-in-Docker (image docker:27-dind)', 'GPU containers: "runner"', 'escape HAMi\'s GPU memory limits'],
+      message: ['runs Docker-in-Docker (image docker:27-dind)', 'GPU containers: "runner"', "escape HAMi's GPU memory limits"],
     });
-    assert.deepEqual(result.findings.map((f) => f.ruleId), ['gpu-docker-in-docker']);
+    assert.deepEqual(
+      result.findings.map((f) => f.ruleId),
+      ['gpu-docker-in-docker'],
+    );
   });
 
   test('a registry-qualified rootless dind image', () => {
     const text = ci('    - name: dind\n      image: docker.io/library/docker:27.1-dind-rootless');
-    expectOne(text, lint(text), { ruleId: 'gpu-docker-in-docker', severity: 'warning', container: 'dind', token: 'docker.io/library/docker:27.1-dind-rootless', line: 12 });
+    expectOne(text, lint(text), {
+      ruleId: 'gpu-docker-in-docker',
+      severity: 'warning',
+      container: 'dind',
+      token: 'docker.io/library/docker:27.1-dind-rootless',
+      line: 12,
+    });
   });
 
   test('dockerd as the command, on that word', () => {
     const text = ci('    - name: engine\n      image: ubuntu:24.04\n      command: ["dockerd", "--host=unix:///var/run/docker.sock"]');
-    expectOne(text, lint(text), { ruleId: 'gpu-docker-in-docker', severity: 'warning', container: 'engine', token: '"dockerd"', line: 13, message: 'starts dockerd' });
+    expectOne(text, lint(text), {
+      ruleId: 'gpu-docker-in-docker',
+      severity: 'warning',
+      container: 'engine',
+      token: '"dockerd"',
+      line: 13,
+      message: 'starts dockerd',
+    });
     const entry = ci('    - name: engine\n      image: ubuntu:24.04\n      args:\n        - /usr/local/bin/dockerd-entrypoint.sh');
-    expectOne(entry, lint(entry), { ruleId: 'gpu-docker-in-docker', severity: 'warning', container: 'engine', token: '/usr/local/bin/dockerd-entrypoint.sh', line: 14 });
+    expectOne(entry, lint(entry), {
+      ruleId: 'gpu-docker-in-docker',
+      severity: 'warning',
+      container: 'engine',
+      token: '/usr/local/bin/dockerd-entrypoint.sh',
+      line: 14,
+    });
   });
 
   test('a hostPath mount of docker.sock or containerd.sock, on the host path', () => {
@@ -100,8 +128,20 @@ spec:
       hostPath: {path: /run/containerd/containerd.sock}
 `;
     expectAll(text, lint(text), 'gpu-docker-in-docker', [
-      { severity: 'warning', container: 'runner', token: '/var/run/docker.sock', line: 19, message: 'mounts the host\'s container runtime socket /var/run/docker.sock' },
-      { severity: 'warning', container: 'builder', token: '/run/containerd/containerd.sock', line: 22, message: 'socket /run/containerd/containerd.sock' },
+      {
+        severity: 'warning',
+        container: 'runner',
+        token: '/var/run/docker.sock',
+        line: 19,
+        message: "mounts the host's container runtime socket /var/run/docker.sock",
+      },
+      {
+        severity: 'warning',
+        container: 'builder',
+        token: '/run/containerd/containerd.sock',
+        line: 22,
+        message: 'socket /run/containerd/containerd.sock',
+      },
     ]);
   });
 
@@ -109,7 +149,9 @@ spec:
     assert.deepEqual(lint(ci('    - name: cli\n      image: docker:27-cli')).findings, []);
     assert.deepEqual(lint(ci('    - name: sh\n      image: ubuntu\n      command: [sh, -c, "echo dockerd"]')).findings, []);
     // A log collector reads the host's container logs: no inner daemon.
-    const volumes = ci('    - name: cache\n      volumeMounts: [{name: lib, mountPath: /var/lib/docker, readOnly: true}, {name: logs, mountPath: /var/lib/docker/containers}]\n  volumes:\n    - {name: sock, hostPath: {path: /var/run/docker.sock}}\n    - {name: lib, hostPath: {path: /var/lib/docker}}\n    - {name: logs, hostPath: {path: /var/lib/docker/containers}}');
+    const volumes = ci(
+      '    - name: cache\n      volumeMounts: [{name: lib, mountPath: /var/lib/docker, readOnly: true}, {name: logs, mountPath: /var/lib/docker/containers}]\n  volumes:\n    - {name: sock, hostPath: {path: /var/run/docker.sock}}\n    - {name: lib, hostPath: {path: /var/lib/docker}}\n    - {name: logs, hostPath: {path: /var/lib/docker/containers}}',
+    );
     assert.deepEqual(lint(volumes).findings, []);
   });
 
@@ -144,24 +186,52 @@ ${resources}
 
   test('a fractional GPU count, on the value', () => {
     const text = pod('        limits:\n          nvidia.com/gpu: 0.5\n          memory: 8Gi');
-    expectOne(text, lint(text), { ruleId: 'gpu-resource-invalid', severity: 'error', container: 'trainer', token: '0.5', line: 10, message: 'nvidia.com/gpu is 0.5; extended resources such as GPUs must be whole numbers' });
+    expectOne(text, lint(text), {
+      ruleId: 'gpu-resource-invalid',
+      severity: 'error',
+      container: 'trainer',
+      token: '0.5',
+      line: 10,
+      message: 'nvidia.com/gpu is 0.5; extended resources such as GPUs must be whole numbers',
+    });
     const milli = pod('        limits:\n          amd.com/gpu: 500m\n          memory: 8Gi');
     expectOne(milli, lint(milli), { ruleId: 'gpu-resource-invalid', severity: 'error', container: 'trainer', token: '500m', line: 10 });
   });
 
   test('a negative GPU count', () => {
     const text = pod('        limits:\n          nvidia.com/gpu: -1\n          memory: 8Gi');
-    expectOne(text, lint(text), { ruleId: 'gpu-resource-invalid', severity: 'error', container: 'trainer', token: '-1', line: 10, message: 'must not be negative' });
+    expectOne(text, lint(text), {
+      ruleId: 'gpu-resource-invalid',
+      severity: 'error',
+      container: 'trainer',
+      token: '-1',
+      line: 10,
+      message: 'must not be negative',
+    });
   });
 
   test('a GPU request without a limit, on the request key', () => {
     const text = pod('        limits:\n          memory: 8Gi\n        requests:\n          nvidia.com/gpu: 1');
-    expectOne(text, lint(text), { ruleId: 'gpu-resource-invalid', severity: 'error', container: 'trainer', token: 'nvidia.com/gpu', line: 12, message: 'requests nvidia.com/gpu without a limit' });
+    expectOne(text, lint(text), {
+      ruleId: 'gpu-resource-invalid',
+      severity: 'error',
+      container: 'trainer',
+      token: 'nvidia.com/gpu',
+      line: 12,
+      message: 'requests nvidia.com/gpu without a limit',
+    });
   });
 
   test('a GPU request that differs from the limit, on the request value', () => {
     const text = pod('        limits:\n          nvidia.com/gpu: 2\n          memory: 8Gi\n        requests:\n          nvidia.com/gpu: 1');
-    expectOne(text, lint(text), { ruleId: 'gpu-resource-invalid', severity: 'error', container: 'trainer', token: '1', line: 13, message: 'the nvidia.com/gpu request (1) differs from its limit (2)' });
+    expectOne(text, lint(text), {
+      ruleId: 'gpu-resource-invalid',
+      severity: 'error',
+      container: 'trainer',
+      token: '1',
+      line: 13,
+      message: 'the nvidia.com/gpu request (1) differs from its limit (2)',
+    });
   });
 
   test('whole numbers in limits, with an equal request (however written): nothing', () => {
@@ -196,7 +266,13 @@ spec:
           cpu: -1
 `;
     expectAll(text, lint(text), 'invalid-quantity', [
-      { severity: 'error', container: 'trainer', token: '1Gb', line: 11, message: 'resources.limits["memory"] is not a valid quantity: unknown suffix "Gb"' },
+      {
+        severity: 'error',
+        container: 'trainer',
+        token: '1Gb',
+        line: 11,
+        message: 'resources.limits["memory"] is not a valid quantity: unknown suffix "Gb"',
+      },
       { severity: 'error', container: 'web', token: '12 Gi', line: 15, message: 'resources.requests["memory"] is not a valid quantity' },
       { severity: 'error', container: 'web', token: '-1', line: 16, message: 'resources.requests.cpu is -1; it must not be negative' },
     ]);
@@ -219,8 +295,20 @@ spec:
         limits: {nvidia.com/gpu: 1, memory: 32Gi}
 `;
     expectAll(text, lint(text), 'invalid-quantity', [
-      { severity: 'error', container: undefined, token: '24GB', line: 6, message: 'Annotation gpumem.io/gpu-memory is "24GB", not a valid memory quantity' },
-      { severity: 'error', container: undefined, token: '-4Gi', line: 7, message: 'Annotation gpumem.io/host-memory.trainer is "-4Gi", not a valid memory quantity: it is negative' },
+      {
+        severity: 'error',
+        container: undefined,
+        token: '24GB',
+        line: 6,
+        message: 'Annotation gpumem.io/gpu-memory is "24GB", not a valid memory quantity',
+      },
+      {
+        severity: 'error',
+        container: undefined,
+        token: '-4Gi',
+        line: 7,
+        message: 'Annotation gpumem.io/host-memory.trainer is "-4Gi", not a valid memory quantity: it is negative',
+      },
     ]);
   });
 
@@ -264,7 +352,14 @@ spec:
         limits: {nvidia.com/gpu: 1, memory: 16Gi}
 `;
     const result = lint(text);
-    expectOne(text, result, { ruleId: 'manifest-shape', severity: 'warning', container: undefined, token: 'CUDA_DISABLE_CONTROL: "true"', line: 9, message: 'Field spec.containers[0].env should be a list, found a mapping; gpumem skipped what it holds.' });
+    expectOne(text, result, {
+      ruleId: 'manifest-shape',
+      severity: 'warning',
+      container: undefined,
+      token: 'CUDA_DISABLE_CONTROL: "true"',
+      line: 9,
+      message: 'Field spec.containers[0].env should be a list, found a mapping; gpumem skipped what it holds.',
+    });
     assertNone(result, 'cuda-disable-control');
   });
 
@@ -286,9 +381,27 @@ spec:
         limits: [nvidia.com/gpu]
 `;
     expectAll(text, lint(text), 'manifest-shape', [
-      { severity: 'warning', container: undefined, token: '"32Gi"', line: 8, message: 'containers[0].resources should be a mapping, found the string "32Gi"' },
-      { severity: 'warning', container: undefined, token: '- limits', line: 11, message: 'containers[1].resources should be a mapping, found a list' },
-      { severity: 'warning', container: undefined, token: '[nvidia.com/gpu]', line: 14, message: 'containers[2].resources.limits should be a mapping, found a list' },
+      {
+        severity: 'warning',
+        container: undefined,
+        token: '"32Gi"',
+        line: 8,
+        message: 'containers[0].resources should be a mapping, found the string "32Gi"',
+      },
+      {
+        severity: 'warning',
+        container: undefined,
+        token: '- limits',
+        line: 11,
+        message: 'containers[1].resources should be a mapping, found a list',
+      },
+      {
+        severity: 'warning',
+        container: undefined,
+        token: '[nvidia.com/gpu]',
+        line: 14,
+        message: 'containers[2].resources.limits should be a mapping, found a list',
+      },
     ]);
     const map = yaml`
 apiVersion: v1
@@ -300,7 +413,14 @@ spec:
     name: a
     image: x
 `;
-    expectOne(map, lint(map), { ruleId: 'manifest-shape', severity: 'warning', container: undefined, token: 'name: a', line: 7, message: 'Field spec.containers should be a list, found a mapping;' });
+    expectOne(map, lint(map), {
+      ruleId: 'manifest-shape',
+      severity: 'warning',
+      container: undefined,
+      token: 'name: a',
+      line: 7,
+      message: 'Field spec.containers should be a list, found a mapping;',
+    });
   });
 
   test('empty or null fields are not shape problems', () => {

@@ -49,8 +49,17 @@ spec:
       image: busybox
 `;
     const result = lint(text);
-    expectOne(text, result, { ruleId: 'gpu-no-memory-limit', severity: 'warning', container: 'gpu-workload', token: 'gpu-workload', line: 10 });
-    assert.deepEqual(result.containers.map((summary) => summary.container), ['gpu-workload']);
+    expectOne(text, result, {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'warning',
+      container: 'gpu-workload',
+      token: 'gpu-workload',
+      line: 10,
+    });
+    assert.deepEqual(
+      result.containers.map((summary) => summary.container),
+      ['gpu-workload'],
+    );
     assert.match(result.containers[0]!.title, /^GPU: annotation gpu-fraction 0\.5 · GPU memory: undeclared/);
   });
 
@@ -58,33 +67,56 @@ spec:
     const text = fixture('kai-scheduler/gpu-sharing-init-container.yaml');
     const result = lint(text);
     expectOne(text, result, { ruleId: 'gpu-no-memory-limit', severity: 'warning', container: 'gpu-init', token: 'gpu-init', line: 15 });
-    assert.deepEqual(result.containers.map((summary) => summary.container), ['gpu-init']);
+    assert.deepEqual(
+      result.containers.map((summary) => summary.container),
+      ['gpu-init'],
+    );
   });
 
   test('gpu-fraction-container-name picks an app container among sidecars', () => {
     const text = fixture('kai-scheduler/gpu-sharing-non-default-container.yaml');
     const result = lint(text);
-    expectOne(text, result, { ruleId: 'gpu-no-memory-limit', severity: 'warning', container: 'gpu-workload', token: 'gpu-workload', line: 18 });
+    expectOne(text, result, {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'warning',
+      container: 'gpu-workload',
+      token: 'gpu-workload',
+      line: 18,
+    });
     assertNone(result, 'gpu-share-annotation-invalid');
   });
 
   test('the parser prefers an init container over an app container of the same name, and skips ephemeral ones', () => {
     const at = (value: string): Located<string> => ({ value, span: { start: 0, end: 1 } });
-    const annotations = new Map([['gpu-fraction', at('0.25')], ['gpu-fraction-container-name', at('x')]]);
-    const parsed = parseSchedulerAnnotations(annotations, [{ name: 'x', role: 'ephemeral' }, { name: 'x', role: 'container' }, { name: 'x', role: 'sidecar' }]);
+    const annotations = new Map([
+      ['gpu-fraction', at('0.25')],
+      ['gpu-fraction-container-name', at('x')],
+    ]);
+    const parsed = parseSchedulerAnnotations(annotations, [
+      { name: 'x', role: 'ephemeral' },
+      { name: 'x', role: 'container' },
+      { name: 'x', role: 'sidecar' },
+    ]);
     assert.equal(parsed.targetIndex, 2);
     assert.deepEqual(parsed.gpu?.share.kind, 'fraction');
     assert.equal(parsed.gpu?.chosenBy, 'name');
     const none = parseSchedulerAnnotations(new Map([['gpu-fraction', at('0.25')]]), [{ name: 'init', role: 'init' }]);
     assert.equal(none.targetIndex, undefined, 'no app container: nobody gets the share');
-    assert.deepEqual(parseSchedulerAnnotations(new Map(), [{ name: 'a', role: 'container' }]), { targetIndex: undefined, gpu: undefined, problems: [] });
+    assert.deepEqual(parseSchedulerAnnotations(new Map(), [{ name: 'a', role: 'container' }]), {
+      targetIndex: undefined,
+      gpu: undefined,
+      problems: [],
+    });
   });
 
   test('annotations on the workload, not its pod template, do not reach the pod; gpu-memory × devices is the declared GPU memory', () => {
     const text = fixture('kai-scheduler/gpu-memory-deployment.yaml');
     const result = lint(text);
     assertNone(result, 'gpu-share-annotation-invalid', 'uma-gpu-memory-undeclared', 'gpu-no-memory-limit');
-    assert.deepEqual(result.containers.map((summary) => summary.container), ['vllm']);
+    assert.deepEqual(
+      result.containers.map((summary) => summary.container),
+      ['vllm'],
+    );
     const [summary] = result.containers;
     assert.equal(summary!.gpuMemoryBytes, 20000 * 2 * 1024 * 1024);
     assert.equal(summary!.gpuMemorySource, 'annotation gpu-memory 20000 MiB × 2 devices');
@@ -119,7 +151,14 @@ describe('gpu-share-annotation-invalid', () => {
     test(`gpu-fraction ${value} is refused`, () => {
       const text = kaiPod(`    gpu-fraction: ${value}`);
       const result = lint(text);
-      expectOne(text, result, { ruleId: 'gpu-share-annotation-invalid', severity: 'error', container: 'worker', token: value, line: 6, message: 'above 0 and below 1' });
+      expectOne(text, result, {
+        ruleId: 'gpu-share-annotation-invalid',
+        severity: 'error',
+        container: 'worker',
+        token: value,
+        line: 6,
+        message: 'above 0 and below 1',
+      });
       assertNone(result, 'gpu-no-memory-limit');
     });
   }
@@ -128,7 +167,10 @@ describe('gpu-share-annotation-invalid', () => {
     test(`gpu-fraction ${value} is accepted`, () => {
       const result = lint(kaiPod(`    gpu-fraction: ${value}`));
       assertNone(result, 'gpu-share-annotation-invalid');
-      assert.deepEqual(result.containers.map((summary) => summary.container), ['worker']);
+      assert.deepEqual(
+        result.containers.map((summary) => summary.container),
+        ['worker'],
+      );
     });
   }
 
@@ -136,51 +178,121 @@ describe('gpu-share-annotation-invalid', () => {
     test(`gpu-memory ${value} is refused`, () => {
       const text = kaiPod(`    gpu-memory: ${value}`);
       const result = lint(text);
-      expectOne(text, result, { ruleId: 'gpu-share-annotation-invalid', severity: 'error', container: 'worker', token: value, line: 6, message: 'whole number of MiB above 0' });
+      expectOne(text, result, {
+        ruleId: 'gpu-share-annotation-invalid',
+        severity: 'error',
+        container: 'worker',
+        token: value,
+        line: 6,
+        message: 'whole number of MiB above 0',
+      });
     });
   }
 
   test('a unit on gpu-memory is named as the mistake', () => {
     const text = kaiPod('    gpu-memory: "2000Mi"');
-    expectOne(text, lint(text), { ruleId: 'gpu-share-annotation-invalid', severity: 'error', container: 'worker', token: '"2000Mi"', line: 6, message: 'takes no unit' });
+    expectOne(text, lint(text), {
+      ruleId: 'gpu-share-annotation-invalid',
+      severity: 'error',
+      container: 'worker',
+      token: '"2000Mi"',
+      line: 6,
+      message: 'takes no unit',
+    });
   });
 
   test('gpu-fraction and gpu-memory together', () => {
     const text = kaiPod('    gpu-fraction: "0.5"\n    gpu-memory: "2000"');
-    expectOne(text, lint(text), { ruleId: 'gpu-share-annotation-invalid', severity: 'error', container: 'worker', token: '"2000"', line: 7, message: 'cannot request both GPU and GPU memory' });
+    expectOne(text, lint(text), {
+      ruleId: 'gpu-share-annotation-invalid',
+      severity: 'error',
+      container: 'worker',
+      token: '"2000"',
+      line: 7,
+      message: 'cannot request both GPU and GPU memory',
+    });
   });
 
   test('a share and an nvidia.com/gpu limit in the same pod', () => {
     const text = kaiPod('    gpu-fraction: "0.5"', '\n          nvidia.com/gpu: 1');
-    expectOne(text, lint(text), { ruleId: 'gpu-share-annotation-invalid', severity: 'error', container: 'worker', token: '"0.5"', line: 6, message: 'whole GPU resource' });
+    expectOne(text, lint(text), {
+      ruleId: 'gpu-share-annotation-invalid',
+      severity: 'error',
+      container: 'worker',
+      token: '"0.5"',
+      line: 6,
+      message: 'whole GPU resource',
+    });
   });
 
   test('a container name the pod does not have', () => {
     const text = kaiPod('    gpu-fraction: "0.5"\n    gpu-fraction-container-name: "trainer"');
     const result = lint(text);
-    expectOne(text, result, { ruleId: 'gpu-share-annotation-invalid', severity: 'error', container: undefined, token: '"trainer"', line: 7, message: ['"trainer"', 'it has "worker", "logger"'] });
+    expectOne(text, result, {
+      ruleId: 'gpu-share-annotation-invalid',
+      severity: 'error',
+      container: undefined,
+      token: '"trainer"',
+      line: 7,
+      message: ['"trainer"', 'it has "worker", "logger"'],
+    });
     assert.deepEqual(result.containers, [], 'no container gets the share');
   });
 
   test('gpu-fraction-num-devices: not a whole number, or without a share', () => {
     const bad = kaiPod('    gpu-memory: "2000"\n    gpu-fraction-num-devices: "two"');
-    expectOne(bad, lint(bad), { ruleId: 'gpu-share-annotation-invalid', severity: 'error', container: 'worker', token: '"two"', line: 7, message: 'whole number of devices' });
+    expectOne(bad, lint(bad), {
+      ruleId: 'gpu-share-annotation-invalid',
+      severity: 'error',
+      container: 'worker',
+      token: '"two"',
+      line: 7,
+      message: 'whole number of devices',
+    });
     const alone = kaiPod('    gpu-fraction-num-devices: "2"');
-    expectOne(alone, lint(alone), { ruleId: 'gpu-share-annotation-invalid', severity: 'error', container: undefined, token: '"2"', line: 6, message: 'has no effect without gpu-fraction or gpu-memory' });
+    expectOne(alone, lint(alone), {
+      ruleId: 'gpu-share-annotation-invalid',
+      severity: 'error',
+      container: undefined,
+      token: '"2"',
+      line: 6,
+      message: 'has no effect without gpu-fraction or gpu-memory',
+    });
   });
 
   test('a container name without a share is only information', () => {
     const text = kaiPod('    gpu-fraction-container-name: "worker"');
     const result = lint(text);
-    expectOne(text, result, { ruleId: 'gpu-share-annotation-invalid', severity: 'info', container: undefined, token: '"worker"', line: 6, message: 'has no effect' });
+    expectOne(text, result, {
+      ruleId: 'gpu-share-annotation-invalid',
+      severity: 'info',
+      container: undefined,
+      token: '"worker"',
+      line: 6,
+      message: 'has no effect',
+    });
     assert.deepEqual(result.containers, []);
   });
 
   test('Run:ai gpu-fraction-limit below the request or above 1', () => {
     const below = kaiPod('    gpu-fraction: "0.5"\n    gpu-fraction-limit: "0.25"');
-    expectOne(below, lint(below), { ruleId: 'gpu-share-annotation-invalid', severity: 'error', container: 'worker', token: '"0.25"', line: 7, message: 'at least the request' });
+    expectOne(below, lint(below), {
+      ruleId: 'gpu-share-annotation-invalid',
+      severity: 'error',
+      container: 'worker',
+      token: '"0.25"',
+      line: 7,
+      message: 'at least the request',
+    });
     const above = kaiPod('    gpu-fraction: "0.5"\n    gpu-fraction-limit: "1.5"');
-    expectOne(above, lint(above), { ruleId: 'gpu-share-annotation-invalid', severity: 'error', container: 'worker', token: '"1.5"', line: 7, message: 'at most 1' });
+    expectOne(above, lint(above), {
+      ruleId: 'gpu-share-annotation-invalid',
+      severity: 'error',
+      container: 'worker',
+      token: '"1.5"',
+      line: 7,
+      message: 'at most 1',
+    });
     assertNone(lint(kaiPod('    gpu-fraction: "0.5"\n    gpu-fraction-limit: "1"')), 'gpu-share-annotation-invalid');
   });
 

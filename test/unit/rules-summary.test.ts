@@ -30,7 +30,10 @@ spec:
     const { containers } = lint(text);
     assert.equal(containers.length, 1, 'only GPU containers get a summary');
     const summary = containers[0]!;
-    assert.equal(summary.title, 'GPU: amd.com/gpu 1 (unified memory) · GPU memory: 48 GiB · memory limit: 64Gi · headroom: 23 % (target 30 %) · ⚠ 1 finding');
+    assert.equal(
+      summary.title,
+      'GPU: amd.com/gpu 1 (unified memory) · GPU memory: 48 GiB · memory limit: 64Gi · headroom: 23 % (target 30 %) · ⚠ 1 finding',
+    );
     assert.equal(text.slice(summary.span.start, summary.span.end), 'server');
     assert.equal(summary.container, 'server');
     assert.equal(summary.object.name, 'llm');
@@ -60,7 +63,10 @@ spec:
 `;
     const [summary] = lint(text).containers;
     assert.ok(summary);
-    assert.equal(summary.title, 'GPU: nvidia.com/gpu 2, nvidia.com/gpumem 8000 · GPU memory: 15.6 GiB · memory limit: 16Gi · ✓ no findings');
+    assert.equal(
+      summary.title,
+      'GPU: nvidia.com/gpu 2, nvidia.com/gpumem 8000 · GPU memory: 15.6 GiB · memory limit: 16Gi · ✓ no findings',
+    );
     assert.equal(summary.unifiedMemory, false);
     assert.equal(summary.gpuMemoryBytes, 16000 * 1024 * 1024);
     assert.equal(summary.gpuMemorySource, 'nvidia.com/gpumem 8000 MiB × 2 GPUs');
@@ -102,7 +108,7 @@ describe('container summaries of multi-template kinds', () => {
   // KubeRay samples name every worker group's container "ray-worker". Findings are grouped for the summaries by
   // (object, container name), and all templates of a RayCluster share one object, so the clean group's lens counts
   // the other group's finding. The fix belongs in lint.ts (a per-template object or key), which is being edited.
-  test('each worker group\'s summary counts only its own findings', () => {
+  test("each worker group's summary counts only its own findings", () => {
     const text = yaml`
 apiVersion: ray.io/v1
 kind: RayCluster
@@ -131,8 +137,17 @@ spec:
                 limits: {nvidia.com/gpu: 1}
 `;
     const result = lint(text);
-    assert.deepEqual(result.findings.map((f) => f.message.endsWith(' [workerGroupSpecs[big]]')), [true]);
-    assert.deepEqual(result.containers.map((s) => [s.limit ?? 'none', s.findingCount]), [['8Gi', 0], ['none', 1]]);
+    assert.deepEqual(
+      result.findings.map((f) => f.message.endsWith(' [workerGroupSpecs[big]]')),
+      [true],
+    );
+    assert.deepEqual(
+      result.containers.map((s) => [s.limit ?? 'none', s.findingCount]),
+      [
+        ['8Gi', 0],
+        ['none', 1],
+      ],
+    );
   });
 });
 
@@ -189,7 +204,12 @@ spec:
     assert.ok(invalid.markdown.includes('Not a valid quantity: unknown suffix'), invalid.markdown);
     const annotation = at('24Gi');
     assert.ok(annotation);
-    assert.ok(annotation.markdown.includes('Declared GPU memory (expected GTT / unified-memory footprint) of container "trainer": 25,769,803,776 bytes (24 GiB).'), annotation.markdown);
+    assert.ok(
+      annotation.markdown.includes(
+        'Declared GPU memory (expected GTT / unified-memory footprint) of container "trainer": 25,769,803,776 bytes (24 GiB).',
+      ),
+      annotation.markdown,
+    );
   });
 
   test('elsewhere, no hover', () => {
@@ -224,7 +244,13 @@ spec:
   });
 
   test('Alibaba gpushare counts GiB and TKE vcuda-memory 256 MiB units', () => {
-    assert.ok(at('aliyun.com/gpu-mem')?.markdown.includes('8 GiB = 8,589,934,592 bytes (8 GiB) per GPU.'), at('aliyun.com/gpu-mem')?.markdown);
-    assert.ok(at('tencent.com/vcuda-memory')?.markdown.includes('4 × 256 MiB = 1,073,741,824 bytes (1 GiB) per GPU.'), at('tencent.com/vcuda-memory')?.markdown);
+    assert.ok(
+      at('aliyun.com/gpu-mem')?.markdown.includes('8 GiB = 8,589,934,592 bytes (8 GiB) per GPU.'),
+      at('aliyun.com/gpu-mem')?.markdown,
+    );
+    assert.ok(
+      at('tencent.com/vcuda-memory')?.markdown.includes('4 × 256 MiB = 1,073,741,824 bytes (1 GiB) per GPU.'),
+      at('tencent.com/vcuda-memory')?.markdown,
+    );
   });
 });

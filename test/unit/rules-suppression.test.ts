@@ -59,7 +59,10 @@ describe('comment suppression', () => {
   test('# gpumem-ignore with no ids suppresses every rule on the next line', () => {
     const text = pod('    # gpumem-ignore');
     const result = lint(text);
-    assert.deepEqual(result.findings.map((f) => `${f.ruleId}@${f.container}`), ['gpu-no-memory-limit@b']);
+    assert.deepEqual(
+      result.findings.map((f) => `${f.ruleId}@${f.container}`),
+      ['gpu-no-memory-limit@b'],
+    );
   });
 
   test('a comment for another rule, or two lines above, does not suppress', () => {
@@ -119,14 +122,20 @@ ${templateAnnotations}
   });
 
   test('an annotation for another rule suppresses nothing here', () => {
-    const text = deployment('    ignore-check.gpumem.io/uma-headroom: "n/a"', '        ignore-check.gpumem.io/gpu-no-memory-limits: "typo"');
+    const text = deployment(
+      '    ignore-check.gpumem.io/uma-headroom: "n/a"',
+      '        ignore-check.gpumem.io/gpu-no-memory-limits: "typo"',
+    );
     assert.deepEqual(ruleIds(lint(text)), ['gpu-no-memory-limit', 'hami-privileged']);
   });
 
   test('gpumem.io/ignore-all suppresses everything of that workload; "false" does not', () => {
     assert.deepEqual(lint(deployment('    gpumem.io/ignore-all: "true"', '        team: ml')).findings, []);
     assert.deepEqual(lint(deployment('    team: ml', '        gpumem.io/ignore-all: "legacy job"')).findings, []);
-    assert.deepEqual(ruleIds(lint(deployment('    gpumem.io/ignore-all: "false"', '        team: ml'))), ['gpu-no-memory-limit', 'hami-privileged']);
+    assert.deepEqual(ruleIds(lint(deployment('    gpumem.io/ignore-all: "false"', '        team: ml'))), [
+      'gpu-no-memory-limit',
+      'hami-privileged',
+    ]);
   });
 
   test('annotations apply to their own workload only', () => {
@@ -156,17 +165,26 @@ spec:
     assert.deepEqual(ruleIds(lint(text, config({ rules: { 'hami-privileged': 'off' } }))), ['gpu-no-memory-limit']);
   });
 
-  test('a severity override replaces the rule\'s severity, even the unified-memory error', () => {
+  test("a severity override replaces the rule's severity, even the unified-memory error", () => {
     const result = lint(text, config({ rules: { 'gpu-no-memory-limit': 'error', 'hami-privileged': 'info' } }));
     expectOne(text, result, { ruleId: 'gpu-no-memory-limit', severity: 'error', container: 'trainer', token: 'trainer', line: 7 });
     expectOne(text, result, { ruleId: 'hami-privileged', severity: 'info', container: 'trainer', token: 'true', line: 8 });
     const uma = text.replace('  name: p\n', '  name: p\n  annotations:\n    gpumem.io/unified-memory: "true"\n');
-    expectOne(uma, lint(uma, config({ rules: { 'gpu-no-memory-limit': 'warning' } })), { ruleId: 'gpu-no-memory-limit', severity: 'warning', container: 'trainer', token: 'trainer', line: 9 });
+    expectOne(uma, lint(uma, config({ rules: { 'gpu-no-memory-limit': 'warning' } })), {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'warning',
+      container: 'trainer',
+      token: 'trainer',
+      line: 9,
+    });
   });
 
   test('a bad setting is reported by resolveConfig and ignored', () => {
     const { config: resolved, problems } = resolveConfig({ rules: { 'hami-privileged': 'silent' }, headroomPercent: -5 });
-    assert.deepEqual(problems.map((p) => p.path), ['headroomPercent', 'rules.hami-privileged']);
+    assert.deepEqual(
+      problems.map((p) => p.path),
+      ['headroomPercent', 'rules.hami-privileged'],
+    );
     assert.equal(resolved.headroomPercent, 30);
     assert.deepEqual(ruleIds(lint(text, resolved)), ['gpu-no-memory-limit', 'hami-privileged']);
   });

@@ -43,12 +43,21 @@ describe('parseSettings', () => {
   });
 
   test('numbers are clamped to the ranges package.json declares', () => {
-    const low = parseSettings(reader({ 'gpumem.lint.maxFileSizeKB': 1, 'gpumem.lint.debounceMs': -5, 'gpumem.probe.timeoutSeconds': 1, 'gpumem.inspector.sampleSeconds': 0.2 }));
+    const low = parseSettings(
+      reader({
+        'gpumem.lint.maxFileSizeKB': 1,
+        'gpumem.lint.debounceMs': -5,
+        'gpumem.probe.timeoutSeconds': 1,
+        'gpumem.inspector.sampleSeconds': 0.2,
+      }),
+    );
     assert.equal(low.maxFileBytes, (schema.get('gpumem.lint.maxFileSizeKB')?.minimum ?? NaN) * 1024);
     assert.equal(low.debounceMs, schema.get('gpumem.lint.debounceMs')?.minimum);
     assert.equal(low.probeTimeoutMs, (schema.get('gpumem.probe.timeoutSeconds')?.minimum ?? NaN) * 1000);
     assert.equal(low.inspectorSampleSeconds, 1, 'a positive period under a second is one second');
-    const high = parseSettings(reader({ 'gpumem.lint.debounceMs': 1e9, 'gpumem.probe.timeoutSeconds': 1e9, 'gpumem.inspector.sampleSeconds': 1e9 }));
+    const high = parseSettings(
+      reader({ 'gpumem.lint.debounceMs': 1e9, 'gpumem.probe.timeoutSeconds': 1e9, 'gpumem.inspector.sampleSeconds': 1e9 }),
+    );
     assert.equal(high.debounceMs, schema.get('gpumem.lint.debounceMs')?.maximum);
     assert.equal(high.probeTimeoutMs, (schema.get('gpumem.probe.timeoutSeconds')?.maximum ?? NaN) * 1000);
     assert.equal(high.inspectorSampleSeconds, schema.get('gpumem.inspector.sampleSeconds')?.maximum);
@@ -60,15 +69,17 @@ describe('parseSettings', () => {
   });
 
   test('values of the wrong type fall back to the defaults', () => {
-    const settings = parseSettings(reader({
-      'gpumem.lint.enable': 'no',
-      'gpumem.lint.exclude': 'dist/**',
-      'gpumem.lint.maxFileSizeKB': '2048',
-      'gpumem.lint.debounceMs': null,
-      'gpumem.lint.codeLens': 'sometimes',
-      'gpumem.probe.timeoutSeconds': Number.NaN,
-      'gpumem.ssh.hosts': 'gpu-node-1',
-    }));
+    const settings = parseSettings(
+      reader({
+        'gpumem.lint.enable': 'no',
+        'gpumem.lint.exclude': 'dist/**',
+        'gpumem.lint.maxFileSizeKB': '2048',
+        'gpumem.lint.debounceMs': null,
+        'gpumem.lint.codeLens': 'sometimes',
+        'gpumem.probe.timeoutSeconds': Number.NaN,
+        'gpumem.ssh.hosts': 'gpu-node-1',
+      }),
+    );
     assert.equal(settings.enabled, true);
     assert.deepEqual(settings.exclude, []);
     assert.equal(settings.maxFileBytes, 1024 * 1024);
@@ -79,13 +90,22 @@ describe('parseSettings', () => {
   });
 
   test('SSH hosts are trimmed; blanks and non-strings are dropped', () => {
-    assert.deepEqual(parseSettings(reader({ 'gpumem.ssh.hosts': [' root@gpu-node-1 ', '', '   ', 7, 'strix'] })).sshHosts, ['root@gpu-node-1', 'strix']);
+    assert.deepEqual(parseSettings(reader({ 'gpumem.ssh.hosts': [' root@gpu-node-1 ', '', '   ', 7, 'strix'] })).sshHosts, [
+      'root@gpu-node-1',
+      'strix',
+    ]);
   });
 
   test('invalid lint settings and HAMi path are reported as problems', () => {
     const settings = parseSettings(reader({ 'gpumem.lint.headroomPercent': -1, 'gpumem.probe.hamiLibPath': 'relative/path' }));
-    assert.ok(settings.problems.some((line) => line.startsWith('gpumem.lint.headroomPercent:')), settings.problems.join('\n'));
-    assert.ok(settings.problems.some((line) => line.startsWith('gpumem.probe.hamiLibPath:')), settings.problems.join('\n'));
+    assert.ok(
+      settings.problems.some((line) => line.startsWith('gpumem.lint.headroomPercent:')),
+      settings.problems.join('\n'),
+    );
+    assert.ok(
+      settings.problems.some((line) => line.startsWith('gpumem.probe.hamiLibPath:')),
+      settings.problems.join('\n'),
+    );
     assert.equal(settings.lint.headroomPercent, DEFAULT_CONFIG.headroomPercent);
   });
 });
@@ -107,18 +127,21 @@ describe('parseKubeSettings', () => {
   });
 
   test('clamps, trims and fallbacks', () => {
-    const settings = parseKubeSettings(reader({
-      'gpumem.kubeconfig': '  /home/me/.kube/lab  ',
-      'gpumem.kubernetes.debugImage': '   ',
-      'gpumem.kubernetes.debugNamespace': 'Not_A_Label',
-      'gpumem.kubernetes.nodeProbe': 'ssh',
-      'gpumem.kubernetes.sshHostFrom': 'nodeName',
-      'gpumem.kubernetes.execMode': 'kubectl',
-      'gpumem.kubernetes.kubectlPath': ' ',
-      'gpumem.kubernetes.liveSamplingPodDeadlineSeconds': 1,
-      'gpumem.kubernetes.liveSamplingPodIdleSeconds': 1e9,
-      'gpumem.kubernetes.requestTimeoutSeconds': 2,
-    }), KUBE_DEFAULTS);
+    const settings = parseKubeSettings(
+      reader({
+        'gpumem.kubeconfig': '  /home/me/.kube/lab  ',
+        'gpumem.kubernetes.debugImage': '   ',
+        'gpumem.kubernetes.debugNamespace': 'Not_A_Label',
+        'gpumem.kubernetes.nodeProbe': 'ssh',
+        'gpumem.kubernetes.sshHostFrom': 'nodeName',
+        'gpumem.kubernetes.execMode': 'kubectl',
+        'gpumem.kubernetes.kubectlPath': ' ',
+        'gpumem.kubernetes.liveSamplingPodDeadlineSeconds': 1,
+        'gpumem.kubernetes.liveSamplingPodIdleSeconds': 1e9,
+        'gpumem.kubernetes.requestTimeoutSeconds': 2,
+      }),
+      KUBE_DEFAULTS,
+    );
     assert.equal(settings.kubeconfig, '/home/me/.kube/lab');
     assert.equal(settings.debugImage, 'busybox:1.36');
     assert.equal(settings.debugNamespace, 'default');

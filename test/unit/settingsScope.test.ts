@@ -43,8 +43,15 @@ describe('settings that choose what gpumem runs are machine scope', () => {
   });
 
   test('no other string setting that names a path, binary, file or image is left to the workspace', () => {
-    const found = [...settings].filter(([key, schema]) => namesAnExecutable(key, schema)).map(([key]) => key).sort();
-    assert.deepEqual(found, [...EXECUTES, ...READ_AS_ROOT].sort(), 'a new path/binary/image setting must be added to EXECUTES (and made machine scope)');
+    const found = [...settings]
+      .filter(([key, schema]) => namesAnExecutable(key, schema))
+      .map(([key]) => key)
+      .sort();
+    assert.deepEqual(
+      found,
+      [...EXECUTES, ...READ_AS_ROOT].sort(),
+      'a new path/binary/image setting must be added to EXECUTES (and made machine scope)',
+    );
   });
 
   test('no setting is machine-overridable', () => {

@@ -54,7 +54,12 @@ test('a Host block: HostName, User, Port, IdentityFile, defaults elsewhere', () 
   assert.equal(other.user, 'ana');
   assert.equal(other.port, 22);
   assert.equal(other.identityFilesConfigured, false);
-  assert.deepEqual(other.identityFiles.slice(0, 4), ['/home/ana/.ssh/id_rsa', '/home/ana/.ssh/id_ecdsa', '/home/ana/.ssh/id_ecdsa_sk', '/home/ana/.ssh/id_ed25519']);
+  assert.deepEqual(other.identityFiles.slice(0, 4), [
+    '/home/ana/.ssh/id_rsa',
+    '/home/ana/.ssh/id_ecdsa',
+    '/home/ana/.ssh/id_ecdsa_sk',
+    '/home/ana/.ssh/id_ed25519',
+  ]);
 });
 
 test('first value wins; IdentityFile accumulates across blocks in order', () => {
@@ -122,15 +127,15 @@ test('tokens in IdentityFile, UserKnownHostsFile and HostName', () => {
   ]);
   const s = resolveSshHost('gpu-node-1', text, ENV);
   assert.equal(s.hostName, 'gpu-node-1.cluster.example');
-  assert.equal(s.identityFiles[0], '/home/ana/.ssh/ana-admin@gpu-node-1.cluster.example:2222-gpu-node-1-laptop.example.org-laptop-1000-100%');
+  assert.equal(
+    s.identityFiles[0],
+    '/home/ana/.ssh/ana-admin@gpu-node-1.cluster.example:2222-gpu-node-1-laptop.example.org-laptop-1000-100%',
+  );
   assert.equal(s.identityFiles[1], '/home/ana/.ssh/odd-%C');
   assert.match(s.warnings.join('\n'), /%C .* not supported/);
   assert.deepEqual(s.userKnownHostsFiles, ['/home/ana/.ssh/kh_gpu-node-1.cluster.example', '/home/ana/kh2']);
   const warnings: string[] = [];
-  assert.equal(
-    expandTokens('~/x/%r', { env: ENV, alias: 'a', hostName: 'h', port: 22, user: 'u', jump: '' }, warnings),
-    '/home/ana/x/u',
-  );
+  assert.equal(expandTokens('~/x/%r', { env: ENV, alias: 'a', hostName: 'h', port: 22, user: 'u', jump: '' }, warnings), '/home/ana/x/u');
 });
 
 test('ProxyJump: lists, ports, users, ssh:// URIs, IPv6, none, malformed', () => {
@@ -185,17 +190,21 @@ test('StrictHostKeyChecking values, HashKnownHosts, IdentityAgent, IdentitiesOnl
   assert.equal(shkc('accept-new'), 'accept-new');
   assert.equal(shkc('ask'), 'ask');
   assert.equal(shkc('bogus'), 'ask');
-  const s = resolveSshHost('h', cfg([
-    'Host h',
-    '  HashKnownHosts yes',
-    '  IdentitiesOnly yes',
-    '  IdentityAgent ~/.ssh/agent-%h.sock',
-    '  ConnectTimeout 7',
-    '  ServerAliveInterval 15',
-    '  ServerAliveCountMax 4',
-    '  UserKnownHostsFile none',
-    '  GlobalKnownHostsFile /etc/ssh/kh_a /etc/ssh/kh_b',
-  ]), ENV);
+  const s = resolveSshHost(
+    'h',
+    cfg([
+      'Host h',
+      '  HashKnownHosts yes',
+      '  IdentitiesOnly yes',
+      '  IdentityAgent ~/.ssh/agent-%h.sock',
+      '  ConnectTimeout 7',
+      '  ServerAliveInterval 15',
+      '  ServerAliveCountMax 4',
+      '  UserKnownHostsFile none',
+      '  GlobalKnownHostsFile /etc/ssh/kh_a /etc/ssh/kh_b',
+    ]),
+    ENV,
+  );
   assert.equal(s.hashKnownHosts, true);
   assert.equal(s.identitiesOnly, true);
   assert.equal(s.identityAgent, '/home/ana/.ssh/agent-h.sock');
@@ -220,7 +229,10 @@ test('Include: relative to ~/.ssh, conditional on its Host block, Host lines sta
   const readInclude = (pattern: string): SshIncludeFile[] => {
     asked.push(pattern);
     const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
-    return Object.keys(files).sort().filter((p) => re.test(p)).map((p) => ({ path: p, text: files[p] as string }));
+    return Object.keys(files)
+      .sort()
+      .filter((p) => re.test(p))
+      .map((p) => ({ path: p, text: files[p] as string }));
   };
   const text = cfg([
     'Include config.d/*.conf',
@@ -259,25 +271,28 @@ test('readIncludeFromDisk globs in any path component, in lexical order, skippin
   writeFileSync(join(dir, 'inc/a/.hidden.conf'), 'User hidden\n');
   writeFileSync(join(dir, 'inc/a/skip.txt'), 'User txt\n');
   const got = readIncludeFromDisk(join(dir, 'inc/*/*.conf'));
-  assert.deepEqual(got.map((f) => f.path), [join(dir, 'inc/a/1.conf'), join(dir, 'inc/a/2.conf'), join(dir, 'inc/b/3.conf')]);
+  assert.deepEqual(
+    got.map((f) => f.path),
+    [join(dir, 'inc/a/1.conf'), join(dir, 'inc/a/2.conf'), join(dir, 'inc/b/3.conf')],
+  );
   assert.deepEqual(readIncludeFromDisk(join(dir, 'nope/*.conf')), []);
 });
 
 test('listSshHosts: concrete names only, first occurrence, includes followed', () => {
-  const text = cfg([
-    'Host gpu-node-1 gpu-node-2 gpu-* !bad',
-    'Host bastion',
-    'Host *',
-    'Host GPU-NODE-1',
-    'Include more.conf',
-  ]);
+  const text = cfg(['Host gpu-node-1 gpu-node-2 gpu-* !bad', 'Host bastion', 'Host *', 'Host GPU-NODE-1', 'Include more.conf']);
   const hosts = listSshHosts(text, {
     env: ENV,
     readInclude: (p) => (p === '/home/ana/.ssh/more.conf' ? [{ path: p, text: 'Host extra\n' }] : []),
   });
-  assert.deepEqual(hosts.map((h) => h.alias), ['gpu-node-1', 'gpu-node-2', 'bastion', 'extra']);
+  assert.deepEqual(
+    hosts.map((h) => h.alias),
+    ['gpu-node-1', 'gpu-node-2', 'bastion', 'extra'],
+  );
   assert.deepEqual(hosts[2], { alias: 'bastion', source: 'ssh config', line: 2 });
-  assert.deepEqual(listSshHosts(text).map((h) => h.alias), ['gpu-node-1', 'gpu-node-2', 'bastion']);
+  assert.deepEqual(
+    listSshHosts(text).map((h) => h.alias),
+    ['gpu-node-1', 'gpu-node-2', 'bastion'],
+  );
 });
 
 test('sshSettingsFromConfig: -i first, jump hosts resolved through the config, loops stopped', () => {
@@ -304,7 +319,10 @@ test('sshSettingsFromConfig: -i first, jump hosts resolved through the config, l
     agent: '/run/agent.sock',
     identitiesOnly: false,
   });
-  assert.deepEqual(settings.jumps?.map((j) => `${j.user}@${j.host}:${j.port}`), ['ana@203.0.113.5:2200', 'jumper@10.0.1.1:22']);
+  assert.deepEqual(
+    settings.jumps?.map((j) => `${j.user}@${j.host}:${j.port}`),
+    ['ana@203.0.113.5:2200', 'jumper@10.0.1.1:22'],
+  );
   assert.deepEqual(warnings, []);
   const loop = sshSettingsFromConfig('loop', text, ENV);
   assert.match(loop.warnings.join('\n'), /ProxyJump loop/);
@@ -363,16 +381,31 @@ test('agrees with `ssh -G` on hostname, user, port, identity files, proxyjump, h
     assert.equal(s.hostName, one('hostname'), `${alias}: hostname`);
     assert.equal(s.user, one('user'), `${alias}: user`);
     assert.equal(String(s.port), one('port'), `${alias}: port`);
-    assert.equal(s.strictHostKeyChecking === 'no' ? 'false' : s.strictHostKeyChecking === 'yes' ? 'true' : s.strictHostKeyChecking, one('stricthostkeychecking'), `${alias}: stricthostkeychecking`);
+    assert.equal(
+      s.strictHostKeyChecking === 'no' ? 'false' : s.strictHostKeyChecking === 'yes' ? 'true' : s.strictHostKeyChecking,
+      one('stricthostkeychecking'),
+      `${alias}: stricthostkeychecking`,
+    );
     assert.equal(s.hashKnownHosts ? 'yes' : 'no', one('hashknownhosts'), `${alias}: hashknownhosts`);
     assert.equal(s.userKnownHostsFiles.join(' '), one('userknownhostsfile'), `${alias}: userknownhostsfile`);
     const jump = s.proxyJump.map((d) => `${d.user ? `${d.user}@` : ''}${d.host}${d.port ? `:${d.port}` : ''}`).join(',');
     assert.equal(jump, one('proxyjump') ?? '', `${alias}: proxyjump`);
     // ssh -G prints IdentityFile before token expansion; expand its list the way the manual says and compare.
     const expected = (g.get('identityfile') ?? []).map((f) =>
-      f.replace(/^~/, env.home).replace(/%([%dhrpun])/g, (_w, t: string) => ({
-        '%': '%', d: env.home, h: s.hostName, r: s.user, p: String(s.port), u: env.user, n: alias,
-      })[t] as string));
+      f.replace(/^~/, env.home).replace(
+        /%([%dhrpun])/g,
+        (_w, t: string) =>
+          ({
+            '%': '%',
+            d: env.home,
+            h: s.hostName,
+            r: s.user,
+            p: String(s.port),
+            u: env.user,
+            n: alias,
+          })[t] as string,
+      ),
+    );
     assert.deepEqual(s.identityFiles, expected, `${alias}: identityfile`);
   }
 });
@@ -396,7 +429,10 @@ test('class 5: a config that includes itself twice stops at the included-file bu
 });
 
 test('where StrictHostKeyChecking was set: file:line and the Host block, through Include; the first value wins', () => {
-  const include: SshIncludeFile = { path: '/home/ana/.ssh/conf.d/gpu', text: ['# gpu nodes', 'Host gpu-* !gpu-admin', '  StrictHostKeyChecking accept-new', ''].join('\n') };
+  const include: SshIncludeFile = {
+    path: '/home/ana/.ssh/conf.d/gpu',
+    text: ['# gpu nodes', 'Host gpu-* !gpu-admin', '  StrictHostKeyChecking accept-new', ''].join('\n'),
+  };
   const readInclude = (pattern: string): SshIncludeFile[] => (pattern === '/home/ana/.ssh/conf.d/*' ? [include] : []);
   const text = cfg(['Include conf.d/*', 'Host *', '  StrictHostKeyChecking no']);
   const viaInclude = resolveSshHost('gpu-1', text, ENV, { readInclude, configPath: '/home/ana/.ssh/config' });
@@ -417,6 +453,9 @@ test('class 5: listSshHosts stops at the same included-file budget (found by the
     return [{ path: pattern, text: loop }];
   };
   const hosts = listSshHosts(loop, { env: ENV, readInclude });
-  assert.deepEqual(hosts.map((host) => host.alias), ['gpu-node-1']);
+  assert.deepEqual(
+    hosts.map((host) => host.alias),
+    ['gpu-node-1'],
+  );
   assert.ok(reads <= 257, `${reads} reads`);
 });

@@ -42,16 +42,30 @@ spec:
   test('are masked as unknown values: no manifest-shape, only the helm-template notice', () => {
     const result = lint(chart);
     assertNone(result, 'manifest-shape', 'yaml-syntax', 'unrendered-template');
-    expectOne(chart, result, { ruleId: 'helm-template', severity: 'info', container: undefined, token: '{{', line: 4, message: 'Unrendered Helm template: gpumem masked 18 template actions' });
+    expectOne(chart, result, {
+      ruleId: 'helm-template',
+      severity: 'info',
+      container: undefined,
+      token: '{{',
+      line: 4,
+      message: 'Unrendered Helm template: gpumem masked 18 template actions',
+    });
   });
 
   test('a literal value of the wrong type in the same chart is still manifest-shape', () => {
     const text = chart.replace('tolerations: {{ toYaml .Values.tolerations | nindent 8 }}', 'tolerations: "none"');
-    expectOne(text, lint(text), { ruleId: 'manifest-shape', severity: 'warning', container: undefined, token: '"none"', line: 26, message: 'spec.tolerations should be a list, found the string "none"' });
+    expectOne(text, lint(text), {
+      ruleId: 'manifest-shape',
+      severity: 'warning',
+      container: undefined,
+      token: '"none"',
+      line: 26,
+      message: 'spec.tolerations should be a list, found the string "none"',
+    });
   });
 });
 
-describe('the language of a file\'s template actions', () => {
+describe("the language of a file's template actions", () => {
   test('Helm, Go, Argo, Jinja and bare placeholders, decided per file with Helm first', () => {
     const language = (text: string) => maskHelmTemplates(text)?.language;
     assert.equal(language('name: {{ .Release.Name }}\nimage: {{ .Values.image }}'), 'helm');
@@ -83,8 +97,20 @@ spec:
     const result = lint(text);
     assertNone(result, 'yaml-syntax', 'helm-template', 'invalid-quantity');
     expectAll(text, result, 'unrendered-template', [
-      { severity: 'info', container: undefined, token: '{%', line: 1, message: ['Unrendered Jinja template: gpumem masked 4 template actions (first: {% if gpu %})'] },
-      { severity: 'info', container: 'trainer', token: '"{{ memory }}"', line: 12, message: 'resources.limits["memory"] is "{{ memory }}", a Jinja template action, so gpumem cannot check its value' },
+      {
+        severity: 'info',
+        container: undefined,
+        token: '{%',
+        line: 1,
+        message: ['Unrendered Jinja template: gpumem masked 4 template actions (first: {% if gpu %})'],
+      },
+      {
+        severity: 'info',
+        container: 'trainer',
+        token: '"{{ memory }}"',
+        line: 12,
+        message: 'resources.limits["memory"] is "{{ memory }}", a Jinja template action, so gpumem cannot check its value',
+      },
     ]);
   });
 
@@ -109,8 +135,23 @@ spec:
     const result = lint(text);
     assertNone(result, 'invalid-quantity', 'gpu-resource-invalid', 'helm-template');
     expectAll(text, result, 'unrendered-template', [
-      { severity: 'info', container: undefined, token: '{{', line: 4, message: ['Argo Workflows expressions: gpumem masked 2 expressions (first: {{workflow.name}})', 'Argo substitutes them when the workflow runs'] },
-      { severity: 'info', container: 'train', token: '"{{inputs.parameters.gpus}}"', line: 14, message: 'is "{{inputs.parameters.gpus}}", an Argo Workflows expression, substituted when the workflow runs' },
+      {
+        severity: 'info',
+        container: undefined,
+        token: '{{',
+        line: 4,
+        message: [
+          'Argo Workflows expressions: gpumem masked 2 expressions (first: {{workflow.name}})',
+          'Argo substitutes them when the workflow runs',
+        ],
+      },
+      {
+        severity: 'info',
+        container: 'train',
+        token: '"{{inputs.parameters.gpus}}"',
+        line: 14,
+        message: 'is "{{inputs.parameters.gpus}}", an Argo Workflows expression, substituted when the workflow runs',
+      },
     ]);
   });
 
@@ -129,7 +170,16 @@ spec:
 `;
     const result = lint(text);
     assertNone(result, 'helm-template');
-    expectOne(text, result, { ruleId: 'unrendered-template', severity: 'info', container: undefined, token: '{{', line: 4, message: ['Unrendered Go template (no Helm objects such as .Values or include): gpumem masked 2 template actions (first: {{ .Name }})'] });
+    expectOne(text, result, {
+      ruleId: 'unrendered-template',
+      severity: 'info',
+      container: undefined,
+      token: '{{',
+      line: 4,
+      message: [
+        'Unrendered Go template (no Helm objects such as .Values or include): gpumem masked 2 template actions (first: {{ .Name }})',
+      ],
+    });
   });
 });
 
@@ -170,8 +220,21 @@ spec:
     const result = lint(text);
     assertNone(result, 'helm-template');
     expectAll(text, result, 'unrendered-template', [
-      { severity: 'info', container: undefined, token: '"${GPU_MEMORY}"', line: 9, message: 'Annotation gpumem.io/gpu-memory is "${GPU_MEMORY}", an envsubst-style variable' },
-      { severity: 'info', container: 'server', token: '${SERVER_MEMORY}', line: 17, message: 'resources.limits["memory"] is ${SERVER_MEMORY}, an envsubst-style variable, substituted before the manifest is applied, so gpumem cannot check its value' },
+      {
+        severity: 'info',
+        container: undefined,
+        token: '"${GPU_MEMORY}"',
+        line: 9,
+        message: 'Annotation gpumem.io/gpu-memory is "${GPU_MEMORY}", an envsubst-style variable',
+      },
+      {
+        severity: 'info',
+        container: 'server',
+        token: '${SERVER_MEMORY}',
+        line: 17,
+        message:
+          'resources.limits["memory"] is ${SERVER_MEMORY}, an envsubst-style variable, substituted before the manifest is applied, so gpumem cannot check its value',
+      },
       { severity: 'info', container: 'server', token: '$(params.cpu)', line: 18, message: 'a Tekton parameter' },
     ]);
     // A literal that is no quantity is still reported.

@@ -17,11 +17,17 @@ const HOSTILE = '\x1b]0;pwned\x07\u202e';
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 // A real OOM report (cadvisor's oomparser test data, see the fixture's .source.md) with a hostile process name.
-const LOG = readFileSync(new URL('../fixtures/kernel-logs/cadvisor-oomparser-bare-legacy.log', import.meta.url), 'utf8').replaceAll('(memorymonster)', `(memory${HOSTILE}monster)`);
+const LOG = readFileSync(new URL('../fixtures/kernel-logs/cadvisor-oomparser-bare-legacy.log', import.meta.url), 'utf8').replaceAll(
+  '(memorymonster)',
+  `(memory${HOSTILE}monster)`,
+);
 
 describe('terminalSafe', () => {
   test('shows C0 as \\xNN and DEL, C1 and bidi controls as \\uNNNN, keeps newlines and tabs', () => {
-    assert.equal(terminalSafe(`a${HOSTILE}b\x7f\x9b\u2066\u200f\r\n\tc`), 'a\\x1b]0;pwned\\x07\\u202eb\\u007f\\u009b\\u2066\\u200f\\x0d\n\tc');
+    assert.equal(
+      terminalSafe(`a${HOSTILE}b\x7f\x9b\u2066\u200f\r\n\tc`),
+      'a\\x1b]0;pwned\\x07\\u202eb\\u007f\\u009b\\u2066\\u200f\\x0d\n\tc',
+    );
   });
   test('single-line escapes newlines and tabs too, so a value cannot forge a line', () => {
     assert.equal(terminalSafe('x\ny\tz', 'single-line'), 'x\\x0ay\\x09z');
@@ -80,7 +86,10 @@ test('a kubelet config with escapes in an unknown tag does not echo them through
     setImmediate(() => {
       process.removeListener('warning', onWarning);
       try {
-        assert.deepEqual(warnings.map((warning) => warning.message), []);
+        assert.deepEqual(
+          warnings.map((warning) => warning.message),
+          [],
+        );
         resolve();
       } catch (error) {
         reject(error as Error);
@@ -102,27 +111,37 @@ describe('the CLI sanitises everything it writes', () => {
     assert.ok(run.stderr.includes('\\x1b]0;pwned\\x07\\u202e'), run.stderr);
     assert.equal(UNSAFE.test(run.stderr), false);
   });
-  test('lint --format sarif and json: bidi characters in a container name are escaped on the wire, the documents stay valid', { skip: process.platform === 'win32' }, async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'gpumem-bidi-'));
-    try {
-      writeFileSync(join(directory, 'pod.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: "c\u202e\u2066x"\n    image: x\n    resources: {limits: {nvidia.com/gpu: 1}}\n');
-      for (const format of ['sarif', 'json']) {
-        const run = await runCli(['lint', '--format', format, directory], { timeoutMs: 60_000 });
-        assert.equal(UNSAFE.test(run.stdout + run.stderr), false, format);
-        assert.ok(run.stdout.includes('\\u202e\\u2066'), format);
-        assert.ok(JSON.stringify(JSON.parse(run.stdout)).includes(`\u202e\u2066`), `${format}: the value is unchanged`);
+  test(
+    'lint --format sarif and json: bidi characters in a container name are escaped on the wire, the documents stay valid',
+    { skip: process.platform === 'win32' },
+    async () => {
+      const directory = mkdtempSync(join(tmpdir(), 'gpumem-bidi-'));
+      try {
+        writeFileSync(
+          join(directory, 'pod.yaml'),
+          'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: "c\u202e\u2066x"\n    image: x\n    resources: {limits: {nvidia.com/gpu: 1}}\n',
+        );
+        for (const format of ['sarif', 'json']) {
+          const run = await runCli(['lint', '--format', format, directory], { timeoutMs: 60_000 });
+          assert.equal(UNSAFE.test(run.stdout + run.stderr), false, format);
+          assert.ok(run.stdout.includes('\\u202e\\u2066'), format);
+          assert.ok(JSON.stringify(JSON.parse(run.stdout)).includes(`\u202e\u2066`), `${format}: the value is unchanged`);
+        }
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
       }
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
-  });
+    },
+  );
   test("inspect --local: the target's stderr is shown escaped", async () => {
     // A `sh` first on PATH that writes escapes to stderr, then runs the real probe with /bin/sh.
     const bin = mkdtempSync(join(tmpdir(), 'gpumem-fake-sh-'));
     try {
       writeFileSync(join(bin, 'sh'), `#!/bin/sh\nprintf 'probe noise \\033]0;pwned\\007\\342\\200\\256 end\\n' >&2\nexec /bin/sh "$@"\n`);
       chmodSync(join(bin, 'sh'), 0o755);
-      const run = await runCli(['inspect', '--local', '--format', 'text'], { env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` }, timeoutMs: 120_000 });
+      const run = await runCli(['inspect', '--local', '--format', 'text'], {
+        env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+        timeoutMs: 120_000,
+      });
       assert.match(run.stderr, /probe noise \\x1b\]0;pwned\\x07\\u202e end/);
       assert.equal(UNSAFE.test(run.stdout + run.stderr), false);
     } finally {
@@ -142,7 +161,10 @@ describe('markdownText (reports, hovers, tooltips)', () => {
     assert.equal(markdownText(`a\x1bb${C1}`), 'a\\\\x1bb\\\\u0085\\\\u009b');
   });
   test('keeps every Markdown metacharacter literal and stays on one line', () => {
-    assert.equal(markdownText('[x](http://e) ![i](y) <b>&amp; *a* _b_ `c` | ~d~ # h\n- l'), '\\[x\\]\\(http\\:\\/\\/e\\) \\!\\[i\\]\\(y\\) &lt;b&gt;&amp;amp\\; \\*a\\* \\_b\\_ \\`c\\` \\| \\~d\\~ \\# h \\- l');
+    assert.equal(
+      markdownText('[x](http://e) ![i](y) <b>&amp; *a* _b_ `c` | ~d~ # h\n- l'),
+      '\\[x\\]\\(http\\:\\/\\/e\\) \\!\\[i\\]\\(y\\) &lt;b&gt;&amp;amp\\; \\*a\\* \\_b\\_ \\`c\\` \\| \\~d\\~ \\# h \\- l',
+    );
   });
   test('is linear on a long hostile input', () => {
     const start = performance.now();

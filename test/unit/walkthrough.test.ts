@@ -42,7 +42,10 @@ function commandLinks(markdown: string): string[] {
 
 test('there is one walkthrough with the five Get Started steps', () => {
   assert.equal(walkthroughs.length, 1);
-  assert.deepEqual(steps.map((step) => step.id), ['lintManifest', 'openClusters', 'inspectNode', 'readVerdict', 'exportReport']);
+  assert.deepEqual(
+    steps.map((step) => step.id),
+    ['lintManifest', 'openClusters', 'inspectNode', 'readVerdict', 'exportReport'],
+  );
 });
 
 test('every step has an image under media/walkthrough/ that exists and is packaged', () => {

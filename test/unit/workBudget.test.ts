@@ -21,7 +21,8 @@ const flowMapOfEmpties = (n: number): string => `{a: [1${',,'.repeat(n)}]}\n`;
 
 function pod(containers: number): string {
   const parts = ['apiVersion: v1\nkind: Pod\nmetadata:\n  name: many\nspec:\n  containers:\n'];
-  for (let i = 0; i < containers; i++) parts.push(`  - name: c${i}\n    image: busybox\n    resources:\n      limits:\n        amd.com/gpu: 1\n        memory: 1Gi\n`);
+  for (let i = 0; i < containers; i++)
+    parts.push(`  - name: c${i}\n    image: busybox\n    resources:\n      limits:\n        amd.com/gpu: 1\n        memory: 1Gi\n`);
   return parts.join('');
 }
 
@@ -30,7 +31,10 @@ describe('WorkBudget', () => {
     const budget = new WorkBudget(3, 'lint');
     budget.spend(2);
     assert.equal(budget.remaining, 1);
-    assert.throws(() => budget.spend(2), (error: unknown) => error instanceof BudgetExhausted && error.what === 'lint');
+    assert.throws(
+      () => budget.spend(2),
+      (error: unknown) => error instanceof BudgetExhausted && error.what === 'lint',
+    );
   });
   test('units are proportional to the input, between floor and ceiling', () => {
     assert.equal(unitsFor(10, 8, 1000), 1000);
@@ -42,14 +46,23 @@ describe('WorkBudget', () => {
 describe('empty flow entries are screened before parsing', () => {
   test('a 1 MB line of commas ends with analysis-budget, not parsed', () => {
     const result = lintText(commaLine(1_000_000));
-    assert.deepEqual(result.findings.map((finding) => finding.ruleId), ['analysis-budget']);
+    assert.deepEqual(
+      result.findings.map((finding) => finding.ruleId),
+      ['analysis-budget'],
+    );
     assert.match(result.findings[0]?.message ?? '', /^Analysis stopped at budget/);
   });
   test('{a: [1,,,…]} is caught too', () => {
-    assert.deepEqual(lintText(flowMapOfEmpties(100_000)).findings.map((finding) => finding.ruleId), ['analysis-budget']);
+    assert.deepEqual(
+      lintText(flowMapOfEmpties(100_000)).findings.map((finding) => finding.ruleId),
+      ['analysis-budget'],
+    );
   });
-  test('a few empty entries (a typo) still get the parser\'s own yaml-syntax finding', () => {
-    assert.deepEqual(lintText(commaLine(3)).findings.map((finding) => finding.ruleId), ['yaml-syntax']);
+  test("a few empty entries (a typo) still get the parser's own yaml-syntax finding", () => {
+    assert.deepEqual(
+      lintText(commaLine(3)).findings.map((finding) => finding.ruleId),
+      ['yaml-syntax'],
+    );
   });
   test('commas in quoted and block scalars are not flow entries', () => {
     const csv = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: csv\ndata:\n  quoted: "${',,'.repeat(2 * EMPTY_FLOW_ENTRY_LIMIT)}"\n  block: |\n    [${',,'.repeat(2 * EMPTY_FLOW_ENTRY_LIMIT)}]\n`;
@@ -78,21 +91,45 @@ describe('many containers', () => {
     // mechanism) trips first here; the lint's own per-container budget is the backstop behind it.
     const list = pod(200).split('  containers:\n')[1] ?? '';
     const head = `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p0}\n  spec:\n    containers: &cs\n${list.replace(/^/gm, '    ').trimEnd()}\n`;
-    const copies = Array.from({ length: 2_000 }, (_, i) => `- apiVersion: v1\n  kind: Pod\n  metadata: {name: p${i + 1}}\n  spec: {containers: *cs}\n`).join('');
+    const copies = Array.from(
+      { length: 2_000 },
+      (_, i) => `- apiVersion: v1\n  kind: Pod\n  metadata: {name: p${i + 1}}\n  spec: {containers: *cs}\n`,
+    ).join('');
     const result = lintText(head + copies);
     const stopped = result.findings.filter((finding) => finding.ruleId === 'analysis-budget' || finding.ruleId === 'manifest-skipped');
-    assert.ok(stopped.length > 0, result.findings.map((finding) => finding.ruleId).slice(0, 5).join(', '));
+    assert.ok(
+      stopped.length > 0,
+      result.findings
+        .map((finding) => finding.ruleId)
+        .slice(0, 5)
+        .join(', '),
+    );
     assert.ok(result.containers.length < 2_001 * 200, 'some pods were not analysed');
   });
 });
 
 describe('absolute caps on what is parsed (manifest/documentScreen.ts)', () => {
-  const small = (name: string): string => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: a\n    image: x\n    resources:\n      limits:\n        nvidia.com/gpu: 1\n`;
-  const ranges = (docs: ReturnType<typeof parseLikeKubectl>): string => JSON.stringify(docs.map((doc) => [doc.range, doc.errors.map((error) => error.pos), JSON.stringify(doc.contents, (key, value: unknown) => (key === 'range' || typeof value !== 'object' || value === null || Array.isArray(value) || 'items' in value || 'value' in value ? value : undefined))]));
+  const small = (name: string): string =>
+    `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: a\n    image: x\n    resources:\n      limits:\n        nvidia.com/gpu: 1\n`;
+  const ranges = (docs: ReturnType<typeof parseLikeKubectl>): string =>
+    JSON.stringify(
+      docs.map((doc) => [
+        doc.range,
+        doc.errors.map((error) => error.pos),
+        JSON.stringify(doc.contents, (key, value: unknown) =>
+          key === 'range' || typeof value !== 'object' || value === null || Array.isArray(value) || 'items' in value || 'value' in value
+            ? value
+            : undefined,
+        ),
+      ]),
+    );
 
   test('documents are split at `---` lines only (not `----` or `--- ` inside a line)', () => {
     const text = 'a: 1\n---\nb: "x\n  ---- y"\n--- # c\nc: 2\n---';
-    assert.deepEqual(documentSlices(text).map(({ start, end }) => text.slice(start, end)), ['a: 1\n', '---\nb: "x\n  ---- y"\n', '--- # c\nc: 2\n', '---']);
+    assert.deepEqual(
+      documentSlices(text).map(({ start, end }) => text.slice(start, end)),
+      ['a: 1\n', '---\nb: "x\n  ---- y"\n', '--- # c\nc: 2\n', '---'],
+    );
   });
   test('text under the per-document cap is parsed whole, without a scan', () => {
     assert.deepEqual(screenDocuments(small('a').repeat(3)), { kind: 'whole' });
@@ -108,8 +145,14 @@ describe('absolute caps on what is parsed (manifest/documentScreen.ts)', () => {
     const result = lintText(text);
     const stopped = result.findings.filter((finding) => finding.ruleId === 'analysis-budget');
     assert.equal(stopped.length, 1);
-    assert.match(stopped[0]?.message ?? '', /^Analysis stopped at budget: the YAML document on lines 12–\d+ has 3\.\d million characters, more than the 3\.1 million/);
-    assert.deepEqual(result.containers.map((container) => container.object.name), ['before', 'after']);
+    assert.match(
+      stopped[0]?.message ?? '',
+      /^Analysis stopped at budget: the YAML document on lines 12–\d+ has 3\.\d million characters, more than the 3\.1 million/,
+    );
+    assert.deepEqual(
+      result.containers.map((container) => container.object.name),
+      ['before', 'after'],
+    );
     const after = result.findings.find((finding) => finding.object?.name === 'after');
     // Offsets of the documents after the skipped one point into the whole text, as a whole-file parse would.
     assert.ok((after?.span.start ?? 0) > text.lastIndexOf('name: after'));
@@ -121,14 +164,17 @@ describe('absolute caps on what is parsed (manifest/documentScreen.ts)', () => {
     assert.equal(screen.kind, 'partial');
     if (screen.kind !== 'partial') return;
     assert.deepEqual(screen.parse, [{ start: 0, end: 2 * small('a').length + 4 }]);
-    assert.deepEqual(screen.skipped, [{ kind: 'past-file-cap', start: 2 * small('a').length + 4, documents: 2, parsedDocuments: 2, parsedChars: 2 * small('a').length + 4 }]);
+    assert.deepEqual(screen.skipped, [
+      { kind: 'past-file-cap', start: 2 * small('a').length + 4, documents: 2, parsedDocuments: 2, parsedChars: 2 * small('a').length + 4 },
+    ]);
   });
 });
 
 describe('the kernel-log explanation', () => {
   // One real OOM report (test/fixtures/kernel-logs/k3s-blog-syslog-global-pod.log, provenance beside it), repeated.
   const report = readFileSync(new URL('../fixtures/kernel-logs/k3s-blog-syslog-global-pod.log', import.meta.url), 'utf8');
-  const pods = (count: number): PodCgroupData[] => Array.from({ length: count }, (_, i) => ({ podUid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}` }));
+  const pods = (count: number): PodCgroupData[] =>
+    Array.from({ length: count }, (_, i) => ({ podUid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}` }));
 
   test('a real log with a real number of pods is explained in full', () => {
     const result = explainKernelLogText(report.repeat(50), { pods: pods(200) });
@@ -138,20 +184,37 @@ describe('the kernel-log explanation', () => {
   test('thousands of reports against thousands of pods stop at budget, keeping the verdicts before it', () => {
     const result = explainKernelLogText(report.repeat(200), { pods: pods(10_000) });
     assert.ok(result.verdicts.length > 0 && result.verdicts.length < 200, `${result.verdicts.length} verdicts`);
-    assert.ok(result.summary.problems.some((problem) => /^Analysis stopped at budget: \d+ of 200 OOM kill reports explained/.test(problem)), result.summary.problems.join('\n'));
+    assert.ok(
+      result.summary.problems.some((problem) => /^Analysis stopped at budget: \d+ of 200 OOM kill reports explained/.test(problem)),
+      result.summary.problems.join('\n'),
+    );
   });
   test('reports × pods grows linearly under the budget (n vs 8n of both)', () => {
     const repeats = (text: string): number => Math.round(text.length / report.length);
-    assertSubQuadratic('OOM explanation', (n) => report.repeat(n), (text) => explainKernelLogText(text, { pods: pods(repeats(text) * 20) }), 40);
+    assertSubQuadratic(
+      'OOM explanation',
+      (n) => report.repeat(n),
+      (text) => explainKernelLogText(text, { pods: pods(repeats(text) * 20) }),
+      40,
+    );
   });
 });
 
 describe('the capture analysis', () => {
   test('a node capture whose kernel log stops at budget says so in the inspection problems', () => {
     const report = readFileSync(new URL('../fixtures/kernel-logs/k3s-blog-syslog-global-pod.log', import.meta.url), 'utf8');
-    const pods: PodSpec[] = Array.from({ length: 6_000 }, (_, i) => ({ uid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`, current: 1 * GiB, max: 'max' }));
-    const inspection = analyzeCaptureText(nodeCapture({ kernel: '6.14.0', memTotal: 128 * GiB, pods, kernelLog: report.repeat(100) }), { target: 'ssh root@gpu-node-1:22' });
+    const pods: PodSpec[] = Array.from({ length: 6_000 }, (_, i) => ({
+      uid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`,
+      current: 1 * GiB,
+      max: 'max',
+    }));
+    const inspection = analyzeCaptureText(nodeCapture({ kernel: '6.14.0', memTotal: 128 * GiB, pods, kernelLog: report.repeat(100) }), {
+      target: 'ssh root@gpu-node-1:22',
+    });
     assert.ok(inspection.node?.oom?.outcome.kind === 'stopped-at-budget');
-    assert.ok(inspection.problems.some((problem) => problem.startsWith('Kernel log: Analysis stopped at budget')), inspection.problems.slice(0, 5).join('\n'));
+    assert.ok(
+      inspection.problems.some((problem) => problem.startsWith('Kernel log: Analysis stopped at budget')),
+      inspection.problems.slice(0, 5).join('\n'),
+    );
   });
 });

@@ -16,20 +16,30 @@ describe('KServe InferenceService', () => {
   const text = fixture('kserve/inferenceservice.yaml');
   const result = lint(text);
 
-  test('the predictor\'s model: container (kserve-container) and a GPU container of the transformer', () => {
+  test("the predictor's model: container (kserve-container) and a GPU container of the transformer", () => {
     // The InferenceService's gpu-fraction reaches the transformer pod too, where it goes to the first container.
-    assert.deepEqual(gpuContainers(result), ['InferenceService/huggingface-llama3 kserve-container', 'InferenceService/huggingface-llama3 kserve-container', 'InferenceService/huggingface-llama3 embedder']);
+    assert.deepEqual(gpuContainers(result), [
+      'InferenceService/huggingface-llama3 kserve-container',
+      'InferenceService/huggingface-llama3 kserve-container',
+      'InferenceService/huggingface-llama3 embedder',
+    ]);
   });
 
-  test('KServe\'s default memory limit lowers gpu-no-memory-limit to information on the model container only', () => {
+  test("KServe's default memory limit lowers gpu-no-memory-limit to information on the model container only", () => {
     expectAll(text, result, 'gpu-no-memory-limit', [
-      { severity: 'info', container: 'kserve-container', token: 'modelFormat', line: 15, message: ['KServe (the inferenceservice-config default', 'applies its default limit', '[predictor]'] },
+      {
+        severity: 'info',
+        container: 'kserve-container',
+        token: 'modelFormat',
+        line: 15,
+        message: ['KServe (the inferenceservice-config default', 'applies its default limit', '[predictor]'],
+      },
       // The transformer's second container gets no default: KServe defaults only the first.
       { severity: 'warning', container: 'embedder', token: 'embedder', line: 34, message: '[transformer]' },
     ]);
   });
 
-  test('the InferenceService\'s annotations reach its pods: gpu-fraction with nvidia.com/gpu is refused', () => {
+  test("the InferenceService's annotations reach its pods: gpu-fraction with nvidia.com/gpu is refused", () => {
     const found = findingsOf(result, 'gpu-share-annotation-invalid');
     assert.equal(found.length, 2, 'once per component with a whole-GPU container');
     assert.match(found[0]!.message, /cannot have both GPU fraction request and whole GPU/);
@@ -60,13 +70,24 @@ describe('KServe LLMInferenceService', () => {
   test('template, worker and prefill pod specs; the worker without a memory limit', () => {
     const text = fixture('kserve/llminferenceservice.yaml');
     const result = lint(text);
-    assert.deepEqual(gpuContainers(result), ['LLMInferenceService/llama3-70b main', 'LLMInferenceService/llama3-70b main', 'LLMInferenceService/llama3-70b main']);
-    expectOne(text, result, { ruleId: 'gpu-no-memory-limit', severity: 'warning', container: 'main', token: 'main', line: 24, message: '[worker]' });
+    assert.deepEqual(gpuContainers(result), [
+      'LLMInferenceService/llama3-70b main',
+      'LLMInferenceService/llama3-70b main',
+      'LLMInferenceService/llama3-70b main',
+    ]);
+    expectOne(text, result, {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'warning',
+      container: 'main',
+      token: 'main',
+      line: 24,
+      message: '[worker]',
+    });
   });
 });
 
 describe('Kubeflow Trainer', () => {
-  test('TrainJob trainer.resourcesPerNode is the node container; a runtime\'s JobSet template is found', () => {
+  test("TrainJob trainer.resourcesPerNode is the node container; a runtime's JobSet template is found", () => {
     const text = fixture('kubeflow-trainer/trainjob.yaml');
     const result = lint(text);
     assert.deepEqual(gpuContainers(result), ['TrainJob/fine-tune-llama node', 'ClusterTrainingRuntime/torch-distributed node']);
@@ -79,7 +100,13 @@ describe('KAITO Workspace, Knative Service', () => {
     const text = fixture('kaito/workspace.yaml');
     const result = lint(text);
     assert.deepEqual(gpuContainers(result), ['Workspace/workspace-custom-llm custom-llm-container']);
-    expectOne(text, result, { ruleId: 'gpu-no-memory-limit', severity: 'warning', container: 'custom-llm-container', token: 'custom-llm-container', line: 17 });
+    expectOne(text, result, {
+      ruleId: 'gpu-no-memory-limit',
+      severity: 'warning',
+      container: 'custom-llm-container',
+      token: 'custom-llm-container',
+      line: 17,
+    });
   });
 
   test('Knative Service spec.template; a core Service is not a workload', () => {
@@ -98,7 +125,7 @@ describe('Argo Workflows', () => {
     assert.deepEqual(gpuContainers(result), ['Workflow/? main', 'Workflow/? main', 'Workflow/? a', 'CronWorkflow/nightly main']);
   });
 
-  test('a template\'s own metadata annotations are its pod\'s (gpu-memory declares 8000 MiB)', () => {
+  test("a template's own metadata annotations are its pod's (gpu-memory declares 8000 MiB)", () => {
     const train = result.containers[0]!;
     assert.equal(train.gpuMemorySource, 'annotation gpu-memory 8000 MiB');
   });
@@ -156,12 +183,15 @@ spec:
   const result = lint(text);
 
   test('a template without its own list gets the workflow-level claim, so its claim is declared and resolved', () => {
-    assert.deepEqual(findingsOf(result, 'gpu-claim-unresolved').filter((finding) => finding.message.includes('does not declare')), []);
+    assert.deepEqual(
+      findingsOf(result, 'gpu-claim-unresolved').filter((finding) => finding.message.includes('does not declare')),
+      [],
+    );
     assert.deepEqual(gpuContainers(result), ['Workflow/? main']);
     assert.match(result.containers[0]!.gpuClaims[0] ?? '', /claim accelerator → class gpu\.nvidia\.com/);
   });
 
-  test('a template\'s own list replaces the workflow\'s: its claim names the other template, not in the file', () => {
+  test("a template's own list replaces the workflow's: its claim names the other template, not in the file", () => {
     const found = findingsOf(result, 'gpu-claim-unresolved');
     assert.equal(found.length, 1);
     assert.equal(found[0]!.severity, 'info');

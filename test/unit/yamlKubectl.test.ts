@@ -62,7 +62,10 @@ describe('yaml-syntax agrees with kubectl', () => {
     }
     // Analysed for real: the GPU rules see a container whose args are a dedented flow sequence.
     const gpu = `${HEAD}      args: [\n        --a\n    ]\n      resources: {limits: {nvidia.com/gpu: 1}}\n`;
-    assert.deepEqual(findingsOf(lint(gpu), 'gpu-no-memory-limit').map((f) => f.container), ['c']);
+    assert.deepEqual(
+      findingsOf(lint(gpu), 'gpu-no-memory-limit').map((f) => f.container),
+      ['c'],
+    );
   });
 
   test('documents kubectl refuses are yaml-syntax warnings', () => {
@@ -74,7 +77,7 @@ describe('yaml-syntax agrees with kubectl', () => {
     }
   });
 
-  test('a limit of gpumem\'s parser is an info that does not claim kubectl refuses the document', () => {
+  test("a limit of gpumem's parser is an info that does not claim kubectl refuses the document", () => {
     const found = findingsOf(lint(`a: ${'['.repeat(5000)}${']'.repeat(5000)}\n`), 'yaml-syntax');
     for (const finding of found) {
       assert.equal(finding.severity, 'info');
@@ -91,8 +94,12 @@ describe('yaml-syntax agrees with kubectl', () => {
     assert.ok(performance.now() - started < 2000);
   });
 
-  test('the real kubectl agrees with every case', { skip: kubectl ? false : 'needs the kubectl binary on PATH: `kubectl kustomize` is the oracle for what kubectl parses' }, () => {
-    for (const [label, text] of Object.entries(ACCEPTED)) assert.equal(kubectlAccepts(text), true, `kubectl accepts: ${label}`);
-    for (const [label, text] of Object.entries(REFUSED)) assert.equal(kubectlAccepts(text), false, `kubectl refuses: ${label}`);
-  });
+  test(
+    'the real kubectl agrees with every case',
+    { skip: kubectl ? false : 'needs the kubectl binary on PATH: `kubectl kustomize` is the oracle for what kubectl parses' },
+    () => {
+      for (const [label, text] of Object.entries(ACCEPTED)) assert.equal(kubectlAccepts(text), true, `kubectl accepts: ${label}`);
+      for (const [label, text] of Object.entries(REFUSED)) assert.equal(kubectlAccepts(text), false, `kubectl refuses: ${label}`);
+    },
+  );
 });

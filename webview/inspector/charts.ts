@@ -156,7 +156,15 @@ export class MemoryBarChart {
       order: -1,
     };
     const datasets = [...bars, ...(rows.some((row) => row.limit !== null) ? [limit] : [])] as ChartDataset<'bar', number[]>[];
-    const max = maxOf(rows.map((row) => Math.max(series.reduce((total, info) => total + row.segments[info.key], 0), row.limit ?? 0)), 0);
+    const max = maxOf(
+      rows.map((row) =>
+        Math.max(
+          series.reduce((total, info) => total + row.segments[info.key], 0),
+          row.limit ?? 0,
+        ),
+      ),
+      0,
+    );
     const step = byteStep(max);
     this.#chart = new Chart(this.canvas, {
       type: 'bar',
@@ -174,9 +182,25 @@ export class MemoryBarChart {
             min: 0,
             ...(step ? { max: Math.ceil(max / step) * step } : {}),
             grid: { color: palette.grid },
-            ticks: { color: palette.text, minRotation: 0, maxRotation: 0, ...(step ? { stepSize: step } : {}), callback: (value) => formatBytes(Number(value)) },
+            ticks: {
+              color: palette.text,
+              minRotation: 0,
+              maxRotation: 0,
+              ...(step ? { stepSize: step } : {}),
+              callback: (value) => formatBytes(Number(value)),
+            },
           },
-          y: { stacked: true, grid: { display: false }, ticks: { color: palette.text, autoSkip: false, minRotation: 0, maxRotation: 0, callback: (_value, index) => shortLabel(rows[index]?.label ?? '') } },
+          y: {
+            stacked: true,
+            grid: { display: false },
+            ticks: {
+              color: palette.text,
+              autoSkip: false,
+              minRotation: 0,
+              maxRotation: 0,
+              callback: (_value, index) => shortLabel(rows[index]?.label ?? ''),
+            },
+          },
         },
         plugins: {
           // The legend is HTML next to the charts (one for both, readable by screen readers): `false` keeps
@@ -186,7 +210,8 @@ export class MemoryBarChart {
           tooltip: {
             callbacks: {
               title: (items: TooltipItem<'bar'>[]) => rows[items[0]?.dataIndex ?? -1]?.label ?? '',
-              label: (item: TooltipItem<'bar'>) => (item.raw === null || item.raw === undefined ? '' : `${item.dataset.label ?? ''}: ${describeBytes(Number(item.raw))}`),
+              label: (item: TooltipItem<'bar'>) =>
+                item.raw === null || item.raw === undefined ? '' : `${item.dataset.label ?? ''}: ${describeBytes(Number(item.raw))}`,
               footer: (items: TooltipItem<'bar'>[]) => {
                 const row = rows[items[0]?.dataIndex ?? -1];
                 return row ? row.details.filter((line) => /^(true footprint|headroom|MemTotal|GPU memory charged)/.test(line)) : [];
@@ -251,7 +276,9 @@ export class MemoryBarChart {
       chart.update('none');
       return;
     }
-    const active = chart.data.datasets.map((_dataset, datasetIndex) => ({ datasetIndex, index })).filter(({ datasetIndex }) => chart.getDatasetMeta(datasetIndex).data[index] !== undefined);
+    const active = chart.data.datasets
+      .map((_dataset, datasetIndex) => ({ datasetIndex, index }))
+      .filter(({ datasetIndex }) => chart.getDatasetMeta(datasetIndex).data[index] !== undefined);
     const element = chart.getDatasetMeta(0).data[index];
     chart.setActiveElements(active);
     chart.tooltip?.setActiveElements(active, { x: element?.x ?? 0, y: element?.y ?? 0 });
@@ -309,8 +336,16 @@ export class LiveChart {
         normalized: true,
         interaction: { mode: 'index', intersect: false },
         scales: {
-          x: { type: 'linear', grid: { color: palette.grid }, ticks: { color: palette.text, callback: (value) => `${Number(value).toFixed(0)} s` } },
-          y: { beginAtZero: true, grid: { color: palette.grid }, ticks: { color: palette.text, callback: (value) => formatBytes(Number(value)) } },
+          x: {
+            type: 'linear',
+            grid: { color: palette.grid },
+            ticks: { color: palette.text, callback: (value) => `${Number(value).toFixed(0)} s` },
+          },
+          y: {
+            beginAtZero: true,
+            grid: { color: palette.grid },
+            ticks: { color: palette.text, callback: (value) => formatBytes(Number(value)) },
+          },
         },
         plugins: {
           legend: { position: 'top', labels: { color: palette.text, boxWidth: 14 } },

@@ -20,7 +20,19 @@ import { clear, h, themeKind } from './dom.ts';
 import { loadState, post, saveState } from './host.ts';
 import type { Actions, ChartSlots, LiveSlots } from './sections.ts';
 import { renderRawSection } from './rawSection.ts';
-import { renderBanner, renderHamiSection, renderHeader, renderKernelSection, renderLiveSection, renderMemorySection, renderNotice, renderOomSection, renderPodsSection, renderVerdicts, showLiveState } from './sections.ts';
+import {
+  renderBanner,
+  renderHamiSection,
+  renderHeader,
+  renderKernelSection,
+  renderLiveSection,
+  renderMemorySection,
+  renderNotice,
+  renderOomSection,
+  renderPodsSection,
+  renderVerdicts,
+  showLiveState,
+} from './sections.ts';
 
 const DEFAULT_UI: InspectorUiState = { sort: { column: 'footprint', descending: true }, rawFilter: '', livePod: '' };
 
@@ -49,7 +61,10 @@ document.addEventListener('securitypolicyviolation', (event) => {
 
 // Requests (the exports, the raw sections' Copy) wait for the host's answer, with a timeout. The ids start
 // with a random prefix of this page: a webview re-created on show never takes an answer meant for the old one.
-const requests = new PendingRequests({ send: post, idPrefix: [...crypto.getRandomValues(new Uint8Array(6))].map((byte) => byte.toString(16).padStart(2, '0')).join('') });
+const requests = new PendingRequests({
+  send: post,
+  idPrefix: [...crypto.getRandomValues(new Uint8Array(6))].map((byte) => byte.toString(16).padStart(2, '0')).join(''),
+});
 
 const actions: Actions = {
   openPod: (podUid) => post(command('openPod', { podUid })),
@@ -78,11 +93,29 @@ function renderCharts(): void {
   const chart = current.model.chart;
   const slots = chartSlots;
   if (slots?.node && chart.node) {
-    memoryCharts.push(new MemoryBarChart(slots.node, { rows: [chart.node], series: chart.series, palette, label: chart.summary, onOpenPod: actions.openPod, announce: (text) => (slots.announcer.textContent = text) }));
+    memoryCharts.push(
+      new MemoryBarChart(slots.node, {
+        rows: [chart.node],
+        series: chart.series,
+        palette,
+        label: chart.summary,
+        onOpenPod: actions.openPod,
+        announce: (text) => (slots.announcer.textContent = text),
+      }),
+    );
   }
   if (slots?.pods && chart.pods.length > 0) {
     const label = `Per-pod memory accounting, ${chart.pods.length} bars: ${chart.pods.map((row) => `${row.label} ${formatBytes(row.segments.accounted)} accounted, ${formatBytes(row.segments.gtt)} GTT${row.limit !== null ? `, limit ${formatBytes(row.limit)}` : ''}`).join('; ')}.`;
-    memoryCharts.push(new MemoryBarChart(slots.pods, { rows: chart.pods, series: chart.series, palette, label, onOpenPod: actions.openPod, announce: (text) => (slots.announcer.textContent = text) }));
+    memoryCharts.push(
+      new MemoryBarChart(slots.pods, {
+        rows: chart.pods,
+        series: chart.series,
+        palette,
+        label,
+        onOpenPod: actions.openPod,
+        announce: (text) => (slots.announcer.textContent = text),
+      }),
+    );
   }
   if (liveSlots) {
     liveChart = new LiveChart(liveSlots.chart, { palette, label: 'Live memory chart' });
@@ -103,22 +136,28 @@ function updateLive(): void {
   const last = samples[samples.length - 1];
   const lastCurrent = series.current[series.current.length - 1]?.y;
   const lastGtt = series.gtt[series.gtt.length - 1]?.y;
-  const label = samples.length === 0
-    ? `Live memory of ${livePodLabel()}: no samples yet.`
-    : `Live memory of ${livePodLabel()}, ${samples.length} samples over ${Math.round(((last?.t ?? 0) - (samples[0]?.t ?? 0)) / 1000)} s; latest memory.current ${lastCurrent === null || lastCurrent === undefined ? 'unknown' : formatBytes(lastCurrent)}, GTT ${lastGtt === null || lastGtt === undefined ? 'unknown' : formatBytes(lastGtt)}, MemAvailable ${last?.memAvailable === null || last?.memAvailable === undefined ? 'unknown' : formatBytes(last.memAvailable)}.`;
+  const label =
+    samples.length === 0
+      ? `Live memory of ${livePodLabel()}: no samples yet.`
+      : `Live memory of ${livePodLabel()}, ${samples.length} samples over ${Math.round(((last?.t ?? 0) - (samples[0]?.t ?? 0)) / 1000)} s; latest memory.current ${lastCurrent === null || lastCurrent === undefined ? 'unknown' : formatBytes(lastCurrent)}, GTT ${lastGtt === null || lastGtt === undefined ? 'unknown' : formatBytes(lastGtt)}, MemAvailable ${last?.memAvailable === null || last?.memAvailable === undefined ? 'unknown' : formatBytes(last.memAvailable)}.`;
   liveChart.update(series, label);
 }
 
 function renderPods(): void {
   if (!current || !podsHolder) return;
   clear(podsHolder);
-  podsHolder.append(renderPodsSection(current.model.pods, ui.sort, actions, (column) => {
-    // A new column starts with what matters most: the largest figures first, but the least headroom first.
-    ui = { ...ui, sort: { column, descending: ui.sort.column === column ? !ui.sort.descending : !['pod', 'container', 'headroom'].includes(column) } };
-    persist();
-    renderPods();
-    podsHolder?.querySelector<HTMLButtonElement>(`button.sort[data-column="${column}"]`)?.focus();
-  }));
+  podsHolder.append(
+    renderPodsSection(current.model.pods, ui.sort, actions, (column) => {
+      // A new column starts with what matters most: the largest figures first, but the least headroom first.
+      ui = {
+        ...ui,
+        sort: { column, descending: ui.sort.column === column ? !ui.sort.descending : !['pod', 'container', 'headroom'].includes(column) },
+      };
+      persist();
+      renderPods();
+      podsHolder?.querySelector<HTMLButtonElement>(`button.sort[data-column="${column}"]`)?.focus();
+    }),
+  );
 }
 
 let renderGeneration = 0;

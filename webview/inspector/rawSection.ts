@@ -10,9 +10,21 @@ export interface RawSlots {
   applyFilter(filter: string): void;
 }
 
-export function renderRawSection(raw: readonly RawSection[], filter: string, actions: Actions, onFilter: (filter: string) => void): RawSlots {
+export function renderRawSection(
+  raw: readonly RawSection[],
+  filter: string,
+  actions: Actions,
+  onFilter: (filter: string) => void,
+): RawSlots {
   const count = h('span', { class: 'muted', attrs: { id: 'raw-count', role: 'status' } });
-  const search = h('vscode-textfield', { attrs: { id: 'raw-filter', placeholder: 'Filter lines in every section', 'aria-label': 'Filter lines in every raw section', type: 'search' } }) as HTMLElement & { value: string };
+  const search = h('vscode-textfield', {
+    attrs: {
+      id: 'raw-filter',
+      placeholder: 'Filter lines in every section',
+      'aria-label': 'Filter lines in every raw section',
+      type: 'search',
+    },
+  }) as HTMLElement & { value: string };
   search.value = filter;
   let timer: ReturnType<typeof setTimeout> | undefined;
   search.addEventListener('input', () => {
@@ -25,12 +37,27 @@ export function renderRawSection(raw: readonly RawSection[], filter: string, act
   const boxes: { section: RawSection; collapsible: HTMLElement & { description: string }; body: HTMLElement; shown: string }[] = [];
   const list = h('div', { class: 'raw-list' });
   for (const rawSection of raw) {
-    const collapsible = h('vscode-collapsible', { class: 'raw', attrs: { 'data-section': rawSection.name } }) as HTMLElement & { heading: string; description: string };
+    const collapsible = h('vscode-collapsible', { class: 'raw', attrs: { 'data-section': rawSection.name } }) as HTMLElement & {
+      heading: string;
+      description: string;
+    };
     collapsible.heading = rawSection.name;
     const body = h('pre', { class: 'raw-text' });
     const box = { section: rawSection, collapsible, body, shown: rawSection.text };
-    const copy = requestButton<'copyText'>('Copy', (late) => actions.request('copyText', { what: rawSection.name, text: box.shown }, late), { secondary: true, ariaLabel: `Copy the section ${rawSection.name}`, busy: 'Copying…', done: () => 'Copied.' });
-    collapsible.append(h('div', { class: 'raw-actions' }, copy, rawSection.truncated ? h('span', { class: 'muted', text: 'Cut for display; "Save probe capture" keeps everything.' }) : null), body);
+    const copy = requestButton<'copyText'>(
+      'Copy',
+      (late) => actions.request('copyText', { what: rawSection.name, text: box.shown }, late),
+      { secondary: true, ariaLabel: `Copy the section ${rawSection.name}`, busy: 'Copying…', done: () => 'Copied.' },
+    );
+    collapsible.append(
+      h(
+        'div',
+        { class: 'raw-actions' },
+        copy,
+        rawSection.truncated ? h('span', { class: 'muted', text: 'Cut for display; "Save probe capture" keeps everything.' }) : null,
+      ),
+      body,
+    );
     boxes.push(box);
     list.append(collapsible);
   }

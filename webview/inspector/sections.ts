@@ -3,7 +3,18 @@
 // header), so screen readers and the keyboard get real table semantics.
 import type { LiveState, RequestParams, RequestResult, SavedResult, WebviewRequestMethod } from '../../src/core/inspector/protocol.ts';
 import type { RequestOutcome } from '../../src/core/inspector/requests.ts';
-import type { Banner, ChartRow, HamiSection, InspectorViewModel, KernelRow, MemoryChart, OomTimeline, PodRow, Tone, VerdictRow } from '../../src/core/inspector/viewModelTypes.ts';
+import type {
+  Banner,
+  ChartRow,
+  HamiSection,
+  InspectorViewModel,
+  KernelRow,
+  MemoryChart,
+  OomTimeline,
+  PodRow,
+  Tone,
+  VerdictRow,
+} from '../../src/core/inspector/viewModelTypes.ts';
 import { formatBytes } from '../../src/core/quantity.ts';
 import { memoryChartHeight } from './charts.ts';
 import type { Child } from './dom.ts';
@@ -14,11 +25,23 @@ export interface Actions {
   openDocs(docsId: string): void;
   setLive(live: boolean): void;
   /** Sends a request to the host; resolves with its result or why there is none (`onLate`: an answer after the timeout). */
-  request<M extends WebviewRequestMethod>(method: M, params: RequestParams<M>, onLate: (outcome: RequestOutcome<RequestResult<M>>) => void): Promise<RequestOutcome<RequestResult<M>>>;
+  request<M extends WebviewRequestMethod>(
+    method: M,
+    params: RequestParams<M>,
+    onLate: (outcome: RequestOutcome<RequestResult<M>>) => void,
+  ): Promise<RequestOutcome<RequestResult<M>>>;
 }
 
 const TONE_LABEL: Record<Tone, string> = { error: 'Error', warning: 'Warning', info: 'Note', ok: 'OK' };
-const STATUS_TONE: Record<string, Tone> = { pass: 'ok', fail: 'error', warn: 'warning', unknown: 'info', info: 'info', error: 'error', warning: 'warning' };
+const STATUS_TONE: Record<string, Tone> = {
+  pass: 'ok',
+  fail: 'error',
+  warn: 'warning',
+  unknown: 'info',
+  info: 'info',
+  error: 'error',
+  warning: 'warning',
+};
 
 export function badge(text: string, tone: Tone): HTMLElement {
   return h('vscode-badge', { class: `badge tone-${tone}`, text });
@@ -26,7 +49,12 @@ export function badge(text: string, tone: Tone): HTMLElement {
 
 export function section(id: string, title: string, ...children: Child[]): HTMLElement {
   const headingId = `${id}-heading`;
-  return h('section', { class: 'section', attrs: { id, 'aria-labelledby': headingId } }, h('h2', { text: title, attrs: { id: headingId } }), ...children);
+  return h(
+    'section',
+    { class: 'section', attrs: { id, 'aria-labelledby': headingId } },
+    h('h2', { text: title, attrs: { id: headingId } }),
+    ...children,
+  );
 }
 
 interface RequestButtonOptions<R> {
@@ -43,9 +71,19 @@ interface RequestButtonOptions<R> {
  * A button that sends a request: busy (disabled, aria-busy, a status) until the host answers, then the result
  * or the failure next to it (`#<id>-status`, with data-state busy, done, cancelled, error or timeout).
  */
-export function requestButton<M extends WebviewRequestMethod>(label: string, send: (onLate: (outcome: RequestOutcome<RequestResult<M>>) => void) => Promise<RequestOutcome<RequestResult<M>>>, options: RequestButtonOptions<RequestResult<M>>): HTMLElement {
-  const element = h('vscode-button', { text: label, attrs: { id: options.id, secondary: options.secondary === true, 'aria-label': options.ariaLabel } }) as HTMLElement & { disabled: boolean };
-  const status = h('span', { class: 'request-status', attrs: { id: options.id ? `${options.id}-status` : undefined, role: 'status', 'data-state': 'idle' } });
+export function requestButton<M extends WebviewRequestMethod>(
+  label: string,
+  send: (onLate: (outcome: RequestOutcome<RequestResult<M>>) => void) => Promise<RequestOutcome<RequestResult<M>>>,
+  options: RequestButtonOptions<RequestResult<M>>,
+): HTMLElement {
+  const element = h('vscode-button', {
+    text: label,
+    attrs: { id: options.id, secondary: options.secondary === true, 'aria-label': options.ariaLabel },
+  }) as HTMLElement & { disabled: boolean };
+  const status = h('span', {
+    class: 'request-status',
+    attrs: { id: options.id ? `${options.id}-status` : undefined, role: 'status', 'data-state': 'idle' },
+  });
   let latest = 0;
   const show = (outcome: RequestOutcome<RequestResult<M>>): void => {
     element.disabled = false;
@@ -89,13 +127,33 @@ export function renderHeader(model: InspectorViewModel, actions: Actions): HTMLE
   const toolbar = h(
     'div',
     { class: 'toolbar', attrs: { role: 'toolbar', 'aria-label': 'Report actions' } },
-    requestButton<'copyMarkdown'>('Copy report as Markdown', (late) => actions.request('copyMarkdown', {}, late), { id: 'action-copy-markdown', busy: 'Copying…', done: () => 'The report is on the clipboard as Markdown.' }),
-    requestButton<'saveJson'>('Save JSON report', (late) => actions.request('saveJson', {}, late), { id: 'action-save-json', secondary: true, busy: 'Waiting for the save dialog…', done: savedText }),
-    requestButton<'saveCapture'>('Save probe capture', (late) => actions.request('saveCapture', {}, late), { id: 'action-save-capture', secondary: true, busy: 'Waiting for the save dialog…', done: savedText }),
+    requestButton<'copyMarkdown'>('Copy report as Markdown', (late) => actions.request('copyMarkdown', {}, late), {
+      id: 'action-copy-markdown',
+      busy: 'Copying…',
+      done: () => 'The report is on the clipboard as Markdown.',
+    }),
+    requestButton<'saveJson'>('Save JSON report', (late) => actions.request('saveJson', {}, late), {
+      id: 'action-save-json',
+      secondary: true,
+      busy: 'Waiting for the save dialog…',
+      done: savedText,
+    }),
+    requestButton<'saveCapture'>('Save probe capture', (late) => actions.request('saveCapture', {}, late), {
+      id: 'action-save-capture',
+      secondary: true,
+      busy: 'Waiting for the save dialog…',
+      done: savedText,
+    }),
   );
-  const problems = model.header.problems.length > 0
-    ? h('details', { class: 'problems' }, h('summary', { text: `Capture problems (${model.header.problems.length})` }), h('ul', {}, ...model.header.problems.map((problem) => h('li', { text: problem }))))
-    : null;
+  const problems =
+    model.header.problems.length > 0
+      ? h(
+          'details',
+          { class: 'problems' },
+          h('summary', { text: `Capture problems (${model.header.problems.length})` }),
+          h('ul', {}, ...model.header.problems.map((problem) => h('li', { text: problem }))),
+        )
+      : null;
   return h('header', { class: 'page-header' }, h('h1', { attrs: { id: 'title' }, text: model.header.title }), facts, toolbar, problems);
 }
 
@@ -104,13 +162,31 @@ export function renderBanner(banner: Banner, actions: Actions): HTMLElement {
   return h(
     'section',
     { class: `banner tone-${banner.tone}`, attrs: { id: 'banner', role: 'status', 'aria-label': 'Verdict' } },
-    h('div', { class: 'banner-top' }, badge(TONE_LABEL[banner.tone], banner.tone), h('strong', { class: 'banner-headline', text: banner.headline }), h('span', { class: 'banner-counts', text: counts })),
+    h(
+      'div',
+      { class: 'banner-top' },
+      badge(TONE_LABEL[banner.tone], banner.tone),
+      h('strong', { class: 'banner-headline', text: banner.headline }),
+      h('span', { class: 'banner-counts', text: counts }),
+    ),
     h('p', { class: 'banner-sentence', attrs: { id: 'banner-sentence', elementtiming: 'banner' }, text: banner.sentence }),
     banner.remedy ? h('p', { class: 'banner-remedy' }, h('strong', { text: 'Remedy: ' }), banner.remedy) : null,
     h(
       'p',
       { class: 'banner-links' },
-      banner.docsId ? h('a', { class: 'link', text: `About ${banner.docsId}`, attrs: { href: '#', role: 'button' }, on: { click: (event) => { event.preventDefault(); actions.openDocs(banner.docsId ?? ''); } } }) : null,
+      banner.docsId
+        ? h('a', {
+            class: 'link',
+            text: `About ${banner.docsId}`,
+            attrs: { href: '#', role: 'button' },
+            on: {
+              click: (event) => {
+                event.preventDefault();
+                actions.openDocs(banner.docsId ?? '');
+              },
+            },
+          })
+        : null,
       banner.more > 0 ? h('a', { class: 'link', text: `All ${banner.more + 1} findings`, attrs: { href: '#findings' } }) : null,
     ),
   );
@@ -125,11 +201,29 @@ export function renderVerdicts(verdicts: readonly VerdictRow[], actions: Actions
     element.heading = verdict.title;
     element.description = verdict.severity;
     item.append(
-      h('div', { class: 'verdict-body' },
+      h(
+        'div',
+        { class: 'verdict-body' },
         h('p', { text: verdict.explanation }),
         h('p', {}, h('strong', { text: 'Remedy: ' }), verdict.remedy),
         verdict.evidence.length > 0 ? pre(verdict.evidence.join('\n')) : null,
-        h('p', { class: 'verdict-id' }, h('code', { text: verdict.id }), ' ', h('a', { class: 'link', text: 'documentation', attrs: { href: '#', role: 'button' }, on: { click: (event) => { event.preventDefault(); actions.openDocs(verdict.docsId); } } })),
+        h(
+          'p',
+          { class: 'verdict-id' },
+          h('code', { text: verdict.id }),
+          ' ',
+          h('a', {
+            class: 'link',
+            text: 'documentation',
+            attrs: { href: '#', role: 'button' },
+            on: {
+              click: (event) => {
+                event.preventDefault();
+                actions.openDocs(verdict.docsId);
+              },
+            },
+          }),
+        ),
       ),
     );
     list.append(item);
@@ -146,8 +240,30 @@ function chartTable(caption: string, rows: readonly ChartRow[], chart: MemoryCha
     'table',
     { class: 'visually-hidden chart-data' },
     h('caption', { text: caption }),
-    h('thead', {}, h('tr', {}, h('th', { text: 'Row', attrs: { scope: 'col' } }), ...series.map((info) => h('th', { text: info.label, attrs: { scope: 'col' } })), h('th', { text: 'limit', attrs: { scope: 'col' } }))),
-    h('tbody', {}, ...rows.map((row) => h('tr', {}, h('th', { text: row.label, attrs: { scope: 'row' } }), ...series.map((info) => h('td', { text: formatBytes(row.segments[info.key]) })), h('td', { text: row.limit === null ? 'none' : formatBytes(row.limit) })))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', { text: 'Row', attrs: { scope: 'col' } }),
+        ...series.map((info) => h('th', { text: info.label, attrs: { scope: 'col' } })),
+        h('th', { text: 'limit', attrs: { scope: 'col' } }),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      ...rows.map((row) =>
+        h(
+          'tr',
+          {},
+          h('th', { text: row.label, attrs: { scope: 'row' } }),
+          ...series.map((info) => h('td', { text: formatBytes(row.segments[info.key]) })),
+          h('td', { text: row.limit === null ? 'none' : formatBytes(row.limit) }),
+        ),
+      ),
+    ),
   );
 }
 
@@ -161,7 +277,12 @@ export interface ChartSlots {
 export function renderMemorySection(chart: MemoryChart): ChartSlots {
   const announcer = h('div', { class: 'visually-hidden', attrs: { 'aria-live': 'polite', id: 'chart-announcer' } });
   if (!chart.available || !chart.node) {
-    return { element: section('memory', 'Memory accounting', h('p', { class: 'muted', text: chart.summary }), announcer), node: null, pods: null, announcer };
+    return {
+      element: section('memory', 'Memory accounting', h('p', { class: 'muted', text: chart.summary }), announcer),
+      node: null,
+      pods: null,
+      announcer,
+    };
   }
   // The boxes get their final height now (the charts are drawn once this has painted).
   const node = h('div', { class: 'chart-box chart-node', attrs: { id: 'memory-chart-node' } });
@@ -182,7 +303,14 @@ export function renderMemorySection(chart: MemoryChart): ChartSlots {
     legend,
     node,
     chartTable('Node memory accounting', [chart.node], chart),
-    pods ? h('h3', { text: chart.totalPods > chart.shownPods ? `Pods: the ${chart.shownPods} largest true footprints, ${chart.totalPods - chart.shownPods} more summed` : 'Pods by true footprint' }) : h('p', { class: 'muted', text: 'No pods on this node.' }),
+    pods
+      ? h('h3', {
+          text:
+            chart.totalPods > chart.shownPods
+              ? `Pods: the ${chart.shownPods} largest true footprints, ${chart.totalPods - chart.shownPods} more summed`
+              : 'Pods by true footprint',
+        })
+      : h('p', { class: 'muted', text: 'No pods on this node.' }),
     pods,
     pods ? chartTable('Pod memory accounting', chart.pods, chart) : null,
     pods ? h('p', { class: 'hint', text: 'Arrow keys move between bars in a focused chart; Enter or a click opens the pod.' }) : null,
@@ -229,21 +357,39 @@ function numberCell(cell: { text: string; exact: string }, tone?: Tone): HTMLEle
   return h('td', { class: `num${tone ? ` tone-text-${tone}` : ''}`, text: cell.text, attrs: { title: cell.exact } });
 }
 
-export function renderPodsSection(rows: readonly PodRow[], sort: { column: string; descending: boolean }, actions: Actions, onSort: (column: string) => void): HTMLElement {
+export function renderPodsSection(
+  rows: readonly PodRow[],
+  sort: { column: string; descending: boolean },
+  actions: Actions,
+  onSort: (column: string) => void,
+): HTMLElement {
   if (rows.length === 0) return section('pods', 'Pods', h('p', { class: 'muted', text: 'No pod cgroups in this capture.' }));
   const sorted = sortPods(rows, sort.column, sort.descending);
-  const head = h('tr', {}, ...POD_COLUMNS.map((column) => {
-    const active = column.key === sort.column;
-    const ariaSort = active ? (sort.descending ? 'descending' : 'ascending') : 'none';
-    return h(
-      'th',
-      { class: column.numeric ? 'num' : '', attrs: { scope: 'col', 'aria-sort': ariaSort } },
-      h('button', { class: 'sort', attrs: { type: 'button', 'data-column': column.key }, on: { click: () => onSort(column.key) } }, column.label, h('span', { class: 'sort-mark', attrs: { 'aria-hidden': 'true' }, text: active ? (sort.descending ? ' ▼' : ' ▲') : '' })),
-    );
-  }));
+  const head = h(
+    'tr',
+    {},
+    ...POD_COLUMNS.map((column) => {
+      const active = column.key === sort.column;
+      const ariaSort = active ? (sort.descending ? 'descending' : 'ascending') : 'none';
+      return h(
+        'th',
+        { class: column.numeric ? 'num' : '', attrs: { scope: 'col', 'aria-sort': ariaSort } },
+        h(
+          'button',
+          { class: 'sort', attrs: { type: 'button', 'data-column': column.key }, on: { click: () => onSort(column.key) } },
+          column.label,
+          h('span', { class: 'sort-mark', attrs: { 'aria-hidden': 'true' }, text: active ? (sort.descending ? ' ▼' : ' ▲') : '' }),
+        ),
+      );
+    }),
+  );
   const body = h('tbody');
   for (const row of sorted) {
-    const open = h('button', { class: 'link pod-link', text: row.pod, attrs: { type: 'button', title: `Open pod ${row.pod}`, 'data-pod-uid': row.podUid } });
+    const open = h('button', {
+      class: 'link pod-link',
+      text: row.pod,
+      attrs: { type: 'button', title: `Open pod ${row.pod}`, 'data-pod-uid': row.podUid },
+    });
     open.addEventListener('click', (event) => {
       event.stopPropagation();
       actions.openPod(row.podUid);
@@ -273,7 +419,16 @@ export function renderPodsSection(rows: readonly PodRow[], sort: { column: strin
     next?.focus();
     event.preventDefault();
   });
-  const table = h('table', { class: 'data pods', attrs: { id: 'pods-table', 'aria-describedby': 'pods-caption' } }, h('caption', { attrs: { id: 'pods-caption' }, text: `${rows.length} pods. Headroom = limit − (memory.current + GTT). Sort with the column headers; a click on a row opens the pod.` }), h('thead', {}, head), body);
+  const table = h(
+    'table',
+    { class: 'data pods', attrs: { id: 'pods-table', 'aria-describedby': 'pods-caption' } },
+    h('caption', {
+      attrs: { id: 'pods-caption' },
+      text: `${rows.length} pods. Headroom = limit − (memory.current + GTT). Sort with the column headers; a click on a row opens the pod.`,
+    }),
+    h('thead', {}, head),
+    body,
+  );
   return section('pods', `Pods (${rows.length})`, h('div', { class: 'table-scroll' }, table));
 }
 
@@ -291,15 +446,34 @@ export function renderOomSection(oom: OomTimeline, actions: Actions): HTMLElemen
     const pod = row.podUid
       ? h('button', { class: 'link', text: row.pod, attrs: { type: 'button' }, on: { click: () => actions.openPod(row.podUid ?? '') } })
       : h('span', { text: row.pod });
-    list.append(h(
-      'li',
-      { class: `oom-kill tone-${row.severity}` },
-      h('div', { class: 'oom-head' }, h('time', { text: row.when }), badge(row.kind === 'global' ? 'global' : row.kind === 'memcg' ? 'cgroup' : 'unclassified', row.kind === 'global' ? 'error' : 'warning'), h('span', { text: row.kindLabel })),
-      h('div', {}, h('strong', { text: 'Victim: ' }), h('span', { class: 'victim', text: row.victim }), ' · ', h('strong', { text: 'Pod: ' }), pod),
-      h('p', { text: row.title }),
-      h('p', { class: 'sub' }, h('strong', { text: 'Remedy: ' }), row.remedy),
-      evidence,
-    ));
+    list.append(
+      h(
+        'li',
+        { class: `oom-kill tone-${row.severity}` },
+        h(
+          'div',
+          { class: 'oom-head' },
+          h('time', { text: row.when }),
+          badge(
+            row.kind === 'global' ? 'global' : row.kind === 'memcg' ? 'cgroup' : 'unclassified',
+            row.kind === 'global' ? 'error' : 'warning',
+          ),
+          h('span', { text: row.kindLabel }),
+        ),
+        h(
+          'div',
+          {},
+          h('strong', { text: 'Victim: ' }),
+          h('span', { class: 'victim', text: row.victim }),
+          ' · ',
+          h('strong', { text: 'Pod: ' }),
+          pod,
+        ),
+        h('p', { text: row.title }),
+        h('p', { class: 'sub' }, h('strong', { text: 'Remedy: ' }), row.remedy),
+        evidence,
+      ),
+    );
   }
   return section('oom', `OOM timeline (${oom.rows.length})`, intro, list);
 }
@@ -310,37 +484,79 @@ export function renderHamiSection(hami: HamiSection | null): HTMLElement | null 
   if (!hami) return null;
   const body = h('tbody');
   for (const row of hami.rows) {
-    body.append(h(
-      'tr',
-      {},
-      h('td', {}, badge(row.status, STATUS_TONE[row.status] ?? 'info')),
-      h('th', { attrs: { scope: 'row' } }, h('div', { text: row.check }), h('div', { class: 'sub', text: row.summary }), row.remedy ? h('div', { class: 'sub' }, h('strong', { text: 'Remedy: ' }), row.remedy) : null),
-      h('td', {}, h('code', { class: 'command', text: row.command })),
-      h('td', {}, row.evidence.length > 0 ? pre(row.evidence.join('\n')) : h('span', { class: 'muted', text: '—' })),
-    ));
+    body.append(
+      h(
+        'tr',
+        {},
+        h('td', {}, badge(row.status, STATUS_TONE[row.status] ?? 'info')),
+        h(
+          'th',
+          { attrs: { scope: 'row' } },
+          h('div', { text: row.check }),
+          h('div', { class: 'sub', text: row.summary }),
+          row.remedy ? h('div', { class: 'sub' }, h('strong', { text: 'Remedy: ' }), row.remedy) : null,
+        ),
+        h('td', {}, h('code', { class: 'command', text: row.command })),
+        h('td', {}, row.evidence.length > 0 ? pre(row.evidence.join('\n')) : h('span', { class: 'muted', text: '—' })),
+      ),
+    );
   }
-  const table = h('table', { class: 'data hami', attrs: { id: 'hami-table' } }, h('caption', { text: 'Each check: pass, fail or unknown, with the command it corresponds to and the capture lines it rests on.' }), h('thead', {}, h('tr', {}, ...['Status', 'Check', 'Command', 'Evidence'].map((label) => h('th', { text: label, attrs: { scope: 'col' } })))), body);
+  const table = h(
+    'table',
+    { class: 'data hami', attrs: { id: 'hami-table' } },
+    h('caption', { text: 'Each check: pass, fail or unknown, with the command it corresponds to and the capture lines it rests on.' }),
+    h(
+      'thead',
+      {},
+      h('tr', {}, ...['Status', 'Check', 'Command', 'Evidence'].map((label) => h('th', { text: label, attrs: { scope: 'col' } }))),
+    ),
+    body,
+  );
   const provenance = hami.provenance ? h('p', { class: 'provenance', text: hami.provenance }) : '';
-  return section('hami', 'HAMi enforcement checklist', h('p', {}, badge(hami.verdict, hami.verdict === 'enforced' ? 'ok' : hami.verdict === 'bypassed' ? 'error' : 'info'), ' ', hami.summary), provenance, h('div', { class: 'table-scroll' }, table));
+  return section(
+    'hami',
+    'HAMi enforcement checklist',
+    h('p', {}, badge(hami.verdict, hami.verdict === 'enforced' ? 'ok' : hami.verdict === 'bypassed' ? 'error' : 'info'), ' ', hami.summary),
+    provenance,
+    h('div', { class: 'table-scroll' }, table),
+  );
 }
 
 // ---- kernel, driver, dmem -----------------------------------------------------------------------------------
 
-export function renderKernelSection(kernel: { readonly checks: readonly KernelRow[]; readonly facts: readonly { label: string; value: string }[] }): HTMLElement | null {
+export function renderKernelSection(kernel: {
+  readonly checks: readonly KernelRow[];
+  readonly facts: readonly { label: string; value: string }[];
+}): HTMLElement | null {
   if (kernel.checks.length === 0 && kernel.facts.length === 0) return null;
   const facts = h('dl', { class: 'facts' });
   for (const fact of kernel.facts) facts.append(h('div', {}, h('dt', { text: fact.label }), h('dd', { text: fact.value })));
   const body = h('tbody');
   for (const check of kernel.checks) {
-    body.append(h(
-      'tr',
-      {},
-      h('td', {}, badge(check.status, STATUS_TONE[check.status] ?? 'info')),
-      h('th', { attrs: { scope: 'row' } }, h('div', { text: check.title }), h('div', { class: 'sub', text: check.detail }), check.status === 'fail' || check.status === 'warn' ? h('div', { class: 'sub' }, h('strong', { text: 'Remedy: ' }), check.remedy) : null),
-      h('td', {}, check.evidence.length > 0 ? pre(check.evidence.join('\n')) : h('span', { class: 'muted', text: '—' })),
-    ));
+    body.append(
+      h(
+        'tr',
+        {},
+        h('td', {}, badge(check.status, STATUS_TONE[check.status] ?? 'info')),
+        h(
+          'th',
+          { attrs: { scope: 'row' } },
+          h('div', { text: check.title }),
+          h('div', { class: 'sub', text: check.detail }),
+          check.status === 'fail' || check.status === 'warn'
+            ? h('div', { class: 'sub' }, h('strong', { text: 'Remedy: ' }), check.remedy)
+            : null,
+        ),
+        h('td', {}, check.evidence.length > 0 ? pre(check.evidence.join('\n')) : h('span', { class: 'muted', text: '—' })),
+      ),
+    );
   }
-  const table = h('table', { class: 'data kernel', attrs: { id: 'kernel-table' } }, h('thead', {}, h('tr', {}, ...['Status', 'Check', 'Evidence'].map((label) => h('th', { text: label, attrs: { scope: 'col' } })))), body);
+  const table = h(
+    'table',
+    { class: 'data kernel', attrs: { id: 'kernel-table' } },
+    h('thead', {}, h('tr', {}, ...['Status', 'Check', 'Evidence'].map((label) => h('th', { text: label, attrs: { scope: 'col' } })))),
+    body,
+  );
   return section('kernel', 'Kernel, driver and dmem', facts, h('div', { class: 'table-scroll' }, table));
 }
 
@@ -355,25 +571,43 @@ export interface LiveSlots {
   readonly debug: HTMLElement;
 }
 
-export function renderLiveSection(model: InspectorViewModel, selected: string, actions: Actions, onSelect: (podUid: string) => void): LiveSlots | null {
+export function renderLiveSection(
+  model: InspectorViewModel,
+  selected: string,
+  actions: Actions,
+  onSelect: (podUid: string) => void,
+): LiveSlots | null {
   if (!model.live.possible) return null;
   const select = h('select', { attrs: { id: 'live-pod', 'aria-label': 'Pod the live chart follows' } });
   select.append(h('option', { text: 'All pods (sum)', attrs: { value: '' } }));
-  for (const pod of model.live.pods) select.append(h('option', { text: pod.label, attrs: { value: pod.podUid, selected: pod.podUid === selected } }));
+  for (const pod of model.live.pods)
+    select.append(h('option', { text: pod.label, attrs: { value: pod.podUid, selected: pod.podUid === selected } }));
   select.addEventListener('change', () => onSelect(select.value));
-  const status = h('span', { class: 'live-status', attrs: { id: 'live-status', role: 'status' }, text: 'Live sampling: waiting for the host…' });
-  const toggle = h('vscode-button', { text: 'Pause', attrs: { id: 'live-toggle', secondary: true, disabled: true } }) as HTMLElement & { disabled: boolean };
+  const status = h('span', {
+    class: 'live-status',
+    attrs: { id: 'live-status', role: 'status' },
+    text: 'Live sampling: waiting for the host…',
+  });
+  const toggle = h('vscode-button', { text: 'Pause', attrs: { id: 'live-toggle', secondary: true, disabled: true } }) as HTMLElement & {
+    disabled: boolean;
+  };
   toggle.addEventListener('click', () => {
     if (toggle.disabled) return;
     actions.setLive(toggle.dataset.live !== 'true');
   });
   const chart = h('div', { class: 'chart-box chart-live', attrs: { id: 'live-chart', 'data-points': 0 } });
-  const debug = h('output', { class: 'visually-hidden', attrs: { id: 'live-debug', 'data-samples': 0, 'data-status': 'off', 'aria-hidden': 'true' } });
+  const debug = h('output', {
+    class: 'visually-hidden',
+    attrs: { id: 'live-debug', 'data-samples': 0, 'data-status': 'off', 'aria-hidden': 'true' },
+  });
   const element = section(
     'live',
     'Live sampling',
     h('div', { class: 'live-controls' }, toggle, h('label', { attrs: { for: 'live-pod' }, text: 'Pod: ' }), select, status),
-    h('p', { class: 'hint', text: 'memory.current (what the cgroup is charged) against GTT (charged to no cgroup) and the node\'s MemAvailable. The light probe re-runs on the open connection every few seconds (setting gpumem.inspector.sampleSeconds); it stops while the panel is hidden and when it closes.' }),
+    h('p', {
+      class: 'hint',
+      text: "memory.current (what the cgroup is charged) against GTT (charged to no cgroup) and the node's MemAvailable. The light probe re-runs on the open connection every few seconds (setting gpumem.inspector.sampleSeconds); it stops while the panel is hidden and when it closes.",
+    }),
     chart,
     debug,
   );

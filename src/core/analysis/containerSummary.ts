@@ -40,7 +40,15 @@ export interface ContainerSummary {
   readonly title: string;
 }
 
-export function summarizeContainer(object: ObjectRef, container: ContainerModel, budget: MemoryBudget, unified: boolean, headroomTarget: number, findings: readonly Finding[], sources: readonly GpuSource[] = []): ContainerSummary {
+export function summarizeContainer(
+  object: ObjectRef,
+  container: ContainerModel,
+  budget: MemoryBudget,
+  unified: boolean,
+  headroomTarget: number,
+  findings: readonly Finding[],
+  sources: readonly GpuSource[] = [],
+): ContainerSummary {
   // A value from an unrendered Helm action holds masking sentinels, not text a person can read.
   const shown = (entry: ResourceEntry | undefined) => (entry?.templated ? '{{…}}' : entry?.text);
   const gpuResources = container.gpu.map((use) => ({ name: use.name, value: shown(use.entry) ?? '?' }));
@@ -53,7 +61,8 @@ export function summarizeContainer(object: ObjectRef, container: ContainerModel,
 
   // Requests of one claim that read the same are shown once, with how many there are.
   const claimCounts = new Map<string, number>();
-  for (const source of sources) if (source.kind === 'claim') claimCounts.set(describeClaimSource(source), (claimCounts.get(describeClaimSource(source)) ?? 0) + 1);
+  for (const source of sources)
+    if (source.kind === 'claim') claimCounts.set(describeClaimSource(source), (claimCounts.get(describeClaimSource(source)) ?? 0) + 1);
   const gpuClaims = [...claimCounts].map(([text, count]) => (count > 1 ? `${text} (× ${count} requests)` : text));
   const ways: string[] = [];
   if (gpuResources.length > 0) ways.push(`GPU: ${gpuResources.map((r) => `${r.name} ${r.value}`).join(', ')}`);
@@ -63,7 +72,9 @@ export function summarizeContainer(object: ObjectRef, container: ContainerModel,
   parts.push(`memory limit: ${shown(budget.limit) ?? 'none'}${budget.limit && budget.limitScope === 'pod' ? ' (pod-level)' : ''}`);
   if (budget.headroomPercent !== undefined) parts.push(`headroom: ${budget.headroomPercent.toFixed(0)} % (target ${headroomTarget} %)`);
   else if (budget.required !== undefined) parts.push(`needs: ${formatBytes(budget.required)}`);
-  const verdict = !worst ? '✓ no findings' : `${worst === 'error' ? '✖' : worst === 'warning' ? '⚠' : 'ℹ'} ${mine.length} finding${mine.length === 1 ? '' : 's'}`;
+  const verdict = !worst
+    ? '✓ no findings'
+    : `${worst === 'error' ? '✖' : worst === 'warning' ? '⚠' : 'ℹ'} ${mine.length} finding${mine.length === 1 ? '' : 's'}`;
   parts.push(verdict);
 
   return {

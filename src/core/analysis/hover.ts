@@ -14,7 +14,6 @@ import { maskHelmTemplates } from '../manifest/source.ts';
 import { describeBytes, parseQuantity } from '../quantity.ts';
 import { markdownText } from '../text/escape.ts';
 
-
 export interface HoverInfo {
   readonly markdown: string;
   readonly start: number;
@@ -62,7 +61,10 @@ function describeDra(raw: Hit, text: string, namespace: string | undefined, opti
     indexClaims(text, local);
     const claim = chainLookups(local, options.claims).find(kind, raw.value, namespace);
     const lines = [`**${markdownText(raw.key)}: ${markdownText(raw.value)}**`, ''];
-    if (!claim) lines.push(`${kind} "${markdownText(raw.value)}" is not in this file${options.claims ? ' nor in the last workspace lint' : ''}: gpumem cannot tell whether it hands out a GPU.`);
+    if (!claim)
+      lines.push(
+        `${kind} "${markdownText(raw.value)}" is not in this file${options.claims ? ' nor in the last workspace lint' : ''}: gpumem cannot tell whether it hands out a GPU.`,
+      );
     else {
       lines.push(`${kind} "${markdownText(claim.name)}":`, '');
       pushAll(lines, describeRequests(claim, gpuClasses));
@@ -71,13 +73,20 @@ function describeDra(raw: Hit, text: string, namespace: string | undefined, opti
   }
   if (raw.key === 'deviceClassName' && raw.value !== undefined) {
     const known = gpuClasses.has(raw.value);
-    const what = known ? 'A GPU device class: containers whose claims use it are GPU containers for gpumem.' : 'Not a GPU device class gpumem knows. If it hands out GPUs, add it to gpumem.lint.gpuDeviceClasses.';
+    const what = known
+      ? 'A GPU device class: containers whose claims use it are GPU containers for gpumem.'
+      : 'Not a GPU device class gpumem knows. If it hands out GPUs, add it to gpumem.lint.gpuDeviceClasses.';
     return { markdown: `**deviceClassName: ${markdownText(raw.value)}**\n\n${what}`, ...range };
   }
   if (raw.key === 'memory' && parent === 'requests' && raw.path[raw.path.length - 2] === 'capacity' && raw.value !== undefined) {
     const quantity = parseQuantity(raw.value.trim());
-    const value = quantity.ok ? `${markdownText(raw.value)} = ${describeBytes(quantity.quantity.value)} per device` : `not a valid quantity (${markdownText(quantity.reason)})`;
-    return { markdown: `**memory** (DRA consumable capacity)\n\n${value}. gpumem counts it as the container's declared GPU memory.`, ...range };
+    const value = quantity.ok
+      ? `${markdownText(raw.value)} = ${describeBytes(quantity.quantity.value)} per device`
+      : `not a valid quantity (${markdownText(quantity.reason)})`;
+    return {
+      markdown: `**memory** (DRA consumable capacity)\n\n${value}. gpumem counts it as the container's declared GPU memory.`,
+      ...range,
+    };
   }
   return undefined;
 }
@@ -88,7 +97,8 @@ function describeRequests(claim: DraClaimObject, gpuClasses: ReadonlySet<string>
     const alternatives = request.alternatives.slice(0, 4).map((alternative) => {
       const gpu = isGpuAlternative(alternative, gpuClasses);
       const memory = alternative.memory ? `, ${describeBytes(alternative.memory.bytes)} per device` : '';
-      const count = alternative.count === undefined ? 'all matching devices' : `${alternative.count} device${alternative.count === 1 ? '' : 's'}`;
+      const count =
+        alternative.count === undefined ? 'all matching devices' : `${alternative.count} device${alternative.count === 1 ? '' : 's'}`;
       return `class ${markdownText(alternative.deviceClassName ?? '(none)')} (${gpu ? 'GPU' : 'not a GPU gpumem knows'}), ${count}${memory}`;
     });
     lines.push(`- request ${markdownText(request.name)}: ${alternatives.join('; or ')}`);
@@ -110,8 +120,14 @@ function findPairAt(node: Node | null | undefined, offset: number, path: string[
       const inValue = valueRange && valueRange[0] <= offset && offset <= valueRange[1];
       if (inKey || (inValue && isScalar(value))) {
         const start = keyRange?.[0] ?? 0;
-        const end = isScalar(value) && valueRange ? valueRange[1] : keyRange?.[1] ?? start;
-        return { path, key: keyText, value: isScalar(value) && value.value !== null ? String(value.source ?? value.value) : undefined, start, end };
+        const end = isScalar(value) && valueRange ? valueRange[1] : (keyRange?.[1] ?? start);
+        return {
+          path,
+          key: keyText,
+          value: isScalar(value) && value.value !== null ? String(value.source ?? value.value) : undefined,
+          start,
+          end,
+        };
       }
       if (inValue) return findPairAt(value, offset, [...path, keyText]);
     }
@@ -126,10 +142,13 @@ function findPairAt(node: Node | null | undefined, offset: number, path: string[
 
 /** KAI Scheduler / Run:ai GPU-sharing pod annotations (NVIDIA/KAI-Scheduler docs/gpu-sharing/README.md). */
 const SHARING_HOVER: Readonly<Record<string, string>> = {
-  [SHARING_ANNOTATIONS.fraction]: 'KAI Scheduler / Run:ai: a share of one GPU\'s memory, above 0 and below 1, for the container named by gpu-fraction-container-name (else the first container). KAI does not enforce it.',
-  [SHARING_ANNOTATIONS.memory]: 'KAI Scheduler / Run:ai: GPU memory in MiB (a whole number, no unit) for the container named by gpu-fraction-container-name (else the first container); gpumem counts it as the container\'s declared GPU memory. KAI does not enforce it.',
+  [SHARING_ANNOTATIONS.fraction]:
+    "KAI Scheduler / Run:ai: a share of one GPU's memory, above 0 and below 1, for the container named by gpu-fraction-container-name (else the first container). KAI does not enforce it.",
+  [SHARING_ANNOTATIONS.memory]:
+    "KAI Scheduler / Run:ai: GPU memory in MiB (a whole number, no unit) for the container named by gpu-fraction-container-name (else the first container); gpumem counts it as the container's declared GPU memory. KAI does not enforce it.",
   [SHARING_ANNOTATIONS.numDevices]: 'KAI Scheduler / Run:ai: how many GPUs get the gpu-fraction or gpu-memory share (default 1).',
-  [SHARING_ANNOTATIONS.containerName]: 'KAI Scheduler / Run:ai: the container (init containers first, then app containers) that gets the GPU share.',
+  [SHARING_ANNOTATIONS.containerName]:
+    'KAI Scheduler / Run:ai: the container (init containers first, then app containers) that gets the GPU share.',
   [SHARING_ANNOTATIONS.fractionLimit]: 'Run:ai dynamic GPU fractions: the burstable limit above gpu-fraction, at most 1.',
   [SHARING_ANNOTATIONS.memoryLimit]: 'Run:ai dynamic GPU fractions: the burstable GPU memory limit above gpu-memory.',
 };
@@ -150,8 +169,7 @@ function describe(raw: Hit): HoverInfo | undefined {
       if (quantity?.ok && gpu.memoryUnit !== undefined && gpu.memoryUnit !== 'quantity') {
         const unit = gpu.memoryUnit === '256MiB' ? ' × 256 MiB' : ` ${gpu.memoryUnit}`;
         lines.push('', `${hit.value}${unit} = ${describeBytes(quantity.quantity.value * memoryUnitBytes(gpu.memoryUnit))} per GPU.`);
-      }
-      else if (quantity?.ok && gpu.role === 'memory') lines.push('', `${hit.value} = ${describeBytes(quantity.quantity.value)}.`);
+      } else if (quantity?.ok && gpu.role === 'memory') lines.push('', `${hit.value} = ${describeBytes(quantity.quantity.value)}.`);
     } else if (rawKey === 'memory' && quantity?.ok) {
       lines.push('', `${hit.value} = ${describeBytes(quantity.quantity.value)}.`);
       lines.push('', 'On unified-memory GPU nodes, GPU (GTT) memory is system RAM that this cgroup limit does not see.');
@@ -164,13 +182,24 @@ function describe(raw: Hit): HoverInfo | undefined {
   if (parent === 'annotations' && SHARING_HOVER[rawKey]) {
     return { markdown: `**${hit.key}**\n\n${SHARING_HOVER[rawKey]}`, ...range };
   }
-  const base = [ANNOTATIONS.gpuMemory, ANNOTATIONS.hostMemory].find((candidate) => rawKey === candidate || rawKey.startsWith(`${candidate}.`));
+  const base = [ANNOTATIONS.gpuMemory, ANNOTATIONS.hostMemory].find(
+    (candidate) => rawKey === candidate || rawKey.startsWith(`${candidate}.`),
+  );
   if (parent === 'annotations' && base) {
     const quantity = rawValue !== undefined ? parseQuantity(rawValue.trim()) : undefined;
-    const what = base === ANNOTATIONS.gpuMemory ? 'Declared GPU memory (expected GTT / unified-memory footprint)' : 'Declared host-side memory';
-    const container = rawKey.length > base.length ? ` of container "${markdownText(rawKey.slice(base.length + 1))}"` : ' of each GPU container';
-    const value = quantity?.ok ? `: ${describeBytes(quantity.quantity.value)}` : quantity ? `: not a valid quantity (${markdownText(quantity.reason)})` : '';
-    return { markdown: `**${hit.key}**\n\n${what}${container}${value}. gpumem checks memory limits and requests against it plus headroom.`, ...range };
+    const what =
+      base === ANNOTATIONS.gpuMemory ? 'Declared GPU memory (expected GTT / unified-memory footprint)' : 'Declared host-side memory';
+    const container =
+      rawKey.length > base.length ? ` of container "${markdownText(rawKey.slice(base.length + 1))}"` : ' of each GPU container';
+    const value = quantity?.ok
+      ? `: ${describeBytes(quantity.quantity.value)}`
+      : quantity
+        ? `: not a valid quantity (${markdownText(quantity.reason)})`
+        : '';
+    return {
+      markdown: `**${hit.key}**\n\n${what}${container}${value}. gpumem checks memory limits and requests against it plus headroom.`,
+      ...range,
+    };
   }
   return undefined;
 }

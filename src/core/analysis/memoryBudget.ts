@@ -52,12 +52,24 @@ function declaredFromResources(container: ContainerModel): Declared {
   for (const use of container.gpu) {
     if (use.info.role !== 'memory' || !use.entry.quantity || use.entry.quantity.negative) continue;
     const perDevice = use.entry.quantity.value * memoryUnitBytes(use.info.memoryUnit);
-    const count = container.gpu.find((other) => other.info.role === 'count' && other.info.vendor === use.info.vendor)?.entry.quantity?.value ?? 1;
+    const count =
+      container.gpu.find((other) => other.info.role === 'count' && other.info.vendor === use.info.vendor)?.entry.quantity?.value ?? 1;
     const devices = Number.isFinite(count) && count >= 1 ? Math.floor(count) : 1;
-    const unit = use.info.memoryUnit === undefined || use.info.memoryUnit === 'quantity' ? '' : use.info.memoryUnit === '256MiB' ? ' × 256 MiB' : ` ${use.info.memoryUnit}`;
+    const unit =
+      use.info.memoryUnit === undefined || use.info.memoryUnit === 'quantity'
+        ? ''
+        : use.info.memoryUnit === '256MiB'
+          ? ' × 256 MiB'
+          : ` ${use.info.memoryUnit}`;
     const source = `${use.name} ${use.entry.text ?? ''}${unit}${devices > 1 ? ` × ${devices} GPUs` : ''}`;
     if (!isQuantityInRange(perDevice * devices)) {
-      return { kind: 'invalid', text: use.entry.text ?? '', reason: 'it is beyond 2^63 bytes (8 EiB), more memory than any quantity can hold', span: use.entry.valueSpan, source };
+      return {
+        kind: 'invalid',
+        text: use.entry.text ?? '',
+        reason: 'it is beyond 2^63 bytes (8 EiB), more memory than any quantity can hold',
+        span: use.entry.valueSpan,
+        source,
+      };
     }
     return {
       kind: 'declared',
@@ -92,13 +104,20 @@ function declaredFromClaims(sources: readonly GpuSource[]): Declared {
     const devices = source.count ?? 1;
     bytes += source.memory.bytes * devices;
     span ??= source.span;
-    const what = source.memory.via === 'capacity' ? `capacity.requests.memory ${source.memory.text}` : `selector memory ≥ ${source.memory.text}`;
+    const what =
+      source.memory.via === 'capacity' ? `capacity.requests.memory ${source.memory.text}` : `selector memory ≥ ${source.memory.text}`;
     parts.push(`claim ${source.claim} ${what}${devices > 1 ? ` × ${devices} devices` : ''}`);
   }
   return span ? { kind: 'declared', bytes, source: parts.join(' + '), span } : { kind: 'none' };
 }
 
-export function memoryBudget(pod: PodModel, container: ContainerModel, unified: boolean, headroomPercent: number, sources: readonly GpuSource[] = []): MemoryBudget {
+export function memoryBudget(
+  pod: PodModel,
+  container: ContainerModel,
+  unified: boolean,
+  headroomPercent: number,
+  sources: readonly GpuSource[] = [],
+): MemoryBudget {
   const annotated = declaredAnnotation(pod, container, ANNOTATIONS.gpuMemory);
   const fromResources = annotated.kind === 'none' ? declaredFromResources(container) : annotated;
   const fromScheduler = fromResources.kind === 'none' ? declaredFromSchedulerAnnotations(container) : fromResources;

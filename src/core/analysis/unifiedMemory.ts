@@ -21,7 +21,12 @@ export function detectUnifiedMemory(pod: PodModel, rules: readonly NodeLabelRule
   for (const { key, pair } of tree.entries(tree.get(spec, 'nodeSelector'))) {
     const value = tree.text(pair.value) ?? '';
     const rule = matchingRule(rules, key, [value]);
-    if (rule) return { kind: 'unified', evidence: `nodeSelector ${key}=${value}${rule.description ? ` (${rule.description})` : ''}`, span: spanOf(pair.value) ?? spanOf(pair.key) ?? { start: 0, end: 0 } };
+    if (rule)
+      return {
+        kind: 'unified',
+        evidence: `nodeSelector ${key}=${value}${rule.description ? ` (${rule.description})` : ''}`,
+        span: spanOf(pair.value) ?? spanOf(pair.key) ?? { start: 0, end: 0 },
+      };
   }
   const terms = tree.path(spec, 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms');
   for (const term of tree.items(terms)) {
@@ -36,7 +41,12 @@ export function detectUnifiedMemory(pod: PodModel, rules: readonly NodeLabelRule
       else if (operator === 'Exists') rule = rules.find((candidate) => candidate.key === key && !candidate.values && !candidate.pattern);
       if (rule) {
         const span = spanOf(valuesNode) ?? spanOf(tree.get(expression, 'key')) ?? { start: 0, end: 0 };
-        return { kind: 'unified', evidence: `required node affinity ${key} ${operator} ${values.join(', ')}${rule.description ? ` (${rule.description})` : ''}`.trimEnd(), span };
+        return {
+          kind: 'unified',
+          evidence:
+            `required node affinity ${key} ${operator} ${values.join(', ')}${rule.description ? ` (${rule.description})` : ''}`.trimEnd(),
+          span,
+        };
       }
     }
   }

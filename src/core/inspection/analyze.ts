@@ -66,7 +66,12 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspe
     const model = buildNodeModel(capture);
     const kernelChecks = kernelAlignmentChecks(model);
     const pods = podAccounting(model);
-    const oom = model.kernelLog ? explainKernelLogText(model.kernelLog.text, { pods: pods.map((pod) => oomPodContext(model, pod)), ...(options.podNames ? { podNames: options.podNames } : {}) }) : undefined;
+    const oom = model.kernelLog
+      ? explainKernelLogText(model.kernelLog.text, {
+          pods: pods.map((pod) => oomPodContext(model, pod)),
+          ...(options.podNames ? { podNames: options.podNames } : {}),
+        })
+      : undefined;
     node = { model, accounting: nodeAccounting(model), pods, kernelChecks, oom };
     problems = [...model.problems];
     if (oom?.outcome.kind === 'stopped-at-budget') problems.push(`Kernel log: ${oom.outcome.problem}`);
@@ -78,10 +83,24 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspe
     }
   } else if (capture.scope === 'container') {
     container = parseContainerProbe(capture);
-    hami = evaluateHamiChecklist({ container, ...(options.nodeCapture ? { node: options.nodeCapture } : {}), ...(options.hamiCluster ? { cluster: options.hamiCluster } : {}) });
+    hami = evaluateHamiChecklist({
+      container,
+      ...(options.nodeCapture ? { node: options.nodeCapture } : {}),
+      ...(options.hamiCluster ? { cluster: options.hamiCluster } : {}),
+    });
     pushAll(verdicts, hamiVerdicts(hami));
   }
-  return { target: options.target, scope: capture.scope, capture, node, container, hami, verdicts: sortVerdicts(verdicts), problems, podNames: options.podNames ?? new Map() };
+  return {
+    target: options.target,
+    scope: capture.scope,
+    capture,
+    node,
+    container,
+    hami,
+    verdicts: sortVerdicts(verdicts),
+    problems,
+    podNames: options.podNames ?? new Map(),
+  };
 }
 
 export function sortVerdicts(verdicts: readonly Verdict[]): Verdict[] {
@@ -103,7 +122,14 @@ function oomPodContext(model: NodeModel, pod: PodAccounting): PodCgroupData {
 
 function kernelCheckToVerdict(check: KernelCheck): Verdict {
   const severity: Severity = check.status === 'fail' ? 'warning' : 'info';
-  return { id: check.id, severity, title: `${check.title}: ${check.detail}`, explanation: check.detail, evidence: check.evidence, remedy: check.remedy };
+  return {
+    id: check.id,
+    severity,
+    title: `${check.title}: ${check.detail}`,
+    explanation: check.detail,
+    evidence: check.evidence,
+    remedy: check.remedy,
+  };
 }
 
 /** The HAMi verdict first, then each failed check with its evidence and remedy. */
@@ -123,7 +149,14 @@ function hamiVerdicts(result: HamiChecklistResult): Verdict[] {
   }
   for (const check of failed) {
     // Check ids are `hami.<step>` (the seed checklist) or `bypass.<case>`: one `hami.` prefix for both.
-    out.push({ id: check.id.startsWith('hami.') ? check.id : `hami.${check.id}`, severity: check.impact === 'bypass' ? 'error' : 'warning', title: `${check.title}: ${check.summary}`, explanation: `Checked with: ${check.command}`, evidence: check.evidence, remedy: check.remedy });
+    out.push({
+      id: check.id.startsWith('hami.') ? check.id : `hami.${check.id}`,
+      severity: check.impact === 'bypass' ? 'error' : 'warning',
+      title: `${check.title}: ${check.summary}`,
+      explanation: `Checked with: ${check.command}`,
+      evidence: check.evidence,
+      remedy: check.remedy,
+    });
   }
   return out;
 }

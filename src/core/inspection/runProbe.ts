@@ -24,7 +24,12 @@ export const DEFAULT_PROBE_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
 
 export async function runProbe(transport: Transport, options: RunProbeOptions): Promise<ProbeRun> {
-  const script = buildProbeScript({ scope: options.scope, nonce: newNonce(), ...(options.hostRoot !== undefined ? { hostRoot: options.hostRoot } : {}), ...(options.hamiLibPath !== undefined ? { hamiLibPath: options.hamiLibPath } : {}) });
+  const script = buildProbeScript({
+    scope: options.scope,
+    nonce: newNonce(),
+    ...(options.hostRoot !== undefined ? { hostRoot: options.hostRoot } : {}),
+    ...(options.hamiLibPath !== undefined ? { hamiLibPath: options.hamiLibPath } : {}),
+  });
   const exec = await transport.run({
     script,
     timeoutMs: options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,

@@ -39,17 +39,34 @@ export function docsIdOf(id: string): string {
   return colon < 0 ? id : id.slice(0, colon);
 }
 
-
 export function buildBanner(verdicts: readonly Verdict[]): Banner {
   const counts = { error: 0, warning: 0, info: 0 };
   for (const verdict of verdicts) counts[verdict.severity]++;
   const worst = verdicts[0];
   if (!worst) {
-    return { tone: 'ok', headline: 'No problems found', sentence: 'Nothing in this capture calls for action: every check passed or is informational.', remedy: '', docsId: null, counts, more: 0 };
+    return {
+      tone: 'ok',
+      headline: 'No problems found',
+      sentence: 'Nothing in this capture calls for action: every check passed or is informational.',
+      remedy: '',
+      docsId: null,
+      counts,
+      more: 0,
+    };
   }
   const docsId = docsIdOf(worst.id);
-  const headline = HEADLINES.find(([pattern]) => pattern.test(docsId))?.[1] ?? (worst.severity === 'error' ? 'Error' : worst.severity === 'warning' ? 'Warning' : 'Note');
-  return { tone: SEVERITY_TONE[worst.severity], headline, sentence: oneSentence(worst.title), remedy: worst.remedy, docsId, counts, more: verdicts.length - 1 };
+  const headline =
+    HEADLINES.find(([pattern]) => pattern.test(docsId))?.[1] ??
+    (worst.severity === 'error' ? 'Error' : worst.severity === 'warning' ? 'Warning' : 'Note');
+  return {
+    tone: SEVERITY_TONE[worst.severity],
+    headline,
+    sentence: oneSentence(worst.title),
+    remedy: worst.remedy,
+    docsId,
+    counts,
+    more: verdicts.length - 1,
+  };
 }
 
 /** Titles are one sentence already; make sure of the final stop and of one line. */
@@ -83,7 +100,12 @@ export function buildHeader(inspection: Inspection): Header {
   const facts: Fact[] = [];
   const model = inspection.node?.model;
   if (model) {
-    facts.push({ label: 'Host', value: model.hostname ?? '?' }, { label: 'Kernel', value: model.kernel ?? '?' }, { label: 'OS', value: model.os ?? '?' }, { label: 'cgroup', value: model.cgroupMode });
+    facts.push(
+      { label: 'Host', value: model.hostname ?? '?' },
+      { label: 'Kernel', value: model.kernel ?? '?' },
+      { label: 'OS', value: model.os ?? '?' },
+      { label: 'cgroup', value: model.cgroupMode },
+    );
     facts.push({ label: 'GPUs', value: inspection.node?.accounting.gpuSummary ?? '?' });
   }
   const container = inspection.container;
@@ -91,7 +113,11 @@ export function buildHeader(inspection: Inspection): Header {
     if (container.meta.hostname !== undefined) facts.push({ label: 'Host', value: container.meta.hostname });
     if (container.kernel !== undefined) facts.push({ label: 'Kernel', value: container.kernel });
     const cgroup = container.cgroup;
-    if (cgroup) facts.push({ label: 'cgroup memory', value: `${bytesCell(cgroup.currentBytes).text} of ${cgroup.max?.kind === 'max' ? 'no limit' : bytesCell(cgroup.max?.kind === 'bytes' ? cgroup.max.bytes : undefined).text} (${cgroup.version})` });
+    if (cgroup)
+      facts.push({
+        label: 'cgroup memory',
+        value: `${bytesCell(cgroup.currentBytes).text} of ${cgroup.max?.kind === 'max' ? 'no limit' : bytesCell(cgroup.max?.kind === 'bytes' ? cgroup.max.bytes : undefined).text} (${cgroup.version})`,
+      });
     if (container.processes !== undefined) facts.push({ label: 'Processes', value: String(container.processes.length) });
   }
   const scope = inspection.scope ?? 'unknown';

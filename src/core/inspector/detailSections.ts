@@ -12,7 +12,13 @@ export function buildOom(inspection: Inspection, names: ReadonlyMap<string, stri
   const node = inspection.node;
   if (!node) return { available: false, summary: 'A container capture has no kernel log.', source: null, rows: [] };
   const oom = node.oom;
-  if (!oom) return { available: false, summary: 'No kernel log was readable (dmesg needs CAP_SYSLOG; run the probe as root).', source: null, rows: [] };
+  if (!oom)
+    return {
+      available: false,
+      summary: 'No kernel log was readable (dmesg needs CAP_SYSLOG; run the probe as root).',
+      source: null,
+      rows: [],
+    };
   const rows = oom.verdicts.map((verdict): OomRow => {
     const victim = verdict.victim;
     const podUid = victim.podUid;
@@ -21,11 +27,12 @@ export function buildOom(inspection: Inspection, names: ReadonlyMap<string, stri
       severity: verdict.severity,
       when: verdict.timestamp ?? '—',
       kind: verdict.kind,
-      kindLabel: verdict.kind === 'global'
-        ? `global${verdict.gtt ? ` (GTT signature: ${verdict.gtt.strength})` : ''}`
-        : verdict.kind === 'memcg'
-          ? `memory cgroup${verdict.limitLevel !== 'unknown' ? ` (${verdict.limitLevel} limit)` : ''}`
-          : 'unclassified',
+      kindLabel:
+        verdict.kind === 'global'
+          ? `global${verdict.gtt ? ` (GTT signature: ${verdict.gtt.strength})` : ''}`
+          : verdict.kind === 'memcg'
+            ? `memory cgroup${verdict.limitLevel !== 'unknown' ? ` (${verdict.limitLevel} limit)` : ''}`
+            : 'unclassified',
       victim: `${victim.comm ?? '?'}${victim.pid !== undefined ? ` (pid ${victim.pid})` : ''}`,
       pod: victim.podName ?? (podUid !== undefined ? (names.get(podUid) ?? podUid) : '—'),
       podUid: podUid ?? null,
@@ -68,7 +75,12 @@ export function buildKernel(inspection: Inspection): InspectorViewModel['kernel'
     { label: 'Unified memory', value: node.accounting.unifiedMemory ? 'yes: GPU memory is system RAM' : 'no' },
   ];
   if (model.dmemCapacity.size > 0) {
-    facts.push({ label: 'dmem.capacity', value: [...model.dmemCapacity.entries()].map(([region, limit]) => `${region} ${limit.kind === 'bytes' ? formatBytes(limit.bytes) : 'max'}`).join(', ') });
+    facts.push({
+      label: 'dmem.capacity',
+      value: [...model.dmemCapacity.entries()]
+        .map(([region, limit]) => `${region} ${limit.kind === 'bytes' ? formatBytes(limit.bytes) : 'max'}`)
+        .join(', '),
+    });
   }
   for (const gpu of model.gpus) {
     const parts = [
@@ -91,10 +103,20 @@ export function buildKernel(inspection: Inspection): InspectorViewModel['kernel'
       k.kubeReserved !== undefined ? `kube-reserved memory ${formatBytes(k.kubeReserved)}` : undefined,
       k.evictionHard !== undefined ? `evictionHard memory.available<${k.evictionHard}` : undefined,
     ].filter((part): part is string => part !== undefined);
-    facts.push({ label: 'kubelet', value: parts.length > 0 ? `${parts.join(', ')} (${k.source})` : `no memory reservations (${k.source})` });
+    facts.push({
+      label: 'kubelet',
+      value: parts.length > 0 ? `${parts.join(', ')} (${k.source})` : `no memory reservations (${k.source})`,
+    });
   }
   return {
-    checks: node.kernelChecks.map((check) => ({ id: check.id, status: check.status, title: check.title, detail: check.detail, evidence: check.evidence.slice(0, MAX_EVIDENCE), remedy: check.remedy })),
+    checks: node.kernelChecks.map((check) => ({
+      id: check.id,
+      status: check.status,
+      title: check.title,
+      detail: check.detail,
+      evidence: check.evidence.slice(0, MAX_EVIDENCE),
+      remedy: check.remedy,
+    })),
     facts,
   };
 }
@@ -123,7 +145,9 @@ export function buildRaw(capture: Capture, maxChars: number): RawSection[] {
   return [...capture.sections.values()].map((section) => {
     const full = sectionAsText(section);
     const truncated = full.length > maxChars;
-    const text = truncated ? `${full.slice(0, maxChars)}\n… (${full.length - maxChars} more characters: save the probe capture to see them)` : full;
+    const text = truncated
+      ? `${full.slice(0, maxChars)}\n… (${full.length - maxChars} more characters: save the probe capture to see them)`
+      : full;
     return { name: section.name, text, lines: text === '' ? 0 : text.split('\n').length, truncated, complete: section.complete };
   });
 }

@@ -27,11 +27,21 @@ function podDetails(pod: PodAccounting): string[] {
 
 export function buildChart(inspection: Inspection, names: ReadonlyMap<string, string>, topPods: number): MemoryChart {
   const node = inspection.node;
-  if (!node) return { available: false, series: SERIES, node: null, pods: [], totalPods: 0, shownPods: 0, summary: 'No node memory in this capture (a container capture).' };
+  if (!node)
+    return {
+      available: false,
+      series: SERIES,
+      node: null,
+      pods: [],
+      totalPods: 0,
+      shownPods: 0,
+      summary: 'No node memory in this capture (a container capture).',
+    };
   const a = node.accounting;
   const gtt = a.unaccounted ?? 0;
   const free = a.memAvailable ?? 0;
-  const other = a.memTotal !== undefined && a.memAvailable !== undefined ? Math.max(0, a.memTotal - a.memAvailable - a.podsAccounted - gtt) : 0;
+  const other =
+    a.memTotal !== undefined && a.memAvailable !== undefined ? Math.max(0, a.memTotal - a.memAvailable - a.podsAccounted - gtt) : 0;
   const nodeRow: ChartRow = {
     key: 'node',
     kind: 'node',
@@ -67,7 +77,13 @@ export function buildChart(inspection: Inspection, names: ReadonlyMap<string, st
   }));
   if (rest.length > 0) {
     const sum = (pick: (segments: ChartSegments) => number) => rest.reduce((total, pod) => total + pick(podSegments(pod)), 0);
-    const segments: ChartSegments = { accounted: sum((s) => s.accounted), gtt: sum((s) => s.gtt), free: sum((s) => s.free), other: 0, vram: sum((s) => s.vram) };
+    const segments: ChartSegments = {
+      accounted: sum((s) => s.accounted),
+      gtt: sum((s) => s.gtt),
+      free: sum((s) => s.free),
+      other: 0,
+      vram: sum((s) => s.vram),
+    };
     rows.push({
       key: 'others',
       kind: 'others',
@@ -88,7 +104,9 @@ export function buildChart(inspection: Inspection, names: ReadonlyMap<string, st
   const over = sorted.filter((pod) => pod.headroom !== undefined && pod.headroom < 0).length;
   const summary = [
     `Memory accounting of ${nodeRow.label}: ${formatBytes(a.podsAccounted)} accounted to pods' cgroups, ${formatBytes(gtt)} of GPU memory charged to no cgroup, ${formatBytes(free)} available${a.memTotal !== undefined ? ` of ${formatBytes(a.memTotal)}` : ''}.`,
-    sorted.length === 0 ? 'No pods on this node.' : `${plural(sorted.length, 'pod')}${rest.length > 0 ? `, the ${shown.length} largest shown and ${rest.length} summed as others` : ''}; ${over === 0 ? 'none is' : `${plural(over, 'pod is', 'pods are')}`} over its limit once GTT is counted.`,
+    sorted.length === 0
+      ? 'No pods on this node.'
+      : `${plural(sorted.length, 'pod')}${rest.length > 0 ? `, the ${shown.length} largest shown and ${rest.length} summed as others` : ''}; ${over === 0 ? 'none is' : `${plural(over, 'pod is', 'pods are')}`} over its limit once GTT is counted.`,
   ].join(' ');
   return { available: true, series: SERIES, node: nodeRow, pods: rows, totalPods: sorted.length, shownPods: shown.length, summary };
 }

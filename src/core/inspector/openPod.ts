@@ -26,5 +26,7 @@ export function parseOpenPodArgs(value: unknown): OpenPodArgs | undefined {
 /** The namespace and name of a `namespace/name` pod name (DNS-1123 labels and subdomains), or {} when it is not one. */
 export function splitPodName(podName: string | undefined): { namespace?: string; name?: string } {
   const [namespace, name, ...rest] = podName?.split('/') ?? [];
-  return namespace !== undefined && name !== undefined && rest.length === 0 && isDnsLabel(namespace) && isDnsSubdomain(name) ? { namespace, name } : {};
+  return namespace !== undefined && name !== undefined && rest.length === 0 && isDnsLabel(namespace) && isDnsSubdomain(name)
+    ? { namespace, name }
+    : {};
 }

@@ -31,19 +31,37 @@ export function buildPods(inspection: Inspection, names: ReadonlyMap<string, str
   return node.pods.map((pod) => {
     const cgroup = cgroups.get(pod.podUid);
     const held = gpuContainers.get(pod.podUid);
-    const containers = held && held.size > 0 ? [...held] : (cgroup?.containers ?? []).flatMap((container) => (container.containerId ? [shortId(container.containerId)] : []));
+    const containers =
+      held && held.size > 0
+        ? [...held]
+        : (cgroup?.containers ?? []).flatMap((container) => (container.containerId ? [shortId(container.containerId)] : []));
     const podKills = kills.filter((kill) => kill.victim.podUid === pod.podUid);
     const last = podKills[podKills.length - 1];
     const oomKillEvents = pod.events.get('oom_kill') ?? 0;
     let lastOom: PodRow['lastOom'];
     if (last) {
-      lastOom = { text: `${last.timestamp ?? 'time unknown'}: ${last.kind === 'global' ? 'global OOM' : last.kind === 'memcg' ? 'cgroup OOM' : 'OOM'} (${last.victim.comm ?? '?'})${podKills.length > 1 ? `, ${podKills.length} kills` : ''}`, sortKey: `2 ${last.timestamp ?? ''}`, tone: 'error' };
+      lastOom = {
+        text: `${last.timestamp ?? 'time unknown'}: ${last.kind === 'global' ? 'global OOM' : last.kind === 'memcg' ? 'cgroup OOM' : 'OOM'} (${last.victim.comm ?? '?'})${podKills.length > 1 ? `, ${podKills.length} kills` : ''}`,
+        sortKey: `2 ${last.timestamp ?? ''}`,
+        tone: 'error',
+      };
     } else if (oomKillEvents > 0) {
-      lastOom = { text: `${plural(oomKillEvents, 'kill')} (memory.events oom_kill)`, sortKey: `1 ${String(oomKillEvents).padStart(10, '0')}`, tone: 'warning' };
+      lastOom = {
+        text: `${plural(oomKillEvents, 'kill')} (memory.events oom_kill)`,
+        sortKey: `1 ${String(oomKillEvents).padStart(10, '0')}`,
+        tone: 'warning',
+      };
     } else {
       lastOom = { text: 'none', sortKey: '0', tone: 'ok' };
     }
-    const headroomTone: Tone = pod.headroom === undefined || pod.limit === undefined ? 'info' : pod.headroom < 0 ? 'error' : pod.headroom < pod.limit * MIN_HEADROOM_SHARE ? 'warning' : 'ok';
+    const headroomTone: Tone =
+      pod.headroom === undefined || pod.limit === undefined
+        ? 'info'
+        : pod.headroom < 0
+          ? 'error'
+          : pod.headroom < pod.limit * MIN_HEADROOM_SHARE
+            ? 'warning'
+            : 'ok';
     return {
       podUid: pod.podUid,
       pod: names.get(pod.podUid) ?? pod.podUid,

@@ -73,16 +73,32 @@ function defineRequest<M extends string, P, R>(descriptor: RequestDescriptor<M, 
 /** Every request, keyed by its method. */
 export const REQUESTS = {
   /** Copy the report to the clipboard as Markdown. */
-  copyMarkdown: defineRequest<'copyMarkdown', NoParams, CopiedResult>({ method: 'copyMarkdown', timeoutMs: 15_000, parseParams: noParams, parseResult: parseCopied }),
+  copyMarkdown: defineRequest<'copyMarkdown', NoParams, CopiedResult>({
+    method: 'copyMarkdown',
+    timeoutMs: 15_000,
+    parseParams: noParams,
+    parseResult: parseCopied,
+  }),
   /** Save the JSON report through a save dialog. */
-  saveJson: defineRequest<'saveJson', NoParams, SavedResult>({ method: 'saveJson', timeoutMs: 120_000, parseParams: noParams, parseResult: parseSaved }),
+  saveJson: defineRequest<'saveJson', NoParams, SavedResult>({
+    method: 'saveJson',
+    timeoutMs: 120_000,
+    parseParams: noParams,
+    parseResult: parseSaved,
+  }),
   /** Save the probe capture (which `gpumem analyze` reads back) through a save dialog. */
-  saveCapture: defineRequest<'saveCapture', NoParams, SavedResult>({ method: 'saveCapture', timeoutMs: 120_000, parseParams: noParams, parseResult: parseSaved }),
+  saveCapture: defineRequest<'saveCapture', NoParams, SavedResult>({
+    method: 'saveCapture',
+    timeoutMs: 120_000,
+    parseParams: noParams,
+    parseResult: parseSaved,
+  }),
   /** Copy one raw section (or its lines that match the filter) to the clipboard. */
   copyText: defineRequest<'copyText', { readonly what: string; readonly text: string }, CopiedResult>({
     method: 'copyText',
     timeoutMs: 15_000,
-    parseParams: (params) => (shortString(params.what) && shortString(params.text, MAX_COPY) ? { what: params.what, text: params.text } : undefined),
+    parseParams: (params) =>
+      shortString(params.what) && shortString(params.text, MAX_COPY) ? { what: params.what, text: params.text } : undefined,
     parseResult: parseCopied,
   }),
 } as const;
@@ -90,7 +106,9 @@ export type WebviewRequestMethod = keyof typeof REQUESTS;
 export type RequestParams<M extends WebviewRequestMethod> = NonNullable<ReturnType<(typeof REQUESTS)[M]['parseParams']>>;
 export type RequestResult<M extends WebviewRequestMethod> = NonNullable<ReturnType<(typeof REQUESTS)[M]['parseResult']>>;
 /** A request: a message with a correlation id, one type per method (a union when M is). */
-export type WebviewRequest<M extends WebviewRequestMethod = WebviewRequestMethod> = { [K in M]: Message<K, RequestParams<K>> & { readonly id: string } }[M];
+export type WebviewRequest<M extends WebviewRequestMethod = WebviewRequestMethod> = {
+  [K in M]: Message<K, RequestParams<K>> & { readonly id: string };
+}[M];
 
 // ---- notifications: host → webview -----------------------------------------------------------------------
 
@@ -123,10 +141,12 @@ export type LiveStateNotification = Message<'liveState', { readonly state: LiveS
 /** A short message for the panel's status line (a command that failed). */
 export type NoticeNotification = Message<'notice', { readonly text: string; readonly tone: 'info' | 'error' }>;
 /** The answer to the request with this `id`: its result (of the request method's type), or why it failed. */
-export type ResponseParams<R = unknown> = { readonly id: string; readonly ok: true; readonly result: R } | { readonly id: string; readonly ok: false; readonly error: string };
+export type ResponseParams<R = unknown> =
+  { readonly id: string; readonly ok: true; readonly result: R } | { readonly id: string; readonly ok: false; readonly error: string };
 export type ResponseNotification = Message<'response', ResponseParams>;
 
-export type HostNotification = UpdateNotification | SampleNotification | SamplesNotification | LiveStateNotification | NoticeNotification | ResponseNotification;
+export type HostNotification =
+  UpdateNotification | SampleNotification | SamplesNotification | LiveStateNotification | NoticeNotification | ResponseNotification;
 export type HostNotificationMethod = HostNotification['method'];
 
 // ---- the webview's persisted state (getState/setState; the serializer gets it back) -----------------------
@@ -154,11 +174,17 @@ export interface InspectorState {
 
 type ParamsOf<U extends Message<string, unknown>, M extends U['method']> = Extract<U, { method: M }>['params'];
 
-export function command<M extends WebviewCommandMethod>(method: M, params: ParamsOf<WebviewCommand, M>): Extract<WebviewCommand, { method: M }> {
+export function command<M extends WebviewCommandMethod>(
+  method: M,
+  params: ParamsOf<WebviewCommand, M>,
+): Extract<WebviewCommand, { method: M }> {
   return { v: INSPECTOR_PROTOCOL_VERSION, method, params } as Extract<WebviewCommand, { method: M }>;
 }
 
-export function notification<M extends HostNotificationMethod>(method: M, params: ParamsOf<HostNotification, M>): Extract<HostNotification, { method: M }> {
+export function notification<M extends HostNotificationMethod>(
+  method: M,
+  params: ParamsOf<HostNotification, M>,
+): Extract<HostNotification, { method: M }> {
   return { v: INSPECTOR_PROTOCOL_VERSION, method, params } as Extract<HostNotification, { method: M }>;
 }
 
@@ -219,11 +245,14 @@ function isRequestMethod(value: string): value is WebviewRequestMethod {
 
 /** A request from the webview, or undefined when its version, id, method or parameters are not right. */
 export function parseWebviewRequest(value: unknown): WebviewRequest | undefined {
-  if (!isRecord(value) || value.v !== INSPECTOR_PROTOCOL_VERSION || !isRequestId(value.id) || typeof value.method !== 'string') return undefined;
+  if (!isRecord(value) || value.v !== INSPECTOR_PROTOCOL_VERSION || !isRequestId(value.id) || typeof value.method !== 'string')
+    return undefined;
   if (!isRequestMethod(value.method)) return undefined;
   const descriptor: RequestDescriptor<WebviewRequestMethod, unknown, unknown> = REQUESTS[value.method];
   const params = descriptor.parseParams(isRecord(value.params) ? value.params : {});
-  return params === undefined ? undefined : ({ v: INSPECTOR_PROTOCOL_VERSION, id: value.id, method: descriptor.method, params } as WebviewRequest);
+  return params === undefined
+    ? undefined
+    : ({ v: INSPECTOR_PROTOCOL_VERSION, id: value.id, method: descriptor.method, params } as WebviewRequest);
 }
 
 function noParams(): NoParams {
@@ -236,7 +265,8 @@ function parseCopied(value: unknown): CopiedResult | undefined {
 
 function parseSaved(value: unknown): SavedResult | undefined {
   if (!isRecord(value)) return undefined;
-  if (value.kind === 'saved' && typeof value.path === 'string' && value.path !== '' && value.path.length <= MAX_PATH) return { kind: 'saved', path: value.path };
+  if (value.kind === 'saved' && typeof value.path === 'string' && value.path !== '' && value.path.length <= MAX_PATH)
+    return { kind: 'saved', path: value.path };
   return value.kind === 'cancelled' ? { kind: 'cancelled' } : undefined;
 }
 
@@ -267,25 +297,31 @@ export function parseWebviewCommand(value: unknown): WebviewCommand | undefined 
 
 /** A notification from the host (the webview's side of the check). */
 export function parseHostNotification(value: unknown): HostNotification | undefined {
-  if (!isRecord(value) || value.v !== INSPECTOR_PROTOCOL_VERSION || typeof value.method !== 'string' || !isRecord(value.params)) return undefined;
+  if (!isRecord(value) || value.v !== INSPECTOR_PROTOCOL_VERSION || typeof value.method !== 'string' || !isRecord(value.params))
+    return undefined;
   const params = value.params;
   switch (value.method) {
     case 'update':
       return isViewModel(params.model) && isSource(params.source) ? (value as unknown as UpdateNotification) : undefined;
     case 'sample':
-      return isRecord(params.point) && typeof params.point.t === 'number' && Array.isArray(params.point.pods) ? (value as unknown as SampleNotification) : undefined;
+      return isRecord(params.point) && typeof params.point.t === 'number' && Array.isArray(params.point.pods)
+        ? (value as unknown as SampleNotification)
+        : undefined;
     case 'samples':
       return Array.isArray(params.points) ? (value as unknown as SamplesNotification) : undefined;
     case 'liveState':
       return isRecord(params.state) && typeof params.state.status === 'string' ? (value as unknown as LiveStateNotification) : undefined;
     case 'notice':
-      return typeof params.text === 'string' && (params.tone === 'info' || params.tone === 'error') ? (value as unknown as NoticeNotification) : undefined;
+      return typeof params.text === 'string' && (params.tone === 'info' || params.tone === 'error')
+        ? (value as unknown as NoticeNotification)
+        : undefined;
     case 'response':
       // The result's shape depends on the request's method, which only the webview's pending request knows:
       // parseRequestResult checks it there.
       if (!isRequestId(params.id)) return undefined;
       if (params.ok === true && 'result' in params) return notification('response', { id: params.id, ok: true, result: params.result });
-      if (params.ok === false && shortString(params.error, MAX_ERROR)) return notification('response', { id: params.id, ok: false, error: params.error });
+      if (params.ok === false && shortString(params.error, MAX_ERROR))
+        return notification('response', { id: params.id, ok: false, error: params.error });
       return undefined;
     default:
       return undefined;
@@ -293,11 +329,25 @@ export function parseHostNotification(value: unknown): HostNotification | undefi
 }
 
 function isViewModel(value: unknown): value is InspectorViewModel {
-  return isRecord(value) && value.v === VIEW_MODEL_VERSION && isRecord(value.header) && isRecord(value.banner) && isRecord(value.chart) && Array.isArray(value.pods) && Array.isArray(value.raw);
+  return (
+    isRecord(value) &&
+    value.v === VIEW_MODEL_VERSION &&
+    isRecord(value.header) &&
+    isRecord(value.banner) &&
+    isRecord(value.chart) &&
+    Array.isArray(value.pods) &&
+    Array.isArray(value.raw)
+  );
 }
 
 function isSource(value: unknown): value is InspectionSource {
-  return isRecord(value) && typeof value.id === 'string' && typeof value.target === 'string' && (value.captureText === null || typeof value.captureText === 'string') && isRecord(value.podNames);
+  return (
+    isRecord(value) &&
+    typeof value.id === 'string' &&
+    typeof value.target === 'string' &&
+    (value.captureText === null || typeof value.captureText === 'string') &&
+    isRecord(value.podNames)
+  );
 }
 
 /** The webview state handed to the serializer after a reload, or undefined when it is not usable. */
@@ -312,7 +362,9 @@ export function parseInspectorState(value: unknown): InspectorState | undefined 
       id: value.source.id,
       target: value.source.target,
       captureText: value.source.captureText,
-      podNames: Object.fromEntries(Object.entries(value.source.podNames).filter((entry): entry is [string, string] => typeof entry[1] === 'string')),
+      podNames: Object.fromEntries(
+        Object.entries(value.source.podNames).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+      ),
     },
     ui: {
       sort: { column: typeof sort.column === 'string' ? sort.column : 'footprint', descending: sort.descending !== false },

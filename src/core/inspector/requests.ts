@@ -7,12 +7,15 @@ import type { RequestParams, RequestResult, ResponseParams, WebviewRequest, Webv
 import { parseRequestResult, REQUESTS, request } from './protocol.ts';
 
 /** How long the webview waits for each request's answer (REQUESTS, ./protocol.ts, names it per request). */
-export const REQUEST_TIMEOUT_MS = Object.fromEntries(Object.values(REQUESTS).map((descriptor) => [descriptor.method, descriptor.timeoutMs])) as Readonly<Record<WebviewRequestMethod, number>>;
+export const REQUEST_TIMEOUT_MS = Object.fromEntries(
+  Object.values(REQUESTS).map((descriptor) => [descriptor.method, descriptor.timeoutMs]),
+) as Readonly<Record<WebviewRequestMethod, number>>;
 
 /** Why a request did not succeed: the host said it failed, it did not answer in time, its answer was malformed, or the page closed. */
 export type FailureReason = 'failed' | 'timeout' | 'malformed' | 'disposed';
 
-export type RequestOutcome<R> = { readonly ok: true; readonly result: R } | { readonly ok: false; readonly reason: FailureReason; readonly error: string };
+export type RequestOutcome<R> =
+  { readonly ok: true; readonly result: R } | { readonly ok: false; readonly reason: FailureReason; readonly error: string };
 
 export interface Timers {
   set(callback: () => void, ms: number): unknown;
@@ -70,7 +73,11 @@ export class PendingRequests {
   }
 
   /** Sends a request; the promise resolves (never rejects) with its result or why there is none. */
-  request<M extends WebviewRequestMethod>(method: M, params: RequestParams<M>, options: RequestOptions<RequestResult<M>> = {}): Promise<RequestOutcome<RequestResult<M>>> {
+  request<M extends WebviewRequestMethod>(
+    method: M,
+    params: RequestParams<M>,
+    options: RequestOptions<RequestResult<M>> = {},
+  ): Promise<RequestOutcome<RequestResult<M>>> {
     if (this.#disposed) return Promise.resolve({ ok: false, reason: 'disposed', error: 'The panel is closing.' });
     const id = `${this.#options.idPrefix}-${++this.#counter}`;
     const timeoutMs = options.timeoutMs ?? (this.#options.timeouts ?? REQUEST_TIMEOUT_MS)[method];
@@ -83,13 +90,22 @@ export class PendingRequests {
         while (this.#expired.size > MAX_EXPIRED) this.#expired.delete(this.#expired.keys().next().value as string);
         resolve({ ok: false, reason: 'timeout', error: `No answer from the extension host after ${Math.round(timeoutMs / 1000)} s.` });
       }, timeoutMs);
-      this.#pending.set(id, { method, resolve: resolve as (outcome: RequestOutcome<unknown>) => void, onLate: options.onLate as ((outcome: RequestOutcome<unknown>) => void) | undefined, timer });
+      this.#pending.set(id, {
+        method,
+        resolve: resolve as (outcome: RequestOutcome<unknown>) => void,
+        onLate: options.onLate as ((outcome: RequestOutcome<unknown>) => void) | undefined,
+        timer,
+      });
       try {
         this.#options.send(request(id, method, params) as WebviewRequest);
       } catch (error) {
         this.#timers.clear(timer);
         this.#pending.delete(id);
-        resolve({ ok: false, reason: 'failed', error: `The request could not be sent: ${error instanceof Error ? error.message : String(error)}` });
+        resolve({
+          ok: false,
+          reason: 'failed',
+          error: `The request could not be sent: ${error instanceof Error ? error.message : String(error)}`,
+        });
       }
     });
   }
@@ -130,5 +146,7 @@ export class PendingRequests {
 function outcome(method: WebviewRequestMethod, response: ResponseParams): RequestOutcome<unknown> {
   if (!response.ok) return { ok: false, reason: 'failed', error: response.error };
   const result = parseRequestResult(method, response.result);
-  return result === undefined ? { ok: false, reason: 'malformed', error: `The extension host's answer to ${method} is not one this panel understands.` } : { ok: true, result };
+  return result === undefined
+    ? { ok: false, reason: 'malformed', error: `The extension host's answer to ${method} is not one this panel understands.` }
+    : { ok: true, result };
 }

@@ -23,4 +23,3 @@ export function sampleFromCapture(text: string, t: number): SamplePoint {
     problems: capture.problems,
   };
 }
-

@@ -43,11 +43,30 @@ export type KubeFailure =
   | { readonly kind: 'unknown'; readonly message: string };
 
 const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ECONNABORTED', 'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ECONNABORTED',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
   'ERR_SOCKET_CONNECTION_TIMEOUT',
 ]);
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
+const TIMEOUT_CODES = new Set([
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ERR_SOCKET_CONNECTION_TIMEOUT',
+]);
 const TLS_CODE = /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_|ERR_TLS_|ERR_SSL_|EPROTO$|HOSTNAME_MISMATCH$)/;
 
 interface StatusBody {
@@ -77,7 +96,15 @@ function statusBody(body: unknown): StatusBody | undefined {
     ...(typeof r['message'] === 'string' ? { message: r['message'] } : {}),
     ...(typeof r['reason'] === 'string' ? { reason: r['reason'] } : {}),
     ...(typeof r['code'] === 'number' ? { code: r['code'] } : {}),
-    ...(details ? { details: { ...(typeof details['kind'] === 'string' ? { kind: details['kind'] } : {}), ...(typeof details['group'] === 'string' ? { group: details['group'] } : {}), ...(typeof details['name'] === 'string' ? { name: details['name'] } : {}) } } : {}),
+    ...(details
+      ? {
+          details: {
+            ...(typeof details['kind'] === 'string' ? { kind: details['kind'] } : {}),
+            ...(typeof details['group'] === 'string' ? { group: details['group'] } : {}),
+            ...(typeof details['name'] === 'string' ? { name: details['name'] } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -88,7 +115,11 @@ function errorCode(error: unknown): { code: string; message: string; syscall?: s
     const r = record(current);
     if (!r) return undefined;
     if (typeof r['code'] === 'string' && r['code'] !== '') {
-      return { code: r['code'], message: typeof r['message'] === 'string' ? r['message'] : r['code'], ...(typeof r['syscall'] === 'string' ? { syscall: r['syscall'] } : {}) };
+      return {
+        code: r['code'],
+        message: typeof r['message'] === 'string' ? r['message'] : r['code'],
+        ...(typeof r['syscall'] === 'string' ? { syscall: r['syscall'] } : {}),
+      };
     }
     current = r['cause'] ?? r['error'];
   }
@@ -129,7 +160,24 @@ export function parseForbiddenMessage(message: string): { verb: string; resource
 
 function isFailure(value: unknown): value is KubeFailure {
   const r = record(value);
-  return r !== undefined && typeof r['kind'] === 'string' && ['forbidden', 'unauthorized', 'timeout', 'cancelled', 'network', 'tls', 'credentials', 'not-found', 'gone', 'http', 'config', 'unknown'].includes(r['kind']);
+  return (
+    r !== undefined &&
+    typeof r['kind'] === 'string' &&
+    [
+      'forbidden',
+      'unauthorized',
+      'timeout',
+      'cancelled',
+      'network',
+      'tls',
+      'credentials',
+      'not-found',
+      'gone',
+      'http',
+      'config',
+      'unknown',
+    ].includes(r['kind'])
+  );
 }
 
 /** Maps anything a client-node call threw to a KubeFailure (see the header). Never throws. */
@@ -147,7 +195,7 @@ export function classifyKubeError(error: unknown, attempted?: AttemptedRequest):
   const status = httpStatus(error);
   if (status !== undefined) {
     const body = statusBody(r?.['body']);
-    const message = body?.message ?? (status === 401 ? 'Unauthorized' : messageOf(error).split('\n')[0] ?? '');
+    const message = body?.message ?? (status === 401 ? 'Unauthorized' : (messageOf(error).split('\n')[0] ?? ''));
     if (status === 401) return { kind: 'unauthorized', message };
     if (status === 403) {
       const parsed = body?.message ? parseForbiddenMessage(body.message) : undefined;
@@ -172,7 +220,12 @@ export function classifyKubeError(error: unknown, attempted?: AttemptedRequest):
     if (NETWORK_CODES.has(code.code)) return { kind: 'network', code: code.code, message: code.message };
   }
   const message = messageOf(error);
-  if (/No active cluster|No currently active cluster|No cluster is defined|HTTP protocol is not allowed|Unsupported proxy type|Invalid URL/i.test(message)) return { kind: 'config', message };
+  if (
+    /No active cluster|No currently active cluster|No cluster is defined|HTTP protocol is not allowed|Unsupported proxy type|Invalid URL/i.test(
+      message,
+    )
+  )
+    return { kind: 'config', message };
   if (/fetch failed|socket hang up|other side closed/i.test(message)) return { kind: 'network', code: 'UNKNOWN', message };
   return { kind: 'unknown', message };
 }
@@ -250,7 +303,11 @@ export function describeContextState(state: ContextState, context = 'this contex
         action: `Ask a cluster administrator for a role that allows "${state.verb}" on "${state.resource}", or check with: kubectl auth can-i ${state.verb} ${state.resource} --context ${context}`,
       };
     case 'Unreachable':
-      return { label: state.cause === 'auth' ? 'not authenticated' : 'unreachable', message: `${context}: ${state.reason}.`, action: unreachableAction(state.cause) };
+      return {
+        label: state.cause === 'auth' ? 'not authenticated' : 'unreachable',
+        message: `${context}: ${state.reason}.`,
+        action: unreachableAction(state.cause),
+      };
   }
 }
 

@@ -27,21 +27,30 @@ export const EXPIRY_GRACE_MS = 60_000;
 /** A pod that never started counts from its creation plus this (the image pull), then its deadline. */
 export const START_ALLOWANCE_MS = 300_000;
 
-export function leftoverVerdict(pod: DebugPodFacts, labels: Readonly<Record<string, string>>, creatorAnnotation: string, creator: string, nowMs: number): LeftoverVerdict {
+export function leftoverVerdict(
+  pod: DebugPodFacts,
+  labels: Readonly<Record<string, string>>,
+  creatorAnnotation: string,
+  creator: string,
+  nowMs: number,
+): LeftoverVerdict {
   const meta = pod.metadata ?? {};
   const name = meta.name ?? '';
-  for (const [key, value] of Object.entries(labels)) if (meta.labels?.[key] !== value) return { kind: 'keep', why: 'not a gpumem debug pod' };
+  for (const [key, value] of Object.entries(labels))
+    if (meta.labels?.[key] !== value) return { kind: 'keep', why: 'not a gpumem debug pod' };
   if (name === '') return { kind: 'keep', why: 'not a gpumem debug pod' };
   if (meta.annotations?.[creatorAnnotation] !== creator) return { kind: 'keep', why: 'another creator' };
   if (meta.deletionTimestamp !== undefined) return { kind: 'keep', why: 'being deleted' };
   const phase = pod.status?.phase;
-  if (phase === 'Failed' || phase === 'Succeeded') return { kind: 'leftover', name, why: `${phase}${pod.status?.reason ? ` ${pod.status.reason}` : ''}` };
+  if (phase === 'Failed' || phase === 'Succeeded')
+    return { kind: 'leftover', name, why: `${phase}${pod.status?.reason ? ` ${pod.status.reason}` : ''}` };
   const deadline = pod.spec?.activeDeadlineSeconds;
   if (typeof deadline !== 'number' || !Number.isFinite(deadline) || deadline <= 0) return { kind: 'keep', why: 'in use' };
   const started = millis(pod.status?.startTime);
   const created = millis(meta.creationTimestamp);
   const from = started ?? (created !== undefined ? created + START_ALLOWANCE_MS : undefined);
-  if (from !== undefined && nowMs > from + deadline * 1000 + EXPIRY_GRACE_MS) return { kind: 'leftover', name, why: `past its activeDeadlineSeconds (${deadline} s)` };
+  if (from !== undefined && nowMs > from + deadline * 1000 + EXPIRY_GRACE_MS)
+    return { kind: 'leftover', name, why: `past its activeDeadlineSeconds (${deadline} s)` };
   return { kind: 'keep', why: 'in use' };
 }
 

@@ -51,7 +51,11 @@ export function nodeMemoryEvents(events: readonly unknown[], node?: string): Nod
     if (kind !== 'Node' || name === undefined || (node !== undefined && name !== node)) continue;
     const message = asString(path(event, 'message')) ?? asString(path(event, 'note')) ?? '';
     const parsed = reason === 'SystemOOM' ? parseSystemOomMessage(message) : undefined;
-    const lastTime = asTime(path(event, 'series', 'lastObservedTime')) ?? asTime(path(event, 'lastTimestamp')) ?? asTime(path(event, 'eventTime')) ?? identity(event).creationTimestamp;
+    const lastTime =
+      asTime(path(event, 'series', 'lastObservedTime')) ??
+      asTime(path(event, 'lastTimestamp')) ??
+      asTime(path(event, 'eventTime')) ??
+      identity(event).creationTimestamp;
     out.push({
       kind: reason as NodeMemoryEventKind,
       node: name,

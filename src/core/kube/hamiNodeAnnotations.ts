@@ -102,7 +102,12 @@ export function hamiNodeInfo(annotations: ReadonlyMap<string, string>): HamiNode
   return {
     registrations: registrations.sort((a, b) => a.annotation.localeCompare(b.annotation)),
     handshakes: handshakes.sort((a, b) => a.annotation.localeCompare(b.annotation)),
-    cordonedDevices: cordon ? cordon.split(',').map((id) => id.trim()).filter((id) => id !== '') : [],
+    cordonedDevices: cordon
+      ? cordon
+          .split(',')
+          .map((id) => id.trim())
+          .filter((id) => id !== '')
+      : [],
     lock: annotations.get(HAMI_NODE_ANNOTATIONS.mutexLock),
   };
 }
@@ -198,7 +203,14 @@ function parseCsvRegister(text: string): HamiRegisterParse {
     position++;
   }
   if (devices.length === 0) {
-    return { format: 'invalid', devices, problems: [...problems, 'no device entries (expected `<UUID>,<split>,<MiB>,<cores>,<type>,<numa>,<health>[,<index>,<mode>]:` or a JSON array)'] };
+    return {
+      format: 'invalid',
+      devices,
+      problems: [
+        ...problems,
+        'no device entries (expected `<UUID>,<split>,<MiB>,<cores>,<type>,<numa>,<health>[,<index>,<mode>]:` or a JSON array)',
+      ],
+    };
   }
   return { format: 'csv', devices, problems };
 }

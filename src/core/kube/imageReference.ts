@@ -24,7 +24,8 @@ const SHA256 = /^sha256:[a-f0-9]{64}$/;
 export function parseImageReference(text: string): ImageReference {
   const reference = text.trim();
   if (reference === '') return { kind: 'invalid', reason: 'the image is empty' };
-  if (reference.length > MAX_REFERENCE) return { kind: 'invalid', reason: `the image reference is longer than ${MAX_REFERENCE} characters` };
+  if (reference.length > MAX_REFERENCE)
+    return { kind: 'invalid', reason: `the image reference is longer than ${MAX_REFERENCE} characters` };
   const at = reference.indexOf('@');
   const named = at < 0 ? reference : reference.slice(0, at);
   const digest = at < 0 ? undefined : reference.slice(at + 1);
@@ -38,10 +39,12 @@ export function parseImageReference(text: string): ImageReference {
   if (tag !== undefined && !TAG.test(tag)) return { kind: 'invalid', reason: `"${clip(tag)}" is not an image tag` };
   const components = path.split('/');
   const first = components[0] ?? '';
-  const hasDomain = components.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase());
+  const hasDomain =
+    components.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase());
   if (hasDomain && !DOMAIN.test(first)) return { kind: 'invalid', reason: `"${clip(first)}" is not a registry host` };
   for (const component of hasDomain ? components.slice(1) : components) {
-    if (!PATH_COMPONENT.test(component)) return { kind: 'invalid', reason: `"${clip(component)}" is not an image name component (lowercase letters, digits, . _ -)` };
+    if (!PATH_COMPONENT.test(component))
+      return { kind: 'invalid', reason: `"${clip(component)}" is not an image name component (lowercase letters, digits, . _ -)` };
   }
   return { kind: 'valid', reference, digest };
 }

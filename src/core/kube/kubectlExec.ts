@@ -78,7 +78,8 @@ export function kubectlExecInvocation(target: KubectlExecTarget, delimiter: stri
   const files = target.kubeconfigFiles ?? [];
   for (const file of files) {
     if (file === '' || CONTROL.test(file)) problems.push(`kubeconfig path ${JSON.stringify(file)} is empty or contains control characters`);
-    else if (files.length > 1 && file.includes(delimiter)) problems.push(`kubeconfig path ${JSON.stringify(file)} contains the list separator "${delimiter}" and cannot go into KUBECONFIG`);
+    else if (files.length > 1 && file.includes(delimiter))
+      problems.push(`kubeconfig path ${JSON.stringify(file)} contains the list separator "${delimiter}" and cannot go into KUBECONFIG`);
   }
   if (problems.length > 0) return { kind: 'invalid', problem: problems.join('; ') };
   const args: string[] = [];
@@ -90,7 +91,8 @@ export function kubectlExecInvocation(target: KubectlExecTarget, delimiter: stri
 }
 
 /** The outcome of one kubectl run: the remote command ran (with its status), or kubectl failed. */
-export type KubectlOutcome = { readonly kind: 'ran'; readonly result: ExecResult } | { readonly kind: 'failed'; readonly failure: TransportFailure };
+export type KubectlOutcome =
+  { readonly kind: 'ran'; readonly result: ExecResult } | { readonly kind: 'failed'; readonly failure: TransportFailure };
 
 const EXIT_LINE = /(?:^|\n)command terminated with exit code (\d+)\r?\n?$/;
 
@@ -111,7 +113,10 @@ export function interpretKubectlExit(raw: ExecResult, target: KubectlExecTarget)
 
 /** kubectl's own error: its last non-empty stderr line, without the `Error from server (X): ` / `error: ` prefix. */
 export function kubectlErrorLine(stderr: string): { readonly reason: string | undefined; readonly message: string } {
-  const lines = stderr.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
+  const lines = stderr
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
   const last = lines.at(-1) ?? '';
   const fromServer = /^Error from server(?: \(([A-Za-z]+)\))?:\s*(.*)$/.exec(last);
   if (fromServer) return { reason: fromServer[1], message: fromServer[2] ?? '' };
@@ -128,12 +133,21 @@ export function classifyKubectlFailure(stderr: string, exitCode: number, target:
     return { kind: 'forbidden', verb: refused.verb, resource: refused.resource, detail: quoted };
   }
   if (reason === 'NotFound') return { kind: 'connect', detail: `${pod} was not found (kubectl: ${quoted})` };
-  if (reason === 'Unauthorized' || /You must be logged in to the server|\bUnauthorized\b/.test(message)) return { kind: 'auth', detail: `kubectl: ${quoted}` };
-  if (/getting credentials|exec plugin|credential plugin/i.test(message)) return { kind: 'auth', detail: `kubectl could not get credentials: ${quoted}` };
+  if (reason === 'Unauthorized' || /You must be logged in to the server|\bUnauthorized\b/.test(message))
+    return { kind: 'auth', detail: `kubectl: ${quoted}` };
+  if (/getting credentials|exec plugin|credential plugin/i.test(message))
+    return { kind: 'auth', detail: `kubectl could not get credentials: ${quoted}` };
   if (/error executing command in container|OCI runtime exec failed|executable file not found/.test(message)) {
-    return { kind: 'spawn', detail: `${KUBECTL_REMOTE_COMMAND.join(' ')} in ${pod}${target.container ? ` -c ${target.container}` : ''}: ${quoted}` };
+    return {
+      kind: 'spawn',
+      detail: `${KUBECTL_REMOTE_COMMAND.join(' ')} in ${pod}${target.container ? ` -c ${target.container}` : ''}: ${quoted}`,
+    };
   }
-  if (/websocket: close|error reading from error stream|connection reset by peer|broken pipe|unexpected EOF|stream error|use of closed network connection/i.test(message)) {
+  if (
+    /websocket: close|error reading from error stream|connection reset by peer|broken pipe|unexpected EOF|stream error|use of closed network connection/i.test(
+      message,
+    )
+  ) {
     return { kind: 'disconnected', detail: `kubectl: ${quoted}` };
   }
   return { kind: 'connect', detail: `kubectl (context ${target.context}): ${quoted}` };

@@ -22,7 +22,10 @@ export type NodeSshAddress =
 /** Characters an IP address or a DNS name may hold; anything else is not dialled. */
 const ADDRESS = /^[A-Za-z0-9._:-]+$/;
 
-export function nodeSshAddress(node: { readonly name: string; readonly addresses: readonly { readonly type: string; readonly address: string }[] }): NodeSshAddress {
+export function nodeSshAddress(node: {
+  readonly name: string;
+  readonly addresses: readonly { readonly type: string; readonly address: string }[];
+}): NodeSshAddress {
   const rejected: string[] = [];
   for (const type of SSH_ADDRESS_TYPES) {
     for (const entry of node.addresses) {

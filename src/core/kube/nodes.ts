@@ -97,13 +97,20 @@ export function summarizeNode(node: unknown, options: NodeSummaryOptions = {}): 
 
   const conditions = asArray(status?.['conditions']);
   const nodeInfo = asRecord(status?.['nodeInfo']);
-  const isGpuNode = gpuResources.length > 0 || (hami?.registrations.some((r) => r.devices.length > 0) ?? false) || vendors.size > 0 || unifiedMemory.unified;
+  const isGpuNode =
+    gpuResources.length > 0 ||
+    (hami?.registrations.some((r) => r.devices.length > 0) ?? false) ||
+    vendors.size > 0 ||
+    unifiedMemory.unified;
   return {
     name: meta.name,
     uid: meta.uid,
     labels: meta.labels,
     vendors: [...vendors].sort(),
-    product: meta.labels.get('nvidia.com/gpu.product') ?? meta.labels.get('amd.com/gpu.product-name') ?? meta.labels.get('beta.amd.com/gpu.product-name'),
+    product:
+      meta.labels.get('nvidia.com/gpu.product') ??
+      meta.labels.get('amd.com/gpu.product-name') ??
+      meta.labels.get('beta.amd.com/gpu.product-name'),
     gpuResources,
     isGpuNode,
     unifiedMemory,
@@ -168,7 +175,8 @@ const NFD_PCI = /^feature\.node\.kubernetes\.io\/pci-(?:([0-9a-f]{4})_)?([0-9a-f
 function vendorsFromLabels(labels: ReadonlyMap<string, string>): string[] {
   const out = new Set<string>();
   for (const [key, value] of labels) {
-    if (key === 'nvidia.com/gpu.present' ? value === 'true' : key === 'nvidia.com/gpu.product' || key === 'nvidia.com/gpu.count') out.add('NVIDIA');
+    if (key === 'nvidia.com/gpu.present' ? value === 'true' : key === 'nvidia.com/gpu.product' || key === 'nvidia.com/gpu.count')
+      out.add('NVIDIA');
     else if (/^(beta\.)?amd\.com\/gpu\./.test(key)) out.add('AMD');
     else if (key.startsWith('gpu.intel.com/')) out.add('Intel');
     else {

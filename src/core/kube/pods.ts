@@ -125,7 +125,14 @@ export const HAMI_POD_ANNOTATIONS = {
   scheduleTime: 'hami.io/vgpu-time',
 } as const;
 
-const HAMI_SELECTORS = new Set(['nvidia.com/use-gputype', 'nvidia.com/nouse-gputype', 'nvidia.com/use-gpuuuid', 'nvidia.com/nouse-gpuuuid', 'nvidia.com/vgpu-mode', 'nvidia.com/numa-bind']);
+const HAMI_SELECTORS = new Set([
+  'nvidia.com/use-gputype',
+  'nvidia.com/nouse-gputype',
+  'nvidia.com/use-gpuuuid',
+  'nvidia.com/nouse-gpuuuid',
+  'nvidia.com/vgpu-mode',
+  'nvidia.com/numa-bind',
+]);
 
 interface ContainerEntry {
   readonly spec: JsonRecord;
@@ -138,7 +145,11 @@ function containersOf(pod: unknown): ContainerEntry[] {
   for (const spec of asArray(path(pod, 'spec', 'initContainers'))) {
     const record = asRecord(spec);
     if (!record) continue;
-    entries.push({ spec: record, name: asString(record['name']) ?? '', role: asString(record['restartPolicy']) === 'Always' ? 'sidecar' : 'init' });
+    entries.push({
+      spec: record,
+      name: asString(record['name']) ?? '',
+      role: asString(record['restartPolicy']) === 'Always' ? 'sidecar' : 'init',
+    });
   }
   for (const spec of asArray(path(pod, 'spec', 'containers'))) {
     const record = asRecord(spec);
@@ -163,7 +174,15 @@ function gpuRequestsOf(entry: ContainerEntry): ContainerGpuRequests {
     if (!info) continue;
     const request = requests.get(name);
     const limit = limits.get(name);
-    resources.push({ name, vendor: info.vendor, role: info.role, hamiOnly: info.hamiOnly, request, limit, amount: quantity(request ?? limit) });
+    resources.push({
+      name,
+      vendor: info.vendor,
+      role: info.role,
+      hamiOnly: info.hamiOnly,
+      request,
+      limit,
+      amount: quantity(request ?? limit),
+    });
   }
   return { container: entry.name, role: entry.role, resources: resources.sort((a, b) => a.name.localeCompare(b.name)) };
 }
@@ -172,7 +191,8 @@ function gpuRequestsOf(entry: ContainerEntry): ContainerGpuRequests {
 export function computeQosClass(pod: unknown): QosClass {
   const podLevel = asRecord(path(pod, 'spec', 'resources'));
   const containers = containersOf(pod).map((entry) => ({ name: entry.name, ...qosResources(asRecord(path(entry.spec, 'resources'))) }));
-  const setsPodLevel = podLevel !== undefined && (asRecord(podLevel['requests']) !== undefined || asRecord(podLevel['limits']) !== undefined);
+  const setsPodLevel =
+    podLevel !== undefined && (asRecord(podLevel['requests']) !== undefined || asRecord(podLevel['limits']) !== undefined);
   return computeQos(setsPodLevel ? { pod: qosResources(podLevel), containers } : { containers }).qos;
 }
 
@@ -233,12 +253,16 @@ function restartsOf(pod: unknown, entries: readonly ContainerEntry[]): Container
  * entries follow init containers then app containers; if the count matches only the app containers (older
  * HAMi), they map to those.
  */
-export function parseHamiPodDevices(value: string, containers: { readonly all: readonly string[]; readonly app: readonly string[] } = { all: [], app: [] }): { entries: HamiContainerAllocation[]; problems: string[] } {
+export function parseHamiPodDevices(
+  value: string,
+  containers: { readonly all: readonly string[]; readonly app: readonly string[] } = { all: [], app: [] },
+): { entries: HamiContainerAllocation[]; problems: string[] } {
   const problems: string[] = [];
   const parts = value.split(';');
   // Every container entry is `;`-terminated: the text after the last `;` is empty in a well-formed value.
   if (parts.length > 1 && (parts[parts.length - 1] ?? '').trim() === '') parts.pop();
-  const names = parts.length === containers.all.length ? containers.all : parts.length === containers.app.length ? containers.app : undefined;
+  const names =
+    parts.length === containers.all.length ? containers.all : parts.length === containers.app.length ? containers.app : undefined;
   const entries = parts.map((part, index) => {
     const devices: HamiDeviceAllocation[] = [];
     for (const device of part.split(':')) {
@@ -264,13 +288,19 @@ function hamiAnnotations(annotations: ReadonlyMap<string, string>, entries: read
   for (const [key, value] of annotations) if (key.startsWith('hami.io/') || HAMI_SELECTORS.has(key)) raw.set(key, value);
   if (raw.size === 0) return undefined;
   // containersOf lists init containers (and sidecars) first, then app containers: HAMi's order.
-  const containers = { all: entries.map((entry) => entry.name), app: entries.filter((entry) => entry.role === 'app').map((entry) => entry.name) };
+  const containers = {
+    all: entries.map((entry) => entry.name),
+    app: entries.filter((entry) => entry.role === 'app').map((entry) => entry.name),
+  };
   const problems: string[] = [];
   const parse = (key: string): HamiContainerAllocation[] | undefined => {
     const value = annotations.get(key);
     if (value === undefined) return undefined;
     const parsed = parseHamiPodDevices(value, containers);
-    pushAll(problems, parsed.problems.map((problem) => `${key}: ${problem}`));
+    pushAll(
+      problems,
+      parsed.problems.map((problem) => `${key}: ${problem}`),
+    );
     return parsed.entries;
   };
   return {
@@ -299,10 +329,18 @@ export function summarizePod(pod: unknown): GpuPodSummary {
   const hami = hamiAnnotations(meta.annotations, entries);
   const statusQos = asString(path(pod, 'status', 'qosClass'));
   const validStatusQos = statusQos === 'Guaranteed' || statusQos === 'Burstable' || statusQos === 'BestEffort' ? statusQos : undefined;
-  const owner = asArray(path(pod, 'metadata', 'ownerReferences')).find((ref) => asBoolean(path(ref, 'controller')) === true) ?? asArray(path(pod, 'metadata', 'ownerReferences'))[0];
+  const owner =
+    asArray(path(pod, 'metadata', 'ownerReferences')).find((ref) => asBoolean(path(ref, 'controller')) === true) ??
+    asArray(path(pod, 'metadata', 'ownerReferences'))[0];
   const ownerKind = asString(path(owner, 'kind'));
   const ownerName = asString(path(owner, 'name'));
-  const isGpuPod = gpuContainers.length > 0 || hasAllocation(hami?.allocated) || hasAllocation(hami?.toAllocate) || hasAllocation(hami?.amdAllocated) || hasAllocation(hami?.amdToAllocate) || hami?.node !== undefined;
+  const isGpuPod =
+    gpuContainers.length > 0 ||
+    hasAllocation(hami?.allocated) ||
+    hasAllocation(hami?.toAllocate) ||
+    hasAllocation(hami?.amdAllocated) ||
+    hasAllocation(hami?.amdToAllocate) ||
+    hami?.node !== undefined;
   return {
     namespace: meta.namespace ?? 'default',
     name: meta.name,
@@ -319,7 +357,9 @@ export function summarizePod(pod: unknown): GpuPodSummary {
     hami,
     schedulerName: asString(path(pod, 'spec', 'schedulerName')),
     runtimeClassName: asString(path(pod, 'spec', 'runtimeClassName')),
-    privilegedContainers: entries.filter((entry) => asBoolean(path(entry.spec, 'securityContext', 'privileged')) === true).map((entry) => entry.name),
+    privilegedContainers: entries
+      .filter((entry) => asBoolean(path(entry.spec, 'securityContext', 'privileged')) === true)
+      .map((entry) => entry.name),
     isGpuPod,
     owner: ownerKind && ownerName ? `${ownerKind}/${ownerName}` : undefined,
   };
@@ -352,7 +392,9 @@ export function podHealth(pod: unknown): { name: string; phase: string; ready: b
 
 /** HAMi manages the pod: its annotations, its scheduler, or a resource only HAMi defines. */
 export function isHamiManaged(pod: GpuPodSummary): boolean {
-  return pod.hami !== undefined || /hami/i.test(pod.schedulerName ?? '') || pod.gpuContainers.some((c) => c.resources.some((r) => r.hamiOnly));
+  return (
+    pod.hami !== undefined || /hami/i.test(pod.schedulerName ?? '') || pod.gpuContainers.some((c) => c.resources.some((r) => r.hamiOnly))
+  );
 }
 
 /**
@@ -360,7 +402,10 @@ export function isHamiManaged(pod: GpuPodSummary): boolean {
  * container is privileged, the literal env of the container (valueFrom entries are not resolved), and whether
  * HAMi manages the pod (isHamiManaged).
  */
-export function hamiFactsFromPod(pod: unknown, container?: string): { runtimeClassName: string | null; privileged: boolean; podEnv: Record<string, string>; managedByHami: boolean } {
+export function hamiFactsFromPod(
+  pod: unknown,
+  container?: string,
+): { runtimeClassName: string | null; privileged: boolean; podEnv: Record<string, string>; managedByHami: boolean } {
   const summary = summarizePod(pod);
   const name = defaultExecContainer(pod, container);
   const entry = containersOf(pod).find((candidate) => candidate.name === name);
@@ -370,6 +415,10 @@ export function hamiFactsFromPod(pod: unknown, container?: string): { runtimeCla
     const value = asString(path(env, 'value'));
     if (key !== undefined && value !== undefined) podEnv[key] = value;
   }
-  return { runtimeClassName: summary.runtimeClassName ?? null, privileged: summary.privilegedContainers.length > 0, podEnv, managedByHami: isHamiManaged(summary) };
+  return {
+    runtimeClassName: summary.runtimeClassName ?? null,
+    privileged: summary.privilegedContainers.length > 0,
+    podEnv,
+    managedByHami: isHamiManaged(summary),
+  };
 }
-

@@ -66,7 +66,15 @@ export function nodeProbeCommand(input: NodeProbeCommandInput): ProbeCommand {
 }
 
 export function podProbeCommand(input: PodProbeCommandInput): ProbeCommand {
-  const words = ['kubectl', `--context=${shellQuote(input.context)}`, 'exec', '-i', '-n', shellQuote(input.namespace), shellQuote(input.pod)];
+  const words = [
+    'kubectl',
+    `--context=${shellQuote(input.context)}`,
+    'exec',
+    '-i',
+    '-n',
+    shellQuote(input.namespace),
+    shellQuote(input.pod),
+  ];
   if (input.container !== undefined) words.push('-c', shellQuote(input.container));
   words.push('--', 'sh', '-s');
   return {

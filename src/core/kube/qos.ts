@@ -43,11 +43,18 @@ export type QosSource = { readonly scope: 'pod' } | { readonly scope: 'container
 export type QosReason =
   | { readonly kind: 'nothing-set' }
   | { readonly kind: 'no-limit'; readonly source: QosSource; readonly resource: QosResource }
-  | { readonly kind: 'request-below-limit'; readonly source: QosSource; readonly resource: QosResource; readonly request: QosQuantity; readonly limit: QosQuantity };
+  | {
+      readonly kind: 'request-below-limit';
+      readonly source: QosSource;
+      readonly resource: QosResource;
+      readonly request: QosQuantity;
+      readonly limit: QosQuantity;
+    };
 
 export type QosOutcome = { readonly qos: 'Guaranteed' } | { readonly qos: 'Burstable' | 'BestEffort'; readonly reason: QosReason };
 
-const isSet = (quantity: QosQuantity | undefined): quantity is QosQuantity => quantity !== undefined && (quantity.value === undefined || quantity.value > 0);
+const isSet = (quantity: QosQuantity | undefined): quantity is QosQuantity =>
+  quantity !== undefined && (quantity.value === undefined || quantity.value > 0);
 
 function sameValue(a: number, b: number): boolean {
   return Math.abs(a - b) <= Math.max(1e-9, Math.abs(a) * 1e-12);

@@ -141,10 +141,13 @@ export function contextTreeItem(info: ContextInfo, state: ContextState, progress
     bullet('User', markdownText(info.user)),
     bullet('Namespace', info.namespace ? markdownText(info.namespace) : undefined),
     bullet('Proxy', info.proxyUrl ? markdownText(info.proxyUrl) : undefined),
-    bullet('Credentials', info.execCommand ? `exec plugin ${markdownText(info.execCommand)} (runs when the context is expanded)` : undefined),
+    bullet(
+      'Credentials',
+      info.execCommand ? `exec plugin ${markdownText(info.execCommand)} (runs when the context is expanded)` : undefined,
+    ),
     bullet('Defined in', markdownText(info.file)),
     info.problem ? bullet('Problem', markdownText(info.problem)) : undefined,
-    info.current ? '\nThe kubeconfig\'s current context. gpumem shows every context and never changes the kubeconfig.' : undefined,
+    info.current ? "\nThe kubeconfig's current context. gpumem shows every context and never changes the kubeconfig." : undefined,
   ];
   return {
     label: plainLabel(info.name),
@@ -196,7 +199,10 @@ export function hamiRegistrationSummary(node: GpuNodeSummary): string | undefine
 }
 
 export function nodeTreeItem(node: GpuNodeSummary, events: readonly NodeMemoryEvent[], now: number): TreeItemModel {
-  const systemOoms = recentEvents(events.filter((event) => event.kind === 'SystemOOM'), now);
+  const systemOoms = recentEvents(
+    events.filter((event) => event.kind === 'SystemOOM'),
+    now,
+  );
   const oomCount = systemOoms.reduce((sum, event) => sum + event.count, 0);
   const pressure = node.memoryPressure?.status === 'True';
   const notReady = node.ready !== undefined && node.ready.status !== 'True';
@@ -213,43 +219,81 @@ export function nodeTreeItem(node: GpuNodeSummary, events: readonly NodeMemoryEv
   if (node.taints.length > 0) parts.push(plural(node.taints.length, 'taint'));
   if (oomCount > 0) parts.push(`${oomCount} SystemOOM`);
 
-  const icon: IconSpec = pressure || notReady || oomCount > 0 ? { id: 'warning', color: WARNING_COLOR } : node.isGpuNode ? { id: 'circuit-board' } : { id: 'server' };
+  const icon: IconSpec =
+    pressure || notReady || oomCount > 0
+      ? { id: 'warning', color: WARNING_COLOR }
+      : node.isGpuNode
+        ? { id: 'circuit-board' }
+        : { id: 'server' };
 
   const lines: (string | undefined)[] = [];
-  if (pressure) lines.push(`⚠️ **MemoryPressure** since ${markdownText(node.memoryPressure?.lastTransitionTime ?? '?')}: ${markdownText(node.memoryPressure?.message ?? node.memoryPressure?.reason ?? '')}`, '');
-  if (notReady) lines.push(`⚠️ **Not ready** (${markdownText(node.ready?.reason ?? node.ready?.status ?? '?')}): ${markdownText(node.ready?.message ?? '')}`, '');
+  if (pressure)
+    lines.push(
+      `⚠️ **MemoryPressure** since ${markdownText(node.memoryPressure?.lastTransitionTime ?? '?')}: ${markdownText(node.memoryPressure?.message ?? node.memoryPressure?.reason ?? '')}`,
+      '',
+    );
+  if (notReady)
+    lines.push(
+      `⚠️ **Not ready** (${markdownText(node.ready?.reason ?? node.ready?.status ?? '?')}): ${markdownText(node.ready?.message ?? '')}`,
+      '',
+    );
   lines.push(
     bullet('GPU vendors', node.vendors.length > 0 ? markdownText(node.vendors.join(', ')) : 'none seen'),
     bullet('GPU product', node.product ? markdownText(node.product) : undefined),
-    bullet('Unified memory', node.unifiedMemory.unified ? `yes: GPU memory is system RAM (${markdownText(node.unifiedMemory.evidence ?? '')})` : undefined),
+    bullet(
+      'Unified memory',
+      node.unifiedMemory.unified ? `yes: GPU memory is system RAM (${markdownText(node.unifiedMemory.evidence ?? '')})` : undefined,
+    ),
   );
   for (const resource of node.gpuResources) {
-    lines.push(`- **${markdownText(resource.name)}:** capacity ${markdownText(resource.capacity ?? '—')}, allocatable ${markdownText(resource.allocatable ?? '—')}${resource.hamiOnly ? ' (HAMi)' : ''}`);
+    lines.push(
+      `- **${markdownText(resource.name)}:** capacity ${markdownText(resource.capacity ?? '—')}, allocatable ${markdownText(resource.allocatable ?? '—')}${resource.hamiOnly ? ' (HAMi)' : ''}`,
+    );
   }
   if (node.memoryCapacityBytes !== undefined) {
-    lines.push(bullet('Memory', `capacity ${formatBytes(node.memoryCapacityBytes)}, allocatable ${node.memoryAllocatableBytes === undefined ? '—' : formatBytes(node.memoryAllocatableBytes)}`));
+    lines.push(
+      bullet(
+        'Memory',
+        `capacity ${formatBytes(node.memoryCapacityBytes)}, allocatable ${node.memoryAllocatableBytes === undefined ? '—' : formatBytes(node.memoryAllocatableBytes)}`,
+      ),
+    );
   }
   for (const registration of node.hami?.registrations ?? []) {
     lines.push(`- **${markdownText(registration.annotation)}** (${registration.format}): ${markdownText(registrationText(registration))}`);
     for (const device of registration.devices.slice(0, 16)) {
-      lines.push(`  - ${markdownText(device.id)}: ${markdownText(device.type)}, ${formatBytes(device.devmemMiB * 2 ** 20)}, split ${device.count}, ${device.devcore}% cores, ${device.health ? 'healthy' : 'UNHEALTHY'}${device.mode ? `, ${markdownText(device.mode)}` : ''}`);
+      lines.push(
+        `  - ${markdownText(device.id)}: ${markdownText(device.type)}, ${formatBytes(device.devmemMiB * 2 ** 20)}, split ${device.count}, ${device.devcore}% cores, ${device.health ? 'healthy' : 'UNHEALTHY'}${device.mode ? `, ${markdownText(device.mode)}` : ''}`,
+      );
     }
     for (const problem of registration.problems.slice(0, 5)) lines.push(`  - problem: ${markdownText(problem)}`);
   }
-  for (const handshake of node.hami?.handshakes ?? []) lines.push(`- **${markdownText(handshake.annotation)}:** ${markdownText(handshake.value)}`);
-  if ((node.hami?.cordonedDevices.length ?? 0) > 0) lines.push(bullet('HAMi cordoned devices', markdownText(node.hami?.cordonedDevices.join(', ') ?? '')));
-  for (const taint of node.taints) lines.push(`- **Taint:** ${markdownText(taint.key)}${taint.value !== undefined ? `\\=${markdownText(taint.value)}` : ''}\\:${markdownText(taint.effect)}`);
+  for (const handshake of node.hami?.handshakes ?? [])
+    lines.push(`- **${markdownText(handshake.annotation)}:** ${markdownText(handshake.value)}`);
+  if ((node.hami?.cordonedDevices.length ?? 0) > 0)
+    lines.push(bullet('HAMi cordoned devices', markdownText(node.hami?.cordonedDevices.join(', ') ?? '')));
+  for (const taint of node.taints)
+    lines.push(
+      `- **Taint:** ${markdownText(taint.key)}${taint.value !== undefined ? `\\=${markdownText(taint.value)}` : ''}\\:${markdownText(taint.effect)}`,
+    );
   if (node.unschedulable) lines.push('- **Cordoned** (spec.unschedulable)');
   for (const event of systemOoms.slice(0, 5)) {
-    const victim = event.victim !== undefined ? `${markdownText(event.victim)}${event.pid !== undefined ? ` (pid ${event.pid})` : ''}` : 'no process named';
-    lines.push(`- **SystemOOM** ${markdownText(ageText(event.lastTime, now) ?? event.lastTime ?? '')}${event.count > 1 ? ` ×${event.count}` : ''}: global OOM kill of ${victim}`);
+    const victim =
+      event.victim !== undefined
+        ? `${markdownText(event.victim)}${event.pid !== undefined ? ` (pid ${event.pid})` : ''}`
+        : 'no process named';
+    lines.push(
+      `- **SystemOOM** ${markdownText(ageText(event.lastTime, now) ?? event.lastTime ?? '')}${event.count > 1 ? ` ×${event.count}` : ''}: global OOM kill of ${victim}`,
+    );
   }
   lines.push(
     bullet('Kernel', node.kernelVersion ? markdownText(node.kernelVersion) : undefined),
     bullet('OS', node.osImage ? markdownText(node.osImage) : undefined),
     bullet('Runtime', node.containerRuntimeVersion ? markdownText(node.containerRuntimeVersion) : undefined),
     bullet('Kubelet', node.kubeletVersion ? markdownText(node.kubeletVersion) : undefined),
-    bullet('Addresses', node.addresses.length > 0 ? node.addresses.map((a) => `${markdownText(a.type)} ${markdownText(a.address)}`).join(', ') : undefined),
+    bullet(
+      'Addresses',
+      node.addresses.length > 0 ? node.addresses.map((a) => `${markdownText(a.type)} ${markdownText(a.address)}`).join(', ') : undefined,
+    ),
   );
   return {
     label: plainLabel(node.name),
@@ -329,11 +373,18 @@ export function podTreeItem(pod: GpuPodSummary, now: number): TreeItemModel {
   const hami = hamiAllocationText(pod);
   if (hami) parts.push(hami);
 
-  const icon: IconSpec = pod.oomKilled ? { id: 'warning', color: WARNING_COLOR } : pod.phase === 'Failed' ? { id: 'error', color: ERROR_COLOR } : { id: 'package' };
+  const icon: IconSpec = pod.oomKilled
+    ? { id: 'warning', color: WARNING_COLOR }
+    : pod.phase === 'Failed'
+      ? { id: 'error', color: ERROR_COLOR }
+      : { id: 'package' };
   const lines: (string | undefined)[] = [];
   for (const restart of pod.restarts.filter((r) => r.oomKilled)) {
     const termination = restart.current?.reason === 'OOMKilled' ? restart.current : restart.lastTermination;
-    lines.push(`⚠️ **OOMKilled:** container ${markdownText(restart.container)} (exit ${termination?.exitCode ?? '?'}${termination?.finishedAt ? `, ${markdownText(ageText(termination.finishedAt, now) ?? termination.finishedAt)}` : ''}). Run **Explain OOM Kills on Node** to see whether its cgroup limit or the whole node ran out.`, '');
+    lines.push(
+      `⚠️ **OOMKilled:** container ${markdownText(restart.container)} (exit ${termination?.exitCode ?? '?'}${termination?.finishedAt ? `, ${markdownText(ageText(termination.finishedAt, now) ?? termination.finishedAt)}` : ''}). Run **Explain OOM Kills on Node** to see whether its cgroup limit or the whole node ran out.`,
+      '',
+    );
   }
   lines.push(
     bullet('Namespace', markdownText(pod.namespace)),
@@ -346,12 +397,16 @@ export function podTreeItem(pod: GpuPodSummary, now: number): TreeItemModel {
     bullet('Privileged containers', pod.privilegedContainers.length > 0 ? markdownText(pod.privilegedContainers.join(', ')) : undefined),
   );
   for (const container of pod.gpuContainers) {
-    lines.push(`- **GPU container ${markdownText(container.container)}**${container.role !== 'app' ? ` (${container.role})` : ''}: ${container.resources.map((r) => `${markdownText(r.name)} request ${markdownText(r.request ?? '—')} limit ${markdownText(r.limit ?? '—')}`).join('; ')}`);
+    lines.push(
+      `- **GPU container ${markdownText(container.container)}**${container.role !== 'app' ? ` (${container.role})` : ''}: ${container.resources.map((r) => `${markdownText(r.name)} request ${markdownText(r.request ?? '—')} limit ${markdownText(r.limit ?? '—')}`).join('; ')}`,
+    );
   }
   for (const restart of pod.restarts) {
     if (restart.restartCount === 0 && !restart.oomKilled) continue;
     const last = restart.lastTermination;
-    lines.push(`- **Restarts of ${markdownText(restart.container)}:** ${restart.restartCount}${last ? `, last terminated ${markdownText(last.reason ?? '?')} (exit ${last.exitCode ?? '?'})` : ''}`);
+    lines.push(
+      `- **Restarts of ${markdownText(restart.container)}:** ${restart.restartCount}${last ? `, last terminated ${markdownText(last.reason ?? '?')} (exit ${last.exitCode ?? '?'})` : ''}`,
+    );
   }
   if (pod.hami) {
     const h = pod.hami;
@@ -361,10 +416,13 @@ export function podTreeItem(pod: GpuPodSummary, now: number): TreeItemModel {
     );
     for (const entry of h.allocated ?? []) {
       for (const device of entry.devices) {
-        lines.push(`- **HAMi allocated${entry.container ? ` to ${markdownText(entry.container)}` : ''}:** ${markdownText(device.uuid)} (${markdownText(device.type)}), ${device.usedMemMiB} MiB, ${device.usedCores}% cores`);
+        lines.push(
+          `- **HAMi allocated${entry.container ? ` to ${markdownText(entry.container)}` : ''}:** ${markdownText(device.uuid)} (${markdownText(device.type)}), ${device.usedMemMiB} MiB, ${device.usedCores}% cores`,
+        );
       }
     }
-    for (const [key, value] of h.raw) lines.push(`- ${markdownText(key)}\\: ${markdownText(value.length > 200 ? `${value.slice(0, 200)}…` : value)}`);
+    for (const [key, value] of h.raw)
+      lines.push(`- ${markdownText(key)}\\: ${markdownText(value.length > 200 ? `${value.slice(0, 200)}…` : value)}`);
     for (const problem of h.problems.slice(0, 5)) lines.push(`- problem: ${markdownText(problem)}`);
   }
   return {
@@ -389,9 +447,12 @@ export type MessageKind = 'connecting' | 'loading' | 'empty' | 'error' | 'forbid
 
 export function messageTreeItem(kind: MessageKind, text: string, detail?: string): TreeItemModel {
   const icon: IconSpec =
-    kind === 'connecting' || kind === 'loading' ? { id: 'loading~spin' }
-      : kind === 'error' ? { id: 'error', color: ERROR_COLOR }
-        : kind === 'forbidden' ? { id: 'lock', color: WARNING_COLOR }
+    kind === 'connecting' || kind === 'loading'
+      ? { id: 'loading~spin' }
+      : kind === 'error'
+        ? { id: 'error', color: ERROR_COLOR }
+        : kind === 'forbidden'
+          ? { id: 'lock', color: WARNING_COLOR }
           : { id: 'info' };
   return {
     label: plainLabel(text),
@@ -410,5 +471,9 @@ export function noGpuPodsItem(otherPods: number): TreeItemModel {
 
 /** The last item under a node with GPU pods, when it also runs other pods. */
 export function otherPodsItem(otherPods: number): TreeItemModel {
-  return messageTreeItem('info', `${plural(otherPods, 'pod')} without GPUs`, 'Pods that request no GPU resource and carry no HAMi allocation are not listed.');
+  return messageTreeItem(
+    'info',
+    `${plural(otherPods, 'pod')} without GPUs`,
+    'Pods that request no GPU resource and carry no HAMi allocation are not listed.',
+  );
 }

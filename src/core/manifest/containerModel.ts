@@ -69,7 +69,6 @@ export interface EnvFromSource {
   readonly span: Span;
 }
 
-
 export interface ContainerModel {
   readonly name: string;
   readonly index: number;
@@ -188,7 +187,13 @@ export function buildContainer(
   const volumeMounts = (mountSeq ? tree.items(mountSeq) : []).flatMap((mount) => {
     const mountName = tree.text(tree.get(mount, 'name'));
     if (mountName === undefined) return [];
-    return [{ name: mountName, mountPath: tree.text(tree.get(mount, 'mountPath')), span: spanOf(tree.get(mount, 'name')) ?? { start: 0, end: 0 } }];
+    return [
+      {
+        name: mountName,
+        mountPath: tree.text(tree.get(mount, 'mountPath')),
+        span: spanOf(tree.get(mount, 'name')) ?? { start: 0, end: 0 },
+      },
+    ];
   });
 
   return {
@@ -224,7 +229,13 @@ function containerStartSpan(tree: YamlTree, node: YAMLMap): Span {
   return span ?? { start: node.range?.[0] ?? 0, end: node.range?.[0] ?? 0 };
 }
 
-export function resourceBlock(tree: YamlTree, resources: YAMLMap | undefined, field: 'limits' | 'requests', where: string, expectMap: ExpectMap): ResourceBlock {
+export function resourceBlock(
+  tree: YamlTree,
+  resources: YAMLMap | undefined,
+  field: 'limits' | 'requests',
+  where: string,
+  expectMap: ExpectMap,
+): ResourceBlock {
   const pair = tree.pair(resources, field);
   const map = expectMap(tree.resolve(pair?.value), `${where}.${field}`);
   const entries = new Map<string, ResourceEntry>();
@@ -249,7 +260,16 @@ export function resourceBlock(tree: YamlTree, resources: YAMLMap | undefined, fi
       }
     }
     const kSpan = keySpan(entryPair) ?? { start: 0, end: 0 };
-    entries.set(key, { name: key, text, quantity, invalid, templated, keySpan: kSpan, valueSpan: spanOf(entryPair.value) ?? kSpan, pair: entryPair });
+    entries.set(key, {
+      name: key,
+      text,
+      quantity,
+      invalid,
+      templated,
+      keySpan: kSpan,
+      valueSpan: spanOf(entryPair.value) ?? kSpan,
+      pair: entryPair,
+    });
   }
   return { map, pair, entries };
 }

@@ -25,7 +25,13 @@ export type SkippedDocuments =
   /** One document above MAX_DOCUMENT_CHARS; the documents around it are still parsed. */
   | { readonly kind: 'oversized'; readonly start: number; readonly end: number }
   /** Every document from `start` on: parsing them would take the file past MAX_FILE_CHARS. */
-  | { readonly kind: 'past-file-cap'; readonly start: number; readonly documents: number; readonly parsedDocuments: number; readonly parsedChars: number };
+  | {
+      readonly kind: 'past-file-cap';
+      readonly start: number;
+      readonly documents: number;
+      readonly parsedDocuments: number;
+      readonly parsedChars: number;
+    };
 
 export type DocumentScreen =
   | { readonly kind: 'whole' }
@@ -64,7 +70,7 @@ export function screenDocuments(text: string, maxDocument = MAX_DOCUMENT_CHARS, 
 export function documentSlices(text: string): TextSlice[] {
   const slices: TextSlice[] = [];
   let start = 0;
-  for (let line = 0; line < text.length; ) {
+  for (let line = 0; line < text.length;) {
     if (line > start && isDocumentStart(text, line)) {
       slices.push({ start, end: line });
       start = line;

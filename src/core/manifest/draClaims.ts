@@ -51,14 +51,24 @@ const MAX_SELECTORS = 32;
 const DRIVER_EQUALS = /device\.driver\s*==\s*(["'])([^"'\s]{1,253})\1|(["'])([^"'\s]{1,253})\3\s*==\s*device\.driver/g;
 const DOMAIN = /device\.(?:attributes|capacity)\[\s*(["'])([^"'\s]{1,253})\1\s*\]/g;
 // device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0, or .isGreaterThan(quantity('40Gi'))
-const MEMORY_BOUND = /device\.capacity\[\s*(["'])[^"'\s]{1,253}\1\s*\]\.memory\.(compareTo|isGreaterThan)\(\s*quantity\(\s*(["'])([^"'\s]{1,64})\3\s*\)\s*\)(\s*(>=|>|==)\s*0)?/g;
+const MEMORY_BOUND =
+  /device\.capacity\[\s*(["'])[^"'\s]{1,253}\1\s*\]\.memory\.(compareTo|isGreaterThan)\(\s*quantity\(\s*(["'])([^"'\s]{1,64})\3\s*\)\s*\)(\s*(>=|>|==)\s*0)?/g;
 
 export function isClaimKind(kind: string, apiVersion: string | undefined): kind is ClaimKind {
-  return (kind === 'ResourceClaim' || kind === 'ResourceClaimTemplate') && apiVersion !== undefined && apiVersion.startsWith('resource.k8s.io/');
+  return (
+    (kind === 'ResourceClaim' || kind === 'ResourceClaimTemplate') && apiVersion !== undefined && apiVersion.startsWith('resource.k8s.io/')
+  );
 }
 
 /** Reads a claim object; undefined when it has no name (it cannot be referenced then). */
-export function readClaimObject(tree: YamlTree, root: Node, kind: ClaimKind, apiVersion: string, name: string | undefined, namespace: string | undefined): DraClaimObject | undefined {
+export function readClaimObject(
+  tree: YamlTree,
+  root: Node,
+  kind: ClaimKind,
+  apiVersion: string,
+  name: string | undefined,
+  namespace: string | undefined,
+): DraClaimObject | undefined {
   if (name === undefined) return undefined;
   const claimSpec = kind === 'ResourceClaimTemplate' ? tree.path(root, 'spec', 'spec') : tree.get(root, 'spec');
   const requests: DeviceRequest[] = [];
@@ -69,7 +79,8 @@ export function readClaimObject(tree: YamlTree, root: Node, kind: ClaimKind, api
     const alternatives: DeviceAlternative[] = [];
     if (exactly) alternatives.push(readAlternative(tree, exactly, requestName));
     else if (subrequests.length > 0) {
-      for (const sub of subrequests.slice(0, MAX_SUBREQUESTS)) alternatives.push(readAlternative(tree, sub, `${requestName}/${tree.text(tree.get(sub, 'name')) ?? '?'}`));
+      for (const sub of subrequests.slice(0, MAX_SUBREQUESTS))
+        alternatives.push(readAlternative(tree, sub, `${requestName}/${tree.text(tree.get(sub, 'name')) ?? '?'}`));
     } else alternatives.push(readAlternative(tree, item, requestName));
     requests.push({ name: requestName, alternatives });
   }
@@ -91,7 +102,8 @@ function readAlternative(tree: YamlTree, node: Node, name: string): DeviceAltern
     if (key !== 'memory' && !key.endsWith('/memory')) continue;
     const text = tree.text(pair.value);
     const parsed = text === undefined ? undefined : parseQuantity(text.trim());
-    if (text !== undefined && parsed?.ok && !parsed.quantity.negative) capacityMemory = { bytes: parsed.quantity.value, text, via: 'capacity' };
+    if (text !== undefined && parsed?.ok && !parsed.quantity.negative)
+      capacityMemory = { bytes: parsed.quantity.value, text, via: 'capacity' };
   }
   const allocationAll = tree.text(tree.get(node, 'allocationMode')) === 'All';
   const countText = tree.text(tree.get(node, 'count'));
@@ -119,7 +131,8 @@ export function scanCel(expression: string): { drivers: string[]; memory: DraMem
     if (method === 'compareTo' && comparator === undefined) continue;
     const text = match[4] ?? '';
     const parsed = parseQuantity(text);
-    if (parsed.ok && !parsed.quantity.negative && (!memory || parsed.quantity.value > memory.bytes)) memory = { bytes: parsed.quantity.value, text, via: 'selector' };
+    if (parsed.ok && !parsed.quantity.negative && (!memory || parsed.quantity.value > memory.bytes))
+      memory = { bytes: parsed.quantity.value, text, via: 'selector' };
   }
   return { drivers, memory };
 }

@@ -64,7 +64,13 @@ export const DEFAULT_GPU_DEVICE_CLASSES: readonly string[] = [
 ];
 
 /** DRA driver names of GPUs, as CEL selectors name them (`device.driver == "gpu.nvidia.com"`). */
-export const GPU_DRIVERS: readonly string[] = ['gpu.nvidia.com', 'gpu.amd.com', 'gpu.intel.com', 'gaudi.intel.com', 'hami-core-gpu.project-hami.io'];
+export const GPU_DRIVERS: readonly string[] = [
+  'gpu.nvidia.com',
+  'gpu.amd.com',
+  'gpu.intel.com',
+  'gaudi.intel.com',
+  'hami-core-gpu.project-hami.io',
+];
 
 export function gpuClassSet(extra: readonly string[]): ReadonlySet<string> {
   return new Set([...DEFAULT_GPU_DEVICE_CLASSES, ...extra]);
@@ -114,9 +120,11 @@ export function containerGpu(pod: PodModel, container: ContainerModel, claims: C
       const first = alternatives[0];
       if (!first) continue;
       let memory: DraMemory | undefined;
-      for (const alternative of alternatives) if (alternative.memory && (!memory || alternative.memory.bytes > memory.bytes)) memory = alternative.memory;
+      for (const alternative of alternatives)
+        if (alternative.memory && (!memory || alternative.memory.bytes > memory.bytes)) memory = alternative.memory;
       let count: number | undefined = 1;
-      for (const alternative of alternatives) count = count === undefined || alternative.count === undefined ? undefined : Math.max(count, alternative.count);
+      for (const alternative of alternatives)
+        count = count === undefined || alternative.count === undefined ? undefined : Math.max(count, alternative.count);
       sources.push({
         kind: 'claim',
         claim: ref.name,
@@ -147,7 +155,9 @@ export function describeClaimSource(source: Extract<GpuSource, { kind: 'claim' }
   if (source.memory) {
     // With firstAvailable the alternatives may differ: the largest is what the memory limits must cover.
     const varies = source.alternatives.some((alternative) => alternative.memory?.bytes !== source.memory?.bytes);
-    parts.push(`${varies ? 'up to ' : ''}${formatBytes(source.memory.bytes)}${source.count !== undefined && source.count > 1 ? ' each' : ''}`);
+    parts.push(
+      `${varies ? 'up to ' : ''}${formatBytes(source.memory.bytes)}${source.count !== undefined && source.count > 1 ? ' each' : ''}`,
+    );
   }
   return parts.join(', ');
 }

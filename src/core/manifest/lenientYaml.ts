@@ -136,7 +136,10 @@ export function relaxForGoYaml(text: string): string | undefined {
       i++;
       continue;
     }
-    if ((c === '-' || c === '?' || c === ':') && (text[i + 1] === ' ' || text[i + 1] === '\n' || text[i + 1] === '\r' || i + 1 === text.length)) {
+    if (
+      (c === '-' || c === '?' || c === ':') &&
+      (text[i + 1] === ' ' || text[i + 1] === '\n' || text[i + 1] === '\r' || i + 1 === text.length)
+    ) {
       if (c !== ':') keyColumn = i - lineStart;
       i++;
       continue;

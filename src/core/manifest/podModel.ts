@@ -15,7 +15,16 @@ import { keySpan, spanOf } from './yamlTree.ts';
 import type { YamlTree } from './yamlTree.ts';
 
 // The container and value types live beside the code that builds them; the rules import them from here.
-export type { ContainerClaimRef, ContainerModel, ContainerRole, EnvFromSource, EnvVar, GpuUse, ResourceBlock, ResourceEntry } from './containerModel.ts';
+export type {
+  ContainerClaimRef,
+  ContainerModel,
+  ContainerRole,
+  EnvFromSource,
+  EnvVar,
+  GpuUse,
+  ResourceBlock,
+  ResourceEntry,
+} from './containerModel.ts';
 export type { Located } from './nodeValues.ts';
 export { describeNode, truncate } from './nodeValues.ts';
 
@@ -76,19 +85,32 @@ export interface PodModel {
   readonly shapeProblems: readonly ShapeProblem[];
 }
 
-export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Node, template: YAMLMap, role: string | undefined, shape: PodShape = POD_TEMPLATE): PodModel {
+export function buildPodModel(
+  tree: YamlTree,
+  object: ObjectRef,
+  objectRoot: Node,
+  template: YAMLMap,
+  role: string | undefined,
+  shape: PodShape = POD_TEMPLATE,
+): PodModel {
   const problems: ShapeProblem[] = [];
   // A whole value from a Helm action (`resources: {{ toYaml .Values.resources | nindent 12 }}`) is unknown, not misshapen.
   const expectMap = (node: Node | undefined, what: string): YAMLMap | undefined => {
     if (node === undefined || isNullScalar(node) || isTemplatedScalar(node)) return undefined;
     if (isMap(node)) return node;
-    problems.push({ span: spanOf(node) ?? { start: 0, end: 0 }, message: `${what} should be a mapping, found ${describeNode(node)}; gpumem skipped what it holds` });
+    problems.push({
+      span: spanOf(node) ?? { start: 0, end: 0 },
+      message: `${what} should be a mapping, found ${describeNode(node)}; gpumem skipped what it holds`,
+    });
     return undefined;
   };
   const expectSeq = (node: Node | undefined, what: string): YAMLSeq | undefined => {
     if (node === undefined || isNullScalar(node) || isTemplatedScalar(node)) return undefined;
     if (isSeq(node)) return node;
-    problems.push({ span: spanOf(node) ?? { start: 0, end: 0 }, message: `${what} should be a list, found ${describeNode(node)}; gpumem skipped what it holds` });
+    problems.push({
+      span: spanOf(node) ?? { start: 0, end: 0 },
+      message: `${what} should be a list, found ${describeNode(node)}; gpumem skipped what it holds`,
+    });
     return undefined;
   };
 
@@ -97,7 +119,9 @@ export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Nod
   const templateMetadata = expectMap(tree.get(template, 'metadata'), 'metadata');
   const objectMetadata = objectRoot === template ? undefined : tree.map(tree.get(objectRoot, 'metadata'));
   const objectAnnotations = objectMetadata ? tree.get(objectMetadata, 'annotations') : undefined;
-  const sources: Array<[Node | undefined, string, boolean]> = [[objectAnnotations, 'metadata.annotations', shape.objectAnnotationsReachPods === true]];
+  const sources: Array<[Node | undefined, string, boolean]> = [
+    [objectAnnotations, 'metadata.annotations', shape.objectAnnotationsReachPods === true],
+  ];
   for (const path of shape.annotationPaths) sources.push([tree.path(template, ...path), path.join('.'), true]);
   for (const [node, what, reachesPod] of sources) {
     const map = node ? expectMap(node, what) : undefined;
@@ -117,7 +141,19 @@ export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Nod
     const found = tree.path(spec, ...source.path);
     if (source.single) {
       const node = expectMap(found, where);
-      if (node) containers.push(buildContainer(tree, node, 0, source, where, expectMap, expectSeq, source.operatorDefaults ? shape.operatorMemoryLimit : undefined));
+      if (node)
+        containers.push(
+          buildContainer(
+            tree,
+            node,
+            0,
+            source,
+            where,
+            expectMap,
+            expectSeq,
+            source.operatorDefaults ? shape.operatorMemoryLimit : undefined,
+          ),
+        );
       continue;
     }
     const seq = expectSeq(found, where);
@@ -126,7 +162,18 @@ export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Nod
       const node = expectMap(tree.resolve(item), `${where}[${index}]`);
       if (!node) return;
       const defaulted = source.operatorDefaults === 'each' || (source.operatorDefaults === 'first' && index === 0);
-      containers.push(buildContainer(tree, node, index, source, `${where}[${index}]`, expectMap, expectSeq, defaulted ? shape.operatorMemoryLimit : undefined));
+      containers.push(
+        buildContainer(
+          tree,
+          node,
+          index,
+          source,
+          `${where}[${index}]`,
+          expectMap,
+          expectSeq,
+          defaulted ? shape.operatorMemoryLimit : undefined,
+        ),
+      );
     });
   }
 
@@ -175,7 +222,14 @@ export function buildPodModel(tree: YamlTree, object: ObjectRef, objectRoot: Nod
     const template = tree.text(templateNode);
     const claim = tree.text(claimNode);
     const span = spanOf(templateNode ?? claimNode) ?? spanOf(tree.get(item, 'name')) ?? { start: 0, end: 0 };
-    resourceClaims.set(name, template !== undefined ? { kind: 'template', name, target: template, span } : claim !== undefined ? { kind: 'claim', name, target: claim, span } : { kind: 'none', name, span });
+    resourceClaims.set(
+      name,
+      template !== undefined
+        ? { kind: 'template', name, target: template, span }
+        : claim !== undefined
+          ? { kind: 'claim', name, target: claim, span }
+          : { kind: 'none', name, span },
+    );
   }
   const podResources = expectMap(tree.get(spec, 'resources'), 'spec.resources');
 

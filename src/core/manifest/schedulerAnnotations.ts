@@ -67,7 +67,10 @@ const MAX_UINT64 = 18446744073709551615n;
  * Reads the sharing annotations of one pod. `annotations` are the pod's own (a workload's metadata does not reach
  * its pods); `containers` are the pod's containers in model order, with their roles.
  */
-export function parseSchedulerAnnotations(annotations: ReadonlyMap<string, Located<string>>, containers: readonly ContainerRef[]): SchedulerAnnotations {
+export function parseSchedulerAnnotations(
+  annotations: ReadonlyMap<string, Located<string>>,
+  containers: readonly ContainerRef[],
+): SchedulerAnnotations {
   const fraction = annotations.get(SHARING_ANNOTATIONS.fraction);
   const memory = annotations.get(SHARING_ANNOTATIONS.memory);
   const containerName = annotations.get(SHARING_ANNOTATIONS.containerName);
@@ -80,16 +83,29 @@ export function parseSchedulerAnnotations(annotations: ReadonlyMap<string, Locat
     problems.push({ key, span: annotation.span, message, severity });
 
   if (!fraction && !memory) {
-    for (const [key, annotation] of [[SHARING_ANNOTATIONS.containerName, containerName], [SHARING_ANNOTATIONS.numDevices, numDevices], [SHARING_ANNOTATIONS.fractionLimit, fractionLimit]] as const) {
+    for (const [key, annotation] of [
+      [SHARING_ANNOTATIONS.containerName, containerName],
+      [SHARING_ANNOTATIONS.numDevices, numDevices],
+      [SHARING_ANNOTATIONS.fractionLimit, fractionLimit],
+    ] as const) {
       if (!annotation) continue;
-      problem(key, annotation, `Annotation ${key} has no effect without ${SHARING_ANNOTATIONS.fraction} or ${SHARING_ANNOTATIONS.memory}${key === SHARING_ANNOTATIONS.numDevices ? '; KAI Scheduler refuses the pod ("cannot request multiple fractional devices without specifying fraction portion or gpu-memory")' : ''}.`, key === SHARING_ANNOTATIONS.numDevices ? 'error' : 'info');
+      problem(
+        key,
+        annotation,
+        `Annotation ${key} has no effect without ${SHARING_ANNOTATIONS.fraction} or ${SHARING_ANNOTATIONS.memory}${key === SHARING_ANNOTATIONS.numDevices ? '; KAI Scheduler refuses the pod ("cannot request multiple fractional devices without specifying fraction portion or gpu-memory")' : ''}.`,
+        key === SHARING_ANNOTATIONS.numDevices ? 'error' : 'info',
+      );
     }
     return { targetIndex: undefined, gpu: undefined, problems };
   }
 
   let share: GpuShare | undefined;
   if (fraction && memory) {
-    problem(SHARING_ANNOTATIONS.memory, memory, `Annotations ${SHARING_ANNOTATIONS.fraction} and ${SHARING_ANNOTATIONS.memory} are both set; KAI Scheduler refuses the pod ("cannot request both GPU and GPU memory"). Keep one of them.`);
+    problem(
+      SHARING_ANNOTATIONS.memory,
+      memory,
+      `Annotations ${SHARING_ANNOTATIONS.fraction} and ${SHARING_ANNOTATIONS.memory} are both set; KAI Scheduler refuses the pod ("cannot request both GPU and GPU memory"). Keep one of them.`,
+    );
   }
   if (fraction) share = parseFraction(fraction, problem);
   else if (memory) share = parseMemory(memory, problem);
@@ -98,16 +114,28 @@ export function parseSchedulerAnnotations(annotations: ReadonlyMap<string, Locat
   if (numDevices && !isTemplated(numDevices.value)) {
     const value = numDevices.value.trim();
     if (!UNSIGNED.test(value) || BigInt(value) === 0n || BigInt(value) > MAX_UINT64) {
-      problem(SHARING_ANNOTATIONS.numDevices, numDevices, `Annotation ${SHARING_ANNOTATIONS.numDevices} is "${shown(numDevices.value)}"; KAI Scheduler needs a whole number of devices above 0 and refuses the pod otherwise.`);
+      problem(
+        SHARING_ANNOTATIONS.numDevices,
+        numDevices,
+        `Annotation ${SHARING_ANNOTATIONS.numDevices} is "${shown(numDevices.value)}"; KAI Scheduler needs a whole number of devices above 0 and refuses the pod otherwise.`,
+      );
     } else devices = Number(value);
   }
 
   if (fractionLimit && !isTemplated(fractionLimit.value)) {
     const limit = DECIMAL.test(fractionLimit.value.trim()) ? Number(fractionLimit.value.trim()) : Number.NaN;
     if (!(limit > 0 && limit <= 1)) {
-      problem(SHARING_ANNOTATIONS.fractionLimit, fractionLimit, `Annotation ${SHARING_ANNOTATIONS.fractionLimit} is "${shown(fractionLimit.value)}"; a GPU fraction limit is a number above 0 and at most 1.`);
+      problem(
+        SHARING_ANNOTATIONS.fractionLimit,
+        fractionLimit,
+        `Annotation ${SHARING_ANNOTATIONS.fractionLimit} is "${shown(fractionLimit.value)}"; a GPU fraction limit is a number above 0 and at most 1.`,
+      );
     } else if (share?.kind === 'fraction' && limit < share.fraction) {
-      problem(SHARING_ANNOTATIONS.fractionLimit, fractionLimit, `Annotation ${SHARING_ANNOTATIONS.fractionLimit} (${fractionLimit.value.trim()}) is below ${SHARING_ANNOTATIONS.fraction} (${share.fraction}); Run:ai requires the limit to be at least the request.`);
+      problem(
+        SHARING_ANNOTATIONS.fractionLimit,
+        fractionLimit,
+        `Annotation ${SHARING_ANNOTATIONS.fractionLimit} (${fractionLimit.value.trim()}) is below ${SHARING_ANNOTATIONS.fraction} (${share.fraction}); Run:ai requires the limit to be at least the request.`,
+      );
     }
   }
 
@@ -124,8 +152,12 @@ function parseFraction(annotation: Located<string>, problem: Problem): GpuShare 
   const value = DECIMAL.test(text) ? Number(text) : Number.NaN;
   // KAI's validator: "gpu-fraction annotation value must be a positive number smaller than 1.0".
   if (value > 0 && value < 1) return { kind: 'fraction', fraction: value, annotation };
-  const why = value === 1 ? '; for a whole GPU request nvidia.com/gpu: 1 in the container\'s limits instead' : '';
-  problem(SHARING_ANNOTATIONS.fraction, annotation, `Annotation ${SHARING_ANNOTATIONS.fraction} is "${shown(annotation.value)}"; KAI Scheduler needs a number above 0 and below 1 and refuses the pod otherwise${why}.`);
+  const why = value === 1 ? "; for a whole GPU request nvidia.com/gpu: 1 in the container's limits instead" : '';
+  problem(
+    SHARING_ANNOTATIONS.fraction,
+    annotation,
+    `Annotation ${SHARING_ANNOTATIONS.fraction} is "${shown(annotation.value)}"; KAI Scheduler needs a number above 0 and below 1 and refuses the pod otherwise${why}.`,
+  );
   return undefined;
 }
 
@@ -135,7 +167,11 @@ function parseMemory(annotation: Located<string>, problem: Problem): GpuShare | 
   const text = annotation.value;
   if (UNSIGNED.test(text) && BigInt(text) > 0n && BigInt(text) <= MAX_UINT64) return { kind: 'memory', mib: Number(text), annotation };
   const unit = /^\s*\d+(\.\d+)?\s*[A-Za-z]+\s*$/.test(text) ? ' (it counts MiB and takes no unit: write "2000", not "2000Mi" or "2G")' : '';
-  problem(SHARING_ANNOTATIONS.memory, annotation, `Annotation ${SHARING_ANNOTATIONS.memory} is "${shown(text)}"; KAI Scheduler needs a whole number of MiB above 0${unit} and refuses the pod otherwise.`);
+  problem(
+    SHARING_ANNOTATIONS.memory,
+    annotation,
+    `Annotation ${SHARING_ANNOTATIONS.memory} is "${shown(text)}"; KAI Scheduler needs a whole number of MiB above 0${unit} and refuses the pod otherwise.`,
+  );
   return undefined;
 }
 
@@ -151,7 +187,10 @@ function resolveTarget(
     let index = containers.findIndex((ref) => isInit(ref) && ref.name === name);
     if (index < 0) index = containers.findIndex((ref) => ref.role === 'container' && ref.name === name);
     if (index >= 0) return { index, chosenBy: 'name' };
-    const known = containers.filter((ref) => ref.role !== 'ephemeral').slice(0, 5).map((ref) => `"${ref.name}"`);
+    const known = containers
+      .filter((ref) => ref.role !== 'ephemeral')
+      .slice(0, 5)
+      .map((ref) => `"${ref.name}"`);
     problem(
       SHARING_ANNOTATIONS.containerName,
       containerName,
@@ -170,6 +209,11 @@ function shown(value: string): string {
 
 /** "gpu-fraction 0.5 × 2 devices (KAI Scheduler / Run:ai)" */
 export function describeAnnotatedGpu(gpu: AnnotatedGpu): string {
-  const share = gpu.share.kind === 'fraction' ? `gpu-fraction ${gpu.share.fraction}` : gpu.share.kind === 'memory' ? `gpu-memory ${gpu.share.mib} MiB` : `${gpu.share.key} (unresolved)`;
+  const share =
+    gpu.share.kind === 'fraction'
+      ? `gpu-fraction ${gpu.share.fraction}`
+      : gpu.share.kind === 'memory'
+        ? `gpu-memory ${gpu.share.mib} MiB`
+        : `${gpu.share.key} (unresolved)`;
   return `${share}${gpu.devices > 1 ? ` × ${gpu.devices} devices` : ''} (${gpu.scheduler})`;
 }

@@ -20,7 +20,25 @@ export interface ArgvProgram extends StartedProgram {
 const MAX_ARGS = 6;
 
 /** Words that run the next word as the command (`exec dockerd`, `tini -- dockerd`, the docker:dind image's `dind dockerd`). */
-const WRAPPERS = new Set(['exec', 'nohup', 'sudo', 'env', 'command', 'setsid', 'time', 'nice', 'ionice', 'tini', 'dumb-init', 'dind', 'su-exec', 'gosu', 'runuser', 'stdbuf', 'timeout']);
+const WRAPPERS = new Set([
+  'exec',
+  'nohup',
+  'sudo',
+  'env',
+  'command',
+  'setsid',
+  'time',
+  'nice',
+  'ionice',
+  'tini',
+  'dumb-init',
+  'dind',
+  'su-exec',
+  'gosu',
+  'runuser',
+  'stdbuf',
+  'timeout',
+]);
 /** Shell keywords after which a command starts. */
 const KEYWORDS = new Set(['then', 'do', 'done', 'else', 'elif', 'if', 'fi', 'while', 'until', 'case', 'esac', '!', '{', '}']);
 const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh', 'ksh', 'busybox']);
@@ -46,7 +64,8 @@ export function startedPrograms(argv: readonly string[]): ArgvProgram[] {
       continue;
     }
     // A script: the word after `-c`, or any word that holds spaces or command separators (args to an image whose entrypoint is a shell).
-    if (isInlineScriptFlag(argv[i - 1]) || looksLikeScript(word)) for (const program of scriptPrograms(word)) out.push({ ...program, word: i });
+    if (isInlineScriptFlag(argv[i - 1]) || looksLikeScript(word))
+      for (const program of scriptPrograms(word)) out.push({ ...program, word: i });
   }
   return out;
 }

@@ -2,9 +2,7 @@
 // parseable YAML.
 // Nothing here throws: every way a file can be unusable becomes a reason a person can read.
 
-export type DecodedSource =
-  | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'skipped'; readonly reason: string };
+export type DecodedSource = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'skipped'; readonly reason: string };
 
 const BINARY_SNIFF_BYTES = 8000;
 
@@ -13,8 +11,10 @@ export function decodeManifestBytes(bytes: Uint8Array, maxBytes: number): Decode
     return { kind: 'skipped', reason: `file is ${formatSize(bytes.length)}, above the ${formatSize(maxBytes)} limit for analysis` };
   }
   try {
-    if (bytes[0] === 0xff && bytes[1] === 0xfe) return { kind: 'text', text: new TextDecoder('utf-16le', { fatal: true }).decode(bytes.subarray(2)) };
-    if (bytes[0] === 0xfe && bytes[1] === 0xff) return { kind: 'text', text: new TextDecoder('utf-16be', { fatal: true }).decode(bytes.subarray(2)) };
+    if (bytes[0] === 0xff && bytes[1] === 0xfe)
+      return { kind: 'text', text: new TextDecoder('utf-16le', { fatal: true }).decode(bytes.subarray(2)) };
+    if (bytes[0] === 0xfe && bytes[1] === 0xff)
+      return { kind: 'text', text: new TextDecoder('utf-16be', { fatal: true }).decode(bytes.subarray(2)) };
   } catch {
     return { kind: 'skipped', reason: 'file starts with a UTF-16 byte-order mark but is not valid UTF-16' };
   }
@@ -110,7 +110,20 @@ function fileLanguage(counts: Readonly<Record<TemplateLanguage, number>>): Templ
   return 'placeholder';
 }
 
-const HELM_OBJECTS = ['.Values', '.Release', '.Chart', '.Capabilities', '.Files', '.Template', 'include ', 'toYaml', 'toJson', 'nindent', 'tpl ', 'required '];
+const HELM_OBJECTS = [
+  '.Values',
+  '.Release',
+  '.Chart',
+  '.Capabilities',
+  '.Files',
+  '.Template',
+  'include ',
+  'toYaml',
+  'toJson',
+  'nindent',
+  'tpl ',
+  'required ',
+];
 const GO_KEYWORDS = /^(if|else|end|range|with|define|template|block|break|continue|printf|print|len|index|not|and|or|eq|ne|lt|le|gt|ge)\b/;
 const ARGO_VARIABLES = /^(inputs|outputs|workflow|steps|tasks|item|pod|node|retries|lastRetry|cronworkflow)\b/;
 /** The language of one action, from the start of its body (cut to 200 characters, so a huge action costs no more). */

@@ -28,13 +28,31 @@ const BATCH = ['batch'];
 // predictor adds one container under a framework key or `model:`, which KServe names kserve-container. KServe's
 // defaulter (setResourceRequirementDefaults) gives that container the inferenceservice-config resources when it
 // sets none: 2Gi of memory in the kserve Helm chart (values kserve.inferenceservice.resources).
-const KSERVE_MODEL_KEYS = ['model', 'sklearn', 'xgboost', 'tensorflow', 'pytorch', 'triton', 'onnx', 'huggingface', 'pmml', 'lightgbm', 'paddle'];
+const KSERVE_MODEL_KEYS = [
+  'model',
+  'sklearn',
+  'xgboost',
+  'tensorflow',
+  'pytorch',
+  'triton',
+  'onnx',
+  'huggingface',
+  'pmml',
+  'lightgbm',
+  'paddle',
+];
 const KSERVE_COMPONENT: PodShape = {
   layout: 'inline',
   containers: [
     { path: ['initContainers'], role: 'init' },
     { path: ['containers'], role: 'container', operatorDefaults: 'first' },
-    ...KSERVE_MODEL_KEYS.map((key): ContainerSource => ({ path: [key], role: 'container', single: true, defaultName: 'kserve-container', operatorDefaults: 'each' })),
+    ...KSERVE_MODEL_KEYS.map((key): ContainerSource => ({
+      path: [key],
+      role: 'container',
+      single: true,
+      defaultName: 'kserve-container',
+      operatorDefaults: 'each',
+    })),
   ],
   annotationPaths: [['annotations']],
   objectAnnotationsReachPods: true,
@@ -100,7 +118,10 @@ export const KINDS: readonly KindEntry[] = [
   {
     kind: 'RayCluster',
     groups: ['ray.io'],
-    templates: [['spec', 'headGroupSpec', 'template'], ['spec', 'workerGroupSpecs', '[]', 'template']],
+    templates: [
+      ['spec', 'headGroupSpec', 'template'],
+      ['spec', 'workerGroupSpecs', '[]', 'template'],
+    ],
   },
   {
     kind: 'RayJob',
@@ -114,7 +135,10 @@ export const KINDS: readonly KindEntry[] = [
   {
     kind: 'RayService',
     groups: ['ray.io'],
-    templates: [['spec', 'rayClusterConfig', 'headGroupSpec', 'template'], ['spec', 'rayClusterConfig', 'workerGroupSpecs', '[]', 'template']],
+    templates: [
+      ['spec', 'rayClusterConfig', 'headGroupSpec', 'template'],
+      ['spec', 'rayClusterConfig', 'workerGroupSpecs', '[]', 'template'],
+    ],
   },
   { kind: 'PyTorchJob', groups: ['kubeflow.org'], templates: [['spec', 'pytorchReplicaSpecs', '{}', 'template']] },
   { kind: 'TFJob', groups: ['kubeflow.org'], templates: [['spec', 'tfReplicaSpecs', '{}', 'template']] },
@@ -125,14 +149,21 @@ export const KINDS: readonly KindEntry[] = [
   {
     kind: 'LeaderWorkerSet',
     groups: ['leaderworkerset.x-k8s.io'],
-    templates: [['spec', 'leaderWorkerTemplate', 'leaderTemplate'], ['spec', 'leaderWorkerTemplate', 'workerTemplate']],
+    templates: [
+      ['spec', 'leaderWorkerTemplate', 'leaderTemplate'],
+      ['spec', 'leaderWorkerTemplate', 'workerTemplate'],
+    ],
   },
   { kind: 'Job', groups: ['batch.volcano.sh'], templates: [['spec', 'tasks', '[]', 'template']] },
   {
     kind: 'InferenceService',
     // serving.kubeflow.org is KServe's name before it left Kubeflow (KFServing); its v1beta1 has the same shape.
     groups: ['serving.kserve.io', 'serving.kubeflow.org'],
-    templates: [['spec', 'predictor'], ['spec', 'transformer'], ['spec', 'explainer']],
+    templates: [
+      ['spec', 'predictor'],
+      ['spec', 'transformer'],
+      ['spec', 'explainer'],
+    ],
     shape: KSERVE_COMPONENT,
   },
   // KServe LLMInferenceService (serving.kserve.io/v1alpha1, kserve pkg/apis/serving/v1alpha1
@@ -140,13 +171,23 @@ export const KINDS: readonly KindEntry[] = [
   {
     kind: 'LLMInferenceService',
     groups: ['serving.kserve.io'],
-    templates: [['spec', 'template'], ['spec', 'worker'], ['spec', 'prefill', 'template'], ['spec', 'prefill', 'worker']],
+    templates: [
+      ['spec', 'template'],
+      ['spec', 'worker'],
+      ['spec', 'prefill', 'template'],
+      ['spec', 'prefill', 'worker'],
+    ],
     shape: INLINE_POD_SPEC,
   },
   {
     kind: 'LLMInferenceServiceConfig',
     groups: ['serving.kserve.io'],
-    templates: [['spec', 'template'], ['spec', 'worker'], ['spec', 'prefill', 'template'], ['spec', 'prefill', 'worker']],
+    templates: [
+      ['spec', 'template'],
+      ['spec', 'worker'],
+      ['spec', 'prefill', 'template'],
+      ['spec', 'prefill', 'worker'],
+    ],
     shape: INLINE_POD_SPEC,
   },
   { kind: 'TrainJob', groups: ['trainer.kubeflow.org'], templates: [['spec']], shape: TRAINJOB },
@@ -163,7 +204,15 @@ export const KINDS: readonly KindEntry[] = [
   { kind: 'ClusterWorkflowTemplate', groups: ['argoproj.io'], templates: [['spec', 'templates', '[]']], shape: ARGO_TEMPLATE },
   { kind: 'CronWorkflow', groups: ['argoproj.io'], templates: [['spec', 'workflowSpec', 'templates', '[]']], shape: ARGO_TEMPLATE },
   { kind: 'Task', groups: ['tekton.dev'], templates: [['spec']], shape: TEKTON_TASK },
-  { kind: 'Pipeline', groups: ['tekton.dev'], templates: [['spec', 'tasks', '[]', 'taskSpec'], ['spec', 'finally', '[]', 'taskSpec']], shape: TEKTON_TASK },
+  {
+    kind: 'Pipeline',
+    groups: ['tekton.dev'],
+    templates: [
+      ['spec', 'tasks', '[]', 'taskSpec'],
+      ['spec', 'finally', '[]', 'taskSpec'],
+    ],
+    shape: TEKTON_TASK,
+  },
 ];
 
 const BY_KIND = new Map<string, KindEntry[]>();
@@ -203,7 +252,14 @@ export function findPodTemplates(tree: YamlTree, root: Node, entry: KindEntry): 
   return found;
 }
 
-function walk(tree: YamlTree, node: Node | undefined, path: TemplatePath, step: number, labels: string[], visit: (template: YAMLMap, labels: string[]) => void): void {
+function walk(
+  tree: YamlTree,
+  node: Node | undefined,
+  path: TemplatePath,
+  step: number,
+  labels: string[],
+  visit: (template: YAMLMap, labels: string[]) => void,
+): void {
   if (!node) return;
   if (step === path.length) {
     if (isMap(node)) visit(node, labels);

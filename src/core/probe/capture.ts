@@ -62,7 +62,14 @@ export function parseCapture(input: string): Capture {
   const problems: string[] = [];
   const header = HEADER.exec(text);
   if (!header) {
-    return { version: 0, scope: undefined, root: '', sections: new Map(), complete: false, problems: ['not a gpumem probe capture (no header line)'] };
+    return {
+      version: 0,
+      scope: undefined,
+      root: '',
+      sections: new Map(),
+      complete: false,
+      problems: ['not a gpumem probe capture (no header line)'],
+    };
   }
   const version = Number(header[1]);
   if (version !== 1) problems.push(`capture format v${version} is newer than this gpumem understands (v1); reading what it can`);
@@ -88,7 +95,13 @@ export function parseCapture(input: string): Capture {
     flush();
     current.complete = complete;
     if (!complete) problems.push(`section "${current.name}" was cut off`);
-    sections.set(current.name, { name: current.name, records: current.records, rc: current.rc, missing: current.missing, complete: current.complete });
+    sections.set(current.name, {
+      name: current.name,
+      records: current.records,
+      rc: current.rc,
+      missing: current.missing,
+      complete: current.complete,
+    });
     current = undefined;
   };
 

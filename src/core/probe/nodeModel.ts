@@ -82,7 +82,10 @@ export function buildNodeModel(capture: Capture): NodeModel {
   if (meminfo.size === 0) problems.push('no /proc/meminfo in the capture');
   const osRelease = parseKeyEquals([...sectionFiles(capture, 'os-release').values()][0] ?? '');
   // The section is one word; take the first line that is a mode, so a stray line cannot hide it.
-  const modeText = sectionText(capture, 'cgroup.mode')?.split('\n').map((line) => line.trim()).find((line) => line === 'v2' || line === 'v1' || line === 'hybrid');
+  const modeText = sectionText(capture, 'cgroup.mode')
+    ?.split('\n')
+    .map((line) => line.trim())
+    .find((line) => line === 'v2' || line === 'v1' || line === 'hybrid');
   const cgroupMode: CgroupMode = modeText === 'v2' || modeText === 'v1' || modeText === 'hybrid' ? modeText : 'unknown';
   const rootFiles = sectionFiles(capture, 'cgroup.root');
   const cg = `${root}/sys/fs/cgroup`;
@@ -92,7 +95,10 @@ export function buildNodeModel(capture: Capture): NodeModel {
   const fullPaths = new Map<string, string>();
   const groups = groupByDirectory(sectionFiles(capture, 'cgroup.kubepods'), cg, fullPaths);
   const kubepodsLevels: CgroupMemory[] = [];
-  const podMap = new Map<string, { memory: CgroupMemory; uid: string; qos: string; containers: (CgroupMemory & { containerId: string | undefined })[] }>();
+  const podMap = new Map<
+    string,
+    { memory: CgroupMemory; uid: string; qos: string; containers: (CgroupMemory & { containerId: string | undefined })[] }
+  >();
   const containerDirs: Array<{ memory: CgroupMemory; uid: string; containerId: string | undefined }> = [];
   for (const [path, fileMap] of groups) {
     const memory = cgroupMemory(path, fileMap, (name) => sink(fullPaths.get(`${path}/${name}`) ?? `${cg}${path}/${name}`));
@@ -116,7 +122,8 @@ export function buildNodeModel(capture: Capture): NodeModel {
   if (logText !== undefined) {
     const newline = logText.indexOf('\n');
     const first = newline < 0 ? logText : logText.slice(0, newline);
-    if (first.startsWith('source=')) kernelLog = { source: first.slice('source='.length), text: newline < 0 ? '' : logText.slice(newline + 1) };
+    if (first.startsWith('source='))
+      kernelLog = { source: first.slice('source='.length), text: newline < 0 ? '' : logText.slice(newline + 1) };
   }
   const missing = [...capture.sections.values()].flatMap((section) => section.missing.map((what) => `${section.name}: ${what}`));
 
@@ -149,7 +156,11 @@ export function buildNodeModel(capture: Capture): NodeModel {
 }
 
 /** Groups `<dir>/<file>` records by directory, with the path made relative to the controller root (v1's /memory too). */
-function groupByDirectory(files: ReadonlyMap<string, string>, cgroupRoot: string, fullPaths: Map<string, string>): Map<string, Map<string, string>> {
+function groupByDirectory(
+  files: ReadonlyMap<string, string>,
+  cgroupRoot: string,
+  fullPaths: Map<string, string>,
+): Map<string, Map<string, string>> {
   const groups = new Map<string, Map<string, string>>();
   for (const [path, body] of files) {
     if (!path.startsWith(cgroupRoot)) continue;
@@ -177,7 +188,9 @@ function cgroupMemory(path: string, files: ReadonlyMap<string, string>, sink: (n
     path,
     current: v2 ? number('memory.current') : number('memory.usage_in_bytes'),
     peak: v2 ? number('memory.peak') : number('memory.max_usage_in_bytes'),
-    max: v2 ? parseCgroupValue(files.get('memory.max'), sink('memory.max')) : v1Limit(files.get('memory.limit_in_bytes'), sink('memory.limit_in_bytes')),
+    max: v2
+      ? parseCgroupValue(files.get('memory.max'), sink('memory.max'))
+      : v1Limit(files.get('memory.limit_in_bytes'), sink('memory.limit_in_bytes')),
     events: parseMemoryCounters(files.get('memory.events'), sink('memory.events')),
     stat: parseMemoryStat(files.get('memory.stat'), sink('memory.stat')),
     dmem: {
@@ -187,7 +200,9 @@ function cgroupMemory(path: string, files: ReadonlyMap<string, string>, sink: (n
       low: dmem('dmem.low'),
       max: dmem('dmem.max'),
     },
-    subtreeControl: files.has('cgroup.subtree_control') ? (files.get('cgroup.subtree_control') ?? '').split(/\s+/).filter(Boolean) : undefined,
+    subtreeControl: files.has('cgroup.subtree_control')
+      ? (files.get('cgroup.subtree_control') ?? '').split(/\s+/).filter(Boolean)
+      : undefined,
     oomControl: parseMemoryCounters(files.get('memory.oom_control'), sink('memory.oom_control')),
   };
 }

@@ -38,7 +38,8 @@ export interface PodCgroup {
 const UID_DASHED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UID_HASH = /^[0-9a-f]{32}$/;
 /** systemd driver: `[<prefix>-]kubepods[-<qos>]-pod<uid>.slice[:<runtime>:<id>]`. */
-const SYSTEMD_POD = /^(?:[A-Za-z0-9_.]+-)?kubepods(?:-(burstable|besteffort))?-pod([0-9A-Fa-f_-]{32,36})\.slice(?::([A-Za-z0-9_-]+):([^/]+))?$/;
+const SYSTEMD_POD =
+  /^(?:[A-Za-z0-9_.]+-)?kubepods(?:-(burstable|besteffort))?-pod([0-9A-Fa-f_-]{32,36})\.slice(?::([A-Za-z0-9_-]+):([^/]+))?$/;
 /** cgroupfs driver: `pod<uid>`. */
 const CGROUPFS_POD = /^pod([0-9A-Fa-f-]{32,36})$/;
 /** A runtime's container scope: `<runtime>-<id>.scope`. */

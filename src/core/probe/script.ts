@@ -57,9 +57,19 @@ export function buildProbeScript(options: ProbeScriptOptions): string {
  * Validates the parameters and wraps a probe body with the header every probe shares (the parameter
  * assignments, the prelude, the capture header line, the final marker). Used by the full and light probes.
  */
-export function assembleProbeScript(parts: { nonce: string; hostRoot: string; scope: ProbeScope; comment: string; body: string; hamiLibPath?: string }): string {
+export function assembleProbeScript(parts: {
+  nonce: string;
+  hostRoot: string;
+  scope: ProbeScope;
+  comment: string;
+  body: string;
+  hamiLibPath?: string;
+}): string {
   if (!NONCE.test(parts.nonce)) throw new Error('probe nonce must be 16–64 lowercase hex characters');
-  if (!HOST_ROOT.test(parts.hostRoot)) throw new Error(`host root "${parts.hostRoot}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`);
+  if (!HOST_ROOT.test(parts.hostRoot))
+    throw new Error(
+      `host root "${parts.hostRoot}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`,
+    );
   const hamiProblem = parts.hamiLibPath !== undefined ? hamiLibPathProblem(parts.hamiLibPath) : undefined;
   if (hamiProblem !== undefined) throw new Error(hamiProblem);
   return [

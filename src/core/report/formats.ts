@@ -37,7 +37,10 @@ export function toJsonFindings(findings: readonly PositionedFinding[]): JsonFind
 }
 
 export function formatText(findings: readonly PositionedFinding[], filesLinted: number): string {
-  const lines = findings.map(({ file, line, column, finding }) => `${terminalSafe(file, 'single-line')}:${line}:${column}: ${finding.severity} [${finding.ruleId}] ${terminalSafe(finding.message, 'single-line')}`);
+  const lines = findings.map(
+    ({ file, line, column, finding }) =>
+      `${terminalSafe(file, 'single-line')}:${line}:${column}: ${finding.severity} [${finding.ruleId}] ${terminalSafe(finding.message, 'single-line')}`,
+  );
   const count = (severity: Severity) => findings.filter((f) => f.finding.severity === severity).length;
   const files = new Set(findings.map((f) => f.file)).size;
   const total = findings.length;
@@ -74,7 +77,10 @@ export function formatSarif(findings: readonly PositionedFinding[], options: Sar
             semanticVersion: options.toolVersion,
             rules: RULES.map((rule) => ({
               id: rule.id,
-              name: rule.id.split('-').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(''),
+              name: rule.id
+                .split('-')
+                .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+                .join(''),
               shortDescription: { text: rule.title },
               fullDescription: { text: rule.summary },
               help: { text: rule.remedy, markdown: `${rule.summary}\n\n**Remedy:** ${rule.remedy}` },
@@ -93,7 +99,14 @@ export function formatSarif(findings: readonly PositionedFinding[], options: Sar
         results: findings.map(({ file, line, column, endLine, endColumn, finding }) => {
           const object = finding.object;
           const logical = object
-            ? [{ fullyQualifiedName: [object.namespace ?? '', object.kind, object.name ?? '', finding.container ?? ''].filter(Boolean).join('/'), kind: 'object' }]
+            ? [
+                {
+                  fullyQualifiedName: [object.namespace ?? '', object.kind, object.name ?? '', finding.container ?? '']
+                    .filter(Boolean)
+                    .join('/'),
+                  kind: 'object',
+                },
+              ]
             : undefined;
           return {
             ruleId: finding.ruleId,

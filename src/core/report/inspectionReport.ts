@@ -16,7 +16,10 @@ export function inspectionToMarkdown(inspection: Inspection): string {
   const out: string[] = [`# gpumem inspection: ${markdownText(inspection.target)}`, ''];
   const model = inspection.node?.model;
   if (model) {
-    out.push(`**Host** ${markdownText(model.hostname ?? '?')} · **kernel** ${markdownText(model.kernel ?? '?')} · **OS** ${markdownText(model.os ?? '?')} · **cgroup** ${model.cgroupMode}`, '');
+    out.push(
+      `**Host** ${markdownText(model.hostname ?? '?')} · **kernel** ${markdownText(model.kernel ?? '?')} · **OS** ${markdownText(model.os ?? '?')} · **cgroup** ${model.cgroupMode}`,
+      '',
+    );
   }
   out.push('## Verdicts', '');
   if (inspection.verdicts.length === 0) out.push('No problems found.', '');
@@ -25,15 +28,29 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     const { accounting, pods, kernelChecks } = inspection.node;
     out.push('## Memory accounting (node)', '', '| | bytes |', '| --- | --- |');
     out.push(`| MemTotal | ${bytes(accounting.memTotal)} |`, `| MemAvailable | ${bytes(accounting.memAvailable)} |`);
-    out.push(`| Pods' memory.current (sum) | ${bytes(accounting.podsAccounted)} |`, `| GTT in use (sysfs) | ${bytes(accounting.gttUsed)} |`);
+    out.push(
+      `| Pods' memory.current (sum) | ${bytes(accounting.podsAccounted)} |`,
+      `| GTT in use (sysfs) | ${bytes(accounting.gttUsed)} |`,
+    );
     out.push(`| GPUActive (7.1+) | ${bytes(accounting.gpuActive)} |`);
-    for (const [label, value] of gpuReclaimRows(accounting.gpuReclaimCheck, accounting.availableWithReclaim, bytes)) out.push(`| ${label} | ${value} |`);
+    for (const [label, value] of gpuReclaimRows(accounting.gpuReclaimCheck, accounting.availableWithReclaim, bytes))
+      out.push(`| ${label} | ${value} |`);
     out.push(`| Charged to no cgroup | ${bytes(accounting.unaccounted)} |`, '');
-    out.push(`GPUs: ${markdownText(accounting.gpuSummary)}${accounting.unifiedMemory ? ' — unified memory (GPU memory is system RAM)' : ''}`, '');
+    out.push(
+      `GPUs: ${markdownText(accounting.gpuSummary)}${accounting.unifiedMemory ? ' — unified memory (GPU memory is system RAM)' : ''}`,
+      '',
+    );
     if (pods.length > 0) {
-      out.push('## Pods', '', '| Pod | QoS | memory.current | GTT | true footprint | limit | headroom |', '| --- | --- | --- | --- | --- | --- | --- |');
+      out.push(
+        '## Pods',
+        '',
+        '| Pod | QoS | memory.current | GTT | true footprint | limit | headroom |',
+        '| --- | --- | --- | --- | --- | --- | --- |',
+      );
       for (const pod of pods) {
-        out.push(`| ${markdownText(inspection.podNames.get(pod.podUid) ?? pod.podUid)} | ${markdownText(pod.qos)} | ${bytes(pod.accounted)} | ${bytes(pod.gtt)} | ${bytes(pod.trueFootprint)} | ${pod.limit === undefined ? 'none' : bytes(pod.limit)} | ${pod.headroom === undefined ? '—' : bytes(pod.headroom)} |`);
+        out.push(
+          `| ${markdownText(inspection.podNames.get(pod.podUid) ?? pod.podUid)} | ${markdownText(pod.qos)} | ${bytes(pod.accounted)} | ${bytes(pod.gtt)} | ${bytes(pod.trueFootprint)} | ${pod.limit === undefined ? 'none' : bytes(pod.limit)} | ${pod.headroom === undefined ? '—' : bytes(pod.headroom)} |`,
+        );
       }
       out.push('');
     }
@@ -41,22 +58,36 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     for (const check of kernelChecks) pushAll(out, checkMarkdown(check));
     out.push('');
     const oom = inspection.node.oom;
-    out.push('## OOM kills', '', oom ? markdownText(oom.summary.text) : 'No kernel log was readable (dmesg needs CAP_SYSLOG; run the probe as root).', '');
+    out.push(
+      '## OOM kills',
+      '',
+      oom ? markdownText(oom.summary.text) : 'No kernel log was readable (dmesg needs CAP_SYSLOG; run the probe as root).',
+      '',
+    );
     if (oom && oom.summary.victims.length > 0) {
       out.push('| When | Kind | Victim | Pod |', '| --- | --- | --- | --- |');
       for (const victim of oom.summary.victims) {
-        out.push(`| ${markdownText(victim.timestamp ?? '—')} | ${victim.kind === 'global' ? `global${victim.gtt ? ` (GTT signature: ${victim.gtt})` : ''}` : victim.kind === 'memcg' ? 'memory cgroup' : 'unclassified'} | ${markdownText(victim.comm ?? '?')}${victim.pid !== undefined ? ` (pid ${victim.pid})` : ''} | ${markdownText(victim.podName ?? victim.podUid ?? '—')} |`);
+        out.push(
+          `| ${markdownText(victim.timestamp ?? '—')} | ${victim.kind === 'global' ? `global${victim.gtt ? ` (GTT signature: ${victim.gtt})` : ''}` : victim.kind === 'memcg' ? 'memory cgroup' : 'unclassified'} | ${markdownText(victim.comm ?? '?')}${victim.pid !== undefined ? ` (pid ${victim.pid})` : ''} | ${markdownText(victim.podName ?? victim.podUid ?? '—')} |`,
+        );
       }
       out.push('');
     }
   }
   if (inspection.hami) {
     const provenance = evidenceSourceNote(inspection.hami.source);
-    out.push('## HAMi enforcement checklist', '', `**${inspection.hami.verdict}** — ${markdownText(summaryAfterVerdict(inspection.hami))}`, '');
+    out.push(
+      '## HAMi enforcement checklist',
+      '',
+      `**${inspection.hami.verdict}** — ${markdownText(summaryAfterVerdict(inspection.hami))}`,
+      '',
+    );
     if (provenance) out.push(`> ${markdownText(provenance)}`, '');
     out.push('| | Check | Finding | Command |', '| --- | --- | --- | --- |');
     for (const check of inspection.hami.checks) {
-      out.push(`| ${ICON[check.status] ?? ''} | ${markdownText(check.title)} | ${markdownText(check.summary)} | \`${check.command.replace(/`/g, "'")}\` |`);
+      out.push(
+        `| ${ICON[check.status] ?? ''} | ${markdownText(check.title)} | ${markdownText(check.summary)} | \`${check.command.replace(/`/g, "'")}\` |`,
+      );
     }
     out.push('');
   }
@@ -67,8 +98,16 @@ export function inspectionToMarkdown(inspection: Inspection): string {
 }
 
 function verdictMarkdown(verdict: Verdict): string[] {
-  const lines = [`### ${ICON[verdict.severity] ?? ''} ${markdownText(verdict.title)}`, '', markdownText(verdict.explanation), '', `**Remedy:** ${markdownText(verdict.remedy)}`, ''];
-  if (verdict.evidence.length > 0) lines.push('<details><summary>Evidence</summary>', '', markdownCodeBlock(verdict.evidence.join('\n')), '', '</details>', '');
+  const lines = [
+    `### ${ICON[verdict.severity] ?? ''} ${markdownText(verdict.title)}`,
+    '',
+    markdownText(verdict.explanation),
+    '',
+    `**Remedy:** ${markdownText(verdict.remedy)}`,
+    '',
+  ];
+  if (verdict.evidence.length > 0)
+    lines.push('<details><summary>Evidence</summary>', '', markdownCodeBlock(verdict.evidence.join('\n')), '', '</details>', '');
   lines.push(`<sub>${markdownText(verdict.id)}</sub>`, '');
   return lines;
 }
@@ -98,7 +137,8 @@ export function inspectionToText(inspection: Inspection): string {
   if (inspection.node?.oom) out.push('', `OOM kills: ${oneLine(inspection.node.oom.summary.text)}`);
   if (inspection.node) {
     out.push('', 'kernel, driver and dmem:');
-    for (const check of inspection.node.kernelChecks) out.push(`  ${check.status.padEnd(7)} ${oneLine(check.title)}: ${oneLine(check.detail)}`);
+    for (const check of inspection.node.kernelChecks)
+      out.push(`  ${check.status.padEnd(7)} ${oneLine(check.title)}: ${oneLine(check.detail)}`);
   }
   for (const problem of inspection.problems) out.push(`note: ${oneLine(problem)}`);
   return `${out.join('\n')}\n`;
@@ -126,7 +166,11 @@ export function inspectionToJson(inspection: Inspection): object {
           os: node.model.os ?? null,
           cgroupMode: node.model.cgroupMode,
           accounting: node.accounting,
-          pods: node.pods.map((pod) => ({ ...pod, podName: inspection.podNames.get(pod.podUid) ?? null, events: Object.fromEntries(pod.events) })),
+          pods: node.pods.map((pod) => ({
+            ...pod,
+            podName: inspection.podNames.get(pod.podUid) ?? null,
+            events: Object.fromEntries(pod.events),
+          })),
           kernelChecks: node.kernelChecks,
           gpus: node.model.gpus,
           oom: node.oom ? node.oom.summary : null,

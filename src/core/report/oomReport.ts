@@ -9,12 +9,25 @@ const ICON = { error: '⛔', warning: '⚠️', info: 'ℹ️' } as const;
 export function oomToMarkdown(explanation: KernelLogExplanation, source: string): string {
   const out = [`# OOM kills explained: ${markdownText(source)}`, '', markdownText(explanation.summary.text), ''];
   for (const verdict of explanation.verdicts) {
-    out.push(`## ${ICON[verdict.severity]} ${markdownText(verdict.title)}`, '', markdownText(verdict.explanation), '', `**Remedy:** ${markdownText(verdict.remedy)}`, '');
+    out.push(
+      `## ${ICON[verdict.severity]} ${markdownText(verdict.title)}`,
+      '',
+      markdownText(verdict.explanation),
+      '',
+      `**Remedy:** ${markdownText(verdict.remedy)}`,
+      '',
+    );
     if (verdict.evidenceLines.length > 0) {
-      out.push('Evidence:', '', markdownCodeBlock(verdict.evidenceLines.map((line) => `${String(line.line).padStart(6)}  ${line.text}`).join('\n')), '');
+      out.push(
+        'Evidence:',
+        '',
+        markdownCodeBlock(verdict.evidenceLines.map((line) => `${String(line.line).padStart(6)}  ${line.text}`).join('\n')),
+        '',
+      );
     }
   }
-  if (explanation.summary.problems.length > 0) pushAll(out, ['## Notes', '', ...explanation.summary.problems.map((problem) => `- ${markdownText(problem)}`), '']);
+  if (explanation.summary.problems.length > 0)
+    pushAll(out, ['## Notes', '', ...explanation.summary.problems.map((problem) => `- ${markdownText(problem)}`), '']);
   return `${out.join('\n')}\n`;
 }
 

@@ -17,7 +17,16 @@ interface Evidence {
 const DAEMONS = new Set(['dockerd', 'dockerd-entrypoint.sh', 'dockerd-rootless.sh', 'containerd']);
 /** Where the runtimes keep their sockets: the socket files, and the directories that hold them. */
 const SOCKET_FILES = new Set(['docker.sock', 'containerd.sock', 'cri-dockerd.sock', 'crio.sock', 'podman.sock']);
-const SOCKET_DIRS = new Set(['/run/containerd', '/var/run/containerd', '/run/crio', '/var/run/crio', '/run/podman', '/var/run/podman', '/run/docker', '/var/run/docker']);
+const SOCKET_DIRS = new Set([
+  '/run/containerd',
+  '/var/run/containerd',
+  '/run/crio',
+  '/var/run/crio',
+  '/run/podman',
+  '/var/run/podman',
+  '/run/docker',
+  '/var/run/docker',
+]);
 /** A daemon's data root: an inner daemon needs it writable (an emptyDir or a host path). */
 const STORAGE_DIRS = new Set(['/var/lib/docker', '/var/lib/containerd', '/var/lib/containers', '/var/lib/containers/storage']);
 const DAEMON_ADDRESS_VARIABLES = ['DOCKER_HOST', 'CONTAINER_HOST', 'CONTAINERD_ADDRESS'];
@@ -62,11 +71,17 @@ export function nestedRuntimeEvidence(pod: PodModel, container: ContainerModel, 
     if (!socket && hostPath && isRuntimeSocket(trimSlash(hostPath.value))) {
       socket = { span: hostPath.span, what: `mounts the host's container runtime socket ${hostPath.value}` };
     } else if (!socket && hostPath && isRuntimeSocket(mountPath)) {
-      socket = { span: spanOf(tree.get(mount, 'mountPath')) ?? hostPath.span, what: `mounts the host's container runtime socket at ${mountPath}` };
+      socket = {
+        span: spanOf(tree.get(mount, 'mountPath')) ?? hostPath.span,
+        what: `mounts the host's container runtime socket at ${mountPath}`,
+      };
     }
     const readOnly = tree.scalar(tree.get(mount, 'readOnly'))?.value === true;
     if (!storage && !readOnly && STORAGE_DIRS.has(mountPath)) {
-      storage = { span: spanOf(tree.get(mount, 'mountPath')) ?? container.nameSpan, what: `mounts writable container storage at ${mountPath}` };
+      storage = {
+        span: spanOf(tree.get(mount, 'mountPath')) ?? container.nameSpan,
+        what: `mounts writable container storage at ${mountPath}`,
+      };
     }
   }
   if (socket) out.push(socket);
@@ -104,7 +119,11 @@ function startedDaemon(container: ContainerModel, text: string): Evidence | unde
   for (const { program, args, word, spelled } of startedPrograms(argv.map((w) => w.value))) {
     const daemon = DAEMONS.has(program) ? program : program === 'podman' && isSystemService(args) ? 'podman system service' : undefined;
     const span = argv[word]?.span;
-    if (daemon && span) return { span: spelled ? spanInScript(text, span, spelled.text) : span, what: `starts ${daemon.endsWith('.sh') ? `dockerd (${daemon})` : daemon}` };
+    if (daemon && span)
+      return {
+        span: spelled ? spanInScript(text, span, spelled.text) : span,
+        what: `starts ${daemon.endsWith('.sh') ? `dockerd (${daemon})` : daemon}`,
+      };
   }
   return undefined;
 }

@@ -37,7 +37,13 @@ function resolveVar(context: PodContext, container: ContainerModel, name: string
       const mapName = tree.text(tree.path(item, 'valueFrom', 'configMapKeyRef', 'name'));
       const key = tree.text(tree.path(item, 'valueFrom', 'configMapKeyRef', 'key'));
       const entry = mapName && key ? findConfigMap(context, mapName)?.data.get(key) : undefined;
-      if (entry) return { value: entry.value, span: spanOf(tree.path(item, 'valueFrom', 'configMapKeyRef', 'key')) ?? env.nameSpan, via: `ConfigMap "${mapName}" key "${key}"`, env };
+      if (entry)
+        return {
+          value: entry.value,
+          span: spanOf(tree.path(item, 'valueFrom', 'configMapKeyRef', 'key')) ?? env.nameSpan,
+          via: `ConfigMap "${mapName}" key "${key}"`,
+          env,
+        };
       return undefined;
     }
     // `- name: X` alone sets X to the empty string, and the empty string is still "present".
@@ -53,7 +59,9 @@ function resolveVar(context: PodContext, container: ContainerModel, name: string
 
 function findConfigMap(context: PodContext, name: string) {
   const namespace = context.pod.object.namespace;
-  return context.file.configMaps.find((map) => map.name === name && (map.namespace === undefined || namespace === undefined || map.namespace === namespace));
+  return context.file.configMaps.find(
+    (map) => map.name === name && (map.namespace === undefined || namespace === undefined || map.namespace === namespace),
+  );
 }
 
 export const cudaDisableControl: Rule = {
@@ -160,10 +168,20 @@ export const hamiResourceConflict: Rule = {
         }
         const value = use.entry.quantity?.value;
         if (value !== undefined && use.info.role === 'memory-percentage' && (value < 1 || value > 100)) {
-          context.report({ ruleId: 'hami-resource-conflict', container, span: use.entry.valueSpan, message: `Container "${container.name}": ${use.name} is ${use.entry.text}; it must be between 1 and 100.` });
+          context.report({
+            ruleId: 'hami-resource-conflict',
+            container,
+            span: use.entry.valueSpan,
+            message: `Container "${container.name}": ${use.name} is ${use.entry.text}; it must be between 1 and 100.`,
+          });
         }
         if (value !== undefined && use.info.role === 'cores' && use.name.endsWith('/gpucores') && (value < 0 || value > 100)) {
-          context.report({ ruleId: 'hami-resource-conflict', container, span: use.entry.valueSpan, message: `Container "${container.name}": ${use.name} is ${use.entry.text}; it is a percentage from 0 to 100.` });
+          context.report({
+            ruleId: 'hami-resource-conflict',
+            container,
+            span: use.entry.valueSpan,
+            message: `Container "${container.name}": ${use.name} is ${use.entry.text}; it is a percentage from 0 to 100.`,
+          });
         }
       }
       const memory = byName.get('nvidia.com/gpumem');

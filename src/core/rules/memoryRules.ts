@@ -29,7 +29,13 @@ function isUnified(context: PodContext): boolean {
 }
 
 /** Edits that set resources.<block>.memory, creating the mappings that are missing. */
-function setMemoryEdit(context: PodContext, container: ContainerModel, block: 'limits' | 'requests', value: string, comment?: string): TextEdit | undefined {
+function setMemoryEdit(
+  context: PodContext,
+  container: ContainerModel,
+  block: 'limits' | 'requests',
+  value: string,
+  comment?: string,
+): TextEdit | undefined {
   const { text } = context.file;
   const target = block === 'limits' ? container.limits : container.requests;
   if (target.pair) return addEntryToPairValue(text, target.pair, 'memory', value, comment);
@@ -45,16 +51,32 @@ function memoryLimitFixes(context: PodContext, container: ContainerModel, budget
   if (budget.required !== undefined && value === undefined) return fixes;
   if (value !== undefined) {
     const limit = setMemoryEdit(context, container, 'limits', value);
-    if (limit) fixes.push({ title: `Set memory limit to ${value} (${describeNominal(budget, isUnified(context))} + ${context.config.headroomPercent} % headroom)`, edits: [limit], preferred: true });
+    if (limit)
+      fixes.push({
+        title: `Set memory limit to ${value} (${describeNominal(budget, isUnified(context))} + ${context.config.headroomPercent} % headroom)`,
+        edits: [limit],
+        preferred: true,
+      });
     if (limit && !budget.request && isUnified(context)) {
       const request = setMemoryEdit(context, container, 'requests', value);
       // Both may insert at the same place (limits is the last key of resources): then one edit carries both.
-      const edits = request && request.start === limit.start && request.end === limit.end ? [{ start: limit.start, end: limit.end, newText: limit.newText + request.newText }] : request ? [limit, request] : [];
+      const edits =
+        request && request.start === limit.start && request.end === limit.end
+          ? [{ start: limit.start, end: limit.end, newText: limit.newText + request.newText }]
+          : request
+            ? [limit, request]
+            : [];
       if (edits.length > 0) fixes.push({ title: `Set memory limit and request to ${value} (Guaranteed memory)`, edits });
     }
   } else {
     const what = isUnified(context) ? 'host memory + GPU memory' : 'host memory (CUDA context, pinned buffers, data loaders)';
-    const limit = setMemoryEdit(context, container, 'limits', PLACEHOLDER, `gpumem: set to ${what} + ${context.config.headroomPercent} % headroom`);
+    const limit = setMemoryEdit(
+      context,
+      container,
+      'limits',
+      PLACEHOLDER,
+      `gpumem: set to ${what} + ${context.config.headroomPercent} % headroom`,
+    );
     if (limit) fixes.push({ title: `Insert a ${PLACEHOLDER} memory limit placeholder to fill in`, edits: [limit], preferred: true });
   }
   return fixes;
@@ -69,7 +91,10 @@ export const gpuNoMemoryLimit: Rule = {
       if (container.limits.entries.has('memory')) continue;
       const unified = isUnified(context);
       const budget = context.budget(container);
-      const need = budget.required !== undefined ? ` It needs about ${formatBytes(budget.required)} (${describeNominal(budget, unified)} + ${context.config.headroomPercent} %).` : '';
+      const need =
+        budget.required !== undefined
+          ? ` It needs about ${formatBytes(budget.required)} (${describeNominal(budget, unified)} + ${context.config.headroomPercent} %).`
+          : '';
       if (container.operatorMemoryLimit) {
         // The operator's default is a limit, just not one chosen for this model: information, with the reason.
         context.report({
@@ -116,12 +141,19 @@ export const umaHeadroom: Rule = {
       // Pod-level values bound all containers together: checked once below against the sum of their needs.
       const checks: Array<[ResourceEntry | undefined, number | undefined, string]> = [
         [budget.limitScope === 'container' ? budget.limit : undefined, budget.limitBytes, 'limit'],
-        [budget.request && budget.requestScope === 'container' ? budget.request : undefined, budget.request ? budget.requestBytes : undefined, 'request'],
+        [
+          budget.request && budget.requestScope === 'container' ? budget.request : undefined,
+          budget.request ? budget.requestBytes : undefined,
+          'request',
+        ],
       ];
       for (const [entry, bytes, what] of checks) {
         if (!entry || bytes === undefined || bytes >= required) continue;
         const over = (bytes / budget.nominal - 1) * 100;
-        const standing = over >= 0 ? `leaves ${over.toFixed(0)} % over its nominal ${formatBytes(budget.nominal)}` : `is below its nominal ${formatBytes(budget.nominal)}`;
+        const standing =
+          over >= 0
+            ? `leaves ${over.toFixed(0)} % over its nominal ${formatBytes(budget.nominal)}`
+            : `is below its nominal ${formatBytes(budget.nominal)}`;
         context.report({
           ruleId: 'uma-headroom',
           container,
@@ -147,10 +179,16 @@ function checkPodLevel(context: PodContext): void {
   }
   const first = needs[0];
   if (!first) return;
-  const listed = needs.slice(0, 4).map(({ container, required }) => `"${container.name}" ${formatBytes(required)}`).join(' + ');
+  const listed = needs
+    .slice(0, 4)
+    .map(({ container, required }) => `"${container.name}" ${formatBytes(required)}`)
+    .join(' + ');
   const breakdown = needs.length > 4 ? `${listed} + ${needs.length - 4} more` : listed;
   const target = suggestedQuantity(total);
-  for (const [entry, what] of [[context.pod.podLimits.entries.get('memory'), 'limit'], [context.pod.podRequests.entries.get('memory'), 'request']] as const) {
+  for (const [entry, what] of [
+    [context.pod.podLimits.entries.get('memory'), 'limit'],
+    [context.pod.podRequests.entries.get('memory'), 'request'],
+  ] as const) {
     const bytes = entry?.quantity && !entry.quantity.negative ? entry.quantity.value : undefined;
     if (!entry || bytes === undefined || bytes >= total) continue;
     context.report({
@@ -193,23 +231,35 @@ export const umaGpuMemoryUndeclared: Rule = {
 };
 
 /** Kubernetes' QoS class of a manifest's pod (core/kube/qos.ts), with the container and words of the first reason it is not Guaranteed. */
-export function qosClass(containers: readonly ContainerModel[], podLevel?: { limits: ResourceBlock; requests: ResourceBlock }): { qos: QosClass; reason?: { container: ContainerModel; text: string } } {
+export function qosClass(
+  containers: readonly ContainerModel[],
+  podLevel?: { limits: ResourceBlock; requests: ResourceBlock },
+): { qos: QosClass; reason?: { container: ContainerModel; text: string } } {
   const counted = containers.filter((container) => container.role !== 'ephemeral');
   const pod = podLevel ? qosResources(podLevel) : undefined;
-  const outcome = computeQos({ ...(pod && setsCpuOrMemory(pod) ? { pod } : {}), containers: counted.map((container) => ({ name: container.name, ...qosResources(container) })) });
+  const outcome = computeQos({
+    ...(pod && setsCpuOrMemory(pod) ? { pod } : {}),
+    containers: counted.map((container) => ({ name: container.name, ...qosResources(container) })),
+  });
   if (outcome.qos === 'Guaranteed') return outcome;
   const { reason } = outcome;
   if (reason.kind === 'nothing-set') {
     const first = counted[0];
-    return first ? { qos: outcome.qos, reason: { container: first, text: `neither container "${first.name}" nor any other sets cpu or memory` } } : { qos: outcome.qos };
+    return first
+      ? { qos: outcome.qos, reason: { container: first, text: `neither container "${first.name}" nor any other sets cpu or memory` } }
+      : { qos: outcome.qos };
   }
   const container = reason.source.scope === 'container' ? counted[reason.source.index] : counted[0];
   if (!container) return { qos: outcome.qos };
   const where = reason.source.scope === 'pod' ? undefined : `container "${container.name}"`;
   const text =
     reason.kind === 'no-limit'
-      ? where ? `${where} has no ${reason.resource} limit` : `the pod-level resources (spec.resources) set no ${reason.resource} limit`
-      : where ? `${where} requests ${reason.request.text} ${reason.resource} but is limited to ${reason.limit.text}` : `the pod requests ${reason.request.text} ${reason.resource} in spec.resources but is limited to ${reason.limit.text}`;
+      ? where
+        ? `${where} has no ${reason.resource} limit`
+        : `the pod-level resources (spec.resources) set no ${reason.resource} limit`
+      : where
+        ? `${where} requests ${reason.request.text} ${reason.resource} but is limited to ${reason.limit.text}`
+        : `the pod requests ${reason.request.text} ${reason.resource} in spec.resources but is limited to ${reason.limit.text}`;
   return { qos: outcome.qos, reason: { container, text } };
 }
 
@@ -251,13 +301,19 @@ export const umaMissingToleration: Rule = {
     const key = context.config.dedicatedNodeTaintKey;
     const verdict = context.unifiedMemory;
     if (!key || verdict.kind !== 'unified' || context.gpuContainers.length === 0) return;
-    const tolerated = context.pod.tolerations.some((toleration) => toleration.key === key || (toleration.key === undefined && toleration.operator === 'Exists'));
+    const tolerated = context.pod.tolerations.some(
+      (toleration) => toleration.key === key || (toleration.key === undefined && toleration.operator === 'Exists'),
+    );
     if (tolerated) return;
     const { spec, tree } = context.pod;
     const fixes: QuickFix[] = [];
     const entry = `{key: ${key}, operator: Exists}`;
     const tolerations = tree.pair(spec, 'tolerations');
-    const edit = tolerations ? undefined : spec && spec.items.length > 0 ? addEntryToMap(context.file.text, spec, 'tolerations', `[${entry}]`) : undefined;
+    const edit = tolerations
+      ? undefined
+      : spec && spec.items.length > 0
+        ? addEntryToMap(context.file.text, spec, 'tolerations', `[${entry}]`)
+        : undefined;
     if (edit) fixes.push({ title: `Tolerate the ${key} taint`, edits: [edit], preferred: true });
     const container = context.gpuContainers[0];
     context.report({

@@ -21,15 +21,35 @@ export const gpuResourceInvalid: Rule = {
           const quantity = entry?.quantity;
           if (!entry || !quantity) continue;
           if (quantity.negative) {
-            context.report({ ruleId: 'gpu-resource-invalid', container, span: entry.valueSpan, message: `Container "${container.name}": ${use.name} is ${entry.text}; resource quantities must not be negative.` });
+            context.report({
+              ruleId: 'gpu-resource-invalid',
+              container,
+              span: entry.valueSpan,
+              message: `Container "${container.name}": ${use.name} is ${entry.text}; resource quantities must not be negative.`,
+            });
           } else if (!quantity.isInteger) {
-            context.report({ ruleId: 'gpu-resource-invalid', container, span: entry.valueSpan, message: `Container "${container.name}": ${use.name} is ${entry.text}; extended resources such as GPUs must be whole numbers, so the API server rejects this pod.` });
+            context.report({
+              ruleId: 'gpu-resource-invalid',
+              container,
+              span: entry.valueSpan,
+              message: `Container "${container.name}": ${use.name} is ${entry.text}; extended resources such as GPUs must be whole numbers, so the API server rejects this pod.`,
+            });
           }
         }
         if (request && !limit && !request.templated) {
-          context.report({ ruleId: 'gpu-resource-invalid', container, span: request.keySpan, message: `Container "${container.name}" requests ${use.name} without a limit; extended resources must be set in limits, so the API server rejects this pod.` });
+          context.report({
+            ruleId: 'gpu-resource-invalid',
+            container,
+            span: request.keySpan,
+            message: `Container "${container.name}" requests ${use.name} without a limit; extended resources must be set in limits, so the API server rejects this pod.`,
+          });
         } else if (request?.quantity && limit?.quantity && request.quantity.value !== limit.quantity.value) {
-          context.report({ ruleId: 'gpu-resource-invalid', container, span: request.valueSpan, message: `Container "${container.name}": the ${use.name} request (${request.text}) differs from its limit (${limit.text}); for extended resources they must be equal.` });
+          context.report({
+            ruleId: 'gpu-resource-invalid',
+            container,
+            span: request.valueSpan,
+            message: `Container "${container.name}": the ${use.name} request (${request.text}) differs from its limit (${limit.text}); for extended resources they must be equal.`,
+          });
         }
       }
     }
@@ -40,15 +60,34 @@ export const invalidQuantity: Rule = {
   meta: ruleMetaOf('invalid-quantity'),
   check(context) {
     for (const container of context.pod.containers) {
-      for (const [block, resources] of [['limits', container.limits], ['requests', container.requests]] as const) {
+      for (const [block, resources] of [
+        ['limits', container.limits],
+        ['requests', container.requests],
+      ] as const) {
         for (const entry of resources.entries.values()) {
           const unresolved = entry.templated ? unresolvedValue(context.file, entry.valueSpan) : undefined;
           if (unresolved) {
-            context.report({ ruleId: 'unrendered-template', severity: 'info', container, span: entry.valueSpan, message: `Container "${container.name}": resources.${block}["${entry.name}"] is ${unresolved}, so gpumem cannot check its value.` });
+            context.report({
+              ruleId: 'unrendered-template',
+              severity: 'info',
+              container,
+              span: entry.valueSpan,
+              message: `Container "${container.name}": resources.${block}["${entry.name}"] is ${unresolved}, so gpumem cannot check its value.`,
+            });
           } else if (entry.invalid) {
-            context.report({ ruleId: 'invalid-quantity', container, span: entry.valueSpan, message: `Container "${container.name}": resources.${block}["${entry.name}"] is not a valid quantity: ${entry.invalid}.` });
+            context.report({
+              ruleId: 'invalid-quantity',
+              container,
+              span: entry.valueSpan,
+              message: `Container "${container.name}": resources.${block}["${entry.name}"] is not a valid quantity: ${entry.invalid}.`,
+            });
           } else if (entry.quantity?.negative && (entry.name === 'memory' || entry.name === 'cpu')) {
-            context.report({ ruleId: 'invalid-quantity', container, span: entry.valueSpan, message: `Container "${container.name}": resources.${block}.${entry.name} is ${entry.text}; it must not be negative.` });
+            context.report({
+              ruleId: 'invalid-quantity',
+              container,
+              span: entry.valueSpan,
+              message: `Container "${container.name}": resources.${block}.${entry.name} is ${entry.text}; it must not be negative.`,
+            });
           }
         }
       }
@@ -58,12 +97,24 @@ export const invalidQuantity: Rule = {
       const declares = [ANNOTATIONS.gpuMemory, ANNOTATIONS.hostMemory].some((base) => key === base || key.startsWith(`${base}.`));
       if (!declares) continue;
       // A value from an unrendered Helm action cannot be judged (the helm-template notice says so); other placeholders are named.
-      const unresolved = isTemplated(annotation.value) || placeholderIn(annotation.value) ? unresolvedValue(context.file, annotation.span) : undefined;
-      if (unresolved) context.report({ ruleId: 'unrendered-template', severity: 'info', span: annotation.span, message: `Annotation ${key} is ${unresolved}, so gpumem cannot check it.` });
+      const unresolved =
+        isTemplated(annotation.value) || placeholderIn(annotation.value) ? unresolvedValue(context.file, annotation.span) : undefined;
+      if (unresolved)
+        context.report({
+          ruleId: 'unrendered-template',
+          severity: 'info',
+          span: annotation.span,
+          message: `Annotation ${key} is ${unresolved}, so gpumem cannot check it.`,
+        });
       if (isTemplated(annotation.value) || placeholderIn(annotation.value)) continue;
       const parsed = parseQuantity(annotation.value.trim());
       const reason = parsed.ok ? (parsed.quantity.negative ? 'it is negative' : undefined) : parsed.reason;
-      if (reason) context.report({ ruleId: 'invalid-quantity', span: annotation.span, message: `Annotation ${key} is "${annotation.value}", not a valid memory quantity: ${reason}.` });
+      if (reason)
+        context.report({
+          ruleId: 'invalid-quantity',
+          span: annotation.span,
+          message: `Annotation ${key} is "${annotation.value}", not a valid memory quantity: ${reason}.`,
+        });
     }
   },
 };

@@ -12,7 +12,13 @@ export const gpuShareAnnotationInvalid: Rule = {
     const target = parsed.targetIndex === undefined ? undefined : pod.containers[parsed.targetIndex];
     for (const problem of parsed.problems) {
       const message = target ? `${problem.message} (The share is meant for container "${target.name}".)` : problem.message;
-      context.report({ ruleId: 'gpu-share-annotation-invalid', ...(target ? { container: target } : {}), span: problem.span, message, severity: problem.severity });
+      context.report({
+        ruleId: 'gpu-share-annotation-invalid',
+        ...(target ? { container: target } : {}),
+        span: problem.span,
+        message,
+        severity: problem.severity,
+      });
     }
     // KAI counts a whole GPU as an nvidia.com/gpu limit on any app or init container.
     const fraction = pod.podAnnotations.get(SHARING_ANNOTATIONS.fraction);

@@ -72,7 +72,10 @@ export function markdownCodeBlock(text: string): string {
 
 const MAX_LABEL = 160;
 
-/** A tree item's label or description (VS Code shows it as text): one line, controls and bidi characters as spaces, at most `max` characters. */
+/**
+ * A tree item's label or description (VS Code shows it as text): one line, controls and bidi characters as spaces, at most `max`
+ * characters.
+ */
 export function plainLabel(text: string, max = MAX_LABEL): string {
   const flat = text.replace(UNSAFE_RUNS, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;

@@ -26,8 +26,13 @@ export function availableWithReclaim(memAvailable: number | undefined, check: Gp
 /** Evidence lines for a verdict: what the counter says and whether it is used. */
 export function gpuReclaimEvidence(check: GpuReclaimCheck, available: number | undefined): string[] {
   if (check.kind === 'absent') return [];
-  if (check.kind === 'implausible') return [`GPUReclaim: ${check.bytes} (${formatBytes(check.bytes)}) is above MemTotal: an implausible counter, not counted as reclaimable`];
-  return [`GPUReclaim: ${check.bytes} (${formatBytes(check.bytes)}) is reclaimable but not in MemAvailable: ${formatBytes(available ?? check.bytes)} is really available`];
+  if (check.kind === 'implausible')
+    return [
+      `GPUReclaim: ${check.bytes} (${formatBytes(check.bytes)}) is above MemTotal: an implausible counter, not counted as reclaimable`,
+    ];
+  return [
+    `GPUReclaim: ${check.bytes} (${formatBytes(check.bytes)}) is reclaimable but not in MemAvailable: ${formatBytes(available ?? check.bytes)} is really available`,
+  ];
 }
 
 /** The counter in a list of GPU counters, e.g. `GPUReclaim 1.2 GiB` (0 when the kernel does not print it). */
@@ -36,8 +41,16 @@ export function gpuReclaimShort(check: GpuReclaimCheck): string {
 }
 
 /** Rows of a memory table (label, value), the values written by the table's own byte formatter. */
-export function gpuReclaimRows(check: GpuReclaimCheck, available: number | undefined, bytes: (value: number | undefined) => string): (readonly [string, string])[] {
-  if (check.kind === 'plausible') return [['GPUReclaim (7.1+, reclaimable)', bytes(check.bytes)], ['Available incl. GPUReclaim', bytes(available)]];
+export function gpuReclaimRows(
+  check: GpuReclaimCheck,
+  available: number | undefined,
+  bytes: (value: number | undefined) => string,
+): (readonly [string, string])[] {
+  if (check.kind === 'plausible')
+    return [
+      ['GPUReclaim (7.1+, reclaimable)', bytes(check.bytes)],
+      ['Available incl. GPUReclaim', bytes(available)],
+    ];
   if (check.kind === 'implausible') return [['GPUReclaim (7.1+)', `${bytes(check.bytes)}, above MemTotal: not used`]];
   return [];
 }

@@ -18,9 +18,30 @@ import { parseHamiLog } from '../probe/parsers/hamiLog.ts';
 import type { HamiLogLine } from '../probe/parsers/hamiLog.ts';
 import { limitVars, parseHamiLimit } from './hamiFacts.ts';
 import type { Facts } from './hamiFacts.ts';
-import { checkDevicePlugin, checkDisableControl, checkEnvVars, checkLibvgpu, checkLoaded, checkPreload, checkRuntime } from './hamiTroubleshootingSteps.ts';
+import {
+  checkDevicePlugin,
+  checkDisableControl,
+  checkEnvVars,
+  checkLibvgpu,
+  checkLoaded,
+  checkPreload,
+  checkRuntime,
+} from './hamiTroubleshootingSteps.ts';
 import type { Check, HamiClusterFacts } from './hamiCheck.ts';
-import { checkCache, checkDind, checkDisableControlPerProcess, checkGvisor, checkLimitZero, checkLogs, checkLoginSessions, checkMusl, checkPreloadTarget, checkPrivileged, checkStatic, checkUnifiedMemory } from './hamiBypassChecks.ts';
+import {
+  checkCache,
+  checkDind,
+  checkDisableControlPerProcess,
+  checkGvisor,
+  checkLimitZero,
+  checkLogs,
+  checkLoginSessions,
+  checkMusl,
+  checkPreloadTarget,
+  checkPrivileged,
+  checkStatic,
+  checkUnifiedMemory,
+} from './hamiBypassChecks.ts';
 
 // Where the checklist's callers have always found them.
 export type { Check, HamiClusterFacts } from './hamiCheck.ts';
@@ -43,8 +64,7 @@ export interface ProcessVerdict {
  * passed beside it; when a node-side check fails, that failure decides (a bypass from any source wins).
  */
 export type EvidenceSource =
-  | { readonly kind: 'node-side' }
-  | { readonly kind: 'container-reported'; readonly corroboratedBy: readonly string[] };
+  { readonly kind: 'node-side' } | { readonly kind: 'container-reported'; readonly corroboratedBy: readonly string[] };
 
 /** The words shown wherever a verdict rests on a container capture (inspector, reports, CLI). */
 export const CONTAINER_REPORTED = 'reported by the container itself';
@@ -53,9 +73,10 @@ export const CONTAINER_REPORTED = 'reported by the container itself';
 export function evidenceSourceNote(source: EvidenceSource): string | undefined {
   if (source.kind === 'node-side') return undefined;
   const why = "the container's own shell ran the probe and could have forged the whole capture, nonce included";
-  const corroborated = source.corroboratedBy.length > 0
-    ? `node-side evidence that agrees: ${source.corroboratedBy.join(', ')}`
-    : 'no node-side evidence corroborates it: confirm with Inspect Node (gpumem inspect --node) or gpumem inspect --pod through the cluster';
+  const corroborated =
+    source.corroboratedBy.length > 0
+      ? `node-side evidence that agrees: ${source.corroboratedBy.join(', ')}`
+      : 'no node-side evidence corroborates it: confirm with Inspect Node (gpumem inspect --node) or gpumem inspect --pod through the cluster';
   return `${CONTAINER_REPORTED.charAt(0).toUpperCase()}${CONTAINER_REPORTED.slice(1)}: ${why}; ${corroborated}.`;
 }
 
@@ -85,7 +106,11 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
   const pid1 = processes?.find((process) => process.pid === 1);
   const gpuProcs = (processes ?? []).filter((process) => process.gpu);
   const logLines: (HamiLogLine & { where: string })[] = [...(container?.logs.lines ?? []).map((line) => ({ ...line, where: 'container' }))];
-  if (input.cluster?.containerLog !== undefined) pushAll(logLines, parseHamiLog(input.cluster.containerLog).lines.map((line) => ({ ...line, where: 'kubectl logs' })));
+  if (input.cluster?.containerLog !== undefined)
+    pushAll(
+      logLines,
+      parseHamiLog(input.cluster.containerLog).lines.map((line) => ({ ...line, where: 'kubectl logs' })),
+    );
   const facts: Facts = {
     container,
     pid1,
@@ -95,7 +120,8 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     logLines,
     // The API server's pod spec first: the container's own env is what the container says.
     logLevel: input.cluster?.podEnv?.['LIBCUDA_LOG_LEVEL'] ?? container?.env?.['LIBCUDA_LOG_LEVEL'] ?? pid1?.env['LIBCUDA_LOG_LEVEL'],
-    ldPreloadCarries: gpuProcs.length > 0 && gpuProcs.every((process) => process.maps.libvgpu && /libvgpu\.so/.test(process.env['LD_PRELOAD'] ?? '')),
+    ldPreloadCarries:
+      gpuProcs.length > 0 && gpuProcs.every((process) => process.maps.libvgpu && /libvgpu\.so/.test(process.env['LD_PRELOAD'] ?? '')),
   };
 
   const checks: Check[] = [
@@ -121,9 +147,13 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
   ];
 
   const processVerdicts = gpuProcs.map((process) => verdictForProcess(process));
-  const source: EvidenceSource = container === undefined
-    ? { kind: 'node-side' }
-    : { kind: 'container-reported', corroboratedBy: checks.filter((check) => NODE_SIDE_CHECKS.has(check.id) && check.status === 'pass').map((check) => check.title) };
+  const source: EvidenceSource =
+    container === undefined
+      ? { kind: 'node-side' }
+      : {
+          kind: 'container-reported',
+          corroboratedBy: checks.filter((check) => NODE_SIDE_CHECKS.has(check.id) && check.status === 'pass').map((check) => check.title),
+        };
   const bypasses = checks.filter((check) => check.status === 'fail' && check.impact === 'bypass');
   const risks = checks.filter((check) => check.status === 'fail' && check.impact === 'risk');
   const firstFiveSteps = checks.filter((check) => check.group === 'seed' && check.step !== undefined && check.step <= 5);
@@ -139,14 +169,26 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     (processes ?? []).some((process) => process.maps.libvgpu || limitVars(process.env).length > 0) ||
     logLines.length > 0;
   // Only a capture that saw everything can say HAMi is absent: a truncated one stays unknown.
-  const sawEverything = container !== undefined && container.processes !== undefined && !container.processesTruncated && container.preload !== undefined && container.vgpuDir !== undefined && container.env !== undefined;
+  const sawEverything =
+    container !== undefined &&
+    container.processes !== undefined &&
+    !container.processesTruncated &&
+    container.preload !== undefined &&
+    container.vgpuDir !== undefined &&
+    container.env !== undefined;
   // Node or cluster facts otherwise mean "this should be a HAMi container": then a missing device plugin or
   // limit env is a finding. When the cluster says HAMi does not manage the pod, those checks only show what
   // HAMi would need, and the container's evidence decides. A CUDA process in such a pod is not enough: with
   // nvidia.com/gpu alone it may have escaped HAMi's webhook on a HAMi node, which is a bypass to report.
   const notManaged = input.cluster?.managedByHami === false;
   if (sawEverything && (notManaged || (input.node === undefined && input.cluster === undefined)) && gpuProcs.length === 0 && !hamiTrace) {
-    return { checks, verdict: 'not-hami', summary: `not a HAMi container: ${notManaged ? `${NOT_MANAGED}, ` : ''}no process uses CUDA and there is no HAMi preload, library, cache, log line or limit variable (${CONTAINER_REPORTED})`, source, processes: processVerdicts };
+    return {
+      checks,
+      verdict: 'not-hami',
+      summary: `not a HAMi container: ${notManaged ? `${NOT_MANAGED}, ` : ''}no process uses CUDA and there is no HAMi preload, library, cache, log line or limit variable (${CONTAINER_REPORTED})`,
+      source,
+      processes: processVerdicts,
+    };
   }
   if (bypasses.length > 0) {
     verdict = 'bypassed';
@@ -154,13 +196,15 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
   } else if (firstFiveSteps.length === 5 && firstFiveSteps.every((check) => check.status === 'pass')) {
     verdict = 'enforced';
     const enforced = processVerdicts.filter((process) => process.verdict === 'enforced').length;
-    summary = gpuProcs.length > 0
-      ? `enforced: libvgpu.so is preloaded and ${enforced} of ${gpuProcs.length} CUDA process(es) carry a limit`
-      : 'enforced: the preload, library and limit env are in place (no CUDA process was running to examine)';
+    summary =
+      gpuProcs.length > 0
+        ? `enforced: libvgpu.so is preloaded and ${enforced} of ${gpuProcs.length} CUDA process(es) carry a limit`
+        : 'enforced: the preload, library and limit env are in place (no CUDA process was running to examine)';
     // Steps 1–5 are the container's word: say so next to the verdict, with what the node side confirms.
-    summary += source.kind === 'container-reported' && source.corroboratedBy.length === 0
-      ? ` (${CONTAINER_REPORTED}; no node-side evidence confirms it)`
-      : ` (${CONTAINER_REPORTED}; the node side agrees: ${source.kind === 'container-reported' ? source.corroboratedBy.join(', ') : ''})`;
+    summary +=
+      source.kind === 'container-reported' && source.corroboratedBy.length === 0
+        ? ` (${CONTAINER_REPORTED}; no node-side evidence confirms it)`
+        : ` (${CONTAINER_REPORTED}; the node side agrees: ${source.kind === 'container-reported' ? source.corroboratedBy.join(', ') : ''})`;
   } else if (container === undefined && input.node !== undefined) {
     // A node inspection: the host's side only. Steps 1–5 live in each container, so say where to check them
     // rather than list them as unproven.
@@ -178,15 +222,19 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
   // engineer acts on (a hand-made libvgpu.so mount or limit variables, annotations lost, a pod that escaped
   // HAMi's webhook). Without any trace the capture was incomplete, so HAMi's absence is not proven either.
   if (notManaged) {
-    summary += gpuProcs.length > 0 || hamiTrace
-      ? `; ${NOT_MANAGED}, yet the container has a CUDA process or HAMi traces`
-      : '; HAMi does not manage this pod, but the capture is incomplete, so HAMi\'s absence in the container is not proven';
+    summary +=
+      gpuProcs.length > 0 || hamiTrace
+        ? `; ${NOT_MANAGED}, yet the container has a CUDA process or HAMi traces`
+        : "; HAMi does not manage this pod, but the capture is incomplete, so HAMi's absence in the container is not proven";
   }
   return { checks, verdict, summary, source, processes: processVerdicts };
 }
 
 // Checks that see the same cause from another side: the later one adds nothing to a summary that names the first.
-const SAME_CAUSE_AS: Readonly<Record<string, string>> = { 'bypass.disable-control': 'hami.disable-control', 'bypass.preload': 'hami.preload' };
+const SAME_CAUSE_AS: Readonly<Record<string, string>> = {
+  'bypass.disable-control': 'hami.disable-control',
+  'bypass.preload': 'hami.preload',
+};
 
 /** What each failed check found wrong (the start of its summary), each cause once. */
 function whatIsWrong(failed: readonly Check[]): string[] {

@@ -25,7 +25,11 @@ export function parseHamiLimit(value: string): number {
   const match = /^\s*[+]?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)/.exec(text);
   if (!match || match[1] === undefined) return 0;
   const digits = match[1];
-  const n = /^0[xX]/.test(digits) ? parseInt(digits.slice(2), 16) : digits.startsWith('0') && digits.length > 1 ? parseInt(digits.slice(1), 8) : Number(digits);
+  const n = /^0[xX]/.test(digits)
+    ? parseInt(digits.slice(2), 16)
+    : digits.startsWith('0') && digits.length > 1
+      ? parseInt(digits.slice(1), 8)
+      : Number(digits);
   return Number.isFinite(n) ? n * scale : 0;
 }
 
@@ -73,8 +77,15 @@ export interface Facts {
  */
 export function failNoPreload(facts: Facts, common: Omit<CheckCommon, 'summary'>, summary: string, remedy: string): Check {
   if (!facts.ldPreloadCarries) return fail(common, summary, remedy);
-  const evidence = [...common.evidence, ...facts.gpuProcs.flatMap((process) => processLines(process, (line) => line.startsWith('LD_PRELOAD=')))];
-  return fail({ ...common, evidence, impact: 'risk' }, `${summary}; the CUDA processes load libvgpu.so through LD_PRELOAD instead, so processes started without that variable are not limited`, remedy);
+  const evidence = [
+    ...common.evidence,
+    ...facts.gpuProcs.flatMap((process) => processLines(process, (line) => line.startsWith('LD_PRELOAD='))),
+  ];
+  return fail(
+    { ...common, evidence, impact: 'risk' },
+    `${summary}; the CUDA processes load libvgpu.so through LD_PRELOAD instead, so processes started without that variable are not limited`,
+    remedy,
+  );
 }
 
 export function preloadEvidence(facts: Facts): string[] {
@@ -85,12 +96,19 @@ export function preloadEvidence(facts: Facts): string[] {
   if (preload.lsLine) evidence.push(`preload: ${preload.lsLine}`);
   if (preload.content !== undefined) {
     const contentLines = bodyLines(preload.content);
-    pushAll(evidence, contentLines.length > 0 ? contentLines.map((line) => `/etc/ld.so.preload: ${line}`) : ['/etc/ld.so.preload: (empty)']);
+    pushAll(
+      evidence,
+      contentLines.length > 0 ? contentLines.map((line) => `/etc/ld.so.preload: ${line}`) : ['/etc/ld.so.preload: (empty)'],
+    );
   }
-  for (const mount of facts.container?.mounts ?? []) if (mount.mountPoint === '/etc/ld.so.preload') evidence.push(`mountinfo: ${mount.line}`);
+  for (const mount of facts.container?.mounts ?? [])
+    if (mount.mountPoint === '/etc/ld.so.preload') evidence.push(`mountinfo: ${mount.line}`);
   return evidence;
 }
 
 export function bodyLines(text: string): string[] {
-  return text.split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line.trim() !== '');
+  return text
+    .split('\n')
+    .map((line) => line.replace(/\r$/, ''))
+    .filter((line) => line.trim() !== '');
 }

@@ -103,7 +103,11 @@ export function podCgroupDataFromFiles(files: ReadonlyMap<string, string>): PodC
     if (podLevel.has(container.podUid)) continue;
     const existing = result.get(container.podUid);
     if (!existing) {
-      result.set(container.podUid, { ...container, path: container.path, memoryEvents: container.memoryEvents ? { ...container.memoryEvents } : undefined });
+      result.set(container.podUid, {
+        ...container,
+        path: container.path,
+        memoryEvents: container.memoryEvents ? { ...container.memoryEvents } : undefined,
+      });
       continue;
     }
     if (container.memoryEvents) {
@@ -115,4 +119,3 @@ export function podCgroupDataFromFiles(files: ReadonlyMap<string, string>): PodC
   }
   return [...result.values()];
 }
-

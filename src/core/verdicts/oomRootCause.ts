@@ -66,9 +66,13 @@ export function explainKernelLogText(text: string, context?: OomContext): Kernel
   const amdgpuVmFini = context?.amdgpuVmFini ?? log.amdgpuVmFini;
   const budget = new WorkBudget(unitsFor(input.length, OOM_UNITS_PER_CHAR, OOM_UNITS_MIN), 'OOM explanation');
   const { verdicts, outcome } = explainWithinBudget(log.events, { ...context, amdgpu, amdgpuVmFini }, budget);
-  const explanationOutcome: ExplanationOutcome = outcome === 'complete'
-    ? { kind: 'complete' }
-    : { kind: 'stopped-at-budget', problem: `Analysis stopped at budget: ${verdicts.length} of ${log.events.length} OOM kill reports explained; the rest would cost more than ${OOM_UNITS_PER_CHAR} steps per character of the log.` };
+  const explanationOutcome: ExplanationOutcome =
+    outcome === 'complete'
+      ? { kind: 'complete' }
+      : {
+          kind: 'stopped-at-budget',
+          problem: `Analysis stopped at budget: ${verdicts.length} of ${log.events.length} OOM kill reports explained; the rest would cost more than ${OOM_UNITS_PER_CHAR} steps per character of the log.`,
+        };
   const problems = explanationOutcome.kind === 'complete' ? log.problems : [...log.problems, explanationOutcome.problem];
   let global = 0;
   let memcg = 0;
@@ -96,11 +100,15 @@ export function explainKernelLogText(text: string, context?: OomContext): Kernel
   const gttMiB = gttSizeMiB(amdgpu);
   const kills = verdicts.length;
   const named = victims.filter((victim) => victim.comm !== undefined || victim.pid !== undefined);
-  const victimText = named.slice(0, 5).map((victim) => `${victim.comm ?? '?'}${victim.pid !== undefined ? ` (pid ${victim.pid})` : ''}`).join(', ');
-  const summaryText = kills === 0
-    ? `No OOM kill reports in ${plural(log.lineCount, 'line', 'lines')} of kernel log.`
-    : `${plural(kills, 'OOM kill report', 'OOM kill reports')}: ${global} global (${globalPodKills} of a pod), ${memcg} memory-cgroup, ${unknown} unclassified` +
-      (named.length > 0 ? `; victims: ${victimText}${named.length > 5 ? `, and ${named.length - 5} more` : ''}.` : '.');
+  const victimText = named
+    .slice(0, 5)
+    .map((victim) => `${victim.comm ?? '?'}${victim.pid !== undefined ? ` (pid ${victim.pid})` : ''}`)
+    .join(', ');
+  const summaryText =
+    kills === 0
+      ? `No OOM kill reports in ${plural(log.lineCount, 'line', 'lines')} of kernel log.`
+      : `${plural(kills, 'OOM kill report', 'OOM kill reports')}: ${global} global (${globalPodKills} of a pod), ${memcg} memory-cgroup, ${unknown} unclassified` +
+        (named.length > 0 ? `; victims: ${victimText}${named.length > 5 ? `, and ${named.length - 5} more` : ''}.` : '.');
   return {
     verdicts,
     outcome: explanationOutcome,

@@ -149,7 +149,13 @@ function missingText(missing: readonly string[]): string {
   return missing.length > 0 ? ` Not in the log: ${missing.join('; ')}.` : '';
 }
 
-function gttSignature(event: OomEvent, victim: OomVictim, pod: PodCgroupData | undefined, context: OomContext | undefined, teardown: GpuTeardown | undefined): GttSignature {
+function gttSignature(
+  event: OomEvent,
+  victim: OomVictim,
+  pod: PodCgroupData | undefined,
+  context: OomContext | undefined,
+  teardown: GpuTeardown | undefined,
+): GttSignature {
   const factors: string[] = [
     'A global OOM killed a process inside a pod: no cgroup limit was reached, so the pod was under its own memory limit while the node ran out.',
   ];
@@ -162,20 +168,30 @@ function gttSignature(event: OomEvent, victim: OomVictim, pod: PodCgroupData | u
     const oom = events.oom ?? 0;
     const file = pod?.cgroupVersion === 1 ? 'memory.oom_control / memory.failcnt' : 'memory.events';
     if (oomKill > 0 && max === 0 && oom === 0) {
-      factors.push(`The pod's ${file} shows oom_kill ${oomKill} while max and oom are 0: its processes were killed without the pod ever reaching its limit.`);
+      factors.push(
+        `The pod's ${file} shows oom_kill ${oomKill} while max and oom are 0: its processes were killed without the pod ever reaching its limit.`,
+      );
       strong++;
     } else {
-      if (max > 0 || oom > 0) against.push(`The pod's ${file} shows max ${max} and oom ${oom}: the pod has reached its own limit at some point (the counters cover the pod's whole life).`);
-      if (oomKill === 0) against.push(`The pod's ${file} shows oom_kill 0: the capture may predate the kill, or the pod was recreated since.`);
+      if (max > 0 || oom > 0)
+        against.push(
+          `The pod's ${file} shows max ${max} and oom ${oom}: the pod has reached its own limit at some point (the counters cover the pod's whole life).`,
+        );
+      if (oomKill === 0)
+        against.push(`The pod's ${file} shows oom_kill 0: the capture may predate the kill, or the pod was recreated since.`);
     }
   }
   const limitBytes = pod?.memoryMax?.kind === 'bytes' ? pod.memoryMax.bytes : undefined;
   if (pod?.memoryCurrent !== undefined && limitBytes !== undefined && limitBytes > 0) {
-    factors.push(`memory.current is ${formatBytes(pod.memoryCurrent)} of a ${formatBytes(limitBytes)} limit (${Math.round((pod.memoryCurrent / limitBytes) * 100)} %).`);
+    factors.push(
+      `memory.current is ${formatBytes(pod.memoryCurrent)} of a ${formatBytes(limitBytes)} limit (${Math.round((pod.memoryCurrent / limitBytes) * 100)} %).`,
+    );
   }
   if (event.gpuActiveKb !== undefined) {
     if (event.gpuActiveKb >= LARGE_GPU_ACTIVE_KB) {
-      factors.push(`The report's Mem-Info shows gpu_active:${event.gpuActiveKb}kB (${formatKb(event.gpuActiveKb)}) of system memory held by GPU buffers, which no memory cgroup counts.`);
+      factors.push(
+        `The report's Mem-Info shows gpu_active:${event.gpuActiveKb}kB (${formatKb(event.gpuActiveKb)}) of system memory held by GPU buffers, which no memory cgroup counts.`,
+      );
       strong++;
     } else {
       against.push(`gpu_active is only ${formatKb(event.gpuActiveKb)}: GPU buffers did not hold much system memory at the time.`);
@@ -188,7 +204,9 @@ function gttSignature(event: OomEvent, victim: OomVictim, pod: PodCgroupData | u
     strong++;
   }
   if (victim.anonRssKb !== undefined && event.gpuActiveKb !== undefined && event.gpuActiveKb > victim.anonRssKb * 4) {
-    factors.push(`The victim's own anon-rss (${formatKb(victim.anonRssKb)}) is small next to gpu_active: killing it frees GPU memory the cgroup never saw.`);
+    factors.push(
+      `The victim's own anon-rss (${formatKb(victim.anonRssKb)}) is small next to gpu_active: killing it frees GPU memory the cgroup never saw.`,
+    );
   }
   if (teardown) {
     factors.push(gpuTeardownText(teardown));
@@ -222,50 +240,87 @@ function gttRemedy(victim: OomVictim, pod: PodCgroupData | undefined, event: Oom
   ].join(' ');
 }
 
-function globalVerdict(event: OomEvent, victim: OomVictim, context: OomContext | undefined, id: string, base: Omit<OomVerdictBase, 'id' | 'severity' | 'title' | 'explanation' | 'remedy'>, teardown: GpuTeardown | undefined): GlobalOomVerdict {
-  const constraintNote = event.constraint !== undefined && event.constraint !== 'CONSTRAINT_NONE'
-    ? ` The constraint ${event.constraint} means the allocation was limited to some memory nodes (cpuset or mempolicy), not by a memory cgroup.`
-    : '';
+function globalVerdict(
+  event: OomEvent,
+  victim: OomVictim,
+  context: OomContext | undefined,
+  id: string,
+  base: Omit<OomVerdictBase, 'id' | 'severity' | 'title' | 'explanation' | 'remedy'>,
+  teardown: GpuTeardown | undefined,
+): GlobalOomVerdict {
+  const constraintNote =
+    event.constraint !== undefined && event.constraint !== 'CONSTRAINT_NONE'
+      ? ` The constraint ${event.constraint} means the allocation was limited to some memory nodes (cpuset or mempolicy), not by a memory cgroup.`
+      : '';
   const scopeText = scopeEvidenceText(event);
   if (victim.inKubepods) {
     const pod = findPod(context, victim.podUid);
     const gtt = gttSignature(event, victim, pod, context, teardown);
     const where = podLabel(victim) ?? 'a pod (the cgroup path is cut short in the log)';
-    const title = gtt.strength === 'possible'
-      ? `The node ran out of memory and the kernel killed ${processLabel(victim)} in ${where}, which was under its own memory limit.`
-      : `The node ran out of memory and the kernel killed ${processLabel(victim)} in ${where} while the pod was under its own limit: the signature of GPU (GTT) memory that no cgroup counts.`;
-    const explanation = [
-      `${scopeText}${constraintNote}`,
-      `The victim's cgroup is ${victim.taskMemcg ?? event.oomGroup ?? '(not in the log)'}${victim.qos !== undefined ? `, a ${qosLabel(victim.qos)} pod` : ''}${containerLabel(victim)}.`,
-      ...gtt.factors,
-      ...(gtt.against.length > 0 ? [`Against: ${gtt.against.join(' ')}`] : []),
+    const title =
       gtt.strength === 'possible'
-        ? 'The log alone cannot tell GPU memory outside the cgroup from ordinary node overcommit (pods whose usage exceeds their requests); the pod\'s memory.events and the report\'s gpu_active (Linux 7.1+) can.'
-        : 'GTT pages are ordinary RAM taken from the TTM pool; no released kernel charges them to the pod\'s memory cgroup, so the pod looks small to the kubelet and the scheduler while the node fills up.',
-    ].join(' ') + missingText(base.missing);
-    const remedy = gtt.strength === 'possible'
-      ? `Set the memory requests of the pods on this node to their real peak use (Guaranteed QoS, requests = limits, for this one) so the node is not overcommitted and this pod is not the first victim, and reserve memory for the system (kube-reserved, system-reserved, evictionHard) so the kubelet evicts before the kernel kills. If the pod uses a GPU on a unified-memory node: ${gttRemedy(victim, pod, event)}`
-      : gttRemedy(victim, pod, event);
-    return { ...base, id, kind: 'global', severity: 'error', title, explanation, remedy, ...(event.constraint !== undefined ? { constraint: event.constraint } : {}), gtt, ...(teardown ? { gpuTeardown: teardown } : {}) };
+        ? `The node ran out of memory and the kernel killed ${processLabel(victim)} in ${where}, which was under its own memory limit.`
+        : `The node ran out of memory and the kernel killed ${processLabel(victim)} in ${where} while the pod was under its own limit: the signature of GPU (GTT) memory that no cgroup counts.`;
+    const explanation =
+      [
+        `${scopeText}${constraintNote}`,
+        `The victim's cgroup is ${victim.taskMemcg ?? event.oomGroup ?? '(not in the log)'}${victim.qos !== undefined ? `, a ${qosLabel(victim.qos)} pod` : ''}${containerLabel(victim)}.`,
+        ...gtt.factors,
+        ...(gtt.against.length > 0 ? [`Against: ${gtt.against.join(' ')}`] : []),
+        gtt.strength === 'possible'
+          ? "The log alone cannot tell GPU memory outside the cgroup from ordinary node overcommit (pods whose usage exceeds their requests); the pod's memory.events and the report's gpu_active (Linux 7.1+) can."
+          : "GTT pages are ordinary RAM taken from the TTM pool; no released kernel charges them to the pod's memory cgroup, so the pod looks small to the kubelet and the scheduler while the node fills up.",
+      ].join(' ') + missingText(base.missing);
+    const remedy =
+      gtt.strength === 'possible'
+        ? `Set the memory requests of the pods on this node to their real peak use (Guaranteed QoS, requests = limits, for this one) so the node is not overcommitted and this pod is not the first victim, and reserve memory for the system (kube-reserved, system-reserved, evictionHard) so the kubelet evicts before the kernel kills. If the pod uses a GPU on a unified-memory node: ${gttRemedy(victim, pod, event)}`
+        : gttRemedy(victim, pod, event);
+    return {
+      ...base,
+      id,
+      kind: 'global',
+      severity: 'error',
+      title,
+      explanation,
+      remedy,
+      ...(event.constraint !== undefined ? { constraint: event.constraint } : {}),
+      gtt,
+      ...(teardown ? { gpuTeardown: teardown } : {}),
+    };
   }
   const known = victim.comm !== undefined || victim.pid !== undefined;
   const title = teardown
     ? `The node ran out of memory and the kernel killed ${processLabel(victim)}, a process outside any pod that held GPU memory its RSS did not show.`
     : known
-    ? `The node ran out of memory and the kernel killed ${processLabel(victim)}, a process outside any pod.`
-    : 'The node ran out of memory (a global OOM); the log does not say which process was killed.';
-  const explanation = [
-    `${scopeText}${constraintNote}`,
-    victim.taskMemcg !== undefined ? `The victim's cgroup is ${victim.taskMemcg}, outside the kubelet's pod tree.` : '',
-    teardown ? gpuTeardownText(teardown) : '',
-    'Global OOMs happen when the sum of all memory on the node (pods over their requests, system daemons, kernel memory and GPU buffers that no cgroup counts) exceeds RAM.',
-  ].filter((part) => part !== '').join(' ') + invokerText(event, victim) + missingText(base.missing);
+      ? `The node ran out of memory and the kernel killed ${processLabel(victim)}, a process outside any pod.`
+      : 'The node ran out of memory (a global OOM); the log does not say which process was killed.';
+  const explanation =
+    [
+      `${scopeText}${constraintNote}`,
+      victim.taskMemcg !== undefined ? `The victim's cgroup is ${victim.taskMemcg}, outside the kubelet's pod tree.` : '',
+      teardown ? gpuTeardownText(teardown) : '',
+      'Global OOMs happen when the sum of all memory on the node (pods over their requests, system daemons, kernel memory and GPU buffers that no cgroup counts) exceeds RAM.',
+    ]
+      .filter((part) => part !== '')
+      .join(' ') +
+    invokerText(event, victim) +
+    missingText(base.missing);
   const remedy = [
     'Reserve memory for the host with kube-reserved and system-reserved and set evictionHard (e.g. memory.available<500Mi) so the kubelet evicts pods before the kernel kills.',
     'Give every pod memory requests that match its real usage and limits (Guaranteed QoS for important pods).',
     'On GPU nodes, account for GPU memory outside the cgroups: declare it with `gpumem.io/gpu-memory` and keep GPU pods on dedicated nodes.',
   ].join(' ');
-  return { ...base, id, kind: 'global', severity: 'error', title, explanation, remedy, ...(event.constraint !== undefined ? { constraint: event.constraint } : {}), ...(teardown ? { gpuTeardown: teardown } : {}) };
+  return {
+    ...base,
+    id,
+    kind: 'global',
+    severity: 'error',
+    title,
+    explanation,
+    remedy,
+    ...(event.constraint !== undefined ? { constraint: event.constraint } : {}),
+    ...(teardown ? { gpuTeardown: teardown } : {}),
+  };
 }
 
 function memcgLevel(event: OomEvent): MemcgLimitLevel {
@@ -277,7 +332,12 @@ function memcgLevel(event: OomEvent): MemcgLimitLevel {
   return 'outside-kubepods';
 }
 
-function memcgVerdict(event: OomEvent, victim: OomVictim, id: string, base: Omit<OomVerdictBase, 'id' | 'severity' | 'title' | 'explanation' | 'remedy'>): MemcgOomVerdict {
+function memcgVerdict(
+  event: OomEvent,
+  victim: OomVictim,
+  id: string,
+  base: Omit<OomVerdictBase, 'id' | 'severity' | 'title' | 'explanation' | 'remedy'>,
+): MemcgOomVerdict {
   const level = memcgLevel(event);
   const usage = event.memcgUsage;
   const where = podLabel(victim);
@@ -286,7 +346,9 @@ function memcgVerdict(event: OomEvent, victim: OomVictim, id: string, base: Omit
   let title: string;
   let severity: Severity = 'warning';
   let remedy: string;
-  const raiseTo = usage ? ` to at least ${quantityKb(Math.max(usage.limitKb, usage.usageKb) * HEADROOM)} (25–30 % over the ${formatKb(usage.limitKb)} it hit)` : ' by 25–30 % over the observed peak';
+  const raiseTo = usage
+    ? ` to at least ${quantityKb(Math.max(usage.limitKb, usage.usageKb) * HEADROOM)} (25–30 % over the ${formatKb(usage.limitKb)} it hit)`
+    : ' by 25–30 % over the observed peak';
   switch (level) {
     case 'container':
       title = `${who} because its container reached its memory limit${usageText}.`;
@@ -300,7 +362,8 @@ function memcgVerdict(event: OomEvent, victim: OomVictim, id: string, base: Omit
     case 'kubepods':
       severity = 'error';
       title = `${who} because all pods together reached the node's allocatable memory (the ${event.oomMemcg ?? 'kubepods'} cgroup limit)${usageText}.`;
-      remedy = 'The pods on this node use more than the node allocates to pods: lower the overcommit (requests that match real usage, limits close to requests), move pods to other nodes, or revisit kube-reserved and system-reserved. GPU memory that no cgroup counts makes this worse on unified-memory nodes: declare it with `gpumem.io/gpu-memory`.';
+      remedy =
+        'The pods on this node use more than the node allocates to pods: lower the overcommit (requests that match real usage, limits close to requests), move pods to other nodes, or revisit kube-reserved and system-reserved. GPU memory that no cgroup counts makes this worse on unified-memory nodes: declare it with `gpumem.io/gpu-memory`.';
       break;
     case 'outside-kubepods': {
       const oomMemcg = event.oomMemcg ?? '';
@@ -315,17 +378,26 @@ function memcgVerdict(event: OomEvent, victim: OomVictim, id: string, base: Omit
       remedy = `Raise the memory limit of the cgroup that ran out${raiseTo}; the log does not say which one (the path is missing or cut short).`;
       break;
   }
-  const explanation = [
-    scopeEvidenceText(event),
-    event.oomMemcg !== undefined ? `The cgroup that ran out: ${event.oomMemcg}.` : '',
-    victim.taskMemcg !== undefined ? `The victim's cgroup: ${victim.taskMemcg}${victim.qos !== undefined ? `, a ${qosLabel(victim.qos)} pod` : ''}${containerLabel(victim)}.` : '',
-    usage ? `At the kill the cgroup used ${usage.usageKb} kB of ${usage.limitKb} kB (failcnt ${usage.failcnt}: times the limit was hit).` : '',
-    event.candidate && event.killed && event.candidate.pid !== event.killed.pid
-      ? `The kernel chose ${event.candidate.comm ?? 'a process'} (pid ${event.candidate.pid}) and killed its child pid ${event.killed.pid} instead ("sacrifice child", kernels before 5.0).`
-      : '',
-    event.groupKills.length > 0 ? `memory.oom.group killed ${event.groupKills.length} more process(es) with it.` : '',
-    'A memory-cgroup kill is the limit doing its job: the node itself had memory.',
-  ].filter((part) => part !== '').join(' ') + invokerText(event, victim) + missingText(base.missing);
+  const explanation =
+    [
+      scopeEvidenceText(event),
+      event.oomMemcg !== undefined ? `The cgroup that ran out: ${event.oomMemcg}.` : '',
+      victim.taskMemcg !== undefined
+        ? `The victim's cgroup: ${victim.taskMemcg}${victim.qos !== undefined ? `, a ${qosLabel(victim.qos)} pod` : ''}${containerLabel(victim)}.`
+        : '',
+      usage
+        ? `At the kill the cgroup used ${usage.usageKb} kB of ${usage.limitKb} kB (failcnt ${usage.failcnt}: times the limit was hit).`
+        : '',
+      event.candidate && event.killed && event.candidate.pid !== event.killed.pid
+        ? `The kernel chose ${event.candidate.comm ?? 'a process'} (pid ${event.candidate.pid}) and killed its child pid ${event.killed.pid} instead ("sacrifice child", kernels before 5.0).`
+        : '',
+      event.groupKills.length > 0 ? `memory.oom.group killed ${event.groupKills.length} more process(es) with it.` : '',
+      'A memory-cgroup kill is the limit doing its job: the node itself had memory.',
+    ]
+      .filter((part) => part !== '')
+      .join(' ') +
+    invokerText(event, victim) +
+    missingText(base.missing);
   return {
     ...base,
     id,
@@ -340,9 +412,16 @@ function memcgVerdict(event: OomEvent, victim: OomVictim, id: string, base: Omit
   };
 }
 
-function unknownVerdict(event: OomEvent, victim: OomVictim, id: string, base: Omit<OomVerdictBase, 'id' | 'severity' | 'title' | 'explanation' | 'remedy'>): UnclassifiedOomVerdict {
+function unknownVerdict(
+  event: OomEvent,
+  victim: OomVictim,
+  id: string,
+  base: Omit<OomVerdictBase, 'id' | 'severity' | 'title' | 'explanation' | 'remedy'>,
+): UnclassifiedOomVerdict {
   const who = victim.comm !== undefined || victim.pid !== undefined ? ` (${processLabel(victim)})` : '';
-  const invoker = event.invoker ? ` It starts with ${event.invoker.comm} invoking the OOM killer (gfp_mask=${event.invoker.gfpMask ?? '?'}, order=${event.invoker.order ?? '?'}).` : '';
+  const invoker = event.invoker
+    ? ` It starts with ${event.invoker.comm} invoking the OOM killer (gfp_mask=${event.invoker.gfpMask ?? '?'}, order=${event.invoker.order ?? '?'}).`
+    : '';
   return {
     ...base,
     id,
@@ -350,7 +429,8 @@ function unknownVerdict(event: OomEvent, victim: OomVictim, id: string, base: Om
     severity: 'warning',
     title: `An OOM report${who} is too incomplete to tell a global kill from a memory-cgroup kill.`,
     explanation: `The log holds part of an OOM killer report but none of the lines that classify it (the oom-kill: summary, the reason line, "Task in …", "memory: usage …").${invoker}${missingText(base.missing)}`,
-    remedy: 'Collect the full kernel log around this time (dmesg, or journalctl -k when dmesg is restricted; the report is rate-limited, so an earlier copy may be complete) and explain it again.',
+    remedy:
+      'Collect the full kernel log around this time (dmesg, or journalctl -k when dmesg is restricted; the report is rate-limited, so an earlier copy may be complete) and explain it again.',
   };
 }
 
@@ -371,7 +451,11 @@ function countPods(context: OomContext | undefined): number {
 }
 
 /** The verdicts, stopping (and saying so) when the budget runs out. */
-export function explainWithinBudget(events: readonly OomEvent[], context: OomContext | undefined, budget: WorkBudget | undefined): BudgetedVerdicts {
+export function explainWithinBudget(
+  events: readonly OomEvent[],
+  context: OomContext | undefined,
+  budget: WorkBudget | undefined,
+): BudgetedVerdicts {
   const verdicts: OomVerdict[] = [];
   const seen = new Map<string, number>();
   const finiIndex = indexFiniLines(context?.amdgpuVmFini);

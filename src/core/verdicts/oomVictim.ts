@@ -54,10 +54,16 @@ function lookupName(names: PodNames | undefined, uid: string | undefined): strin
 export function victimOf(event: OomEvent, podNames: PodNames | undefined): OomVictim {
   const killed = event.killed;
   const summary = event.summary;
-  const pid = killed?.pid !== undefined && killed.pid >= 0 ? killed.pid : summary?.pid ?? (event.candidate && event.candidate.pid >= 0 ? event.candidate.pid : undefined);
+  const pid =
+    killed?.pid !== undefined && killed.pid >= 0
+      ? killed.pid
+      : (summary?.pid ?? (event.candidate && event.candidate.pid >= 0 ? event.candidate.pid : undefined));
   // The pre-5.0 candidate may not be the victim ("or sacrifice child"): borrow its name only for its own pid.
   const candidateComm = event.candidate && (killed === undefined || killed.pid === event.candidate.pid) ? event.candidate.comm : undefined;
-  const summaryComm = summary?.task !== undefined && (killed === undefined || summary.pid === undefined || summary.pid === killed.pid) ? summary.task : undefined;
+  const summaryComm =
+    summary?.task !== undefined && (killed === undefined || summary.pid === undefined || summary.pid === killed.pid)
+      ? summary.task
+      : undefined;
   const comm = killed?.comm ?? summaryComm ?? candidateComm;
   const taskMemcg = event.taskMemcg;
   // Where the task lives: its own cgroup, else the oom.group it was killed with, else (memcg kills)

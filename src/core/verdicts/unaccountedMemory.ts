@@ -27,7 +27,13 @@ export interface PodAccounting {
   readonly headroom: number | undefined;
   /** Each process's own view (all its clients); `sharedWith` names the earlier pids that hold the same DRM
    *  clients (a forked child inherits its parent's fd): those bytes are counted once in `gtt`/`vram`. */
-  readonly processes: readonly { readonly pid: number; readonly comm: string | undefined; readonly gtt: number; readonly vram: number; readonly sharedWith: readonly number[] }[];
+  readonly processes: readonly {
+    readonly pid: number;
+    readonly comm: string | undefined;
+    readonly gtt: number;
+    readonly vram: number;
+    readonly sharedWith: readonly number[];
+  }[];
   readonly events: ReadonlyMap<string, number>;
 }
 
@@ -76,7 +82,13 @@ function accountPod(model: NodeModel, pod: PodCgroup): PodAccounting {
         gtt += client.resident.get('gtt') ?? 0;
         vram += client.resident.get('vram') ?? 0;
       }
-      return { pid: process.pid, comm: process.comm, gtt: process.byRegion.get('gtt') ?? 0, vram: process.byRegion.get('vram') ?? 0, sharedWith: [...sharedWith] };
+      return {
+        pid: process.pid,
+        comm: process.comm,
+        gtt: process.byRegion.get('gtt') ?? 0,
+        vram: process.byRegion.get('vram') ?? 0,
+        sharedWith: [...sharedWith],
+      };
     });
   const limit = pod.max?.kind === 'bytes' ? pod.max.bytes : undefined;
   const trueFootprint = pod.current === undefined ? undefined : pod.current + gtt;
@@ -96,16 +108,23 @@ function accountPod(model: NodeModel, pod: PodCgroup): PodAccounting {
 }
 
 export function nodeAccounting(model: NodeModel): NodeAccounting {
-  const sum = (values: Array<number | undefined>) => (values.some((v) => v !== undefined) ? values.reduce<number>((total, v) => total + (v ?? 0), 0) : undefined);
+  const sum = (values: Array<number | undefined>) =>
+    values.some((v) => v !== undefined) ? values.reduce<number>((total, v) => total + (v ?? 0), 0) : undefined;
   const gttUsed = sum(model.gpus.map((gpu) => gpu.gttUsed));
   const gpuActive = model.meminfo.get('GPUActive');
   const reclaim = checkGpuReclaim(model);
   const memAvailable = model.meminfo.get('MemAvailable');
   const candidates = [gttUsed, gpuActive].filter((value): value is number => value !== undefined);
   const unified = model.gpus.some((gpu) => gpu.deviceId !== undefined && gpu.deviceId in UNIFIED_MEMORY_DEVICES);
-  const gpuSummary = model.gpus.length === 0
-    ? 'no DRM GPU found'
-    : model.gpus.map((gpu) => `${gpu.card}: ${PCI_VENDORS[gpu.vendorId ?? ''] ?? gpu.vendorId ?? '?'} ${gpu.deviceId ?? ''}${gpu.deviceId && UNIFIED_MEMORY_DEVICES[gpu.deviceId] ? ` (${UNIFIED_MEMORY_DEVICES[gpu.deviceId]})` : ''}`).join(', ');
+  const gpuSummary =
+    model.gpus.length === 0
+      ? 'no DRM GPU found'
+      : model.gpus
+          .map(
+            (gpu) =>
+              `${gpu.card}: ${PCI_VENDORS[gpu.vendorId ?? ''] ?? gpu.vendorId ?? '?'} ${gpu.deviceId ?? ''}${gpu.deviceId && UNIFIED_MEMORY_DEVICES[gpu.deviceId] ? ` (${UNIFIED_MEMORY_DEVICES[gpu.deviceId]})` : ''}`,
+          )
+          .join(', ');
   return {
     memTotal: model.meminfo.get('MemTotal'),
     memAvailable,
@@ -132,7 +151,10 @@ export function unaccountedMemoryVerdicts(model: NodeModel, podNames: ReadonlyMa
     const evidence = [
       `${pod.cgroupPath}: memory ${model.cgroupMode === 'v2' ? 'current' : 'usage_in_bytes'} = ${pod.accounted} (${formatBytes(pod.accounted)})`,
       `${pod.cgroupPath}: limit = ${pod.limit ?? 'max'}${pod.limit !== undefined ? ` (${formatBytes(pod.limit)})` : ''}`,
-      ...pod.processes.map((process) => `pid ${process.pid} (${process.comm ?? '?'}): drm GTT resident ${process.gtt} (${formatBytes(process.gtt)})${process.vram ? `, VRAM ${formatBytes(process.vram)}` : ''}${process.sharedWith.length > 0 ? ` (DRM clients shared with pid ${process.sharedWith.join(', ')}: counted once)` : ''}`),
+      ...pod.processes.map(
+        (process) =>
+          `pid ${process.pid} (${process.comm ?? '?'}): drm GTT resident ${process.gtt} (${formatBytes(process.gtt)})${process.vram ? `, VRAM ${formatBytes(process.vram)}` : ''}${process.sharedWith.length > 0 ? ` (DRM clients shared with pid ${process.sharedWith.join(', ')}: counted once)` : ''}`,
+      ),
     ];
     const summary = `${name(pod.podUid)} holds ${formatBytes(pod.gtt)} of GTT that its cgroup does not count: it accounts ${formatBytes(pod.accounted)}, its true footprint is ${formatBytes(pod.trueFootprint ?? 0)}`;
     if (pod.limit !== undefined && pod.headroom !== undefined && pod.headroom < 0) {
@@ -140,7 +162,8 @@ export function unaccountedMemoryVerdicts(model: NodeModel, podNames: ReadonlyMa
         id: 'memory.pod-over-limit-in-reality',
         severity: 'error',
         title: `${summary}, above its ${formatBytes(pod.limit)} limit.`,
-        explanation: 'GTT pages are system RAM that the kernel does not charge to the memory cgroup, so the pod limit cannot stop this growth. When the node runs out of memory, the global OOM killer picks a victim instead of a clean cgroup OOM in this pod.',
+        explanation:
+          'GTT pages are system RAM that the kernel does not charge to the memory cgroup, so the pod limit cannot stop this growth. When the node runs out of memory, the global OOM killer picks a victim instead of a clean cgroup OOM in this pod.',
         evidence,
         remedy: `Size the pod for its true footprint: set memory requests and limits to at least ${formatBytes(Math.ceil((pod.trueFootprint ?? 0) * 1.3))} (true footprint + 30 %), and declare gpumem.io/gpu-memory so the linter checks it.`,
       });
@@ -158,9 +181,13 @@ export function unaccountedMemoryVerdicts(model: NodeModel, podNames: ReadonlyMa
         id: 'memory.pod-gtt',
         severity: 'info',
         title: `${summary}${pod.limit === undefined ? ' and it has no memory limit.' : '.'}`,
-        explanation: 'GTT memory escapes the pod cgroup on every released kernel; only the node-wide GPUActive counter (7.1+) and DRM fdinfo see it.',
+        explanation:
+          'GTT memory escapes the pod cgroup on every released kernel; only the node-wide GPUActive counter (7.1+) and DRM fdinfo see it.',
         evidence,
-        remedy: pod.limit === undefined ? 'Give the pod a memory limit and request that include its GTT footprint plus 25–30 % headroom.' : 'Keep the request and limit above the true footprint with 25–30 % headroom.',
+        remedy:
+          pod.limit === undefined
+            ? 'Give the pod a memory limit and request that include its GTT footprint plus 25–30 % headroom.'
+            : 'Keep the request and limit above the true footprint with 25–30 % headroom.',
       });
     }
   }
@@ -179,7 +206,8 @@ export function unaccountedMemoryVerdicts(model: NodeModel, podNames: ReadonlyMa
         ...(node.gpuActive !== undefined ? [`GPUActive: ${node.gpuActive} (${formatBytes(node.gpuActive)})`] : []),
         `sum of pod memory.current: ${node.podsAccounted} (${formatBytes(node.podsAccounted)})`,
       ],
-      remedy: 'Reserve RAM for GPU memory: raise GPU pods\' memory requests by their GTT footprint so the scheduler does not over-pack the node, and keep such pods on dedicated, tainted nodes.',
+      remedy:
+        "Reserve RAM for GPU memory: raise GPU pods' memory requests by their GTT footprint so the scheduler does not over-pack the node, and keep such pods on dedicated, tainted nodes.",
     });
   }
   return verdicts;

@@ -66,7 +66,8 @@ export type ModelElement = ContextElement | NodeElement | PodElement;
  * What changed: `loading`, the kubeconfig is being read; `reset`, everything was dropped (refresh, settings);
  * `changed`, one element (or, undefined, the list of contexts) has new state.
  */
-export type ModelChange = { readonly kind: 'loading' } | { readonly kind: 'reset' } | { readonly kind: 'changed'; readonly element: ModelElement | undefined };
+export type ModelChange =
+  { readonly kind: 'loading' } | { readonly kind: 'reset' } | { readonly kind: 'changed'; readonly element: ModelElement | undefined };
 
 export interface ModelLog {
   debug(line: string): void;
@@ -193,7 +194,16 @@ export class ClusterModel {
     const { kubeConfig: _kubeConfig, ...description } = context;
     const info: ContextInfo = { ...description, current: context.name === current };
     const state: ContextState = context.problem ? { kind: 'Unreachable', reason: context.problem, cause: 'config' } : { kind: 'Unknown' };
-    return { kind: 'context', id: idOf('context', context.name), loaded: context, info, state, connecting: false, nodes: undefined, generation: 0 };
+    return {
+      kind: 'context',
+      id: idOf('context', context.name),
+      loaded: context,
+      info,
+      state,
+      connecting: false,
+      nodes: undefined,
+      generation: 0,
+    };
   }
 
   /** GET /version of every context that needs no credential plugin, at once, with the short probe timeout. */
@@ -241,7 +251,19 @@ export class ClusterModel {
             existing.events = events;
             return existing;
           }
-          return { kind: 'node', id, context: element, summary, raw, events, pods: undefined, otherPods: 0, podsError: undefined, stopWatch: undefined, expanded: false };
+          return {
+            kind: 'node',
+            id,
+            context: element,
+            summary,
+            raw,
+            events,
+            pods: undefined,
+            otherPods: 0,
+            podsError: undefined,
+            stopWatch: undefined,
+            expanded: false,
+          };
         });
       } else {
         element.nodes = undefined;
@@ -325,7 +347,10 @@ export class ClusterModel {
    * another cluster is another pod), loading its node and the node's pods once. Contexts behind a credential
    * plugin that was never run are not contacted (a plugin may open a browser). Undefined when no context has it.
    */
-  async locatePod(query: { readonly uid: string; readonly namespace?: string; readonly name?: string }, signal?: AbortSignal): Promise<PodElement | undefined> {
+  async locatePod(
+    query: { readonly uid: string; readonly namespace?: string; readonly name?: string },
+    signal?: AbortSignal,
+  ): Promise<PodElement | undefined> {
     const contexts = await this.ensureLoaded();
     const loaded = contexts.flatMap((c) => c.nodes ?? []).flatMap((n) => n.pods ?? []);
     const known = loaded.find((pod) => pod.raw.metadata?.uid === query.uid);
@@ -347,7 +372,9 @@ export class ClusterModel {
         // The node's watch may have filled them meanwhile: its snapshot is as fresh as this list.
         if (listed && node.pods === undefined) this.applyPods(node, listed.pods);
       }
-      const element = node.pods?.find((p) => p.raw.metadata?.uid === pod.metadata?.uid || (p.summary.namespace === namespace && p.summary.name === name));
+      const element = node.pods?.find(
+        (p) => p.raw.metadata?.uid === pod.metadata?.uid || (p.summary.namespace === namespace && p.summary.name === name),
+      );
       if (element) return element;
     }
     return undefined;

@@ -145,11 +145,22 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
   getTreeItem(element: ClusterElement): vscode.TreeItem {
     const now = Date.now();
     const model =
-      element.kind === 'context' ? contextTreeItem(element.info, element.state, { connecting: element.connecting, ...(element.nodes ? { nodes: { total: element.nodes.length, gpu: element.nodes.filter((n) => n.summary.isGpuNode).length } } : {}) })
-        : element.kind === 'node' ? nodeTreeItem(element.summary, element.events, now)
-          : element.kind === 'pod' ? podTreeItem(element.summary, now)
+      element.kind === 'context'
+        ? contextTreeItem(element.info, element.state, {
+            connecting: element.connecting,
+            ...(element.nodes
+              ? { nodes: { total: element.nodes.length, gpu: element.nodes.filter((n) => n.summary.isGpuNode).length } }
+              : {}),
+          })
+        : element.kind === 'node'
+          ? nodeTreeItem(element.summary, element.events, now)
+          : element.kind === 'pod'
+            ? podTreeItem(element.summary, now)
             : element.model;
-    const item = new vscode.TreeItem(model.label, model.collapsible ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      model.label,
+      model.collapsible ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
     item.id = element.id;
     item.description = model.description;
     const tooltip = new vscode.MarkdownString(model.tooltip, false);
@@ -173,7 +184,10 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
     const contexts = this.model.contexts;
     // A TreeView message hides the welcome view: the details of these two states go to the output channel.
     if (contexts.length === 0) {
-      if (this.viewState !== 'noKubeconfig') this.log.info(`Clusters: no kubeconfig context in ${loaded.source.files.join(', ')} (${loaded.source.origin})${loaded.problems.length > 0 ? `: ${loaded.problems.join('; ')}` : ''}`);
+      if (this.viewState !== 'noKubeconfig')
+        this.log.info(
+          `Clusters: no kubeconfig context in ${loaded.source.files.join(', ')} (${loaded.source.origin})${loaded.problems.length > 0 ? `: ${loaded.problems.join('; ')}` : ''}`,
+        );
       this.setViewState('noKubeconfig');
       this.setMessage(undefined);
       return [];
@@ -199,12 +213,18 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
     const state = element.state;
     if (state.kind === 'Forbidden') {
       const text = explainForbidden(state.verb, state.resource, { context: element.info.name });
-      return [this.message(element, 'forbidden', `Forbidden: ${state.verb} ${state.resource}`, text), this.message(element, 'info', text, text, 'action')];
+      return [
+        this.message(element, 'forbidden', `Forbidden: ${state.verb} ${state.resource}`, text),
+        this.message(element, 'info', text, text, 'action'),
+      ];
     }
     if (state.kind === 'Unreachable') {
       const view = describeContextState(state, `context "${element.info.name}"`);
       const action = view.action ?? 'Refresh to try again.';
-      return [this.message(element, 'error', `${view.label === 'unreachable' ? 'Unreachable' : view.label}: ${state.reason}`, view.message), this.message(element, 'info', action, action, 'action')];
+      return [
+        this.message(element, 'error', `${view.label === 'unreachable' ? 'Unreachable' : view.label}: ${state.reason}`, view.message),
+        this.message(element, 'info', action, action, 'action'),
+      ];
     }
     const nodes = element.nodes ?? [];
     if (nodes.length === 0) return [this.message(element, 'empty', 'No nodes')];
@@ -216,7 +236,14 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
     this.model.startWatch(node);
     if (node.podsError && (node.pods === undefined || node.podsError.kind === 'forbidden')) {
       const text = explainKubeFailure(node.podsError, { context: node.context.info.name, action: `Pods on ${node.summary.name}` });
-      return [this.message(node, node.podsError.kind === 'forbidden' ? 'forbidden' : 'error', node.podsError.kind === 'forbidden' ? `forbidden: ${node.podsError.verb} ${node.podsError.resource}` : text, text)];
+      return [
+        this.message(
+          node,
+          node.podsError.kind === 'forbidden' ? 'forbidden' : 'error',
+          node.podsError.kind === 'forbidden' ? `forbidden: ${node.podsError.verb} ${node.podsError.resource}` : text,
+          text,
+        ),
+      ];
     }
     if (node.pods === undefined) return [this.message(node, 'loading', 'Loading pods…')];
     if (node.pods.length === 0) return [this.messageFrom(node, noGpuPodsItem(node.otherPods), 'none')];
@@ -228,7 +255,13 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
   // -------------------------------------------------------------------------------------------------
   // Helpers
 
-  private message(parent: ContextElement | NodeElement, kind: MessageKind, text: string, detail?: string, slot: string = kind): MessageElement {
+  private message(
+    parent: ContextElement | NodeElement,
+    kind: MessageKind,
+    text: string,
+    detail?: string,
+    slot: string = kind,
+  ): MessageElement {
     return this.messageFrom(parent, messageTreeItem(kind, text, detail), slot);
   }
 
@@ -246,7 +279,10 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
    * See reveal in microsoft/vscode src/vs/workbench/api/browser/mainThreadTreeViews.ts and
    * src/vs/workbench/api/common/extHostTreeViews.ts.
    */
-  async reveal(element: ClusterElement, options: { readonly select: boolean; readonly focus: boolean; readonly expand: boolean }): Promise<void> {
+  async reveal(
+    element: ClusterElement,
+    options: { readonly select: boolean; readonly focus: boolean; readonly expand: boolean },
+  ): Promise<void> {
     const view = this.view;
     if (!view) return;
     if (!view.visible || this.root.kind !== 'served') {
@@ -264,7 +300,11 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
 
   /** Resolves when the view is visible and its contexts were handed to VS Code (or after timeoutMs). */
   private whenShown(view: vscode.TreeView<ClusterElement>, timeoutMs: number): Promise<void> {
-    return this.waitUntil(() => view.visible && this.root.kind === 'served', [view.onDidChangeVisibility, this.rootServed.event], timeoutMs).then(() => undefined);
+    return this.waitUntil(
+      () => view.visible && this.root.kind === 'served',
+      [view.onDidChangeVisibility, this.rootServed.event],
+      timeoutMs,
+    ).then(() => undefined);
   }
 
   /** True once the element is the view's selection; false after timeoutMs. */
@@ -282,7 +322,12 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
         resolve(value);
       };
       const timer = setTimeout(() => finish(false), timeoutMs);
-      for (const event of events) listeners.push(event(() => { if (condition()) finish(true); }));
+      for (const event of events)
+        listeners.push(
+          event(() => {
+            if (condition()) finish(true);
+          }),
+        );
     });
   }
 

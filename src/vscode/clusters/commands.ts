@@ -20,13 +20,14 @@ import { hamiChecklistOnPod, inspectPod } from './podCommands.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { isElement, pickContainer, pickContext, pickNode, pickPod, podTarget, showError } from './targets.ts';
 
-
 export function copyProbeCommand(ctx: Ctx, clusters: ClusterModel) {
   return async (arg?: unknown): Promise<void> => {
     if (!requireTrust('Copy Probe Command')) return;
     let command: ProbeCommand | undefined;
     if (isElement(arg, 'pod') || isElement(arg, 'node')) {
-      command = isElement(arg, 'pod') ? podCommand(arg as PodElement, (arg as PodElement).node.context) : nodeCommand(clusters, arg as NodeElement);
+      command = isElement(arg, 'pod')
+        ? podCommand(arg as PodElement, (arg as PodElement).node.context)
+        : nodeCommand(clusters, arg as NodeElement);
     } else {
       const context = await pickContext(clusters);
       const node = context ? await pickNode(ctx, clusters, context) : undefined;
@@ -43,7 +44,12 @@ export function copyProbeCommand(ctx: Ctx, clusters: ClusterModel) {
       else {
         const pod = await pickPod(ctx, clusters, node);
         if (!pod) return;
-        command = podProbeCommand({ context: pod.context.info.name, namespace: pod.summary.namespace, pod: pod.summary.name, container: (await pickContainer(pod.pod))?.container });
+        command = podProbeCommand({
+          context: pod.context.info.name,
+          namespace: pod.summary.namespace,
+          pod: pod.summary.name,
+          container: (await pickContainer(pod.pod))?.container,
+        });
       }
     }
     if (!command) return;
@@ -53,7 +59,11 @@ export function copyProbeCommand(ctx: Ctx, clusters: ClusterModel) {
     const answer = await vscode.window.showInformationMessage(`gpumem: probe command copied. ${command.notes[0] ?? ''}`, save);
     if (answer !== save) return;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const uri = await vscode.window.showSaveDialog({ saveLabel: 'Save probe script', ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, 'probe.sh') } : {}), filters: { 'Shell script': ['sh'] } });
+    const uri = await vscode.window.showSaveDialog({
+      saveLabel: 'Save probe script',
+      ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, 'probe.sh') } : {}),
+      filters: { 'Shell script': ['sh'] },
+    });
     if (!uri) return;
     const script = buildProbeScript({ scope: command.script.scope, nonce: newNonce(), hostRoot: command.script.hostRoot });
     await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(script));
@@ -62,7 +72,12 @@ export function copyProbeCommand(ctx: Ctx, clusters: ClusterModel) {
 
 function nodeCommand(clusters: ClusterModel, node: NodeElement): ProbeCommand {
   const settings = clusters.kubeSettings;
-  return nodeProbeCommand({ context: node.context.info.name, node: node.summary.name, namespace: settings.debugNamespace, image: settings.debugImage });
+  return nodeProbeCommand({
+    context: node.context.info.name,
+    node: node.summary.name,
+    namespace: settings.debugNamespace,
+    image: settings.debugImage,
+  });
 }
 
 function podCommand(pod: PodElement, context: ContextElement): ProbeCommand {
@@ -78,9 +93,19 @@ export function openPodManifest(ctx: Ctx, clusters: ClusterModel, manifests: Pod
     if (!target) return;
     const uri = manifestUri(target.context.info.name, target.summary.namespace, target.summary.name);
     try {
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `gpumem: reading pod ${target.summary.name}` }, () => manifests.fetch(uri));
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `gpumem: reading pod ${target.summary.name}` },
+        () => manifests.fetch(uri),
+      );
     } catch (error) {
-      showError(ctx, errorText(error, { context: target.context.info.name, namespace: target.summary.namespace, action: `Open Manifest ${target.summary.namespace}/${target.summary.name}` }));
+      showError(
+        ctx,
+        errorText(error, {
+          context: target.context.info.name,
+          namespace: target.summary.namespace,
+          action: `Open Manifest ${target.summary.namespace}/${target.summary.name}`,
+        }),
+      );
       return;
     }
     const document = await vscode.workspace.openTextDocument(uri);
@@ -90,9 +115,18 @@ export function openPodManifest(ctx: Ctx, clusters: ClusterModel, manifests: Pod
 }
 
 /** Every Clusters command by id (registered at activation by src/extension.ts, which loads them on first use). */
-export function clusterCommandHandlers(ctx: Ctx, clusters: ClusterModel, manifests: PodManifestProvider, showAllContexts: () => void): ReadonlyMap<string, (arg?: unknown) => unknown> {
+export function clusterCommandHandlers(
+  ctx: Ctx,
+  clusters: ClusterModel,
+  manifests: PodManifestProvider,
+  showAllContexts: () => void,
+): ReadonlyMap<string, (arg?: unknown) => unknown> {
   return new Map<string, (arg?: unknown) => unknown>([
-    [CLUSTER_COMMANDS.refresh, (arg?: unknown) => clusters.refresh(isElement(arg, 'context') || isElement(arg, 'node') ? (arg as ContextElement | NodeElement) : undefined)],
+    [
+      CLUSTER_COMMANDS.refresh,
+      (arg?: unknown) =>
+        clusters.refresh(isElement(arg, 'context') || isElement(arg, 'node') ? (arg as ContextElement | NodeElement) : undefined),
+    ],
     [CLUSTER_COMMANDS.showAllContexts, showAllContexts],
     [CLUSTER_COMMANDS.inspectNode, inspectNode(ctx, clusters)],
     [CLUSTER_COMMANDS.inspectPod, inspectPod(ctx, clusters)],

@@ -38,6 +38,16 @@ export function createClusters(ctx: Ctx, view: vscode.TreeView<ClusterElement>):
     vscode.workspace.onDidGrantWorkspaceTrust(() => model.refresh()),
   ];
   const commands = new Map(clusterCommandHandlers(ctx, model, manifests, () => tree.showAllContexts()));
-  commands.set(COMMANDS.revealPod, revealPod(model, (pod) => tree.reveal(pod, { select: true, focus: true, expand: false })));
-  return { tree, manifests, commands, dispose: () => { for (const disposable of disposables) disposable.dispose(); } };
+  commands.set(
+    COMMANDS.revealPod,
+    revealPod(model, (pod) => tree.reveal(pod, { select: true, focus: true, expand: false })),
+  );
+  return {
+    tree,
+    manifests,
+    commands,
+    dispose: () => {
+      for (const disposable of disposables) disposable.dispose();
+    },
+  };
 }

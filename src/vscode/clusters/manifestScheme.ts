@@ -5,7 +5,11 @@ import * as vscode from 'vscode';
 export const MANIFEST_SCHEME = 'gpumem-k8s';
 
 export function manifestUri(context: string, namespace: string, pod: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: MANIFEST_SCHEME, path: `/${namespace}/${pod}.yaml`, query: new URLSearchParams({ context }).toString() });
+  return vscode.Uri.from({
+    scheme: MANIFEST_SCHEME,
+    path: `/${namespace}/${pod}.yaml`,
+    query: new URLSearchParams({ context }).toString(),
+  });
 }
 
 export function parseManifestUri(uri: vscode.Uri): { context: string; namespace: string; pod: string } | undefined {
@@ -14,4 +18,3 @@ export function parseManifestUri(uri: vscode.Uri): { context: string; namespace:
   if (context === null || !match) return undefined;
   return { context, namespace: match[1] as string, pod: match[2] as string };
 }
-

@@ -24,7 +24,13 @@ import { nodeTarget, showError } from './targets.ts';
 import type { NodeTarget } from './targets.ts';
 
 /** Runs the node probe (debug pod or SSH) with the cluster's pod names; `show` presents the result. */
-async function runNodeProbe(ctx: Ctx, clusters: ClusterModel, target: NodeTarget, action: string, show?: (inspection: Inspection) => Promise<void>): Promise<Inspection | undefined> {
+async function runNodeProbe(
+  ctx: Ctx,
+  clusters: ClusterModel,
+  target: NodeTarget,
+  action: string,
+  show?: (inspection: Inspection) => Promise<void>,
+): Promise<Inspection | undefined> {
   const settings = clusters.kubeSettings;
   const name = target.node.name;
   // The route (debug pod or SSH to the node's address) is src/kube/nodeProbe.ts's; the SSH prompts are VS Code's.
@@ -36,7 +42,12 @@ async function runNodeProbe(ctx: Ctx, clusters: ClusterModel, target: NodeTarget
       registry: ctx.debugPods,
       log: (line) => ctx.output.info(line),
       // Inspect Node keeps its debug pod for the panel's live sampling (the panel deletes it); a report does not.
-      ...(show ? {} : { lifetime: { kind: 'retained', idleMs: settings.liveDebugPodIdleMs }, activeDeadlineSeconds: settings.liveDebugPodDeadlineSeconds } as const),
+      ...(show
+        ? {}
+        : ({
+            lifetime: { kind: 'retained', idleMs: settings.liveDebugPodIdleMs },
+            activeDeadlineSeconds: settings.liveDebugPodDeadlineSeconds,
+          } as const)),
       onCleanupFailure: (message) => void showFailure(ctx.output, message, 'warning'),
     },
   });
@@ -45,7 +56,11 @@ async function runNodeProbe(ctx: Ctx, clusters: ClusterModel, target: NodeTarget
     return undefined;
   }
   const transport: Transport = route.transport;
-  const place: FailurePlace = { context: target.context.info.name, ...(route.kind === 'debug-pod' ? { namespace: route.namespace } : {}), action: `${action} ${name}` };
+  const place: FailurePlace = {
+    context: target.context.info.name,
+    ...(route.kind === 'debug-pod' ? { namespace: route.namespace } : {}),
+    action: `${action} ${name}`,
+  };
   const inspection = await runInspection(ctx, transport, `${action} ${name} (context ${target.context.info.name})`, {
     probe: { scope: 'node', hostRoot: route.hostRoot },
     analysis: (signal) => nodeAnalysisInputs(target.client, target.node, { signal }),
@@ -73,13 +88,18 @@ export function explainNodeOom(ctx: Ctx, clusters: ClusterModel) {
     // The node's events are read while the probe runs.
     const events = nodeMemoryEventsOf(target.client, name).then(
       (list) => ({ list, problem: undefined as string | undefined }),
-      (error: unknown) => ({ list: [], problem: errorText(error, { context: target.context.info.name, namespace: 'default', action: 'Node events' }) }),
+      (error: unknown) => ({
+        list: [],
+        problem: errorText(error, { context: target.context.info.name, namespace: 'default', action: 'Node events' }),
+      }),
     );
     await runNodeProbe(ctx, clusters, target, 'Explaining OOM kills on node', async (inspection) => {
       const { list, problem } = await events;
       const source = `kernel log of node ${name} (${inspection.target})`;
       const oom = inspection.node?.oom;
-      const head = oom ? oomToMarkdown(oom, source) : `# OOM kills explained: ${markdownText(source)}\n\nNo kernel log was readable on the node (dmesg needs CAP_SYSLOG; /var/log/kern.log may be absent).\n`;
+      const head = oom
+        ? oomToMarkdown(oom, source)
+        : `# OOM kills explained: ${markdownText(source)}\n\nNo kernel log was readable on the node (dmesg needs CAP_SYSLOG; /var/log/kern.log may be absent).\n`;
       await ctx.reports.show(`${head}\n${nodeEventsMarkdown(name, list, problem)}`, `gpumem OOM kills ${name}`);
     });
   };

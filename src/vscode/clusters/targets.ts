@@ -30,7 +30,10 @@ export interface PodTarget {
 }
 
 export const isElement = (value: unknown, kind: ModelElement['kind']): boolean =>
-  typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === kind && typeof (value as { id?: unknown }).id === 'string';
+  typeof value === 'object' &&
+  value !== null &&
+  (value as { kind?: unknown }).kind === kind &&
+  typeof (value as { id?: unknown }).id === 'string';
 
 export function showError(ctx: Ctx, text: string): void {
   ctx.output.error(text);
@@ -40,30 +43,49 @@ export function showError(ctx: Ctx, text: string): void {
 export async function pickContext(clusters: ClusterModel): Promise<ContextElement | undefined> {
   const contexts = await clusters.ensureLoaded();
   if (contexts.length === 0) {
-    void vscode.window.showInformationMessage('gpumem: no Kubernetes context found (KUBECONFIG, ~/.kube/config or the gpumem.kubeconfig setting).');
+    void vscode.window.showInformationMessage(
+      'gpumem: no Kubernetes context found (KUBECONFIG, ~/.kube/config or the gpumem.kubeconfig setting).',
+    );
     return undefined;
   }
   if (contexts.length === 1) return contexts[0];
   const picked = await vscode.window.showQuickPick(
-    contexts.map((context) => ({ label: plainLabel(context.info.name), description: contextTreeItem(context.info, context.state, { connecting: false }).description, context })),
+    contexts.map((context) => ({
+      label: plainLabel(context.info.name),
+      description: contextTreeItem(context.info, context.state, { connecting: false }).description,
+      context,
+    })),
     { placeHolder: 'Kubernetes context (from your kubeconfig; gpumem never changes its current context)' },
   );
   return picked?.context;
 }
 
 export async function pickNode(ctx: Ctx, clusters: ClusterModel, context: ContextElement): Promise<NodeElement | undefined> {
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `gpumem: listing the nodes of ${context.info.name}` }, () => clusters.loadContext(context));
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: `gpumem: listing the nodes of ${context.info.name}` },
+    () => clusters.loadContext(context),
+  );
   if (context.state.kind !== 'Reachable') {
     // Unreachable: what happened and what to do (the tree's own wording), not the bare reason.
     const view = describeContextState(context.state, `context "${context.info.name}"`);
-    showError(ctx, context.state.kind === 'Forbidden'
-      ? explainKubeFailure({ kind: 'forbidden', verb: context.state.verb, resource: context.state.resource, message: '' }, { context: context.info.name })
-      : `${view.message}${view.action ? ` ${view.action}` : ''}`);
+    showError(
+      ctx,
+      context.state.kind === 'Forbidden'
+        ? explainKubeFailure(
+            { kind: 'forbidden', verb: context.state.verb, resource: context.state.resource, message: '' },
+            { context: context.info.name },
+          )
+        : `${view.message}${view.action ? ` ${view.action}` : ''}`,
+    );
     return undefined;
   }
   const now = Date.now();
   const picked = await vscode.window.showQuickPick(
-    (context.nodes ?? []).map((node) => ({ label: plainLabel(node.summary.name), description: nodeTreeItem(node.summary, node.events, now).description, node })),
+    (context.nodes ?? []).map((node) => ({
+      label: plainLabel(node.summary.name),
+      description: nodeTreeItem(node.summary, node.events, now).description,
+      node,
+    })),
     { placeHolder: `Node of ${context.info.name} (GPU nodes first)`, matchOnDescription: true },
   );
   return picked?.node;
@@ -73,7 +95,10 @@ export async function pickPod(ctx: Ctx, clusters: ClusterModel, node: NodeElemen
   const client = clusters.client(node.context);
   let pods;
   try {
-    pods = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `gpumem: listing the pods on ${node.summary.name}` }, () => listNodeGpuPods(client, node.summary.name));
+    pods = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: `gpumem: listing the pods on ${node.summary.name}` },
+      () => listNodeGpuPods(client, node.summary.name),
+    );
   } catch (error) {
     showError(ctx, errorText(error, { context: node.context.info.name, action: `Pods on ${node.summary.name}` }));
     return undefined;
@@ -120,7 +145,14 @@ export async function pickContainer(pod: V1Pod): Promise<{ container: string | u
   const picked = await vscode.window.showQuickPick(
     containers.map((c) => ({
       label: plainLabel(c.name),
-      description: c.gpu ? `GPU: ${summary.gpuContainers.find((g) => g.container === c.name)?.resources.map((r) => `${r.name} ${r.request ?? r.limit ?? ''}`).join(', ') ?? ''}` : plainLabel(c.image ?? ''),
+      description: c.gpu
+        ? `GPU: ${
+            summary.gpuContainers
+              .find((g) => g.container === c.name)
+              ?.resources.map((r) => `${r.name} ${r.request ?? r.limit ?? ''}`)
+              .join(', ') ?? ''
+          }`
+        : plainLabel(c.image ?? ''),
       name: c.name,
     })),
     { placeHolder: `Container of ${pod.metadata?.namespace}/${pod.metadata?.name} to probe` },

@@ -11,7 +11,9 @@ export async function applyFix(uri: unknown, version: unknown, edits: unknown): 
   const document = vscode.workspace.textDocuments.find((candidate) => candidate.uri.toString() === uri);
   if (!document) return;
   if (document.version !== version) {
-    void vscode.window.showInformationMessage('gpumem: the document changed since this fix was computed; try again from the updated CodeLens.');
+    void vscode.window.showInformationMessage(
+      'gpumem: the document changed since this fix was computed; try again from the updated CodeLens.',
+    );
     return;
   }
   const edit = new vscode.WorkspaceEdit();

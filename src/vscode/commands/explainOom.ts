@@ -10,7 +10,9 @@ const MAX_LOG_CHARS = 64 * 1024 * 1024;
 export async function explainOomInEditor(ctx: Ctx): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (!editor) {
-    void vscode.window.showInformationMessage('gpumem: open a kernel log (dmesg, journalctl -k, kern.log) or paste one into an editor first.');
+    void vscode.window.showInformationMessage(
+      'gpumem: open a kernel log (dmesg, journalctl -k, kern.log) or paste one into an editor first.',
+    );
     return;
   }
   const selection = editor.selection;

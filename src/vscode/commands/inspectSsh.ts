@@ -15,7 +15,14 @@ async function pickDestination(ctx: Ctx): Promise<string | undefined> {
   const hosts = configuredSshHosts(ctx.settings);
   const enter = { label: '$(add) Enter a host…', destination: '' };
   const picked = await vscode.window.showQuickPick(
-    [...hosts.map((host) => ({ label: host.destination, description: host.source.kind === 'setting' ? 'gpumem.ssh.hosts' : '~/.ssh/config', destination: host.destination })), enter],
+    [
+      ...hosts.map((host) => ({
+        label: host.destination,
+        description: host.source.kind === 'setting' ? 'gpumem.ssh.hosts' : '~/.ssh/config',
+        destination: host.destination,
+      })),
+      enter,
+    ],
     { placeHolder: 'SSH host to inspect (the node probe runs read-only, as the SSH user)' },
   );
   if (!picked) return undefined;
@@ -44,13 +51,22 @@ export function vscodeSshOptions(ctx: Ctx): SshFromConfigOptions {
       const trust = 'Trust and Connect';
       const answer = await vscode.window.showWarningMessage(
         `The authenticity of host "${host}" can't be established.`,
-        { modal: true, detail: `${keyType} key fingerprint is ${fingerprint}.\nCompare it with the host's key (ssh-keygen -lf /etc/ssh/ssh_host_${keyType.replace(/^ssh-/, '').replace(/-.*/, '')}_key.pub on the host) before trusting it. It will be added to your known_hosts.` },
+        {
+          modal: true,
+          detail: `${keyType} key fingerprint is ${fingerprint}.\nCompare it with the host's key (ssh-keygen -lf /etc/ssh/ssh_host_${keyType.replace(/^ssh-/, '').replace(/-.*/, '')}_key.pub on the host) before trusting it. It will be added to your known_hosts.`,
+        },
         trust,
       );
       return answer === trust;
     },
     passphrase: (keyFile, attempt) =>
-      Promise.resolve(vscode.window.showInputBox({ prompt: `Passphrase for ${keyFile}${attempt > 1 ? ` (attempt ${attempt})` : ''}`, password: true, ignoreFocusOut: true })),
+      Promise.resolve(
+        vscode.window.showInputBox({
+          prompt: `Passphrase for ${keyFile}${attempt > 1 ? ` (attempt ${attempt})` : ''}`,
+          password: true,
+          ignoreFocusOut: true,
+        }),
+      ),
     log: (line) => ctx.output.info(`ssh: ${line}`),
     warn: (line) => ctx.output.warn(line),
   };

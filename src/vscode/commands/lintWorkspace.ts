@@ -18,10 +18,18 @@ export interface WorkspaceLintSummary {
   readonly cancelled: boolean;
 }
 
-/** files.exclude (enabled entries) plus gpumem.lint.exclude, as one glob: passing our own exclude to findFiles drops files.exclude otherwise. */
+/**
+ * files.exclude (enabled entries) plus gpumem.lint.exclude, as one glob: passing our own exclude to findFiles drops files.exclude
+ * otherwise.
+ */
 function excludeGlob(ctx: Ctx): string | undefined {
   const filesExclude = vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude', {});
-  const globs = [...Object.entries(filesExclude).filter(([, enabled]) => enabled === true).map(([glob]) => glob), ...ctx.settings.exclude];
+  const globs = [
+    ...Object.entries(filesExclude)
+      .filter(([, enabled]) => enabled === true)
+      .map(([glob]) => glob),
+    ...ctx.settings.exclude,
+  ];
   const flat = globs.filter((glob) => !glob.includes('{') && !glob.includes('}'));
   return flat.length > 0 ? `{${flat.join(',')}}` : undefined;
 }
@@ -44,7 +52,13 @@ export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<Worksp
       const publish = (uri: vscode.Uri, fileFindings: readonly Finding[], text: string) => {
         lint.publishForFile(uri, fileFindings, text);
         files++;
-        const counted = fileFindings.filter((finding) => finding.ruleId !== 'manifest-skipped' && finding.ruleId !== 'analysis-budget' && finding.ruleId !== 'helm-template' && finding.ruleId !== 'unrendered-template').length;
+        const counted = fileFindings.filter(
+          (finding) =>
+            finding.ruleId !== 'manifest-skipped' &&
+            finding.ruleId !== 'analysis-budget' &&
+            finding.ruleId !== 'helm-template' &&
+            finding.ruleId !== 'unrendered-template',
+        ).length;
         if (counted > 0) filesWithFindings++;
         findings += counted;
       };

@@ -80,16 +80,22 @@ export class LiveSampler {
     const every = this.#hooks.everySeconds();
     const base = { everySeconds: every, samples: this.#samples };
     if (!this.#transport) {
-      const why = this.#inspection?.scope !== 'node' && this.#inspection !== undefined
-        ? 'Live sampling needs a node inspection.'
-        : 'No open connection for live sampling: a saved capture or a panel restored after a window reload has none. Run Inspect Local Machine, Inspect SSH Host… or Inspect Node again to sample live.';
+      const why =
+        this.#inspection?.scope !== 'node' && this.#inspection !== undefined
+          ? 'Live sampling needs a node inspection.'
+          : 'No open connection for live sampling: a saved capture or a panel restored after a window reload has none. Run Inspect Local Machine, Inspect SSH Host… or Inspect Node again to sample live.';
       return { ...base, status: 'unavailable', detail: why };
     }
     if (every === 0) return { ...base, status: 'off', detail: 'Live sampling is off (gpumem.inspector.sampleSeconds is 0).' };
-    if (this.#failures >= MAX_FAILURES) return { ...base, status: 'error', detail: `Live sampling stopped after ${MAX_FAILURES} failures: ${this.#lastError}` };
+    if (this.#failures >= MAX_FAILURES)
+      return { ...base, status: 'error', detail: `Live sampling stopped after ${MAX_FAILURES} failures: ${this.#lastError}` };
     if (this.#userPaused) return { ...base, status: 'paused', detail: `Paused after ${this.#samples} samples.` };
     if (!this.#hooks.isVisible()) return { ...base, status: 'hidden', detail: 'Paused while the panel is hidden.' };
-    return { ...base, status: 'running', detail: `Sampling ${this.#transport.target} every ${every} s: ${this.#samples} samples${this.#lastError ? ` (last error: ${this.#lastError})` : ''}.` };
+    return {
+      ...base,
+      status: 'running',
+      detail: `Sampling ${this.#transport.target} every ${every} s: ${this.#samples} samples${this.#lastError ? ` (last error: ${this.#lastError})` : ''}.`,
+    };
   }
 
   /** Tells the webview the state and (re)arms the timer when sampling should run; stops it otherwise. */
@@ -114,21 +120,30 @@ export class LiveSampler {
     const output = this.#hooks.output;
     try {
       const script = buildLightProbeScript({ nonce: newNonce(), hostRoot: this.#inspection?.capture.root ?? '' });
-      const result = await transport.run({ script, timeoutMs: Math.max(10_000, every * 3000), maxOutputBytes: LIGHT_PROBE_MAX_OUTPUT, signal: controller.signal });
+      const result = await transport.run({
+        script,
+        timeoutMs: Math.max(10_000, every * 3000),
+        maxOutputBytes: LIGHT_PROBE_MAX_OUTPUT,
+        signal: controller.signal,
+      });
       if (this.#disposed) return;
       this.#samples++;
       const point = sampleFromCapture(result.stdout, Date.now());
       appendBounded(this.#history, point, MAX_SAMPLES);
       this.#failures = 0;
       this.#lastError = point.problems[0] ?? '';
-      output.info(`inspector: live sample ${this.#samples} of ${transport.target} in ${Date.now() - started} ms (${point.pods.length} pods)`);
+      output.info(
+        `inspector: live sample ${this.#samples} of ${transport.target} in ${Date.now() - started} ms (${point.pods.length} pods)`,
+      );
       this.#hooks.onSample(point);
     } catch (error) {
       if (this.#disposed || (error instanceof TransportError && error.failure.kind === 'cancelled')) return;
       this.#samples++;
       this.#failures++;
       this.#lastError = error instanceof Error ? error.message : String(error);
-      output.warn(`inspector: live sample ${this.#samples} of ${transport.target} failed (${this.#failures}/${MAX_FAILURES}): ${this.#lastError}`);
+      output.warn(
+        `inspector: live sample ${this.#samples} of ${transport.target} failed (${this.#failures}/${MAX_FAILURES}): ${this.#lastError}`,
+      );
     } finally {
       if (this.#inFlight === controller) this.#inFlight = undefined;
     }
@@ -140,7 +155,9 @@ export class LiveSampler {
     this.#transport = undefined;
     this.#inFlight?.abort();
     if (!transport) return;
-    const closing = transport.close().catch((error: unknown) => this.#hooks.output.warn(`inspector: closing ${transport.target}: ${String(error)}`));
+    const closing = transport
+      .close()
+      .catch((error: unknown) => this.#hooks.output.warn(`inspector: closing ${transport.target}: ${String(error)}`));
     this.#hooks.trackClosing(closing);
     await closing;
   }
@@ -151,7 +168,8 @@ export class LiveSampler {
     this.#disposed = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#transport) this.#hooks.output.info(`inspector: panel of ${target} closed after ${this.#samples} live samples; closing the connection`);
+    if (this.#transport)
+      this.#hooks.output.info(`inspector: panel of ${target} closed after ${this.#samples} live samples; closing the connection`);
     void this.#closeTransport();
   }
 }

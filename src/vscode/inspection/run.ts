@@ -30,7 +30,12 @@ export interface InspectOptions {
   readonly liveSampling?: boolean;
 }
 
-export async function runInspection(ctx: Ctx, transport: Transport, title: string, options: InspectOptions = {}): Promise<Inspection | undefined> {
+export async function runInspection(
+  ctx: Ctx,
+  transport: Transport,
+  title: string,
+  options: InspectOptions = {},
+): Promise<Inspection | undefined> {
   // With `liveSampling` the inspector panel takes the open transport and closes it when it is disposed;
   // otherwise (and on any failure) it is closed here.
   let handedOver = false;
@@ -50,7 +55,13 @@ export async function runInspection(ctx: Ctx, transport: Transport, title: strin
           const hostRoot = options.probe?.hostRoot;
           // HAMi's directory matters on the node only; a container probe has no host view.
           const hami = scope === 'node' ? hamiLibPathOption(ctx.settings.hamiLibPath) : {};
-          const run = await runProbe(transport, { scope, ...(hostRoot !== undefined ? { hostRoot } : {}), ...hami, signal: controller.signal, timeoutMs: ctx.settings.probeTimeoutMs });
+          const run = await runProbe(transport, {
+            scope,
+            ...(hostRoot !== undefined ? { hostRoot } : {}),
+            ...hami,
+            signal: controller.signal,
+            timeoutMs: ctx.settings.probeTimeoutMs,
+          });
           progress.report({ message: 'analysing' });
           const more: Omit<AnalyzeOptions, 'target'> = (await extra) ?? {};
           return { inspection: analyzeCaptureText(run.captureText, { ...more, target: transport.target }), captureText: run.captureText };
@@ -74,4 +85,3 @@ export async function runInspection(ctx: Ctx, transport: Transport, title: strin
     if (!handedOver) await transport.close();
   }
 }
-

@@ -27,7 +27,12 @@ export class WebviewHost<Outgoing> implements vscode.Disposable {
   readonly #subscription: vscode.Disposable;
   #disposed = false;
 
-  constructor(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, bundle: WebviewBundle, handlers: { readonly onMessage: (message: unknown) => void; readonly log: (line: string) => void }) {
+  constructor(
+    panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    bundle: WebviewBundle,
+    handlers: { readonly onMessage: (message: unknown) => void; readonly log: (line: string) => void },
+  ) {
     this.#panel = panel;
     this.#extensionUri = extensionUri;
     this.#bundle = bundle;

@@ -6,8 +6,26 @@ import * as vscode from 'vscode';
 import type { Inspection } from '../../core/inspection/analyze.ts';
 import { analyzeCaptureText } from '../../core/inspection/analyze.ts';
 import type { OpenPodArgs } from '../../core/inspector/openPod.ts';
-import type { CopiedResult, HostNotification, InspectionSource, InspectorState, RequestResult, ResponseNotification, SavedResult, WebviewCommand, WebviewRequest, WebviewRequestMethod } from '../../core/inspector/protocol.ts';
-import { errorResponse, INSPECTOR_VIEW_TYPE, MAX_STATE_CAPTURE_CHARS, notification, parseWebviewMessage, response } from '../../core/inspector/protocol.ts';
+import type {
+  CopiedResult,
+  HostNotification,
+  InspectionSource,
+  InspectorState,
+  RequestResult,
+  ResponseNotification,
+  SavedResult,
+  WebviewCommand,
+  WebviewRequest,
+  WebviewRequestMethod,
+} from '../../core/inspector/protocol.ts';
+import {
+  errorResponse,
+  INSPECTOR_VIEW_TYPE,
+  MAX_STATE_CAPTURE_CHARS,
+  notification,
+  parseWebviewMessage,
+  response,
+} from '../../core/inspector/protocol.ts';
 import { serializeCapture } from '../../core/inspector/rawCapture.ts';
 import { verdictDocs } from '../../core/inspector/banner.ts';
 import { podToMarkdown } from '../../core/inspector/podMarkdown.ts';
@@ -49,8 +67,17 @@ export interface PanelRegistry {
 const INSPECTOR_BUNDLE = { script: 'inspector.js', style: 'inspector.css', html: inspectorHtml } as const;
 
 function fileStem(target: string): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
-  const name = target.replace(/^capture\s+/, '').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'inspection';
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, '')
+    .replace('T', '-');
+  const name =
+    target
+      .replace(/^capture\s+/, '')
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'inspection';
   return `gpumem-${name}-${stamp}`;
 }
 
@@ -74,7 +101,12 @@ export class InspectorPanel implements vscode.Disposable {
   #disposed = false;
 
   /** A new panel for the inspection. Takes ownership of `options.transport`. */
-  static create(env: InspectorEnvironment, registry: PanelRegistry, inspection: Inspection, options: ShowInspectionOptions): InspectorPanel {
+  static create(
+    env: InspectorEnvironment,
+    registry: PanelRegistry,
+    inspection: Inspection,
+    options: ShowInspectionOptions,
+  ): InspectorPanel {
     const prepared = InspectorPanel.#prepare(registry, inspection, options);
     const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, title(inspection.target), vscode.ViewColumn.Active, {
       ...webviewOptions(env.extensionUri),
@@ -91,7 +123,10 @@ export class InspectorPanel implements vscode.Disposable {
     const revived = new InspectorPanel(env, registry, panel, state.model, state.source);
     if (state.source.captureText !== null) {
       try {
-        revived.#inspection = analyzeCaptureText(state.source.captureText, { target: state.source.target, podNames: new Map(Object.entries(state.source.podNames)) });
+        revived.#inspection = analyzeCaptureText(state.source.captureText, {
+          target: state.source.target,
+          podNames: new Map(Object.entries(state.source.podNames)),
+        });
         revived.#captureText = state.source.captureText;
       } catch (error) {
         env.output.warn(`inspector: the restored capture of ${state.source.target} could not be analysed again: ${String(error)}`);
@@ -102,7 +137,13 @@ export class InspectorPanel implements vscode.Disposable {
     return revived;
   }
 
-  private constructor(env: InspectorEnvironment, registry: PanelRegistry, panel: vscode.WebviewPanel, model: InspectorViewModel, source: InspectionSource) {
+  private constructor(
+    env: InspectorEnvironment,
+    registry: PanelRegistry,
+    panel: vscode.WebviewPanel,
+    model: InspectorViewModel,
+    source: InspectionSource,
+  ) {
     this.#env = env;
     this.#registry = registry;
     this.#panel = panel;
@@ -143,7 +184,11 @@ export class InspectorPanel implements vscode.Disposable {
     this.#panel.reveal(undefined, false);
   }
 
-  static #prepare(registry: PanelRegistry, inspection: Inspection, options: ShowInspectionOptions): { model: InspectorViewModel; source: InspectionSource; captureText: string } {
+  static #prepare(
+    registry: PanelRegistry,
+    inspection: Inspection,
+    options: ShowInspectionOptions,
+  ): { model: InspectorViewModel; source: InspectionSource; captureText: string } {
     // Kept in the webview state: a revived panel re-analyses the capture with them.
     const podNames = Object.fromEntries(inspection.podNames);
     const captureText = options.captureText ?? serializeCapture(inspection.capture);
@@ -156,7 +201,11 @@ export class InspectorPanel implements vscode.Disposable {
     return { model: buildInspectorViewModel(inspection), source, captureText };
   }
 
-  #load(inspection: Inspection, options: ShowInspectionOptions, prepared = InspectorPanel.#prepare(this.#registry, inspection, options)): void {
+  #load(
+    inspection: Inspection,
+    options: ShowInspectionOptions,
+    prepared = InspectorPanel.#prepare(this.#registry, inspection, options),
+  ): void {
     this.#inspection = inspection;
     this.#model = prepared.model;
     this.#captureText = prepared.captureText;
@@ -176,7 +225,9 @@ export class InspectorPanel implements vscode.Disposable {
         void this.#onRequest(parsed.message);
         return;
       case 'invalid':
-        this.#env.output.warn(`inspector: ignored a message from the webview that is not part of the protocol${parsed.id ? ` (request ${parsed.id}, answered with an error)` : ''}`);
+        this.#env.output.warn(
+          `inspector: ignored a message from the webview that is not part of the protocol${parsed.id ? ` (request ${parsed.id}, answered with an error)` : ''}`,
+        );
         // A request with a usable id gets an answer, so the webview does not wait for its timeout.
         if (parsed.id) this.#post(errorResponse(parsed.id, 'This request is not one this version of gpumem knows.'));
         return;
@@ -211,10 +262,17 @@ export class InspectorPanel implements vscode.Disposable {
   /** One handler per request descriptor (REQUESTS); each returns its request's result type. */
   readonly #requestHandlers: { readonly [M in WebviewRequestMethod]: (request: WebviewRequest<M>) => Promise<RequestResult<M>> } = {
     copyMarkdown: () => this.#copy(inspectionToMarkdown(this.#requireInspection('copy the report'))),
-    saveJson: () => this.#save('json', 'Save JSON report', { 'JSON report': ['json'] }, `${JSON.stringify(inspectionToJson(this.#requireInspection('save the JSON report')), null, 2)}\n`),
+    saveJson: () =>
+      this.#save(
+        'json',
+        'Save JSON report',
+        { 'JSON report': ['json'] },
+        `${JSON.stringify(inspectionToJson(this.#requireInspection('save the JSON report')), null, 2)}\n`,
+      ),
     saveCapture: () => {
       const text = this.#captureText ?? (this.#inspection ? serializeCapture(this.#inspection.capture) : undefined);
-      if (text === undefined) throw new Error('The capture of this panel was too large to keep across a reload: run the inspection again to save it.');
+      if (text === undefined)
+        throw new Error('The capture of this panel was too large to keep across a reload: run the inspection again to save it.');
       return this.#save('capture.txt', 'Save probe capture', { 'Probe captures': ['txt', 'capture', 'log'] }, text);
     },
     copyText: (request) => this.#copy(request.params.text),

@@ -40,16 +40,21 @@ interface KubeconfigDoc {
 export async function kubeconfigWithOffline(sim: Simulator, users: string[]): Promise<string> {
   const doc = parseYaml(sim.kubeconfig(users)) as KubeconfigDoc;
   const ca = doc.clusters[0]?.cluster['certificate-authority-data'];
-  const offline = { name: 'staging', cluster: { server: `https://127.0.0.1:${await closedPort()}`, ...(ca ? { 'certificate-authority-data': ca } : {}) } };
+  const offline = {
+    name: 'staging',
+    cluster: { server: `https://127.0.0.1:${await closedPort()}`, ...(ca ? { 'certificate-authority-data': ca } : {}) },
+  };
   const context = { name: 'staging-offline', context: { cluster: 'staging', user: doc.users[0]?.name ?? '' } };
   return stringifyYaml({ ...doc, clusters: [...doc.clusters, offline], contexts: [...doc.contexts, context] });
 }
 
 /** test/simulator/fixtures/*.yaml plus `extra` (YAML documents in the same format), completed as loadFixtures() does. */
 export function fixturesWith(extra: string): ClusterFixtures {
-  const files = readdirSync(SIM_FIXTURES_DIR).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const files = readdirSync(SIM_FIXTURES_DIR)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort();
   const parts = files.map((f) => parseFixtures(readFileSync(path.join(SIM_FIXTURES_DIR, f), 'utf8'), { source: f }));
-  return completeFixtures(mergeFixtures(...parts, parseFixtures(extra, { source: 'the spec\'s objects' })));
+  return completeFixtures(mergeFixtures(...parts, parseFixtures(extra, { source: "the spec's objects" })));
 }
 
 /** Runs `body` with a fresh HOME holding an empty ~/.kube; removes it afterwards. */
@@ -73,7 +78,10 @@ export function clustersPane(page: Page): Locator {
 }
 
 export function treeRow(page: Page, label: string): Locator {
-  return clustersPane(page).locator('.pane-body .monaco-list-row[role="treeitem"]').filter({ has: page.locator('.label-name').getByText(label, { exact: true }) }).first();
+  return clustersPane(page)
+    .locator('.pane-body .monaco-list-row[role="treeitem"]')
+    .filter({ has: page.locator('.label-name').getByText(label, { exact: true }) })
+    .first();
 }
 
 export async function clusterItem(page: Page, label: string): Promise<TreeItem | undefined> {
@@ -81,8 +89,19 @@ export async function clusterItem(page: Page, label: string): Promise<TreeItem |
 }
 
 /** Waits until the row `label` is there and `accept` holds for it. */
-export async function waitForClusterItem(page: Page, label: string, what: string, accept: (item: TreeItem) => boolean, timeoutMs = 30_000): Promise<TreeItem> {
-  const found = await waitFor(`${CLUSTERS_VIEW}: ${label} ${what}`, () => clusterItem(page, label), (candidate) => candidate !== undefined && accept(candidate), { timeoutMs });
+export async function waitForClusterItem(
+  page: Page,
+  label: string,
+  what: string,
+  accept: (item: TreeItem) => boolean,
+  timeoutMs = 30_000,
+): Promise<TreeItem> {
+  const found = await waitFor(
+    `${CLUSTERS_VIEW}: ${label} ${what}`,
+    () => clusterItem(page, label),
+    (candidate) => candidate !== undefined && accept(candidate),
+    { timeoutMs },
+  );
   if (!found) throw new Error('unreachable');
   return found;
 }
@@ -92,7 +111,12 @@ export async function setExpanded(page: Page, label: string, expanded: boolean):
   const row = treeRow(page, label);
   await row.waitFor({ state: 'visible', timeout: 20_000 });
   if ((await row.getAttribute('aria-expanded')) !== String(expanded)) await row.click();
-  await waitFor(`${label} ${expanded ? 'expanded' : 'collapsed'}`, () => row.getAttribute('aria-expanded'), (value) => value === String(expanded), { timeoutMs: 10_000 });
+  await waitFor(
+    `${label} ${expanded ? 'expanded' : 'collapsed'}`,
+    () => row.getAttribute('aria-expanded'),
+    (value) => value === String(expanded),
+    { timeoutMs: 10_000 },
+  );
 }
 
 /** Runs `title` from the context menu of the row `label`; returns the menu's entries. */
@@ -102,10 +126,18 @@ export async function runFromContextMenu(page: Page, label: string, title: strin
   const menu = page.locator('.monaco-menu');
   await menu.first().waitFor({ state: 'visible', timeout: 10_000 });
   const entries = (await menu.locator('.action-item .action-label').allInnerTexts()).map((text) => text.trim()).filter(Boolean);
-  const entry = menu.locator('.action-item').filter({ has: page.locator('.action-label').getByText(title, { exact: true }) }).first();
+  const entry = menu
+    .locator('.action-item')
+    .filter({ has: page.locator('.action-label').getByText(title, { exact: true }) })
+    .first();
   // The web workbench's menu ignores a synthetic click right after it opens: hover focuses the entry, Enter runs it.
   await entry.hover({ timeout: 10_000 });
-  await waitFor(`"${title}" focused in the menu`, () => entry.getAttribute('class'), (classes) => /\bfocused\b/.test(classes ?? ''), { timeoutMs: 5_000 });
+  await waitFor(
+    `"${title}" focused in the menu`,
+    () => entry.getAttribute('class'),
+    (classes) => /\bfocused\b/.test(classes ?? ''),
+    { timeoutMs: 5_000 },
+  );
   await page.keyboard.press('Enter');
   await menu.first().waitFor({ state: 'hidden', timeout: 10_000 });
   return entries;
@@ -129,14 +161,18 @@ export async function widenSideBar(page: Page, width: number): Promise<void> {
  * plus the collapsibles' headings (a property the element renders in its shadow DOM).
  */
 export async function readWebviewText(page: Page): Promise<string> {
-  const text = await webviewFrame(page).locator('body').evaluate(
-    (body) => {
-      const headings = [...body.querySelectorAll('vscode-collapsible')].map((element) => `${String((element as unknown as { heading?: unknown }).heading ?? '')}`);
-      return `${body.textContent ?? ''}\n${headings.join('\n')}`;
-    },
-    undefined,
-    { timeout: 2000 },
-  );
+  const text = await webviewFrame(page)
+    .locator('body')
+    .evaluate(
+      (body) => {
+        const headings = [...body.querySelectorAll('vscode-collapsible')].map(
+          (element) => `${String((element as unknown as { heading?: unknown }).heading ?? '')}`,
+        );
+        return `${body.textContent ?? ''}\n${headings.join('\n')}`;
+      },
+      undefined,
+      { timeout: 2000 },
+    );
   return text.replace(/\s+/g, ' ');
 }
 

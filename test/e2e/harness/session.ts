@@ -158,11 +158,16 @@ async function collectLogs(userDataDir: string, target: string): Promise<void> {
  * Runs `body` against a fresh workbench and tears everything down afterwards, pass or fail.
  * On failure the error names the step, and test-artifacts/ keeps a screenshot and the logs.
  */
-export async function withWorkbench(scenario: string, options: WorkbenchOptions, body: (session: WorkbenchSession) => Promise<void>): Promise<void> {
+export async function withWorkbench(
+  scenario: string,
+  options: WorkbenchOptions,
+  body: (session: WorkbenchSession) => Promise<void>,
+): Promise<void> {
   await mkdir(ARTIFACTS_DIR, { recursive: true });
   // Artifacts of an earlier run of this scenario would be mistaken for this run's.
   for (const name of await readdir(ARTIFACTS_DIR)) {
-    if (name === `${scenario}.png` || name.startsWith(`${scenario}-`)) await rm(path.join(ARTIFACTS_DIR, name), { recursive: true, force: true });
+    if (name === `${scenario}.png` || name.startsWith(`${scenario}-`))
+      await rm(path.join(ARTIFACTS_DIR, name), { recursive: true, force: true });
   }
   const base = await mkdtemp(path.join(os.tmpdir(), 'gpumem-e2e-'));
   liveTempDirs.add(base);
@@ -195,44 +200,56 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
       await cp(source, workspace, { recursive: true });
       await mkdir(home, { recursive: true });
     });
-    await step('install the .vsix into an isolated extensions dir', async () => {
-      // No sticky scroll: it overlays the editor's first lines in screenshots.
-      await writeUserSettings(userDataDir, { 'editor.stickyScroll.enabled': false, ...options.settings });
-      await installExtension(prepared.codeServer, {
-        vsix: prepared.vsix,
-        extensionsDir,
-        userDataDir,
-        logFile: path.join(ARTIFACTS_DIR, `${scenario}-install-extension.log`),
-        timeoutMs: 120_000,
-      });
-    }, 150_000);
-    server = await step('start code-server', () =>
-      startCodeServer(prepared.codeServer, {
-        folder: workspace,
-        userDataDir,
-        extensionsDir,
-        trustWorkspace: options.trusted !== false,
-        logFile: codeServerLog,
-        timeoutMs: 60_000,
-        env: { HOME: home, ...options.env },
-      }), 90_000);
+    await step(
+      'install the .vsix into an isolated extensions dir',
+      async () => {
+        // No sticky scroll: it overlays the editor's first lines in screenshots.
+        await writeUserSettings(userDataDir, { 'editor.stickyScroll.enabled': false, ...options.settings });
+        await installExtension(prepared.codeServer, {
+          vsix: prepared.vsix,
+          extensionsDir,
+          userDataDir,
+          logFile: path.join(ARTIFACTS_DIR, `${scenario}-install-extension.log`),
+          timeoutMs: 120_000,
+        });
+      },
+      150_000,
+    );
+    server = await step(
+      'start code-server',
+      () =>
+        startCodeServer(prepared.codeServer, {
+          folder: workspace,
+          userDataDir,
+          extensionsDir,
+          trustWorkspace: options.trusted !== false,
+          logFile: codeServerLog,
+          timeoutMs: 60_000,
+          env: { HOME: home, ...options.env },
+        }),
+      90_000,
+    );
     const running = server;
     const chromiumTmp = path.join(base, 'chromium-tmp');
     await mkdir(chromiumTmp, { recursive: true });
-    browserServer = await step('launch Chromium', () =>
-      chromium.launchServer({
-        executablePath: prepared.chromium,
-        headless: true,
-        args: CHROMIUM_ARGS,
-        // Keeps Chromium's crash-report folder out of $HOME and its temp files in the session dir.
-        env: {
-          ...process.env,
-          XDG_CONFIG_HOME: path.join(base, 'chromium-config'),
-          XDG_CACHE_HOME: path.join(base, 'chromium-cache'),
-          TMPDIR: chromiumTmp,
-        },
-        timeout: 60_000,
-      }), 90_000);
+    browserServer = await step(
+      'launch Chromium',
+      () =>
+        chromium.launchServer({
+          executablePath: prepared.chromium,
+          headless: true,
+          args: CHROMIUM_ARGS,
+          // Keeps Chromium's crash-report folder out of $HOME and its temp files in the session dir.
+          env: {
+            ...process.env,
+            XDG_CONFIG_HOME: path.join(base, 'chromium-config'),
+            XDG_CACHE_HOME: path.join(base, 'chromium-cache'),
+            TMPDIR: chromiumTmp,
+          },
+          timeout: 60_000,
+        }),
+      90_000,
+    );
     const chromiumPid = browserServer.process().pid;
     if (chromiumPid) liveChromiumGroups.add(chromiumPid);
     const endpoint = browserServer.wsEndpoint();
@@ -243,10 +260,14 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
     page.on('console', (message) => browserLog.write(`[console.${message.type()}] ${message.text()}\n`));
     page.on('pageerror', (error) => browserLog.write(`[pageerror] ${error.stack ?? error.message}\n`));
     const opened = page;
-    await step('load the workbench', async () => {
-      await opened.goto(workbenchUrl(running, workspace), { timeout: 60_000 });
-      await waitForWorkbench(opened, { timeoutMs: 60_000 });
-    }, 90_000);
+    await step(
+      'load the workbench',
+      async () => {
+        await opened.goto(workbenchUrl(running, workspace), { timeout: 60_000 });
+        await waitForWorkbench(opened, { timeoutMs: 60_000 });
+      },
+      90_000,
+    );
 
     const session: WorkbenchSession = {
       scenario,
@@ -263,8 +284,14 @@ export async function withWorkbench(scenario: string, options: WorkbenchOptions,
     await screenshot(opened, scenario);
   } catch (error) {
     if (page) await screenshot(page, `${scenario}-FAILED`).catch(() => undefined);
-    await writeFile(path.join(ARTIFACTS_DIR, `${scenario}-FAILED.txt`), `${currentStep}\n${error instanceof Error ? error.stack : String(error)}\n`).catch(() => undefined);
-    const message = error instanceof StepError ? error.message : `Failed ${currentStep.startsWith('after') ? currentStep : `in step "${currentStep}"`}: ${error instanceof Error ? error.message : String(error)}`;
+    await writeFile(
+      path.join(ARTIFACTS_DIR, `${scenario}-FAILED.txt`),
+      `${currentStep}\n${error instanceof Error ? error.stack : String(error)}\n`,
+    ).catch(() => undefined);
+    const message =
+      error instanceof StepError
+        ? error.message
+        : `Failed ${currentStep.startsWith('after') ? currentStep : `in step "${currentStep}"`}: ${error instanceof Error ? error.message : String(error)}`;
     throw new Error(
       `[${scenario}] ${message}\n  artifacts: ${path.relative(REPO_ROOT, ARTIFACTS_DIR)}/${scenario}-FAILED.png, ${path.relative(REPO_ROOT, codeServerLog)}, ${scenario}-logs/`,
       { cause: error },

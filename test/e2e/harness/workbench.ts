@@ -110,22 +110,39 @@ function quickInputRow(page: Page, label: string): Locator {
  * The picker's items are computed when it opens (the palette does not pick up commands that an
  * extension contributes later, Quick Open may still be indexing), so it reopens until `timeout`.
  */
-async function pickFromQuickInput(page: Page, key: string, text: string, label: string, what: string, timeout: number, closes = true): Promise<void> {
+async function pickFromQuickInput(
+  page: Page,
+  key: string,
+  text: string,
+  label: string,
+  what: string,
+  timeout: number,
+  closes = true,
+): Promise<void> {
   const deadline = Date.now() + timeout;
   let offered: string[] = [];
   for (let attempt = 1; ; attempt++) {
     const input = await openQuickInput(page, key, Math.max(1000, deadline - Date.now()));
     // Focus can still move after the widget shows (a webview tab just clicked takes focus late), and
     // the quick input closes on blur, inert during its close animation: open it again.
-    const filled = await input.fill(text, { timeout: Math.min(3000, Math.max(500, deadline - Date.now())) }).then(() => true, (error: unknown) => error);
+    const filled = await input.fill(text, { timeout: Math.min(3000, Math.max(500, deadline - Date.now())) }).then(
+      () => true,
+      (error: unknown) => error,
+    );
     if (filled !== true) {
-      if (Date.now() > deadline) throw new Error(`${what}: could not type "${text}" after ${attempt} tries in ${timeout / 1000} s: ${filled instanceof Error ? filled.message.split('\n')[0] : String(filled)}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${what}: could not type "${text}" after ${attempt} tries in ${timeout / 1000} s: ${filled instanceof Error ? filled.message.split('\n')[0] : String(filled)}`,
+        );
       continue;
     }
     const row = quickInputRow(page, label).first();
     const found = await row
       .waitFor({ state: 'visible', timeout: Math.min(attempt === 1 ? 1500 : 3000, Math.max(500, deadline - Date.now())) })
-      .then(() => true, () => false);
+      .then(
+        () => true,
+        () => false,
+      );
     if (found) {
       await row.click({ timeout: Math.max(1000, deadline - Date.now()) });
       if (closes) await page.locator(SELECTORS.quickInput).waitFor({ state: 'hidden', timeout: Math.max(1000, deadline - Date.now()) });
@@ -133,7 +150,8 @@ async function pickFromQuickInput(page: Page, key: string, text: string, label: 
     }
     offered = await quickInputLabels(page).catch(() => []);
     await closeQuickInput(page, 5000).catch(() => undefined);
-    if (Date.now() > deadline) throw new Error(`${what}: no row "${label}" after ${attempt} tries in ${timeout / 1000} s; rows: ${JSON.stringify(offered)}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: no row "${label}" after ${attempt} tries in ${timeout / 1000} s; rows: ${JSON.stringify(offered)}`);
   }
 }
 
@@ -141,12 +159,19 @@ async function pickFromQuickInput(page: Page, key: string, text: string, label: 
 export async function openFile(page: Page, fileName: string, options: WaitOptions = {}): Promise<void> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   await pickFromQuickInput(page, 'Control+P', fileName, path.basename(fileName), `Quick Open ${fileName}`, timeout);
-  await page.locator(SELECTORS.activeTab).filter({ hasText: path.basename(fileName) }).waitFor({ state: 'visible', timeout });
+  await page
+    .locator(SELECTORS.activeTab)
+    .filter({ hasText: path.basename(fileName) })
+    .waitFor({ state: 'visible', timeout });
   await page.locator(SELECTORS.activeEditor).first().waitFor({ state: 'visible', timeout });
 }
 
 /** The command palette's titles offered for `query` (without running anything). */
-export async function commandPaletteTitles(page: Page, query: string, options: WaitOptions & { settleMs?: number } = {}): Promise<string[]> {
+export async function commandPaletteTitles(
+  page: Page,
+  query: string,
+  options: WaitOptions & { settleMs?: number } = {},
+): Promise<string[]> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const input = await openQuickInput(page, 'Control+Shift+P', timeout);
   await input.fill(`>${query}`);
@@ -212,7 +237,12 @@ export async function chooseQuickPickItem(page: Page, label: string, options: Wa
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const before = await readQuickPick(page);
   await quickInputRow(page, label).first().click({ timeout });
-  await waitFor(`the quick pick "${before.placeholder}" to close after choosing ${label}`, () => readQuickPick(page), (pick) => !pick.visible || pick.placeholder !== before.placeholder, { timeoutMs: timeout, intervalMs: 100 });
+  await waitFor(
+    `the quick pick "${before.placeholder}" to close after choosing ${label}`,
+    () => readQuickPick(page),
+    (pick) => !pick.visible || pick.placeholder !== before.placeholder,
+    { timeoutMs: timeout, intervalMs: 100 },
+  );
 }
 
 /** Escape in the open quick pick; waits until it is hidden. */
@@ -237,7 +267,10 @@ export async function focusActiveEditor(page: Page, timeout = DEFAULT_TIMEOUT_MS
   const focused = await editor.evaluate((element) => element.classList.contains('focused'));
   if (!focused) {
     // A click on the line numbers focuses the editor without typing anything into it.
-    await editor.locator('.margin').first().click({ position: { x: 5, y: 5 }, timeout });
+    await editor
+      .locator('.margin')
+      .first()
+      .click({ position: { x: 5, y: 5 }, timeout });
   }
 }
 
@@ -340,7 +373,10 @@ export async function readCodeLenses(page: Page): Promise<CodeLensLine[]> {
   return editor.evaluate((root) => {
     const all = (selector: string) => Array.from(root.querySelectorAll(selector) as ArrayLike<DomElement>);
     const clean = (text: string | null) => (text ?? '').replace(/\u00a0/g, ' ');
-    const lines = all('.view-lines .view-line').map((line) => ({ top: Number.parseFloat(line.style.top) || 0, text: clean(line.textContent) }));
+    const lines = all('.view-lines .view-line').map((line) => ({
+      top: Number.parseFloat(line.style.top) || 0,
+      text: clean(line.textContent),
+    }));
     return all('.codelens-decoration')
       .map((lens) => {
         const top = Number.parseFloat(lens.style.top) || 0;
@@ -384,13 +420,28 @@ async function openQuickFixMenu(page: Page, position: { line: number; column: nu
   for (;;) {
     await goToPosition(page, position.line, position.column, { timeoutMs: Math.max(1000, deadline - Date.now()) });
     await page.keyboard.press('Control+.');
-    const shown = await rows.first().waitFor({ state: 'visible', timeout: Math.min(4000, Math.max(500, deadline - Date.now())) }).then(() => true, () => false);
+    const shown = await rows
+      .first()
+      .waitFor({ state: 'visible', timeout: Math.min(4000, Math.max(500, deadline - Date.now())) })
+      .then(
+        () => true,
+        () => false,
+      );
     if (shown) return (await rows.locator('.title').allInnerTexts()).map((title) => title.trim());
     // "No code actions available" and similar show up as an overlay message.
-    message = (await page.locator('.monaco-editor-overlaymessage').allInnerTexts().catch(() => [])).join(' ').trim();
+    message = (
+      await page
+        .locator('.monaco-editor-overlaymessage')
+        .allInnerTexts()
+        .catch(() => [])
+    )
+      .join(' ')
+      .trim();
     await page.keyboard.press('Escape');
     if (Date.now() > deadline) {
-      throw new Error(`Quick Fix (Ctrl+.) at ${position.line}:${position.column} showed no menu in ${timeout / 1000} s${message ? `; the editor said: ${message}` : ''}`);
+      throw new Error(
+        `Quick Fix (Ctrl+.) at ${position.line}:${position.column} showed no menu in ${timeout / 1000} s${message ? `; the editor said: ${message}` : ''}`,
+      );
     }
   }
 }
@@ -408,7 +459,12 @@ export async function quickFixTitles(page: Page, line: number, column: number, o
  * Applies the quick fix `title` at a position (1-based line/column, as shown in the Problems panel):
  * Go to Line/Column, Ctrl+. and a click on the action in the lightbulb menu.
  */
-export async function applyQuickFix(page: Page, position: { line: number; column: number }, title: string, options: WaitOptions = {}): Promise<void> {
+export async function applyQuickFix(
+  page: Page,
+  position: { line: number; column: number },
+  title: string,
+  options: WaitOptions = {},
+): Promise<void> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const offered = await openQuickFixMenu(page, position, timeout);
   const rows = page.locator(SELECTORS.actionWidgetRow);
@@ -416,7 +472,10 @@ export async function applyQuickFix(page: Page, position: { line: number; column
     await page.keyboard.press('Escape');
     throw new Error(`Quick Fix at ${position.line}:${position.column} does not offer "${title}"; it offers: ${JSON.stringify(offered)}`);
   }
-  await rows.filter({ has: page.locator('.title').getByText(title, { exact: true }) }).first().click({ timeout });
+  await rows
+    .filter({ has: page.locator('.title').getByText(title, { exact: true }) })
+    .first()
+    .click({ timeout });
   await rows.first().waitFor({ state: 'hidden', timeout });
 }
 
@@ -518,7 +577,12 @@ export async function waitForTreeItem(page: Page, viewName: string, label: RegEx
 export async function focusView(page: Page, viewName: string, options: WaitOptions = {}): Promise<void> {
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const suffix = `Focus on ${viewName} View`;
-  const titles = await waitFor(`a "${suffix}" command`, () => commandPaletteTitles(page, suffix, { timeoutMs: timeout }), (all) => all.some((t) => t.endsWith(suffix)), { timeoutMs: timeout });
+  const titles = await waitFor(
+    `a "${suffix}" command`,
+    () => commandPaletteTitles(page, suffix, { timeoutMs: timeout }),
+    (all) => all.some((t) => t.endsWith(suffix)),
+    { timeoutMs: timeout },
+  );
   const title = titles.find((t) => t.endsWith(suffix)) ?? suffix;
   await runCommand(page, title, options);
 }
@@ -529,10 +593,15 @@ export async function readNotifications(page: Page): Promise<string[]> {
 }
 
 export async function waitForNotification(page: Page, pattern: RegExp, options: WaitOptions = {}): Promise<string> {
-  const texts = await waitFor(`a notification matching ${pattern}`, () => readNotifications(page), (all) => all.some((t) => pattern.test(t)), {
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    intervalMs: 100,
-  });
+  const texts = await waitFor(
+    `a notification matching ${pattern}`,
+    () => readNotifications(page),
+    (all) => all.some((t) => pattern.test(t)),
+    {
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      intervalMs: 100,
+    },
+  );
   return texts.find((t) => pattern.test(t)) ?? '';
 }
 

@@ -13,7 +13,11 @@ export interface SectionSpec {
   readonly cut?: boolean;
 }
 
-export function captureText(scope: 'node' | 'container', sections: Readonly<Record<string, SectionSpec | string>>, options: { done?: boolean; nonce?: string } = {}): string {
+export function captureText(
+  scope: 'node' | 'container',
+  sections: Readonly<Record<string, SectionSpec | string>>,
+  options: { done?: boolean; nonce?: string } = {},
+): string {
   const nonce = options.nonce ?? NONCE;
   const mark = (text: string) => `\n@@gpumem:${nonce}:${text}@@\n`;
   let out = `@@gpumem-probe v=1 scope=${scope} nonce=${nonce} root=@@\n`;

@@ -55,10 +55,15 @@ export function lint(text: string, lintConfig?: LintConfig): LintResult {
     assert.ok(!finding.message.includes('\n'), `${where}: message is one line`);
     assert.ok(!finding.message.includes(TEMPLATE_SENTINEL), `${where}: message shows no Helm masking characters`);
     for (const fix of finding.fixes) {
-      for (const edit of fix.edits) assert.ok(edit.start >= 0 && edit.start <= edit.end && edit.end <= text.length, `${where}: fix "${fix.title}" edits inside the text`);
+      for (const edit of fix.edits)
+        assert.ok(
+          edit.start >= 0 && edit.start <= edit.end && edit.end <= text.length,
+          `${where}: fix "${fix.title}" edits inside the text`,
+        );
     }
   }
-  for (const summary of result.containers) assert.ok(!summary.title.includes(TEMPLATE_SENTINEL), `summary "${summary.title}" shows no Helm masking characters`);
+  for (const summary of result.containers)
+    assert.ok(!summary.title.includes(TEMPLATE_SENTINEL), `summary "${summary.title}" shows no Helm masking characters`);
   return result;
 }
 
@@ -73,7 +78,11 @@ export function ruleIds(result: LintResult): string[] {
 
 export function assertNone(result: LintResult, ...ids: string[]): void {
   for (const id of ids) {
-    assert.deepEqual(findingsOf(result, id).map((f) => f.message), [], `expected no ${id} finding`);
+    assert.deepEqual(
+      findingsOf(result, id).map((f) => f.message),
+      [],
+      `expected no ${id} finding`,
+    );
   }
 }
 
@@ -98,10 +107,18 @@ export function assertFinding(text: string, finding: Finding | undefined, expect
   assert.equal(new LineIndex(text).position(finding.span.start).line, expected.line, `${expected.ruleId} on "${expected.token}": line`);
   assert.equal(finding.severity, expected.severity, `${expected.ruleId}: severity`);
   assert.equal(finding.container, expected.container, `${expected.ruleId}: container`);
-  if (expected.container !== undefined) assert.ok(finding.message.includes(`"${expected.container}"`), `${expected.ruleId}: the message names container "${expected.container}": ${finding.message}`);
+  if (expected.container !== undefined)
+    assert.ok(
+      finding.message.includes(`"${expected.container}"`),
+      `${expected.ruleId}: the message names container "${expected.container}": ${finding.message}`,
+    );
   const patterns = expected.message === undefined ? [] : Array.isArray(expected.message) ? expected.message : [expected.message];
   for (const pattern of patterns as (string | RegExp)[]) {
-    if (typeof pattern === 'string') assert.ok(finding.message.includes(pattern), `${expected.ruleId}: message should contain ${JSON.stringify(pattern)}: ${finding.message}`);
+    if (typeof pattern === 'string')
+      assert.ok(
+        finding.message.includes(pattern),
+        `${expected.ruleId}: message should contain ${JSON.stringify(pattern)}: ${finding.message}`,
+      );
     else assert.match(finding.message, pattern);
   }
   return finding;
@@ -117,7 +134,11 @@ export function expectOne(text: string, result: LintResult, expected: Expected):
 /** Exactly these findings of one rule, in source order. */
 export function expectAll(text: string, result: LintResult, ruleId: string, expected: readonly Omit<Expected, 'ruleId'>[]): Finding[] {
   const found = findingsOf(result, ruleId);
-  assert.equal(found.length, expected.length, `expected ${expected.length} ${ruleId} findings, got: ${JSON.stringify(found.map((f) => f.message))}`);
+  assert.equal(
+    found.length,
+    expected.length,
+    `expected ${expected.length} ${ruleId} findings, got: ${JSON.stringify(found.map((f) => f.message))}`,
+  );
   return expected.map((e, i) => assertFinding(text, found[i], { ...e, ruleId }));
 }
 
@@ -148,7 +169,12 @@ export function fixOf(finding: Finding, title: string | RegExp): QuickFix {
 export function assertParses(text: string): void {
   const docs = parseAllDocuments(text, { version: '1.1' });
   assert.ok(Array.isArray(docs), 'the text parses into documents');
-  for (const doc of docs) assert.deepEqual(doc.errors.map((e) => e.message), [], 'fixed YAML parses cleanly');
+  for (const doc of docs)
+    assert.deepEqual(
+      doc.errors.map((e) => e.message),
+      [],
+      'fixed YAML parses cleanly',
+    );
 }
 
 /** The plain JavaScript value of each document. */

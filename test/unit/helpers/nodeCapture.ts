@@ -74,33 +74,57 @@ export interface NodeSpec {
 export type CgroupMode = 'v2' | 'v1' | 'hybrid';
 
 /** Strix Halo (PCI 0x1002:0x1586): the unified-memory APU the GTT verdicts exist for. */
-export const STRIX_HALO: GpuSpec = { card: 'card1', vendor: '0x1002', device: '0x1586', gttTotal: 96 * GiB, gttUsed: 38 * GiB, vramTotal: 512 * MiB, vramUsed: 300 * MiB };
+export const STRIX_HALO: GpuSpec = {
+  card: 'card1',
+  vendor: '0x1002',
+  device: '0x1586',
+  gttTotal: 96 * GiB,
+  gttUsed: 38 * GiB,
+  vramTotal: 512 * MiB,
+  vramUsed: 300 * MiB,
+};
 
 export function podDir(pod: Pick<PodSpec, 'uid' | 'qos'>): string {
   const qos = pod.qos ?? 'burstable';
   const uid = pod.uid.replace(/-/g, '_');
-  return qos === 'guaranteed' ? `/kubepods.slice/kubepods-pod${uid}.slice` : `/kubepods.slice/kubepods-${qos}.slice/kubepods-${qos}-pod${uid}.slice`;
+  return qos === 'guaranteed'
+    ? `/kubepods.slice/kubepods-pod${uid}.slice`
+    : `/kubepods.slice/kubepods-${qos}.slice/kubepods-${qos}-pod${uid}.slice`;
 }
 
 export function containerDir(pod: Pick<PodSpec, 'uid' | 'qos'>, index: number): string {
-  return `${podDir(pod)}/cri-containerd-${(index.toString(16).padStart(4, '0')).repeat(16)}.scope`;
+  return `${podDir(pod)}/cri-containerd-${index.toString(16).padStart(4, '0').repeat(16)}.scope`;
 }
 
 function fdinfo(fd: FdSpec): string {
-  return [
-    'pos:\t0', 'flags:\t02100002', 'mnt_id:\t26', `ino:\t${1000 + fd.fd}`, 'drm-driver:\tamdgpu', `drm-client-id:\t${fd.client}`, `drm-pdev:\t${fd.pdev ?? '0000:c5:00.0'}`, 'pasid:\t32790',
-    `drm-total-gtt:\t${fd.gtt}`, `drm-resident-gtt:\t${fd.gtt}`, `drm-total-vram:\t${fd.vram ?? 0}`, `drm-resident-vram:\t${fd.vram ?? 0}`,
-  ].join('\n') + '\n';
+  return (
+    [
+      'pos:\t0',
+      'flags:\t02100002',
+      'mnt_id:\t26',
+      `ino:\t${1000 + fd.fd}`,
+      'drm-driver:\tamdgpu',
+      `drm-client-id:\t${fd.client}`,
+      `drm-pdev:\t${fd.pdev ?? '0000:c5:00.0'}`,
+      'pasid:\t32790',
+      `drm-total-gtt:\t${fd.gtt}`,
+      `drm-resident-gtt:\t${fd.gtt}`,
+      `drm-total-vram:\t${fd.vram ?? 0}`,
+      `drm-resident-vram:\t${fd.vram ?? 0}`,
+    ].join('\n') + '\n'
+  );
 }
 
 export function meminfoText(memTotal: number, memAvailable: number, gpuActive?: number): string {
   const kb = (bytes: number) => String(Math.floor(bytes / 1024)).padStart(8);
-  return [
-    `MemTotal:       ${kb(memTotal)} kB`,
-    `MemFree:        ${kb(Math.floor(memAvailable * 0.8))} kB`,
-    `MemAvailable:   ${kb(memAvailable)} kB`,
-    ...(gpuActive !== undefined ? [`GPUActive:      ${kb(gpuActive)} kB`, `GPUReclaim:     ${kb(64 * MiB)} kB`] : []),
-  ].join('\n') + '\n';
+  return (
+    [
+      `MemTotal:       ${kb(memTotal)} kB`,
+      `MemFree:        ${kb(Math.floor(memAvailable * 0.8))} kB`,
+      `MemAvailable:   ${kb(memAvailable)} kB`,
+      ...(gpuActive !== undefined ? [`GPUActive:      ${kb(gpuActive)} kB`, `GPUReclaim:     ${kb(64 * MiB)} kB`] : []),
+    ].join('\n') + '\n'
+  );
 }
 
 /** A file record when its content is given, none otherwise. */
@@ -180,7 +204,12 @@ export function nodeCapture(spec: NodeSpec): string {
   const sections: Record<string, SectionSpec | string> = {
     meta: `hostname=${spec.hostname ?? 'gpu-node-1'}\nkernel=${spec.kernel}\nmachine=x86_64\nnow=1767225600\nuid=0\n`,
     'os-release': { files: [['/etc/os-release', `PRETTY_NAME="${spec.os ?? 'Ubuntu 26.04 LTS'}"\n`]] },
-    proc: { files: [['/proc/meminfo', meminfoText(spec.memTotal, spec.memAvailable ?? spec.memTotal / 2, spec.gpuActive)], ['/proc/vmstat', vmstatText(spec.gpuActive)]] },
+    proc: {
+      files: [
+        ['/proc/meminfo', meminfoText(spec.memTotal, spec.memAvailable ?? spec.memTotal / 2, spec.gpuActive)],
+        ['/proc/vmstat', vmstatText(spec.gpuActive)],
+      ],
+    },
     'cgroup.mode': `${mode}\n`,
     'cgroup.root': { files: rootFiles(spec) },
     'cgroup.kubepods': { files: [...kubepodsSubtreeFiles(spec), ...pods.flatMap((pod, index) => podFiles(pod, index, mode))] },
@@ -226,7 +255,9 @@ export function manyPodsNode(count: number, kernel = '7.1.0-gpumem'): NodeSpec {
       qos: i % 5 === 0 ? 'guaranteed' : 'burstable',
       current,
       max: i % 11 === 10 ? 'max' : limit,
-      processes: [{ pid: 10_000 + i, comm: i % 3 === 0 ? 'python3' : 'vllm-worker', fds: [{ fd: 5, client: String(client++), gtt, vram: 16 * MiB }] }],
+      processes: [
+        { pid: 10_000 + i, comm: i % 3 === 0 ? 'python3' : 'vllm-worker', fds: [{ fd: 5, client: String(client++), gtt, vram: 16 * MiB }] },
+      ],
     });
   }
   const gttUsed = pods.reduce((total, pod) => total + (pod.processes?.[0]?.fds[0]?.gtt ?? 0), 0);

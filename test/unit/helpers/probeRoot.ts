@@ -3,7 +3,19 @@
 // symlinks, and whatever HAMi files a scenario needs. Runs `chroot <root> /bin/sh -s` with argv
 // arrays (no shell strings) and the script on stdin. Root is required (chroot, mknod, mount).
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { lddPaths } from '../../helpers/fixtureRoot.ts';
@@ -53,11 +65,14 @@ function copyResolved(root: string, path: string): void {
 
 export function makeRoot(options: RootOptions): string {
   const root = mkdtempSync(join(tmpdir(), `gpumem-root-${options.shell}-`));
-  for (const dir of ['bin', 'dev', 'etc', 'tmp', 'proc', 'sys/fs/cgroup', 'usr/bin', 'usr/local', 'lib64']) mkdirSync(join(root, dir), { recursive: true });
+  for (const dir of ['bin', 'dev', 'etc', 'tmp', 'proc', 'sys/fs/cgroup', 'usr/bin', 'usr/local', 'lib64'])
+    mkdirSync(join(root, dir), { recursive: true });
   chmodSync(join(root, 'tmp'), 0o1777);
   copyFileSync(BUSYBOX ?? '/bin/busybox', join(root, 'bin/busybox'));
   chmodSync(join(root, 'bin/busybox'), 0o755);
-  const applets = (spawnSync(BUSYBOX ?? '/bin/busybox', ['--list'], { encoding: 'utf8' }).stdout ?? '').split('\n').filter((name) => /^[a-z0-9_.[-]+$/.test(name));
+  const applets = (spawnSync(BUSYBOX ?? '/bin/busybox', ['--list'], { encoding: 'utf8' }).stdout ?? '')
+    .split('\n')
+    .filter((name) => /^[a-z0-9_.[-]+$/.test(name));
   for (const applet of applets) {
     if (applet === 'sh' || applet === 'busybox') continue;
     const link = join(root, 'bin', applet);
@@ -115,10 +130,18 @@ export interface FakeProcess {
 export function addProcess(root: string, proc: FakeProcess): void {
   const dir = `proc/${proc.pid}`;
   const unreadable = new Set(proc.unreadable ?? []);
-  writeFile(root, `${dir}/stat`, `${proc.pid} (${proc.comm}) S ${proc.ppid ?? 0} ${proc.pid} ${proc.pid} 0 -1 ${proc.flags ?? 4194560} 100 0 0 0 1 2 0 0 20 0 1 0 1000 10000000 500 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n`);
+  writeFile(
+    root,
+    `${dir}/stat`,
+    `${proc.pid} (${proc.comm}) S ${proc.ppid ?? 0} ${proc.pid} ${proc.pid} 0 -1 ${proc.flags ?? 4194560} 100 0 0 0 1 2 0 0 20 0 1 0 1000 10000000 500 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n`,
+  );
   writeFile(root, `${dir}/comm`, `${proc.comm}\n`);
   // status escapes a newline in the name as \n, as the kernel does.
-  writeFile(root, `${dir}/status`, `Name:\t${proc.comm.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\nState:\tS (sleeping)\nTgid:\t${proc.pid}\nPid:\t${proc.pid}\nPPid:\t${proc.ppid ?? 0}\n`);
+  writeFile(
+    root,
+    `${dir}/status`,
+    `Name:\t${proc.comm.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\nState:\tS (sleeping)\nTgid:\t${proc.pid}\nPid:\t${proc.pid}\nPPid:\t${proc.ppid ?? 0}\n`,
+  );
   writeFile(root, `${dir}/cmdline`, proc.cmdline.length > 0 ? `${proc.cmdline.join('\0')}\0` : '');
   if (unreadable.has('environ')) symlink(root, `${dir}/environ`, '/nonexistent/environ');
   else writeFile(root, `${dir}/environ`, proc.environ.length > 0 ? `${proc.environ.join('\0')}\0` : '');
@@ -151,14 +174,22 @@ export function runInRoot(root: string, script: string, env: Readonly<Record<str
   return runArgv(['chroot', root, '/bin/sh', '-s'], script, env, timeoutMs);
 }
 
-export function runArgv(argv: readonly string[], script: string, env: Readonly<Record<string, string>> = {}, timeoutMs = 60000): Promise<RunResult> {
+export function runArgv(
+  argv: readonly string[],
+  script: string,
+  env: Readonly<Record<string, string>> = {},
+  timeoutMs = 60000,
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const [command, ...args] = argv;
     if (!command) {
       reject(new Error('empty argv'));
       return;
     }
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', ...env } });
+    const child = spawn(command, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', ...env },
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -184,7 +215,9 @@ export function snapshotTree(root: string): string[] {
     for (const name of readdirSync(dir).sort()) {
       const path = join(dir, name);
       const st = lstatSync(path);
-      entries.push(`${path.slice(root.length)} ${st.mode.toString(8)} ${st.size} ${st.mtimeMs} ${st.isSymbolicLink() ? readlinkSync(path) : ''}`);
+      entries.push(
+        `${path.slice(root.length)} ${st.mode.toString(8)} ${st.size} ${st.mtimeMs} ${st.isSymbolicLink() ? readlinkSync(path) : ''}`,
+      );
       if (st.isDirectory()) walk(path);
     }
   };

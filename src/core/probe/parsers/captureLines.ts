@@ -7,6 +7,8 @@ export function sectionBody(section: CaptureSection | undefined): string {
 }
 
 export function lines(text: string | undefined): string[] {
-  return (text ?? '').split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line.trim() !== '');
+  return (text ?? '')
+    .split('\n')
+    .map((line) => line.replace(/\r$/, ''))
+    .filter((line) => line.trim() !== '');
 }
-

@@ -31,7 +31,10 @@ export function v1Limit(text: string | undefined, sink?: NumberProblems, field =
   return cgroupLimitOf(parseKernelNumber(text, { file: sink?.file ?? '', field }, { allowSentinels: true, allowMax: true }), sink);
 }
 
-/** A usage counter (memory.current, memory.peak, v1 usage_in_bytes, max_usage_in_bytes, failcnt): bytes. It is never "max": `max` there is no value. */
+/**
+ * A usage counter (memory.current, memory.peak, v1 usage_in_bytes, max_usage_in_bytes, failcnt): bytes. It is never "max": `max` there is
+ * no value.
+ */
 export function parseMemoryUsage(text: string | undefined, sink?: NumberProblems, field = fieldOf(sink)): number | undefined {
   const parsed = parseCgroupValue(text, sink, field);
   return parsed?.kind === 'bytes' ? parsed.bytes : undefined;

@@ -45,7 +45,9 @@ export function parseContainerCgroup(section: CaptureSection | undefined, proble
   const v2 = files.has('/sys/fs/cgroup/memory.current') || files.has('/sys/fs/cgroup/cgroup.controllers');
   const v1 = files.has('/sys/fs/cgroup/memory/memory.usage_in_bytes');
   const procCgroup = lines(files.get('/proc/self/cgroup'));
-  const path = v2 ? procCgroup.find((line) => line.startsWith('0::'))?.slice(3) : procCgroup.find((line) => /^\d+:[^:]*\bmemory\b[^:]*:/.test(line))?.replace(/^\d+:[^:]*:/, '');
+  const path = v2
+    ? procCgroup.find((line) => line.startsWith('0::'))?.slice(3)
+    : procCgroup.find((line) => /^\d+:[^:]*\bmemory\b[^:]*:/.test(line))?.replace(/^\d+:[^:]*:/, '');
   if (v2) {
     const maxFile = '/sys/fs/cgroup/memory.max';
     return report({
@@ -74,5 +76,15 @@ export function parseContainerCgroup(section: CaptureSection | undefined, proble
       lines: evidence,
     });
   }
-  return { version: 'unknown', path, currentBytes: undefined, max: undefined, peakBytes: undefined, events: {}, stat: {}, oomControl: {}, lines: evidence };
+  return {
+    version: 'unknown',
+    path,
+    currentBytes: undefined,
+    max: undefined,
+    peakBytes: undefined,
+    events: {},
+    stat: {},
+    oomControl: {},
+    lines: evidence,
+  };
 }

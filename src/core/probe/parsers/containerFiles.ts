@@ -43,7 +43,21 @@ export function parseLsLine(line: string): LsEntry | undefined {
   if (!match) return undefined;
   const typeChar = match[1] ?? '-';
   const type: LsEntry['type'] =
-    typeChar === '-' ? 'file' : typeChar === 'd' ? 'directory' : typeChar === 'l' ? 'symlink' : typeChar === 'c' ? 'char' : typeChar === 'b' ? 'block' : typeChar === 's' ? 'socket' : typeChar === 'p' ? 'fifo' : 'other';
+    typeChar === '-'
+      ? 'file'
+      : typeChar === 'd'
+        ? 'directory'
+        : typeChar === 'l'
+          ? 'symlink'
+          : typeChar === 'c'
+            ? 'char'
+            : typeChar === 'b'
+              ? 'block'
+              : typeChar === 's'
+                ? 'socket'
+                : typeChar === 'p'
+                  ? 'fifo'
+                  : 'other';
   let name = match[7] ?? '';
   let target: string | undefined;
   if (type === 'symlink') {
@@ -60,11 +74,13 @@ export function parseLsLine(line: string): LsEntry | undefined {
 
 export function parsePreload(section: CaptureSection | undefined): PreloadFile | undefined {
   if (!section) return undefined;
-  if (section.missing.includes('/etc/ld.so.preload')) return { state: 'missing', content: undefined, entries: [], lsLine: undefined, sizeBytes: undefined };
+  if (section.missing.includes('/etc/ld.so.preload'))
+    return { state: 'missing', content: undefined, entries: [], lsLine: undefined, sizeBytes: undefined };
   const lsLine = lines(section.records.find((record) => record.path === 'ls')?.body)[0];
   const ls = lsLine === undefined ? undefined : parseLsLine(lsLine);
   const file = section.records.find((record) => record.path === '/etc/ld.so.preload');
-  let state: PreloadFile['state'] = ls?.type === 'directory' ? 'directory' : ls?.type === 'symlink' ? 'symlink' : ls?.type === 'file' ? 'file' : 'unknown';
+  let state: PreloadFile['state'] =
+    ls?.type === 'directory' ? 'directory' : ls?.type === 'symlink' ? 'symlink' : ls?.type === 'file' ? 'file' : 'unknown';
   let content = file?.body;
   if (content !== undefined && content.trim() === 'gpumem: permission denied') {
     state = 'unreadable';
@@ -105,5 +121,7 @@ export function parseMountInfoLine(line: string): MountInfo | undefined {
 
 export function parseMounts(section: CaptureSection | undefined): MountInfo[] | undefined {
   if (!section || section.missing.includes('/proc/self/mountinfo')) return undefined;
-  return lines(sectionBody(section)).map(parseMountInfoLine).filter((mount): mount is MountInfo => mount !== undefined);
+  return lines(sectionBody(section))
+    .map(parseMountInfoLine)
+    .filter((mount): mount is MountInfo => mount !== undefined);
 }

@@ -59,7 +59,8 @@ export interface ContainerProbe {
 
 export function parseContainerProbe(capture: Capture): ContainerProbe {
   const problems: string[] = [...capture.problems];
-  if (capture.scope !== undefined && capture.scope !== 'container') problems.push(`this is a ${capture.scope}-scope capture, not a container capture`);
+  if (capture.scope !== undefined && capture.scope !== 'container')
+    problems.push(`this is a ${capture.scope}-scope capture, not a container capture`);
 
   const meta = keyValues(body(capture, 'meta'));
   const procVersion = body(capture, 'proc-version')?.trim() || undefined;
@@ -98,8 +99,17 @@ export function parseContainerProbe(capture: Capture): ContainerProbe {
   if (vgpuSection) {
     vgpuDir = [];
     for (const record of vgpuSection.records) {
-      if (record.path === 'ls') pushAll(vgpuDir, lines(record.body).map(parseLsLine).filter((entry): entry is LsEntry => entry !== undefined));
-      if (record.path === 'libvgpu') libvgpu = lines(record.body).map(parseLsLine).find((entry) => entry !== undefined);
+      if (record.path === 'ls')
+        pushAll(
+          vgpuDir,
+          lines(record.body)
+            .map(parseLsLine)
+            .filter((entry): entry is LsEntry => entry !== undefined),
+        );
+      if (record.path === 'libvgpu')
+        libvgpu = lines(record.body)
+          .map(parseLsLine)
+          .find((entry) => entry !== undefined);
     }
     if (!libvgpu) {
       const listed = vgpuDir.find((entry) => entry.name === 'libvgpu.so');
@@ -130,7 +140,8 @@ export function parseContainerProbe(capture: Capture): ContainerProbe {
   const gpuSection = capture.sections.get('nvidia-smi.gpu');
   const appsSection = capture.sections.get('nvidia-smi.apps');
   const smiMissing = (gpuSection?.missing.includes('nvidia-smi') ?? false) || (appsSection?.missing.includes('nvidia-smi') ?? false);
-  const gpus = gpuSection && !gpuSection.missing.includes('nvidia-smi') ? parseSmiGpus(sectionBody(gpuSection), CONTAINER_GPU_FIELDS) : undefined;
+  const gpus =
+    gpuSection && !gpuSection.missing.includes('nvidia-smi') ? parseSmiGpus(sectionBody(gpuSection), CONTAINER_GPU_FIELDS) : undefined;
   const apps = appsSection && !appsSection.missing.includes('nvidia-smi') ? parseSmiApps(sectionBody(appsSection), APPS_FIELDS) : undefined;
   if (gpus) pushAll(problems, gpus.problems);
 

@@ -132,7 +132,10 @@ function parseExe(line: string | undefined): ProcessExe {
 
 const DAEMONS = new Set(['dockerd', 'containerd', 'podman', 'buildkitd', 'docker-containerd']);
 
-export function parseDind(section: CaptureSection | undefined, processes: readonly ContainerProcess[] | undefined): ContainerDind | undefined {
+export function parseDind(
+  section: CaptureSection | undefined,
+  processes: readonly ContainerProcess[] | undefined,
+): ContainerDind | undefined {
   if (!section) return undefined;
   const sockets: string[] = [];
   const otherPaths: string[] = [];
@@ -151,7 +154,9 @@ export function parseDind(section: CaptureSection | undefined, processes: readon
     else continue;
     evidence.push(line);
   }
-  const daemons = (processes ?? []).filter((process) => DAEMONS.has(process.comm)).map((process) => ({ pid: process.pid, comm: process.comm }));
+  const daemons = (processes ?? [])
+    .filter((process) => DAEMONS.has(process.comm))
+    .map((process) => ({ pid: process.pid, comm: process.comm }));
   for (const daemon of daemons) evidence.push(`pid ${daemon.pid} comm=${daemon.comm}`);
   return { sockets, otherPaths, dockerHost, binaries, daemons, lines: evidence };
 }

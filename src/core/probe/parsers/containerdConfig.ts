@@ -40,7 +40,10 @@ const MAX_LINES_PER_RUNTIME = 12;
 
 export function parseContainerdRuntimes(files: ReadonlyMap<string, string>): ContainerdRuntimes {
   let defaultRuntime: ContainerdDefault | undefined;
-  const runtimes = new Map<string, { name: string; runtimeType: string | undefined; binary: string | undefined; file: string; lines: string[] }>();
+  const runtimes = new Map<
+    string,
+    { name: string; runtimeType: string | undefined; binary: string | undefined; file: string; lines: string[] }
+  >();
   for (const [file, body] of files) {
     let current: string | undefined;
     for (const raw of body.split('\n')) {
@@ -60,13 +63,15 @@ export function parseContainerdRuntimes(files: ReadonlyMap<string, string>): Con
       if (!assignment) continue;
       if (assignment.key === 'default_runtime_name') {
         // MicroK8s' template says "${RUNTIME}": a placeholder its launcher fills in, not a setting.
-        if (!assignment.value.includes('${') && !assignment.value.includes('{{')) defaultRuntime = { runtime: assignment.value, file, line };
+        if (!assignment.value.includes('${') && !assignment.value.includes('{{'))
+          defaultRuntime = { runtime: assignment.value, file, line };
         continue;
       }
       const entry = current === undefined ? undefined : runtimes.get(current);
       if (!entry) continue;
       if (assignment.key === 'runtime_type') entry.runtimeType = assignment.value;
-      else if (assignment.key === 'BinaryName' || assignment.key === 'runtime' || assignment.key === 'Runtime') entry.binary = assignment.value;
+      else if (assignment.key === 'BinaryName' || assignment.key === 'runtime' || assignment.key === 'Runtime')
+        entry.binary = assignment.value;
       else continue;
       if (entry.lines.length < MAX_LINES_PER_RUNTIME) entry.lines.push(line);
     }
@@ -81,7 +86,8 @@ export function nvidiaRuntimeEvidence(runtime: ContainerdRuntime): NvidiaRuntime
     if (base === 'nvidia-container-runtime.cdi') return { kind: 'binary', binary: runtime.binary, mode: 'cdi' };
     if (base === 'nvidia-container-runtime.legacy') return { kind: 'binary', binary: runtime.binary, mode: 'legacy' };
   }
-  if (runtime.runtimeType !== undefined && runtime.runtimeType.toLowerCase().includes('nvidia')) return { kind: 'runtime-type', runtimeType: runtime.runtimeType };
+  if (runtime.runtimeType !== undefined && runtime.runtimeType.toLowerCase().includes('nvidia'))
+    return { kind: 'runtime-type', runtimeType: runtime.runtimeType };
   return undefined;
 }
 

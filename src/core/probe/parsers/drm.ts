@@ -46,16 +46,16 @@ export function parseDrmCards(files: ReadonlyMap<string, string>, problems?: Num
     .map(([card, fields]) => {
       const number = (name: string) => numberOf(card, fields, name);
       return {
-      card,
-      vendorId: fields.get('vendor')?.toLowerCase(),
-      deviceId: fields.get('device')?.toLowerCase(),
-      driver: fields.get('driver-name'),
-      vramTotal: number('mem_info_vram_total'),
-      vramUsed: number('mem_info_vram_used'),
-      gttTotal: number('mem_info_gtt_total'),
-      gttUsed: number('mem_info_gtt_used'),
-      visVramTotal: number('mem_info_vis_vram_total'),
-      vramVendor: fields.get('mem_info_vram_vendor'),
+        card,
+        vendorId: fields.get('vendor')?.toLowerCase(),
+        deviceId: fields.get('device')?.toLowerCase(),
+        driver: fields.get('driver-name'),
+        vramTotal: number('mem_info_vram_total'),
+        vramUsed: number('mem_info_vram_used'),
+        gttTotal: number('mem_info_gtt_total'),
+        gttUsed: number('mem_info_gtt_used'),
+        visVramTotal: number('mem_info_vis_vram_total'),
+        vramVendor: fields.get('mem_info_vram_vendor'),
       };
     });
 }

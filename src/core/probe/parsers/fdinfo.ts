@@ -35,7 +35,8 @@ export function parseFdinfo(text: string, sink?: NumberProblems): DrmClient {
     if (bytes === undefined) continue;
     if (match[1] === 'total') total.set(match[2], bytes);
     // drm-resident-* wins over the deprecated drm-memory-* alias, when it is readable (not cut or garbled).
-    else if (match[1] === 'resident' || parseMemoryValue(fields.get(`drm-resident-${match[2]}`) ?? '') === undefined) resident.set(match[2], bytes);
+    else if (match[1] === 'resident' || parseMemoryValue(fields.get(`drm-resident-${match[2]}`) ?? '') === undefined)
+      resident.set(match[2], bytes);
   }
   return { clientId: fields.get('drm-client-id'), driver: fields.get('drm-driver'), pdev: fields.get('drm-pdev'), resident, total };
 }
@@ -107,7 +108,8 @@ export function aggregateFdinfo(records: ReadonlyMap<string, string>, problems?:
 }
 
 /**
- * `grep drm-memory /proc/<pid>/fdinfo/<fd>…` (a glob over many files) prints `<path>:<line>` for each match. A record whose body is such a dump
+ * `grep drm-memory /proc/<pid>/fdinfo/<fd>…` (a glob over many files) prints `<path>:<line>` for each match. A record whose body is such a
+ * dump
  * (every non-empty line starts with a `/proc/<pid>/fdinfo/<fd>:` path) becomes one record per path, so each
  * fd is its own client as in the probe's sweep.
  */

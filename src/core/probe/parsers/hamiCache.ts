@@ -86,7 +86,10 @@ export function parseHamiCacheRecord(path: string, body: string): HamiCache {
   const numberProblems: NumberProblems = { file: path, problems: [] };
   const count = (text: string | undefined, field: string, signed = false): number | undefined =>
     text === undefined ? undefined : kernelValue(text, field, numberProblems, { signed });
-  const lines = body.split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line.trim() !== '');
+  const lines = body
+    .split('\n')
+    .map((line) => line.replace(/\r$/, ''))
+    .filter((line) => line.trim() !== '');
   const values = new Map<string, string>();
   const slots: HamiCacheSlot[] = [];
   let odMissing = false;
@@ -122,22 +125,30 @@ export function parseHamiCacheRecord(path: string, body: string): HamiCache {
   if (sizeBytes === undefined) problems.push(`${path}: size not reported`);
   else if (sizeBytes === 0) problems.push(`${path}: the file is empty: HAMi-core never initialised it`);
   else if (sizeBytes !== HAMI_CACHE_SIZE) {
-    problems.push(`${path}: size ${sizeBytes} ≠ ${HAMI_CACHE_SIZE} (x86-64 HAMi-core v1.x): another HAMi-core version, the v0 layout or another architecture; the offsets below may not apply`);
+    problems.push(
+      `${path}: size ${sizeBytes} ≠ ${HAMI_CACHE_SIZE} (x86-64 HAMi-core v1.x): another HAMi-core version, the v0 layout or another architecture; the offsets below may not apply`,
+    );
   }
   const magicOk = magic === undefined ? undefined : magic === HAMI_CACHE_MAGIC;
   if (!odMissing && magic === undefined) problems.push(`${path}: the header could not be read`);
-  if (magicOk === false) problems.push(`${path}: bad magic ${magic} (expected ${HAMI_CACHE_MAGIC}): not an initialised HAMi-core shared region`);
+  if (magicOk === false)
+    problems.push(`${path}: bad magic ${magic} (expected ${HAMI_CACHE_MAGIC}): not an initialised HAMi-core shared region`);
   if (magicOk && header[1] !== undefined && header[1] !== 1) problems.push(`${path}: major version ${header[1]} (this reader knows 1)`);
-  if (deviceNum !== undefined && deviceNum > HAMI_CACHE_MAX_DEVICES) problems.push(`${path}: device_num ${deviceNum} > ${HAMI_CACHE_MAX_DEVICES}: corrupt header`);
-  if (procNum !== undefined && (procNum < 0 || procNum > 1024)) problems.push(`${path}: proc_num ${procNum} outside 0..1024: corrupt region`);
-  if (!odMissing && limitTokens.length > 0 && limitTokens.length < HAMI_CACHE_MAX_DEVICES) problems.push(`${path}: only ${limitTokens.length} of ${HAMI_CACHE_MAX_DEVICES} limits read (truncated file or output)`);
+  if (deviceNum !== undefined && deviceNum > HAMI_CACHE_MAX_DEVICES)
+    problems.push(`${path}: device_num ${deviceNum} > ${HAMI_CACHE_MAX_DEVICES}: corrupt header`);
+  if (procNum !== undefined && (procNum < 0 || procNum > 1024))
+    problems.push(`${path}: proc_num ${procNum} outside 0..1024: corrupt region`);
+  if (!odMissing && limitTokens.length > 0 && limitTokens.length < HAMI_CACHE_MAX_DEVICES)
+    problems.push(`${path}: only ${limitTokens.length} of ${HAMI_CACHE_MAX_DEVICES} limits read (truncated file or output)`);
   if (limitTokens.includes('*')) problems.push(`${path}: od collapsed repeated lines ('*'): some limits are unknown`);
   limits.forEach((limit, device) => {
     if (limit?.underflow || limit?.implausible) problems.push(`${path}: limit[${device}] = ${limit.raw} is not a plausible byte count`);
   });
   for (const slot of slots) {
     if (slot.used?.underflow) {
-      problems.push(`${path}: slot ${slot.index} (pid ${slot.pid ?? '?'}) used = ${slot.used.raw}: the usage counter underflowed (HAMi#1181); HAMi-core then refuses allocations with false OOMs`);
+      problems.push(
+        `${path}: slot ${slot.index} (pid ${slot.pid ?? '?'}) used = ${slot.used.raw}: the usage counter underflowed (HAMi#1181); HAMi-core then refuses allocations with false OOMs`,
+      );
     } else if (slot.used?.implausible) {
       problems.push(`${path}: slot ${slot.index} (pid ${slot.pid ?? '?'}) used = ${slot.used.raw} bytes is implausible: corrupt counter`);
     }
@@ -179,7 +190,10 @@ function parseSlot(index: number, rest: string, line: string): HamiCacheSlot {
 }
 
 function tokens(text: string | undefined): string[] {
-  return (text ?? '').trim().split(/\s+/).filter((token) => token !== '');
+  return (text ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter((token) => token !== '');
 }
 
 function ints(text: string | undefined): (number | undefined)[] {

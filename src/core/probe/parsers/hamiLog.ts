@@ -181,7 +181,10 @@ export function classifyHamiMessage(message: string): { kind: HamiLogKind; detai
   if (/^Initialized\b/i.test(m)) return { kind: 'initialized', details: {} };
   if ((match = /^Device (-?\d+) OOM (\d+) \/ (\d+)/.exec(m))) {
     const requested = match[2] ?? '0';
-    return { kind: 'device-oom', details: { device: Number(match[1]), requestedBytes: requested, limitBytes: match[3] ?? '', underflow: wrapped(requested) } };
+    return {
+      kind: 'device-oom',
+      details: { device: Number(match[1]), requestedBytes: requested, limitBytes: match[3] ?? '', underflow: wrapped(requested) },
+    };
   }
   // Legacy 4pdvGPU: "device OOM encountered: usage=9502195712 limit=8388608000" (HAMi#43).
   if ((match = /device OOM encountered: usage=(\d+) limit=(\d+)/i.exec(m))) {
@@ -189,8 +192,10 @@ export function classifyHamiMessage(message: string): { kind: HamiLogKind; detai
     return { kind: 'device-oom', details: { requestedBytes: usage, limitBytes: match[2] ?? '', underflow: wrapped(usage) } };
   }
   if ((match = /cuMemoryAllocate failed res=(-?\d+)/.exec(m))) return { kind: 'alloc-failed', details: { result: Number(match[1]) } };
-  if ((match = /limit < usage; usage=(-?\d+), limit=(-?\d+)/.exec(m))) return { kind: 'limit-below-usage', details: { usageBytes: match[1] ?? '', limitBytes: match[2] ?? '' } };
-  if ((match = /invalid device memory limit (\S+?)=(\S*)/.exec(m))) return { kind: 'invalid-limit', details: { variable: match[1] ?? '', value: match[2] ?? '' } };
+  if ((match = /limit < usage; usage=(-?\d+), limit=(-?\d+)/.exec(m)))
+    return { kind: 'limit-below-usage', details: { usageBytes: match[1] ?? '', limitBytes: match[2] ?? '' } };
+  if ((match = /invalid device memory limit (\S+?)=(\S*)/.exec(m)))
+    return { kind: 'invalid-limit', details: { variable: match[1] ?? '', value: match[2] ?? '' } };
   if ((match = /Limit inconsistency detected for (\d+)(?:th|st|nd|rd)? device, (\d+) expected, get (\d+)/.exec(m))) {
     return { kind: 'limit-inconsistency', details: { device: Number(match[1]), limitBytes: match[2] ?? '', usageBytes: match[3] ?? '' } };
   }
@@ -199,7 +204,10 @@ export function classifyHamiMessage(message: string): { kind: HamiLogKind; detai
   if (/Lock shrreg timeout|Fail(?:ed)? to lock shrreg|Delete \/tmp\/cudevshr\.cache/.test(m)) return { kind: 'lock-timeout', details: {} };
   if (/unified_lock locked, waiting/.test(m)) return { kind: 'lock-wait', details: {} };
   if ((match = /Fail to (?:open|init|write|reseek) shrreg (\S+?):?(?: errno=(\d+))?$/.exec(m))) {
-    return { kind: 'shrreg-open-failed', details: { object: match[1] ?? '', ...(match[2] !== undefined ? { result: Number(match[2]) } : {}) } };
+    return {
+      kind: 'shrreg-open-failed',
+      details: { object: match[1] ?? '', ...(match[2] !== undefined ? { result: Number(match[2]) } : {}) },
+    };
   }
   if ((match = /Illegal device id: (-?\d+)/.exec(m))) return { kind: 'illegal-device-id', details: { device: Number(match[1]) } };
   if (/Cleanup on exit for PID|Exit cleanup complete for PID/.test(m)) return { kind: 'exit-cleanup', details: {} };

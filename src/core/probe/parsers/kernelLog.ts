@@ -11,7 +11,8 @@
 //   Mem-Info: … Node <n> … gpu_active:<n>kB gpu_reclaim:<n>kB      (global OOM; gpu_* from 7.1)
 //   Tasks state (memory values in pages): …
 //   oom-kill:constraint=<C>,nodemask=…,cpuset=…,mems_allowed=…{,oom_memcg=<p>|,global_oom},task_memcg=<p>,task=<comm>,pid=<n>,uid=<n>
-//   <Reason>: Killed process <pid> (<comm>) total-vm:<n>kB, anon-rss:<n>kB, file-rss:<n>kB, shmem-rss:<n>kB, UID:<n> pgtables:<n>kB oom_score_adj:<n>
+//   <Reason>: Killed process <pid> (<comm>) total-vm:<n>kB, anon-rss:<n>kB, file-rss:<n>kB, shmem-rss:<n>kB, UID:<n> pgtables:<n>kB
+// oom_score_adj:<n>
 //   Tasks in <memcg> are going to be killed due to memory.oom.group set   (then more Killed process lines)
 //
 // Kernels before 5.0 print `<Reason>: Kill process <pid> (<comm>) score <n> or sacrifice child` and then
@@ -28,7 +29,17 @@ import type { KernelLogFormat, LogLine } from './logLine.ts';
 import { splitLogLine } from './logLine.ts';
 import { unwrapPastedLog } from './logUnwrap.ts';
 import type { EvidenceLine, KilledProcess, KillCandidate, OomEvent, OomInvoker, OomKillSummary, OomScope } from './oomReportLines.ts';
-import { BARE_KILLED, INVOKED, REASON_CANDIDATE, REASON_KILLED, killCandidate, killedProcess, logInteger, parseInvoker, parseOomKillSummary } from './oomReportLines.ts';
+import {
+  BARE_KILLED,
+  INVOKED,
+  REASON_CANDIDATE,
+  REASON_KILLED,
+  killCandidate,
+  killedProcess,
+  logInteger,
+  parseInvoker,
+  parseOomKillSummary,
+} from './oomReportLines.ts';
 
 export interface KernelLog {
   readonly events: readonly OomEvent[];
@@ -53,7 +64,8 @@ export interface ParseKernelLogOptions {
 // Message patterns (applied to the message after the prefix).
 
 /** Lines worth a closer look; one linear scan per line. */
-const INTERESTING = /oom|Killed process|Kill process|Task in |Tasks in |memory: usage|cgroup stats for|gpu_active:|memory ready|Capping GTT|mem_cgroup_o|__alloc_pages|cpuset=|non-zero when fini/;
+const INTERESTING =
+  /oom|Killed process|Kill process|Task in |Tasks in |memory: usage|cgroup stats for|gpu_active:|memory ready|Capping GTT|mem_cgroup_o|__alloc_pages|cpuset=|non-zero when fini/;
 const TRACE_MEMCG = /mem_cgroup_(?:out_of_memory|oom_synchronize)/;
 const GLOBAL_CONSTRAINTS = new Set(['CONSTRAINT_NONE', 'CONSTRAINT_CPUSET', 'CONSTRAINT_MEMORY_POLICY']);
 const MEMCG_USAGE = /^memory: usage (\d+)kB, limit (\d+)kB, failcnt (\d+)/;
@@ -161,8 +173,16 @@ function finish(draft: Draft): OomEvent {
   // `limit of <y>` names an ancestor of (or the same cgroup as) the task's; when it is a prefix that
   // stops mid-name, the line was wrapped or cut and the stats line names the cgroup better.
   const limitOf = draft.legacyTaskIn?.limitOf;
-  const tornLimit = limitOf !== undefined && taskMemcg !== undefined && taskMemcg.length > limitOf.length && taskMemcg.startsWith(limitOf) && taskMemcg[limitOf.length] !== '/';
-  const oomMemcg = summary?.oomMemcg ?? (limitOf !== undefined && limitOf !== '' && !tornLimit ? limitOf : undefined) ?? (scope === 'memcg' ? draft.memcgStatsFor : undefined);
+  const tornLimit =
+    limitOf !== undefined &&
+    taskMemcg !== undefined &&
+    taskMemcg.length > limitOf.length &&
+    taskMemcg.startsWith(limitOf) &&
+    taskMemcg[limitOf.length] !== '/';
+  const oomMemcg =
+    summary?.oomMemcg ??
+    (limitOf !== undefined && limitOf !== '' && !tornLimit ? limitOf : undefined) ??
+    (scope === 'memcg' ? draft.memcgStatsFor : undefined);
   return {
     timestamp: draft.timestamp,
     monotonic: draft.monotonic,
@@ -322,7 +342,12 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
 
     const bareKilled = BARE_KILLED.exec(message);
     if (bareKilled) {
-      attachKilled(killedProcess(current?.killed ? undefined : current?.candidate?.reason, bareKilled[1], bareKilled[2] ?? '', lineNo), parsed, lineNo, raw);
+      attachKilled(
+        killedProcess(current?.killed ? undefined : current?.candidate?.reason, bareKilled[1], bareKilled[2] ?? '', lineNo),
+        parsed,
+        lineNo,
+        raw,
+      );
       continue;
     }
 
@@ -331,7 +356,10 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
       if (at > 0) {
         let draft = current;
         if (!draft || draft.legacyTaskIn || draft.killed) draft = open(parsed);
-        draft.legacyTaskIn = { task: message.slice('Task in '.length, at), limitOf: message.slice(at + ' killed as a result of limit of '.length).trim() };
+        draft.legacyTaskIn = {
+          task: message.slice('Task in '.length, at),
+          limitOf: message.slice(at + ' killed as a result of limit of '.length).trim(),
+        };
         addEvidence(draft, lineNo, raw);
         continue;
       }
@@ -385,7 +413,13 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
       else if (current.traceMemcg === undefined && message.includes('__alloc_pages')) current.traceMemcg = false;
     }
 
-    if (current && current.invoker && !current.summary && current.cpuset === undefined && message.startsWith(`${current.invoker.comm} cpuset=`)) {
+    if (
+      current &&
+      current.invoker &&
+      !current.summary &&
+      current.cpuset === undefined &&
+      message.startsWith(`${current.invoker.comm} cpuset=`)
+    ) {
       const cpusetLine = CPUSET_TAIL.exec(message.slice(current.invoker.comm.length + ' cpuset='.length));
       if (cpusetLine) {
         current.cpuset = cpusetLine[1];
@@ -417,7 +451,8 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
   }
 
   if (dropped > 0) problems.push(`${dropped} older OOM events were dropped (more than ${maxEvents} in the log)`);
-  if (finiDropped > 0) problems.push(`${finiDropped} amdgpu "VM memory stats … non-zero when fini" lines were not kept (more than ${MAX_VM_FINI})`);
+  if (finiDropped > 0)
+    problems.push(`${finiDropped} amdgpu "VM memory stats … non-zero when fini" lines were not kept (more than ${MAX_VM_FINI})`);
   if (longLines > 0) problems.push(`${longLines} lines longer than ${MAX_LINE} characters were cut`);
   let format: KernelLogFormat = 'bare';
   let best = 0;

@@ -65,7 +65,11 @@ const LONG_MAX = 2n ** 63n - 1n;
 const ULLONG_MAX = 2n ** 64n - 1n;
 
 /** Decimal spellings of "no limit": v1 PAGE_COUNTER_MAX × PAGE_SIZE per page size, LONG_MAX, ULLONG_MAX. */
-export const UNLIMITED_SENTINELS: ReadonlySet<string> = new Set([...PAGE_SIZES.map((size) => String((LONG_MAX / size) * size)), String(LONG_MAX), String(ULLONG_MAX)]);
+export const UNLIMITED_SENTINELS: ReadonlySet<string> = new Set([
+  ...PAGE_SIZES.map((size) => String((LONG_MAX / size) * size)),
+  String(LONG_MAX),
+  String(ULLONG_MAX),
+]);
 
 function shown(text: string): string {
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
@@ -91,7 +95,8 @@ export function parseKernelNumber(text: string, source: NumberSource, options: K
   while (end > start && isBlank(text.charCodeAt(end - 1))) end--;
   if (start === end) return problem(source, '', 'empty value');
   const trimmed = text.slice(start, end);
-  if (options.allowMax && (trimmed === 'max' || (options.firstToken && /^max(?:\s|$)/.test(trimmed)))) return { kind: 'unlimited', text: 'max' };
+  if (options.allowMax && (trimmed === 'max' || (options.firstToken && /^max(?:\s|$)/.test(trimmed))))
+    return { kind: 'unlimited', text: 'max' };
 
   let i = start;
   let negative = false;
@@ -120,7 +125,13 @@ export function parseKernelNumber(text: string, source: NumberSource, options: K
       multiplier = unitMultiplier;
       if (k < end && !options.firstToken) return problem(source, trimmed, 'unexpected text after the unit');
     } else if (!options.firstToken) {
-      return problem(source, trimmed, word.length > 0 && word.length <= 4 && /^[A-Za-z]+$/.test(word) ? `unknown unit ${JSON.stringify(word)}` : 'unexpected text after the number');
+      return problem(
+        source,
+        trimmed,
+        word.length > 0 && word.length <= 4 && /^[A-Za-z]+$/.test(word)
+          ? `unknown unit ${JSON.stringify(word)}`
+          : 'unexpected text after the number',
+      );
     } else if (word.length <= 4 && /^[A-Za-z]+$/.test(word)) {
       return problem(source, trimmed, `unknown unit ${JSON.stringify(word)}`);
     }
@@ -137,7 +148,11 @@ export function parseKernelNumber(text: string, source: NumberSource, options: K
   if (big > ULLONG_MAX) return problem(source, trimmed, 'beyond 2^64-1, the largest 64-bit counter');
   const scaled = big * BigInt(multiplier);
   if (scaled > BigInt(Number.MAX_SAFE_INTEGER)) {
-    return problem(source, trimmed, `${options.unit === 'kB' || multiplier > 1 ? 'in bytes ' : ''}beyond 2^53 (8 PiB), more than any real machine holds and more than a number can hold exactly`);
+    return problem(
+      source,
+      trimmed,
+      `${options.unit === 'kB' || multiplier > 1 ? 'in bytes ' : ''}beyond 2^53 (8 PiB), more than any real machine holds and more than a number can hold exactly`,
+    );
   }
   const value = Number(scaled);
   return { kind: 'value', value: negative && value !== 0 ? -value : value };
@@ -170,7 +185,12 @@ export interface NumberProblems {
 }
 
 /** The value, or undefined after recording why not (unlimited counts as no value for a plain counter). */
-export function kernelValue(text: string, field: string, sink: NumberProblems | undefined, options: KernelNumberOptions = {}): number | undefined {
+export function kernelValue(
+  text: string,
+  field: string,
+  sink: NumberProblems | undefined,
+  options: KernelNumberOptions = {},
+): number | undefined {
   const parsed = parseKernelNumber(text, { file: sink?.file ?? '', field }, options);
   if (parsed.kind === 'value') return parsed.value;
   if (parsed.kind === 'problem') sink?.problems.push(parsed.problem);

@@ -29,7 +29,8 @@ export function parseKeyEquals(text: string): Map<string, string> {
     const match = /^([A-Za-z_][A-Za-z0-9_.-]*)=(.*)$/.exec(line.trim());
     if (!match?.[1]) continue;
     let value = match[2] ?? '';
-    if (value.length >= 2 && ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'")))) value = value.slice(1, -1);
+    if (value.length >= 2 && ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"))))
+      value = value.slice(1, -1);
     out.set(match[1], value);
   }
   return out;

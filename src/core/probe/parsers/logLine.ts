@@ -6,15 +6,7 @@
 // syslog / kern.log lines with a host name (optionally followed by `[ 123.456]`), and bare messages.
 
 export type KernelLogFormat =
-  | 'dmesg'
-  | 'dmesg-ctime'
-  | 'dmesg-iso'
-  | 'dmesg-decoded'
-  | 'kmsg'
-  | 'journal-monotonic'
-  | 'syslog'
-  | 'syslog-iso'
-  | 'bare';
+  'dmesg' | 'dmesg-ctime' | 'dmesg-iso' | 'dmesg-decoded' | 'kmsg' | 'journal-monotonic' | 'syslog' | 'syslog-iso' | 'bare';
 
 /** A kernel log line split into its prefix and the kernel's message. */
 export interface LogLine {

@@ -45,7 +45,9 @@ export function unwrapPastedLog(physical: readonly string[]): UnwrappedLog {
   }
   if (!Number.isFinite(indent)) indent = 0;
   const dedented = physical.map((line) => line.slice(Math.min(indent, leadingBlanks(line))));
-  const continues = dedented.map((line, i) => i > 0 && leadingBlanks(line) > 0 && line.trim() !== '' && !isStackFrame(line.trim()) && dedented[i - 1]?.trim() !== '');
+  const continues = dedented.map(
+    (line, i) => i > 0 && leadingBlanks(line) > 0 && line.trim() !== '' && !isStackFrame(line.trim()) && dedented[i - 1]?.trim() !== '',
+  );
   // The width of a hard wrap: the longest line that another continues, if it recurs.
   let longest = 0;
   let atLongest = 0;

@@ -53,8 +53,14 @@ export function parseKubeletReservations(configText: string | undefined, cmdline
     };
   }
   if (!fromConfig && !fromFlags) return undefined;
-  const sets = (values: Omit<KubeletReservations, 'source'> | undefined) => values !== undefined && Object.values(values).some((value) => value !== undefined);
-  const source = sets(fromConfig) && sets(fromFlags) ? 'kubelet config and command line' : sets(fromFlags) || !fromConfig ? 'kubelet command line' : 'kubelet config';
+  const sets = (values: Omit<KubeletReservations, 'source'> | undefined) =>
+    values !== undefined && Object.values(values).some((value) => value !== undefined);
+  const source =
+    sets(fromConfig) && sets(fromFlags)
+      ? 'kubelet config and command line'
+      : sets(fromFlags) || !fromConfig
+        ? 'kubelet command line'
+        : 'kubelet config';
   return {
     systemReserved: fromFlags?.systemReserved ?? fromConfig?.systemReserved,
     kubeReserved: fromFlags?.kubeReserved ?? fromConfig?.kubeReserved,
@@ -64,6 +70,8 @@ export function parseKubeletReservations(configText: string | undefined, cmdline
 }
 
 /** containerd's CRI default runtime (`default_runtime_name`, config v2 and v3); the last setting wins. */
-export function parseContainerdDefaultRuntime(files: ReadonlyMap<string, string>): { runtime: string; file: string; line: string } | undefined {
+export function parseContainerdDefaultRuntime(
+  files: ReadonlyMap<string, string>,
+): { runtime: string; file: string; line: string } | undefined {
   return parseContainerdRuntimes(files).defaultRuntime;
 }

@@ -13,7 +13,18 @@ import { parseBoundedDecimal } from './kernelNumber.ts';
 
 /** The fields the node probe queries (src/core/probe/scripts/nodeScript.ts). */
 export const NODE_GPU_FIELDS: readonly string[] = [
-  'index', 'uuid', 'name', 'pci.bus_id', 'driver_version', 'memory.total', 'memory.reserved', 'memory.used', 'memory.free', 'utilization.gpu', 'compute_mode', 'mig.mode.current',
+  'index',
+  'uuid',
+  'name',
+  'pci.bus_id',
+  'driver_version',
+  'memory.total',
+  'memory.reserved',
+  'memory.used',
+  'memory.free',
+  'utilization.gpu',
+  'compute_mode',
+  'mig.mode.current',
 ];
 /** The fields the container probe queries (CONTAINER_GPU_QUERY in scripts/containerScript.ts). */
 export const CONTAINER_GPU_FIELDS: readonly string[] = ['index', 'uuid', 'name', 'memory.total', 'memory.used', 'memory.free'];
@@ -21,7 +32,8 @@ export const CONTAINER_GPU_FIELDS: readonly string[] = ['index', 'uuid', 'name',
 export const APPS_FIELDS: readonly string[] = ['gpu_uuid', 'pid', 'process_name', 'used_memory'];
 
 /** A placeholder nvidia-smi prints instead of a value, without its brackets. */
-export type SmiUnavailable = 'N/A' | 'Not Supported' | 'Insufficient Permissions' | 'Unknown Error' | 'GPU requires reset' | 'GPU is lost' | 'missing' | string;
+export type SmiUnavailable =
+  'N/A' | 'Not Supported' | 'Insufficient Permissions' | 'Unknown Error' | 'GPU requires reset' | 'GPU is lost' | 'missing' | string;
 
 export interface SmiCell {
   readonly raw: string;
@@ -110,7 +122,9 @@ export function parseSmiGpus(text: string, fields: readonly string[] = NODE_GPU_
   const problems = [...base.problems];
   for (const gpu of rows) {
     if (gpu.memoryUnreported) {
-      problems.push(`GPU ${gpu.index ?? gpu.uuid ?? '?'}: memory.total is [${gpu.cells['memory.total']?.unavailable}]: a unified-memory GPU (GB10 / DGX Spark) or an NVML that reports no memory; HAMi-core cannot enforce a memory limit there (KAI-Scheduler#1967)`);
+      problems.push(
+        `GPU ${gpu.index ?? gpu.uuid ?? '?'}: memory.total is [${gpu.cells['memory.total']?.unavailable}]: a unified-memory GPU (GB10 / DGX Spark) or an NVML that reports no memory; HAMi-core cannot enforce a memory limit there (KAI-Scheduler#1967)`,
+      );
     }
   }
   return { ...base, rows, problems };
@@ -163,7 +177,8 @@ export function parseSmiCsv(text: string, queried: readonly string[], freeText?:
       continue;
     }
     const folded = fold(cells, fields, freeText);
-    if (folded.length < fields.length) problems.push(`row has ${folded.length} of ${fields.length} columns (truncated?): ${line.slice(0, 200)}`);
+    if (folded.length < fields.length)
+      problems.push(`row has ${folded.length} of ${fields.length} columns (truncated?): ${line.slice(0, 200)}`);
     if (cells.length > fields.length && (freeText === undefined || !fields.includes(freeText))) {
       problems.push(`row has ${cells.length} columns, ${fields.length} were queried: ${line.slice(0, 200)}`);
     }

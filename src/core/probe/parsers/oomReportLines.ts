@@ -31,7 +31,10 @@ export interface OomKillSummary {
 }
 
 export interface KilledProcess {
-  /** `Out of memory`, `Out of memory (oom_kill_allocating_task)`, `Memory cgroup out of memory`; undefined for the pre-5.0 bare `Killed process` line. */
+  /**
+   * `Out of memory`, `Out of memory (oom_kill_allocating_task)`, `Memory cgroup out of memory`; undefined for the pre-5.0 bare `Killed
+   * process` line.
+   */
   readonly reason?: string;
   readonly pid: number;
   /** Undefined when the line was cut before the name. */
@@ -208,5 +211,11 @@ export function parseInvoker(message: string, at: number): OomInvoker {
 /** The pre-5.0 `<Reason>: Kill process <pid> (<comm>) score <n> or sacrifice child` line. */
 export function killCandidate(reason: string, pidText: string | undefined, tail: string, line: number): KillCandidate {
   const comm = COMM.exec(tail)?.[1];
-  return { reason, pid: logInteger(pidText) ?? -1, ...(comm !== undefined ? { comm } : {}), score: logInteger(SCORE.exec(tail)?.[1]), line };
+  return {
+    reason,
+    pid: logInteger(pidText) ?? -1,
+    ...(comm !== undefined ? { comm } : {}),
+    score: logInteger(SCORE.exec(tail)?.[1]),
+    line,
+  };
 }

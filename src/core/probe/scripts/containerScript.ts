@@ -59,7 +59,7 @@ finish preload
 begin mounts
 if [ -r /proc/self/mountinfo ]; then
   head -n 4096 /proc/self/mountinfo 2>/dev/null | while IFS= read -r _l; do
-    _r=${"$"}{_l#* }; _r=${"$"}{_r#* }; _r=${"$"}{_r#* }; _r=${"$"}{_r#* }; _mp=${"$"}{_r%% *}
+    _r=${'$'}{_l#* }; _r=${'$'}{_r#* }; _r=${'$'}{_r#* }; _r=${'$'}{_r#* }; _mp=${'$'}{_r%% *}
     case $_mp in
       /|/etc/ld.so.preload|/usr/local/vgpu|/usr/local/vgpu/*|/tmp/vgpulock|/tmp/vgpulock/*) printf '%s\n' "$_l" ;;
     esac
@@ -88,7 +88,7 @@ begin hami.caches
 _pid1cache=$(tr '\000' '\n' 2>/dev/null < /proc/1/environ | grep '^CUDA_DEVICE_MEMORY_SHARED_CACHE=' | head -n 1)
 _seen=''
 _count=0
-for _f in "${"$"}{CUDA_DEVICE_MEMORY_SHARED_CACHE:-}" "${"$"}{_pid1cache#CUDA_DEVICE_MEMORY_SHARED_CACHE=}" /usr/local/vgpu/*.cache /tmp/cudevshr.cache; do
+for _f in "${'$'}{CUDA_DEVICE_MEMORY_SHARED_CACHE:-}" "${'$'}{_pid1cache#CUDA_DEVICE_MEMORY_SHARED_CACHE=}" /usr/local/vgpu/*.cache /tmp/cudevshr.cache; do
   [ -n "$_f" ] && [ -f "$_f" ] || continue
   case $_f in *"$NL"*) continue ;; esac
   case "$NL$_seen" in *"$NL$_f$NL"*) continue ;; esac
@@ -115,7 +115,7 @@ for _s in /var/run/docker.sock /run/docker.sock /run/containerd/containerd.sock 
   elif [ -e "$_s" ]; then printf 'path=%s\n' "$_s"
   fi
 done
-if [ -n "${"$"}{DOCKER_HOST:-}" ]; then printf 'docker_host=%s\n' "$DOCKER_HOST" | tr -d '\r' | head -n 1; fi
+if [ -n "${'$'}{DOCKER_HOST:-}" ]; then printf 'docker_host=%s\n' "$DOCKER_HOST" | tr -d '\r' | head -n 1; fi
 for _b in dockerd containerd podman; do
   _w=$(command -v "$_b" 2>/dev/null) && printf 'binary=%s\n' "$_w" | head -n 1
 done
@@ -141,7 +141,7 @@ elfkind() {
     _ro=$($T readelf -lW "$1" 2>&1 | head -c 16384)
     case $_ro in
       *'Requesting program interpreter: '*)
-        _in=${"$"}{_ro#*Requesting program interpreter: }; _in=${"$"}{_in%%]*}
+        _in=${'$'}{_ro#*Requesting program interpreter: }; _in=${'$'}{_in%%]*}
         case $_in in *"$NL"*) _in='?' ;; esac
         printf 'exe=dynamic via=readelf interp=%s\n' "$_in" ;;
       *'Program Headers:'*) printf 'exe=static via=readelf\n' ;;
@@ -152,12 +152,12 @@ elfkind() {
   if ! have od; then printf 'exe=unknown via=none reason=no-readelf-no-od\n'; return; fi
   set -- $(od -A n -t x1 -v -N 64 "$1" 2>/dev/null) "$1"
   if [ "$#" -lt 65 ]; then printf 'exe=unknown via=od reason=unreadable\n'; return; fi
-  _ef=${"$"}{65}
+  _ef=${'$'}{65}
   if [ "$1$2$3$4" != 7f454c46 ]; then printf 'exe=unknown via=od reason=not-elf\n'; return; fi
   if [ "$5" != 02 ] || [ "$6" != 01 ]; then printf 'exe=unknown via=od reason=class-%s-data-%s\n' "$5" "$6"; return; fi
-  _phoff=$((0x${"$"}{40}${"$"}{39}${"$"}{38}${"$"}{37}${"$"}{36}${"$"}{35}${"$"}{34}${"$"}{33}))
-  _phes=$((0x${"$"}{56}${"$"}{55}))
-  _phn=$((0x${"$"}{58}${"$"}{57}))
+  _phoff=$((0x${'$'}{40}${'$'}{39}${'$'}{38}${'$'}{37}${'$'}{36}${'$'}{35}${'$'}{34}${'$'}{33}))
+  _phes=$((0x${'$'}{56}${'$'}{55}))
+  _phn=$((0x${'$'}{58}${'$'}{57}))
   if [ "$_phes" -ne 56 ] || [ "$_phn" -lt 1 ] || [ "$_phn" -gt 128 ] || [ "$_phoff" -lt 64 ] || [ "$_phoff" -gt 16777216 ]; then
     printf 'exe=unknown via=od reason=phdr-%s-%s-%s\n' "$_phoff" "$_phes" "$_phn"; return
   fi
@@ -166,8 +166,8 @@ elfkind() {
   _k=0
   while [ "$_k" -lt "$_phn" ]; do
     if [ "$1$2$3$4" = 03000000 ]; then
-      _io=$((0x${"$"}{16}${"$"}{15}${"$"}{14}${"$"}{13}${"$"}{12}${"$"}{11}${"$"}{10}${"$"}{9}))
-      _is=$((0x${"$"}{40}${"$"}{39}${"$"}{38}${"$"}{37}${"$"}{36}${"$"}{35}${"$"}{34}${"$"}{33}))
+      _io=$((0x${'$'}{16}${'$'}{15}${'$'}{14}${'$'}{13}${'$'}{12}${'$'}{11}${'$'}{10}${'$'}{9}))
+      _is=$((0x${'$'}{40}${'$'}{39}${'$'}{38}${'$'}{37}${'$'}{36}${'$'}{35}${'$'}{34}${'$'}{33}))
       _in='?'
       if [ "$_is" -gt 0 ] && [ "$_is" -le 4096 ] && [ "$_io" -ge 0 ] && [ "$_io" -le 16777216 ]; then
         _in=$(head -c $((_io + _is)) "$_ef" 2>/dev/null | tail -c "$_is" | tr -d '\000\r')
@@ -192,7 +192,7 @@ _trunc=0
 _exes=''
 for _p in /proc/[0-9]*; do
   set -f
-  _pid=${"$"}{_p#/proc/}
+  _pid=${'$'}{_p#/proc/}
   case $_pid in *[!0-9]*|'') continue ;; esac
   [ "$_pid" = "$_self" ] && continue
   _st=''
@@ -200,9 +200,9 @@ for _p in /proc/[0-9]*; do
   [ -n "$_st" ] || continue
   case $_st in
     *') '*)
-      set -- ${"$"}{_st##*) }
-      _ppid=${"$"}{2:-}
-      _flags=${"$"}{7:-0} ;;
+      set -- ${'$'}{_st##*) }
+      _ppid=${'$'}{2:-}
+      _flags=${'$'}{7:-0} ;;
     *)
       # comm held a newline, so stat's first line stops inside it: status escapes it.
       _ppid=$(sed -n 's/^PPid:[[:space:]]*//p' "$_p/status" 2>/dev/null | head -n 1)
@@ -240,9 +240,9 @@ for _p in /proc/[0-9]*; do
   if have readlink; then _x=$(readlink "$_p/exe" 2>/dev/null); fi
   case $_x in *"$NL"*) _x='' ;; esac
   [ -n "$_x" ] && printf 'exe_path=%s\n' "$_x"
-  if [ -n "$_x" ] && [ "${"$"}{_x% (deleted)}" = "$_x" ]; then
+  if [ -n "$_x" ] && [ "${'$'}{_x% (deleted)}" = "$_x" ]; then
     case "$_exes" in
-      *"$NL$_x	"*) _k=${"$"}{_exes#*"$NL$_x	"}; printf '%s\n' "${"$"}{_k%%"$NL"*}" ;;
+      *"$NL$_x	"*) _k=${'$'}{_exes#*"$NL$_x	"}; printf '%s\n' "${'$'}{_k%%"$NL"*}" ;;
       *) _k=$(elfkind "$_p/exe"); printf '%s\n' "$_k"; _exes="$_exes$NL$_x	$_k" ;;
     esac
   else

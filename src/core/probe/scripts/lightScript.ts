@@ -18,7 +18,8 @@ function fdinfoSweep(): string {
   return NODE_BODY.slice(start, end + endMarker.length);
 }
 
-export const LIGHT_BODY = String.raw`
+export const LIGHT_BODY =
+  String.raw`
 begin meta
 printf 'now=%s\n' "$(date +%s 2>/dev/null)"
 finish meta

@@ -73,7 +73,7 @@ finish kernel-log
 # DRM devices: vendor, device id, VRAM and GTT (amdgpu sysfs, bytes).
 begin drm
 for _c in "$R"/sys/class/drm/card*; do
-  case ${"$"}{_c##*/} in *-*) continue ;; esac
+  case ${'$'}{_c##*/} in *-*) continue ;; esac
   [ -d "$_c/device" ] || continue
   for _f in vendor device subsystem_device revision mem_info_vram_total mem_info_vram_used mem_info_vis_vram_total mem_info_vis_vram_used mem_info_gtt_total mem_info_gtt_used mem_info_vram_vendor mem_info_preempt_used; do
     onefile "$_c/device/$_f"
@@ -99,7 +99,7 @@ finish kfd
 # grep is tried rather than looked up: busybox ash's command -v also reports applets without a link.
 begin fdinfo
 _fdlines() {
-  if [ "$(printf 'p/fd:\nc 226, 1 4\n-\n' | grep -e '/fd:$' -e '^c.* 226, ' 2>/dev/null)" = "p/fd:${"$"}{NL}c 226, 1 4" ]; then
+  if [ "$(printf 'p/fd:\nc 226, 1 4\n-\n' | grep -e '/fd:$' -e '^c.* 226, ' 2>/dev/null)" = "p/fd:${'$'}{NL}c 226, 1 4" ]; then
     ls -lL "$R"/proc/[0-9]*/fd 2>/dev/null | grep -e '/fd:$' -e '^c.* 226, '
   else
     ls -lL "$R"/proc/[0-9]*/fd 2>/dev/null
@@ -111,9 +111,9 @@ if have ls; then
     _seen=''
     while IFS= read -r _line; do
       case $_line in
-        */fd:) _dir=${"$"}{_line%/fd:} ;;
+        */fd:) _dir=${'$'}{_line%/fd:} ;;
         c*' 226, '*)
-          _fd=${"$"}{_line##* }
+          _fd=${'$'}{_line##* }
           case $_fd in *[!0-9]*|'') continue ;; esac
           if [ "$_dir" != "$_seen" ]; then
             onefile "$_dir/cgroup"
@@ -137,7 +137,7 @@ files nvidia-driver "$R/proc/driver/nvidia/version"
 
 # HAMi host state: the preload file, the library, and per-container shared-region caches, in the
 # directory HAMi's chart put them (devicePlugin.libPath, default /usr/local/vgpu).
-H="$R${"$"}{GPUMEM_HAMI_DIR:-/usr/local/vgpu}"
+H="$R${'$'}{GPUMEM_HAMI_DIR:-/usr/local/vgpu}"
 begin hami.host
 onefile "$H/ld.so.preload"
 if [ -d "$H" ]; then
