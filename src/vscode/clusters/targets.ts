@@ -13,6 +13,7 @@ import { plainLabel } from '../../core/text/escape.ts';
 import type { ClusterClient } from '../../kube/clusterClient.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { listNodeGpuPods, podContainers } from '../../kube/explorer.ts';
+import { showFailure } from '../messages.ts';
 import type { Ctx } from '../ctx.ts';
 import type { ClusterModel, ContextElement, ModelElement, NodeElement, PodElement } from './clusterModel.ts';
 
@@ -35,9 +36,9 @@ export const isElement = (value: unknown, kind: ModelElement['kind']): boolean =
   (value as { kind?: unknown }).kind === kind &&
   typeof (value as { id?: unknown }).id === 'string';
 
+/** A failure of a Clusters command: logged, and shown with Show Log (messages.ts). */
 export function showError(ctx: Ctx, text: string): void {
-  ctx.output.error(text);
-  void vscode.window.showErrorMessage(`gpumem: ${text}`);
+  void showFailure(ctx.output, text);
 }
 
 export async function pickContext(clusters: ClusterModel): Promise<ContextElement | undefined> {
