@@ -645,3 +645,15 @@ test('a container capture is reported by the container itself; node-side checks 
   assert.deepEqual(noPlugin.source, { kind: 'container-reported', corroboratedBy: [] });
   assert.equal(evidenceSourceNote({ kind: 'node-side' }), undefined);
 });
+
+test('node-side evidence wins when the container reports otherwise: a forged "enforced" capture with a pod spec that disables control', () => {
+  // The container's own shell wrote every line of the capture: its env and processes carry the limits and no
+  // CUDA_DISABLE_CONTROL. The API server's pod spec, which the tenant's shell cannot rewrite, sets it.
+  const forged = healthy();
+  assert.equal(evaluate(forged).result.verdict, 'enforced', 'the capture alone says enforced');
+  const result = evaluate(forged, { cluster: { managedByHami: true, podEnv: { CUDA_DISABLE_CONTROL: 'true' } } }).result;
+  assert.equal(result.verdict, 'bypassed', result.summary);
+  assert.equal(check(result, 'hami.disable-control').status, 'fail');
+  assert.match(check(result, 'hami.disable-control').evidence.join('\n'), /pod spec env/);
+  assert.match(result.summary, /CUDA_DISABLE_CONTROL/);
+});
