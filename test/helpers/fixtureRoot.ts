@@ -23,14 +23,14 @@
 //   `show_val_kb(m, "GPUActive:      ", …)` and `"GPUReclaim:     "` right after `Balloon:` (label padded
 //   to 16, value right-aligned in 8, then " kB"); `nr_gpu_active` / `nr_gpu_reclaim` follow the other node
 //   stat items, before `nr_dirty_threshold` (Dave Airlie, "mm: add gpu active/reclaim per-node stat
-//   counters", dri-devel 2025, merged for 7.1; gpu-memory-facts.md §2.1, §2.6).
+//   counters", dri-devel 2025, merged for 7.1 as commit 2232ba9c7931; Documentation/filesystems/proc.rst).
 // - DRM fdinfo: fs/proc/fd.c (`pos:`, `flags:`, `mnt_id:`, `ino:`), drm_show_fdinfo() in
 //   drivers/gpu/drm/drm_file.c (`drm-driver:`, `drm-client-id:`, `drm-pdev:`), amdgpu_show_fdinfo() in
 //   amdgpu_fdinfo.c (`pasid:`, drm_print_memory_stats() for cpu/gtt/vram with total/shared/resident/
 //   purgeable, sizes printed by drm_fdinfo_print_size() as bytes, ` KiB` or ` MiB`; then the legacy
 //   `drm-memory-vram:\t`, `drm-memory-gtt: \t` (space before the tab), `drm-memory-cpu: \t` in KiB;
 //   `amd-evicted-vram`, `amd-requested-vram`, `amd-requested-gtt`; `drm-engine-<ip>:\t<n> ns`).
-//   Documentation/gpu/drm-usage-stats.rst; gpu-memory-facts.md §2.4.
+//   Documentation/gpu/drm-usage-stats.rst.
 // - cgroup v2 files: Documentation/admin-guide/cgroup-v2.rst (memory.events keys low/high/max/oom/
 //   oom_kill/oom_group_kill; memory.stat keys in mm/memcontrol.c memory_stats[] order; dmem.* as
 //   `<region> <bytes|max>` per kernel/cgroup/dmem.c; region `drm/<pci slot>/vram` for amdgpu).
@@ -39,10 +39,10 @@
 //   oom_kill), the unlimited limit 9223372036854771712.
 // - /proc/<pid>/cgroup: `0::<path>` (v2), `<n>:<controllers>:<path>` lines (v1), as this machine prints.
 // - amdgpu sysfs (amdgpu_vram_mgr.c, amdgpu_gtt_mgr.c): bytes. Strix Halo: vendor 0x1002, device 0x1586.
-//   `ttm.pages_limit=25165824` ⇒ `mem_info_gtt_total = 103079215104` (noamsto/nix-amd-ai#42, §2.3).
-// - Kernel log: mm/oom_kill.c lines (§2.5), in rsyslog's RFC 3339 kern.log form (Debian/Ubuntu).
-// - HAMi-core .cache: the byte layout of §1.4, written by buildHamiCache() (test/unit/helpers/hamiCacheFile.ts,
-//   re-exported here), 2,008,953 bytes.
+//   `ttm.pages_limit=25165824` ⇒ `mem_info_gtt_total = 103079215104` (noamsto/nix-amd-ai#42).
+// - Kernel log: mm/oom_kill.c lines, in rsyslog's RFC 3339 kern.log form (Debian/Ubuntu).
+// - HAMi-core .cache: the byte layout of HAMi-core src/multiprocess/multiprocess_memory_limit.h, written by
+//   buildHamiCache() (test/unit/helpers/hamiCacheFile.ts, re-exported here), 2,008,953 bytes.
 // - containerd config: what `nvidia-ctk runtime configure --set-as-default` writes (config version 2).
 //
 // Hostile content on purpose: a process comm with spaces and quotes, a cgroup directory name with a space,
@@ -1427,7 +1427,7 @@ function writeHamiNode(tree: NodeTree): HamiFacts {
   tree.chardev('/dev/nvidia0', 195, 0, 0o666);
   tree.chardev('/dev/nvidia-uvm', 509, 0, 0o666);
 
-  // HAMi host state (vgpu-init.sh output, §1.1; caches §1.4).
+  // HAMi host state (HAMi docker/vgpu-init.sh output; caches as in HAMi-core multiprocess_memory_limit.h).
   const preload = '/usr/local/vgpu/libvgpu.so';
   tree.file('/usr/local/vgpu/ld.so.preload', `${preload}\n`);
   const elf = Buffer.alloc(65536);

@@ -18,7 +18,7 @@ import { BUSYBOX, DASH, runArgv } from './helpers/probeRoot.ts';
 
 // Provenance: a real HAMi-core .cache file cannot be had without a GPU node running HAMi, so these
 // files are built byte for byte by ./helpers/hamiCacheFile.ts from the layout in
-// ../shared/reference/gpu-memory-facts.md §1.4 (HAMi-core multiprocess_memory_limit.h, x86-64 glibc),
+// HAMi-core src/multiprocess/multiprocess_memory_limit.h (offsets for x86-64 glibc),
 // then read by the node probe's real `od` commands (busybox od under `busybox sh`, GNU od under dash).
 
 const GiB = 1024n ** 3n;

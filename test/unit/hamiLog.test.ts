@@ -5,7 +5,7 @@ import { classifyHamiMessage, parseHamiLog, parseHamiLogLine, showsHamiActive } 
 
 // Provenance: test/fixtures/hami/log-lines.json — each "real" line quoted verbatim from the public
 // GitHub thread named in its "source"; "synthetic" lines are built from HAMi-core's format strings
-// (facts §1.3) where no public thread quoted them.
+// (HAMi-core src/include/log_utils.h and the files that log) where no public thread quoted them.
 interface Expect {
   kind: string;
   level?: string;

@@ -64,7 +64,7 @@ describe('this machine: /proc/meminfo', () => {
   });
 
   test('7.1+ lines and per-node meminfo (`Node 0 GPUActive:`) are read the same way', () => {
-    // The 7.1 keys (gpu-memory-facts §2.6: "mm: add gpu active/reclaim per-node stat counters") appended to
+    // The 7.1 keys (commit 2232ba9c7931, "mm: add gpu active/reclaim per-node stat counters") appended to
     // this machine's meminfo, and the per-node file's "Node N " prefix.
     const meminfo = parseMeminfo(`${fixture('meminfo')}GPUActive:      41943040 kB\nGPUReclaim:        65536 kB\n`);
     assert.equal(meminfo.get('GPUActive'), 40 * GiB);
@@ -352,7 +352,7 @@ describe('dmem files (Documentation/admin-guide/cgroup-v2.rst, "DMEM Interface F
       kind: 'bytes',
       bytes: 8650752,
     });
-    // amdgpu registers one region per device, `drm/<pci slot>/vram` (facts §2.2).
+    // amdgpu registers one region per device, `drm/<pci slot>/vram` (drmm_cgroup_register_region in drivers/gpu/drm/drm_drv.c).
     assert.deepEqual([...parseDmem('drm/0000:c5:00.0/vram 536870912\n').keys()], ['drm/0000:c5:00.0/vram']);
   });
 

@@ -3,8 +3,9 @@
 // run them; and the reports on hostile names: the Markdown report renders them inert, the text report
 // carries no control characters, JSON keeps them exact.
 //
-// The numbers are those of the situations the verdicts exist for (gpu-memory-facts §2): a Strix Halo APU
-// (PCI 0x1002:0x1586) whose pods hold tens of GiB of GTT that their memory cgroup never sees.
+// The numbers are those of the situations the verdicts exist for: a Strix Halo APU (PCI 0x1002:0x1586)
+// whose pods hold tens of GiB of GTT that their memory cgroup never sees (ROCm/legacy-rocm-build#6370,
+// anthony-chaudhary/fak#11748).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';

@@ -1,5 +1,5 @@
 // Cgroup path → Kubernetes pod. The kubelet names pod cgroups after the pod UID, under a QoS parent,
-// with either cgroup driver and either cgroup version (gpu-memory-facts.md §2.4):
+// with either cgroup driver and either cgroup version (kubernetes/kubernetes pkg/kubelet/cm/cgroup_manager_linux.go):
 //
 //   systemd:  /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid_with_underscores>.slice/cri-containerd-<id>.scope
 //             /kubepods.slice/kubepods-pod<uid>.slice/…                     (Guaranteed: no QoS level)

@@ -1,6 +1,6 @@
-// Builds a HAMi-core shared-region cache file byte for byte from the layout in
-// ../shared/reference/gpu-memory-facts.md §1.4 (HAMi-core src/multiprocess/multiprocess_memory_limit.h,
-// offsets computed with gcc on x86-64 glibc). A real .cache file cannot be had outside a GPU node
+// Builds a HAMi-core shared-region cache file byte for byte from the layout in HAMi-core
+// src/multiprocess/multiprocess_memory_limit.h (offsets computed with gcc on x86-64 glibc; HAMi's Go
+// mirror is pkg/monitor/nvidia/v1/spec.go). A real .cache file cannot be had outside a GPU node
 // running HAMi, so the tests build one: same offsets, same little-endian encoding, same size
 // (sizeof(shared_region_t) + 1 = 2,008,953 bytes, because try_create_shrreg writes one byte at
 // offset sizeof(shared_region_t)).

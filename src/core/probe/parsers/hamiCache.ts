@@ -9,7 +9,8 @@
 //   proc_num=2                         (int32 @2008896)
 //   slot0= 12 4242 status=1 used=…     (pid, hostpid int32 @1856+i*1960; status int32 @+1928; used[0].total uint64 @+40)
 //
-// Layout: facts §1.4 (HAMi-core src/multiprocess/multiprocess_memory_limit.h, x86-64 glibc).
+// Layout: HAMi-core src/multiprocess/multiprocess_memory_limit.h (offsets for x86-64 glibc; Go mirror in HAMi
+// pkg/monitor/nvidia/v1/spec.go).
 // Pure and tolerant: a truncated file or a missing `od` gives undefined fields and problems.
 // uint64 values are kept exactly as decimal strings next to a JS number, so counters that
 // underflowed (HAMi#1181: 18446744073707737660) are recognised rather than rounded.

@@ -1,5 +1,5 @@
-// HAMi-core log lines (facts §1.3): stderr of a process with libvgpu.so preloaded (in `kubectl logs`,
-// in nvidia-smi's output inside the container), or /tmp/vgpulog in FILEDEBUG builds.
+// HAMi-core log lines (HAMi-core src/include/log_utils.h): stderr of a process with libvgpu.so preloaded
+// (in `kubectl logs`, in nvidia-smi's output inside the container), or /tmp/vgpulog in FILEDEBUG builds.
 //
 //   [HAMI-core Msg(<pid>:<thread>:<file>:<line>)]: <msg>          (Debug, Info, Warn, Msg)
 //   [HAMI-core ERROR (pid:<pid> thread=<thread> <file>:<line>)]: <msg>
@@ -79,7 +79,8 @@ export interface HamiLogParse {
   readonly unparsed: readonly string[];
 }
 
-// §1.3's two regexes, unanchored at the start and tolerant of a missing leading '['.
+// The two prefixes log_utils.h prints (levels Debug/Info/Warn/Msg, and ERROR), unanchored at the start and tolerant
+// of a missing leading '['.
 const STANDARD = /\[?(HAMI-core|4pdvGPU) (Debug|Info|Warn|Msg)\((\d+):(\d+):([^:()]+):(\d+)\)\]: ?(.*)$/i;
 // Some builds (volcano-vgpu-device-plugin v1.11.0) print `ERROR (pid:<pid>:<file>:<line>)`, without the thread.
 const ERROR = /\[?(HAMI-core|4pdvGPU) ERROR \(pid:(\d+)(?: thread=(\d+))?[ :]([^:()\s]+):(\d+)\)\]: ?(.*)$/i;
@@ -173,7 +174,8 @@ export function parseHamiLogLine(line: string, lineNumber = 1): HamiLogLine | un
   return undefined;
 }
 
-/** The meaning of a HAMi-core message (the §1.3 table), from its text only. */
+/** The meaning of a HAMi-core message (format strings in libvgpu.c, allocator.c, cuda/memory.c and
+ * multiprocess_memory_limit.c), from its text only. */
 export function classifyHamiMessage(message: string): { kind: HamiLogKind; details: HamiLogDetails } {
   const m = message.trim();
   let match: RegExpExecArray | null;

@@ -5,8 +5,8 @@
 // (nvidia-smi errors, HAMi-core log lines printed by a preloaded libvgpu.so) are set aside.
 //
 // Inside a HAMi container NVML is hooked: memory.total is the quota and memory.used HAMi's tracked
-// usage (facts §1.5, §3.1). On unified-memory GPUs (GB10 / DGX Spark) memory.total/used/free print
-// `[N/A]` while --query-compute-apps used_memory still works.
+// usage (HAMi-core src/nvml/hook.c, nvmlDeviceGetMemoryInfo). On unified-memory GPUs (GB10 / DGX Spark)
+// memory.total/used/free print `[N/A]` while --query-compute-apps used_memory still works.
 import { splitTrimmed } from '../../textScan.ts';
 
 import { parseBoundedDecimal } from './kernelNumber.ts';
