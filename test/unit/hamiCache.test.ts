@@ -83,7 +83,7 @@ after(() => {
   if (hostRoot) rmSync(hostRoot, { recursive: true, force: true });
 });
 
-test('hamiCache: the builder honours the §1.4 offsets and size', () => {
+test('hamiCache: the builder honours the offsets and size of multiprocess_memory_limit.h', () => {
   const file = buildHamiCache({ deviceNum: 1, limits: [4n * GiB], slots: [{ pid: 12, hostpid: 34567, status: 1, usedTotal: [GiB] }] });
   assert.equal(file.length, 2008953);
   assert.equal(file.length, HAMI_CACHE_SIZE);
