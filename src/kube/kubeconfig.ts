@@ -25,7 +25,8 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { parse as parseYaml } from 'yaml';
+import { Composer, LineCounter, Parser, YAMLParseError } from 'yaml';
+import type { CST, Document } from 'yaml';
 import type { Cluster, Context, User } from '@kubernetes/client-node';
 import type { ContextDescription } from '../core/kube/treeItems.ts';
 
@@ -111,6 +112,71 @@ function record(value: unknown): Record<string, unknown> | undefined {
 
 const MAX_KUBECONFIG_DEPTH = 64;
 
+/** The CST tokens up to and including the first stream-level error token, none after it. */
+function* untilFirstError(tokens: Generator<CST.Token>): Generator<CST.Token> {
+  for (const token of tokens) {
+    yield token;
+    if (token.type === 'error') return;
+  }
+}
+
+/**
+ * The yaml library's parse(text, { logLevel: 'error' }), with the same value and the same first error, but in
+ * memory bounded by the text: parse() composes the whole token stream and builds a YAMLParseError (with its
+ * captured stack) for EVERY stray token, then throws only the first. Garbage after the document (a run of
+ * unbalanced brackets is one error token per character) made millions of them, gigabytes for a 4 MiB file.
+ * Here the stream stops at its first error token, which cannot change the first error (every earlier one
+ * comes from earlier tokens), so at most one such error is built.
+ */
+function parseYaml(text: string): unknown {
+  const options = { logLevel: 'error' } as const;
+  const lineCounter = new LineCounter();
+  const composer = new Composer(options);
+  let doc: Document.Parsed | undefined;
+  for (const next of composer.compose(untilFirstError(new Parser(lineCounter.addNewLine).parse(text)), true, text.length)) {
+    if (!doc) {
+      doc = next;
+    } else {
+      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents; please use YAML.parseAllDocuments()'));
+      break;
+    }
+  }
+  if (!doc) return null;
+  const [first] = doc.errors;
+  if (first) throw prettified(first, text, lineCounter);
+  return doc.toJS(options);
+}
+
+/** The error as parse() words it (yaml's prettifyError, which the package does not export): " at line L, column C" and the line with a caret. */
+function prettified(error: YAMLParseError, text: string, lineCounter: LineCounter): YAMLParseError {
+  if (error.pos[0] === -1) return error;
+  error.linePos = [lineCounter.linePos(error.pos[0]), lineCounter.linePos(error.pos[1])];
+  const { line, col } = error.linePos[0];
+  error.message += ` at line ${line}, column ${col}`;
+  let ci = col - 1;
+  const start = lineCounter.lineStarts[line - 1] ?? 0;
+  // The parser stopped at the error: the line's end may not be counted yet.
+  const newline = text.indexOf('\n', start);
+  let lineStr = text.substring(start, lineCounter.lineStarts[line] ?? (newline === -1 ? text.length : newline + 1)).replace(/[\n\r]+$/, '');
+  if (ci >= 60 && lineStr.length > 80) {
+    const trimStart = Math.min(ci - 39, lineStr.length - 79);
+    lineStr = `…${lineStr.substring(trimStart)}`;
+    ci -= trimStart - 1;
+  }
+  if (lineStr.length > 80) lineStr = `${lineStr.substring(0, 79)}…`;
+  if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
+    let prev = text.substring(lineCounter.lineStarts[line - 2] ?? 0, lineCounter.lineStarts[line - 1]);
+    if (prev.length > 80) prev = `${prev.substring(0, 79)}…\n`;
+    lineStr = prev + lineStr;
+  }
+  if (/[^ ]/.test(lineStr)) {
+    const end = error.linePos[1];
+    const count = end.line === line && end.col > col ? Math.max(1, Math.min(end.col - col, 80 - ci)) : 1;
+    error.message += `:\n\n${lineStr}\n${' '.repeat(ci)}${'^'.repeat(count)}\n`;
+  }
+  return error;
+}
+
 /** How deep objects and arrays nest in a parsed document, iteratively (a deep document cannot overflow the stack here). */
 function nestingDepth(root: unknown): number {
   let deepest = 0;
@@ -152,7 +218,7 @@ function resolveFileReferences(doc: Record<string, unknown>, dir: string): void 
 export function parseKubeconfigText(text: string, file: string): { parsed: ParsedFile; problems: string[] } {
   let doc: unknown;
   try {
-    doc = parseYaml(text, { logLevel: 'error' });
+    doc = parseYaml(text);
   } catch (error) {
     // The yaml library recurses per nesting level: a stack overflow on very deep input escapes as a RangeError
     // or comes back as its own parse error with the overflow's message.
