@@ -137,7 +137,13 @@ function parseYaml(text: string): unknown {
     if (!doc) {
       doc = next;
     } else {
-      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents; please use YAML.parseAllDocuments()'));
+      doc.errors.push(
+        new YAMLParseError(
+          [next.range[0], next.range[1]],
+          'MULTIPLE_DOCS',
+          'Source contains multiple documents; please use YAML.parseAllDocuments()',
+        ),
+      );
       break;
     }
   }
@@ -147,7 +153,10 @@ function parseYaml(text: string): unknown {
   return doc.toJS(options);
 }
 
-/** The error as parse() words it (yaml's prettifyError, which the package does not export): " at line L, column C" and the line with a caret. */
+/**
+ * The error as parse() words it (yaml's prettifyError, which the package does not export): " at line L, column C"
+ * and the line with a caret.
+ */
 function prettified(error: YAMLParseError, text: string, lineCounter: LineCounter): YAMLParseError {
   if (error.pos[0] === -1) return error;
   error.linePos = [lineCounter.linePos(error.pos[0]), lineCounter.linePos(error.pos[1])];

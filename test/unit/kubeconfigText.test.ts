@@ -47,8 +47,15 @@ test('kubeconfig: a megabyte of stray brackets is refused within a small heap', 
   const script = `import { parseKubeconfigText } from ${JSON.stringify(module)};
 const text = ${JSON.stringify(HEAD)} + '- name: b\\n  cluster: {server: x}}' + '['.repeat(1 << 20) + '\\n';
 try { parseKubeconfigText(text, '/home/ana/.kube/config'); console.log('parsed'); } catch (error) { console.log(error.name); }`;
-  const child = spawnSync(process.execPath, ['--max-old-space-size=96', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
-  assert.equal(child.status, 0, `exit ${child.status} ${child.signal ?? ''}: ${child.stderr.split('\n').find((line) => /heap|Error/.test(line)) ?? child.stderr.slice(0, 300)}`);
+  const child = spawnSync(process.execPath, ['--max-old-space-size=96', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(
+    child.status,
+    0,
+    `exit ${child.status} ${child.signal ?? ''}: ${child.stderr.split('\n').find((line) => /heap|Error/.test(line)) ?? child.stderr.slice(0, 300)}`,
+  );
   assert.equal(child.stdout.trim(), 'YAMLParseError');
 });
 
@@ -71,11 +78,14 @@ test('kubeconfig: broken YAML throws the first error yaml.parse would throw', ()
       expected = error;
     }
     assert.ok(expected instanceof Error, `yaml.parse throws on ${JSON.stringify(input.slice(-40))}`);
-    assert.throws(() => parseKubeconfigText(input, '/home/ana/.kube/config'), (error: unknown) => {
-      assert.ok(error instanceof Error);
-      assert.equal(error.name, expected.name);
-      assert.equal(error.message, expected.message);
-      return true;
-    });
+    assert.throws(
+      () => parseKubeconfigText(input, '/home/ana/.kube/config'),
+      (error: unknown) => {
+        assert.ok(error instanceof Error);
+        assert.equal(error.name, expected.name);
+        assert.equal(error.message, expected.message);
+        return true;
+      },
+    );
   }
 });
