@@ -155,7 +155,22 @@ function parseYaml(text: string): unknown {
 
 /**
  * The error as parse() words it (yaml's prettifyError, which the package does not export): " at line L, column C"
- * and the line with a caret.
+ * and the line with a caret. Adapted from yaml's src/errors.ts (https://github.com/eemeli/yaml), under its ISC
+ * License:
+ *
+ * Copyright Eemeli Aro <eemeli@gmail.com>
+ *
+ * Permission to use, copy, modify, and/or distribute this software for any purpose
+ * with or without fee is hereby granted, provided that the above copyright notice
+ * and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES WITH
+ * REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF MERCHANTABILITY AND
+ * FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR ANY SPECIAL, DIRECT,
+ * INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES WHATSOEVER RESULTING FROM LOSS
+ * OF USE, DATA OR PROFITS, WHETHER IN AN ACTION OF CONTRACT, NEGLIGENCE OR OTHER
+ * TORTIOUS ACTION, ARISING OUT OF OR IN CONNECTION WITH THE USE OR PERFORMANCE OF
+ * THIS SOFTWARE.
  */
 function prettified(error: YAMLParseError, text: string, lineCounter: LineCounter): YAMLParseError {
   if (error.pos[0] === -1) return error;
