@@ -310,7 +310,13 @@ export function parseHostNotification(value: unknown): HostNotification | undefi
     case 'samples':
       return Array.isArray(params.points) ? (value as unknown as SamplesNotification) : undefined;
     case 'liveState':
-      return isRecord(params.state) && typeof params.state.status === 'string' ? (value as unknown as LiveStateNotification) : undefined;
+      return isRecord(params.state) &&
+        typeof params.state.status === 'string' &&
+        Number.isFinite(params.state.everySeconds) &&
+        Number.isFinite(params.state.samples) &&
+        typeof params.state.detail === 'string'
+        ? (value as unknown as LiveStateNotification)
+        : undefined;
     case 'notice':
       return typeof params.text === 'string' && (params.tone === 'info' || params.tone === 'error')
         ? (value as unknown as NoticeNotification)

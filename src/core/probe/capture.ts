@@ -12,6 +12,7 @@
 //
 // Parsing is tolerant: truncated, garbled or interleaved output gives partial sections and problems,
 // never an exception.
+import { parseBoundedCount } from './parsers/kernelNumber.ts';
 
 export type ProbeScope = 'node' | 'container';
 
@@ -71,8 +72,9 @@ export function parseCapture(input: string): Capture {
       problems: ['not a gpumem probe capture (no header line)'],
     };
   }
-  const version = Number(header[1]);
-  if (version !== 1) problems.push(`capture format v${version} is newer than this gpumem understands (v1); reading what it can`);
+  const version = parseBoundedCount(header[1]) ?? 0;
+  if (version !== 1)
+    problems.push(`capture format v${(header[1] ?? '').slice(0, 20)} is newer than this gpumem understands (v1); reading what it can`);
   const scopeText = header[2];
   const scope: ProbeScope | undefined = scopeText === 'node' || scopeText === 'container' ? scopeText : undefined;
   const nonce = header[3] ?? '';
@@ -127,7 +129,7 @@ export function parseCapture(input: string): Capture {
         }
         break;
       case 'rc':
-        if (current) current.rc = /^\d+$/.test(argument) ? Number(argument) : undefined;
+        if (current) current.rc = parseBoundedCount(argument);
         break;
       case 'missing':
         if (current) current.missing.push(argument);

@@ -169,6 +169,16 @@ export function parseBoundedDecimal(text: string): number | undefined {
   return Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER ? value : undefined;
 }
 
+/**
+ * A count or identifier the probe prints (a pid, a format version, a size from ls, a line count): a whole number in
+ * 0…2^53, else undefined. A 400-digit run is no value, never Infinity (found by the long fuzz run).
+ */
+export function parseBoundedCount(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d{1,16}$/.test(text)) return undefined;
+  const value = Number(text);
+  return value <= Number.MAX_SAFE_INTEGER ? value : undefined;
+}
+
 /** One line per problem, for a model's `problems`: `<file>: <field> = "<text>": <reason>`. */
 export function describeNumberProblem(problem: NumberProblem): string {
   const field = problem.field && !problem.file.endsWith(`/${problem.field}`) ? ` ${problem.field}` : '';

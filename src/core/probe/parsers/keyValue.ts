@@ -4,6 +4,7 @@
 // parser (kernelNumber.ts); a value out of range is left out and, given a sink, recorded as a problem.
 import type { NumberProblems } from './kernelNumber.ts';
 import { kernelValue } from './kernelNumber.ts';
+import { parseBoundedCount } from './kernelNumber.ts';
 
 export interface KeyNumberOptions {
   /** memory.stat on cgroup v1 prints hierarchical_memory_limit as the "no limit" sentinel: skip such keys. */
@@ -40,7 +41,9 @@ export function parseKeyEquals(text: string): Map<string, string> {
 export function parseKernelVersion(release: string | undefined): { major: number; minor: number; patch: number } | undefined {
   const match = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(release?.trim() ?? '');
   if (!match) return undefined;
-  return { major: Number(match[1]), minor: Number(match[2]), patch: Number(match[3] ?? 0) };
+  const [major, minor, patch] = [parseBoundedCount(match[1]), parseBoundedCount(match[2]), parseBoundedCount(match[3] ?? '0')];
+  // A 400-digit "major" is not a kernel version (never Infinity).
+  return major === undefined || minor === undefined || patch === undefined ? undefined : { major, minor, patch };
 }
 
 export function kernelAtLeast(version: { major: number; minor: number } | undefined, major: number, minor: number): boolean | undefined {

@@ -109,10 +109,10 @@ export function parseSmiGpus(text: string, fields: readonly string[] = NODE_GPU_
       name: row.cells['name']?.value ?? row.cells['gpu_name']?.value,
       busId: row.cells['pci.bus_id']?.value,
       driverVersion: row.cells['driver_version']?.value,
-      memoryTotalMiB: num(total),
-      memoryReservedMiB: num(row.cells['memory.reserved']),
-      memoryUsedMiB: num(row.cells['memory.used']),
-      memoryFreeMiB: num(row.cells['memory.free']),
+      memoryTotalMiB: mib(total),
+      memoryReservedMiB: mib(row.cells['memory.reserved']),
+      memoryUsedMiB: mib(row.cells['memory.used']),
+      memoryFreeMiB: mib(row.cells['memory.free']),
       utilizationGpuPercent: num(row.cells['utilization.gpu']),
       computeMode: row.cells['compute_mode']?.value,
       migMode: row.cells['mig.mode.current']?.value,
@@ -137,7 +137,7 @@ export function parseSmiApps(text: string, fields: readonly string[] = APPS_FIEL
     gpuUuid: row.cells['gpu_uuid']?.value,
     pid: int(row.cells['pid']),
     processName: row.cells['process_name']?.value ?? row.cells['name']?.value,
-    usedMemoryMiB: num(row.cells['used_memory'] ?? row.cells['used_gpu_memory']),
+    usedMemoryMiB: mib(row.cells['used_memory'] ?? row.cells['used_gpu_memory']),
   }));
   return { ...base, rows };
 }
@@ -228,6 +228,12 @@ function cell(raw: string | undefined): SmiCell {
 function num(c: SmiCell | undefined): number | undefined {
   // Bounded: a 400-digit cell is no value, never Infinity.
   return c?.value === undefined ? undefined : parseBoundedDecimal(c.value);
+}
+
+/** A memory amount: negative MiB is no amount (unknown, never a negative byte count). */
+function mib(c: SmiCell | undefined): number | undefined {
+  const n = num(c);
+  return n === undefined || n < 0 ? undefined : n;
 }
 
 function int(c: SmiCell | undefined): number | undefined {

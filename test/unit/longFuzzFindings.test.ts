@@ -1,0 +1,63 @@
+// Regressions for what the long fuzz run (`npm run fuzz`, seeds 891298768, 1951117220, 2030648912) found: counts,
+// pids, versions and sizes printed as digit runs of any length became Infinity, and nvidia-smi's -1 became a
+// negative memory amount. Each is now "no value" (undefined), never Infinity or negative.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseCapture } from '../../src/core/probe/capture.ts';
+import { parseLsLine, parseMountInfoLine } from '../../src/core/probe/parsers/containerFiles.ts';
+import { parseHamiLogLine } from '../../src/core/probe/parsers/hamiLog.ts';
+import { parseBoundedCount } from '../../src/core/probe/parsers/kernelNumber.ts';
+import { parseKernelVersion } from '../../src/core/probe/parsers/keyValue.ts';
+import { parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
+import { notification, parseHostNotification } from '../../src/core/inspector/protocol.ts';
+
+const HUGE = '9'.repeat(400);
+
+test('parseBoundedCount: whole numbers up to 2^53, anything else undefined', () => {
+  assert.equal(parseBoundedCount('0'), 0);
+  assert.equal(parseBoundedCount('31337'), 31337);
+  assert.equal(parseBoundedCount('9007199254740991'), Number.MAX_SAFE_INTEGER);
+  for (const text of [HUGE, '9007199254740993', '-1', '1.5', '', ' 1', undefined])
+    assert.equal(parseBoundedCount(text), undefined, String(text));
+});
+
+test('a capture header with a 400-digit version is an unknown version (0), with a problem, never Infinity', () => {
+  const capture = parseCapture(`@@gpumem-probe v=${HUGE} scope=node nonce=feedfacefeedface0001 root=/@@\n`);
+  assert.equal(capture.version, 0);
+  assert.ok(
+    capture.problems.some((problem) => problem.includes('newer than this gpumem understands')),
+    capture.problems.join('\n'),
+  );
+});
+
+test('a kernel release with a 400-digit major is not a version', () => {
+  assert.equal(parseKernelVersion(`${HUGE}.1.0-generic`), undefined);
+  assert.deepEqual(parseKernelVersion('7.1.0-39-generic'), { major: 7, minor: 1, patch: 0 });
+});
+
+test('nvidia-smi memory of -1 MiB is unknown, not a negative amount', () => {
+  const [gpu] = parseSmiGpus('0, GPU-22b2c6ac-2d49-4863-197c-9c469071178a, GeForce RTX 2080, -1, 5, 10\n', [
+    'index',
+    'uuid',
+    'name',
+    'memory.total',
+    'memory.used',
+    'memory.free',
+  ]).rows;
+  assert.ok(gpu);
+  assert.equal(gpu.memoryTotalMiB, undefined);
+  assert.equal(gpu.memoryUsedMiB, 5);
+});
+
+test('HAMi-core log lines, ls and mountinfo lines with 400-digit numbers give no value', () => {
+  assert.equal(parseHamiLogLine(`[HAMI-core Msg(${HUGE}:2:libvgpu.c:836)]: Initializing.....`)?.pid, undefined);
+  assert.equal(parseLsLine(`-rw-r--r--    1 0        0        ${HUGE} Aug 21 10:00 /etc/ld.so.preload`)?.size, undefined);
+  assert.equal(parseMountInfoLine(`${HUGE} 1015 0:289 / / rw,relatime - overlay overlay rw`)?.mountId, undefined);
+});
+
+test('a liveState notification whose numbers are not finite is refused', () => {
+  const ok = notification('liveState', { state: { status: 'running', everySeconds: 5, samples: 1, detail: 'Sampling' } });
+  assert.ok(parseHostNotification(JSON.parse(JSON.stringify(ok))));
+  const bad = JSON.parse(JSON.stringify(ok).replace('"everySeconds":5', '"everySeconds":1e999'));
+  assert.equal(parseHostNotification(bad), undefined);
+});
