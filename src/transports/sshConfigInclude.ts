@@ -59,6 +59,31 @@ const MULTI_VALUE = new Set(['identityfile', 'certificatefile', 'localforward', 
 const MAX_INCLUDE_DEPTH = 16;
 const MAX_INCLUDED_FILES = 256;
 
+/**
+ * The same options with `readInclude` answered once per path for one resolution: a file of thousands of identical
+ * `Include` lines whose glob matches nothing (so the included-files budget never moves) read the directory once per
+ * line, 37 s for 286 KB in the long fuzz run. Files do not change during one resolution, so the answer is the same.
+ */
+export function withIncludeCache<O extends ResolveOptions>(options: O): O {
+  const read = options.readInclude;
+  if (!read) return options;
+  const answers = new Map<string, { readonly files: readonly SshIncludeFile[] } | { readonly error: unknown }>();
+  const cached = (absolutePattern: string): readonly SshIncludeFile[] => {
+    let answer = answers.get(absolutePattern);
+    if (!answer) {
+      try {
+        answer = { files: read(absolutePattern) };
+      } catch (error) {
+        answer = { error };
+      }
+      answers.set(absolutePattern, answer);
+    }
+    if ('error' in answer) throw answer.error;
+    return answer.files;
+  };
+  return { ...options, readInclude: cached };
+}
+
 /** Host pattern list matching, as OpenSSH's match_hostname: a negated match vetoes; otherwise any positive match. */
 export function hostMatches(alias: string, patterns: readonly string[]): boolean {
   return matchHostPatternList(alias, patterns);
@@ -189,7 +214,8 @@ export interface SshHostEntry {
  * The concrete Host names of a config (no wildcard or negated patterns), for an "SSH Hosts" view; first
  * occurrence wins; includes are followed when `readInclude` is given.
  */
-export function listSshHosts(configText: string, options: ResolveOptions & { readonly env?: SshEnv } = {}): SshHostEntry[] {
+export function listSshHosts(configText: string, given: ResolveOptions & { readonly env?: SshEnv } = {}): SshHostEntry[] {
+  const options = withIncludeCache(given);
   const out: SshHostEntry[] = [];
   const seen = new Set<string>();
   // The same total bound as resolveSshHost: depth alone lets a file that includes itself twice mean 2^16 reads.

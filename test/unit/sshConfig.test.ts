@@ -459,3 +459,20 @@ test('class 5: listSshHosts stops at the same included-file budget (found by the
   );
   assert.ok(reads <= 257, `${reads} reads`);
 });
+
+test('Include: thousands of lines naming the same glob read it once per resolution (long fuzz run: 286 KB took 37 s)', () => {
+  let reads = 0;
+  const readInclude = (): SshIncludeFile[] => {
+    reads++;
+    return [];
+  };
+  const text = `${'Include ~/.ssh/config.d/*\n'.repeat(11_000)}Host gpu-node-1\n  HostName 192.0.2.10\n`;
+  assert.equal(resolveSshHost('gpu-node-1', text, ENV, { readInclude }).hostName, '192.0.2.10');
+  assert.equal(reads, 1);
+  reads = 0;
+  assert.deepEqual(
+    listSshHosts(text, { readInclude, env: ENV }).map((entry) => entry.alias),
+    ['gpu-node-1'],
+  );
+  assert.equal(reads, 1);
+});
