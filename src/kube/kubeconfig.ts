@@ -181,7 +181,8 @@ function prettified(error: YAMLParseError, text: string, lineCounter: LineCounte
   const start = lineCounter.lineStarts[line - 1] ?? 0;
   // The parser stopped at the error: the line's end may not be counted yet.
   const newline = text.indexOf('\n', start);
-  let lineStr = text.substring(start, lineCounter.lineStarts[line] ?? (newline === -1 ? text.length : newline + 1)).replace(/[\n\r]+$/, '');
+  let lineStr = text.substring(start, lineCounter.lineStarts[line] ?? (newline === -1 ? text.length : newline + 1));
+  lineStr = withoutLineEnd(lineStr);
   if (ci >= 60 && lineStr.length > 80) {
     const trimStart = Math.min(ci - 39, lineStr.length - 79);
     lineStr = `…${lineStr.substring(trimStart)}`;
@@ -364,4 +365,11 @@ export async function loadKubeconfigs(options: LoadKubeconfigOptions = {}): Prom
     problems.push(`current-context "${merged.currentContext}" is not defined`);
   }
   return { source, contexts, currentContext: merged.currentContext, files, missingFiles, problems };
+}
+
+/** The text without its trailing CR/LF characters, in one backward pass (`/[\n\r]+$/` is quadratic on a run of them). */
+function withoutLineEnd(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === '\n' || text[end - 1] === '\r')) end--;
+  return text.slice(0, end);
 }
