@@ -8,9 +8,10 @@ import { explainWithinBudget, gttSizeMiB } from './oomVerdicts.ts';
 import { unitsFor, WorkBudget } from '../workBudget.ts';
 
 /**
- * Explaining one OOM report costs a step plus one per pod of the context (the victim's pod is looked up by UID
- * among them). A report is several log lines, so real logs spend well under one unit per character; four per
- * character (at least 100,000) only trips on a log of thousands of reports against thousands of pods.
+ * Explaining one OOM report costs a step plus one per line of evidence (the victim's pod is looked up in an index
+ * built once, whatever the pod count). A report line is dozens of characters, so a real log spends well under one
+ * unit per character; four per character (at least 100,000) is a guard against a future step that grows with
+ * something other than the log, and says so ("Analysis stopped at budget") instead of running on.
  */
 const OOM_UNITS_PER_CHAR = 4;
 const OOM_UNITS_MIN = 100_000;

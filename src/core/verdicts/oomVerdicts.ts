@@ -102,10 +102,14 @@ const LARGE_GPU_ACTIVE_KB = 1024 * 1024;
 const HEADROOM = 1.3;
 const NODE_SERVICE_CGROUP = /(?:^|\/)(?:system|podruntime|runtime)\.slice(?:\/|$)|kubelet|containerd|crio|dockerd/;
 
-function findPod(context: OomContext | undefined, uid: string | undefined): PodCgroupData | undefined {
-  if (uid === undefined || context?.pods === undefined) return undefined;
-  for (const pod of context.pods) if (pod.podUid === uid) return pod;
-  return undefined;
+/** Pod UID → its cgroup data, built once per explanation: a lookup per report must not walk every pod. */
+type PodIndex = ReadonlyMap<string, PodCgroupData>;
+
+function indexPods(context: OomContext | undefined): PodIndex {
+  const index = new Map<string, PodCgroupData>();
+  // The first record of a UID wins, as the linear search it replaces did.
+  if (context?.pods) for (const pod of context.pods) if (!index.has(pod.podUid)) index.set(pod.podUid, pod);
+  return index;
 }
 
 export function gttSizeMiB(amdgpu: readonly AmdgpuMemoryLine[] | undefined): number | undefined {
@@ -244,6 +248,7 @@ function globalVerdict(
   event: OomEvent,
   victim: OomVictim,
   context: OomContext | undefined,
+  pods: PodIndex,
   id: string,
   base: Omit<OomVerdictBase, 'id' | 'severity' | 'title' | 'explanation' | 'remedy'>,
   teardown: GpuTeardown | undefined,
@@ -254,7 +259,7 @@ function globalVerdict(
       : '';
   const scopeText = scopeEvidenceText(event);
   if (victim.inKubepods) {
-    const pod = findPod(context, victim.podUid);
+    const pod = victim.podUid === undefined ? undefined : pods.get(victim.podUid);
     const gtt = gttSignature(event, victim, pod, context, teardown);
     const where = podLabel(victim) ?? 'a pod (the cgroup path is cut short in the log)';
     const title =
@@ -444,12 +449,6 @@ export interface BudgetedVerdicts {
   readonly outcome: 'complete' | 'stopped-at-budget';
 }
 
-function countPods(context: OomContext | undefined): number {
-  let count = 0;
-  if (context?.pods) for (const _pod of context.pods) count++;
-  return count;
-}
-
 /** The verdicts, stopping (and saying so) when the budget runs out. */
 export function explainWithinBudget(
   events: readonly OomEvent[],
@@ -459,11 +458,12 @@ export function explainWithinBudget(
   const verdicts: OomVerdict[] = [];
   const seen = new Map<string, number>();
   const finiIndex = indexFiniLines(context?.amdgpuVmFini);
-  const stepCost = 1 + (budget ? countPods(context) : 0);
+  const pods = indexPods(context);
   for (let at = 0; at < events.length; at++) {
     const event = events[at] as OomEvent;
     try {
-      budget?.spend(stepCost);
+      // One step per evidence line: the work of a verdict is proportional to its report, whatever the pod count.
+      budget?.spend(1 + event.evidence.length);
     } catch (error) {
       if (error instanceof BudgetExhausted) return { verdicts, outcome: 'stopped-at-budget' };
       throw error;
@@ -489,7 +489,7 @@ export function explainWithinBudget(
       return id;
     };
     if (event.scope === 'global') {
-      const verdict = globalVerdict(event, victim, context, '', base, teardown);
+      const verdict = globalVerdict(event, victim, context, pods, '', base, teardown);
       const strong = teardown !== undefined || (verdict.gtt !== undefined && verdict.gtt.strength !== 'possible');
       verdicts.push({ ...verdict, id: unique(strong ? 'global-gtt' : 'global') });
     } else if (event.scope === 'memcg') verdicts.push(memcgVerdict(event, victim, unique('memcg'), base));
