@@ -21,12 +21,12 @@
 // `cluster.proxy-url` (http, https, socks) goes through undici's ProxyAgent or a SOCKS connector, and
 // `tls-server-name` / `insecure-skip-tls-verify` are honoured. client-node does not read HTTPS_PROXY.
 import { pushAll } from '../core/arrays.ts';
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { Composer, LineCounter, Parser, YAMLParseError } from 'yaml';
-import type { CST, Document } from 'yaml';
+import type { BoundedText } from './boundedRead.ts';
+import { readTextBounded } from './boundedRead.ts';
+import { parseYamlLikeParse } from './kubeconfigYaml.ts';
 import type { Cluster, Context, User } from '@kubernetes/client-node';
 import type { ContextDescription } from '../core/kube/treeItems.ts';
 
@@ -112,96 +112,6 @@ function record(value: unknown): Record<string, unknown> | undefined {
 
 const MAX_KUBECONFIG_DEPTH = 64;
 
-/** The CST tokens up to and including the first stream-level error token, none after it. */
-function* untilFirstError(tokens: Generator<CST.Token>): Generator<CST.Token> {
-  for (const token of tokens) {
-    yield token;
-    if (token.type === 'error') return;
-  }
-}
-
-/**
- * The yaml library's parse(text, { logLevel: 'error' }), with the same value and the same first error, but in
- * memory bounded by the text: parse() composes the whole token stream and builds a YAMLParseError (with its
- * captured stack) for EVERY stray token, then throws only the first. Garbage after the document (a run of
- * unbalanced brackets is one error token per character) made millions of them, gigabytes for a 4 MiB file.
- * Here the stream stops at its first error token, which cannot change the first error (every earlier one
- * comes from earlier tokens), so at most one such error is built.
- */
-function parseYaml(text: string): unknown {
-  const options = { logLevel: 'error' } as const;
-  const lineCounter = new LineCounter();
-  const composer = new Composer(options);
-  let doc: Document.Parsed | undefined;
-  for (const next of composer.compose(untilFirstError(new Parser(lineCounter.addNewLine).parse(text)), true, text.length)) {
-    if (!doc) {
-      doc = next;
-    } else {
-      doc.errors.push(
-        new YAMLParseError(
-          [next.range[0], next.range[1]],
-          'MULTIPLE_DOCS',
-          'Source contains multiple documents; please use YAML.parseAllDocuments()',
-        ),
-      );
-      break;
-    }
-  }
-  if (!doc) return null;
-  const [first] = doc.errors;
-  if (first) throw prettified(first, text, lineCounter);
-  return doc.toJS(options);
-}
-
-/**
- * The error as parse() words it (yaml's prettifyError, which the package does not export): " at line L, column C"
- * and the line with a caret. Adapted from yaml's src/errors.ts (https://github.com/eemeli/yaml), under its ISC
- * License:
- *
- * Copyright Eemeli Aro <eemeli@gmail.com>
- *
- * Permission to use, copy, modify, and/or distribute this software for any purpose
- * with or without fee is hereby granted, provided that the above copyright notice
- * and this permission notice appear in all copies.
- *
- * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES WITH
- * REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF MERCHANTABILITY AND
- * FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR ANY SPECIAL, DIRECT,
- * INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES WHATSOEVER RESULTING FROM LOSS
- * OF USE, DATA OR PROFITS, WHETHER IN AN ACTION OF CONTRACT, NEGLIGENCE OR OTHER
- * TORTIOUS ACTION, ARISING OUT OF OR IN CONNECTION WITH THE USE OR PERFORMANCE OF
- * THIS SOFTWARE.
- */
-function prettified(error: YAMLParseError, text: string, lineCounter: LineCounter): YAMLParseError {
-  if (error.pos[0] === -1) return error;
-  error.linePos = [lineCounter.linePos(error.pos[0]), lineCounter.linePos(error.pos[1])];
-  const { line, col } = error.linePos[0];
-  error.message += ` at line ${line}, column ${col}`;
-  let ci = col - 1;
-  const start = lineCounter.lineStarts[line - 1] ?? 0;
-  // The parser stopped at the error: the line's end may not be counted yet.
-  const newline = text.indexOf('\n', start);
-  let lineStr = text.substring(start, lineCounter.lineStarts[line] ?? (newline === -1 ? text.length : newline + 1));
-  lineStr = withoutLineEnd(lineStr);
-  if (ci >= 60 && lineStr.length > 80) {
-    const trimStart = Math.min(ci - 39, lineStr.length - 79);
-    lineStr = `…${lineStr.substring(trimStart)}`;
-    ci -= trimStart - 1;
-  }
-  if (lineStr.length > 80) lineStr = `${lineStr.substring(0, 79)}…`;
-  if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
-    let prev = text.substring(lineCounter.lineStarts[line - 2] ?? 0, lineCounter.lineStarts[line - 1]);
-    if (prev.length > 80) prev = `${prev.substring(0, 79)}…\n`;
-    lineStr = prev + lineStr;
-  }
-  if (/[^ ]/.test(lineStr)) {
-    const end = error.linePos[1];
-    const count = end.line === line && end.col > col ? Math.max(1, Math.min(end.col - col, 80 - ci)) : 1;
-    error.message += `:\n\n${lineStr}\n${' '.repeat(ci)}${'^'.repeat(count)}\n`;
-  }
-  return error;
-}
-
 /** How deep objects and arrays nest in a parsed document, iteratively (a deep document cannot overflow the stack here). */
 function nestingDepth(root: unknown): number {
   let deepest = 0;
@@ -243,7 +153,7 @@ function resolveFileReferences(doc: Record<string, unknown>, dir: string): void 
 export function parseKubeconfigText(text: string, file: string): { parsed: ParsedFile; problems: string[] } {
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = parseYamlLikeParse(text);
   } catch (error) {
     // The yaml library recurses per nesting level: a stack overflow on very deep input escapes as a RangeError
     // or comes back as its own parse error with the overflow's message.
@@ -307,14 +217,21 @@ function contextKubeConfig(context: Context, cluster: Cluster | undefined, user:
 }
 
 export interface LoadKubeconfigOptions extends ResolveKubeconfigOptions {
-  /** Reads a file; default fs.promises.readFile as UTF-8. For tests. */
-  readonly readText?: (file: string) => Promise<string>;
+  /** Reads a file; default readTextBounded (UTF-8, at most MAX_KUBECONFIG_BYTES). For tests. */
+  readonly readText?: (file: string) => Promise<BoundedText>;
 }
+
+/**
+ * A kubeconfig larger than this is not read. Real ones are kilobytes to a few megabytes (a few kilobytes per
+ * context with inline certificates); the cap is the lint's per-file cap (manifest/documentScreen.ts), and
+ * keeps the YAML tree of the worst file (hundreds of bytes per character for one-character keys) in memory.
+ */
+export const MAX_KUBECONFIG_BYTES = 8 * 1024 * 1024;
 
 /** Reads and merges the kubeconfig files (never writes them). Problems are reported, not thrown. */
 export async function loadKubeconfigs(options: LoadKubeconfigOptions = {}): Promise<LoadedKubeconfig> {
   const source = resolveKubeconfigFiles(options);
-  const read = options.readText ?? ((file: string) => readFile(file, 'utf8'));
+  const read = options.readText ?? ((file: string) => readTextBounded(file, MAX_KUBECONFIG_BYTES));
   const problems: string[] = [];
   const missingFiles: string[] = [];
   const files: string[] = [];
@@ -322,7 +239,12 @@ export async function loadKubeconfigs(options: LoadKubeconfigOptions = {}): Prom
   for (const file of source.files) {
     let text: string;
     try {
-      text = await read(file);
+      const content = await read(file);
+      if (content.kind === 'too-large') {
+        problems.push(`${file}: not read, larger than ${content.limitBytes / (1024 * 1024)} MiB (no kubeconfig is this large)`);
+        continue;
+      }
+      text = content.text;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') missingFiles.push(file);
@@ -365,11 +287,4 @@ export async function loadKubeconfigs(options: LoadKubeconfigOptions = {}): Prom
     problems.push(`current-context "${merged.currentContext}" is not defined`);
   }
   return { source, contexts, currentContext: merged.currentContext, files, missingFiles, problems };
-}
-
-/** The text without its trailing CR/LF characters, in one backward pass (`/[\n\r]+$/` is quadratic on a run of them). */
-function withoutLineEnd(text: string): string {
-  let end = text.length;
-  while (end > 0 && (text[end - 1] === '\n' || text[end - 1] === '\r')) end--;
-  return text.slice(0, end);
 }

@@ -4,8 +4,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { parse as parseYaml } from 'yaml';
-import { parseKubeconfigText } from '../../src/kube/kubeconfig.ts';
+import { Composer, Parser, parse as parseYaml } from 'yaml';
+import type { Document } from 'yaml';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readTextBounded } from '../../src/kube/boundedRead.ts';
+import { loadKubeconfigs, MAX_KUBECONFIG_BYTES, parseKubeconfigText } from '../../src/kube/kubeconfig.ts';
+import { keepFirstError } from '../../src/kube/kubeconfigYaml.ts';
 
 const HEAD = 'apiVersion: v1\nkind: Config\nclusters:\n- name: a\n  cluster:\n    server: https://192.0.2.1:6443\n';
 
@@ -69,6 +75,11 @@ test('kubeconfig: broken YAML throws the first error yaml.parse would throw', ()
     `--- !x\n]]\n---\n{{`,
     '*undefinedAlias',
     `${HEAD}x: {a: b: c}\n]`,
+    // Compose-time errors, one per line: the first is the one thrown.
+    `${HEAD}${'a: 1\n'.repeat(500)}`,
+    `${HEAD}x:\n${'\tb: 1\n'.repeat(500)}`,
+    `${HEAD}${'y: *nowhere\n'.repeat(500)}`,
+    `a: {${'b: 1, '.repeat(500)}}\n`,
   ];
   for (const input of inputs) {
     let expected: unknown;
@@ -88,4 +99,49 @@ test('kubeconfig: broken YAML throws the first error yaml.parse would throw', ()
       },
     );
   }
+});
+
+// A file of duplicate keys (or tab indents, or unknown aliases) made the composer build one YAMLParseError, stack
+// included, per line: 370 bytes of heap per character of the file. It keeps the first now, the one parse() throws.
+test('kubeconfig: the composer keeps only the first of many compose-time errors, the same first error', () => {
+  const text = `${HEAD}${'a: 1\n'.repeat(10_000)}`;
+  const compose = (limit: boolean): Document.Parsed[] => {
+    const composer = new Composer({ logLevel: 'error' });
+    if (limit) keepFirstError(composer);
+    return [...composer.compose(new Parser().parse(text), true, text.length)];
+  };
+  const [all] = compose(false);
+  const [kept] = compose(true);
+  assert.ok(all && kept);
+  assert.ok(all.errors.length >= 9_999, `${all.errors.length} errors without the limit`);
+  assert.equal(kept.errors.length, 1);
+  assert.equal(kept.errors[0]?.code, all.errors[0]?.code);
+  assert.deepEqual(kept.errors[0]?.pos, all.errors[0]?.pos);
+  assert.equal(kept.warnings.length, 0);
+});
+
+test('kubeconfig: a file larger than the cap is not read past it, with a clear problem; one under it loads', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gpumem-kubeconfig-'));
+  try {
+    const big = join(dir, 'big');
+    writeFileSync(big, `${HEAD}#${'x'.repeat(MAX_KUBECONFIG_BYTES)}\n`);
+    const small = join(dir, 'small');
+    writeFileSync(
+      small,
+      `${HEAD}contexts:\n- name: a\n  context: {cluster: a, user: u}\nusers:\n- name: u\n  user: {token: t}\ncurrent-context: a\n`,
+    );
+    assert.deepEqual(await readTextBounded(big, MAX_KUBECONFIG_BYTES), { kind: 'too-large', limitBytes: MAX_KUBECONFIG_BYTES });
+    const loaded = await loadKubeconfigs({ env: { KUBECONFIG: [big, small].join(':') }, home: dir });
+    assert.deepEqual(loaded.problems, [`${big}: not read, larger than 8 MiB (no kubeconfig is this large)`]);
+    assert.deepEqual(
+      loaded.contexts.map((context) => context.name),
+      ['a'],
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('kubeconfig: an endless source (/dev/zero) stops at the cap', async () => {
+  assert.deepEqual(await readTextBounded('/dev/zero', 1024 * 1024), { kind: 'too-large', limitBytes: 1024 * 1024 });
 });
