@@ -336,9 +336,20 @@ export interface Growth {
 
 /**
  * Bounded time per input: at most FLOOR_MS plus US_PER_CHAR µs per character of input (20 KB/s at the least, with room for a loaded 2-core
- * machine; the linear check is the sharp one).
+ * machine; the linear check is the sharp one), in the best of 1 + RETRIES runs.
  */
-export const TIME_BOUND = { FLOOR_MS: 500, US_PER_CHAR: 50 } as const;
+export const TIME_BOUND = { FLOOR_MS: 500, US_PER_CHAR: 50, RETRIES: 2 } as const;
+
+/** One more timed run of an input that already ran once (its outcome is known: only the time is wanted). */
+function timed<Out>(target: FuzzTarget<Out>, input: string): number {
+  const started = performance.now();
+  try {
+    target.run(input);
+  } catch {
+    // Already judged by the first run.
+  }
+  return performance.now() - started;
+}
 
 /** Linear within a constant: cost(k·n) ≤ RATIO · k · cost(n) + FLOOR_MS, each cost the best of three runs. */
 export const LINEAR_BOUND = MODE === 'long' ? { n: 40_000, k: 8, RATIO: 3, FLOOR_MS: 100 } : { n: 4_000, k: 8, RATIO: 3, FLOOR_MS: 100 };
@@ -359,9 +370,12 @@ export function violationsOf<Out>(target: FuzzTarget<Out>, input: string): Viola
     if (target.allowedError?.(error)) return [];
     return [{ property: 'throws', message: errorText(error) }];
   }
-  const elapsed = performance.now() - started;
   const found: Violation[] = [];
   const bound = TIME_BOUND.FLOOR_MS + (input.length * TIME_BOUND.US_PER_CHAR) / 1000;
+  let elapsed = performance.now() - started;
+  // A slow run is timed again before it counts: a machine busy with other work (CI, a parallel build) stalls one
+  // run, while an input that is really slow is slow every time.
+  for (let retry = 0; retry < TIME_BOUND.RETRIES && elapsed > bound; retry++) elapsed = Math.min(elapsed, timed(target, input));
   if (elapsed > bound)
     found.push({ property: 'time', message: `${elapsed.toFixed(0)} ms for ${input.length} chars (bound ${bound.toFixed(0)} ms)` });
   try {
