@@ -11,8 +11,9 @@
 //   - the welcome views: no kubeconfig (with Refresh), every context unreachable (and "Show the Contexts
 //     Anyway"), and Restricted Mode.
 // Needs root (the simulator's exec runs the probe in chroot fixture roots). Run with
-// `npm run test:e2e -- test/e2e/clusters.e2e.test.ts`. Artifacts: test-artifacts/clusters.png (the report
-// next to the expanded tree), clusters-tree.png, clusters-welcome-*.png, …
+// `npm run test:e2e -- test/e2e/clusters.e2e.test.ts`. Artifacts: test-artifacts/clusters-tree-and-report.png
+// (the expanded tree next to the report, published as the README's media/screenshot-clusters.png),
+// clusters-tree.png, clusters-welcome-*.png, …
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -39,6 +40,7 @@ import {
 } from './harness/clusters.ts';
 import { withWorkbench } from './harness/session.ts';
 import { liveSampleLines } from './harness/outputLog.ts';
+import { publishScreenshot } from './harness/readmeMedia.ts';
 import {
   openTabs,
   readNotifications,
@@ -272,6 +274,11 @@ test(
         ),
       );
       assert.equal(await panel.locator('#live-debug').getAttribute('data-status'), 'running');
+      // The README's picture (media/screenshot-clusters.png): contexts (answering, forbidden, unreachable), GPU
+      // nodes first, the APU node's GPU pod, beside its inspection. The pointer rests on the panel's title, where
+      // no tooltip opens.
+      await panel.locator('#title').hover();
+      await publishScreenshot(await s.screenshot('tree-and-report'), 'clusters');
       assert.deepEqual(
         sim.state.list('pods', DEBUG_NS).map((pod) => pod.metadata.name),
         [debugPod],
