@@ -9,7 +9,7 @@
 //   - "Analyze Probe Capture…" on a capture full of hostile names (`<img src=x onerror=alert(1)>`,
 //     `</script>`): no <img> appears, the text shows literally, no dialog, no CSP violation;
 //   - a Strix Halo capture with GTT-heavy pods in the dark, light and high-contrast themes
-//     (test-artifacts/inspector-{dark,light,hc}.png, copied to media/screenshot-inspector-*.png); sortable
+//     (test-artifacts/inspector-{dark,light,hc}.png, published to media/screenshot-inspector-*.png); sortable
 //     headers with aria-sort; in the dark session the panel follows a theme change and a click on a pod
 //     opens it; in the light session the panel survives a window reload (the serializer restores it from
 //     its state and the exports work again);
@@ -19,7 +19,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
@@ -28,6 +28,7 @@ import { containerDir, GiB, MiB, nodeCapture, STRIX_HALO } from '../unit/helpers
 import type { NodeSpec } from '../unit/helpers/nodeCapture.ts';
 import { gpumemLog, liveSampleLines } from './harness/outputLog.ts';
 import { ARTIFACTS_DIR, REPO_ROOT } from './harness/paths.ts';
+import { publishScreenshot } from './harness/readmeMedia.ts';
 import { withWorkbench } from './harness/session.ts';
 import type { WorkbenchSession } from './harness/session.ts';
 import { findWebviewFrame, openFile, openTabs, runCommand, SELECTORS, waitFor, webviewFrame } from './harness/workbench.ts';
@@ -260,8 +261,7 @@ async function themeScreenshot(s: WorkbenchSession, frame: FrameLocator, theme: 
   const shot = await s.screenshot(`theme-${theme}`);
   const target = path.join(ARTIFACTS_DIR, `inspector-${theme}.png`);
   await copyFile(shot, target);
-  await mkdir(path.join(REPO_ROOT, 'media'), { recursive: true });
-  await copyFile(target, path.join(REPO_ROOT, 'media', `screenshot-inspector-${theme}.png`));
+  await publishScreenshot(target, `inspector-${theme}`);
 }
 
 // ---------------------------------------------------------------------------------------------------

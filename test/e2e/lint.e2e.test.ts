@@ -1,6 +1,6 @@
 // End-to-end: the packaged extension (dist/gpumem.vsix) in a real VS Code (code-server 4.139.1)
-// driven through headless Chromium, as a user would: Problems panel, CodeLens, quick fix, the
-// "Lint Workspace Manifests" command, and Restricted Mode.
+// driven through headless Chromium, as a user would: Problems panel, CodeLens, quick fix (the open menu is the
+// README's media/screenshot-lint.png), the "Lint Workspace Manifests" command, and Restricted Mode.
 // Run with `npm run test:e2e` (scripts/e2e/run-e2e.mjs). Artifacts land in test-artifacts/.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -8,23 +8,27 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { withWorkbench } from './harness/session.ts';
 import {
-  applyQuickFix,
+  chooseQuickFix,
   commandPaletteTitles,
   isRestrictedMode,
   openFile,
   openTabs,
+  readCodeLenses,
   readProblems,
   runCommand,
   saveActiveEditor,
   showProblems,
+  showQuickFix,
   waitForCodeLens,
   waitFor,
   waitForProblems,
 } from './harness/workbench.ts';
 import type { ProblemRow } from './harness/workbench.ts';
 import { FIXTURES_DIR, REPO_ROOT } from './harness/paths.ts';
+import { publishScreenshot } from './harness/readmeMedia.ts';
 
 const TRAINER = 'hami-dind-trainer.yaml';
+const FIX = 'Remove CUDA_DISABLE_CONTROL';
 
 interface CommandContribution {
   command: string;
@@ -107,9 +111,18 @@ test(
 
       await s.screenshot('before-fix');
 
-      await s.step('apply the "Remove CUDA_DISABLE_CONTROL" quick fix', () =>
-        applyQuickFix(s.page, { line: cudaRow.line, column: cudaRow.column }, 'Remove CUDA_DISABLE_CONTROL'),
+      // The README's picture (media/screenshot-lint.png): the diagnostics, the CodeLens and the open quick fix menu.
+      const offered = await s.step('Quick Fix on the CUDA_DISABLE_CONTROL entry offers "Remove CUDA_DISABLE_CONTROL"', () =>
+        showQuickFix(s.page, { line: cudaRow.line, column: cudaRow.column }, FIX),
       );
+      assert.ok(offered.includes(FIX), JSON.stringify(offered));
+      assert.ok(
+        (await readCodeLenses(s.page)).some((l) => l.items.some((item) => item.startsWith('GPU:'))),
+        'the CodeLens is on screen',
+      );
+      await publishScreenshot(await s.screenshot('quick-fix'), 'lint');
+
+      await s.step(`apply the "${FIX}" quick fix`, () => chooseQuickFix(s.page, FIX));
 
       const after = await s.step('cuda-disable-control disappears, the other diagnostics remain', () =>
         waitForProblems(s.page, 'no cuda-disable-control, gpu-no-memory-limit and gpu-docker-in-docker still there', (rows) => {

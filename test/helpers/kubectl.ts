@@ -20,3 +20,36 @@ export function kubectlOnPath(): string | undefined {
   }
   return undefined;
 }
+
+/** Where a probe is exec'd through kubectl: the words of its command line. */
+export interface KubectlExecWords {
+  /** one kubeconfig file: --kubeconfig=<file> first */
+  kubeconfig?: string;
+  context: string;
+  namespace: string;
+  pod: string;
+  /** none: no -c, kubectl picks the pod's default container */
+  container?: string;
+}
+
+/**
+ * The arguments kubectl gets for a probe in the kubectl exec mode, after the binary, written out once for the unit
+ * and the integration tests: `[--kubeconfig=<file>] --context=<context> exec -i --quiet -n <ns> <pod> [-c <container>]
+ * -- sh -s`. The script goes to stdin; --quiet keeps kubectl's "Defaulted container" notice out of stderr.
+ */
+export function kubectlExecArgs(words: KubectlExecWords): string[] {
+  return [
+    ...(words.kubeconfig === undefined ? [] : [`--kubeconfig=${words.kubeconfig}`]),
+    `--context=${words.context}`,
+    'exec',
+    '-i',
+    '--quiet',
+    '-n',
+    words.namespace,
+    words.pod,
+    ...(words.container === undefined ? [] : ['-c', words.container]),
+    '--',
+    'sh',
+    '-s',
+  ];
+}

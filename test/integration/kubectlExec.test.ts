@@ -20,10 +20,9 @@ import { join } from 'node:path';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { runProbe } from '../../src/core/inspection/runProbe.ts';
 import type { ExecRequest, Transport, TransportFailure } from '../../src/core/probe/transport.ts';
-import { ClusterClient } from '../../src/kube/clusterClient.ts';
+import type { ClusterClient } from '../../src/kube/clusterClient.ts';
 import { DEBUG_CONTAINER } from '../../src/kube/debugPodSpec.ts';
 import { DebugPodTransport } from '../../src/kube/debugPodTransport.ts';
-import { loadKubeconfigs } from '../../src/kube/kubeconfig.ts';
 import { KubectlExecTransport } from '../../src/kube/kubectlExecTransport.ts';
 import type { KubectlExecTransportOptions } from '../../src/kube/kubectlExecTransport.ts';
 import { fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
@@ -32,7 +31,8 @@ import { completeFixtures, loadFixtures, mergeFixtures, parseFixtures } from '..
 import { startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';
 import { eventually, transportFailure } from '../helpers/asserts.ts';
-import { KUBECTL_MISSING, kubectlOnPath } from '../helpers/kubectl.ts';
+import { kubeconfigClient } from '../helpers/debugPodCluster.ts';
+import { KUBECTL_MISSING, kubectlExecArgs, kubectlOnPath } from '../helpers/kubectl.ts';
 
 const T = { timeout: 60_000 };
 const DEBUG_NS = 'gpumem-debug';
@@ -163,13 +163,11 @@ describe('kubectl exec mode: the real kubectl against the simulator', { skip: SK
     writeFileSync(kubeconfig, sim.kubeconfig(['admin', 'limited', 'nobody', 'noexec']), { mode: 0o600 });
     env = { ...process.env, HOME: join(dir, 'home') };
     delete env['KUBECONFIG'];
-    const loaded = await loadKubeconfigs({ env: {}, explicitPath: kubeconfig });
-    const context = loaded.contexts.find((c) => c.name === 'gpumem-demo');
-    assert.ok(context);
-    admin = new ClusterClient(context);
+    admin = await kubeconfigClient(kubeconfig, 'gpumem-demo');
   });
 
   after(async () => {
+    admin?.dispose();
     await sim?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -190,19 +188,7 @@ describe('kubectl exec mode: the real kubectl against the simulator', { skip: SK
     const transport = kubectl({ namespace: 'ml', pod: 'trainer-0', container: 'trainer' });
     assert.deepEqual(transport.argv, [
       KUBECTL,
-      `--kubeconfig=${kubeconfig}`,
-      '--context=gpumem-demo',
-      'exec',
-      '-i',
-      '--quiet',
-      '-n',
-      'ml',
-      'trainer-0',
-      '-c',
-      'trainer',
-      '--',
-      'sh',
-      '-s',
+      ...kubectlExecArgs({ kubeconfig, context: 'gpumem-demo', namespace: 'ml', pod: 'trainer-0', container: 'trainer' }),
     ]);
     const run = await runProbe(transport, { scope: 'container', timeoutMs: 45_000 });
     assert.equal(run.exec.exitCode, 0, run.exec.stderr);
@@ -377,7 +363,10 @@ describe('kubectl exec mode: the real kubectl against the simulator', { skip: SK
         await transport.close();
       }
       assert.equal(made.length, 1);
-      assert.deepEqual(made[0]?.argv?.slice(-8), ['-n', DEBUG_NS, name, '-c', DEBUG_CONTAINER, '--', 'sh', '-s']);
+      assert.deepEqual(made[0]?.argv, [
+        KUBECTL,
+        ...kubectlExecArgs({ kubeconfig, context: 'gpumem-demo', namespace: DEBUG_NS, pod: name as string, container: DEBUG_CONTAINER }),
+      ]);
       const record = sim.state.execs.find((e) => e.pod === name);
       assert.deepEqual(
         [record?.namespace, record?.container, record?.command, record?.result?.exitCode],
@@ -394,16 +383,15 @@ describe('kubectl exec mode: the real kubectl against the simulator', { skip: SK
     });
 
     test('exec refused to kubectl: forbidden create pods/exec with what the debug pod needs, and the pod deleted anyway', T, async () => {
-      const loaded = await loadKubeconfigs({ env: {}, explicitPath: kubeconfig });
-      const context = loaded.contexts.find((c) => c.name === 'gpumem-demo-noexec');
-      assert.ok(context);
+      const noexec = await kubeconfigClient(kubeconfig, 'gpumem-demo-noexec');
       const made: KubectlExecTransport[] = [];
-      const transport = debugTransport(new ClusterClient(context), 'gpumem-demo-noexec', made);
+      const transport = debugTransport(noexec, 'gpumem-demo-noexec', made);
       let failure: TransportFailure;
       try {
         failure = await transportFailure(transport.run(request('true')));
       } finally {
         await transport.close();
+        noexec.dispose();
       }
       assert.equal(made.length, 1, 'the pod was created and kubectl ran');
       assert.equal(failure.kind, 'forbidden');

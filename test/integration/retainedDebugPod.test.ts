@@ -11,59 +11,38 @@
 //   npx node --test --test-concurrency=1 test/integration/retainedDebugPod.test.ts
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { runProbe } from '../../src/core/inspection/runProbe.ts';
 import { sampleFromCapture } from '../../src/core/inspector/sample.ts';
 import { newNonce } from '../../src/core/probe/script.ts';
 import { buildLightProbeScript } from '../../src/core/probe/scripts/lightScript.ts';
 import type { ExecRequest } from '../../src/core/probe/transport.ts';
-import { ClusterClient } from '../../src/kube/clusterClient.ts';
+import type { ClusterClient } from '../../src/kube/clusterClient.ts';
 import { DebugPodTransport, RETAINED_DEBUG_POD_DEADLINE_SECONDS } from '../../src/kube/debugPodTransport.ts';
 import type { DebugPodTransportOptions } from '../../src/kube/debugPodTransport.ts';
-import { loadKubeconfigs } from '../../src/kube/kubeconfig.ts';
-import { fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
-import { loadFixtures } from '../simulator/fixtures.ts';
-import { startSimulator } from '../simulator/server.ts';
+import { DEBUG_POD_ROOTS_UNAVAILABLE, execRequest as request, startDebugPodCluster } from '../helpers/debugPodCluster.ts';
+import type { DebugPodCluster } from '../helpers/debugPodCluster.ts';
 import type { PodRecord, Simulator } from '../simulator/server.ts';
-import { chrootUnavailable } from '../unit/helpers/probeRoot.ts';
 import { eventually, transportFailure } from '../helpers/asserts.ts';
 
-const NO_ROOTS = fixtureRootsUnavailable() ?? chrootUnavailable();
 const T = { timeout: 90_000 };
 const NS = 'gpumem-live';
 const APU_NODE = 'strix-node-1';
 const CPU_NODE = 'web-node-3';
 const APU_POD_UID = 'b7f3c2a4-9e1d-4f6b-8a2c-5d0e7f1a3b96';
 
-function request(script: string, extra: Partial<ExecRequest> = {}): ExecRequest {
-  return { script, timeoutMs: 30_000, maxOutputBytes: 16 * 1024 * 1024, ...extra };
-}
-
-describe('the retained node debug pod (live sampling on Inspect Node)', { skip: NO_ROOTS ?? false }, () => {
+describe('the retained node debug pod (live sampling on Inspect Node)', { skip: DEBUG_POD_ROOTS_UNAVAILABLE ?? false }, () => {
+  let cluster: DebugPodCluster;
   let sim: Simulator;
   let admin: ClusterClient;
-  let dir: string;
   const log: string[] = [];
 
   before(async () => {
-    sim = await startSimulator({ fixtures: loadFixtures(), roots: true });
-    dir = mkdtempSync(join(tmpdir(), 'gpumem-retained-'));
-    const file = join(dir, 'admin.yaml');
-    writeFileSync(file, sim.kubeconfig('admin'));
-    const loaded = await loadKubeconfigs({ env: {}, explicitPath: file });
-    const context = loaded.contexts[0];
-    assert.ok(context);
-    admin = new ClusterClient(context);
-    sim.state.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } as never);
+    cluster = await startDebugPodCluster(NS);
+    ({ sim, admin } = cluster);
   });
 
-  after(async () => {
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => cluster?.close());
 
   afterEach(() => sim.setFault(null));
 
@@ -78,13 +57,12 @@ describe('the retained node debug pod (live sampling on Inspect Node)', { skip: 
     });
   }
 
-  /** Debug pods the simulator saw created from `mark` on. */
   function createdSince(mark: number): PodRecord[] {
-    return sim.state.createdPods.slice(mark).filter((p) => p.namespace === NS);
+    return cluster.createdSince(mark);
   }
 
   function alive(): string[] {
-    return sim.state.list('pods', NS).map((pod) => pod.metadata.name as string);
+    return cluster.alive();
   }
 
   /** No debug pod is left, and every one created was deleted (a DELETE accepted for its UID). */

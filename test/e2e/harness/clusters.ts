@@ -1,17 +1,26 @@
-// Helpers for the Clusters view's end-to-end specs (clusters.e2e.test.ts, clusterCommands.e2e.test.ts):
-// a kubeconfig with an offline context, a throwaway HOME with ~/.kube, the view's rows, expanding them,
-// running a command from a row's context menu, and the simulator's fixtures plus a spec's own objects.
+// Helpers for the Clusters view's end-to-end specs (clusters, clusterCommands, clustersActivation): one
+// workbench against the API simulator (withClusterWorkbench), a kubeconfig with an offline context, a throwaway
+// HOME with ~/.kube, the view's rows, opening it down to a node, running a command from a row's context menu,
+// and the simulator's fixtures plus a spec's own objects.
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { completeFixtures, FIXTURES_DIR as SIM_FIXTURES_DIR, mergeFixtures, parseFixtures } from '../../simulator/fixtures.ts';
+import {
+  completeFixtures,
+  FIXTURES_DIR as SIM_FIXTURES_DIR,
+  loadFixtures,
+  mergeFixtures,
+  parseFixtures,
+} from '../../simulator/fixtures.ts';
 import type { ClusterFixtures } from '../../simulator/fixtures.ts';
+import { DEMO_GIT_VERSION, startSimulator } from '../../simulator/server.ts';
 import type { Simulator } from '../../simulator/server.ts';
-import type { WorkbenchSession } from './session.ts';
+import { withWorkbench } from './session.ts';
+import type { WorkbenchOptions, WorkbenchSession } from './session.ts';
 import { focusView, readTreeItems, waitFor, webviewFrame } from './workbench.ts';
 import type { TreeItem } from './workbench.ts';
 
@@ -69,8 +78,72 @@ export async function withHome<T>(body: (home: string) => Promise<T>): Promise<T
   }
 }
 
+/** Who the extension host's ~/.kube/config lists: the simulator's contexts for `users`, and an offline one when asked. */
+export interface ClusterKubeconfig {
+  users: string[];
+  offline?: boolean;
+}
+
+export interface ClusterWorkbenchOptions {
+  /** the simulator's objects (default: test/simulator/fixtures/) */
+  fixtures?: ClusterFixtures;
+  /** default: the admin context alone */
+  kubeconfig?: ClusterKubeconfig;
+  settings?: WorkbenchOptions['settings'];
+  /** default 1600×1000, the size of the README's Clusters picture */
+  viewport?: WorkbenchOptions['viewport'];
+}
+
+/**
+ * One scenario against the API simulator (exec in chroot roots: needs root): starts it, gives the workbench a
+ * fresh HOME whose ~/.kube/config is the simulator's (KUBECONFIG unset), runs `body`, and always stops both.
+ */
+export async function withClusterWorkbench(
+  scenario: string,
+  options: ClusterWorkbenchOptions,
+  body: (s: WorkbenchSession, sim: Simulator) => Promise<void>,
+): Promise<void> {
+  const sim = await startSimulator({ fixtures: options.fixtures ?? loadFixtures(), roots: true });
+  try {
+    await withHome(async (home) => {
+      const { users, offline } = options.kubeconfig ?? { users: ['admin'] };
+      const kubeconfig = offline ? await kubeconfigWithOffline(sim, users) : sim.kubeconfig(users);
+      await writeFile(path.join(home, '.kube', 'config'), kubeconfig, { mode: 0o600 });
+      const workbench: WorkbenchOptions = {
+        fixture: 'single',
+        home,
+        env: { KUBECONFIG: '' },
+        viewport: options.viewport ?? { width: 1600, height: 1000 },
+        ...(options.settings ? { settings: options.settings } : {}),
+      };
+      await withWorkbench(scenario, workbench, (s) => body(s, sim));
+    });
+  } finally {
+    await sim.close();
+  }
+}
+
 export async function showClusters(s: WorkbenchSession): Promise<void> {
   await s.step('open the gpumem view (Clusters)', () => focusView(s.page, CLUSTERS_VIEW));
+}
+
+/** Shows the Clusters view and waits until the admin context (gpumem-demo) has answered; returns its row. */
+export async function openClusters(s: WorkbenchSession): Promise<TreeItem> {
+  await showClusters(s);
+  return s.step('the admin context answers (background probe)', () =>
+    waitForClusterItem(s.page, 'gpumem-demo', `shows ${DEMO_GIT_VERSION}`, (i) => i.description.includes(DEMO_GIT_VERSION)),
+  );
+}
+
+/**
+ * Opens the Clusters view down to `node` of the admin context (gpumem-demo): shown and answered, the side bar
+ * widened to `sideBarWidth` so that the descriptions fit, the context and the node expanded.
+ */
+export async function openClusterNode(s: WorkbenchSession, node: string, sideBarWidth = 560): Promise<void> {
+  await openClusters(s);
+  await s.step('widen the side bar', () => widenSideBar(s.page, sideBarWidth));
+  await s.step('expand gpumem-demo', () => setExpanded(s.page, 'gpumem-demo', true));
+  await s.step(`expand ${node}`, () => setExpanded(s.page, node, true));
 }
 
 export function clustersPane(page: Page): Locator {

@@ -3,6 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkbenchSession } from './session.ts';
+import { waitFor } from './workbench.ts';
 
 /** Every gpumem.log of the session (a window reload starts a new one), concatenated in no particular order. */
 export async function gpumemLog(s: WorkbenchSession): Promise<string> {
@@ -23,4 +24,19 @@ export async function gpumemLog(s: WorkbenchSession): Promise<string> {
 export async function liveSampleLines(s: WorkbenchSession, target?: string): Promise<string[]> {
   const lines = (await gpumemLog(s)).split('\n').filter((line) => /inspector: live sample \d+ of /.test(line));
   return target === undefined ? lines : lines.filter((line) => line.includes(` of ${target} `));
+}
+
+/** Waits until the gpumem output channel has a line matching `pattern`; returns the match (its groups). */
+export async function waitForLogLine(s: WorkbenchSession, what: string, pattern: RegExp, timeoutMs = 20_000): Promise<RegExpExecArray> {
+  const log = await s.step(`${what} in the gpumem output`, () =>
+    waitFor(
+      what,
+      () => gpumemLog(s),
+      (text) => pattern.test(text),
+      { timeoutMs },
+    ),
+  );
+  const match = pattern.exec(log);
+  if (!match) throw new Error(`unreachable: ${pattern} matched the log once`);
+  return match;
 }

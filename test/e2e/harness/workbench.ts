@@ -456,6 +456,35 @@ export async function quickFixTitles(page: Page, line: number, column: number, o
 }
 
 /**
+ * Opens the Quick Fix menu at a position (1-based line/column, as shown in the Problems panel) and leaves it open,
+ * e.g. for a screenshot; fails unless it offers `title`. Returns every title offered.
+ */
+export async function showQuickFix(
+  page: Page,
+  position: { line: number; column: number },
+  title: string,
+  options: WaitOptions = {},
+): Promise<string[]> {
+  const offered = await openQuickFixMenu(page, position, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  if (!offered.includes(title)) {
+    await page.keyboard.press('Escape');
+    throw new Error(`Quick Fix at ${position.line}:${position.column} does not offer "${title}"; it offers: ${JSON.stringify(offered)}`);
+  }
+  return offered;
+}
+
+/** Clicks the action `title` in the open Quick Fix menu and waits for the menu to close. */
+export async function chooseQuickFix(page: Page, title: string, options: WaitOptions = {}): Promise<void> {
+  const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const rows = page.locator(SELECTORS.actionWidgetRow);
+  await rows
+    .filter({ has: page.locator('.title').getByText(title, { exact: true }) })
+    .first()
+    .click({ timeout });
+  await rows.first().waitFor({ state: 'hidden', timeout });
+}
+
+/**
  * Applies the quick fix `title` at a position (1-based line/column, as shown in the Problems panel):
  * Go to Line/Column, Ctrl+. and a click on the action in the lightbulb menu.
  */
@@ -465,18 +494,8 @@ export async function applyQuickFix(
   title: string,
   options: WaitOptions = {},
 ): Promise<void> {
-  const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const offered = await openQuickFixMenu(page, position, timeout);
-  const rows = page.locator(SELECTORS.actionWidgetRow);
-  if (!offered.includes(title)) {
-    await page.keyboard.press('Escape');
-    throw new Error(`Quick Fix at ${position.line}:${position.column} does not offer "${title}"; it offers: ${JSON.stringify(offered)}`);
-  }
-  await rows
-    .filter({ has: page.locator('.title').getByText(title, { exact: true }) })
-    .first()
-    .click({ timeout });
-  await rows.first().waitFor({ state: 'hidden', timeout });
+  await showQuickFix(page, position, title, options);
+  await chooseQuickFix(page, title, options);
 }
 
 /** The lines of the active editor that are rendered (in view), top to bottom. */
