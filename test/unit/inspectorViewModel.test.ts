@@ -18,7 +18,7 @@ import {
   parseInspectorState,
   parseWebviewCommand,
 } from '../../src/core/inspector/protocol.ts';
-import { serializeCapture } from '../../src/core/inspector/rawCapture.ts';
+import { serializeCapture } from '../../src/core/probe/captureWriter.ts';
 import { appendBounded, MAX_SAMPLES, sampleFromCapture, timeSeries } from '../../src/core/inspector/sample.ts';
 import type { SamplePoint } from '../../src/core/inspector/sample.ts';
 import { verdictDocs } from '../../src/core/inspector/banner.ts';
