@@ -27,6 +27,7 @@ import type { AmdgpuVmFiniLine } from './amdgpuVmFini.ts';
 import { parseAmdgpuVmFini } from './amdgpuVmFini.ts';
 import type { KernelLogFormat, LogLine } from './logLine.ts';
 import { splitLogLine } from './logLine.ts';
+import { parseBoundedNumber } from './kernelNumber.ts';
 import { unwrapPastedLog } from './logUnwrap.ts';
 import type { EvidenceLine, KilledProcess, KillCandidate, OomEvent, OomInvoker, OomKillSummary, OomScope } from './oomReportLines.ts';
 import {
@@ -36,7 +37,6 @@ import {
   REASON_KILLED,
   killCandidate,
   killedProcess,
-  logInteger,
   parseInvoker,
   parseOomKillSummary,
 } from './oomReportLines.ts';
@@ -369,7 +369,11 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
     if (usage) {
       let draft = current;
       if (!draft || draft.memcgUsage || draft.killed) draft = open(parsed);
-      draft.memcgUsage = { usageKb: logInteger(usage[1]) ?? 0, limitKb: logInteger(usage[2]) ?? 0, failcnt: logInteger(usage[3]) ?? 0 };
+      draft.memcgUsage = {
+        usageKb: parseBoundedNumber(usage[1]) ?? 0,
+        limitKb: parseBoundedNumber(usage[2]) ?? 0,
+        failcnt: parseBoundedNumber(usage[3]) ?? 0,
+      };
       addEvidence(draft, lineNo, raw);
       continue;
     }
@@ -399,8 +403,8 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
 
     if (message.includes('gpu_active:')) {
       if (current && !current.killed) {
-        const active = logInteger(GPU_ACTIVE.exec(message)?.[1]);
-        const reclaim = logInteger(GPU_RECLAIM.exec(message)?.[1]);
+        const active = parseBoundedNumber(GPU_ACTIVE.exec(message)?.[1]);
+        const reclaim = parseBoundedNumber(GPU_RECLAIM.exec(message)?.[1]);
         if (active !== undefined) current.gpuActiveKb = (current.gpuActiveKb ?? 0) + active;
         if (reclaim !== undefined) current.gpuReclaimKb = (current.gpuReclaimKb ?? 0) + reclaim;
         if (active !== undefined || reclaim !== undefined) addEvidence(current, lineNo, raw);
