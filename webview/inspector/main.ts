@@ -17,22 +17,20 @@ import type { InspectorViewModel } from '../../src/core/inspector/viewModelTypes
 import { formatBytes } from '../../src/core/quantity.ts';
 import { LiveChart, MemoryBarChart, readPalette } from './charts.ts';
 import { clear, h, themeKind } from './dom.ts';
+import type { Actions } from './actions.ts';
 import { loadState, post, saveState } from './host.ts';
-import type { Actions, ChartSlots, LiveSlots } from './sections.ts';
+import { renderHamiSection } from './hamiSection.ts';
+import { renderHeader } from './header.ts';
+import { renderKernelSection } from './kernelSection.ts';
+import type { LiveSlots } from './liveSection.ts';
+import { renderLiveSection, showLiveState } from './liveSection.ts';
+import type { ChartSlots } from './memorySection.ts';
+import { renderMemorySection } from './memorySection.ts';
+import { renderOomSection } from './oomSection.ts';
+import { renderPodsSection } from './podsSection.ts';
 import { renderRawSection } from './rawSection.ts';
-import {
-  renderBanner,
-  renderHamiSection,
-  renderHeader,
-  renderKernelSection,
-  renderLiveSection,
-  renderMemorySection,
-  renderNotice,
-  renderOomSection,
-  renderPodsSection,
-  renderVerdicts,
-  showLiveState,
-} from './sections.ts';
+import { renderBanner, renderVerdicts } from './verdicts.ts';
+import { renderNotice } from './widgets.ts';
 
 const DEFAULT_UI: InspectorUiState = { sort: { column: 'footprint', descending: true }, rawFilter: '', livePod: '' };
 
