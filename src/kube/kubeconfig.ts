@@ -28,7 +28,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Composer, LineCounter, Parser, YAMLParseError } from 'yaml';
 import type { CST, Document } from 'yaml';
 import type { Cluster, Context, User } from '@kubernetes/client-node';
-import type { ContextDescription } from '../core/kube/treeItems.ts';
+import type { ContextDescription } from '../core/kube/contextTreeItem.ts';
 
 export type KubeconfigOrigin = 'setting' | 'KUBECONFIG' | 'default';
 
