@@ -11,7 +11,7 @@
 //      frame, the sections below after theirs: "charts drawn" is the same clock up to the frame with the
 //      charts; "banner presented" is the banner's Element Timing (when the compositor showed it, a little
 //      after the main thread painted it). The page's `performance` marks (inspector:*, webview/inspector/
-//      main.ts) split the page time into script, message, first screen, charts and the rest.
+//      main.ts and inspectorApp.ts) split the page time into script, message, first screen, charts and the rest.
 //   2. live sampling: a sample every 2 s for 10 minutes (300 samples of 50 pods) fed as fast as the page
 //      takes them, then 900 more; the JS heap after a forced GC (CDP) is printed every 300 samples and must
 //      level off (≤ 256 KiB from 600 to 1200 samples), because the history keeps 300 points.
@@ -41,7 +41,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const PODS = 50;
 const PAINT_RUNS = 7;
 const PAINT_TARGET_MS = 300;
-/** The marks main.ts sets, in order; the bench prints each one's median time since the navigation started. */
+/** The marks the page sets (main.ts, inspectorApp.ts), in order; the bench prints each one's median time since the navigation started. */
 const MARKS = ['script-start', 'ready', 'update', 'first-screen', 'painted', 'charts', 'charts-painted', 'complete'];
 /** What the first painted frame must hold (data-painted-sections): the header, the banner and the memory section. */
 const FIRST_SCREEN = ['header', 'banner', 'memory'];

@@ -24,6 +24,8 @@ import { Ctx } from './vscode/ctx.ts';
 import { GpuHoverProvider } from './vscode/hover.ts';
 import { LazyClusterTree, LazyManifests, LazyRemote } from './vscode/lazyRemote.ts';
 import type { RemoteModule } from './vscode/lazyRemote.ts';
+import { extensionLifecycle } from './vscode/lifecycle.ts';
+import type { WindowShutdown } from './vscode/lifecycle.ts';
 import { LintService } from './vscode/lintService.ts';
 import { SshHostsProvider } from './vscode/sshHosts.ts';
 import * as transport from './core/probe/transport.ts';
@@ -47,13 +49,9 @@ export const shared = { transport };
 /** Commands whose code is in dist/remote.js. */
 const REMOTE_COMMANDS: readonly CommandId[] = [...Object.values(CLUSTER_COMMANDS), COMMANDS.revealPod, COMMANDS.inspectSshHost];
 
-/** The window's state, for deactivate(). */
-let activeCtx: Ctx | undefined;
-
-export function activate(context: vscode.ExtensionContext) {
+function activateWindow(context: vscode.ExtensionContext): WindowShutdown {
   const started = performance.now();
   const ctx = new Ctx(context);
-  activeCtx = ctx;
   const lint = new LintService(ctx);
   const sshHosts = new SshHostsProvider(ctx);
   // dist/remote.js sits beside this bundle; loaded through createRequire, so esbuild does not inline it.
@@ -92,14 +90,11 @@ export function activate(context: vscode.ExtensionContext) {
   ctx.output.info(
     `activated in ${Math.round(performance.now() - started)} ms; loaded bundles: ${remote.loaded ? 'extension.js, remote.js' : 'extension.js'}`,
   );
+  // Closes the inspector panels' transports and every node debug-pod transport still in flight (an Inspect Node
+  // starting or running when the window closes): their pods are deleted (VS Code waits a few seconds for it).
+  return async () => {
+    await Promise.all([ctx.inspections.closeAll(), ctx.debugPods.closeAll()]);
+  };
 }
 
-/**
- * Closes the inspector panels' transports and every node debug-pod transport still in flight (an Inspect Node
- * starting or running when the window closes): their pods are deleted (VS Code waits a few seconds for it).
- */
-export async function deactivate(): Promise<void> {
-  const ctx = activeCtx;
-  activeCtx = undefined;
-  await Promise.all([ctx?.inspections.closeAll(), ctx?.debugPods.closeAll()]);
-}
+export const { activate, deactivate } = extensionLifecycle(activateWindow);

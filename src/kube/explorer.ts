@@ -18,7 +18,7 @@ import type { GpuNodeSummary } from '../core/kube/nodes.ts';
 import { compareNodesGpuFirst, summarizeNode } from '../core/kube/nodes.ts';
 import type { GpuPodSummary } from '../core/kube/pods.ts';
 import { defaultExecContainer, hamiFactsFromPod, podHealth, summarizePod } from '../core/kube/pods.ts';
-import { comparePods } from '../core/kube/treeItems.ts';
+import { comparePods } from '../core/kube/podTreeItem.ts';
 import type { HamiClusterSection } from '../core/report/clusterReport.ts';
 import { imageTag } from '../core/report/clusterReport.ts';
 import type { HamiClusterFacts } from '../core/verdicts/hamiChecklist.ts';

@@ -28,7 +28,7 @@ import type { BoundedText } from './boundedRead.ts';
 import { readTextBounded } from './boundedRead.ts';
 import { parseYamlLikeParse } from './kubeconfigYaml.ts';
 import type { Cluster, Context, User } from '@kubernetes/client-node';
-import type { ContextDescription } from '../core/kube/treeItems.ts';
+import type { ContextDescription } from '../core/kube/contextTreeItem.ts';
 
 export type KubeconfigOrigin = 'setting' | 'KUBECONFIG' | 'default';
 

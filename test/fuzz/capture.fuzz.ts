@@ -3,7 +3,7 @@
 // model (src/core/inspector/viewModel.ts), its pod Markdown, the live sample and the capture's re-serialisation.
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import type { Inspection } from '../../src/core/inspection/analyze.ts';
-import { serializeCapture } from '../../src/core/inspector/rawCapture.ts';
+import { serializeCapture } from '../../src/core/probe/captureWriter.ts';
 import { sampleFromCapture } from '../../src/core/inspector/sample.ts';
 import { podToMarkdown } from '../../src/core/inspector/podMarkdown.ts';
 import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';

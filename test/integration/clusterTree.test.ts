@@ -1,5 +1,5 @@
 // The Clusters view's content for each simulator fixture, WITHOUT VS Code: the view copies label, description,
-// tooltip, icon and contextValue from src/core/kube/treeItems.ts, fed by src/kube/explorer.ts, so running
+// tooltip, icon and contextValue from the row builders in src/core/kube/, fed by src/kube/explorer.ts, so running
 // those against the simulator through the real @kubernetes/client-node ClusterClient tests what the tree
 // shows. Also: every context of a multi-file KUBECONFIG at once, the RBAC messages (a user that may list
 // nothing, the restricted node the `limited` user cannot debug), an unreachable and a silent context (never
@@ -18,9 +18,13 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { V1Pod } from '@kubernetes/client-node';
 import { explainForbidden, explainKubeFailure, explainProbeFailure } from '../../src/core/kube/failureMessages.ts';
 import { nodeProbeCommand, podProbeCommand, shellQuote } from '../../src/core/kube/probeCommand.ts';
-import { contextTreeItem, noGpuPodsItem, nodeTreeItem, otherPodsItem, podTreeItem } from '../../src/core/kube/treeItems.ts';
+import { contextTreeItem } from '../../src/core/kube/contextTreeItem.ts';
+import { noGpuPodsItem, otherPodsItem } from '../../src/core/kube/messageTreeItems.ts';
+import { nodeTreeItem } from '../../src/core/kube/nodeTreeItem.ts';
+import { podTreeItem } from '../../src/core/kube/podTreeItem.ts';
 import { markdownText, plainLabel } from '../../src/core/text/escape.ts';
-import type { ContextInfo, TreeItemModel } from '../../src/core/kube/treeItems.ts';
+import type { ContextInfo } from '../../src/core/kube/contextTreeItem.ts';
+import type { TreeItemModel } from '../../src/core/kube/treeItemModel.ts';
 import { lintText } from '../../src/core/lint.ts';
 import { hamiClusterMarkdown, nodeEventsMarkdown } from '../../src/core/report/clusterReport.ts';
 import { TransportError } from '../../src/core/probe/transport.ts';

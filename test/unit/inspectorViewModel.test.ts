@@ -18,7 +18,7 @@ import {
   parseInspectorState,
   parseWebviewCommand,
 } from '../../src/core/inspector/protocol.ts';
-import { serializeCapture } from '../../src/core/inspector/rawCapture.ts';
+import { serializeCapture } from '../../src/core/probe/captureWriter.ts';
 import { appendBounded, MAX_SAMPLES, sampleFromCapture, timeSeries } from '../../src/core/inspector/sample.ts';
 import type { SamplePoint } from '../../src/core/inspector/sample.ts';
 import { verdictDocs } from '../../src/core/inspector/banner.ts';
@@ -531,7 +531,7 @@ describe('inspector panel HTML and webview sources', () => {
 
   test('the webview puts text on the page only as text: no innerHTML, no eval, no inline styles', () => {
     const files = readdirSync(webviewDir).filter((name) => name.endsWith('.ts'));
-    assert.ok(files.includes('main.ts') && files.includes('sections.ts'));
+    assert.ok(files.includes('main.ts') && files.includes('podsSection.ts') && files.includes('widgets.ts'));
     for (const name of files) {
       const text = readFileSync(path.join(webviewDir, name), 'utf8').replace(/^\s*\/\/.*$/gm, '');
       assert.doesNotMatch(

@@ -10,7 +10,7 @@ import { parseDrmCards } from '../../src/core/probe/parsers/drm.ts';
 import { aggregateFdinfo, parseMemoryValue } from '../../src/core/probe/parsers/fdinfo.ts';
 import { parseHamiCacheRecord } from '../../src/core/probe/parsers/hamiCache.ts';
 import type { NumberProblem } from '../../src/core/probe/parsers/kernelNumber.ts';
-import { parseBoundedDecimal, parseKernelNumber, UNLIMITED_SENTINELS } from '../../src/core/probe/parsers/kernelNumber.ts';
+import { parseBoundedNumber, parseKernelNumber, UNLIMITED_SENTINELS } from '../../src/core/probe/parsers/kernelNumber.ts';
 import { parseCgroupValue, v1Limit } from '../../src/core/probe/parsers/cgroupMemory.ts';
 import { parseDmem } from '../../src/core/probe/parsers/cgroupDmem.ts';
 import { parseKeyNumber } from '../../src/core/probe/parsers/keyValue.ts';
@@ -95,11 +95,32 @@ describe('parseKernelNumber', () => {
     assert.ok(performance.now() - started < 1000);
   });
 
-  test('parseBoundedDecimal (nvidia-smi cells)', () => {
-    assert.equal(parseBoundedDecimal('250.00'), 250);
-    assert.equal(parseBoundedDecimal('-5'), -5);
+  test('parseBoundedNumber with a sign and a fraction (nvidia-smi cells)', () => {
+    const decimal = { signed: true, fraction: true } as const;
+    assert.equal(parseBoundedNumber('250.00', decimal), 250);
+    assert.equal(parseBoundedNumber('-5', decimal), -5);
     for (const bad of [HUGE, `1.${HUGE}`, '1e309', 'Infinity', '', '1.'])
-      assert.equal(parseBoundedDecimal(bad), undefined, bad.slice(0, 20));
+      assert.equal(parseBoundedNumber(bad, decimal), undefined, bad.slice(0, 20));
+  });
+
+  test('parseBoundedNumber: a sign or a fraction only when asked, leading zeros free, -0 is 0', () => {
+    assert.equal(parseBoundedNumber('-1000', { signed: true }), -1000);
+    assert.equal(parseBoundedNumber('-1000'), undefined);
+    assert.equal(parseBoundedNumber('2.5'), undefined);
+    assert.equal(parseBoundedNumber('2.5', { signed: true }), undefined);
+    assert.equal(parseBoundedNumber('2.5', { fraction: true }), 2.5);
+    assert.equal(parseBoundedNumber('-2.5', { fraction: true }), undefined);
+    assert.equal(parseBoundedNumber(`${'0'.repeat(400)}42`), 42);
+    assert.ok(Object.is(parseBoundedNumber('-0', { signed: true }), 0));
+    for (const bad of ['+1', '-', '--1', '1-', ' 1', '1 ', '0x10', '1_000', '-9007199254740992'])
+      assert.equal(parseBoundedNumber(bad, { signed: true, fraction: true }), undefined, bad);
+  });
+
+  test('parseBoundedNumber is linear: a megabyte of digits returns at once', { timeout: 5_000 }, () => {
+    const started = performance.now();
+    assert.equal(parseBoundedNumber('1'.repeat(1 << 20), { signed: true, fraction: true }), undefined);
+    assert.equal(parseBoundedNumber(`1.${'0'.repeat(1 << 20)}`, { fraction: true }), undefined);
+    assert.ok(performance.now() - started < 1000);
   });
 });
 

@@ -6,19 +6,19 @@ import assert from 'node:assert/strict';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { parseLsLine, parseMountInfoLine } from '../../src/core/probe/parsers/containerFiles.ts';
 import { parseHamiLogLine } from '../../src/core/probe/parsers/hamiLog.ts';
-import { parseBoundedCount } from '../../src/core/probe/parsers/kernelNumber.ts';
+import { parseBoundedNumber } from '../../src/core/probe/parsers/kernelNumber.ts';
 import { parseKernelVersion } from '../../src/core/probe/parsers/keyValue.ts';
 import { parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
 import { notification, parseHostNotification } from '../../src/core/inspector/protocol.ts';
 
 const HUGE = '9'.repeat(400);
 
-test('parseBoundedCount: whole numbers up to 2^53, anything else undefined', () => {
-  assert.equal(parseBoundedCount('0'), 0);
-  assert.equal(parseBoundedCount('31337'), 31337);
-  assert.equal(parseBoundedCount('9007199254740991'), Number.MAX_SAFE_INTEGER);
+test('parseBoundedNumber: whole numbers up to 2^53, anything else undefined', () => {
+  assert.equal(parseBoundedNumber('0'), 0);
+  assert.equal(parseBoundedNumber('31337'), 31337);
+  assert.equal(parseBoundedNumber('9007199254740991'), Number.MAX_SAFE_INTEGER);
   for (const text of [HUGE, '9007199254740993', '-1', '1.5', '', ' 1', undefined])
-    assert.equal(parseBoundedCount(text), undefined, String(text));
+    assert.equal(parseBoundedNumber(text), undefined, String(text));
 });
 
 test('a capture header with a 400-digit version is an unknown version (0), with a problem, never Infinity', () => {

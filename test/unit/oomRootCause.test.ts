@@ -7,7 +7,7 @@ import { parseCapture, sectionFiles, sectionText } from '../../src/core/probe/ca
 import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
 import type { PodCgroupData } from '../../src/core/verdicts/oomPodCgroups.ts';
 import { podCgroupDataFromFiles } from '../../src/core/verdicts/oomPodCgroups.ts';
-import type { GlobalOomVerdict, MemcgOomVerdict, OomVerdict } from '../../src/core/verdicts/oomVerdicts.ts';
+import type { GlobalOomVerdict, MemcgOomVerdict, OomVerdict } from '../../src/core/verdicts/oomVerdictTypes.ts';
 import { explainOomKills } from '../../src/core/verdicts/oomVerdicts.ts';
 import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
 import { parseMemoryCounters } from '../../src/core/probe/parsers/cgroupMemory.ts';

@@ -2,8 +2,9 @@
 // a Copy per section (the lines the filter shows).
 import type { RawSection } from '../../src/core/inspector/viewModelTypes.ts';
 import { h } from './dom.ts';
-import type { Actions } from './sections.ts';
-import { requestButton, section } from './sections.ts';
+import type { Actions } from './actions.ts';
+import { requestButton } from './requestButton.ts';
+import { section } from './widgets.ts';
 
 export interface RawSlots {
   readonly element: HTMLElement;

@@ -1,7 +1,7 @@
 // The pods table: one row per pod, with numbers for sorting and texts for display.
 import type { Inspection } from '../inspection/analyze.ts';
 import { parsePodCgroup } from '../probe/podCgroup.ts';
-import type { OomVerdict } from '../verdicts/oomVerdicts.ts';
+import type { OomVerdict } from '../verdicts/oomVerdictTypes.ts';
 import { MIN_HEADROOM_SHARE } from '../verdicts/unaccountedMemory.ts';
 import type { Tone, PodRow } from './viewModelTypes.ts';
 import { bytesCell, plural } from './cells.ts';

@@ -12,7 +12,7 @@
 //
 // Parsing is tolerant: truncated, garbled or interleaved output gives partial sections and problems,
 // never an exception.
-import { parseBoundedCount } from './parsers/kernelNumber.ts';
+import { parseBoundedNumber } from './parsers/kernelNumber.ts';
 
 export type ProbeScope = 'node' | 'container';
 
@@ -72,7 +72,7 @@ export function parseCapture(input: string): Capture {
       problems: ['not a gpumem probe capture (no header line)'],
     };
   }
-  const version = parseBoundedCount(header[1]) ?? 0;
+  const version = parseBoundedNumber(header[1]) ?? 0;
   if (version !== 1)
     problems.push(`capture format v${(header[1] ?? '').slice(0, 20)} is newer than this gpumem understands (v1); reading what it can`);
   const scopeText = header[2];
@@ -129,7 +129,7 @@ export function parseCapture(input: string): Capture {
         }
         break;
       case 'rc':
-        if (current) current.rc = parseBoundedCount(argument);
+        if (current) current.rc = parseBoundedNumber(argument);
         break;
       case 'missing':
         if (current) current.missing.push(argument);

@@ -3,8 +3,9 @@
 import type { KernelLog } from '../probe/parsers/kernelLog.ts';
 import type { KernelLogFormat } from '../probe/parsers/logLine.ts';
 import { parseKernelLog } from '../probe/parsers/kernelLog.ts';
-import type { GttStrength, OomContext, OomVerdict } from './oomVerdicts.ts';
-import { explainWithinBudget, gttSizeMiB } from './oomVerdicts.ts';
+import { gttSizeMiB } from './gttSignature.ts';
+import type { GttStrength, OomContext, OomVerdict } from './oomVerdictTypes.ts';
+import { explainWithinBudget } from './oomVerdicts.ts';
 import { unitsFor, WorkBudget } from '../workBudget.ts';
 
 /**

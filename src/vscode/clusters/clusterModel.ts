@@ -16,7 +16,7 @@ import { describeContextState } from '../../core/kube/contextState.ts';
 import type { NodeMemoryEvent } from '../../core/kube/events.ts';
 import type { GpuNodeSummary } from '../../core/kube/nodes.ts';
 import type { GpuPodSummary } from '../../core/kube/pods.ts';
-import type { ContextInfo } from '../../core/kube/treeItems.ts';
+import type { ContextInfo } from '../../core/kube/contextTreeItem.ts';
 import { ClusterClient } from '../../kube/clusterClient.ts';
 import { loadContextNodes, splitGpuPods } from '../../kube/explorer.ts';
 import type { LoadedContext, LoadedKubeconfig } from '../../kube/kubeconfig.ts';

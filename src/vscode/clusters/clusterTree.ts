@@ -1,5 +1,5 @@
 // The Clusters view (`gpumem.clusters`): renders the cluster model (clusterModel.ts) as a tree — contexts →
-// their nodes, GPU nodes first → the node's GPU pods. What each row says comes from src/core/kube/treeItems.ts;
+// their nodes, GPU nodes first → the node's GPU pods. What each row says comes from the row builders in src/core/kube/;
 // this file owns what is the view's:
 // - never blocking: a context shows a "Connecting…" child while the model probes it, then the view
 //   refreshes that context alone;
@@ -12,8 +12,12 @@
 import * as vscode from 'vscode';
 import { describeContextState } from '../../core/kube/contextState.ts';
 import { explainForbidden, explainKubeFailure } from '../../core/kube/failureMessages.ts';
-import type { MessageKind, TreeItemModel } from '../../core/kube/treeItems.ts';
-import { contextTreeItem, messageTreeItem, noGpuPodsItem, nodeTreeItem, otherPodsItem, podTreeItem } from '../../core/kube/treeItems.ts';
+import type { MessageKind } from '../../core/kube/messageTreeItems.ts';
+import type { TreeItemModel } from '../../core/kube/treeItemModel.ts';
+import { contextTreeItem } from '../../core/kube/contextTreeItem.ts';
+import { messageTreeItem, noGpuPodsItem, otherPodsItem } from '../../core/kube/messageTreeItems.ts';
+import { nodeTreeItem } from '../../core/kube/nodeTreeItem.ts';
+import { podTreeItem } from '../../core/kube/podTreeItem.ts';
 import type { ClusterModel, ContextElement, ModelChange, ModelLog, NodeElement, PodElement } from './clusterModel.ts';
 import { idOf } from './clusterModel.ts';
 import { CLUSTERS_VIEW } from './commandIds.ts';

@@ -26,7 +26,7 @@ import {
   parseWebviewMessage,
   response,
 } from '../../core/inspector/protocol.ts';
-import { serializeCapture } from '../../core/inspector/rawCapture.ts';
+import { serializeCapture } from '../../core/probe/captureWriter.ts';
 import { verdictDocs } from '../../core/inspector/banner.ts';
 import { podToMarkdown } from '../../core/inspector/podMarkdown.ts';
 import { buildInspectorViewModel } from '../../core/inspector/viewModel.ts';

@@ -2,7 +2,7 @@
 // ready." (drivers/gpu/drm/amd/amdgpu/amdgpu_ttm.c, amdgpu_ttm_init), and "Capping GTT to <n>M" where the GTT
 // size is limited. Not part of an OOM report; the OOM verdicts name the GTT size from them.
 import type { EvidenceLine } from './oomReportLines.ts';
-import { logInteger } from './oomReportLines.ts';
+import { parseBoundedNumber } from './kernelNumber.ts';
 
 export interface AmdgpuMemoryLine {
   readonly kind: 'gtt-ready' | 'vram-ready' | 'gtt-cap';
@@ -30,7 +30,7 @@ export function readAmdgpuBootLine(message: string, lineNo: number, raw: string)
   const cap = AMDGPU_CAP.exec(message);
   if (!(ready || cap) || !/amdgpu|\[drm\]/.test(message)) return { kind: 'other' };
   const device = amdgpuDevice(message);
-  const mib = logInteger((ready ?? cap)?.[1]);
+  const mib = parseBoundedNumber((ready ?? cap)?.[1]);
   if (mib === undefined) return { kind: 'amdgpu', line: undefined };
   const kind = cap ? 'gtt-cap' : ready?.[2] === 'GTT' ? 'gtt-ready' : 'vram-ready';
   return { kind: 'amdgpu', line: { kind, mib, ...(device !== undefined ? { device } : {}), evidence: { line: lineNo, text: raw } } };

@@ -21,6 +21,59 @@ export interface ContainerCgroupMemory {
   readonly lines: readonly string[];
 }
 
+/** Where one cgroup version keeps the container's memory files; the rest of the reading is the same for both. */
+interface CgroupLayout {
+  readonly version: 'v1' | 'v2';
+  /** Files only this version has: one of them present means the capture is from it. */
+  readonly markers: readonly string[];
+  readonly current: string;
+  readonly limit: string;
+  /** v1 prints "no limit" as a page-counter sentinel, v2 as `max`. */
+  readonly readLimit: (text: string | undefined, sink: NumberProblems) => CgroupLimit | undefined;
+  readonly peak: string;
+  readonly stat: string;
+  /** memory.events (v2 only). */
+  readonly events: string | undefined;
+  /** memory.oom_control (v1 only). */
+  readonly oomControl: string | undefined;
+}
+
+const V2 = '/sys/fs/cgroup';
+const V1 = '/sys/fs/cgroup/memory';
+
+// v2 first: when a capture has files of both versions, v2's decide.
+const LAYOUTS: readonly CgroupLayout[] = [
+  {
+    version: 'v2',
+    markers: [`${V2}/memory.current`, `${V2}/cgroup.controllers`],
+    current: `${V2}/memory.current`,
+    limit: `${V2}/memory.max`,
+    readLimit: (text, sink) => parseCgroupValue(text, sink),
+    peak: `${V2}/memory.peak`,
+    stat: `${V2}/memory.stat`,
+    events: `${V2}/memory.events`,
+    oomControl: undefined,
+  },
+  {
+    version: 'v1',
+    markers: [`${V1}/memory.usage_in_bytes`],
+    current: `${V1}/memory.usage_in_bytes`,
+    limit: `${V1}/memory.limit_in_bytes`,
+    readLimit: (text, sink) => v1Limit(text, sink),
+    peak: `${V1}/memory.max_usage_in_bytes`,
+    stat: `${V1}/memory.stat`,
+    events: undefined,
+    oomControl: `${V1}/memory.oom_control`,
+  },
+];
+
+/** The cgroup path from /proc/self/cgroup: v2's `0::<path>` line, else the v1 line whose controllers include memory. */
+function cgroupPath(procCgroup: readonly string[], version: CgroupLayout['version'] | undefined): string | undefined {
+  return version === 'v2'
+    ? procCgroup.find((line) => line.startsWith('0::'))?.slice(3)
+    : procCgroup.find((line) => /^\d+:[^:]*\bmemory\b[^:]*:/.test(line))?.replace(/^\d+:[^:]*:/, '');
+}
+
 export function parseContainerCgroup(section: CaptureSection | undefined, problems: string[]): ContainerCgroupMemory | undefined {
   if (!section) return undefined;
   // Numbers out of range are left out and named (file and field), never passed on as Infinity.
@@ -37,54 +90,34 @@ export function parseContainerCgroup(section: CaptureSection | undefined, proble
     return value;
   };
   const usage = (file: string): number | undefined => parseMemoryUsage(single(file), sink(file));
-  const counters = (file: string): Record<string, number> => Object.fromEntries(parseMemoryCounters(files.get(file), sink(file)));
-  const report = <T>(result: T): T => {
-    for (const problem of numberProblems) problems.push(describeNumberProblem(problem));
-    return result;
-  };
-  const v2 = files.has('/sys/fs/cgroup/memory.current') || files.has('/sys/fs/cgroup/cgroup.controllers');
-  const v1 = files.has('/sys/fs/cgroup/memory/memory.usage_in_bytes');
-  const procCgroup = lines(files.get('/proc/self/cgroup'));
-  const path = v2
-    ? procCgroup.find((line) => line.startsWith('0::'))?.slice(3)
-    : procCgroup.find((line) => /^\d+:[^:]*\bmemory\b[^:]*:/.test(line))?.replace(/^\d+:[^:]*:/, '');
-  if (v2) {
-    const maxFile = '/sys/fs/cgroup/memory.max';
-    return report({
-      version: 'v2',
+  const counters = (file: string | undefined): Record<string, number> =>
+    file === undefined ? {} : Object.fromEntries(parseMemoryCounters(files.get(file), sink(file)));
+  const layout = LAYOUTS.find((candidate) => candidate.markers.some((marker) => files.has(marker)));
+  const path = cgroupPath(lines(files.get('/proc/self/cgroup')), layout?.version);
+  if (!layout) {
+    return {
+      version: 'unknown',
       path,
-      currentBytes: usage('/sys/fs/cgroup/memory.current'),
-      max: parseCgroupValue(single(maxFile), sink(maxFile)),
-      peakBytes: usage('/sys/fs/cgroup/memory.peak'),
-      events: counters('/sys/fs/cgroup/memory.events'),
-      stat: Object.fromEntries(parseMemoryStat(files.get('/sys/fs/cgroup/memory.stat'), sink('/sys/fs/cgroup/memory.stat'))),
+      currentBytes: undefined,
+      max: undefined,
+      peakBytes: undefined,
+      events: {},
+      stat: {},
       oomControl: {},
       lines: evidence,
-    });
+    };
   }
-  if (v1) {
-    const limitFile = '/sys/fs/cgroup/memory/memory.limit_in_bytes';
-    return report({
-      version: 'v1',
-      path,
-      currentBytes: usage('/sys/fs/cgroup/memory/memory.usage_in_bytes'),
-      max: v1Limit(single(limitFile), sink(limitFile)),
-      peakBytes: usage('/sys/fs/cgroup/memory/memory.max_usage_in_bytes'),
-      events: {},
-      stat: Object.fromEntries(parseMemoryStat(files.get('/sys/fs/cgroup/memory/memory.stat'), sink('/sys/fs/cgroup/memory/memory.stat'))),
-      oomControl: counters('/sys/fs/cgroup/memory/memory.oom_control'),
-      lines: evidence,
-    });
-  }
-  return {
-    version: 'unknown',
+  const memory: ContainerCgroupMemory = {
+    version: layout.version,
     path,
-    currentBytes: undefined,
-    max: undefined,
-    peakBytes: undefined,
-    events: {},
-    stat: {},
-    oomControl: {},
+    currentBytes: usage(layout.current),
+    max: layout.readLimit(single(layout.limit), sink(layout.limit)),
+    peakBytes: usage(layout.peak),
+    events: counters(layout.events),
+    stat: Object.fromEntries(parseMemoryStat(files.get(layout.stat), sink(layout.stat))),
+    oomControl: counters(layout.oomControl),
     lines: evidence,
   };
+  for (const problem of numberProblems) problems.push(describeNumberProblem(problem));
+  return memory;
 }

@@ -2,7 +2,7 @@
 // "/proc/<pid>/mountinfo"), and /etc/ld.so.preload (ld.so(8): whitespace- or colon-separated objects).
 import type { CaptureSection } from '../capture.ts';
 import { lines, sectionBody } from './captureLines.ts';
-import { parseBoundedCount } from './kernelNumber.ts';
+import { parseBoundedNumber } from './kernelNumber.ts';
 
 export interface LsEntry {
   readonly line: string;
@@ -69,7 +69,7 @@ export function parseLsLine(line: string): LsEntry | undefined {
     }
   }
   // `ls -lnd /etc/ld.so.preload` prints the path: keep the basename like a directory listing.
-  const size = parseBoundedCount(match[6]);
+  const size = parseBoundedNumber(match[6]);
   return { line, type, mode: `${typeChar}${match[2] ?? ''}`, uid: match[3] ?? '', gid: match[4] ?? '', size, name, target };
 }
 
@@ -109,7 +109,7 @@ export function parseMountInfoLine(line: string): MountInfo | undefined {
   const options = (head[5] ?? '').split(',');
   return {
     line,
-    mountId: parseBoundedCount(head[0]),
+    mountId: parseBoundedNumber(head[0]),
     root: unescapeMount(head[3] ?? ''),
     mountPoint: unescapeMount(head[4] ?? ''),
     options,

@@ -2,7 +2,7 @@
 // executable kind), and the signs of Docker-in-Docker among them.
 import type { CaptureSection } from '../capture.ts';
 import { lines, sectionBody } from './captureLines.ts';
-import { parseBoundedCount } from './kernelNumber.ts';
+import { parseBoundedNumber } from './kernelNumber.ts';
 
 export interface ProcessMaps {
   readonly readable: boolean;
@@ -94,14 +94,14 @@ export function parseProcess(pid: number, text: string): ContainerProcess {
         libcuda: Number(mapsMatch[2]) > 0,
         musl: Number(mapsMatch[3]) > 0,
         glibcLoader: Number(mapsMatch[4]) > 0,
-        lines: parseBoundedCount(mapsMatch[5]),
+        lines: parseBoundedNumber(mapsMatch[5]),
       }
     : { readable: false, libvgpu: false, libcuda: false, musl: false, glibcLoader: false, lines: undefined };
   const nvidiaFd = values['nvidia_fd'] === '1' ? true : values['nvidia_fd'] === '0' ? false : undefined;
   const ppidText = values['ppid'];
   return {
     pid,
-    ppid: parseBoundedCount(ppidText),
+    ppid: parseBoundedNumber(ppidText),
     comm: values['comm'] ?? '',
     cmdline: (values['cmdline'] ?? '').trim(),
     kernelThread: values['kernel'] === '1',

@@ -12,7 +12,7 @@
 // Lines may carry prefixes of their own (kubectl timestamps, CRI `stderr F`), so the bracket is
 // searched anywhere in the line. Source line numbers change between versions: never matched on.
 // Silence proves nothing: at HAMi's default LIBCUDA_LOG_LEVEL=1 only ERROR lines print.
-import { parseBoundedCount } from './kernelNumber.ts';
+import { parseBoundedNumber } from './kernelNumber.ts';
 
 export type HamiLogLevel = 'debug' | 'info' | 'warn' | 'msg' | 'error';
 
@@ -132,7 +132,7 @@ export function parseHamiLogLine(line: string, lineNumber = 1): HamiLogLine | un
       lineNumber,
       source: sourceOf(standard[1]),
       level: levelOf(standard[2]),
-      pid: parseBoundedCount(standard[3]),
+      pid: parseBoundedNumber(standard[3]),
       thread: standard[4],
       file: standard[5],
       truncatedPrefix: false,
@@ -148,7 +148,7 @@ export function parseHamiLogLine(line: string, lineNumber = 1): HamiLogLine | un
       lineNumber,
       source: sourceOf(error[1]),
       level: 'error',
-      pid: parseBoundedCount(error[2]),
+      pid: parseBoundedNumber(error[2]),
       thread: error[3],
       file: error[4],
       truncatedPrefix: false,

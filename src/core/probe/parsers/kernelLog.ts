@@ -19,16 +19,21 @@
 // `Killed process <pid> (<comm>) total-vm:…` (the victim may be a child of the candidate). The report
 // header is rate-limited, so a burst of kills may leave only reason lines: those become partial events.
 //
-// This file assembles the lines of a log into events: the prefixes are logLine.ts, each report line is
-// oomReportLines.ts, amdgpu's boot lines are amdgpuBoot.ts.
+// This file assembles the lines of a log into events: the physical lines are kernelLogLines.ts, the prefixes
+// logLine.ts, each report line oomReportLines.ts, one report in progress and its classification oomDraft.ts,
+// amdgpu's boot lines amdgpuBoot.ts.
 import type { AmdgpuMemoryLine } from './amdgpuBoot.ts';
 import { amdgpuDevice, readAmdgpuBootLine } from './amdgpuBoot.ts';
 import type { AmdgpuVmFiniLine } from './amdgpuVmFini.ts';
 import { parseAmdgpuVmFini } from './amdgpuVmFini.ts';
 import type { KernelLogFormat, LogLine } from './logLine.ts';
 import { splitLogLine } from './logLine.ts';
+import { parseBoundedNumber } from './kernelNumber.ts';
 import { unwrapPastedLog } from './logUnwrap.ts';
-import type { EvidenceLine, KilledProcess, KillCandidate, OomEvent, OomInvoker, OomKillSummary, OomScope } from './oomReportLines.ts';
+import { MAX_LINE, physicalLines } from './kernelLogLines.ts';
+import type { Draft } from './oomDraft.ts';
+import { addEvidence, clockOf, emptyDraft, finishDraft } from './oomDraft.ts';
+import type { KilledProcess, OomEvent } from './oomReportLines.ts';
 import {
   BARE_KILLED,
   INVOKED,
@@ -36,7 +41,6 @@ import {
   REASON_KILLED,
   killCandidate,
   killedProcess,
-  logInteger,
   parseInvoker,
   parseOomKillSummary,
 } from './oomReportLines.ts';
@@ -67,7 +71,6 @@ export interface ParseKernelLogOptions {
 const INTERESTING =
   /oom|Killed process|Kill process|Task in |Tasks in |memory: usage|cgroup stats for|gpu_active:|memory ready|Capping GTT|mem_cgroup_o|__alloc_pages|cpuset=|non-zero when fini/;
 const TRACE_MEMCG = /mem_cgroup_(?:out_of_memory|oom_synchronize)/;
-const GLOBAL_CONSTRAINTS = new Set(['CONSTRAINT_NONE', 'CONSTRAINT_CPUSET', 'CONSTRAINT_MEMORY_POLICY']);
 const MEMCG_USAGE = /^memory: usage (\d+)kB, limit (\d+)kB, failcnt (\d+)/;
 const CPUSET_TAIL = /^(\S*) mems_allowed=(\S*)\s*$/;
 const GROUP_KILL = /^Tasks in (\S+) are going to be killed due to memory\.oom\.group set/;
@@ -76,140 +79,9 @@ const GPU_RECLAIM = /\bgpu_reclaim:(\d+)kB/;
 
 /** Lines further apart than this (in the log's own clock) do not belong to the same report. */
 const GAP_SECONDS = 60;
-const DAY_TIME = /(?:^|[\s-])(\d{1,2})[T ](\d\d):(\d\d):(\d\d)/;
-const MAX_LINE = 64 * 1024;
-const MAX_EVIDENCE = 64;
 const DEFAULT_MAX_EVENTS = 2000;
 /** A desktop teardown prints one fini line per GPU client; more than this are counted, not kept. */
 const MAX_VM_FINI = 4096;
-
-interface Clock {
-  readonly kind: 'boot' | 'wall';
-  readonly seconds: number;
-}
-
-interface Draft {
-  clock?: Clock;
-  timestamp?: string;
-  monotonic?: string;
-  invoker?: OomInvoker;
-  summary?: OomKillSummary;
-  legacyTaskIn?: { task: string; limitOf: string };
-  cpuset?: string;
-  memsAllowed?: string;
-  memcgUsage?: { usageKb: number; limitKb: number; failcnt: number };
-  memcgStatsFor?: string;
-  oomGroup?: string;
-  gpuActiveKb?: number;
-  gpuReclaimKb?: number;
-  traceMemcg?: boolean;
-  candidate?: KillCandidate;
-  killed?: KilledProcess;
-  groupKills: KilledProcess[];
-  evidence: EvidenceLine[];
-  evidenceDropped: number;
-}
-
-/** The line's time in seconds, for telling reports apart: seconds since boot, or day-of-month and time of day. */
-function clockOf(line: LogLine): Clock | undefined {
-  if (line.monotonic !== undefined) {
-    const seconds = Number(line.monotonic);
-    return Number.isFinite(seconds) ? { kind: 'boot', seconds } : undefined;
-  }
-  if (line.timestamp === undefined) return undefined;
-  const match = DAY_TIME.exec(line.timestamp);
-  if (!match) return undefined;
-  const seconds = Number(match[1]) * 86400 + Number(match[2]) * 3600 + Number(match[3]) * 60 + Number(match[4]);
-  return { kind: 'wall', seconds };
-}
-
-function emptyDraft(line: LogLine): Draft {
-  return { clock: clockOf(line), timestamp: line.timestamp, monotonic: line.monotonic, groupKills: [], evidence: [], evidenceDropped: 0 };
-}
-
-function addEvidence(draft: Draft, line: number, text: string): void {
-  if (draft.evidence.length < MAX_EVIDENCE) draft.evidence.push({ line, text: text.length > 4096 ? text.slice(0, 4096) : text });
-  else draft.evidenceDropped++;
-}
-
-function finish(draft: Draft): OomEvent {
-  const summary = draft.summary;
-  let scope: OomScope | undefined;
-  let scopeSource: OomEvent['scopeSource'];
-  const reason = draft.killed?.reason ?? draft.candidate?.reason;
-  const constraint = summary?.constraint;
-  if (summary?.oomMemcg !== undefined) {
-    scope = 'memcg';
-    scopeSource = 'summary';
-  } else if (summary?.globalOom) {
-    scope = 'global';
-    scopeSource = 'summary';
-  } else if (constraint === 'CONSTRAINT_MEMCG') {
-    scope = 'memcg';
-    scopeSource = 'constraint';
-  } else if (constraint !== undefined && GLOBAL_CONSTRAINTS.has(constraint)) {
-    scope = 'global';
-    scopeSource = 'constraint';
-  } else if (reason !== undefined) {
-    // Unknown constraints (CONSTRAINT_BPF, …) fall through to the other evidence.
-    scope = reason.startsWith('Memory cgroup') ? 'memcg' : 'global';
-    scopeSource = 'reason';
-  } else if (draft.legacyTaskIn) {
-    scope = 'memcg';
-    scopeSource = 'legacy-task-in';
-  } else if (draft.memcgUsage) {
-    scope = 'memcg';
-    scopeSource = 'memcg-usage';
-  } else if (draft.traceMemcg !== undefined) {
-    scope = draft.traceMemcg ? 'memcg' : 'global';
-    scopeSource = 'call-trace';
-  }
-  const missing: string[] = [];
-  if (!draft.invoker) missing.push('the "invoked oom-killer" line (the report starts before the log does, or was rate-limited)');
-  if (!summary && !draft.legacyTaskIn) missing.push('the "oom-kill:" summary line');
-  if (!draft.killed) missing.push('the "Killed process" line');
-  if (draft.evidenceDropped > 0) missing.push(`${draft.evidenceDropped} further evidence lines (not kept)`);
-  const taskMemcg = summary?.taskMemcg ?? draft.legacyTaskIn?.task;
-  // `limit of <y>` names an ancestor of (or the same cgroup as) the task's; when it is a prefix that
-  // stops mid-name, the line was wrapped or cut and the stats line names the cgroup better.
-  const limitOf = draft.legacyTaskIn?.limitOf;
-  const tornLimit =
-    limitOf !== undefined &&
-    taskMemcg !== undefined &&
-    taskMemcg.length > limitOf.length &&
-    taskMemcg.startsWith(limitOf) &&
-    taskMemcg[limitOf.length] !== '/';
-  const oomMemcg =
-    summary?.oomMemcg ??
-    (limitOf !== undefined && limitOf !== '' && !tornLimit ? limitOf : undefined) ??
-    (scope === 'memcg' ? draft.memcgStatsFor : undefined);
-  return {
-    timestamp: draft.timestamp,
-    monotonic: draft.monotonic,
-    invoker: draft.invoker,
-    summary,
-    constraint: summary?.constraint,
-    oomMemcg,
-    globalOom: summary?.globalOom ?? false,
-    taskMemcg,
-    legacyTaskIn: draft.legacyTaskIn,
-    cpuset: summary?.cpuset ?? draft.cpuset,
-    memsAllowed: summary?.memsAllowed ?? draft.memsAllowed,
-    memcgUsage: draft.memcgUsage,
-    memcgStatsFor: draft.memcgStatsFor,
-    oomGroup: draft.oomGroup,
-    gpuActiveKb: draft.gpuActiveKb,
-    gpuReclaimKb: draft.gpuReclaimKb,
-    traceMemcg: draft.traceMemcg,
-    candidate: draft.candidate,
-    killed: draft.killed,
-    groupKills: draft.groupKills,
-    scope,
-    scopeSource,
-    missing,
-    evidence: draft.evidence,
-  };
-}
 
 /**
  * Parse a kernel log into OOM events. Tolerant of every supported format, of mixed formats, of
@@ -223,16 +95,13 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
   const amdgpuVmFini: AmdgpuVmFiniLine[] = [];
   let finiDropped = 0;
   const formatCounts = new Map<KernelLogFormat, number>();
-  let source: string | undefined;
   let dropped = 0;
-  let longLines = 0;
-  let lineCount = 0;
-  if (typeof text !== 'string') return { events, format: 'bare', amdgpu, amdgpuVmFini, lineCount, problems: ['not text'] };
+  if (typeof text !== 'string') return { events, format: 'bare', amdgpu, amdgpuVmFini, lineCount: 0, problems: ['not text'] };
 
   let current: Draft | undefined;
   const close = (): void => {
     if (!current) return;
-    events.push(finish(current));
+    events.push(finishDraft(current));
     current = undefined;
     if (events.length >= maxEvents * 2) {
       dropped += events.length - maxEvents;
@@ -246,32 +115,8 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
   };
 
   // Physical lines first (bounded in length), then the paste repairs of logUnwrap.ts, then one pass.
-  const physical: string[] = [];
-  let start = 0;
-  const length = text.length;
-  while (start <= length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = length;
-    if (start === length && end === length) break;
-    lineCount++;
-    let raw = text.slice(start, end);
-    start = end + 1;
-    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    if (lineCount === 1) {
-      const probeSource = /^source=(\S.*)$/.exec(raw);
-      if (probeSource) {
-        source = probeSource[1];
-        physical.push('');
-        continue;
-      }
-    }
-    if (raw.length > MAX_LINE) {
-      longLines++;
-      raw = raw.slice(0, MAX_LINE);
-    }
-    physical.push(raw);
-  }
-  const unwrapped = unwrapPastedLog(physical);
+  const { lines, source, lineCount, longLines } = physicalLines(text);
+  const unwrapped = unwrapPastedLog(lines);
   for (const logical of unwrapped.lines) {
     const lineNo = logical.lineNo;
     const raw = logical.text;
@@ -369,7 +214,11 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
     if (usage) {
       let draft = current;
       if (!draft || draft.memcgUsage || draft.killed) draft = open(parsed);
-      draft.memcgUsage = { usageKb: logInteger(usage[1]) ?? 0, limitKb: logInteger(usage[2]) ?? 0, failcnt: logInteger(usage[3]) ?? 0 };
+      draft.memcgUsage = {
+        usageKb: parseBoundedNumber(usage[1]) ?? 0,
+        limitKb: parseBoundedNumber(usage[2]) ?? 0,
+        failcnt: parseBoundedNumber(usage[3]) ?? 0,
+      };
       addEvidence(draft, lineNo, raw);
       continue;
     }
@@ -399,8 +248,8 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
 
     if (message.includes('gpu_active:')) {
       if (current && !current.killed) {
-        const active = logInteger(GPU_ACTIVE.exec(message)?.[1]);
-        const reclaim = logInteger(GPU_RECLAIM.exec(message)?.[1]);
+        const active = parseBoundedNumber(GPU_ACTIVE.exec(message)?.[1]);
+        const reclaim = parseBoundedNumber(GPU_RECLAIM.exec(message)?.[1]);
         if (active !== undefined) current.gpuActiveKb = (current.gpuActiveKb ?? 0) + active;
         if (reclaim !== undefined) current.gpuReclaimKb = (current.gpuReclaimKb ?? 0) + reclaim;
         if (active !== undefined || reclaim !== undefined) addEvidence(current, lineNo, raw);

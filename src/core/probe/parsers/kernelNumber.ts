@@ -158,25 +158,39 @@ export function parseKernelNumber(text: string, source: NumberSource, options: K
   return { kind: 'value', value: negative && value !== 0 ? -value : value };
 }
 
-/**
- * A decimal such as nvidia-smi prints ("81559", "250.00", "-5"): at most 20 integer and 20 fraction digits and
- * within ±2^53, else undefined (a 400-digit "number" is no value, never Infinity). Linear in the text.
- */
-export function parseBoundedDecimal(text: string): number | undefined {
-  const match = /^(-?)(\d{1,20})(?:\.(\d{1,20}))?$/.exec(text);
-  if (!match) return undefined;
-  const value = Number(text);
-  return Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER ? value : undefined;
+export interface BoundedNumberOptions {
+  /** Accept a leading minus sign: oom_score_adj, order=-1, nvidia-smi's -5. */
+  readonly signed?: boolean;
+  /** Accept a fraction of at most 20 digits after a dot: nvidia-smi's "250.00". */
+  readonly fraction?: boolean;
 }
 
 /**
- * A count or identifier the probe prints (a pid, a format version, a size from ls, a line count): a whole number in
- * 0…2^53, else undefined. A 400-digit run is no value, never Infinity (found by the long fuzz run).
+ * A plain decimal a tool printed: a pid, a format version, a size from ls, a line count, an OOM report field, an
+ * nvidia-smi cell. Digits only (a minus sign and a fraction when the options allow them) and within ±2^53, else
+ * undefined: a 400-digit run is no value, never Infinity (found by the long fuzz run). As in parseKernelNumber,
+ * leading zeros never count towards the 20-digit bound. Linear in the text, no regex.
  */
-export function parseBoundedCount(text: string | undefined): number | undefined {
-  if (text === undefined || !/^\d{1,16}$/.test(text)) return undefined;
+export function parseBoundedNumber(text: string | undefined, options: BoundedNumberOptions = {}): number | undefined {
+  if (text === undefined) return undefined;
+  let i = options.signed && text[0] === '-' ? 1 : 0;
+  const integerStart = i;
+  while (i < text.length && isDigitCode(text.charCodeAt(i))) i++;
+  const integerEnd = i;
+  if (integerEnd === integerStart) return undefined;
+  if (i < text.length) {
+    if (!options.fraction || text[i] !== '.') return undefined;
+    const fractionStart = ++i;
+    while (i < text.length && isDigitCode(text.charCodeAt(i))) i++;
+    if (i < text.length || i === fractionStart || i - fractionStart > MAX_DIGITS) return undefined;
+  }
+  let first = integerStart;
+  while (first < integerEnd - 1 && text[first] === '0') first++;
+  if (integerEnd - first > MAX_DIGITS) return undefined;
   const value = Number(text);
-  return value <= Number.MAX_SAFE_INTEGER ? value : undefined;
+  // Number() rounds: anything above 2^53-1 rounds to at least 2^53, so this bound also refuses inexact integers.
+  if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) return undefined;
+  return value === 0 ? 0 : value;
 }
 
 /** One line per problem, for a model's `problems`: `<file>: <field> = "<text>": <reason>`. */

@@ -4,7 +4,7 @@
 // parser (kernelNumber.ts); a value out of range is left out and, given a sink, recorded as a problem.
 import type { NumberProblems } from './kernelNumber.ts';
 import { kernelValue } from './kernelNumber.ts';
-import { parseBoundedCount } from './kernelNumber.ts';
+import { parseBoundedNumber } from './kernelNumber.ts';
 
 export interface KeyNumberOptions {
   /** memory.stat on cgroup v1 prints hierarchical_memory_limit as the "no limit" sentinel: skip such keys. */
@@ -41,7 +41,7 @@ export function parseKeyEquals(text: string): Map<string, string> {
 export function parseKernelVersion(release: string | undefined): { major: number; minor: number; patch: number } | undefined {
   const match = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(release?.trim() ?? '');
   if (!match) return undefined;
-  const [major, minor, patch] = [parseBoundedCount(match[1]), parseBoundedCount(match[2]), parseBoundedCount(match[3] ?? '0')];
+  const [major, minor, patch] = [parseBoundedNumber(match[1]), parseBoundedNumber(match[2]), parseBoundedNumber(match[3] ?? '0')];
   // A 400-digit "major" is not a kernel version (never Infinity).
   return major === undefined || minor === undefined || patch === undefined ? undefined : { major, minor, patch };
 }

@@ -9,7 +9,7 @@
 // memory.total/used/free print `[N/A]` while --query-compute-apps used_memory still works.
 import { splitTrimmed } from '../../textScan.ts';
 
-import { parseBoundedDecimal } from './kernelNumber.ts';
+import { parseBoundedNumber } from './kernelNumber.ts';
 
 /** The fields the node probe queries (src/core/probe/scripts/nodeScript.ts). */
 export const NODE_GPU_FIELDS: readonly string[] = [
@@ -227,7 +227,7 @@ function cell(raw: string | undefined): SmiCell {
 
 function num(c: SmiCell | undefined): number | undefined {
   // Bounded: a 400-digit cell is no value, never Infinity.
-  return c?.value === undefined ? undefined : parseBoundedDecimal(c.value);
+  return c?.value === undefined ? undefined : parseBoundedNumber(c.value, { signed: true, fraction: true });
 }
 
 /** A memory amount: negative MiB is no amount (unknown, never a negative byte count). */

@@ -1,7 +1,7 @@
 // The lines of one OOM kill report, each parsed on its own (mm/oom_kill.c: dump_header's "invoked oom-killer",
 // dump_oom_summary's "oom-kill:", oom_kill_process / __oom_kill_process's "Killed process"), and the event they
 // make together. kernelLog.ts assembles the lines of a log into events.
-import { parseKernelNumber } from './kernelNumber.ts';
+import { parseBoundedNumber } from './kernelNumber.ts';
 
 export interface EvidenceLine {
   /** 1-based line number in the parsed text. */
@@ -118,13 +118,6 @@ const SCORE = /\bscore (\d+)/;
 /** `total-vm:1656kB`, `anon-rss:120kB`… Keys start after a non-key character and are short, so a long run of letters costs O(length). */
 const KV_TAIL = /(?<![A-Za-z_-])([A-Za-z_-]{1,32})[:=](-?\d{1,19})kB/g;
 
-/** A decimal integer as the OOM report prints it (plain digits, a minus for oom_score_adj), through the bounded kernel number parser. */
-export function logInteger(text: string | undefined): number | undefined {
-  if (text === undefined || !/^-?\d+$/.test(text)) return undefined;
-  const parsed = parseKernelNumber(text, { file: 'kernel log', field: '' }, { signed: true });
-  return parsed.kind === 'value' ? parsed.value : undefined;
-}
-
 /** Parse `key=value` pairs separated by commas; a bare word is a flag (`global_oom`). */
 export function parseOomKillSummary(text: string): OomKillSummary {
   const fields: Record<string, string> = {};
@@ -161,8 +154,8 @@ export function parseOomKillSummary(text: string): OomKillSummary {
     globalOom,
     taskMemcg: get('task_memcg'),
     task: get('task'),
-    pid: logInteger(get('pid')),
-    uid: logInteger(get('uid')),
+    pid: parseBoundedNumber(get('pid')),
+    uid: parseBoundedNumber(get('uid')),
     fields,
   };
 }
@@ -171,7 +164,7 @@ function parseKilledTail(tail: string): Omit<KilledProcess, 'pid' | 'comm' | 'li
   const values: Record<string, number> = {};
   KV_TAIL.lastIndex = 0;
   for (let match = KV_TAIL.exec(tail); match !== null; match = KV_TAIL.exec(tail)) {
-    const value = logInteger(match[2]);
+    const value = parseBoundedNumber(match[2], { signed: true });
     if (value !== undefined && match[1] !== undefined) values[match[1]] = value;
   }
   const uid = /\bUID:(\d+)/.exec(tail);
@@ -182,8 +175,8 @@ function parseKilledTail(tail: string): Omit<KilledProcess, 'pid' | 'comm' | 'li
     fileRssKb: values['file-rss'],
     shmemRssKb: values['shmem-rss'],
     pgtablesKb: values.pgtables,
-    uid: logInteger(uid?.[1]),
-    oomScoreAdj: logInteger(adj?.[1]),
+    uid: parseBoundedNumber(uid?.[1]),
+    oomScoreAdj: parseBoundedNumber(adj?.[1], { signed: true }),
   };
 }
 
@@ -192,7 +185,7 @@ export function killedProcess(reason: string | undefined, pidText: string | unde
   const rest = comm ? tail.slice(comm[0].length) : tail;
   return {
     ...(reason !== undefined ? { reason } : {}),
-    pid: logInteger(pidText) ?? -1,
+    pid: parseBoundedNumber(pidText) ?? -1,
     ...(comm?.[1] !== undefined ? { comm: comm[1] } : {}),
     ...parseKilledTail(rest),
     line,
@@ -205,7 +198,12 @@ export function parseInvoker(message: string, at: number): OomInvoker {
   const gfp = /gfp_mask=(\S{1,160}?),? /.exec(`${rest} `);
   const order = /order=(-?\d+)/.exec(rest);
   const adj = /oom_score_adj=(-?\d+)/.exec(rest);
-  return { comm, gfpMask: gfp?.[1], order: logInteger(order?.[1]), oomScoreAdj: logInteger(adj?.[1]) };
+  return {
+    comm,
+    gfpMask: gfp?.[1],
+    order: parseBoundedNumber(order?.[1], { signed: true }),
+    oomScoreAdj: parseBoundedNumber(adj?.[1], { signed: true }),
+  };
 }
 
 /** The pre-5.0 `<Reason>: Kill process <pid> (<comm>) score <n> or sacrifice child` line. */
@@ -213,9 +211,9 @@ export function killCandidate(reason: string, pidText: string | undefined, tail:
   const comm = COMM.exec(tail)?.[1];
   return {
     reason,
-    pid: logInteger(pidText) ?? -1,
+    pid: parseBoundedNumber(pidText) ?? -1,
     ...(comm !== undefined ? { comm } : {}),
-    score: logInteger(SCORE.exec(tail)?.[1]),
+    score: parseBoundedNumber(SCORE.exec(tail)?.[1]),
     line,
   };
 }

@@ -1,9 +1,10 @@
-// A parsed capture written back in the probe's capture format, for "Save probe capture" when the caller no
-// longer has the text it analysed (an inspection handed over without it). The result parses back to the
-// same sections, records, rc and missing markers (`gpumem analyze` and "Analyze Probe Capture…" read it);
-// only stray text outside sections is gone. A fresh nonce marks the lines, as the probe does.
-import type { Capture } from '../probe/capture.ts';
-import { newNonce } from '../probe/script.ts';
+// The capture format's writer, beside its reader (capture.ts). It writes a parsed capture back as text, for
+// "Save probe capture" when the caller no longer has the text it analysed (an inspection handed over without
+// it). The result parses back to the same sections, records, rc and missing markers (`gpumem analyze` and
+// "Analyze Probe Capture…" read it); only stray text outside sections is gone. A fresh nonce marks the lines,
+// as the probe does.
+import type { Capture } from './capture.ts';
+import { newNonce } from './script.ts';
 
 export function serializeCapture(capture: Capture, nonce: string = newNonce()): string {
   if (!/^[0-9a-f]{8,64}$/.test(nonce)) throw new Error('capture nonce must be 8–64 lowercase hex characters');

@@ -1,0 +1,117 @@
+// The pods table: one row per container, sortable by any column (unknown values last), a click or Enter opens
+// the pod, Up/Down move between rows.
+import type { PodRow, Tone } from '../../src/core/inspector/viewModelTypes.ts';
+import type { Actions } from './actions.ts';
+import { h } from './dom.ts';
+import { section } from './widgets.ts';
+
+interface Column {
+  readonly key: string;
+  readonly label: string;
+  readonly numeric: boolean;
+  readonly sortValue: (row: PodRow) => number | string | null;
+}
+
+export const POD_COLUMNS: readonly Column[] = [
+  { key: 'pod', label: 'Pod', numeric: false, sortValue: (row) => row.pod },
+  { key: 'container', label: 'Container', numeric: false, sortValue: (row) => row.container },
+  { key: 'limit', label: 'Limit', numeric: true, sortValue: (row) => row.limit.value },
+  { key: 'current', label: 'memory.current', numeric: true, sortValue: (row) => row.current.value },
+  { key: 'gtt', label: 'GTT', numeric: true, sortValue: (row) => row.gtt.value },
+  { key: 'footprint', label: 'True footprint', numeric: true, sortValue: (row) => row.footprint.value },
+  { key: 'headroom', label: 'Headroom', numeric: true, sortValue: (row) => row.headroom.value },
+  { key: 'lastOom', label: 'Last OOM', numeric: false, sortValue: (row) => row.lastOom.sortKey },
+];
+
+export function sortPods(rows: readonly PodRow[], column: string, descending: boolean): PodRow[] {
+  const spec = POD_COLUMNS.find((candidate) => candidate.key === column) ?? POD_COLUMNS[5];
+  if (!spec) return [...rows];
+  return [...rows].sort((a, b) => {
+    const x = spec.sortValue(a);
+    const y = spec.sortValue(b);
+    if (x === null && y === null) return 0;
+    if (x === null) return 1; // unknown values last, whatever the direction
+    if (y === null) return -1;
+    const order = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+    return descending ? -order : order;
+  });
+}
+
+function numberCell(cell: { text: string; exact: string }, tone?: Tone): HTMLElement {
+  return h('td', { class: `num${tone ? ` tone-text-${tone}` : ''}`, text: cell.text, attrs: { title: cell.exact } });
+}
+
+export function renderPodsSection(
+  rows: readonly PodRow[],
+  sort: { column: string; descending: boolean },
+  actions: Actions,
+  onSort: (column: string) => void,
+): HTMLElement {
+  if (rows.length === 0) return section('pods', 'Pods', h('p', { class: 'muted', text: 'No pod cgroups in this capture.' }));
+  const sorted = sortPods(rows, sort.column, sort.descending);
+  const head = h(
+    'tr',
+    {},
+    ...POD_COLUMNS.map((column) => {
+      const active = column.key === sort.column;
+      const ariaSort = active ? (sort.descending ? 'descending' : 'ascending') : 'none';
+      return h(
+        'th',
+        { class: column.numeric ? 'num' : '', attrs: { scope: 'col', 'aria-sort': ariaSort } },
+        h(
+          'button',
+          { class: 'sort', attrs: { type: 'button', 'data-column': column.key }, on: { click: () => onSort(column.key) } },
+          column.label,
+          h('span', { class: 'sort-mark', attrs: { 'aria-hidden': 'true' }, text: active ? (sort.descending ? ' ▼' : ' ▲') : '' }),
+        ),
+      );
+    }),
+  );
+  const body = h('tbody');
+  for (const row of sorted) {
+    const open = h('button', {
+      class: 'link pod-link',
+      text: row.pod,
+      attrs: { type: 'button', title: `Open pod ${row.pod}`, 'data-pod-uid': row.podUid },
+    });
+    open.addEventListener('click', (event) => {
+      event.stopPropagation();
+      actions.openPod(row.podUid);
+    });
+    const tr = h(
+      'tr',
+      { class: 'pod-row', attrs: { 'data-pod-uid': row.podUid } },
+      h('th', { attrs: { scope: 'row' } }, open, h('div', { class: 'sub', text: `${row.qos}${row.named ? ` · ${row.podUid}` : ''}` })),
+      h('td', {}, h('code', { text: row.container }), ...row.processes.map((process) => h('div', { class: 'sub', text: process }))),
+      numberCell(row.limit),
+      numberCell(row.current),
+      numberCell(row.gtt),
+      numberCell(row.footprint),
+      numberCell(row.headroom, row.headroomTone),
+      h('td', { class: `tone-text-${row.lastOom.tone}`, text: row.lastOom.text }),
+    );
+    tr.addEventListener('click', () => actions.openPod(row.podUid));
+    body.append(tr);
+  }
+  // Up/Down move between the pod buttons: the table is one tab stop per row otherwise.
+  body.addEventListener('keydown', (event) => {
+    if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+    const buttons = [...body.querySelectorAll<HTMLButtonElement>('button.pod-link')];
+    const index = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    if (index < 0) return;
+    const next = buttons[event.key === 'ArrowDown' ? Math.min(buttons.length - 1, index + 1) : Math.max(0, index - 1)];
+    next?.focus();
+    event.preventDefault();
+  });
+  const table = h(
+    'table',
+    { class: 'data pods', attrs: { id: 'pods-table', 'aria-describedby': 'pods-caption' } },
+    h('caption', {
+      attrs: { id: 'pods-caption' },
+      text: `${rows.length} pods. Headroom = limit − (memory.current + GTT). Sort with the column headers; a click on a row opens the pod.`,
+    }),
+    h('thead', {}, head),
+    body,
+  );
+  return section('pods', `Pods (${rows.length})`, h('div', { class: 'table-scroll' }, table));
+}
