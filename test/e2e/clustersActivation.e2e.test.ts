@@ -1,6 +1,7 @@
-// Light activation: opening a YAML file activates gpumem with dist/extension.js alone (the linter works), and
-// Kubernetes and SSH (dist/remote.js) load only when the Clusters view is first shown. Both facts come from
-// the gpumem output channel: "activated in N ms; loaded bundles: …" and "loaded remote.js … first used by …".
+// Light activation: opening a YAML file activates gpumem with dist/extension.js alone (the linter works; neither
+// the inspector, dist/inspect.js, nor Kubernetes and SSH, dist/remote.js, is loaded), and dist/remote.js loads
+// when the Clusters view is first shown. These facts come from the gpumem output channel: "activated in N ms;
+// loaded bundles: …" and "loaded remote.js … first used by …".
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { openFile, waitFor, waitForCodeLens } from './harness/workbench.ts';
 const SCENARIO_TIMEOUT_MS = 5 * 60_000;
 const ACTIVATED = /activated in \d+ ms; loaded bundles: (.+)$/m;
 const REMOTE_LOADED = /loaded remote\.js \(Kubernetes, SSH\) in \d+ ms, first used by (.+)$/m;
+const INSPECT_LOADED = /loaded inspect\.js \(inspector, local inspection\) in \d+ ms/m;
 
 test(
   'a YAML file activates the linter without the Kubernetes and SSH bundle; the Clusters view loads it',
@@ -37,6 +39,7 @@ test(
           );
           assert.equal(ACTIVATED.exec(activated)?.[1], 'extension.js', 'activation loaded dist/extension.js only');
           assert.doesNotMatch(activated, REMOTE_LOADED, 'linting a YAML file did not load dist/remote.js');
+          assert.doesNotMatch(activated, INSPECT_LOADED, 'linting a YAML file did not load dist/inspect.js');
 
           await showClusters(s);
           await s.step('the Clusters view lists gpumem-demo', () => waitForClusterItem(s.page, 'gpumem-demo', 'is listed', () => true));
