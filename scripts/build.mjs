@@ -1,10 +1,11 @@
 // Bundles the extension host code and the CLI with esbuild.
-// - dist/extension.js: CommonJS, `vscode` left external (VS Code provides it at run time): the linter, the
-//   inspector, the local commands; activation loads only this.
-// - dist/remote.js: Kubernetes and SSH (@kubernetes/client-node, ssh2), required by dist/extension.js on first
-//   use (src/vscode/lazyRemote.ts). esbuild cannot split CommonJS output, so this is a second bundle. State
-//   is passed to it in Ctx; the modules whose class identity both halves test (TransportError) are not
-//   bundled again but read from dist/extension.js's `shared` export.
+// - dist/extension.js: CommonJS, `vscode` left external (VS Code provides it at run time): the linter and the
+//   registrations of every command and view; activation loads only this (issue 16, bench/activation.mjs).
+// - dist/inspect.js: the inspector and the local inspection commands (src/inspect.ts); dist/remote.js:
+//   Kubernetes and SSH (@kubernetes/client-node, ssh2; src/remote.ts). dist/extension.js requires each on
+//   first use (src/vscode/lazyBundle.ts). esbuild cannot split CommonJS output, so these are bundles of their
+//   own. State is passed to them in Ctx; the modules whose class identity every bundle tests (TransportError)
+//   are not bundled again but read from dist/extension.js's `shared` export.
 // - dist/cli.js: the `gpumem` executable.
 // ESM-only dependencies (such as @kubernetes/client-node) are bundled, so both outputs are plain CJS.
 import * as esbuild from 'esbuild';
@@ -34,7 +35,7 @@ const common = {
 /** Source modules both bundles must share, by their name in src/extension.ts's `shared` export. */
 const SHARED_WITH_EXTENSION = new Map([['src/core/probe/transport.ts', 'transport']]);
 
-/** In dist/remote.js, an import of a shared module reads dist/extension.js's instance of it. */
+/** In a lazily loaded bundle, an import of a shared module reads dist/extension.js's instance of it. */
 const shareWithExtension = {
   name: 'share-with-extension',
   setup(build) {
@@ -53,6 +54,7 @@ const shareWithExtension = {
 
 export const targets = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', '*.node'] },
+  { ...common, entryPoints: ['src/inspect.ts'], outfile: 'dist/inspect.js', external: ['vscode', '*.node'], plugins: [shareWithExtension] },
   { ...common, entryPoints: ['src/remote.ts'], outfile: 'dist/remote.js', external: ['vscode', '*.node'], plugins: [shareWithExtension] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   // The inspector webview (browser): dist/webview/inspector.js and the stylesheet it imports,

@@ -1,8 +1,8 @@
 // The half of the extension that reaches clusters and SSH hosts (@kubernetes/client-node, ssh2), bundled to
 // dist/remote.js and loaded by src/vscode/lazyRemote.ts the first time the Clusters view is resolved or one
-// of these commands runs, so activating on a YAML file loads the linter only. It shares the extension's
-// inspector and report modules (scripts/build.mjs points their imports at dist/extension.js), so a panel
-// opened from here is the one the extension tracks and closes.
+// of these commands runs, so activating on a YAML file loads the linter only. Its inspections open through
+// ctx.inspections (the panels of dist/inspect.js), so a panel opened from here is the one the extension tracks
+// and closes; TransportError is dist/extension.js's (scripts/build.mjs), so instanceof holds across bundles.
 import type * as vscode from 'vscode';
 import type { ClusterElement } from './vscode/clusters/clusterTree.ts';
 import { createClusters } from './vscode/clusters/createClusters.ts';

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { analyzeCaptureText } from '../core/inspection/analyze.ts';
 import { runProbe } from '../core/inspection/runProbe.ts';
 import { isDnsLabel } from '../core/kube/names.ts';
-import { hamiLibPathProblem } from '../core/probe/script.ts';
+import { hamiLibPathProblem } from '../core/probe/hamiLibPath.ts';
 import { TransportError } from '../core/probe/transport.ts';
 import { DEBUG_POD_IMAGE } from '../kube/debugPodSpec.ts';
 import { errorText } from '../kube/errorText.ts';

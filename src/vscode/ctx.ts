@@ -4,7 +4,8 @@ import type { Settings } from '../core/settings.ts';
 import { DebugPodRegistry } from '../kube/debugPodRegistry.ts';
 import { Configuration } from './config.ts';
 import type { SettingsChange } from './config.ts';
-import { InspectionPanels } from './inspection/show.ts';
+import { Inspections } from './inspection/inspections.ts';
+import type { CreateInspectionPanels } from './inspection/inspections.ts';
 import { ReportView } from './reportView.ts';
 
 export class Ctx implements vscode.Disposable {
@@ -14,32 +15,39 @@ export class Ctx implements vscode.Disposable {
   readonly debugPods = new DebugPodRegistry();
   /** The one surface for Markdown reports (read-only, in the Markdown preview). */
   readonly reports = new ReportView();
-  /** The inspector panels of this window: every inspection opens there. */
-  readonly inspections: InspectionPanels;
+  /** The inspector panels of this window: every inspection opens there (created on the first one). */
+  readonly inspections: Inspections;
   readonly #config: Configuration;
   readonly onDidChangeSettings: vscode.Event<SettingsChange>;
 
-  constructor(extension: vscode.ExtensionContext) {
+  /**
+   * `output` is the gpumem output channel, which the Ctx then owns; it is made first because loading a bundle
+   * logs there, and `createPanels` loads dist/inspect.js (src/extension.ts).
+   */
+  constructor(extension: vscode.ExtensionContext, output: vscode.LogOutputChannel, createPanels: CreateInspectionPanels) {
     this.extension = extension;
-    this.output = vscode.window.createOutputChannel('gpumem', { log: true });
+    this.output = output;
     this.#config = new Configuration((problems) => {
       for (const problem of problems) this.output.warn(`Ignoring invalid setting ${problem}`);
     });
     this.onDidChangeSettings = this.#config.onDidChange;
-    this.inspections = new InspectionPanels({
-      output: this.output,
-      extensionUri: extension.extensionUri,
-      reports: this.reports,
-      sampleSeconds: () => this.settings.inspectorSampleSeconds,
-      onDidChangeSampleSeconds: (listener, thisArgs, disposables) =>
-        this.onDidChangeSettings(
-          (change) => {
-            if (change.affects('gpumem.inspector.sampleSeconds')) listener.call(thisArgs, change);
-          },
-          undefined,
-          disposables,
-        ),
-    });
+    this.inspections = new Inspections(
+      {
+        output: this.output,
+        extensionUri: extension.extensionUri,
+        reports: this.reports,
+        sampleSeconds: () => this.settings.inspectorSampleSeconds,
+        onDidChangeSampleSeconds: (listener, thisArgs, disposables) =>
+          this.onDidChangeSettings(
+            (change) => {
+              if (change.affects('gpumem.inspector.sampleSeconds')) listener.call(thisArgs, change);
+            },
+            undefined,
+            disposables,
+          ),
+      },
+      createPanels,
+    );
   }
 
   get settings(): Settings {

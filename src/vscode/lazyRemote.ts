@@ -1,30 +1,32 @@
 // Stands in for dist/remote.js (Kubernetes and SSH: src/remote.ts) until it is first needed, so activating on
 // a YAML file loads the linter only. The Clusters view, the live-manifest scheme and the remote commands are
 // registered at activation, as VS Code requires; the first getChildren of the view, the first manifest read
-// or the first command loads the bundle once, and from then on everything is delegated to it.
+// or the first command loads the bundle (./lazyBundle.ts) and activates it once, and from then on everything
+// is delegated to it.
 import * as vscode from 'vscode';
 import type { Remote } from '../remote.ts';
 import type { ClusterElement } from './clusters/clusterTree.ts';
 import type { Ctx } from './ctx.ts';
+import type { LazyBundle } from './lazyBundle.ts';
 
 export interface RemoteModule {
   readonly activateRemote: (ctx: Ctx, clustersView: vscode.TreeView<ClusterElement>) => Remote;
 }
 
-type LoadState = { readonly kind: 'unloaded' } | { readonly kind: 'loaded'; readonly remote: Remote };
+type ActivationState = { readonly kind: 'inactive' } | { readonly kind: 'active'; readonly remote: Remote };
 
 export class LazyRemote implements vscode.Disposable {
   private readonly ctx: Ctx;
-  private readonly load: () => RemoteModule;
-  private state: LoadState = { kind: 'unloaded' };
+  private readonly bundle: LazyBundle<RemoteModule>;
+  private state: ActivationState = { kind: 'inactive' };
   private view: vscode.TreeView<ClusterElement> | undefined;
   private readonly loadedEmitter = new vscode.EventEmitter<Remote>();
   /** Fired once, right after the bundle was loaded and activated. */
   readonly onDidLoad = this.loadedEmitter.event;
 
-  constructor(ctx: Ctx, load: () => RemoteModule) {
+  constructor(ctx: Ctx, bundle: LazyBundle<RemoteModule>) {
     this.ctx = ctx;
-    this.load = load;
+    this.bundle = bundle;
   }
 
   /** The Clusters view, created at activation; the remote half attaches its tree to it when loaded. */
@@ -32,18 +34,12 @@ export class LazyRemote implements vscode.Disposable {
     this.view = view;
   }
 
-  get loaded(): boolean {
-    return this.state.kind === 'loaded';
-  }
-
-  /** Loads dist/remote.js on first use (`reason` goes to the output channel). */
+  /** Loads and activates dist/remote.js on first use (`reason` goes to the output channel). */
   get(reason: string): Remote {
-    if (this.state.kind === 'loaded') return this.state.remote;
+    if (this.state.kind === 'active') return this.state.remote;
     if (!this.view) throw new Error('gpumem: the Clusters view was not created at activation');
-    const started = performance.now();
-    const remote = this.load().activateRemote(this.ctx, this.view);
-    this.state = { kind: 'loaded', remote };
-    this.ctx.output.info(`loaded remote.js (Kubernetes, SSH) in ${Math.round(performance.now() - started)} ms, first used by ${reason}`);
+    const remote = this.bundle.get(reason).activateRemote(this.ctx, this.view);
+    this.state = { kind: 'active', remote };
     this.loadedEmitter.fire(remote);
     return remote;
   }
@@ -58,12 +54,11 @@ export class LazyRemote implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.state.kind === 'loaded') this.state.remote.dispose();
+    if (this.state.kind === 'active') this.state.remote.dispose();
     this.loadedEmitter.dispose();
   }
 }
 
-/** The Clusters view's provider until remote.js is loaded: its first getChildren loads it. */
 export class LazyClusterTree implements vscode.TreeDataProvider<ClusterElement>, vscode.Disposable {
   private readonly remote: LazyRemote;
   private readonly changed = new vscode.EventEmitter<ClusterElement | undefined>();

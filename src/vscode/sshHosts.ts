@@ -1,4 +1,5 @@
-// The SSH Hosts view: hosts from the gpumem.ssh.hosts setting and the Host entries of ~/.ssh/config.
+// The SSH Hosts view: hosts from the gpumem.ssh.hosts setting and the Host entries of ~/.ssh/config. In
+// dist/inspect.js: src/extension.ts makes it the first time the view asks for its items (src/vscode/lazyTree.ts).
 import * as vscode from 'vscode';
 import type { Settings } from '../core/settings.ts';
 import { COMMANDS } from './commandIds.ts';

@@ -17,6 +17,7 @@ import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { generateKey, startSshd } from '../helpers/sshd.ts';
 import type { KeyPair, SshdInstance } from '../helpers/sshd.ts';
+import { gpumemLog } from './harness/outputLog.ts';
 import { REPO_ROOT } from './harness/paths.ts';
 import { withWorkbench } from './harness/session.ts';
 import type { WorkbenchSession } from './harness/session.ts';
@@ -329,6 +330,17 @@ test('"Inspect Local Machine": the report opens in the inspector', { timeout: SC
       new RegExp(`Kernel\\s+${os.release().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
       "the report shows this machine's kernel",
     );
+    // Light activation (issue 16): the inspector came with dist/inspect.js, loaded by this command; Kubernetes
+    // and SSH (dist/remote.js) were not needed.
+    const log = await s.step('the gpumem output names the bundle the command loaded', () =>
+      waitFor(
+        'the inspect.js line',
+        () => gpumemLog(s),
+        (text) => /loaded inspect\.js \(inspector, local inspection\) in \d+ ms, first used by command gpumem\.inspectLocal$/m.test(text),
+        { timeoutMs: 20_000 },
+      ),
+    );
+    assert.doesNotMatch(log, /loaded remote\.js/, 'Inspect Local Machine did not load dist/remote.js');
   });
 });
 

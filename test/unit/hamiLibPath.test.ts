@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { hamiLibPathOption, parseHamiLibPathSetting } from '../../src/core/probe/hamiLibPath.ts';
-import { buildProbeScript, DEFAULT_HAMI_LIB_PATH } from '../../src/core/probe/script.ts';
+import { DEFAULT_HAMI_LIB_PATH, hamiLibPathOption, parseHamiLibPathSetting } from '../../src/core/probe/hamiLibPath.ts';
+import { buildProbeScript } from '../../src/core/probe/script.ts';
 
 test('unset, empty and the chart default mean the default directory', () => {
   for (const raw of [undefined, null, '', '   ', DEFAULT_HAMI_LIB_PATH]) {

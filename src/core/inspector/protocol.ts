@@ -15,8 +15,6 @@ import { VIEW_MODEL_VERSION } from './viewModelTypes.ts';
 
 /** 2: the exports and the raw sections' Copy became requests (they were commands answered by a notice). */
 export const INSPECTOR_PROTOCOL_VERSION = 2;
-/** The WebviewPanel view type (and the `onWebviewPanel:` activation event's argument). */
-export const INSPECTOR_VIEW_TYPE = 'gpumem.inspector';
 
 interface Message<M extends string, P> {
   readonly v: typeof INSPECTOR_PROTOCOL_VERSION;

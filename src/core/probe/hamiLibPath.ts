@@ -1,7 +1,19 @@
 // The `gpumem.probe.hamiLibPath` setting: HAMi's host directory (its chart's devicePlugin.libPath,
 // https://github.com/Project-HAMi/HAMi/blob/master/charts/hami/values.yaml), which the node probe reads
 // for libvgpu.so and ld.so.preload. Checked like --host-root, because it is written into the probe script.
-import { DEFAULT_HAMI_LIB_PATH, hamiLibPathProblem } from './script.ts';
+// The check lives here, not in ./script.ts, so that reading the settings (the lint core) loads no probe script.
+
+export const DEFAULT_HAMI_LIB_PATH = '/usr/local/vgpu';
+
+/** Absolute, segments of letters, digits, '.', '_' and '-', none of them `.` or `..` (also the --host-root check). */
+export const HOST_ROOT = /^(\/(?!\.\.?(?:\/|$))[A-Za-z0-9._-]+)*$/;
+
+/** Why `path` cannot be HAMi's library directory (it goes into the script in single quotes), or undefined. */
+export function hamiLibPathProblem(path: string): string | undefined {
+  if (path !== '' && path.length <= 4096 && HOST_ROOT.test(path)) return undefined;
+  const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
+  return `HAMi library path "${shown}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`;
+}
 
 export type HamiLibPathSetting =
   | { readonly kind: 'default' }

@@ -1,6 +1,7 @@
 // Assembles a probe script for one scope. Parameters are validated and embedded as shell assignments,
 // so the command that runs the script is always the constant `sh -s`: nothing is built from data.
 import type { ProbeScope } from './capture.ts';
+import { DEFAULT_HAMI_LIB_PATH, HOST_ROOT, hamiLibPathProblem } from './hamiLibPath.ts';
 import { CONTAINER_BODY } from './scripts/containerScript.ts';
 import { NODE_BODY } from './scripts/nodeScript.ts';
 import { PRELUDE } from './scripts/prelude.ts';
@@ -21,18 +22,7 @@ export interface ProbeScriptOptions {
   readonly hamiLibPath?: string;
 }
 
-export const DEFAULT_HAMI_LIB_PATH = '/usr/local/vgpu';
-
 const NONCE = /^[0-9a-f]{16,64}$/;
-/** Absolute, segments of letters, digits, '.', '_' and '-', none of them `.` or `..`. */
-const HOST_ROOT = /^(\/(?!\.\.?(?:\/|$))[A-Za-z0-9._-]+)*$/;
-
-/** Why `path` cannot be HAMi's library directory (it goes into the script in single quotes), or undefined. */
-export function hamiLibPathProblem(path: string): string | undefined {
-  if (path !== '' && path.length <= 4096 && HOST_ROOT.test(path)) return undefined;
-  const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
-  return `HAMi library path "${shown}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`;
-}
 
 export function newNonce(): string {
   const bytes = new Uint8Array(12);

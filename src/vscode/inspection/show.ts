@@ -1,10 +1,10 @@
 // Where inspections are shown: the inspector panels of this window, one per target (a new inspection of
-// the same target replaces the old one), and their return after a window reload (the
-// WebviewPanelSerializer, activation event `onWebviewPanel:gpumem.inspector`). One InspectionPanels per
-// window, created with the Ctx and passed around on it: no module-level registry.
-import * as vscode from 'vscode';
+// the same target replaces the old one), and their return after a window reload (revive, called by the
+// WebviewPanelSerializer that ./inspections.ts registers at activation). Part of dist/inspect.js: one
+// InspectionPanels per window, created on first use by the Ctx's Inspections: no module-level registry.
+import type * as vscode from 'vscode';
 import type { Inspection } from '../../core/inspection/analyze.ts';
-import { INSPECTOR_VIEW_TYPE, parseInspectorState } from '../../core/inspector/protocol.ts';
+import { parseInspectorState } from '../../core/inspector/protocol.ts';
 import { InspectorPanel } from '../inspector/panel.ts';
 import type { InspectorEnvironment, PanelRegistry, ShowInspectionOptions } from '../inspector/panel.ts';
 
@@ -30,14 +30,6 @@ export class InspectionPanels {
     };
   }
 
-  /** The serializer that brings panels back after a reload; disposing it closes every panel. */
-  register(): vscode.Disposable {
-    const serializer = vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel: vscode.WebviewPanel, state: unknown): Promise<void> => this.#revive(panel, state),
-    });
-    return vscode.Disposable.from(serializer, { dispose: () => void this.closeAll() }); // deactivate awaits the same closings
-  }
-
   /**
    * Opens (or updates) the panel of the inspection's target. `options.transport`, when given, passes to the
    * panel (live sampling), which closes it; it is closed here when the panel cannot be opened.
@@ -56,7 +48,8 @@ export class InspectionPanels {
     }
   }
 
-  #revive(panel: vscode.WebviewPanel, rawState: unknown): void {
+  /** Brings back a panel VS Code restored after a reload, from the state its webview saved (untrusted). */
+  revive(panel: vscode.WebviewPanel, rawState: unknown): void {
     const state = parseInspectorState(rawState);
     if (!state) {
       this.#env.output.warn('inspector: a panel restored without a usable state was closed; run the inspection again');

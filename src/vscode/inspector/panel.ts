@@ -18,15 +18,9 @@ import type {
   WebviewRequest,
   WebviewRequestMethod,
 } from '../../core/inspector/protocol.ts';
-import {
-  errorResponse,
-  INSPECTOR_VIEW_TYPE,
-  MAX_STATE_CAPTURE_CHARS,
-  notification,
-  parseWebviewMessage,
-  response,
-} from '../../core/inspector/protocol.ts';
+import { errorResponse, MAX_STATE_CAPTURE_CHARS, notification, parseWebviewMessage, response } from '../../core/inspector/protocol.ts';
 import { serializeCapture } from '../../core/probe/captureWriter.ts';
+import { INSPECTOR_VIEW_TYPE } from '../../core/inspector/viewType.ts';
 import { verdictDocs } from '../../core/inspector/banner.ts';
 import { podToMarkdown } from '../../core/inspector/podMarkdown.ts';
 import { buildInspectorViewModel } from '../../core/inspector/viewModel.ts';

@@ -1,0 +1,64 @@
+// Light activation (issue 16): what dist/extension.js holds, from esbuild's metafile. Activating on a YAML file
+// loads the lint core (bench/activationBundles.ts: the Ctx, the lint service, its providers and commands) plus
+// the registrations; the inspector, the verdicts and the probe are dist/inspect.js, Kubernetes and SSH
+// dist/remote.js. bench/activation.mjs times the same bundles; this checks their contents, which timing cannot.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { bundleInputs, isLazyModule, LINT_CORE_ENTRY, ROOT } from '../../bench/activationBundles.ts';
+
+/** What dist/extension.js adds to the lint core: the wiring, the lazy stand-ins, the shared TransportError. */
+const ACTIVATION_WIRING = [
+  'src/core/probe/transport.ts',
+  'src/extension.ts',
+  'src/vscode/clusters/commandIds.ts',
+  'src/vscode/clusters/manifestScheme.ts',
+  'src/vscode/commands/showRuleDocs.ts',
+  'src/vscode/lazyBundle.ts',
+  'src/vscode/lazyRemote.ts',
+  'src/vscode/lazyTree.ts',
+  'src/vscode/lifecycle.ts',
+];
+
+test('dist/extension.js is the lint core plus the wiring: a new import into it is a decision, made here', async () => {
+  const lintCore = await bundleInputs({ stdin: LINT_CORE_ENTRY });
+  const extension = await bundleInputs({ entryPoints: ['src/extension.ts'] });
+  const added = [...extension.keys()].filter((input) => !lintCore.has(input)).sort();
+  assert.deepEqual(added, ACTIVATION_WIRING);
+});
+
+test('neither the lint core nor dist/extension.js holds code that loads on first use', async () => {
+  for (const options of [{ stdin: LINT_CORE_ENTRY }, { entryPoints: ['src/extension.ts'] }]) {
+    const lazy = [...(await bundleInputs(options)).keys()].filter(isLazyModule);
+    assert.deepEqual(lazy, [], `${options.entryPoints?.[0] ?? 'the lint core'} holds modules of dist/inspect.js or dist/remote.js`);
+  }
+});
+
+test('dist/inspect.js holds the inspector but no Kubernetes or SSH code: Inspect Local does not load them', async () => {
+  const inputs = [...(await bundleInputs({ entryPoints: ['src/inspect.ts'] })).keys()];
+  assert.ok(inputs.includes('src/vscode/inspector/panel.ts'), 'the inspector panel is in dist/inspect.js');
+  const remote = inputs.filter((input) =>
+    /^node_modules\/(@kubernetes\/client-node|ssh2)\/|^src\/kube\/|^src\/transports\/ssh\.ts$/.test(input),
+  );
+  assert.deepEqual(remote, []);
+});
+
+test('isLazyModule: first-use code by source path, package path or require.cache key; activation needs excepted', () => {
+  for (const path of [
+    'src/core/verdicts/oomVerdicts.ts',
+    'src/vscode/inspector/panel.ts',
+    'src/vscode/sshHosts.ts',
+    'node_modules/ssh2/lib/client.js',
+    '/elsewhere/node_modules/@kubernetes/client-node/dist/index.js',
+    join(ROOT, 'dist', 'remote.js'),
+    join(ROOT, 'dist', 'inspect.js'),
+  ])
+    assert.equal(isLazyModule(path), true, path);
+  for (const path of [
+    'src/core/probe/transport.ts',
+    'src/vscode/inspection/inspections.ts',
+    'src/vscode/ctx.ts',
+    join(ROOT, 'dist', 'extension.js'),
+  ])
+    assert.equal(isLazyModule(path), false, path);
+});
