@@ -55,7 +55,10 @@ export function hamiTestRootsUnavailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'needs root (chroot)';
   if (spawnSync('gcc', ['--version'], { stdio: 'ignore' }).error) return 'gcc is not installed';
   if (spawnSync('chroot', ['--version'], { stdio: 'ignore' }).error) return 'chroot (coreutils) is not installed';
-  if (systemPython() === undefined) return 'no system python3 (/usr/bin/python3; apt-get install python3-minimal)';
+  const python = systemPython();
+  if (python === undefined) return 'no system python3 (/usr/bin/python3; apt-get install python3)';
+  if (spawnSync(python, ['-I', '-c', 'import ctypes'], { stdio: 'ignore' }).status !== 0)
+    return `${python} has no ctypes (apt-get install python3)`;
   return undefined;
 }
 

@@ -78,7 +78,7 @@ function inconclusiveHeadline(reason: Extract<HamiTestVerdict, { kind: 'inconclu
     case 'self-deadline':
       return 'Inconclusive: the program reached its own deadline (a CUDA call did not return) and ended itself.';
     case 'no-result':
-      return `Inconclusive: the program ended without a result (exit status ${reason.exitCode ?? 'unknown'})${reason.stderr.trim() ? `: ${reason.stderr.trim().slice(-300)}` : ''}.`;
+      return `Inconclusive: the program ended without a result (exit status ${reason.exitCode ?? 'unknown'})${reason.stderr.trim() ? `: ${tail(reason.stderr)}` : ''}.`;
     case 'malformed':
       return `Inconclusive: the result could not be read (${reason.detail}).`;
     case 'disconnected':
@@ -86,16 +86,22 @@ function inconclusiveHeadline(reason: Extract<HamiTestVerdict, { kind: 'inconclu
   }
 }
 
+/** The end of a long reason, where the runtime says what went wrong. */
+function tail(text: string, max = 300): string {
+  const trimmed = text.trim();
+  return trimmed.length > max ? `…${trimmed.slice(-max)}` : trimmed;
+}
+
 function cannotRunHeadline(reason: Extract<HamiTestVerdict, { kind: 'cannot-run' }>['reason']): string {
   switch (reason.kind) {
     case 'no-python3':
-      return `Cannot run: the container has no python3 (${reason.detail.trim().slice(0, 300)}); the test uses only what the container has and installs nothing.`;
+      return `Cannot run: the container has no python3 (${tail(reason.detail)}); the test uses only what the container has and installs nothing.`;
     case 'no-libcuda':
       return 'Cannot run: python3 could not load libcuda.so.1 in the container (no NVIDIA driver library mounted).';
     case 'no-symbol':
       return `Cannot run: the container's libcuda.so.1 has no ${reason.symbol}.`;
     case 'exec-failed':
-      return `Cannot run: the exec failed (${reason.detail.slice(0, 300)}).`;
+      return `Cannot run: the exec failed (${tail(reason.detail)}).`;
   }
 }
 

@@ -88,9 +88,10 @@ function verdictOfFailure(failure: TransportFailure): HamiTestVerdict {
       return { kind: 'inconclusive', reason: { kind: 'disconnected', detail: failure.detail }, evidence: undefined };
     case 'spawn':
       // The exec API's "executable file not found in $PATH" (the OCI runtime's words) names python3 itself.
+      // The transports put the command first: its tail is the runtime's reason.
       return mentionsMissingPython(failure.detail)
-        ? { kind: 'cannot-run', reason: { kind: 'no-python3', detail: failure.detail.slice(0, STDERR_KEPT) } }
-        : { kind: 'cannot-run', reason: { kind: 'exec-failed', detail: failure.detail.slice(0, STDERR_KEPT) } };
+        ? { kind: 'cannot-run', reason: { kind: 'no-python3', detail: failure.detail.slice(-STDERR_KEPT) } }
+        : { kind: 'cannot-run', reason: { kind: 'exec-failed', detail: failure.detail.slice(-STDERR_KEPT) } };
     default:
       return { kind: 'cannot-run', reason: { kind: 'exec-failed', detail: describeFailure(failure) } };
   }
@@ -106,7 +107,7 @@ function verdictWithoutResult(result: ExecResult): HamiTestVerdict {
 }
 
 function mentionsMissingPython(text: string): boolean {
-  const head = text.slice(0, STDERR_KEPT);
+  const head = text.slice(-STDERR_KEPT);
   return (
     head.includes('python3') && (head.includes('not found') || head.includes('No such file') || head.includes('executable file not found'))
   );
