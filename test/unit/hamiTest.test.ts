@@ -1,6 +1,7 @@
 // The HAMi over-quota test's pure parts (src/core/hamiTest): the argv and stdin it sends, the result-line
 // parser, the verdict of every exec outcome, the plan and refusals from Pod objects, and the reports.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { confirmationText, describeRefusal, planHamiTest } from '../../src/core/hamiTest/plan.ts';
 import type { HamiTestPlan } from '../../src/core/hamiTest/plan.ts';
@@ -17,6 +18,8 @@ import {
 import { hamiTestVerdict } from '../../src/core/hamiTest/verdict.ts';
 import type { HamiTestVerdict } from '../../src/core/hamiTest/verdict.ts';
 import type { ExecResult } from '../../src/core/probe/transport.ts';
+import { summarizePod } from '../../src/core/kube/pods.ts';
+import { podTreeItem } from '../../src/core/kube/treeItems.ts';
 
 const MiB = 1024 * 1024;
 const LINE = '@gpumem-hami-test v1';
@@ -230,4 +233,23 @@ test('the reports say what was proven, with the evidence, in text, Markdown and 
   const json = hamiTestJson(plan, bypassed);
   assert.equal(json['status'], 'bypassed');
   assert.deepEqual(JSON.parse(JSON.stringify(json)), json);
+});
+
+test('the Clusters tree offers "Test HAMi Enforcement…" on HAMi pods only, and every other pod command on both kinds', () => {
+  const now = Date.parse('2026-12-01T00:00:00Z');
+  assert.equal(podTreeItem(summarizePod(hamiPod()), now).contextValue, 'gpumem.hamiPod');
+  const plain = {
+    metadata: { name: 'llama-0', namespace: 'default' },
+    spec: { containers: [{ name: 'llama', resources: { limits: { 'amd.com/gpu': '1' } } }] },
+  };
+  assert.equal(podTreeItem(summarizePod(plain), now).contextValue, 'gpumem.gpuPod');
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    contributes: { menus: Record<string, { command?: string; when?: string }[]> };
+  };
+  const items = manifest.contributes.menus['view/item/context'] ?? [];
+  const test = items.filter((entry) => entry.command === 'gpumem.testHamiEnforcement');
+  assert.equal(test.length, 1);
+  assert.match(test[0]?.when ?? '', /viewItem == gpumem\.hamiPod && isWorkspaceTrusted/);
+  for (const entry of items.filter((e) => e.command !== 'gpumem.testHamiEnforcement' && (e.when ?? '').includes('gpuPod')))
+    assert.ok((entry.when ?? '').includes('viewItem =~ /^gpumem\\.(gpuPod|hamiPod)$/'), `${entry.command}: ${entry.when}`);
 });

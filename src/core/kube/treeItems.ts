@@ -16,6 +16,7 @@ import type { NodeMemoryEvent } from './events.ts';
 import type { HamiRegistration } from './hamiNodeAnnotations.ts';
 import type { GpuNodeSummary, GpuResourceAmount } from './nodes.ts';
 import type { ContainerRestarts, GpuPodSummary, GpuResourceRequest } from './pods.ts';
+import { isHamiManaged } from './pods.ts';
 import { formatBytes } from '../quantity.ts';
 import { markdownText, plainLabel } from '../text/escape.ts';
 
@@ -23,6 +24,7 @@ export const CONTEXT_VALUES = {
   context: 'gpumem.context',
   node: 'gpumem.node',
   gpuPod: 'gpumem.gpuPod',
+  hamiPod: 'gpumem.hamiPod',
   message: 'gpumem.message',
 } as const;
 
@@ -430,7 +432,7 @@ export function podTreeItem(pod: GpuPodSummary, now: number): TreeItemModel {
     description: plainLabel(parts.join(' · '), 240),
     tooltip: tooltip(`Pod ${markdownText(pod.namespace)}/${markdownText(pod.name)}`, lines),
     icon,
-    contextValue: CONTEXT_VALUES.gpuPod,
+    contextValue: isHamiManaged(pod) ? CONTEXT_VALUES.hamiPod : CONTEXT_VALUES.gpuPod,
     collapsible: false,
   };
 }
