@@ -6,7 +6,7 @@
  *
  * - It is preloaded, and it replaces dlsym(): a program that dlopen()s libcuda.so.1 and looks its functions
  *   up (Python's ctypes, the CUDA runtime) is handed the hooks for cuMemAlloc_v2 and cuMemFree_v2 (HAMi-core
- *   src/libvgpu.c overrides dlsym the same way).
+ *   src/libvgpu.c: its dlsym() returns its own function for every symbol starting with "cu" that it hooks).
  * - The limit is CUDA_DEVICE_MEMORY_LIMIT_0, else CUDA_DEVICE_MEMORY_LIMIT, read as HAMi-core's
  *   get_limit_from_env reads it: an optional G/g, M/m or K/k suffix (powers of 1024), then strtoul base 0.
  *   0 or unparsable means no limit.
@@ -40,8 +40,9 @@ static struct {
 
 static dlsym_fn real_dlsym(void) {
   static dlsym_fn found;
-  if (found == NULL) found = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+  /* HAMi-core asks for GLIBC_2.2.5 first (amd64's original version of dlsym); glibc 2.34 moved it into libc. */
   if (found == NULL) found = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+  if (found == NULL) found = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
   return found;
 }
 
