@@ -6,13 +6,23 @@
 //
 // Checked: enforced (exit 0), bypassed by CUDA_DISABLE_CONTROL=true and by a missing preload (exit 1), no
 // python3 (exit 3, says why), a pod HAMi does not manage (refused, no exec), no --yes without a terminal
-// (refused with what it would do, no exec), JSON output, and Ctrl-C while the driver hangs (exit 130).
+// (refused with what it would do, no exec), JSON output, and Ctrl-C while the driver hangs (exit 130). And the
+// transports the extension uses: the exec WebSocket on v4, which cannot half-close stdin (the bootstrap stops at
+// its end line instead of waiting for the end of input), and the kubectl binary (when it is on PATH).
 // Needs root, gcc and a system python3; skipped otherwise.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { planHamiTest } from '../../src/core/hamiTest/plan.ts';
+import { runHamiTest } from '../../src/core/hamiTest/run.ts';
+import { hamiTestArgv } from '../../src/core/hamiTest/script.ts';
+import { ClusterClient } from '../../src/kube/clusterClient.ts';
+import { KubectlExecTransport } from '../../src/kube/kubectlExecTransport.ts';
+import { loadKubeconfigs } from '../../src/kube/kubeconfig.ts';
+import { PodExecTransport } from '../../src/kube/podExecTransport.ts';
+import { spawnSync } from 'node:child_process';
 import { runCli } from '../helpers/cli.ts';
 import type { CliOptions, CliRun } from '../helpers/cli.ts';
 import { buildHamiTestRoot, hamiTestRootsUnavailable } from '../helpers/hamiTestRoot.ts';
@@ -20,6 +30,7 @@ import type { HamiTestRoot } from '../helpers/hamiTestRoot.ts';
 import { emptyFixtures, loadFixtures, mergeFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';
+import { WebSocket } from '../simulator/wsTypes.ts';
 
 const UNAVAILABLE = hamiTestRootsUnavailable();
 const T = { timeout: 90_000 };
@@ -169,4 +180,62 @@ describe('gpumem hami-test against the simulator', { skip: UNAVAILABLE ?? false 
     for (let i = 0; i < 100 && exec?.result === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(exec?.result?.clientClosed, true, JSON.stringify(exec?.result));
   });
+
+  async function enforcedPlan(client: ClusterClient) {
+    const planned = planHamiTest(await client.readPod('ml', 'enforced-0'));
+    assert.equal(planned.kind, 'ready');
+    return planned.kind === 'ready' ? planned.plan : assert.fail('not ready');
+  }
+
+  test('over the v4 exec protocol (stdin never ends): the program still runs and the verdict comes back', T, async () => {
+    const loaded = await loadKubeconfigs({ explicitPath: kubeconfig });
+    const context = loaded.contexts.find((c) => c.name === loaded.currentContext) ?? assert.fail('no context');
+    const client = new ClusterClient(context);
+    const v4 = (uri: string, _offered: string[], opts: object): never => new WebSocket(uri, ['v4.channel.k8s.io'], opts) as never;
+    const plan = await enforcedPlan(client);
+    const transport = new PodExecTransport({
+      kubeConfig: client.kubeConfig,
+      namespace: 'ml',
+      pod: 'enforced-0',
+      container: 'main',
+      command: hamiTestArgv(plan.attemptBytes),
+      socketFactory: v4,
+    });
+    try {
+      const outcome = await runHamiTest(transport, plan);
+      assert.equal(outcome.kind === 'finished' && outcome.verdict.kind, 'enforced', JSON.stringify(outcome));
+      assert.equal(sim.state.execs.at(-1)?.protocol, 'v4.channel.k8s.io');
+    } finally {
+      await transport.close();
+      await client.dispose(0);
+    }
+  });
+
+  test(
+    'through kubectl exec (gpumem.kubernetes.execMode = kubectl): the same argv after --',
+    { ...T, skip: spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0 ? false : 'kubectl is not on PATH' },
+    async () => {
+      const loaded = await loadKubeconfigs({ explicitPath: kubeconfig });
+      const context = loaded.contexts.find((c) => c.name === loaded.currentContext) ?? assert.fail('no context');
+      const client = new ClusterClient(context);
+      const plan = await enforcedPlan(client);
+      const transport = new KubectlExecTransport({
+        kubeconfigFiles: [kubeconfig],
+        context: context.name,
+        namespace: 'ml',
+        pod: 'enforced-0',
+        container: 'main',
+        remoteCommand: hamiTestArgv(plan.attemptBytes),
+        env,
+      });
+      try {
+        assert.deepEqual(transport.argv?.slice(-7, -3), ['--', 'python3', '-I', '-c']);
+        const outcome = await runHamiTest(transport, plan);
+        assert.equal(outcome.kind === 'finished' && outcome.verdict.kind, 'enforced', JSON.stringify(outcome));
+      } finally {
+        await transport.close();
+        await client.dispose(0);
+      }
+    },
+  );
 });
