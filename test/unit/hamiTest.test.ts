@@ -20,6 +20,9 @@ import type { HamiTestVerdict } from '../../src/core/hamiTest/verdict.ts';
 import type { ExecResult } from '../../src/core/probe/transport.ts';
 import { summarizePod } from '../../src/core/kube/pods.ts';
 import { podTreeItem } from '../../src/core/kube/treeItems.ts';
+import { UsageError } from '../../src/cli/args.ts';
+import { exitCodeOfVerdict, hamiTestCommand } from '../../src/cli/hamiTestCommand.ts';
+import type { CliIo } from '../../src/cli/io.ts';
 
 const MiB = 1024 * 1024;
 const LINE = '@gpumem-hami-test v1';
@@ -252,4 +255,34 @@ test('the Clusters tree offers "Test HAMi Enforcement…" on HAMi pods only, and
   assert.match(test[0]?.when ?? '', /viewItem == gpumem\.hamiPod && isWorkspaceTrusted/);
   for (const entry of items.filter((e) => e.command !== 'gpumem.testHamiEnforcement' && (e.when ?? '').includes('gpuPod')))
     assert.ok((entry.when ?? '').includes('viewItem =~ /^gpumem\\.(gpuPod|hamiPod)$/'), `${entry.command}: ${entry.when}`);
+});
+
+test('gpumem hami-test: usage errors before anything is read, --help, and the exit code of each verdict', async () => {
+  const out: string[] = [];
+  const io: CliIo = {
+    stdout: (text) => void out.push(text),
+    stderr: (text) => void out.push(text),
+    readStdin: () => Promise.resolve(new Uint8Array()),
+    cwd: '/',
+    version: 'test',
+    docsDirectory: '/',
+  };
+  for (const [argv, message] of [
+    [[], /--pod \[NAMESPACE\/\]NAME is required/],
+    [['--pod', 'ml/Not_A_Name'], /is not \[NAMESPACE\/\]NAME of a pod/],
+    [['--pod', 'ml/trainer-0', '--format', 'markdown'], /--format must be text or json/],
+    [['--pod', 'ml/trainer-0', 'extra'], /unexpected argument "extra"/],
+    [['--pod', 'ml/trainer-0', '--timeout', '5'], /unknown option --timeout/],
+    [['--pod', 'ml/trainer-0', '-c', 'Bad Name'], /is not a container name/],
+  ] as const)
+    await assert.rejects(hamiTestCommand(argv, io), (error: unknown) => error instanceof UsageError && message.test(error.message));
+  assert.equal(await hamiTestCommand(['--help'], io), 0);
+  assert.match(out.join(''), /RUNS CODE IN THE CONTAINER/);
+  const verdicts: [HamiTestVerdict, number][] = [
+    [{ kind: 'enforced', attemptBytes: 1, evidence: { envLimit: true, envDisable: false, preload: 'vgpu' } }, 0],
+    [{ kind: 'bypassed', attemptBytes: 1, freeCode: 0, evidence: { envLimit: true, envDisable: true, preload: 'vgpu' } }, 1],
+    [{ kind: 'inconclusive', reason: { kind: 'self-deadline' }, evidence: undefined }, 3],
+    [{ kind: 'cannot-run', reason: { kind: 'no-libcuda' } }, 3],
+  ];
+  for (const [verdict, code] of verdicts) assert.equal(exitCodeOfVerdict(verdict), code, verdict.kind);
 });
