@@ -18,6 +18,7 @@ const OUTPUTS = [
   `${LINE} status=cuda-error step=alloc code=4242 bytes=${BYTES}\n`,
   `${LINE} status=no-libcuda env_limit=1 env_disable=0 preload=vgpu\r\n`,
   `${LINE} status=no-symbol step=cuMemAlloc_v2\n`,
+  `${LINE} status=no-ctypes env_limit=1 env_disable=0 preload=vgpu\n`,
   `${LINE} status=bad-args\n`,
   'Traceback (most recent call last):\n  File "<string>", line 7, in <module>\n',
 ];

@@ -43,6 +43,8 @@ export interface HamiTestRootOptions {
   readonly python?: boolean;
   readonly libcuda?: boolean;
   readonly preload?: boolean;
+  /** false: python3 without its ctypes module, as Debian's python3-minimal ships it. */
+  readonly ctypes?: boolean;
 }
 
 export interface HamiTestRoot {
@@ -152,6 +154,7 @@ export function buildHamiTestRoot(options: HamiTestRootOptions = {}): HamiTestRo
       for (const lib of lddPaths(python)) copyResolved(root, lib);
       for (const file of pythonFiles(python)) {
         if (!existsSync(file)) continue;
+        if (options.ctypes === false && (file.includes('/ctypes/') || file.includes('/_ctypes.'))) continue;
         copyResolved(root, file);
         if (file.endsWith('.so')) for (const lib of lddPaths(file)) copyResolved(root, lib);
       }

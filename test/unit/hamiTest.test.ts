@@ -125,6 +125,7 @@ test('the verdict: OOM is enforcement, success is a bypass, anything else is inc
   const odd = hamiTestVerdict(exec(`${LINE} status=cuda-error step=alloc code=4242\n`), bytes);
   assert.equal(odd.kind === 'inconclusive' && odd.reason.kind === 'cuda-error' && odd.reason.name, 'CUresult 4242');
   assert.equal(kinds(hamiTestVerdict(exec(`${LINE} status=no-libcuda\n`), bytes)), 'cannot-run:no-libcuda');
+  assert.equal(kinds(hamiTestVerdict(exec(`${LINE} status=no-ctypes env_limit=1\n`), bytes)), 'cannot-run:no-ctypes');
   assert.equal(kinds(hamiTestVerdict(exec(`${LINE} status=no-symbol step=cuMemAlloc_v2\n`), bytes)), 'cannot-run:no-symbol');
   // No python3: chroot's exit 127, the exec API's start failure, a shell's "not found".
   const chroot = exec('', { exitCode: 127, stderr: "chroot: failed to run command 'python3': No such file or directory\n" });

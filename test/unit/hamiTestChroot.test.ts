@@ -4,8 +4,8 @@
 // (test/helpers/hamiTestRoot.ts). The limit, CUDA_DISABLE_CONTROL and the device size come from the
 // environment, as HAMi's device plugin injects them.
 //
-// Covered: enforced; bypassed by CUDA_DISABLE_CONTROL=true and by a missing preload; no python3; no
-// libcuda.so.1; a CUDA error before the allocation; cancel, and the program's own deadline, with no process
+// Covered: enforced; bypassed by CUDA_DISABLE_CONTROL=true and by a missing preload; no python3; python3
+// without ctypes; no libcuda.so.1; a CUDA error before the allocation; cancel, and the program's own deadline, with no process
 // left in the root afterwards. Needs root and gcc; skipped otherwise.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -48,15 +48,17 @@ describe('the over-quota test in chroot container roots', { skip: UNAVAILABLE ??
   let noPreload: HamiTestRoot;
   let noPython: HamiTestRoot;
   let noLibcuda: HamiTestRoot;
+  let noCtypes: HamiTestRoot;
 
   before(() => {
     full = buildHamiTestRoot();
     noPreload = buildHamiTestRoot({ preload: false });
     noPython = buildHamiTestRoot({ python: false });
     noLibcuda = buildHamiTestRoot({ libcuda: false });
+    noCtypes = buildHamiTestRoot({ ctypes: false });
   });
   after(() => {
-    for (const root of [full, noPreload, noPython, noLibcuda]) root?.cleanup();
+    for (const root of [full, noPreload, noPython, noLibcuda, noCtypes]) root?.cleanup();
   });
 
   test('the preloaded interposer refuses quota + 64 MiB: enforcement proven', async () => {
@@ -87,6 +89,10 @@ describe('the over-quota test in chroot container roots', { skip: UNAVAILABLE ??
     assert.equal(verdictOf(outcome), 'cannot-run:no-python3');
     assert.ok(outcome.kind === 'finished' && outcome.verdict.kind === 'cannot-run' && outcome.verdict.reason.kind === 'no-python3');
     assert.match(outcome.verdict.reason.detail, /python3/);
+  });
+
+  test('python3 without ctypes (a minimal Python): the test cannot run, and says so', async () => {
+    assert.equal(verdictOf(await runHamiTest(transport(noCtypes.root, LIMIT), plan())), 'cannot-run:no-ctypes');
   });
 
   test('no libcuda.so.1: the test cannot run', async () => {

@@ -96,6 +96,8 @@ function cannotRunHeadline(reason: Extract<HamiTestVerdict, { kind: 'cannot-run'
   switch (reason.kind) {
     case 'no-python3':
       return `Cannot run: the container has no python3 (${tail(reason.detail)}); the test uses only what the container has and installs nothing.`;
+    case 'no-ctypes':
+      return "Cannot run: the container's python3 has no ctypes module (a minimal Python), which the test needs to call libcuda.so.1.";
     case 'no-libcuda':
       return 'Cannot run: python3 could not load libcuda.so.1 in the container (no NVIDIA driver library mounted).';
     case 'no-symbol':

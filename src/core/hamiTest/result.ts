@@ -7,7 +7,7 @@
 // result lines are malformed too (a process in the container cannot add a second, believable verdict).
 import { HAMI_TEST_MARKER, HAMI_TEST_VERSION } from './script.ts';
 
-export type HamiTestStatus = 'out-of-memory' | 'allocated' | 'cuda-error' | 'no-libcuda' | 'no-symbol' | 'bad-args';
+export type HamiTestStatus = 'out-of-memory' | 'allocated' | 'cuda-error' | 'no-ctypes' | 'no-libcuda' | 'no-symbol' | 'bad-args';
 export type HamiTestStep = 'init' | 'device' | 'context' | 'alloc';
 export const HAMI_TEST_SYMBOLS = ['cuInit', 'cuDeviceGet', 'cuCtxCreate_v2', 'cuMemAlloc_v2', 'cuMemFree_v2'] as const;
 export type HamiTestSymbol = (typeof HAMI_TEST_SYMBOLS)[number];
@@ -37,6 +37,7 @@ export type HamiTestLine =
       readonly bytes: number | undefined;
       readonly evidence: HamiTestEvidence;
     }
+  | { readonly status: 'no-ctypes'; readonly evidence: HamiTestEvidence }
   | { readonly status: 'no-libcuda'; readonly evidence: HamiTestEvidence }
   | { readonly status: 'no-symbol'; readonly symbol: HamiTestSymbol; readonly evidence: HamiTestEvidence }
   | { readonly status: 'bad-args' };
@@ -55,6 +56,7 @@ const STATUSES: ReadonlySet<string> = new Set<HamiTestStatus>([
   'out-of-memory',
   'allocated',
   'cuda-error',
+  'no-ctypes',
   'no-libcuda',
   'no-symbol',
   'bad-args',
@@ -119,6 +121,8 @@ function parseLine(text: string): HamiTestOutput {
         return { kind: 'malformed', reason: 'a CUDA error without its step or code' };
       return { kind: 'result', line: { status: 'cuda-error', step: step as HamiTestStep, code, bytes, evidence } };
     }
+    case 'no-ctypes':
+      return { kind: 'result', line: { status: 'no-ctypes', evidence } };
     case 'no-libcuda':
       return { kind: 'result', line: { status: 'no-libcuda', evidence } };
     case 'no-symbol': {

@@ -43,7 +43,7 @@ export const HAMI_TEST_BOOTSTRAP = [
 
 export const HAMI_TEST_SCRIPT = `# gpumem HAMi enforcement test (docs/hami-test.md): one allocation of argv[1] bytes on CUDA device 0
 # through this container's own libcuda.so.1, freed at once; at most argv[2] seconds (SIGALRM ends it).
-import ctypes, os, signal, sys
+import os, signal, sys
 
 def result(**fields):
     sys.stdout.write("${HAMI_TEST_MARKER} v${HAMI_TEST_VERSION}" + "".join(" %s=%s" % kv for kv in fields.items()) + "\\n")
@@ -68,6 +68,10 @@ try:
 except OSError:
     evidence["preload"] = "absent"
 
+try:
+    import ctypes
+except ImportError:
+    result(status="no-ctypes", **evidence)
 try:
     cuda = ctypes.CDLL("libcuda.so.1")
 except OSError:

@@ -2,7 +2,7 @@
 // - CUDA_ERROR_OUT_OF_MEMORY (2) from cuMemAlloc_v2 → enforcement proven, for allocation;
 // - success → bypass proven (the program freed the memory at once);
 // - any other CUDA error, a timeout, a dropped connection or an unreadable result → inconclusive, with why;
-// - no python3, no libcuda.so.1, a missing symbol, an exec the cluster refused → the test cannot run here.
+// - no python3, no ctypes, no libcuda.so.1, a missing symbol, an exec the cluster refused → the test cannot run here.
 import type { ExecResult, TransportFailure } from '../probe/transport.ts';
 import { describeFailure } from '../probe/transport.ts';
 import { cuResultName } from './cudaErrors.ts';
@@ -19,6 +19,8 @@ export type HamiTestInconclusive =
 
 export type HamiTestCannotRun =
   | { readonly kind: 'no-python3'; readonly detail: string }
+  /** python3 without its ctypes module (Debian's python3-minimal, a trimmed image). */
+  | { readonly kind: 'no-ctypes' }
   | { readonly kind: 'no-libcuda' }
   | { readonly kind: 'no-symbol'; readonly symbol: HamiTestSymbol }
   | { readonly kind: 'exec-failed'; readonly detail: string };
@@ -71,6 +73,8 @@ export function hamiTestVerdict(exec: HamiTestExec, attemptBytes: number): HamiT
       return { kind: 'bypassed', attemptBytes: line.bytes ?? attemptBytes, freeCode: line.freed, evidence: line.evidence };
     case 'cuda-error':
       return inconclusive({ kind: 'cuda-error', step: line.step, code: line.code, name: cuResultName(line.code) }, line.evidence);
+    case 'no-ctypes':
+      return { kind: 'cannot-run', reason: { kind: 'no-ctypes' } };
     case 'no-libcuda':
       return { kind: 'cannot-run', reason: { kind: 'no-libcuda' } };
     case 'no-symbol':
