@@ -151,7 +151,7 @@ export function confirmationText(plan: HamiTestPlan): { readonly title: string; 
     detail: [
       `This runs code inside the container: python3 with a short ctypes program on its standard input (nothing is installed or copied).`,
       `Through the container's own libcuda.so.1 it allocates ${grouped(plan.attemptMiB)} MiB in one cuMemAlloc_v2 call on ${describePlanGpu(plan)}, whose HAMi quota is ${grouped(plan.quotaMiB)} MiB (${describeQuotaSource(plan.quotaSource)}): the quota + ${HAMI_TEST_MARGIN_MIB} MiB.`,
-      `If the allocation succeeds, the memory is freed at once. The test ends within ${HAMI_TEST_TIMEOUT_MS / 1000} s and can be cancelled.`,
+      `If HAMi does not enforce the quota, the allocation succeeds and holds that memory on the GPU, which other pods may share, until it is freed at once. The test ends within ${HAMI_TEST_TIMEOUT_MS / 1000} s and can be cancelled.`,
     ].join('\n'),
   };
 }
