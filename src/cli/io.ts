@@ -7,4 +7,6 @@ export interface CliIo {
   readonly version: string;
   /** Where the rule docs (docs/rules/*.md) are installed. */
   readonly docsDirectory: string;
+  /** Asks a yes/no question on the terminal; absent when stdin or stderr is not a terminal (CI, pipes, tests). */
+  readonly confirm?: (question: string) => Promise<boolean>;
 }

@@ -1,6 +1,7 @@
 // The `gpumem` command: a thin front on the same core as the extension.
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { terminalSafe } from '../core/text/escape.ts';
 import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
@@ -14,6 +15,7 @@ import {
   PROBE_SCRIPT_USAGE,
   probeScriptCommand,
 } from './probeCommands.ts';
+import { HAMI_TEST_USAGE, hamiTestCommand } from './hamiTestCommand.ts';
 import { rulesCommand } from './rulesCommand.ts';
 
 const VERSION = '0.1.0';
@@ -28,6 +30,8 @@ Commands:
                   pod (--pod) and print verdicts
   analyze FILE    Analyse a saved probe capture
   explain-oom F   Explain the OOM kills in a kernel log (file or -)
+  hami-test       Prove or refute HAMi's memory limit in a pod's container by allocating past its
+                  quota (runs code in the container; asks first, or --yes)
 
 Options:
   --version       Print the version
@@ -47,6 +51,7 @@ const COMMANDS: Record<string, Command> = {
   inspect: { run: inspectCommand, usage: INSPECT_USAGE },
   analyze: { run: analyzeCommand, usage: ANALYZE_USAGE },
   'explain-oom': { run: explainOomCommand, usage: EXPLAIN_OOM_USAGE },
+  'hami-test': { run: hamiTestCommand, usage: HAMI_TEST_USAGE },
 };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -96,6 +101,22 @@ function readStdin(): Promise<Uint8Array> {
   });
 }
 
+/** One line from the terminal: "y" or "yes" is consent, anything else (or Ctrl-D) is not. */
+function confirmOnTerminal(question: string): Promise<boolean> {
+  return new Promise((resolvePromise) => {
+    const lines = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    let answered = false;
+    lines.question(terminalSafe(question), (answer) => {
+      answered = true;
+      lines.close();
+      resolvePromise(['y', 'yes'].includes(answer.trim().toLowerCase()));
+    });
+    lines.once('close', () => {
+      if (!answered) resolvePromise(false);
+    });
+  });
+}
+
 // The choke point: every byte the CLI writes passes terminalSafe, whatever a command or format escaped
 // itself, so no target, cluster or file string can reach the terminal raw. JSON and SARIF stay valid (and
 // their values unchanged): the escapes are JSON's own `\uXXXX`, and C0 never appears raw in JSON.
@@ -106,6 +127,7 @@ const io: CliIo = {
   cwd: process.cwd(),
   version: VERSION,
   docsDirectory: findDocsDirectory(),
+  ...(process.stdin.isTTY && process.stderr.isTTY ? { confirm: confirmOnTerminal } : {}),
 };
 
 let finished = false;

@@ -80,6 +80,8 @@ export interface RootProcessSpec {
 }
 
 export interface ContainerRootSpec {
+  /** A root directory built by the test (e.g. test/helpers/hamiTestRoot.ts), used as it is and never removed here. */
+  readonly prebuilt?: string;
   readonly shell?: 'busybox' | 'dash';
   readonly files?: readonly RootFileSpec[];
   readonly dirs?: readonly string[];
@@ -227,6 +229,7 @@ export class Roots {
     if (existing) return existing;
     const spec = this.#containerSpecs.get(key);
     if (!spec) return undefined;
+    if (spec.prebuilt !== undefined) return spec.prebuilt;
     const root = this.#busyboxRoot(spec.shell ?? 'busybox', `container-${namespace}-${pod}-${container}`);
     try {
       for (const dir of spec.dirs ?? []) mkdirSync(join(root, dir), { recursive: true });

@@ -3,6 +3,7 @@
 // properties long with a random seed.
 import '../fuzz/capture.fuzz.ts';
 import '../fuzz/clusterReport.fuzz.ts';
+import '../fuzz/hamiTest.fuzz.ts';
 import '../fuzz/kernelLog.fuzz.ts';
 import '../fuzz/kubeconfig.fuzz.ts';
 import '../fuzz/lint.fuzz.ts';

@@ -227,3 +227,21 @@ describe('interpretKubectlExit: exit status and stderr', () => {
     assert.deepEqual(kubectlErrorLine('error: unknown flag: --quiet\n'), { reason: undefined, message: 'unknown flag: --quiet' });
   });
 });
+
+test('a remote command other than sh -s goes after -- as its own argv entries (the HAMi over-quota test)', () => {
+  const invocation = kubectlExecInvocation(
+    {
+      context: 'prod',
+      namespace: 'ml',
+      pod: 'trainer-0',
+      container: 'main',
+      remoteCommand: ['python3', '-I', '-c', 'import sys\nprint(1)', '42', '25'],
+    },
+    ':',
+  );
+  assert.equal(invocation.kind, 'ok');
+  const args = invocation.kind === 'ok' ? invocation.args : [];
+  assert.deepEqual(args.slice(args.indexOf('--')), ['--', 'python3', '-I', '-c', 'import sys\nprint(1)', '42', '25']);
+  const probe = kubectlExecInvocation({ context: 'prod', namespace: 'ml', pod: 'trainer-0' }, ':');
+  assert.deepEqual(probe.kind === 'ok' ? probe.args.slice(-3) : [], ['--', 'sh', '-s']);
+});

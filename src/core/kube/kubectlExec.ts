@@ -39,6 +39,8 @@ export interface KubectlExecTarget {
   readonly container?: string | undefined;
   /** The kubeconfig files the extension loaded, in precedence order; empty: kubectl's default. */
   readonly kubeconfigFiles?: readonly string[] | undefined;
+  /** The command in the container, a constant argv (the HAMi over-quota test's python3). Default `sh -s`. */
+  readonly remoteCommand?: readonly string[] | undefined;
 }
 
 export type KubectlInvocation =
@@ -86,7 +88,7 @@ export function kubectlExecInvocation(target: KubectlExecTarget, delimiter: stri
   if (files.length === 1) args.push(`--kubeconfig=${files[0] as string}`);
   args.push(`--context=${target.context}`, 'exec', '-i', '--quiet', '-n', target.namespace, target.pod);
   if (target.container !== undefined) args.push('-c', target.container);
-  pushAll(args, ['--', ...KUBECTL_REMOTE_COMMAND]);
+  pushAll(args, ['--', ...(target.remoteCommand ?? KUBECTL_REMOTE_COMMAND)]);
   return { kind: 'ok', args, kubeconfigEnv: files.length > 1 ? files.join(delimiter) : undefined };
 }
 

@@ -1,6 +1,7 @@
 // The Clusters view's row for a GPU pod: its GPU requests, QoS, phase, restarts and OOM kills, and its HAMi
 // allocation; and the order pods are listed in.
 import type { ContainerRestarts, GpuPodSummary, GpuResourceRequest } from './pods.ts';
+import { isHamiManaged } from './pods.ts';
 import { markdownText, plainLabel } from '../text/escape.ts';
 import type { IconSpec, TreeItemModel } from './treeItemModel.ts';
 import { ageText, CONTEXT_VALUES, ERROR_COLOR, markdownBullet, markdownTooltip, plural, WARNING_COLOR } from './treeItemModel.ts';
@@ -130,7 +131,7 @@ export function podTreeItem(pod: GpuPodSummary, now: number): TreeItemModel {
     description: plainLabel(parts.join(' · '), 240),
     tooltip: markdownTooltip(`Pod ${markdownText(pod.namespace)}/${markdownText(pod.name)}`, lines),
     icon,
-    contextValue: CONTEXT_VALUES.gpuPod,
+    contextValue: isHamiManaged(pod) ? CONTEXT_VALUES.hamiPod : CONTEXT_VALUES.gpuPod,
     collapsible: false,
   };
 }

@@ -17,6 +17,7 @@ export const CONTEXT_VALUES = {
   context: 'gpumem.context',
   node: 'gpumem.node',
   gpuPod: 'gpumem.gpuPod',
+  hamiPod: 'gpumem.hamiPod',
   message: 'gpumem.message',
 } as const;
 

@@ -1,7 +1,8 @@
 // The Clusters view's commands, each a small function of the shared Ctx and the cluster model (rust-analyzer's
 // commands-as-functions): run from a tree item's context menu they act on that item; from the command palette
 // they ask for the context, the node and the pod with quick picks (targets.ts). All of them need workspace
-// trust. The probes are nodeCommands.ts and podCommands.ts; here are the rest and the registration:
+// trust. The probes are nodeCommands.ts and podCommands.ts, the HAMi over-quota test hamiTestCommand.ts; here
+// are the rest and the registration:
 // - Copy Probe Command: the kubectl line to run the same probe by hand;
 // - Open Manifest: the live pod YAML, read-only, linted.
 import * as vscode from 'vscode';
@@ -17,6 +18,7 @@ import { manifestUri } from './manifestScheme.ts';
 import type { PodManifestProvider } from './manifestProvider.ts';
 import { explainNodeOom, inspectNode } from './nodeCommands.ts';
 import { hamiChecklistOnPod, inspectPod } from './podCommands.ts';
+import { testHamiEnforcement } from './hamiTestCommand.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { isElement, pickContainer, pickContext, pickNode, pickPod, podTarget, showError } from './targets.ts';
 
@@ -131,6 +133,7 @@ export function clusterCommandHandlers(
     [CLUSTER_COMMANDS.inspectNode, inspectNode(ctx, clusters)],
     [CLUSTER_COMMANDS.inspectPod, inspectPod(ctx, clusters)],
     [CLUSTER_COMMANDS.hamiChecklist, hamiChecklistOnPod(ctx, clusters)],
+    [CLUSTER_COMMANDS.testHamiEnforcement, testHamiEnforcement(ctx, clusters)],
     [CLUSTER_COMMANDS.explainNodeOom, explainNodeOom(ctx, clusters)],
     [CLUSTER_COMMANDS.copyProbeCommand, copyProbeCommand(ctx, clusters)],
     [CLUSTER_COMMANDS.openManifest, openPodManifest(ctx, clusters, manifests)],

@@ -15,6 +15,8 @@ export interface PodExecTarget {
   readonly namespace: string;
   readonly pod: string;
   readonly container?: string | undefined;
+  /** The command in the container, a constant argv; default `sh -s` (the probe). */
+  readonly command?: readonly string[] | undefined;
 }
 
 function kubectlTransport(settings: KubeSettings, kubectlPath: string, client: ClusterClient, target: PodExecTarget): KubectlExecTransport {
@@ -25,10 +27,11 @@ function kubectlTransport(settings: KubeSettings, kubectlPath: string, client: C
     namespace: target.namespace,
     pod: target.pod,
     ...(target.container !== undefined ? { container: target.container } : {}),
+    ...(target.command !== undefined ? { remoteCommand: target.command } : {}),
   });
 }
 
-/** The transport of "Inspect Pod" and the HAMi checklist. */
+/** The transport of "Inspect Pod", the HAMi checklist and the HAMi over-quota test. */
 export function podExecTransport(settings: KubeSettings, client: ClusterClient, target: PodExecTarget): Transport {
   if (settings.execMode.kind === 'kubectl') return kubectlTransport(settings, settings.execMode.kubectlPath, client, target);
   return new PodExecTransport({
@@ -37,6 +40,7 @@ export function podExecTransport(settings: KubeSettings, client: ClusterClient, 
     pod: target.pod,
     client,
     ...(target.container !== undefined ? { container: target.container } : {}),
+    ...(target.command !== undefined ? { command: target.command } : {}),
   });
 }
 
