@@ -62,9 +62,12 @@ export function parseNodeName(value: string): KubeTargetSpec {
 }
 
 /** The context to use: the named one or the current one, with a usage error that lists the others. */
-async function chooseContext(options: KubeTargetOptions): Promise<LoadedContext> {
+export async function chooseContext(
+  options: Pick<KubeTargetOptions, 'kubeconfig' | 'context' | 'io'>,
+  command = 'inspect',
+): Promise<LoadedContext> {
   const loaded = await loadKubeconfigs({ explicitPath: options.kubeconfig });
-  for (const problem of loaded.problems) options.io.stderr(`gpumem inspect: kubeconfig: ${problem}\n`);
+  for (const problem of loaded.problems) options.io.stderr(`gpumem ${command}: kubeconfig: ${problem}\n`);
   if (loaded.contexts.length === 0) {
     const where = loaded.source.files.join(', ') || '(no file)';
     throw new UsageError(`no Kubernetes context in ${where}: give --kubeconfig FILE, or set KUBECONFIG`);

@@ -6,6 +6,7 @@ import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import { LINT_USAGE, lintCommand } from './lintCommand.ts';
 import { INSPECT_USAGE, inspectCommand } from './inspectCommand.ts';
+import { HAMI_REPORT_USAGE, hamiReportCommand } from './hamiReportCommand.ts';
 import {
   ANALYZE_USAGE,
   analyzeCommand,
@@ -28,6 +29,7 @@ Commands:
                   pod (--pod) and print verdicts
   analyze FILE    Analyse a saved probe capture
   explain-oom F   Explain the OOM kills in a kernel log (file or -)
+  hami-report     The HAMi issue bundle of a pod (--pod), as Markdown, secrets redacted
 
 Options:
   --version       Print the version
@@ -47,6 +49,7 @@ const COMMANDS: Record<string, Command> = {
   inspect: { run: inspectCommand, usage: INSPECT_USAGE },
   analyze: { run: analyzeCommand, usage: ANALYZE_USAGE },
   'explain-oom': { run: explainOomCommand, usage: EXPLAIN_OOM_USAGE },
+  'hami-report': { run: hamiReportCommand, usage: HAMI_REPORT_USAGE },
 };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
