@@ -19,6 +19,7 @@ export const COMMANDS = {
   inspectNode: 'gpumem.inspectNode',
   inspectPod: 'gpumem.inspectPod',
   hamiChecklistPod: 'gpumem.hamiChecklistPod',
+  copyHamiReport: 'gpumem.copyHamiReport',
   explainNodeOom: 'gpumem.explainNodeOom',
   copyProbeCommand: 'gpumem.copyProbeCommand',
   openPodManifest: 'gpumem.openPodManifest',

@@ -10,6 +10,7 @@ export const CLUSTER_COMMANDS = {
   inspectNode: COMMANDS.inspectNode,
   inspectPod: COMMANDS.inspectPod,
   hamiChecklist: COMMANDS.hamiChecklistPod,
+  copyHamiReport: COMMANDS.copyHamiReport,
   explainNodeOom: COMMANDS.explainNodeOom,
   copyProbeCommand: COMMANDS.copyProbeCommand,
   openManifest: COMMANDS.openPodManifest,

@@ -15,6 +15,7 @@ import type { ClusterModel, ContextElement, NodeElement, PodElement } from './cl
 import { CLUSTER_COMMANDS } from './commandIds.ts';
 import { manifestUri } from './manifestScheme.ts';
 import type { PodManifestProvider } from './manifestProvider.ts';
+import { copyHamiReport } from './hamiReportCommand.ts';
 import { explainNodeOom, inspectNode } from './nodeCommands.ts';
 import { hamiChecklistOnPod, inspectPod } from './podCommands.ts';
 import { errorText } from '../../kube/errorText.ts';
@@ -131,6 +132,7 @@ export function clusterCommandHandlers(
     [CLUSTER_COMMANDS.inspectNode, inspectNode(ctx, clusters)],
     [CLUSTER_COMMANDS.inspectPod, inspectPod(ctx, clusters)],
     [CLUSTER_COMMANDS.hamiChecklist, hamiChecklistOnPod(ctx, clusters)],
+    [CLUSTER_COMMANDS.copyHamiReport, copyHamiReport(ctx, clusters)],
     [CLUSTER_COMMANDS.explainNodeOom, explainNodeOom(ctx, clusters)],
     [CLUSTER_COMMANDS.copyProbeCommand, copyProbeCommand(ctx, clusters)],
     [CLUSTER_COMMANDS.openManifest, openPodManifest(ctx, clusters, manifests)],
