@@ -145,7 +145,7 @@ function redactUserinfo(line: string): Redaction {
       else if (line[end] === ':' && at < 0 && colon < 0) colon = end;
       end++;
     }
-    if (colon >= 0 && colon < at) {
+    if (colon >= 0 && colon < at && !(at - colon - 1 === REDACTED.length && line.startsWith(REDACTED, colon + 1))) {
       out += `${line.slice(copied, colon + 1)}${REDACTED}`;
       copied = at;
       count++;
@@ -164,7 +164,8 @@ export function redactLine(line: string): Redaction {
   let out = '';
   let copied = 0;
   const replace = (start: number, end: number): void => {
-    if (end <= start) return;
+    // Nothing to hide, or already hidden (so redacting a redacted text changes nothing).
+    if (end <= start || (end - start === REDACTED.length && text.startsWith(REDACTED, start))) return;
     out += text.slice(copied, start) + REDACTED;
     copied = end;
     count++;
