@@ -3,11 +3,16 @@
 // redacted. Reads only: no exec, no write. Exit codes: 0 the bundle was written, 2 usage errors or the pod
 // could not be read (unreachable, RBAC, not found).
 import { writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { NodeCaptureRead } from '../core/report/hamiIssueNode.ts';
+import { nodeCaptureFacts } from '../core/report/hamiIssueNode.ts';
 import { hamiIssueMarkdown } from '../core/report/hamiIssueReport.ts';
 import { ClusterClient } from '../kube/clusterClient.ts';
 import { errorText } from '../kube/errorText.ts';
+import { readTextBounded } from '../kube/boundedRead.ts';
 import { collectHamiReport } from '../kube/hamiReport.ts';
 import { parseArgs, UsageError } from './args.ts';
+import { describeError } from './files.ts';
 import type { CliIo } from './io.ts';
 import { chooseContext, parsePodRef } from './kubeTarget.ts';
 
@@ -26,17 +31,52 @@ Options:
   --kubeconfig FILE       Default: the files in KUBECONFIG, else ~/.kube/config (read, never written)
   --context NAME          Default: the kubeconfig's current-context
   --tail-lines N          Log lines per container (default: 200)
+  --node-capture FILE     A capture of the pod's node (gpumem inspect --node NAME --save FILE) for the
+                          items only the node has: nvidia-smi's GPU query and the driver version,
+                          containerd's configuration, the kernel log's GPU and OOM lines
   --output FILE           Write the report to FILE (mode 0600) instead of standard output
   --timeout SECONDS       Deadline of each request (default: 30)
 `;
 
-const OPTIONS = { pod: true, kubeconfig: true, context: true, 'tail-lines': true, output: true, timeout: true, help: false } as const;
+const OPTIONS = {
+  pod: true,
+  kubeconfig: true,
+  context: true,
+  'tail-lines': true,
+  'node-capture': true,
+  output: true,
+  timeout: true,
+  help: false,
+} as const;
+
+/** A node capture is a few MiB at most (the probe caps every section); more is not a capture. */
+const MAX_CAPTURE_BYTES = 32 * 1024 * 1024;
 
 function positive(value: string | true | undefined, name: string, fallback: number, max: number): number {
   if (value === undefined) return fallback;
   const number = Number(value);
   if (!Number.isInteger(number) || number <= 0 || number > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max}`);
   return number;
+}
+
+/** The --node-capture file read and parsed; undefined without the flag; 'unreadable' after saying why. */
+async function readNodeCapture(
+  value: string | true | undefined,
+  io: CliIo,
+): Promise<{ source: string; read: NodeCaptureRead } | undefined | 'unreadable'> {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new UsageError('--node-capture needs a file');
+  try {
+    const text = await readTextBounded(value, MAX_CAPTURE_BYTES);
+    if (text.kind === 'too-large') {
+      io.stderr(`gpumem hami-report: ${value}: larger than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB, not a node capture\n`);
+      return 'unreadable';
+    }
+    return { source: basename(value), read: nodeCaptureFacts(text.text) };
+  } catch (error) {
+    io.stderr(`gpumem hami-report: ${value}: ${describeError(error)}\n`);
+    return 'unreadable';
+  }
 }
 
 export async function hamiReportCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -62,6 +102,8 @@ export async function hamiReportCommand(argv: readonly string[], io: CliIo): Pro
     },
     'hami-report',
   );
+  const nodeCapture = await readNodeCapture(args.options.get('node-capture'), io);
+  if (nodeCapture === 'unreadable') return 2;
   const namespace = (spec.kind === 'pod' ? spec.namespace : undefined) ?? context.namespace ?? 'default';
   const client = new ClusterClient(context, { requestTimeoutMs: timeoutMs });
   const controller = new AbortController();
@@ -78,7 +120,7 @@ export async function hamiReportCommand(argv: readonly string[], io: CliIo): Pro
         byHand: 'kubectl logs and kubectl get events with other credentials',
       },
     );
-    const { markdown, redacted } = hamiIssueMarkdown(input);
+    const { markdown, redacted } = hamiIssueMarkdown(nodeCapture ? { ...input, nodeCapture } : input);
     if (typeof output === 'string') {
       await writeFile(output, markdown, { mode: 0o600 });
       io.stderr(`gpumem hami-report: wrote ${output} (redacted ${redacted} value${redacted === 1 ? '' : 's'}); read it before posting\n`);

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import type { ComponentPod } from '../../src/core/report/hamiIssueInput.ts';
+import { nodeCaptureFacts } from '../../src/core/report/hamiIssueNode.ts';
 import { hamiIssueMarkdown } from '../../src/core/report/hamiIssueReport.ts';
 import { redactSecrets } from '../../src/core/text/redact.ts';
 import { fuzzTarget, renderViolations } from './harness.ts';
@@ -84,6 +85,7 @@ fuzzTarget({
       tailLines: 200,
       collectedAt: '2026-12-02T00:00:00Z',
       toolVersion: '0.1.0',
+      nodeCapture: { source: 'fuzz.capture', read: nodeCaptureFacts(input) },
     });
   },
   check: (output): Violation[] => [

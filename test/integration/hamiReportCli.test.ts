@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, statSync, readFileSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
+import { captureText } from '../unit/helpers/captureText.ts';
 import type { CliRun } from '../helpers/cli.ts';
 import { loadFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
@@ -126,6 +127,35 @@ describe('gpumem hami-report against the simulator', () => {
     assert.match(run.stderr, /wrote .*bundle\.md \(redacted \d+ values?\)/);
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.match(readFileSync(file, 'utf8'), /The last 1 lines at most/);
+  });
+
+  test('--node-capture fills the node-only items; a file that is not a capture is named and left out', T, async () => {
+    const capture = join(dir, 'gpu-node-7.capture');
+    writeFileSync(
+      capture,
+      captureText('node', {
+        'kernel-log': 'source=dmesg\n[ 900.1] NVRM: Xid (PCI:0000:17:00): 79, GPU has fallen off the bus.\n',
+        containerd: {
+          files: [
+            [
+              '/host/etc/containerd/config.toml',
+              'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n',
+            ],
+          ],
+        },
+      }),
+    );
+    const run = await gpumem(['--pod', 'ml/trainer-0', '--kubeconfig', kubeconfig, '--node-capture', capture]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(run.stdout.includes('GPU has fallen off the bus'));
+    assert.ok(run.stdout.includes('default_runtime_name = "nvidia"'));
+    const notCapture = join(dir, 'notes.txt');
+    writeFileSync(notCapture, 'just notes\n');
+    const other = await gpumem(['--pod', 'ml/trainer-0', '--kubeconfig', kubeconfig, '--node-capture', notCapture]);
+    assert.equal(other.code, 0, other.stderr);
+    assert.ok(other.stdout.includes('The node capture notes\\.txt was not used: not a gpumem probe capture.'));
+    const missing = await gpumem(['--pod', 'ml/trainer-0', '--kubeconfig', kubeconfig, '--node-capture', join(dir, 'absent')]);
+    assert.equal(missing.code, 2);
   });
 
   test('without pods/log and events: the bundle still comes, those items not collected and why', T, async () => {

@@ -9,7 +9,9 @@ import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import type { ComponentPod, HamiReportInput } from '../../src/core/report/hamiIssueInput.ts';
 import { hamiIssueMarkdown } from '../../src/core/report/hamiIssueReport.ts';
+import { nodeCaptureFacts } from '../../src/core/report/hamiIssueNode.ts';
 import { keepsEnvValue, NOT_SHOWN, podSection } from '../../src/core/report/hamiIssuePod.ts';
+import { captureText } from './helpers/captureText.ts';
 
 type Json = Record<string, unknown>;
 
@@ -183,4 +185,45 @@ test('podSection: garbage in, no throw; keepsEnvValue decides by name', () => {
   const section = podSection({ spec: { containers: [{ name: 'c', env: [{ name: 'SECRET_THING', value: 'v' }] }] } });
   assert.ok(section.yaml.includes(NOT_SHOWN));
   assert.equal(section.envValuesHidden, 1);
+});
+
+test('a node capture fills nvidia-smi, the containerd configuration and the kernel log; redacted like the rest', () => {
+  const capture = captureText('node', {
+    meta: 'hostname=gpu-node-7\nkernel=6.8.0-60-generic\n',
+    'kernel-log': [
+      'source=dmesg',
+      '[  12.0] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.133.20',
+      '[  13.0] eth0: link up',
+      '[ 900.1] NVRM: Xid (PCI:0000:17:00): 79, pid=52113, GPU has fallen off the bus.',
+      '',
+    ].join('\n'),
+    'nvidia-smi.gpu':
+      '0, GPU-6f1d2c3b, NVIDIA H100 80GB HBM3, 00000000:17:00.0, 570.133.20, 81559, 0, 6144, 75415, 12, Default, Disabled\n',
+    'nvidia-driver': { files: [['/host/proc/driver/nvidia/version', 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.20\n']] },
+    containerd: {
+      files: [
+        [
+          '/host/etc/containerd/config.toml',
+          '[plugins."io.containerd.grpc.v1.cri".registry.configs."r.io".auth]\n  password = "registry-pass"\n',
+        ],
+      ],
+    },
+  });
+  const read = nodeCaptureFacts(capture);
+  assert.equal(read.kind, 'read');
+  const { markdown, redacted } = hamiIssueMarkdown(input({ nodeCapture: { source: 'gpu-node-7.capture', read } }));
+  assert.ok(markdown.includes('GPU has fallen off the bus'), 'the Xid line');
+  assert.ok(!markdown.includes('eth0: link up'), 'only GPU, driver and OOM lines');
+  assert.ok(markdown.includes('NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.20'));
+  assert.ok(markdown.includes('- Accelerator driver and runtime version: NVRM version\\: NVIDIA UNIX'), 'the driver in the environment');
+  assert.ok(markdown.includes('81559, 0, 6144'), "nvidia-smi's GPU query");
+  assert.ok(markdown.includes('### \\/host\\/etc\\/containerd\\/config\\.toml'));
+  assert.ok(!markdown.includes('registry-pass'), "the registry password in containerd's configuration is redacted");
+  assert.equal(redacted, 5, 'the 4 of the other test, and the registry password');
+  assert.ok(markdown.includes('## Kubelet logs\n\nNot collected:'), 'the kubelet journal is never in a capture');
+  const container = nodeCaptureFacts(captureText('container', {}));
+  assert.deepEqual(container, { kind: 'invalid', reason: 'a container capture, not a node capture' });
+  const notUsed = hamiIssueMarkdown(input({ nodeCapture: { source: 'x.txt', read: nodeCaptureFacts('hello') } })).markdown;
+  assert.ok(notUsed.includes('The node capture x\\.txt was not used: not a gpumem probe capture.'));
+  assert.ok(notUsed.includes('## nvidia-smi -a\n\nNot collected:'));
 });

@@ -2,6 +2,7 @@
 // and pods/log, no exec and no write) by src/kube/hamiReport.ts, each lookup either read or failed with the
 // reason, so the report can say what it could not collect and why. Objects are plain JSON or client-node
 // models (read defensively by kube/json.ts).
+import type { NodeCaptureRead } from './hamiIssueNode.ts';
 
 /** One lookup's outcome: read, or why not (RBAC, not found, timeout), already explained for the user. */
 export type Lookup<T> = { readonly kind: 'read'; readonly value: T } | { readonly kind: 'failed'; readonly reason: string };
@@ -40,4 +41,6 @@ export interface HamiReportInput {
   readonly collectedAt: string;
   /** gpumem's version, named in the report's header. */
   readonly toolVersion: string;
+  /** A node capture the user gave (its file name, and what it holds), for the items only the node has. */
+  readonly nodeCapture?: { readonly source: string; readonly read: NodeCaptureRead };
 }

@@ -83,10 +83,13 @@ function environment(input: HamiReportInput, tally: RedactionTally): string[] {
   const resources = requestedResourceNames(input.pod);
   const driver = DRIVER_LABELS.map((key) => labels.get(key)).find((value) => value !== undefined);
   const runtime = RUNTIME_LABELS.map((key) => labels.get(key)).find((value) => value !== undefined);
+  const captured = input.nodeCapture?.read.kind === 'read' ? input.nodeCapture.read.facts.nvidiaDriver?.split('\n')[0]?.trim() : undefined;
   const driverLine =
     driver || runtime
       ? `driver ${markdownText(driver ?? 'unknown')}, CUDA ${markdownText(runtime ?? 'unknown')} (GPU feature discovery labels)`
-      : `not collected (the API does not have it): run \`nvidia-smi\` on node ${markdownText(nodeName ?? '(unscheduled)')}; its header shows the driver and CUDA versions`;
+      : captured
+        ? `${markdownText(tally.text(captured))} (/proc/driver/nvidia/version in the node capture); the CUDA version is in \`nvidia-smi\`'s header`
+        : `not collected (the API does not have it): run \`nvidia-smi\` on node ${markdownText(nodeName ?? '(unscheduled)')}; its header shows the driver and CUDA versions`;
   const os = [info('osImage'), info('kernelVersion') ? `kernel ${info('kernelVersion') ?? ''}` : undefined, info('architecture')]
     .filter((part): part is string => part !== undefined)
     .join(', ');
@@ -194,6 +197,68 @@ function componentSection(
   return out;
 }
 
+/** The node-only items from the node capture, or "not collected" with the command to run. */
+function nodeOnlySections(input: HamiReportInput, nodeArg: string, tally: RedactionTally): string[] {
+  const capture = input.nodeCapture;
+  const facts = capture?.read.kind === 'read' ? capture.read.facts : undefined;
+  const from = capture ? `From the node capture ${markdownText(capture.source)}` : '';
+  const out: string[] = [];
+  if (capture?.read.kind === 'invalid')
+    out.push(`The node capture ${markdownText(capture.source)} was not used: ${markdownText(capture.read.reason)}.`, '');
+  const inspect = `\`gpumem inspect --node ${markdownText(nodeArg)} --save node.capture\` (Inspect Node in VS Code) captures nvidia-smi's GPU and process tables, containerd's configuration and the kernel log from a short-lived debug pod; give the file to \`gpumem hami-report --node-capture\` to fill these items.`;
+  if (facts?.nvidiaSmiGpus !== undefined || facts?.nvidiaDriver !== undefined) {
+    out.push(
+      '## nvidia-smi -a',
+      '',
+      `${from}: nvidia-smi's GPU query and the driver's version file (not \`nvidia-smi -a\` itself, which the probe does not run).`,
+      '',
+    );
+    if (facts.nvidiaDriver !== undefined) out.push(markdownCodeBlock(tally.text(facts.nvidiaDriver.trim())), '');
+    if (facts.nvidiaSmiGpus !== undefined) out.push(markdownCodeBlock(tally.text(facts.nvidiaSmiGpus.trim())), '');
+  } else
+    pushAll(
+      out,
+      notCollected('nvidia-smi -a', 'the Kubernetes API cannot run it (gpumem does not exec for this report).', ['nvidia-smi -a'], inspect),
+    );
+  if (facts && facts.containerdConfig.size > 0) {
+    out.push('## Container runtime configuration', '', `${from}:`, '');
+    for (const [file, text] of facts.containerdConfig)
+      out.push(`### ${markdownText(file)}`, '', markdownCodeBlock(tally.text(text.trim())), '');
+  } else
+    pushAll(
+      out,
+      notCollected('Container runtime configuration', 'a file on the node.', [
+        'cat /etc/containerd/config.toml   # or: containerd config dump',
+        'cat /etc/docker/daemon.json        # Docker',
+      ]),
+    );
+  pushAll(
+    out,
+    notCollected('Kubelet logs', 'the kubelet journal is on the node, not in the API.', [
+      'sudo journalctl -r -u kubelet --no-pager | head -n 500',
+    ]),
+  );
+  if (facts?.kernelLog) {
+    out.push(
+      '## Kernel output (dmesg)',
+      '',
+      `${from} (${markdownText(facts.kernelLog.source)}): its last ${facts.kernelLog.lines.length} lines about GPUs, drivers and OOM kills.`,
+      '',
+    );
+    if (facts.kernelLog.lines.length > 0) out.push(markdownCodeBlock(tally.text(facts.kernelLog.lines.join('\n'))), '');
+  } else
+    pushAll(
+      out,
+      notCollected(
+        'Kernel output (dmesg)',
+        'the kernel log is on the node.',
+        ["sudo dmesg -T | grep -iE 'nvrm|xid|nvidia|oom'"],
+        `\`gpumem inspect --node ${markdownText(nodeArg)}\` reads the kernel log and explains its OOM kills.`,
+      ),
+    );
+  return out;
+}
+
 function notCollected(heading: string, why: string, commands: readonly string[], alternative?: string): string[] {
   return [
     `## ${heading}`,
@@ -225,16 +290,6 @@ export function hamiIssueMarkdown(input: HamiReportInput): { markdown: string; r
     '',
     ...eventsSection(input, tally),
     ...nodeSection(input, tally),
-    ...notCollected(
-      'nvidia-smi -a',
-      'the Kubernetes API cannot run it (gpumem does not exec for this report).',
-      ['nvidia-smi -a'],
-      `\`gpumem inspect --node ${markdownText(nodeArg)}\` (Inspect Node in VS Code) captures nvidia-smi's GPU and process tables and the kernel log from a short-lived debug pod.`,
-    ),
-    ...notCollected('Container runtime configuration', 'a file on the node.', [
-      'cat /etc/containerd/config.toml   # or: containerd config dump',
-      'cat /etc/docker/daemon.json        # Docker',
-    ]),
     ...componentSection(
       'HAMi device-plugin logs',
       input.devicePlugins,
@@ -251,15 +306,7 @@ export function hamiIssueMarkdown(input: HamiReportInput): { markdown: string; r
       input,
       tally,
     ),
-    ...notCollected('Kubelet logs', 'the kubelet journal is on the node, not in the API.', [
-      'sudo journalctl -r -u kubelet --no-pager | head -n 500',
-    ]),
-    ...notCollected(
-      'Kernel output (dmesg)',
-      'the kernel log is on the node.',
-      ["sudo dmesg -T | grep -iE 'nvrm|xid|nvidia|oom'"],
-      `\`gpumem inspect --node ${markdownText(nodeArg)}\` reads the kernel log and explains its OOM kills.`,
-    ),
+    ...nodeOnlySections(input, nodeArg, tally),
   ];
   const head = [
     `# HAMi issue bundle: pod ${markdownText(ref)}`,
