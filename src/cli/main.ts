@@ -7,6 +7,7 @@ import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import { LINT_USAGE, lintCommand } from './lintCommand.ts';
 import { INSPECT_USAGE, inspectCommand } from './inspectCommand.ts';
+import { HAMI_REPORT_USAGE, hamiReportCommand } from './hamiReportCommand.ts';
 import {
   ANALYZE_USAGE,
   analyzeCommand,
@@ -32,6 +33,7 @@ Commands:
   explain-oom F   Explain the OOM kills in a kernel log (file or -)
   hami-test       Prove or refute HAMi's memory limit in a pod's container by allocating past its
                   quota (runs code in the container; asks first, or --yes)
+  hami-report     The HAMi issue bundle of a pod (--pod), as Markdown, secrets redacted
 
 Options:
   --version       Print the version
@@ -52,6 +54,7 @@ const COMMANDS: Record<string, Command> = {
   analyze: { run: analyzeCommand, usage: ANALYZE_USAGE },
   'explain-oom': { run: explainOomCommand, usage: EXPLAIN_OOM_USAGE },
   'hami-test': { run: hamiTestCommand, usage: HAMI_TEST_USAGE },
+  'hami-report': { run: hamiReportCommand, usage: HAMI_REPORT_USAGE },
 };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {

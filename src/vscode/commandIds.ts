@@ -20,6 +20,7 @@ export const COMMANDS = {
   inspectPod: 'gpumem.inspectPod',
   hamiChecklistPod: 'gpumem.hamiChecklistPod',
   testHamiEnforcement: 'gpumem.testHamiEnforcement',
+  copyHamiReport: 'gpumem.copyHamiReport',
   explainNodeOom: 'gpumem.explainNodeOom',
   copyProbeCommand: 'gpumem.copyProbeCommand',
   openPodManifest: 'gpumem.openPodManifest',

@@ -6,7 +6,9 @@
 // - `ContainerRoot` spec.namespace / spec.pod / spec.container, and the busybox root's files, directories
 //                   and fake /proc processes (test/unit/helpers/probeRoot.ts);
 // - `User`          metadata.name = user (the client certificate's CN); spec.groups (O), spec.token,
-//                   spec.cert (default true), spec.rules [{verbs, resources, namespaces?, apiGroups?}].
+//                   spec.cert (default true), spec.rules [{verbs, resources, namespaces?, apiGroups?}];
+// - `PodLog`        spec.namespace / spec.pod / spec.container, spec.text (the container's log, served by
+//                   pods/log: podLogs.ts) and spec.previous (true: the last terminated instance's log).
 //
 // Strings `@now` / `@now-20m` / `@now-3d` become timestamps relative to load time: a real API server drops
 // events after an hour, so "recent" events must stay recent whenever the tests run.
@@ -20,6 +22,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Json, KubeObject } from './objects.ts';
 import { completeFixturePod, containerIdFor, relativeTime, stableUid, timestamp } from './objects.ts';
+import { podLogKey } from './podLogs.ts';
 import type { ContainerRootSpec, NodeRootSpec } from './roots.ts';
 
 export const FIXTURES_DIR = join(import.meta.dirname, 'fixtures');
@@ -53,10 +56,12 @@ export interface ClusterFixtures {
   /** Keyed `namespace/pod/container`. */
   readonly containerRoots: Record<string, ContainerRootSpec>;
   readonly users: SimulatorUser[];
+  /** Container logs keyed by podLogKey() (`namespace/pod/container`, `#previous` for the last terminated instance). */
+  readonly podLogs?: Record<string, string>;
 }
 
 export function emptyFixtures(): ClusterFixtures {
-  return { objects: [], nodeRoots: {}, containerRoots: {}, users: [] };
+  return { objects: [], nodeRoots: {}, containerRoots: {}, users: [], podLogs: {} };
 }
 
 function resolveTimes(value: unknown, now: number): unknown {
@@ -88,6 +93,9 @@ export function parseFixtures(text: string, options: { readonly now?: number; re
       else if (obj.kind === 'ContainerRoot') {
         const key = `${String(spec['namespace'])}/${String(spec['pod'])}/${String(spec['container'])}`;
         out.containerRoots[key] = spec as unknown as ContainerRootSpec;
+      } else if (obj.kind === 'PodLog') {
+        const key = podLogKey(String(spec['namespace']), String(spec['pod']), String(spec['container']), spec['previous'] === true);
+        (out.podLogs as Record<string, string>)[key] = String(spec['text'] ?? '');
       } else if (obj.kind === 'User') out.users.push({ name: obj.metadata.name as string, ...(spec as Omit<SimulatorUser, 'name'>) });
       else throw new Error(`${options.source ?? 'fixture'}: unknown simulator kind ${obj.kind}`);
       continue;
@@ -103,6 +111,7 @@ export function mergeFixtures(...parts: readonly ClusterFixtures[]): ClusterFixt
     out.objects.push(...part.objects);
     Object.assign(out.nodeRoots, part.nodeRoots);
     Object.assign(out.containerRoots, part.containerRoots);
+    Object.assign(out.podLogs as Record<string, string>, part.podLogs ?? {});
     for (const user of part.users) {
       const i = out.users.findIndex((u) => u.name === user.name);
       if (i >= 0) out.users[i] = user;

@@ -3,7 +3,8 @@
 // namespaces / nodes / pods / events / daemonsets / deployments with list, get and watch (label and field
 // selectors, limit/continue), pod create and delete, RBAC with the API server's 403 messages, watch
 // semantics with bookmarks and the 410 `Expired` of a compacted resourceVersion, SelfSubjectAccessReview,
-// and the exec WebSocket (v5/v4/channel.k8s.io) running the command for real in chroot fixture roots.
+// the exec WebSocket (v5/v4/channel.k8s.io) running the command for real in chroot fixture roots, and
+// pods/log (text/plain, container / tailLines / limitBytes / previous: podLogs.ts).
 // Fault injection (latency, forced status codes, a dropped exec socket, expired watches, refused pod
 // creation) is settable while it runs.
 //
@@ -53,6 +54,7 @@ import {
   waitingContainerStatus,
 } from './objects.ts';
 import { createPki } from './pki.ts';
+import { podLogAnswer, podLogKey } from './podLogs.ts';
 import type { CertPair } from './pki.ts';
 import { Roots } from './roots.ts';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, SelectorError } from './selectors.ts';
@@ -189,6 +191,8 @@ export interface SimulatorState {
   rootDirectories(): string[];
   /** Problems met cleaning up (a mount that would not go away). */
   readonly cleanupProblems: readonly string[];
+  /** Sets the log a container's pods/log serves (`previous`: its last terminated instance's). */
+  setPodLog(namespace: string, pod: string, container: string, text: string, previous?: boolean): void;
   /** Same as setFault({ expireWatches: true }). */
   expireWatches(): void;
   /** Resolves once the pod is gone from the store (rejects after the timeout). */
@@ -313,6 +317,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   for (const user of [...options.fixtures.users, ...(options.users ?? [])]) users.set(user.name, user);
   const store = new Store(options.historyLimit ?? 1000);
   const roots = new Roots(options.fixtures.nodeRoots, options.fixtures.containerRoots, options.roots ?? true);
+  const podLogs = new Map<string, string>(Object.entries(options.fixtures.podLogs ?? {}));
   const pki = await createPki();
   const certs = new Map<string, CertPair>();
   let faults: SimulatorFaults = {};
@@ -616,6 +621,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
           [
             { name: 'pods/exec', singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] },
             { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
+            { name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
           ],
         );
       case '/apis':
@@ -1289,6 +1295,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     try {
       if (subresource !== undefined) {
         if (info.resource === 'pods' && subresource === 'exec') return sendStatus(res, badRequest('Upgrade request required'));
+        if (info.resource === 'pods' && subresource === 'log' && method === 'GET' && namespace !== undefined && name !== undefined)
+          return sendPodLog(res, namespace, name, url.searchParams);
         return sendStatus(res, pathNotFound());
       }
       if (method === 'GET' && name === undefined) {
@@ -1309,6 +1317,20 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       if (err instanceof SelectorError) return sendStatus(res, badRequest(err.message));
       return sendStatus(res, internalError((err as Error).message));
     }
+  };
+
+  const sendPodLog = (res: ServerResponse, namespace: string, name: string, query: URLSearchParams): void => {
+    const pod = store.get('pods', namespace, name);
+    if (!pod) return sendStatus(res, notFound('pods', '', name));
+    const answer = podLogAnswer(pod, query, podLogs);
+    if (answer.kind === 'status') return sendStatus(res, answer.status);
+    res.writeHead(200, {
+      'Content-Type': 'text/plain',
+      'Content-Length': String(Buffer.byteLength(answer.text)),
+      'Cache-Control': 'no-cache, private',
+      'Audit-Id': randomUUID(),
+    });
+    res.end(answer.text);
   };
 
   // -------------------------------------------------------------------------------------------------
@@ -1579,6 +1601,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     mounts: () => roots.activeMounts(),
     rootDirectories: () => roots.directories(),
     cleanupProblems: roots.problems,
+    setPodLog: (namespace, pod, container, text, previous = false) =>
+      void podLogs.set(podLogKey(namespace, pod, container, previous), text),
     expireWatches: () => expireAll(),
     waitForPodGone: (namespace, name, timeoutMs = 5000) =>
       new Promise<void>((resolve, reject) => {

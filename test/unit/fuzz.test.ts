@@ -10,4 +10,5 @@ import '../fuzz/lint.fuzz.ts';
 import '../fuzz/parsers.fuzz.ts';
 import '../fuzz/protocol.fuzz.ts';
 import '../fuzz/quantity.fuzz.ts';
+import '../fuzz/redact.fuzz.ts';
 import '../fuzz/ssh.fuzz.ts';

@@ -11,6 +11,7 @@ export const CLUSTER_COMMANDS = {
   inspectPod: COMMANDS.inspectPod,
   hamiChecklist: COMMANDS.hamiChecklistPod,
   testHamiEnforcement: COMMANDS.testHamiEnforcement,
+  copyHamiReport: COMMANDS.copyHamiReport,
   explainNodeOom: COMMANDS.explainNodeOom,
   copyProbeCommand: COMMANDS.copyProbeCommand,
   openManifest: COMMANDS.openPodManifest,

@@ -16,6 +16,7 @@ import type { ClusterModel, ContextElement, NodeElement, PodElement } from './cl
 import { CLUSTER_COMMANDS } from './commandIds.ts';
 import { manifestUri } from './manifestScheme.ts';
 import type { PodManifestProvider } from './manifestProvider.ts';
+import { copyHamiReport } from './hamiReportCommand.ts';
 import { explainNodeOom, inspectNode } from './nodeCommands.ts';
 import { hamiChecklistOnPod, inspectPod } from './podCommands.ts';
 import { testHamiEnforcement } from './hamiTestCommand.ts';
@@ -134,6 +135,7 @@ export function clusterCommandHandlers(
     [CLUSTER_COMMANDS.inspectPod, inspectPod(ctx, clusters)],
     [CLUSTER_COMMANDS.hamiChecklist, hamiChecklistOnPod(ctx, clusters)],
     [CLUSTER_COMMANDS.testHamiEnforcement, testHamiEnforcement(ctx, clusters)],
+    [CLUSTER_COMMANDS.copyHamiReport, copyHamiReport(ctx, clusters)],
     [CLUSTER_COMMANDS.explainNodeOom, explainNodeOom(ctx, clusters)],
     [CLUSTER_COMMANDS.copyProbeCommand, copyProbeCommand(ctx, clusters)],
     [CLUSTER_COMMANDS.openManifest, openPodManifest(ctx, clusters, manifests)],
