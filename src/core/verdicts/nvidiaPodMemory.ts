@@ -93,17 +93,24 @@ export function withNvidiaPods(pods: readonly PodAccounting[], nvidia: NvidiaAcc
   });
 }
 
-/** The node's accounting with a unified-memory NVIDIA GPU: unified, and its compute memory charged to no cgroup. */
+/**
+ * The node's accounting with its NVIDIA GPUs: their VRAM in use when no DRM sysfs gave it and, with a
+ * unified-memory GPU, the node marked unified and its compute memory counted as charged to no cgroup.
+ */
 export function withNvidiaNode(node: NodeAccounting, nvidia: NvidiaAccounting): NodeAccounting {
-  if (nvidia.node.kind !== 'read' || nvidia.unifiedGpus.length === 0) return node;
+  if (nvidia.node.kind !== 'read') return node;
+  const discrete = nvidia.node.gpus.filter((gpu) => !gpu.unifiedMemory);
+  const vramUsed = node.vramUsed ?? sumKnown(discrete.map((gpu) => bytesOfMiB(gpu.memoryUsedMiB)));
+  const withVram = vramUsed !== undefined && discrete.length > 0 ? { ...node, vramUsed } : node;
+  if (nvidia.unifiedGpus.length === 0) return withVram;
   const onUnified = nvidia.node.processes.filter((process) => isOnUnified(process, nvidia.unifiedGpus));
   const used = sumKnown(onUnified.map((process) => bytesOfMiB(process.usedMiB)));
   const names = nvidia.unifiedGpus.map(
-    (gpu) => `NVIDIA ${gpu.index ?? '?'}: ${gpu.name ?? '?'} (unified memory, nvidia-smi memory.total [N/A])`,
+    (gpu) => `NVIDIA ${gpu.index ?? '?'}: ${gpu.name ?? '?'} (unified memory: nvidia-smi memory.total [N/A])`,
   );
   const gpuSummary = node.gpuSummary === 'no DRM GPU found' ? names.join(', ') : `${node.gpuSummary}, ${names.join(', ')}`;
   return {
-    ...node,
+    ...withVram,
     unifiedMemory: true,
     gpuSummary,
     ...(used !== undefined ? { nvidiaUnifiedUsed: used, unaccounted: Math.max(node.unaccounted ?? 0, used) } : {}),
