@@ -1,8 +1,8 @@
 // HAMi enforcement proven or refuted from the node, with no write and no exec into the tenant: for every
 // pod HAMi manages on the node, its quota per GPU against the GPU memory its processes really hold, as the
-// node's own nvidia-smi lists it (nvidiaPodMemory.ts). HAMi's troubleshooting page asks for exactly this
-// comparison ("check that nvidia-smi … reports the quota rather than physical VRAM";
-// https://project-hami.io/docs/troubleshooting/). The quota comes from, in this order:
+// node's own nvidia-smi lists it (nvidiaPodMemory.ts). HAMi's troubleshooting page ("GPU Memory Enforcement:
+// How It Works and How to Debug It") says a mapped libvgpu.so proves nothing; memory held past the quota,
+// as the driver reports it, does prove a bypass. The quota comes from, in this order:
 // - the pod's `hami.io/vgpu-devices-allocated` annotation (per device UUID, MiB; the API server's record),
 // - HAMi's `CUDA_DEVICE_MEMORY_LIMIT_<i>` in the processes' environ (read on the node, filtered by the probe),
 // - the limit HAMi-core wrote into the container's shared-region cache on the node.
