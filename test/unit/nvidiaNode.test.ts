@@ -302,3 +302,18 @@ test('MIG GPU: the table gives the processes by GI/CI even when the queries work
   assert.equal(row?.usedBytes, 5000 * MiB);
   assert.equal(row?.status.kind, 'exceeded');
 });
+
+test('a compute-apps query that fails (and no table): the processes are unknown, not "none"', () => {
+  const text = withNvidia(nodeCapture({ kernel: '6.8.0-60-generic', memTotal: 64 * GiB, pods: [POD] }), {
+    'nvidia-smi.gpu': { body: H100_ROW, rc: 0 },
+    // The error nvidia-smi prints for a field its driver does not know (one of nvidiaSmi.ts's ERROR_PATTERNS).
+    'nvidia-smi.apps': { body: 'Field "used_memory" is not a valid field to query.\n', rc: 2 },
+  });
+  const inspection = analyzeCaptureText(text, { target: 't', hamiQuotas: new Map([[POD.uid, { devices: new Map([[H100, 1000]]) }]]) });
+  const nvidia = inspection.node?.nvidia.node;
+  assert.equal(nvidia?.kind === 'read' ? nvidia.view.kind : undefined, 'apps-failed');
+  assert.match(
+    inspection.verdicts.find((v) => v.id === 'hami.quota-unknown')?.title ?? '',
+    /--query-compute-apps failed: Field "used_memory"/,
+  );
+});

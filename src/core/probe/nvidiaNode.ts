@@ -48,7 +48,9 @@ export type NvidiaProcessView =
   /** nvidia-smi listed none. Either none runs, or it cannot see them (a containerised nvidia-smi without the host PID namespace). */
   | { readonly kind: 'none-listed'; readonly gpuMemoryUsedMiB: number | undefined }
   /** It listed pids this /proc does not have: it runs in another PID namespace. */
-  | { readonly kind: 'other-namespace'; readonly absent: readonly number[] };
+  | { readonly kind: 'other-namespace'; readonly absent: readonly number[] }
+  /** The compute-apps query failed and no table lists the processes. */
+  | { readonly kind: 'apps-failed'; readonly errors: readonly string[] };
 
 export type NvidiaNode =
   | { readonly kind: 'absent'; readonly reason: string }
@@ -168,6 +170,7 @@ export function buildNvidiaNode(capture: Capture): NvidiaNode {
   }
   let view: NvidiaProcessView;
   if (pids.absent.length > 0) view = { kind: 'other-namespace', absent: pids.absent };
+  else if (!appsWorked && !useTable) view = { kind: 'apps-failed', errors: [...queryApps.errors, ...queryApps.otherLines].slice(0, 5) };
   else if (processes.length === 0) {
     const used = gpus.reduce<number | undefined>(
       (total, gpu) => (gpu.memoryUsedMiB === undefined ? total : (total ?? 0) + gpu.memoryUsedMiB),

@@ -20,6 +20,8 @@ export function quotaUnknownReason(node: NvidiaNode): string | undefined {
   if (node.kind === 'failed') return `nvidia-smi failed${node.errors[0] ? `: ${node.errors[0]}` : ''}`;
   if (node.view.kind === 'other-namespace')
     return `nvidia-smi lists pids this /proc does not have (${node.view.absent.slice(0, 5).join(', ')}): it runs in another PID namespace`;
+  if (node.view.kind === 'apps-failed')
+    return `nvidia-smi --query-compute-apps failed${node.view.errors[0] ? `: ${node.view.errors[0]}` : ''}`;
   if (node.view.kind === 'none-listed')
     return `nvidia-smi lists no compute process${node.view.gpuMemoryUsedMiB ? ` although ${node.view.gpuMemoryUsedMiB} MiB of GPU memory is in use` : ''}; a containerised nvidia-smi without the host PID namespace lists none`;
   return undefined;
@@ -68,7 +70,8 @@ export function quotaRemedy(row: HamiQuotaRow, name: string): string {
         return 'Probe the node with nvidia-smi on the PATH: over SSH to the host, or a debug image that has it.';
       if (row.status.reason.includes('PID namespace'))
         return "Run the node probe in the host PID namespace (gpumem's node debug pod does; so does SSH to the host).";
-      if (row.status.reason.startsWith('nvidia-smi failed')) return 'Fix the driver (nvidia-smi on the host must work), then probe again.';
+      if (row.status.reason.startsWith('nvidia-smi failed') || row.status.reason.startsWith('nvidia-smi --query-compute-apps failed'))
+        return 'Fix the driver (nvidia-smi on the host must work), then probe again.';
       return 'Probe the node with the cluster known (Inspect Node from the Clusters view, or gpumem inspect --node), so the quota comes from hami.io/vgpu-devices-allocated.';
   }
 }
