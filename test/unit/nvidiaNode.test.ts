@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
 import { parseSmiPids } from '../../src/core/probe/parsers/nvidiaSmiPids.ts';
 import { parseSmiTable } from '../../src/core/probe/parsers/nvidiaSmiTable.ts';
 import { isUnifiedMemoryProduct } from '../../src/core/probe/nvidiaNode.ts';
@@ -315,5 +316,16 @@ test('a compute-apps query that fails (and no table): the processes are unknown,
   assert.match(
     inspection.verdicts.find((v) => v.id === 'hami.quota-unknown')?.title ?? '',
     /--query-compute-apps failed: Field "used_memory"/,
+  );
+});
+
+test('the inspector’s HAMi section lists each HAMi pod’s quota first, and one exists without HAMi files on the node', () => {
+  const quotas = new Map<string, HamiPodQuota>([[POD.uid, { devices: new Map([[H100, 4000]]) }]]);
+  const inspection = h100Node(`${H100}, 501, python3, 9000\n`, pidFiles(501, containerDir(POD, 1), 'python3', ''), { quotas });
+  const hami = buildInspectorViewModel(inspection).hami;
+  assert.equal(hami?.verdict, 'bypassed');
+  assert.deepEqual(
+    hami?.rows.map((row) => [row.id, row.status, row.summary]),
+    [['hami.quota-exceeded', 'fail', 'uses 8.8 GiB of its 3.9 GiB quota: not enforced']],
   );
 });
