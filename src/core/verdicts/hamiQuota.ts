@@ -52,9 +52,9 @@ export function hamiQuotaRows(input: HamiQuotaInput): HamiQuotaRow[] {
     if (memory.gpus.some((row) => row.processes.some((process) => limitEntries(process).length > 0))) hamiPods.add(uid);
   }
   const rows: HamiQuotaRow[] = [];
+  const blind = quotaUnknownReason(nvidia.node);
   for (const podUid of [...hamiPods].sort()) {
     const memory = nvidia.pods.get(podUid);
-    const blind = processesUnseen(nvidia);
     if (!memory || memory.gpus.length === 0) {
       rows.push({
         podUid,
@@ -89,11 +89,6 @@ export function hamiQuotaRows(input: HamiQuotaInput): HamiQuotaRow[] {
     }
   }
   return rows;
-}
-
-/** Why nvidia-smi cannot show a HAMi pod's processes; undefined when it can. */
-export function processesUnseen(nvidia: NvidiaAccounting): string | undefined {
-  return quotaUnknownReason(nvidia.node);
 }
 
 interface QuotaFound {
