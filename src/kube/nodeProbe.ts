@@ -27,6 +27,7 @@ import { HAMI_DEVICE_PLUGIN_SELECTOR } from './hamiLookups.ts';
 import { DebugPodTransport } from './debugPodTransport.ts';
 import type { DebugPodTransportOptions } from './debugPodTransport.ts';
 import { podNamesOf } from './explorer.ts';
+import { hamiPodQuotas } from '../core/kube/hamiPodQuotas.ts';
 
 export type NodeProbeMode = 'debug-pod' | 'ssh';
 
@@ -115,8 +116,9 @@ export async function nodeAnalysisInputs(
   options: CallOptions = {},
 ): Promise<Omit<AnalyzeOptions, 'target'>> {
   const { pods } = await client.listPodsOnNode(node.name, options);
-  if (!node.hami) return { podNames: podNamesOf(pods) };
+  const hamiQuotas = hamiPodQuotas(pods);
+  if (!node.hami) return { podNames: podNamesOf(pods), hamiQuotas };
   const [key, value] = HAMI_DEVICE_PLUGIN_SELECTOR.split('=') as [string, string];
   const plugins = pods.filter((pod) => pod.metadata?.labels?.[key] === value);
-  return { podNames: podNamesOf(pods), hamiCluster: { devicePluginPods: plugins.map((pod) => podHealth(pod)) } };
+  return { podNames: podNamesOf(pods), hamiQuotas, hamiCluster: { devicePluginPods: plugins.map((pod) => podHealth(pod)) } };
 }

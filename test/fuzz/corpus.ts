@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { captureText, procRecord } from '../unit/helpers/captureText.ts';
 import type { SectionSpec } from '../unit/helpers/captureText.ts';
-import { GiB, MiB, manyPodsNode, nodeCapture, STRIX_HALO } from '../unit/helpers/nodeCapture.ts';
+import { containerDir, GiB, MiB, manyPodsNode, nodeCapture, STRIX_HALO } from '../unit/helpers/nodeCapture.ts';
+import { NONCE } from '../unit/helpers/captureText.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -80,7 +81,24 @@ function oomLines(uid: string, comm: string, pid: number): string {
 const apuLog = KERNEL_LOGS.find((log) => log.includes('amdgpu')) ?? KERNEL_LOGS[0] ?? '';
 
 /** Node captures: the inspector e2e's Strix Halo node, a cgroup v1 node with this machine's /proc files and real kernel logs, many pods. */
+/** A node capture with the NVIDIA sections (GB10 rows, the apps fixture, pid records, the fallback table). */
+function nvidiaNode(): string {
+  const mark = (text: string) => `\n@@gpumem:${NONCE}:${text}@@\n`;
+  const pod = { uid: TRAINER, current: 6 * GiB, max: 32 * GiB };
+  const fixture = (name: string) => readFileSync(join(ROOT, 'test/fixtures/nvidia-smi', name), 'utf8');
+  const sections =
+    `${mark('begin nvidia-smi.gpu')}0, GPU-2dee1e25-b3b5-007e-2b55-79f2d0f2ebe5, NVIDIA GB10, 0000000F:01:00.0, 580.95.05, [N/A], [N/A], [N/A], [N/A], 0, Default, [N/A]\n${mark('rc 0')}${mark('end nvidia-smi.gpu')}` +
+    `${mark('begin nvidia-smi.apps')}${fixture('llama-swap-782-gb10-apps.csv')}${mark('rc 0')}${mark('end nvidia-smi.apps')}` +
+    `${mark('begin nvidia-smi.pids')}${mark('file /proc/114687/cgroup')}0::${containerDir(pod, 1)}\n${mark('file /proc/114687/comm')}python\n${mark('file /proc/114687/environ')}CUDA_DEVICE_MEMORY_LIMIT_0=4000m\nCUDA_DISABLE_CONTROL=true\n${mark('missing /proc/4174')}${mark('end nvidia-smi.pids')}` +
+    `${mark('begin nvidia-smi.table')}${fixture('table-gb10-obrienlabs-processes.txt')}${mark('rc 0')}${mark('end nvidia-smi.table')}`;
+  return nodeCapture({ kernel: '6.17.0-1008-nvidia', memTotal: 128 * GiB, pods: [pod] }).replace(
+    mark('done'),
+    `${sections}${mark('done')}`,
+  );
+}
+
 export const NODE_CAPTURES: readonly string[] = [
+  nvidiaNode(),
   nodeCapture({
     hostname: 'strix-1',
     kernel: '7.1.0-gpumem',

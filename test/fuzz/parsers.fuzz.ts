@@ -15,6 +15,8 @@ import { parseKernelVersion, parseKeyEquals, parseKeyNumber } from '../../src/co
 import { parseMeminfo } from '../../src/core/probe/parsers/meminfo.ts';
 import { parseContainerdDefaultRuntime, parseKubeletReservations } from '../../src/core/probe/parsers/nodeConfig.ts';
 import { parseSmiApps, parseSmiCsv, parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
+import { parseSmiPids } from '../../src/core/probe/parsers/nvidiaSmiPids.ts';
+import { parseSmiTable } from '../../src/core/probe/parsers/nvidiaSmiTable.ts';
 import { podCgroupDataFromFiles } from '../../src/core/verdicts/oomPodCgroups.ts';
 import { amdgpuFdinfo } from '../helpers/fixtureRoot.ts';
 import { CONTAINER_CAPTURES, FDINFO, HAMI_CACHE_BODY, HAMI_LOGS, NODE_CAPTURES, NVIDIA_SMI, PROC, PROC_FILES } from './corpus.ts';
@@ -106,6 +108,32 @@ fuzzTarget({
     { label: 'long whitespace in a row', make: (n) => `0, ${' '.repeat(n)}, NVIDIA A10, 4096, 1024, 3072\n` },
     { label: 'long whitespace before [N/A]', make: (n) => `0, GPU-1, NVIDIA A10, 4096${' '.repeat(n)}x\n` },
   ],
+});
+
+fuzzTarget({
+  name: 'nvidiaSmiTable.parseSmiTable',
+  corpus: NVIDIA_SMI,
+  run: (input) => parseSmiTable(input),
+  growth: [
+    {
+      label: 'many process rows',
+      make: (n) => `| Processes: |\n${line(n, '|    0   N/A  N/A     4174      G   /usr/lib/xorg/Xorg     84MiB |\n')}`,
+    },
+    {
+      label: 'long whitespace in a GPU row',
+      make: (n) => `|   0  NVIDIA H100${' '.repeat(n)}On  |   0 |\n| N/A | 1MiB /${' '.repeat(n)}81559MiB |\n`,
+    },
+    { label: 'a long row of cells', make: (n) => `|${'  0 |'.repeat(n)}\n` },
+  ],
+});
+
+fuzzTarget({
+  name: 'nvidiaSmiPids.parseSmiPids(capture)',
+  corpus: NODE_CAPTURES,
+  run: (input) => {
+    const capture = parseCapture(input);
+    return parseSmiPids(sectionFiles(capture, 'nvidia-smi.pids'), capture.sections.get('nvidia-smi.pids')?.missing ?? []);
+  },
 });
 
 fuzzTarget({

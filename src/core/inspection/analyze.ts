@@ -6,6 +6,8 @@ import type { Capture, ProbeScope } from '../probe/capture.ts';
 import { parseCapture, sectionFiles } from '../probe/capture.ts';
 import type { NodeModel } from '../probe/nodeModel.ts';
 import { buildNodeModel } from '../probe/nodeModel.ts';
+import { buildNvidiaNode } from '../probe/nvidiaNode.ts';
+import { parseHamiCaches } from '../probe/parsers/hamiCache.ts';
 import type { ContainerProbe } from '../probe/parsers/containerProbe.ts';
 import { parseContainerProbe } from '../probe/parsers/containerProbe.ts';
 import type { HamiChecklistResult, HamiClusterFacts } from '../verdicts/hamiChecklist.ts';
@@ -17,6 +19,10 @@ import { explainKernelLogText } from '../verdicts/oomRootCause.ts';
 import type { NodeAccounting, PodAccounting } from '../verdicts/unaccountedMemory.ts';
 import { nodeAccounting, podAccounting, unaccountedMemoryVerdicts } from '../verdicts/unaccountedMemory.ts';
 import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
+import type { HamiPodQuota, HamiQuotaRow } from '../verdicts/hamiQuota.ts';
+import { hamiQuotaRows, hamiQuotaVerdicts } from '../verdicts/hamiQuota.ts';
+import type { NvidiaAccounting } from '../verdicts/nvidiaPodMemory.ts';
+import { nvidiaAccounting, withNvidiaNode, withNvidiaPods } from '../verdicts/nvidiaPodMemory.ts';
 
 export interface NodeInspection {
   readonly model: NodeModel;
@@ -25,6 +31,10 @@ export interface NodeInspection {
   readonly kernelChecks: readonly KernelCheck[];
   /** OOM kills explained from the node's kernel log. */
   readonly oom: KernelLogExplanation | undefined;
+  /** The node's nvidia-smi: GPUs, compute processes per pod and GPU, node processes. */
+  readonly nvidia: NvidiaAccounting;
+  /** Every HAMi pod on the node: its quota per GPU against what its processes hold. */
+  readonly hamiQuotas: readonly HamiQuotaRow[];
 }
 
 export interface Inspection {
@@ -50,6 +60,8 @@ export interface AnalyzeOptions {
   readonly hamiCluster?: HamiClusterFacts;
   /** A node capture to complete a container inspection (containerd runtime, host HAMi files). */
   readonly nodeCapture?: Capture;
+  /** Pod UID → its HAMi allocation (hami.io/vgpu-devices-allocated), when the cluster is known. */
+  readonly hamiQuotas?: ReadonlyMap<string, HamiPodQuota>;
 }
 
 export function analyzeCaptureText(text: string, options: AnalyzeOptions): Inspection {
@@ -65,22 +77,30 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspe
   if (capture.scope === 'node') {
     const model = buildNodeModel(capture);
     const kernelChecks = kernelAlignmentChecks(model);
-    const pods = podAccounting(model);
+    const nvidia = nvidiaAccounting(buildNvidiaNode(capture));
+    const pods = withNvidiaPods(podAccounting(model), nvidia);
+    const accounting = withNvidiaNode(nodeAccounting(model), nvidia);
     const oom = model.kernelLog
       ? explainKernelLogText(model.kernelLog.text, {
           pods: pods.map((pod) => oomPodContext(model, pod)),
           ...(options.podNames ? { podNames: options.podNames } : {}),
         })
       : undefined;
-    node = { model, accounting: nodeAccounting(model), pods, kernelChecks, oom };
-    problems = [...model.problems];
-    if (oom?.outcome.kind === 'stopped-at-budget') problems.push(`Kernel log: ${oom.outcome.problem}`);
-    pushAll(verdicts, oom?.verdicts ?? []);
-    pushAll(verdicts, unaccountedMemoryVerdicts(model, options.podNames));
-    pushAll(verdicts, kernelChecks.filter((check) => check.status === 'fail' || check.status === 'warn').map(kernelCheckToVerdict));
     if (sectionFiles(capture, 'hami.host').size > 0) {
       hami = evaluateHamiChecklist({ node: capture, ...(options.hamiCluster ? { cluster: options.hamiCluster } : {}) });
     }
+    const hamiQuotas = hamiQuotaRows({
+      nvidia,
+      caches: parseHamiCaches(capture),
+      ...(options.hamiQuotas ? { quotas: options.hamiQuotas } : {}),
+    });
+    node = { model, accounting, pods, kernelChecks, oom, nvidia, hamiQuotas };
+    problems = [...model.problems, ...(nvidia.node.kind === 'read' ? nvidia.node.problems : [])];
+    if (oom?.outcome.kind === 'stopped-at-budget') problems.push(`Kernel log: ${oom.outcome.problem}`);
+    pushAll(verdicts, oom?.verdicts ?? []);
+    pushAll(verdicts, unaccountedMemoryVerdicts(model, options.podNames, { node: accounting, pods }));
+    pushAll(verdicts, hamiQuotaVerdicts(hamiQuotas, options.podNames ?? new Map(), hami?.checks));
+    pushAll(verdicts, kernelChecks.filter((check) => check.status === 'fail' || check.status === 'warn').map(kernelCheckToVerdict));
   } else if (capture.scope === 'container') {
     container = parseContainerProbe(capture);
     hami = evaluateHamiChecklist({

@@ -21,6 +21,9 @@ const HEADLINES: readonly (readonly [RegExp, string])[] = [
   [/^oom\.unclassified$/, 'An OOM kill'],
   [/^hami\.bypassed$/, 'HAMi does not enforce the GPU memory quota'],
   [/^hami\.unknown$/, 'HAMi enforcement could not be confirmed'],
+  [/^hami\.quota-exceeded$/, 'A HAMi pod holds more GPU memory than its quota'],
+  [/^hami\.quota-held$/, 'HAMi quotas hold on this node'],
+  [/^hami\.quota-unknown$/, 'HAMi quotas could not be checked from the node'],
   [/^hami\./, 'A HAMi enforcement check failed'],
   [/^kernel\./, 'Kernel and driver'],
 ];
@@ -29,6 +32,7 @@ const HEADLINES: readonly (readonly [RegExp, string])[] = [
 export function verdictDocs(id: string): { readonly file: string; readonly anchor: string } | undefined {
   const base = docsIdOf(id);
   if (/^(memory|kernel|oom)\.[a-z0-9.-]+$/.test(base)) return { file: 'docs/probes.md', anchor: 'node-verdicts' };
+  if (/^hami\.quota-[a-z]+$/.test(base)) return { file: 'docs/probes.md', anchor: 'node-verdicts-hami-quotas' };
   if (/^hami\.[a-z0-9.-]+$/.test(base)) return { file: 'docs/probes.md', anchor: 'container-verdicts-hami' };
   return undefined;
 }

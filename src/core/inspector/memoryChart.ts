@@ -22,6 +22,11 @@ function podDetails(pod: PodAccounting): string[] {
     `limit: ${pod.limit === undefined ? 'none' : describeBytes(pod.limit)}`,
     `headroom: ${pod.headroom === undefined ? '—' : describeBytes(pod.headroom)}`,
     `VRAM: ${describeBytes(pod.vram)}`,
+    ...(pod.nvidia
+      ? pod.nvidia.gpus.map(
+          (row) => `${row.gpu} (nvidia-smi${pod.nvidia?.unified ? ', unified memory' : ''}): ${bytesCell(row.usedBytes, 'unknown').exact}`,
+        )
+      : []),
   ];
 }
 

@@ -27,6 +27,12 @@ export function buildPods(inspection: Inspection, names: ReadonlyMap<string, str
     set.add(shortId(parsed.containerId));
     gpuContainers.set(parsed.podUid, set);
   }
+  for (const process of node.nvidia.node.kind === 'read' ? node.nvidia.node.processes : []) {
+    if (process.podUid === undefined || process.containerId === undefined) continue;
+    const set = gpuContainers.get(process.podUid) ?? new Set<string>();
+    set.add(shortId(process.containerId));
+    gpuContainers.set(process.podUid, set);
+  }
   const cgroups = new Map(node.model.pods.map((candidate) => [candidate.podUid, candidate]));
   return node.pods.map((pod) => {
     const cgroup = cgroups.get(pod.podUid);
@@ -72,7 +78,8 @@ export function buildPods(inspection: Inspection, names: ReadonlyMap<string, str
       limit: bytesCell(pod.limit, 'none'),
       current: bytesCell(pod.accounted),
       gtt: bytesCell(pod.gtt),
-      vram: bytesCell(pod.vram),
+      // nvidia-smi printed a placeholder for one of the pod's processes: unknown, never 0.
+      vram: pod.nvidia && pod.nvidia.usedBytes === undefined ? bytesCell(undefined, 'unknown') : bytesCell(pod.vram),
       footprint: bytesCell(pod.trueFootprint),
       headroom: bytesCell(pod.headroom),
       headroomTone,

@@ -10,7 +10,7 @@
 //             footprint plus one "others" row, so 50 pods stay readable (memoryChart.ts);
 //   pods      (podsTable.ts) one row per pod with numbers for sorting and texts for display;
 //   oom       each kill of the kernel log: global or memory cgroup, the victim, the evidence lines;
-//   hami      the HAMi enforcement checklist;
+//   hami      the HAMi enforcement checklist, after the node-side quota of each HAMi pod (hamiQuotaSection.ts);
 //   kernel    kernel, driver and dmem checks plus a few facts;
 //   raw       every capture section as text (oom, hami, kernel, raw: detailSections.ts).
 // A pod as Markdown, for the report view, is podMarkdown.ts.
@@ -22,6 +22,7 @@ import { buildBanner, verdictRows, buildHeader } from './banner.ts';
 import { buildChart } from './memoryChart.ts';
 import { buildPods } from './podsTable.ts';
 import { buildOom, buildHami, buildKernel, buildRaw } from './detailSections.ts';
+import { withHamiQuotas } from './hamiQuotaSection.ts';
 
 export function buildInspectorViewModel(inspection: Inspection, options: ViewModelOptions = {}): InspectorViewModel {
   // Pod UID → `namespace/name`, as the Kubernetes layer gave them to the analysis.
@@ -35,7 +36,7 @@ export function buildInspectorViewModel(inspection: Inspection, options: ViewMod
     chart: buildChart(inspection, names, options.topPods ?? DEFAULT_TOP_PODS),
     pods: buildPods(inspection, names),
     oom: buildOom(inspection, names),
-    hami: buildHami(inspection),
+    hami: withHamiQuotas(buildHami(inspection), inspection),
     kernel: buildKernel(inspection),
     raw: buildRaw(inspection.capture, options.maxRawSectionChars ?? DEFAULT_MAX_RAW_SECTION_CHARS),
     live: {

@@ -7,6 +7,7 @@ import { markdownCodeBlock, markdownText, terminalSafe } from '../text/escape.ts
 import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
 import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
 import { gpuReclaimRows } from '../verdicts/gpuReclaim.ts';
+import { nvidiaJson, nvidiaMarkdown, nvidiaText, podNvidiaJson } from './nvidiaReport.ts';
 
 const ICON: Record<string, string> = { error: '⛔', warning: '⚠️', info: 'ℹ️', pass: '✅', fail: '❌', warn: '⚠️', unknown: '❔' };
 
@@ -44,16 +45,17 @@ export function inspectionToMarkdown(inspection: Inspection): string {
       out.push(
         '## Pods',
         '',
-        '| Pod | QoS | memory.current | GTT | true footprint | limit | headroom |',
-        '| --- | --- | --- | --- | --- | --- | --- |',
+        '| Pod | QoS | memory.current | GTT | VRAM | true footprint | limit | headroom |',
+        '| --- | --- | --- | --- | --- | --- | --- | --- |',
       );
       for (const pod of pods) {
         out.push(
-          `| ${markdownText(inspection.podNames.get(pod.podUid) ?? pod.podUid)} | ${markdownText(pod.qos)} | ${bytes(pod.accounted)} | ${bytes(pod.gtt)} | ${bytes(pod.trueFootprint)} | ${pod.limit === undefined ? 'none' : bytes(pod.limit)} | ${pod.headroom === undefined ? '—' : bytes(pod.headroom)} |`,
+          `| ${markdownText(inspection.podNames.get(pod.podUid) ?? pod.podUid)} | ${markdownText(pod.qos)} | ${bytes(pod.accounted)} | ${bytes(pod.gtt)} | ${pod.nvidia && pod.nvidia.usedBytes === undefined ? 'unknown' : bytes(pod.vram)} | ${bytes(pod.trueFootprint)} | ${pod.limit === undefined ? 'none' : bytes(pod.limit)} | ${pod.headroom === undefined ? '—' : bytes(pod.headroom)} |`,
         );
       }
       out.push('');
     }
+    pushAll(out, nvidiaMarkdown(inspection));
     out.push('## Kernel, driver and dmem', '');
     for (const check of kernelChecks) pushAll(out, checkMarkdown(check));
     out.push('');
@@ -134,6 +136,7 @@ export function inspectionToText(inspection: Inspection): string {
     if (provenance) out.push(`  ${oneLine(provenance)}`);
     for (const check of inspection.hami.checks) out.push(`  ${check.status.padEnd(7)} ${oneLine(check.title)}: ${oneLine(check.summary)}`);
   }
+  pushAll(out, nvidiaText(inspection));
   if (inspection.node?.oom) out.push('', `OOM kills: ${oneLine(inspection.node.oom.summary.text)}`);
   if (inspection.node) {
     out.push('', 'kernel, driver and dmem:');
@@ -170,7 +173,9 @@ export function inspectionToJson(inspection: Inspection): object {
             ...pod,
             podName: inspection.podNames.get(pod.podUid) ?? null,
             events: Object.fromEntries(pod.events),
+            nvidia: podNvidiaJson(pod.nvidia),
           })),
+          ...nvidiaJson(node),
           kernelChecks: node.kernelChecks,
           gpus: node.model.gpus,
           oom: node.oom ? node.oom.summary : null,

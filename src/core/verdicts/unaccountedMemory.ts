@@ -7,6 +7,7 @@ import { PCI_VENDORS, UNIFIED_MEMORY_DEVICES } from '../probe/parsers/drm.ts';
 import { parsePodCgroup } from '../probe/podCgroup.ts';
 import type { GpuReclaimCheck } from './gpuReclaim.ts';
 import { availableWithReclaim, checkGpuReclaim, gpuReclaimEvidence } from './gpuReclaim.ts';
+import type { PodNvidiaMemory } from './podNvidiaMemory.ts';
 import type { Verdict } from './verdict.ts';
 
 /** Headroom below this share of the limit is a warning (AMD's guidance: 25–30 %). */
@@ -33,8 +34,12 @@ export interface PodAccounting {
     readonly gtt: number;
     readonly vram: number;
     readonly sharedWith: readonly number[];
+    /** Where the numbers come from when not DRM fdinfo (nvidia-smi), as an evidence line. */
+    readonly evidence?: string;
   }[];
   readonly events: ReadonlyMap<string, number>;
+  /** Per-GPU memory from the node's nvidia-smi (nvidiaPodMemory.ts), on NVIDIA nodes. */
+  readonly nvidia?: PodNvidiaMemory;
 }
 
 export interface NodeAccounting {
@@ -55,6 +60,8 @@ export interface NodeAccounting {
   readonly unaccounted: number | undefined;
   readonly unifiedMemory: boolean;
   readonly gpuSummary: string;
+  /** On a unified-memory NVIDIA GPU (GB10): the compute processes' memory nvidia-smi lists, in system RAM. */
+  readonly nvidiaUnifiedUsed?: number;
 }
 
 export function podAccounting(model: NodeModel): PodAccounting[] {
@@ -142,21 +149,30 @@ export function nodeAccounting(model: NodeModel): NodeAccounting {
   };
 }
 
-export function unaccountedMemoryVerdicts(model: NodeModel, podNames: ReadonlyMap<string, string> = new Map()): Verdict[] {
+export function unaccountedMemoryVerdicts(
+  model: NodeModel,
+  podNames: ReadonlyMap<string, string> = new Map(),
+  accounted: { readonly node: NodeAccounting; readonly pods: readonly PodAccounting[] } = {
+    node: nodeAccounting(model),
+    pods: podAccounting(model),
+  },
+): Verdict[] {
   const verdicts: Verdict[] = [];
-  const node = nodeAccounting(model);
+  const node = accounted.node;
   const name = (uid: string) => podNames.get(uid) ?? `pod ${uid}`;
-  for (const pod of podAccounting(model)) {
+  for (const pod of accounted.pods) {
     if (pod.gtt === 0 || pod.accounted === undefined) continue;
     const evidence = [
       `${pod.cgroupPath}: memory ${model.cgroupMode === 'v2' ? 'current' : 'usage_in_bytes'} = ${pod.accounted} (${formatBytes(pod.accounted)})`,
       `${pod.cgroupPath}: limit = ${pod.limit ?? 'max'}${pod.limit !== undefined ? ` (${formatBytes(pod.limit)})` : ''}`,
       ...pod.processes.map(
         (process) =>
+          process.evidence ??
           `pid ${process.pid} (${process.comm ?? '?'}): drm GTT resident ${process.gtt} (${formatBytes(process.gtt)})${process.vram ? `, VRAM ${formatBytes(process.vram)}` : ''}${process.sharedWith.length > 0 ? ` (DRM clients shared with pid ${process.sharedWith.join(', ')}: counted once)` : ''}`,
       ),
     ];
-    const summary = `${name(pod.podUid)} holds ${formatBytes(pod.gtt)} of GTT that its cgroup does not count: it accounts ${formatBytes(pod.accounted)}, its true footprint is ${formatBytes(pod.trueFootprint ?? 0)}`;
+    const held = pod.nvidia?.unified ? 'unified GPU memory (nvidia-smi)' : 'GTT';
+    const summary = `${name(pod.podUid)} holds ${formatBytes(pod.gtt)} of ${held} that its cgroup does not count: it accounts ${formatBytes(pod.accounted)}, its true footprint is ${formatBytes(pod.trueFootprint ?? 0)}`;
     if (pod.limit !== undefined && pod.headroom !== undefined && pod.headroom < 0) {
       verdicts.push({
         id: 'memory.pod-over-limit-in-reality',
@@ -204,6 +220,11 @@ export function unaccountedMemoryVerdicts(model: NodeModel, podNames: ReadonlyMa
         ...gpuReclaimEvidence(node.gpuReclaimCheck, node.availableWithReclaim),
         ...(node.gttUsed !== undefined ? [`mem_info_gtt_used (sum of cards): ${node.gttUsed} (${formatBytes(node.gttUsed)})`] : []),
         ...(node.gpuActive !== undefined ? [`GPUActive: ${node.gpuActive} (${formatBytes(node.gpuActive)})`] : []),
+        ...(node.nvidiaUnifiedUsed !== undefined
+          ? [
+              `nvidia-smi compute apps on a unified-memory GPU (sum of used_memory): ${node.nvidiaUnifiedUsed} (${formatBytes(node.nvidiaUnifiedUsed)})`,
+            ]
+          : []),
         `sum of pod memory.current: ${node.podsAccounted} (${formatBytes(node.podsAccounted)})`,
       ],
       remedy:

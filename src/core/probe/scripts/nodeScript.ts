@@ -1,6 +1,12 @@
 // The node-scope probe: the host's view of memory, cgroups, GPUs, kernel logs and HAMi.
 // $R is the host root: '' on the host itself, '/host' in a node debug pod.
+/** At most this many nvidia-smi compute apps get their cgroup, comm and limit variables read. */
+export const NVIDIA_PID_LIMIT = 1000;
+
 export const NODE_BODY = String.raw`
+# smiquery ARGS...: nvidia-smi's output (stderr too) and its rc marker, cut at $MAXC; smiprint prints it.
+smiquery() { { $T nvidia-smi "$@" 2>&1; printf '\n@@gpumem:%s:rc %s@@\n' "$N" "$?"; } | head -c "$MAXC"; }
+smiprint() { printf '%s\n' "$1"; }
 begin meta
 printf 'hostname=%s\n' "$(cat "$R/etc/hostname" 2>/dev/null || uname -n)"
 printf 'kernel=%s\n' "$(cat "$R/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)"
@@ -131,8 +137,62 @@ else
 fi
 finish fdinfo
 
-cmd nvidia-smi.gpu nvidia-smi --query-gpu=index,uuid,name,pci.bus_id,driver_version,memory.total,memory.reserved,memory.used,memory.free,utilization.gpu,compute_mode,mig.mode.current --format=csv,noheader,nounits
-cmd nvidia-smi.apps nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader,nounits
+# NVIDIA: the two CSV queries (kept in variables, each cut at $MAXC, for the steps after them).
+begin nvidia-smi.gpu
+_smi=''
+if have nvidia-smi; then
+  _smi_gpu=$(smiquery --query-gpu=index,uuid,name,pci.bus_id,driver_version,memory.total,memory.reserved,memory.used,memory.free,utilization.gpu,compute_mode,mig.mode.current --format=csv,noheader,nounits)
+  smiprint "$_smi_gpu"
+  _smi=1
+else
+  mark "missing nvidia-smi"
+fi
+finish nvidia-smi.gpu
+begin nvidia-smi.apps
+if [ -n "$_smi" ]; then
+  _smi_apps=$(smiquery --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader,nounits)
+  smiprint "$_smi_apps"
+else
+  mark "missing nvidia-smi"
+fi
+finish nvidia-smi.apps
+# Each compute app's pid (digits only, at most ${NVIDIA_PID_LIMIT}, once each): its cgroup (for the pod), comm, and
+# of its environ ONLY HAMi's limit variables: grep keeps nothing else, so no other value (no secret)
+# leaves the node. A pid this /proc does not have means nvidia-smi runs in another PID namespace.
+begin nvidia-smi.pids
+if [ -n "$_smi" ]; then
+  printf '%s\n' "$_smi_apps" | {
+    _n=0
+    _seen=' '
+    while IFS= read -r _line; do
+      case $_line in '@@gpumem:'*) continue ;; *,*) ;; *) continue ;; esac
+      _pid=${'$'}{_line#*,}
+      _pid=${'$'}{_pid%%,*}
+      _pid=${'$'}{_pid#"${'$'}{_pid%%[! ]*}"}
+      _pid=${'$'}{_pid%"${'$'}{_pid##*[! ]}"}
+      case $_pid in ''|*[!0-9]*|???????????*) continue ;; esac
+      case $_seen in *" $_pid "*) continue ;; esac
+      _n=$((_n + 1))
+      if [ "$_n" -gt ${NVIDIA_PID_LIMIT} ]; then mark "missing pids beyond ${NVIDIA_PID_LIMIT}"; break; fi
+      _seen="$_seen$_pid "
+      _p="$R/proc/$_pid"
+      if [ ! -d "$_p" ]; then mark "missing $_p"; continue; fi
+      onefile "$_p/cgroup"
+      onefile "$_p/comm"
+      mark "file $_p/environ"
+      { $T tr '\000\n' '\n ' 2>/dev/null < "$_p/environ" || echo '@environ-unreadable'; } | grep -E '^(CUDA_DEVICE_MEMORY_LIMIT(_[0-9]+)?|CUDA_DEVICE_MEMORY_SHARED_CACHE|CUDA_DISABLE_CONTROL)=|^@environ-unreadable$' | head -c 8192
+    done
+  }
+fi
+finish nvidia-smi.pids
+# The default table only when a query failed or a GPU is in MIG mode: it lists MIG devices and the
+# processes by GPU instance (GI) and compute instance (CI), which the CSV queries do not.
+if [ -n "$_smi" ]; then
+  case "$_smi_gpu$_smi_apps" in
+    *"rc 0@@"*"rc 0@@"*) case $_smi_gpu in *Enabled*) cmd nvidia-smi.table nvidia-smi ;; esac ;;
+    *) cmd nvidia-smi.table nvidia-smi ;;
+  esac
+fi
 files nvidia-driver "$R/proc/driver/nvidia/version"
 
 # HAMi host state: the preload file, the library, and per-container shared-region caches, in the

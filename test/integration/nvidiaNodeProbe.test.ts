@@ -1,0 +1,131 @@
+// The node probe's NVIDIA part, end to end: the real script in a chroot fixture root (the HAMi NVIDIA node
+// of fixtureRoot.ts) with a stub nvidia-smi that prints recorded output (test/helpers/nvidiaSmiRoot.ts),
+// through LocalTransport, then the analysis. Runs as root (chroot, mknod), like nodeProbe.test.ts.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Inspection } from '../../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { runProbe } from '../../src/core/inspection/runProbe.ts';
+import { sectionFiles } from '../../src/core/probe/capture.ts';
+import { parseCapture } from '../../src/core/probe/capture.ts';
+import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
+import { LocalTransport } from '../../src/transports/local.ts';
+import type { Fixture, FixtureShell } from '../helpers/fixtureRoot.ts';
+import { fixtureRootsUnavailable, MiB } from '../helpers/fixtureRoot.ts';
+import type { HamiNvidiaFacts, NvidiaSmiMode } from '../helpers/nvidiaSmiRoot.ts';
+import { buildHamiNvidiaNode } from '../helpers/nvidiaSmiRoot.ts';
+
+const SKIP = fixtureRootsUnavailable() ?? false;
+const T = { timeout: 120_000 };
+const cleanups: Array<() => void> = [];
+after(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function fixture(mode: NvidiaSmiMode, shell: FixtureShell = 'busybox'): Fixture<HamiNvidiaFacts> {
+  const built = buildHamiNvidiaNode(mode, { shell });
+  cleanups.push(() => built.cleanup());
+  return built;
+}
+
+async function probe(root: Fixture<HamiNvidiaFacts>): Promise<{ text: string; stderr: string; inspection: Inspection }> {
+  const transport = new LocalTransport({ command: ['chroot', root.root, '/bin/sh', '-s'], env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' } });
+  try {
+    const run = await runProbe(transport, { scope: 'node', hostRoot: root.hostRoot, timeoutMs: 90_000 });
+    return { text: run.captureText, stderr: run.exec.stderr, inspection: analyzeCaptureText(run.captureText, { target: 'fixture' }) };
+  } finally {
+    await transport.close();
+  }
+}
+
+describe('node probe with nvidia-smi (stub) on a HAMi node', { skip: SKIP }, () => {
+  for (const shell of ['busybox', 'dash'] as const) {
+    test(`${shell}: per-pod VRAM from nvidia-smi, quota exceeded and held, no secret leaves the node`, T, async () => {
+      const root = fixture('host', shell);
+      const run = await probe(root);
+      assert.equal(run.stderr, '', 'the script wrote to stderr');
+      const capture = parseCapture(run.text);
+      assert.equal(capture.complete, true);
+      assert.deepEqual(capture.problems, []);
+      for (const secret of root.facts.secrets) assert.equal(run.text.includes(secret), false, `${secret} left the node`);
+      assert.equal(run.text.includes('99999m'), false, 'a newline in a value cannot forge a limit line');
+      const pids = sectionFiles(capture, 'nvidia-smi.pids');
+      assert.equal(
+        pids.get(`/proc/${root.facts.enforced.hostPid}/environ`),
+        `CUDA_DEVICE_MEMORY_LIMIT_0=8192m\nCUDA_DEVICE_MEMORY_SHARED_CACHE=/usr/local/vgpu/${root.facts.enforced.podUid}.cache\n`,
+      );
+      assert.equal(
+        pids.get(`/proc/${root.facts.bypassed.hostPid}/environ`),
+        'CUDA_DEVICE_MEMORY_LIMIT_0=8192m\nCUDA_DISABLE_CONTROL=true\n',
+      );
+      assert.equal(capture.sections.has('nvidia-smi.table'), false, 'the queries worked: no table');
+
+      const node = run.inspection.node;
+      assert.ok(node);
+      assert.equal(node.nvidia.node.kind, 'read');
+      const enforced = node.pods.find((pod) => pod.podUid === root.facts.enforced.podUid);
+      const bypassed = node.pods.find((pod) => pod.podUid === root.facts.bypassed.podUid);
+      assert.equal(enforced?.vram, root.facts.enforcedUsedMiB * MiB);
+      assert.equal(bypassed?.vram, root.facts.bypassedUsedMiB * MiB);
+      assert.equal(enforced?.gtt, 0, 'a discrete GPU: VRAM, not GTT');
+      assert.deepEqual(
+        node.nvidia.nodeProcesses.map((p) => p.pid),
+        [root.facts.hostPid],
+        'the host service is the node’s',
+      );
+
+      const exceeded = run.inspection.verdicts.filter((v) => v.id === 'hami.quota-exceeded');
+      assert.equal(exceeded.length, 1);
+      assert.match(exceeded[0]?.title ?? '', /uses 12\.5 GiB of its 8 GiB quota on GPU 0/);
+      assert.ok(
+        exceeded[0]?.evidence.some((line) => line.includes('CUDA_DISABLE_CONTROL=true')),
+        'the bypass evidence',
+      );
+      assert.ok(
+        exceeded[0]?.evidence.some((line) => line.startsWith('node: ')),
+        'the node-side HAMi facts join it',
+      );
+      const held = run.inspection.verdicts.filter((v) => v.id === 'hami.quota-held');
+      assert.equal(held.length, 1);
+      assert.match(held[0]?.title ?? '', /uses 6 GiB of its 8 GiB quota on GPU 0: within it, 2 GiB left/);
+      assert.equal(run.inspection.verdicts[0]?.id, 'hami.quota-exceeded', 'the error comes first');
+
+      // Every report carries the table of HAMi pods and the per-pod GPU memory.
+      const markdown = inspectionToMarkdown(run.inspection);
+      assert.match(markdown, /HAMi quotas on this node/);
+      assert.match(markdown, /exceeded/);
+      assert.match(inspectionToText(run.inspection), /GPU 0: 12\.5 GiB of 8 GiB quota/);
+      const json = JSON.parse(JSON.stringify(inspectionToJson(run.inspection))) as {
+        node: { hamiQuotas: { status: string }[]; nvidia: { kind: string } };
+      };
+      assert.deepEqual(json.node.hamiQuotas.map((row) => row.status).sort(), ['exceeded', 'held']);
+      assert.equal(json.node.nvidia.kind, 'read');
+    });
+  }
+
+  test('a containerised nvidia-smi that lists no process: the quotas are unknown, and it says why', T, async () => {
+    const root = fixture('containerised');
+    const run = await probe(root);
+    const unknown = run.inspection.verdicts.filter((v) => v.id === 'hami.quota-unknown');
+    assert.equal(unknown.length, 2, 'both HAMi pods (known from their caches)');
+    for (const verdict of unknown) assert.match(verdict.title, /lists no compute process.*host PID namespace/);
+    assert.equal(
+      run.inspection.verdicts.some((v) => v.id === 'hami.quota-exceeded' || v.id === 'hami.quota-held'),
+      false,
+    );
+  });
+
+  test('query flags that fail: the default table is read instead, and nothing is taken for 0', T, async () => {
+    const root = fixture('query-fails');
+    const run = await probe(root);
+    const capture = parseCapture(run.text);
+    assert.ok(capture.sections.has('nvidia-smi.table'), 'the fallback table');
+    const nvidia = run.inspection.node?.nvidia.node;
+    assert.equal(nvidia?.kind, 'read');
+    if (nvidia?.kind !== 'read') return;
+    assert.equal(nvidia.source, 'table');
+    assert.equal(nvidia.gpus.length, 8);
+    assert.equal(nvidia.gpus[0]?.memoryTotalMiB, 81559);
+    assert.ok(run.inspection.verdicts.some((v) => v.id === 'hami.quota-unknown'));
+  });
+});
