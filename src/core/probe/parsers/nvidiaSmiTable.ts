@@ -10,7 +10,7 @@
 // - `Processes:` block: `|    0   N/A  N/A     4174      G   /usr/lib/xorg/Xorg      84MiB |`, without the GI/CI
 //   columns before driver 450; `No running processes found` when empty.
 // Pure, linear in the input, never throws; a value it cannot read is undefined (unknown), never 0.
-import { parseBoundedDecimal } from './kernelNumber.ts';
+import { parseBoundedNumber } from './kernelNumber.ts';
 
 export interface SmiTableGpu {
   readonly index: number;
@@ -166,7 +166,7 @@ function mibWord(words: readonly string[]): number | undefined {
 
 function mib(text: string): number | undefined {
   if (!isDigits(text)) return undefined;
-  return parseBoundedDecimal(text);
+  return parseBoundedNumber(text);
 }
 
 function isDigits(word: string | undefined): word is string {
