@@ -8,7 +8,16 @@ import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
 import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
 import { gpuReclaimRows } from '../verdicts/gpuReclaim.ts';
 
-const ICON: Record<string, string> = { error: '⛔', warning: '⚠️', info: 'ℹ️', pass: '✅', fail: '❌', warn: '⚠️', unknown: '❔' };
+const ICON: Record<string, string> = {
+  error: '⛔',
+  warning: '⚠️',
+  info: 'ℹ️',
+  pass: '✅',
+  fail: '❌',
+  warn: '⚠️',
+  unknown: '❔',
+  covered: '🔗',
+};
 
 const bytes = (value: number | undefined) => (value === undefined ? '—' : formatBytes(value));
 
@@ -83,7 +92,7 @@ export function inspectionToMarkdown(inspection: Inspection): string {
       '',
     );
     if (provenance) out.push(`> ${markdownText(provenance)}`, '');
-    out.push('| | Check | Finding | Command |', '| --- | --- | --- | --- |');
+    out.push('| | Finding | Details | Command |', '| --- | --- | --- | --- |');
     for (const check of inspection.hami.checks) {
       out.push(
         `| ${ICON[check.status] ?? ''} | ${markdownText(check.title)} | ${markdownText(check.summary)} | \`${check.command.replace(/`/g, "'")}\` |`,
