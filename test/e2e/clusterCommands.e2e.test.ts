@@ -482,7 +482,7 @@ test(
               "the checklist's verdict",
             );
             assert.match(report, /the device plugin did not mount \/etc\/ld\.so\.preload, so libvgpu\.so is never loaded/);
-            assert.match(report, /libvgpu\.so is not mapped in 1 of 1 CUDA process \(infer-static\) \| pid 1 is not limited/);
+            assert.match(report, /libvgpu\.so is not mapped in 1 of 1 CUDA process \(infer-static\)[\s|]+pid 1 is not limited/);
             assert.match(report, /the same cause as step 1, counted there/, 'the per-process CUDA_DISABLE_CONTROL check, named once');
             assert.match(report, /hami-device-plugin-x7k2p: Running, ready/, "the cluster-side check of the node's device plugin");
             const execs = await finishedExecs(sim, mark);

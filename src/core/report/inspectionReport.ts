@@ -95,7 +95,7 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     out.push('| | Finding | Details | Command |', '| --- | --- | --- | --- |');
     for (const check of inspection.hami.checks) {
       out.push(
-        `| ${ICON[check.status] ?? ''} | ${markdownText(check.title)} | ${markdownText(check.summary)} | \`${check.command.replace(/`/g, "'")}\` |`,
+        `| ${ICON[check.status] ?? ''} | ${markdownText(check.title)} | ${markdownText(check.summary)} | \`${tableCode(check.command)}\` |`,
       );
     }
     out.push('');
@@ -104,6 +104,11 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     pushAll(out, ['## Capture problems', '', ...inspection.problems.map((problem) => `- ${markdownText(problem)}`), '']);
   }
   return `${out.join('\n')}\n`;
+}
+
+/** A command in a table cell's code span: backticks would end the span, and GFM splits cells at a bare `|` even there. */
+function tableCode(command: string): string {
+  return command.replace(/`/g, "'").replace(/\|/g, '\\|');
 }
 
 function verdictMarkdown(verdict: Verdict): string[] {
