@@ -163,7 +163,7 @@ describe('markdownText (reports, hovers, tooltips)', () => {
   test('keeps every Markdown metacharacter literal and stays on one line', () => {
     assert.equal(
       markdownText('[x](http://e) ![i](y) <b>&amp; *a* _b_ `c` | ~d~ # h\n- l'),
-      '\\[x\\](http://e) !\\[i\\](y) &lt;b&gt;&amp;amp; \\*a\\* \\_b\\_ \\`c\\` \\| \\~d\\~ \\# h - l',
+      '\\[x\\](http\\://e) !\\[i\\](y) &lt;b&gt;&amp;amp; \\*a\\* \\_b\\_ \\`c\\` \\| \\~d\\~ \\# h - l',
     );
   });
   test('leaves ordinary punctuation alone, so raw reports read as text', () => {
@@ -190,6 +190,9 @@ describe('markdownText (reports, hovers, tooltips)', () => {
     assert.equal(markdownText('> quote'), '&gt; quote');
     assert.equal(markdownText('~~~'), '\\~\\~\\~');
     assert.equal(markdownText('a - b + c 1. d'), 'a - b + c 1. d', 'the same characters inside the line stay');
+  });
+  test('breaks bare URLs that GFM would autolink', () => {
+    assert.equal(markdownText('see https://evil.example/x or www.evil.example'), 'see https\\://evil.example/x or www\\.evil.example');
   });
   test('escapes & only where it could start an entity or a numeric reference', () => {
     assert.equal(markdownText('&lt; &#60; &#x3c; & x &'), '&amp;lt; &amp;\\#60; &amp;\\#x3c; & x &');

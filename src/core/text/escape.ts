@@ -24,7 +24,9 @@ const UNSAFE_RUNS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u
 // strikethrough and `~~~` fences), `#` (ATX headings) and `$` (the math VS Code's preview renders). `<` and `>`
 // become entities, so no raw `<` is left for HTML or autolinks even for a renderer that sees HTML first, and `&`
 // becomes `&amp;` where it could start an entity or numeric reference (https://spec.commonmark.org/0.31.2/#entity-and-numeric-character-references).
-const INLINE_MARKUP = /[\\`*_[\]<>#|~$]|&(?=#|[A-Za-z0-9]+;)/g;
+// GFM's autolink extension (and the linkify of VS Code's hovers and preview) turns a bare `scheme://` or `www.`
+// into a link: the `:` before `//` and the `.` after `www` are escaped, which breaks the match and shows as is.
+const INLINE_MARKUP = /[\\`*_[\]<>#|~$]|&(?=#|[A-Za-z0-9]+;)|:(?=\/\/)|(?<=[Ww]{3})\./g;
 // At the start of the line (markdownText is always one line, but it may be one on its own): `-`, `+` and `=`
 // (bullet lists, thematic breaks, setext underlines), digits then `.` or `)` and a space (ordered lists), and
 // leading spaces (indented code; a space is made an entity, which stays text). `#`, `>`, `*`, `_`, backticks
