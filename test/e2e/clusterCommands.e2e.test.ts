@@ -432,11 +432,12 @@ test(
       );
       assert.match(
         report,
-        /HAMi enforcement checklist\s+bypassed — CUDA_DISABLE_CONTROL is true; libvgpu\.so is not mapped in 1 of 1 CUDA process \(infer-static\); static executable\(s\) using the GPU, which never read \/etc\/ld\.so\.preload/,
+        /HAMi enforcement checklist\s+bypassed — CUDA_DISABLE_CONTROL=true in the container env, PID 1 and the pod spec: HAMi's limits are off; libvgpu\.so is not mapped in 1 of 1 CUDA process \(infer-static\); infer-static is a static executable: ld\.so\.preload cannot load libvgpu\.so/,
         "the checklist's verdict",
       );
-      assert.match(report, /CUDA_DISABLE_CONTROL is true: the device plugin did not mount \/etc\/ld\.so\.preload/);
-      assert.match(report, /libvgpu\.so is not mapped in 1 of 1 CUDA process \(infer-static\): pid 1/);
+      assert.match(report, /the device plugin did not mount \/etc\/ld\.so\.preload, so libvgpu\.so is never loaded/);
+      assert.match(report, /libvgpu\.so is not mapped in 1 of 1 CUDA process \(infer-static\)[\s|]+pid 1 is not limited/);
+      assert.match(report, /the same cause as step 1, counted there/, 'the per-process CUDA_DISABLE_CONTROL check, named once');
       assert.match(report, /hami-device-plugin-x7k2p: Running, ready/, "the cluster-side check of the node's device plugin");
       const execs = await finishedExecs(sim, mark);
       assert.deepEqual(

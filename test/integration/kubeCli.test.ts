@@ -159,7 +159,7 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stdout, /bypassed/i, 'the checklist says bypassed');
     assert.match(run.stdout, /CUDA_DISABLE_CONTROL/);
-    assert.match(run.stdout, /HAMi device plugin on gpu\\-node\\-7/, 'the cluster checks are appended');
+    assert.match(run.stdout, /HAMi device plugin on gpu-node-7/, 'the cluster checks are appended');
     const wrong = await gpumem(['--pod', 'ml/static-infer-0', '-c', 'sidecar', '--kubeconfig', kubeconfig]);
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /has no container "sidecar" \(containers: static-infer\)/);

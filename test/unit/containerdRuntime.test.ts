@@ -8,8 +8,8 @@ import { parseCapture } from '../../src/core/probe/capture.ts';
 import { nvidiaRuntimeEvidence, parseContainerdRuntimes } from '../../src/core/probe/parsers/containerdConfig.ts';
 import { buildProbeScript } from '../../src/core/probe/script.ts';
 import { NODE_BODY } from '../../src/core/probe/scripts/nodeScript.ts';
-import { checkRuntime } from '../../src/core/verdicts/hamiTroubleshootingSteps.ts';
-import { checkPreloadTarget } from '../../src/core/verdicts/hamiBypassChecks.ts';
+import { checkRuntime } from '../../src/core/verdicts/hamiNodeSteps.ts';
+import { checkPreloadTarget } from '../../src/core/verdicts/hamiLoaderBypasses.ts';
 import type { Facts } from '../../src/core/verdicts/hamiFacts.ts';
 import { captureText } from './helpers/captureText.ts';
 
@@ -25,14 +25,14 @@ function nodeWith(path: string, body: string) {
 test('class 8: a default runtime named other than nvidia passes when it runs nvidia-container-runtime (k3s, CDI mode)', () => {
   const verdict = checkRuntime(nodeWith(K3S, fixture('k3s-v3-generated.toml')), undefined);
   assert.equal(verdict.status, 'pass', verdict.summary);
-  assert.equal(verdict.summary, "containerd's default runtime nvidia-cdi runs /usr/bin/nvidia-container-runtime.cdi (CDI mode)");
+  assert.equal(verdict.title, "containerd's default runtime nvidia-cdi runs /usr/bin/nvidia-container-runtime.cdi (CDI mode)");
   assert.ok(verdict.evidence.includes(`${K3S}: BinaryName = "/usr/bin/nvidia-container-runtime.cdi"`), verdict.evidence.join('\n'));
 });
 
 test('class 8: RKE2 toolkit template, legacy mode; every runtime nvidia-ctk writes is recognised', () => {
   const verdict = checkRuntime(nodeWith(RKE2, fixture('rke2-v2-toolkit.toml')), undefined);
   assert.equal(verdict.status, 'pass', verdict.summary);
-  assert.match(verdict.summary, /nvidia-legacy runs \/usr\/local\/nvidia\/toolkit\/nvidia-container-runtime\.legacy \(legacy mode\)/);
+  assert.match(verdict.title, /nvidia-legacy runs \/usr\/local\/nvidia\/toolkit\/nvidia-container-runtime\.legacy \(legacy mode\)/);
   const { runtimes } = parseContainerdRuntimes(new Map([[RKE2, fixture('rke2-v2-toolkit.toml')]]));
   assert.deepEqual(
     [...runtimes.values()].map((runtime) => [runtime.name, nvidiaRuntimeEvidence(runtime)?.kind]),
@@ -49,7 +49,7 @@ test("class 8: a runtime named nvidia that runs runc is not NVIDIA's", () => {
     'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n  BinaryName = "/usr/bin/runc"\n';
   const verdict = checkRuntime(nodeWith('/etc/containerd/config.toml', config), undefined);
   assert.equal(verdict.status, 'fail');
-  assert.equal(verdict.summary, "containerd's default runtime nvidia is not NVIDIA's: it runs /usr/bin/runc");
+  assert.equal(`${verdict.title}: ${verdict.summary}`, "containerd's default runtime nvidia is not NVIDIA's: it runs /usr/bin/runc");
 });
 
 test("class 8: MicroK8s' ${RUNTIME} placeholder is not a setting; its NVIDIA runtime is named in the failure", () => {

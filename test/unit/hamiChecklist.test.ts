@@ -147,7 +147,7 @@ test('checklist: a healthy HAMi container is enforced; node and cluster checks s
       const quoted = line.slice(line.indexOf(': ') + 2);
       assert.ok(text.includes(quoted), `${c.id} evidence not verbatim: ${line}`);
     }
-    if (c.status === 'pass') assert.equal('remedy' in c, false);
+    if (c.status === 'pass' || c.status === 'covered') assert.equal('remedy' in c, false);
     else assert.ok(c.remedy.length > 20, `${c.id} needs a remedy`);
   }
 });
@@ -156,7 +156,8 @@ test('checklist: silence in the logs is unknown, never pass or fail', () => {
   const { result } = evaluate(healthy());
   const logs = check(result, 'bypass.logs');
   assert.equal(logs.status, 'unknown');
-  assert.match(logs.summary, /proves nothing/);
+  assert.equal(logs.title, 'no HAMi-core log lines, which proves nothing');
+  assert.match(logs.summary, /only ERROR lines print/);
   assert.deepEqual(logs.evidence, ['env: LIBCUDA_LOG_LEVEL=1']);
   // Even with every other check failing, silence stays unknown.
   const broken = { ...healthy(), preload: { missing: ['/etc/ld.so.preload'] } };
@@ -183,16 +184,24 @@ test('checklist: HAMi-core lines in the logs — active, invalid limit, underflo
   const invalid = evaluate(healthy(), {
     cluster: { containerLog: '[HAMI-core Warn]: invalid device memory limit CUDA_DEVICE_MEMORY_LIMIT_0=0m\n' },
   }).result;
-  assert.equal(check(invalid, 'bypass.logs').status, 'fail');
+  // The log line and the limit check see one cause: the limit check names it, the log check is covered by it.
   assert.equal(check(invalid, 'bypass.limit-zero').status, 'fail');
+  assert.equal(check(invalid, 'bypass.limit-zero').title, 'CUDA_DEVICE_MEMORY_LIMIT_0=0m parses to 0: HAMi-core enforces no memory limit');
+  assert.deepEqual(check(invalid, 'bypass.logs'), { ...check(invalid, 'bypass.logs'), status: 'covered', coveredBy: 'bypass.limit-zero' });
   assert.equal(invalid.verdict, 'bypassed');
+  assert.equal(invalid.summary, 'bypassed: CUDA_DEVICE_MEMORY_LIMIT_0=0m parses to 0: HAMi-core enforces no memory limit');
 
   const loader =
     "ERROR: ld.so: object '/usr/local/vgpu/libvgpu.so' from /etc/ld.so.preload cannot be preloaded (cannot read file data): ignored.\n";
   const preloadFailed = evaluate(healthy(), { cluster: { containerLog: loader } }).result;
-  assert.equal(check(preloadFailed, 'bypass.logs').status, 'fail');
   assert.equal(check(preloadFailed, 'bypass.preload').status, 'fail');
+  assert.equal(
+    check(preloadFailed, 'bypass.preload').title,
+    'the loader could not preload /usr/local/vgpu/libvgpu.so: processes run without it',
+  );
+  assert.equal(check(preloadFailed, 'bypass.logs').status, 'covered', 'the same loader line, named once');
   assert.equal(preloadFailed.verdict, 'bypassed');
+  assert.equal(preloadFailed.summary, 'bypassed: the loader could not preload /usr/local/vgpu/libvgpu.so: processes run without it');
 });
 
 test('checklist: CUDA_DISABLE_CONTROL=true, with the preload mount skipped', () => {
@@ -210,9 +219,26 @@ test('checklist: CUDA_DISABLE_CONTROL=true, with the preload mount skipped', () 
     'env: CUDA_DISABLE_CONTROL=true',
     '/proc/1 environ: CUDA_DISABLE_CONTROL=true',
   ]);
-  assert.equal(check(result, 'bypass.disable-control').status, 'fail');
+  assert.equal(
+    check(result, 'hami.disable-control').title,
+    "CUDA_DISABLE_CONTROL=true in the container env and PID 1: HAMi's limits are off",
+  );
+  // The per-process check sees the same variable: covered by step 1, its evidence kept, its finding not repeated.
+  const perProcess = check(result, 'bypass.disable-control');
+  assert.equal(perProcess.status, 'covered');
+  assert.deepEqual(perProcess.status === 'covered' && perProcess.coveredBy, 'hami.disable-control');
+  assert.equal(perProcess.title, 'the same cause as step 1, counted there');
+  assert.deepEqual(perProcess.evidence, ['/proc/1: CUDA_DISABLE_CONTROL=true']);
   assert.equal(check(result, 'hami.preload').status, 'fail');
+  assert.equal(check(result, 'bypass.preload').status, 'covered');
   assert.equal(check(result, 'hami.loaded').status, 'fail');
+  // Each cause once in the whole checklist: no two failures share a title.
+  const failures = result.checks.filter((c) => c.status === 'fail').map((c) => c.title);
+  assert.deepEqual(failures, [
+    "CUDA_DISABLE_CONTROL=true in the container env and PID 1: HAMi's limits are off",
+    '/etc/ld.so.preload does not exist: nothing preloads libvgpu.so',
+    'libvgpu.so is not mapped in 1 of 1 CUDA process (python3)',
+  ]);
   assert.deepEqual(
     result.processes.map((process) => process.verdict),
     ['bypassed'],
@@ -220,7 +246,7 @@ test('checklist: CUDA_DISABLE_CONTROL=true, with the preload mount skipped', () 
   // The verdict says what is wrong, each cause once: the env var, the missing file, the one python3 process.
   assert.equal(
     result.summary,
-    'bypassed: CUDA_DISABLE_CONTROL is true; /etc/ld.so.preload does not exist; libvgpu.so is not mapped in 1 of 1 CUDA process (python3)',
+    "bypassed: CUDA_DISABLE_CONTROL=true in the container env and PID 1: HAMi's limits are off; /etc/ld.so.preload does not exist: nothing preloads libvgpu.so; libvgpu.so is not mapped in 1 of 1 CUDA process (python3)",
   );
 
   // ParseBool semantics: "false" and "0" do not disable.
@@ -281,7 +307,7 @@ test('checklist: a pod HAMi does not manage is not-hami, even with cluster facts
   // A HAMi container whose node lost its device plugin: the running processes stay limited, new ones are at risk.
   assert.match(
     evaluate(healthy(), { cluster: { devicePluginPods: [], managedByHami: true } }).result.summary,
-    /^enforced: .*\(risks: no HAMi device-plugin pod found\)$/,
+    /^enforced: .*\(risks: no HAMi device-plugin pod runs on the node\)$/,
   );
 });
 
@@ -323,7 +349,8 @@ test('checklist: /etc/ld.so.preload as a directory, empty, or naming a missing l
   dir['preload'] = { files: [['ls', 'drwxr-xr-x    2 0        0             4096 Aug 21 10:00 /etc/ld.so.preload\n']] };
   const dirResult = evaluate(dir).result;
   assert.equal(check(dirResult, 'hami.preload').status, 'fail');
-  assert.match(check(dirResult, 'hami.preload').summary, /directory/);
+  assert.equal(check(dirResult, 'hami.preload').title, '/etc/ld.so.preload is a directory: nothing preloads libvgpu.so');
+  assert.match(check(dirResult, 'hami.preload').summary, /the kubelet created a directory/);
 
   const empty = healthy();
   empty['preload'] = {
@@ -333,13 +360,15 @@ test('checklist: /etc/ld.so.preload as a directory, empty, or naming a missing l
     ],
   };
   assert.equal(check(evaluate(empty).result, 'hami.preload').status, 'fail');
-  assert.equal(check(evaluate(empty).result, 'bypass.preload').status, 'fail');
+  assert.equal(check(evaluate(empty).result, 'bypass.preload').status, 'covered', 'the same empty file, counted under step 3');
 
   const elsewhere = healthy();
   elsewhere['preload'] = { files: [['/etc/ld.so.preload', '/usr/local/vgpu/libvgpu-custom.so\n']] };
   const elsewhereResult = evaluate(elsewhere).result;
   assert.equal(check(elsewhereResult, 'hami.preload').status, 'fail', 'not libvgpu.so');
-  assert.equal(check(elsewhereResult, 'bypass.preload').status, 'fail', 'names a file that is not there');
+  const target = check(elsewhereResult, 'bypass.preload');
+  assert.equal(target.status, 'covered', 'the wrong preload entry, counted under step 3');
+  assert.match(target.summary, /skips a preload entry it cannot open/);
 });
 
 test('checklist: libvgpu.so empty or missing', () => {
@@ -352,8 +381,12 @@ test('checklist: libvgpu.so empty or missing', () => {
   };
   const zeroResult = evaluate(zero).result;
   assert.equal(check(zeroResult, 'hami.libvgpu').status, 'fail');
-  assert.match(check(zeroResult, 'hami.libvgpu').summary, /empty/);
-  assert.equal(check(zeroResult, 'bypass.preload').status, 'fail');
+  assert.equal(check(zeroResult, 'hami.libvgpu').title, '/usr/local/vgpu/libvgpu.so is empty: the loader cannot preload it');
+  assert.equal(check(zeroResult, 'bypass.preload').status, 'covered');
+  assert.deepEqual(
+    zeroResult.checks.filter((c) => c.status === 'fail').map((c) => c.id),
+    ['hami.libvgpu'],
+  );
 
   const missing = healthy();
   missing['vgpu'] = { missing: ['/usr/local/vgpu'] };
@@ -396,6 +429,10 @@ test('checklist: static and musl CUDA processes', () => {
     ),
   ).result;
   assert.equal(check(staticResult, 'bypass.static').status, 'fail');
+  // Titles say what is wrong (issue #16): the process, not the name of the check.
+  assert.equal(check(staticResult, 'bypass.static').title, 'cuda-static is a static executable: ld.so.preload cannot load libvgpu.so');
+  assert.equal(check(staticResult, 'hami.loaded').title, 'libvgpu.so is not mapped in 1 of 2 CUDA processes (cuda-static)');
+  assert.equal(check(staticResult, 'hami.loaded').summary, 'pid 50 is not limited');
   assert.deepEqual(
     check(staticResult, 'bypass.static').evidence.filter((line) => line.startsWith('/proc/50')),
     ['/proc/50: exe_path=/opt/app/cuda-static', '/proc/50: exe=static via=od'],
@@ -468,7 +505,7 @@ test('checklist: gVisor, privileged and the runtime from cluster facts and the n
   assert.equal(check(evaluate(healthy(), { cluster: { runtimeClassName: 'nvidia' } }).result, 'hami.runtime').status, 'pass');
   const hint = healthy();
   hint['meta'] = 'kernel=4.4.0\n';
-  assert.match(check(evaluate(hint).result, 'bypass.gvisor').summary, /probably gVisor/);
+  assert.match(check(evaluate(hint).result, 'bypass.gvisor').title, /^probably gVisor: the kernel reports 4\.4\.0/);
 
   const privileged = evaluate(healthy(), { cluster: { privileged: true, hamiVersion: 'v2.7.1' } }).result;
   assert.equal(check(privileged, 'bypass.privileged').status, 'fail');
@@ -579,7 +616,7 @@ test('checklist: without processes, or with unreadable maps, the verdict is unkn
   assert.equal(nodeSide.verdict, 'unknown');
   assert.equal(
     nodeSide.summary,
-    'unknown: node side only (containerd default runtime pass, device-plugin health pass); the container side (steps 1–5) is checked per pod: "Run HAMi Checklist on Pod", or gpumem inspect --pod',
+    'unknown: node side only (containerd\'s default runtime is nvidia (by name only); the HAMi device-plugin pod is running); the container side (steps 1–5) is checked per pod: "Run HAMi Checklist on Pod", or gpumem inspect --pod',
   );
 });
 
@@ -656,4 +693,90 @@ test('node-side evidence wins when the container reports otherwise: a forged "en
   assert.equal(check(result, 'hami.disable-control').status, 'fail');
   assert.match(check(result, 'hami.disable-control').evidence.join('\n'), /pod spec env/);
   assert.match(result.summary, /CUDA_DISABLE_CONTROL/);
+});
+
+/** Every scenario above in one list, to hold each checklist to the same wording rules. */
+function scenarios(): HamiChecklistResult[] {
+  const disabled = healthy();
+  disabled['env'] = `source=proc\n${LIMIT_ENV.join('\n')}\nCUDA_DISABLE_CONTROL=true\n`;
+  disabled['preload'] = { missing: ['/etc/ld.so.preload'] };
+  disabled['procs'] = {
+    files: [
+      procRecord({
+        pid: 1,
+        comm: 'python3',
+        maps: 'libvgpu=0 libcuda=1 ld-musl=0 ld-linux=1 lines=700',
+        nvidiaFd: '1',
+        env: [...LIMIT_ENV, 'CUDA_DISABLE_CONTROL=true'],
+      }),
+    ],
+  };
+  const loader =
+    "ERROR: ld.so: object '/usr/local/vgpu/libvgpu.so' from /etc/ld.so.preload cannot be preloaded (cannot read file data): ignored.\n";
+  const noProcs = healthy();
+  delete noProcs['procs'];
+  return [
+    evaluate(healthy()).result,
+    evaluate(disabled).result,
+    evaluate(healthy(), { cluster: { containerLog: loader } }).result,
+    evaluate({ ...healthy(), preload: { missing: ['/etc/ld.so.preload'] } }, { cluster: { containerLog: loader } }).result,
+    evaluate(plain(), { cluster: { devicePluginPods: [], runtimeClassName: 'gvisor', privileged: true, hamiVersion: 'v2.7.1' } }).result,
+    evaluate(noProcs).result,
+    evaluateHamiChecklist({ node: parseCapture(captureText('node', {})) }),
+  ];
+}
+
+test('checklist wording: titles state the finding, never the name of the check; each cause is counted once', () => {
+  const oldNames = new Set([
+    'CUDA_DISABLE_CONTROL',
+    'HAMi env vars',
+    'libvgpu.so exists, non-zero',
+    'library loaded in the workload processes',
+    'containerd default runtime',
+    'device-plugin health',
+    'static executable',
+    'musl loader',
+    'Docker-in-Docker',
+    'gVisor runtime',
+    'limit 0 (no limit)',
+    'shared-region cache',
+  ]);
+  for (const result of scenarios()) {
+    const ids = new Set<string>();
+    for (const c of result.checks) {
+      ids.add(c.id);
+      assert.ok(c.title.length > 0 && c.summary.length > 0, `${c.id}: a title and a summary`);
+      assert.ok(!oldNames.has(c.title) && c.title !== c.subject, `${c.id}: "${c.title}" names the check, not a finding`);
+      assert.ok(!c.summary.startsWith(c.title), `${c.id}: the summary repeats the title`);
+      if (c.status === 'covered') {
+        const by = result.checks.find((other) => other.id === c.coveredBy);
+        assert.equal(by?.status, 'fail', `${c.id} is covered by a failure that names the cause`);
+      }
+    }
+    assert.equal(ids.size, 19, 'all nineteen checks, ids stable, whatever they found');
+    const failed = result.checks.filter((c) => c.status === 'fail').map((c) => c.title);
+    assert.equal(new Set(failed).size, failed.length, `a title twice: ${failed.join(' | ')}`);
+    // The verdict quotes the failures' titles, each once.
+    if (result.verdict === 'bypassed')
+      for (const c of result.checks.filter((c) => c.status === 'fail' && c.impact === 'bypass'))
+        assert.ok(result.summary.includes(c.title));
+  }
+});
+
+test('checklist: a covered check points at the check that names the cause, through a chain', () => {
+  // No preload file, and the loader complained (logs from before it vanished): step 3 names the cause; the preload
+  // target check and the log check both see it, and both point at step 3, not at each other.
+  const loader =
+    "ERROR: ld.so: object '/usr/local/vgpu/libvgpu.so' from /etc/ld.so.preload cannot be preloaded (cannot read file data): ignored.\n";
+  const result = evaluate({ ...healthy(), preload: { missing: ['/etc/ld.so.preload'] } }, { cluster: { containerLog: loader } }).result;
+  const covered = result.checks.filter((c) => c.status === 'covered').map((c) => [c.id, c.status === 'covered' ? c.coveredBy : '']);
+  assert.deepEqual(covered, [
+    ['bypass.preload', 'hami.preload'],
+    ['bypass.logs', 'hami.preload'],
+  ]);
+  assert.equal(check(result, 'bypass.logs').title, 'the same cause as step 3, counted there');
+  assert.deepEqual(
+    result.checks.filter((c) => c.status === 'fail').map((c) => c.id),
+    ['hami.preload'],
+  );
 });

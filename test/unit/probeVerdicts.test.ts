@@ -316,6 +316,12 @@ describe('kernel alignment', () => {
     });
     assert.match(check(spec, 'kernel.gpu-active-counters').detail, /^6\.18\.44-fc-v595 predates 7\.1/);
     assert.match(check(spec, 'kernel.dmem-available').detail, /cgroup\.controllers is "cpuset cpu io memory hugetlb pids rdma misc"/);
+    // Titles state the finding, not the name of the check (issue #16).
+    assert.equal(check(spec, 'kernel.gpu-active-counters').title, '6.18.44-fc-v595 predates 7.1: GPU pages are not counted node-wide');
+    assert.equal(check(spec, 'kernel.dmem-available').title, 'the kernel has no dmem cgroup controller');
+    assert.equal(check(spec, 'kernel.ttm-protection').title, '6.18.44-fc-v595 predates 7.3: TTM eviction ignores dmem protection');
+    assert.equal(check(spec, 'kernel.gtt-memcg').title, 'GTT is not charged to the pod memory cgroup: pod limits miss GPU memory in RAM');
+    assert.match(check(spec, 'kernel.gtt-size').title, /^GTT is capped at \d+ % of RAM$/);
     const inspection = analyze(spec);
     assert.equal(verdict(inspection, 'kernel.dmem-available').severity, 'warning', 'a failed check is a warning verdict');
     assert.equal(verdict(inspection, 'kernel.gpu-active-counters').severity, 'info', 'a warn check is an info verdict');

@@ -355,10 +355,10 @@ describe('hovers on DRA fields', () => {
     const hover = at('resourceClaimTemplateName: vgpu-10g');
     assert.ok(hover);
     assert.equal(text.slice(hover.start, hover.end), 'resourceClaimTemplateName: vgpu-10g');
-    assert.ok(hover.markdown.includes('ResourceClaimTemplate "vgpu\\-10g":'), hover.markdown);
+    assert.ok(hover.markdown.includes('ResourceClaimTemplate "vgpu-10g":'), hover.markdown);
     assert.ok(
       hover.markdown.includes(
-        '- request gpu: class hami\\-core\\-gpu\\.project\\-hami\\.io (GPU), 2 devices, 10,737,418,240 bytes (10 GiB) per device',
+        '- request gpu: class hami-core-gpu.project-hami.io (GPU), 2 devices, 10,737,418,240 bytes (10 GiB) per device',
       ),
       hover.markdown,
     );
@@ -370,7 +370,7 @@ describe('hovers on DRA fields', () => {
     assert.match(hoverAt(podOnly, offset)?.markdown ?? '', /is not in this file: gpumem cannot tell whether it hands out a GPU/);
     const index = new ClaimIndex();
     indexClaims(fixture('dra/cross-file/claim-template.yaml'), index);
-    assert.match(hoverAt(podOnly, offset, { claims: index })?.markdown ?? '', /request gpu: class gpu\\\.nvidia\\\.com \(GPU\), 2 devices/);
+    assert.match(hoverAt(podOnly, offset, { claims: index })?.markdown ?? '', /request gpu: class gpu\.nvidia\.com \(GPU\), 2 devices/);
   });
 
   test('deviceClassName and capacity memory', () => {

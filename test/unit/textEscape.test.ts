@@ -163,12 +163,44 @@ describe('markdownText (reports, hovers, tooltips)', () => {
   test('keeps every Markdown metacharacter literal and stays on one line', () => {
     assert.equal(
       markdownText('[x](http://e) ![i](y) <b>&amp; *a* _b_ `c` | ~d~ # h\n- l'),
-      '\\[x\\]\\(http\\:\\/\\/e\\) \\!\\[i\\]\\(y\\) &lt;b&gt;&amp;amp\\; \\*a\\* \\_b\\_ \\`c\\` \\| \\~d\\~ \\# h \\- l',
+      '\\[x\\](http\\://e) !\\[i\\](y) &lt;b&gt;&amp;amp; \\*a\\* \\_b\\_ \\`c\\` \\| \\~d\\~ \\# h - l',
     );
+  });
+  test('leaves ordinary punctuation alone, so raw reports read as text', () => {
+    for (const plain of [
+      '1.5 GiB of 16 GiB (9.4 %)',
+      'pod-name-7f9c',
+      'ml/static-infer-0: pid 42, exit 137!',
+      'a+b = c; "q" \'s\' @x ?',
+      'R&D',
+    ])
+      assert.equal(markdownText(plain), plain);
+  });
+  test('escapes what would start a block only at the start of the line', () => {
+    assert.equal(markdownText('- item'), '\\- item');
+    assert.equal(markdownText('+ item'), '\\+ item');
+    assert.equal(markdownText('---'), '\\---');
+    assert.equal(markdownText('==='), '\\===');
+    assert.equal(markdownText('1. first'), '1\\. first');
+    assert.equal(markdownText('12) twelfth'), '12\\) twelfth');
+    assert.equal(markdownText('1.5 GiB'), '1.5 GiB', 'not a list marker without the space');
+    assert.equal(markdownText('x '), 'x&#32;', 'a trailing space, which would keep **…** open');
+    assert.equal(markdownText('    indented code'), '&#32;   indented code');
+    assert.equal(markdownText('# heading'), '\\# heading');
+    assert.equal(markdownText('> quote'), '&gt; quote');
+    assert.equal(markdownText('~~~'), '\\~\\~\\~');
+    assert.equal(markdownText('a - b + c 1. d'), 'a - b + c 1. d', 'the same characters inside the line stay');
+  });
+  test('breaks bare URLs that GFM would autolink', () => {
+    assert.equal(markdownText('see https://evil.example/x or www.evil.example'), 'see https\\://evil.example/x or www\\.evil.example');
+  });
+  test('escapes & only where it could start an entity or a numeric reference', () => {
+    assert.equal(markdownText('&lt; &#60; &#x3c; & x &'), '&amp;lt; &amp;\\#60; &amp;\\#x3c; & x &');
   });
   test('is linear on a long hostile input', () => {
     const start = performance.now();
     markdownText('\u202e*['.repeat(100_000));
+    markdownText(`${'&a'.repeat(100_000)}${'&'.repeat(100_000)}${'1'.repeat(100_000)} `);
     assert.ok(performance.now() - start < 1000);
   });
 });
@@ -190,5 +222,139 @@ describe('plainLabel (tree item labels and descriptions)', () => {
     const start = performance.now();
     plainLabel('\u202e\x1ba'.repeat(100_000), 1_000_000);
     assert.ok(performance.now() - start < 1000);
+  });
+});
+
+// The property: whatever the text, a CommonMark renderer shows it as the text itself, never as markup, in each
+// place a report puts it (a paragraph, a table cell, a heading, a list item, bold). markdown-it is the renderer
+// of VS Code's Markdown preview, where the reports open; html: true as the preview has it.
+interface MarkdownIt {
+  render(source: string): string;
+}
+async function markdownIt(): Promise<MarkdownIt | undefined> {
+  // Not a declared dependency (it is in node_modules through the tool chain): load it by name, untyped.
+  const name = 'markdown-it';
+  try {
+    const module = (await import(name)) as { default: (options: object) => MarkdownIt };
+    return module.default({ html: true, linkify: false, typographer: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/** What markdown-it's escapeHtml makes of text: the rendered form of plain text. */
+function asHtml(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+}
+
+/** A deterministic pseudo-random generator (mulberry32), so a failure names its seed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Printable ASCII, biased to markup: every punctuation character, words, digits, spaces, and whole constructs.
+const PIECES = [
+  ...'!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~',
+  ' ',
+  '  ',
+  '    ',
+  'a',
+  'word',
+  '7',
+  '12',
+  '1.',
+  '2)',
+  '[x](http://e)',
+  '![i](data:x)',
+  '<b>',
+  '<!-- c -->',
+  '<http://auto.link>',
+  '&amp;',
+  '&#60;',
+  '&#x3c;',
+  '**b**',
+  '__u__',
+  '*e*',
+  '`c`',
+  '``',
+  '~~s~~',
+  '$m$',
+  '| t |',
+  '---',
+  '===',
+  '```',
+  '~~~',
+  '# h',
+  '> q',
+  '- l',
+  '+ l',
+  '[r]: /u',
+  '\\*',
+  '\\',
+];
+
+function hostileText(next: () => number): string {
+  const count = 1 + Math.floor(next() * 12);
+  let text = '';
+  for (let i = 0; i < count; i += 1) text += PIECES[Math.floor(next() * PIECES.length)] ?? '';
+  return text;
+}
+
+describe('markdownText rendered by a real CommonMark implementation', async () => {
+  const md = await markdownIt();
+  const skip = md === undefined ? 'markdown-it is not in node_modules' : false;
+  const contexts: readonly { name: string; wrap: (escaped: string) => string; unwrap: (html: string) => string | undefined }[] = [
+    { name: 'paragraph', wrap: (e) => `${e}\n`, unwrap: (html) => /^<p>(.*)<\/p>\n$/s.exec(html)?.[1] },
+    {
+      name: 'table cell',
+      wrap: (e) => `| a | b |\n| --- | --- |\n| ${e} | z |\n`,
+      unwrap: (html) => /<tbody>\n<tr>\n<td>(.*)<\/td>\n<td>z<\/td>/s.exec(html)?.[1],
+    },
+    { name: 'heading', wrap: (e) => `### ${e}\n`, unwrap: (html) => /^<h3>(.*)<\/h3>\n$/s.exec(html)?.[1] },
+    { name: 'list item', wrap: (e) => `- ${e}\n`, unwrap: (html) => /^<ul>\n<li>(.*)<\/li>\n<\/ul>\n$/s.exec(html)?.[1] },
+    { name: 'bold', wrap: (e) => `**${e}**\n`, unwrap: (html) => /^<p><strong>(.*)<\/strong><\/p>\n$/s.exec(html)?.[1] },
+  ];
+  const hostile = [
+    '[click](http://evil) ![img](http://evil/x.png) <img src=x onerror=alert(1)> <http://evil>',
+    '**bold** __bold__ *em* _em_ `code` ~~strike~~ $x^2$',
+    '| a | b |',
+    '# heading',
+    '- list',
+    '1. list',
+    '    code',
+    '> quote',
+    '---',
+    '&lt;script&gt; &#60;b&#62;',
+    '[ref]: http://evil',
+    'trailing backslash \\',
+    'pod-name 1.5 GiB (9.4 %) R&D',
+  ];
+  test('hostile cases render as their own text in every context', { skip }, () => {
+    for (const context of contexts)
+      for (const text of hostile) {
+        const inner = context.unwrap(md?.render(context.wrap(markdownText(text))) ?? '');
+        assert.equal(inner?.trim(), asHtml(text.trim()), `${context.name}: ${JSON.stringify(text)}`);
+      }
+  });
+  test('property: 3,000 generated texts per context render as plain text equal to the input', { skip }, () => {
+    for (const context of contexts)
+      for (let seed = 1; seed <= 3000; seed += 1) {
+        const text = hostileText(random(seed));
+        if (text.trim() === '') continue;
+        const html = md?.render(context.wrap(markdownText(text))) ?? '';
+        const inner = context.unwrap(html);
+        assert.equal(
+          inner?.trim(),
+          asHtml(text.trim()),
+          `${context.name}, seed ${seed}: ${JSON.stringify(text)} rendered ${JSON.stringify(html)}`,
+        );
+      }
   });
 });

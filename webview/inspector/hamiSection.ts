@@ -27,11 +27,13 @@ export function renderHamiSection(hami: HamiSection | null): HTMLElement | null 
   const table = h(
     'table',
     { class: 'data hami', attrs: { id: 'hami-table' } },
-    h('caption', { text: 'Each check: pass, fail or unknown, with the command it corresponds to and the capture lines it rests on.' }),
+    h('caption', {
+      text: 'Each check: what it found (pass, fail, unknown, or covered: the same cause as another check), with the command it corresponds to and the capture lines it rests on.',
+    }),
     h(
       'thead',
       {},
-      h('tr', {}, ...['Status', 'Check', 'Command', 'Evidence'].map((label) => h('th', { text: label, attrs: { scope: 'col' } }))),
+      h('tr', {}, ...['Status', 'Finding', 'Command', 'Evidence'].map((label) => h('th', { text: label, attrs: { scope: 'col' } }))),
     ),
     body,
   );

@@ -58,7 +58,7 @@ export function buildHami(inspection: Inspection): HamiSection | null {
       summary: check.summary,
       command: check.command,
       evidence: check.evidence.slice(0, MAX_EVIDENCE),
-      remedy: check.status === 'pass' ? null : check.remedy,
+      remedy: check.status === 'fail' || check.status === 'unknown' ? check.remedy : null,
       impact: check.impact,
     })),
   };

@@ -2,6 +2,7 @@
 // buildInspectorViewModel (viewModel.ts). Plain data, versioned (VIEW_MODEL_VERSION), because it is also the
 // webview state a panel restored after a reload renders from (src/core/inspector/protocol.ts).
 import type { Severity } from '../findings.ts';
+import type { CheckStatus as HamiCheckStatus } from '../verdicts/hamiCheck.ts';
 import type { HamiVerdict } from '../verdicts/hamiChecklist.ts';
 import type { CheckStatus } from '../verdicts/verdict.ts';
 
@@ -149,7 +150,8 @@ export interface OomTimeline {
 
 export interface HamiRow {
   readonly id: string;
-  readonly status: 'pass' | 'fail' | 'unknown';
+  readonly status: HamiCheckStatus;
+  /** The finding (the check's title). */
   readonly check: string;
   readonly summary: string;
   readonly command: string;

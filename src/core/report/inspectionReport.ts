@@ -9,7 +9,16 @@ import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hamiCheckli
 import { gpuReclaimRows } from '../verdicts/gpuReclaim.ts';
 import { nvidiaJson, nvidiaMarkdown, nvidiaText, podNvidiaJson } from './nvidiaReport.ts';
 
-const ICON: Record<string, string> = { error: '⛔', warning: '⚠️', info: 'ℹ️', pass: '✅', fail: '❌', warn: '⚠️', unknown: '❔' };
+const ICON: Record<string, string> = {
+  error: '⛔',
+  warning: '⚠️',
+  info: 'ℹ️',
+  pass: '✅',
+  fail: '❌',
+  warn: '⚠️',
+  unknown: '❔',
+  covered: '🔗',
+};
 
 const bytes = (value: number | undefined) => (value === undefined ? '—' : formatBytes(value));
 
@@ -85,10 +94,10 @@ export function inspectionToMarkdown(inspection: Inspection): string {
       '',
     );
     if (provenance) out.push(`> ${markdownText(provenance)}`, '');
-    out.push('| | Check | Finding | Command |', '| --- | --- | --- | --- |');
+    out.push('| | Finding | Details | Command |', '| --- | --- | --- | --- |');
     for (const check of inspection.hami.checks) {
       out.push(
-        `| ${ICON[check.status] ?? ''} | ${markdownText(check.title)} | ${markdownText(check.summary)} | \`${check.command.replace(/`/g, "'")}\` |`,
+        `| ${ICON[check.status] ?? ''} | ${markdownText(check.title)} | ${markdownText(check.summary)} | \`${tableCode(check.command)}\` |`,
       );
     }
     out.push('');
@@ -97,6 +106,11 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     pushAll(out, ['## Capture problems', '', ...inspection.problems.map((problem) => `- ${markdownText(problem)}`), '']);
   }
   return `${out.join('\n')}\n`;
+}
+
+/** A command in a table cell's code span: backticks would end the span, and GFM splits cells at a bare `|` even there. */
+function tableCode(command: string): string {
+  return command.replace(/`/g, "'").replace(/\|/g, '\\|');
 }
 
 function verdictMarkdown(verdict: Verdict): string[] {

@@ -17,11 +17,23 @@ export type TerminalLayout = 'multiline' | 'single-line';
 const UNSAFE_MULTILINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const UNSAFE_SINGLE_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const UNSAFE_RUNS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g;
-// CommonMark: "Any ASCII punctuation character may be backslash-escaped" and then stands for itself
-// (https://spec.commonmark.org/0.31.2/#backslash-escapes): escaping all of them leaves no emphasis, link,
-// image, autolink, HTML, heading, list, table or code span to form. `&`, `<` and `>` become entities
-// instead, so no raw `<` is left even for a renderer that sees HTML before Markdown.
-const ASCII_PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
+// Inline Markdown escapes only what can start markup, so a report reads "1.5 GiB", not "1\.5 GiB". CommonMark
+// lets any ASCII punctuation be backslash-escaped (https://spec.commonmark.org/0.31.2/#backslash-escapes); the
+// ones that matter inside a line: `\` itself, `*` and `_` (emphasis), `[` and `]` (links, images — `!` is inert
+// without `[`, link reference definitions), backticks (code spans), `|` (GFM table cells), `~` (GFM
+// strikethrough and `~~~` fences), `#` (ATX headings) and `$` (the math VS Code's preview renders). `<` and `>`
+// become entities, so no raw `<` is left for HTML or autolinks even for a renderer that sees HTML first, and `&`
+// becomes `&amp;` where it could start an entity or numeric reference (https://spec.commonmark.org/0.31.2/#entity-and-numeric-character-references).
+// GFM's autolink extension (and the linkify of VS Code's hovers and preview) turns a bare `scheme://` or `www.`
+// into a link: the `:` before `//` and the `.` after `www` are escaped, which breaks the match and shows as is.
+const INLINE_MARKUP = /[\\`*_[\]<>#|~$]|&(?=#|[A-Za-z0-9]+;)|:(?=\/\/)|(?<=[Ww]{3})\./g;
+// At the start of the line (markdownText is always one line, but it may be one on its own): `-`, `+` and `=`
+// (bullet lists, thematic breaks, setext underlines), digits then `.` or `)` and a space (ordered lists), and
+// leading spaces (indented code; a space is made an entity, which stays text). `#`, `>`, `*`, `_`, backticks
+// and `~` are escaped everywhere already. A trailing space becomes an entity too: inside `**…**` it would stop
+// the closing delimiter from closing (https://spec.commonmark.org/0.31.2/#right-flanking-delimiter-run).
+const BLOCK_START = /^(?: |[-+=]|\d+[.)](?= |$))/;
+const TRAILING_SPACE = / $/;
 const CARRIAGE_RETURNS = /\r/g;
 const LINE_BREAKS = /\r?\n/g;
 
@@ -49,15 +61,27 @@ export function hasTerminalControls(text: string, layout: TerminalLayout = 'mult
   return found;
 }
 
-/** Inline Markdown: one line, controls and bidi characters shown escaped, every ASCII punctuation literal. */
+/**
+ * Inline Markdown: one line, controls and bidi characters shown escaped, and every character that could start
+ * markup (a link, image, HTML, emphasis, code span, table cell, heading, list) escaped, so a CommonMark
+ * renderer shows the text as it is, in a paragraph, a table cell, a heading or a list item.
+ */
 export function markdownText(text: string): string {
-  return terminalSafe(text.replace(LINE_BREAKS, ' '), 'single-line').replace(ASCII_PUNCTUATION, markdownEscape);
+  const inline = terminalSafe(text.replace(LINE_BREAKS, ' '), 'single-line').replace(INLINE_MARKUP, markdownEscape);
+  return inline.replace(BLOCK_START, escapeBlockStart).replace(TRAILING_SPACE, '&#32;');
 }
 
 const HTML_ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
 function markdownEscape(character: string): string {
   return HTML_ENTITIES[character] ?? `\\${character}`;
+}
+
+function escapeBlockStart(start: string): string {
+  if (start === ' ') return '&#32;';
+  if (start.length === 1) return `\\${start}`;
+  // An ordered-list marker: the digits stay, the `.` or `)` after them is escaped.
+  return `${start.slice(0, -1)}\\${start.slice(-1)}`;
 }
 
 /**

@@ -1,14 +1,22 @@
 // What one check of the HAMi checklist (hamiChecklist.ts) is, and the cluster facts the checks read. A leaf:
 // the checklist and the files of its checks all import it.
 
-export type CheckStatus = 'pass' | 'fail' | 'unknown';
+/** `covered`: the check found a cause another check already reports (hamiCoveredChecks.ts); it is named once, there. */
+export type CheckStatus = 'pass' | 'fail' | 'unknown' | 'covered';
 /** What a failure means: enforcement is bypassed, or only at risk (a precondition or side issue). */
 export type CheckImpact = 'bypass' | 'risk';
 
 export interface CheckCommon {
+  /** Stable: docs links and the JSON output name checks by it. */
   readonly id: string;
+  /**
+   * The finding, in words that stand alone: a failure says what is wrong, a pass what was proven, an unknown
+   * what is missing. Never the name of the check (that is `subject`). The verdict's summary quotes it.
+   */
   readonly title: string;
-  /** `seed` = a step of HAMi's seven-step troubleshooting checklist; `bypass` = a way around the limit (hamiBypassChecks.ts). */
+  /** What the check examines, as a noun phrase ("/etc/ld.so.preload"): how other rows refer to it. */
+  readonly subject: string;
+  /** `seed` = a step of HAMi's seven-step troubleshooting checklist; `bypass` = a way around the limit (hami*Bypasses.ts). */
   readonly group: 'seed' | 'bypass';
   /** 1..7 for the troubleshooting steps. */
   readonly step?: number;
@@ -17,17 +25,23 @@ export interface CheckCommon {
   /** Verbatim capture lines, as `<where>: <line>`. */
   readonly evidence: readonly string[];
   readonly impact: CheckImpact;
-  /**
-   * One sentence: what was found. A failure's starts with what is wrong, in words that stand alone, and
-   * only then `: ` and the details (the verdict's summary quotes that first part).
-   */
+  /** One sentence behind the title: which processes, values or files, and why it matters. Does not repeat the title. */
   readonly summary: string;
 }
 
 export type Check =
   | (CheckCommon & { readonly status: 'pass' })
-  | (CheckCommon & { readonly status: 'fail'; readonly remedy: string })
-  | (CheckCommon & { readonly status: 'unknown'; readonly remedy: string });
+  | (CheckCommon & {
+      readonly status: 'fail';
+      readonly remedy: string;
+      /**
+       * Checks that report this same cause from another side when they fail too (earlier in the checklist):
+       * this check then becomes `covered` by the first of them that failed.
+       */
+      readonly sameCauseAs?: readonly string[];
+    })
+  | (CheckCommon & { readonly status: 'unknown'; readonly remedy: string })
+  | (CheckCommon & { readonly status: 'covered'; readonly coveredBy: string });
 
 /** Facts only the Kubernetes layer has; every field is optional. */
 export interface HamiClusterFacts {

@@ -1,11 +1,13 @@
 // Verdict 3: is HAMi actually enforcing this container's GPU memory quota?
 //
 // The seven checks of the HAMi troubleshooting page ("GPU Memory Enforcement: How It Works and How to
-// Debug It", Quick Diagnostic Checklist; hamiTroubleshootingSteps.ts) plus the ways a process escapes the
-// limit (hamiBypassChecks.ts). Each check is pass,
-// fail or unknown, names the command it corresponds to, quotes its evidence verbatim from the capture
-// (as `<where>: <line>`), and says what to do. Silence in HAMi-core's logs is never evidence: at the
-// chart's default LIBCUDA_LOG_LEVEL=1 a healthy process prints nothing, so no log lines is `unknown`.
+// Debug It", Quick Diagnostic Checklist; hamiTroubleshootingSteps.ts, hamiNodeSteps.ts) plus the ways a
+// process escapes the limit (hamiLoaderBypasses.ts, hamiEnvBypasses.ts, hamiRuntimeBypasses.ts,
+// hamiCoreState.ts). Each check is pass, fail or unknown, titled by what it found, names the command it
+// corresponds to, quotes its evidence verbatim from the capture (as `<where>: <line>`), and says what to do;
+// a failure another check already names is `covered` (hamiCoveredChecks.ts), so each cause counts once.
+// Silence in HAMi-core's logs is never evidence: at the chart's default LIBCUDA_LOG_LEVEL=1 a healthy
+// process prints nothing, so no log lines is `unknown`.
 //
 // Inputs: the parsed container capture (what the workload sees), optionally the node capture (for
 // containerd's default runtime and the host's HAMi files) and optionally cluster-side facts the
@@ -18,30 +20,14 @@ import { parseHamiLog } from '../probe/parsers/hamiLog.ts';
 import type { HamiLogLine } from '../probe/parsers/hamiLog.ts';
 import { limitVars, parseHamiLimit } from './hamiFacts.ts';
 import type { Facts } from './hamiFacts.ts';
-import {
-  checkDevicePlugin,
-  checkDisableControl,
-  checkEnvVars,
-  checkLibvgpu,
-  checkLoaded,
-  checkPreload,
-  checkRuntime,
-} from './hamiTroubleshootingSteps.ts';
+import { checkDisableControl, checkEnvVars, checkLibvgpu, checkLoaded, checkPreload } from './hamiTroubleshootingSteps.ts';
+import { checkDevicePlugin, checkRuntime } from './hamiNodeSteps.ts';
 import type { Check, HamiClusterFacts } from './hamiCheck.ts';
-import {
-  checkCache,
-  checkDind,
-  checkDisableControlPerProcess,
-  checkGvisor,
-  checkLimitZero,
-  checkLogs,
-  checkLoginSessions,
-  checkMusl,
-  checkPreloadTarget,
-  checkPrivileged,
-  checkStatic,
-  checkUnifiedMemory,
-} from './hamiBypassChecks.ts';
+import { checkCache, checkLogs } from './hamiCoreState.ts';
+import { coverSameCauses } from './hamiCoveredChecks.ts';
+import { checkDisableControlPerProcess, checkLimitZero, checkLoginSessions } from './hamiEnvBypasses.ts';
+import { checkMusl, checkPreloadTarget, checkStatic } from './hamiLoaderBypasses.ts';
+import { checkDind, checkGvisor, checkPrivileged, checkUnifiedMemory } from './hamiRuntimeBypasses.ts';
 
 // Where the checklist's callers have always found them.
 export type { Check, HamiClusterFacts } from './hamiCheck.ts';
@@ -75,7 +61,7 @@ export function evidenceSourceNote(source: EvidenceSource): string | undefined {
   const why = "the container's own shell ran the probe and could have forged the whole capture, nonce included";
   const corroborated =
     source.corroboratedBy.length > 0
-      ? `node-side evidence that agrees: ${source.corroboratedBy.join(', ')}`
+      ? `node-side evidence that agrees: ${source.corroboratedBy.join('; ')}`
       : 'no node-side evidence corroborates it: confirm with Inspect Node (gpumem inspect --node) or gpumem inspect --pod through the cluster';
   return `${CONTAINER_REPORTED.charAt(0).toUpperCase()}${CONTAINER_REPORTED.slice(1)}: ${why}; ${corroborated}.`;
 }
@@ -124,7 +110,7 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
       gpuProcs.length > 0 && gpuProcs.every((process) => process.maps.libvgpu && /libvgpu\.so/.test(process.env['LD_PRELOAD'] ?? '')),
   };
 
-  const checks: Check[] = [
+  const checks = coverSameCauses([
     checkDisableControl(facts, input.cluster),
     checkEnvVars(facts, input.cluster),
     checkPreload(facts, input.node),
@@ -144,7 +130,7 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     checkUnifiedMemory(facts),
     checkPrivileged(input.cluster),
     checkCache(facts),
-  ];
+  ]);
 
   const processVerdicts = gpuProcs.map((process) => verdictForProcess(process));
   const source: EvidenceSource =
@@ -198,19 +184,19 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     const enforced = processVerdicts.filter((process) => process.verdict === 'enforced').length;
     summary =
       gpuProcs.length > 0
-        ? `enforced: libvgpu.so is preloaded and ${enforced} of ${gpuProcs.length} CUDA process(es) carry a limit`
+        ? `enforced: libvgpu.so is preloaded and ${enforced} of ${gpuProcs.length} CUDA ${gpuProcs.length === 1 ? 'process carries' : 'processes carry'} a limit`
         : 'enforced: the preload, library and limit env are in place (no CUDA process was running to examine)';
     // Steps 1–5 are the container's word: say so next to the verdict, with what the node side confirms.
     summary +=
       source.kind === 'container-reported' && source.corroboratedBy.length === 0
         ? ` (${CONTAINER_REPORTED}; no node-side evidence confirms it)`
-        : ` (${CONTAINER_REPORTED}; the node side agrees: ${source.kind === 'container-reported' ? source.corroboratedBy.join(', ') : ''})`;
+        : ` (${CONTAINER_REPORTED}; the node side agrees: ${source.kind === 'container-reported' ? source.corroboratedBy.join('; ') : ''})`;
   } else if (container === undefined && input.node !== undefined) {
     // A node inspection: the host's side only. Steps 1–5 live in each container, so say where to check them
     // rather than list them as unproven.
     verdict = 'unknown';
-    const nodeSide = checks.filter((check) => check.step === 6 || check.step === 7).map((check) => `${check.title} ${check.status}`);
-    summary = `unknown: node side only (${nodeSide.join(', ')}); the container side (steps 1–5) is checked per pod: "Run HAMi Checklist on Pod", or gpumem inspect --pod`;
+    const nodeSide = checks.filter((check) => check.step === 6 || check.step === 7).map((check) => check.title);
+    summary = `unknown: node side only (${nodeSide.join('; ')}); the container side (steps 1–5) is checked per pod: "Run HAMi Checklist on Pod", or gpumem inspect --pod`;
   } else {
     verdict = 'unknown';
     const open = firstFiveSteps.filter((check) => check.status !== 'pass').map((check) => check.title);
@@ -230,21 +216,9 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
   return { checks, verdict, summary, source, processes: processVerdicts };
 }
 
-// Checks that see the same cause from another side: the later one adds nothing to a summary that names the first.
-const SAME_CAUSE_AS: Readonly<Record<string, string>> = {
-  'bypass.disable-control': 'hami.disable-control',
-  'bypass.preload': 'hami.preload',
-};
-
-/** What each failed check found wrong (the start of its summary), each cause once. */
+/** What each failed check found wrong: its title. A cause two checks see is one failure and one `covered`. */
 function whatIsWrong(failed: readonly Check[]): string[] {
-  const ids = new Set(failed.map((check) => check.id));
-  return failed
-    .filter((check) => !ids.has(SAME_CAUSE_AS[check.id] ?? ''))
-    .map((check) => {
-      const colon = check.summary.indexOf(': ');
-      return colon > 0 ? check.summary.slice(0, colon) : check.summary;
-    });
+  return failed.map((check) => check.title);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -263,13 +237,13 @@ function verdictForProcess(process: ContainerProcess): ProcessVerdict {
   }
   if (process.exe.kind === 'static') {
     bypassed = true;
-    reasons.push('static executable');
+    reasons.push('static executable: /etc/ld.so.preload is never read');
   } else if (process.exe.kind === 'unknown') {
     reasons.push('executable kind unknown');
   }
   if (process.maps.musl || /ld-musl/.test(process.exe.interpreter ?? '')) {
     bypassed = true;
-    reasons.push('musl loader');
+    reasons.push('runs under musl, whose loader ignores /etc/ld.so.preload');
   }
   if (!process.environReadable) {
     unknownPart = true;

@@ -49,14 +49,38 @@ export function processLines(process: ContainerProcess, match: (line: string) =>
   return process.lines.filter(match).map((line) => `/proc/${process.pid}: ${line}`);
 }
 
-export function pass(common: Omit<CheckCommon, 'summary'>, summary: string): Check {
-  return { ...common, summary, status: 'pass' };
+/** A check before its finding: everything but the title and summary. */
+export type CheckBase = Omit<CheckCommon, 'title' | 'summary'>;
+
+export function pass(common: CheckBase, title: string, summary: string): Check {
+  return { ...common, title, summary, status: 'pass' };
 }
-export function fail(common: Omit<CheckCommon, 'summary'>, summary: string, remedy: string): Check {
-  return { ...common, summary, status: 'fail', remedy };
+export function fail(common: CheckBase, title: string, summary: string, remedy: string, sameCauseAs: readonly string[] = []): Check {
+  return { ...common, title, summary, status: 'fail', remedy, ...(sameCauseAs.length > 0 ? { sameCauseAs } : {}) };
 }
-export function unknown(common: Omit<CheckCommon, 'summary'>, summary: string, remedy: string): Check {
-  return { ...common, summary, status: 'unknown', remedy };
+export function unknown(common: CheckBase, title: string, summary: string, remedy: string): Check {
+  return { ...common, title, summary, status: 'unknown', remedy };
+}
+
+/** "a", "a and b", "a, b and c", "a, b, c and 4 more": distinct names, at most `max` of them, so a title stays short. */
+export function nameList(names: readonly string[], max = 3): string {
+  const distinct = [...new Set(names)];
+  const shown = distinct.slice(0, max);
+  const rest = distinct.length - shown.length;
+  if (rest > 0) return `${shown.join(', ')} and ${rest} more`;
+  if (shown.length <= 1) return shown[0] ?? '';
+  return `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1] ?? ''}`;
+}
+
+/** `count` with the noun in the right number: "1 process", "2 processes". */
+export function counted(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** "pid 7" or "pids 7, 9, 12": at most 10, so a summary stays one line. */
+export function pidList(pids: readonly number[]): string {
+  const shown = pids.slice(0, 10).join(', ');
+  return `${pids.length === 1 ? 'pid' : 'pids'} ${shown}${pids.length > 10 ? ` and ${pids.length - 10} more` : ''}`;
 }
 
 export interface Facts {
@@ -72,19 +96,28 @@ export interface Facts {
 }
 
 /**
- * No usable /etc/ld.so.preload. When every CUDA process still maps libvgpu.so through LD_PRELOAD
- * (HAMi-core used standalone), the running processes are limited and only new ones are at risk.
+ * No usable /etc/ld.so.preload (`what` says how). When every CUDA process still maps libvgpu.so through
+ * LD_PRELOAD (HAMi-core used standalone), the running processes are limited and only new ones are at risk.
  */
-export function failNoPreload(facts: Facts, common: Omit<CheckCommon, 'summary'>, summary: string, remedy: string): Check {
-  if (!facts.ldPreloadCarries) return fail(common, summary, remedy);
+export function failNoPreload(
+  facts: Facts,
+  common: CheckBase,
+  what: string,
+  summary: string,
+  remedy: string,
+  sameCauseAs: readonly string[] = [],
+): Check {
+  if (!facts.ldPreloadCarries) return fail(common, `${what}: nothing preloads libvgpu.so`, summary, remedy, sameCauseAs);
   const evidence = [
     ...common.evidence,
     ...facts.gpuProcs.flatMap((process) => processLines(process, (line) => line.startsWith('LD_PRELOAD='))),
   ];
   return fail(
     { ...common, evidence, impact: 'risk' },
-    `${summary}; the CUDA processes load libvgpu.so through LD_PRELOAD instead, so processes started without that variable are not limited`,
+    `${what}: only LD_PRELOAD loads libvgpu.so`,
+    'the running CUDA processes name libvgpu.so in LD_PRELOAD, so they are limited; processes started without that variable are not',
     remedy,
+    sameCauseAs,
   );
 }
 

@@ -1,10 +1,24 @@
-// Steps 1–7 of HAMi's troubleshooting page ("GPU Memory Enforcement: How It Works and How to Debug It",
-// Quick Diagnostic Checklist), each named by the command the page gives for it.
+// Steps 1–5 of HAMi's troubleshooting page ("GPU Memory Enforcement: How It Works and How to Debug It",
+// Quick Diagnostic Checklist), each named by the command the page gives for it: what the container itself
+// shows (its env, /etc/ld.so.preload, libvgpu.so, the processes' maps). Steps 6–7 are hamiNodeSteps.ts.
 import { pushAll } from '../arrays.ts';
 import type { Capture } from '../probe/capture.ts';
-import { describeNvidiaEvidence, nvidiaRuntimeEvidence, parseContainerdRuntimes } from '../probe/parsers/containerdConfig.ts';
 import type { Check, HamiClusterFacts } from './hamiCheck.ts';
-import { bodyLines, envLine, fail, failNoPreload, isTrue, limitVars, pass, preloadEvidence, processLines, unknown } from './hamiFacts.ts';
+import {
+  bodyLines,
+  counted,
+  envLine,
+  fail,
+  failNoPreload,
+  isTrue,
+  limitVars,
+  nameList,
+  pass,
+  pidList,
+  preloadEvidence,
+  processLines,
+  unknown,
+} from './hamiFacts.ts';
 import type { Facts } from './hamiFacts.ts';
 
 const STEP_COMMANDS = {
@@ -13,56 +27,60 @@ const STEP_COMMANDS = {
   preload: 'kubectl exec <pod> -- cat /etc/ld.so.preload',
   libvgpu: 'kubectl exec <pod> -- ls -la /usr/local/vgpu/libvgpu.so',
   loaded: 'Find the workload PID (kubectl exec <pod> -- ps aux), then kubectl exec <pod> -- cat /proc/<workload-pid>/maps | grep libvgpu',
-  runtime: 'containerd config dump | grep default_runtime_name (on node)',
-  devicePlugin: 'kubectl get pods -n kube-system -l app.kubernetes.io/component=device-plugin',
 } as const;
 
 export function checkDisableControl(facts: Facts, cluster: HamiClusterFacts | undefined): Check {
   const common = {
     id: 'hami.disable-control',
-    title: 'CUDA_DISABLE_CONTROL',
+    subject: 'CUDA_DISABLE_CONTROL in the container env',
     group: 'seed' as const,
     step: 1,
     command: STEP_COMMANDS.disableControl,
     impact: 'bypass' as const,
   };
   const evidence: string[] = [];
-  let seen = false;
-  let truthy = false;
-  const consider = (where: string, env: Readonly<Record<string, string>> | undefined) => {
+  const seen: string[] = [];
+  const truthy: { where: string; value: string }[] = [];
+  const consider = (where: string, label: string, env: Readonly<Record<string, string>> | undefined) => {
     if (env === undefined) return;
-    seen = true;
+    seen.push(label);
     const value = env['CUDA_DISABLE_CONTROL'];
     if (value !== undefined) {
       evidence.push(envLine(where, env, 'CUDA_DISABLE_CONTROL'));
-      if (isTrue(value)) truthy = true;
+      if (isTrue(value)) truthy.push({ where: label, value });
     }
   };
-  consider('env', facts.container?.env);
-  consider('/proc/1 environ', facts.pid1Env);
-  consider('pod spec env', cluster?.podEnv);
-  if (truthy) {
-    return {
-      ...fail(
-        { ...common, evidence },
-        'CUDA_DISABLE_CONTROL is true: the device plugin did not mount /etc/ld.so.preload, so libvgpu.so is never loaded',
-        "Remove CUDA_DISABLE_CONTROL from the pod spec (or set it to false) and recreate the pod; find who injects it with kubectl get pod <pod> -o jsonpath='{.spec.containers[*].env[*]}'. The pod still counts against nvidia.com/gpumem while unenforced (HAMi#1678).",
-      ),
-    };
+  consider('env', 'the container env', facts.container?.env);
+  consider('/proc/1 environ', 'PID 1', facts.pid1Env);
+  consider('pod spec env', 'the pod spec', cluster?.podEnv);
+  if (truthy.length > 0) {
+    const values = [...new Set(truthy.map((item) => item.value))];
+    const setting = values.length === 1 ? `CUDA_DISABLE_CONTROL=${values[0] ?? ''}` : 'CUDA_DISABLE_CONTROL is true';
+    return fail(
+      { ...common, evidence },
+      `${setting} in ${nameList(truthy.map((item) => item.where))}: HAMi's limits are off`,
+      'the device plugin did not mount /etc/ld.so.preload, so libvgpu.so is never loaded',
+      "Remove CUDA_DISABLE_CONTROL from the pod spec (or set it to false) and recreate the pod; find who injects it with kubectl get pod <pod> -o jsonpath='{.spec.containers[*].env[*]}'. The pod still counts against nvidia.com/gpumem while unenforced (HAMi#1678).",
+    );
   }
-  if (!seen)
+  if (seen.length === 0)
     return unknown(
       { ...common, evidence },
       'the container environment was not captured',
+      "neither the container env, PID 1's environ nor the pod spec is in this capture",
       'Run the container probe (gpumem probe-script --scope container) in the workload container.',
     );
-  return pass({ ...common, evidence }, evidence.length > 0 ? 'CUDA_DISABLE_CONTROL is set but false' : 'CUDA_DISABLE_CONTROL is not set');
+  return pass(
+    { ...common, evidence },
+    evidence.length > 0 ? 'CUDA_DISABLE_CONTROL is set, but not to true: HAMi stays in control' : 'CUDA_DISABLE_CONTROL is not set',
+    `checked ${nameList(seen)}`,
+  );
 }
 
 export function checkEnvVars(facts: Facts, cluster: HamiClusterFacts | undefined): Check {
   const common = {
     id: 'hami.env',
-    title: 'HAMi env vars',
+    subject: "HAMi's limit variables",
     group: 'seed' as const,
     step: 2,
     command: STEP_COMMANDS.envVars,
@@ -75,24 +93,35 @@ export function checkEnvVars(facts: Facts, cluster: HamiClusterFacts | undefined
     ['pod spec env', cluster?.podEnv],
   ];
   let seen = false;
+  const carriers: string[] = [];
   for (const [where, env] of sources) {
     if (env === undefined) continue;
     seen = true;
     for (const key of Object.keys(env))
       if (/^CUDA_DEVICE_(MEMORY_LIMIT|SM_LIMIT|MEMORY_SHARED_CACHE)/.test(key)) evidence.push(envLine(where, env, key));
+    if (limitVars(env).length > 0) carriers.push(where);
   }
   const limits = sources.flatMap(([, env]) => limitVars(env));
   if (limits.length > 0)
-    return pass({ ...common, evidence }, `HAMi injected ${[...new Set(limits.map(([key, value]) => `${key}=${value}`))].join(', ')}`);
+    return pass(
+      { ...common, evidence },
+      `HAMi injected a memory limit: ${nameList(
+        limits.map(([key, value]) => `${key}=${value}`),
+        4,
+      )}`,
+      `found in ${nameList(carriers)}`,
+    );
   if (!seen)
     return unknown(
       { ...common, evidence },
       'the container environment was not captured',
+      'the limit variables live in the container env and the pod spec; neither is in this capture',
       'Run the container probe in the workload container.',
     );
   return fail(
     { ...common, evidence },
-    'no CUDA_DEVICE_MEMORY_LIMIT* in the environment: HAMi injected no limit (not a HAMi-scheduled container, MIG mode, or the device plugin did not Allocate it)',
+    'no CUDA_DEVICE_MEMORY_LIMIT* in the environment: HAMi injected no limit',
+    'not a HAMi-scheduled container, MIG mode, or the device plugin did not Allocate it',
     "Request nvidia.com/gpumem (or gpumem-percentage) with nvidia.com/gpu, schedule with hami-scheduler, and check the pod's hami.io/vgpu-devices-allocated annotation; in MIG mode HAMi-core is not used at all.",
   );
 }
@@ -100,7 +129,7 @@ export function checkEnvVars(facts: Facts, cluster: HamiClusterFacts | undefined
 export function checkPreload(facts: Facts, node: Capture | undefined): Check {
   const common = {
     id: 'hami.preload',
-    title: '/etc/ld.so.preload',
+    subject: '/etc/ld.so.preload',
     group: 'seed' as const,
     step: 3,
     command: STEP_COMMANDS.preload,
@@ -115,36 +144,52 @@ export function checkPreload(facts: Facts, node: Capture | undefined): Check {
       bodyLines(hostPreload.body).map((line) => `${hostPreload.path}: ${line}`),
     );
   if (!preload)
-    return unknown({ ...common, evidence }, 'the preload file was not captured', 'Run the container probe in the workload container.');
+    return unknown(
+      { ...common, evidence },
+      '/etc/ld.so.preload was not captured',
+      'the capture has no preload section, so what the loader preloads is not known',
+      'Run the container probe in the workload container.',
+    );
   const remedy =
     'The device plugin mounts host /usr/local/vgpu/ld.so.preload (one line: /usr/local/vgpu/libvgpu.so) at /etc/ld.so.preload unless CUDA_DISABLE_CONTROL is true. Check that the file exists on the node (it is regenerated by vgpu-init.sh when the device plugin starts), that it is a file and not a directory, and recreate the pod.';
-  const missing = (summary: string) => failNoPreload(facts, { ...common, evidence }, summary, remedy);
+  const missing = (what: string, summary: string) => failNoPreload(facts, { ...common, evidence }, what, summary, remedy);
   switch (preload.state) {
     case 'missing':
-      return missing('/etc/ld.so.preload does not exist: nothing preloads libvgpu.so');
+      return missing('/etc/ld.so.preload does not exist', 'the device plugin mounts it unless CUDA_DISABLE_CONTROL is true');
     case 'directory':
       return missing(
-        '/etc/ld.so.preload is a directory (the hostPath file was missing on the node, so the kubelet created a directory): nothing is preloaded',
+        '/etc/ld.so.preload is a directory',
+        'the hostPath file was missing on the node, so the kubelet created a directory in its place',
       );
     case 'unreadable':
       return unknown(
         { ...common, evidence },
-        '/etc/ld.so.preload exists but the probe could not read it',
+        '/etc/ld.so.preload could not be read',
+        'it exists, but not for the user the probe ran as',
         "Run the probe as the container's user or root.",
       );
     default:
       break;
   }
-  if (preload.entries.length === 0) return missing('/etc/ld.so.preload is empty: nothing is preloaded');
+  if (preload.entries.length === 0) return missing('/etc/ld.so.preload is empty', 'the file exists and names no library');
   if (preload.entries.some((entry) => entry.endsWith('/libvgpu.so') || entry === 'libvgpu.so'))
-    return pass({ ...common, evidence }, `/etc/ld.so.preload preloads ${preload.entries.join(' ')}`);
-  return fail({ ...common, evidence }, `/etc/ld.so.preload lists ${preload.entries.join(' ')}, not HAMi's libvgpu.so`, remedy);
+    return pass(
+      { ...common, evidence },
+      `/etc/ld.so.preload preloads ${preload.entries.join(' ')}`,
+      'the dynamic loader reads it at every program start (ld.so(8))',
+    );
+  return fail(
+    { ...common, evidence },
+    "/etc/ld.so.preload does not name HAMi's libvgpu.so",
+    `it lists ${preload.entries.join(' ')}`,
+    remedy,
+  );
 }
 
 export function checkLibvgpu(facts: Facts, node: Capture | undefined): Check {
   const common = {
     id: 'hami.libvgpu',
-    title: 'libvgpu.so exists, non-zero',
+    subject: 'libvgpu.so in /usr/local/vgpu',
     group: 'seed' as const,
     step: 4,
     command: STEP_COMMANDS.libvgpu,
@@ -168,37 +213,59 @@ export function checkLibvgpu(facts: Facts, node: Capture | undefined): Check {
   const remedy =
     'The device plugin mounts host /usr/local/vgpu/libvgpu.so[.<version>] into the container. Check the file on the node (ls -la /usr/local/vgpu/) and that hami-device-plugin is running there; recreate the pod once it is.';
   if (!container || container.vgpuDir === undefined)
-    return unknown({ ...common, evidence }, '/usr/local/vgpu was not captured', 'Run the container probe in the workload container.');
+    return unknown(
+      { ...common, evidence },
+      '/usr/local/vgpu was not captured',
+      'the capture has no vgpu section, so whether libvgpu.so is there is not known',
+      'Run the container probe in the workload container.',
+    );
   if (container.vgpuDirMissing)
     return fail(
       { ...common, evidence: [...evidence, 'vgpu: missing /usr/local/vgpu'] },
-      '/usr/local/vgpu does not exist in the container',
+      '/usr/local/vgpu does not exist in the container: libvgpu.so was never mounted',
+      'the device plugin mounts the library there when it allocates the GPU',
       remedy,
     );
   const lib = container.libvgpu;
-  if (!lib) return fail({ ...common, evidence }, '/usr/local/vgpu/libvgpu.so is not there', remedy);
+  if (!lib)
+    return fail({ ...common, evidence }, '/usr/local/vgpu/libvgpu.so is missing', '/usr/local/vgpu exists but holds no libvgpu.so', remedy);
   if (lib.type === 'directory')
-    return fail({ ...common, evidence }, '/usr/local/vgpu/libvgpu.so is a directory (the hostPath was missing on the node)', remedy);
+    return fail(
+      { ...common, evidence },
+      '/usr/local/vgpu/libvgpu.so is a directory, not the library',
+      'the hostPath was missing on the node, so the kubelet created a directory in its place',
+      remedy,
+    );
   if (lib.size === 0)
     return fail(
       { ...common, evidence },
-      '/usr/local/vgpu/libvgpu.so is empty: the loader prints "cannot be preloaded (cannot read file data): ignored" (HAMi#1346)',
+      '/usr/local/vgpu/libvgpu.so is empty: the loader cannot preload it',
+      'the loader prints "cannot be preloaded (cannot read file data): ignored" (HAMi#1346)',
       remedy,
     );
-  return pass({ ...common, evidence }, `/usr/local/vgpu/libvgpu.so is ${lib.size ?? '?'} bytes`);
+  return pass(
+    { ...common, evidence },
+    `/usr/local/vgpu/libvgpu.so is present (${lib.size === undefined ? 'size unknown' : `${lib.size} bytes`})`,
+    'a non-empty file where the device plugin mounts it',
+  );
 }
 
 export function checkLoaded(facts: Facts): Check {
   const common = {
     id: 'hami.loaded',
-    title: 'library loaded in the workload processes',
+    subject: "libvgpu.so in the processes' maps",
     group: 'seed' as const,
     step: 5,
     command: STEP_COMMANDS.loaded,
     impact: 'bypass' as const,
   };
   if (!facts.processes)
-    return unknown({ ...common, evidence: [] }, 'processes were not captured', 'Run the container probe in the workload container.');
+    return unknown(
+      { ...common, evidence: [] },
+      'the processes were not captured',
+      'without /proc/<pid>/maps nothing shows whether libvgpu.so is loaded',
+      'Run the container probe in the workload container.',
+    );
   const mapsLine = (line: string) => line.startsWith('maps=') || line.startsWith('comm=');
   const remedy =
     'A process without libvgpu.so mapped is not limited. Check /etc/ld.so.preload (step 3); static executables and musl processes never read it; processes started before the preload existed must be restarted.';
@@ -207,13 +274,28 @@ export function checkLoaded(facts: Facts): Check {
     const evidence = facts.gpuProcs.flatMap((process) => processLines(process, mapsLine));
     const missing = gpuReadable.filter((process) => !process.maps.libvgpu);
     if (missing.length > 0) {
-      const names = [...new Set(missing.map((process) => process.comm))].join(', ');
-      const what = `libvgpu.so is not mapped in ${missing.length} of ${gpuReadable.length} CUDA ${gpuReadable.length === 1 ? 'process' : 'processes'} (${names})`;
-      return fail({ ...common, evidence }, `${what}: ${missing.map((process) => `pid ${process.pid}`).join(', ')}`, remedy);
+      const names = nameList(missing.map((process) => process.comm));
+      return fail(
+        { ...common, evidence },
+        `libvgpu.so is not mapped in ${missing.length} of ${counted(gpuReadable.length, 'CUDA process', 'CUDA processes')} (${names})`,
+        `${pidList(missing.map((process) => process.pid))} ${missing.length === 1 ? 'is' : 'are'} not limited`,
+        remedy,
+      );
     }
     if (gpuReadable.length < facts.gpuProcs.length)
-      return unknown({ ...common, evidence }, "some CUDA processes' maps could not be read", 'Run the probe as root in the container.');
-    return pass({ ...common, evidence }, `all ${gpuReadable.length} CUDA process(es) map libvgpu.so`);
+      return unknown(
+        { ...common, evidence },
+        `the maps of ${facts.gpuProcs.length - gpuReadable.length} of ${counted(facts.gpuProcs.length, 'CUDA process', 'CUDA processes')} could not be read`,
+        `the ${counted(gpuReadable.length, 'readable one maps', 'readable ones map')} libvgpu.so`,
+        'Run the probe as root in the container.',
+      );
+    return pass(
+      { ...common, evidence },
+      gpuReadable.length === 1
+        ? 'libvgpu.so is mapped in the CUDA process'
+        : `libvgpu.so is mapped in all ${gpuReadable.length} CUDA processes`,
+      'HAMi-core sees every allocation they make',
+    );
   }
   const dynamic = facts.processes.filter((process) => process.maps.readable && process.maps.glibcLoader);
   const withLib = dynamic.filter((process) => process.maps.libvgpu);
@@ -221,119 +303,20 @@ export function checkLoaded(facts: Facts): Check {
   if (withLib.length > 0)
     return pass(
       { ...common, evidence },
-      `no CUDA process is running; the preload works: ${withLib.length} of ${dynamic.length} glibc process(es) map libvgpu.so`,
+      `the preload takes effect: libvgpu.so is mapped in ${withLib.length} of ${counted(dynamic.length, 'glibc process', 'glibc processes')}`,
+      'no CUDA process is running to examine',
     );
   if (dynamic.length > 0)
     return fail(
       { ...common, evidence },
-      `none of the ${dynamic.length} glibc process(es) maps libvgpu.so: the preload is not taking effect`,
+      `libvgpu.so is mapped in none of the ${counted(dynamic.length, 'glibc process', 'glibc processes')}: the preload does not take effect`,
+      'no CUDA process is running, but one started here would not be limited either',
       remedy,
     );
   return unknown(
     { ...common, evidence },
-    'no process with readable maps uses CUDA or the glibc loader',
+    'no process to examine: none with readable maps uses CUDA or the glibc loader',
+    'whether the preload takes effect shows only in such a process',
     'Run the probe while the workload is using the GPU, as root in the container.',
   );
-}
-
-export function checkRuntime(node: Capture | undefined, cluster: HamiClusterFacts | undefined): Check {
-  const common = {
-    id: 'hami.runtime',
-    title: 'containerd default runtime',
-    group: 'seed' as const,
-    step: 6,
-    command: STEP_COMMANDS.runtime,
-    impact: 'risk' as const,
-  };
-  const remedy =
-    'Set default_runtime_name = "nvidia" in containerd\'s CRI config (nvidia-ctk runtime configure --runtime=containerd --set-as-default) and restart containerd, or give GPU pods runtimeClassName: nvidia.';
-  const runtimeClass = cluster?.runtimeClassName;
-  const section = node?.sections.get('containerd');
-  const files = new Map<string, string>();
-  for (const record of section?.records ?? []) if (record.path !== undefined) files.set(record.path, record.body);
-  const { defaultRuntime, runtimes } = parseContainerdRuntimes(files);
-  const evidence: string[] = defaultRuntime ? [`${defaultRuntime.file}: ${defaultRuntime.line}`] : [];
-  if (runtimeClass !== undefined && runtimeClass !== null && /nvidia/i.test(runtimeClass)) {
-    return pass(
-      { ...common, evidence: [...evidence, `pod spec: runtimeClassName: ${runtimeClass}`] },
-      `the pod selects runtimeClassName ${runtimeClass}`,
-    );
-  }
-  if (defaultRuntime !== undefined) {
-    const name = defaultRuntime.runtime;
-    const definition = runtimes.get(name);
-    const what = definition ? nvidiaRuntimeEvidence(definition) : undefined;
-    if (definition)
-      pushAll(
-        evidence,
-        definition.lines.map((line) => `${definition.file}: ${line}`),
-      );
-    if (what) return pass({ ...common, evidence }, `containerd's default runtime ${name} runs ${describeNvidiaEvidence(what)}`);
-    if (definition)
-      return fail(
-        { ...common, evidence },
-        `containerd's default runtime ${name} is not NVIDIA's: ${definition.binary !== undefined ? `it runs ${definition.binary}` : `runtime_type ${definition.runtimeType ?? 'unset'}, no BinaryName`}`,
-        remedy,
-      );
-    // A default that the captured files do not define: only its name tells (nvidia-ctk's drop-in may not be captured).
-    if (name === 'nvidia')
-      return pass(
-        { ...common, evidence },
-        "containerd's default runtime is nvidia (by name only: the captured files do not define runtimes.nvidia)",
-      );
-    const nvidiaRuntimes = [...runtimes.values()]
-      .filter((candidate) => nvidiaRuntimeEvidence(candidate) !== undefined)
-      .map((candidate) => candidate.name);
-    return fail(
-      { ...common, evidence },
-      `containerd's default runtime is ${name}, not NVIDIA's${nvidiaRuntimes.length > 0 ? ` (NVIDIA runtimes defined: ${nvidiaRuntimes.join(', ')})` : ''}`,
-      remedy,
-    );
-  }
-  if (section && section.records.some((record) => record.path !== undefined)) {
-    return fail(
-      { ...common, evidence: section.records.map((record) => `${record.path}: (no default_runtime_name)`) },
-      "containerd's config sets no default_runtime_name, so the default runtime is runc",
-      remedy,
-    );
-  }
-  if (!node)
-    return unknown(
-      { ...common, evidence },
-      'only the container capture is available; the runtime is a node setting',
-      'Run the node probe (gpumem inspect --scope node) on the GPU node, or containerd config dump | grep default_runtime_name there.',
-    );
-  return unknown(
-    { ...common, evidence },
-    "the node capture has no containerd config (looked in /etc/containerd, k3s' and RKE2's /var/lib/rancher/*/agent/etc/containerd and MicroK8s' /var/snap/microk8s/current/args)",
-    'Run containerd config dump | grep default_runtime_name on the node.',
-  );
-}
-
-export function checkDevicePlugin(cluster: HamiClusterFacts | undefined): Check {
-  const common = {
-    id: 'hami.device-plugin',
-    title: 'device-plugin health',
-    group: 'seed' as const,
-    step: 7,
-    command: STEP_COMMANDS.devicePlugin,
-    impact: 'risk' as const,
-  };
-  const pods = cluster?.devicePluginPods;
-  if (pods === undefined)
-    return unknown(
-      { ...common, evidence: [] },
-      'the device-plugin pods are a cluster fact this capture does not have',
-      "kubectl get pods -A -l app.kubernetes.io/component=hami-device-plugin -o wide (the chart's label); gpumem fills this in when it inspects through Kubernetes.",
-    );
-  const evidence = pods.map(
-    (pod) => `kubectl: ${pod.name} ${pod.phase}${pod.ready === undefined ? '' : pod.ready ? ' ready' : ' not-ready'}`,
-  );
-  const remedy =
-    'Fix the hami-device-plugin DaemonSet on this node (kubectl describe pod / logs -c device-plugin); without it no new container gets the limit env, libvgpu.so or the preload mount.';
-  if (pods.length === 0) return fail({ ...common, evidence }, 'no HAMi device-plugin pod found', remedy);
-  const bad = pods.filter((pod) => pod.phase !== 'Running' || pod.ready === false);
-  if (bad.length > 0)
-    return fail({ ...common, evidence }, `${bad.length} of ${pods.length} device-plugin pod(s) not running/ready`, remedy);
-  return pass({ ...common, evidence }, `all ${pods.length} device-plugin pod(s) running`);
 }

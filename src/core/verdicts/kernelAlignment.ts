@@ -18,10 +18,22 @@ export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
 
   // 1. GPUActive / GPUReclaim counters.
   const gpuActive = model.meminfo.get('GPUActive');
+  const gpuActiveStatus =
+    gpuActive !== undefined ? 'pass' : kernelAtLeast(kernel, 7, 1) ? 'fail' : model.meminfo.size > 0 ? 'warn' : 'unknown';
+  // Titles state the finding (issue #16); the detail gives the numbers.
   checks.push({
     id: 'kernel.gpu-active-counters',
-    title: 'Node-wide GPU page counters (GPUActive, 7.1+)',
-    status: gpuActive !== undefined ? 'pass' : kernelAtLeast(kernel, 7, 1) ? 'fail' : model.meminfo.size > 0 ? 'warn' : 'unknown',
+    title: {
+      pass: '/proc/meminfo counts GPU pages node-wide (GPUActive)',
+      fail: `${release} is 7.1+ but /proc/meminfo has no GPUActive`,
+      warn: `${release} predates 7.1: GPU pages are not counted node-wide`,
+      // The detail says "predates 7.1" whenever the release is known; the title agrees with it.
+      unknown:
+        model.kernel !== undefined
+          ? `${release} predates 7.1: GPU pages are not counted node-wide`
+          : 'the kernel and /proc/meminfo were not captured: the GPU page counters are not known',
+    }[gpuActiveStatus],
+    status: gpuActiveStatus,
     detail:
       gpuActive !== undefined
         ? `GPUActive ${formatBytes(gpuActive)}, ${gpuReclaimShort(checkGpuReclaim(model))}, nr_gpu_active ${model.vmstat.get('nr_gpu_active') ?? '?'} pages.`
@@ -37,7 +49,13 @@ export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
   const dmemAvailable = controllers?.includes('dmem');
   checks.push({
     id: 'kernel.dmem-available',
-    title: 'dmem cgroup controller available',
+    title: dmemAvailable
+      ? 'the dmem cgroup controller is available'
+      : model.cgroupMode === 'v1' || model.cgroupMode === 'hybrid'
+        ? `no dmem controller: the node runs cgroup ${model.cgroupMode}`
+        : controllers === undefined
+          ? 'cgroup.controllers was not captured: whether dmem is available is not known'
+          : 'the kernel has no dmem cgroup controller',
     status: dmemAvailable
       ? 'pass'
       : model.cgroupMode === 'v1' || model.cgroupMode === 'hybrid'
@@ -65,7 +83,11 @@ export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
     const gap = levels.find((level) => level.subtree !== undefined && !level.subtree.includes('dmem'));
     checks.push({
       id: 'kernel.dmem-delegated',
-      title: 'dmem enabled in cgroup.subtree_control down to the pods',
+      title: gap
+        ? `dmem is not delegated below ${gap.path === '/' ? 'the root cgroup' : gap.path}: pods get no dmem files`
+        : levels.some((level) => level.subtree !== undefined)
+          ? 'dmem is delegated down to the pods'
+          : 'no cgroup.subtree_control was captured: whether dmem reaches the pods is not known',
       status: gap ? 'fail' : levels.some((level) => level.subtree !== undefined) ? 'pass' : 'unknown',
       detail: gap
         ? `dmem is not in ${gap.path === '/' ? 'the root' : gap.path}'s cgroup.subtree_control, so pods below it get no dmem files; systemd and the kubelet do not enable it themselves.`
@@ -82,7 +104,12 @@ export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
     );
     checks.push({
       id: 'kernel.dmem-protection',
-      title: 'dmem protection (dmem.min / dmem.low) on pods that use VRAM',
+      title:
+        gpuPods.length === 0
+          ? 'no pod is charged VRAM: dmem protection has nothing to check'
+          : protectedPods.length === gpuPods.length
+            ? `every pod that holds VRAM (${gpuPods.length}) has dmem.min or dmem.low`
+            : `${gpuPods.length - protectedPods.length} of ${gpuPods.length} pods that hold VRAM have no dmem protection`,
       status: gpuPods.length === 0 ? 'unknown' : protectedPods.length === gpuPods.length ? 'pass' : 'warn',
       detail:
         gpuPods.length === 0
@@ -99,7 +126,11 @@ export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
   // 4. 7.3 TTM protection and reclaim.
   checks.push({
     id: 'kernel.ttm-protection',
-    title: 'TTM eviction honours dmem protection (7.3+)',
+    title: kernelAtLeast(kernel, 7, 3)
+      ? `${release} honours dmem protection when TTM evicts (7.3+)`
+      : kernel
+        ? `${release} predates 7.3: TTM eviction ignores dmem protection`
+        : 'the kernel version is not known: whether TTM honours dmem protection is not known',
     status: kernelAtLeast(kernel, 7, 3) ? 'pass' : kernel ? 'info' : 'unknown',
     detail: kernelAtLeast(kernel, 7, 3)
       ? `${release} has the 7.3 TTM changes: protected allocations evict unprotected buffers instead of falling back to GTT, and lowering dmem.max reclaims synchronously.`
@@ -123,7 +154,12 @@ export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
     const share = gttTotal !== undefined && memTotal ? gttTotal / memTotal : undefined;
     checks.push({
       id: 'kernel.gtt-size',
-      title: 'GTT size versus RAM',
+      title:
+        share === undefined
+          ? 'GTT size or MemTotal was not captured: how much RAM the GPU may take is not known'
+          : share > 0.9
+            ? `GTT may take ${(share * 100).toFixed(0)} % of RAM before any limit applies`
+            : `GTT is capped at ${(share * 100).toFixed(0)} % of RAM`,
       status: share === undefined ? 'unknown' : share > 0.9 ? 'warn' : 'pass',
       detail:
         share === undefined
@@ -144,7 +180,9 @@ export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
   const charged = model.pods.some((pod) => pod.stat.has('gpu_active')) || model.moduleParams.get('ttm')?.has('ttm_memcg') === true;
   checks.push({
     id: 'kernel.gtt-memcg',
-    title: 'GTT charged to the pod memory cgroup',
+    title: charged
+      ? 'GTT is charged to the pod memory cgroup'
+      : 'GTT is not charged to the pod memory cgroup: pod limits miss GPU memory in RAM',
     status: charged ? 'pass' : 'fail',
     detail: charged
       ? 'memory.stat reports gpu_active, or ttm.ttm_memcg exists: this kernel carries the memcg charging series.'
