@@ -6,12 +6,30 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { parseAllDocuments } from 'yaml';
 import type { ComponentPod, HamiReportInput } from '../../src/core/report/hamiIssueInput.ts';
 import { hamiIssueMarkdown } from '../../src/core/report/hamiIssueReport.ts';
 import { nodeCaptureFacts } from '../../src/core/report/hamiIssueNode.ts';
 import { keepsEnvValue, NOT_SHOWN, podSection } from '../../src/core/report/hamiIssuePod.ts';
 import { captureText } from './helpers/captureText.ts';
+
+// What a reader of the pasted issue sees: the Markdown rendered by markdown-it (the CommonMark renderer of VS
+// Code's preview; GitHub renders the same text alike), tags dropped and entities decoded. Assertions on it do not
+// depend on which characters the escaper chose to backslash.
+const markdownIt = (createRequire(import.meta.url)('markdown-it') as (options: object) => { render(text: string): string })({
+  html: false,
+});
+function rendered(markdown: string): string {
+  return markdownIt
+    .render(markdown)
+    .replace(/<[^>]*>/g, '')
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&amp;', '&');
+}
 
 type Json = Record<string, unknown>;
 
@@ -90,12 +108,13 @@ function input(overrides: Partial<HamiReportInput> = {}): HamiReportInput {
 
 test('every item of the template: environment from the node, the registration and the image tags', () => {
   const { markdown } = hamiIssueMarkdown(input());
-  assert.match(markdown, /- HAMi version: v2\\\.8\\\.1 \(image tags: device plugin projecthami\\\/hami\\:v2\\\.8\\\.1/);
-  assert.match(markdown, /- Kubernetes version: server v1\\\.33\\\.4; kubelet v1\\\.33\\\.4 on gpu\\-node\\-7/);
-  assert.match(markdown, /- Accelerator vendor and model: 1 × NVIDIA\\: NVIDIA\\-NVIDIA H100 80GB HBM3 \\\(81\\,559 MiB/);
-  assert.match(markdown, /requested resource names: hami\\-core; nvidia\\\.com\\\/gpu, nvidia\\\.com\\\/gpucores, nvidia\\\.com\\\/gpumem/);
-  assert.match(markdown, /- Container runtime and version: containerd\\:\\\/\\\/2\\\.1\\\.4/);
-  assert.match(markdown, /kernel 6\\\.8\\\.0\\-60\\-generic/);
+  const text = rendered(markdown);
+  assert.ok(text.includes('HAMi version: v2.8.1 (image tags: device plugin projecthami/hami:v2.8.1'), 'the HAMi version');
+  assert.ok(text.includes('Kubernetes version: server v1.33.4; kubelet v1.33.4 on gpu-node-7'), 'the Kubernetes version');
+  assert.ok(text.includes('Accelerator vendor and model: 1 × NVIDIA: NVIDIA-NVIDIA H100 80GB HBM3 (81,559 MiB'), 'the accelerator');
+  assert.ok(text.includes('requested resource names: hami-core; nvidia.com/gpu, nvidia.com/gpucores, nvidia.com/gpumem'), 'the resources');
+  assert.ok(text.includes('Container runtime and version: containerd://2.1.4'), 'the runtime');
+  assert.ok(text.includes('kernel 6.8.0-60-generic'), 'the kernel');
   for (const heading of [
     '## Pod manifest (trimmed)',
     '## Pod events',
@@ -109,7 +128,7 @@ test('every item of the template: environment from the node, the registration an
   ])
     assert.ok(markdown.includes(`\n${heading}\n`), heading);
   assert.ok(markdown.includes('sudo journalctl -r -u kubelet'), 'the kubelet command of the template');
-  assert.ok(markdown.includes('gpumem inspect --node gpu\\-node\\-7'), 'points at gpumem inspect --node');
+  assert.ok(text.includes('gpumem inspect --node gpu-node-7'), 'points at gpumem inspect --node');
   assert.ok(markdown.includes('hami.io/node-nvidia-register: [{"id":"GPU-6f1d2c3b'), 'the node annotations, verbatim in a code block');
 });
 
@@ -137,9 +156,10 @@ test('lookups that failed say why; an unscheduled pod has no node items', () => 
       serverVersion: { kind: 'failed', reason: 'GET /version: Unreachable' },
     }),
   ).markdown;
-  assert.ok(failed.includes('Not collected: Your credentials may not list events \\(RBAC\\)\\.'));
-  assert.ok(failed.includes('Not collected: HAMi scheduler pods\\: forbidden'));
-  assert.ok(failed.includes('server unknown (GET \\/version\\: Unreachable)'));
+  const failedText = rendered(failed);
+  assert.ok(failedText.includes('Not collected: Your credentials may not list events (RBAC).'));
+  assert.ok(failedText.includes('Not collected: HAMi scheduler pods: forbidden'));
+  assert.ok(failedText.includes('server unknown (GET /version: Unreachable)'));
   const pod = input().pod as Json;
   delete (pod['spec'] as Json)['nodeName'];
   const unscheduled = hamiIssueMarkdown(input({ pod, node: undefined, devicePlugins: undefined })).markdown;
@@ -162,7 +182,8 @@ test('hostile names and log text cannot form Markdown or close the code block', 
   // Outside the code blocks (where text is literal) nothing of it is Markdown.
   const prose = markdown.replace(/^(`{3,})\n[\s\S]*?\n\1$/gm, '');
   assert.ok(!prose.includes('[x](javascript'), 'the name is escaped');
-  assert.ok(prose.includes('\\[x\\]\\(javascript'), 'and still readable');
+  assert.ok(rendered(prose).includes('[x](javascript:alert(1))'), 'and still readable');
+  assert.ok(!markdownIt.render(markdown).includes('href="javascript'), 'no link is rendered');
   assert.ok(!/^## injected heading$/m.test(prose), 'the log stays inside its fence');
   assert.ok(markdown.includes('````\n'), "a fence longer than the log's backticks");
 });
@@ -215,15 +236,18 @@ test('a node capture fills nvidia-smi, the containerd configuration and the kern
   assert.ok(markdown.includes('GPU has fallen off the bus'), 'the Xid line');
   assert.ok(!markdown.includes('eth0: link up'), 'only GPU, driver and OOM lines');
   assert.ok(markdown.includes('NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.20'));
-  assert.ok(markdown.includes('- Accelerator driver and runtime version: NVRM version\\: NVIDIA UNIX'), 'the driver in the environment');
+  assert.ok(
+    rendered(markdown).includes('Accelerator driver and runtime version: NVRM version: NVIDIA UNIX'),
+    'the driver in the environment',
+  );
   assert.ok(markdown.includes('81559, 0, 6144'), "nvidia-smi's GPU query");
-  assert.ok(markdown.includes('### \\/host\\/etc\\/containerd\\/config\\.toml'));
+  assert.ok(rendered(markdown).includes('\n/host/etc/containerd/config.toml\n'), 'a heading per containerd file');
   assert.ok(!markdown.includes('registry-pass'), "the registry password in containerd's configuration is redacted");
   assert.equal(redacted, 5, 'the 4 of the other test, and the registry password');
   assert.ok(markdown.includes('## Kubelet logs\n\nNot collected:'), 'the kubelet journal is never in a capture');
   const container = nodeCaptureFacts(captureText('container', {}));
   assert.deepEqual(container, { kind: 'invalid', reason: 'a container capture, not a node capture' });
   const notUsed = hamiIssueMarkdown(input({ nodeCapture: { source: 'x.txt', read: nodeCaptureFacts('hello') } })).markdown;
-  assert.ok(notUsed.includes('The node capture x\\.txt was not used: not a gpumem probe capture.'));
+  assert.ok(rendered(notUsed).includes('The node capture x.txt was not used: not a gpumem probe capture.'));
   assert.ok(notUsed.includes('## nvidia-smi -a\n\nNot collected:'));
 });
