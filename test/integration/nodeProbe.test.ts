@@ -29,6 +29,7 @@ import {
   tryWrite,
 } from '../helpers/fixtureRoot.ts';
 import type { ApuFacts, Fixture, FixtureShell, HamiFacts, PlainFacts } from '../helpers/fixtureRoot.ts';
+import { mulberry32 } from '../helpers/random.ts';
 
 const SKIP = fixtureRootsUnavailable() ?? false;
 const SHELLS: readonly FixtureShell[] = ['busybox', 'dash'];
@@ -466,18 +467,6 @@ describe('node probe on this machine through the Local transport (sh -s, no chro
 // ------------------------------------------------------------------------------------------------
 // Bad input
 
-/** mulberry32: a small seeded PRNG, so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('node probe: bad input gives partial results with reasons, never a crash', { skip: SKIP }, () => {
   let apu: Fixture<ApuFacts>;
   let apuRun: ProbeRun;
@@ -521,7 +510,7 @@ describe('node probe: bad input gives partial results with reasons, never a cras
     const nonce = /nonce=([0-9a-f]+)/.exec(apuRun.text)?.[1] ?? '';
     assert.ok(nonce);
     for (const seed of [1, 2, 3, 4, 5]) {
-      const random = prng(seed);
+      const random = mulberry32(seed);
       const pick = <V>(values: readonly V[]): V => values[Math.floor(random() * values.length)] as V;
       const junk = (): string => {
         switch (Math.floor(random() * 6)) {

@@ -15,6 +15,7 @@ import { lintBytes, lintText } from '../../src/core/lint.ts';
 import type { LintResult } from '../../src/core/lint.ts';
 import { ruleMeta } from '../../src/core/rules/catalog.ts';
 import { runCli } from '../helpers/cli.ts';
+import { mulberry32 } from '../helpers/random.ts';
 
 const MIB = 1024 * 1024;
 /** The CLI's default --max-file-size (16 MiB). */
@@ -838,17 +839,7 @@ describe('truncated input', () => {
 describe('fuzz: random mutations of the demo manifests never throw', () => {
   const seed = Number(process.env.GPUMEM_FUZZ_SEED ?? 0x5eed);
   const iterations = Number(process.env.GPUMEM_FUZZ_ITERATIONS ?? 2000);
-  /** mulberry32: small, fast, and the same sequence on every machine. */
-  const random = (() => {
-    let state = seed >>> 0;
-    return () => {
-      state = (state + 0x6d2b79f5) >>> 0;
-      let t = state;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  })();
+  const random = mulberry32(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const TOKENS = [
     '{{',

@@ -9,6 +9,7 @@ import {
   parseQuantity,
   toMemoryQuantity,
 } from '../../src/core/quantity.ts';
+import { mulberry32 } from '../helpers/random.ts';
 
 function parsed(text: string): Quantity {
   const r = parseApiQuantity(text);
@@ -592,17 +593,6 @@ function oracle(text: string): Expected | undefined {
   const negative = sign === '-' && nano > 0n;
   const magnitude = Number(`${nano}e-9`);
   return { value: negative ? -magnitude : magnitude, isInteger: nano % 1_000_000_000n === 0n, negative, format };
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function randomQuantity(rand: () => number): string {

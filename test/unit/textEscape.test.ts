@@ -11,6 +11,7 @@ import { hasTerminalControls, markdownCodeBlock, markdownText, plainLabel, termi
 import { formatText } from '../../src/core/report/formats.ts';
 import { parseKubeletReservations } from '../../src/core/probe/parsers/nodeConfig.ts';
 import { runCli } from '../helpers/cli.ts';
+import { mulberry32 } from '../helpers/random.ts';
 
 const HOSTILE = '\x1b]0;pwned\x07\u202e';
 /** What the harness (test/fuzz/harness.ts) calls terminal-unsafe: C0 but \t \n, DEL, C1, bidi controls, separators. */
@@ -243,18 +244,6 @@ function asHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 }
 
-/** A deterministic pseudo-random generator (mulberry32), so a failure names its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // Printable ASCII, biased to markup: every punctuation character, words, digits, spaces, and whole constructs.
 const PIECES = [
   ...'!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~',
@@ -341,7 +330,7 @@ describe('markdownText rendered by a real CommonMark implementation', async () =
   test('property: 3,000 generated texts per context render as plain text equal to the input', () => {
     for (const context of contexts)
       for (let seed = 1; seed <= 3000; seed += 1) {
-        const text = hostileText(random(seed));
+        const text = hostileText(mulberry32(seed));
         if (text.trim() === '') continue;
         const html = md.render(context.wrap(markdownText(text)));
         const inner = context.unwrap(html);
