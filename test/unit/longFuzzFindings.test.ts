@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { parseLsLine, parseMountInfoLine } from '../../src/core/probe/parsers/containerFiles.ts';
 import { parseHamiLogLine } from '../../src/core/probe/parsers/hamiLog.ts';
+import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
 import { parseBoundedNumber } from '../../src/core/probe/parsers/kernelNumber.ts';
 import { parseKernelVersion } from '../../src/core/probe/parsers/keyValue.ts';
 import { parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
@@ -60,4 +61,15 @@ test('a liveState notification whose numbers are not finite is refused', () => {
   assert.ok(parseHostNotification(JSON.parse(JSON.stringify(ok))));
   const bad = JSON.parse(JSON.stringify(ok).replace('"everySeconds":5', '"everySeconds":1e999'));
   assert.equal(parseHostNotification(bad), undefined);
+});
+
+// FUZZ_SEED=821962911 (kernelLog.fuzz.ts): "total-vm:-1kB" gave a victim of -1 kB. The kernel prints these sizes
+// with %lu (mm/oom_kill.c, __oom_kill_process), so a minus sign is no size at all.
+test('a Killed process line with a negative size gives no size, never a negative one', () => {
+  const line =
+    '[ 3457.652078] Out of memory: Killed process 10843 (prometheus-conf) total-vm:-1kB, anon-rss:5064kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:108kB oom_score_adj:-997\n';
+  const killed = parseKernelLog(line).events[0]?.killed;
+  assert.equal(killed?.totalVmKb, undefined);
+  assert.equal(killed?.anonRssKb, 5064);
+  assert.equal(killed?.oomScoreAdj, -997, 'oom_score_adj is signed');
 });

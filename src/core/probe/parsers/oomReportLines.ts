@@ -164,7 +164,8 @@ function parseKilledTail(tail: string): Omit<KilledProcess, 'pid' | 'comm' | 'li
   const values: Record<string, number> = {};
   KV_TAIL.lastIndex = 0;
   for (let match = KV_TAIL.exec(tail); match !== null; match = KV_TAIL.exec(tail)) {
-    const value = parseBoundedNumber(match[2], { signed: true });
+    // The kernel prints these sizes with %lu (mm/oom_kill.c, __oom_kill_process): a minus sign is not a size.
+    const value = parseBoundedNumber(match[2]);
     if (value !== undefined && match[1] !== undefined) values[match[1]] = value;
   }
   const uid = /\bUID:(\d+)/.exec(tail);
