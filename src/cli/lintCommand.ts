@@ -2,7 +2,7 @@
 // Exit codes: 0 nothing at warning or above, 1 something is, 2 usage or I/O error.
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { parse as parseYaml } from 'yaml';
+import { parseYamlLikeParse } from '../core/text/boundedYaml.ts';
 import { resolveConfig } from '../core/config.ts';
 import type { LintConfig } from '../core/config.ts';
 import { indexClaims, mayUseClaims } from '../core/crossFile.ts';
@@ -130,7 +130,7 @@ async function loadConfig(file: string | true | undefined, headroom: string | tr
       throw new UsageError(`cannot read --config ${file}: ${describeError(error)}`);
     }
     try {
-      raw = parseYaml(text, { maxAliasCount: 100, logLevel: 'error' }) ?? {};
+      raw = parseYamlLikeParse(text) ?? {};
     } catch (error) {
       throw new UsageError(`--config ${file} is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
     }

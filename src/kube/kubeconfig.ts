@@ -26,7 +26,7 @@ import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { BoundedText } from './boundedRead.ts';
 import { readTextBounded } from './boundedRead.ts';
-import { parseYamlLikeParse } from './kubeconfigYaml.ts';
+import { parseYamlLikeParse } from '../core/text/boundedYaml.ts';
 import type { Cluster, Context, User } from '@kubernetes/client-node';
 import type { ContextDescription } from '../core/kube/contextTreeItem.ts';
 

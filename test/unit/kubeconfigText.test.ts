@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTextBounded } from '../../src/kube/boundedRead.ts';
 import { loadKubeconfigs, MAX_KUBECONFIG_BYTES, parseKubeconfigText } from '../../src/kube/kubeconfig.ts';
-import { keepFirstError } from '../../src/kube/kubeconfigYaml.ts';
+import { keepFirstError } from '../../src/core/text/boundedYaml.ts';
 
 const HEAD = 'apiVersion: v1\nkind: Config\nclusters:\n- name: a\n  cluster:\n    server: https://192.0.2.1:6443\n';
 

@@ -1,6 +1,7 @@
 // Regressions for what the long fuzz run (`npm run fuzz`, seeds 891298768, 1951117220, 2030648912) found: counts,
 // pids, versions and sizes printed as digit runs of any length became Infinity, and nvidia-smi's -1 became a
 // negative memory amount. Each is now "no value" (undefined), never Infinity or negative.
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCapture } from '../../src/core/probe/capture.ts';
@@ -72,4 +73,27 @@ test('a Killed process line with a negative size gives no size, never a negative
   assert.equal(killed?.totalVmKb, undefined);
   assert.equal(killed?.anonRssKb, 5064);
   assert.equal(killed?.oomScoreAdj, -997, 'oom_score_adj is signed');
+});
+
+// FUZZ_SEED=1523120325 (parsers.fuzz.ts): the kubelet config read with yaml's parse() built an error object, stack
+// included, per stray token, and the fuzz process ran out of a 4 GB heap. It shares the bounded reader of the
+// kubeconfig now (src/core/text/boundedYaml.ts).
+test('a kubelet config of a megabyte of stray brackets gives the flags alone, within a small heap', () => {
+  const module = new URL('../../src/core/probe/parsers/nodeConfig.ts', import.meta.url).href;
+  const script = `import { parseKubeletReservations } from ${JSON.stringify(module)};
+const config = 'kind: KubeletConfiguration\\nkubeReserved: {memory: 1Gi}}' + '['.repeat(1 << 20) + '\\n';
+const result = parseKubeletReservations(config, '/usr/bin/kubelet --system-reserved=memory=1Gi');
+console.log(JSON.stringify(result));`;
+  const child = spawnSync(process.execPath, ['--max-old-space-size=96', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(
+    child.status,
+    0,
+    `exit ${child.status} ${child.signal ?? ''}: ${child.stderr.split('\n').find((line) => /heap|Error/.test(line)) ?? ''}`,
+  );
+  const result = JSON.parse(child.stdout) as { source: string; systemReserved?: number };
+  assert.equal(result.source, 'kubelet command line');
+  assert.equal(result.systemReserved, 1024 ** 3);
 });

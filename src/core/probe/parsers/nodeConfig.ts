@@ -1,6 +1,6 @@
 // Node configuration that decides how much memory pods really get: kubelet reservations and
 // containerd's default runtime (HAMi needs the NVIDIA runtime).
-import { parse } from 'yaml';
+import { parseYamlLikeParse } from '../../text/boundedYaml.ts';
 import { parseQuantity } from '../../quantity.ts';
 import { parseContainerdRuntimes } from './containerdConfig.ts';
 
@@ -27,7 +27,7 @@ export function parseKubeletReservations(configText: string | undefined, cmdline
   let fromConfig: Omit<KubeletReservations, 'source'> | undefined;
   if (configText) {
     try {
-      const config = parse(configText, { maxAliasCount: 50, logLevel: 'error' }) as unknown;
+      const config = parseYamlLikeParse(configText, 50);
       if (config && typeof config === 'object' && !Array.isArray(config)) {
         const record = config as Record<string, unknown>;
         const section = (key: string) => (record[key] && typeof record[key] === 'object' ? (record[key] as Record<string, unknown>) : {});

@@ -1,5 +1,6 @@
-// The yaml library's parse(), for a kubeconfig the user points at: the same value and the same first error, in
-// memory bounded by the text (parse() builds an error object, stack included, for every problem it meets).
+// The yaml library's parse() for one-document files read whole (a kubeconfig, the kubelet's config, a gpumem
+// config): the same value and the same first error, in memory bounded by the text (parse() builds an error
+// object, stack included, for every problem it meets: gigabytes for a few megabytes of stray brackets).
 import { Composer, LineCounter, Parser, YAMLParseError } from 'yaml';
 import type { CST, Document } from 'yaml';
 
@@ -42,8 +43,8 @@ export function keepFirstError(composer: Composer): void {
  * comes from earlier tokens), and the composer keeps only its first error (keepFirstError), so at most two
  * errors are built.
  */
-export function parseYamlLikeParse(text: string): unknown {
-  const options = { logLevel: 'error' } as const;
+export function parseYamlLikeParse(text: string, maxAliasCount = 100): unknown {
+  const options = { logLevel: 'error', maxAliasCount } as const;
   const lineCounter = new LineCounter();
   const composer = new Composer(options);
   keepFirstError(composer);
