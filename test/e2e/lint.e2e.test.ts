@@ -175,13 +175,14 @@ test('"gpumem: Lint Workspace Manifests" reports files that are not open', { tim
     assert.deepEqual(await openTabs(s.page), [], 'linting the workspace opened no editor');
 
     // The control for the Restricted Mode scenario: a trusted window does offer the probe commands.
+    // Each title is asked for on its own: the palette renders only the rows that fit (about 17), and gpumem has more.
     const trustOnly = await trustOnlyCommandTitles();
-    const titles = await s.step('the trusted window offers the trust-only commands', () => commandPaletteTitles(s.page, 'gpumem'));
-    assert.deepEqual(
-      trustOnly.filter((title) => !titles.includes(title)),
-      [],
-      `offered: ${JSON.stringify(titles)}`,
-    );
+    const missing = await s.step('the trusted window offers the trust-only commands', async () => {
+      const notOffered: string[] = [];
+      for (const title of trustOnly) if (!(await commandPaletteTitles(s.page, title)).includes(title)) notOffered.push(title);
+      return notOffered;
+    });
+    assert.deepEqual(missing, [], 'every trust-only command is in the palette of a trusted window');
   });
 });
 
