@@ -124,6 +124,7 @@ export function resolveSshHost(alias: string, configText: string, env: SshEnv, o
     multi: new Map(),
     warnings: [],
     includedFiles: 0,
+    includedChars: 0,
     includeBudgetSpent: false,
   };
   collect(alias, configText, env, withIncludeCache(options), into, 0, 'ssh config', true, undefined);

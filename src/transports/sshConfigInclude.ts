@@ -58,6 +58,12 @@ export interface ResolveOptions {
 const MULTI_VALUE = new Set(['identityfile', 'certificatefile', 'localforward', 'remoteforward', 'dynamicforward', 'sendenv', 'setenv']);
 const MAX_INCLUDE_DEPTH = 16;
 const MAX_INCLUDED_FILES = 256;
+/**
+ * Included text, all files together, past which includes are not followed. The file count alone let a 1 MB config
+ * that includes itself be read 256 times, its warnings and IdentityFile lists kept each time: the heap ran out
+ * (long fuzz run, seed 796215241). Real configs with all their includes are kilobytes.
+ */
+export const MAX_INCLUDED_CHARS = 8 * 1024 * 1024;
 
 /**
  * The same options with `readInclude` answered once per path for one resolution: a file of thousands of identical
@@ -104,6 +110,8 @@ export interface Collected {
   readonly warnings: string[];
   /** Included files read so far, against maxIncludedFiles. */
   includedFiles: number;
+  /** Characters of the included files so far, against MAX_INCLUDED_CHARS. */
+  includedChars: number;
   includeBudgetSpent: boolean;
 }
 
@@ -173,15 +181,20 @@ export function collect(
             continue;
           }
           for (const file of files) {
-            if (into.includedFiles >= budget) {
+            const tooMuch =
+              into.includedFiles >= budget
+                ? `${budget} included files`
+                : into.includedChars + file.text.length > MAX_INCLUDED_CHARS
+                  ? `${MAX_INCLUDED_CHARS / (1024 * 1024)} MiB of included text`
+                  : undefined;
+            if (tooMuch !== undefined) {
               if (!into.includeBudgetSpent)
-                into.warnings.push(
-                  `${source} line ${item.line}: Include ${pattern}: stopped after ${budget} included files (an Include loop?)`,
-                );
+                into.warnings.push(`${source} line ${item.line}: Include ${pattern}: stopped after ${tooMuch} (an Include loop?)`);
               into.includeBudgetSpent = true;
               break;
             }
             into.includedFiles++;
+            into.includedChars += file.text.length;
             collect(alias, file.text, env, options, into, depth + 1, file.path, on, block);
           }
         }
@@ -221,6 +234,7 @@ export function listSshHosts(configText: string, given: ResolveOptions & { reado
   // The same total bound as resolveSshHost: depth alone lets a file that includes itself twice mean 2^16 reads.
   const budget = options.maxIncludedFiles ?? MAX_INCLUDED_FILES;
   let included = 0;
+  let includedChars = 0;
   const walk = (text: string, source: string, depth: number): void => {
     for (const item of parseSshConfig(text).items) {
       if (item.type === 'host') {
@@ -242,6 +256,8 @@ export function listSshHosts(configText: string, given: ResolveOptions & { reado
           }
           for (const f of files) {
             if (included++ >= budget) return;
+            includedChars += f.text.length;
+            if (includedChars > MAX_INCLUDED_CHARS) return;
             walk(f.text, f.path, depth + 1);
           }
         }

@@ -476,3 +476,21 @@ test('Include: thousands of lines naming the same glob read it once per resoluti
   );
   assert.equal(reads, 1);
 });
+
+// The long fuzz run (seed 796215241): a config of a megabyte that includes itself was read 256 times (the file
+// cap), its IdentityFile list kept each time, and the heap ran out. Included text is capped at 8 MiB in all.
+test('ssh config: a megabyte that includes itself stops at 8 MiB of included text, within a small heap', () => {
+  const module = new URL('../../src/transports/sshConfig.ts', import.meta.url).href;
+  const script = `import { resolveSshHost } from ${JSON.stringify(module)};
+const text = 'Include ~/.ssh/config\\nHost *\\n' + '  IdentityFile ~/.ssh/k\\n'.repeat(45000);
+const env = { home: '/home/ana', user: 'ana', uid: 1000, localHostname: 'laptop' };
+const s = resolveSshHost('gpu-node-1', text, env, { readInclude: () => [{ path: '/home/ana/.ssh/config', text }] });
+console.log(JSON.stringify({ warnings: s.warnings.filter((w) => w.includes('included text')).length, keys: s.identityFiles.length }));`;
+  const child = execFileSync(process.execPath, ['--max-old-space-size=160', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const result = JSON.parse(child) as { warnings: number; keys: number };
+  assert.equal(result.warnings, 1, 'one warning names the cap');
+  assert.ok(result.keys > 0);
+});
