@@ -15,6 +15,8 @@ test('every relative import of bench/ resolves to a file', () => {
     const text = readFileSync(join(BENCH, name), 'utf8');
     for (const match of text.matchAll(IMPORT)) {
       const target = match[1] as string;
+      // An import written into generated code (a template literal) is not this file's own.
+      if (target.includes('${')) continue;
       if (!existsSync(resolve(BENCH, target))) missing.push(`bench/${name}: ${target}`);
     }
   }
