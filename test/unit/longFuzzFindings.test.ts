@@ -1,4 +1,4 @@
-// Regressions for what the long fuzz run (`npm run fuzz`, seeds 891298768, 1951117220, 2030648912) found: counts,
+// Regressions for what the long fuzz run (`npm run fuzz`, seeds 891298768, 1951117220, 2030648912, 168661840) found: counts,
 // pids, versions and sizes printed as digit runs of any length became Infinity, and nvidia-smi's -1 became a
 // negative memory amount. Each is now "no value" (undefined), never Infinity or negative.
 import { spawnSync } from 'node:child_process';
@@ -6,7 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { parseLsLine, parseMountInfoLine } from '../../src/core/probe/parsers/containerFiles.ts';
-import { parseHamiLogLine } from '../../src/core/probe/parsers/hamiLog.ts';
+import { classifyHamiMessage, parseHamiLogLine } from '../../src/core/probe/parsers/hamiLog.ts';
+import { parseProcesses } from '../../src/core/probe/parsers/containerProcesses.ts';
+import { sampleFromCapture } from '../../src/core/inspector/sample.ts';
+import { captureText } from './helpers/captureText.ts';
 import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
 import { parseBoundedNumber } from '../../src/core/probe/parsers/kernelNumber.ts';
 import { parseKernelVersion } from '../../src/core/probe/parsers/keyValue.ts';
@@ -55,6 +58,22 @@ test('HAMi-core log lines, ls and mountinfo lines with 400-digit numbers give no
   assert.equal(parseHamiLogLine(`[HAMI-core Msg(${HUGE}:2:libvgpu.c:836)]: Initializing.....`)?.pid, undefined);
   assert.equal(parseLsLine(`-rw-r--r--    1 0        0        ${HUGE} Aug 21 10:00 /etc/ld.so.preload`)?.size, undefined);
   assert.equal(parseMountInfoLine(`${HUGE} 1015 0:289 / / rw,relatime - overlay overlay rw`)?.mountId, undefined);
+  // Seed 168661840's siblings: the device index and CUDA result codes of HAMi-core's messages.
+  assert.equal(classifyHamiMessage(`Device ${HUGE} OOM 1 / 2`).details.device, undefined);
+  assert.equal(classifyHamiMessage(`Illegal device id: -${HUGE}`).details.device, undefined);
+  assert.equal(classifyHamiMessage(`cuInit failed: ${HUGE}`).details.result, undefined);
+  assert.equal(classifyHamiMessage('cuInit failed: -3').details.result, -3);
+});
+
+test('a light-probe capture whose clock is a 400-digit now= gives no target time, never Infinity (seed 168661840)', () => {
+  const meta = (now: string): string => captureText('node', { meta: `hostname=strix-1\nnow=${now}\n` });
+  assert.equal(sampleFromCapture(meta(HUGE), 1).targetTime, null);
+  assert.equal(sampleFromCapture(meta('1764676800'), 1).targetTime, 1764676800);
+});
+
+test('a container capture record for /proc/<400 digits> is no process, never pid Infinity', () => {
+  const capture = parseCapture(captureText('container', { processes: { files: [[`/proc/${HUGE}`, 'comm=python3\n']] } }));
+  assert.deepEqual(parseProcesses(capture.sections.get('processes')), []);
 });
 
 test('a liveState notification whose numbers are not finite is refused', () => {

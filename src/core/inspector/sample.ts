@@ -3,6 +3,7 @@
 // bounded history and the chart's series are in series.ts (the webview imports that one alone).
 import { parseCapture, sectionText } from '../probe/capture.ts';
 import { buildNodeModel } from '../probe/nodeModel.ts';
+import { parseBoundedNumber } from '../probe/parsers/kernelNumber.ts';
 import { podAccounting } from '../verdicts/unaccountedMemory.ts';
 import type { SamplePoint } from './series.ts';
 
@@ -12,10 +13,11 @@ export { appendBounded, MAX_SAMPLES, timeSeries } from './series.ts';
 export function sampleFromCapture(text: string, t: number): SamplePoint {
   const capture = parseCapture(text);
   const model = buildNodeModel(capture);
-  const now = /^now=(\d+)$/m.exec(sectionText(capture, 'meta') ?? '')?.[1];
+  // A target's clock is its own text: a 35-digit `now=` is no time, never Infinity (found by the long fuzz run).
+  const now = parseBoundedNumber(/^now=(\d+)$/m.exec(sectionText(capture, 'meta') ?? '')?.[1]);
   return {
     t,
-    targetTime: now !== undefined ? Number(now) : null,
+    targetTime: now ?? null,
     memAvailable: model.meminfo.get('MemAvailable') ?? null,
     memTotal: model.meminfo.get('MemTotal') ?? null,
     pods: podAccounting(model).map((pod) => ({ podUid: pod.podUid, current: pod.accounted ?? null, gtt: pod.gtt })),

@@ -57,7 +57,7 @@ export function parseProcesses(section: CaptureSection | undefined): ContainerPr
   if (!section) return undefined;
   const processes: ContainerProcess[] = [];
   for (const record of section.records) {
-    const match = record.path === undefined ? null : /^\/proc\/(\d+)$/.exec(record.path);
+    const match = record.path === undefined ? null : /^\/proc\/(\d{1,10})$/.exec(record.path);
     if (!match) continue;
     processes.push(parseProcess(Number(match[1]), record.body));
   }

@@ -186,7 +186,7 @@ export function classifyHamiMessage(message: string): { kind: HamiLogKind; detai
     const requested = match[2] ?? '0';
     return {
       kind: 'device-oom',
-      details: { device: Number(match[1]), requestedBytes: requested, limitBytes: match[3] ?? '', underflow: wrapped(requested) },
+      details: { device: signedValue(match[1]), requestedBytes: requested, limitBytes: match[3] ?? '', underflow: wrapped(requested) },
     };
   }
   // Legacy 4pdvGPU: "device OOM encountered: usage=9502195712 limit=8388608000" (HAMi#43).
@@ -194,13 +194,16 @@ export function classifyHamiMessage(message: string): { kind: HamiLogKind; detai
     const usage = match[1] ?? '0';
     return { kind: 'device-oom', details: { requestedBytes: usage, limitBytes: match[2] ?? '', underflow: wrapped(usage) } };
   }
-  if ((match = /cuMemoryAllocate failed res=(-?\d+)/.exec(m))) return { kind: 'alloc-failed', details: { result: Number(match[1]) } };
+  if ((match = /cuMemoryAllocate failed res=(-?\d+)/.exec(m))) return { kind: 'alloc-failed', details: { result: signedValue(match[1]) } };
   if ((match = /limit < usage; usage=(-?\d+), limit=(-?\d+)/.exec(m)))
     return { kind: 'limit-below-usage', details: { usageBytes: match[1] ?? '', limitBytes: match[2] ?? '' } };
   if ((match = /invalid device memory limit (\S+?)=(\S*)/.exec(m)))
     return { kind: 'invalid-limit', details: { variable: match[1] ?? '', value: match[2] ?? '' } };
   if ((match = /Limit inconsistency detected for (\d+)(?:th|st|nd|rd)? device, (\d+) expected, get (\d+)/.exec(m))) {
-    return { kind: 'limit-inconsistency', details: { device: Number(match[1]), limitBytes: match[2] ?? '', usageBytes: match[3] ?? '' } };
+    return {
+      kind: 'limit-inconsistency',
+      details: { device: signedValue(match[1]), limitBytes: match[2] ?? '', usageBytes: match[3] ?? '' },
+    };
   }
   if (/The current version number .* is different from the file's version number/.test(m)) return { kind: 'version-mismatch', details: {} };
   if (/SET_TASK_PID FAILED|HOST PID NOT FOUND/.test(m)) return { kind: 'host-pid-not-found', details: {} };
@@ -209,12 +212,12 @@ export function classifyHamiMessage(message: string): { kind: HamiLogKind; detai
   if ((match = /Fail to (?:open|init|write|reseek) shrreg (\S+?):?(?: errno=(\d+))?$/.exec(m))) {
     return {
       kind: 'shrreg-open-failed',
-      details: { object: match[1] ?? '', ...(match[2] !== undefined ? { result: Number(match[2]) } : {}) },
+      details: { object: match[1] ?? '', ...(match[2] !== undefined ? { result: signedValue(match[2]) } : {}) },
     };
   }
-  if ((match = /Illegal device id: (-?\d+)/.exec(m))) return { kind: 'illegal-device-id', details: { device: Number(match[1]) } };
+  if ((match = /Illegal device id: (-?\d+)/.exec(m))) return { kind: 'illegal-device-id', details: { device: signedValue(match[1]) } };
   if (/Cleanup on exit for PID|Exit cleanup complete for PID/.test(m)) return { kind: 'exit-cleanup', details: {} };
-  if ((match = /cuInit failed:? ?(-?\d+)/.exec(m))) return { kind: 'cuinit-failed', details: { result: Number(match[1]) } };
+  if ((match = /cuInit failed:? ?(-?\d+)/.exec(m))) return { kind: 'cuinit-failed', details: { result: signedValue(match[1]) } };
   return { kind: 'other', details: {} };
 }
 
@@ -244,4 +247,9 @@ function levelOf(token: string | undefined): HamiLogLevel {
 /** True when the parse holds evidence that libvgpu.so was active in some process. */
 export function showsHamiActive(log: HamiLogParse): boolean {
   return log.lines.some((line) => line.source !== 'ld.so');
+}
+
+/** A device index or CUDA result code the log printed: a 400-digit run is no number (never Infinity). */
+function signedValue(text: string | undefined): number | undefined {
+  return parseBoundedNumber(text, { signed: true });
 }
