@@ -2,6 +2,8 @@
 // runs the tests and never through a shell; stdin from `input`.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -46,4 +48,29 @@ export function runCli(args: readonly string[], options: CliOptions): Promise<Cl
     child.stdin.end(options.input ?? '');
     options.onStart?.(child);
   });
+}
+
+/** A throwaway HOME for CLI runs, with kubeconfig files in it; no ~/.kube/config or KUBECONFIG of this machine leaks in. */
+export interface CliHome {
+  readonly dir: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** The path of each kubeconfig written, by the name it was given. */
+  readonly kubeconfigs: Readonly<Record<string, string>>;
+  cleanup(): void;
+}
+
+export function makeCliHome(
+  prefix: string,
+  kubeconfigs: Readonly<Record<string, string>>,
+  options: { readonly unset?: readonly string[] } = {},
+): CliHome {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const paths: Record<string, string> = {};
+  for (const [name, text] of Object.entries(kubeconfigs)) {
+    paths[name] = join(dir, `${name}.yaml`);
+    writeFileSync(paths[name], text);
+  }
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: dir };
+  for (const name of ['KUBECONFIG', ...(options.unset ?? [])]) delete env[name];
+  return { dir, env, kubeconfigs: paths, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -6,12 +6,11 @@
 // collected" and why; a missing pod exits 2. Only reads: no pod is created, nothing is exec'd. No root needed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.ts';
+import { makeCliHome, runCli } from '../helpers/cli.ts';
 import { captureText } from '../unit/helpers/captureText.ts';
-import type { CliRun } from '../helpers/cli.ts';
+import type { CliHome, CliRun } from '../helpers/cli.ts';
 import { loadFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';
@@ -23,6 +22,7 @@ const SCHEDULER = 'hami-scheduler-6d9c7b8f5-q8w2r';
 
 describe('gpumem hami-report against the simulator', () => {
   let sim: Simulator;
+  let home: CliHome | undefined;
   let dir: string;
   let kubeconfig: string;
   let limitedKubeconfig: string;
@@ -64,18 +64,15 @@ describe('gpumem hami-report against the simulator', () => {
       source: { component: 'hami-scheduler' },
       count: 1,
     });
-    dir = mkdtempSync(join(tmpdir(), 'gpumem-hami-report-'));
-    kubeconfig = join(dir, 'admin.yaml');
-    writeFileSync(kubeconfig, sim.kubeconfig('admin'));
-    limitedKubeconfig = join(dir, 'no-logs.yaml');
-    writeFileSync(limitedKubeconfig, sim.kubeconfig('no-logs'));
-    const { KUBECONFIG: _ignored, ...rest } = process.env;
-    env = { ...rest, HOME: dir };
+    home = makeCliHome('gpumem-hami-report-', { admin: sim.kubeconfig('admin'), 'no-logs': sim.kubeconfig('no-logs') });
+    ({ dir, env } = home);
+    kubeconfig = home.kubeconfigs['admin']!;
+    limitedKubeconfig = home.kubeconfigs['no-logs']!;
   });
 
   after(async () => {
     await sim?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    home?.cleanup();
   });
 
   const gpumem = (args: readonly string[]): Promise<CliRun> => runCli(['hami-report', ...args], { env, timeoutMs: 50_000 });

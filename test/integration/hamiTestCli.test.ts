@@ -11,9 +11,6 @@
 // its end line instead of waiting for the end of input), and the kubectl binary (when it is on PATH).
 // Needs root, gcc and a system python3; skipped otherwise.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { planHamiTest } from '../../src/core/hamiTest/plan.ts';
 import { runHamiTest } from '../../src/core/hamiTest/run.ts';
@@ -23,8 +20,8 @@ import { KubectlExecTransport } from '../../src/kube/kubectlExecTransport.ts';
 import { loadKubeconfigs } from '../../src/kube/kubeconfig.ts';
 import { PodExecTransport } from '../../src/kube/podExecTransport.ts';
 import { spawnSync } from 'node:child_process';
-import { runCli } from '../helpers/cli.ts';
-import type { CliOptions, CliRun } from '../helpers/cli.ts';
+import { makeCliHome, runCli } from '../helpers/cli.ts';
+import type { CliHome, CliOptions, CliRun } from '../helpers/cli.ts';
 import { buildHamiTestRoot, hamiTestRootsUnavailable } from '../helpers/hamiTestRoot.ts';
 import type { HamiTestRoot } from '../helpers/hamiTestRoot.ts';
 import { emptyFixtures, loadFixtures, mergeFixtures } from '../simulator/fixtures.ts';
@@ -67,7 +64,7 @@ function pod(name: string, env: Record<string, string>, hami = true): Record<str
 
 describe('gpumem hami-test against the simulator', { skip: UNAVAILABLE ?? false }, () => {
   let sim: Simulator;
-  let dir: string;
+  let home: CliHome | undefined;
   let kubeconfig: string;
   let env: NodeJS.ProcessEnv;
   const roots: HamiTestRoot[] = [];
@@ -90,17 +87,15 @@ describe('gpumem hami-test against the simulator', { skip: UNAVAILABLE ?? false 
     add('hang-0', full, { ...limit, CUDA_DISABLE_CONTROL: 'true', GPUMEM_STUB_ALLOC_SLEEP_S: '60' });
     add('plain-0', full, {}, false);
     sim = await startSimulator({ fixtures: mergeFixtures(loadFixtures(), extra), roots: true });
-    dir = mkdtempSync(join(tmpdir(), 'gpumem-hami-test-'));
-    kubeconfig = join(dir, 'admin.yaml');
-    writeFileSync(kubeconfig, sim.kubeconfig('admin'));
-    const { KUBECONFIG: _ignored, ...rest } = process.env;
-    env = { ...rest, HOME: dir };
+    home = makeCliHome('gpumem-hami-test-', { admin: sim.kubeconfig('admin') });
+    env = home.env;
+    kubeconfig = home.kubeconfigs['admin']!;
   });
 
   after(async () => {
     await sim?.close();
     for (const root of roots) root.cleanup();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    home?.cleanup();
   });
 
   function hamiTest(args: readonly string[], options: Partial<CliOptions> = {}): Promise<CliRun> {

@@ -12,12 +12,11 @@
 // Needs root (the simulator's exec and sshd chroot into fixture roots); skipped otherwise.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from '../helpers/asserts.ts';
-import { runCli } from '../helpers/cli.ts';
-import type { CliOptions, CliRun } from '../helpers/cli.ts';
+import { makeCliHome, runCli } from '../helpers/cli.ts';
+import type { CliHome, CliOptions, CliRun } from '../helpers/cli.ts';
 import { buildApuNode, fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
 import type { ApuFacts, Fixture } from '../helpers/fixtureRoot.ts';
 import { addLoginShellShim, generateKey, sshUnavailableReason, startSshd } from '../helpers/sshd.ts';
@@ -34,6 +33,7 @@ const APU_POD_UID = 'b7f3c2a4-9e1d-4f6b-8a2c-5d0e7f1a3b96';
 
 describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS ?? false }, () => {
   let sim: Simulator;
+  let home: CliHome | undefined;
   let dir: string;
   let kubeconfig: string;
   let limitedKubeconfig: string;
@@ -55,18 +55,15 @@ describe('gpumem inspect --node / --pod against the simulator', { skip: NO_ROOTS
         },
       ],
     });
-    dir = mkdtempSync(join(tmpdir(), 'gpumem-kube-cli-'));
-    kubeconfig = join(dir, 'admin.yaml');
-    writeFileSync(kubeconfig, sim.kubeconfig('admin'));
-    limitedKubeconfig = join(dir, 'limited.yaml');
-    writeFileSync(limitedKubeconfig, sim.kubeconfig('limited'));
-    const { KUBECONFIG: _ignored, ...rest } = process.env;
-    env = { ...rest, HOME: dir };
+    home = makeCliHome('gpumem-kube-cli-', { admin: sim.kubeconfig('admin'), limited: sim.kubeconfig('limited') });
+    ({ dir, env } = home);
+    kubeconfig = home.kubeconfigs['admin']!;
+    limitedKubeconfig = home.kubeconfigs['limited']!;
   });
 
   after(async () => {
     await sim?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    home?.cleanup();
   });
 
   function gpumem(args: readonly string[], options: Partial<CliOptions> = {}): Promise<CliRun> {
@@ -264,6 +261,7 @@ describe(
   { skip: NO_ROOTS ?? sshUnavailableReason() ?? false },
   () => {
     let sim: Simulator;
+    let home: CliHome | undefined;
     let dir: string;
     let kubeconfig: string;
     let apu: Fixture<ApuFacts>;
@@ -279,9 +277,9 @@ describe(
         { type: 'InternalIP', address: '127.0.0.1' },
       ];
       sim.state.put(node);
-      dir = mkdtempSync(join(tmpdir(), 'gpumem-kube-cli-ssh-'));
-      kubeconfig = join(dir, 'admin.yaml');
-      writeFileSync(kubeconfig, sim.kubeconfig('admin'));
+      home = makeCliHome('gpumem-kube-cli-ssh-', { admin: sim.kubeconfig('admin') }, { unset: ['SSH_AUTH_SOCK'] });
+      ({ dir, env } = home);
+      kubeconfig = home.kubeconfigs['admin']!;
       apu = buildApuNode();
       addLoginShellShim(apu.root);
       const key = generateKey(dir, 'id_ed25519', 'ed25519');
@@ -298,15 +296,13 @@ describe(
         '',
       ];
       writeFileSync(join(dir, '.ssh', 'config'), config.join('\n'), { mode: 0o600 });
-      const { KUBECONFIG: _ignored, SSH_AUTH_SOCK: _agent, ...rest } = process.env;
-      env = { ...rest, HOME: dir };
     });
 
     after(async () => {
       await sshd?.stop();
       apu?.cleanup();
       await sim?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      home?.cleanup();
     });
 
     test('the probe runs on the node itself, the pods are named from the API server, and no debug pod is created', T, async () => {
