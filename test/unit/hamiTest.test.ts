@@ -96,6 +96,8 @@ test('the parser reads the one marked line among other output and rejects everyt
     `${LINE} status=allocated\n${LINE} status=out-of-memory\n`, // two results
     `${LINE} status=allocated bytes=1e9\n`,
     `${LINE} status=allocated bytes=99999999999999999999\n`,
+    `${LINE} status=allocated bytes=-1 freed=0\n`, // a negative size (long fuzz seed 168661840)
+    `${LINE} status=allocated bytes=1 freed=-5\n`,
     `${LINE} status=allocated status=allocated\n`,
     `${LINE} status=allocated color=red\n`,
     `${LINE} status=exploded\n`,

@@ -5,6 +5,7 @@
 // starting with the marker are read, a marked line over MAX_LINE characters, an unknown key, a duplicate key,
 // a value outside [A-Za-z0-9_-] or a number that is not a safe integer makes the result malformed, and two
 // result lines are malformed too (a process in the container cannot add a second, believable verdict).
+import { parseBoundedNumber } from '../probe/parsers/kernelNumber.ts';
 import { HAMI_TEST_MARKER, HAMI_TEST_VERSION } from './script.ts';
 
 export type HamiTestStatus = 'out-of-memory' | 'allocated' | 'cuda-error' | 'no-ctypes' | 'no-libcuda' | 'no-symbol' | 'bad-args';
@@ -50,7 +51,6 @@ export type HamiTestOutput =
 
 const MAX_LINE = 512;
 const VALUE = /^[A-Za-z0-9_-]{1,40}$/;
-const INTEGER = /^-?[0-9]{1,20}$/;
 const KEYS = new Set(['status', 'step', 'code', 'bytes', 'freed', 'env_limit', 'env_disable', 'preload']);
 const STATUSES: ReadonlySet<string> = new Set<HamiTestStatus>([
   'out-of-memory',
@@ -103,8 +103,10 @@ function parseLine(text: string): HamiTestOutput {
   for (const key of ['code', 'bytes', 'freed']) {
     const raw = fields.get(key);
     if (raw === undefined) continue;
-    const value = INTEGER.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isSafeInteger(value)) return { kind: 'malformed', reason: `field "${key}" is not a whole number` };
+    // Sizes are never negative (a forged bytes=-1 was reported as a negative attempt: long fuzz seed 168661840).
+    const value = parseBoundedNumber(raw, { signed: key === 'code' });
+    if (value === undefined)
+      return { kind: 'malformed', reason: `field "${key}" is not a ${key === 'code' ? 'whole number' : 'non-negative whole number'}` };
     numbers.set(key, value);
   }
   const evidence = evidenceOf(fields);
