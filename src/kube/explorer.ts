@@ -24,7 +24,7 @@ import { imageTag } from '../core/report/clusterReport.ts';
 import type { HamiClusterFacts } from '../core/verdicts/hamiChecklist.ts';
 import type { CallOptions, ClusterClient } from './clusterClient.ts';
 import { KubeRequestError } from './clusterClient.ts';
-import { findHamiScheduler, HAMI_DEVICE_PLUGIN_SELECTOR } from './hamiLookups.ts';
+import { findHamiScheduler, HAMI_DEVICE_PLUGIN_SELECTOR, readHamiRegisteredDevices } from './hamiLookups.ts';
 
 export interface ExplorerNode {
   readonly summary: GpuNodeSummary;
@@ -168,8 +168,9 @@ export interface PodHamiFacts {
 
 /**
  * The cluster side of the HAMi checklist for one pod: the device-plugin pods on its node, the scheduler
- * pods, the HAMi version (the device plugin's image tag), and the pod's runtime class, privileged flag and
- * env. A lookup that fails (RBAC) is reported in `section.problems`, never thrown.
+ * pods, the HAMi version (the device plugin's image tag), the node's HAMi GPU registration (for a HAMi pod),
+ * and the pod's runtime class, privileged flag, env and allocation. A lookup that fails (RBAC) is reported
+ * in `section.problems`, never thrown.
  */
 export async function podHamiFacts(
   client: ClusterClient,
@@ -190,6 +191,14 @@ export async function podHamiFacts(
       problems.push(explainKubeFailure(failureOf(error), { context: client.context, action: 'HAMi device-plugin pods' }));
     }
   }
+  let registeredDevices: { uuid: string; devmemMiB: number }[] | undefined;
+  if (node !== undefined && fromPod.managedByHami) {
+    try {
+      registeredDevices = await readHamiRegisteredDevices(client, node, options);
+    } catch (error) {
+      problems.push(explainKubeFailure(failureOf(error), { context: client.context, action: `node ${node}'s HAMi registration` }));
+    }
+  }
   let schedulers: V1Pod[] | undefined;
   try {
     schedulers = await findHamiScheduler(client, options);
@@ -204,7 +213,12 @@ export async function podHamiFacts(
     return { name: health.name, phase: health.phase, ...(hasReady ? { ready: health.ready } : {}) };
   });
   return {
-    facts: { ...fromPod, ...(devicePluginPods ? { devicePluginPods } : {}), ...(hamiVersion ? { hamiVersion } : {}) },
+    facts: {
+      ...fromPod,
+      ...(devicePluginPods ? { devicePluginPods } : {}),
+      ...(hamiVersion ? { hamiVersion } : {}),
+      ...(registeredDevices ? { registeredDevices } : {}),
+    },
     section: {
       node,
       devicePluginPods,

@@ -494,6 +494,9 @@ describe('the Clusters view against the simulator', () => {
     assert.equal(facts.runtimeClassName, null);
     assert.equal(facts.privileged, false);
     assert.deepEqual(facts.podEnv, { CUDA_DISABLE_CONTROL: 'true' });
+    // The quota and the physical size for the NVML check: the pod's allocation, the node's JSON registration.
+    assert.deepEqual(facts.allocatedDevices, [{ uuid: 'GPU-6f1d2c3b-8a4e-4b2f-9c1d-0e7a5b3c2d1f', memMiB: 8192 }]);
+    assert.deepEqual(facts.registeredDevices, [{ uuid: 'GPU-6f1d2c3b-8a4e-4b2f-9c1d-0e7a5b3c2d1f', devmemMiB: 81559 }]);
     assert.deepEqual(section.schedulerPods, [{ namespace: 'kube-system', name: 'hami-scheduler-6d9c7b8f5-q8w2r', phase: 'Running' }]);
     const markdown = hamiClusterMarkdown(section);
     assert.match(text(markdown), /\| ✅ \| HAMi device plugin on gpu-node-7 \| hami-device-plugin-x7k2p: Running, ready \|/);
@@ -513,6 +516,11 @@ describe('the Clusters view against the simulator', () => {
     } as V1Pod;
     const eight = await podHamiFacts(admin, onEight, undefined);
     assert.deepEqual(eight.facts.devicePluginPods, [{ name: 'hami-device-plugin-m4t9z', phase: 'Running', ready: false }]);
+    assert.deepEqual(
+      eight.facts.registeredDevices?.map((device) => device.devmemMiB),
+      [40960, 40960],
+      "gpu-node-8's CSV registration (HAMi < 2.8)",
+    );
     assert.match(
       text(hamiClusterMarkdown(eight.section)),
       /\| ❌ \| HAMi device plugin on gpu-node-8 \| hami-device-plugin-m4t9z: Running, not ready \|/,
@@ -523,6 +531,7 @@ describe('the Clusters view against the simulator', () => {
     const llama = await podHamiFacts(admin, await admin.readPod('default', 'llama-0'), undefined);
     assert.equal(llama.facts.managedByHami, false);
     assert.deepEqual(llama.facts.devicePluginPods, []);
+    assert.equal(llama.facts.registeredDevices, undefined, 'no node read for a pod HAMi does not manage');
     assert.equal(llama.section.managed, false);
     assert.match(text(hamiClusterMarkdown(llama.section)), /\*\*HAMi does not manage this pod:\*\*/);
   });

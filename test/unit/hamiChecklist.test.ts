@@ -753,7 +753,7 @@ test('checklist wording: titles state the finding, never the name of the check; 
         assert.equal(by?.status, 'fail', `${c.id} is covered by a failure that names the cause`);
       }
     }
-    assert.equal(ids.size, 19, 'all nineteen checks, ids stable, whatever they found');
+    assert.equal(ids.size, 20, 'all twenty checks, ids stable, whatever they found');
     const failed = result.checks.filter((c) => c.status === 'fail').map((c) => c.title);
     assert.equal(new Set(failed).size, failed.length, `a title twice: ${failed.join(' | ')}`);
     // The verdict quotes the failures' titles, each once.
@@ -778,5 +778,80 @@ test('checklist: a covered check points at the check that names the cause, throu
   assert.deepEqual(
     result.checks.filter((c) => c.status === 'fail').map((c) => c.id),
     ['hami.preload'],
+  );
+});
+
+// bypass.nvml-quota: nvidia-smi inside the container against the quota and the physical size (issue #11; HAMi's
+// troubleshooting page: "check that nvidia-smi inside the container reports the quota rather than physical VRAM").
+const H100 = 'GPU-8dcd1b3e-5c2f-4a4e-9f0b-2f4c7a1d9e10';
+function withContainerTotal(totalMiB: number, sections: Sections = healthy()): Sections {
+  return { ...sections, 'nvidia-smi.gpu': { body: `0, ${H100}, NVIDIA H100 80GB HBM3, ${totalMiB}, 0, ${totalMiB}\n`, rc: 0 } };
+}
+function nodeWithH100(): ReturnType<typeof parseCapture> {
+  const row = `0, ${H100}, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 565.57.01, 81559, 454, 19000, 62105, 30, Default, Disabled\n`;
+  return parseCapture(captureText('node', { meta: 'hostname=gpu-node-7\n', 'nvidia-smi.gpu': { body: row, rc: 0 } }));
+}
+
+test('nvml-quota: the quota reported is evidence for NVML, not yet for allocation', () => {
+  const { result } = evaluate(healthy(), { node: nodeWithH100() });
+  const nvml = check(result, 'bypass.nvml-quota');
+  assert.equal(nvml.status, 'pass');
+  assert.equal(nvml.title, 'GPU 0 reports the 4,096 MiB quota, not the physical 81,559 MiB: libvgpu.so intercepts NVML');
+  assert.match(
+    nvml.summary,
+    /not yet for allocation: only allocating past the quota proves that \(Test HAMi Enforcement…, gpumem hami-test\)/,
+  );
+  assert.ok(nvml.evidence.includes('env: CUDA_DEVICE_MEMORY_LIMIT_0=4096m'), nvml.evidence.join('\n'));
+  assert.ok(nvml.evidence.some((line) => line.startsWith('node: nvidia-smi --query-gpu: 0, GPU-8dcd1b3e')));
+  assert.equal(result.verdict, 'enforced');
+});
+
+test('nvml-quota: the physical size inside the container is a proven bypass, from the node or the HAMi registration', () => {
+  const fromNode = check(evaluate(withContainerTotal(81559), { node: nodeWithH100() }).result, 'bypass.nvml-quota');
+  assert.equal(fromNode.status, 'fail');
+  assert.equal(fromNode.title, 'GPU 0 reports the physical 81,559 MiB, not the 4,096 MiB quota: libvgpu.so is not intercepting NVML');
+  const { result } = evaluate(withContainerTotal(81559), { cluster: { registeredDevices: [{ uuid: H100, devmemMiB: 81559 }] } });
+  const fromRegistration = check(result, 'bypass.nvml-quota');
+  assert.equal(fromRegistration.title, fromNode.title);
+  assert.ok(fromRegistration.evidence.includes(`hami.io/node-nvidia-register: ${H100} devmem 81559 MiB`));
+  assert.equal(result.verdict, 'bypassed');
+  assert.match(result.summary, /libvgpu\.so is not intercepting NVML/);
+  // Without the physical size, more than the quota is still proof.
+  const above = check(evaluate(withContainerTotal(16384)).result, 'bypass.nvml-quota');
+  assert.equal(above.status, 'fail');
+  assert.equal(above.title, 'GPU 0 reports 16,384 MiB, more than the 4,096 MiB quota: libvgpu.so is not intercepting NVML');
+});
+
+test('nvml-quota: the quota from hami.io/vgpu-devices-allocated when the env has none; unknown without any', () => {
+  const sections = healthy();
+  sections['env'] = 'source=proc\nLIBCUDA_LOG_LEVEL=1\n';
+  const noLimit: Sections = {
+    ...sections,
+    procs: { files: [procRecord({ pid: 1, comm: 'sleep', maps: 'libvgpu=1 libcuda=0 ld-musl=0 ld-linux=1 lines=30' })] },
+  };
+  const annotated = check(evaluate(noLimit, { cluster: { allocatedDevices: [{ uuid: H100, memMiB: 4096 }] } }).result, 'bypass.nvml-quota');
+  assert.equal(annotated.status, 'pass', annotated.title);
+  assert.ok(annotated.evidence.includes(`hami.io/vgpu-devices-allocated: ${H100},4096 MiB`), annotated.evidence.join('\n'));
+  const none = check(evaluate(noLimit).result, 'bypass.nvml-quota');
+  assert.equal(none.status, 'unknown');
+  assert.equal(none.title, 'GPU 0 reports 4,096 MiB, and no quota is known to compare it with');
+});
+
+test('nvml-quota: a quota larger than the GPU passes; a missing preload covers the same cause', () => {
+  const big = healthy();
+  big['env'] = 'source=proc\nCUDA_DEVICE_MEMORY_LIMIT_0=100000m\n';
+  const larger = check(evaluate(withContainerTotal(81559, big), { node: nodeWithH100() }).result, 'bypass.nvml-quota');
+  assert.equal(larger.status, 'pass');
+  assert.match(larger.title, /reports its physical 81,559 MiB, less than the 100,000 MiB quota/);
+
+  const noPreload = withContainerTotal(81559);
+  noPreload['preload'] = { files: [], missing: ['/etc/ld.so.preload'] };
+  const { result } = evaluate(noPreload, { node: nodeWithH100() });
+  assert.equal(check(result, 'hami.preload').status, 'fail');
+  const covered = check(result, 'bypass.nvml-quota');
+  assert.equal(covered.status, 'covered');
+  assert.ok(
+    covered.evidence.some((line) => line.startsWith('nvidia-smi: 0, GPU-8dcd1b3e')),
+    'the evidence stays',
   );
 });

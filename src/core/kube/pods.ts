@@ -16,6 +16,7 @@ import { parseQuantity } from '../quantity.ts';
 import type { JsonRecord } from './json.ts';
 import type { QosClass, QosQuantity, QosResource, QosResources } from './qos.ts';
 import { computeQos } from './qos.ts';
+import { parseBoundedNumber } from '../probe/parsers/kernelNumber.ts';
 import { asArray, asBoolean, asNumber, asRecord, asString, asTime, identity, path, stringMap } from './json.ts';
 
 export type ContainerRole = 'init' | 'sidecar' | 'app';
@@ -274,7 +275,8 @@ export function parseHamiPodDevices(
       }
       const int = (text: string | undefined): number => {
         const trimmed = (text ?? '').trim();
-        return /^[+-]?\d+$/.test(trimmed) ? Number(trimmed) : 0;
+        // Bounded: a 400-digit field is no number (0, as HAMi's strconv error gives), never Infinity.
+        return parseBoundedNumber(trimmed.startsWith('+') ? trimmed.slice(1) : trimmed, { signed: true }) ?? 0;
       };
       devices.push({ uuid: fields[0] ?? '', type: fields[1] ?? '', usedMemMiB: int(fields[2]), usedCores: int(fields[3]) });
     }
@@ -399,13 +401,19 @@ export function isHamiManaged(pod: GpuPodSummary): boolean {
 
 /**
  * The cluster-side facts of one pod for the HAMi checklist (HamiClusterFacts): its runtime class, whether any
- * container is privileged, the literal env of the container (valueFrom entries are not resolved), and whether
- * HAMi manages the pod (isHamiManaged).
+ * container is privileged, the literal env of the container (valueFrom entries are not resolved), whether
+ * HAMi manages the pod (isHamiManaged), and the container's devices in hami.io/vgpu-devices-allocated.
  */
 export function hamiFactsFromPod(
   pod: unknown,
   container?: string,
-): { runtimeClassName: string | null; privileged: boolean; podEnv: Record<string, string>; managedByHami: boolean } {
+): {
+  runtimeClassName: string | null;
+  privileged: boolean;
+  podEnv: Record<string, string>;
+  managedByHami: boolean;
+  allocatedDevices?: { uuid: string; memMiB: number }[];
+} {
   const summary = summarizePod(pod);
   const name = defaultExecContainer(pod, container);
   const entry = containersOf(pod).find((candidate) => candidate.name === name);
@@ -415,10 +423,12 @@ export function hamiFactsFromPod(
     const value = asString(path(env, 'value'));
     if (key !== undefined && value !== undefined) podEnv[key] = value;
   }
+  const allocated = summary.hami?.allocated?.find((candidate) => candidate.container === name && candidate.devices.length > 0);
   return {
     runtimeClassName: summary.runtimeClassName ?? null,
     privileged: summary.privilegedContainers.length > 0,
     podEnv,
     managedByHami: isHamiManaged(summary),
+    ...(allocated ? { allocatedDevices: allocated.devices.map((device) => ({ uuid: device.uuid, memMiB: device.usedMemMiB })) } : {}),
   };
 }

@@ -62,4 +62,8 @@ export interface HamiClusterFacts {
    * cluster says HAMi does not manage this pod; undefined: not known (a capture without the pod spec).
    */
   readonly managedByHami?: boolean;
+  /** This container's devices in the pod's `hami.io/vgpu-devices-allocated`: the quota per GPU UUID, in MiB. */
+  readonly allocatedDevices?: readonly { readonly uuid: string; readonly memMiB: number }[];
+  /** The node's GPUs as HAMi's device plugin registered them (`hami.io/node-nvidia-register`): the physical memory. */
+  readonly registeredDevices?: readonly { readonly uuid: string; readonly devmemMiB: number }[];
 }

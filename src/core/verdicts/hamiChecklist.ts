@@ -3,7 +3,7 @@
 // The seven checks of the HAMi troubleshooting page ("GPU Memory Enforcement: How It Works and How to
 // Debug It", Quick Diagnostic Checklist; hamiTroubleshootingSteps.ts, hamiNodeSteps.ts) plus the ways a
 // process escapes the limit (hamiLoaderBypasses.ts, hamiEnvBypasses.ts, hamiRuntimeBypasses.ts,
-// hamiCoreState.ts). Each check is pass, fail or unknown, titled by what it found, names the command it
+// hamiCoreState.ts, hamiNvmlQuota.ts). Each check is pass, fail or unknown, titled by what it found, names the command it
 // corresponds to, quotes its evidence verbatim from the capture (as `<where>: <line>`), and says what to do;
 // a failure another check already names is `covered` (hamiCoveredChecks.ts), so each cause counts once.
 // Silence in HAMi-core's logs is never evidence: at the chart's default LIBCUDA_LOG_LEVEL=1 a healthy
@@ -28,6 +28,7 @@ import { coverSameCauses } from './hamiCoveredChecks.ts';
 import { checkDisableControlPerProcess, checkLimitZero, checkLoginSessions } from './hamiEnvBypasses.ts';
 import { checkMusl, checkPreloadTarget, checkStatic } from './hamiLoaderBypasses.ts';
 import { checkDind, checkGvisor, checkPrivileged, checkUnifiedMemory } from './hamiRuntimeBypasses.ts';
+import { checkNvmlQuota } from './hamiNvmlQuota.ts';
 
 // Where the checklist's callers have always found them.
 export type { Check, HamiClusterFacts } from './hamiCheck.ts';
@@ -128,6 +129,7 @@ export function evaluateHamiChecklist(input: HamiChecklistInput): HamiChecklistR
     checkLimitZero(facts, input.cluster),
     checkLogs(facts),
     checkUnifiedMemory(facts),
+    checkNvmlQuota(facts, input.node, input.cluster),
     checkPrivileged(input.cluster),
     checkCache(facts),
   ]);

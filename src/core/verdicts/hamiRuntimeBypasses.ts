@@ -117,7 +117,7 @@ export function checkUnifiedMemory(facts: Facts): Check {
   return pass(
     { ...common, evidence },
     'the GPU reports its own memory: HAMi-core can enforce a limit on it',
-    `nvidia-smi reports memory.total ${gpus.rows.map((row) => `${row.memoryTotalMiB ?? '?'} MiB`).join(', ')} (inside HAMi: the quota)`,
+    `nvidia-smi reports memory.total ${gpus.rows.map((row) => `${row.memoryTotalMiB ?? '?'} MiB`).join(', ')}; whether that is the quota is the check of the GPU memory nvidia-smi reports inside the container`,
   );
 }
 
