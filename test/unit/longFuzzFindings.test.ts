@@ -10,6 +10,7 @@ import { classifyHamiMessage, parseHamiLogLine } from '../../src/core/probe/pars
 import { parseProcesses } from '../../src/core/probe/parsers/containerProcesses.ts';
 import { sampleFromCapture } from '../../src/core/inspector/sample.ts';
 import { captureText } from './helpers/captureText.ts';
+import { parseHamiPodDevices } from '../../src/core/kube/pods.ts';
 import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
 import { parseBoundedNumber } from '../../src/core/probe/parsers/kernelNumber.ts';
 import { parseKernelVersion } from '../../src/core/probe/parsers/keyValue.ts';
@@ -69,6 +70,12 @@ test('a light-probe capture whose clock is a 400-digit now= gives no target time
   const meta = (now: string): string => captureText('node', { meta: `hostname=strix-1\nnow=${now}\n` });
   assert.equal(sampleFromCapture(meta(HUGE), 1).targetTime, null);
   assert.equal(sampleFromCapture(meta('1764676800'), 1).targetTime, 1764676800);
+});
+
+test('a hami.io/vgpu-devices-allocated device with a 400-digit memory is 0 MiB (as HAMi reads it), never Infinity', () => {
+  const { entries } = parseHamiPodDevices(`GPU-1,NVIDIA,${HUGE},50:;`);
+  assert.equal(entries[0]?.devices[0]?.usedMemMiB, 0);
+  assert.equal(parseHamiPodDevices('GPU-1,NVIDIA,+8192,50:;').entries[0]?.devices[0]?.usedMemMiB, 8192);
 });
 
 test('a container capture record for /proc/<400 digits> is no process, never pid Infinity', () => {
