@@ -10,6 +10,9 @@ import { sectionFiles } from '../../src/core/probe/capture.ts';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { LocalTransport } from '../../src/transports/local.ts';
+import { sampleFromCapture } from '../../src/core/inspector/sample.ts';
+import { buildLightProbeScript } from '../../src/core/probe/scripts/lightScript.ts';
+import { newNonce } from '../../src/core/probe/script.ts';
 import type { Fixture, FixtureShell } from '../helpers/fixtureRoot.ts';
 import { fixtureRootsUnavailable, MiB } from '../helpers/fixtureRoot.ts';
 import type { HamiNvidiaFacts, NvidiaSmiMode } from '../helpers/nvidiaSmiRoot.ts';
@@ -128,4 +131,32 @@ describe('node probe with nvidia-smi (stub) on a HAMi node', { skip: SKIP }, () 
     assert.equal(nvidia.gpus[0]?.memoryTotalMiB, 81559);
     assert.ok(run.inspection.verdicts.some((v) => v.id === 'hami.quota-unknown'));
   });
+
+  for (const shell of ['busybox', 'dash'] as const) {
+    test(`${shell}: the live-sampling light probe reads the same NVIDIA block: VRAM per pod in each sample`, T, async () => {
+      const root = fixture('host', shell);
+      const transport = new LocalTransport({
+        command: ['chroot', root.root, '/bin/sh', '-s'],
+        env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
+      });
+      try {
+        const run = await transport.run({
+          script: buildLightProbeScript({ nonce: newNonce(), hostRoot: root.hostRoot }),
+          timeoutMs: 60_000,
+          maxOutputBytes: 16 * MiB,
+        });
+        assert.equal(run.stderr, '', 'the script wrote to stderr');
+        const capture = parseCapture(run.stdout);
+        assert.equal(capture.complete, true);
+        assert.deepEqual(capture.problems, []);
+        for (const secret of root.facts.secrets) assert.equal(run.stdout.includes(secret), false, `${secret} left the node`);
+        const point = sampleFromCapture(run.stdout, Date.now());
+        const vram = (podUid: string): number | undefined => point.pods.find((pod) => pod.podUid === podUid)?.vram;
+        assert.equal(vram(root.facts.enforced.podUid), root.facts.enforcedUsedMiB * MiB);
+        assert.equal(vram(root.facts.bypassed.podUid), root.facts.bypassedUsedMiB * MiB);
+      } finally {
+        await transport.close();
+      }
+    });
+  }
 });

@@ -388,22 +388,25 @@ describe('inspector: the saved capture and the raw sections', () => {
 });
 
 describe('inspector: the light probe and live samples', () => {
-  test("the light probe reuses the prelude and the full probe's fdinfo sweep, and nothing else heavy", () => {
+  test("the light probe reuses the prelude and the full probe's fdinfo and NVIDIA blocks, and nothing else heavy", () => {
     const script = buildLightProbeScript({ nonce: 'feedfacefeedface0001' });
     const full = buildProbeScript({ scope: 'node', nonce: 'feedfacefeedface0001' });
     const sweep = NODE_BODY.slice(NODE_BODY.indexOf('begin fdinfo\n'), NODE_BODY.indexOf('finish fdinfo\n') + 'finish fdinfo\n'.length);
     assert.ok(LIGHT_BODY.includes(sweep), 'the very fdinfo block of the node probe');
     assert.ok(script.includes("printf '@@gpumem-probe v=1 scope=node nonce=%s root=%s@@\\n'"));
     assert.ok(full.includes(script.split('\n').slice(4, 10).join('\n')), 'the same prelude');
-    for (const heavy of ['dmesg', 'journalctl', 'nvidia-smi', 'hami.caches', 'kubelet', 'memory.stat'])
+    const nvidia = NODE_BODY.slice(NODE_BODY.indexOf('# NVIDIA: the two CSV queries'), NODE_BODY.indexOf('files nvidia-driver '));
+    assert.ok(LIGHT_BODY.includes(nvidia), "the very NVIDIA block of the node probe (VRAM per pod), nothing more of nvidia's");
+    for (const heavy of ['dmesg', 'journalctl', 'nvidia-driver', 'nvidia-smi -q', 'hami.caches', 'kubelet', 'memory.stat'])
       assert.ok(!LIGHT_BODY.includes(heavy), heavy);
-    assert.ok(script.length < full.length / 2);
+    // The fdinfo and NVIDIA blocks are about half the full probe's text; everything else of it stays out.
+    assert.ok(script.length < full.length * 0.6, `${script.length} of ${full.length}`);
     assert.throws(() => buildLightProbeScript({ nonce: 'nothex' }), /nonce/);
     assert.throws(() => buildLightProbeScript({ nonce: 'feedfacefeedface0001', hostRoot: '/host/../etc' }), /host root/);
     assert.ok(buildLightProbeScript({ nonce: 'feedfacefeedface0001', hostRoot: '/host' }).includes("GPUMEM_ROOT='/host'"));
   });
 
-  test("a light capture gives one point: each pod's memory.current and GTT, the node's MemAvailable", () => {
+  test("a light capture gives one point: each pod's memory.current, GTT and VRAM, the node's MemAvailable", () => {
     const spec = apuNode();
     const point = sampleFromCapture(lightNodeCapture(spec, 1767225605), 1000);
     assert.equal(point.t, 1000);
@@ -412,8 +415,8 @@ describe('inspector: the light probe and live samples', () => {
     assert.equal(point.memTotal, 128 * GiB);
     assert.deepEqual(point.problems, []);
     assert.deepEqual(point.pods, [
-      { podUid: GTT_POD, current: 6 * GiB, gtt: 30 * GiB },
-      { podUid: SMALL_POD, current: 1 * GiB, gtt: 1 * GiB },
+      { podUid: GTT_POD, current: 6 * GiB, gtt: 30 * GiB, vram: GiB / 4 },
+      { podUid: SMALL_POD, current: 1 * GiB, gtt: 1 * GiB, vram: 0 },
     ]);
   });
 
@@ -426,8 +429,8 @@ describe('inspector: the light probe and live samples', () => {
         memAvailable: 10 * GiB - i,
         memTotal: 16 * GiB,
         pods: [
-          { podUid: 'a', current: i, gtt: 2 * i },
-          { podUid: 'b', current: 1, gtt: 1 },
+          { podUid: 'a', current: i, gtt: 2 * i, vram: 3 * i },
+          { podUid: 'b', current: 1, gtt: 1, vram: 0 },
         ],
         problems: [],
       });
@@ -438,8 +441,10 @@ describe('inspector: the light probe and live samples', () => {
     assert.equal(one.current.length, MAX_SAMPLES);
     assert.deepEqual(one.current[0], { x: 0, y: 50 });
     assert.deepEqual(one.gtt[1], { x: 2, y: 102 });
+    assert.deepEqual(one.vram[1], { x: 2, y: 153 });
     const all = timeSeries(history, undefined);
     assert.deepEqual(all.current[0], { x: 0, y: 51 });
+    assert.deepEqual(all.vram[0], { x: 0, y: 150 });
     assert.equal(timeSeries(history, 'gone').current[0]?.y, null);
   });
 

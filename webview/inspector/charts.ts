@@ -301,6 +301,7 @@ export interface LiveChartOptions {
 const LIVE_SERIES = [
   { key: 'current', label: 'memory.current' },
   { key: 'gtt', label: 'GTT (no cgroup)' },
+  { key: 'vram', label: 'VRAM (GPU)' },
   { key: 'memAvailable', label: 'MemAvailable (node)' },
 ] as const;
 
@@ -313,7 +314,12 @@ export class LiveChart {
     applyDefaults(palette);
     this.canvas = h('canvas', { attrs: { role: 'img', tabindex: 0, 'aria-label': options.label } });
     container.appendChild(this.canvas);
-    const colour = { current: palette.segments.accounted, gtt: palette.segments.gtt, memAvailable: palette.memAvailable };
+    const colour = {
+      current: palette.segments.accounted,
+      gtt: palette.segments.gtt,
+      vram: palette.segments.vram,
+      memAvailable: palette.memAvailable,
+    };
     this.#chart = new Chart(this.canvas, {
       type: 'line',
       data: {

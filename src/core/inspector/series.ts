@@ -1,4 +1,4 @@
-// The live time series of the inspector: sample points, the bounded history, and the three lines of the
+// The live time series of the inspector: sample points, the bounded history, and the four lines of the
 // live chart. Pure and dependency-free, so the webview bundle takes it without the capture parsers
 // (src/core/inspector/sample.ts turns a light-probe capture into a point).
 /** Points kept: 10 minutes at one sample every 2 s. */
@@ -10,6 +10,8 @@ export interface PodSample {
   readonly current: number | null;
   /** GTT its processes hold (DRM fdinfo), counted once per DRM client. */
   readonly gtt: number;
+  /** VRAM its processes hold: DRM fdinfo's drm-memory-vram, and nvidia-smi's used_memory on a discrete NVIDIA GPU. */
+  readonly vram: number;
 }
 
 export interface SamplePoint {
@@ -40,32 +42,38 @@ export interface SeriesPoint {
 export interface TimeSeries {
   readonly current: readonly SeriesPoint[];
   readonly gtt: readonly SeriesPoint[];
+  readonly vram: readonly SeriesPoint[];
   readonly memAvailable: readonly SeriesPoint[];
 }
 
-/** The three lines of the live chart for one pod, or for all pods summed (`podUid` undefined). */
+/** The four lines of the live chart for one pod, or for all pods summed (`podUid` undefined). */
 export function timeSeries(history: readonly SamplePoint[], podUid: string | undefined): TimeSeries {
   const start = history[0]?.t ?? 0;
   const current: SeriesPoint[] = [];
   const gtt: SeriesPoint[] = [];
+  const vram: SeriesPoint[] = [];
   const memAvailable: SeriesPoint[] = [];
   for (const point of history) {
     const x = Math.round((point.t - start) / 100) / 10;
     let c: number | null = null;
     let g: number | null = null;
+    let v: number | null = null;
     if (podUid === undefined) {
       c = point.pods.reduce((total, pod) => total + (pod.current ?? 0), 0);
       g = point.pods.reduce((total, pod) => total + pod.gtt, 0);
+      v = point.pods.reduce((total, pod) => total + pod.vram, 0);
     } else {
       const pod = point.pods.find((candidate) => candidate.podUid === podUid);
       if (pod) {
         c = pod.current;
         g = pod.gtt;
+        v = pod.vram;
       }
     }
     current.push({ x, y: c });
     gtt.push({ x, y: g });
+    vram.push({ x, y: v });
     memAvailable.push({ x, y: point.memAvailable });
   }
-  return { current, gtt, memAvailable };
+  return { current, gtt, vram, memAvailable };
 }

@@ -3,24 +3,30 @@
 //   meta             the target's clock (`date +%s`);
 //   proc             /proc/meminfo (MemAvailable, MemTotal, GPUActive);
 //   cgroup.kubepods  memory.current (v1: memory.usage_in_bytes) of the kubepods QoS and pod levels;
-//   fdinfo           the DRM fdinfo sweep, the very block of the full node probe (GTT per process → pod).
+//   fdinfo           the DRM fdinfo sweep, the very block of the full node probe (GTT per process → pod);
+//   nvidia-smi.*     the full probe's NVIDIA block (the two CSV queries, each compute app's cgroup, and the
+//                    table only when a query failed or MIG is on): VRAM per process → pod. Without nvidia-smi
+//                    it is one `command -v` and a "missing" marker.
 // Same capture format, same prelude, same header (scope node), so parseCapture and buildNodeModel read it;
 // read-only and bounded like the full probe.
 import { assembleProbeScript, PROBE_FORMAT_VERSION } from '../script.ts';
 import { NODE_BODY } from './nodeScript.ts';
 
-/** The full probe's fdinfo sweep, taken from NODE_BODY so the two can never drift apart. */
-function fdinfoSweep(): string {
-  const start = NODE_BODY.indexOf('begin fdinfo\n');
-  const endMarker = 'finish fdinfo\n';
-  const end = NODE_BODY.indexOf(endMarker, start);
-  if (start < 0 || end < 0) throw new Error('the node probe has no fdinfo block');
-  return NODE_BODY.slice(start, end + endMarker.length);
+/** A block of the full probe, from `start` up to (not including) `stop`: taken from NODE_BODY so the two never drift apart. */
+function nodeBlock(start: string, stop: string): string {
+  const from = NODE_BODY.indexOf(start);
+  const to = NODE_BODY.indexOf(stop, from);
+  if (from < 0 || to < 0) throw new Error(`the node probe has no block from "${start.trim()}" to "${stop.trim()}"`);
+  return NODE_BODY.slice(from, to);
 }
 
+const FDINFO_SWEEP = nodeBlock('begin fdinfo\n', '\n# NVIDIA: the two CSV queries');
+const SMI_HELPERS = nodeBlock('# smiquery ARGS', 'begin meta\n');
+const NVIDIA_BLOCK = nodeBlock('# NVIDIA: the two CSV queries', 'files nvidia-driver ');
+
 export const LIGHT_BODY =
-  String.raw`
-begin meta
+  SMI_HELPERS +
+  String.raw`begin meta
 printf 'now=%s\n' "$(date +%s 2>/dev/null)"
 finish meta
 files proc "$R/proc/meminfo"
@@ -38,7 +44,10 @@ for _base in "$CG"/kubepods* "$CG"/memory/kubepods*; do
   done
 done
 finish cgroup.kubepods
-` + fdinfoSweep();
+` +
+  FDINFO_SWEEP +
+  '\n' +
+  NVIDIA_BLOCK;
 
 export interface LightProbeOptions {
   readonly nonce: string;
@@ -51,7 +60,7 @@ export function buildLightProbeScript(options: LightProbeOptions): string {
     nonce: options.nonce,
     hostRoot: options.hostRoot ?? '',
     scope: 'node',
-    comment: `# gpumem light probe v${PROBE_FORMAT_VERSION} (live sampling), scope node: meminfo, kubepods memory.current, DRM fdinfo; read-only.`,
+    comment: `# gpumem light probe v${PROBE_FORMAT_VERSION} (live sampling), scope node: meminfo, kubepods memory.current, DRM fdinfo, nvidia-smi; read-only.`,
     body: LIGHT_BODY,
   });
 }
