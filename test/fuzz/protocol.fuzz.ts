@@ -23,7 +23,27 @@ import { fuzzTarget, numberViolations, RUNS, SEED } from './harness.ts';
 
 const capture = NODE_CAPTURES[0] ?? '';
 const model = buildInspectorViewModel(analyzeCaptureText(capture, { target: 'fuzz' }));
-const source = { id: 'i-1', target: 'fuzz', captureText: capture, podNames: { 'a-b': 'ml/trainer-0' } };
+const source = {
+  id: 'i-1',
+  target: 'fuzz',
+  captureText: capture,
+  podNames: { 'a-b': 'ml/trainer-0' },
+  // Every field of the saved cluster facts, so the mutations reach each of their checks.
+  clusterFacts: {
+    hamiQuotas: { 'a-b': { 'GPU-6f1d2c3b-8a4e-4b2f-9c1d-0e7a5b3c2d1f': 8192 } },
+    hamiCluster: {
+      devicePluginPods: [{ name: 'hami-device-plugin-x7k2p', phase: 'Running', ready: true }],
+      runtimeClassName: null,
+      privileged: false,
+      hamiVersion: 'v2.8.1',
+      podEnv: { CUDA_DISABLE_CONTROL: 'true' },
+      containerLog: '[HAMI-core Msg(1:2:libvgpu.c:836)]: Initializing.....\n',
+      managedByHami: true,
+      allocatedDevices: [{ uuid: 'GPU-6f1d2c3b-8a4e-4b2f-9c1d-0e7a5b3c2d1f', memMiB: 8192 }],
+      registeredDevices: [{ uuid: 'GPU-6f1d2c3b-8a4e-4b2f-9c1d-0e7a5b3c2d1f', devmemMiB: 81559 }],
+    },
+  },
+};
 const copy = request('r-1', 'copyText', { what: 'kernel-log', text: 'line' });
 
 const MESSAGES: readonly unknown[] = [

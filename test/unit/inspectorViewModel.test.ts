@@ -22,6 +22,7 @@ import { serializeCapture } from '../../src/core/probe/captureWriter.ts';
 import { appendBounded, MAX_SAMPLES, sampleFromCapture, timeSeries } from '../../src/core/inspector/sample.ts';
 import type { SamplePoint } from '../../src/core/inspector/sample.ts';
 import { verdictDocs } from '../../src/core/inspector/banner.ts';
+import { MAX_STATE_LOG_CHARS, parseClusterFactsState } from '../../src/core/inspector/clusterFactsState.ts';
 import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
 import { DEFAULT_TOP_PODS } from '../../src/core/inspector/viewModelTypes.ts';
 import type { ChartRow, InspectorViewModel } from '../../src/core/inspector/viewModelTypes.ts';
@@ -302,7 +303,7 @@ describe('inspector view model: hostile names stay plain strings', () => {
   test('a hostile view model passes the protocol checks unchanged', () => {
     const message = notification('update', {
       model,
-      source: { id: '1', target: HOSTILE_SCRIPT, captureText: null, podNames: Object.fromEntries(names) },
+      source: { id: '1', target: HOSTILE_SCRIPT, captureText: null, podNames: Object.fromEntries(names), clusterFacts: null },
     });
     const parsed = parseHostNotification(JSON.parse(JSON.stringify(message)));
     assert.ok(parsed && parsed.method === 'update');
@@ -500,6 +501,33 @@ describe('inspector protocol', () => {
     );
     assert.equal(parseInspectorState({ v: 1, model, source: { target: 'x', captureText: null, podNames: {} } }), undefined, 'no source id');
     assert.equal(parseInspectorState(undefined), undefined);
+    assert.equal(state.source.clusterFacts, null, 'a state saved before cluster facts were kept has none');
+  });
+
+  test('the saved cluster facts are checked field by field: what is malformed is dropped, never the prototype', () => {
+    const hostile = JSON.parse(
+      '{"hamiQuotas":{"__proto__":{"GPU-1":1},"pod-a":{"GPU-1":4000,"GPU-2":-5,"GPU-3":1.5,"GPU-4":"8192"},"pod-b":7},' +
+        '"hamiCluster":{"devicePluginPods":[{"name":"p","phase":"Running","ready":"yes"},{"name":3}],"runtimeClassName":5,' +
+        '"privileged":"true","podEnv":{"A":"1","B":2},"managedByHami":true,"allocatedDevices":[{"uuid":"GPU-1","memMiB":1e400}],' +
+        '"registeredDevices":{"uuid":"GPU-1"},"containerLog":' +
+        JSON.stringify('x'.repeat(MAX_STATE_LOG_CHARS + 10)) +
+        '}}',
+    ) as unknown;
+    const parsed = parseClusterFactsState(hostile);
+    assert.ok(parsed);
+    assert.equal(Object.getPrototypeOf(parsed.hamiQuotas), Object.prototype, 'the prototype is untouched');
+    assert.deepEqual(Object.keys(parsed.hamiQuotas ?? {}), ['__proto__', 'pod-a'], '"__proto__" stays a key');
+    assert.deepEqual(parsed.hamiQuotas?.['pod-a'], { 'GPU-1': 4000 });
+    const cluster = parsed.hamiCluster;
+    assert.deepEqual(cluster?.devicePluginPods, [{ name: 'p', phase: 'Running' }]);
+    assert.equal(cluster?.runtimeClassName, undefined);
+    assert.equal(cluster?.privileged, undefined);
+    assert.deepEqual(cluster?.podEnv, { A: '1' });
+    assert.equal(cluster?.managedByHami, true);
+    assert.deepEqual(cluster?.allocatedDevices, [], 'Infinity MiB is no allocation');
+    assert.equal(cluster?.registeredDevices, undefined);
+    assert.equal(cluster?.containerLog?.length, MAX_STATE_LOG_CHARS, 'the newest 256 KiB of the log');
+    for (const junk of [null, 3, 'x', [], {}]) assert.equal(parseClusterFactsState(junk), null, JSON.stringify(junk));
   });
 
   test("formatBytes agrees with the banner's numbers", () => {

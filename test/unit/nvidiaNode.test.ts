@@ -11,6 +11,10 @@ import { isUnifiedMemoryProduct } from '../../src/core/probe/nvidiaNode.ts';
 import type { HamiPodQuota } from '../../src/core/verdicts/hamiQuota.ts';
 import { NONCE } from './helpers/captureText.ts';
 import type { SectionSpec } from './helpers/captureText.ts';
+import { inspectionSource, reanalyzeSource } from '../../src/core/inspector/restore.ts';
+import { INSPECTOR_STATE_VERSION, parseInspectorState } from '../../src/core/inspector/protocol.ts';
+import { serializeCapture } from '../../src/core/probe/captureWriter.ts';
+import { inspectionToJson } from '../../src/core/report/inspectionReport.ts';
 import { containerDir, GiB, MiB, nodeCapture } from './helpers/nodeCapture.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/nvidia-smi/${name}`, import.meta.url), 'utf8');
@@ -327,5 +331,29 @@ test('the inspector’s HAMi section lists each HAMi pod’s quota first, and on
   assert.deepEqual(
     hami?.rows.map((row) => [row.id, row.status, row.summary]),
     [['hami.quota-exceeded', 'fail', 'uses 8.8 GiB of its 3.9 GiB quota: not enforced']],
+  );
+});
+
+test('a panel restored after a reload re-analyses its capture with the saved HAMi allocations: the same quota verdicts', () => {
+  const quotas = new Map<string, HamiPodQuota>([[POD.uid, { devices: new Map([[H100, 4000]]) }]]);
+  const shown = h100Node(`${H100}, 501, python3, 9000\n`, pidFiles(501, containerDir(POD, 1), 'python3', ''), { quotas });
+  assert.ok(shown.verdicts.some((v) => v.id === 'hami.quota-exceeded'));
+  const source = inspectionSource(shown, 'i-1', serializeCapture(shown.capture));
+  // Through the webview's saved state (JSON) and its untrusted-state check, as VS Code hands it back.
+  const state = parseInspectorState(
+    JSON.parse(JSON.stringify({ v: INSPECTOR_STATE_VERSION, model: buildInspectorViewModel(shown), source, ui: {} })),
+  );
+  assert.ok(state);
+  const restored = reanalyzeSource(state.source);
+  assert.deepEqual(
+    restored?.verdicts.map((v) => v.id),
+    shown.verdicts.map((v) => v.id),
+  );
+  assert.deepEqual(inspectionToJson(restored!), inspectionToJson(shown), 'the restored exports are the shown ones');
+  // A state saved without them (before they were kept) is analysed as it was: the quota is then unknown.
+  const old = reanalyzeSource({ ...state.source, clusterFacts: null });
+  assert.equal(
+    old?.verdicts.some((v) => v.id === 'hami.quota-exceeded'),
+    false,
   );
 });

@@ -50,6 +50,14 @@ export interface Inspection {
   readonly problems: readonly string[];
   /** Pod UID → "namespace/name" as the cluster gave them (empty off Kubernetes), for the reports' pod rows. */
   readonly podNames: ReadonlyMap<string, string>;
+  /** What the cluster added to the analysis: kept so that a restored panel re-analyses the capture the same way. */
+  readonly clusterFacts: ClusterFacts;
+}
+
+/** The cluster-side inputs of an analysis (AnalyzeOptions), none when it ran off Kubernetes. */
+export interface ClusterFacts {
+  readonly hamiQuotas?: ReadonlyMap<string, HamiPodQuota>;
+  readonly hamiCluster?: HamiClusterFacts;
 }
 
 export interface AnalyzeOptions {
@@ -120,6 +128,10 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspe
     verdicts: sortVerdicts(verdicts),
     problems,
     podNames: options.podNames ?? new Map(),
+    clusterFacts: {
+      ...(options.hamiQuotas ? { hamiQuotas: options.hamiQuotas } : {}),
+      ...(options.hamiCluster ? { hamiCluster: options.hamiCluster } : {}),
+    },
   };
 }
 

@@ -9,6 +9,8 @@
 // Every message carries the protocol version `v` and a `method` that discriminates the union. Both ends
 // validate what they receive with the parse functions below: the host treats the webview as untrusted
 // input (it renders text from the target), and a restored webview may hold state from an older version.
+import type { ClusterFactsState } from './clusterFactsState.ts';
+import { parseClusterFactsState } from './clusterFactsState.ts';
 import type { SamplePoint } from './series.ts';
 import type { InspectorViewModel } from './viewModelTypes.ts';
 import { VIEW_MODEL_VERSION } from './viewModelTypes.ts';
@@ -118,6 +120,8 @@ export interface InspectionSource {
   /** The raw capture (dropped when larger than MAX_STATE_CAPTURE_CHARS). */
   readonly captureText: string | null;
   readonly podNames: Readonly<Record<string, string>>;
+  /** What the cluster told the analysis (HAMi allocations, checklist facts); null off Kubernetes. */
+  readonly clusterFacts: ClusterFactsState | null;
 }
 
 export type LiveStatus = 'off' | 'running' | 'paused' | 'hidden' | 'unavailable' | 'error';
@@ -369,6 +373,8 @@ export function parseInspectorState(value: unknown): InspectorState | undefined 
       podNames: Object.fromEntries(
         Object.entries(value.source.podNames).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
       ),
+      // A state saved before cluster facts were kept has none: the restored analysis goes without, as it did.
+      clusterFacts: parseClusterFactsState(value.source.clusterFacts),
     },
     ui: {
       sort: { column: typeof sort.column === 'string' ? sort.column : 'footprint', descending: sort.descending !== false },

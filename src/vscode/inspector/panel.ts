@@ -4,7 +4,6 @@
 // src/vscode/inspection/webviewHost.ts, the live sampling src/vscode/inspection/liveSampler.ts.
 import * as vscode from 'vscode';
 import type { Inspection } from '../../core/inspection/analyze.ts';
-import { analyzeCaptureText } from '../../core/inspection/analyze.ts';
 import type { OpenPodArgs } from '../../core/inspector/openPod.ts';
 import type {
   CopiedResult,
@@ -18,7 +17,8 @@ import type {
   WebviewRequest,
   WebviewRequestMethod,
 } from '../../core/inspector/protocol.ts';
-import { errorResponse, MAX_STATE_CAPTURE_CHARS, notification, parseWebviewMessage, response } from '../../core/inspector/protocol.ts';
+import { errorResponse, notification, parseWebviewMessage, response } from '../../core/inspector/protocol.ts';
+import { inspectionSource, reanalyzeSource } from '../../core/inspector/restore.ts';
 import { serializeCapture } from '../../core/probe/captureWriter.ts';
 import { INSPECTOR_VIEW_TYPE } from '../../core/inspector/viewType.ts';
 import { verdictDocs } from '../../core/inspector/banner.ts';
@@ -117,10 +117,7 @@ export class InspectorPanel implements vscode.Disposable {
     const revived = new InspectorPanel(env, registry, panel, state.model, state.source);
     if (state.source.captureText !== null) {
       try {
-        revived.#inspection = analyzeCaptureText(state.source.captureText, {
-          target: state.source.target,
-          podNames: new Map(Object.entries(state.source.podNames)),
-        });
+        revived.#inspection = reanalyzeSource(state.source);
         revived.#captureText = state.source.captureText;
       } catch (error) {
         env.output.warn(`inspector: the restored capture of ${state.source.target} could not be analysed again: ${String(error)}`);
@@ -183,15 +180,9 @@ export class InspectorPanel implements vscode.Disposable {
     inspection: Inspection,
     options: ShowInspectionOptions,
   ): { model: InspectorViewModel; source: InspectionSource; captureText: string } {
-    // Kept in the webview state: a revived panel re-analyses the capture with them.
-    const podNames = Object.fromEntries(inspection.podNames);
+    // Kept in the webview state: a revived panel re-analyses the capture with the same names and cluster facts.
     const captureText = options.captureText ?? serializeCapture(inspection.capture);
-    const source: InspectionSource = {
-      id: registry.nextSourceId(),
-      target: inspection.target,
-      captureText: captureText.length <= MAX_STATE_CAPTURE_CHARS ? captureText : null,
-      podNames,
-    };
+    const source = inspectionSource(inspection, registry.nextSourceId(), captureText);
     return { model: buildInspectorViewModel(inspection), source, captureText };
   }
 
