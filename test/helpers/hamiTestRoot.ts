@@ -193,3 +193,36 @@ export function processesIn(root: string): number[] {
   }
   return pids;
 }
+
+/** The allocation of every test pod: GPU 0 of gpu-node-7 (the simulator's H100), an 8,192 MiB quota. */
+export const HAMI_TEST_ALLOCATED = 'GPU-6f1d2c3b-8a4e-4b2f-9c1d-0e7a5b3c2d1f,NVIDIA-H100-80GB-HBM3,8192,50:;';
+
+/** A Running pod on gpu-node-7 with one container `main` (its root: a HamiTestRoot), HAMi-managed unless `hami` is false. */
+export function hamiTestPod(name: string, env: Record<string, string>, hami = true): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: 'ml',
+      uid: `00000000-0000-4000-8000-${name.length.toString().padStart(4, '0')}${Buffer.from(name).toString('hex').slice(0, 8).padEnd(8, '0')}`,
+      ...(hami ? { annotations: { 'hami.io/vgpu-devices-allocated': HAMI_TEST_ALLOCATED, 'hami.io/bind-phase': 'success' } } : {}),
+    },
+    spec: {
+      nodeName: 'gpu-node-7',
+      ...(hami ? { schedulerName: 'hami-scheduler' } : {}),
+      containers: [
+        {
+          name: 'main',
+          image: 'nvcr.io/nvidia/pytorch:25.08-py3',
+          env: Object.entries(env).map(([key, value]) => ({ name: key, value })),
+          resources: { limits: hami ? { 'nvidia.com/gpu': '1', 'nvidia.com/gpumem': '8192' } : { cpu: '1' } },
+        },
+      ],
+    },
+    status: {
+      phase: 'Running',
+      containerStatuses: [{ name: 'main', ready: true, restartCount: 0, state: { running: { startedAt: '2026-12-01T00:00:00Z' } } }],
+    },
+  };
+}

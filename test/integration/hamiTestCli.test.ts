@@ -22,7 +22,7 @@ import { PodExecTransport } from '../../src/kube/podExecTransport.ts';
 import { spawnSync } from 'node:child_process';
 import { makeCliHome, runCli } from '../helpers/cli.ts';
 import type { CliHome, CliOptions, CliRun } from '../helpers/cli.ts';
-import { buildHamiTestRoot, hamiTestRootsUnavailable } from '../helpers/hamiTestRoot.ts';
+import { buildHamiTestRoot, hamiTestPod as pod, hamiTestRootsUnavailable } from '../helpers/hamiTestRoot.ts';
 import type { HamiTestRoot } from '../helpers/hamiTestRoot.ts';
 import { emptyFixtures, loadFixtures, mergeFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
@@ -31,37 +31,6 @@ import { WebSocket } from '../simulator/wsTypes.ts';
 
 const UNAVAILABLE = hamiTestRootsUnavailable();
 const T = { timeout: 90_000 };
-const ALLOCATED = 'GPU-6f1d2c3b-8a4e-4b2f-9c1d-0e7a5b3c2d1f,NVIDIA-H100-80GB-HBM3,8192,50:;';
-
-function pod(name: string, env: Record<string, string>, hami = true): Record<string, unknown> {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'ml',
-      uid: `00000000-0000-4000-8000-${name.length.toString().padStart(4, '0')}${Buffer.from(name).toString('hex').slice(0, 8).padEnd(8, '0')}`,
-      ...(hami ? { annotations: { 'hami.io/vgpu-devices-allocated': ALLOCATED, 'hami.io/bind-phase': 'success' } } : {}),
-    },
-    spec: {
-      nodeName: 'gpu-node-7',
-      ...(hami ? { schedulerName: 'hami-scheduler' } : {}),
-      containers: [
-        {
-          name: 'main',
-          image: 'nvcr.io/nvidia/pytorch:25.08-py3',
-          env: Object.entries(env).map(([key, value]) => ({ name: key, value })),
-          resources: { limits: hami ? { 'nvidia.com/gpu': '1', 'nvidia.com/gpumem': '8192' } : { cpu: '1' } },
-        },
-      ],
-    },
-    status: {
-      phase: 'Running',
-      containerStatuses: [{ name: 'main', ready: true, restartCount: 0, state: { running: { startedAt: '2026-12-01T00:00:00Z' } } }],
-    },
-  };
-}
-
 describe('gpumem hami-test against the simulator', { skip: UNAVAILABLE ?? false }, () => {
   let sim: Simulator;
   let home: CliHome | undefined;

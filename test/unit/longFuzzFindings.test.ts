@@ -15,7 +15,9 @@ import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
 import { parseBoundedNumber } from '../../src/core/probe/parsers/kernelNumber.ts';
 import { parseKernelVersion } from '../../src/core/probe/parsers/keyValue.ts';
 import { parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
-import { notification, parseHostNotification } from '../../src/core/inspector/protocol.ts';
+import { INSPECTOR_STATE_VERSION, notification, parseHostNotification, parseInspectorState } from '../../src/core/inspector/protocol.ts';
+import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
+import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 
 const HUGE = '9'.repeat(400);
 
@@ -122,4 +124,14 @@ console.log(JSON.stringify(result));`;
   const result = JSON.parse(child.stdout) as { source: string; systemReserved?: number };
   assert.equal(result.source, 'kubelet command line');
   assert.equal(result.systemReserved, 1024 ** 3);
+});
+
+test('a saved inspector state or update whose view model holds 1e999 (Infinity after JSON.parse) is refused (seed 168661840)', () => {
+  const model = buildInspectorViewModel(analyzeCaptureText(captureText('node', { meta: 'hostname=n\n' }), { target: 'x' }));
+  const source = { id: 'i', target: 'x', captureText: null, podNames: {}, clusterFacts: null };
+  const text = JSON.stringify({ v: INSPECTOR_STATE_VERSION, model, source, ui: {} });
+  assert.ok(parseInspectorState(JSON.parse(text)), 'the state as saved');
+  const infinite = JSON.parse(text.replace(/"error":\d+/, '"error":1e999')) as unknown;
+  assert.equal(parseInspectorState(infinite), undefined);
+  assert.equal(parseHostNotification(notification('update', { model: (infinite as { model: never }).model, source })), undefined);
 });
