@@ -14,6 +14,7 @@ import { indexClaims, mayUseClaims } from '../src/core/crossFile.ts';
 import { ClaimIndex } from '../src/core/manifest/draClaims.ts';
 import { draDeployment, draTemplate, generateCorpus, generateManifest, prng } from './corpus.mjs';
 import { runProbeBench } from './probe.mjs';
+import { formatNvidiaBench, runNvidiaBench } from './nvidiaProbe.mjs';
 import { runInspectorBench } from './inspector.mjs';
 import { runClusterBench } from './cluster.mjs';
 import { formatLargeLint, runLargeLintBench } from './lintLarge.mjs';
@@ -374,6 +375,9 @@ console.log(`\n${formatLargeLint(results.largePod)}`);
 
 // ---- probe benchmarks (bench/probe.mjs): they print their own section and are stored under `probe` ----------
 results.probe = await runProbeBench();
+// ---- NVIDIA probe benchmark (bench/nvidiaProbe.mjs): 8 GPUs × 400 compute processes against a plain shell ----
+results.nvidia = await runNvidiaBench();
+console.log(`\n${formatNvidiaBench(results.nvidia)}`);
 // ---- inspector benchmarks (bench/inspector.mjs): first paint with 50 GPU pods, live-sampling heap ---------------
 results.inspector = await runInspectorBench();
 

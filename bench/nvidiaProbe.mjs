@@ -1,0 +1,166 @@
+// gpumem NVIDIA probe benchmark (issue #11, "npm run bench"): on a node with 8 GPUs and 400 compute processes
+// (a stub nvidia-smi that prints recorded-format output), the node probe's NVIDIA part plus its analysis,
+// against a shell that runs the same two queries and `cat`s the same 400 /proc/<pid>/cgroup files. Both run in
+// the same chroot (static busybox sh -s through LocalTransport), interleaved round by round; the figure is the
+// median of the per-round ratios (target ≤ 1.5×). `bench/run.mjs` stores it under `nvidia`. Needs root (chroot).
+import { performance } from 'node:perf_hooks';
+import { analyzeCaptureText } from '../src/core/inspection/analyze.ts';
+import { buildProbeScript, newNonce } from '../src/core/probe/script.ts';
+import { NODE_BODY } from '../src/core/probe/scripts/nodeScript.ts';
+import { LocalTransport } from '../src/transports/local.ts';
+import { median, ms, list, rotated, timed } from './stats.mjs';
+
+const GPUS = 8;
+const PROCESSES = 400;
+const WARMUP = 2;
+const ROUNDS = 9;
+const TARGET = 1.5;
+const MAX_OUTPUT = 64 * 1024 * 1024;
+const GPU_QUERY =
+  'index,uuid,name,pci.bus_id,driver_version,memory.total,memory.reserved,memory.used,memory.free,utilization.gpu,compute_mode,mig.mode.current';
+const APPS_QUERY = 'gpu_uuid,pid,process_name,used_memory';
+
+/** The node probe with its body cut down to the smi helpers and the NVIDIA block: same prelude and header. */
+export function nvidiaScript(nonce) {
+  const body = NODE_BODY.trim();
+  const cut = (start, stop) => {
+    const from = body.indexOf(start);
+    const to = body.indexOf(stop, from);
+    if (from < 0 || to < 0) throw new Error(`NODE_BODY has no "${start}" … "${stop}": update bench/nvidiaProbe.mjs`);
+    return body.slice(from, to);
+  };
+  const part = cut('# smiquery ARGS', 'begin meta\n') + cut('# NVIDIA: the two CSV queries', 'files nvidia-driver ');
+  const full = buildProbeScript({ scope: 'node', nonce, hostRoot: '' });
+  const at = full.indexOf(body);
+  if (at < 0) throw new Error('buildProbeScript() no longer embeds NODE_BODY verbatim: update bench/nvidiaProbe.mjs');
+  return full.slice(0, at) + part + full.slice(at + body.length);
+}
+
+const uuid = (i) => `GPU-${(0x3a7c9e10 + i).toString(16)}-5d2f-4a6c-8e1b-7d9f2a4c6e${(0x10 + i).toString(16)}`;
+const podUid = (i) => `${(0x10000000 + i * 7919).toString(16)}-1111-4222-8333-${(0x100000000000 + i).toString(16)}`;
+
+/** The chroot root: the stub nvidia-smi, and per process /proc/<pid>/{cgroup,comm,environ} in 100 pods. */
+export async function buildNvidiaFixture() {
+  const { NodeTree } = await import('../test/helpers/fixtureRoot.ts');
+  const tree = new NodeTree();
+  try {
+    const gpuRows = Array.from(
+      { length: GPUS },
+      (_, i) =>
+        `${i}, ${uuid(i)}, NVIDIA H100 80GB HBM3, 00000000:${(0x18 + i * 8).toString(16).toUpperCase()}:00.0, 565.57.01, 81559, 454, 40000, 41105, 37, Default, Disabled`,
+    );
+    const pids = Array.from({ length: PROCESSES }, (_, i) => 20000 + i * 3);
+    const appRows = pids.map((pid, i) => `${uuid(i % GPUS)}, ${pid}, python3, ${512 + (i % 64) * 16}`);
+    // A TEST DOUBLE of nvidia-smi: recorded-format output, reads nothing (as test/helpers/nvidiaSmiRoot.ts).
+    tree.file(
+      '/usr/bin/nvidia-smi',
+      `#!/bin/sh\n# TEST DOUBLE of nvidia-smi for bench/nvidiaProbe.mjs: prints recorded-format output.\ncase "$*" in\n  *--query-gpu=*) cat <<'EOF'\n${gpuRows.join('\n')}\nEOF\n  ;;\n  *--query-compute-apps=*) cat <<'EOF'\n${appRows.join('\n')}\nEOF\n  ;;\n  *) exit 2 ;;\nesac\n`,
+      0o755,
+    );
+    pids.forEach((pid, i) => {
+      const pod = podUid(i % 100);
+      tree.file(`/proc/${pid}/comm`, 'python3\n', 0o444);
+      tree.file(
+        `/proc/${pid}/cgroup`,
+        `0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${pod.replace(/-/g, '_')}.slice/cri-containerd-${(i * 2654435761).toString(16).padStart(64, '0').slice(0, 64)}.scope\n`,
+        0o444,
+      );
+      tree.file(
+        `/proc/${pid}/environ`,
+        `PATH=/usr/bin:/bin\0CUDA_DEVICE_MEMORY_LIMIT_0=8192m\0CUDA_DEVICE_MEMORY_SHARED_CACHE=/usr/local/vgpu/${pod}.cache\0HOME=/root\0`,
+        0o400,
+      );
+    });
+    return { tree, pids };
+  } catch (err) {
+    tree.cleanup();
+    throw err;
+  }
+}
+
+export async function runNvidiaBench() {
+  let built;
+  try {
+    built = await buildNvidiaFixture();
+  } catch (err) {
+    return { skipped: err instanceof Error ? err.message.split('\n')[0] : String(err) };
+  }
+  const { tree, pids } = built;
+  const env = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/' };
+  const sh = new LocalTransport({ command: ['chroot', tree.root, '/bin/sh', '-s'], env });
+  try {
+    const nonce = newNonce();
+    const script = nvidiaScript(nonce);
+    const baseline = [
+      `nvidia-smi --query-gpu=${GPU_QUERY} --format=csv,noheader,nounits`,
+      `nvidia-smi --query-compute-apps=${APPS_QUERY} --format=csv,noheader,nounits`,
+      `cat ${pids.map((pid) => `/proc/${pid}/cgroup`).join(' ')}`,
+      '',
+    ].join('\n');
+    const run = async (text) => {
+      const result = await sh.run({ script: text, timeoutMs: 600_000, maxOutputBytes: MAX_OUTPUT });
+      if (result.exitCode !== 0 || result.truncated) throw new Error(`exit ${result.exitCode}: ${result.stderr.slice(0, 300)}`);
+      return result.stdout;
+    };
+    let pods = 0;
+    let analysisMs = 0;
+    const ops = {
+      gpumem: async () => {
+        const text = await run(script);
+        const start = performance.now();
+        const inspection = analyzeCaptureText(text, { target: 'bench' });
+        analysisMs = performance.now() - start;
+        pods = inspection.node?.nvidia.pods.size ?? 0;
+      },
+      shell: () => run(baseline),
+    };
+    for (let i = 0; i < WARMUP; i++) for (const name of Object.keys(ops)) await ops[name]();
+    if (pods !== 100) throw new Error(`the analysis attributed VRAM to ${pods} pods, expected 100`);
+    const samples = { gpumem: [], shell: [], analysis: [] };
+    const ratios = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const got = {};
+      for (const name of rotated(Object.keys(ops), round)) {
+        got[name] = (await timed(ops[name])).ms;
+        samples[name].push(got[name]);
+      }
+      samples.analysis.push(analysisMs);
+      ratios.push(got.gpumem / got.shell);
+    }
+    const ratio = median(ratios);
+    return {
+      gpus: GPUS,
+      processes: PROCESSES,
+      rounds: ROUNDS,
+      warmup: WARMUP,
+      gpumemMs: samples.gpumem,
+      shellMs: samples.shell,
+      analysisMs: samples.analysis,
+      medianGpumemMs: median(samples.gpumem),
+      medianShellMs: median(samples.shell),
+      medianAnalysisMs: median(samples.analysis),
+      roundRatios: ratios,
+      ratio,
+      target: TARGET,
+      pass: ratio <= TARGET,
+    };
+  } catch (err) {
+    return { skipped: err instanceof Error ? err.message.split('\n')[0] : String(err) };
+  } finally {
+    await sh.close();
+    tree.cleanup();
+  }
+}
+
+export function formatNvidiaBench(result) {
+  if (result.skipped) return `NVIDIA probe (8 GPUs × 400 processes)  skipped: ${result.skipped}`;
+  return [
+    `NVIDIA probe: ${result.gpus} GPUs × ${result.processes} compute processes (stub nvidia-smi, chroot busybox sh), ${result.rounds} rounds after ${result.warmup} warm-up, interleaved`,
+    `  a. probe NVIDIA block + analysis   ${ms(result.medianGpumemMs)} median (analysis ${ms(result.medianAnalysisMs)})`,
+    `  b. two queries + cat of 400 cgroup ${ms(result.medianShellMs)} median`,
+    `  ratio a / b                        ${result.ratio.toFixed(3)}× (target ≤ ${result.target}×) ${result.pass ? 'PASS' : 'FAIL'}`,
+    `  per round                          ${list(result.roundRatios, 2)}`,
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.log(formatNvidiaBench(await runNvidiaBench()));
