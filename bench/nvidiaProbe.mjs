@@ -5,9 +5,10 @@
 // median of the per-round ratios (target ≤ 1.5×). `bench/run.mjs` stores it under `nvidia`. Needs root (chroot).
 import { performance } from 'node:perf_hooks';
 import { analyzeCaptureText } from '../src/core/inspection/analyze.ts';
-import { buildProbeScript, newNonce } from '../src/core/probe/script.ts';
-import { NODE_BODY } from '../src/core/probe/scripts/nodeScript.ts';
+import { newNonce } from '../src/core/probe/script.ts';
+import { NODE_APPS_QUERY, NODE_GPU_QUERY, nodeBlock } from '../src/core/probe/scripts/nodeScript.ts';
 import { LocalTransport } from '../src/transports/local.ts';
+import { nodeProbeWith, runScript } from './probe.mjs';
 import { median, ms, list, rotated, timed } from './stats.mjs';
 
 const GPUS = 8;
@@ -15,25 +16,13 @@ const PROCESSES = 400;
 const WARMUP = 2;
 const ROUNDS = 9;
 const TARGET = 1.5;
-const MAX_OUTPUT = 64 * 1024 * 1024;
-const GPU_QUERY =
-  'index,uuid,name,pci.bus_id,driver_version,memory.total,memory.reserved,memory.used,memory.free,utilization.gpu,compute_mode,mig.mode.current';
-const APPS_QUERY = 'gpu_uuid,pid,process_name,used_memory';
 
 /** The node probe with its body cut down to the smi helpers and the NVIDIA block: same prelude and header. */
 export function nvidiaScript(nonce) {
-  const body = NODE_BODY.trim();
-  const cut = (start, stop) => {
-    const from = body.indexOf(start);
-    const to = body.indexOf(stop, from);
-    if (from < 0 || to < 0) throw new Error(`NODE_BODY has no "${start}" … "${stop}": update bench/nvidiaProbe.mjs`);
-    return body.slice(from, to);
-  };
-  const part = cut('# smiquery ARGS', 'begin meta\n') + cut('# NVIDIA: the two CSV queries', 'files nvidia-driver ');
-  const full = buildProbeScript({ scope: 'node', nonce, hostRoot: '' });
-  const at = full.indexOf(body);
-  if (at < 0) throw new Error('buildProbeScript() no longer embeds NODE_BODY verbatim: update bench/nvidiaProbe.mjs');
-  return full.slice(0, at) + part + full.slice(at + body.length);
+  return nodeProbeWith(
+    nonce,
+    nodeBlock('# smiquery ARGS', 'begin meta\n') + nodeBlock('# NVIDIA: the two CSV queries', 'files nvidia-driver '),
+  );
 }
 
 const uuid = (i) => `GPU-${(0x3a7c9e10 + i).toString(16)}-5d2f-4a6c-8e1b-7d9f2a4c6e${(0x10 + i).toString(16)}`;
@@ -92,16 +81,12 @@ export async function runNvidiaBench() {
     const nonce = newNonce();
     const script = nvidiaScript(nonce);
     const baseline = [
-      `nvidia-smi --query-gpu=${GPU_QUERY} --format=csv,noheader,nounits`,
-      `nvidia-smi --query-compute-apps=${APPS_QUERY} --format=csv,noheader,nounits`,
+      `nvidia-smi --query-gpu=${NODE_GPU_QUERY} --format=csv,noheader,nounits`,
+      `nvidia-smi --query-compute-apps=${NODE_APPS_QUERY} --format=csv,noheader,nounits`,
       `cat ${pids.map((pid) => `/proc/${pid}/cgroup`).join(' ')}`,
       '',
     ].join('\n');
-    const run = async (text) => {
-      const result = await sh.run({ script: text, timeoutMs: 600_000, maxOutputBytes: MAX_OUTPUT });
-      if (result.exitCode !== 0 || result.truncated) throw new Error(`exit ${result.exitCode}: ${result.stderr.slice(0, 300)}`);
-      return result.stdout;
-    };
+    const run = async (text) => (await runScript(sh, text)).stdout;
     let pods = 0;
     let analysisMs = 0;
     const ops = {

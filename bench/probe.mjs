@@ -52,7 +52,7 @@ function spawnWait(file, args) {
   });
 }
 
-async function runScript(transport, script) {
+export async function runScript(transport, script) {
   const result = await transport.run({ script, timeoutMs: RUN_TIMEOUT_MS, maxOutputBytes: MAX_OUTPUT });
   if (result.exitCode !== 0 || result.truncated) {
     throw new Error(`${transport.target}: exit ${result.exitCode}${result.truncated ? ', truncated' : ''}: ${result.stderr.slice(0, 300)}`);
@@ -238,15 +238,20 @@ function sshVersion() {
 
 // ---- 2. The DRM fdinfo sweep against a plain cat --------------------------------------------------------------
 
-/** The node probe with its body cut down to the fdinfo section: same prelude, same header, same section text. */
-export function sweepScript(nonce) {
+/** The node probe with its body replaced by `part` (blocks of NODE_BODY): same prelude, same header. */
+export function nodeProbeWith(nonce, part) {
   const body = NODE_BODY.trim();
-  const section = /^begin fdinfo\n[\s\S]*?^finish fdinfo$/m.exec(body)?.[0];
-  if (!section) throw new Error('no "begin fdinfo … finish fdinfo" section in NODE_BODY: update bench/probe.mjs');
   const full = buildProbeScript({ scope: 'node', nonce, hostRoot: '' });
   const at = full.indexOf(body);
   if (at < 0) throw new Error('buildProbeScript() no longer embeds NODE_BODY verbatim: update bench/probe.mjs');
-  return full.slice(0, at) + section + full.slice(at + body.length);
+  return full.slice(0, at) + part + full.slice(at + body.length);
+}
+
+/** The node probe with its body cut down to the fdinfo section: same prelude, same header, same section text. */
+export function sweepScript(nonce) {
+  const section = /^begin fdinfo\n[\s\S]*?^finish fdinfo$/m.exec(NODE_BODY.trim())?.[0];
+  if (!section) throw new Error('no "begin fdinfo … finish fdinfo" section in NODE_BODY: update bench/probe.mjs');
+  return nodeProbeWith(nonce, section);
 }
 
 /**

@@ -68,6 +68,20 @@ async function answerModal(s: WorkbenchSession, button: string): Promise<void> {
   });
 }
 
+/** Opens the modal on `pod`, runs the test, and waits for the report whose text matches `verdict`; returns the text. */
+async function runTestOn(s: WorkbenchSession, pod: string, verdict: RegExp): Promise<string> {
+  await openTestModal(s, pod);
+  await answerModal(s, 'Run the Test');
+  return s.step(`the report on ${pod} matches ${verdict}`, () =>
+    waitFor(
+      `the test report of ${pod}`,
+      () => readPreview(s.page),
+      (text) => verdict.test(text),
+      { timeoutMs: 60_000, intervalMs: 500 },
+    ),
+  );
+}
+
 test(
   '"Test HAMi Enforcement…": the modal names what runs, Cancel runs nothing, Run proves enforcement or the bypass',
   { timeout: SCENARIO_TIMEOUT_MS, skip: UNAVAILABLE ?? false },
@@ -88,36 +102,12 @@ test(
       await new Promise((resolve) => setTimeout(resolve, 1500));
       assert.equal(execsOf(sim, 'enforced-0'), 0, 'Cancel runs nothing in the container');
 
-      await openTestModal(s, 'enforced-0');
-      await answerModal(s, 'Run the Test');
-      const enforced = await s.step('the report says enforced', () =>
-        waitFor(
-          'the enforcement report',
-          () => readPreview(page),
-          (text) => /HAMi enforcement test: enforced/.test(text),
-          {
-            timeoutMs: 60_000,
-            intervalMs: 500,
-          },
-        ),
-      );
+      const enforced = await runTestOn(s, 'enforced-0', /HAMi enforcement test: enforced/);
       assert.match(enforced, /cuMemAlloc_v2 of 8,256 MiB returned CUDA_ERROR_OUT_OF_MEMORY \(2\) on a 8,192 MiB quota/);
       assert.equal(execsOf(sim, 'enforced-0'), 1, 'one exec');
       await s.screenshot('enforced');
 
-      await openTestModal(s, 'disabled-0');
-      await answerModal(s, 'Run the Test');
-      const bypassed = await s.step('the report says the bypass is proven', () =>
-        waitFor(
-          'the bypass report',
-          () => readPreview(page),
-          (text) => /HAMi enforcement test: bypassed/.test(text),
-          {
-            timeoutMs: 60_000,
-            intervalMs: 500,
-          },
-        ),
-      );
+      const bypassed = await runTestOn(s, 'disabled-0', /HAMi enforcement test: bypassed/);
       assert.match(bypassed, /Bypass proven/);
       assert.match(bypassed, /CUDA_DISABLE_CONTROL/);
     });

@@ -10,7 +10,7 @@
 //   read as HAMi-core reads them (parseHamiLimit: `4000m`, `4g`, bytes).
 // A quota of 0 is no limit for HAMi-core, so there is nothing to test.
 import type { GpuPodSummary, HamiDeviceAllocation } from '../kube/pods.ts';
-import { defaultExecContainer, hamiFactsFromPod, isHamiManaged, summarizePod } from '../kube/pods.ts';
+import { containerAllocation, defaultExecContainer, hamiFactsFromPod, isHamiManaged, summarizePod } from '../kube/pods.ts';
 import { asArray, asString, path } from '../kube/json.ts';
 import { parseHamiLimit } from '../verdicts/hamiFacts.ts';
 import { attemptBytesFor, HAMI_TEST_MARGIN_MIB, HAMI_TEST_TIMEOUT_MS } from './script.ts';
@@ -89,7 +89,7 @@ interface Quota {
 }
 
 function quotaOf(pod: unknown, summary: GpuPodSummary, container: string): Quota | undefined {
-  const entry = summary.hami?.allocated?.find((candidate) => candidate.container === container && candidate.devices.length > 0);
+  const entry = containerAllocation(summary, container);
   const first = entry?.devices[0];
   if (entry && first)
     return {

@@ -27,12 +27,7 @@ export function clusterFactsToState(facts: ClusterFacts): ClusterFactsState | nu
     ? Object.fromEntries([...facts.hamiQuotas].map(([podUid, quota]) => [podUid, Object.fromEntries(quota.devices)]))
     : null;
   const log = facts.hamiCluster?.containerLog;
-  const hamiCluster = facts.hamiCluster
-    ? {
-        ...facts.hamiCluster,
-        ...(log !== undefined && log.length > MAX_STATE_LOG_CHARS ? { containerLog: log.slice(log.length - MAX_STATE_LOG_CHARS) } : {}),
-      }
-    : null;
+  const hamiCluster = facts.hamiCluster ? { ...facts.hamiCluster, ...(log !== undefined ? { containerLog: logTail(log) } : {}) } : null;
   return { hamiQuotas, hamiCluster };
 }
 
@@ -89,7 +84,7 @@ function parseHamiCluster(value: unknown): HamiClusterFacts | null {
     facts.podEnv = Object.fromEntries(kept);
   }
   const log = value['containerLog'];
-  if (typeof log === 'string') facts.containerLog = log.length > MAX_STATE_LOG_CHARS ? log.slice(log.length - MAX_STATE_LOG_CHARS) : log;
+  if (typeof log === 'string') facts.containerLog = logTail(log);
   if (typeof value['managedByHami'] === 'boolean') facts.managedByHami = value['managedByHami'];
   const allocated = list(value['allocatedDevices'], (device) =>
     isRecord(device) && text(device['uuid']) && amount(device['memMiB']) ? { uuid: device['uuid'], memMiB: device['memMiB'] } : undefined,
@@ -102,6 +97,10 @@ function parseHamiCluster(value: unknown): HamiClusterFacts | null {
   );
   if (registered) facts.registeredDevices = registered;
   return facts;
+}
+
+function logTail(log: string): string {
+  return log.length > MAX_STATE_LOG_CHARS ? log.slice(log.length - MAX_STATE_LOG_CHARS) : log;
 }
 
 function list<T>(value: unknown, item: (entry: unknown) => T | undefined): T[] | undefined {

@@ -399,6 +399,11 @@ export function isHamiManaged(pod: GpuPodSummary): boolean {
   );
 }
 
+/** The container's entry in hami.io/vgpu-devices-allocated, when HAMi gave it at least one device. */
+export function containerAllocation(summary: GpuPodSummary, container: string): HamiContainerAllocation | undefined {
+  return summary.hami?.allocated?.find((candidate) => candidate.container === container && candidate.devices.length > 0);
+}
+
 /**
  * The cluster-side facts of one pod for the HAMi checklist (HamiClusterFacts): its runtime class, whether any
  * container is privileged, the literal env of the container (valueFrom entries are not resolved), whether
@@ -423,7 +428,7 @@ export function hamiFactsFromPod(
     const value = asString(path(env, 'value'));
     if (key !== undefined && value !== undefined) podEnv[key] = value;
   }
-  const allocated = summary.hami?.allocated?.find((candidate) => candidate.container === name && candidate.devices.length > 0);
+  const allocated = name === undefined ? undefined : containerAllocation(summary, name);
   return {
     runtimeClassName: summary.runtimeClassName ?? null,
     privileged: summary.privilegedContainers.length > 0,

@@ -12,6 +12,7 @@
 // NVML only: allocation is proven by allocating past the quota (Test HAMi Enforcement…, gpumem hami-test).
 import type { Capture } from '../probe/capture.ts';
 import { buildNvidiaNode } from '../probe/nvidiaNode.ts';
+import type { NvidiaGpu } from '../probe/nvidiaNode.ts';
 import type { SmiGpu } from '../probe/parsers/nvidiaSmi.ts';
 import type { Check, HamiClusterFacts } from './hamiCheck.ts';
 import { fail, parseHamiLimit, pass, unknown } from './hamiFacts.ts';
@@ -21,7 +22,7 @@ const MiB = 1024 * 1024;
 /** nvidia-smi prints whole MiB (rounded down): a quota and the total it reports may differ by one. */
 const TOLERANCE_MIB = 1;
 
-type Physical = { readonly mib: number; readonly from: 'node nvidia-smi' | 'HAMi node registration'; readonly evidence: string };
+type Physical = { readonly mib: number; readonly evidence: string };
 type Quota = { readonly mib: number; readonly evidence: string };
 
 /** What one GPU row shows, as a discriminated union: each kind is one sentence of the finding. */
@@ -55,7 +56,10 @@ export function checkNvmlQuota(facts: Facts, node: Capture | undefined, cluster:
       'nvidia-smi did not run, printed no GPU, or reports no memory (see the check of the GPU memory NVML reports)',
       'Run nvidia-smi in the container.',
     );
-  const findings = rows.map((row) => rowFinding(row, facts, node, cluster));
+  // The node's GPUs, read once for every row: the physical sizes by UUID.
+  const nvidia = node ? buildNvidiaNode(node) : undefined;
+  const nodeGpus = nvidia?.kind === 'read' ? nvidia.gpus : [];
+  const findings = rows.map((row) => rowFinding(row, facts, nodeGpus, cluster));
   const evidence = evidenceOf(rows, findings);
   const proven = findings.filter((f) => f.kind === 'physical' || f.kind === 'above-quota');
   if (proven.length > 0)
@@ -84,12 +88,12 @@ export function checkNvmlQuota(facts: Facts, node: Capture | undefined, cluster:
   );
 }
 
-function rowFinding(row: SmiGpu, facts: Facts, node: Capture | undefined, cluster: HamiClusterFacts | undefined): NvmlRowFinding {
+function rowFinding(row: SmiGpu, facts: Facts, nodeGpus: readonly NvidiaGpu[], cluster: HamiClusterFacts | undefined): NvmlRowFinding {
   const total = row.memoryTotalMiB ?? 0;
   const gpu = `GPU ${row.index ?? '?'}`;
   const quota = quotaOf(row, facts, cluster);
   if (quota === undefined) return { kind: 'no-quota', gpu, total };
-  const physical = physicalOf(row.uuid, node, cluster);
+  const physical = physicalOf(row.uuid, nodeGpus, cluster);
   const near = (a: number, b: number): boolean => Math.abs(a - b) <= TOLERANCE_MIB;
   if (near(total, quota.mib)) return { kind: 'quota', gpu, total, quota, ...(physical ? { physical } : {}) };
   if (physical && near(total, physical.mib))
@@ -124,16 +128,14 @@ function quotaOf(row: SmiGpu, facts: Facts, cluster: HamiClusterFacts | undefine
   return undefined;
 }
 
-function physicalOf(uuid: string | undefined, node: Capture | undefined, cluster: HamiClusterFacts | undefined): Physical | undefined {
+function physicalOf(uuid: string | undefined, nodeGpus: readonly NvidiaGpu[], cluster: HamiClusterFacts | undefined): Physical | undefined {
   if (uuid === undefined) return undefined;
-  const nvidia = node ? buildNvidiaNode(node) : undefined;
-  const gpu = nvidia?.kind === 'read' ? nvidia.gpus.find((candidate) => candidate.uuid === uuid) : undefined;
-  if (gpu?.memoryTotalMiB !== undefined) return { mib: gpu.memoryTotalMiB, from: 'node nvidia-smi', evidence: `node: ${gpu.evidence}` };
+  const gpu = nodeGpus.find((candidate) => candidate.uuid === uuid);
+  if (gpu?.memoryTotalMiB !== undefined) return { mib: gpu.memoryTotalMiB, evidence: `node: ${gpu.evidence}` };
   const registered = cluster?.registeredDevices?.find((device) => device.uuid === uuid);
   if (registered && registered.devmemMiB > 0)
     return {
       mib: registered.devmemMiB,
-      from: 'HAMi node registration',
       evidence: `hami.io/node-nvidia-register: ${registered.uuid} devmem ${registered.devmemMiB} MiB`,
     };
   return undefined;

@@ -10,16 +10,9 @@
 // Same capture format, same prelude, same header (scope node), so parseCapture and buildNodeModel read it;
 // read-only and bounded like the full probe.
 import { assembleProbeScript, PROBE_FORMAT_VERSION } from '../script.ts';
-import { NODE_BODY } from './nodeScript.ts';
+import { nodeBlock } from './nodeScript.ts';
 
-/** A block of the full probe, from `start` up to (not including) `stop`: taken from NODE_BODY so the two never drift apart. */
-function nodeBlock(start: string, stop: string): string {
-  const from = NODE_BODY.indexOf(start);
-  const to = NODE_BODY.indexOf(stop, from);
-  if (from < 0 || to < 0) throw new Error(`the node probe has no block from "${start.trim()}" to "${stop.trim()}"`);
-  return NODE_BODY.slice(from, to);
-}
-
+// Blocks of the full probe, taken from NODE_BODY so the two never drift apart.
 const FDINFO_SWEEP = nodeBlock('begin fdinfo\n', '\n# NVIDIA: the two CSV queries');
 const SMI_HELPERS = nodeBlock('# smiquery ARGS', 'begin meta\n');
 const NVIDIA_BLOCK = nodeBlock('# NVIDIA: the two CSV queries', 'files nvidia-driver ');

@@ -1,7 +1,13 @@
 // The node-scope probe: the host's view of memory, cgroups, GPUs, kernel logs and HAMi.
 // $R is the host root: '' on the host itself, '/host' in a node debug pod.
+import { CONTAINER_APPS_QUERY } from './containerScript.ts';
 /** At most this many nvidia-smi compute apps get their cgroup, comm and limit variables read. */
 export const NVIDIA_PID_LIMIT = 1000;
+
+/** The node probe's two nvidia-smi CSV queries (the parsers read the fields in this order); the apps query is the container probe's. */
+export const NODE_GPU_QUERY =
+  'index,uuid,name,pci.bus_id,driver_version,memory.total,memory.reserved,memory.used,memory.free,utilization.gpu,compute_mode,mig.mode.current';
+export const NODE_APPS_QUERY = CONTAINER_APPS_QUERY;
 
 export const NODE_BODY = String.raw`
 # smiquery ARGS...: nvidia-smi's output (stderr too) and its rc marker, cut at $MAXC; smiprint prints it.
@@ -141,7 +147,7 @@ finish fdinfo
 begin nvidia-smi.gpu
 _smi=''
 if have nvidia-smi; then
-  _smi_gpu=$(smiquery --query-gpu=index,uuid,name,pci.bus_id,driver_version,memory.total,memory.reserved,memory.used,memory.free,utilization.gpu,compute_mode,mig.mode.current --format=csv,noheader,nounits)
+  _smi_gpu=$(smiquery --query-gpu=${NODE_GPU_QUERY} --format=csv,noheader,nounits)
   smiprint "$_smi_gpu"
   _smi=1
 else
@@ -150,7 +156,7 @@ fi
 finish nvidia-smi.gpu
 begin nvidia-smi.apps
 if [ -n "$_smi" ]; then
-  _smi_apps=$(smiquery --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader,nounits)
+  _smi_apps=$(smiquery --query-compute-apps=${NODE_APPS_QUERY} --format=csv,noheader,nounits)
   smiprint "$_smi_apps"
 else
   mark "missing nvidia-smi"
@@ -231,3 +237,11 @@ for _p in "$R"/proc/[0-9]*; do
 done
 finish kubelet-cmdline
 `;
+
+/** A block of NODE_BODY, from `start` up to (not including) `stop`, for probes that reuse it verbatim (lightScript.ts, bench). */
+export function nodeBlock(start: string, stop: string): string {
+  const from = NODE_BODY.indexOf(start);
+  const to = NODE_BODY.indexOf(stop, from);
+  if (from < 0 || to < 0) throw new Error(`the node probe has no block from "${start.trim()}" to "${stop.trim()}"`);
+  return NODE_BODY.slice(from, to);
+}
