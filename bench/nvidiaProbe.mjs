@@ -25,6 +25,14 @@ export function nvidiaScript(nonce) {
   );
 }
 
+/** The same script without its pid section: the two queries as the probe runs them (timeout, byte cap), for the split. */
+export function nvidiaQueriesScript(nonce) {
+  return nodeProbeWith(
+    nonce,
+    nodeBlock('# smiquery ARGS', 'begin meta\n') + nodeBlock('# NVIDIA: the two CSV queries', '# Each compute app'),
+  );
+}
+
 const uuid = (i) => `GPU-${(0x3a7c9e10 + i).toString(16)}-5d2f-4a6c-8e1b-7d9f2a4c6e${(0x10 + i).toString(16)}`;
 const podUid = (i) => `${(0x10000000 + i * 7919).toString(16)}-1111-4222-8333-${(0x100000000000 + i).toString(16)}`;
 
@@ -80,6 +88,7 @@ export async function runNvidiaBench() {
   try {
     const nonce = newNonce();
     const script = nvidiaScript(nonce);
+    const queries = nvidiaQueriesScript(nonce);
     const baseline = [
       `nvidia-smi --query-gpu=${NODE_GPU_QUERY} --format=csv,noheader,nounits`,
       `nvidia-smi --query-compute-apps=${NODE_APPS_QUERY} --format=csv,noheader,nounits`,
@@ -98,10 +107,11 @@ export async function runNvidiaBench() {
         pods = inspection.node?.nvidia.pods.size ?? 0;
       },
       shell: () => run(baseline),
+      queries: () => run(queries),
     };
     for (let i = 0; i < WARMUP; i++) for (const name of Object.keys(ops)) await ops[name]();
     if (pods !== 100) throw new Error(`the analysis attributed VRAM to ${pods} pods, expected 100`);
-    const samples = { gpumem: [], shell: [], analysis: [] };
+    const samples = { gpumem: [], shell: [], queries: [], analysis: [] };
     const ratios = [];
     for (let round = 0; round < ROUNDS; round++) {
       const got = {};
@@ -124,6 +134,8 @@ export async function runNvidiaBench() {
       medianGpumemMs: median(samples.gpumem),
       medianShellMs: median(samples.shell),
       medianAnalysisMs: median(samples.analysis),
+      queriesMs: samples.queries,
+      medianQueriesMs: median(samples.queries),
       roundRatios: ratios,
       ratio,
       target: TARGET,
@@ -144,6 +156,7 @@ export function formatNvidiaBench(result) {
     `  a. probe NVIDIA block + analysis   ${ms(result.medianGpumemMs)} median (analysis ${ms(result.medianAnalysisMs)})`,
     `  b. two queries + cat of 400 cgroup ${ms(result.medianShellMs)} median`,
     `  ratio a / b                        ${result.ratio.toFixed(3)}× (target ≤ ${result.target}×) ${result.pass ? 'PASS' : 'FAIL'}`,
+    `  split of a: c. the two queries as the probe runs them ${ms(result.medianQueriesMs)}, the pid section ${ms(result.medianGpumemMs - result.medianAnalysisMs - result.medianQueriesMs)}, the analysis ${ms(result.medianAnalysisMs)}`,
     `  per round                          ${list(result.roundRatios, 2)}`,
   ].join('\n');
 }

@@ -89,7 +89,9 @@ function nvidiaNode(): string {
   const sections =
     `${mark('begin nvidia-smi.gpu')}0, GPU-2dee1e25-b3b5-007e-2b55-79f2d0f2ebe5, NVIDIA GB10, 0000000F:01:00.0, 580.95.05, [N/A], [N/A], [N/A], [N/A], 0, Default, [N/A]\n${mark('rc 0')}${mark('end nvidia-smi.gpu')}` +
     `${mark('begin nvidia-smi.apps')}${fixture('llama-swap-782-gb10-apps.csv')}${mark('rc 0')}${mark('end nvidia-smi.apps')}` +
-    `${mark('begin nvidia-smi.pids')}${mark('file /proc/114687/cgroup')}0::${containerDir(pod, 1)}\n${mark('file /proc/114687/comm')}python\n${mark('file /proc/114687/environ')}CUDA_DEVICE_MEMORY_LIMIT_0=4000m\nCUDA_DISABLE_CONTROL=true\n${mark('missing /proc/4174')}${mark('end nvidia-smi.pids')}` +
+    `${mark('begin nvidia-smi.pids')}${mark('file /proc/114687/cgroup')}0::${containerDir(pod, 1)}\n${mark('file /proc/114687/comm')}python\n${mark('file /proc/114687/environ')}CUDA_DEVICE_MEMORY_LIMIT_0=4000m\nCUDA_DISABLE_CONTROL=true\n${mark('missing /proc/4174')}` +
+    // The one-grep form of the same section (a grep with -z): a second pid, one it may not read.
+    `${mark('file /proc/114688/cgroup')}0::${containerDir(pod, 1)}\n${mark('file /proc/114688/comm')}python\n${mark('file /proc/environ-keys')}114688/environ:CUDA_DEVICE_MEMORY_LIMIT_0=8000m\n114688/environ:CUDA_DEVICE_MEMORY_SHARED_CACHE=/usr/local/vgpu/${TRAINER}.cache\n${mark('file /proc/environ-status')}grep: 4175/environ: Permission denied\nrc 2\n${mark('end nvidia-smi.pids')}` +
     `${mark('begin nvidia-smi.table')}${fixture('table-gb10-obrienlabs-processes.txt')}${mark('rc 0')}${mark('end nvidia-smi.table')}`;
   return nodeCapture({ kernel: '6.17.0-1008-nvidia', memTotal: 128 * GiB, pods: [pod] }).replace(
     mark('done'),

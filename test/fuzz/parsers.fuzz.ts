@@ -21,6 +21,7 @@ import { podCgroupDataFromFiles } from '../../src/core/verdicts/oomPodCgroups.ts
 import { amdgpuFdinfo } from '../helpers/fixtureRoot.ts';
 import { CONTAINER_CAPTURES, FDINFO, HAMI_CACHE_BODY, HAMI_LOGS, NODE_CAPTURES, NVIDIA_SMI, PROC, PROC_FILES } from './corpus.ts';
 import { fuzzTarget } from './harness.ts';
+import { captureText } from '../unit/helpers/captureText.ts';
 
 const line = (n: number, text: string) => text.repeat(Math.ceil(n / text.length));
 
@@ -134,7 +135,27 @@ fuzzTarget({
     const capture = parseCapture(input);
     return parseSmiPids(sectionFiles(capture, 'nvidia-smi.pids'), capture.sections.get('nvidia-smi.pids')?.missing ?? []);
   },
+  growth: [
+    {
+      label: 'many one-grep lines',
+      make: (n) => smiPidsBatch(`${line(n, '7/environ:CUDA_DEVICE_MEMORY_LIMIT_0=8192m\n')}`, 'rc 0\n'),
+    },
+    { label: 'a long one-grep value', make: (n) => smiPidsBatch(`7/environ:CUDA_DISABLE_CONTROL=${'9'.repeat(n)}\n`, 'rc 0\n') },
+    { label: 'a long grep error line', make: (n) => smiPidsBatch('', `grep: ${'1'.repeat(n)}/environ${':'.repeat(n)}\nrc 2\n`) },
+  ],
 });
+
+/** A pids section in the one-grep form: its matches and its status record. */
+function smiPidsBatch(keys: string, status: string): string {
+  return captureText('node', {
+    'nvidia-smi.pids': {
+      files: [
+        ['/proc/environ-keys', keys],
+        ['/proc/environ-status', status],
+      ],
+    },
+  });
+}
 
 fuzzTarget({
   name: 'hamiLog.parseHamiLog',

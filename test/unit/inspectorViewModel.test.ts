@@ -400,8 +400,9 @@ describe('inspector: the light probe and live samples', () => {
     assert.ok(LIGHT_BODY.includes(nvidia), "the very NVIDIA block of the node probe (VRAM per pod), nothing more of nvidia's");
     for (const heavy of ['dmesg', 'journalctl', 'nvidia-driver', 'nvidia-smi -q', 'hami.caches', 'kubelet', 'memory.stat'])
       assert.ok(!LIGHT_BODY.includes(heavy), heavy);
-    // The fdinfo and NVIDIA blocks are about half the full probe's text; everything else of it stays out.
-    assert.ok(script.length < full.length * 0.6, `${script.length} of ${full.length}`);
+    // The fdinfo and NVIDIA blocks (with the NVIDIA block's fallback loop for a grep without -z) are about 60 % of
+    // the full probe's text; everything else of it stays out.
+    assert.ok(script.length < full.length * 0.65, `${script.length} of ${full.length}`);
     assert.throws(() => buildLightProbeScript({ nonce: 'nothex' }), /nonce/);
     assert.throws(() => buildLightProbeScript({ nonce: 'feedfacefeedface0001', hostRoot: '/host/../etc' }), /host root/);
     assert.ok(buildLightProbeScript({ nonce: 'feedfacefeedface0001', hostRoot: '/host' }).includes("GPUMEM_ROOT='/host'"));

@@ -116,6 +116,58 @@ test('pid records: only HAMi limit variables are kept, unreadable and absent pid
   assert.equal(pids.truncated, true);
 });
 
+test('pid records from the one grep: variables per pid, its errors unreadable, an unfinished grep knows nothing', () => {
+  const cgroup = '0::/kubepods.slice/kubepods-pod0b3b7a41_1c1d_4e2f_9a3b_5c6d7e8f9a0b.slice/cri-containerd-ab.scope\n';
+  const files = (status: string) =>
+    new Map([
+      ['/host/proc/41/cgroup', cgroup],
+      ['/host/proc/41/comm', 'python3\n'],
+      ['/host/proc/42/cgroup', cgroup],
+      ['/host/proc/43/cgroup', cgroup],
+      [
+        '/host/proc/environ-keys',
+        [
+          '41/environ:CUDA_DEVICE_MEMORY_LIMIT_0=4000m',
+          '41/environ:CUDA_DISABLE_CONTROL=true',
+          // Not a kept name, and a line whose pid part is not the file's: both dropped.
+          '41/environ:AWS_SECRET_ACCESS_KEY=leak',
+          'x41/environ:CUDA_DEVICE_MEMORY_LIMIT_0=1m',
+          '',
+        ].join('\n'),
+      ],
+      ['/host/proc/environ-status', status],
+    ]);
+  const done = parseSmiPids(files('grep: 42/environ: Permission denied\nrc 2\n'));
+  const cgroupsForm = parseSmiPids(
+    new Map([
+      // v1: several lines, each newline a tab; a line naming another pid's file cannot come from inside one.
+      ['/proc/pid-cgroups', `44/cgroup:12:memory:/kubepods/burstable/pod0b3b7a41-1c1d-4e2f-9a3b-5c6d7e8f9a0b/ab\t1:cpu:/x\t\n`],
+      ['/proc/environ-keys', ''],
+      ['/proc/environ-status', 'grep: 45/environ: No such file or directory\ngrep: 44/environ: Permission denied\nrc 2\n'],
+    ]),
+  );
+  assert.equal(cgroupsForm.records.get(44)?.cgroup, '/kubepods/burstable/pod0b3b7a41-1c1d-4e2f-9a3b-5c6d7e8f9a0b/ab');
+  assert.equal(cgroupsForm.records.get(44)?.environUnreadable, true);
+  assert.deepEqual(cgroupsForm.absent, [45], 'no such file: nvidia-smi sees another PID namespace');
+  assert.equal(cgroupsForm.records.has(45), false);
+  assert.deepEqual(
+    [...(done.records.get(41)?.env ?? [])],
+    [
+      ['CUDA_DEVICE_MEMORY_LIMIT_0', '4000m'],
+      ['CUDA_DISABLE_CONTROL', 'true'],
+    ],
+  );
+  assert.equal(done.records.get(41)?.comm, 'python3');
+  assert.deepEqual([done.records.get(42)?.environUnreadable, done.records.get(42)?.env], [true, undefined]);
+  assert.deepEqual([...(done.records.get(43)?.env ?? ['not read'])], [], 'read, no HAMi variable');
+  // grep killed by timeout (rc 124 or 143), or /proc gone ('rc cd'): a pid without a match is not known to have none.
+  for (const status of ['rc 124\n', 'rc 143\n', 'rc cd\n', '']) {
+    const cut = parseSmiPids(files(status));
+    assert.equal(cut.records.get(43)?.env, undefined, status);
+    assert.equal(cut.records.get(41)?.env?.get('CUDA_DISABLE_CONTROL'), 'true', status);
+  }
+});
+
 // --- Captures -------------------------------------------------------------------------------------------
 
 const POD = { uid: '3f0a5c2e-8b1d-4e6f-9a7c-1d2e3f4a5b6c', qos: 'burstable' as const, current: 2 * GiB, max: 24 * GiB };

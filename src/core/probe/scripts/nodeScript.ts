@@ -1,7 +1,7 @@
 // The node-scope probe: the host's view of memory, cgroups, GPUs, kernel logs and HAMi.
 // $R is the host root: '' on the host itself, '/host' in a node debug pod.
 import { CONTAINER_APPS_QUERY } from './containerScript.ts';
-/** At most this many nvidia-smi compute apps get their cgroup, comm and limit variables read. */
+/** At most this many nvidia-smi compute apps get their cgroup and limit variables read. */
 export const NVIDIA_PID_LIMIT = 1000;
 
 /** The node probe's two nvidia-smi CSV queries (the parsers read the fields in this order); the apps query is the container probe's. */
@@ -13,6 +13,22 @@ export const NODE_BODY = String.raw`
 # smiquery ARGS...: nvidia-smi's output (stderr too) and its rc marker, cut at $MAXC; smiprint prints it.
 smiquery() { { $T nvidia-smi "$@" 2>&1; printf '\n@@gpumem:%s:rc %s@@\n' "$N" "$?"; } | head -c "$MAXC"; }
 smiprint() { printf '%s\n' "$1"; }
+# shfile FILE LINES: onefile for a small /proc text file (a cgroup, a comm), read by the shell itself, at most
+# LINES lines: no program is forked per process.
+shfile() {
+  case $1 in *"$NL"*) return ;; esac
+  [ -f "$1" ] || return 0
+  mark "file $1"
+  if [ -r "$1" ]; then
+    _k=0
+    while IFS= read -r _l || [ -n "$_l" ]; do
+      printf '%s\n' "$_l"
+      _l=''
+      _k=$((_k + 1))
+      [ "$_k" -lt "$2" ] || break
+    done 2>/dev/null < "$1"
+  else printf 'gpumem: permission denied\n'; fi
+}
 begin meta
 printf 'hostname=%s\n' "$(cat "$R/etc/hostname" 2>/dev/null || uname -n)"
 printf 'kernel=%s\n' "$(cat "$R/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)"
@@ -162,16 +178,42 @@ else
   mark "missing nvidia-smi"
 fi
 finish nvidia-smi.apps
-# Each compute app's pid (digits only, at most ${NVIDIA_PID_LIMIT}, once each): its cgroup (for the pod), comm, and
-# of its environ ONLY HAMi's limit variables: grep keeps nothing else, so no other value (no secret)
-# leaves the node. A pid this /proc does not have means nvidia-smi runs in another PID namespace.
+# Each compute app's pid (digits only, at most ${NVIDIA_PID_LIMIT}): its cgroup (for the pod) and, of its environ, ONLY
+# HAMi's limit variables: grep keeps nothing else, so no other value (no secret) leaves the node. A pid this /proc
+# does not have means nvidia-smi runs in another PID namespace.
+# One awk takes the pids; two greps then read every pid's file at once, as NUL-separated records (-z), and tr turns
+# each newline inside a record into a tab (cgroup) or a space (environ) before each NUL becomes a newline, so
+# nothing a process controls forges a line. A cgroup file has no NUL: one record (-m 1). environ's variables must
+# match whole (-x: busybox lets ^ match after a newline inside a value), at most 24 of 400 bytes each (cut: an
+# interval like .{0,256} costs GNU grep a quarter of a second to compile). The check first proves this grep does
+# all that; without such a grep or awk, a loop over the pids reads them one by one. environ's errors (a file the probe may not read, a
+# pid this /proc has not) are kept, with its rc. Forking per pid cost 80x the queries (bench/nvidiaProbe.mjs).
 begin nvidia-smi.pids
 if [ -n "$_smi" ]; then
-  printf '%s\n' "$_smi_apps" | {
+  _envkeys='(CUDA_DEVICE_MEMORY_LIMIT(_[0-9]{1,3})?|CUDA_DEVICE_MEMORY_SHARED_CACHE|CUDA_DISABLE_CONTROL)='
+  _files=''
+  if [ "$(printf 'A=1\000CUDA_DISABLE_CONTROL=1\000A=1\nCUDA_DISABLE_CONTROL=2\000' | grep -a -z -H -x -m 24 -E "$_envkeys.*" 2>/dev/null | tr '\000' '\n')" = '(standard input):CUDA_DISABLE_CONTROL=1' ]; then
+    # awk lists each pid's file (the shell's own string handling is quadratic in busybox), " @over" past the limit.
+    _awkpids='$2 ~ /^ *[0-9]+ *$/ { p = $2; gsub(/ /, "", p); if (length(p) > 10) next; if (++n > max) { printf " @over"; exit } printf " %s/%s", p, file }'
+    _files=$(printf '%s\n' "$_smi_apps" | awk -F, -v max=${NVIDIA_PID_LIMIT} -v file=cgroup "$_awkpids" 2>/dev/null)
+    _environs=$(printf '%s\n' "$_smi_apps" | awk -F, -v max=${NVIDIA_PID_LIMIT} -v file=environ "$_awkpids" 2>/dev/null)
+    case $_files in *' @over') mark "missing pids beyond ${NVIDIA_PID_LIMIT}"; _files=${'$'}{_files% @over}; _environs=${'$'}{_environs% @over} ;; esac
+    set -f
+    set -- $_files
+    set +f
+    _n=$#
+  fi
+  if [ -z "$_files" ]; then
     _n=0
     _seen=' '
-    while IFS= read -r _line; do
-      case $_line in '@@gpumem:'*) continue ;; *,*) ;; *) continue ;; esac
+    _oldifs=$IFS
+    IFS=$NL
+    set -f
+    set -- $_smi_apps
+    set +f
+    IFS=$_oldifs
+    for _line; do
+      case $_line in *,*) ;; *) continue ;; esac
       _pid=${'$'}{_line#*,}
       _pid=${'$'}{_pid%%,*}
       _pid=${'$'}{_pid#"${'$'}{_pid%%[! ]*}"}
@@ -183,12 +225,22 @@ if [ -n "$_smi" ]; then
       _seen="$_seen$_pid "
       _p="$R/proc/$_pid"
       if [ ! -d "$_p" ]; then mark "missing $_p"; continue; fi
-      onefile "$_p/cgroup"
-      onefile "$_p/comm"
+      shfile "$_p/cgroup" 64
       mark "file $_p/environ"
-      { $T tr '\000\n' '\n ' 2>/dev/null < "$_p/environ" || echo '@environ-unreadable'; } | grep -E '^(CUDA_DEVICE_MEMORY_LIMIT(_[0-9]+)?|CUDA_DEVICE_MEMORY_SHARED_CACHE|CUDA_DISABLE_CONTROL)=|^@environ-unreadable$' | head -c 8192
+      { $T tr '\000\n' '\n ' 2>/dev/null < "$_p/environ" || echo '@environ-unreadable'; } | grep -E "^$_envkeys|^@environ-unreadable$" | head -c 8192
     done
-  }
+  fi
+  if [ -n "$_files" ] && [ "$_n" -gt 0 ]; then
+    # Both run in $R/proc: the arguments are digits and names, nothing the shell could split or glob.
+    mark "file $R/proc/pid-cgroups"
+    ( cd "$R/proc" 2>/dev/null && exec grep -a -z -H -m 1 '' $_files 2>/dev/null ) | tr '\n\000' '\t\n' | head -c $((_n * 16384))
+    mark "file $R/proc/environ-keys"
+    # fd 4 carries grep's errors and rc into _err; its matches go through tr to fd 3, the output. grep gets
+    # neither: busybox timeout's watcher keeps the fds it inherits open for a second after grep ends.
+    { _err=$( { { cd "$R/proc" 2>/dev/null || { echo 'rc cd' >&4; exit; }; $T grep -a -z -H -x -m 24 -E "$_envkeys.*" $_environs 2>&4 3>&- 4>&-; echo "rc $?" >&4; } | tr '\000\n' '\n ' | cut -c 1-400 | head -c $((_n * 16384)) >&3; } 4>&1 ); } 3>&1
+    mark "file $R/proc/environ-status"
+    printf '%s\n' "$_err"
+  fi
 fi
 finish nvidia-smi.pids
 # The default table only when a query failed or a GPU is in MIG mode: it lists MIG devices and the
