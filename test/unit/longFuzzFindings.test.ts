@@ -10,6 +10,7 @@ import { classifyHamiMessage, parseHamiLogLine } from '../../src/core/probe/pars
 import { parseProcesses } from '../../src/core/probe/parsers/containerProcesses.ts';
 import { sampleFromCapture } from '../../src/core/inspector/sample.ts';
 import { captureText } from './helpers/captureText.ts';
+import { nodeCapture } from './helpers/nodeCapture.ts';
 import { parseHamiPodDevices } from '../../src/core/kube/pods.ts';
 import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
 import { parseBoundedNumber } from '../../src/core/probe/parsers/kernelNumber.ts';
@@ -134,4 +135,19 @@ test('a saved inspector state or update whose view model holds 1e999 (Infinity a
   const infinite = JSON.parse(text.replace(/"error":\d+/, '"error":1e999')) as unknown;
   assert.equal(parseInspectorState(infinite), undefined);
   assert.equal(parseHostNotification(notification('update', { model: (infinite as { model: never }).model, source })), undefined);
+});
+
+test('an update whose chart segment or sample is a negative amount of memory is refused (seed 695546592)', () => {
+  const model = buildInspectorViewModel(
+    analyzeCaptureText(nodeCapture({ kernel: '6.17.0', memTotal: 64 * 1024 ** 3, pods: [] }), { target: 'x' }),
+  );
+  const source = { id: 'i', target: 'x', captureText: null, podNames: {}, clusterFacts: null };
+  const text = JSON.stringify({ model, source });
+  assert.ok(parseHostNotification(notification('update', JSON.parse(text))), 'the update as built');
+  const negative = JSON.parse(text.replace(/"accounted":\d+/, '"accounted":-9223372036854776000')) as { model: never };
+  assert.notEqual(JSON.stringify(negative), text, 'the fixture has an accounted segment');
+  assert.equal(parseHostNotification(notification('update', { model: negative.model, source })), undefined);
+  const point = (current: number) => ({ t: 1, pods: [{ podUid: 'u', current, gtt: 0 }], memAvailable: 1 });
+  assert.ok(parseHostNotification(notification('sample', { point: point(1) })));
+  assert.equal(parseHostNotification(notification('sample', { point: point(-1) })), undefined);
 });

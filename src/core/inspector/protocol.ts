@@ -350,24 +350,41 @@ function isViewModel(value: unknown): value is InspectorViewModel {
 }
 
 /**
- * Every number in `value` is finite: a saved state or a message can carry 1e999, which JSON.parse reads as
- * Infinity (found by the long fuzz run, seed 168661840). Iterative, each object once (a structured clone can be
- * cyclic), so linear in the value's size.
+ * Every number in `value` is finite, and none under an amount-of-memory key is negative: a saved state or a
+ * message can carry 1e999, which JSON.parse reads as Infinity, or a segment of -9.2e18 bytes that would draw a
+ * bar backwards (both found by long fuzz runs, seeds 168661840 and 695546592). Iterative, each object once (a
+ * structured clone can be cyclic), so linear in the value's size.
  */
 function numbersFinite(value: unknown): boolean {
   const seen = new Set<object>();
-  const stack: unknown[] = [value];
+  const stack: { item: unknown; key: string }[] = [{ item: value, key: '' }];
   while (stack.length > 0) {
-    const item = stack.pop();
+    const { item, key } = stack.pop() as { item: unknown; key: string };
     if (typeof item === 'number') {
-      if (!Number.isFinite(item)) return false;
+      if (!Number.isFinite(item) || (item < 0 && AMOUNT_KEYS.has(key))) return false;
     } else if (typeof item === 'object' && item !== null && !seen.has(item)) {
       seen.add(item);
-      for (const child of Object.values(item)) stack.push(child);
+      for (const [childKey, child] of Object.entries(item)) stack.push({ item: child, key: childKey });
     }
   }
   return true;
 }
+
+/** Keys of the view model and the samples that hold amounts (bytes, counts): never negative. */
+const AMOUNT_KEYS = new Set([
+  'accounted',
+  'gtt',
+  'free',
+  'other',
+  'vram',
+  'limit',
+  'podCount',
+  'totalPods',
+  'shownPods',
+  'current',
+  'memAvailable',
+  'memTotal',
+]);
 
 function isSource(value: unknown): value is InspectionSource {
   return (
