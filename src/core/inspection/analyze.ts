@@ -21,6 +21,8 @@ import { nodeAccounting, podAccounting, unaccountedMemoryVerdicts } from '../ver
 import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
 import type { HamiPodQuota, HamiQuotaRow } from '../verdicts/hamiQuota.ts';
 import { hamiQuotaRows, hamiQuotaVerdicts } from '../verdicts/hamiQuota.ts';
+import type { KernelMemory } from '../verdicts/kernelMemory.ts';
+import { kernelMemory, kernelMemoryVerdict, overcommitVerdict } from '../verdicts/kernelMemory.ts';
 import type { NvidiaAccounting } from '../verdicts/nvidiaPodMemory.ts';
 import { nvidiaAccounting, withNvidiaNode, withNvidiaPods } from '../verdicts/nvidiaPodMemory.ts';
 
@@ -35,6 +37,8 @@ export interface NodeInspection {
   readonly nvidia: NvidiaAccounting;
   /** Every HAMi pod on the node: its quota per GPU against what its processes hold. */
   readonly hamiQuotas: readonly HamiQuotaRow[];
+  /** The RAM the kernel holds outside the pods' cgroups, by part (undefined without /proc/meminfo). */
+  readonly kernel: KernelMemory | undefined;
 }
 
 export interface Inspection {
@@ -102,11 +106,13 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspe
       caches: parseHamiCaches(capture),
       ...(options.hamiQuotas ? { quotas: options.hamiQuotas } : {}),
     });
-    node = { model, accounting, pods, kernelChecks, oom, nvidia, hamiQuotas };
+    const kernel = kernelMemory(model, accounting);
+    node = { model, accounting, pods, kernelChecks, oom, nvidia, hamiQuotas, kernel };
     problems = [...model.problems, ...(nvidia.node.kind === 'read' ? nvidia.node.problems : [])];
     if (oom?.outcome.kind === 'stopped-at-budget') problems.push(`Kernel log: ${oom.outcome.problem}`);
     pushAll(verdicts, oom?.verdicts ?? []);
     pushAll(verdicts, unaccountedMemoryVerdicts(model, options.podNames, { node: accounting, pods }));
+    for (const verdict of [kernelMemoryVerdict(kernel), overcommitVerdict(model)]) if (verdict) verdicts.push(verdict);
     pushAll(verdicts, hamiQuotaVerdicts(hamiQuotas, options.podNames ?? new Map(), hami?.checks));
     pushAll(verdicts, kernelChecks.filter((check) => check.status === 'fail' || check.status === 'warn').map(kernelCheckToVerdict));
   } else if (capture.scope === 'container') {

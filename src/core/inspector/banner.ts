@@ -15,6 +15,8 @@ const HEADLINES: readonly (readonly [RegExp, string])[] = [
   [/^memory\.pod-headroom-low$/, 'A pod is close to its memory limit once GTT is counted'],
   [/^memory\.pod-gtt$/, 'A pod holds GPU memory its cgroup does not count'],
   [/^memory\.unaccounted-node$/, 'GPU memory that no cgroup counts'],
+  [/^memory\.kernel-allocations$/, 'The kernel holds RAM that no pod shows'],
+  [/^memory\.overcommit$/, 'Memory overcommit'],
   [/^oom\.global-gtt$/, 'A pod was killed by a global OOM (GTT signature)'],
   [/^oom\.global$/, 'A global OOM kill'],
   [/^oom\.memcg$/, 'A memory-cgroup OOM kill'],

@@ -52,6 +52,8 @@ export interface NodeModel {
   readonly probeUid: string | undefined;
   readonly meminfo: ReadonlyMap<string, number>;
   readonly vmstat: ReadonlyMap<string, number>;
+  /** /proc/sys/vm values the probe reads: overcommit_memory, overcommit_ratio, overcommit_kbytes. */
+  readonly vmSysctl: ReadonlyMap<string, number>;
   readonly cgroupMode: CgroupMode;
   readonly rootControllers: readonly string[] | undefined;
   readonly rootSubtreeControl: readonly string[] | undefined;
@@ -79,6 +81,12 @@ export function buildNodeModel(capture: Capture): NodeModel {
   const procFiles = sectionFiles(capture, 'proc');
   const meminfo = parseMeminfo(procFiles.get(`${root}/proc/meminfo`) ?? '', sink(`${root}/proc/meminfo`));
   const vmstat = parseKeyNumber(procFiles.get(`${root}/proc/vmstat`) ?? '', sink(`${root}/proc/vmstat`));
+  const vmSysctl = new Map<string, number>();
+  for (const name of ['overcommit_memory', 'overcommit_ratio', 'overcommit_kbytes']) {
+    const text = procFiles.get(`${root}/proc/sys/vm/${name}`)?.trim();
+    // A sysctl file holds one non-negative integer; anything else is not used.
+    if (text !== undefined && /^\d{1,19}$/.test(text) && Number.isSafeInteger(Number(text))) vmSysctl.set(name, Number(text));
+  }
   if (meminfo.size === 0) problems.push('no /proc/meminfo in the capture');
   const osRelease = parseKeyEquals([...sectionFiles(capture, 'os-release').values()][0] ?? '');
   // The section is one word; take the first line that is a mode, so a stray line cannot hide it.
@@ -135,6 +143,7 @@ export function buildNodeModel(capture: Capture): NodeModel {
     probeUid: meta.get('uid'),
     meminfo,
     vmstat,
+    vmSysctl,
     cgroupMode,
     rootControllers: words(rootFiles.get(`${cg}/cgroup.controllers`)),
     rootSubtreeControl: words(rootFiles.get(`${cg}/cgroup.subtree_control`)),

@@ -50,6 +50,15 @@ export function inspectionToMarkdown(inspection: Inspection): string {
       `GPUs: ${markdownText(accounting.gpuSummary)}${accounting.unifiedMemory ? ' — unified memory (GPU memory is system RAM)' : ''}`,
       '',
     );
+    const kernel = inspection.node.kernel;
+    if (kernel && kernel.parts.length > 0) {
+      out.push('## Kernel memory outside pods', '', '| | held | pods charged | outside pods |', '| --- | --- | --- | --- |');
+      for (const part of kernel.parts)
+        out.push(
+          `| ${markdownText(part.label)}${part.growsWithGpu ? ' (grows with GPU use)' : ''} | ${bytes(part.bytes)} | ${part.chargedToPods === undefined ? 'unknown' : bytes(part.chargedToPods)} | ${bytes(part.outsidePods)} |`,
+        );
+      out.push(`| **Total** | | | **${bytes(kernel.outsidePods)}** |`, '');
+    }
     if (pods.length > 0) {
       out.push(
         '## Pods',
@@ -152,6 +161,11 @@ export function inspectionToText(inspection: Inspection): string {
   }
   pushAll(out, nvidiaText(inspection));
   if (inspection.node?.oom) out.push('', `OOM kills: ${oneLine(inspection.node.oom.summary.text)}`);
+  const kernel = inspection.node?.kernel;
+  if (kernel && kernel.parts.length > 0) {
+    out.push('', `kernel memory outside pods: ${formatBytes(kernel.outsidePods)}`);
+    for (const part of kernel.parts) out.push(`  ${oneLine(part.label).padEnd(12)} ${formatBytes(part.outsidePods)}`);
+  }
   if (inspection.node) {
     out.push('', 'kernel, driver and dmem:');
     for (const check of inspection.node.kernelChecks)
@@ -191,6 +205,8 @@ export function inspectionToJson(inspection: Inspection): object {
           })),
           ...nvidiaJson(node),
           kernelChecks: node.kernelChecks,
+          kernelMemory: node.kernel ?? null,
+          vm: Object.fromEntries(node.model.vmSysctl),
           gpus: node.model.gpus,
           oom: node.oom ? node.oom.summary : null,
         }

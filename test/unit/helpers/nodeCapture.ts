@@ -69,6 +69,12 @@ export interface NodeSpec {
   readonly kernelLog?: string;
   /** The modparams section's files: [path under /sys/module, content]. */
   readonly modparams?: readonly (readonly [string, string])[];
+  /** More /proc/meminfo lines, verbatim (`SUnreclaim:  9646899 kB`…). */
+  readonly meminfoExtra?: string;
+  /** More files of the proc section, e.g. `/proc/sys/vm/overcommit_memory`. */
+  readonly procFiles?: readonly (readonly [string, string])[];
+  /** The memory.stat of /kubepods.slice (v2): what all pods are charged for. */
+  readonly kubepodsStat?: string;
 }
 
 export type CgroupMode = 'v2' | 'v1' | 'hybrid';
@@ -186,6 +192,7 @@ function kubepodsSubtreeFiles(spec: NodeSpec): Array<[string, string]> {
   return [
     ...fileIf(`${CG}/kubepods.slice/cgroup.subtree_control`, spec.subtree?.kubepods?.concat('\n')),
     ...fileIf(`${CG}/kubepods.slice/kubepods-burstable.slice/cgroup.subtree_control`, spec.subtree?.burstable?.concat('\n')),
+    ...fileIf(`${CG}/kubepods.slice/memory.stat`, spec.kubepodsStat),
   ];
 }
 
@@ -206,8 +213,9 @@ export function nodeCapture(spec: NodeSpec): string {
     'os-release': { files: [['/etc/os-release', `PRETTY_NAME="${spec.os ?? 'Ubuntu 26.04 LTS'}"\n`]] },
     proc: {
       files: [
-        ['/proc/meminfo', meminfoText(spec.memTotal, spec.memAvailable ?? spec.memTotal / 2, spec.gpuActive)],
+        ['/proc/meminfo', meminfoText(spec.memTotal, spec.memAvailable ?? spec.memTotal / 2, spec.gpuActive) + (spec.meminfoExtra ?? '')],
         ['/proc/vmstat', vmstatText(spec.gpuActive)],
+        ...(spec.procFiles ?? []),
       ],
     },
     'cgroup.mode': `${mode}\n`,

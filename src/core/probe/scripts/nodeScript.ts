@@ -38,7 +38,7 @@ printf 'uptime=%s\n' "$(cut -d' ' -f1 "$R/proc/uptime" 2>/dev/null)"
 printf 'uid=%s\n' "$(id -u 2>/dev/null)"
 finish meta
 files os-release "$R/etc/os-release" "$R/usr/lib/os-release"
-files proc "$R/proc/meminfo" "$R/proc/vmstat" "$R/proc/cmdline"
+files proc "$R/proc/meminfo" "$R/proc/vmstat" "$R/proc/cmdline" "$R/proc/sys/vm/overcommit_memory" "$R/proc/sys/vm/overcommit_ratio" "$R/proc/sys/vm/overcommit_kbytes"
 files numa "$R"/sys/devices/system/node/node*/meminfo
 
 # cgroups: v2 (unified), v1 or hybrid. The kubepods tree, down to containers.
