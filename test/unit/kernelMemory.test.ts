@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { GiB, MiB } from '../helpers/fixtureRoot.ts';
 import { nodeCapture, podUid, STRIX_HALO } from './helpers/nodeCapture.ts';
@@ -64,6 +65,17 @@ test('GTT and unreclaimable slab outside pods: the kernel-allocations warning na
   assert.match(inspectionToText(inspection), /kernel memory outside pods: 46\.\d GiB\n {2}GTT in use {3}38 GiB/);
   const json = JSON.parse(JSON.stringify(inspectionToJson(inspection))) as { node: { kernelMemory: { outsidePods: number } } };
   assert.equal(json.node.kernelMemory.outsidePods, kernel.outsidePods);
+  // The inspector's node bar: its "other RAM in use" split in the tooltip and the hidden data table.
+  const details = buildInspectorViewModel(inspection).chart.node?.details ?? [];
+  const at = details.findIndex((line) => line.startsWith('other RAM in use: '));
+  assert.ok(at >= 0, details.join('\n'));
+  assert.match(details[at + 1] ?? '', /^ {2}SUnreclaim outside pods: [\d,]+ bytes \(8\.2 GiB\)/);
+  assert.match(details.at(-1) ?? '', /^ {2}the rest \(system services, page cache/);
+  assert.equal(
+    details.some((line) => line.includes('GTT in use outside pods')),
+    false,
+    'GTT has its own segment',
+  );
 });
 
 test('without a kubepods memory.stat (cgroup v1 or none), the pods’ share is unknown and all of it counts as outside', () => {

@@ -147,7 +147,14 @@ test('an update whose chart segment or sample is a negative amount of memory is 
   const negative = JSON.parse(text.replace(/"accounted":\d+/, '"accounted":-9223372036854776000')) as { model: never };
   assert.notEqual(JSON.stringify(negative), text, 'the fixture has an accounted segment');
   assert.equal(parseHostNotification(notification('update', { model: negative.model, source })), undefined);
-  const point = (current: number) => ({ t: 1, pods: [{ podUid: 'u', current, gtt: 0 }], memAvailable: 1 });
+  const point = (current: number) => ({
+    t: 1,
+    targetTime: null,
+    memAvailable: 1,
+    memTotal: 2,
+    pods: [{ podUid: 'u', current, gtt: 0, vram: 0 }],
+    problems: [],
+  });
   assert.ok(parseHostNotification(notification('sample', { point: point(1) })));
   assert.equal(parseHostNotification(notification('sample', { point: point(-1) })), undefined);
 });

@@ -3,6 +3,7 @@
 // one "others" row, so 50 pods stay readable.
 import type { Inspection } from '../inspection/analyze.ts';
 import { describeBytes, formatBytes } from '../quantity.ts';
+import type { KernelMemory } from '../verdicts/kernelMemory.ts';
 import type { PodAccounting } from '../verdicts/unaccountedMemory.ts';
 import type { ChartSegments, ChartRow, MemoryChart } from './viewModelTypes.ts';
 import { SERIES } from './viewModelTypes.ts';
@@ -27,6 +28,18 @@ function podDetails(pod: PodAccounting): string[] {
           (row) => `${row.gpu} (nvidia-smi${pod.nvidia?.unified ? ', unified memory' : ''}): ${bytesCell(row.usedBytes, 'unknown').exact}`,
         )
       : []),
+  ];
+}
+
+/** The node's "other RAM in use" split into the kernel's parts outside pods (GTT has its own segment) and the rest. */
+function otherBreakdown(kernel: KernelMemory | undefined, other: number): string[] {
+  if (!kernel || other <= 0) return [];
+  const parts = kernel.parts.filter((part) => part.key !== 'gpu' && part.outsidePods > 0);
+  const named = parts.reduce((total, part) => total + part.outsidePods, 0);
+  return [
+    `other RAM in use: ${describeBytes(other)}, of which`,
+    ...parts.map((part) => `  ${part.label} outside pods: ${describeBytes(part.outsidePods)}`),
+    `  the rest (system services, page cache, the kernel's other parts): ${describeBytes(Math.max(0, other - named))}`,
   ];
 }
 
@@ -63,6 +76,7 @@ export function buildChart(inspection: Inspection, names: ReadonlyMap<string, st
       `GTT in use (sysfs): ${bytesCell(a.gttUsed).exact}`,
       `GPUActive (7.1+): ${bytesCell(a.gpuActive).exact}`,
       `VRAM in use: ${bytesCell(a.vramUsed).exact}`,
+      ...otherBreakdown(node.kernel, other),
     ],
   };
   // PodAccounting comes sorted by true footprint already; sort again so the chart does not depend on it.
