@@ -589,6 +589,19 @@ export interface ProcessSpec {
   readonly fds: readonly FdSpec[];
   /** Leave out fdinfo/ entirely (the process exited between `ls` and `cat`). */
   readonly vanished?: boolean;
+  /** The text of /proc/<pid>/status (procStatus()). */
+  readonly status?: string;
+}
+
+/** /proc/<pid>/status in the kernel's format: this machine's copy (test/fixtures/proc/status) with the name and RSS set. */
+export function procStatus(comm: string, rss: { readonly anon: number; readonly file: number; readonly shmem: number }): string {
+  const kb = (bytes: number) => `${String(Math.floor(bytes / 1024)).padStart(8)} kB`;
+  return readFileSync(new URL('../fixtures/proc/status', import.meta.url), 'utf8')
+    .replace(/^Name:\t.*$/m, `Name:\t${comm.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`)
+    .replace(/^VmRSS:.*$/m, `VmRSS:\t${kb(rss.anon + rss.file + rss.shmem)}`)
+    .replace(/^RssAnon:.*$/m, `RssAnon:\t${kb(rss.anon)}`)
+    .replace(/^RssFile:.*$/m, `RssFile:\t${kb(rss.file)}`)
+    .replace(/^RssShmem:.*$/m, `RssShmem:\t${kb(rss.shmem)}`);
 }
 
 /** A fake /proc/<pid> with the kernel's formats and modes (fd/ is dr-x------ as on a real node). */
@@ -597,6 +610,7 @@ export function addProcess(tree: NodeTree, proc: ProcessSpec): void {
   tree.file(`${dir}/comm`, `${proc.comm}\n`);
   tree.file(`${dir}/cmdline`, proc.cmdline && proc.cmdline.length > 0 ? `${proc.cmdline.join('\0')}\0` : '', 0o444);
   tree.file(`${dir}/cgroup`, proc.cgroup, 0o444);
+  if (proc.status !== undefined) tree.file(`${dir}/status`, proc.status, 0o444);
   tree.dir(`${dir}/fd`);
   if (!proc.vanished) tree.dir(`${dir}/fdinfo`, 0o555);
   for (const fd of proc.fds) {
@@ -1220,6 +1234,8 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
     comm: hostileComm,
     cmdline: ['python3', '-m', 'vllm.entrypoints.openai.api_server', '--model', '/models/qwen3-32b'],
     cgroup: ctrCgroup,
+    // The model file mmap'd: resident, but its page cache was charged when another pod first read it.
+    status: procStatus(hostileComm, { anon: 1 * GiB, file: 2.5 * GiB, shmem: 0 }),
     fds: [
       ...stdFds(podLog),
       { fd: 3, target: 'socket:[771203]', fdinfo: plainFdinfo('02004002', 771203) },
@@ -1240,6 +1256,7 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
     comm: 'llama-server',
     cmdline: ['/app/llama-server', '--host', '0.0.0.0', '-ngl', '999'],
     cgroup: ctrCgroup,
+    status: procStatus('llama-server', { anon: 192 * MiB, file: 64 * MiB, shmem: 0 }),
     fds: [
       ...stdFds(podLog),
       { fd: 5, target: '/dev/dri/renderD128', fdinfo: amdgpuFdinfo(clientB) },
@@ -1251,6 +1268,7 @@ function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {
     comm: 'pt_data_worker',
     cmdline: ['python3', '-m', 'vllm.entrypoints.openai.api_server', '--model', '/models/qwen3-32b'],
     cgroup: ctrCgroup,
+    status: procStatus('pt_data_worker', { anon: 768 * MiB, file: 448 * MiB, shmem: 64 * MiB }),
     fds: [...stdFds(podLog), { fd: 5, target: '/dev/dri/renderD128', fdinfo: amdgpuFdinfo(clientA) }],
   });
   addProcess(tree, {

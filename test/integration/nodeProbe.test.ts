@@ -293,6 +293,18 @@ for (const shell of SHELLS) {
           run.inspection.verdicts.some((v) => v.id === id),
           `verdict ${id}`,
         );
+      // Step 3: the pod's three processes with a status (4199 vanished, 3001 is the sandbox's pause) hold 5 GiB resident
+      // against a 2 GiB memory.current: the mmap'd model file was charged elsewhere.
+      const resident = node(run).resident.get(apu.facts.podUid);
+      assert.deepEqual(
+        [resident?.processes, resident?.rss, resident?.anon, resident?.file, resident?.shmem],
+        [3, 5 * GiB, 1 * GiB + 960 * MiB, 3 * GiB, 64 * MiB],
+      );
+      const rss = run.inspection.verdicts.find((v) => v.id === 'memory.rss-divergence');
+      assert.match(rss?.title ?? '', /resident memory 5 GiB is 3 GiB above memory\.current \(2 GiB\)/);
+      assert.ok(
+        rss?.evidence.some((line) => line.startsWith('VmRSS of 3 processes: 5 GiB (RssAnon 1.9 GiB, RssFile 3 GiB, RssShmem 64 MiB)')),
+      );
     });
 
     test('cgroup v1 node: the same pod numbers from the v1 files', T, async () => {

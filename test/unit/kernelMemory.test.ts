@@ -8,6 +8,9 @@ import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { GiB, MiB } from '../helpers/fixtureRoot.ts';
 import { nodeCapture, podUid, STRIX_HALO } from './helpers/nodeCapture.ts';
+import { captureText } from './helpers/captureText.ts';
+import { parseCapture } from '../../src/core/probe/capture.ts';
+import { podResidentMemory } from '../../src/core/verdicts/podRss.ts';
 
 const kB = (bytes: number) => `${Math.round(bytes / 1024)} kB`;
 
@@ -86,17 +89,17 @@ test('without a kubepods memory.stat (cgroup v1 or none), the pods’ share is u
   assert.ok(inspection.verdicts.find((v) => v.id === 'memory.kernel-allocations')?.evidence.some((line) => line.includes('not known')));
 });
 
-test('a quiet node (this machine’s /proc/meminfo): kernel allocations and overcommit are informational', () => {
+test('a quiet node (this machine’s /proc/meminfo, no GPU): the breakdown is kept, and no verdict is raised', () => {
   // test/fixtures/proc/meminfo: this development machine's /proc/meminfo (24 GiB, no GPU).
   const meminfo = readFileSync(new URL('../fixtures/proc/meminfo', import.meta.url), 'utf8');
   const text = nodeCapture({ kernel: '6.1.0', memTotal: 0, pods: [] }).replace(/(file \/proc\/meminfo@@\n)[^@]*/, `$1${meminfo}`);
   const inspection = analyzeCaptureText(text, { target: 'this machine' });
-  const kernel = inspection.verdicts.find((v) => v.id === 'memory.kernel-allocations');
-  assert.equal(kernel?.severity, 'info');
-  assert.match(kernel?.title ?? '', /SUnreclaim 55\.5 MiB/);
-  const overcommit = inspection.verdicts.find((v) => v.id === 'memory.overcommit');
-  assert.equal(overcommit?.severity, 'info');
-  assert.match(overcommit?.title ?? '', /overcommit mode not read/);
+  assert.equal(inspection.node?.kernel?.parts.find((part) => part.key === 'slab-unreclaimable')?.bytes, 56844 * 1024);
+  assert.equal(
+    inspection.verdicts.some((v) => v.id === 'memory.kernel-allocations' || v.id === 'memory.overcommit'),
+    false,
+    'no GPU, kernel share small, Committed_AS 4 GiB of 23.5 GiB: a normal node',
+  );
 });
 
 test('strict overcommit (vm.overcommit_memory = 2) near CommitLimit is a warning; heuristic mode is not', () => {
@@ -104,12 +107,22 @@ test('strict overcommit (vm.overcommit_memory = 2) near CommitLimit is a warning
   assert.equal(strict?.severity, 'warning');
   assert.match(strict?.title ?? '', /^Strict overcommit: 61 GiB committed of a 64 GiB limit \(95 %\)/);
   assert.ok(strict?.evidence.includes('vm.overcommit_memory = 2 (never)'));
-  const heuristic = apu({ vm: '0\n' }).verdicts.find((v) => v.id === 'memory.overcommit');
+  assert.equal(
+    apu({ vm: '0\n' }).verdicts.some((v) => v.id === 'memory.overcommit'),
+    false,
+    '61 GiB of 128: nothing to say',
+  );
+  const committed = `Committed_AS: ${kB(200 * GiB)}`;
+  const heuristic = apu({ vm: '0\n', meminfo: committed }).verdicts.find((v) => v.id === 'memory.overcommit');
   assert.equal(heuristic?.severity, 'info');
-  assert.match(heuristic?.title ?? '', /^Overcommit heuristic: 61 GiB committed, 48 % of RAM and swap/);
+  assert.match(heuristic?.title ?? '', /^Overcommit heuristic: 200 GiB committed, 156 % of RAM and swap/);
   // A sysctl file that is not one integer is not used.
   for (const garbage of ['two\n', '-1\n', '99999999999999999999\n', '1 2\n'])
-    assert.match(apu({ vm: garbage }).verdicts.find((v) => v.id === 'memory.overcommit')?.title ?? '', /mode not read/, garbage);
+    assert.match(
+      apu({ vm: garbage, meminfo: committed }).verdicts.find((v) => v.id === 'memory.overcommit')?.title ?? '',
+      /mode not read/,
+      garbage,
+    );
 });
 
 test('implausible or missing counters give no verdict and never NaN', () => {
@@ -129,4 +142,30 @@ test('implausible or missing counters give no verdict and never NaN', () => {
     (p) => p.key === 'slab-unreclaimable',
   );
   assert.equal(charged?.outsidePods, 0, 'pods charged more than the node holds: clamped, never negative');
+});
+
+test('pod-rss records: only kubepods processes with a VmRSS count, forged and garbage lines are dropped', () => {
+  const pod = podUid(1);
+  const cgroup = `0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${pod.replace(/-/g, '_')}.slice/cri-containerd-${'ab'.repeat(32)}.scope\t`;
+  const text = captureText('node', {
+    'pod-rss': {
+      files: [
+        ['/proc/pod-cgroups', `11/cgroup:${cgroup}\n12/cgroup:${cgroup}\n13/cgroup:0::/system.slice/x.service\t\nx/cgroup:${cgroup}\n`],
+        [
+          '/proc/pod-status',
+          [
+            '11/status:VmRSS:\t 1048576 kB',
+            '11/status:RssAnon:\t  524288 kB',
+            '12/status:VmRSS:\t99999999999999999999 kB', // not a number the kernel prints: dropped
+            '13/status:VmRSS:\t 1048576 kB', // not in a pod
+            '11/status:VmRSS: -5 kB',
+            'garbage',
+          ].join('\n'),
+        ],
+      ],
+    },
+  });
+  const resident = podResidentMemory(parseCapture(text));
+  assert.deepEqual([...resident.values()], [{ podUid: pod, processes: 1, rss: GiB, anon: 512 * MiB, file: 0, shmem: 0 }]);
+  assert.equal(podResidentMemory(parseCapture(captureText('node', {}))).size, 0);
 });

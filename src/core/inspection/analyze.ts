@@ -23,6 +23,8 @@ import type { HamiPodQuota, HamiQuotaRow } from '../verdicts/hamiQuota.ts';
 import { hamiQuotaRows, hamiQuotaVerdicts } from '../verdicts/hamiQuota.ts';
 import type { KernelMemory } from '../verdicts/kernelMemory.ts';
 import { kernelMemory, kernelMemoryVerdict, overcommitVerdict } from '../verdicts/kernelMemory.ts';
+import type { PodResident } from '../verdicts/podRss.ts';
+import { podResidentMemory, podRssVerdicts } from '../verdicts/podRss.ts';
 import type { NvidiaAccounting } from '../verdicts/nvidiaPodMemory.ts';
 import { nvidiaAccounting, withNvidiaNode, withNvidiaPods } from '../verdicts/nvidiaPodMemory.ts';
 
@@ -39,6 +41,8 @@ export interface NodeInspection {
   readonly hamiQuotas: readonly HamiQuotaRow[];
   /** The RAM the kernel holds outside the pods' cgroups, by part (undefined without /proc/meminfo). */
   readonly kernel: KernelMemory | undefined;
+  /** Per pod, the resident memory of its processes (VmRSS), from the `pod-rss` section. */
+  readonly resident: ReadonlyMap<string, PodResident>;
 }
 
 export interface Inspection {
@@ -107,12 +111,14 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspe
       ...(options.hamiQuotas ? { quotas: options.hamiQuotas } : {}),
     });
     const kernel = kernelMemory(model, accounting);
-    node = { model, accounting, pods, kernelChecks, oom, nvidia, hamiQuotas, kernel };
+    const resident = podResidentMemory(capture);
+    node = { model, accounting, pods, kernelChecks, oom, nvidia, hamiQuotas, kernel, resident };
     problems = [...model.problems, ...(nvidia.node.kind === 'read' ? nvidia.node.problems : [])];
     if (oom?.outcome.kind === 'stopped-at-budget') problems.push(`Kernel log: ${oom.outcome.problem}`);
     pushAll(verdicts, oom?.verdicts ?? []);
     pushAll(verdicts, unaccountedMemoryVerdicts(model, options.podNames, { node: accounting, pods }));
     for (const verdict of [kernelMemoryVerdict(kernel), overcommitVerdict(model)]) if (verdict) verdicts.push(verdict);
+    pushAll(verdicts, podRssVerdicts(pods, resident, options.podNames));
     pushAll(verdicts, hamiQuotaVerdicts(hamiQuotas, options.podNames ?? new Map(), hami?.checks));
     pushAll(verdicts, kernelChecks.filter((check) => check.status === 'fail' || check.status === 'warn').map(kernelCheckToVerdict));
   } else if (capture.scope === 'container') {

@@ -199,6 +199,7 @@ export function inspectionToJson(inspection: Inspection): object {
           accounting: node.accounting,
           pods: node.pods.map((pod) => ({
             ...pod,
+            resident: node.resident.get(pod.podUid) ?? null,
             podName: inspection.podNames.get(pod.podUid) ?? null,
             events: Object.fromEntries(pod.events),
             nvidia: podNvidiaJson(pod.nvidia),

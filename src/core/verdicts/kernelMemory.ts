@@ -136,6 +136,8 @@ function kubepodsRoot(model: NodeModel): CgroupMemory | undefined {
 export function kernelMemoryVerdict(memory: KernelMemory | undefined): Verdict | undefined {
   if (!memory || memory.outsidePods <= 0) return undefined;
   const share = memory.outsidePods / memory.memTotal;
+  // Below the warning, it is worth saying only where GPU memory sits in RAM: elsewhere it is a normal node.
+  if (share < KERNEL_SHARE_WARNING && !memory.parts.some((part) => part.key === 'gpu')) return undefined;
   const named = memory.parts.filter((part) => part.outsidePods >= memory.memTotal * 0.01).slice(0, 4);
   const listed = (named.length > 0 ? named : memory.parts.slice(0, 1)).map((part) => `${part.label} ${formatBytes(part.outsidePods)}`);
   const gpuShare = memory.parts.filter((part) => part.growsWithGpu).reduce((total, part) => total + part.outsidePods, 0);
@@ -197,6 +199,8 @@ export function overcommitVerdict(model: NodeModel): Verdict | undefined {
           : 'Nothing to do now; keep Committed_AS well below CommitLimit as workloads grow.',
     };
   const over = memTotal !== undefined ? committed / (memTotal + swap) : undefined;
+  // CommitLimit binds only in mode 2; otherwise the figure matters once the processes could touch more than RAM and swap.
+  if (over === undefined || over <= 1) return undefined;
   return {
     ...base,
     severity: 'info',

@@ -13,7 +13,7 @@ import { assembleProbeScript, PROBE_FORMAT_VERSION } from '../script.ts';
 import { nodeBlock } from './nodeScript.ts';
 
 // Blocks of the full probe, taken from NODE_BODY so the two never drift apart.
-const FDINFO_SWEEP = nodeBlock('begin fdinfo\n', '\n# NVIDIA: the two CSV queries');
+const FDINFO_SWEEP = nodeBlock('begin fdinfo\n', '\n# Step 3 of the APU OOM workflow');
 const SMI_HELPERS = nodeBlock('# smiquery ARGS', 'begin meta\n');
 const NVIDIA_BLOCK = nodeBlock('# NVIDIA: the two CSV queries', 'files nvidia-driver ');
 

@@ -159,6 +159,28 @@ else
 fi
 finish fdinfo
 
+# Step 3 of the APU OOM workflow: each pod process's resident memory against its pod's memory.current. One grep
+# reads every process's cgroup (-z: a cgroup file is one record, its newlines become tabs, so no name forges a
+# line), only kubepods ones are kept, then one grep takes VmRSS and its anon/file/shmem parts from their status
+# (the kernel escapes the Name line there). At most 4000 processes; each grep under timeout.
+begin pod-rss
+if [ "$(printf 'a\nb\000' | grep -a -z -H -m 1 '' 2>/dev/null | tr '\n\000' '\t\n')" = "$(printf '(standard input):a\tb')" ]; then
+  (
+    cd "$R/proc" 2>/dev/null || exit 0
+    _kp=$($T grep -a -z -H -m 1 '' [0-9]*/cgroup 2>/dev/null | tr '\n\000' '\t\n' | grep -F kubepods | head -n 4000)
+    mark "file $R/proc/pod-cgroups"
+    printf '%s\n' "$_kp"
+    _st=$(printf '%s\n' "$_kp" | awk -F/ '$1 ~ /^[0-9]+$/ { printf " %s/status", $1 }' 2>/dev/null)
+    if [ -n "$_st" ]; then
+      mark "file $R/proc/pod-status"
+      $T grep -H -E '^(VmRSS|RssAnon|RssFile|RssShmem):' $_st 2>/dev/null | head -c 1048576
+    fi
+  )
+else
+  mark "missing grep -z"
+fi
+finish pod-rss
+
 # NVIDIA: the two CSV queries (kept in variables, each cut at $MAXC, for the steps after them).
 begin nvidia-smi.gpu
 _smi=''
