@@ -218,8 +218,23 @@ async function answerFileDialog(page: Page, file: string): Promise<void> {
     (value) => value === file,
     { timeoutMs: 10_000, intervalMs: 100 },
   );
-  await input.press('Enter');
-  await widget.waitFor({ state: 'hidden', timeout: 20_000 });
+  // The dialog can still be reading the folder and set its path again after the fill (seen once under load, the
+  // High Contrast run): while it stays open, put the file back and press Enter again.
+  await waitFor(
+    `the file dialog to accept ${file}`,
+    async () => {
+      if (!(await widget.isVisible())) return true;
+      if ((await input.inputValue()) !== file) {
+        await input.fill(file);
+        await page.waitForTimeout(300);
+      }
+      await input.press('Enter');
+      await widget.waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => undefined);
+      return !(await widget.isVisible());
+    },
+    (closed) => closed,
+    { timeoutMs: 20_000, intervalMs: 200 },
+  );
 }
 
 async function clickInFrame(frame: FrameLocator, selector: string): Promise<void> {
