@@ -13,21 +13,15 @@ export const NODE_BODY = String.raw`
 # smiquery ARGS...: nvidia-smi's output (stderr too) and its rc marker, cut at $MAXC; smiprint prints it.
 smiquery() { { $T nvidia-smi "$@" 2>&1; printf '\n@@gpumem:%s:rc %s@@\n' "$N" "$?"; } | head -c "$MAXC"; }
 smiprint() { printf '%s\n' "$1"; }
-# shfile FILE LINES: onefile for a small /proc text file (a cgroup, a comm), read by the shell itself, at most
-# LINES lines: no program is forked per process.
-shfile() {
-  case $1 in *"$NL"*) return ;; esac
-  [ -f "$1" ] || return 0
-  mark "file $1"
-  if [ -r "$1" ]; then
-    _k=0
-    while IFS= read -r _l || [ -n "$_l" ]; do
-      printf '%s\n' "$_l"
-      _l=''
-      _k=$((_k + 1))
-      [ "$_k" -lt "$2" ] || break
-    done 2>/dev/null < "$1"
-  else printf 'gpumem: permission denied\n'; fi
+# zgrepok: whether grep reads NUL-separated records (-z), names each file (-H), matches a record whole (-x, across
+# a newline inside it, where busybox's ^ would match after that newline) and stops at -m per file: what the
+# batched /proc reads rely on (busybox and GNU grep do). Checked once.
+zgrepok() {
+  if [ -z "${'$'}{_zgrep-}" ]; then
+    _zgrep=no
+    [ "$(printf 'A=1\000CUDA_DISABLE_CONTROL=1\000A=1\nCUDA_DISABLE_CONTROL=2\000' | grep -a -z -H -x -m 24 -E 'CUDA_DISABLE_CONTROL=.*' 2>/dev/null | tr '\000' '\n')" = '(standard input):CUDA_DISABLE_CONTROL=1' ] && _zgrep=yes
+  fi
+  [ "$_zgrep" = yes ]
 }
 begin meta
 printf 'hostname=%s\n' "$(cat "$R/etc/hostname" 2>/dev/null || uname -n)"
@@ -164,7 +158,7 @@ finish fdinfo
 # line), only kubepods ones are kept, then one grep takes VmRSS and its anon/file/shmem parts from their status
 # (the kernel escapes the Name line there). At most 4000 processes; each grep under timeout.
 begin pod-rss
-if [ "$(printf 'a\nb\000' | grep -a -z -H -m 1 '' 2>/dev/null | tr '\n\000' '\t\n')" = "$(printf '(standard input):a\tb')" ]; then
+if zgrepok; then
   (
     cd "$R/proc" 2>/dev/null || exit 0
     _kp=$($T grep -a -z -H -m 1 '' [0-9]*/cgroup 2>/dev/null | tr '\n\000' '\t\n' | grep -F kubepods | head -n 4000)
@@ -207,14 +201,14 @@ finish nvidia-smi.apps
 # each newline inside a record into a tab (cgroup) or a space (environ) before each NUL becomes a newline, so
 # nothing a process controls forges a line. A cgroup file has no NUL: one record (-m 1). environ's variables must
 # match whole (-x: busybox lets ^ match after a newline inside a value), at most 24 of 400 bytes each (cut: an
-# interval like .{0,256} costs GNU grep a quarter of a second to compile). The check first proves this grep does
-# all that; without such a grep or awk, a loop over the pids reads them one by one. environ's errors (a file the probe may not read, a
+# interval like .{0,256} costs GNU grep a quarter of a second to compile). zgrepok proves this grep does all
+# that; without such a grep or awk, a loop over the pids reads them one by one. environ's errors (a file the probe may not read, a
 # pid this /proc has not) are kept, with its rc. Forking per pid cost 80x the queries (bench/nvidiaProbe.mjs).
 begin nvidia-smi.pids
 if [ -n "$_smi" ]; then
   _envkeys='(CUDA_DEVICE_MEMORY_LIMIT(_[0-9]{1,3})?|CUDA_DEVICE_MEMORY_SHARED_CACHE|CUDA_DISABLE_CONTROL)='
   _files=''
-  if [ "$(printf 'A=1\000CUDA_DISABLE_CONTROL=1\000A=1\nCUDA_DISABLE_CONTROL=2\000' | grep -a -z -H -x -m 24 -E "$_envkeys.*" 2>/dev/null | tr '\000' '\n')" = '(standard input):CUDA_DISABLE_CONTROL=1' ]; then
+  if zgrepok; then
     # awk lists each pid's file (the shell's own string handling is quadratic in busybox), " @over" past the limit.
     _awkpids='$2 ~ /^ *[0-9]+ *$/ { p = $2; gsub(/ /, "", p); if (length(p) > 10) next; if (++n > max) { printf " @over"; exit } printf " %s/%s", p, file }'
     _files=$(printf '%s\n' "$_smi_apps" | awk -F, -v max=${NVIDIA_PID_LIMIT} -v file=cgroup "$_awkpids" 2>/dev/null)
@@ -247,7 +241,7 @@ if [ -n "$_smi" ]; then
       _seen="$_seen$_pid "
       _p="$R/proc/$_pid"
       if [ ! -d "$_p" ]; then mark "missing $_p"; continue; fi
-      shfile "$_p/cgroup" 64
+      onefile "$_p/cgroup"
       mark "file $_p/environ"
       { $T tr '\000\n' '\n ' 2>/dev/null < "$_p/environ" || echo '@environ-unreadable'; } | grep -E "^$_envkeys|^@environ-unreadable$" | head -c 8192
     done
