@@ -148,6 +148,21 @@ export function kubepodsLevel(path: string | undefined): KubepodsLevel | undefin
   return undefined;
 }
 
+/** A batched read of many `/proc/<pid>/cgroup` files (the node probe's `grep -z -H`, run in <root>/proc): one
+ *  `<pid>/cgroup:<the file, a tab for each newline>` line per process → pid → cgroup path (undefined when the
+ *  file names none: the process was still read). */
+export function parseBatchedProcCgroups(body: string): Map<number, string | undefined> {
+  const out = new Map<number, string | undefined>();
+  for (const line of body.split('\n')) {
+    const match = BATCHED_CGROUP_LINE.exec(line);
+    if (!match?.[1] || match[2] === undefined) continue;
+    out.set(Number(match[1]), cgroupPathFromProcCgroup(match[2].replaceAll('\t', '\n')));
+  }
+  return out;
+}
+
+const BATCHED_CGROUP_LINE = /^(\d{1,10})\/cgroup:(.*)$/;
+
 /**
  * The cgroup path of a process from the text of `/proc/<pid>/cgroup`: the cgroup v2 line (`0::/…`)
  * when present (a v2 or hybrid host), else the v1 memory controller line, else the first line with a

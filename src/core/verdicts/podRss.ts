@@ -5,7 +5,7 @@
 import { formatBytes } from '../quantity.ts';
 import type { Capture } from '../probe/capture.ts';
 import { sectionFiles } from '../probe/capture.ts';
-import { cgroupPathFromProcCgroup, parsePodCgroup } from '../probe/podCgroup.ts';
+import { parseBatchedProcCgroups, parsePodCgroup } from '../probe/podCgroup.ts';
 import type { PodAccounting } from './unaccountedMemory.ts';
 import type { Verdict } from './verdict.ts';
 
@@ -18,7 +18,6 @@ export interface PodResident {
   readonly shmem: number;
 }
 
-const CGROUP_LINE = /^(\d{1,10})\/cgroup:(.*)$/;
 const STATUS_LINE = /^(\d{1,10})\/status:(VmRSS|RssAnon|RssFile|RssShmem):\s{0,64}(\d{1,15}) kB\s*$/;
 
 /** The probe's `pod-rss` section → per pod, the summed resident memory of its processes. */
@@ -31,12 +30,9 @@ export function podResidentMemory(capture: Capture): Map<string, PodResident> {
     else if (path.endsWith('/proc/pod-status')) status = body;
   }
   const podOf = new Map<number, string>();
-  for (const line of (cgroups ?? '').split('\n')) {
-    const match = CGROUP_LINE.exec(line);
-    if (!match?.[1] || match[2] === undefined) continue;
-    const path = cgroupPathFromProcCgroup(match[2].replaceAll('\t', '\n'));
+  for (const [pid, path] of parseBatchedProcCgroups(cgroups ?? '')) {
     const pod = path !== undefined ? parsePodCgroup(path) : undefined;
-    if (pod) podOf.set(Number(match[1]), pod.podUid);
+    if (pod) podOf.set(pid, pod.podUid);
   }
   const perPid = new Map<number, Map<string, number>>();
   for (const line of (status ?? '').split('\n')) {

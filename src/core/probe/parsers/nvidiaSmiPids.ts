@@ -5,7 +5,7 @@
 // grep's error lines, "No such file" meaning this /proc has no such pid, and its `rc N`). Else records per pid:
 // `<root>/proc/<pid>/cgroup`, `environ` (`KEY=value` a line, or `@environ-unreadable`), in earlier captures also
 // `comm`, and `missing <root>/proc/<pid>` for a pid this /proc has not (nvidia-smi runs in another PID namespace).
-import { cgroupPathFromProcCgroup } from '../podCgroup.ts';
+import { cgroupPathFromProcCgroup, parseBatchedProcCgroups } from '../podCgroup.ts';
 
 export interface SmiPidRecord {
   readonly pid: number;
@@ -29,8 +29,6 @@ export interface SmiPids {
 const KEPT = /^(?:CUDA_DEVICE_MEMORY_LIMIT(?:_\d{1,3})?|CUDA_DEVICE_MEMORY_SHARED_CACHE|CUDA_DISABLE_CONTROL)$/;
 const RECORD = /\/proc\/(\d{1,10})\/(cgroup|comm|environ)$/;
 const ABSENT = /\/proc\/(\d{1,10})$/;
-/** A line of the cgroup and comm grep: `<pid>/cgroup:<the file, a tab for each newline>`. */
-const PID_FILE_LINE = /^(\d{1,10})\/(cgroup):(.*)$/;
 /** A line of the environ grep: `<pid>/environ:KEY=value` (the script runs it in <root>/proc). */
 const BATCH_LINE = /^(\d{1,10})\/environ:([A-Z0-9_]{1,64})=(.*)$/;
 /** An error line of that grep names the file: `grep: <pid>/environ: Permission denied`. */
@@ -55,17 +53,13 @@ export function parseSmiPids(files: ReadonlyMap<string, string>, missing: readon
   for (const [path, body] of files) {
     if (path.endsWith('/proc/environ-keys')) batchKeys = body;
     else if (path.endsWith('/proc/environ-status')) batchStatus = body;
-    else if (path.endsWith('/proc/pid-cgroups')) {
-      for (const line of body.split('\n')) {
-        const match = PID_FILE_LINE.exec(line);
-        if (match?.[1] && match[2]) readPidFile(entry(Number(match[1])), match[2], (match[3] ?? '').replaceAll('\t', '\n'));
-      }
-    }
+    else if (path.endsWith('/proc/pid-cgroups')) for (const [pid, cgroup] of parseBatchedProcCgroups(body)) entry(pid).cgroup = cgroup;
     const match = RECORD.exec(path);
     if (!match?.[1] || !match[2]) continue;
     const pid = Number(match[1]);
     const record = entry(pid);
-    if (match[2] !== 'environ') readPidFile(record, match[2], body);
+    if (match[2] === 'cgroup') record.cgroup = cgroupPathFromProcCgroup(body);
+    else if (match[2] === 'comm') record.comm = body.trim().slice(0, 64);
     else {
       const env = new Map<string, string>();
       for (const line of body.split('\n')) {
@@ -111,11 +105,6 @@ export function parseSmiPids(files: ReadonlyMap<string, string>, missing: readon
     });
   }
   return { records: out, absent, truncated };
-}
-
-function readPidFile(record: { cgroup?: string | undefined; comm?: string | undefined }, name: string, body: string): void {
-  if (name === 'cgroup') record.cgroup = cgroupPathFromProcCgroup(body);
-  else record.comm = body.trim().slice(0, 64);
 }
 
 interface Batch {
