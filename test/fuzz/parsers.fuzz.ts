@@ -19,6 +19,8 @@ import { parseSmiPids } from '../../src/core/probe/parsers/nvidiaSmiPids.ts';
 import { parseSmiTable } from '../../src/core/probe/parsers/nvidiaSmiTable.ts';
 import { podCgroupDataFromFiles } from '../../src/core/verdicts/oomPodCgroups.ts';
 import { amdgpuFdinfo } from '../helpers/fixtureRoot.ts';
+import { parseAmdgpuDebugfs, parseGemInfo, parseTtmManager, parseTtmPool } from '../../src/core/probe/parsers/amdgpuDebugfs.ts';
+import { amdgpuGemInfo, amdgpuGttMm, amdgpuVramMm, ttmGlobalPagePool } from '../helpers/amdgpuDebugfsFiles.ts';
 import { CONTAINER_CAPTURES, FDINFO, HAMI_CACHE_BODY, HAMI_LOGS, NODE_CAPTURES, NVIDIA_SMI, PROC, PROC_FILES } from './corpus.ts';
 import { fuzzTarget } from './harness.ts';
 import { captureText } from '../unit/helpers/captureText.ts';
@@ -72,6 +74,62 @@ fuzzTarget({
   growth: [
     { label: 'many keys', make: (n) => line(n, FDINFO_CORPUS[2] ?? '') },
     { label: 'long value', make: (n) => `drm-memory-gtt: ${'1'.repeat(n)} KiB\n` },
+  ],
+});
+
+const GEM_INFO = amdgpuGemInfo([
+  {
+    pid: 4101,
+    command: 'python3',
+    buffers: [
+      { bytes: 16 * 1024 ** 3, placement: 'GTT', fence: true },
+      { bytes: 2 * 1024 ** 2, placement: 'VRAM VISIBLE', count: 3, pinned: 1 },
+    ],
+  },
+  {
+    pid: 4102,
+    command: 'llama-server',
+    clientName: 'llama.cpp',
+    buffers: [{ bytes: 1024 ** 3, placement: 'GTT', count: 4, exported: 88213 }],
+  },
+]);
+const DEBUGFS_CORPUS = [
+  GEM_INFO,
+  `${GEM_INFO}gpumem-rc 0\n`,
+  'pid     4101 command python3:\n\t\tgpumem-total GTT 17179869184 1 0\n\t\t0x00000001:  17179869184 byte GTT\ngpumem-end clients 1 bos 1 rc 0\n',
+  amdgpuGttMm(103079215104, 32413581312),
+  amdgpuVramMm(536870912, 402653184, 402653184),
+  ttmGlobalPagePool({ wc: [120, 40], uc: [], 'wc 32': [3], 'uc 32': [] }, 25165824),
+  'unused\n',
+  'man size:25165824 pages, gtt available:24117248 pages, usage:4096MB\n',
+  'gpumem-error cat: /host/sys/kernel/debug/dri/0/amdgpu_gem_info: Operation not permitted\ngpumem-end clients 0 bos 0 rc 1\n',
+];
+fuzzTarget({
+  name: 'amdgpuDebugfs.parseGemInfo/parseTtmManager/parseTtmPool',
+  corpus: DEBUGFS_CORPUS,
+  run: (input) => ({
+    gem: parseGemInfo(input),
+    manager: parseTtmManager(input),
+    pool: parseTtmPool(input),
+    section: parseAmdgpuDebugfs(
+      new Map([
+        ['/sys/kernel/debug', input],
+        ['/sys/kernel/debug/dri/0/amdgpu_gem_info', input],
+      ]),
+      '',
+    ),
+  }),
+  growth: [
+    {
+      label: 'many buffers',
+      make: (n) => `pid     4101 command python3:\n${line(n, '\t\t0x00000001:      4194304 byte GTT CPU_GTT_USWC\n')}`,
+    },
+    { label: 'many clients', make: (n) => line(n, 'pid     4101 command python3:\n\t\t0x00000001:      4194304 byte GTT\n') },
+    {
+      label: 'long line',
+      make: (n) => `pid     4101 command ${'x'.repeat(n)}:\n\t\t0x00000001: ${' '.repeat(n)}4 byte ${'GTT '.repeat(n)}\n`,
+    },
+    { label: 'long pool row', make: (n) => `wc\t:${' 1'.repeat(n)}\ntotal\t: 1 of 2\n` },
   ],
 });
 

@@ -24,7 +24,10 @@ import { hamiQuotaRows, hamiQuotaVerdicts } from '../verdicts/hamiQuota.ts';
 import type { KernelMemory } from '../verdicts/kernelMemory.ts';
 import { kernelMemory, kernelMemoryVerdict, overcommitVerdict } from '../verdicts/kernelMemory.ts';
 import type { PodResident } from '../verdicts/podRss.ts';
-import { podResidentMemory, podRssVerdicts } from '../verdicts/podRss.ts';
+import { kubepodsPids, podResidentMemory, podRssVerdicts } from '../verdicts/podRss.ts';
+import type { DriverDebugfs } from '../verdicts/driverDebugfs.ts';
+import { debugfsUnavailableVerdict, driverDebugfs, gttSourcesVerdict, withDebugfsPods } from '../verdicts/driverDebugfs.ts';
+import { parseAmdgpuDebugfs } from '../probe/parsers/amdgpuDebugfs.ts';
 import type { NvidiaAccounting } from '../verdicts/nvidiaPodMemory.ts';
 import { nvidiaAccounting, withNvidiaNode, withNvidiaPods } from '../verdicts/nvidiaPodMemory.ts';
 
@@ -43,6 +46,8 @@ export interface NodeInspection {
   readonly kernel: KernelMemory | undefined;
   /** Per pod, the resident memory of its processes (VmRSS), from the `pod-rss` section. */
   readonly resident: ReadonlyMap<string, PodResident>;
+  /** amdgpu's debugfs books (per-client GTT, allocator totals, TTM pool), when the probe looked. */
+  readonly driver: DriverDebugfs | undefined;
 }
 
 export interface Inspection {
@@ -94,7 +99,13 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspe
     const model = buildNodeModel(capture);
     const kernelChecks = kernelAlignmentChecks(model);
     const nvidia = nvidiaAccounting(buildNvidiaNode(capture));
-    const pods = withNvidiaPods(podAccounting(model), nvidia);
+    const driver = driverDebugfs(
+      parseAmdgpuDebugfs(sectionFiles(capture, 'debugfs'), capture.root),
+      model,
+      kubepodsPids(capture),
+      sectionFiles(capture, 'proc').get(`${capture.root}/proc/cmdline`),
+    );
+    const pods = withDebugfsPods(withNvidiaPods(podAccounting(model), nvidia), driver, model);
     const accounting = withNvidiaNode(nodeAccounting(model), nvidia);
     const oom = model.kernelLog
       ? explainKernelLogText(model.kernelLog.text, {
@@ -110,15 +121,17 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspe
       caches: parseHamiCaches(capture),
       ...(options.hamiQuotas ? { quotas: options.hamiQuotas } : {}),
     });
-    const kernel = kernelMemory(model, accounting);
+    const kernel = kernelMemory(model, accounting, driver);
     const resident = podResidentMemory(capture);
-    node = { model, accounting, pods, kernelChecks, oom, nvidia, hamiQuotas, kernel, resident };
+    node = { model, accounting, pods, kernelChecks, oom, nvidia, hamiQuotas, kernel, resident, driver };
     problems = [...model.problems, ...(nvidia.node.kind === 'read' ? nvidia.node.problems : [])];
     if (oom?.outcome.kind === 'stopped-at-budget') problems.push(`Kernel log: ${oom.outcome.problem}`);
     pushAll(verdicts, oom?.verdicts ?? []);
     pushAll(verdicts, unaccountedMemoryVerdicts(model, options.podNames, { node: accounting, pods }));
     for (const verdict of [kernelMemoryVerdict(kernel), overcommitVerdict(model)]) if (verdict) verdicts.push(verdict);
     pushAll(verdicts, podRssVerdicts(pods, resident, options.podNames));
+    for (const verdict of [debugfsUnavailableVerdict(driver, model), gttSourcesVerdict(driver, options.podNames)])
+      if (verdict) verdicts.push(verdict);
     pushAll(verdicts, hamiQuotaVerdicts(hamiQuotas, options.podNames ?? new Map(), hami?.checks));
     pushAll(verdicts, kernelChecks.filter((check) => check.status === 'fail' || check.status === 'warn').map(kernelCheckToVerdict));
   } else if (capture.scope === 'container') {

@@ -7,6 +7,7 @@ import { markdownCodeBlock, markdownText, terminalSafe } from '../text/escape.ts
 import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
 import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
 import { gpuReclaimRows } from '../verdicts/gpuReclaim.ts';
+import { driverJson, driverMarkdown, driverText } from './driverReport.ts';
 import { nvidiaJson, nvidiaMarkdown, nvidiaText, podNvidiaJson } from './nvidiaReport.ts';
 
 const ICON: Record<string, string> = {
@@ -58,21 +59,26 @@ export function inspectionToMarkdown(inspection: Inspection): string {
           `| ${markdownText(part.label)}${part.growsWithGpu ? ' (grows with GPU use)' : ''} | ${bytes(part.bytes)} | ${part.chargedToPods === undefined ? 'unknown' : bytes(part.chargedToPods)} | ${bytes(part.outsidePods)} |`,
         );
       out.push(`| **Total** | | | **${bytes(kernel.outsidePods)}** |`, '');
+      for (const line of kernel.driverEvidence) out.push(`- ${markdownText(line)}`);
+      if (kernel.driverEvidence.length > 0) out.push('');
     }
     if (pods.length > 0) {
+      // The debugfs column only where amdgpu_gem_info was read.
+      const debugfs = pods.some((pod) => pod.debugfsGtt !== undefined);
       out.push(
         '## Pods',
         '',
-        '| Pod | QoS | memory.current | GTT | VRAM | true footprint | limit | headroom |',
-        '| --- | --- | --- | --- | --- | --- | --- | --- |',
+        `| Pod | QoS | memory.current | GTT |${debugfs ? ' debugfs GTT |' : ''} VRAM | true footprint | limit | headroom |`,
+        `| --- | --- | --- | --- |${debugfs ? ' --- |' : ''} --- | --- | --- | --- |`,
       );
       for (const pod of pods) {
         out.push(
-          `| ${markdownText(inspection.podNames.get(pod.podUid) ?? pod.podUid)} | ${markdownText(pod.qos)} | ${bytes(pod.accounted)} | ${bytes(pod.gtt)} | ${pod.nvidia && pod.nvidia.usedBytes === undefined ? 'unknown' : bytes(pod.vram)} | ${bytes(pod.trueFootprint)} | ${pod.limit === undefined ? 'none' : bytes(pod.limit)} | ${pod.headroom === undefined ? '—' : bytes(pod.headroom)} |`,
+          `| ${markdownText(inspection.podNames.get(pod.podUid) ?? pod.podUid)} | ${markdownText(pod.qos)} | ${bytes(pod.accounted)} | ${bytes(pod.gtt)}${pod.gttSource === 'debugfs' ? ' (debugfs)' : ''} |${debugfs ? ` ${bytes(pod.debugfsGtt)} |` : ''} ${pod.nvidia && pod.nvidia.usedBytes === undefined ? 'unknown' : bytes(pod.vram)} | ${bytes(pod.trueFootprint)} | ${pod.limit === undefined ? 'none' : bytes(pod.limit)} | ${pod.headroom === undefined ? '—' : bytes(pod.headroom)} |`,
         );
       }
       out.push('');
     }
+    pushAll(out, driverMarkdown(inspection));
     pushAll(out, nvidiaMarkdown(inspection));
     out.push('## Kernel, driver and dmem', '');
     for (const check of kernelChecks) pushAll(out, checkMarkdown(check));
@@ -166,6 +172,7 @@ export function inspectionToText(inspection: Inspection): string {
     out.push('', `kernel memory outside pods: ${formatBytes(kernel.outsidePods)}`);
     for (const part of kernel.parts) out.push(`  ${oneLine(part.label).padEnd(12)} ${formatBytes(part.outsidePods)}`);
   }
+  pushAll(out, driverText(inspection));
   if (inspection.node) {
     out.push('', 'kernel, driver and dmem:');
     for (const check of inspection.node.kernelChecks)
@@ -207,6 +214,7 @@ export function inspectionToJson(inspection: Inspection): object {
           ...nvidiaJson(node),
           kernelChecks: node.kernelChecks,
           kernelMemory: node.kernel ?? null,
+          debugfs: driverJson(inspection),
           vm: Object.fromEntries(node.model.vmSysctl),
           gpus: node.model.gpus,
           oom: node.oom ? node.oom.summary : null,

@@ -6,6 +6,8 @@
 // (Documentation/mm/overcommit-accounting.rst).
 import { formatBytes } from '../quantity.ts';
 import type { CgroupMemory, NodeModel } from '../probe/nodeModel.ts';
+import type { DriverDebugfs } from './driverDebugfs.ts';
+import { driverEvidence, TTM_PAGE_BYTES } from './driverDebugfs.ts';
 import type { NodeAccounting } from './unaccountedMemory.ts';
 import type { Verdict } from './verdict.ts';
 
@@ -34,6 +36,8 @@ export interface KernelMemory {
   readonly outsidePods: number;
   /** The kubepods cgroup whose memory.stat gave the pods' charges, if one did. */
   readonly chargedFrom: string | undefined;
+  /** What amdgpu's debugfs adds (clients' GTT, GTT held by no client, the TTM pool), as evidence lines. */
+  readonly driverEvidence: readonly string[];
 }
 
 /** Kernel memory at or above this share of MemTotal, outside pods, is a warning: the scheduler does not see it. */
@@ -60,7 +64,7 @@ const METER: readonly {
   { key: 'percpu', meminfo: ['Percpu'], stat: ['percpu'], label: 'Percpu', growsWithGpu: false },
 ];
 
-export function kernelMemory(model: NodeModel, accounting: NodeAccounting): KernelMemory | undefined {
+export function kernelMemory(model: NodeModel, accounting: NodeAccounting, driver?: DriverDebugfs): KernelMemory | undefined {
   const memTotal = model.meminfo.get('MemTotal');
   if (memTotal === undefined || memTotal <= 0 || !model.meminfo.has('SUnreclaim')) return undefined;
   const kubepods = kubepodsRoot(model);
@@ -90,6 +94,19 @@ export function kernelMemory(model: NodeModel, accounting: NodeAccounting): Kern
       growsWithGpu: true,
       evidence: `GPUReclaim: ${formatBytes(accounting.gpuReclaim)} (/proc/meminfo, 7.1+): freed GPU pages kept in the TTM pools, reclaimable but not in MemAvailable`,
     });
+  else if (driver?.poolPages !== undefined && driver.poolPages > 0) {
+    // Before 7.1 no meminfo line counts the TTM pools; debugfs does.
+    const bytes = driver.poolPages * TTM_PAGE_BYTES;
+    parts.push({
+      key: 'gpu-reclaim',
+      label: 'TTM page pool',
+      bytes,
+      chargedToPods: 0,
+      outsidePods: bytes,
+      growsWithGpu: true,
+      evidence: `TTM page pool: ${driver.poolPages} pages, ${formatBytes(bytes)} at 4 KiB (debugfs ttm/page_pool): freed GPU pages kept for reuse, in no cgroup and not in MemAvailable`,
+    });
+  }
   for (const meter of METER) {
     const values = meter.meminfo.map((key) => model.meminfo.get(key)).filter((value): value is number => value !== undefined);
     if (values.length === 0) continue;
@@ -124,6 +141,7 @@ export function kernelMemory(model: NodeModel, accounting: NodeAccounting): Kern
     parts,
     outsidePods: parts.reduce((total, part) => total + part.outsidePods, 0),
     chargedFrom: kubepods?.path,
+    driverEvidence: driverEvidence(driver),
   };
 }
 
@@ -150,7 +168,7 @@ export function kernelMemoryVerdict(memory: KernelMemory | undefined): Verdict |
       `${formatBytes(gpuShare)} of it grows with GPU use: GPU buffers in system RAM (GTT), the TTM pools and the driver's ` +
       'own objects in unreclaimable slab and vmalloc; page tables, kernel stacks and per-CPU memory grow with processes. ' +
       'The scheduler and the pods’ limits do not see it, so a node that looks half empty can still run out of RAM.',
-    evidence: [...memory.parts.map((part) => part.evidence), `MemTotal: ${formatBytes(memory.memTotal)}`],
+    evidence: [...memory.parts.map((part) => part.evidence), ...memory.driverEvidence, `MemTotal: ${formatBytes(memory.memTotal)}`],
     remedy:
       'Size GPU pods by their true footprint (memory.current + GTT) with 25–30 % headroom, and reserve the kernel’s share ' +
       'with the kubelet’s systemReserved. If SUnreclaim keeps growing, find the cache in /proc/slabinfo (slabtop): a growing ' +

@@ -20,20 +20,23 @@ export interface PodResident {
 
 const STATUS_LINE = /^(\d{1,10})\/status:(VmRSS|RssAnon|RssFile|RssShmem):\s{0,64}(\d{1,15}) kB\s*$/;
 
-/** The probe's `pod-rss` section → per pod, the summed resident memory of its processes. */
-export function podResidentMemory(capture: Capture): Map<string, PodResident> {
-  const files = sectionFiles(capture, 'pod-rss');
+/** The `pod-rss` section's batched cgroups → the pod UID of every kubepods process it lists. */
+export function kubepodsPids(capture: Capture): Map<number, string> {
   let cgroups: string | undefined;
-  let status: string | undefined;
-  for (const [path, body] of files) {
-    if (path.endsWith('/proc/pod-cgroups')) cgroups = body;
-    else if (path.endsWith('/proc/pod-status')) status = body;
-  }
+  for (const [path, body] of sectionFiles(capture, 'pod-rss')) if (path.endsWith('/proc/pod-cgroups')) cgroups = body;
   const podOf = new Map<number, string>();
   for (const [pid, path] of parseBatchedProcCgroups(cgroups ?? '')) {
     const pod = path !== undefined ? parsePodCgroup(path) : undefined;
     if (pod) podOf.set(pid, pod.podUid);
   }
+  return podOf;
+}
+
+/** The probe's `pod-rss` section → per pod, the summed resident memory of its processes. */
+export function podResidentMemory(capture: Capture): Map<string, PodResident> {
+  let status: string | undefined;
+  for (const [path, body] of sectionFiles(capture, 'pod-rss')) if (path.endsWith('/proc/pod-status')) status = body;
+  const podOf = kubepodsPids(capture);
   const perPid = new Map<number, Map<string, number>>();
   for (const line of (status ?? '').split('\n')) {
     const match = STATUS_LINE.exec(line);

@@ -40,6 +40,10 @@ export interface PodAccounting {
   readonly events: ReadonlyMap<string, number>;
   /** Per-GPU memory from the node's nvidia-smi (nvidiaPodMemory.ts), on NVIDIA nodes. */
   readonly nvidia?: PodNvidiaMemory;
+  /** The GTT its processes hold per amdgpu's debugfs (amdgpu_gem_info), when that was read (driverDebugfs.ts). */
+  readonly debugfsGtt?: number;
+  /** Where `gtt` comes from when not DRM fdinfo: debugfs, on kernels whose fdinfo reports no GTT. */
+  readonly gttSource?: 'debugfs';
 }
 
 export interface NodeAccounting {

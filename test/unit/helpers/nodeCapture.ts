@@ -19,6 +19,8 @@ export interface FdSpec {
   readonly gtt: number;
   readonly vram?: number;
   readonly pdev?: string;
+  /** Only drm-memory-vram, as fdinfo on kernels before GTT was reported per client. */
+  readonly noGtt?: boolean;
 }
 
 export interface ProcSpec {
@@ -75,6 +77,8 @@ export interface NodeSpec {
   readonly procFiles?: readonly (readonly [string, string])[];
   /** The memory.stat of /kubepods.slice (v2): what all pods are charged for. */
   readonly kubepodsStat?: string;
+  /** The debugfs section's records ([path, body]; `/sys/kernel/debug` is the probe's access line); none = no section. */
+  readonly debugfs?: readonly (readonly [string, string])[];
 }
 
 export type CgroupMode = 'v2' | 'v1' | 'hybrid';
@@ -103,6 +107,8 @@ export function containerDir(pod: Pick<PodSpec, 'uid' | 'qos'>, index: number): 
 }
 
 function fdinfo(fd: FdSpec): string {
+  if (fd.noGtt)
+    return `pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t${fd.client}\ndrm-pdev:\t${fd.pdev ?? '0000:c5:00.0'}\ndrm-memory-vram:\t${Math.floor((fd.vram ?? 0) / 1024)} KiB\n`;
   return (
     [
       'pos:\t0',
@@ -225,6 +231,7 @@ export function nodeCapture(spec: NodeSpec): string {
     drm: { files: drm },
     modparams: { files: spec.modparams ?? [] },
     fdinfo: { files: fdFiles(pods, mode) },
+    ...(spec.debugfs ? { debugfs: { files: spec.debugfs } } : {}),
   };
   return captureText('node', sections);
 }

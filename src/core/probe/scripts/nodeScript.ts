@@ -175,6 +175,70 @@ else
 fi
 finish pod-rss
 
+# Step 2 of the APU OOM workflow: the driver's own books, from amdgpu's debugfs (Documentation/gpu/amdgpu/
+# debugfs.rst). Only these named files are read, never a glob of the directory: some debugfs entries act when
+# read (amdgpu_evict_vram/_gtt evict, amdgpu_gpu_recover resets the GPU, ttm/page_pool_shrink shrinks the pool).
+# debugfs is never mounted here. The record for the directory itself says whether it could be read at all.
+# amdgpu_gem_info (amdgpu_debugfs_gem_info_show, amdgpu_gem.c; each BO by amdgpu_bo_print_info, amdgpu_object.c)
+# lists every buffer of every client: awk keeps each client's header, its totals per placement and its 8 largest
+# BOs, and an end line (its absence means the output was cut). The allocator dumps (ttm_resource_manager_debug,
+# ttm_resource.c) lose their per-range lines (drm_mm_print lists every allocation).
+begin debugfs
+_dbg="$R/sys/kernel/debug"
+mark "file $_dbg"
+if [ ! -e "$_dbg" ]; then echo absent
+elif ! _dls=$(ls -A "$_dbg" 2>&1); then printf 'refused %s\n' "$(printf '%s\n' "$_dls" | head -n 1 | cut -c 1-200)"
+elif [ -z "$_dls" ]; then echo unmounted
+else echo mounted
+fi
+onefile "$R/sys/kernel/security/lockdown"
+_gemsum() {
+  awk '
+    function flush(  p, i) {
+      if (h == "") return
+      print h
+      for (p in sum) printf "\t\tgpumem-total %s %.0f %d %.0f\n", p, sum[p], cnt[p], shr[p]
+      for (i = 1; i <= nt; i++) print top[i]
+      h = ""; nt = 0; split("", sum); split("", cnt); split("", shr)
+    }
+    /^gpumem-rc [0-9]+$/ { rc = $2; next }
+    /^pid +[0-9]+ command / { if (match($0, /^pid +[0-9]+ /) && RLENGTH >= 13) { flush(); h = $0; clients++; next } }
+    /^\t\t?0x[0-9a-f]+: +[0-9]+ byte / {
+      if (h == "" || !match($0, /0x[0-9a-f]+: +[0-9]+ byte/) || RLENGTH < 29) next
+      pl = $4
+      sz = $2 + 0
+      sum[pl] += sz; cnt[pl]++; bos++
+      if ($0 ~ / (imported from|exported as) ino:/) shr[pl] += sz
+      if (nt < 8 || sz > topS[nt]) {
+        i = (nt < 8) ? ++nt : nt
+        while (i > 1 && topS[i - 1] < sz) { topS[i] = topS[i - 1]; top[i] = top[i - 1]; i-- }
+        topS[i] = sz; top[i] = substr($0, 1, 200)
+      }
+      next
+    }
+    h == "" && errs < 3 { print "gpumem-error " substr($0, 1, 200); errs++ }
+    END { flush(); printf "gpumem-end clients %d bos %d rc %s\n", clients, bos, rc }
+  '
+}
+for _d in "$_dbg"/dri/[0-9]*; do
+  [ -f "$_d/amdgpu_gem_info" ] || continue
+  onefile "$_d/name"
+  mark "file $_d/amdgpu_gem_info"
+  if printf 'x\n' | awk '{ print }' >/dev/null 2>&1; then
+    { $T cat "$_d/amdgpu_gem_info" 2>&1; printf '\ngpumem-rc %s\n' "$?"; } | _gemsum | head -c "$MAXC"
+  else
+    { $T head -c "$MAXC" "$_d/amdgpu_gem_info" 2>&1; printf '\ngpumem-rc %s\n' "$?"; }
+  fi
+  for _f in amdgpu_gtt_mm amdgpu_vram_mm; do
+    [ -f "$_d/$_f" ] || continue
+    mark "file $_d/$_f"
+    $T cat "$_d/$_f" 2>&1 | grep -v -E '^0x[0-9a-f]+-0x[0-9a-f]+: ' | head -c 65536
+  done
+  onefile "$_d/ttm_page_pool"
+done
+onefile "$_dbg/ttm/page_pool"
+finish debugfs
+
 # NVIDIA: the two CSV queries (kept in variables, each cut at $MAXC, for the steps after them).
 begin nvidia-smi.gpu
 _smi=''
