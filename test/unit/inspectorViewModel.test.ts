@@ -105,7 +105,7 @@ describe('inspector view model: the APU node with a GTT-heavy pod', () => {
     assert.ok(first && second);
     assert.equal(first.label, 'ml/trainer-0');
     assert.equal(first.podUid, GTT_POD);
-    assert.deepEqual(first.segments, { accounted: 6 * GiB, gtt: 30 * GiB, free: 0, other: 0, vram: 256 * MiB });
+    assert.deepEqual(first.segments, { accounted: 6 * GiB, gtt: 30 * GiB, free: 0, kernel: 0, other: 0, vram: 256 * MiB });
     assert.equal(first.limit, 32 * GiB);
     assert.ok(
       first.details.some((line) => line === 'limit: 34,359,738,368 bytes (32 GiB)'),
@@ -113,7 +113,7 @@ describe('inspector view model: the APU node with a GTT-heavy pod', () => {
     );
     assert.ok(first.details.some((line) => line.startsWith('true footprint: 38,654,705,664 bytes (36 GiB)')));
     assert.equal(second.label, `pod ${SMALL_POD}`);
-    assert.deepEqual(second.segments, { accounted: 1 * GiB, gtt: 1 * GiB, free: 6 * GiB, other: 0, vram: 0 });
+    assert.deepEqual(second.segments, { accounted: 1 * GiB, gtt: 1 * GiB, free: 6 * GiB, kernel: 0, other: 0, vram: 0 });
     const node = model.chart.node;
     assert.ok(node);
     // MemTotal = pods + GPU memory no cgroup counts + other used + MemAvailable (VRAM is apart).

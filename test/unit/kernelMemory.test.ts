@@ -68,14 +68,17 @@ test('GTT and unreclaimable slab outside pods: the kernel-allocations warning na
   assert.match(inspectionToText(inspection), /kernel memory outside pods: 46\.\d GiB\n {2}GTT in use {3}38 GiB/);
   const json = JSON.parse(JSON.stringify(inspectionToJson(inspection))) as { node: { kernelMemory: { outsidePods: number } } };
   assert.equal(json.node.kernelMemory.outsidePods, kernel.outsidePods);
-  // The inspector's node bar: its "other RAM in use" split in the tooltip and the hidden data table.
-  const details = buildInspectorViewModel(inspection).chart.node?.details ?? [];
-  const at = details.findIndex((line) => line.startsWith('other RAM in use: '));
+  // The inspector's node bar: the kernel's parts are a segment of their own, split in the tooltip and the data table.
+  const chartNode = buildInspectorViewModel(inspection).chart.node;
+  const details = chartNode?.details ?? [];
+  const at = details.findIndex((line) => line.startsWith('kernel memory outside pods: '));
   assert.ok(at >= 0, details.join('\n'));
-  assert.match(details[at + 1] ?? '', /^ {2}SUnreclaim outside pods: [\d,]+ bytes \(8\.2 GiB\)/);
-  assert.match(details.at(-1) ?? '', /^ {2}the rest \(system services, page cache/);
+  assert.match(details[at + 1] ?? '', /^ {2}SUnreclaim: [\d,]+ bytes \(8\.2 GiB\)/);
+  assert.match(details.at(-1) ?? '', /^other RAM in use \(system services, page cache\)/);
+  const nonGpu = kernel.parts.filter((part) => part.key !== 'gpu').reduce((total, part) => total + part.outsidePods, 0);
+  assert.equal(chartNode?.segments.kernel, nonGpu, 'the kernel segment is the parts outside pods, GTT aside');
   assert.equal(
-    details.some((line) => line.includes('GTT in use outside pods')),
+    details.some((line) => line.includes('GTT in use:')),
     false,
     'GTT has its own segment',
   );

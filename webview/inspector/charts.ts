@@ -52,6 +52,7 @@ export function readPalette(): Palette {
       accounted: themeVar('--vscode-charts-blue', '#3794ff'),
       gtt: themeVar('--vscode-charts-red', '#f14c4c'),
       free: themeVar('--vscode-charts-green', '#89d185'),
+      kernel: themeVar('--vscode-charts-orange', '#d18616'),
       other: themeVar('--vscode-disabledForeground', '#8b8b8b'),
       vram: themeVar('--vscode-charts-purple', '#b180d7'),
     },

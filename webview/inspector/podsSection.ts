@@ -10,21 +10,63 @@ interface Column {
   readonly label: string;
   readonly numeric: boolean;
   readonly sortValue: (row: PodRow) => number | string | null;
+  /** The column's cell; the first column (the pod) is a row header and is drawn by the table itself. */
+  readonly cell?: (row: PodRow) => HTMLElement;
+  /** A column that only some captures fill: shown when a row has a value (e.g. debugfs GTT, when it was read). */
+  readonly shownFor?: (rows: readonly PodRow[]) => boolean;
 }
 
 export const POD_COLUMNS: readonly Column[] = [
   { key: 'pod', label: 'Pod', numeric: false, sortValue: (row) => row.pod },
-  { key: 'container', label: 'Container', numeric: false, sortValue: (row) => row.container },
-  { key: 'limit', label: 'Limit', numeric: true, sortValue: (row) => row.limit.value },
-  { key: 'current', label: 'memory.current', numeric: true, sortValue: (row) => row.current.value },
-  { key: 'gtt', label: 'GTT', numeric: true, sortValue: (row) => row.gtt.value },
-  { key: 'footprint', label: 'True footprint', numeric: true, sortValue: (row) => row.footprint.value },
-  { key: 'headroom', label: 'Headroom', numeric: true, sortValue: (row) => row.headroom.value },
-  { key: 'lastOom', label: 'Last OOM', numeric: false, sortValue: (row) => row.lastOom.sortKey },
+  {
+    key: 'container',
+    label: 'Container',
+    numeric: false,
+    sortValue: (row) => row.container,
+    cell: (row) =>
+      h('td', {}, h('code', { text: row.container }), ...row.processes.map((process) => h('div', { class: 'sub', text: process }))),
+  },
+  { key: 'limit', label: 'Limit', numeric: true, sortValue: (row) => row.limit.value, cell: (row) => numberCell(row.limit) },
+  { key: 'current', label: 'memory.current', numeric: true, sortValue: (row) => row.current.value, cell: (row) => numberCell(row.current) },
+  { key: 'gtt', label: 'GTT', numeric: true, sortValue: (row) => row.gtt.value, cell: (row) => numberCell(row.gtt) },
+  {
+    key: 'footprint',
+    label: 'True footprint',
+    numeric: true,
+    sortValue: (row) => row.footprint.value,
+    cell: (row) => numberCell(row.footprint),
+  },
+  {
+    key: 'headroom',
+    label: 'Headroom',
+    numeric: true,
+    sortValue: (row) => row.headroom.value,
+    cell: (row) => numberCell(row.headroom, row.headroomTone),
+  },
+  {
+    key: 'debugfsGtt',
+    label: 'debugfs GTT',
+    numeric: true,
+    sortValue: (row) => row.debugfsGtt?.value ?? null,
+    cell: (row) => numberCell(row.debugfsGtt ?? { text: '—', exact: 'not read' }),
+    shownFor: (rows) => rows.some((row) => row.debugfsGtt !== undefined),
+  },
+  {
+    key: 'lastOom',
+    label: 'Last OOM',
+    numeric: false,
+    sortValue: (row) => row.lastOom.sortKey,
+    cell: (row) => h('td', { class: `tone-text-${row.lastOom.tone}`, text: row.lastOom.text }),
+  },
 ];
 
+/** The columns this capture fills, in order. */
+export function visibleColumns(rows: readonly PodRow[]): Column[] {
+  return POD_COLUMNS.filter((column) => !column.shownFor || column.shownFor(rows));
+}
+
 export function sortPods(rows: readonly PodRow[], column: string, descending: boolean): PodRow[] {
-  const spec = POD_COLUMNS.find((candidate) => candidate.key === column) ?? POD_COLUMNS[5];
+  const spec = POD_COLUMNS.find((candidate) => candidate.key === column) ?? POD_COLUMNS.find((candidate) => candidate.key === 'footprint');
   if (!spec) return [...rows];
   return [...rows].sort((a, b) => {
     const x = spec.sortValue(a);
@@ -49,10 +91,11 @@ export function renderPodsSection(
 ): HTMLElement {
   if (rows.length === 0) return section('pods', 'Pods', h('p', { class: 'muted', text: 'No pod cgroups in this capture.' }));
   const sorted = sortPods(rows, sort.column, sort.descending);
+  const columns = visibleColumns(rows);
   const head = h(
     'tr',
     {},
-    ...POD_COLUMNS.map((column) => {
+    ...columns.map((column) => {
       const active = column.key === sort.column;
       const ariaSort = active ? (sort.descending ? 'descending' : 'ascending') : 'none';
       return h(
@@ -82,13 +125,7 @@ export function renderPodsSection(
       'tr',
       { class: 'pod-row', attrs: { 'data-pod-uid': row.podUid } },
       h('th', { attrs: { scope: 'row' } }, open, h('div', { class: 'sub', text: `${row.qos}${row.named ? ` · ${row.podUid}` : ''}` })),
-      h('td', {}, h('code', { text: row.container }), ...row.processes.map((process) => h('div', { class: 'sub', text: process }))),
-      numberCell(row.limit),
-      numberCell(row.current),
-      numberCell(row.gtt),
-      numberCell(row.footprint),
-      numberCell(row.headroom, row.headroomTone),
-      h('td', { class: `tone-text-${row.lastOom.tone}`, text: row.lastOom.text }),
+      ...columns.flatMap((column) => (column.cell ? [column.cell(row)] : [])),
     );
     tr.addEventListener('click', () => actions.openPod(row.podUid));
     body.append(tr);

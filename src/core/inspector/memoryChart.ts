@@ -12,7 +12,7 @@ import { bytesCell, plural, podLabel } from './cells.ts';
 function podSegments(pod: PodAccounting): ChartSegments {
   const accounted = pod.accounted ?? 0;
   const free = pod.limit !== undefined ? Math.max(0, pod.limit - accounted - pod.gtt) : 0;
-  return { accounted, gtt: pod.gtt, free, other: 0, vram: pod.vram };
+  return { accounted, gtt: pod.gtt, free, kernel: 0, other: 0, vram: pod.vram };
 }
 
 function podDetails(pod: PodAccounting): string[] {
@@ -31,15 +31,21 @@ function podDetails(pod: PodAccounting): string[] {
   ];
 }
 
-/** The node's "other RAM in use" split into the kernel's parts outside pods (GTT has its own segment) and the rest. */
-function otherBreakdown(kernel: KernelMemory | undefined, other: number): string[] {
-  if (!kernel || other <= 0) return [];
+/** The kernel's parts outside pods that are not GTT (which has its own segment): their sum, at most `used`. */
+function kernelOutsidePods(kernel: KernelMemory | undefined, used: number): number {
+  if (!kernel) return 0;
+  const named = kernel.parts.filter((part) => part.key !== 'gpu').reduce((total, part) => total + part.outsidePods, 0);
+  return Math.min(Math.max(0, used), named);
+}
+
+/** The node's RAM in use outside pods and GTT, split into the kernel's parts and the rest. */
+function otherBreakdown(kernel: KernelMemory | undefined, kernelBytes: number, other: number): string[] {
+  if (!kernel || kernelBytes + other <= 0) return [];
   const parts = kernel.parts.filter((part) => part.key !== 'gpu' && part.outsidePods > 0);
-  const named = parts.reduce((total, part) => total + part.outsidePods, 0);
   return [
-    `other RAM in use: ${describeBytes(other)}, of which`,
-    ...parts.map((part) => `  ${part.label} outside pods: ${describeBytes(part.outsidePods)}`),
-    `  the rest (system services, page cache, the kernel's other parts): ${describeBytes(Math.max(0, other - named))}`,
+    `kernel memory outside pods: ${describeBytes(kernelBytes)}, of which`,
+    ...parts.map((part) => `  ${part.label}: ${describeBytes(part.outsidePods)}`),
+    `other RAM in use (system services, page cache): ${describeBytes(other)}`,
   ];
 }
 
@@ -58,15 +64,17 @@ export function buildChart(inspection: Inspection, names: ReadonlyMap<string, st
   const a = node.accounting;
   const gtt = a.unaccounted ?? 0;
   const free = a.memAvailable ?? 0;
-  const other =
+  const used =
     a.memTotal !== undefined && a.memAvailable !== undefined ? Math.max(0, a.memTotal - a.memAvailable - a.podsAccounted - gtt) : 0;
+  const kernel = kernelOutsidePods(node.kernel, used);
+  const other = used - kernel;
   const nodeRow: ChartRow = {
     key: 'node',
     kind: 'node',
     label: `node ${node.model.hostname ?? inspection.target}`,
     podUid: null,
     podCount: node.pods.length,
-    segments: { accounted: a.podsAccounted, gtt, free, other, vram: a.vramUsed ?? 0 },
+    segments: { accounted: a.podsAccounted, gtt, free, kernel, other, vram: a.vramUsed ?? 0 },
     limit: a.memTotal ?? null,
     details: [
       `MemTotal: ${bytesCell(a.memTotal).exact}`,
@@ -76,7 +84,7 @@ export function buildChart(inspection: Inspection, names: ReadonlyMap<string, st
       `GTT in use (sysfs): ${bytesCell(a.gttUsed).exact}`,
       `GPUActive (7.1+): ${bytesCell(a.gpuActive).exact}`,
       `VRAM in use: ${bytesCell(a.vramUsed).exact}`,
-      ...otherBreakdown(node.kernel, other),
+      ...otherBreakdown(node.kernel, kernel, other),
     ],
   };
   // PodAccounting comes sorted by true footprint already; sort again so the chart does not depend on it.
@@ -100,6 +108,7 @@ export function buildChart(inspection: Inspection, names: ReadonlyMap<string, st
       accounted: sum((s) => s.accounted),
       gtt: sum((s) => s.gtt),
       free: sum((s) => s.free),
+      kernel: 0,
       other: 0,
       vram: sum((s) => s.vram),
     };

@@ -83,6 +83,7 @@ export function buildPods(inspection: Inspection, names: ReadonlyMap<string, str
       footprint: bytesCell(pod.trueFootprint),
       headroom: bytesCell(pod.headroom),
       headroomTone,
+      ...(pod.debugfsGtt !== undefined ? { debugfsGtt: bytesCell(pod.debugfsGtt) } : {}),
       lastOom,
       cgroupPath: pod.cgroupPath,
     };

@@ -375,6 +375,7 @@ const AMOUNT_KEYS = new Set([
   'accounted',
   'gtt',
   'free',
+  'kernel',
   'other',
   'vram',
   'limit',

@@ -71,7 +71,10 @@ export interface ChartSegments {
   readonly gtt: number;
   /** Pod: limit − (accounted + GTT), when positive. Node: MemAvailable. */
   readonly free: number;
-  /** Node only: RAM in use outside pods' cgroups and GTT (system, page cache, kernel). */
+  /** Node only: what the kernel holds outside pods' cgroups, GTT aside (TTM pools, unreclaimable slab, vmalloc, page
+   *  tables, kernel stacks, per-CPU), from /proc/meminfo less the pods' charges (kernelMemory.ts). */
+  readonly kernel: number;
+  /** Node only: the rest of the RAM in use outside pods' cgroups (system services, page cache). */
   readonly other: number;
   /** VRAM the processes hold (dedicated GPU memory, or the APU's carve-out). */
   readonly vram: number;
@@ -122,6 +125,8 @@ export interface PodRow {
   readonly footprint: BytesCell;
   readonly headroom: BytesCell;
   readonly headroomTone: Tone;
+  /** The GTT its processes hold per amdgpu_gem_info, only when the capture read debugfs. */
+  readonly debugfsGtt?: BytesCell;
   readonly lastOom: { readonly text: string; readonly sortKey: string; readonly tone: Tone };
   readonly cgroupPath: string;
 }
@@ -215,6 +220,7 @@ export const SERIES: readonly { readonly key: SegmentKey; readonly label: string
   { key: 'accounted', label: 'cgroup-accounted (memory.current)' },
   { key: 'gtt', label: 'GTT charged to no cgroup' },
   { key: 'free', label: 'free (headroom to the limit; node: MemAvailable)' },
+  { key: 'kernel', label: 'kernel memory outside pods (slab, vmalloc, TTM pools…)' },
   { key: 'other', label: 'other RAM in use (outside pods)' },
   { key: 'vram', label: 'VRAM' },
 ];
