@@ -26,6 +26,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { containerDir, GiB, MiB, nodeCapture, STRIX_HALO } from '../unit/helpers/nodeCapture.ts';
 import type { NodeSpec } from '../unit/helpers/nodeCapture.ts';
+import { amdgpuGemInfo, amdgpuGttMm } from '../helpers/amdgpuDebugfsFiles.ts';
 import { gpumemLog, liveSampleLines } from './harness/outputLog.ts';
 import { ARTIFACTS_DIR, REPO_ROOT } from './harness/paths.ts';
 import { publishScreenshot } from './harness/readmeMedia.ts';
@@ -98,6 +99,22 @@ function strixHaloNode(): NodeSpec {
       { uid: '3d6fb5d1-5178-42fa-9cbe-ac2efc5e4c8e', current: 512 * MiB, max: 2 * GiB },
     ],
     kernelLog: `${oomLines(VICTIM, 'vllm-worker', 6161)}\n`,
+    // The kernel's own share (its node-bar segment) and the driver's debugfs books, agreeing with fdinfo (the column).
+    meminfoExtra: 'SUnreclaim:      3145728 kB\nVmallocUsed:      524288 kB\n',
+    debugfs: [
+      ['/sys/kernel/debug', 'mounted\n'],
+      ['/sys/kernel/debug/dri/1/name', 'amdgpu dev=0000:c5:00.0 unique=0000:c5:00.0\n'],
+      [
+        '/sys/kernel/debug/dri/1/amdgpu_gem_info',
+        `${amdgpuGemInfo([
+          { pid: 4242, command: 'python3', buffers: [{ bytes: 30 * GiB, placement: 'GTT' }] },
+          { pid: 5151, command: 'llama-server', buffers: [{ bytes: 17 * GiB, placement: 'GTT' }] },
+          { pid: 6161, command: 'vllm-worker', buffers: [{ bytes: 6 * GiB, placement: 'GTT' }] },
+          { pid: 7171, command: 'embedder', buffers: [{ bytes: 512 * MiB, placement: 'GTT' }] },
+        ])}gpumem-rc 0\n`,
+      ],
+      ['/sys/kernel/debug/dri/1/amdgpu_gtt_mm', amdgpuGttMm(96 * GiB, 54 * GiB)],
+    ],
   };
 }
 
@@ -474,6 +491,7 @@ test(
         assert.ok(processes.includes(`${HOSTILE_IMG} (4242)`), `the <img> process name shows as text: ${JSON.stringify(processes)}`);
         assert.ok(processes.includes(`${HOSTILE_SCRIPT} (4343)`), `the </script> process name shows as text: ${JSON.stringify(processes)}`);
         assert.ok((await frame.locator('#title').innerText()).includes(HOSTILE_SCRIPT));
+        assert.equal(await frame.locator('#pods-table [data-column="debugfsGtt"]').count(), 0, 'no debugfs in this capture: no column');
         assert.ok((await frame.locator('#oom-timeline .victim').first().innerText()).includes(HOSTILE_IMG));
         const bodyText = await frame.locator('body').evaluate((body) => (body as unknown as { textContent: string }).textContent);
         assert.ok(bodyText.includes(HOSTILE_IMG) && bodyText.includes(HOSTILE_SCRIPT));
@@ -536,8 +554,9 @@ for (const theme of [
             themeClass ?? '',
             theme.key === 'dark' ? /vscode-dark/ : theme.key === 'light' ? /vscode-light/ : /vscode-high-contrast/,
           );
-          // Pods table: sortable, with aria-sort.
+          // Pods table: sortable, with aria-sort; the debugfs GTT column because this capture read debugfs.
           assert.equal(await frame.locator('#pods-table th[aria-sort="descending"] button').innerText(), 'True footprint ▼');
+          assert.equal(await frame.locator('#pods-table button.sort[data-column="debugfsGtt"]').innerText(), 'debugfs GTT');
           await frame.locator('#pods-table button.sort[data-column="headroom"]').click();
           assert.equal(await frame.locator('#pods-table th[aria-sort="ascending"] button').innerText(), 'Headroom ▲');
           const firstPod = await frame.locator('#pods-table tbody tr').first().getAttribute('data-pod-uid');
