@@ -5,6 +5,7 @@ import '../fuzz/capture.fuzz.ts';
 import '../fuzz/clusterReport.fuzz.ts';
 import '../fuzz/hamiTest.fuzz.ts';
 import '../fuzz/kernelLog.fuzz.ts';
+import '../fuzz/kfd.fuzz.ts';
 import '../fuzz/kubeconfig.fuzz.ts';
 import '../fuzz/lint.fuzz.ts';
 import '../fuzz/parsers.fuzz.ts';

@@ -28,6 +28,10 @@ import { kubepodsPids, podResidentMemory, podRssVerdicts } from '../verdicts/pod
 import type { DriverDebugfs } from '../verdicts/driverDebugfs.ts';
 import { debugfsUnavailableVerdict, driverDebugfs, gttSourcesVerdict, withDebugfsPods } from '../verdicts/driverDebugfs.ts';
 import { parseAmdgpuDebugfs } from '../probe/parsers/amdgpuDebugfs.ts';
+import type { KfdEvictions } from '../verdicts/kfdEviction.ts';
+import { lifetimeEvictions } from '../verdicts/kfdEviction.ts';
+import { parseKfd } from '../probe/parsers/kfd.ts';
+import { dmemProtectionVerdicts, evictionThrashingVerdicts, vramOvercommittedVerdict } from '../verdicts/vramEviction.ts';
 import type { NvidiaAccounting } from '../verdicts/nvidiaPodMemory.ts';
 import { nvidiaAccounting, withNvidiaNode, withNvidiaPods } from '../verdicts/nvidiaPodMemory.ts';
 
@@ -48,6 +52,8 @@ export interface NodeInspection {
   readonly resident: ReadonlyMap<string, PodResident>;
   /** amdgpu's debugfs books (per-client GTT, allocator totals, TTM pool), when the probe looked. */
   readonly driver: DriverDebugfs | undefined;
+  /** KFD evictions per process and pod: each total since the process started, over its lifetime (section `kfd`). */
+  readonly kfd: KfdEvictions;
 }
 
 export interface Inspection {
@@ -123,13 +129,18 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspe
     });
     const kernel = kernelMemory(model, accounting, driver);
     const resident = podResidentMemory(capture);
-    node = { model, accounting, pods, kernelChecks, oom, nvidia, hamiQuotas, kernel, resident, driver };
-    problems = [...model.problems, ...(nvidia.node.kind === 'read' ? nvidia.node.problems : [])];
+    const kfd = lifetimeEvictions(parseKfd(sectionFiles(capture, 'kfd')), model.uptimeSeconds);
+    node = { model, accounting, pods, kernelChecks, oom, nvidia, hamiQuotas, kernel, resident, driver, kfd };
+    problems = [...model.problems, ...(nvidia.node.kind === 'read' ? nvidia.node.problems : []), ...kfd.problems];
     if (oom?.outcome.kind === 'stopped-at-budget') problems.push(`Kernel log: ${oom.outcome.problem}`);
     pushAll(verdicts, oom?.verdicts ?? []);
     pushAll(verdicts, unaccountedMemoryVerdicts(model, options.podNames, { node: accounting, pods }));
     for (const verdict of [kernelMemoryVerdict(kernel), overcommitVerdict(model)]) if (verdict) verdicts.push(verdict);
     pushAll(verdicts, podRssVerdicts(pods, resident, options.podNames));
+    const vram = vramOvercommittedVerdict(model, options.podNames);
+    if (vram) verdicts.push(vram);
+    pushAll(verdicts, evictionThrashingVerdicts(kfd, options.podNames));
+    pushAll(verdicts, dmemProtectionVerdicts(model, kfd, options.podNames));
     for (const verdict of [debugfsUnavailableVerdict(driver, model), gttSourcesVerdict(driver, options.podNames)])
       if (verdict) verdicts.push(verdict);
     pushAll(verdicts, hamiQuotaVerdicts(hamiQuotas, options.podNames ?? new Map(), hami?.checks));

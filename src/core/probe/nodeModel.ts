@@ -13,7 +13,7 @@ import { parseMeminfo } from './parsers/meminfo.ts';
 import type { KubeletReservations } from './parsers/nodeConfig.ts';
 import { parseContainerdDefaultRuntime, parseKubeletReservations } from './parsers/nodeConfig.ts';
 import type { NumberProblem, NumberProblems } from './parsers/kernelNumber.ts';
-import { describeNumberProblem } from './parsers/kernelNumber.ts';
+import { describeNumberProblem, parseBoundedNumber } from './parsers/kernelNumber.ts';
 import { parsePodCgroup } from './podCgroup.ts';
 
 export type CgroupMode = 'v2' | 'v1' | 'hybrid' | 'unknown';
@@ -50,6 +50,8 @@ export interface NodeModel {
   readonly kernelVersion: { major: number; minor: number; patch: number } | undefined;
   readonly os: string | undefined;
   readonly probeUid: string | undefined;
+  /** Seconds since boot (`uptime=` of the meta section, from /proc/uptime). */
+  readonly uptimeSeconds: number | undefined;
   readonly meminfo: ReadonlyMap<string, number>;
   readonly vmstat: ReadonlyMap<string, number>;
   /** /proc/sys/vm values the probe reads: overcommit_memory, overcommit_ratio, overcommit_kbytes. */
@@ -141,6 +143,7 @@ export function buildNodeModel(capture: Capture): NodeModel {
     kernelVersion: parseKernelVersion(meta.get('kernel')),
     os: osRelease.get('PRETTY_NAME'),
     probeUid: meta.get('uid'),
+    uptimeSeconds: parseBoundedNumber(meta.get('uptime'), { fraction: true }),
     meminfo,
     vmstat,
     vmSysctl,

@@ -12,6 +12,13 @@ export interface DrmClient {
   readonly resident: ReadonlyMap<string, number>;
   /** Total bytes per region (`drm-total-<r>`), when the driver reports it. */
   readonly total: ReadonlyMap<string, number>;
+  /**
+   * amdgpu only (amdgpu_show_fdinfo, amdgpu_fdinfo.c): `amd-requested-vram`, the client's buffers placed in VRAM
+   * or wanting it, and `amd-evicted-vram`, those of its buffers that prefer VRAM (preferred_domains) but sit
+   * elsewhere (GTT or system RAM: evicted, or never placed). KiB in the file, bytes here.
+   */
+  readonly amdRequestedVram?: number;
+  readonly amdEvictedVram?: number;
 }
 
 /** drm-usage-stats.rst: `<uint> [KiB|MiB]` (drm_fdinfo_print_size also prints GiB); bare numbers are bytes. */
@@ -38,7 +45,21 @@ export function parseFdinfo(text: string, sink?: NumberProblems): DrmClient {
     else if (match[1] === 'resident' || parseMemoryValue(fields.get(`drm-resident-${match[2]}`) ?? '') === undefined)
       resident.set(match[2], bytes);
   }
-  return { clientId: fields.get('drm-client-id'), driver: fields.get('drm-driver'), pdev: fields.get('drm-pdev'), resident, total };
+  const amd = (key: string) => {
+    const value = fields.get(key);
+    return value === undefined ? undefined : memoryValue(value, key, sink);
+  };
+  const requested = amd('amd-requested-vram');
+  const evicted = amd('amd-evicted-vram');
+  return {
+    clientId: fields.get('drm-client-id'),
+    driver: fields.get('drm-driver'),
+    pdev: fields.get('drm-pdev'),
+    resident,
+    total,
+    ...(requested !== undefined ? { amdRequestedVram: requested } : {}),
+    ...(evicted !== undefined ? { amdEvictedVram: evicted } : {}),
+  };
 }
 
 /**

@@ -4,6 +4,8 @@
 //   proc             /proc/meminfo (MemAvailable, MemTotal, GPUActive);
 //   cgroup.kubepods  memory.current (v1: memory.usage_in_bytes) of the kubepods QoS and pod levels;
 //   fdinfo           the DRM fdinfo sweep, the very block of the full node probe (GTT per process → pod);
+//   kfd              the full probe's KFD block: each process's evicted_ms, start time and cgroup, for the
+//                    "evicted ms/s" series (the growth between two samples);
 //   nvidia-smi.*     the full probe's NVIDIA block (the two CSV queries, each compute app's cgroup, and the
 //                    table only when a query failed or MIG is on): VRAM per process → pod. Without nvidia-smi
 //                    it is one `command -v` and a "missing" marker.
@@ -14,6 +16,7 @@ import { nodeBlock } from './nodeScript.ts';
 
 // Blocks of the full probe, taken from NODE_BODY so the two never drift apart.
 const FDINFO_SWEEP = nodeBlock('begin fdinfo\n', '\n# Step 3 of the APU OOM workflow');
+const KFD_BLOCK = nodeBlock('begin kfd\n', '\n# DRM fdinfo sweep');
 const SMI_HELPERS = nodeBlock('# smiquery ARGS', 'begin meta\n');
 const NVIDIA_BLOCK = nodeBlock('# NVIDIA: the two CSV queries', 'files nvidia-driver ');
 
@@ -40,6 +43,8 @@ finish cgroup.kubepods
 ` +
   FDINFO_SWEEP +
   '\n' +
+  KFD_BLOCK +
+  '\n' +
   NVIDIA_BLOCK;
 
 export interface LightProbeOptions {
@@ -53,7 +58,7 @@ export function buildLightProbeScript(options: LightProbeOptions): string {
     nonce: options.nonce,
     hostRoot: options.hostRoot ?? '',
     scope: 'node',
-    comment: `# gpumem light probe v${PROBE_FORMAT_VERSION} (live sampling), scope node: meminfo, kubepods memory.current, DRM fdinfo, nvidia-smi; read-only.`,
+    comment: `# gpumem light probe v${PROBE_FORMAT_VERSION} (live sampling), scope node: meminfo, kubepods memory.current, DRM fdinfo, KFD evictions, nvidia-smi; read-only.`,
     body: LIGHT_BODY,
   });
 }

@@ -112,6 +112,27 @@ begin kfd
 for _f in "$R"/sys/class/kfd/kfd/topology/nodes/*/gpu_id "$R"/sys/class/kfd/kfd/topology/nodes/*/name "$R"/sys/class/kfd/kfd/proc/*/vram_* "$R"/sys/class/kfd/kfd/proc/*/stats_*/evicted_ms; do
   onefile "$_f"
 done
+# evicted_ms counts from the process's start: each KFD process's /proc/<pid>/stat (its start time, in clock ticks
+# since boot) and cgroup (for the pod). kfd/proc/<pid> is the lead thread's pid (kfd_process.c), at most 1000.
+# One grep -z reads them all (tr makes each newline inside a record, e.g. in a comm, a tab: no line is forged).
+_kfdf=''
+_kfdn=0
+for _d in "$R"/sys/class/kfd/kfd/proc/[0-9]*; do
+  _kfdp=${'$'}{_d##*/}
+  case $_kfdp in *[!0-9]*|???????????*) continue ;; esac
+  _kfdn=$((_kfdn + 1))
+  if [ "$_kfdn" -gt 1000 ]; then mark "missing kfd pids beyond 1000"; break; fi
+  _kfdf="$_kfdf $_kfdp/stat $_kfdp/cgroup"
+done
+if [ -n "$_kfdf" ]; then
+  if have getconf; then mark "file $R/proc/kfd-clk-tck"; getconf CLK_TCK 2>&1 | head -c 64; fi
+  if zgrepok; then
+    mark "file $R/proc/kfd-pids"
+    ( cd "$R/proc" 2>/dev/null && $T grep -a -z -H -m 1 '' $_kfdf 2>/dev/null ) | tr '\n\000' '\t\n' | head -c $((_kfdn * 16384))
+  else
+    for _f in $_kfdf; do onefile "$R/proc/$_f"; done
+  fi
+fi
 finish kfd
 
 # DRM fdinfo sweep: only fds that are DRM character devices (major 226), one ls for all processes;
