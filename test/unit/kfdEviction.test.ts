@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { parseCapture, sectionFiles } from '../../src/core/probe/capture.ts';
 import { parseKfd, parseProcStat } from '../../src/core/probe/parsers/kfd.ts';
 import { evictedBetween } from '../../src/core/inspector/evictionDelta.ts';
@@ -271,4 +272,37 @@ test('dmem.protection: 7.3 with dmem delegated and no dmem.low names the region 
     analyzeCaptureText(quiet, { target: 't' }).verdicts.some((v) => v.id === 'dmem.protection'),
     false,
   );
+});
+
+test('reports: per-pod totals and rates in Markdown, text and the JSON (node.kfdEvictions), the comm escaped', () => {
+  const text = withKfd(
+    node('7.3.0'),
+    kfdFiles([[GPU, 'gfx1151']], [proc(4101, 'vllm|a\u001b[31m', podA, 0, 1000, 50_000), proc(5202, 'vllm-b', podB, 1, 500, 20_000)]),
+    UPTIME,
+  );
+  const inspection = analyzeCaptureText(text, { target: 't', podNames: names });
+  const markdown = inspectionToMarkdown(inspection);
+  assert.match(markdown, /## VRAM evictions \(KFD\)/);
+  assert.match(markdown, /\| llm\/vllm-a \| 1 \| 50\.0 s \| 50\.0 ms\/s \| 6 GiB \|/);
+  const row = markdown.split('\n').find((line) => line.includes('(4101) |'));
+  assert.ok(row?.startsWith('| vllm\\|a'), `a | in a comm is escaped in its table cell: ${row}`);
+  assert.equal(row?.split(/(?<!\\)\|/).length, 7, 'five cells');
+  assert.match(markdown, /100 ticks\/s assumed/);
+  const plain = inspectionToText(inspection);
+  assert.match(plain, /llm\/vllm-b: 20\.0 s evicted, 40\.0 ms\/s \(1 process\)/);
+  assert.ok(!plain.includes('\u001b'), 'no escape sequence reaches a terminal');
+  const json = JSON.parse(JSON.stringify(inspectionToJson(inspection))) as {
+    node: { kfdEvictions: { pods: { podName: string; evictedMs: number; ratePerSecond: number }[] } };
+  };
+  assert.deepEqual(
+    json.node.kfdEvictions.pods.map((pod) => [pod.podName, pod.evictedMs, pod.ratePerSecond]),
+    [
+      ['llm/vllm-a', 50_000, 50],
+      ['llm/vllm-b', 20_000, 40],
+    ],
+  );
+  // A node without KFD: no section, and null in the JSON.
+  const none = analyzeCaptureText(node('7.3.0'), { target: 't' });
+  assert.ok(!inspectionToMarkdown(none).includes('VRAM evictions'));
+  assert.equal((inspectionToJson(none) as { node: { kfdEvictions: unknown } }).node.kfdEvictions, null);
 });

@@ -8,6 +8,7 @@ import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
 import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
 import { gpuReclaimRows } from '../verdicts/gpuReclaim.ts';
 import { driverJson, driverMarkdown, driverText } from './driverReport.ts';
+import { evictionJson, evictionMarkdown, evictionText } from './evictionReport.ts';
 import { nvidiaJson, nvidiaMarkdown, nvidiaText, podNvidiaJson } from './nvidiaReport.ts';
 
 const ICON: Record<string, string> = {
@@ -79,6 +80,7 @@ export function inspectionToMarkdown(inspection: Inspection): string {
       out.push('');
     }
     pushAll(out, driverMarkdown(inspection));
+    pushAll(out, evictionMarkdown(inspection));
     pushAll(out, nvidiaMarkdown(inspection));
     out.push('## Kernel, driver and dmem', '');
     for (const check of kernelChecks) pushAll(out, checkMarkdown(check));
@@ -173,6 +175,7 @@ export function inspectionToText(inspection: Inspection): string {
     for (const part of kernel.parts) out.push(`  ${oneLine(part.label).padEnd(12)} ${formatBytes(part.outsidePods)}`);
   }
   pushAll(out, driverText(inspection));
+  pushAll(out, evictionText(inspection));
   if (inspection.node) {
     out.push('', 'kernel, driver and dmem:');
     for (const check of inspection.node.kernelChecks)
@@ -215,6 +218,7 @@ export function inspectionToJson(inspection: Inspection): object {
           kernelChecks: node.kernelChecks,
           kernelMemory: node.kernel ?? null,
           debugfs: driverJson(inspection),
+          kfdEvictions: evictionJson(inspection),
           vm: Object.fromEntries(node.model.vmSysctl),
           gpus: node.model.gpus,
           oom: node.oom ? node.oom.summary : null,
