@@ -130,6 +130,27 @@ export const NODE_CAPTURES: readonly string[] = [
       ['/sys/module/amdgpu/parameters/gttsize', '-1\n'],
     ],
     dmemCapacity: 'drm/0000:c3:00.0/vram 536870912\n',
+    // The driver's debugfs books (the probe's summarised gem_info), so analysis of that section is fuzzed too.
+    debugfs: [
+      ['/sys/kernel/debug', 'mounted\n'],
+      ['/sys/kernel/security/lockdown', '[none] integrity confidentiality\n'],
+      ['/sys/kernel/debug/dri/1/name', 'amdgpu dev=0000:c5:00.0 unique=0000:c5:00.0\n'],
+      [
+        '/sys/kernel/debug/dri/1/amdgpu_gem_info',
+        'pid     4242 command python3:\n\t\tgpumem-total GTT 32212254720 2 0\n\t\tgpumem-total VRAM 268435456 1 0\n' +
+          '\t\t0x00000001:  30064771072 byte GTT CPU_GTT_USWC\n\t\t0x00000003:    268435456 byte VRAM VISIBLE pin count 1\n' +
+          'pid     6161 command vllm-worker/vllm:\n\t\tgpumem-total GTT 6442450944 1 6442450944\n' +
+          '\t\t0x00000001:   6442450944 byte GTT exported as ino:9912\ngpumem-end clients 2 bos 4 rc 0\n',
+      ],
+      [
+        '/sys/kernel/debug/dri/1/amdgpu_gtt_mm',
+        '  use_type: 1\n  use_tt: 1\n  size: 103079215104\n  usage: 57982058496\ntotal: 131072, used 5376 free 125696\n',
+      ],
+      [
+        '/sys/kernel/debug/ttm/page_pool',
+        '\t  --- 0--- --- 1---\nwc\t:      120       40\nuc\t:        0        0\n\ntotal\t:      200 of 25165824\n',
+      ],
+    ],
   }),
   nodeCapture({
     kernel: '6.8.0-45-generic',
