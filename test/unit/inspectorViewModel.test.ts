@@ -417,8 +417,8 @@ describe('inspector: the light probe and live samples', () => {
     assert.equal(point.memTotal, 128 * GiB);
     assert.deepEqual(point.problems, []);
     assert.deepEqual(point.pods, [
-      { podUid: GTT_POD, current: 6 * GiB, gtt: 30 * GiB, vram: GiB / 4 },
-      { podUid: SMALL_POD, current: 1 * GiB, gtt: 1 * GiB, vram: 0 },
+      { podUid: GTT_POD, current: 6 * GiB, gtt: 30 * GiB, vram: GiB / 4, evictedRate: null },
+      { podUid: SMALL_POD, current: 1 * GiB, gtt: 1 * GiB, vram: 0, evictedRate: null },
     ]);
   });
 

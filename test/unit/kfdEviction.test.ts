@@ -3,13 +3,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { parseCapture, sectionFiles } from '../../src/core/probe/capture.ts';
 import { parseKfd, parseProcStat } from '../../src/core/probe/parsers/kfd.ts';
 import { evictedBetween } from '../../src/core/inspector/evictionDelta.ts';
 import { lifetimeEvictions, sampleEvictions } from '../../src/core/verdicts/kfdEviction.ts';
 import { EVICTION_RATE_THRESHOLD } from '../../src/core/verdicts/vramEviction.ts';
-import { containerDir, GiB, nodeCapture, podUid, STRIX_HALO } from './helpers/nodeCapture.ts';
+import { sampleFromCapture, sampleWithBaseline, timeSeries } from '../../src/core/inspector/sample.ts';
+import { containerDir, GiB, lightNodeCapture, nodeCapture, podUid, STRIX_HALO } from './helpers/nodeCapture.ts';
 import type { NodeSpec } from './helpers/nodeCapture.ts';
 import type { KfdProcSpec } from './helpers/kfdCapture.ts';
 import { kfdFiles, procStat, withKfd, withRecords } from './helpers/kfdCapture.ts';
@@ -301,8 +303,57 @@ test('reports: per-pod totals and rates in Markdown, text and the JSON (node.kfd
       ['llm/vllm-b', 20_000, 40],
     ],
   );
-  // A node without KFD: no section, and null in the JSON.
+  // The inspector's pods table: each pod's total and lifetime rate, sortable by the ms.
+  const rows = buildInspectorViewModel(inspection).pods;
+  assert.deepEqual(
+    rows.map((row) => [row.pod, row.evicted?.value, row.evicted?.text]),
+    [
+      ['llm/vllm-a', 50_000, '50.0 s, 50.0 ms/s'],
+      ['llm/vllm-b', 20_000, '20.0 s, 40.0 ms/s'],
+    ],
+  );
+  // A node without KFD: no section, no column, and null in the JSON.
   const none = analyzeCaptureText(node('7.3.0'), { target: 't' });
+  assert.ok(buildInspectorViewModel(none).pods.every((row) => row.evicted === undefined));
   assert.ok(!inspectionToMarkdown(none).includes('VRAM evictions'));
   assert.equal((inspectionToJson(none) as { node: { kfdEvictions: unknown } }).node.kfdEvictions, null);
+});
+
+test("live samples: each pod's evicted ms/s between two light captures; a restart counts from zero; the first sample has none", () => {
+  const light = (procs: readonly KfdProcSpec[]) =>
+    withKfd(
+      lightNodeCapture({ kernel: '7.3.0', memTotal: 128 * GiB, gpus: [STRIX_HALO], pods: [podA, podB] }),
+      kfdFiles([[GPU, 'gfx1151']], procs),
+      UPTIME,
+    );
+  const first = sampleWithBaseline(light([proc(4101, 'a', podA, 0, 1000, 10_000), proc(5202, 'b', podB, 1, 1000, 0)]), 0, undefined);
+  assert.ok(
+    first.point.pods.every((pod) => pod.evictedRate === null),
+    'no rate without a previous sample',
+  );
+  // 2 s later: A evicted 300 ms more (150 ms/s); B's process restarted (new start time) and has 40 ms since.
+  const second = sampleWithBaseline(
+    light([proc(4101, 'a', podA, 0, 1000, 10_300), { ...proc(5202, 'b', podB, 1, 1, 40), startTicks: (UPTIME - 1) * 100 }]),
+    2000,
+    first.baseline,
+  );
+  const rate = (uid: string) => second.point.pods.find((pod) => pod.podUid === uid)?.evictedRate;
+  assert.equal(rate(podA.uid), 150);
+  assert.equal(rate(podB.uid), 20, 'a restarted process counts from zero, never negative');
+  const series = timeSeries([first.point, second.point], undefined);
+  assert.deepEqual(
+    series.evicted.map((p) => p.y),
+    [null, 170],
+  );
+  assert.deepEqual(
+    timeSeries([first.point, second.point], podA.uid).evicted.map((p) => p.y),
+    [null, 150],
+  );
+  // A capture without KFD keeps rates unknown, and sampleFromCapture (no baseline) never invents one.
+  assert.ok(
+    sampleWithBaseline(lightNodeCapture({ kernel: '7.3.0', memTotal: 128 * GiB, pods: [podA] }), 4000, second.baseline).point.pods.every(
+      (p) => p.evictedRate === null,
+    ),
+  );
+  assert.ok(sampleFromCapture(light([proc(4101, 'a', podA, 0, 1000, 10_300)]), 0).pods.every((p) => p.evictedRate === null));
 });

@@ -305,10 +305,14 @@ const LIVE_SERIES = [
   { key: 'vram', label: 'VRAM (GPU)' },
   { key: 'memAvailable', label: 'MemAvailable (node)' },
 ] as const;
+/** The KFD eviction rate: a duration per second, on its own axis at the right, shown only once a rate is known. */
+const EVICTED_SERIES = { key: 'evicted', label: 'evicted (ms/s, KFD)' } as const;
 
 export class LiveChart {
   readonly canvas: HTMLCanvasElement;
   readonly #chart: Chart<'line', { x: number; y: number | null }[]>;
+  /** Whether the series holds an eviction rate yet. */
+  #hasRate = false;
 
   constructor(container: HTMLElement, options: LiveChartOptions) {
     const { palette } = options;
@@ -321,20 +325,37 @@ export class LiveChart {
       vram: palette.segments.vram,
       memAvailable: palette.memAvailable,
     };
+    const bytesDatasets = LIVE_SERIES.map((series) => ({
+      label: series.label,
+      data: [] as { x: number; y: number | null }[],
+      borderColor: colour[series.key],
+      backgroundColor: colour[series.key],
+      borderWidth: 2,
+      pointRadius: 0,
+      pointHitRadius: 6,
+      spanGaps: true,
+      yAxisID: 'y',
+      ...(series.key === 'memAvailable' ? { borderDash: [6, 4] } : {}),
+    }));
     this.#chart = new Chart(this.canvas, {
       type: 'line',
       data: {
-        datasets: LIVE_SERIES.map((series) => ({
-          label: series.label,
-          data: [],
-          borderColor: colour[series.key],
-          backgroundColor: colour[series.key],
-          borderWidth: 2,
-          pointRadius: 0,
-          pointHitRadius: 6,
-          spanGaps: true,
-          ...(series.key === 'memAvailable' ? { borderDash: [6, 4] } : {}),
-        })),
+        datasets: [
+          ...bytesDatasets,
+          {
+            label: EVICTED_SERIES.label,
+            data: [],
+            borderColor: palette.segments.kernel,
+            backgroundColor: palette.segments.kernel,
+            borderWidth: 2,
+            borderDash: [2, 3],
+            pointRadius: 0,
+            pointHitRadius: 6,
+            spanGaps: false,
+            yAxisID: 'y1',
+            hidden: true,
+          },
+        ],
       },
       options: {
         animation: false,
@@ -353,13 +374,25 @@ export class LiveChart {
             grid: { color: palette.grid },
             ticks: { color: palette.text, callback: (value) => formatBytes(Number(value)) },
           },
+          y1: {
+            display: false,
+            position: 'right',
+            beginAtZero: true,
+            grid: { drawOnChartArea: false },
+            ticks: { color: palette.text, callback: (value) => `${Number(value).toFixed(0)} ms/s` },
+          },
         },
         plugins: {
-          legend: { position: 'top', labels: { color: palette.text, boxWidth: 14 } },
+          legend: {
+            position: 'top',
+            // No legend entry for the eviction rate until a sample has one (a node without KFD never shows it).
+            labels: { color: palette.text, boxWidth: 14, filter: (item) => item.datasetIndex !== LIVE_SERIES.length || this.#hasRate },
+          },
           tooltip: {
             callbacks: {
               title: (items) => `${Number(items[0]?.parsed.x ?? 0).toFixed(1)} s`,
-              label: (item) => `${item.dataset.label ?? ''}: ${item.parsed.y === null ? '—' : describeBytes(item.parsed.y)}`,
+              label: (item) =>
+                `${item.dataset.label ?? ''}: ${item.parsed.y === null ? '—' : item.dataset.yAxisID === 'y1' ? `${item.parsed.y.toFixed(1)} ms/s` : describeBytes(item.parsed.y)}`,
             },
           },
         },
@@ -373,6 +406,17 @@ export class LiveChart {
       const dataset = chart.data.datasets[index];
       if (dataset) dataset.data = series[info.key].map((point) => ({ x: point.x, y: point.y }));
     });
+    // The eviction rate appears (with its axis) once a sample has one: most nodes have no KFD processes.
+    const evicted = chart.data.datasets[LIVE_SERIES.length];
+    const hasRate = series.evicted.some((point) => point.y !== null);
+    if (evicted) {
+      evicted.data = series.evicted.map((point) => ({ x: point.x, y: point.y }));
+      // Shown when the first rate arrives; after that, the legend's toggle is the user's.
+      if (hasRate !== this.#hasRate) evicted.hidden = !hasRate;
+    }
+    this.#hasRate = hasRate;
+    const y1 = chart.options.scales?.y1;
+    if (y1) y1.display = hasRate;
     let max = 0;
     for (const info of LIVE_SERIES) for (const point of series[info.key]) if (point.y !== null && point.y > max) max = point.y;
     const y = chart.options.scales?.y;

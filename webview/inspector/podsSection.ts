@@ -30,6 +30,15 @@ export const POD_COLUMNS: readonly Column[] = [
   { key: 'current', label: 'memory.current', numeric: true, sortValue: (row) => row.current.value, cell: (row) => numberCell(row.current) },
   { key: 'gtt', label: 'GTT', numeric: true, sortValue: (row) => row.gtt.value, cell: (row) => numberCell(row.gtt) },
   {
+    // VRAM: DRM fdinfo's drm-memory-vram, nvidia-smi's used_memory; shown when some pod holds any (or it is unknown).
+    key: 'vram',
+    label: 'VRAM',
+    numeric: true,
+    sortValue: (row) => row.vram.value,
+    cell: (row) => numberCell(row.vram),
+    shownFor: (rows) => rows.some((row) => row.vram.value === null || row.vram.value > 0),
+  },
+  {
     key: 'footprint',
     label: 'True footprint',
     numeric: true,
@@ -50,6 +59,14 @@ export const POD_COLUMNS: readonly Column[] = [
     sortValue: (row) => row.debugfsGtt?.value ?? null,
     cell: (row) => numberCell(row.debugfsGtt ?? { text: '—', exact: 'not read' }),
     shownFor: (rows) => rows.some((row) => row.debugfsGtt !== undefined),
+  },
+  {
+    key: 'evicted',
+    label: 'Evicted (KFD)',
+    numeric: true,
+    sortValue: (row) => row.evicted?.value ?? null,
+    cell: (row) => numberCell(row.evicted ?? { text: '—', exact: 'no KFD process' }),
+    shownFor: (rows) => rows.some((row) => row.evicted !== undefined),
   },
   {
     key: 'lastOom',

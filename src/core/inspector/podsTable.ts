@@ -5,6 +5,17 @@ import type { OomVerdict } from '../verdicts/oomVerdictTypes.ts';
 import { MIN_HEADROOM_SHARE } from '../verdicts/unaccountedMemory.ts';
 import type { Tone, PodRow } from './viewModelTypes.ts';
 import { bytesCell, plural } from './cells.ts';
+import type { PodEviction } from '../verdicts/kfdEviction.ts';
+import { formatEvictedMs, formatRate } from '../verdicts/kfdEviction.ts';
+
+function evictedCell(eviction: PodEviction): PodRow['evicted'] {
+  const rate = eviction.ratePerSecond === undefined ? '' : `, ${formatRate(eviction.ratePerSecond)}`;
+  return {
+    value: eviction.evictedMs,
+    text: `${formatEvictedMs(eviction.evictedMs)}${rate}`,
+    exact: `${eviction.evictedMs} ms evicted by ${plural(eviction.processes, 'KFD process', 'KFD processes')} since they started${rate ? ` (${formatRate(eviction.ratePerSecond)} over their lifetime)` : ''}`,
+  };
+}
 
 function shortId(id: string): string {
   return id.slice(0, 12);
@@ -34,6 +45,7 @@ export function buildPods(inspection: Inspection, names: ReadonlyMap<string, str
     gpuContainers.set(process.podUid, set);
   }
   const cgroups = new Map(node.model.pods.map((candidate) => [candidate.podUid, candidate]));
+  const evictions = new Map(node.kfd.pods.map((eviction) => [eviction.podUid, eviction]));
   return node.pods.map((pod) => {
     const cgroup = cgroups.get(pod.podUid);
     const held = gpuContainers.get(pod.podUid);
@@ -84,6 +96,7 @@ export function buildPods(inspection: Inspection, names: ReadonlyMap<string, str
       headroom: bytesCell(pod.headroom),
       headroomTone,
       ...(pod.debugfsGtt !== undefined ? { debugfsGtt: bytesCell(pod.debugfsGtt) } : {}),
+      ...(evictions.has(pod.podUid) ? { evicted: evictedCell(evictions.get(pod.podUid) as PodEviction) } : {}),
       lastOom,
       cgroupPath: pod.cgroupPath,
     };

@@ -385,6 +385,7 @@ const AMOUNT_KEYS = new Set([
   'current',
   'memAvailable',
   'memTotal',
+  'evictedRate',
 ]);
 
 function isSource(value: unknown): value is InspectionSource {

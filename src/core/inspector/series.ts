@@ -1,5 +1,6 @@
 // The live time series of the inspector: sample points, the bounded history, and the four lines of the
-// live chart. Pure and dependency-free, so the webview bundle takes it without the capture parsers
+// live chart (and the KFD eviction rate on its own axis). Pure and dependency-free, so the webview bundle takes it
+// without the capture parsers
 // (src/core/inspector/sample.ts turns a light-probe capture into a point).
 /** Points kept: 10 minutes at one sample every 2 s. */
 export const MAX_SAMPLES = 300;
@@ -12,6 +13,8 @@ export interface PodSample {
   readonly gtt: number;
   /** VRAM its processes hold: DRM fdinfo's drm-memory-vram, and nvidia-smi's used_memory on a discrete NVIDIA GPU. */
   readonly vram: number;
+  /** ms its KFD processes were evicted per second since the previous sample; null on the first sample or without KFD. */
+  readonly evictedRate?: number | null;
 }
 
 export interface SamplePoint {
@@ -44,36 +47,43 @@ export interface TimeSeries {
   readonly gtt: readonly SeriesPoint[];
   readonly vram: readonly SeriesPoint[];
   readonly memAvailable: readonly SeriesPoint[];
+  /** KFD evictions, ms per second (its own axis); null where no rate is known. */
+  readonly evicted: readonly SeriesPoint[];
 }
 
-/** The four lines of the live chart for one pod, or for all pods summed (`podUid` undefined). */
+/** The lines of the live chart for one pod, or for all pods summed (`podUid` undefined). */
 export function timeSeries(history: readonly SamplePoint[], podUid: string | undefined): TimeSeries {
   const start = history[0]?.t ?? 0;
   const current: SeriesPoint[] = [];
   const gtt: SeriesPoint[] = [];
   const vram: SeriesPoint[] = [];
   const memAvailable: SeriesPoint[] = [];
+  const evicted: SeriesPoint[] = [];
   for (const point of history) {
     const x = Math.round((point.t - start) / 100) / 10;
     let c: number | null = null;
     let g: number | null = null;
     let v: number | null = null;
+    let e: number | null = null;
     if (podUid === undefined) {
       c = point.pods.reduce((total, pod) => total + (pod.current ?? 0), 0);
       g = point.pods.reduce((total, pod) => total + pod.gtt, 0);
       v = point.pods.reduce((total, pod) => total + pod.vram, 0);
+      for (const pod of point.pods) if (typeof pod.evictedRate === 'number') e = (e ?? 0) + pod.evictedRate;
     } else {
       const pod = point.pods.find((candidate) => candidate.podUid === podUid);
       if (pod) {
         c = pod.current;
         g = pod.gtt;
         v = pod.vram;
+        e = pod.evictedRate ?? null;
       }
     }
     current.push({ x, y: c });
     gtt.push({ x, y: g });
     vram.push({ x, y: v });
     memAvailable.push({ x, y: point.memAvailable });
+    evicted.push({ x, y: e });
   }
-  return { current, gtt, vram, memAvailable };
+  return { current, gtt, vram, memAvailable, evicted };
 }

@@ -127,6 +127,11 @@ export interface PodRow {
   readonly headroomTone: Tone;
   /** The GTT its processes hold per amdgpu_gem_info, only when the capture read debugfs. */
   readonly debugfsGtt?: BytesCell;
+  /**
+   * KFD evictions of its processes since they started (value: ms evicted), with the rate over their lifetime; only
+   * when the capture read the kfd counters and the pod has a KFD process.
+   */
+  readonly evicted?: BytesCell;
   readonly lastOom: { readonly text: string; readonly sortKey: string; readonly tone: Tone };
   readonly cgroupPath: string;
 }

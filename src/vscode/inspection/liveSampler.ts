@@ -12,7 +12,8 @@ import type * as vscode from 'vscode';
 import type { Inspection } from '../../core/inspection/analyze.ts';
 import type { LiveState } from '../../core/inspector/protocol.ts';
 import type { SamplePoint } from '../../core/inspector/sample.ts';
-import { appendBounded, MAX_SAMPLES, sampleFromCapture } from '../../core/inspector/sample.ts';
+import type { EvictionBaseline } from '../../core/inspector/sample.ts';
+import { appendBounded, MAX_SAMPLES, sampleWithBaseline } from '../../core/inspector/sample.ts';
 import { newNonce } from '../../core/probe/script.ts';
 import { buildLightProbeScript } from '../../core/probe/scripts/lightScript.ts';
 import type { Transport } from '../../core/probe/transport.ts';
@@ -39,6 +40,8 @@ export class LiveSampler {
   #inspection: Inspection | undefined;
   #transport: Transport | undefined;
   #history: SamplePoint[] = [];
+  /** The last sample's KFD counters: the next sample's eviction rates are their growth. */
+  #evictionBaseline: EvictionBaseline | undefined;
   #samples = 0;
   #failures = 0;
   #userPaused = false;
@@ -66,6 +69,7 @@ export class LiveSampler {
     this.#transport = inspection?.scope === 'node' ? transport : undefined;
     if (transport && !this.#transport) void transport.close();
     this.#history = [];
+    this.#evictionBaseline = undefined;
     this.#failures = 0;
     this.#userPaused = false;
     this.#lastError = '';
@@ -128,7 +132,8 @@ export class LiveSampler {
       });
       if (this.#disposed) return;
       this.#samples++;
-      const point = sampleFromCapture(result.stdout, Date.now());
+      const { point, baseline } = sampleWithBaseline(result.stdout, Date.now(), this.#evictionBaseline);
+      this.#evictionBaseline = baseline;
       appendBounded(this.#history, point, MAX_SAMPLES);
       this.#failures = 0;
       this.#lastError = point.problems[0] ?? '';
