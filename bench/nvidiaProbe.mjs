@@ -1,6 +1,6 @@
 // gpumem NVIDIA probe benchmark (issue #11, "npm run bench"): on a node with 8 GPUs and 400 compute processes
 // (a stub nvidia-smi that prints recorded-format output), the node probe's NVIDIA part plus its analysis,
-// against a shell that runs the same two queries and `cat`s the same 400 /proc/<pid>/cgroup files. Both run in
+// against a shell that runs the same two queries and `cat`s the same 400 /proc/<pid>/{cgroup,environ} files. Both run in
 // the same chroot (static busybox sh -s through LocalTransport), interleaved round by round; the figure is the
 // median of the per-round ratios (target ≤ 1.5×). `bench/run.mjs` stores it under `nvidia`. Needs root (chroot).
 import { performance } from 'node:perf_hooks';
@@ -93,6 +93,8 @@ export async function runNvidiaBench() {
       `nvidia-smi --query-gpu=${NODE_GPU_QUERY} --format=csv,noheader,nounits`,
       `nvidia-smi --query-compute-apps=${NODE_APPS_QUERY} --format=csv,noheader,nounits`,
       `cat ${pids.map((pid) => `/proc/${pid}/cgroup`).join(' ')}`,
+      // The probe reads each process's environ too (only HAMi's variables leave the node): the same reads.
+      `cat ${pids.map((pid) => `/proc/${pid}/environ`).join(' ')} > /dev/null`,
       '',
     ].join('\n');
     const run = async (text) => (await runScript(sh, text)).stdout;
@@ -154,7 +156,7 @@ export function formatNvidiaBench(result) {
   return [
     `NVIDIA probe: ${result.gpus} GPUs × ${result.processes} compute processes (stub nvidia-smi, chroot busybox sh), ${result.rounds} rounds after ${result.warmup} warm-up, interleaved`,
     `  a. probe NVIDIA block + analysis   ${ms(result.medianGpumemMs)} median (analysis ${ms(result.medianAnalysisMs)})`,
-    `  b. two queries + cat of 400 cgroup ${ms(result.medianShellMs)} median`,
+    `  b. two queries + cat of 800 files ${ms(result.medianShellMs)} median`,
     `  ratio a / b                        ${result.ratio.toFixed(3)}× (target ≤ ${result.target}×) ${result.pass ? 'PASS' : 'FAIL'}`,
     `  split of a: c. the two queries as the probe runs them ${ms(result.medianQueriesMs)}, the pid section ${ms(result.medianGpumemMs - result.medianAnalysisMs - result.medianQueriesMs)}, the analysis ${ms(result.medianAnalysisMs)}`,
     `  per round                          ${list(result.roundRatios, 2)}`,
