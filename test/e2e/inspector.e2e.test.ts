@@ -26,6 +26,8 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { containerDir, GiB, MiB, nodeCapture, STRIX_HALO } from '../unit/helpers/nodeCapture.ts';
 import type { NodeSpec } from '../unit/helpers/nodeCapture.ts';
+import { kfdFiles } from '../unit/helpers/kfdCapture.ts';
+import { withKfd } from '../unit/helpers/kfdCapture.ts';
 import { amdgpuGemInfo, amdgpuGttMm } from '../helpers/amdgpuDebugfsFiles.ts';
 import { gpumemLog, liveSampleLines } from './harness/outputLog.ts';
 import { ARTIFACTS_DIR, REPO_ROOT } from './harness/paths.ts';
@@ -116,6 +118,26 @@ function strixHaloNode(): NodeSpec {
       ['/sys/kernel/debug/dri/1/amdgpu_gtt_mm', amdgpuGttMm(96 * GiB, 54 * GiB)],
     ],
   };
+}
+
+/**
+ * The Strix Halo node's capture with its KFD counters (the column): the trainer evicted 120 s over its 40 000 s
+ * (3.00 ms/s), the server 8 s over 4000 s, both below the thrashing threshold, so the banner stays the OOM kill.
+ */
+function strixHaloCapture(): string {
+  const uptime = 50_000;
+  const proc = (pid: number, comm: string, pod: string, age: number, evictedMs: number) => ({
+    pid,
+    comm,
+    startTicks: (uptime - age) * 100,
+    cgroup: `0::${containerDir({ uid: pod }, 1)}\n`,
+    gpus: { 40087: [GiB / 4, evictedMs] as const },
+  });
+  return withKfd(
+    nodeCapture(strixHaloNode()),
+    kfdFiles([[40087, 'gfx1151']], [proc(4242, 'python3', TRAINER, 40_000, 120_000), proc(5151, 'llama-server', SERVER, 4000, 8000)]),
+    uptime,
+  );
 }
 
 function hostileNode(): NodeSpec {
@@ -538,7 +560,7 @@ for (const theme of [
     `the inspector in the ${theme.name} theme (test-artifacts/inspector-${theme.key}.png)${theme.key === 'light' ? ', and after a window reload' : ''}`,
     { timeout: SCENARIO_TIMEOUT_MS },
     async () => {
-      const capture = nodeCapture(strixHaloNode());
+      const capture = strixHaloCapture();
       // From the capture's facts: a global_oom kill of vllm-worker (pid 6161) in the VICTIM pod, 2 GiB of
       // memory.current under a 16 GiB memory.max, 6 GiB of GTT in its process's fdinfo.
       const expected = globalGttOomBanner('vllm-worker', 6161, VICTIM);
@@ -557,6 +579,10 @@ for (const theme of [
           // Pods table: sortable, with aria-sort; the debugfs GTT column because this capture read debugfs.
           assert.equal(await frame.locator('#pods-table th[aria-sort="descending"] button').innerText(), 'True footprint ▼');
           assert.equal(await frame.locator('#pods-table button.sort[data-column="debugfsGtt"]').innerText(), 'debugfs GTT');
+          // The KFD counters' column: the trainer's total and its lifetime rate.
+          assert.equal(await frame.locator('#pods-table button.sort[data-column="evicted"]').innerText(), 'Evicted (KFD)');
+          const trainerCells = frame.locator(`#pods-table tbody tr[data-pod-uid="${TRAINER}"] td`);
+          assert.ok((await trainerCells.allInnerTexts()).includes('120.0 s, 3.00 ms/s'), 'the trainer evicted 120 s over 40 000 s');
           await frame.locator('#pods-table button.sort[data-column="headroom"]').click();
           assert.equal(await frame.locator('#pods-table th[aria-sort="ascending"] button').innerText(), 'Headroom ▲');
           const firstPod = await frame.locator('#pods-table tbody tr').first().getAttribute('data-pod-uid');
@@ -661,7 +687,7 @@ test(
   'the exports answer next to their buttons: busy while the save dialog is open, then the saved path, or cancelled',
   { timeout: SCENARIO_TIMEOUT_MS },
   async () => {
-    const capture = nodeCapture(strixHaloNode());
+    const capture = strixHaloCapture();
     await withWorkbench(
       'inspector-requests',
       { fixture: 'single', settings: { 'workbench.colorTheme': 'Default Dark Modern' } },

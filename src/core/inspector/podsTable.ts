@@ -13,7 +13,7 @@ function evictedCell(eviction: PodEviction): PodRow['evicted'] {
   return {
     value: eviction.evictedMs,
     text: `${formatEvictedMs(eviction.evictedMs)}${rate}`,
-    exact: `${eviction.evictedMs} ms evicted by ${plural(eviction.processes, 'KFD process', 'KFD processes')} since they started${rate ? ` (${formatRate(eviction.ratePerSecond)} over their lifetime)` : ''}`,
+    exact: `${eviction.evictedMs} ms evicted by ${plural(eviction.processes, 'KFD process', 'KFD processes')} since ${eviction.processes === 1 ? 'it' : 'they'} started${rate ? ` (${formatRate(eviction.ratePerSecond)} over ${eviction.processes === 1 ? 'its lifetime' : 'their lifetimes'})` : ''}`,
   };
 }
 
