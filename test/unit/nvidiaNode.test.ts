@@ -9,13 +9,12 @@ import { parseSmiPids } from '../../src/core/probe/parsers/nvidiaSmiPids.ts';
 import { parseSmiTable } from '../../src/core/probe/parsers/nvidiaSmiTable.ts';
 import { isUnifiedMemoryProduct } from '../../src/core/probe/nvidiaNode.ts';
 import type { HamiPodQuota } from '../../src/core/verdicts/hamiQuota.ts';
-import { NONCE } from './helpers/captureText.ts';
-import type { SectionSpec } from './helpers/captureText.ts';
 import { inspectionSource, reanalyzeSource } from '../../src/core/inspector/restore.ts';
 import { INSPECTOR_STATE_VERSION, parseInspectorState } from '../../src/core/inspector/protocol.ts';
 import { serializeCapture } from '../../src/core/probe/captureWriter.ts';
 import { inspectionToJson } from '../../src/core/report/inspectionReport.ts';
 import { containerDir, GiB, MiB, nodeCapture } from './helpers/nodeCapture.ts';
+import { H100, H100_ROW, OTHER, pidFiles, POD, withNvidia } from './helpers/nvidiaCapture.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/nvidia-smi/${name}`, import.meta.url), 'utf8');
 
@@ -169,32 +168,6 @@ test('pid records from the one grep: variables per pid, its errors unreadable, a
 });
 
 // --- Captures -------------------------------------------------------------------------------------------
-
-const POD = { uid: '3f0a5c2e-8b1d-4e6f-9a7c-1d2e3f4a5b6c', qos: 'burstable' as const, current: 2 * GiB, max: 24 * GiB };
-const OTHER = { uid: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a', qos: 'burstable' as const, current: 1 * GiB, max: 16 * GiB };
-const H100 = 'GPU-b42dd28e-ffdd-8720-1df0-98bd8cdc05b1';
-const H100_ROW = `0, ${H100}, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 565.57.01, 81559, 454, 19000, 62105, 30, Default, Disabled\n`;
-
-function withNvidia(base: string, sections: Readonly<Record<string, SectionSpec>>): string {
-  const mark = (text: string) => `\n@@gpumem:${NONCE}:${text}@@\n`;
-  let extra = '';
-  for (const [name, spec] of Object.entries(sections)) {
-    extra += mark(`begin ${name}`) + (spec.body ?? '');
-    for (const missing of spec.missing ?? []) extra += mark(`missing ${missing}`);
-    for (const [path, content] of spec.files ?? []) extra += mark(`file ${path}`) + content;
-    if (spec.rc !== undefined) extra += mark(`rc ${spec.rc}`);
-    extra += mark(`end ${name}`);
-  }
-  return base.replace(mark('done'), `${extra}${mark('done')}`);
-}
-
-function pidFiles(pid: number, cgroup: string, comm: string, env: string): [string, string][] {
-  return [
-    [`/proc/${pid}/cgroup`, `0::${cgroup}\n`],
-    [`/proc/${pid}/comm`, `${comm}\n`],
-    [`/proc/${pid}/environ`, env],
-  ];
-}
 
 function h100Node(apps: string, pids: [string, string][], options: { quotas?: ReadonlyMap<string, HamiPodQuota> } = {}) {
   const text = withNvidia(nodeCapture({ kernel: '6.8.0-60-generic', memTotal: 512 * GiB, pods: [POD, OTHER] }), {
