@@ -1,0 +1,152 @@
+// One node inspection as the agent's samples: the node's memory and GPUs, each pod's cgroup memory, GPU memory,
+// true footprint and KFD evictions, and each HAMi container's quota and enforcement state. Pure: the same analysis
+// Inspect Node shows (src/core/inspection/analyze.ts), turned into the metric contract (metricContract.ts).
+// Pods are labelled from the API's view of the node (namespace, name, container names by container ID); without
+// it, by UID alone. No pid or process label: series stay bounded by pods × GPUs.
+import type { NodeInspection } from '../inspection/analyze.ts';
+import { parsePodCgroup } from '../probe/podCgroup.ts';
+import type { CgroupLimit } from '../probe/parsers/cgroupMemory.ts';
+import type { PodAccounting } from '../verdicts/unaccountedMemory.ts';
+import type { HamiQuotaRow } from '../verdicts/hamiQuota.ts';
+import type { Sample } from './exposition.ts';
+
+const MiB = 1024 * 1024;
+
+/** What the Kubernetes API says of one pod on the node. */
+export interface PodIdentity {
+  readonly namespace: string;
+  readonly name: string;
+  /** Container ID (the runtime's hex id, without a `containerd://` prefix) → container name. */
+  readonly containers: ReadonlyMap<string, string>;
+}
+
+export type PodIdentities = ReadonlyMap<string, PodIdentity>;
+
+export function podLabels(uid: string, identities: PodIdentities): Record<string, string> {
+  const identity = identities.get(uid);
+  return identity ? { namespace: identity.namespace, pod: identity.name, uid } : { uid };
+}
+
+function limitBytes(limit: CgroupLimit | undefined): number | undefined {
+  return limit?.kind === 'bytes' ? limit.bytes : undefined;
+}
+
+export function nodeSamples(node: NodeInspection, nodeName: string, identities: PodIdentities): Sample[] {
+  const out: Sample[] = [];
+  const push = (name: string, labels: Record<string, string>, value: number | undefined): void => {
+    if (value !== undefined && Number.isFinite(value)) out.push({ name, labels: { node: nodeName, ...labels }, value });
+  };
+  const { accounting, model } = node;
+  push('gpumem_node_memory_total_bytes', {}, accounting.memTotal);
+  push('gpumem_node_memory_available_bytes', {}, accounting.memAvailable);
+  const active = model.meminfo.get('GPUActive');
+  push('gpumem_node_gpu_active_bytes', {}, active);
+  push('gpumem_node_gpu_reclaim_bytes', {}, accounting.gpuReclaim);
+  for (const card of [...model.gpus].sort((a, b) => a.card.localeCompare(b.card))) {
+    push('gpumem_node_gtt_total_bytes', { card: card.card }, card.gttTotal);
+    push('gpumem_node_gtt_used_bytes', { card: card.card }, card.gttUsed);
+    push('gpumem_node_vram_total_bytes', { card: card.card }, card.vramTotal);
+    push('gpumem_node_vram_used_bytes', { card: card.card }, card.vramUsed);
+  }
+  if (node.nvidia.node.kind === 'read') {
+    for (const gpu of node.nvidia.node.gpus) {
+      if (gpu.index === undefined || gpu.unifiedMemory) continue;
+      const card = `nvidia${gpu.index}`;
+      push('gpumem_node_vram_total_bytes', { card }, gpu.memoryTotalMiB === undefined ? undefined : gpu.memoryTotalMiB * MiB);
+      push('gpumem_node_vram_used_bytes', { card }, gpu.memoryUsedMiB === undefined ? undefined : gpu.memoryUsedMiB * MiB);
+    }
+  }
+  const kubepods = model.kubepodsLevels.find((level) => level.path === '/kubepods.slice' || level.path === '/kubepods');
+  for (const [region, capacity] of [...model.dmemCapacity].sort(([a], [b]) => a.localeCompare(b))) {
+    push('gpumem_node_dmem_capacity_bytes', { region }, limitBytes(capacity));
+    push('gpumem_node_dmem_current_bytes', { region }, limitBytes(kubepods?.dmem.current.get(region)));
+  }
+  for (const pod of [...node.pods].sort((a, b) => a.podUid.localeCompare(b.podUid)))
+    podSamples(node, pod, podLabels(pod.podUid, identities), push);
+  hamiSamples(node.hamiQuotas, identities, push);
+  return out;
+}
+
+type Push = (name: string, labels: Record<string, string>, value: number | undefined) => void;
+
+function podSamples(node: NodeInspection, pod: PodAccounting, labels: Record<string, string>, push: Push): void {
+  push('gpumem_pod_cgroup_memory_bytes', labels, pod.accounted);
+  push('gpumem_pod_memory_limit_bytes', labels, pod.limit);
+  push('gpumem_pod_gtt_bytes', labels, pod.gtt);
+  // GPU memory in RAM that no cgroup counts: what the true footprint adds to memory.current (GTT, and a
+  // unified-memory NVIDIA GPU's used_memory); GTT alone when memory.current is unknown.
+  const unaccounted = pod.trueFootprint !== undefined && pod.accounted !== undefined ? pod.trueFootprint - pod.accounted : pod.gtt;
+  push('gpumem_pod_unaccounted_bytes', labels, Math.max(0, unaccounted));
+  push('gpumem_pod_true_footprint_bytes', labels, pod.trueFootprint);
+  for (const [gpu, bytes] of podVram(node, pod)) push('gpumem_pod_vram_bytes', { ...labels, gpu }, bytes);
+  const eviction = node.kfd.pods.find((candidate) => candidate.podUid === pod.podUid);
+  for (const gpu of eviction?.gpus ?? [])
+    push('gpumem_pod_evicted_seconds_total', { ...labels, gpu: String(gpu.gpuId) }, gpu.evictedMs / 1000);
+}
+
+/**
+ * A pod's VRAM per GPU: NVIDIA's by GPU index (MIG: `0 GI 1 CI 0`), discrete; amdgpu's by the PCI address of each
+ * DRM client (drm-pdev), each client once, as the pod's total counts it. When the clients do not add up to that
+ * total (debugfs, or clients without drm-pdev), the rest is under gpu="".
+ */
+function podVram(node: NodeInspection, pod: PodAccounting): Map<string, number> {
+  const out = new Map<string, number>();
+  if (pod.nvidia && !pod.nvidia.unified) {
+    for (const gpu of pod.nvidia.gpus)
+      if (gpu.usedBytes !== undefined) out.set(gpu.gpu.replace(/^GPU /, ''), (out.get(gpu.gpu.replace(/^GPU /, '')) ?? 0) + gpu.usedBytes);
+    return out;
+  }
+  if (pod.vram <= 0) return out;
+  const seen = new Set<string>();
+  let sum = 0;
+  for (const process of node.model.gpuProcesses) {
+    if (process.cgroup === undefined || parsePodCgroup(process.cgroup)?.podUid !== pod.podUid) continue;
+    for (const client of process.clients) {
+      const vram = client.resident.get('vram') ?? 0;
+      const key = `${client.pdev ?? ''}\u0000${client.clientId ?? `pid ${process.pid}`}`;
+      if (vram <= 0 || seen.has(key)) continue;
+      seen.add(key);
+      const gpu = client.pdev ?? '';
+      out.set(gpu, (out.get(gpu) ?? 0) + vram);
+      sum += vram;
+    }
+  }
+  if (sum !== pod.vram) {
+    const rest = pod.vram - sum;
+    if (rest > 0) out.set('', (out.get('') ?? 0) + rest);
+    else return new Map([['', pod.vram]]);
+  }
+  return out;
+}
+
+type EnforcementState = 'enforced' | 'bypassed' | 'unknown';
+
+/**
+ * Per HAMi container (from its processes' container IDs; `container` empty when no process is listed): its quota per
+ * GPU, and one enforcement series per state, 1 for its state and 0 for the others, so an alert can test `== 1` and a
+ * dashboard can count. A container on two GPUs is bypassed when it is over on either.
+ */
+function hamiSamples(rows: readonly HamiQuotaRow[], identities: PodIdentities, push: Push): void {
+  const states = new Map<string, { labels: Record<string, string>; state: EnforcementState }>();
+  const rank: Record<EnforcementState, number> = { enforced: 0, unknown: 1, bypassed: 2 };
+  for (const row of [...rows].sort((a, b) => a.podUid.localeCompare(b.podUid) || a.gpu.localeCompare(b.gpu))) {
+    const identity = identities.get(row.podUid);
+    const containerIds = [...new Set(row.processes.flatMap((process) => (process.containerId ? [process.containerId] : [])))];
+    const containers = containerIds.length > 0 ? containerIds.map((id) => containerName(id, identity)) : [''];
+    const state: EnforcementState = row.status.kind === 'exceeded' ? 'bypassed' : row.status.kind === 'held' ? 'enforced' : 'unknown';
+    for (const container of containers) {
+      const labels = { ...(identity ? { namespace: identity.namespace, pod: identity.name } : { pod: row.podUid }), container };
+      push('gpumem_hami_quota_bytes', { ...labels, gpu: row.gpu.replace(/^GPU /, '') }, row.quotaBytes);
+      const key = `${row.podUid}\u0000${container}`;
+      const previous = states.get(key);
+      if (!previous || rank[state] > rank[previous.state]) states.set(key, { labels, state });
+    }
+  }
+  for (const { labels, state } of states.values())
+    for (const candidate of ['enforced', 'bypassed', 'unknown'] as const)
+      push('gpumem_hami_enforcement', { ...labels, state: candidate }, candidate === state ? 1 : 0);
+}
+
+function containerName(containerId: string, identity: PodIdentity | undefined): string {
+  return identity?.containers.get(containerId) ?? containerId.slice(0, 12);
+}
