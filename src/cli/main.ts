@@ -18,6 +18,7 @@ import {
 } from './probeCommands.ts';
 import { HAMI_TEST_USAGE, hamiTestCommand } from './hamiTestCommand.ts';
 import { rulesCommand } from './rulesCommand.ts';
+import { AGENT_USAGE, agentCommand } from './agentCommand.ts';
 
 const VERSION = '0.1.0';
 
@@ -34,6 +35,8 @@ Commands:
   hami-test       Prove or refute HAMi's memory limit in a pod's container by allocating past its
                   quota (runs code in the container; asks first, or --yes)
   hami-report     The HAMi issue bundle of a pod (--pod), as Markdown, secrets redacted
+  agent           Serve this node's GPU memory, OOM kills and HAMi enforcement to Prometheus
+                  (/metrics; the DaemonSet in deploy/agent runs it)
 
 Options:
   --version       Print the version
@@ -55,6 +58,7 @@ const COMMANDS: Record<string, Command> = {
   'explain-oom': { run: explainOomCommand, usage: EXPLAIN_OOM_USAGE },
   'hami-test': { run: hamiTestCommand, usage: HAMI_TEST_USAGE },
   'hami-report': { run: hamiReportCommand, usage: HAMI_REPORT_USAGE },
+  agent: { run: agentCommand, usage: AGENT_USAGE },
 };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {

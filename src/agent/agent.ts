@@ -1,0 +1,211 @@
+// The agent's cycle: every interval, the same node probe as Inspect Node through a transport (local, with the host's
+// root at /host in the DaemonSet), analysed by the same core, turned into the metric contract. A failed cycle keeps
+// the last good result and counts the failure; cycles never overlap; stop() aborts a probe in flight.
+import { performance } from 'node:perf_hooks';
+import type { AgentSnapshot, ApiAccess, ProbeErrorReason } from '../core/agent/agentSamples.ts';
+import { renderAgentMetrics } from '../core/agent/agentSamples.ts';
+import type { Exposition } from '../core/agent/exposition.ts';
+import type { PodIdentities } from '../core/agent/nodeSamples.ts';
+import type { OomAdvance } from '../core/agent/oomLedger.ts';
+import { advanceOomLedger, EMPTY_LEDGER } from '../core/agent/oomLedger.ts';
+import { podNamesOfIdentities } from '../core/agent/podIdentities.ts';
+import type { Inspection } from '../core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../core/inspection/analyze.ts';
+import type { HamiPodQuota } from '../core/verdicts/hamiQuota.ts';
+import { runProbe } from '../core/inspection/runProbe.ts';
+import type { Transport } from '../core/probe/transport.ts';
+import { describeFailure, TransportError } from '../core/probe/transport.ts';
+import { terminalSafe } from '../core/text/escape.ts';
+
+/** What the API server tells the agent about its node's pods (podSource.ts keeps it current). */
+export interface PodView {
+  readonly identities: PodIdentities;
+  readonly hamiQuotas: ReadonlyMap<string, HamiPodQuota>;
+  readonly api: ApiAccess;
+}
+
+export interface AgentOptions {
+  readonly nodeName: string;
+  readonly version: string;
+  readonly transport: Transport;
+  /** Where the host's / is (`/host` in the DaemonSet); undefined on the host itself. */
+  readonly hostRoot: string | undefined;
+  readonly intervalMs: number;
+  readonly probeTimeoutMs: number;
+  readonly maxCaptureBytes?: number;
+  /** The pods of the node, as the API last said; called at the start of every cycle. */
+  readonly pods: () => PodView;
+  /** Kills first seen in a cycle, with the inspection that found them (for Kubernetes Events). */
+  readonly onNewKills?: (advance: OomAdvance, inspection: Inspection, view: PodView) => void;
+  readonly log: (line: string) => void;
+  readonly now?: () => number;
+}
+
+/** What the last cycle did, for the log and the tests. */
+export type CycleOutcome =
+  | { readonly kind: 'ok'; readonly seconds: number; readonly newKills: number }
+  | { readonly kind: 'failed'; readonly reason: ProbeErrorReason; readonly detail: string };
+
+export class Agent {
+  readonly #options: AgentOptions;
+  readonly #now: () => number;
+  #snapshot: AgentSnapshot;
+  #baselineTaken = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<CycleOutcome> | undefined;
+  #life = new AbortController();
+
+  constructor(options: AgentOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#snapshot = {
+      status: {
+        nodeName: options.nodeName,
+        version: options.version,
+        cycles: 0,
+        errors: new Map(),
+        lastDurationSeconds: undefined,
+        lastSuccessSeconds: undefined,
+        api: options.pods().api,
+      },
+      node: undefined,
+      ledger: EMPTY_LEDGER,
+      identities: new Map(),
+    };
+  }
+
+  /** A cycle has completed with a result (for /readyz). */
+  get ready(): boolean {
+    return this.#snapshot.node !== undefined;
+  }
+
+  get snapshot(): AgentSnapshot {
+    return this.#snapshot;
+  }
+
+  /** The exposition of the current state, with the API view as it is now (a scrape between cycles sees a re-list). */
+  metrics(): Exposition {
+    const view = this.#options.pods();
+    return renderAgentMetrics({
+      ...this.#snapshot,
+      identities: view.identities.size > 0 ? view.identities : this.#snapshot.identities,
+      status: { ...this.#snapshot.status, api: view.api },
+    });
+  }
+
+  /** Starts the loop: a cycle now, then one `intervalMs` after each cycle ends. */
+  start(): void {
+    const tick = async (): Promise<void> => {
+      this.#timer = undefined;
+      await this.runCycle();
+      if (!this.#life.signal.aborted) this.#timer = setTimeout(() => void tick(), this.#options.intervalMs);
+    };
+    void tick();
+  }
+
+  async stop(): Promise<void> {
+    this.#life.abort();
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    await this.#running?.catch(() => undefined);
+    await this.#options.transport.close();
+  }
+
+  /** One cycle; a second call while one runs waits for it instead of starting another. */
+  runCycle(): Promise<CycleOutcome> {
+    if (!this.#running) {
+      this.#running = this.#cycle().finally(() => {
+        this.#running = undefined;
+      });
+    }
+    return this.#running;
+  }
+
+  async #cycle(): Promise<CycleOutcome> {
+    const started = performance.now();
+    const view = this.#options.pods();
+    const outcome = await this.#probeAndAnalyse(view);
+    const seconds = (performance.now() - started) / 1000;
+    const status = this.#snapshot.status;
+    if (outcome.kind === 'failed') {
+      const errors = new Map(status.errors);
+      errors.set(outcome.reason, (errors.get(outcome.reason) ?? 0) + 1);
+      this.#snapshot = { ...this.#snapshot, status: { ...status, cycles: status.cycles + 1, errors, api: view.api } };
+      this.#options.log(`cycle failed (${outcome.reason}): ${terminalSafe(outcome.detail, 'single-line')}; serving the last good result`);
+      return outcome;
+    }
+    const { inspection } = outcome;
+    const node = inspection.node;
+    if (!node) throw new Error('unreachable: an analysed node capture has a node');
+    const kills = node.model.kernelLog ? (node.oom?.verdicts ?? []) : undefined;
+    const advance = advanceOomLedger(this.#snapshot.ledger, kills, {
+      baseline: !this.#baselineTaken,
+      nowMs: this.#now(),
+      uptimeSeconds: node.model.uptimeSeconds,
+      podUids: node.pods.map((pod) => pod.podUid),
+    });
+    if (kills) {
+      if (!this.#baselineTaken && kills.length > 0)
+        this.#options.log(`kernel log baseline: ${kills.length} OOM kill(s) already in the log are not counted`);
+      this.#baselineTaken = true;
+    }
+    this.#snapshot = {
+      status: {
+        ...status,
+        cycles: status.cycles + 1,
+        lastDurationSeconds: Math.round(seconds * 1e6) / 1e6,
+        lastSuccessSeconds: Math.floor(this.#now() / 1000),
+        api: view.api,
+      },
+      node,
+      ledger: advance.ledger,
+      identities: view.identities,
+    };
+    if (advance.newKills.length > 0) {
+      this.#options.log(`${advance.newKills.length} new OOM kill(s) in the kernel log`);
+      this.#options.onNewKills?.(advance, inspection, view);
+    }
+    return { kind: 'ok', seconds, newKills: advance.newKills.length };
+  }
+
+  async #probeAndAnalyse(
+    view: PodView,
+  ): Promise<{ kind: 'ok'; inspection: Inspection } | { kind: 'failed'; reason: ProbeErrorReason; detail: string }> {
+    let text: string;
+    try {
+      const run = await runProbe(this.#options.transport, {
+        scope: 'node',
+        ...(this.#options.hostRoot !== undefined ? { hostRoot: this.#options.hostRoot } : {}),
+        timeoutMs: this.#options.probeTimeoutMs,
+        ...(this.#options.maxCaptureBytes !== undefined ? { maxOutputBytes: this.#options.maxCaptureBytes } : {}),
+        signal: this.#life.signal,
+      });
+      text = run.captureText;
+    } catch (error) {
+      if (error instanceof TransportError)
+        return {
+          kind: 'failed',
+          reason: error.failure.kind === 'timeout' ? 'probe-timeout' : 'probe-failed',
+          detail: describeFailure(error.failure),
+        };
+      return { kind: 'failed', reason: 'probe-failed', detail: error instanceof Error ? error.message : String(error) };
+    }
+    let inspection: Inspection;
+    try {
+      inspection = analyzeCaptureText(text, {
+        target: `agent on ${this.#options.nodeName}`,
+        podNames: podNamesOfIdentities(view.identities),
+        hamiQuotas: view.hamiQuotas,
+      });
+    } catch (error) {
+      // The analysis is fuzzed never to throw; should it, the agent keeps serving and says so.
+      return {
+        kind: 'failed',
+        reason: 'capture-unusable',
+        detail: `analysis failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    if (inspection.scope !== 'node' || !inspection.node)
+      return { kind: 'failed', reason: 'capture-unusable', detail: inspection.problems.slice(0, 3).join('; ') || 'no node capture' };
+    return { kind: 'ok', inspection };
+  }
+}

@@ -1,0 +1,101 @@
+// `gpumem agent`: the node exporter (docs/agent.md). Runs until SIGTERM or SIGINT, then stops the cycle in flight,
+// the pod watch and the server, and exits 0. Exit 2 on a usage error or when the port cannot be bound.
+import { hostname } from 'node:os';
+import { Agent } from '../agent/agent.ts';
+import { chooseKubeconfig, PodSource } from '../agent/podSource.ts';
+import { parseListen, startServer } from '../agent/server.ts';
+import { isDnsSubdomain } from '../core/kube/names.ts';
+import { DEFAULT_LOCAL_COMMAND, LocalTransport } from '../transports/local.ts';
+import { parseArgs, UsageError } from './args.ts';
+import { describeError } from './files.ts';
+import type { CliIo } from './io.ts';
+
+export const AGENT_USAGE = `Usage: gpumem agent --listen HOST:PORT [--host-root DIR] [--interval SECONDS] [--probe-timeout SECONDS]
+                    [--node-name NAME] [--kubeconfig FILE]
+
+Runs the node probe every --interval seconds (default 30) and serves what it finds to Prometheus:
+  /metrics   the Prometheus text format (the metrics are listed in docs/agent.md)
+  /healthz   200 while the process is alive
+  /readyz    200 once a cycle has completed, 503 before
+--listen        where to serve, e.g. 0.0.0.0:9400, 127.0.0.1:9400, [::]:9400
+--host-root     where the host's / is mounted (/host in the DaemonSet); default: this machine's /
+--probe-timeout a probe that runs longer is stopped and counted as an error (default 60)
+--node-name     the node's Kubernetes name (default: $NODE_NAME, else the hostname)
+--kubeconfig    a kubeconfig to read the node's pods with; in a pod, the ServiceAccount is used. Without
+                either, pods are labelled by UID only.
+`;
+
+function option(options: ReadonlyMap<string, string | true>, name: string): string | undefined {
+  const value = options.get(name);
+  return typeof value === 'string' ? value : undefined;
+}
+
+function seconds(text: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (text === undefined) return fallback;
+  const value = /^\d{1,6}(\.\d{1,3})?$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) throw new UsageError(`--${name} must be a number of seconds from ${min} to ${max}`);
+  return value;
+}
+
+export async function agentCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const args = parseArgs(
+    argv,
+    { listen: true, 'host-root': true, interval: true, 'probe-timeout': true, 'node-name': true, kubeconfig: true, help: false },
+    { '-h': '--help' },
+  );
+  if (args.options.has('help')) {
+    io.stdout(AGENT_USAGE);
+    return 0;
+  }
+  if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${args.positionals[0] ?? ''}`);
+  const listenText = option(args.options, 'listen');
+  if (listenText === undefined) throw new UsageError('--listen HOST:PORT is required');
+  const listen = parseListen(listenText);
+  if (!listen) throw new UsageError(`--listen ${listenText}: expected HOST:PORT, :PORT or [IPv6]:PORT`);
+  const interval = seconds(option(args.options, 'interval'), 'interval', 30, 1, 86_400);
+  const probeTimeout = seconds(option(args.options, 'probe-timeout'), 'probe-timeout', 60, 1, 3600);
+  const hostRoot = option(args.options, 'host-root');
+  if (hostRoot !== undefined && !/^\/[A-Za-z0-9._/-]{0,255}$/.test(hostRoot)) throw new UsageError('--host-root must be an absolute path');
+  const nodeName = option(args.options, 'node-name') ?? process.env['NODE_NAME'] ?? hostname();
+  if (!isDnsSubdomain(nodeName)) throw new UsageError(`node name "${nodeName.slice(0, 80)}" is not a Kubernetes node name`);
+
+  const log = (line: string): void => io.stderr(`gpumem agent: ${new Date().toISOString()} ${line}\n`);
+  const pods = PodSource.start(chooseKubeconfig(option(args.options, 'kubeconfig')), nodeName, log);
+  const agent = new Agent({
+    nodeName,
+    version: io.version,
+    transport: new LocalTransport({ command: DEFAULT_LOCAL_COMMAND, target: `local ${hostRoot ?? '/'}` }),
+    hostRoot,
+    intervalMs: interval * 1000,
+    probeTimeoutMs: probeTimeout * 1000,
+    pods: () => pods.view,
+    log,
+  });
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(agent, listen);
+  } catch (error) {
+    pods.stop();
+    io.stderr(`gpumem agent: cannot listen on ${listenText}: ${describeError(error)}\n`);
+    return 2;
+  }
+  log(`serving ${server.url}/metrics for node ${nodeName} (host root ${hostRoot ?? '/'}, every ${interval} s)`);
+  agent.start();
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+      log(`${signal}: stopping`);
+      resolve();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  pods.stop();
+  await agent.stop();
+  await new Promise<void>((resolve) => {
+    server.server.close(() => resolve());
+    server.server.closeAllConnections();
+  });
+  return 0;
+}
