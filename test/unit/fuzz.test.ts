@@ -1,6 +1,7 @@
 // The fuzz suite's short, deterministic slice (test/fuzz/README.md): every target of test/fuzz/*.fuzz.ts with
 // a fixed seed, few runs and small sizes, so `npm test` catches regressions; `npm run fuzz` runs the same
 // properties long with a random seed.
+import '../fuzz/agent.fuzz.ts';
 import '../fuzz/capture.fuzz.ts';
 import '../fuzz/clusterReport.fuzz.ts';
 import '../fuzz/hamiTest.fuzz.ts';

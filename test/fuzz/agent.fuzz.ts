@@ -1,0 +1,76 @@
+// The agent (src/core/agent/): mutated node captures through the analysis, the metric samples, the OOM ledger and
+// the exposition (no throw, finite numbers, linear time, and the exposition reads back with its own series count);
+// the text-format reader on mutated expositions (no throw, finite values, linear); and the escaping property: any
+// label value reads back unchanged.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { renderAgentMetrics } from '../../src/core/agent/agentSamples.ts';
+import { renderExposition } from '../../src/core/agent/exposition.ts';
+import { advanceOomLedger, EMPTY_LEDGER } from '../../src/core/agent/oomLedger.ts';
+import { parsePromText } from '../../src/core/agent/promText.ts';
+import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { NODE_CAPTURES } from './corpus.ts';
+import { fuzzTarget, numberViolations, RUNS, SEED } from './harness.ts';
+import type { Violation } from './harness.ts';
+
+function scrape(capture: string): { text: string; series: number; dropped: number } {
+  const inspection = analyzeCaptureText(capture, { target: 'fuzz' });
+  const node = inspection.node;
+  const kills = node?.oom?.verdicts;
+  const options = { nowMs: 1_767_225_600_000, uptimeSeconds: node?.model.uptimeSeconds, podUids: node?.pods.map((p) => p.podUid) ?? [] };
+  const baseline = advanceOomLedger(EMPTY_LEDGER, kills, { ...options, baseline: true });
+  const ledger = advanceOomLedger(baseline.ledger, kills, { ...options, baseline: false }).ledger;
+  return renderAgentMetrics({
+    status: {
+      nodeName: 'fuzz-node',
+      version: '0.0.0',
+      cycles: 1,
+      errors: new Map(),
+      lastDurationSeconds: 0.1,
+      lastSuccessSeconds: 1,
+      api: { kind: 'connected' },
+    },
+    node,
+    ledger,
+    identities: new Map(),
+  });
+}
+
+fuzzTarget({
+  name: 'agent.nodeSamples+oomLedger+exposition',
+  corpus: NODE_CAPTURES,
+  run: scrape,
+  check: (output): Violation[] => {
+    const violations = numberViolations(output);
+    const back = parsePromText(output.text);
+    if (back.problems.length > 0 || back.samples.length !== output.series)
+      violations.push({ property: 'render', message: `the exposition does not read back: ${back.problems[0] ?? back.samples.length}` });
+    return violations;
+  },
+  growth: [{ label: 'many pods', make: (n) => NODE_CAPTURES[0]?.repeat(Math.max(1, Math.ceil(n / 20_000))) ?? '' }],
+});
+
+fuzzTarget({
+  name: 'agent.parsePromText',
+  corpus: [scrape(NODE_CAPTURES[0] ?? '').text, 'a{b="c\\"d\\\\e\\n"} 1.5e3 1700000000000\n# TYPE a gauge\nx NaN\ny +Inf\n'],
+  run: (input) => parsePromText(input, { maxSamples: 10_000 }),
+  check: (output) => numberViolations(output),
+  growth: [
+    { label: 'long label value', make: (n) => `m{l="${'\\"'.repeat(n / 2)}"} 1\n` },
+    { label: 'many lines', make: (n) => 'm{a="b"} 1\n'.repeat(Math.ceil(n / 11)) },
+    { label: 'digits', make: (n) => `m ${'1'.repeat(n)}x\n` },
+  ],
+});
+
+test('agent: any label value and finite value reads back unchanged through the exposition', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary', maxLength: 200 }), fc.double({ noNaN: true, noDefaultInfinity: true }), (label, value) => {
+      const exposition = renderExposition([{ name: 'gpumem_pod_gtt_bytes', labels: { node: 'n', pod: label, uid: 'u' }, value }]);
+      const [sample] = parsePromText(exposition.text).samples;
+      assert.equal(sample?.labels['pod'], label);
+      assert.ok(Object.is(sample?.value, value) || (value === 0 && sample?.value === 0));
+    }),
+    { seed: SEED, numRuns: RUNS },
+  );
+});
