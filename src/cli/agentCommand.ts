@@ -11,7 +11,7 @@ import { describeError } from './files.ts';
 import type { CliIo } from './io.ts';
 
 export const AGENT_USAGE = `Usage: gpumem agent --listen HOST:PORT [--host-root DIR] [--interval SECONDS] [--probe-timeout SECONDS]
-                    [--node-name NAME] [--kubeconfig FILE]
+                    [--node-name NAME] [--kubeconfig FILE] [--probe-command JSON]
 
 Runs the node probe every --interval seconds (default 30) and serves what it finds to Prometheus:
   /metrics   the Prometheus text format (the metrics are listed in docs/agent.md)
@@ -23,6 +23,8 @@ Runs the node probe every --interval seconds (default 30) and serves what it fin
 --node-name     the node's Kubernetes name (default: $NODE_NAME, else the hostname)
 --kubeconfig    a kubeconfig to read the node's pods with; in a pod, the ServiceAccount is used. Without
                 either, pods are labelled by UID only.
+--probe-command the shell the probe script is written to, as a JSON array (default ["sh","-s"]), e.g.
+                ["busybox","sh","-s"]; run as given, never through a shell
 `;
 
 function option(options: ReadonlyMap<string, string | true>, name: string): string | undefined {
@@ -37,10 +39,38 @@ function seconds(text: string | undefined, name: string, fallback: number, min: 
   return value;
 }
 
+/** A JSON array of 1 to 16 non-empty strings: an argv, never a shell string. */
+function probeCommand(text: string | undefined): readonly string[] {
+  if (text === undefined) return DEFAULT_LOCAL_COMMAND;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length === 0 ||
+    parsed.length > 16 ||
+    !parsed.every((arg): arg is string => typeof arg === 'string' && arg !== '' && arg.length <= 4096)
+  )
+    throw new UsageError('--probe-command must be a JSON array of strings, e.g. ["busybox","sh","-s"]');
+  return parsed;
+}
+
 export async function agentCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const args = parseArgs(
     argv,
-    { listen: true, 'host-root': true, interval: true, 'probe-timeout': true, 'node-name': true, kubeconfig: true, help: false },
+    {
+      listen: true,
+      'host-root': true,
+      interval: true,
+      'probe-timeout': true,
+      'node-name': true,
+      kubeconfig: true,
+      'probe-command': true,
+      help: false,
+    },
     { '-h': '--help' },
   );
   if (args.options.has('help')) {
@@ -59,12 +89,13 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
   const nodeName = option(args.options, 'node-name') ?? process.env['NODE_NAME'] ?? hostname();
   if (!isDnsSubdomain(nodeName)) throw new UsageError(`node name "${nodeName.slice(0, 80)}" is not a Kubernetes node name`);
 
+  const command = probeCommand(option(args.options, 'probe-command'));
   const log = (line: string): void => io.stderr(`gpumem agent: ${new Date().toISOString()} ${line}\n`);
   const pods = PodSource.start(chooseKubeconfig(option(args.options, 'kubeconfig')), nodeName, log);
   const agent = new Agent({
     nodeName,
     version: io.version,
-    transport: new LocalTransport({ command: DEFAULT_LOCAL_COMMAND, target: `local ${hostRoot ?? '/'}` }),
+    transport: new LocalTransport({ command, target: `local ${hostRoot ?? '/'}` }),
     hostRoot,
     intervalMs: interval * 1000,
     probeTimeoutMs: probeTimeout * 1000,

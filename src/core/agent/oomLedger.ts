@@ -55,14 +55,19 @@ export function killKey(kill: OomVerdict): string {
 }
 
 /**
- * Unix seconds of a kill: a bracketed seconds-since-boot stamp placed on the agent's clock with the node's uptime
- * (dmesg and `journalctl -o short-monotonic` both print it); undefined when the log has no such stamp.
+ * Unix seconds of a kill: an RFC 3339 stamp as it is; else a bracketed seconds-since-boot stamp placed on the agent's
+ * clock with the node's uptime (dmesg and `journalctl -o short-monotonic` print it); undefined for anything else
+ * (syslog's "Mar  1 10:00:00" has no year).
  */
 export function killUnixSeconds(kill: OomVerdict, nowMs: number, uptimeSeconds: number | undefined): number | undefined {
-  const stamp = kill.event.monotonic ?? kill.timestamp;
-  const match = stamp === undefined ? null : /^\s*\[?\s*(\d{1,12}(?:\.\d{1,9})?)\]?\s*$/.exec(stamp);
-  if (!match?.[1] || uptimeSeconds === undefined) return undefined;
-  const seconds = Number(match[1]);
+  // A wall-clock stamp (rsyslog's RFC 3339 kern.log, journald's ISO output) is the time itself.
+  const wall = kill.timestamp !== undefined && RFC3339.test(kill.timestamp) ? Date.parse(kill.timestamp) : NaN;
+  if (Number.isFinite(wall)) return Math.round(wall) / 1000;
+  // Trimmed first, then one unambiguous pattern: a tenant's log line cannot make the match backtrack.
+  let stamp = (kill.event.monotonic ?? kill.timestamp ?? '').trim();
+  if (stamp.startsWith('[') && stamp.endsWith(']')) stamp = stamp.slice(1, -1).trim();
+  if (!/^\d{1,12}(\.\d{1,9})?$/.test(stamp) || uptimeSeconds === undefined) return undefined;
+  const seconds = Number(stamp);
   if (!Number.isFinite(seconds) || seconds > uptimeSeconds + 1) return undefined;
   return Math.round((nowMs / 1000 - uptimeSeconds + seconds) * 1000) / 1000;
 }
@@ -70,6 +75,8 @@ export function killUnixSeconds(kill: OomVerdict, nowMs: number, uptimeSeconds: 
 function seriesKey(scope: OomScope, gpuSignature: boolean, podUid: string | undefined): string {
   return `${scope}\u0000${gpuSignature ? 1 : 0}\u0000${podUid ?? ''}`;
 }
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 export const EMPTY_LEDGER: OomLedger = { seen: new Set(), series: new Map() };
 

@@ -1,0 +1,370 @@
+// `gpumem agent` end to end with real parts: three real agent processes (`node src/cli/main.ts agent`) probe chroot
+// fixture roots laid out as the DaemonSet sees a node (the node under /host; test/helpers/fixtureRoot.ts): a Strix
+// Halo node with a GTT-heavy pod and a global OOM kill in its kernel log, a HAMi node with nvidia-smi (one pod within
+// its quota, one over it: test/helpers/nvidiaSmiRoot.ts), a plain node. The API
+// simulator serves their pods. Debian's Prometheus scrapes them every second; the test waits for two scrapes and
+// asserts each series through Prometheus's HTTP API against the analysis of the same capture: values equal,
+// labels right. Then a new kill is written to the kernel log: the counter goes to 1 once, stays there, and a
+// restarted agent does not count the old kills again. The endpoints, promtool on each live scrape, SIGTERM, and
+// an agent without API access (UID labels and the reason) are checked too.
+//
+// Needs root (chroot, mknod) and the prometheus package (prometheus, promtool); skips with the reason otherwise.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Sample } from '../../src/core/agent/exposition.ts';
+import { nodeSamples } from '../../src/core/agent/nodeSamples.ts';
+import { podIdentities, podNamesOfIdentities } from '../../src/core/agent/podIdentities.ts';
+import { parsePromText } from '../../src/core/agent/promText.ts';
+import type { Inspection } from '../../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { runProbe } from '../../src/core/inspection/runProbe.ts';
+import { hamiPodQuotas } from '../../src/core/kube/hamiPodQuotas.ts';
+import { ClusterClient } from '../../src/kube/clusterClient.ts';
+import { LocalTransport } from '../../src/transports/local.ts';
+import { CLI, REPO_ROOT } from '../helpers/cli.ts';
+import { buildApuNode, buildPlainNode, fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
+import type { Fixture } from '../helpers/fixtureRoot.ts';
+import { buildHamiNvidiaNode } from '../helpers/nvidiaSmiRoot.ts';
+import type { HamiNvidiaFacts } from '../helpers/nvidiaSmiRoot.ts';
+import { loadFixtures } from '../simulator/fixtures.ts';
+import { startSimulator } from '../simulator/server.ts';
+import type { Simulator } from '../simulator/server.ts';
+
+const hasTool = (tool: string) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0;
+const SKIP =
+  fixtureRootsUnavailable() ??
+  (!hasTool('prometheus') || !hasTool('promtool') ? 'prometheus/promtool not installed (Debian package prometheus)' : false);
+const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
+const T = { timeout: 240_000 };
+
+interface RunningAgent {
+  readonly node: string;
+  readonly port: number;
+  readonly child: ChildProcess;
+  readonly stderr: () => string;
+  readonly exited: Promise<number | null>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
+
+/** Starts `gpumem agent` on a fixture root; resolves once it serves (its log names the port it bound). */
+async function startAgent(node: string, fixture: Fixture<unknown>, options: { kubeconfig?: string; port?: number }): Promise<RunningAgent> {
+  const args = [
+    CLI,
+    'agent',
+    '--listen',
+    `127.0.0.1:${options.port ?? 0}`,
+    '--interval',
+    '1',
+    '--host-root',
+    fixture.hostRoot,
+    '--node-name',
+    node,
+    '--probe-command',
+    JSON.stringify(['chroot', fixture.root, '/bin/sh', '-s']),
+    ...(options.kubeconfig ? ['--kubeconfig', options.kubeconfig] : []),
+  ];
+  // No KUBERNETES_SERVICE_HOST: without --kubeconfig the agent has no API (as off-cluster).
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...ENV, HOME: tmpdir() }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdout?.resume();
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const port = await waitFor(`the agent on ${node} to serve`, () => {
+    if (child.exitCode !== null) throw new Error(`the agent exited ${child.exitCode}: ${stderr}`);
+    const match = /serving http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(stderr);
+    return match?.[1] ? Number(match[1]) : undefined;
+  });
+  return { node, port, child, stderr: () => stderr, exited };
+}
+
+async function stopAgent(agent: RunningAgent): Promise<number | null> {
+  if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
+  return agent.exited;
+}
+
+interface PromSeries {
+  readonly metric: Record<string, string>;
+  readonly value: [number, string];
+}
+
+async function query(base: string, promql: string): Promise<PromSeries[]> {
+  const response = await fetch(`${base}/api/v1/query?query=${encodeURIComponent(promql)}`);
+  const body = (await response.json()) as { status: string; data?: { result: PromSeries[] }; error?: string };
+  if (body.status !== 'success') throw new Error(`${promql}: ${body.error ?? response.status}`);
+  return body.data?.result ?? [];
+}
+
+function withoutTarget(labels: Record<string, string>): Record<string, string> {
+  const { job: _job, instance: _instance, __name__: _name, ...rest } = labels;
+  return rest;
+}
+
+function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
+  // Prometheus drops labels with an empty value: compare without them.
+  const clean = (labels: Record<string, string>) => Object.entries(labels).filter(([, value]) => value !== '');
+  const x = clean(a);
+  const y = clean(b);
+  return x.length === y.length && x.every(([key, value]) => b[key] === value);
+}
+
+describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
+  let sim: Simulator;
+  let work: string;
+  let kubeconfig: string;
+  let prometheus: ChildProcess | undefined;
+  let base: string;
+  const fixtures: { node: string; fixture: Fixture<unknown> }[] = [];
+  const agents = new Map<string, RunningAgent>();
+  const expected = new Map<string, { inspection: Inspection; samples: Sample[] }>();
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'gpumem-agent-prom-'));
+    sim = await startSimulator({ fixtures: loadFixtures(), roots: false });
+    kubeconfig = join(work, 'kubeconfig');
+    writeFileSync(kubeconfig, sim.kubeconfig('admin'), { mode: 0o600 });
+    fixtures.push(
+      { node: 'strix-node-1', fixture: buildApuNode({ hostRoot: '/host' }) },
+      { node: 'gpu-node-7', fixture: buildHamiNvidiaNode('host', { hostRoot: '/host' }) },
+      { node: 'web-node-3', fixture: buildPlainNode({ hostRoot: '/host' }) },
+    );
+    // The analysis of the same capture, with the pods the API serves: what every series must equal.
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfig('admin'));
+    const client = new ClusterClient({ name: 'sim', kubeConfig: kc });
+    for (const { node, fixture } of fixtures) {
+      const { pods } = await client.listPodsOnNode(node);
+      const identities = podIdentities(pods);
+      const transport = new LocalTransport({ command: ['chroot', fixture.root, '/bin/sh', '-s'], env: ENV });
+      const run = await runProbe(transport, { scope: 'node', hostRoot: fixture.hostRoot, timeoutMs: 60_000 });
+      await transport.close();
+      const inspection = analyzeCaptureText(run.captureText, {
+        target: node,
+        podNames: podNamesOfIdentities(identities),
+        hamiQuotas: hamiPodQuotas(pods),
+      });
+      assert.ok(inspection.node, `${node}: a node capture`);
+      expected.set(node, { inspection, samples: nodeSamples(inspection.node, node, identities) });
+    }
+    await client.dispose(0);
+    for (const { node, fixture } of fixtures) agents.set(node, await startAgent(node, fixture, { kubeconfig }));
+    const promPort = await freePort();
+    base = `http://127.0.0.1:${promPort}`;
+    const config = join(work, 'prometheus.yml');
+    writeFileSync(
+      config,
+      [
+        'global:',
+        '  scrape_interval: 1s',
+        '  scrape_timeout: 1s',
+        '  evaluation_interval: 1s',
+        'scrape_configs:',
+        '  - job_name: gpumem-agent',
+        '    static_configs:',
+        `      - targets: [${[...agents.values()].map((agent) => `'127.0.0.1:${agent.port}'`).join(', ')}]`,
+        '',
+      ].join('\n'),
+    );
+    prometheus = spawn(
+      'prometheus',
+      [
+        `--config.file=${config}`,
+        `--storage.tsdb.path=${join(work, 'tsdb')}`,
+        `--web.listen-address=127.0.0.1:${promPort}`,
+        '--log.level=error',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'], env: ENV },
+    );
+    let promLog = '';
+    prometheus.stderr?.on('data', (chunk: Buffer) => (promLog += chunk.toString('utf8')));
+    await waitFor('Prometheus to be ready', async () => ((await fetch(`${base}/-/ready`)).ok ? true : undefined)).catch(
+      (error: unknown) => {
+        throw new Error(`${String(error)}\n${promLog}`);
+      },
+    );
+    // Two scrapes of every agent.
+    await waitFor(
+      'two scrapes of each agent',
+      async () => {
+        const counts = await query(base, 'count_over_time(gpumem_probe_cycles_total[5m])');
+        return counts.length === 3 && counts.every((series) => Number(series.value[1]) >= 2) ? true : undefined;
+      },
+      90_000,
+    );
+  });
+
+  after(async () => {
+    prometheus?.kill('SIGTERM');
+    for (const agent of agents.values()) await stopAgent(agent);
+    for (const { fixture } of fixtures) fixture.cleanup();
+    await sim?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  test('every node, pod and HAMi series equals the analysis of the same capture, with its labels', T, async () => {
+    for (const { node } of fixtures) {
+      const want = expected.get(node);
+      assert.ok(want);
+      const got = await query(base, `{__name__=~"gpumem_(node|pod|hami)_.+", node="${node}"}`);
+      const gotSamples = got.map((series) => ({
+        name: series.metric['__name__'] ?? '',
+        labels: withoutTarget(series.metric),
+        value: Number(series.value[1]),
+      }));
+      assert.ok(want.samples.length > 0, `${node}: samples expected`);
+      for (const sample of want.samples) {
+        const match = gotSamples.filter((candidate) => candidate.name === sample.name && sameLabels(candidate.labels, sample.labels));
+        assert.equal(match.length, 1, `${node}: ${sample.name} ${JSON.stringify(sample.labels)} in Prometheus`);
+        assert.equal(match[0]?.value, sample.value, `${node}: ${sample.name} ${JSON.stringify(sample.labels)}`);
+      }
+      assert.equal(gotSamples.length, want.samples.length, `${node}: no series the analysis does not have`);
+    }
+    // The labels that matter, spelled out: the APU pod by namespace and name, its GTT, its true footprint.
+    const apu = expected.get('strix-node-1')?.inspection.node;
+    const gttPod = apu?.pods.reduce((a, b) => (b.gtt > a.gtt ? b : a));
+    assert.ok(gttPod && gttPod.gtt > 0);
+    const [gtt] = await query(base, `gpumem_pod_gtt_bytes{node="strix-node-1", uid="${gttPod.podUid}"}`);
+    assert.ok(gtt?.metric['namespace'] && gtt.metric['pod'], 'the pod is named from the API');
+    assert.equal(Number(gtt.value[1]), gttPod.gtt);
+    const [api] = await query(base, 'gpumem_kubernetes_api_up{node="gpu-node-7"}');
+    assert.equal(api?.value[1], '1');
+    // HAMi: the pod over its quota is bypassed, the one within it enforced, each by namespace and name.
+    const hami = fixtures.find((entry) => entry.node === 'gpu-node-7')?.fixture as Fixture<HamiNvidiaFacts>;
+    const state = async (uid: string) => {
+      const pod = expected.get('gpu-node-7')?.inspection.podNames.get(uid)?.split('/')[1];
+      assert.ok(pod, `the API names pod ${uid}`);
+      return (await query(base, `gpumem_hami_enforcement{node="gpu-node-7", pod="${pod}"} == 1`)).map((series) => series.metric['state']);
+    };
+    assert.deepEqual(await state(hami.facts.bypassed.podUid), ['bypassed']);
+    assert.deepEqual(await state(hami.facts.enforced.podUid), ['enforced']);
+    const [vram] = await query(base, `sum(gpumem_pod_vram_bytes{node="gpu-node-7", uid="${hami.facts.bypassed.podUid}"})`);
+    assert.equal(Number(vram?.value[1]), hami.facts.bypassedUsedMiB * 1024 * 1024);
+  });
+
+  test('the OOM counter: the log at start is the baseline, a new kill counts once, a restart does not count again', T, async () => {
+    const node = 'strix-node-1';
+    const fixture = fixtures.find((entry) => entry.node === node)?.fixture;
+    assert.ok(fixture);
+    const kills = expected.get(node)?.inspection.node?.oom?.verdicts ?? [];
+    assert.equal(kills.length, 1, 'the fixture has one global kill');
+    const victim = kills[0]?.victim.podUid;
+    assert.ok(victim);
+    const counter = `gpumem_oom_kills_total{node="${node}", scope="global", uid="${victim}"}`;
+    const total = async () => (await query(base, `sum(${counter})`)).map((series) => Number(series.value[1]))[0];
+    assert.equal(await total(), 0, 'the kill already in the log is not counted');
+    const [lastKill] = await query(base, `max(gpumem_oom_kill_last_timestamp_seconds{node="${node}", uid="${victim}"})`);
+    assert.equal(Number(lastKill?.value[1]), Date.parse(kills[0]?.timestamp ?? '') / 1000, 'its time is served');
+
+    // A second report, as the kernel writes it: the same lines with a new pid, a minute later.
+    const kernLog = join(fixture.root, fixture.hostRoot, 'var/log/kern.log');
+    const lines = readFileSync(kernLog, 'utf8').split('\n');
+    const first = lines.findIndex((line) => line.includes('invoked oom-killer'));
+    const last = lines.findIndex((line) => line.includes('Out of memory: Killed process'));
+    assert.ok(first >= 0 && last > first, 'the fixture log holds one whole OOM report');
+    const pid = String(kills[0]?.victim.pid ?? '');
+    const report = lines.slice(first, last + 1).map((line) => line.replaceAll(pid, `${pid}7`).replace(/T(\d\d):/, 'T23:'));
+    appendFileSync(kernLog, `${report.join('\n')}\n`);
+    await waitFor('the new kill counted', async () => ((await total()) === 1 ? true : undefined), 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 3500)); // three more cycles and scrapes
+    assert.equal(await total(), 1, 'counted once, not on every read of the log');
+
+    const agent = agents.get(node);
+    assert.ok(agent);
+    const cycles = async () => Number((await query(base, `gpumem_probe_cycles_total{node="${node}"}`))[0]?.value[1] ?? NaN);
+    const before = await cycles();
+    assert.equal(await stopAgent(agent), 0, 'SIGTERM: a clean exit');
+    assert.match(agent.stderr(), /SIGTERM: stopping/);
+    const restarted = await startAgent(node, fixture, { kubeconfig, port: agent.port });
+    agents.set(node, restarted);
+    // The counter of cycles restarts: a scrape of the new process.
+    await waitFor('a scrape of the restarted agent', async () => ((await cycles()) < before ? true : undefined), 30_000);
+    assert.equal(await total(), 0, 'after a restart both kills are the baseline: not counted again');
+    assert.match(restarted.stderr(), /kernel log baseline: 2 OOM kill\(s\) already in the log are not counted/);
+  });
+
+  test('endpoints: /metrics passes promtool, /healthz and /readyz answer, nothing else is served', T, async () => {
+    const agent = agents.get('gpu-node-7');
+    assert.ok(agent);
+    const url = `http://127.0.0.1:${agent.port}`;
+    const metrics = await fetch(`${url}/metrics`);
+    assert.equal(metrics.status, 200);
+    assert.match(metrics.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+    const text = await metrics.text();
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
+    assert.deepEqual(parsePromText(text).problems, []);
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    assert.equal((await fetch(`${url}/readyz`)).status, 200);
+    assert.equal((await fetch(`${url}/capture`)).status, 404, 'no raw capture endpoint');
+    assert.equal((await fetch(`${url}/metrics`, { method: 'POST', body: 'x' })).status, 405);
+    const head = await fetch(`${url}/metrics`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), '');
+    assert.ok(!text.includes('pid='), 'no pid label');
+    const facts = (fixtures.find((entry) => entry.node === 'gpu-node-7')?.fixture as Fixture<HamiNvidiaFacts>).facts;
+    for (const secret of facts.secrets) assert.ok(!text.includes(secret), 'no secret of an environ reaches /metrics');
+  });
+
+  test('without API access the agent still serves: pods by UID only, and the reason', T, async () => {
+    const plain = fixtures.find((entry) => entry.node === 'web-node-3')?.fixture;
+    assert.ok(plain);
+    const nobodyConfig = join(work, 'kubeconfig-nobody');
+    writeFileSync(nobodyConfig, sim.kubeconfig('nobody'), { mode: 0o600 });
+    for (const [label, options, reason] of [
+      ['no kubeconfig', {}, 'no-credentials'],
+      ['RBAC refused', { kubeconfig: nobodyConfig }, 'forbidden'],
+    ] as const) {
+      const agent = await startAgent('web-node-3', plain, options);
+      try {
+        const url = `http://127.0.0.1:${agent.port}/metrics`;
+        const text = await waitFor(`${label}: a scrape with the reason`, async () => {
+          const body = await (await fetch(url)).text();
+          return body.includes(`gpumem_kubernetes_api_up{node="web-node-3",reason="${reason}"} 0`) &&
+            body.includes('gpumem_pod_cgroup_memory_bytes')
+            ? body
+            : undefined;
+        });
+        const pods = parsePromText(text).samples.filter((sample) => sample.name === 'gpumem_pod_cgroup_memory_bytes');
+        assert.ok(pods.length > 0);
+        assert.ok(
+          pods.every((sample) => sample.labels['uid'] && !('pod' in sample.labels)),
+          `${label}: UID labels only`,
+        );
+        assert.match(agent.stderr(), reason === 'forbidden' ? /Kubernetes API forbidden/ : /no Kubernetes API/);
+      } finally {
+        await stopAgent(agent);
+      }
+    }
+  });
+});
