@@ -2,6 +2,7 @@
 // the pod watch and the server, and exits 0. Exit 2 on a usage error or when the port cannot be bound.
 import { hostname } from 'node:os';
 import { Agent } from '../agent/agent.ts';
+import { OomEventPoster } from '../agent/oomEvents.ts';
 import { chooseKubeconfig, PodSource } from '../agent/podSource.ts';
 import { parseListen, startServer } from '../agent/server.ts';
 import { isDnsSubdomain } from '../core/kube/names.ts';
@@ -11,7 +12,7 @@ import { describeError } from './files.ts';
 import type { CliIo } from './io.ts';
 
 export const AGENT_USAGE = `Usage: gpumem agent --listen HOST:PORT [--host-root DIR] [--interval SECONDS] [--probe-timeout SECONDS]
-                    [--node-name NAME] [--kubeconfig FILE] [--probe-command JSON]
+                    [--node-name NAME] [--kubeconfig FILE] [--events] [--probe-command JSON]
 
 Runs the node probe every --interval seconds (default 30) and serves what it finds to Prometheus:
   /metrics   the Prometheus text format (the metrics are listed in docs/agent.md)
@@ -23,6 +24,8 @@ Runs the node probe every --interval seconds (default 30) and serves what it fin
 --node-name     the node's Kubernetes name (default: $NODE_NAME, else the hostname)
 --kubeconfig    a kubeconfig to read the node's pods with; in a pod, the ServiceAccount is used. Without
                 either, pods are labelled by UID only.
+--events        on a global OOM kill of a pod, post a Warning Event "GlobalOOMKill" on it that says what gpumem
+                found (needs create and patch on events: deploy/agent/overlays/events)
 --probe-command the shell the probe script is written to, as a JSON array (default ["sh","-s"]), e.g.
                 ["busybox","sh","-s"]; run as given, never through a shell
 `;
@@ -69,6 +72,7 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
       'node-name': true,
       kubeconfig: true,
       'probe-command': true,
+      events: false,
       help: false,
     },
     { '-h': '--help' },
@@ -92,6 +96,11 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
   const command = probeCommand(option(args.options, 'probe-command'));
   const log = (line: string): void => io.stderr(`gpumem agent: ${new Date().toISOString()} ${line}\n`);
   const pods = PodSource.start(chooseKubeconfig(option(args.options, 'kubeconfig')), nodeName, log);
+  let events: OomEventPoster | undefined;
+  if (args.options.has('events')) {
+    if (pods.client) events = new OomEventPoster(pods.client, nodeName, log);
+    else log('--events: no Kubernetes API, so no Event can be posted');
+  }
   const agent = new Agent({
     nodeName,
     version: io.version,
@@ -100,6 +109,7 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
     intervalMs: interval * 1000,
     probeTimeoutMs: probeTimeout * 1000,
     pods: () => pods.view,
+    ...(events ? { onNewKills: (advance, inspection, view) => void events.post(advance, inspection, view) } : {}),
     log,
   });
   let server: Awaited<ReturnType<typeof startServer>>;

@@ -20,7 +20,7 @@
 //   whose requests and watches share one keep-alive pool; dispose() closes it (the Clusters view disposes a
 //   client when it drops it). Exec (WebSocket) keeps client-node's own https.Agent.
 import { pushAll } from '../core/arrays.ts';
-import { CoreV1Api, Observable, VersionApi } from '@kubernetes/client-node';
+import { CoreV1Api, Observable, setHeaderOptions, VersionApi } from '@kubernetes/client-node';
 import type {
   ConfigurationOptions,
   KubeConfig,
@@ -312,6 +312,22 @@ export class ClusterClient {
   async createPod(namespace: string, body: V1Pod, options: CallOptions = {}): Promise<V1Pod> {
     const core = this.core;
     return this.call({ verb: 'create', resource: 'pods' }, (o) => core.createNamespacedPod({ namespace, body }, o), options);
+  }
+
+  /** Creates a core/v1 Event (the agent's GlobalOOMKill, with `--events`). */
+  async createEvent(namespace: string, body: CoreV1Event, options: CallOptions = {}): Promise<CoreV1Event> {
+    const core = this.core;
+    return this.call({ verb: 'create', resource: 'events' }, (o) => core.createNamespacedEvent({ namespace, body }, o), options);
+  }
+
+  /** Updates fields of an Event (count, lastTimestamp, message) with a JSON merge patch: no get needed. */
+  async patchEvent(namespace: string, name: string, patch: object, options: CallOptions = {}): Promise<CoreV1Event> {
+    const core = this.core;
+    return this.call(
+      { verb: 'patch', resource: 'events' },
+      (o) => core.patchNamespacedEvent({ namespace, name, body: patch }, setHeaderOptions('Content-Type', 'application/merge-patch+json', o)),
+      options,
+    );
   }
 
   /** Deletes a pod; a pod that is already gone is not an error (returns false). */

@@ -79,7 +79,11 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T 
 }
 
 /** Starts `gpumem agent` on a fixture root; resolves once it serves (its log names the port it bound). */
-async function startAgent(node: string, fixture: Fixture<unknown>, options: { kubeconfig?: string; port?: number }): Promise<RunningAgent> {
+async function startAgent(
+  node: string,
+  fixture: Fixture<unknown>,
+  options: { kubeconfig?: string; port?: number; events?: boolean },
+): Promise<RunningAgent> {
   const args = [
     CLI,
     'agent',
@@ -94,6 +98,7 @@ async function startAgent(node: string, fixture: Fixture<unknown>, options: { ku
     '--probe-command',
     JSON.stringify(['chroot', fixture.root, '/bin/sh', '-s']),
     ...(options.kubeconfig ? ['--kubeconfig', options.kubeconfig] : []),
+    ...(options.events ? ['--events'] : []),
   ];
   // No KUBERNETES_SERVICE_HOST: without --kubeconfig the agent has no API (as off-cluster).
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...ENV, HOME: tmpdir() }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -178,7 +183,8 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
       expected.set(node, { inspection, samples: nodeSamples(inspection.node, node, identities) });
     }
     await client.dispose(0);
-    for (const { node, fixture } of fixtures) agents.set(node, await startAgent(node, fixture, { kubeconfig }));
+    for (const { node, fixture } of fixtures)
+      agents.set(node, await startAgent(node, fixture, { kubeconfig, events: node === 'strix-node-1' }));
     const promPort = await freePort();
     base = `http://127.0.0.1:${promPort}`;
     const config = join(work, 'prometheus.yml');
@@ -293,11 +299,48 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
     const last = lines.findIndex((line) => line.includes('Out of memory: Killed process'));
     assert.ok(first >= 0 && last > first, 'the fixture log holds one whole OOM report');
     const pid = String(kills[0]?.victim.pid ?? '');
-    const report = lines.slice(first, last + 1).map((line) => line.replaceAll(pid, `${pid}7`).replace(/T(\d\d):/, 'T23:'));
-    appendFileSync(kernLog, `${report.join('\n')}\n`);
+    // The report again, for a new victim pid and at a later hour (the fixture's report is before 10:00).
+    const again = (suffix: string, hour: string) =>
+      `${lines
+        .slice(first, last + 1)
+        .map((line) => line.replaceAll(pid, `${pid}${suffix}`).replace(/T\d\d:/, `T${hour}:`))
+        .join('\n')}\n`;
+    appendFileSync(kernLog, again('7', '21'));
     await waitFor('the new kill counted', async () => ((await total()) === 1 ? true : undefined), 30_000);
     await new Promise((resolve) => setTimeout(resolve, 3500)); // three more cycles and scrapes
     assert.equal(await total(), 1, 'counted once, not on every read of the log');
+
+    // --events: a Warning GlobalOOMKill on the pod, saying what gpumem found; a second kill updates it.
+    const victimName = expected.get(node)?.inspection.podNames.get(victim) ?? '';
+    const [namespace, podName] = victimName.split('/');
+    assert.ok(namespace && podName, 'the API names the victim');
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfig('admin'));
+    const client = new ClusterClient({ name: 'sim', kubeConfig: kc });
+    const gpumemEvents = async () =>
+      (await client.core.listNamespacedEvent({ namespace, fieldSelector: 'reason=GlobalOOMKill' })).items.filter(
+        (event) => event.involvedObject.uid === victim,
+      );
+    const [posted] = await waitFor('the GlobalOOMKill Event', async () =>
+      (await gpumemEvents()).length === 1 ? gpumemEvents() : undefined,
+    );
+    assert.equal(posted?.type, 'Warning');
+    assert.equal(posted?.involvedObject.name, podName);
+    assert.equal(posted?.count, 1);
+    assert.match(
+      posted?.message ?? '',
+      /global OOM kill of .+: the node ran out of memory; this pod's memory limit was not what killed it\./,
+    );
+    assert.match(posted?.message ?? '', /of GTT \(GPU memory in system RAM\) held by this pod is not charged to its cgroup/);
+    assert.equal(posted?.source?.component, 'gpumem-agent');
+    appendFileSync(kernLog, again('8', '22'));
+    await waitFor('the second new kill counted', async () => ((await total()) === 2 ? true : undefined), 30_000);
+    const updated = await waitFor('the Event updated', async () => {
+      const list = await gpumemEvents();
+      return list.length === 1 && list[0]?.count === 2 ? list : undefined;
+    });
+    assert.equal(updated.length, 1, 'a repeat updates the Event, it does not add one');
+    await client.dispose(0);
 
     const agent = agents.get(node);
     assert.ok(agent);
@@ -309,8 +352,8 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
     agents.set(node, restarted);
     // The counter of cycles restarts: a scrape of the new process.
     await waitFor('a scrape of the restarted agent', async () => ((await cycles()) < before ? true : undefined), 30_000);
-    assert.equal(await total(), 0, 'after a restart both kills are the baseline: not counted again');
-    assert.match(restarted.stderr(), /kernel log baseline: 2 OOM kill\(s\) already in the log are not counted/);
+    assert.equal(await total(), 0, 'after a restart the kills are the baseline: not counted again');
+    assert.match(restarted.stderr(), /kernel log baseline: 3 OOM kill\(s\) already in the log are not counted/);
   });
 
   test('endpoints: /metrics passes promtool, /healthz and /readyz answer, nothing else is served', T, async () => {

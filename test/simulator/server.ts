@@ -1,7 +1,8 @@
 // A Kubernetes API server simulator that speaks the real wire formats, so the real @kubernetes/client-node
 // code runs against it unmodified: HTTPS with client-certificate or bearer-token authentication, discovery,
 // namespaces / nodes / pods / events / daemonsets / deployments with list, get and watch (label and field
-// selectors, limit/continue), pod create and delete, RBAC with the API server's 403 messages, watch
+// selectors, limit/continue), pod create and delete, event create and merge patch (a node agent's
+// Events), RBAC with the API server's 403 messages, watch
 // semantics with bookmarks and the 410 `Expired` of a compacted resourceVersion, SelfSubjectAccessReview,
 // the exec WebSocket (v5/v4/channel.k8s.io) running the command for real in chroot fixture roots, and
 // pods/log (text/plain, container / tailLines / limitBytes / previous: podLogs.ts).
@@ -1129,6 +1130,78 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     sendJson(res, 201, stored);
   };
 
+  /** POST an Event (a node agent's, such as gpumem's GlobalOOMKill): stored as sent, named as sent. */
+  const createEvent = async (req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> => {
+    let body: KubeObject;
+    try {
+      body = JSON.parse(await readBody(req)) as KubeObject;
+    } catch (err) {
+      return sendStatus(res, badRequest(`the body of the request was in an unknown format (${(err as Error).message})`));
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body) || (body.kind !== undefined && body.kind !== 'Event'))
+      return sendStatus(res, badRequest('the body of the request must be an Event object'));
+    body.metadata ??= {};
+    if (body.metadata.namespace !== undefined && body.metadata.namespace !== namespace)
+      return sendStatus(res, badRequest('the namespace of the provided object does not match the namespace sent on the request'));
+    const name = body.metadata.name;
+    if (!name)
+      return sendStatus(
+        res,
+        invalid('Event', '', [
+          { reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' },
+        ]),
+      );
+    if (!body['involvedObject'])
+      return sendStatus(
+        res,
+        invalid('Event', name, [{ reason: 'FieldValueRequired', message: 'Required value', field: 'involvedObject' }]),
+      );
+    if (store.get('events', namespace, name)) return sendStatus(res, alreadyExists('events', '', name));
+    const stored = store.put('events', {
+      ...structuredClone(body),
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { ...structuredClone(body.metadata), name, namespace, uid: newUid(), creationTimestamp: timestamp() },
+    });
+    sendJson(res, 201, stored);
+  };
+
+  /** PATCH an Event with a JSON merge patch (RFC 7386); a strategic merge patch of an Event's scalar fields is the same. */
+  const patchEvent = async (req: IncomingMessage, res: ServerResponse, namespace: string, name: string): Promise<void> => {
+    const type = String(req.headers['content-type'] ?? '')
+      .split(';')[0]
+      ?.trim();
+    if (type !== 'application/merge-patch+json' && type !== 'application/strategic-merge-patch+json')
+      return sendStatus(
+        res,
+        statusBody(
+          415,
+          'UnsupportedMediaType',
+          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`,
+        ),
+      );
+    const current = store.get('events', namespace, name);
+    if (!current) return sendStatus(res, notFound('events', '', name));
+    let patch: unknown;
+    try {
+      patch = JSON.parse(await readBody(req));
+    } catch (err) {
+      return sendStatus(res, badRequest(`error decoding patch: ${(err as Error).message}`));
+    }
+    const merge = (target: unknown, change: unknown): unknown => {
+      if (change === null || typeof change !== 'object' || Array.isArray(change)) return change;
+      const out: Json = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Json) } : {};
+      for (const [key, value] of Object.entries(change as Json)) {
+        if (value === null) delete out[key];
+        else out[key] = merge(out[key], value);
+      }
+      return out;
+    };
+    const merged = merge(structuredClone(current), patch) as KubeObject;
+    merged.metadata = { ...current.metadata, ...(merged.metadata ?? {}), name, namespace, uid: current.metadata.uid };
+    sendJson(res, 200, store.put('events', merged));
+  };
+
   const removePod = (namespace: string, name: string, uid: string): void => {
     const current = store.get('pods', namespace, name);
     if (!current || current.metadata.uid !== uid) return;
@@ -1312,6 +1385,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         return await createPod(req, res, namespace, user, url.searchParams);
       if (info.resource === 'pods' && method === 'DELETE' && name !== undefined && namespace !== undefined)
         return await deletePod(req, res, namespace, name, user, url.searchParams);
+      if (info.resource === 'events' && method === 'POST' && name === undefined && namespace !== undefined)
+        return await createEvent(req, res, namespace);
+      if (info.resource === 'events' && method === 'PATCH' && name !== undefined && namespace !== undefined)
+        return await patchEvent(req, res, namespace, name);
       return sendStatus(res, methodNotAllowed());
     } catch (err) {
       if (err instanceof SelectorError) return sendStatus(res, badRequest(err.message));

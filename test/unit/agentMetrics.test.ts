@@ -13,6 +13,7 @@ import type { PodIdentity } from '../../src/core/agent/nodeSamples.ts';
 import { nodeSamples } from '../../src/core/agent/nodeSamples.ts';
 import { advanceOomLedger, EMPTY_LEDGER, killUnixSeconds, MAX_OOM_SERIES, oomSamples } from '../../src/core/agent/oomLedger.ts';
 import { podIdentities } from '../../src/core/agent/podIdentities.ts';
+import { eventBody, eventName, eventWorthy, globalOomEventMessage, MAX_EVENT_MESSAGE } from '../../src/core/agent/oomEvent.ts';
 import { parsePromText } from '../../src/core/agent/promText.ts';
 import type { Inspection } from '../../src/core/inspection/analyze.ts';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
@@ -329,4 +330,24 @@ test('pod identities from the API: namespace, name, container names by runtime i
   assert.equal(map.size, 2);
   assert.equal(map.get(TRAINER)?.containers.get(CONTAINER_ID), 'train');
   assert.equal(map.get(VICTIM)?.namespace, 'default');
+});
+
+test('the GlobalOOMKill Event: only for global kills of a named pod; what gpumem found; one name per pod and run', () => {
+  const inspection = analyse(nodeCapture(strixNode(`${oomLines(VICTIM, 'vllm-worker', 6161, '100.000001')}\n`)));
+  const kill = inspection.node?.oom?.verdicts[0];
+  assert.ok(kill && inspection.node);
+  assert.equal(eventWorthy(kill, identities.get(VICTIM)), true);
+  assert.equal(eventWorthy(kill, undefined), false, 'a pod the API does not name gets no Event');
+  const message = globalOomEventMessage(kill, inspection.node);
+  assert.match(message, /^gpumem: global OOM kill of vllm-worker \(pid 6161\): the node ran out of memory; this pod's memory limit/);
+  assert.match(message, /6 GiB of GTT \(GPU memory in system RAM\) held by this pod is not charged to its cgroup/);
+  assert.match(message, /memory\.current 2 GiB of its 16 GiB limit, true footprint 8 GiB\./);
+  assert.ok(message.length <= MAX_EVENT_MESSAGE);
+  const long = eventName('p'.repeat(300), '6560a1b2');
+  assert.equal(long.length, 253);
+  assert.ok(long.endsWith('.gpumem-oom-6560a1b2'));
+  const body = eventBody(kill, identities.get(VICTIM) as PodIdentity, { name: 'x', nodeName: 'strix-1', message, at: new Date(0) });
+  assert.deepEqual(body['involvedObject'], { apiVersion: 'v1', kind: 'Pod', namespace: 'llm', name: 'vllm-7d9f', uid: VICTIM });
+  assert.equal(body['reason'], 'GlobalOOMKill');
+  assert.equal(body['type'], 'Warning');
 });
