@@ -29,9 +29,10 @@ Runs the read-only probe on a target (one connection, one exec) and prints verdi
 Targets:
   --local                 Probe this machine (run as root for the full node view)
   --ssh TARGET            Probe over SSH: [user@]host[:port] or a Host alias from ~/.ssh/config
-  --node NAME             Probe a Kubernetes node from a debug pod pinned to it (hostPID, the host's / at
-                          /host; deleted afterwards, on error and on Ctrl-C too), or over SSH to the node's
-                          address with --node-probe ssh; pods are named from the API server
+  --node NAME             Probe a Kubernetes node through its gpumem agent pod when it runs there (an exec in
+                          gpumem-system, no pod created), else from a debug pod pinned to it (hostPID, the
+                          host's / at /host; deleted afterwards, on error and on Ctrl-C too), or over SSH to
+                          the node's address with --node-probe ssh; pods are named from the API server
   --pod [NAMESPACE/]NAME  Probe a Kubernetes pod's container through the exec API, with the cluster side of
                           the HAMi checklist (device plugin, scheduler, runtime class, the container's env)
 
@@ -50,6 +51,7 @@ Kubernetes (--node, --pod):
   -c, --container NAME    The pod's container (default: kubectl exec's choice)
   --node-probe debug-pod|ssh
                           How --node is reached (default: debug-pod)
+  --no-agent              With --node: a debug pod even where the node runs the gpumem agent
   --debug-namespace NS    Namespace of the debug pod (default: default)
   --debug-image IMAGE     Image of the debug pod (default: ${DEBUG_POD_IMAGE}); pin it with IMAGE@sha256:<digest>
   --ssh-host-from address|node-name
@@ -83,10 +85,20 @@ const OPTIONS = {
   'debug-namespace': true,
   'debug-image': true,
   'ssh-host-from': true,
+  'no-agent': false,
   help: false,
 } as const;
 
-const KUBE_ONLY = ['kubeconfig', 'context', 'container', 'node-probe', 'debug-namespace', 'debug-image', 'ssh-host-from'] as const;
+const KUBE_ONLY = [
+  'kubeconfig',
+  'context',
+  'container',
+  'node-probe',
+  'debug-namespace',
+  'debug-image',
+  'ssh-host-from',
+  'no-agent',
+] as const;
 
 type InspectTarget = { readonly kind: 'local' } | { readonly kind: 'ssh'; readonly destination: string } | KubeTargetSpec;
 
@@ -154,6 +166,8 @@ async function openTarget(
   const sshHostFrom = stringOption(args, 'ssh-host-from') ?? 'address';
   if (sshHostFrom !== 'address' && sshHostFrom !== 'node-name') throw new UsageError('--ssh-host-from must be address or node-name');
   if (args.options.has('ssh-host-from') && nodeProbe !== 'ssh') throw new UsageError('--ssh-host-from applies to --node-probe ssh');
+  if (args.options.has('no-agent') && (target.kind !== 'node' || nodeProbe !== 'debug-pod'))
+    throw new UsageError('--no-agent applies to --node with the debug-pod probe');
   const hamiLibPath = stringOption(args, 'hami-lib-path');
   return openKubeTarget(
     target,
@@ -162,6 +176,7 @@ async function openTarget(
       ...(hamiLibPath !== undefined ? { hamiLibPath } : {}),
       context: stringOption(args, 'context'),
       node: { nodeProbe, debugNamespace, debugImage, sshHostFrom },
+      useAgent: !args.options.has('no-agent'),
       ssh,
       timeoutMs,
       io,

@@ -16,7 +16,7 @@ import { errorText } from '../kube/errorText.ts';
 import { podHamiFacts } from '../kube/explorer.ts';
 import { loadKubeconfigs } from '../kube/kubeconfig.ts';
 import type { LoadedContext } from '../kube/kubeconfig.ts';
-import { nodeAnalysisInputs, nodeProbeRoute } from '../kube/nodeProbe.ts';
+import { nodeAnalysisInputs, resolveNodeProbeRoute } from '../kube/nodeProbe.ts';
 import type { NodeProbeSettings } from '../kube/nodeProbe.ts';
 import { PodExecTransport } from '../kube/podExecTransport.ts';
 import type { SshFromConfigOptions } from '../transports/sshFromConfig.ts';
@@ -33,6 +33,8 @@ export interface KubeTargetOptions {
   /** Default: the kubeconfig's current-context. */
   readonly context: string | undefined;
   readonly node: NodeProbeSettings;
+  /** False with `--no-agent`: the debug pod even where the node runs the gpumem agent. */
+  readonly useAgent?: boolean;
   /** `--hami-lib-path`: HAMi's host directory for the node probe (its chart's devicePlugin.libPath). */
   readonly hamiLibPath?: string;
   /** For `--node-probe ssh`: the host-key policy and the config, as for `--ssh`. */
@@ -109,17 +111,22 @@ export async function openKubeTarget(spec: KubeTargetSpec, options: KubeTargetOp
 
 async function openNode(client: ClusterClient, name: string, options: KubeTargetOptions, signal: AbortSignal): Promise<ProbeTarget> {
   const node = summarizeNode(await client.readNode(name, { signal }));
-  const route = nodeProbeRoute(client, node, options.node, {
+  const route = await resolveNodeProbeRoute(client, node, options.node, {
     ssh: options.ssh,
+    useAgent: options.useAgent !== false,
+    signal,
     debugPod: {
       log: (line) => options.io.stderr(`gpumem inspect: ${line}\n`),
       onCleanupFailure: (message) => options.io.stderr(`gpumem inspect: warning: ${message}\n`),
     },
   });
   if (route.kind === 'unreachable') throw new UsageError(`node ${name}: ${route.reason} (--node-probe ssh)`);
+  if (route.kind === 'agent') options.io.stderr(`gpumem inspect: node ${name}: through the ${route.transport.target}, no debug pod\n`);
+  if (route.kind === 'debug-pod' && route.agentSkipped)
+    options.io.stderr(`gpumem inspect: node ${name}: ${route.agentSkipped}; using a debug pod\n`);
   const place: FailurePlace = {
     context: client.context,
-    ...(route.kind === 'debug-pod' ? { namespace: route.namespace } : {}),
+    ...(route.kind === 'debug-pod' || route.kind === 'agent' ? { namespace: route.namespace } : {}),
     action: `Inspect node ${name}`,
     byHand: BY_HAND,
   };

@@ -96,6 +96,8 @@ export interface KubeSettings {
   readonly debugImage: string;
   readonly debugNamespace: string;
   readonly nodeProbe: NodeProbeMode;
+  /** nodeProbe "debug-pod": exec into the node's gpumem agent pod when it runs there (default true). */
+  readonly useAgentPod: boolean;
   /** nodeProbe "ssh": dial the node's address (default) or its name as an ~/.ssh/config alias. */
   readonly sshHostFrom: 'address' | 'node-name';
   readonly execMode: ExecMode;
@@ -131,6 +133,7 @@ export function parseKubeSettings(read: SettingsReader, defaults: KubeDefaults):
     debugImage: image === '' ? defaults.debugImage : image,
     debugNamespace: isDnsLabel(namespace) ? namespace : 'default',
     nodeProbe: kube('nodeProbe') === 'ssh' ? 'ssh' : 'debug-pod',
+    useAgentPod: kube('useAgentPod') !== false,
     sshHostFrom: kube('sshHostFrom') === 'nodeName' ? 'node-name' : 'address',
     execMode:
       kube('execMode') === 'kubectl'

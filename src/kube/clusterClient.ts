@@ -20,7 +20,7 @@
 //   whose requests and watches share one keep-alive pool; dispose() closes it (the Clusters view disposes a
 //   client when it drops it). Exec (WebSocket) keeps client-node's own https.Agent.
 import { pushAll } from '../core/arrays.ts';
-import { CoreV1Api, Observable, setHeaderOptions, VersionApi } from '@kubernetes/client-node';
+import { AuthorizationV1Api, CoreV1Api, Observable, setHeaderOptions, VersionApi } from '@kubernetes/client-node';
 import type {
   ConfigurationOptions,
   KubeConfig,
@@ -293,12 +293,24 @@ export class ClusterClient {
   }
 
   /** The pods of one namespace that match `labelSelector` (every page). */
-  async listPods(namespace: string, options: CallOptions & { readonly labelSelector: string }): Promise<V1Pod[]> {
+  async listPods(
+    namespace: string,
+    options: CallOptions & { readonly labelSelector: string; readonly fieldSelector?: string },
+  ): Promise<V1Pod[]> {
     const core = this.core;
     const result = await this.#listAll(
       { verb: 'list', resource: 'pods' },
       (cont, limit, o) =>
-        core.listNamespacedPod({ namespace, labelSelector: options.labelSelector, limit, ...(cont ? { _continue: cont } : {}) }, o),
+        core.listNamespacedPod(
+          {
+            namespace,
+            labelSelector: options.labelSelector,
+            ...(options.fieldSelector !== undefined ? { fieldSelector: options.fieldSelector } : {}),
+            limit,
+            ...(cont ? { _continue: cont } : {}),
+          },
+          o,
+        ),
       options,
     );
     return result.items;
@@ -314,6 +326,37 @@ export class ClusterClient {
     return this.call({ verb: 'create', resource: 'pods' }, (o) => core.createNamespacedPod({ namespace, body }, o), options);
   }
 
+  /**
+   * Whether this user may `verb` the `resource` (with `subresource`) in `namespace`, as `kubectl auth can-i` asks it:
+   * a SelfSubjectAccessReview. Throws KubeRequestError when the review itself cannot be made.
+   */
+  async canI(verb: string, resource: string, options: CallOptions & { readonly namespace?: string; readonly subresource?: string } = {}) {
+    const authorization = this.#make(AuthorizationV1Api);
+    const review = await this.call(
+      { verb: 'create', resource: 'selfsubjectaccessreviews' },
+      (o) =>
+        authorization.createSelfSubjectAccessReview(
+          {
+            body: {
+              apiVersion: 'authorization.k8s.io/v1',
+              kind: 'SelfSubjectAccessReview',
+              spec: {
+                resourceAttributes: {
+                  verb,
+                  resource,
+                  ...(options.subresource !== undefined ? { subresource: options.subresource } : {}),
+                  ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+                },
+              },
+            },
+          },
+          o,
+        ),
+      options,
+    );
+    return { allowed: review.status?.allowed === true, reason: review.status?.reason ?? '' };
+  }
+
   /** Creates a core/v1 Event (the agent's GlobalOOMKill, with `--events`). */
   async createEvent(namespace: string, body: CoreV1Event, options: CallOptions = {}): Promise<CoreV1Event> {
     const core = this.core;
@@ -325,7 +368,8 @@ export class ClusterClient {
     const core = this.core;
     return this.call(
       { verb: 'patch', resource: 'events' },
-      (o) => core.patchNamespacedEvent({ namespace, name, body: patch }, setHeaderOptions('Content-Type', 'application/merge-patch+json', o)),
+      (o) =>
+        core.patchNamespacedEvent({ namespace, name, body: patch }, setHeaderOptions('Content-Type', 'application/merge-patch+json', o)),
       options,
     );
   }

@@ -19,7 +19,10 @@ import { isDnsSubdomain } from '../core/kube/names.ts';
 import type { SshAddressType } from '../core/kube/nodeAddress.ts';
 import type { GpuNodeSummary } from '../core/kube/nodes.ts';
 import { podHealth } from '../core/kube/pods.ts';
+import type { Transport } from '../core/probe/transport.ts';
 import type { SshTransport } from '../transports/ssh.ts';
+import { AGENT_HOST_ROOT, findAgentPod } from './agentPod.ts';
+import { PodExecTransport } from './podExecTransport.ts';
 import { sshTransportFromConfig } from '../transports/sshFromConfig.ts';
 import type { SshFromConfigOptions } from '../transports/sshFromConfig.ts';
 import type { CallOptions, ClusterClient } from './clusterClient.ts';
@@ -43,7 +46,15 @@ export interface NodeProbeSettings {
 }
 
 export type NodeProbeRoute =
-  | { readonly kind: 'debug-pod'; readonly transport: DebugPodTransport; readonly hostRoot: string; readonly namespace: string }
+  | {
+      readonly kind: 'debug-pod';
+      readonly transport: DebugPodTransport;
+      readonly hostRoot: string;
+      readonly namespace: string;
+      /** Why the node's gpumem agent pod was not used, when one was looked for. */
+      readonly agentSkipped?: string;
+    }
+  | { readonly kind: 'agent'; readonly transport: Transport; readonly hostRoot: string; readonly namespace: string; readonly pod: string }
   | {
       readonly kind: 'ssh';
       readonly transport: SshTransport;
@@ -121,4 +132,43 @@ export async function nodeAnalysisInputs(
   const [key, value] = HAMI_DEVICE_PLUGIN_SELECTOR.split('=') as [string, string];
   const plugins = pods.filter((pod) => pod.metadata?.labels?.[key] === value);
   return { podNames: podNamesOf(pods), hamiQuotas, hamiCluster: { devicePluginPods: plugins.map((pod) => podHealth(pod)) } };
+}
+
+export interface AgentRouteOptions extends NodeProbeRouteOptions {
+  /** Whether to look for the node's gpumem agent pod first (default true; gpumem.kubernetes.useAgentPod, --no-agent). */
+  readonly useAgent?: boolean;
+  /** The exec into the agent pod (kubectl in VS Code's execMode kubectl); default client-node's WebSocket exec. */
+  readonly agentExec?: (target: { namespace: string; pod: string; container: string; label: string }) => Transport;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The route of Inspect Node: with the debug-pod mode, the node's gpumem agent pod when it runs there and the user may
+ * exec into it (src/kube/agentPod.ts), else the debug pod with the reason the agent was not used; the SSH mode as
+ * nodeProbeRoute. Reads the API (a list and a SelfSubjectAccessReview); opens no exec yet.
+ */
+export async function resolveNodeProbeRoute(
+  client: ClusterClient,
+  node: Pick<GpuNodeSummary, 'name' | 'addresses'>,
+  settings: NodeProbeSettings,
+  options: AgentRouteOptions = {},
+): Promise<NodeProbeRoute> {
+  if (settings.nodeProbe !== 'debug-pod' || options.useAgent === false) return nodeProbeRoute(client, node, settings, options);
+  const agent = await findAgentPod(client, node.name, options.signal ? { signal: options.signal } : {});
+  if (agent.kind === 'found') {
+    const label = `gpumem agent pod ${agent.namespace}/${agent.pod} on node/${node.name} (context ${client.context})`;
+    const transport =
+      options.agentExec?.({ namespace: agent.namespace, pod: agent.pod, container: agent.container, label }) ??
+      new PodExecTransport({
+        kubeConfig: client.kubeConfig,
+        client,
+        namespace: agent.namespace,
+        pod: agent.pod,
+        container: agent.container,
+        target: label,
+      });
+    return { kind: 'agent', transport, hostRoot: AGENT_HOST_ROOT, namespace: agent.namespace, pod: agent.pod };
+  }
+  const route = nodeProbeRoute(client, node, settings, options);
+  return route.kind === 'debug-pod' ? { ...route, agentSkipped: agent.reason } : route;
 }

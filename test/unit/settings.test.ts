@@ -117,6 +117,7 @@ describe('parseKubeSettings', () => {
       debugImage: 'busybox:1.36',
       debugNamespace: 'default',
       nodeProbe: 'debug-pod',
+      useAgentPod: true,
       sshHostFrom: 'address',
       execMode: { kind: 'api' },
       liveDebugPodDeadlineSeconds: 3600,
@@ -134,6 +135,7 @@ describe('parseKubeSettings', () => {
         'gpumem.kubernetes.debugNamespace': 'Not_A_Label',
         'gpumem.kubernetes.nodeProbe': 'ssh',
         'gpumem.kubernetes.sshHostFrom': 'nodeName',
+        'gpumem.kubernetes.useAgentPod': false,
         'gpumem.kubernetes.execMode': 'kubectl',
         'gpumem.kubernetes.kubectlPath': ' ',
         'gpumem.kubernetes.liveSamplingPodDeadlineSeconds': 1,
@@ -147,6 +149,7 @@ describe('parseKubeSettings', () => {
     assert.equal(settings.debugNamespace, 'default');
     assert.equal(settings.nodeProbe, 'ssh');
     assert.equal(settings.sshHostFrom, 'node-name');
+    assert.equal(settings.useAgentPod, false);
     assert.deepEqual(settings.execMode, { kind: 'kubectl', kubectlPath: 'kubectl' });
     assert.equal(settings.liveDebugPodDeadlineSeconds, schema.get('gpumem.kubernetes.liveSamplingPodDeadlineSeconds')?.minimum);
     assert.equal(settings.liveDebugPodIdleMs, (schema.get('gpumem.kubernetes.liveSamplingPodIdleSeconds')?.maximum ?? NaN) * 1000);

@@ -1,5 +1,6 @@
 // The node commands of the Clusters view:
-// - Inspect Node: the node probe in a debug pod (or over SSH to the node's address with
+// - Inspect Node: the node probe through the node's gpumem agent pod when it runs there (an exec, no pod
+//   created; gpumem.kubernetes.useAgentPod), else in a debug pod (or over SSH to the node's address with
 //   gpumem.kubernetes.nodeProbe = ssh; the route is src/kube/nodeProbe.ts's), with the node's pod names and
 //   HAMi device-plugin pods for the report; the inspector panel keeps the debug pod (or the SSH connection)
 //   for live sampling and deletes it when it closes;
@@ -11,14 +12,14 @@ import { nodeEventsMarkdown } from '../../core/report/clusterReport.ts';
 import { markdownText } from '../../core/text/escape.ts';
 import { oomToMarkdown } from '../../core/report/oomReport.ts';
 import { nodeMemoryEventsOf } from '../../kube/explorer.ts';
-import { nodeAnalysisInputs, nodeProbeRoute } from '../../kube/nodeProbe.ts';
+import { nodeAnalysisInputs, resolveNodeProbeRoute } from '../../kube/nodeProbe.ts';
 import type { Ctx } from '../ctx.ts';
 import { runInspection } from '../inspection/run.ts';
 import { showFailure } from '../messages.ts';
 import { vscodeSshOptions } from '../commands/inspectSsh.ts';
 import { requireTrust } from '../trust.ts';
 import type { ClusterModel } from './clusterModel.ts';
-import { debugPodExec } from './execTransport.ts';
+import { debugPodExec, podExecTransport } from './execTransport.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { nodeTarget, showError } from './targets.ts';
 import type { NodeTarget } from './targets.ts';
@@ -35,7 +36,10 @@ async function runNodeProbe(
   const name = target.node.name;
   // The route (debug pod or SSH to the node's address) is src/kube/nodeProbe.ts's; the SSH prompts are VS Code's.
   const exec = debugPodExec(settings, target.client); // gpumem.kubernetes.execMode: kubectl
-  const route = nodeProbeRoute(target.client, target.node, settings, {
+  const route = await resolveNodeProbeRoute(target.client, target.node, settings, {
+    useAgent: settings.useAgentPod,
+    // gpumem.kubernetes.execMode kubectl: the exec into the agent pod is kubectl's too.
+    ...(settings.execMode.kind === 'kubectl' ? { agentExec: (agent) => podExecTransport(settings, target.client, agent) } : {}),
     ssh: vscodeSshOptions(ctx),
     debugPod: {
       ...(exec ? { exec } : {}),
@@ -58,10 +62,14 @@ async function runNodeProbe(
   const transport: Transport = route.transport;
   const place: FailurePlace = {
     context: target.context.info.name,
-    ...(route.kind === 'debug-pod' ? { namespace: route.namespace } : {}),
+    ...(route.kind === 'debug-pod' || route.kind === 'agent' ? { namespace: route.namespace } : {}),
     action: `${action} ${name}`,
   };
-  const inspection = await runInspection(ctx, transport, `${action} ${name} (context ${target.context.info.name})`, {
+  // Which path the probe took, in the log and in the progress title (the report's target names it too).
+  if (route.kind === 'agent') ctx.output.info(`${action} ${name}: through the ${transport.target}, no debug pod`);
+  if (route.kind === 'debug-pod' && route.agentSkipped) ctx.output.info(`${action} ${name}: ${route.agentSkipped}; using a debug pod`);
+  const via = route.kind === 'agent' ? ', through its gpumem agent pod' : '';
+  const inspection = await runInspection(ctx, transport, `${action} ${name}${via} (context ${target.context.info.name})`, {
     probe: { scope: 'node', hostRoot: route.hostRoot },
     analysis: (signal) => nodeAnalysisInputs(target.client, target.node, { signal }),
     // Inspect Node: the panel keeps the transport (the debug pod or the SSH connection) for live sampling.
