@@ -1,9 +1,9 @@
 // The agent's deployment (deploy/agent, issue #12) checked with the real tools: kustomize (kubectl kustomize)
-// renders the base and the events overlay, every object is validated against the Kubernetes OpenAPI schema and
-// the prometheus-operator CRD schemas, the DaemonSet is linted by gpumem's own linter, promtool checks and
-// unit-tests the alerts, and every metric the rules, the dashboard and the scrape job use must exist in the
-// agent's metric contract. Where kubectl or promtool is missing, the raw files are still checked and only the
-// assertions that need the tool are skipped, with the reason.
+// renders the base and the overlays (events, nvidia, nvidia-events: the components under deploy/agent/components),
+// every object is validated against the Kubernetes OpenAPI schema and the prometheus-operator CRD schemas, the
+// DaemonSet is linted by gpumem's own linter, promtool checks and unit-tests the alerts, and every metric the rules,
+// the dashboard and the scrape job use must exist in the agent's metric contract. Where kubectl or promtool is
+// missing, the raw files are still checked and only the assertions that need the tool are skipped, with the reason.
 //
 // Schemas: kubernetes-models (compiled ajv validators of the Kubernetes OpenAPI schema: core v1, apps/v1, rbac,
 // networking) and @kubernetes-models/prometheus-operator (the operator's CRD schemas), one maintained monorepo
@@ -41,6 +41,10 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AGENT = join(ROOT, 'deploy/agent');
 const BASE = join(AGENT, 'base');
 const EVENTS = join(AGENT, 'overlays/events');
+const NVIDIA = join(AGENT, 'overlays/nvidia');
+const NVIDIA_EVENTS = join(AGENT, 'overlays/nvidia-events');
+const EVENTS_COMPONENT = join(AGENT, 'components/events');
+const NVIDIA_COMPONENT = join(AGENT, 'components/nvidia');
 const RULES = join(AGENT, 'prometheus/rules.yaml');
 const RULES_TEST = join(AGENT, 'prometheus/rules.test.yaml');
 const SCRAPE_JOB = join(AGENT, 'prometheus/scrape-job.yaml');
@@ -85,6 +89,8 @@ function render(dir: string): KubeObject[] {
 }
 
 interface Kustomization {
+  readonly apiVersion?: string;
+  readonly kind?: string;
   readonly resources?: readonly string[];
   readonly components?: readonly string[];
   readonly labels?: readonly { pairs: Record<string, string>; includeSelectors?: boolean; includeTemplates?: boolean }[];
@@ -191,8 +197,20 @@ const EVENT_RULES = [
   { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
 ];
 const BASE_ARGS = ['--listen', '0.0.0.0:9400', '--host-root', '/host', '--node-name', '$(NODE_NAME)'];
+const BASE_ENV = [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }];
+/** What the NVIDIA Container Toolkit needs to inject nvidia-smi and NVML (deploy/agent/components/nvidia). */
+const NVIDIA_ENV = [
+  { name: 'NVIDIA_VISIBLE_DEVICES', value: 'all' },
+  { name: 'NVIDIA_DRIVER_CAPABILITIES', value: 'utility' },
+];
 
-function checkObjects(objects: readonly KubeObject[], where: string, options: { rendered: boolean; events: boolean }): void {
+interface Variant {
+  readonly rendered: boolean;
+  readonly events: boolean;
+  readonly nvidia?: boolean;
+}
+
+function checkObjects(objects: readonly KubeObject[], where: string, options: Variant): void {
   for (const object of objects) validate(object, where);
   const kinds = objects.map((object) => `${object.kind}/${object.metadata.name}`).sort();
   assert.deepEqual(kinds, [
@@ -236,11 +254,15 @@ function checkObjects(objects: readonly KubeObject[], where: string, options: { 
   assert.equal(container.image, `${IMAGE}:${VERSION}`, 'the image tag is package.json version');
   assert.equal(container.command, undefined, "the image's entrypoint runs `node /app/dist/cli.js agent`");
   assert.deepEqual(container.args, options.events ? [...BASE_ARGS, '--events'] : BASE_ARGS);
-  assert.deepEqual(container.env, [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }]);
+  assert.deepEqual(container.env, options.nvidia ? [...BASE_ENV, ...NVIDIA_ENV] : BASE_ENV);
+  assert.equal(pod.runtimeClassName, options.nvidia ? 'nvidia' : undefined, `${where}: runtimeClassName`);
   assert.deepEqual(container.ports, [{ name: 'metrics', containerPort: 9400, protocol: 'TCP' }]);
   assert.deepEqual(container.livenessProbe?.httpGet, { path: '/healthz', port: 'metrics' });
   assert.deepEqual(container.readinessProbe?.httpGet, { path: '/readyz', port: 'metrics' });
   assert.ok(container.resources?.requests?.cpu && container.resources.requests.memory && container.resources.limits?.memory);
+  // No extended resource (nvidia.com/gpu, amd.com/gpu…): the agent must not take a GPU from the scheduler.
+  assert.deepEqual(Object.keys(container.resources.requests).sort(), ['cpu', 'memory'], `${where}: requests`);
+  assert.deepEqual(Object.keys(container.resources.limits).sort(), ['memory'], `${where}: limits`);
 
   const security = container.securityContext;
   assert.ok(security, 'a container securityContext');
@@ -305,6 +327,29 @@ function checkObjects(objects: readonly KubeObject[], where: string, options: { 
   );
 }
 
+/** The rendered objects without what the events component adds (its two rules and `--events`). */
+function undoEvents(objects: readonly KubeObject[]): KubeObject[] {
+  const undone = objects.map((object) => structuredClone(object) as KubeObject & Record<string, unknown>);
+  const role = find<{ rules: unknown[] }>(undone, 'ClusterRole');
+  role.rules = role.rules.slice(0, BASE_RULES.length);
+  const container = find<IDaemonSet>(undone, 'DaemonSet').spec?.template.spec?.containers[0];
+  assert.ok(container?.args);
+  container.args = container.args.filter((arg) => arg !== '--events');
+  return undone;
+}
+
+/** The rendered objects without what the nvidia component adds (the two variables and runtimeClassName). */
+function undoNvidia(objects: readonly KubeObject[]): KubeObject[] {
+  const undone = objects.map((object) => structuredClone(object) as KubeObject & Record<string, unknown>);
+  const pod = find<IDaemonSet>(undone, 'DaemonSet').spec?.template.spec;
+  const container = pod?.containers[0];
+  assert.ok(pod && container?.env);
+  assert.deepEqual(container.env.slice(-NVIDIA_ENV.length), NVIDIA_ENV, 'the NVIDIA variables come last');
+  container.env = container.env.slice(0, -NVIDIA_ENV.length);
+  delete pod.runtimeClassName;
+  return undone;
+}
+
 describe('deploy/agent manifests', () => {
   test('the base kustomization lists the resources, labels with `labels` and tags the image with the package version', () => {
     assert.deepEqual(kustomization(AGENT).resources, ['base']);
@@ -334,25 +379,47 @@ describe('deploy/agent manifests', () => {
     checkObjects(render(AGENT), 'kubectl kustomize deploy/agent', { rendered: true, events: false });
   });
 
-  test('the events overlay adds only `--events` and create/patch on events', (t: TestContext) => {
+  test('the events overlay is the base with the events component, which adds only `--events` and create/patch on events', (t: TestContext) => {
     const overlay = kustomization(EVENTS);
     assert.deepEqual(overlay.resources, ['../../base']);
+    assert.deepEqual(overlay.components, ['../../components/events']);
+    const component = kustomization(EVENTS_COMPONENT);
+    assert.equal(component.kind, 'Component');
     assert.deepEqual(
-      overlay.patches?.map((patch) => patch.target.kind),
+      component.patches?.map((patch) => patch.target.kind),
       ['ClusterRole', 'DaemonSet'],
     );
     if (!KUBECTL) return t.skip(NO_KUBECTL);
-    const base = render(AGENT);
     const events = render(EVENTS);
     checkObjects(events, 'kubectl kustomize deploy/agent/overlays/events', { rendered: true, events: true });
     // Nothing else differs: undo the two additions and the objects are the base's.
-    const undone = events.map((object) => structuredClone(object) as KubeObject & Record<string, unknown>);
-    const role = find<{ rules: unknown[] }>(undone, 'ClusterRole');
-    role.rules = role.rules.slice(0, BASE_RULES.length);
-    const container = find<IDaemonSet>(undone, 'DaemonSet').spec?.template.spec?.containers[0];
-    assert.ok(container?.args);
-    container.args = container.args.filter((arg) => arg !== '--events');
-    assert.deepEqual(undone, base);
+    assert.deepEqual(undoEvents(events), render(AGENT));
+  });
+
+  test('the nvidia overlay is the base with the nvidia component, which adds only the two NVIDIA_* variables and runtimeClassName', (t: TestContext) => {
+    const overlay = kustomization(NVIDIA);
+    assert.deepEqual(overlay.resources, ['../../base']);
+    assert.deepEqual(overlay.components, ['../../components/nvidia']);
+    const component = kustomization(NVIDIA_COMPONENT);
+    assert.equal(component.kind, 'Component');
+    assert.deepEqual(
+      component.patches?.map((patch) => patch.target.kind),
+      ['DaemonSet'],
+    );
+    if (!KUBECTL) return t.skip(NO_KUBECTL);
+    const nvidia = render(NVIDIA);
+    checkObjects(nvidia, 'kubectl kustomize deploy/agent/overlays/nvidia', { rendered: true, events: false, nvidia: true });
+    assert.deepEqual(undoNvidia(nvidia), render(AGENT));
+  });
+
+  test('the nvidia-events overlay composes both components and adds nothing else', (t: TestContext) => {
+    const overlay = kustomization(NVIDIA_EVENTS);
+    assert.deepEqual(overlay.resources, ['../../base']);
+    assert.deepEqual(overlay.components, ['../../components/nvidia', '../../components/events']);
+    if (!KUBECTL) return t.skip(NO_KUBECTL);
+    const both = render(NVIDIA_EVENTS);
+    checkObjects(both, 'kubectl kustomize deploy/agent/overlays/nvidia-events', { rendered: true, events: true, nvidia: true });
+    assert.deepEqual(undoNvidia(undoEvents(both)), render(AGENT));
   });
 
   test('the NetworkPolicy example validates and admits only the monitoring namespace to TCP 9400', () => {
