@@ -19,6 +19,7 @@ import {
 import { HAMI_TEST_USAGE, hamiTestCommand } from './hamiTestCommand.ts';
 import { rulesCommand } from './rulesCommand.ts';
 import { AGENT_USAGE, agentCommand } from './agentCommand.ts';
+import { FLEET_USAGE, fleetCommand } from './fleetCommand.ts';
 
 const VERSION = '0.1.0';
 
@@ -35,6 +36,7 @@ Commands:
   hami-test       Prove or refute HAMi's memory limit in a pod's container by allocating past its
                   quota (runs code in the container; asks first, or --yes)
   hami-report     The HAMi issue bundle of a pod (--pod), as Markdown, secrets redacted
+  fleet           The GPU nodes of a cluster ranked by risk, from the agents (Prometheus or their /metrics)
   agent           Serve this node's GPU memory, OOM kills and HAMi enforcement to Prometheus
                   (/metrics; the DaemonSet in deploy/agent runs it)
 
@@ -59,6 +61,7 @@ const COMMANDS: Record<string, Command> = {
   'hami-test': { run: hamiTestCommand, usage: HAMI_TEST_USAGE },
   'hami-report': { run: hamiReportCommand, usage: HAMI_REPORT_USAGE },
   agent: { run: agentCommand, usage: AGENT_USAGE },
+  fleet: { run: fleetCommand, usage: FLEET_USAGE },
 };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {

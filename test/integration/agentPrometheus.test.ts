@@ -28,12 +28,12 @@ import { runProbe } from '../../src/core/inspection/runProbe.ts';
 import { hamiPodQuotas } from '../../src/core/kube/hamiPodQuotas.ts';
 import { ClusterClient } from '../../src/kube/clusterClient.ts';
 import { LocalTransport } from '../../src/transports/local.ts';
-import { CLI, REPO_ROOT } from '../helpers/cli.ts';
+import { CLI, REPO_ROOT, runCli } from '../helpers/cli.ts';
 import { buildApuNode, buildPlainNode, fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
 import type { Fixture } from '../helpers/fixtureRoot.ts';
 import { buildHamiNvidiaNode } from '../helpers/nvidiaSmiRoot.ts';
 import type { HamiNvidiaFacts } from '../helpers/nvidiaSmiRoot.ts';
-import { loadFixtures } from '../simulator/fixtures.ts';
+import { completeFixtures, loadFixtures, mergeFixtures, parseFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';
 
@@ -156,7 +156,18 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
 
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'gpumem-agent-prom-'));
-    sim = await startSimulator({ fixtures: loadFixtures(), roots: false });
+    // The agents as the DaemonSet's pods (for gpumem fleet's agents source, through the pod proxy).
+    const agentPods = parseFixtures(
+      [
+        'apiVersion: v1\nkind: Namespace\nmetadata: {name: gpumem-system}',
+        ...['strix-node-1', 'gpu-node-7', 'web-node-3'].map(
+          (node) =>
+            `apiVersion: v1\nkind: Pod\nmetadata: {name: gpumem-agent-${node}, namespace: gpumem-system, labels: {app.kubernetes.io/name: gpumem-agent}}\nspec: {nodeName: ${node}, containers: [{name: agent, image: ghcr.io/gpumem/gpumem-agent:0.1.0}]}\nstatus: {phase: Running}`,
+        ),
+      ].join('\n---\n'),
+      { source: 'agent pods' },
+    );
+    sim = await startSimulator({ fixtures: completeFixtures(mergeFixtures(loadFixtures(), agentPods)), roots: false });
     kubeconfig = join(work, 'kubeconfig');
     writeFileSync(kubeconfig, sim.kubeconfig('admin'), { mode: 0o600 });
     fixtures.push(
@@ -183,8 +194,11 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
       expected.set(node, { inspection, samples: nodeSamples(inspection.node, node, identities) });
     }
     await client.dispose(0);
-    for (const { node, fixture } of fixtures)
-      agents.set(node, await startAgent(node, fixture, { kubeconfig, events: node === 'strix-node-1' }));
+    for (const { node, fixture } of fixtures) {
+      const agent = await startAgent(node, fixture, { kubeconfig, events: node === 'strix-node-1' });
+      agents.set(node, agent);
+      sim.setPodProxy('gpumem-system', `gpumem-agent-${node}`, 9400, `http://127.0.0.1:${agent.port}`);
+    }
     const promPort = await freePort();
     base = `http://127.0.0.1:${promPort}`;
     const config = join(work, 'prometheus.yml');
@@ -351,7 +365,14 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
     const restarted = await startAgent(node, fixture, { kubeconfig, port: agent.port });
     agents.set(node, restarted);
     // The counter of cycles restarts: a scrape of the new process.
-    await waitFor('a scrape of the restarted agent', async () => ((await cycles()) < before ? true : undefined), 30_000);
+    await waitFor(
+      'a scrape of the restarted agent after its first cycle',
+      async () => {
+        const now = await cycles();
+        return now >= 1 && now < before ? true : undefined;
+      },
+      30_000,
+    );
     assert.equal(await total(), 0, 'after a restart the kills are the baseline: not counted again');
     assert.match(restarted.stderr(), /kernel log baseline: 3 OOM kill\(s\) already in the log are not counted/);
   });
@@ -410,4 +431,69 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
       }
     }
   });
+  test(
+    'gpumem fleet: from Prometheus and from the agents through the pod proxy, the same nodes, pods over limit and HAMi bypass',
+    T,
+    async () => {
+      interface FleetJson {
+        line: string;
+        worst: string;
+        verdicts: { id: string; title: string }[];
+        nodes: { node: string; vendor?: string; unifiedMemory?: boolean; globalKills: number }[];
+        topOverLimit: { uid: string; namespace?: string; pod?: string; overBy: number }[];
+        kills: { global: number; meaning: string };
+        hamiBypassed: number;
+        source: { kind: string };
+      }
+      const fleet = async (args: readonly string[]) => {
+        // Not spawnSync: the simulator answers from this process's event loop.
+        const run = await runCli(['fleet', '--kubeconfig', kubeconfig, '--format', 'json', ...args], {
+          env: { ...ENV, HOME: tmpdir() },
+          timeoutMs: 60_000,
+        });
+        assert.equal(run.code, 1, `${args.join(' ')}: warnings and errors give 1: ${run.stderr}`);
+        return JSON.parse(run.stdout) as FleetJson;
+      };
+      const fromProm = await fleet(['--prometheus', base, '--window', '1h']);
+      const fromAgents = await fleet(['--source', 'agents']);
+      assert.equal(fromProm.source.kind, 'prometheus');
+      assert.equal(fromAgents.source.kind, 'agents');
+      for (const summary of [fromProm, fromAgents]) {
+        assert.deepEqual(summary.nodes.map((n) => n.node).sort(), ['gpu-node-7', 'strix-node-1', 'web-node-3']);
+        const apu = expected
+          .get('strix-node-1')
+          ?.inspection.node?.pods.find((pod) => pod.limit !== undefined && (pod.trueFootprint ?? 0) > pod.limit);
+        assert.ok(apu, 'the APU fixture has a pod over its limit once GTT is counted');
+        const over = summary.topOverLimit.find((row) => row.uid === apu.podUid);
+        assert.ok(over, `${summary.source.kind}: the APU pod is over its limit`);
+        assert.equal(over.overBy, (apu.trueFootprint ?? 0) - (apu.limit ?? 0));
+        assert.ok(over.namespace && over.pod, 'named');
+        assert.equal(summary.hamiBypassed, 1, `${summary.source.kind}: the HAMi pod over its quota`);
+        const ids = summary.verdicts.map((v) => v.id);
+        assert.ok(ids.includes('fleet.pods-over-limit') && ids.includes('fleet.hami-bypassed'), ids.join(', '));
+        assert.equal(summary.worst, 'error');
+        assert.match(summary.line, /pods? over (its|their) limit once GPU memory is counted/);
+        assert.equal(summary.nodes.find((n) => n.node === 'strix-node-1')?.vendor, 'amd', 'from the node labels');
+      }
+      // Kills: Prometheus counts the window (the two written by the OOM test, across the agent's restart).
+      assert.equal(fromProm.kills.meaning, 'window');
+      assert.ok(fromProm.kills.global >= 2, `global kills in the window: ${fromProm.kills.global}`);
+      assert.ok(fromProm.verdicts.some((v) => v.id === 'fleet.global-oom'));
+      assert.equal(fromAgents.kills.meaning, 'since-agent-start');
+      // The pod table as CSV.
+      const csv = await runCli(['fleet', '--kubeconfig', kubeconfig, '--prometheus', base, '--format', 'csv'], {
+        env: { ...ENV, HOME: tmpdir() },
+        timeoutMs: 60_000,
+      });
+      assert.match(csv.stdout, /^list,namespace,pod,uid,node,cgroup_bytes,limit_bytes/);
+      assert.ok(csv.stdout.includes(',strix-node-1,'));
+      // A Prometheus that is not there: exit 2, the fleet could not be read.
+      const down = await runCli(['fleet', '--prometheus', 'http://127.0.0.1:9', '--source', 'prometheus'], {
+        env: { ...ENV, HOME: tmpdir() },
+        timeoutMs: 60_000,
+      });
+      assert.equal(down.code, 2, down.stderr);
+      assert.match(down.stderr, /the fleet could not be read: Prometheus answered no query/);
+    },
+  );
 });

@@ -211,6 +211,11 @@ export interface Simulator {
   kubeconfig(user: string | readonly string[], options?: KubeconfigOptions): string;
   /** Merges a patch into the faults; `null` clears them all. */
   setFault(patch: SimulatorFaults | null): void;
+  /**
+   * Where the pod proxy (`GET /api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/<path>`) forwards for that pod and port:
+   * a local `http://127.0.0.1:<port>` (a real agent, in the tests); undefined removes it.
+   */
+  setPodProxy(namespace: string, pod: string, port: number, target: string | undefined): void;
   readonly faults: Readonly<SimulatorFaults>;
   readonly state: SimulatorState;
   readonly users: readonly SimulatorUser[];
@@ -1130,6 +1135,49 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     sendJson(res, 201, stored);
   };
 
+  const podProxies = new Map<string, string>();
+  /**
+   * The pod proxy, as the API server's: `get pods/proxy` authorized, the pod must exist and be running, then the GET
+   * is forwarded to what setPodProxy named (the kubelet would dial the pod IP) and its status, type and body returned.
+   * Nothing registered: 503 with the API server's "error trying to reach service" text.
+   */
+  const podProxy = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    user: AuthUser,
+    match: RegExpExecArray,
+    search: string,
+  ): Promise<void> => {
+    const namespace = decodeURIComponent(match[1] as string);
+    const [name, port] = decodeURIComponent(match[2] as string).split(':') as [string, string | undefined];
+    const attrs: AuthzAttributes = { user: user.name, verb: 'get', resource: 'pods', subresource: 'proxy', group: '', namespace, name };
+    if (!authorize(user, attrs)) return sendStatus(res, forbidden(attrs));
+    if ((req.method ?? 'GET') !== 'GET') return sendStatus(res, methodNotAllowed());
+    const pod = store.get('pods', namespace, name);
+    if (!pod) return sendStatus(res, notFound('pods', '', name));
+    const target = podProxies.get(`${namespace}/${name}:${port ?? ''}`);
+    if (!target)
+      return sendStatus(
+        res,
+        statusBody(
+          503,
+          'ServiceUnavailable',
+          `error trying to reach service: dial tcp 10.244.0.1:${port ?? '80'}: connect: connection refused`,
+        ),
+      );
+    try {
+      const answer = await fetch(`${target}${match[3] ?? '/'}${search}`, { signal: AbortSignal.timeout(10_000) });
+      const body = Buffer.from(await answer.arrayBuffer());
+      res.writeHead(answer.status, {
+        'Content-Type': answer.headers.get('content-type') ?? 'text/plain',
+        'Content-Length': String(body.length),
+      });
+      res.end(body);
+    } catch (err) {
+      sendStatus(res, statusBody(503, 'ServiceUnavailable', `error trying to reach service: ${(err as Error).message}`));
+    }
+  };
+
   /** POST an Event (a node agent's, such as gpumem's GlobalOOMKill): stored as sent, named as sent. */
   const createEvent = async (req: IncomingMessage, res: ServerResponse, namespace: string): Promise<void> => {
     let body: KubeObject;
@@ -1342,6 +1390,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       );
     if (!user) return sendStatus(res, unauthorized());
 
+    const proxied = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/proxy(\/.*)?$/.exec(pathname);
+    if (proxied) return podProxy(req, res, user, proxied, url.search);
     if (PUBLIC_PATHS.has(pathname) && pathname !== '/version') {
       res.writeHead(200, {
         'Content-Type': 'text/plain; charset=utf-8',
@@ -1732,6 +1782,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     ca: pki.ca,
     kubeconfig,
     setFault,
+    setPodProxy: (namespace: string, pod: string, port: number, target: string | undefined) => {
+      const key = `${namespace}/${pod}:${port}`;
+      if (target === undefined) podProxies.delete(key);
+      else podProxies.set(key, target);
+    },
     get faults() {
       return faults;
     },

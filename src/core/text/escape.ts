@@ -104,3 +104,12 @@ export function plainLabel(text: string, max = MAX_LABEL): string {
   const flat = text.replace(UNSAFE_RUNS, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
+
+/**
+ * A CSV cell (RFC 4180): quoted when it holds a comma, quote or line break, quotes doubled; a cell a spreadsheet would
+ * run as a formula (`=`, `+`, `-`, `@`, tab, carriage return first) gets a leading `'` (OWASP's CSV injection advice).
+ */
+export function csvCell(text: string): string {
+  const defused = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(defused) ? `"${defused.replaceAll('"', '""')}"` : defused;
+}

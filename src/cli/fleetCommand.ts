@@ -1,0 +1,177 @@
+// `gpumem fleet`: the fleet summary of a cluster's GPU nodes, for a cron job or a CI gate before a rollout. Sources,
+// in this order with --source auto: Prometheus (--prometheus URL) holding the agents' metrics, else the agents'
+// /metrics through the API server's pod proxy. Exit 0: no warning or worse; 1: some; 2: the fleet could not be read.
+import { readFile } from 'node:fs/promises';
+import { summarizeNode } from '../core/kube/nodes.ts';
+import { withClusterNodes } from '../core/fleet/clusterNodes.ts';
+import type { FleetFacts } from '../core/fleet/facts.ts';
+import { fleetPodsCsv, fleetToJson, fleetToMarkdown, fleetToText } from '../core/fleet/fleetReport.ts';
+import { parseWindow } from '../core/fleet/promFacts.ts';
+import { DEFAULT_TOP, summarizeFleet } from '../core/fleet/summary.ts';
+import { readFleetFromAgents } from '../fleet/agentsSource.ts';
+import type { PrometheusAuth } from '../fleet/httpGet.ts';
+import { directGetter } from '../fleet/httpGet.ts';
+import { readFleetFromPrometheus } from '../fleet/prometheusSource.ts';
+import { ClusterClient } from '../kube/clusterClient.ts';
+import { errorText } from '../kube/errorText.ts';
+import { parseArgs, UsageError } from './args.ts';
+import { describeError } from './files.ts';
+import type { CliIo } from './io.ts';
+import { chooseContext } from './kubeTarget.ts';
+
+export const FLEET_USAGE = `Usage: gpumem fleet [--context C] [--kubeconfig FILE] [--source auto|prometheus|agents]
+                    [--prometheus URL] [--prometheus-ca FILE] [--window 24h] [--top N]
+                    [--format text|json|markdown|csv]
+
+The GPU nodes of a cluster ranked by risk, the pods over their limit once GPU memory is counted, the OOM kills by
+scope (global, with the GPU signature, or cgroup) and the HAMi containers bypassing their quota, from the gpumem
+agents (deploy/agent): through Prometheus when --prometheus is given, else each agent's /metrics through the API
+server's pod proxy (get pods/proxy in gpumem-system).
+--window        the span of peaks and OOM kills from Prometheus: 1h, 24h (default), 7d
+--top           how many nodes and pods each list shows (default ${DEFAULT_TOP})
+--prometheus-ca a PEM file of the CA that signed the Prometheus server's certificate
+Prometheus credentials come from the environment, never the command line: GPUMEM_PROMETHEUS_TOKEN (a bearer
+token), or GPUMEM_PROMETHEUS_USER and GPUMEM_PROMETHEUS_PASSWORD (basic auth).
+Exit 0: no warning or worse; 1: some; 2: the fleet could not be read.
+`;
+
+function option(options: ReadonlyMap<string, string | true>, name: string): string | undefined {
+  const value = options.get(name);
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function prometheusAuth(env: NodeJS.ProcessEnv): PrometheusAuth {
+  const token = env['GPUMEM_PROMETHEUS_TOKEN'];
+  if (token) return { kind: 'bearer', token };
+  const user = env['GPUMEM_PROMETHEUS_USER'];
+  if (user) return { kind: 'basic', user, password: env['GPUMEM_PROMETHEUS_PASSWORD'] ?? '' };
+  return { kind: 'none' };
+}
+
+export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const args = parseArgs(
+    argv,
+    {
+      context: true,
+      kubeconfig: true,
+      source: true,
+      prometheus: true,
+      'prometheus-ca': true,
+      window: true,
+      top: true,
+      format: true,
+      help: false,
+    },
+    { '-h': '--help', '-f': '--format' },
+  );
+  if (args.options.has('help')) {
+    io.stdout(FLEET_USAGE);
+    return 0;
+  }
+  if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${args.positionals[0] ?? ''}`);
+  const source = option(args.options, 'source') ?? 'auto';
+  if (source !== 'auto' && source !== 'prometheus' && source !== 'agents')
+    throw new UsageError('--source must be auto, prometheus or agents');
+  const prometheus = option(args.options, 'prometheus');
+  if (source === 'prometheus' && prometheus === undefined) throw new UsageError('--source prometheus needs --prometheus URL');
+  const window = parseWindow(option(args.options, 'window') ?? '24h');
+  if (!window) throw new UsageError('--window must be a duration from 5m to 90d, e.g. 1h, 24h, 7d');
+  const topText = option(args.options, 'top') ?? String(DEFAULT_TOP);
+  if (!/^\d{1,3}$/.test(topText) || Number(topText) < 1) throw new UsageError('--top must be a number from 1 to 999');
+  const top = Number(topText);
+  const format = option(args.options, 'format') ?? 'text';
+  if (!['text', 'json', 'markdown', 'csv'].includes(format)) throw new UsageError('--format must be text, json, markdown or csv');
+
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const at = Math.floor(Date.now() / 1000);
+  // The cluster, when a kubeconfig is there: the node labels for the summary, and the agents source.
+  const wantsCluster = source !== 'prometheus' || args.options.has('context') || args.options.has('kubeconfig');
+  let client: ClusterClient | undefined;
+  let contextName = '';
+  try {
+    if (wantsCluster) {
+      try {
+        const context = await chooseContext(
+          { kubeconfig: option(args.options, 'kubeconfig'), context: option(args.options, 'context'), io },
+          'fleet',
+        );
+        contextName = context.name;
+        client = new ClusterClient(context, { requestTimeoutMs: 30_000 });
+      } catch (error) {
+        if (source !== 'auto' || prometheus === undefined) throw error;
+        io.stderr(`gpumem fleet: no cluster (${describeError(error)}); nodes are not matched to their labels\n`);
+      }
+    }
+    let facts: FleetFacts;
+    if (prometheus !== undefined && source !== 'agents') {
+      let ca: string | undefined;
+      const caFile = option(args.options, 'prometheus-ca');
+      if (caFile !== undefined) {
+        try {
+          ca = await readFile(caFile, 'utf8');
+        } catch (error) {
+          io.stderr(`gpumem fleet: --prometheus-ca ${caFile}: ${describeError(error)}\n`);
+          return 2;
+        }
+      }
+      let getter;
+      try {
+        getter = directGetter(prometheus, prometheusAuth(process.env), ca !== undefined ? { ca } : {});
+      } catch (error) {
+        throw new UsageError(`--prometheus: ${describeError(error)}`);
+      }
+      const read = await readFleetFromPrometheus(getter, {
+        window,
+        top,
+        at,
+        description: `Prometheus at ${new URL(prometheus).host}`,
+        signal: controller.signal,
+      });
+      facts = read.facts;
+    } else {
+      if (!client) throw new UsageError('no cluster to read the agents from: give --context or --kubeconfig, or --prometheus URL');
+      facts = await readFleetFromAgents(client, { window, at, signal: controller.signal });
+    }
+    if (client) {
+      try {
+        const nodes = await client.listNodes({ signal: controller.signal });
+        facts = withClusterNodes(
+          facts,
+          nodes.map((node) => summarizeNode(node)),
+        );
+      } catch (error) {
+        io.stderr(
+          `gpumem fleet: ${errorText(error, { context: contextName, action: 'List nodes' })} (nodes are shown without their labels)\n`,
+        );
+      }
+    }
+    const summary = summarizeFleet(facts, top);
+    io.stdout(
+      format === 'json'
+        ? `${JSON.stringify(fleetToJson(summary), null, 2)}\n`
+        : format === 'markdown'
+          ? fleetToMarkdown(summary, top)
+          : format === 'csv'
+            ? fleetPodsCsv(summary)
+            : fleetToText(summary, top),
+    );
+    return summary.worst === 'error' || summary.worst === 'warning' ? 1 : 0;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    if (controller.signal.aborted) {
+      io.stderr('gpumem fleet: cancelled\n');
+      return 2;
+    }
+    io.stderr(
+      `gpumem fleet: the fleet could not be read: ${client ? errorText(error, { context: contextName, namespace: 'gpumem-system', action: 'Read the fleet' }) : describeError(error)}\n`,
+    );
+    return 2;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await client?.dispose(0);
+  }
+}
