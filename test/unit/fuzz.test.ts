@@ -4,6 +4,7 @@
 import '../fuzz/agent.fuzz.ts';
 import '../fuzz/capture.fuzz.ts';
 import '../fuzz/clusterReport.fuzz.ts';
+import '../fuzz/fleet.fuzz.ts';
 import '../fuzz/hamiTest.fuzz.ts';
 import '../fuzz/kernelLog.fuzz.ts';
 import '../fuzz/kfd.fuzz.ts';

@@ -61,6 +61,8 @@ export function agentFleetFacts(
       continue;
     }
     for (const sample of scrape.samples) {
+      // Every family read here is an amount: a negative value is no measurement.
+      if (!(sample.value >= 0)) continue;
       const labels = sample.labels;
       const name = labels['node'];
       if (!name) continue;

@@ -83,9 +83,10 @@ export function podDetailQueries(uids: readonly string[], window: FleetWindow): 
   };
 }
 
+/** Every value the fleet reads is an amount (bytes, a count, a time): a negative or non-finite one is left out. */
 function valueOf(sample: PromVectorSample): number | undefined {
   const value = parseFloatValue(sample.value[1]);
-  return value !== undefined && Number.isFinite(value) ? value : undefined;
+  return value !== undefined && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
 function vector(answers: ReadonlyMap<string, PromAnswer>, name: string, problems: string[]): readonly PromVectorSample[] {
@@ -240,7 +241,7 @@ export function promFleetFacts(
     for (const series of range.series)
       for (const [t, text] of series.values) {
         const value = parseFloatValue(text);
-        if (value !== undefined && Number.isFinite(value) && Number.isFinite(t))
+        if (value !== undefined && Number.isFinite(value) && value >= 0 && Number.isFinite(t))
           killsOverTime.push({ t, scope: scopeOf(series.metric['scope']), count: Math.max(0, Math.round(value * 100) / 100) });
       }
   return {
