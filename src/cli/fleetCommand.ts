@@ -2,16 +2,12 @@
 // in this order with --source auto: Prometheus (--prometheus URL) holding the agents' metrics, else the agents'
 // /metrics through the API server's pod proxy. Exit 0: no warning or worse; 1: some; 2: the fleet could not be read.
 import { readFile } from 'node:fs/promises';
-import { summarizeNode } from '../core/kube/nodes.ts';
-import { withClusterNodes } from '../core/fleet/clusterNodes.ts';
-import type { FleetFacts } from '../core/fleet/facts.ts';
 import { fleetPodsCsv, fleetToJson, fleetToMarkdown, fleetToText } from '../core/fleet/fleetReport.ts';
 import { parseWindow } from '../core/fleet/promFacts.ts';
-import { DEFAULT_TOP, summarizeFleet } from '../core/fleet/summary.ts';
-import { readFleetFromAgents } from '../fleet/agentsSource.ts';
+import { DEFAULT_TOP } from '../core/fleet/summary.ts';
 import type { PrometheusAuth } from '../fleet/httpGet.ts';
 import { directGetter } from '../fleet/httpGet.ts';
-import { readFleetFromPrometheus } from '../fleet/prometheusSource.ts';
+import { readFleet } from '../fleet/readFleet.ts';
 import { ClusterClient } from '../kube/clusterClient.ts';
 import { errorText } from '../kube/errorText.ts';
 import { parseArgs, UsageError } from './args.ts';
@@ -86,7 +82,6 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
   const onSignal = (): void => controller.abort();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const at = Math.floor(Date.now() / 1000);
   // The cluster, when a kubeconfig is there: the node labels for the summary, and the agents source.
   const wantsCluster = source !== 'prometheus' || args.options.has('context') || args.options.has('kubeconfig');
   let client: ClusterClient | undefined;
@@ -105,50 +100,37 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
         io.stderr(`gpumem fleet: no cluster (${describeError(error)}); nodes are not matched to their labels\n`);
       }
     }
-    let facts: FleetFacts;
-    if (prometheus !== undefined && source !== 'agents') {
-      let ca: string | undefined;
-      const caFile = option(args.options, 'prometheus-ca');
-      if (caFile !== undefined) {
-        try {
-          ca = await readFile(caFile, 'utf8');
-        } catch (error) {
-          io.stderr(`gpumem fleet: --prometheus-ca ${caFile}: ${describeError(error)}\n`);
-          return 2;
-        }
-      }
-      let getter;
+    let ca: string | undefined;
+    const caFile = option(args.options, 'prometheus-ca');
+    if (caFile !== undefined) {
       try {
-        getter = directGetter(prometheus, prometheusAuth(process.env), ca !== undefined ? { ca } : {});
+        ca = await readFile(caFile, 'utf8');
+      } catch (error) {
+        io.stderr(`gpumem fleet: --prometheus-ca ${caFile}: ${describeError(error)}\n`);
+        return 2;
+      }
+    }
+    if (prometheus !== undefined) {
+      try {
+        directGetter(prometheus, prometheusAuth(process.env));
       } catch (error) {
         throw new UsageError(`--prometheus: ${describeError(error)}`);
       }
-      const read = await readFleetFromPrometheus(getter, {
-        window,
-        top,
-        at,
-        description: `Prometheus at ${new URL(prometheus).host}`,
-        signal: controller.signal,
-      });
-      facts = read.facts;
-    } else {
-      if (!client) throw new UsageError('no cluster to read the agents from: give --context or --kubeconfig, or --prometheus URL');
-      facts = await readFleetFromAgents(client, { window, at, signal: controller.signal });
     }
-    if (client) {
-      try {
-        const nodes = await client.listNodes({ signal: controller.signal });
-        facts = withClusterNodes(
-          facts,
-          nodes.map((node) => summarizeNode(node)),
-        );
-      } catch (error) {
-        io.stderr(
-          `gpumem fleet: ${errorText(error, { context: contextName, action: 'List nodes' })} (nodes are shown without their labels)\n`,
-        );
-      }
-    }
-    const summary = summarizeFleet(facts, top);
+    if (source !== 'prometheus' && prometheus === undefined && !client)
+      throw new UsageError('no cluster to read the agents from: give --context or --kubeconfig, or --prometheus URL');
+    const read = await readFleet({
+      source,
+      window,
+      top,
+      ...(client ? { client } : {}),
+      ...(prometheus !== undefined
+        ? { prometheus: { url: prometheus, auth: prometheusAuth(process.env), ...(ca !== undefined ? { ca } : {}) } }
+        : {}),
+      signal: controller.signal,
+    });
+    for (const note of read.notes) io.stderr(`gpumem fleet: ${note}\n`);
+    const summary = read.summary;
     io.stdout(
       format === 'json'
         ? `${JSON.stringify(fleetToJson(summary), null, 2)}\n`
