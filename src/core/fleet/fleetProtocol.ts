@@ -1,0 +1,102 @@
+// The fleet view's typed protocol, both ways. Host → webview: the view model (`state`), a line while the fleet is
+// read (`progress`), a failure (`error`), and where an export went (`exported`). Webview → host: `ready`,
+// `refresh`, `setWindow`, `openNode`, `openPod`, `export`. A webview message is untrusted input (a compromised or
+// stale page): parseFleetWebviewMessage accepts exactly these shapes, with bounded strings, and nothing else.
+// Pure (no vscode, no DOM): the host (src/vscode/fleet/) and the webview (webview/fleet/) both import it.
+import type { FleetViewModel } from './fleetViewModel.ts';
+
+export const FLEET_WINDOWS = ['1h', '24h', '7d'] as const;
+export type FleetWindowChoice = (typeof FLEET_WINDOWS)[number];
+
+export const FLEET_EXPORT_FORMATS = ['markdown', 'json', 'csv'] as const;
+export type FleetExportFormat = (typeof FLEET_EXPORT_FORMATS)[number];
+
+export type FleetHostMessage =
+  | { readonly type: 'state'; readonly viewModel: FleetViewModel }
+  | { readonly type: 'progress'; readonly text: string }
+  | { readonly type: 'error'; readonly message: string }
+  | {
+      readonly type: 'exported';
+      readonly format: FleetExportFormat;
+      readonly outcome: 'saved' | 'cancelled' | 'failed';
+      /** The file's path when saved, the reason when it failed. */
+      readonly detail: string;
+    };
+
+export type FleetWebviewMessage =
+  | { readonly type: 'ready' }
+  | { readonly type: 'refresh' }
+  | { readonly type: 'setWindow'; readonly window: FleetWindowChoice }
+  | { readonly type: 'openNode'; readonly node: string }
+  | { readonly type: 'openPod'; readonly namespace: string; readonly pod: string; readonly uid: string; readonly node: string }
+  | { readonly type: 'export'; readonly format: FleetExportFormat };
+
+/** Longer than any Kubernetes name (253) or UID (36): anything longer is not one. */
+const MAX_NAME = 253;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function name(value: unknown, allowEmpty = false): value is string {
+  return typeof value === 'string' && value.length <= MAX_NAME && (allowEmpty || value !== '') && !/[\u0000-\u001f\u007f]/.test(value);
+}
+
+/** Exactly these keys (plus `type`), no others. */
+function hasKeys(message: Record<string, unknown>, keys: readonly string[]): boolean {
+  const present = Object.keys(message);
+  return present.length === keys.length + 1 && keys.every((key) => key in message);
+}
+
+function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (values as readonly string[]).includes(value);
+}
+
+/** A message from the webview, or undefined when it is not exactly one of the protocol's. */
+export function parseFleetWebviewMessage(value: unknown): FleetWebviewMessage | undefined {
+  if (!isRecord(value)) return undefined;
+  switch (value.type) {
+    case 'ready':
+    case 'refresh':
+      return hasKeys(value, []) ? { type: value.type } : undefined;
+    case 'setWindow':
+      return hasKeys(value, ['window']) && isOneOf(FLEET_WINDOWS, value.window) ? { type: 'setWindow', window: value.window } : undefined;
+    case 'openNode':
+      return hasKeys(value, ['node']) && name(value.node) ? { type: 'openNode', node: value.node } : undefined;
+    case 'openPod': {
+      // A pod without names (an agent without API access) still has its UID and node; namespace and pod may be ''.
+      const { namespace, pod, uid, node } = value;
+      if (!hasKeys(value, ['namespace', 'pod', 'uid', 'node'])) return undefined;
+      if (!name(namespace, true) || !name(pod, true) || !name(uid) || !name(node, true)) return undefined;
+      return { type: 'openPod', namespace, pod, uid, node };
+    }
+    case 'export':
+      return hasKeys(value, ['format']) && isOneOf(FLEET_EXPORT_FORMATS, value.format)
+        ? { type: 'export', format: value.format }
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** A message from the host (the webview's side): the type checked, the view model's outline checked. */
+export function parseFleetHostMessage(value: unknown): FleetHostMessage | undefined {
+  if (!isRecord(value)) return undefined;
+  switch (value.type) {
+    case 'state': {
+      const model = value.viewModel;
+      if (!isRecord(model) || model.version !== 1 || !Array.isArray(model.nodes) || !isRecord(model.header)) return undefined;
+      return { type: 'state', viewModel: model as unknown as FleetViewModel };
+    }
+    case 'progress':
+      return typeof value.text === 'string' ? { type: 'progress', text: value.text } : undefined;
+    case 'error':
+      return typeof value.message === 'string' ? { type: 'error', message: value.message } : undefined;
+    case 'exported':
+      return isOneOf(FLEET_EXPORT_FORMATS, value.format) &&
+        isOneOf(['saved', 'cancelled', 'failed'] as const, value.outcome) &&
+        typeof value.detail === 'string'
+        ? { type: 'exported', format: value.format, outcome: value.outcome, detail: value.detail }
+        : undefined;
+    default:
+      return undefined;
+  }
+}
