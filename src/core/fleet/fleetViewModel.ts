@@ -7,7 +7,16 @@ import type { Severity } from '../findings.ts';
 import { formatBytes } from '../quantity.ts';
 import type { KillPoint } from './facts.ts';
 import type { FleetSummary, PodRow, RankedNode } from './summary.ts';
-import { killsWhen, NEAR_FULL_SHARE, podName } from './summary.ts';
+import { NEAR_FULL_SHARE, podName } from './summary.ts';
+
+/** What the kill counts cover, in words (as summary.ts says it). */
+function killsWhen(facts: FleetSummary['facts']): string {
+  return facts.killsMeaning === 'window'
+    ? `in ${facts.window.label}`
+    : facts.killsMeaning === 'since-agent-start'
+      ? 'since the agents started'
+      : "in the nodes' kernel logs";
+}
 
 export const FLEET_VIEW_MODEL_VERSION = 1;
 /** The OOM chart never has more points than this (the kills over time are merged into wider steps). */
