@@ -8,6 +8,10 @@ import { DEFAULT_TOP } from '../core/fleet/summary.ts';
 import type { PrometheusAuth } from '../fleet/httpGet.ts';
 import { directGetter } from '../fleet/httpGet.ts';
 import { readFleet } from '../fleet/readFleet.ts';
+import { DEFAULT_SCAN_CONCURRENCY } from '../fleet/scanSource.ts';
+import { isDnsLabel } from '../core/kube/names.ts';
+import { parseImageReference } from '../core/kube/imageReference.ts';
+import { DEBUG_POD_IMAGE } from '../kube/debugPodSpec.ts';
 import { ClusterClient } from '../kube/clusterClient.ts';
 import { errorText } from '../kube/errorText.ts';
 import { parseArgs, UsageError } from './args.ts';
@@ -15,14 +19,17 @@ import { describeError } from './files.ts';
 import type { CliIo } from './io.ts';
 import { chooseContext } from './kubeTarget.ts';
 
-export const FLEET_USAGE = `Usage: gpumem fleet [--context C] [--kubeconfig FILE] [--source auto|prometheus|agents]
+export const FLEET_USAGE = `Usage: gpumem fleet [--context C] [--kubeconfig FILE] [--source auto|prometheus|agents|scan]
                     [--prometheus URL] [--prometheus-ca FILE] [--window 24h] [--top N]
+                    [--scan-concurrency N] [--debug-namespace NS] [--debug-image IMAGE]
                     [--format text|json|markdown|csv]
 
 The GPU nodes of a cluster ranked by risk, the pods over their limit once GPU memory is counted, the OOM kills by
 scope (global, with the GPU signature, or cgroup) and the HAMi containers bypassing their quota, from the gpumem
 agents (deploy/agent): through Prometheus when --prometheus is given, else each agent's /metrics through the API
-server's pod proxy (get pods/proxy in gpumem-system).
+server's pod proxy (get pods/proxy in gpumem-system), else, where no agent runs, a one-shot scan: the node debug
+pod of gpumem inspect --node on every ready GPU node, --scan-concurrency at a time (default ${DEFAULT_SCAN_CONCURRENCY}),
+every pod deleted after, on error and on Ctrl-C too.
 --window        the span of peaks and OOM kills from Prometheus: 1h, 24h (default), 7d
 --top           how many nodes and pods each list shows (default ${DEFAULT_TOP})
 --prometheus-ca a PEM file of the CA that signed the Prometheus server's certificate
@@ -56,6 +63,9 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
       window: true,
       top: true,
       format: true,
+      'scan-concurrency': true,
+      'debug-namespace': true,
+      'debug-image': true,
       help: false,
     },
     { '-h': '--help', '-f': '--format' },
@@ -66,8 +76,15 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
   }
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${args.positionals[0] ?? ''}`);
   const source = option(args.options, 'source') ?? 'auto';
-  if (source !== 'auto' && source !== 'prometheus' && source !== 'agents')
-    throw new UsageError('--source must be auto, prometheus or agents');
+  if (source !== 'auto' && source !== 'prometheus' && source !== 'agents' && source !== 'scan')
+    throw new UsageError('--source must be auto, prometheus, agents or scan');
+  const concurrencyText = option(args.options, 'scan-concurrency') ?? String(DEFAULT_SCAN_CONCURRENCY);
+  if (!/^\d{1,2}$/.test(concurrencyText) || Number(concurrencyText) < 1 || Number(concurrencyText) > 64)
+    throw new UsageError('--scan-concurrency must be a number from 1 to 64');
+  const debugNamespace = option(args.options, 'debug-namespace') ?? 'default';
+  if (!isDnsLabel(debugNamespace)) throw new UsageError(`--debug-namespace: "${debugNamespace}" is not a namespace name`);
+  const image = parseImageReference(option(args.options, 'debug-image') ?? DEBUG_POD_IMAGE);
+  if (image.kind === 'invalid') throw new UsageError(`--debug-image: ${image.reason}`);
   const prometheus = option(args.options, 'prometheus');
   if (source === 'prometheus' && prometheus === undefined) throw new UsageError('--source prometheus needs --prometheus URL');
   const window = parseWindow(option(args.options, 'window') ?? '24h');
@@ -127,7 +144,18 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
       ...(prometheus !== undefined
         ? { prometheus: { url: prometheus, auth: prometheusAuth(process.env), ...(ca !== undefined ? { ca } : {}) } }
         : {}),
+      scan: {
+        namespace: debugNamespace,
+        image: image.reference,
+        concurrency: Number(concurrencyText),
+        timeoutMs: 120_000,
+        onNode: (scrape, done, total) =>
+          io.stderr(
+            `gpumem fleet: scanned ${done}/${total}${scrape.kind === 'failed' ? `: ${scrape.node ?? '?'}: ${scrape.reason}` : ''}\n`,
+          ),
+      },
       signal: controller.signal,
+      log: (line) => io.stderr(`gpumem ${line}\n`),
     });
     for (const note of read.notes) io.stderr(`gpumem fleet: ${note}\n`);
     const summary = read.summary;

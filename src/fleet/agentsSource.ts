@@ -31,10 +31,11 @@ export async function scrapeAgents(
     while (next < pods.length) {
       const pod = pods[next++] as V1Pod;
       const name = pod.metadata?.name ?? '?';
+      const agent = `agent pod ${name}`;
       const node = pod.spec?.nodeName;
       let scrape: AgentScrape;
       if (pod.status?.phase !== 'Running') {
-        scrape = { kind: 'failed', agent: name, node, reason: `the pod is ${pod.status?.phase ?? 'in no phase'}` };
+        scrape = { kind: 'failed', agent, node, reason: `the pod is ${pod.status?.phase ?? 'in no phase'}` };
       } else {
         try {
           const answer = await getter(
@@ -42,14 +43,14 @@ export async function scrapeAgents(
             options.signal ? { signal: options.signal } : {},
           );
           if (answer.status !== 200)
-            scrape = { kind: 'failed', agent: name, node, reason: `HTTP ${answer.status}: ${answer.body.slice(0, 160)}` };
+            scrape = { kind: 'failed', agent, node, reason: `HTTP ${answer.status}: ${answer.body.slice(0, 160)}` };
           else {
             const parsed = parsePromText(answer.body);
-            scrape = { kind: 'read', agent: name, samples: parsed.samples };
+            scrape = { kind: 'read', agent, samples: parsed.samples };
           }
         } catch (error) {
           if (error instanceof HttpGetError && error.kind === 'cancelled') throw error;
-          scrape = { kind: 'failed', agent: name, node, reason: error instanceof Error ? error.message : String(error) };
+          scrape = { kind: 'failed', agent, node, reason: error instanceof Error ? error.message : String(error) };
         }
       }
       scrapes.push(scrape);

@@ -7,12 +7,15 @@ import type { FleetFacts, FleetWindow } from '../core/fleet/facts.ts';
 import type { FleetSummary } from '../core/fleet/summary.ts';
 import { summarizeFleet } from '../core/fleet/summary.ts';
 import type { ClusterClient } from '../kube/clusterClient.ts';
-import { readFleetFromAgents } from './agentsSource.ts';
+import { AGENT_NAMESPACE } from '../kube/agentPod.ts';
+import { listAgentPods, readFleetFromAgents } from './agentsSource.ts';
+import type { ScanOptions } from './scanSource.ts';
+import { scanFleet } from './scanSource.ts';
 import type { PrometheusAuth } from './httpGet.ts';
 import { directGetter } from './httpGet.ts';
 import { readFleetFromPrometheus } from './prometheusSource.ts';
 
-export type FleetSourceChoice = 'auto' | 'prometheus' | 'agents';
+export type FleetSourceChoice = 'auto' | 'prometheus' | 'agents' | 'scan';
 
 export interface ReadFleetOptions {
   readonly source: FleetSourceChoice;
@@ -21,6 +24,8 @@ export interface ReadFleetOptions {
   /** The cluster: for the agents source and the nodes' labels. Undefined: Prometheus alone. */
   readonly client?: ClusterClient;
   readonly prometheus?: { readonly url: string; readonly auth: PrometheusAuth; readonly ca?: string };
+  /** The debug pods of a scan (the scan source, and auto when no agent runs). */
+  readonly scan?: Omit<ScanOptions, 'window' | 'at' | 'signal' | 'log'>;
   readonly signal?: AbortSignal;
   /** Lines for the log (which source, what was skipped). */
   readonly log?: (line: string) => void;
@@ -54,13 +59,25 @@ export async function readFleet(options: ReadFleetOptions): Promise<FleetRead> {
       })
     ).facts;
   } else {
-    if (!options.client) throw new Error('no cluster to read the agents from, and no Prometheus URL');
-    options.log?.(`fleet: reading the gpumem agents of context ${options.client.context} through the pod proxy`);
-    facts = await readFleetFromAgents(options.client, {
-      window: options.window,
-      at,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    const client = options.client;
+    if (!client) throw new Error('no cluster to read the agents from, and no Prometheus URL');
+    const signal = options.signal ? { signal: options.signal } : {};
+    const agents = options.source === 'scan' ? [] : await listAgentPods(client, options.signal);
+    if (agents.length > 0) {
+      options.log?.(`fleet: reading the ${agents.length} gpumem agents of context ${client.context} through the pod proxy`);
+      facts = await readFleetFromAgents(client, { window: options.window, at, ...signal });
+    } else {
+      if (options.source === 'agents') throw new Error(`no gpumem agent pod in ${AGENT_NAMESPACE} (deploy/agent is not installed)`);
+      if (!options.scan) throw new Error('no gpumem agent runs in this cluster, and no scan was asked for');
+      options.log?.(`fleet: no gpumem agent in context ${client.context}: scanning its GPU nodes with debug pods`);
+      facts = await scanFleet(client, {
+        ...options.scan,
+        window: options.window,
+        at,
+        ...signal,
+        ...(options.log ? { log: options.log } : {}),
+      });
+    }
   }
   if (options.client) {
     try {

@@ -92,6 +92,10 @@ export interface SimulatorFaults {
   denyPodCreate?: string[];
   /** Created pods stay Pending with this waiting reason (e.g. `ImagePullBackOff`). */
   podWaitingReason?: string;
+  /** Pods created on these nodes are refused (403), as an admission policy refuses them. */
+  denyPodsOnNodes?: string[];
+  /** Pods created on these nodes never start: they stay Pending with `ImagePullBackOff`. */
+  podsNeverStartOnNodes?: string[];
   /**
    * One-shot: compact the watch history at the current resourceVersion and send every open watch the
    * ERROR event with the 410 `Expired` Status, then close it. A re-list and re-watch succeed afterwards.
@@ -905,7 +909,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
           status['hostIPs'] = hostIP ? [{ ip: hostIP }] : [];
           status['startTime'] = timestamp();
           status['conditions'] = podConditions(false, timestamp());
-          const reason = faults.podWaitingReason ?? (rroMissing ? 'CreateContainerConfigError' : undefined);
+          const neverStarts = spec.nodeName !== undefined && faults.podsNeverStartOnNodes?.includes(spec.nodeName) === true;
+          const reason =
+            faults.podWaitingReason ?? (neverStarts ? 'ImagePullBackOff' : rroMissing ? 'CreateContainerConfigError' : undefined);
           status['containerStatuses'] = containersOf(pod).map((c) =>
             waitingContainerStatus(
               c,
@@ -930,7 +936,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
               );
           }
         });
-        if (faults.podWaitingReason || rroMissing) return;
+        if (faults.podWaitingReason || rroMissing || (spec.nodeName !== undefined && faults.podsNeverStartOnNodes?.includes(spec.nodeName)))
+          return;
         r.timers.push(
           later(Math.ceil(startDelay / 2), () => {
             const pod = store.get('pods', namespace, name);
@@ -1095,6 +1102,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     if (body.metadata.namespace !== undefined && body.metadata.namespace !== namespace)
       return sendStatus(res, badRequest('the namespace of the provided object does not match the namespace sent on the request'));
     if (!store.get('namespaces', undefined, namespace)) return sendStatus(res, notFound('namespaces', '', namespace));
+    const target = (body['spec'] as { nodeName?: unknown } | undefined)?.nodeName;
+    if (typeof target === 'string' && faults.denyPodsOnNodes?.includes(target))
+      return sendStatus(
+        res,
+        statusBody(403, 'Forbidden', `admission webhook "policy.gpumem.dev" denied the request: pods may not be created on node ${target}`),
+      );
     const causes = validatePod(body);
     if (causes.length > 0) return sendStatus(res, invalid('Pod', body.metadata.name ?? body.metadata.generateName ?? '', causes));
     let name = body.metadata.name;

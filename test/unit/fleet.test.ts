@@ -225,12 +225,12 @@ test('from the agents: the same facts from their expositions; kills since each a
   const agentFacts = agentFleetFacts(
     [
       { kind: 'read', agent: 'gpumem-agent-1', samples: parsePromText(text).samples },
-      { kind: 'failed', agent: 'gpumem-agent-2', node: 'h100-1', reason: 'HTTP 503: connection refused' },
+      { kind: 'failed', agent: 'agent pod gpumem-agent-2', node: 'h100-1', reason: 'HTTP 503: connection refused' },
     ],
     { at: 1_767_225_600, window: DAY as NonNullable<typeof DAY> },
   );
   assert.equal(agentFacts.killsMeaning, 'since-agent-start');
-  assert.deepEqual(agentFacts.problems, ['agent gpumem-agent-2 on node h100-1: HTTP 503: connection refused']);
+  assert.deepEqual(agentFacts.problems, ['agent pod gpumem-agent-2 on node h100-1: HTTP 503: connection refused']);
   const summary = summarizeFleet(agentFacts);
   assert.equal(summary.nodes[0]?.vendor, 'amd');
   assert.equal(summary.nodes[0]?.cgroup, 4 * GiB);

@@ -27,7 +27,13 @@ const stateOf = (text: string | undefined): HamiFacts['state'] | undefined =>
 
 export function agentFleetFacts(
   scrapes: readonly AgentScrape[],
-  options: { readonly at: number; readonly window: FleetWindow },
+  options: {
+    readonly at: number;
+    readonly window: FleetWindow;
+    /** A scan's own source line and kill meaning (default: the agents'). */
+    readonly source?: FleetFacts['source'];
+    readonly killsMeaning?: FleetFacts['killsMeaning'];
+  },
 ): FleetFacts {
   const nodes = new Map<string, NodeAcc>();
   const pods = new Map<
@@ -57,7 +63,7 @@ export function agentFleetFacts(
   };
   for (const scrape of scrapes) {
     if (scrape.kind === 'failed') {
-      problems.push(`agent ${scrape.agent}${scrape.node ? ` on node ${scrape.node}` : ''}: ${scrape.reason}`);
+      problems.push(`${scrape.agent}${scrape.node ? ` on node ${scrape.node}` : ''}: ${scrape.reason}`);
       continue;
     }
     for (const sample of scrape.samples) {
@@ -187,14 +193,14 @@ export function agentFleetFacts(
   }));
   const overLimit = podFacts.filter((pod) => pod.footprint !== undefined && pod.limit !== undefined && pod.footprint > pod.limit).length;
   return {
-    source: { kind: 'agents', description: `the /metrics of ${scrapes.length} agent${scrapes.length === 1 ? '' : 's'}` },
+    source: options.source ?? { kind: 'agents', description: `the /metrics of ${scrapes.length} agent${scrapes.length === 1 ? '' : 's'}` },
     window: options.window,
     at: options.at,
     nodes: nodeFacts,
     pods: podFacts,
     podCounts: { total: podFacts.length, overLimit },
     kills,
-    killsMeaning: 'since-agent-start',
+    killsMeaning: options.killsMeaning ?? 'since-agent-start',
     killsOverTime: [],
     hami: [...hami].map(([key, row]) => ({ ...row, quotaBytes: quotas.get(key) })),
     silentNodes: [],

@@ -80,8 +80,8 @@ export interface FleetFacts {
   readonly pods: readonly PodFacts[];
   readonly podCounts: { readonly total: number; readonly overLimit: number };
   readonly kills: readonly KillFacts[];
-  /** What `kills` counts: kills in the window, or since each agent started. */
-  readonly killsMeaning: 'window' | 'since-agent-start';
+  /** What `kills` counts: kills in the window, since each agent started, or every kill in the nodes' kernel logs (a scan). */
+  readonly killsMeaning: 'window' | 'since-agent-start' | 'in-kernel-log';
   readonly killsOverTime: readonly KillPoint[];
   readonly hami: readonly HamiFacts[];
   /** GPU nodes the API lists that no agent reported (when the API was read). */

@@ -2,7 +2,7 @@
 // table). Every name from the cluster is escaped for its target; numbers are bytes with exact values in JSON.
 import { csvCell, markdownText, plainLabel } from '../text/escape.ts';
 import type { FleetSummary, PodRow, RankedNode } from './summary.ts';
-import { bytesOrDash, podName } from './summary.ts';
+import { bytesOrDash, killsWhen, podName } from './summary.ts';
 
 function percent(share: number | undefined): string {
   return share === undefined ? '—' : `${Math.round(share * 100)} %`;
@@ -41,7 +41,7 @@ export function fleetToText(summary: FleetSummary, top = 10): string {
     for (const row of summary.topUnaccounted.slice(0, top)) lines.push(`  ${podLine(row)}`);
   }
   if (summary.kills.byPod.length > 0) {
-    lines.push('', `OOM kills (${facts.killsMeaning === 'window' ? `in ${facts.window.label}` : 'since the agents started'}):`);
+    lines.push('', `OOM kills (${killsWhen(facts)}):`);
     for (const kill of summary.kills.byPod.slice(0, top))
       lines.push(
         `  ${kill.count} × ${kill.scope}${kill.gpuSignature ? ' (GPU signature)' : ''}: ${plainLabel(podName(kill))} on ${plainLabel(kill.node)}`,
@@ -106,7 +106,7 @@ export function fleetToMarkdown(summary: FleetSummary, top = 20): string {
   if (summary.kills.byPod.length > 0) {
     out.push(
       '',
-      `## OOM kills (${facts.killsMeaning === 'window' ? `in ${md(facts.window.label)}` : 'since the agents started'})`,
+      `## OOM kills (${md(killsWhen(facts))})`,
       '',
       '| Kills | Scope | GPU signature | Pod | Node |',
       '| --- | --- | --- | --- | --- |',

@@ -128,7 +128,7 @@ export function summarizeFleet(facts: FleetFacts, top = DEFAULT_TOP): FleetSumma
     .slice(0, Math.max(top, bypassed.length));
   const nearFull = nodes.filter((node) => node.risk !== undefined && node.risk >= NEAR_FULL_SHARE);
   const stale = nodes.filter((node) => node.stale);
-  const when = facts.killsMeaning === 'window' ? `in ${facts.window.label}` : 'since the agents started';
+  const when = killsWhen(facts);
 
   const verdicts: FleetVerdict[] = [];
   if (globalGpu > 0 || global > 0)
@@ -210,6 +210,15 @@ export function summarizeFleet(facts: FleetFacts, top = DEFAULT_TOP): FleetSumma
     hami,
     hamiBypassed: bypassed.length,
   };
+}
+
+/** What the kill counts cover, in words. */
+export function killsWhen(facts: Pick<FleetFacts, 'killsMeaning' | 'window'>): string {
+  return facts.killsMeaning === 'window'
+    ? `in ${facts.window.label}`
+    : facts.killsMeaning === 'since-agent-start'
+      ? 'since the agents started'
+      : "in the nodes' kernel logs";
 }
 
 function stateRank(state: HamiFacts['state']): number {

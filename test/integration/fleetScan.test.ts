@@ -1,0 +1,110 @@
+// `gpumem fleet --source scan` against the API simulator with 200 simulated GPU nodes (its bench-scale generator:
+// Strix Halo APU and HAMi NVIDIA nodes): the node debug pod on every ready GPU node, 8 at a time, through the real
+// client-node code, each capture analysed. Faults: pod creation refused on some nodes, pods that never start on
+// others, a node that is not ready, and a Ctrl-C at a random moment. After every run no gpumem pod is left.
+//
+// Needs root (the simulator's exec runs in chroot roots); skipped otherwise.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeCliHome, runCli } from '../helpers/cli.ts';
+import type { CliHome } from '../helpers/cli.ts';
+import { eventually } from '../helpers/asserts.ts';
+import { fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
+import { mulberry32 } from '../helpers/random.ts';
+import { completeFixtures, generateCluster, mergeFixtures, parseFixtures } from '../simulator/fixtures.ts';
+import { startSimulator } from '../simulator/server.ts';
+import type { Simulator } from '../simulator/server.ts';
+import { chrootUnavailable } from '../unit/helpers/probeRoot.ts';
+
+const NO_ROOTS = fixtureRootsUnavailable() ?? chrootUnavailable();
+const T = { timeout: 300_000 };
+const NS = 'gpumem-scan';
+
+describe('gpumem fleet --source scan on 200 simulated GPU nodes', { skip: NO_ROOTS ?? false }, () => {
+  let sim: Simulator;
+  let home: CliHome | undefined;
+  let gpuNodes: string[] = [];
+
+  before(async () => {
+    // 500 nodes: every 10th an APU, 3 in 10 HAMi: 200 GPU nodes (and 300 CPU nodes the scan must not touch).
+    const cluster = generateCluster({ nodes: 500, podsPerNode: 2 });
+    gpuNodes = cluster.objects
+      .filter((o) => o.kind === 'Node' && !String(o.metadata.name).startsWith('cpu-'))
+      .map((o) => String(o.metadata.name));
+    // One GPU node is not ready: skipped with the reason.
+    const notReady = cluster.objects.find((o) => o.kind === 'Node' && o.metadata.name === gpuNodes[5]);
+    const conditions = (notReady?.['status'] as { conditions?: { type: string; status: string; reason?: string }[] })?.conditions ?? [];
+    for (const condition of conditions)
+      if (condition.type === 'Ready') Object.assign(condition, { status: 'False', reason: 'KubeletNotReady' });
+    const namespace = parseFixtures(`apiVersion: v1\nkind: Namespace\nmetadata: {name: ${NS}}\n`, { source: 'scan namespace' });
+    sim = await startSimulator({ fixtures: completeFixtures(mergeFixtures(cluster, namespace)), roots: true, podStartDelayMs: 40 });
+    home = makeCliHome('gpumem-fleet-scan-', { admin: sim.kubeconfig('admin') });
+  });
+
+  after(async () => {
+    await sim?.close();
+    home?.cleanup();
+  });
+
+  const scan = (onStart?: Parameters<typeof runCli>[1]['onStart']) =>
+    runCli(['fleet', '--source', 'scan', '--kubeconfig', home?.kubeconfigs['admin'] ?? '', '--debug-namespace', NS, '--format', 'json'], {
+      env: home?.env ?? {},
+      timeoutMs: 280_000,
+      ...(onStart ? { onStart } : {}),
+    });
+
+  test('every ready GPU node scanned 8 at a time; refused and never-starting pods named with their reason; no pod left', T, async () => {
+    assert.equal(gpuNodes.length, 200);
+    const denied = [gpuNodes[10], gpuNodes[77]] as string[];
+    const stuck = [gpuNodes[42]] as string[];
+    sim.setFault({ denyPodsOnNodes: denied, podsNeverStartOnNodes: stuck });
+    const created = sim.state.createdPods.length;
+    const run = await scan();
+    sim.setFault(null);
+    assert.equal([0, 1].includes(run.code ?? -1), true, `exit ${run.code}: ${run.stderr.slice(-2000)}`);
+    const summary = JSON.parse(run.stdout) as {
+      source: { kind: string; description: string };
+      nodes: { node: string }[];
+      problems: string[];
+      kills: { meaning: string };
+    };
+    assert.equal(summary.source.kind, 'scan');
+    assert.match(summary.source.description, /^a scan of 199 GPU nodes with debug pods$/);
+    assert.equal(summary.kills.meaning, 'in-kernel-log');
+    const read = new Set(summary.nodes.map((n) => n.node));
+    assert.equal(read.size, 199 - denied.length - stuck.length, 'every ready GPU node but the faulty ones');
+    assert.ok(![...read].some((n) => n.startsWith('cpu-')), 'no CPU node is scanned');
+    for (const node of denied)
+      assert.ok(
+        summary.problems.some((p) => p.startsWith(`debug pod on node ${node}:`) && /denied|forbidden/i.test(p)),
+        node,
+      );
+    for (const node of stuck)
+      assert.ok(
+        summary.problems.some((p) => p.startsWith(`debug pod on node ${node}:`) && /ImagePullBackOff/.test(p)),
+        `${node}: ${summary.problems.join('\n')}`,
+      );
+    assert.ok(summary.problems.some((p) => p.startsWith(`debug pod on node ${gpuNodes[5]}: skipped: not ready (KubeletNotReady)`)));
+    const pods = sim.state.createdPods.slice(created).filter((p) => p.namespace === NS);
+    assert.equal(pods.length, 199 - denied.length, 'one debug pod per ready node whose pod was admitted');
+    assert.match(run.stderr, /scanned 199\/199/);
+    await eventually('no gpumem pod left', () => sim.state.list('pods', NS).length === 0);
+  });
+
+  test('a Ctrl-C at a random moment: exit 2, every debug pod deleted', T, async () => {
+    const random = mulberry32(Number(process.env['FUZZ_SEED'] ?? 20261203));
+    const delay = 100 + Math.floor(random() * 3000);
+    // The interrupt lands while the scan runs: a random moment after it has started its first pods.
+    const run = await scan((child) => {
+      let armed = false;
+      child.stderr?.on('data', (chunk: Buffer) => {
+        if (armed || !chunk.toString('utf8').includes('scanning its GPU nodes')) return;
+        armed = true;
+        setTimeout(() => child.kill('SIGINT'), delay);
+      });
+    });
+    assert.equal(run.code, 2, `after ${delay} ms: ${run.stderr.slice(-500)}`);
+    assert.match(run.stderr, /cancelled/);
+    await eventually('no gpumem pod left after the cancel', () => sim.state.list('pods', NS).length === 0, 60_000);
+  });
+});
