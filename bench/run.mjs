@@ -19,6 +19,7 @@ import { runInspectorBench } from './inspector.mjs';
 import { runClusterBench } from './cluster.mjs';
 import { formatLargeLint, runLargeLintBench } from './lintLarge.mjs';
 import { runActivationBench } from './activation.mjs';
+import { runAgentBench } from './agent.mjs';
 import { median, percentile, MiB, mib } from './stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -386,6 +387,9 @@ results.cluster = await runClusterBench();
 
 // ---- activation benchmark (bench/activation.mjs): dist/extension.js against the lint core, no Kubernetes/SSH --
 results.activation = await runActivationBench();
+
+// ---- agent benchmarks (bench/agent.mjs): cycle CPU against a cat, 1,000 replayed cycles' memory, /metrics scaling --
+results.agent = await runAgentBench();
 
 const out = join(HERE, 'results', 'latest.json');
 mkdirSync(dirname(out), { recursive: true });

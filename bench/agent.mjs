@@ -1,0 +1,576 @@
+// gpumem agent benchmarks (issue #12, "Performance"): what one `gpumem agent` cycle costs in CPU on a node with
+// 200 pods × 50 DRM fds, against a bare `cat` of the files the probe reads there; whether 1,000 cycles leave the
+// agent's heap and RSS where they were; and whether /metrics stays linear in the number of pods. `bench/run.mjs`
+// calls runAgentBench() and stores its results under `agent` in bench/results/latest.json;
+// `npx node --expose-gc bench/agent.mjs` runs it alone (print only). Ratios are measured in this run, interleaved
+// round by round; nothing here is a timed test, and a missed target prints FAIL without changing the exit code.
+// Needs root (chroot, mknod); the cycle-cost section prints SKIP without it.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import os from 'node:os';
+import { Agent } from '../src/agent/agent.ts';
+import { renderAgentMetrics } from '../src/core/agent/agentSamples.ts';
+import { analyzeCaptureText } from '../src/core/inspection/analyze.ts';
+import { runProbe } from '../src/core/inspection/runProbe.ts';
+import { parseCapture } from '../src/core/probe/capture.ts';
+import { LocalTransport } from '../src/transports/local.ts';
+import { runScript } from './probe.mjs';
+import { median, MiB, mib, ms, list, rotated } from './stats.mjs';
+
+const PODS = 200;
+const DRM_FDS = 50; // per pod: one GPU process, 10 DRM clients, each open()ed once and dup()ed 4 times
+const CLIENTS_PER_POD = 10;
+const CYCLE_WARMUP = 1;
+const CYCLE_ROUNDS = 5;
+const CAT_REPEATS = 10; // the cat is ~10× cheaper than a cycle: repeat it so the 10 ms clock tick is ≤ 1 ms of it
+const CYCLE_TARGET = 1.5;
+const MEMORY_CYCLES = 1000;
+const MEMORY_KILL_EVERY = 50;
+const HEAP_TARGET = 1 * MiB;
+const RSS_TARGET = 80 * MiB;
+const SCALE_PODS = [50, 100, 200, 400];
+const SCALE_WARMUP = 5;
+const SCALE_ROUNDS = 9;
+const SCALE_RENDERS = 3; // renders per measurement, averaged (a 50-pod render takes ~10 ms)
+const SCALE_TARGET = 2;
+const INTERVAL_SECONDS = 30; // the DaemonSet's --interval
+const NODE_NAME = 'strix-node-1';
+const PDEV = '0000:c5:00.0'; // the APU fixture's iGPU
+// A small fixed environment, as a fresh shell on a node has (bench/probe.mjs: busybox find and npm_* variables).
+const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/' };
+const CLK_TCK = 100; // USER_HZ: /proc/<pid>/stat's unit on every Linux architecture gpumem runs on
+const NO_API = { kind: 'unavailable', reason: 'no-credentials', detail: 'bench' };
+
+const gc = typeof globalThis.gc === 'function' ? globalThis.gc : () => {};
+const errorText = (err) => (err instanceof Error ? err.message : String(err)).split('\n')[0];
+
+// ---- CPU time ---------------------------------------------------------------------------------------------------
+// The agent's CPU is its own (process.cpuUsage(): every thread of this process, so the GC helpers and libuv's pipe
+// reads count) plus its children's: the chroot'd busybox sh and everything it forks. Children are read from
+// /proc/self/stat's cutime + cstime: the kernel adds a child's CPU, and the CPU of every descendant that child waited
+// for, to its parent when the parent reaps it. LocalTransport resolves on 'close', which node emits after 'exit',
+// i.e. after libuv's waitpid(): by then the shell's whole tree is in the figure. (sh waits for each command it runs;
+// a process that outlives its parent would be reparented and missed, and the probe leaves none that use CPU: busybox
+// timeout's watcher sleeps.) The counters are cumulative nanoseconds in the kernel printed in clock ticks (10 ms),
+// so a difference is within one tick: the cheap baseline is repeated CAT_REPEATS times per measurement.
+function childCpuMs() {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLK_TCK; // fields 16 and 17: cutime, cstime
+}
+const selfCpuMs = () => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
+
+/** Runs `fn`, returning its value and the CPU time it took, this process's and its children's, in ms. */
+async function cpuOf(fn) {
+  const self = selfCpuMs();
+  const children = childCpuMs();
+  const wall = performance.now();
+  const value = await fn();
+  return { self: selfCpuMs() - self, children: childCpuMs() - children, wall: performance.now() - wall, value };
+}
+
+// ---- the fixture ------------------------------------------------------------------------------------------------
+
+const podUid = (i) =>
+  `5e${(0x100000 + i).toString(16)}-${(0x1000 + i).toString(16)}-4a${(i % 256).toString(16).padStart(2, '0')}-8b2c-${(0x1a2b3c4d5e00 + i).toString(16)}`;
+
+/**
+ * The Strix Halo node of the agent's tests (test/helpers/fixtureRoot.ts buildApuNode, the node under /host as the
+ * DaemonSet mounts it, in /dev/shm: memory-backed like /proc) with PODS pods more: each a pod cgroup and a container
+ * cgroup (memory.current, memory.max, memory.events, memory.stat), a pause process and a GPU process holding
+ * DRM_FDS fds on /dev/dri/renderD128 (CLIENTS_PER_POD amdgpu clients, each dup()ed, as ROCm runtimes do) besides
+ * its stdio. The pods are written with the same helpers the fixture builders use (addProcess, amdgpuFdinfo).
+ */
+export async function buildAgentFixture() {
+  const helpers = await import('../test/helpers/fixtureRoot.ts');
+  const { NodeTree, addProcess, amdgpuFdinfo, plainFdinfo, containerId, memoryEvents, memoryStatV2, buildApuNode, GiB } = helpers;
+  const fixture = buildApuNode({ hostRoot: '/host', base: '/dev/shm' });
+  try {
+    // A NodeTree over the built root: its file/dir/link/path methods only use `root` and `hostRoot`.
+    const tree = Object.assign(Object.create(NodeTree.prototype), { root: fixture.root, hostRoot: fixture.hostRoot });
+    const burstable = '/kubepods.slice/kubepods-burstable.slice';
+    const cgroupDir = (path, current, max) => {
+      const base = `/sys/fs/cgroup${path}`;
+      tree.file(`${base}/cgroup.controllers`, 'cpuset cpu io memory hugetlb pids rdma misc\n', 0o444);
+      tree.file(`${base}/memory.current`, `${current}\n`, 0o444);
+      tree.file(`${base}/memory.max`, `${max}\n`);
+      tree.file(`${base}/memory.events`, memoryEvents(), 0o444);
+      tree.file(`${base}/memory.stat`, memoryStatV2(current), 0o444);
+    };
+    const pods = [];
+    let pid = 20000;
+    let clientId = 5000;
+    let pasid = 40000;
+    for (let i = 0; i < PODS; i++) {
+      const uid = podUid(i);
+      const ctr = containerId(`agent-bench-${i}`);
+      const podPath = `${burstable}/kubepods-burstable-pod${uid.replace(/-/g, '_')}.slice`;
+      const ctrPath = `${podPath}/cri-containerd-${ctr}.scope`;
+      const limit = (8 + (i % 9)) * GiB;
+      const current = Math.floor(limit * (0.2 + (i % 7) / 10));
+      cgroupDir(podPath, current, limit);
+      cgroupDir(ctrPath, current - 4096, limit);
+      const log = `/var/log/pods/ml_vllm-${i}_${uid}/vllm/0.log`;
+      tree.file(log, '');
+      const std = [
+        { fd: 0, target: '/dev/null', fdinfo: plainFdinfo('0100000', 5) },
+        { fd: 1, target: log, fdinfo: plainFdinfo('0102001', 900000 + i) },
+        { fd: 2, target: log, fdinfo: plainFdinfo('0102001', 900000 + i) },
+      ];
+      addProcess(tree, {
+        pid: pid++,
+        comm: 'pause',
+        cmdline: ['/pause'],
+        cgroup: `0::${podPath}/cri-containerd-${containerId(`pause-${i}`)}.scope\n`,
+        fds: std.slice(0, 1),
+      });
+      const fds = [...std];
+      for (let c = 0; c < CLIENTS_PER_POD; c++) {
+        const client = {
+          clientId: ++clientId,
+          pdev: PDEV,
+          pasid: ++pasid,
+          gtt: (64 + ((i * 7 + c) % 64)) * MiB,
+          vram: (c % 4) * 4 * MiB,
+          cpu: 4096,
+        };
+        for (let d = 0; d < DRM_FDS / CLIENTS_PER_POD; d++)
+          fds.push({
+            fd: 3 + c * (DRM_FDS / CLIENTS_PER_POD) + d,
+            target: '/dev/dri/renderD128',
+            fdinfo: amdgpuFdinfo(d === 0 ? client : { ...client, flags: '0100002' }),
+          });
+      }
+      addProcess(tree, {
+        pid: pid++,
+        comm: 'python3',
+        cmdline: ['python3', '-m', 'vllm.entrypoints.openai.api_server'],
+        cgroup: `0::${ctrPath}\n`,
+        fds,
+      });
+      pods.push({ uid, ctr, ctrPath, name: `vllm-${i}` });
+    }
+    return { fixture, pods };
+  } catch (err) {
+    fixture.cleanup();
+    throw err;
+  }
+}
+
+// ---- a Transport that replays a capture -------------------------------------------------------------------------
+
+/**
+ * A real Transport (src/core/probe/transport.ts) that answers every probe with a recorded capture of the fixture,
+ * the nonce set to the one the script carries, and the kernel log extended by the kills added since. It isolates
+ * the agent's own state (the OOM ledger, the last inspection, the status, the exposition) from the shell: a leak
+ * there shows in the heap without the pipes, buffers and child processes of a real probe around it.
+ */
+export class ReplayTransport {
+  target = 'replay (bench/agent.mjs)';
+  #before;
+  #after;
+  #nonce;
+  #kernelLines = '';
+  runs = 0;
+
+  constructor(capture) {
+    const nonce = /^@@gpumem-probe v=\d+ scope=node nonce=([0-9a-f]+) /m.exec(capture)?.[1];
+    if (!nonce) throw new Error('ReplayTransport: not a node capture');
+    const end = `@@gpumem:${nonce}:end kernel-log@@\n`;
+    const at = capture.indexOf(end);
+    if (at < 0) throw new Error('ReplayTransport: the capture has no complete kernel-log section');
+    this.#nonce = nonce;
+    this.#before = capture.slice(0, at);
+    this.#after = capture.slice(at);
+  }
+
+  /** Lines the kernel log gains from now on, after what it already holds (as a node's kern.log grows). */
+  appendKernelLog(lines) {
+    this.#kernelLines += lines;
+  }
+
+  run(request) {
+    this.runs++;
+    const nonce = /GPUMEM_NONCE='([0-9a-f]+)'/.exec(request.script)?.[1];
+    if (!nonce) throw new Error('ReplayTransport: the script carries no nonce');
+    const stdout = `${this.#before}${this.#kernelLines}${this.#after}`.replaceAll(`@@gpumem:${this.#nonce}:`, `@@gpumem:${nonce}:`);
+    const header = stdout.replace(`nonce=${this.#nonce} `, `nonce=${nonce} `);
+    return Promise.resolve({ stdout: header, stderr: '', exitCode: 0, truncated: false });
+  }
+
+  close() {
+    return Promise.resolve();
+  }
+}
+
+/** A global OOM kill of a pod's container in rsyslog's kern.log form (mm/oom_kill.c lines, as the APU fixture's). */
+function globalKillLines(k, pod) {
+  const pid = 700000 + k;
+  const at = new Date(Date.UTC(2026, 7, 21, 10, 0, 0) + k * 60_000).toISOString().replace(/\.\d+Z$/, '');
+  const t = (us) => `${at}.${String(100000 + us).padStart(6, '0')}+00:00 ${NODE_NAME} kernel:`;
+  return [
+    `${t(0)} python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=969`,
+    `${t(8)} CPU: 3 UID: 1000 PID: ${pid} Comm: python3 Not tainted 7.1.0-9-generic #9-Ubuntu`,
+    `${t(147)} oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=cri-containerd-${pod.ctr}.scope,mems_allowed=0,global_oom,task_memcg=${pod.ctrPath},task=python3,pid=${pid},uid=1000`,
+    `${t(168)} Out of memory: Killed process ${pid} (python3) total-vm:37748736kB, anon-rss:1883420kB, file-rss:15072kB, shmem-rss:0kB, UID:1000 pgtables:7168kB oom_score_adj:969`,
+    '',
+  ].join('\n');
+}
+
+const identitiesOf = (pods) =>
+  new Map(pods.map((pod) => [pod.uid, { namespace: 'ml', name: pod.name, containers: new Map(pod.ctr ? [[pod.ctr, 'vllm']] : []) }]));
+
+function newAgent(transport, pods) {
+  const view = { identities: identitiesOf(pods), hamiQuotas: new Map(), api: NO_API };
+  return new Agent({
+    nodeName: NODE_NAME,
+    version: 'bench',
+    transport,
+    hostRoot: '/host',
+    intervalMs: INTERVAL_SECONDS * 1000,
+    probeTimeoutMs: 600_000,
+    pods: () => view,
+    log: () => {},
+  });
+}
+
+async function okCycle(agent) {
+  const outcome = await agent.runCycle();
+  if (outcome.kind !== 'ok') throw new Error(`the agent's cycle failed (${outcome.reason}): ${outcome.detail}`);
+  return outcome;
+}
+
+// ---- 1. cycle cost: one cycle against a cat of the files it reads -----------------------------------------------
+
+/** What the probe read, as paths in the chroot: every file record that is a file, and the files behind the batched reads. */
+function filesRead(captureText, root) {
+  const isFile = (path) => {
+    try {
+      return statSync(`${root}${path}`).isFile();
+    } catch {
+      return false;
+    }
+  };
+  const out = new Set();
+  for (const section of parseCapture(captureText).sections.values()) {
+    for (const record of section.records) {
+      if (!record.path) continue;
+      if (isFile(record.path)) out.add(record.path);
+      else if (record.path === '/host/proc/pod-cgroups') {
+        // One grep -z read every /proc/<pid>/cgroup to keep the kubepods ones.
+        for (const pid of readdirSync(`${root}/host/proc`))
+          if (/^\d+$/.test(pid) && isFile(`/host/proc/${pid}/cgroup`)) out.add(`/host/proc/${pid}/cgroup`);
+      } else if (record.path === '/host/proc/pod-status') {
+        for (const line of record.body.split('\n')) {
+          const file = `/host/proc/${line.slice(0, line.indexOf(':'))}`;
+          if (line.includes(':') && isFile(file)) out.add(file);
+        }
+      }
+    }
+  }
+  return [...out];
+}
+
+async function benchCycle() {
+  const built = await cpuOf(buildAgentFixture);
+  const { fixture, pods } = built.value;
+  const sh = new LocalTransport({ command: ['chroot', fixture.root, '/bin/sh', '-s'], env: ENV });
+  const agent = newAgent(new LocalTransport({ command: ['chroot', fixture.root, '/bin/sh', '-s'], env: ENV }), pods);
+  try {
+    const recorded = await runProbe(sh, { scope: 'node', hostRoot: '/host', timeoutMs: 600_000 });
+    if (recorded.exec.exitCode !== 0 || !recorded.captureText.includes(':done@@'))
+      throw new Error(`the probe did not complete on the fixture (exit ${recorded.exec.exitCode}): ${recorded.exec.stderr.slice(0, 300)}`);
+    const capture = recorded.captureText;
+    const read = filesRead(capture, fixture.root);
+    // Quoted: the APU node has cgroup directories whose names hold a space and a newline.
+    const catScript = `cat ${read.map((path) => `'${path.replaceAll("'", "'\\''")}'`).join(' ')}\n`;
+    let catBytes = 0;
+    const ops = {
+      cycle: async () => {
+        const cycle = await cpuOf(() => okCycle(agent));
+        const render = await cpuOf(() => agent.metrics());
+        return { cycle, render, series: render.value.series, bytes: Buffer.byteLength(render.value.text) };
+      },
+      cat: async () =>
+        cpuOf(async () => {
+          for (let i = 0; i < CAT_REPEATS; i++) catBytes = Buffer.byteLength((await runScript(sh, catScript)).stdout);
+        }),
+      analysis: async () => cpuOf(() => analyzeCaptureText(capture, { target: 'bench' })),
+    };
+    for (let i = 0; i < CYCLE_WARMUP; i++) for (const name of Object.keys(ops)) await ops[name]();
+    const inspection = analyzeCaptureText(capture, { target: 'bench' });
+    const podsFound = inspection.node?.pods.filter((pod) => pods.some((p) => p.uid === pod.podUid)).length ?? 0;
+    if (podsFound !== PODS) throw new Error(`the analysis found ${podsFound} of the ${PODS} pods`);
+    const rounds = [];
+    for (let round = 0; round < CYCLE_ROUNDS; round++) {
+      gc();
+      const got = {};
+      for (const name of rotated(Object.keys(ops), round)) got[name] = await ops[name]();
+      const cycle = got.cycle.cycle.self + got.cycle.cycle.children + got.cycle.render.self + got.cycle.render.children;
+      const cat = (got.cat.self + got.cat.children) / CAT_REPEATS;
+      rounds.push({
+        cycleCpuMs: cycle,
+        shellCpuMs: got.cycle.cycle.children,
+        agentCpuMs: got.cycle.cycle.self,
+        renderCpuMs: got.cycle.render.self,
+        cycleWallMs: got.cycle.cycle.wall + got.cycle.render.wall,
+        analysisCpuMs: got.analysis.self,
+        catCpuMs: cat,
+        catShellCpuMs: got.cat.children / CAT_REPEATS,
+        catWallMs: got.cat.wall / CAT_REPEATS,
+        ratio: cycle / cat,
+        series: got.cycle.series,
+        bytes: got.cycle.bytes,
+      });
+    }
+    const med = (key) => median(rounds.map((r) => r[key]));
+    const ratio = med('ratio');
+    return {
+      fixture: {
+        pods: PODS,
+        drmFdsPerPod: DRM_FDS,
+        drmFds: PODS * DRM_FDS,
+        processes: inspection.node?.model.processes?.length ?? null,
+        base: '/dev/shm',
+        shell: 'busybox ash (static), chroot, node under /host',
+        buildMs: built.wall,
+      },
+      captureBytes: Buffer.byteLength(capture),
+      filesRead: read.length,
+      catBytes,
+      catRepeats: CAT_REPEATS,
+      rounds: CYCLE_ROUNDS,
+      warmup: CYCLE_WARMUP,
+      perRound: rounds,
+      medianCycleCpuMs: med('cycleCpuMs'),
+      medianShellCpuMs: med('shellCpuMs'),
+      medianAgentCpuMs: med('agentCpuMs'),
+      medianRenderCpuMs: med('renderCpuMs'),
+      medianAnalysisCpuMs: med('analysisCpuMs'),
+      medianCycleWallMs: med('cycleWallMs'),
+      medianCatCpuMs: med('catCpuMs'),
+      medianCatShellCpuMs: med('catShellCpuMs'),
+      medianCatWallMs: med('catWallMs'),
+      series: rounds.at(-1)?.series ?? 0,
+      scrapeBytes: rounds.at(-1)?.bytes ?? 0,
+      ratio,
+      roundRatios: rounds.map((r) => r.ratio),
+      target: CYCLE_TARGET,
+      pass: ratio <= CYCLE_TARGET,
+      capture,
+      pods,
+    };
+  } finally {
+    await agent.stop();
+    await sh.close();
+    fixture.cleanup();
+  }
+}
+
+// ---- 2. memory: 1,000 replayed cycles in a process of their own -------------------------------------------------
+// A child process (this file with --memory-child) so its RSS is an agent's, not the fixture builder's or the lint
+// bench's: what the DaemonSet's memory limit sees. It gets the capture and the pods on stdin.
+
+async function memoryChild() {
+  let input = '';
+  for await (const chunk of process.stdin) input += chunk;
+  const { capture, pods, cycles } = JSON.parse(input);
+  const transport = new ReplayTransport(capture);
+  input = '';
+  const agent = newAgent(transport, pods);
+  const heapAt = {};
+  let rssMax = 0;
+  let kills = 0;
+  let series = 0;
+  let bytes = 0;
+  const started = performance.now();
+  for (let cycle = 1; cycle <= cycles; cycle++) {
+    if (cycle % MEMORY_KILL_EVERY === 0) transport.appendKernelLog(globalKillLines(kills++, pods[(kills * 37) % pods.length]));
+    await okCycle(agent);
+    const scrape = agent.metrics();
+    series = scrape.series;
+    bytes = scrape.text.length;
+    rssMax = Math.max(rssMax, process.memoryUsage.rss());
+    if (cycle % 100 === 0 || cycle === cycles) {
+      gc();
+      heapAt[cycle] = process.memoryUsage().heapUsed;
+    }
+  }
+  const counted = agent
+    .metrics()
+    .text.split('\n')
+    .filter((line) => line.startsWith('gpumem_oom_kills_total{'))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  process.stdout.write(
+    JSON.stringify({
+      cycles,
+      heapAt,
+      rssMaxSampled: rssMax,
+      maxRss: process.resourceUsage().maxRSS * 1024,
+      killsAppended: kills,
+      killsCounted: counted,
+      series,
+      scrapeBytes: bytes,
+      secondsPerCycle: (performance.now() - started) / 1000 / cycles,
+    }),
+  );
+}
+
+function benchMemory(capture, pods, cycles) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--memory-child'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      if (code !== 0) return reject(new Error(`the memory child exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+      const got = JSON.parse(stdout);
+      const first = got.heapAt[100];
+      const last = got.heapAt[cycles];
+      const growth = last - first;
+      resolve({
+        ...got,
+        heapAt100: first,
+        heapAtLast: last,
+        heapGrowth: growth,
+        heapTarget: HEAP_TARGET,
+        rssTarget: RSS_TARGET,
+        heapPass: Math.abs(growth) < HEAP_TARGET,
+        rssPass: got.maxRss < RSS_TARGET,
+        ledgerPass: got.killsCounted === got.killsAppended,
+        pass: Math.abs(growth) < HEAP_TARGET && got.maxRss < RSS_TARGET && got.killsCounted === got.killsAppended,
+      });
+    });
+    child.stdin.end(JSON.stringify({ capture, pods, cycles }));
+  });
+}
+
+// ---- 3. /metrics scaling: renderAgentMetrics at 50 to 400 pods --------------------------------------------------
+
+async function benchScaling() {
+  const { manyPodsNode, nodeCapture, podUid: helperPodUid } = await import('../test/unit/helpers/nodeCapture.ts');
+  const snapshots = {};
+  for (const count of SCALE_PODS) {
+    const pods = Array.from({ length: count }, (_, i) => ({ uid: helperPodUid(i), name: `vllm-${i}` }));
+    const agent = newAgent(new ReplayTransport(nodeCapture(manyPodsNode(count))), pods);
+    await okCycle(agent);
+    snapshots[count] = agent.snapshot;
+  }
+  const render = (count) => {
+    const start = performance.now();
+    let out;
+    for (let i = 0; i < SCALE_RENDERS; i++) out = renderAgentMetrics(snapshots[count]);
+    return { ms: (performance.now() - start) / SCALE_RENDERS, series: out.series, bytes: Buffer.byteLength(out.text) };
+  };
+  for (let i = 0; i < SCALE_WARMUP; i++) for (const count of SCALE_PODS) render(count);
+  const samples = Object.fromEntries(SCALE_PODS.map((count) => [count, []]));
+  const shape = {};
+  for (let round = 0; round < SCALE_ROUNDS; round++) {
+    gc();
+    for (const count of rotated(SCALE_PODS, round)) {
+      const got = render(count);
+      samples[count].push(got.ms);
+      shape[count] = { series: got.series, bytes: got.bytes };
+    }
+  }
+  const runs = SCALE_PODS.map((count) => {
+    const msPerRender = median(samples[count]);
+    return { pods: count, ...shape[count], msPerRender, usPerSeries: (msPerRender * 1000) / shape[count].series, renderMs: samples[count] };
+  });
+  const ratio = runs.at(-1).usPerSeries / runs[0].usPerSeries;
+  return { rounds: SCALE_ROUNDS, rendersPerSample: SCALE_RENDERS, runs, ratio, target: SCALE_TARGET, pass: ratio <= SCALE_TARGET };
+}
+
+// ---- run and report ---------------------------------------------------------------------------------------------
+async function section(fn) {
+  try {
+    return await fn();
+  } catch (err) {
+    return { skipped: errorText(err) };
+  }
+}
+
+export async function runAgentBench(options = {}) {
+  // AGENT_BENCH_CYCLES: fewer cycles while working on the bench (the heap is compared at 100 and the last).
+  const cycles = options.cycles ?? (Number(process.env.AGENT_BENCH_CYCLES) || MEMORY_CYCLES);
+  const loadAtStart = os.loadavg()[0];
+  const start = performance.now();
+  const cycle = await section(benchCycle);
+  const memory = cycle.skipped
+    ? { skipped: `no capture: ${cycle.skipped}` }
+    : await section(() => benchMemory(cycle.capture, cycle.pods, cycles));
+  const scaling = await section(benchScaling);
+  delete cycle.capture;
+  delete cycle.pods;
+  const result = {
+    load: {
+      cpus: os.cpus().length,
+      loadAverage1mStart: loadAtStart,
+      loadAverage1mEnd: os.loadavg()[0],
+      wallSeconds: (performance.now() - start) / 1000,
+    },
+    cycle,
+    memory,
+    scaling,
+  };
+  console.log(`\n${formatAgentBench(result)}`);
+  return result;
+}
+
+export function formatAgentBench(result) {
+  const { load, cycle, memory, scaling } = result;
+  const lines = [
+    `gpumem agent (issue #12): 1-min load average ${load.loadAverage1mStart.toFixed(2)} at start, ${load.loadAverage1mEnd.toFixed(2)} at end on ${load.cpus} CPUs; ${load.wallSeconds.toFixed(0)} s wall`,
+  ];
+  const verdict = (pass) => (pass ? 'PASS' : 'FAIL');
+  if (cycle.skipped) lines.push(`SKIP agent cycle: ${cycle.skipped}`);
+  else {
+    const f = cycle.fixture;
+    lines.push(
+      `  fixture: the APU node + ${f.pods} pods × ${f.drmFdsPerPod} DRM fds (${f.drmFds} DRM fds), ${f.shell}, in ${f.base}; capture ${mib(cycle.captureBytes)}, ${cycle.filesRead} files read`,
+      `  a. one cycle (probe + analysis + /metrics)  ${ms(cycle.medianCycleCpuMs)} CPU median (${ms(cycle.medianCycleWallMs)} wall), ${cycle.series} series, ${(cycle.scrapeBytes / 1024).toFixed(0)} KiB per scrape`,
+      `  b. cat of the ${cycle.filesRead} files read        ${ms(cycle.medianCatCpuMs)} CPU median (${ms(cycle.medianCatWallMs)} wall; ${mib(cycle.catBytes)}, ${cycle.catRepeats} cats per measurement)`,
+      `  split of a: probe shell ${ms(cycle.medianShellCpuMs)}, agent process in the cycle ${ms(cycle.medianAgentCpuMs)} (of which the analysis alone ${ms(cycle.medianAnalysisCpuMs)}), /metrics render ${ms(cycle.medianRenderCpuMs)}`,
+      `  per round a / b: ${list(cycle.roundRatios, 1)}`,
+      `  per cycle at --interval ${INTERVAL_SECONDS} s: ${((cycle.medianCycleCpuMs / (INTERVAL_SECONDS * 1000)) * 1000).toFixed(0)} millicores on average`,
+      `${verdict(cycle.pass)} agent cycle CPU: ${cycle.ratio.toFixed(2)}× a cat of the same files, median of the per-round ratios (target ≤ ${cycle.target}×)`,
+    );
+  }
+  if (memory.skipped) lines.push(`SKIP agent memory: ${memory.skipped}`);
+  else {
+    const heaps = Object.entries(memory.heapAt).map(([c, bytes]) => `${c}: ${mib(bytes, 2)}`);
+    lines.push(
+      `  memory: ${memory.cycles} replayed cycles (a scrape each, a global OOM kill appended every ${MEMORY_KILL_EVERY}) in a process of their own, ${(memory.secondsPerCycle * 1000).toFixed(0)} ms per cycle`,
+      `  heap after GC by cycle: ${heaps.join(', ')}`,
+      `  OOM kills appended ${memory.killsAppended}, counted by the agent ${memory.killsCounted}; ${memory.series} series, ${(memory.scrapeBytes / 1024).toFixed(0)} KiB per scrape`,
+      `${verdict(memory.heapPass)} agent heap: ${mib(memory.heapAt100, 2)} at cycle 100, ${mib(memory.heapAtLast, 2)} at cycle ${memory.cycles} (${(memory.heapGrowth / 1024).toFixed(0)} KiB; target < ${mib(memory.heapTarget, 0)})`,
+      `${verdict(memory.rssPass)} agent RSS: max ${mib(memory.maxRss)} (maxRSS; sampled ${mib(memory.rssMaxSampled)}; target < ${mib(memory.rssTarget, 0)})`,
+      `${verdict(memory.ledgerPass)} agent OOM ledger: each appended kill counted once`,
+    );
+  }
+  if (scaling.skipped) lines.push(`SKIP /metrics scaling: ${scaling.skipped}`);
+  else {
+    for (const run of scaling.runs)
+      lines.push(
+        `  /metrics at ${String(run.pods).padStart(3)} pods: ${String(run.series).padStart(5)} series, ${String(run.bytes).padStart(7)} bytes, ${run.msPerRender.toFixed(3)} ms per render, ${run.usPerSeries.toFixed(3)} µs per series`,
+      );
+    lines.push(
+      `${verdict(scaling.pass)} /metrics scaling: ${scaling.ratio.toFixed(2)}× the time per series at ${scaling.runs.at(-1).pods} pods as at ${scaling.runs[0].pods} (target ≤ ${scaling.target}×: linear)`,
+    );
+  }
+  return lines.join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--memory-child')) await memoryChild();
+  else await runAgentBench();
+}
