@@ -26,7 +26,8 @@ export const FLEET_USAGE = `Usage: gpumem fleet [--context C] [--kubeconfig FILE
 
 The GPU nodes of a cluster ranked by risk, the pods over their limit once GPU memory is counted, the OOM kills by
 scope (global, with the GPU signature, or cgroup) and the HAMi containers bypassing their quota, from the gpumem
-agents (deploy/agent): through Prometheus when --prometheus is given, else each agent's /metrics through the API
+agents (deploy/agent): through Prometheus when --prometheus is given or a Prometheus service is found in the
+cluster (read through the API server's service proxy, as kubectl proxy reaches it), else each agent's /metrics through the API
 server's pod proxy (get pods/proxy in gpumem-system), else, where no agent runs, a one-shot scan: the node debug
 pod of gpumem inspect --node on every ready GPU node, --scan-concurrency at a time (default ${DEFAULT_SCAN_CONCURRENCY}),
 every pod deleted after, on error and on Ctrl-C too.
@@ -86,7 +87,6 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
   const image = parseImageReference(option(args.options, 'debug-image') ?? DEBUG_POD_IMAGE);
   if (image.kind === 'invalid') throw new UsageError(`--debug-image: ${image.reason}`);
   const prometheus = option(args.options, 'prometheus');
-  if (source === 'prometheus' && prometheus === undefined) throw new UsageError('--source prometheus needs --prometheus URL');
   const window = parseWindow(option(args.options, 'window') ?? '24h');
   if (!window) throw new UsageError('--window must be a duration from 5m to 90d, e.g. 1h, 24h, 7d');
   const topText = option(args.options, 'top') ?? String(DEFAULT_TOP);
@@ -100,7 +100,7 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   // The cluster, when a kubeconfig is there: the node labels for the summary, and the agents source.
-  const wantsCluster = source !== 'prometheus' || args.options.has('context') || args.options.has('kubeconfig');
+  const wantsCluster = prometheus === undefined || source !== 'prometheus' || args.options.has('context') || args.options.has('kubeconfig');
   let client: ClusterClient | undefined;
   let contextName = '';
   try {

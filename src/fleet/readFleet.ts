@@ -12,7 +12,9 @@ import { listAgentPods, readFleetFromAgents } from './agentsSource.ts';
 import type { ScanOptions } from './scanSource.ts';
 import { scanFleet } from './scanSource.ts';
 import type { PrometheusAuth } from './httpGet.ts';
-import { directGetter } from './httpGet.ts';
+import { directGetter, kubeProxyGetter } from './httpGet.ts';
+import type { PrometheusService } from './prometheusDiscovery.ts';
+import { discoverPrometheus } from './prometheusDiscovery.ts';
 import { readFleetFromPrometheus } from './prometheusSource.ts';
 
 export type FleetSourceChoice = 'auto' | 'prometheus' | 'agents' | 'scan';
@@ -45,7 +47,30 @@ export async function readFleet(options: ReadFleetOptions): Promise<FleetRead> {
   let facts: FleetFacts;
   if (options.source === 'prometheus' && !options.prometheus)
     throw new Error('the Prometheus source needs a URL (gpumem.fleet.prometheusUrl, --prometheus)');
-  if (options.prometheus && options.source !== 'agents') {
+  // No URL: the cluster's own Prometheus through the service proxy, when one is found.
+  let discovered: PrometheusService | undefined;
+  if (!options.prometheus && options.client && (options.source === 'auto' || options.source === 'prometheus')) {
+    const found = await discoverPrometheus(options.client, options.signal);
+    if (found.kind === 'found') discovered = found.service;
+    else {
+      if (options.source === 'prometheus') throw new Error(`no Prometheus URL is set and ${found.reason}`);
+      options.log?.(`fleet: ${found.reason}; reading the agents`);
+    }
+  }
+  if (discovered && options.client) {
+    const getter = kubeProxyGetter(options.client.kubeConfig, discovered.proxyPath);
+    const description = `Prometheus service ${discovered.namespace}/${discovered.name} through the API server`;
+    options.log?.(`fleet: reading the ${description}`);
+    facts = (
+      await readFleetFromPrometheus(getter, {
+        window: options.window,
+        top: options.top,
+        at,
+        description,
+        ...(options.signal ? { signal: options.signal } : {}),
+      })
+    ).facts;
+  } else if (options.prometheus && options.source !== 'agents') {
     const { url, auth, ca } = options.prometheus;
     const getter = directGetter(url, auth, ca !== undefined ? { ca } : {});
     options.log?.(`fleet: reading Prometheus at ${new URL(url).host}`);

@@ -30,6 +30,7 @@ import type {
   ResponseContext,
   V1Node,
   V1Pod,
+  V1Service,
 } from '@kubernetes/client-node';
 import type { AttemptedRequest, ContextState, KubeFailure } from '../core/kube/contextState.ts';
 import { classifyKubeError, contextStateFromFailure } from '../core/kube/contextState.ts';
@@ -406,6 +407,18 @@ export class ClusterClient {
       { verb: 'list', resource: 'pods' },
       (cont, limit, o) =>
         core.listPodForAllNamespaces({ labelSelector: options.labelSelector, limit, ...(cont ? { _continue: cont } : {}) }, o),
+      options,
+    );
+    return result.items;
+  }
+
+  /** Services of every namespace that match `labelSelector` (the fleet's Prometheus discovery). */
+  async listServicesInAllNamespaces(options: CallOptions & { readonly labelSelector: string }): Promise<V1Service[]> {
+    const core = this.core;
+    const result = await this.#listAll(
+      { verb: 'list', resource: 'services' },
+      (cont, limit, o) =>
+        core.listServiceForAllNamespaces({ labelSelector: options.labelSelector, limit, ...(cont ? { _continue: cont } : {}) }, o),
       options,
     );
     return result.items;

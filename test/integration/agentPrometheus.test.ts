@@ -160,6 +160,9 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
     const agentPods = parseFixtures(
       [
         'apiVersion: v1\nkind: Namespace\nmetadata: {name: gpumem-system}',
+        // The cluster's Prometheus, as kube-prometheus names and labels it (found by gpumem fleet without a URL).
+        'apiVersion: v1\nkind: Namespace\nmetadata: {name: monitoring}',
+        'apiVersion: v1\nkind: Service\nmetadata: {name: prometheus-k8s, namespace: monitoring, labels: {app.kubernetes.io/name: prometheus, app.kubernetes.io/component: prometheus}}\nspec: {ports: [{name: web, port: 9090, targetPort: web}]}',
         ...['strix-node-1', 'gpu-node-7', 'web-node-3'].map(
           (node) =>
             `apiVersion: v1\nkind: Pod\nmetadata: {name: gpumem-agent-${node}, namespace: gpumem-system, labels: {app.kubernetes.io/name: gpumem-agent}}\nspec: {nodeName: ${node}, containers: [{name: agent, image: ghcr.io/gpumem/gpumem-agent:0.1.0}]}\nstatus: {phase: Running}`,
@@ -216,6 +219,7 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
         '',
       ].join('\n'),
     );
+    sim.setServiceProxy('monitoring', 'prometheus-k8s', 'web', base);
     prometheus = spawn(
       'prometheus',
       [
@@ -456,6 +460,15 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
       };
       const fromProm = await fleet(['--prometheus', base, '--window', '1h']);
       const fromAgents = await fleet(['--source', 'agents']);
+      // No URL: the Prometheus service found in the cluster, read through the API server's service proxy.
+      const fromService = await fleet(['--window', '1h']);
+      assert.equal(fromService.source.kind, 'prometheus');
+      assert.match(JSON.stringify(fromService.source), /Prometheus service monitoring\/prometheus-k8s through the API server/);
+      assert.equal(fromService.hamiBypassed, fromProm.hamiBypassed);
+      assert.deepEqual(
+        fromService.topOverLimit.map((row) => row.uid),
+        fromProm.topOverLimit.map((row) => row.uid),
+      );
       assert.equal(fromProm.source.kind, 'prometheus');
       assert.equal(fromAgents.source.kind, 'agents');
       for (const summary of [fromProm, fromAgents]) {

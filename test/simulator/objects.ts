@@ -120,6 +120,7 @@ export const RESOURCES: Readonly<Record<string, ResourceInfo>> = {
       'type',
     ],
   ),
+  services: info('services', '', 'Service', true, ['svc'], READ, []),
   daemonsets: info('daemonsets', 'apps', 'DaemonSet', true, ['ds'], READ, []),
   deployments: info('deployments', 'apps', 'Deployment', true, ['deploy'], READ, []),
 };

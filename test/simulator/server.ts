@@ -220,6 +220,8 @@ export interface Simulator {
    * a local `http://127.0.0.1:<port>` (a real agent, in the tests); undefined removes it.
    */
   setPodProxy(namespace: string, pod: string, port: number, target: string | undefined): void;
+  /** The same for `GET /api/v1/namespaces/<ns>/services/<svc>:<port>/proxy/<path>`; port is the number or the port's name. */
+  setServiceProxy(namespace: string, service: string, port: string, target: string | undefined): void;
   readonly faults: Readonly<SimulatorFaults>;
   readonly state: SimulatorState;
   readonly users: readonly SimulatorUser[];
@@ -1149,10 +1151,17 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   };
 
   const podProxies = new Map<string, string>();
+  const serviceProxies = new Map<string, string>();
   /**
    * The pod proxy, as the API server's: `get pods/proxy` authorized, the pod must exist and be running, then the GET
    * is forwarded to what setPodProxy named (the kubelet would dial the pod IP) and its status, type and body returned.
    * Nothing registered: 503 with the API server's "error trying to reach service" text.
+   */
+  /**
+   * The pod and service proxies, as the API server's: `get pods/proxy` (`services/proxy`) authorized, the object must
+   * exist, then the GET is forwarded to what setPodProxy / setServiceProxy named (the API server would dial the pod
+   * IP or the service's endpoints) and its status, type and body returned. Nothing registered: 503 with the API
+   * server's "error trying to reach service" text.
    */
   const podProxy = async (
     req: IncomingMessage,
@@ -1162,13 +1171,15 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     search: string,
   ): Promise<void> => {
     const namespace = decodeURIComponent(match[1] as string);
-    const [name, port] = decodeURIComponent(match[2] as string).split(':') as [string, string | undefined];
-    const attrs: AuthzAttributes = { user: user.name, verb: 'get', resource: 'pods', subresource: 'proxy', group: '', namespace, name };
+    const resource = match[2] as 'pods' | 'services';
+    // `[scheme:]name[:port]`, as the API server reads it.
+    const parts = decodeURIComponent(match[3] as string).split(':');
+    const [name, port] = (parts.length === 3 ? parts.slice(1) : parts) as [string, string | undefined];
+    const attrs: AuthzAttributes = { user: user.name, verb: 'get', resource, subresource: 'proxy', group: '', namespace, name };
     if (!authorize(user, attrs)) return sendStatus(res, forbidden(attrs));
     if ((req.method ?? 'GET') !== 'GET') return sendStatus(res, methodNotAllowed());
-    const pod = store.get('pods', namespace, name);
-    if (!pod) return sendStatus(res, notFound('pods', '', name));
-    const target = podProxies.get(`${namespace}/${name}:${port ?? ''}`);
+    if (!store.get(resource, namespace, name)) return sendStatus(res, notFound(resource, '', name));
+    const target = (resource === 'pods' ? podProxies : serviceProxies).get(`${namespace}/${name}:${port ?? ''}`);
     if (!target)
       return sendStatus(
         res,
@@ -1179,7 +1190,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         ),
       );
     try {
-      const answer = await fetch(`${target}${match[3] ?? '/'}${search}`, { signal: AbortSignal.timeout(10_000) });
+      const answer = await fetch(`${target}${match[4] ?? '/'}${search}`, { signal: AbortSignal.timeout(30_000) });
       const body = Buffer.from(await answer.arrayBuffer());
       res.writeHead(answer.status, {
         'Content-Type': answer.headers.get('content-type') ?? 'text/plain',
@@ -1403,7 +1414,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       );
     if (!user) return sendStatus(res, unauthorized());
 
-    const proxied = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/proxy(\/.*)?$/.exec(pathname);
+    const proxied = /^\/api\/v1\/namespaces\/([^/]+)\/(pods|services)\/([^/]+)\/proxy(\/.*)?$/.exec(pathname);
     if (proxied) return podProxy(req, res, user, proxied, url.search);
     if (PUBLIC_PATHS.has(pathname) && pathname !== '/version') {
       res.writeHead(200, {
@@ -1799,6 +1810,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       const key = `${namespace}/${pod}:${port}`;
       if (target === undefined) podProxies.delete(key);
       else podProxies.set(key, target);
+    },
+    setServiceProxy: (namespace: string, service: string, port: string, target: string | undefined) => {
+      const key = `${namespace}/${service}:${port}`;
+      if (target === undefined) serviceProxies.delete(key);
+      else serviceProxies.set(key, target);
     },
     get faults() {
       return faults;
