@@ -8,6 +8,8 @@ import { parsePodCgroup } from '../probe/podCgroup.ts';
 import type { CgroupLimit } from '../probe/parsers/cgroupMemory.ts';
 import type { PodAccounting } from '../verdicts/unaccountedMemory.ts';
 import type { HamiQuotaRow } from '../verdicts/hamiQuota.ts';
+import type { PodEviction } from '../verdicts/kfdEviction.ts';
+import type { ProcessGpuMemory } from '../probe/parsers/fdinfo.ts';
 import type { Sample } from './exposition.ts';
 
 const MiB = 1024 * 1024;
@@ -61,15 +63,31 @@ export function nodeSamples(node: NodeInspection, nodeName: string, identities: 
     push('gpumem_node_dmem_capacity_bytes', { region }, limitBytes(capacity));
     push('gpumem_node_dmem_current_bytes', { region }, limitBytes(kubepods?.dmem.current.get(region)));
   }
+  // Each GPU process and KFD eviction by its pod, once: per-pod lookups stay linear in the node's size.
+  const processesByPod = new Map<string, ProcessGpuMemory[]>();
+  for (const process of node.model.gpuProcesses) {
+    const uid = process.cgroup === undefined ? undefined : parsePodCgroup(process.cgroup)?.podUid;
+    if (uid === undefined) continue;
+    const list = processesByPod.get(uid) ?? [];
+    list.push(process);
+    processesByPod.set(uid, list);
+  }
+  const evictions = new Map(node.kfd.pods.map((eviction) => [eviction.podUid, eviction]));
   for (const pod of [...node.pods].sort((a, b) => a.podUid.localeCompare(b.podUid)))
-    podSamples(node, pod, podLabels(pod.podUid, identities), push);
+    podSamples(pod, podLabels(pod.podUid, identities), push, processesByPod.get(pod.podUid) ?? [], evictions.get(pod.podUid));
   hamiSamples(node.hamiQuotas, identities, push);
   return out;
 }
 
 type Push = (name: string, labels: Record<string, string>, value: number | undefined) => void;
 
-function podSamples(node: NodeInspection, pod: PodAccounting, labels: Record<string, string>, push: Push): void {
+function podSamples(
+  pod: PodAccounting,
+  labels: Record<string, string>,
+  push: Push,
+  processes: readonly ProcessGpuMemory[],
+  eviction: PodEviction | undefined,
+): void {
   push('gpumem_pod_cgroup_memory_bytes', labels, pod.accounted);
   push('gpumem_pod_memory_limit_bytes', labels, pod.limit);
   push('gpumem_pod_gtt_bytes', labels, pod.gtt);
@@ -78,8 +96,7 @@ function podSamples(node: NodeInspection, pod: PodAccounting, labels: Record<str
   const unaccounted = pod.trueFootprint !== undefined && pod.accounted !== undefined ? pod.trueFootprint - pod.accounted : pod.gtt;
   push('gpumem_pod_unaccounted_bytes', labels, Math.max(0, unaccounted));
   push('gpumem_pod_true_footprint_bytes', labels, pod.trueFootprint);
-  for (const [gpu, bytes] of podVram(node, pod)) push('gpumem_pod_vram_bytes', { ...labels, gpu }, bytes);
-  const eviction = node.kfd.pods.find((candidate) => candidate.podUid === pod.podUid);
+  for (const [gpu, bytes] of podVram(pod, processes)) push('gpumem_pod_vram_bytes', { ...labels, gpu }, bytes);
   for (const gpu of eviction?.gpus ?? [])
     push('gpumem_pod_evicted_seconds_total', { ...labels, gpu: String(gpu.gpuId) }, gpu.evictedMs / 1000);
 }
@@ -89,7 +106,7 @@ function podSamples(node: NodeInspection, pod: PodAccounting, labels: Record<str
  * DRM client (drm-pdev), each client once, as the pod's total counts it. When the clients do not add up to that
  * total (debugfs, or clients without drm-pdev), the rest is under gpu="".
  */
-function podVram(node: NodeInspection, pod: PodAccounting): Map<string, number> {
+function podVram(pod: PodAccounting, processes: readonly ProcessGpuMemory[]): Map<string, number> {
   const out = new Map<string, number>();
   if (pod.nvidia && !pod.nvidia.unified) {
     for (const gpu of pod.nvidia.gpus)
@@ -99,8 +116,7 @@ function podVram(node: NodeInspection, pod: PodAccounting): Map<string, number> 
   if (pod.vram <= 0) return out;
   const seen = new Set<string>();
   let sum = 0;
-  for (const process of node.model.gpuProcesses) {
-    if (process.cgroup === undefined || parsePodCgroup(process.cgroup)?.podUid !== pod.podUid) continue;
+  for (const process of processes) {
     for (const client of process.clients) {
       const vram = client.resident.get('vram') ?? 0;
       const key = `${client.pdev ?? ''}\u0000${client.clientId ?? `pid ${process.pid}`}`;
