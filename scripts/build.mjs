@@ -57,14 +57,14 @@ export const targets = [
   { ...common, entryPoints: ['src/inspect.ts'], outfile: 'dist/inspect.js', external: ['vscode', '*.node'], plugins: [shareWithExtension] },
   { ...common, entryPoints: ['src/remote.ts'], outfile: 'dist/remote.js', external: ['vscode', '*.node'], plugins: [shareWithExtension] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
-  // The inspector webview (browser): dist/webview/inspector.js and the stylesheet it imports,
-  // dist/webview/inspector.css. Loaded by the panel under a strict CSP (no inline code or styles).
+  // The inspector and fleet webviews (browser): dist/webview/{inspector,fleet}.js and the stylesheets they import,
+  // dist/webview/{inspector,fleet}.css. Loaded by their panels under a strict CSP (no inline code or styles).
   {
     bundle: true,
     platform: 'browser',
     format: 'iife',
     target: 'chrome120',
-    entryPoints: { inspector: 'webview/inspector/main.ts' },
+    entryPoints: { inspector: 'webview/inspector/main.ts', fleet: 'webview/fleet/main.ts' },
     outdir: 'dist/webview',
     sourcemap: production ? false : 'linked',
     minify: production,

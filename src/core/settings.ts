@@ -147,3 +147,58 @@ export function parseKubeSettings(read: SettingsReader, defaults: KubeDefaults):
     probeTimeoutMs: Math.min(5, timeoutSeconds) * 1000,
   };
 }
+
+// ---- the Fleet view's settings -------------------------------------------------------------------------
+
+export type FleetWindowSetting = '1h' | '24h' | '7d';
+
+export interface FleetSettings {
+  /** gpumem.fleet.prometheusUrl, an http(s) URL; undefined: the agents through the pod proxy. */
+  readonly prometheusUrl: string | undefined;
+  /** gpumem.fleet.prometheusCaFile, `~/` not yet expanded; undefined: the system's CAs. */
+  readonly prometheusCaFile: string | undefined;
+  readonly window: FleetWindowSetting;
+  /** How many pods each top list shows: 5 to 200 (default 20). */
+  readonly top: number;
+  /** Values that were ignored, one line each. */
+  readonly problems: readonly string[];
+}
+
+/** `text` without its trailing slashes (a loop: the regex /\/+$/ is quadratic on a run of slashes). */
+export function withoutTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x2f) end--;
+  return text.slice(0, end);
+}
+
+export function parseFleetSettings(read: SettingsReader): FleetSettings {
+  const fleet = (key: string): unknown => read(`gpumem.fleet.${key}`);
+  const problems: string[] = [];
+  const urlText = trimmedString(fleet('prometheusUrl'), '');
+  let prometheusUrl: string | undefined;
+  if (urlText !== '') {
+    let url: URL | undefined;
+    try {
+      url = new URL(urlText);
+    } catch {
+      url = undefined;
+    }
+    if (url && (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '')
+      prometheusUrl = withoutTrailingSlashes(urlText);
+    else
+      problems.push(
+        url && (url.username !== '' || url.password !== '')
+          ? 'gpumem.fleet.prometheusUrl: credentials in the URL are ignored; use gpumem: Set Prometheus Credentials… (reading the agents instead)'
+          : 'gpumem.fleet.prometheusUrl: not an http:// or https:// URL (reading the agents instead)',
+      );
+  }
+  const ca = trimmedString(fleet('prometheusCaFile'), '');
+  const window = fleet('window');
+  return {
+    prometheusUrl,
+    prometheusCaFile: ca === '' ? undefined : ca,
+    window: window === '1h' || window === '7d' ? window : '24h',
+    top: Math.round(clampNumber(fleet('top'), 5, 200, 20)),
+    problems,
+  };
+}

@@ -26,6 +26,9 @@ export const COMMANDS = {
   openPodManifest: 'gpumem.openPodManifest',
   /** The inspector's "a click opens the pod" (src/core/inspector/openPod.ts): `(args: OpenPodArgs) => Promise<boolean>`. */
   revealPod: 'gpumem.revealPod',
+  /** The Fleet view of a context (the Clusters view's Fleet item passes the context's name). */
+  openFleetView: 'gpumem.openFleetView',
+  setPrometheusCredentials: 'gpumem.setPrometheusCredentials',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

@@ -24,6 +24,8 @@ const settings = new Map(sections.flatMap((section) => Object.entries(section.pr
 const EXECUTES = ['gpumem.kubeconfig', 'gpumem.kubernetes.kubectlPath', 'gpumem.kubernetes.debugImage'];
 /** Paths the root probe reads on the node: not executed, but a repository must not choose them either. */
 const READ_AS_ROOT = ['gpumem.probe.hamiLibPath'];
+/** Files that decide whom gpumem trusts with credentials (the Fleet view's Prometheus CA). */
+const TRUST_ANCHORS = ['gpumem.fleet.prometheusCaFile'];
 
 /** A setting names something gpumem runs or loads when its key or description says path, binary, file or image. */
 function namesAnExecutable(key: string, schema: SettingSchema): boolean {
@@ -34,7 +36,7 @@ function namesAnExecutable(key: string, schema: SettingSchema): boolean {
 
 describe('settings that choose what gpumem runs are machine scope', () => {
   test('kubeconfig, kubectlPath and the debug image are machine scope and restricted', () => {
-    for (const key of [...EXECUTES, ...READ_AS_ROOT]) {
+    for (const key of [...EXECUTES, ...READ_AS_ROOT, ...TRUST_ANCHORS]) {
       const schema = settings.get(key);
       assert.ok(schema, `${key} is contributed`);
       assert.equal(schema.scope, 'machine', `${key} scope`);
@@ -49,7 +51,7 @@ describe('settings that choose what gpumem runs are machine scope', () => {
       .sort();
     assert.deepEqual(
       found,
-      [...EXECUTES, ...READ_AS_ROOT].sort(),
+      [...EXECUTES, ...READ_AS_ROOT, ...TRUST_ANCHORS].sort(),
       'a new path/binary/image setting must be added to EXECUTES (and made machine scope)',
     );
   });

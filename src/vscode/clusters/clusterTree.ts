@@ -7,7 +7,8 @@
 //   expanded again (onDidExpandElement: VS Code keeps the children of a collapsed item and does not ask
 //   again), stopped when it or its context collapses or the view is hidden; the model's changes are
 //   coalesced before the view is told;
-// - nothing is read in Restricted Mode (a welcome view says why).
+// - nothing is read in Restricted Mode (a welcome view says why);
+// - a context that listed its nodes shows a Fleet item first, which opens its fleet view (src/vscode/fleet/).
 // Welcome views (package.json viewsWelcome) key off `gpumem.clusters.state`: noKubeconfig, allUnreachable.
 import * as vscode from 'vscode';
 import { describeContextState } from '../../core/kube/contextState.ts';
@@ -15,6 +16,8 @@ import { explainForbidden, explainKubeFailure } from '../../core/kube/failureMes
 import type { MessageKind } from '../../core/kube/messageTreeItems.ts';
 import type { TreeItemModel } from '../../core/kube/treeItemModel.ts';
 import { contextTreeItem } from '../../core/kube/contextTreeItem.ts';
+import { fleetTreeItem } from '../../core/fleet/fleetTreeItem.ts';
+import { COMMANDS } from '../commandIds.ts';
 import { messageTreeItem, noGpuPodsItem, otherPodsItem } from '../../core/kube/messageTreeItems.ts';
 import { nodeTreeItem } from '../../core/kube/nodeTreeItem.ts';
 import { podTreeItem } from '../../core/kube/podTreeItem.ts';
@@ -38,7 +41,14 @@ export interface MessageElement {
   readonly model: TreeItemModel;
 }
 
-export type ClusterElement = ContextElement | NodeElement | PodElement | MessageElement;
+/** The Fleet item at the top of a context's children: opens the context's fleet view. */
+export interface FleetElement {
+  readonly kind: 'fleet';
+  readonly id: string;
+  readonly context: ContextElement;
+}
+
+export type ClusterElement = ContextElement | NodeElement | PodElement | MessageElement | FleetElement;
 
 export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterElement>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<ClusterElement | undefined>();
@@ -143,6 +153,8 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
         return element.node;
       case 'message':
         return element.parent;
+      case 'fleet':
+        return element.context;
     }
   }
 
@@ -160,7 +172,9 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
           ? nodeTreeItem(element.summary, element.events, now)
           : element.kind === 'pod'
             ? podTreeItem(element.summary, now)
-            : element.model;
+            : element.kind === 'fleet'
+              ? fleetTreeItem(element.context.info.name)
+              : element.model;
     const item = new vscode.TreeItem(
       model.label,
       model.collapsible ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
@@ -173,6 +187,8 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
     item.tooltip = tooltip;
     item.iconPath = new vscode.ThemeIcon(model.icon.id, model.icon.color ? new vscode.ThemeColor(model.icon.color) : undefined);
     item.contextValue = model.contextValue;
+    if (element.kind === 'fleet')
+      item.command = { command: COMMANDS.openFleetView, title: 'Open Fleet View', arguments: [element.context.info.name] };
     return item;
   }
 
@@ -232,7 +248,7 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
     }
     const nodes = element.nodes ?? [];
     if (nodes.length === 0) return [this.message(element, 'empty', 'No nodes')];
-    return nodes;
+    return [{ kind: 'fleet', id: idOf('fleet', element.id), context: element }, ...nodes];
   }
 
   private nodeChildren(node: NodeElement): ClusterElement[] {

@@ -15,4 +15,6 @@ export const CLUSTER_COMMANDS = {
   explainNodeOom: COMMANDS.explainNodeOom,
   copyProbeCommand: COMMANDS.copyProbeCommand,
   openManifest: COMMANDS.openPodManifest,
+  openFleetView: COMMANDS.openFleetView,
+  setPrometheusCredentials: COMMANDS.setPrometheusCredentials,
 } as const;

@@ -12,6 +12,8 @@ import { clusterCommandHandlers } from './commands.ts';
 import { affectsKubeSettings, readKubeSettings } from './kubeSettings.ts';
 import { PodManifestProvider } from './manifestProvider.ts';
 import { revealPod } from './revealPod.ts';
+import { setPrometheusCredentials } from '../fleet/credentials.ts';
+import { createFleetPanels, openFleetView } from '../fleet/openFleetView.ts';
 
 export interface Clusters extends vscode.Disposable {
   readonly tree: ClusterTreeProvider;
@@ -42,6 +44,10 @@ export function createClusters(ctx: Ctx, view: vscode.TreeView<ClusterElement>):
     COMMANDS.revealPod,
     revealPod(model, (pod) => tree.reveal(pod, { select: true, focus: true, expand: false })),
   );
+  const fleets = createFleetPanels(ctx, model, (element) => tree.reveal(element, { select: true, focus: true, expand: false }));
+  disposables.push(fleets);
+  commands.set(COMMANDS.openFleetView, openFleetView(model, fleets));
+  commands.set(COMMANDS.setPrometheusCredentials, setPrometheusCredentials(ctx.extension.secrets, ctx.output));
   return {
     tree,
     manifests,

@@ -1,0 +1,232 @@
+// The fleet panel of one kubeconfig context: the webview (WebviewHost: the bundle, the CSP, a nonce per render),
+// the typed protocol (src/core/fleet/fleetProtocol.ts), reading the fleet (read.ts) on open, Refresh and a window
+// change, and the exports through the save dialog. What a click on a node or pod does is the environment's
+// (navigate.ts). The summary is held only while the panel is open.
+import * as vscode from 'vscode';
+import type { FleetExportFormat, FleetHostMessage, FleetWebviewMessage, FleetWindowChoice } from '../../core/fleet/fleetProtocol.ts';
+import { parseFleetWebviewMessage } from '../../core/fleet/fleetProtocol.ts';
+import { fleetPodsCsv, fleetToJson, fleetToMarkdown } from '../../core/fleet/fleetReport.ts';
+import type { FleetViewModel } from '../../core/fleet/fleetViewModel.ts';
+import { buildFleetViewModel } from '../../core/fleet/fleetViewModel.ts';
+import type { FleetSummary } from '../../core/fleet/summary.ts';
+import type { FleetSettings } from '../../core/settings.ts';
+import type { ClusterClient } from '../../kube/clusterClient.ts';
+import { errorText } from '../../kube/errorText.ts';
+import { webviewOptions, WebviewHost } from '../inspection/webviewHost.ts';
+import { showFailure } from '../messages.ts';
+import { fleetHtml } from './html.ts';
+import { FleetReadCancelled, readContextFleet } from './read.ts';
+
+export const FLEET_VIEW_TYPE = 'gpumem.fleet';
+
+const FLEET_BUNDLE = { script: 'fleet.js', style: 'fleet.css', html: fleetHtml } as const;
+
+export interface FleetEnvironment {
+  readonly output: vscode.LogOutputChannel;
+  readonly extensionUri: vscode.Uri;
+  readonly secrets: vscode.SecretStorage;
+  readonly settings: () => FleetSettings;
+  readonly client: (context: string) => Promise<ClusterClient | undefined>;
+  readonly openNode: (context: string, node: string) => Promise<void>;
+  readonly openPod: (context: string, pod: { namespace: string; pod: string; uid: string; node: string }) => Promise<void>;
+}
+
+const EXPORTS: Readonly<Record<FleetExportFormat, { readonly extension: string; readonly filter: string; readonly title: string }>> = {
+  markdown: { extension: 'md', filter: 'Markdown', title: 'Save fleet summary (Markdown)' },
+  json: { extension: 'json', filter: 'JSON', title: 'Save fleet summary (JSON)' },
+  csv: { extension: 'csv', filter: 'CSV', title: 'Save fleet pods (CSV)' },
+};
+
+function fileStem(context: string): string {
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, '')
+    .replace('T', '-');
+  const name =
+    context
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'cluster';
+  return `gpumem-fleet-${name}-${stamp}`;
+}
+
+export class FleetPanel implements vscode.Disposable {
+  readonly context: string;
+  readonly #env: FleetEnvironment;
+  readonly #panel: vscode.WebviewPanel;
+  readonly #host: WebviewHost<FleetHostMessage>;
+  readonly #onDisposed: () => void;
+  #window: FleetWindowChoice;
+  #summary: FleetSummary | undefined;
+  #model: FleetViewModel | undefined;
+  #reading: Promise<void> | undefined;
+  #disposed = false;
+
+  constructor(env: FleetEnvironment, context: string, onDisposed: () => void) {
+    this.#env = env;
+    this.context = context;
+    this.#onDisposed = onDisposed;
+    this.#window = env.settings().window;
+    const short = context.length > 40 ? `${context.slice(0, 39)}…` : context;
+    this.#panel = vscode.window.createWebviewPanel(FLEET_VIEW_TYPE, `gpumem fleet: ${short}`, vscode.ViewColumn.Active, {
+      ...webviewOptions(env.extensionUri),
+      enableFindWidget: true,
+    });
+    this.#host = new WebviewHost<FleetHostMessage>(this.#panel, env.extensionUri, FLEET_BUNDLE, {
+      onMessage: (message) => void this.#receive(message),
+      log: (line) => env.output.debug(`fleet webview CSP: ${line}`),
+    });
+    this.#panel.onDidDispose(() => this.dispose());
+    this.#host.render();
+  }
+
+  reveal(): void {
+    this.#panel.reveal(undefined, false);
+  }
+
+  /** Reads the fleet again (one read at a time: a second request waits for the first). */
+  refresh(): Promise<void> {
+    this.#reading ??= this.#read().finally(() => (this.#reading = undefined));
+    return this.#reading;
+  }
+
+  async #receive(raw: unknown): Promise<void> {
+    const message: FleetWebviewMessage | undefined = parseFleetWebviewMessage(raw);
+    if (!message) {
+      this.#env.output.warn('fleet: ignored a message from the webview that is not in the protocol');
+      return;
+    }
+    switch (message.type) {
+      case 'ready':
+        // A webview (re-)created on show: it gets the last state, or waits for the read under way.
+        if (this.#model) this.#host.post({ type: 'state', viewModel: this.#model });
+        else if (!this.#reading) void this.refresh();
+        return;
+      case 'refresh':
+        return this.refresh();
+      case 'setWindow':
+        this.#window = message.window;
+        return this.refresh();
+      case 'openNode':
+        return this.#env.openNode(this.context, message.node);
+      case 'openPod':
+        return this.#env.openPod(this.context, message);
+      case 'export':
+        return this.#export(message.format);
+    }
+  }
+
+  async #read(): Promise<void> {
+    const env = this.#env;
+    const client = await env.client(this.context);
+    if (this.#disposed) return;
+    if (!client) {
+      this.#fail(`no kubeconfig context ${this.context}`);
+      return;
+    }
+    try {
+      const read = await readContextFleet({
+        context: this.context,
+        client,
+        window: this.#window,
+        settings: env.settings(),
+        secrets: env.secrets,
+        log: (line) => env.output.info(line),
+        progress: (text) => this.#host.post({ type: 'progress', text }),
+      });
+      if (this.#disposed) return;
+      this.#summary = read.summary;
+      this.#model = buildFleetViewModel(read.summary, { context: this.context, notes: read.notes });
+      for (const note of read.notes) env.output.warn(`fleet ${this.context}: ${note}`);
+      env.output.info(`fleet ${this.context}: ${read.summary.line}`);
+      this.#host.post({ type: 'state', viewModel: this.#model });
+    } catch (error) {
+      if (error instanceof FleetReadCancelled) {
+        this.#host.post({ type: 'error', message: 'Reading the fleet was cancelled. Refresh to read it again.' });
+        return;
+      }
+      this.#fail(errorText(error, { context: this.context, namespace: 'gpumem-system', action: 'Read the fleet' }));
+    }
+  }
+
+  #fail(text: string): void {
+    this.#host.post({ type: 'error', message: text });
+    void showFailure(this.#env.output, `fleet of ${this.context}: ${text}`);
+  }
+
+  async #export(format: FleetExportFormat): Promise<void> {
+    const summary = this.#summary;
+    if (!summary) {
+      this.#host.post({ type: 'exported', format, outcome: 'failed', detail: 'the fleet was not read yet' });
+      return;
+    }
+    const spec = EXPORTS[format];
+    const top = this.#env.settings().top;
+    const content =
+      format === 'markdown'
+        ? fleetToMarkdown(summary, top)
+        : format === 'json'
+          ? `${JSON.stringify(fleetToJson(summary), null, 2)}\n`
+          : fleetPodsCsv(summary);
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    try {
+      const target = await vscode.window.showSaveDialog({
+        title: spec.title,
+        saveLabel: 'Save',
+        filters: { [spec.filter]: [spec.extension] },
+        ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, `${fileStem(this.context)}.${spec.extension}`) } : {}),
+      });
+      if (!target) {
+        this.#host.post({ type: 'exported', format, outcome: 'cancelled', detail: '' });
+        return;
+      }
+      await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(content));
+      const where = target.scheme === 'file' ? target.fsPath : target.toString(true);
+      this.#env.output.info(`fleet ${this.context}: ${spec.title.toLowerCase()}: ${where}`);
+      this.#host.post({ type: 'exported', format, outcome: 'saved', detail: where });
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      this.#host.post({ type: 'exported', format, outcome: 'failed', detail: text });
+      void showFailure(this.#env.output, `${spec.title}: ${text}`);
+    }
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#summary = undefined;
+    this.#model = undefined;
+    this.#host.dispose();
+    this.#panel.dispose();
+    this.#onDisposed();
+  }
+}
+
+/** The fleet panels of this window, one per context. */
+export class FleetPanels implements vscode.Disposable {
+  readonly #env: FleetEnvironment;
+  readonly #panels = new Map<string, FleetPanel>();
+
+  constructor(env: FleetEnvironment) {
+    this.#env = env;
+  }
+
+  /** Opens the context's panel (or shows it again and reads the fleet again). */
+  show(context: string): FleetPanel {
+    const existing = this.#panels.get(context);
+    if (existing) {
+      existing.reveal();
+      void existing.refresh();
+      return existing;
+    }
+    const panel = new FleetPanel(this.#env, context, () => this.#panels.delete(context));
+    this.#panels.set(context, panel);
+    return panel;
+  }
+
+  dispose(): void {
+    for (const panel of [...this.#panels.values()]) panel.dispose();
+    this.#panels.clear();
+  }
+}

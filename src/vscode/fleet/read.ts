@@ -1,0 +1,90 @@
+// Reads a context's fleet for the panel: the settings (gpumem.fleet.*), the Prometheus credentials from
+// SecretStorage, the CA file, then readFleet (src/fleet/readFleet.ts: Prometheus at the URL, else each agent's
+// /metrics through the pod proxy) under a cancellable progress notification. Throws what readFleet throws; the
+// caller shows it.
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import * as vscode from 'vscode';
+import { parseWindow } from '../../core/fleet/promFacts.ts';
+import type { FleetWindowChoice } from '../../core/fleet/fleetProtocol.ts';
+import type { FleetSettings } from '../../core/settings.ts';
+import type { FleetRead } from '../../fleet/readFleet.ts';
+import { readFleet } from '../../fleet/readFleet.ts';
+import type { ClusterClient } from '../../kube/clusterClient.ts';
+import { readPrometheusAuth } from './credentials.ts';
+
+export interface FleetReadRequest {
+  readonly context: string;
+  readonly client: ClusterClient;
+  readonly window: FleetWindowChoice;
+  readonly settings: FleetSettings;
+  readonly secrets: vscode.SecretStorage;
+  readonly log: (line: string) => void;
+  /** Each step, for the panel's status line. */
+  readonly progress: (text: string) => void;
+}
+
+export class FleetReadCancelled extends Error {
+  constructor() {
+    super('cancelled');
+  }
+}
+
+function expandHome(file: string): string {
+  return file === '~' || file.startsWith('~/') ? `${os.homedir()}${file.slice(1)}` : file;
+}
+
+export async function readContextFleet(request: FleetReadRequest): Promise<FleetRead> {
+  const window = parseWindow(request.window);
+  if (!window) throw new Error(`window ${request.window}`);
+  const { settings } = request;
+  const url = settings.prometheusUrl;
+  let prometheus: { url: string; auth: Awaited<ReturnType<typeof readPrometheusAuth>>; ca?: string } | undefined;
+  if (url) {
+    const auth = await readPrometheusAuth(request.secrets, url);
+    let ca: string | undefined;
+    if (settings.prometheusCaFile) {
+      const file = expandHome(settings.prometheusCaFile);
+      try {
+        ca = await readFile(file, 'utf8');
+      } catch (error) {
+        throw new Error(`gpumem.fleet.prometheusCaFile ${file}: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
+      }
+    }
+    prometheus = { url, auth, ...(ca !== undefined ? { ca } : {}) };
+  }
+  const where = url ? `Prometheus at ${new URL(url).host}` : 'the gpumem agents through the pod proxy';
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `gpumem: reading the fleet of ${request.context}`, cancellable: true },
+    async (progress, token) => {
+      const controller = new AbortController();
+      const subscription = token.onCancellationRequested(() => controller.abort());
+      const step = (text: string): void => {
+        progress.report({ message: text });
+        request.progress(text);
+      };
+      step(`from ${where}, window ${window.label}…`);
+      try {
+        return await readFleet({
+          source: prometheus ? 'prometheus' : 'agents',
+          window,
+          top: settings.top,
+          client: request.client,
+          ...(prometheus ? { prometheus } : {}),
+          signal: controller.signal,
+          log: (line) => {
+            request.log(line);
+            step(line.replace(/^fleet: /, ''));
+          },
+        });
+      } catch (error) {
+        if (controller.signal.aborted) throw new FleetReadCancelled();
+        throw error;
+      } finally {
+        subscription.dispose();
+      }
+    },
+  );
+}
