@@ -421,9 +421,17 @@ async function memoryChild() {
   );
 }
 
+/** NODE_OPTIONS of the agent container in deploy/agent/base/daemonset.yaml, split into arguments. */
+export function daemonSetNodeOptions() {
+  const text = readFileSync(new URL('../deploy/agent/base/daemonset.yaml', import.meta.url), 'utf8');
+  const match = /- name: NODE_OPTIONS\n\s+value: (.+)\n/.exec(text);
+  return match ? match[1].trim().split(/\s+/) : [];
+}
+
 function benchMemory(capture, pods, cycles) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--memory-child'], {
+    // The Node options the DaemonSet runs the agent with (its NODE_OPTIONS: the heap cap), so RSS is the deployed one.
+    const child = spawn(process.execPath, ['--expose-gc', ...daemonSetNodeOptions(), fileURLToPath(import.meta.url), '--memory-child'], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
