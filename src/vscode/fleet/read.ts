@@ -1,6 +1,7 @@
 // Reads a context's fleet for the panel: the settings (gpumem.fleet.*), the Prometheus credentials from
-// SecretStorage, the CA file, then readFleet (src/fleet/readFleet.ts: Prometheus at the URL, else each agent's
-// /metrics through the pod proxy) under a cancellable progress notification. Throws what readFleet throws; the
+// SecretStorage, the CA file, then readFleet (src/fleet/readFleet.ts: Prometheus at the URL; without one, the
+// cluster's Prometheus service when one is found, else each agent's /metrics through the pod proxy) under a
+// cancellable progress notification. Throws what readFleet throws; the
 // caller shows it.
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -55,7 +56,7 @@ export async function readContextFleet(request: FleetReadRequest): Promise<Fleet
     }
     prometheus = { url, auth, ...(ca !== undefined ? { ca } : {}) };
   }
-  const where = url ? `Prometheus at ${new URL(url).host}` : 'the gpumem agents through the pod proxy';
+  const where = url ? `Prometheus at ${new URL(url).host}` : "the cluster's Prometheus or the gpumem agents";
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `gpumem: reading the fleet of ${request.context}`, cancellable: true },
     async (progress, token) => {
@@ -68,7 +69,8 @@ export async function readContextFleet(request: FleetReadRequest): Promise<Fleet
       step(`from ${where}, window ${window.label}…`);
       try {
         return await readFleet({
-          source: prometheus ? 'prometheus' : 'agents',
+          // With a URL: that Prometheus. Without: the cluster's Prometheus service if one is found, else the agents.
+          source: prometheus ? 'prometheus' : 'auto',
           window,
           top: settings.top,
           client: request.client,
