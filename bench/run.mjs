@@ -20,6 +20,7 @@ import { runClusterBench } from './cluster.mjs';
 import { formatLargeLint, runLargeLintBench } from './lintLarge.mjs';
 import { runActivationBench } from './activation.mjs';
 import { runAgentBench } from './agent.mjs';
+import { runFleetBench } from './fleet.mjs';
 import { median, percentile, MiB, mib } from './stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -390,6 +391,9 @@ results.activation = await runActivationBench();
 
 // ---- agent benchmarks (bench/agent.mjs): cycle CPU against a cat, 1,000 replayed cycles' memory, /metrics scaling --
 results.agent = await runAgentBench();
+
+// ---- fleet benchmarks (bench/fleet.mjs): 5,000 nodes from Prometheus against the bare queries; a 200-node scan ----
+results.fleet = await runFleetBench();
 
 const out = join(HERE, 'results', 'latest.json');
 mkdirSync(dirname(out), { recursive: true });
