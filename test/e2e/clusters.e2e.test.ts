@@ -110,8 +110,8 @@ test(
       const nodes = (await readTreeItems(page, VIEW)).filter((i) => i.level === 2).map((i) => i.label);
       assert.deepEqual(
         nodes,
-        ['gpu-node-7', 'gpu-node-8', 'secure-node-1', 'strix-node-1', 'web-node-3'],
-        'GPU nodes first, the CPU node last',
+        ['Fleet', 'gpu-node-7', 'gpu-node-8', 'secure-node-1', 'strix-node-1', 'web-node-3'],
+        'the Fleet item, then GPU nodes first, the CPU node last',
       );
       const hami = await item(page, 'gpu-node-7');
       assert.equal(hami?.description, 'NVIDIA · nvidia.com/gpu 10 · HAMi 1 GPU, 79.6 GiB, split 10 (JSON, HAMi ≥ 2.8)');

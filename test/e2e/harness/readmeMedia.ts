@@ -14,6 +14,7 @@ export const README_SCREENSHOTS = {
   'inspector-dark': { file: 'screenshot-inspector-dark.png', spec: 'inspector.e2e.test.ts' },
   'inspector-light': { file: 'screenshot-inspector-light.png', spec: 'inspector.e2e.test.ts' },
   'inspector-hc': { file: 'screenshot-inspector-hc.png', spec: 'inspector.e2e.test.ts' },
+  fleet: { file: 'screenshot-fleet.png', spec: 'fleet.e2e.test.ts' },
 } as const;
 
 export type ReadmeScreenshot = keyof typeof README_SCREENSHOTS;

@@ -1,0 +1,320 @@
+// End-to-end: the Fleet view (issue #13) in the packaged extension in a real VS Code (code-server 4.139.1) driven
+// through headless Chromium, against the Kubernetes API simulator, with real gpumem agents:
+//   - three real `gpumem agent` processes (node src/cli/main.ts agent) probe chroot fixture roots laid out as the
+//     DaemonSet sees a node (test/helpers/fixtureRoot.ts, as test/integration/agentPrometheus.test.ts does): the
+//     Strix Halo APU node with a GTT-heavy pod over its limit, the HAMi NVIDIA node with a container over its
+//     quota, a plain node; their pods in gpumem-system are served by the simulator, whose pod proxy forwards
+//     /metrics to each agent. No Prometheus URL is set and the simulator has no Prometheus service: the view
+//     reads the agents through the pod proxy;
+//   - the context's Fleet item (first among its children) opens the panel; the verdict line says ERROR and names
+//     the pods over their limit once GPU memory is counted and the HAMi bypass; the stacked bars have widths
+//     (set through the CSSOM under the CSP, which blocks style attributes) and the page saw no CSP violation;
+//   - a click on a column header sorts (aria-sort), the vendor filter keeps the NVIDIA node alone;
+//   - the first pod over its limit, clicked, is selected in the Clusters view and its Inspect Pod panel opens;
+//   - Export Markdown writes the summary through the save dialog;
+//   - the README's picture media/screenshot-fleet.png is taken from this run.
+// Needs root (chroot fixture roots, the simulator's exec). Run with `npm run test:e2e -- test/e2e/fleet.e2e.test.ts`.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { FrameLocator, Page } from 'playwright-core';
+import { CLI, REPO_ROOT } from '../helpers/cli.ts';
+import { buildApuNode, buildPlainNode, fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
+import type { Fixture } from '../helpers/fixtureRoot.ts';
+import { buildHamiNvidiaNode } from '../helpers/nvidiaSmiRoot.ts';
+import type { Simulator } from '../simulator/server.ts';
+import { clustersPane, fixturesWith, openClusters, setExpanded, treeRow, widenSideBar, withClusterWorkbench } from './harness/clusters.ts';
+import { publishScreenshot } from './harness/readmeMedia.ts';
+import { findWebviewFrame, SELECTORS, waitFor } from './harness/workbench.ts';
+
+const SCENARIO_TIMEOUT_MS = 8 * 60_000;
+const PROBE_TIMEOUT_MS = 90_000;
+const NODES = ['strix-node-1', 'gpu-node-7', 'web-node-3'] as const;
+const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
+
+const AGENT_PODS = [
+  'apiVersion: v1\nkind: Namespace\nmetadata: {name: gpumem-system}',
+  ...NODES.map(
+    (node) =>
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: gpumem-agent-${node}, namespace: gpumem-system, labels: {app.kubernetes.io/name: gpumem-agent}}\nspec: {nodeName: ${node}, containers: [{name: agent, image: ghcr.io/gpumem/gpumem-agent:0.1.0}]}\nstatus: {phase: Running}`,
+  ),
+].join('\n---\n');
+
+interface RunningAgent {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly exited: Promise<void>;
+}
+
+/** `gpumem agent` on a fixture root with the simulator's kubeconfig (pod names); resolves once it serves. */
+async function startAgent(node: string, fixture: Fixture<unknown>, kubeconfig: string): Promise<RunningAgent> {
+  const args = [
+    CLI,
+    'agent',
+    '--listen',
+    '127.0.0.1:0',
+    '--interval',
+    '1',
+    '--host-root',
+    fixture.hostRoot,
+    '--node-name',
+    node,
+    '--probe-command',
+    JSON.stringify(['chroot', fixture.root, '/bin/sh', '-s']),
+    '--kubeconfig',
+    kubeconfig,
+  ];
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...ENV, HOME: tmpdir() }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdout?.resume();
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const port = await waitFor(
+    `the agent on ${node} to serve`,
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the agent exited ${child.exitCode}: ${stderr}`);
+      const match = /serving http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(stderr);
+      return match?.[1] ? Number(match[1]) : 0;
+    },
+    (value) => value > 0,
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
+  // One good cycle, so the first read has every node's numbers.
+  await waitFor(
+    `the agent on ${node} to have probed`,
+    async () => (await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text())).includes('gpumem_node_memory_total_bytes'),
+    (ok) => ok,
+    { timeoutMs: 60_000, intervalMs: 500 },
+  );
+  return { child, port, exited };
+}
+
+/** Starts the three agents and points the simulator's pod proxy at them; returns a stop function. */
+async function startAgents(sim: Simulator): Promise<() => Promise<void>> {
+  const work = mkdtempSync(path.join(tmpdir(), 'gpumem-e2e-fleet-'));
+  const kubeconfig = path.join(work, 'kubeconfig');
+  writeFileSync(kubeconfig, sim.kubeconfig('admin'), { mode: 0o600 });
+  const fixtures: Fixture<unknown>[] = [];
+  const agents: RunningAgent[] = [];
+  const stop = async (): Promise<void> => {
+    for (const agent of agents) if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
+    await Promise.all(agents.map((agent) => agent.exited));
+    for (const fixture of fixtures) fixture.cleanup();
+    rmSync(work, { recursive: true, force: true });
+  };
+  try {
+    const build: Record<(typeof NODES)[number], () => Fixture<unknown>> = {
+      'strix-node-1': () => buildApuNode({ hostRoot: '/host' }),
+      'gpu-node-7': () => buildHamiNvidiaNode('host', { hostRoot: '/host' }),
+      'web-node-3': () => buildPlainNode({ hostRoot: '/host' }),
+    };
+    for (const node of NODES) {
+      const fixture = build[node]();
+      fixtures.push(fixture);
+      const agent = await startAgent(node, fixture, kubeconfig);
+      agents.push(agent);
+      sim.setPodProxy('gpumem-system', `gpumem-agent-${node}`, 9400, `http://127.0.0.1:${agent.port}`);
+    }
+    return stop;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Answers code-server's simple file dialog (a quick input holding a path), as the inspector spec does. */
+async function answerFileDialog(page: Page, file: string): Promise<void> {
+  const widget = page.locator(SELECTORS.quickInput);
+  await widget.waitFor({ state: 'visible', timeout: 20_000 });
+  const input = page.locator(SELECTORS.quickInputBox);
+  await waitFor(
+    "the file dialog's starting path",
+    () => input.inputValue(),
+    (value) => value.startsWith('/'),
+    {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    },
+  );
+  await page.waitForTimeout(300);
+  await waitFor(
+    `the file dialog to accept ${file}`,
+    async () => {
+      if (!(await widget.isVisible())) return true;
+      if ((await input.inputValue()) !== file) {
+        await input.fill(file);
+        await page.waitForTimeout(300);
+      }
+      await input.press('Enter');
+      await widget.waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => undefined);
+      return !(await widget.isVisible());
+    },
+    (closed) => closed,
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+}
+
+async function nodeOrder(frame: FrameLocator): Promise<string[]> {
+  return frame.locator('#node-scroll .node-row').evaluateAll((rows) =>
+    rows
+      .map((row) => ({ index: Number(row.getAttribute('data-index')), node: row.getAttribute('data-node') ?? '' }))
+      .sort((a, b) => a.index - b.index)
+      .map((row) => row.node),
+  );
+}
+
+test(
+  'the Fleet view: the Fleet item opens it, the verdict line, sort, filter, a pod opened in the Clusters view and its inspector, Markdown export',
+  { timeout: SCENARIO_TIMEOUT_MS, skip: fixtureRootsUnavailable() ?? false },
+  async () => {
+    await withClusterWorkbench('fleet', { fixtures: fixturesWith(AGENT_PODS), viewport: { width: 1600, height: 1000 } }, async (s, sim) => {
+      const { page } = s;
+      const stopAgents = await s.step('start three gpumem agents on fixture roots, behind the pod proxy', () => startAgents(sim), 120_000);
+      try {
+        await openClusters(s);
+        await s.step('widen the side bar', () => widenSideBar(page, 420));
+        await s.step('expand gpumem-demo', () => setExpanded(page, 'gpumem-demo', true));
+        const fleetRow = treeRow(page, 'Fleet');
+        await s.step('the Fleet item is the first child of the context', async () => {
+          await fleetRow.waitFor({ state: 'visible', timeout: 20_000 });
+          assert.equal(await fleetRow.getAttribute('aria-level'), '2');
+        });
+        await s.step('open the Fleet item', () => fleetRow.click());
+        const frame = await s.step('the fleet panel shows its verdict line', async () => {
+          const found = await findWebviewFrame(page, '#verdict-line', { timeoutMs: 60_000 });
+          await found.locator('body[data-loaded="true"]').waitFor({ state: 'attached', timeout: 20_000 });
+          return found;
+        });
+        const line = (await frame.locator('#verdict-text').innerText()).trim();
+        assert.match(line, /pods? over (its|their) limit once GPU memory is counted/);
+        assert.match(line, /1 HAMi container bypassing its quota/);
+        assert.equal((await frame.locator('#verdict-badge').innerText()).trim(), 'ERROR');
+        assert.match(await frame.locator('#source-line').innerText(), /the \/metrics of 3 agents · window 24h · 3 GPU nodes/);
+        assert.equal(await frame.locator('#title').innerText(), 'Fleet of gpumem-demo');
+        assert.ok((await frame.locator('#verdicts li').count()) >= 2, 'the verdicts with their remedies');
+        assert.match((await frame.locator('#verdicts a.link').first().getAttribute('href')) ?? '', /docs\/fleet\.md#fleet/);
+        assert.deepEqual((await nodeOrder(frame)).sort(), [...NODES].sort(), 'every node reported');
+        // The stacked bars are sized through the CSSOM: the CSP blocks style attributes, not this.
+        const widths = await frame
+          .locator('.node-row[data-node="strix-node-1"] .seg')
+          .evaluateAll((segments) => segments.map((segment) => segment.getBoundingClientRect().width));
+        assert.equal(widths.length, 3);
+        assert.ok((widths[0] ?? 0) > 0 && (widths[1] ?? 0) > 0, `cgroup and GTT segments drawn: ${widths.join(', ')}`);
+        assert.equal(await frame.locator('#csp-violations').getAttribute('data-count'), '0', 'no CSP violation');
+        assert.ok(Number(await frame.locator('#kills-chart').getAttribute('data-points')) <= 48);
+
+        await s.step('sort by node name', async () => {
+          await frame.locator('button.sort[data-column="Node"]').click();
+          await waitFor(
+            'sorted by name',
+            () => nodeOrder(frame),
+            (order) => order.join() === [...NODES].sort().join(),
+            {
+              timeoutMs: 5_000,
+            },
+          );
+          const header = frame.locator('[role="columnheader"]', { has: frame.locator('button.sort[data-column="Node"]') });
+          assert.equal(await header.getAttribute('aria-sort'), 'ascending');
+        });
+        await s.step('sort by node name again: descending', async () => {
+          await frame.locator('button.sort[data-column="Node"]').click();
+          await waitFor(
+            'sorted by name, descending',
+            () => nodeOrder(frame),
+            (order) => order.join() === [...NODES].sort().reverse().join(),
+            {
+              timeoutMs: 5_000,
+            },
+          );
+        });
+        await s.step('filter by vendor: NVIDIA', async () => {
+          await frame.locator('#filter-vendor').selectOption('nvidia');
+          await waitFor(
+            'the NVIDIA node alone',
+            () => nodeOrder(frame),
+            (order) => order.join() === 'gpu-node-7',
+            { timeoutMs: 5_000 },
+          );
+          assert.equal((await frame.locator('#node-count').innerText()).trim(), 'Showing 1 of 3 nodes');
+        });
+        await s.step('all vendors again, in rank order', async () => {
+          await frame.locator('#filter-vendor').selectOption('');
+          await frame.locator('button.sort[data-column="#"]').click();
+        });
+        // The README's picture: the Clusters view with the Fleet item, beside the fleet panel.
+        await frame.locator('#title').hover();
+        await publishScreenshot(await s.screenshot('fleet-view'), 'fleet');
+
+        // Export Markdown through the save dialog.
+        const target = s.file('fleet-summary.md');
+        await s.step('export Markdown', async () => {
+          await frame.locator('#export-markdown').click();
+          await answerFileDialog(page, target);
+        });
+        const markdown = await s.step('the Markdown file is written', () =>
+          waitFor(
+            'the Markdown export',
+            () => readFile(target, 'utf8').catch(() => ''),
+            (text) => text.length > 0,
+            {
+              timeoutMs: 20_000,
+              intervalMs: 300,
+            },
+          ),
+        );
+        assert.match(markdown, /^# /);
+        assert.match(markdown, /over (its|their) limit once GPU memory is counted/);
+        assert.match(markdown, /strix-node-1/);
+        await waitFor(
+          'the export says where it went',
+          () => frame.locator('#export-status').getAttribute('data-state'),
+          (v) => v === 'saved',
+          {
+            timeoutMs: 10_000,
+          },
+        );
+
+        // The first pod over its limit, clicked: selected in the Clusters view, and its Inspect Pod panel.
+        const podRow = frame.locator('#pods-over-limit tbody tr').first();
+        const podName = (await podRow.getAttribute('data-pod')) ?? '';
+        assert.match(podName, /^[a-z0-9-]+\/[a-z0-9.-]+$/, 'a named pod');
+        const pod = podName.split('/')[1] ?? '';
+        await s.step(`open ${podName} from the fleet view (Enter)`, async () => {
+          await podRow.focus();
+          await page.keyboard.press('Enter');
+        });
+        await s.step(`${pod} is selected in the Clusters view`, () =>
+          waitFor(
+            'the selected row of the Clusters view',
+            async () =>
+              (
+                await clustersPane(page)
+                  .locator('.monaco-list-row[aria-selected="true"] .label-name')
+                  .allInnerTexts()
+                  .catch(() => [])
+              ).map((t) => t.trim()),
+            (labels) => labels.length === 1 && labels[0] === pod,
+            { timeoutMs: 45_000 },
+          ),
+        );
+        const inspector = await s.step(
+          'its Inspect Pod panel opens',
+          async () => {
+            const found = await findWebviewFrame(page, '#banner', { timeoutMs: PROBE_TIMEOUT_MS });
+            await found.locator('html[data-complete="true"]').waitFor({ state: 'attached', timeout: 20_000 });
+            return found;
+          },
+          PROBE_TIMEOUT_MS + 30_000,
+        );
+        assert.match(await inspector.locator('#title').innerText(), new RegExp(pod));
+      } finally {
+        await stopAgents();
+      }
+    });
+  },
+);
