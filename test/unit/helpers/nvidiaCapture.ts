@@ -29,4 +29,3 @@ export function pidFiles(pid: number, cgroup: string, comm: string, env: string)
     [`/proc/${pid}/environ`, env],
   ];
 }
-
