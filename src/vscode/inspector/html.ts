@@ -33,7 +33,8 @@ function attribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-export function inspectorHtml(input: InspectorHtmlInput): string {
+/** The static shell every gpumem webview uses: the policy, the stylesheet, one `<main>` and the nonce'd script. */
+export function webviewShell(input: InspectorHtmlInput, page: { readonly title: string; readonly label: string }): string {
   if (!/^[A-Za-z0-9+/]{16,}$/.test(input.nonce)) throw new Error('the CSP nonce must be base64');
   return `<!DOCTYPE html>
 <html lang="en">
@@ -42,12 +43,16 @@ export function inspectorHtml(input: InspectorHtmlInput): string {
 <meta http-equiv="Content-Security-Policy" content="${attribute(contentSecurityPolicy(input.cspSource, input.nonce))}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${attribute(input.styleUri)}">
-<title>gpumem inspector</title>
+<title>${attribute(page.title)}</title>
 </head>
 <body>
-<main id="app" aria-label="gpumem inspector"></main>
+<main id="app" aria-label="${attribute(page.label)}"></main>
 <script nonce="${input.nonce}" src="${attribute(input.scriptUri)}"></script>
 </body>
 </html>
 `;
+}
+
+export function inspectorHtml(input: InspectorHtmlInput): string {
+  return webviewShell(input, { title: 'gpumem inspector', label: 'gpumem inspector' });
 }
