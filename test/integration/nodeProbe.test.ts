@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { severityRank } from '../../src/core/findings.ts';
 import type { Capture } from '../../src/core/probe/capture.ts';
 import { parseCapture, sectionFiles } from '../../src/core/probe/capture.ts';
+import { fdinfoFiles } from '../../src/core/probe/parsers/fdinfo.ts';
 import type { Inspection } from '../../src/core/inspection/analyze.ts';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { runProbe } from '../../src/core/inspection/runProbe.ts';
@@ -190,13 +191,16 @@ function assertApuNode(run: ProbeRun, facts: ApuFacts): void {
   assert.equal(hostile?.comm, facts.hostileComm, 'a comm with spaces and quotes survives');
   assert.equal(hostile?.clients.length, 1, 'fd 5 and its dup fd 9 are one client');
   assert.equal(hostile?.byRegion.get('gtt'), 18 * GiB);
-  const fdinfo = sectionFiles(run.capture, 'fdinfo');
+  const fdinfo = fdinfoFiles(sectionFiles(run.capture, 'fdinfo'));
   const r = run.capture.root;
+  assert.deepEqual([...sectionFiles(run.capture, 'fdinfo').keys()], [`${r}/proc/fdinfo-batch`], 'one batched record');
   assert.ok(fdinfo.has(`${r}/proc/${facts.dupPid}/fdinfo/9`), 'the dup fd was read');
   for (const fd of [0, 1, 3, 4, 6, 8])
     assert.equal(fdinfo.has(`${r}/proc/${facts.dupPid}/fdinfo/${fd}`), false, `non-DRM fd ${fd} skipped`);
-  // The process that vanished between `ls` and `head`: tried, tolerated, not counted.
-  assert.match(fdinfo.get(`${r}/proc/${facts.vanishedPid}/fdinfo/5`) ?? '', /No such file/);
+  // The process that vanished between `ls` and `grep`: tried, tolerated, not counted.
+  const batch = sectionFiles(run.capture, 'fdinfo').get(`${r}/proc/fdinfo-batch`) ?? '';
+  assert.match(batch, new RegExp(`^grep: ${facts.vanishedPid}/fdinfo/5: No such file`, 'm'));
+  assert.equal(fdinfo.has(`${r}/proc/${facts.vanishedPid}/fdinfo/5`), false);
   assert.equal(
     procs.some((p) => p.pid === facts.vanishedPid),
     false,
@@ -558,10 +562,8 @@ describe('node probe: bad input gives partial results with reasons, never a cras
   });
 
   test('a process that vanished mid-sweep (fd/ symlinks, no fdinfo) is tolerated', () => {
-    const fdinfo = sectionFiles(apuRun.capture, 'fdinfo');
-    const body = fdinfo.get(`/proc/${apu.facts.vanishedPid}/fdinfo/5`);
-    assert.ok(body !== undefined, 'the sweep saw its DRM fd and tried to read it');
-    assert.match(body, /No such file or directory/);
+    const body = sectionFiles(apuRun.capture, 'fdinfo').get('/proc/fdinfo-batch') ?? '';
+    assert.match(body, new RegExp(`^grep: ${apu.facts.vanishedPid}/fdinfo/5: No such file or directory$`, 'm'), 'tried and reported');
     assert.equal(
       node(apuRun).model.gpuProcesses.some((p) => p.pid === apu.facts.vanishedPid),
       false,
@@ -603,6 +605,24 @@ describe('node probe: bad input gives partial results with reasons, never a cras
     // What is world-readable is still read.
     assert.equal(model.meminfo.get('MemTotal'), apu.facts.memTotal);
     assert.equal(podOf(run, apu.facts.podUid).accounted, apu.facts.memoryCurrent);
+  });
+
+  test('no grep: the fdinfo sweep reads each file on its own, with the same processes and bytes', T, async () => {
+    const noGrep = keep(buildApuNode({ omitTools: ['grep'] }));
+    assert.equal(existsSync(join(noGrep.root, 'bin/grep')), false);
+    const run = await probeFixture(noGrep);
+    assert.equal(run.capture.sections.get('fdinfo')?.complete, true);
+    const records = sectionFiles(run.capture, 'fdinfo');
+    assert.equal(records.has('/proc/fdinfo-batch'), false, 'no batch without grep');
+    assert.ok(records.has(`/proc/${noGrep.facts.dupPid}/fdinfo/9`), 'one record per fd');
+    assert.match(records.get(`/proc/${noGrep.facts.vanishedPid}/fdinfo/5`) ?? '', /No such file/);
+    const batched = node(apuRun).model.gpuProcesses;
+    const single = node(run).model.gpuProcesses;
+    assert.deepEqual(
+      single.map((p) => [p.pid, p.comm, p.cgroup, [...p.byRegion]]),
+      batched.map((p) => [p.pid, p.comm, p.cgroup, [...p.byRegion]]),
+    );
+    assert.ok(single.length >= 2);
   });
 
   test('missing tools: a root without od and timeout still completes', T, async () => {

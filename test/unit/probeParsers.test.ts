@@ -557,6 +557,35 @@ describe('DRM fdinfo: one file', () => {
     );
   });
 
+  test("the probe's batched fdinfo sweep: one record split back per file; a part cut by head -c loses its cut line", () => {
+    // nodeScript.ts's _fdflush: grep -H over relative paths, then grep -z of each new pid's cgroup and comm
+    // (newlines in a record made tabs); each part ends with an empty line and "--".
+    const batch = [
+      '4242/fdinfo/7:drm-driver:\tamdgpu',
+      '4242/fdinfo/7:drm-client-id:\t12',
+      '4242/fdinfo/7:drm-memory-gtt: \t25258000 KiB',
+      'grep: 4300/fdinfo/5: No such file or directory',
+      '77/fdinfo/5:drm-driver:\tamdgpu',
+      '77/fdinfo/5:drm-client-id:\t3',
+      '77/fdinfo/5:drm-memory-gtt: \t20', // cut by head -c: 2048 KiB on the node
+      '--',
+      '4242/cgroup:0::/kubepods.slice/kubepods-pod1b2c.slice/cri-containerd-ab.scope\t',
+      '4242/comm:ollama\t',
+      '77/comm:sleep\t',
+      '',
+      '--',
+      '',
+    ].join('\n');
+    const out = aggregateFdinfo(new Map([['/host/proc/fdinfo-batch', batch]]));
+    assert.deepEqual(
+      out.map((p) => [p.pid, p.comm, p.cgroup, p.clients.length, Object.fromEntries(p.byRegion)]),
+      [
+        [77, 'sleep', undefined, 1, {}],
+        [4242, 'ollama', '/kubepods.slice/kubepods-pod1b2c.slice/cri-containerd-ab.scope', 1, { gtt: 25258000 * KiB }],
+      ],
+    );
+  });
+
   test('current amdgpu: drm-resident-* wins over the deprecated drm-memory-* alias, counted once; " \\t" spacing', () => {
     const client = parseFdinfo(AMDGPU_CURRENT);
     assert.deepEqual(Object.fromEntries(client.resident), { cpu: 0, gtt: 30 * GiB, vram: 512 * MiB });
