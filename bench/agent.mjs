@@ -14,7 +14,7 @@ import { Agent } from '../src/agent/agent.ts';
 import { renderAgentMetrics } from '../src/core/agent/agentSamples.ts';
 import { analyzeCaptureText } from '../src/core/inspection/analyze.ts';
 import { runProbe } from '../src/core/inspection/runProbe.ts';
-import { parseCapture } from '../src/core/probe/capture.ts';
+import { parseCapture, sectionFiles } from '../src/core/probe/capture.ts';
 import { LocalTransport } from '../src/transports/local.ts';
 import { runScript } from './probe.mjs';
 import { median, MiB, mib, ms, list, rotated } from './stats.mjs';
@@ -257,9 +257,11 @@ function filesRead(captureText, root) {
     }
   };
   const out = new Set();
-  for (const section of parseCapture(captureText).sections.values()) {
-    for (const record of section.records) {
-      if (!record.path) continue;
+  const capture = parseCapture(captureText);
+  for (const name of capture.sections.keys()) {
+    // sectionFiles: the files read by one head (the fdinfo sweep, each kubepods directory) are split back into them.
+    for (const [path, body] of sectionFiles(capture, name)) {
+      const record = { path, body };
       if (isFile(record.path)) out.add(record.path);
       else if (record.path === '/host/proc/pod-cgroups') {
         // One grep -z read every /proc/<pid>/cgroup to keep the kubepods ones.

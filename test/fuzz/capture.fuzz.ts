@@ -46,6 +46,22 @@ const CAPTURE_GROWTH: readonly Growth[] = [
       }),
   },
   {
+    label: 'many files in one head record',
+    make: (n) =>
+      captureText('node', {
+        fdinfo: {
+          files: [['/proc/.gpumem-heads-8192', line(n, '==> 7/fdinfo/3 <==\ndrm-driver:\tamdgpu\ndrm-memory-gtt: \t1024 KiB\n\n')]],
+        },
+      }),
+  },
+  {
+    label: 'a long cut line in a head record',
+    make: (n) =>
+      captureText('node', {
+        fdinfo: { files: [['/proc/.gpumem-heads-999999999', `==> 7/comm <==\n${'é'.repeat(n)}\n==> /dev/null <==\n`]] },
+      }),
+  },
+  {
     label: 'a long meminfo line',
     make: (n) => captureText('node', { proc: { files: [['/proc/meminfo', `MemTotal: ${' '.repeat(n)}1 kB\n`]] } }),
   },

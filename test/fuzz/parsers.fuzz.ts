@@ -139,25 +139,6 @@ fuzzTarget({
   run: (input) => aggregateFdinfo(sectionFiles(parseCapture(input), 'fdinfo')),
 });
 
-const FDINFO_BATCH = [
-  '4242/fdinfo/7:drm-driver:\tamdgpu\n4242/fdinfo/7:drm-client-id:\t12\n4242/fdinfo/7:drm-memory-gtt: \t25258000 KiB\n\n--\n' +
-    '4242/cgroup:0::/kubepods.slice/kubepods-pod1b2c.slice/cri-containerd-ab.scope\t\n4242/comm:ollama\t\n\n--\n',
-  'grep: 4300/fdinfo/5: No such file or directory\n77/fdinfo/5:drm-memory-gtt: \t20\n--\n',
-];
-fuzzTarget({
-  name: 'fdinfo.aggregateFdinfo(probe batch record)',
-  corpus: FDINFO_BATCH,
-  run: (input) => aggregateFdinfo(new Map([['/host/proc/fdinfo-batch', input]])),
-  growth: [
-    { label: 'many fds', make: (n) => line(n, '77/fdinfo/5:drm-memory-gtt: \t2048 KiB\n') },
-    {
-      label: 'many pids',
-      make: (n) => Array.from({ length: Math.ceil(n / 40) }, (_, i) => `${i}/fdinfo/3:drm-memory-gtt: 4 KiB\n`).join(''),
-    },
-    { label: 'long record', make: (n) => `7/cgroup:${'\t'.repeat(n)}\n` },
-  ],
-});
-
 fuzzTarget({
   name: 'drm.parseDrmCards/parseModuleParams(capture)',
   corpus: NODE_CAPTURES,

@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import { severityRank } from '../../src/core/findings.ts';
 import type { Capture } from '../../src/core/probe/capture.ts';
 import { parseCapture, sectionFiles } from '../../src/core/probe/capture.ts';
-import { fdinfoFiles } from '../../src/core/probe/parsers/fdinfo.ts';
 import type { Inspection } from '../../src/core/inspection/analyze.ts';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { runProbe } from '../../src/core/inspection/runProbe.ts';
@@ -79,6 +78,28 @@ function assertClean(run: ProbeRun, label: string): void {
     const repeated = paths.filter((path, i) => paths.indexOf(path) !== i);
     assert.deepEqual(repeated.slice(0, 3), [], `${label}: section ${section.name} prints ${repeated.length} files twice`);
   }
+}
+
+/**
+ * The kubepods section reads the cgroup directories' files with head in batches (nodeScript.ts); split back by
+ * sectionFiles, every file must be what the disk holds (as onefile records it: trailing empty lines dropped),
+ * and every candidate file of a directory the probe listed must be there.
+ */
+function assertKubepodsFilesAsOnDisk(run: ProbeRun, fixture: Fixture<unknown>, label: string): void {
+  const records = run.capture.sections.get('cgroup.kubepods')?.records ?? [];
+  const heads = records.filter((record) => /\/\.gpumem-heads-\d+$/.test(record.path ?? ''));
+  assert.equal(heads.length, 1, `${label}: the kubepods files are read in batches, into one record`);
+  const files = sectionFiles(run.capture, 'cgroup.kubepods');
+  const asRecorded = (text: string) => text.replace(/\n*$/, '') + (text.replace(/\n*$/, '') === '' ? '' : '\n');
+  for (const [path, body] of files) {
+    if (body === 'gpumem: permission denied\n') continue;
+    assert.equal(body, asRecorded(readFileSync(join(fixture.root, path), 'utf8')), `${label}: ${path}`);
+  }
+  const dirs = new Set([...files.keys()].map((path) => path.slice(0, path.lastIndexOf('/'))));
+  assert.ok(dirs.size >= 3, `${label}: QoS, pod and container directories`);
+  for (const dir of dirs)
+    for (const name of ['memory.current', 'memory.max', 'memory.stat', 'memory.events', 'memory.usage_in_bytes', 'memory.limit_in_bytes'])
+      if (existsSync(join(fixture.root, dir, name))) assert.ok(files.has(`${dir}/${name}`), `${label}: ${dir}/${name}`);
 }
 
 function node(run: ProbeRun) {
@@ -191,15 +212,18 @@ function assertApuNode(run: ProbeRun, facts: ApuFacts): void {
   assert.equal(hostile?.comm, facts.hostileComm, 'a comm with spaces and quotes survives');
   assert.equal(hostile?.clients.length, 1, 'fd 5 and its dup fd 9 are one client');
   assert.equal(hostile?.byRegion.get('gtt'), 18 * GiB);
-  const fdinfo = fdinfoFiles(sectionFiles(run.capture, 'fdinfo'));
+  const fdinfo = sectionFiles(run.capture, 'fdinfo');
   const r = run.capture.root;
-  assert.deepEqual([...sectionFiles(run.capture, 'fdinfo').keys()], [`${r}/proc/fdinfo-batch`], 'one batched record');
+  assert.deepEqual(
+    run.capture.sections.get('fdinfo')?.records.map((record) => record.path),
+    [`${r}/proc/.gpumem-heads-8192`],
+    'one record: the files read by head in batches',
+  );
   assert.ok(fdinfo.has(`${r}/proc/${facts.dupPid}/fdinfo/9`), 'the dup fd was read');
+  assert.equal(fdinfo.get(`${r}/proc/${facts.hostilePid}/comm`), `${facts.hostileComm}\n`);
   for (const fd of [0, 1, 3, 4, 6, 8])
     assert.equal(fdinfo.has(`${r}/proc/${facts.dupPid}/fdinfo/${fd}`), false, `non-DRM fd ${fd} skipped`);
-  // The process that vanished between `ls` and `grep`: tried, tolerated, not counted.
-  const batch = sectionFiles(run.capture, 'fdinfo').get(`${r}/proc/fdinfo-batch`) ?? '';
-  assert.match(batch, new RegExp(`^grep: ${facts.vanishedPid}/fdinfo/5: No such file`, 'm'));
+  // The process that vanished between `ls` and `head`: tolerated, not counted.
   assert.equal(fdinfo.has(`${r}/proc/${facts.vanishedPid}/fdinfo/5`), false);
   assert.equal(
     procs.some((p) => p.pid === facts.vanishedPid),
@@ -278,6 +302,7 @@ for (const shell of SHELLS) {
       const run = await probeFixture(apu);
       assertClean(run, 'apu');
       assert.equal(run.capture.root, '');
+      assertKubepodsFilesAsOnDisk(run, apu, 'apu');
       assertApuNode(run, apu.facts);
       const model = node(run).model;
       // memory.events: oom_kill rose in the pod while max and oom did not (the GTT signature).
@@ -314,6 +339,7 @@ for (const shell of SHELLS) {
     test('cgroup v1 node: the same pod numbers from the v1 files', T, async () => {
       const run = await probeFixture(v1);
       assertClean(run, 'v1');
+      assertKubepodsFilesAsOnDisk(run, v1, 'v1');
       assertApuNode(run, v1.facts);
       const model = node(run).model;
       assert.equal(model.rootControllers, undefined);
@@ -562,8 +588,9 @@ describe('node probe: bad input gives partial results with reasons, never a cras
   });
 
   test('a process that vanished mid-sweep (fd/ symlinks, no fdinfo) is tolerated', () => {
-    const body = sectionFiles(apuRun.capture, 'fdinfo').get('/proc/fdinfo-batch') ?? '';
-    assert.match(body, new RegExp(`^grep: ${apu.facts.vanishedPid}/fdinfo/5: No such file or directory$`, 'm'), 'tried and reported');
+    const files = sectionFiles(apuRun.capture, 'fdinfo');
+    assert.equal(files.has(`/proc/${apu.facts.vanishedPid}/fdinfo/5`), false);
+    assert.ok(files.has(`/proc/${apu.facts.dupPid}/fdinfo/9`), 'the sweep went on past it');
     assert.equal(
       node(apuRun).model.gpuProcesses.some((p) => p.pid === apu.facts.vanishedPid),
       false,
@@ -607,23 +634,33 @@ describe('node probe: bad input gives partial results with reasons, never a cras
     assert.equal(podOf(run, apu.facts.podUid).accounted, apu.facts.memoryCurrent);
   });
 
-  test('no grep: the fdinfo sweep reads each file on its own, with the same processes and bytes', T, async () => {
-    const noGrep = keep(buildApuNode({ omitTools: ['grep'] }));
-    assert.equal(existsSync(join(noGrep.root, 'bin/grep')), false);
-    const run = await probeFixture(noGrep);
-    assert.equal(run.capture.sections.get('fdinfo')?.complete, true);
-    const records = sectionFiles(run.capture, 'fdinfo');
-    assert.equal(records.has('/proc/fdinfo-batch'), false, 'no batch without grep');
-    assert.ok(records.has(`/proc/${noGrep.facts.dupPid}/fdinfo/9`), 'one record per fd');
-    assert.match(records.get(`/proc/${noGrep.facts.vanishedPid}/fdinfo/5`) ?? '', /No such file/);
-    const batched = node(apuRun).model.gpuProcesses;
-    const single = node(run).model.gpuProcesses;
-    assert.deepEqual(
-      single.map((p) => [p.pid, p.comm, p.cgroup, [...p.byRegion]]),
-      batched.map((p) => [p.pid, p.comm, p.cgroup, [...p.byRegion]]),
-    );
-    assert.ok(single.length >= 2);
-  });
+  for (const missing of ['grep', 'xargs'] as const) {
+    test(`no ${missing}: the fdinfo sweep finds the same processes and bytes`, T, async () => {
+      // dash: busybox ash runs its own applets (xargs among them) even where no link is installed.
+      const root = keep(buildApuNode({ shell: 'dash', omitTools: [missing] }));
+      assert.equal(existsSync(join(root.root, `bin/${missing}`)), false);
+      const run = await probeFixture(root);
+      assert.equal(run.capture.sections.get('fdinfo')?.complete, true);
+      const paths = run.capture.sections.get('fdinfo')?.records.map((record) => record.path) ?? [];
+      const records = sectionFiles(run.capture, 'fdinfo');
+      if (missing === 'xargs') {
+        // No batches without xargs: each file is its own record, read by the shell loop.
+        assert.equal(paths.includes('/proc/.gpumem-heads-8192'), false);
+        assert.ok(paths.includes(`/proc/${root.facts.dupPid}/fdinfo/9`), 'one record per fd');
+        assert.match(records.get(`/proc/${root.facts.vanishedPid}/fdinfo/5`) ?? '', /No such file/);
+      } else {
+        // awk filters ls's whole listing itself.
+        assert.deepEqual(paths, ['/proc/.gpumem-heads-8192']);
+      }
+      const batched = node(apuRun).model.gpuProcesses;
+      const other = node(run).model.gpuProcesses;
+      assert.deepEqual(
+        other.map((p) => [p.pid, p.comm, p.cgroup, [...p.byRegion]]),
+        batched.map((p) => [p.pid, p.comm, p.cgroup, [...p.byRegion]]),
+      );
+      assert.ok(other.length >= 2);
+    });
+  }
 
   test('missing tools: a root without od and timeout still completes', T, async () => {
     const noToolsApu = keep(buildApuNode({ omitTools: ['od', 'timeout'] }));

@@ -557,35 +557,6 @@ describe('DRM fdinfo: one file', () => {
     );
   });
 
-  test("the probe's batched fdinfo sweep: one record split back per file; a part cut by head -c loses its cut line", () => {
-    // nodeScript.ts's _fdflush: grep -H over relative paths, then grep -z of each new pid's cgroup and comm
-    // (newlines in a record made tabs); each part ends with an empty line and "--".
-    const batch = [
-      '4242/fdinfo/7:drm-driver:\tamdgpu',
-      '4242/fdinfo/7:drm-client-id:\t12',
-      '4242/fdinfo/7:drm-memory-gtt: \t25258000 KiB',
-      'grep: 4300/fdinfo/5: No such file or directory',
-      '77/fdinfo/5:drm-driver:\tamdgpu',
-      '77/fdinfo/5:drm-client-id:\t3',
-      '77/fdinfo/5:drm-memory-gtt: \t20', // cut by head -c: 2048 KiB on the node
-      '--',
-      '4242/cgroup:0::/kubepods.slice/kubepods-pod1b2c.slice/cri-containerd-ab.scope\t',
-      '4242/comm:ollama\t',
-      '77/comm:sleep\t',
-      '',
-      '--',
-      '',
-    ].join('\n');
-    const out = aggregateFdinfo(new Map([['/host/proc/fdinfo-batch', batch]]));
-    assert.deepEqual(
-      out.map((p) => [p.pid, p.comm, p.cgroup, p.clients.length, Object.fromEntries(p.byRegion)]),
-      [
-        [77, 'sleep', undefined, 1, {}],
-        [4242, 'ollama', '/kubepods.slice/kubepods-pod1b2c.slice/cri-containerd-ab.scope', 1, { gtt: 25258000 * KiB }],
-      ],
-    );
-  });
-
   test('current amdgpu: drm-resident-* wins over the deprecated drm-memory-* alias, counted once; " \\t" spacing', () => {
     const client = parseFdinfo(AMDGPU_CURRENT);
     assert.deepEqual(Object.fromEntries(client.resident), { cpu: 0, gtt: 30 * GiB, vram: 512 * MiB });
@@ -947,6 +918,71 @@ describe('capture parsing', () => {
     assert.deepEqual(capture.sections.get('nvidia-smi.gpu')?.missing, ['nvidia-smi']);
     assert.equal(capture.sections.get('dmesg')?.rc, 1);
     assert.equal(sectionText(capture, 'absent'), undefined);
+  });
+
+  test('files read by one head: split back as onefile records them; a cut last line dropped; other headers only end a file', () => {
+    // nodeScript.ts: head -c <max> <files>… /dev/null prints "==> path <==" before each file and a newline before
+    // each header but the first, so a file that ended in a newline is followed by an empty line.
+    const dir = '/sys/fs/cgroup/kubepods.slice/kubepods-pod1.slice';
+    const heads = [
+      `==> ${dir}/memory.current <==`,
+      '5368709120',
+      '',
+      `==> ${dir}/cgroup.subtree_control <==`,
+      '',
+      `==> ${dir}/memory.stat <==`,
+      'anon 1',
+      '==> /sys/fs/cgroup/other/memory.max <==',
+      'file 2',
+      '',
+      `==> ${dir}/memory.max <==`,
+      'max',
+      '',
+      '==> /dev/null <==',
+    ].join('\n');
+    // fdinfo: paths relative to <root>/proc, batches (each ending in /dev/null) one after another, a file cut at
+    // 64 bytes mid-value and one whose header has no end after it (a capture cut short).
+    const cut = 'drm-driver:\tamdgpu\ndrm-client-id:\t3\ndrm-memory-gtt: \t20';
+    const fdinfo = [
+      '==> 77/cgroup <==',
+      '0::/kubepods.slice/kubepods-pod1.slice/cri-containerd-ab.scope',
+      '',
+      '==> 77/fdinfo/5 <==',
+      `${cut}${'x'.repeat(64 - cut.length)}`,
+      '==> ../1/comm <==',
+      'ignored',
+      '',
+      '==> /dev/null <==',
+      '==> 78/comm <==',
+      'sleep',
+      '',
+      '==> /dev/null <==',
+      '==> 79/comm <==',
+      'no end',
+    ].join('\n');
+    const capture = parseCapture(
+      captureText('node', {
+        'cgroup.kubepods': { files: [[`${dir}/.gpumem-heads-262144`, heads]] },
+        fdinfo: { files: [['/host/proc/.gpumem-heads-64', fdinfo]] },
+      }),
+    );
+    assert.deepEqual(
+      [...sectionFiles(capture, 'cgroup.kubepods')],
+      [
+        [`${dir}/memory.current`, '5368709120\n'],
+        [`${dir}/cgroup.subtree_control`, ''],
+        [`${dir}/memory.stat`, 'anon 1\n'],
+        [`${dir}/memory.max`, 'max\n'],
+      ],
+    );
+    assert.deepEqual(
+      [...sectionFiles(capture, 'fdinfo')],
+      [
+        ['/host/proc/77/cgroup', '0::/kubepods.slice/kubepods-pod1.slice/cri-containerd-ab.scope\n'],
+        ['/host/proc/77/fdinfo/5', 'drm-driver:\tamdgpu\ndrm-client-id:\t3\n'],
+        ['/host/proc/78/comm', 'sleep\n'],
+      ],
+    );
   });
 
   test('an incomplete capture (no done marker): complete false and a problem, the sections still read', () => {

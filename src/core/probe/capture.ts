@@ -4,6 +4,7 @@
 //   @@gpumem-probe v=1 scope=node nonce=<hex> root=/host@@
 //   @@gpumem:<nonce>:begin <section>@@
 //   @@gpumem:<nonce>:file <path>@@        (zero or more: the following bytes are that file's content)
+//   @@gpumem:<nonce>:file <dir>/.gpumem-heads-<max>@@  (several files of <dir> read by one head -c <max>)
 //   …content…
 //   @@gpumem:<nonce>:rc <status>@@        (commands only: their exit status)
 //   @@gpumem:<nonce>:missing <what>@@     (a tool or path that is not there)
@@ -167,9 +168,72 @@ export function sectionText(capture: Capture, name: string, path?: string): stri
   return record?.body;
 }
 
-/** All file records of a section, keyed by path. */
+/** All file records of a section, keyed by path; a record of several files read by one head is split into them. */
 export function sectionFiles(capture: Capture, name: string): Map<string, string> {
   const files = new Map<string, string>();
-  for (const record of capture.sections.get(name)?.records ?? []) if (record.path !== undefined) files.set(record.path, record.body);
+  for (const record of capture.sections.get(name)?.records ?? []) {
+    if (record.path === undefined) continue;
+    const heads = HEADS_PATH.exec(record.path);
+    if (heads?.[1] !== undefined && heads[2] !== undefined) splitHeads(heads[1], Number(heads[2]), record.body, files);
+    else files.set(record.path, record.body);
+  }
   return files;
+}
+
+/**
+ * The record `<dir>/.gpumem-heads-<max>` holds the output of `head -c <max> <file>… /dev/null` (nodeScript.ts):
+ * several files of `<dir>` in one read.
+ */
+export const HEADS_RECORD = '.gpumem-heads';
+const HEADS_PATH = /^(.*)\/\.gpumem-heads-(\d{1,9})$/;
+/**
+ * A file named in a header: `<dir>/<rel>` or `<rel>`, where `<rel>` is one to eight path components, none `.` or
+ * `..` and none with a control character (a cgroup's name may hold a space).
+ */
+const HEAD_REL = /^(?!\.\.?(?:\/|$))[^/\x00-\x1f\x7f]{1,255}(?:\/(?!\.\.?(?:\/|$))[^/\x00-\x1f\x7f]{1,255}){0,7}$/;
+
+/**
+ * head with several files prints "==> <file> <==" before each and, before each header but the first, a newline:
+ * a file that ended in a newline is followed by an empty line. The probe names /dev/null last, so every file it
+ * asked for has a header after it. Only a header naming a plain file of `dir` starts a file (content cannot forge
+ * one for another directory); another header (/dev/null) only ends the file before it. A file cut at `max` bytes
+ * mid-line loses that line, so a cut value is never read as a smaller number. Each body is what onefile would
+ * have recorded: trailing empty lines dropped, one newline kept (joinBody).
+ */
+function splitHeads(dir: string, max: number, body: string, files: Map<string, string>): void {
+  const absolute = `==> ${dir}/`;
+  let current: string | undefined;
+  let lines: string[] = [];
+  const flush = () => {
+    if (current === undefined) return;
+    const text = lines.join('\n');
+    if (!text.endsWith('\n') && text !== '' && utf8Length(text, max) >= max) lines.pop();
+    files.set(current, joinBody(lines));
+    current = undefined;
+  };
+  for (const line of body.split('\n')) {
+    if (!(line.startsWith('==> ') && line.endsWith(' <=='))) {
+      if (current !== undefined) lines.push(line);
+      continue;
+    }
+    flush();
+    const named = line.slice(4, -4);
+    const rel = named.startsWith(absolute.slice(4)) ? named.slice(absolute.length - 4) : named;
+    if (HEAD_REL.test(rel)) {
+      current = `${dir}/${rel}`;
+      lines = [];
+    }
+  }
+  // A file with no header after it (a capture cut short) is not known to be whole: it is dropped.
+}
+
+/** The UTF-8 length of `text`, counted only as far as `limit` (a string of length n holds at most 3n bytes). */
+function utf8Length(text: string, limit: number): number {
+  if (text.length * 3 < limit) return text.length;
+  let bytes = 0;
+  for (let i = 0; i < text.length && bytes < limit; i++) {
+    const unit = text.charCodeAt(i);
+    bytes += unit < 0x80 ? 1 : unit < 0x800 ? 2 : unit >= 0xd800 && unit < 0xdc00 ? 4 : unit >= 0xdc00 && unit < 0xe000 ? 0 : 3;
+  }
+  return bytes;
 }

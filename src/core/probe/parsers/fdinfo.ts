@@ -103,7 +103,7 @@ export function aggregateFdinfo(records: ReadonlyMap<string, string>, problems?:
     }
     return value;
   };
-  for (const [path, body] of fdinfoFiles(records)) {
+  for (const [path, body] of expandGrepDumps(records)) {
     const match = /\/proc\/(\d{1,10})\/(fdinfo\/(\d{1,10})|cgroup|comm)$/.exec(path);
     if (!match?.[1]) continue;
     const pid = Number(match[1]);
@@ -129,22 +129,13 @@ export function aggregateFdinfo(records: ReadonlyMap<string, string>, problems?:
 }
 
 /**
- * The sweep's records, one per file: the probe's batch record (`<proc>/fdinfo-batch`) and a pasted
- * `grep drm-memory /proc/<pid>/fdinfo/<fd>…` dump (a glob over many files prints `<path>:<line>` for each match,
- * every non-empty line starting with a `/proc/<pid>/fdinfo/<fd>:` path) are split back into one record per
- * path, so each fd is its own client; any other record is kept as it is.
+ * A pasted `grep drm-memory /proc/<pid>/fdinfo/<fd>…` dump (a glob over many files prints `<path>:<line>` for each
+ * match, every non-empty line starting with a `/proc/<pid>/fdinfo/<fd>:` path) becomes one record per path, so
+ * each fd is its own client as in the probe's sweep.
  */
-export function fdinfoFiles(records: ReadonlyMap<string, string>): Map<string, string> {
-  return expandGrepDumps(records);
-}
-
 function expandGrepDumps(records: ReadonlyMap<string, string>): Map<string, string> {
   const out = new Map<string, string>();
   for (const [path, body] of records) {
-    if (path.endsWith(BATCH_SUFFIX)) {
-      splitBatch(path.slice(0, -'fdinfo-batch'.length), body, out);
-      continue;
-    }
     const split = splitGrepDump(body);
     if (!split) {
       out.set(path, body);
@@ -153,29 +144,6 @@ function expandGrepDumps(records: ReadonlyMap<string, string>): Map<string, stri
     for (const [file, text] of split) out.set(file, (out.get(file) ?? '') + text);
   }
   return out;
-}
-
-const BATCH_SUFFIX = '/proc/fdinfo-batch';
-/** `<pid>/fdinfo/<fd>:<line>` (grep -H), `<pid>/cgroup:<record>` and `<pid>/comm:<record>` (grep -z, newlines made tabs). */
-const BATCH_END = '--';
-const BATCH_LINE = /^(\d{1,10})\/(fdinfo\/\d{1,10}|cgroup|comm):(.*)$/;
-
-/**
- * The probe's batched sweep (nodeScript.ts): one record of lines from relative paths under `<root>/proc/`, split
- * back into one record per file. A line that is none of these (a grep error, a cut line) is dropped.
- */
-function splitBatch(procDir: string, body: string, out: Map<string, string>): void {
-  const lines = body.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? '';
-    // Each part of a batch ends with an empty line and "--"; a line right before "--" was cut by head -c.
-    if (lines[i + 1] === BATCH_END) continue;
-    const match = BATCH_LINE.exec(line);
-    if (!match?.[1] || !match[2]) continue;
-    const file = `${procDir}${match[1]}/${match[2]}`;
-    const text = match[2].startsWith('fdinfo/') ? `${match[3] ?? ''}\n` : (match[3] ?? '').replaceAll('\t', '\n');
-    out.set(file, (out.get(file) ?? '') + text);
-  }
 }
 
 function splitGrepDump(body: string): Map<string, string> | undefined {

@@ -1,8 +1,34 @@
 // The node-scope probe: the host's view of memory, cgroups, GPUs, kernel logs and HAMi.
 // $R is the host root: '' on the host itself, '/host' in a node debug pod.
+import { HEADS_RECORD } from '../capture.ts';
 import { CONTAINER_APPS_QUERY } from './containerScript.ts';
 /** At most this many nvidia-smi compute apps get their cgroup and limit variables read. */
 export const NVIDIA_PID_LIMIT = 1000;
+/** At most this many DRM fds get their fdinfo read by the batched sweep (a node has hundreds to thousands). */
+export const FDINFO_LIMIT = 65536;
+/** The files read in each kubepods cgroup directory (v2 and v1 names; a name that is not there is skipped). */
+const KUBEPODS_FILES = [
+  'memory.current',
+  'memory.peak',
+  'memory.max',
+  'memory.high',
+  'memory.min',
+  'memory.low',
+  'memory.events',
+  'memory.stat',
+  'cgroup.subtree_control',
+  'cgroup.controllers',
+  'dmem.current',
+  'dmem.peak',
+  'dmem.min',
+  'dmem.low',
+  'dmem.max',
+  'memory.usage_in_bytes',
+  'memory.limit_in_bytes',
+  'memory.max_usage_in_bytes',
+  'memory.oom_control',
+  'memory.failcnt',
+];
 
 /** The node probe's two nvidia-smi CSV queries (the parsers read the fields in this order); the apps query is the container probe's. */
 export const NODE_GPU_QUERY =
@@ -23,6 +49,17 @@ zgrepok() {
   fi
   [ "$_zgrep" = yes ]
 }
+# Batched reads: head heads each file with "==> path <==" when given several (GNU, busybox and toybox do), so one
+# head reads many files into one record that sectionFiles (capture.ts) splits again; xargs -0 -r hands it the
+# paths in batches. Both are checked once. _batchheads MAX reads the NUL-separated paths on its input, each
+# batch ending with /dev/null so every file has a header after it (a file with none is dropped as cut). sh -c
+# runs this fixed text; the paths are only its arguments. A process that exits first is simply not there.
+_heads=no
+if [ "$(head -c 1 /dev/null /dev/null 2>/dev/null)" = "==> /dev/null <==$NL$NL==> /dev/null <==" ] \
+  && [ "$(printf 'a b\000' | xargs -0 -r echo 2>/dev/null)" = 'a b' ] && [ -z "$(printf '' | xargs -0 -r echo x 2>/dev/null)" ]; then
+  _heads=yes
+fi
+_batchheads() { xargs -0 -r $T sh -c 'max=$1; shift; exec head -c "$max" "$@" /dev/null' sh "$1" 2>/dev/null; }
 begin meta
 printf 'hostname=%s\n' "$(cat "$R/etc/hostname" 2>/dev/null || uname -n)"
 printf 'kernel=%s\n' "$(cat "$R/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)"
@@ -46,19 +83,32 @@ finish cgroup.mode
 files cgroup.root "$CG/cgroup.controllers" "$CG/cgroup.subtree_control" "$CG/dmem.capacity" "$CG/dmem.current" "$CG/memory.stat" "$CG/memory/memory.usage_in_bytes" "$CG/memory/memory.limit_in_bytes" "$CG/memory/memory.stat" "$CG/memory/memory.use_hierarchy"
 begin cgroup.kubepods
 _count=0
+_cgfiles='${KUBEPODS_FILES.join(' ')}'
 # kubepods[.slice] down three levels reaches QoS, pod and container; the QoS slices are not bases of
-# their own (they would be listed twice).
-for _base in "$CG"/kubepods* "$CG"/memory/kubepods*; do
-  [ -d "$_base" ] || continue
-  for _d in "$_base" "$_base"/* "$_base"/*/* "$_base"/*/*/*; do
-    [ -d "$_d" ] || continue
-    _count=$((_count + 1))
-    [ "$_count" -le 4000 ] || break 2
-    for _f in memory.current memory.peak memory.max memory.high memory.min memory.low memory.events memory.stat cgroup.subtree_control cgroup.controllers dmem.current dmem.peak dmem.min dmem.low dmem.max memory.usage_in_bytes memory.limit_in_bytes memory.max_usage_in_bytes memory.oom_control memory.failcnt; do
-      onefile "$_d/$_f"
+# their own (they would be listed twice). Each directory's candidate files go to _batchheads (a file that is
+# not there is skipped by head): a head per file cost a fork per file, ~13 per cgroup on a node of 400 pod and
+# container cgroups (bench/agent.mjs). Without batched reads, each file is its own record.
+_cgheads() { printf '%s\000' ${KUBEPODS_FILES.map((name) => `"$1/${name}"`).join(' ')}; }
+_cgonefiles() { for _f in $_cgfiles; do onefile "$1/$_f"; done; }
+# _cgdirs FN: FN DIR for each directory, at most 4000.
+_cgdirs() {
+  for _base in "$CG"/kubepods* "$CG"/memory/kubepods*; do
+    [ -d "$_base" ] || continue
+    for _d in "$_base" "$_base"/* "$_base"/*/* "$_base"/*/*/*; do
+      [ -d "$_d" ] || continue
+      case $_d in *"$NL"*) continue ;; esac
+      _count=$((_count + 1))
+      [ "$_count" -le 4000 ] || return 0
+      "$1" "$_d"
     done
   done
-done
+}
+if [ "$_heads" = yes ]; then
+  mark "file $CG/${HEADS_RECORD}-$MAXF"
+  _cgdirs _cgheads | _batchheads "$MAXF"
+else
+  _cgdirs _cgonefiles
+fi
 finish cgroup.kubepods
 
 # Kernel log: the last MiB, from the first source that works.
@@ -137,13 +187,11 @@ finish kfd
 
 # DRM fdinfo sweep: only fds that are DRM character devices (major 226), one ls for all processes;
 # each process holding one also gets its cgroup (for the pod) and comm. grep passes on only the lines the
-# loop acts on (directory headers and major-226 devices): a node has ~100,000 fds and sh reads its input
-# a byte at a time, so the loop over every line cost 4x a cat of all the fdinfo files (bench/probe.mjs).
-# The files are then read in batches of 256 by one grep each, into one record of <pid>/fdinfo/<fd>:<line>,
-# <pid>/cgroup:<record> and <pid>/comm:<record> lines (grep -z, newlines inside a record made tabs, as for
-# kfd-pids): a fork per fd cost 34x a cat on a node of 10,000 DRM fds (bench/agent.mjs). Without a grep that
-# passes zgrepok, each file is its own record. grep's errors stay in the record: a process that exited between
-# ls and grep shows as "grep: <pid>/fdinfo/<fd>: No such file or directory", a line the parser skips.
+# loop acts on (directory headers and major-226 devices): a node has ~100,000 fds.
+# With batched reads and awk, awk picks the files out of the listing for _batchheads (paths relative to
+# $R/proc): no shell loop reads the listing (sh reads a pipe a byte at a time) and nothing forks per fd: a head
+# per fd cost 34x a cat on a node of 10,000 DRM fds (bench/agent.mjs). Otherwise a shell loop reads each file
+# on its own, as its own record.
 # grep is tried rather than looked up: busybox ash's command -v also reports applets without a link.
 begin fdinfo
 _fdlines() {
@@ -153,69 +201,52 @@ _fdlines() {
     ls -lL "$R"/proc/[0-9]*/fd 2>/dev/null
   fi
 }
-# _fdflush: the batch so far (fdinfo files, then the new processes' cgroup and comm), each grep bounded.
-# Each part ends with an empty line and "--": a part cut by head ends in a line right before "--", which the
-# parser drops, so a cut value is never read as a smaller number.
-_fdflush() {
-  if [ -n "$_fdf" ]; then
-    $T grep -a -H '' $_fdf 2>&1 | head -c $((_fdn * 8192))
-    printf '\n--\n'
-  fi
-  if [ -n "$_fdp" ]; then
-    $T grep -a -z -H -m 1 '' $_fdp 2>/dev/null | tr '\n\000' '\t\n' | head -c $((_fdpn * 8192))
-    printf '\n--\n'
-  fi
-  _fdf=''
-  _fdn=0
-  _fdp=''
-  _fdpn=0
+# _fdpick: <pid>/cgroup and <pid>/comm for each new process, then <pid>/fdinfo/<fd> for each DRM fd, digits
+# only, at most ${FDINFO_LIMIT} fds; a last line "X" when there were more.
+_fdpick() {
+  awk -v max=${FDINFO_LIMIT} '
+    /\/fd:$/ { n = split(substr($0, 1, length($0) - 4), part, "/"); pid = part[n]; if (pid !~ /^[0-9]+$/ || length(pid) > 10) pid = ""; next }
+    pid != "" && /^c/ && / 226, / && $NF ~ /^[0-9]+$/ && length($NF) <= 10 {
+      if (++fds > max) { print "X"; exit }
+      if (!(pid in seen)) { seen[pid] = 1; print pid "/cgroup"; print pid "/comm" }
+      print pid "/fdinfo/" $NF
+    }'
 }
-if have ls; then
-  _fdbatch=no
-  zgrepok && _fdbatch=yes
+_fdfast=no
+if [ "$_heads" = yes ] && [ "$(printf '1\n' | awk '{ print $1 + 1 }' 2>/dev/null)" = 2 ]; then
+  _fdfast=yes
+fi
+if ! have ls; then
+  mark "missing ls"
+elif [ "$_fdfast" = yes ]; then
+  _fdl=$(_fdlines | _fdpick)
+  case $_fdl in *X) mark "missing fds beyond ${FDINFO_LIMIT}"; _fdl=${'$'}{_fdl%X} ;; esac
+  if [ -n "$_fdl" ]; then
+    mark "file $R/proc/${HEADS_RECORD}-8192"
+    ( cd "$R/proc" 2>/dev/null && printf '%s\n' "$_fdl" | tr '\n' '\000' | _batchheads 8192 )
+  fi
+  _fdl=''
+else
   _fdlines | {
     _dir=''
     _seen=''
-    _fdf=''
-    _fdn=0
-    _fdp=''
-    _fdpn=0
-    _fdmarked=no
-    if [ "$_fdbatch" = yes ]; then cd "$R/proc" 2>/dev/null || _fdbatch=no; fi
     while IFS= read -r _line; do
       case $_line in
         */fd:) _dir=${'$'}{_line%/fd:} ;;
         c*' 226, '*)
           _fd=${'$'}{_line##* }
           case $_fd in *[!0-9]*|'') continue ;; esac
-          if [ "$_fdbatch" = no ]; then
-            if [ "$_dir" != "$_seen" ]; then
-              onefile "$_dir/cgroup"
-              onefile "$_dir/comm"
-              _seen=$_dir
-            fi
-            mark "file $_dir/fdinfo/$_fd"
-            head -c 8192 "$_dir/fdinfo/$_fd" 2>&1
-            continue
+          if [ "$_dir" != "$_seen" ]; then
+            onefile "$_dir/cgroup"
+            onefile "$_dir/comm"
+            _seen=$_dir
           fi
-          _pid=${'$'}{_dir##*/}
-          case $_pid in *[!0-9]*|''|???????????*) continue ;; esac
-          if [ "$_fdmarked" = no ]; then mark "file $R/proc/fdinfo-batch"; _fdmarked=yes; fi
-          if [ "$_pid" != "$_seen" ]; then
-            _fdp="$_fdp $_pid/cgroup $_pid/comm"
-            _fdpn=$((_fdpn + 2))
-            _seen=$_pid
-          fi
-          _fdf="$_fdf $_pid/fdinfo/$_fd"
-          _fdn=$((_fdn + 1))
-          [ "$_fdn" -lt 256 ] || _fdflush
+          mark "file $_dir/fdinfo/$_fd"
+          head -c 8192 "$_dir/fdinfo/$_fd" 2>&1
           ;;
       esac
     done
-    _fdflush
   }
-else
-  mark "missing ls"
 fi
 finish fdinfo
 
