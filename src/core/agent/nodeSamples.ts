@@ -4,12 +4,12 @@
 // Pods are labelled from the API's view of the node (namespace, name, container names by container ID); without
 // it, by UID alone. No pid or process label: series stay bounded by pods × GPUs.
 import type { NodeInspection } from '../inspection/analyze.ts';
-import { parsePodCgroup } from '../probe/podCgroup.ts';
 import type { CgroupLimit } from '../probe/parsers/cgroupMemory.ts';
 import type { PodAccounting } from '../verdicts/unaccountedMemory.ts';
 import type { HamiQuotaRow } from '../verdicts/hamiQuota.ts';
 import type { PodEviction } from '../verdicts/kfdEviction.ts';
 import type { ProcessGpuMemory } from '../probe/parsers/fdinfo.ts';
+import { gpuProcessesOfPod } from '../probe/parsers/fdinfo.ts';
 import type { Sample } from './exposition.ts';
 
 const MiB = 1024 * 1024;
@@ -63,18 +63,12 @@ export function nodeSamples(node: NodeInspection, nodeName: string, identities: 
     push('gpumem_node_dmem_capacity_bytes', { region }, limitBytes(capacity));
     push('gpumem_node_dmem_current_bytes', { region }, limitBytes(kubepods?.dmem.current.get(region)));
   }
-  // Each GPU process and KFD eviction by its pod, once: per-pod lookups stay linear in the node's size.
-  const processesByPod = new Map<string, ProcessGpuMemory[]>();
-  for (const process of node.model.gpuProcesses) {
-    const uid = process.cgroup === undefined ? undefined : parsePodCgroup(process.cgroup)?.podUid;
-    if (uid === undefined) continue;
-    const list = processesByPod.get(uid) ?? [];
-    list.push(process);
-    processesByPod.set(uid, list);
-  }
+  // Each KFD eviction by its pod, once (gpuProcessesOfPod indexes the GPU processes): per-pod lookups stay linear.
   const evictions = new Map(node.kfd.pods.map((eviction) => [eviction.podUid, eviction]));
-  for (const pod of [...node.pods].sort((a, b) => a.podUid.localeCompare(b.podUid)))
-    podSamples(pod, podLabels(pod.podUid, identities), push, processesByPod.get(pod.podUid) ?? [], evictions.get(pod.podUid));
+  for (const pod of [...node.pods].sort((a, b) => a.podUid.localeCompare(b.podUid))) {
+    const processes = gpuProcessesOfPod(node.model.gpuProcesses, pod.podUid);
+    podSamples(pod, podLabels(pod.podUid, identities), push, processes, evictions.get(pod.podUid));
+  }
   hamiSamples(node.hamiQuotas, identities, push);
   return out;
 }

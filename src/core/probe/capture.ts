@@ -87,7 +87,7 @@ export function parseCapture(input: string): Capture {
   let done = false;
   const flush = () => {
     if (!current) return;
-    const body = joinBody(current.buffer);
+    const body = joinBody(current.buffer.length === 1 ? (current.buffer[0] ?? '') : current.buffer.join(''));
     // The blank line a marker starts with is not a record of its own.
     if (current.currentPath !== undefined || body !== '') current.records.push({ path: current.currentPath, body });
     current.buffer = [];
@@ -108,13 +108,23 @@ export function parseCapture(input: string): Capture {
     current = undefined;
   };
 
+  // Markers are whole lines: found with indexOf, the text between two kept as one slice (a capture is megabytes,
+  // most of it a few large records: no array of every line).
   const body = text.slice(header.index + header[0].length);
-  for (const line of body.split('\n')) {
-    const marker = line.startsWith(prefix) && line.endsWith('@@') ? line.slice(prefix.length, -2) : undefined;
-    if (marker === undefined) {
-      if (current) current.buffer.push(line);
+  let pos = 0;
+  let search = 0;
+  for (;;) {
+    const at = body.indexOf(prefix, search);
+    if (at < 0) break;
+    const newline = body.indexOf('\n', at);
+    const lineEnd = newline < 0 ? body.length : newline;
+    if ((at > 0 && body.charCodeAt(at - 1) !== NEWLINE) || lineEnd - at < prefix.length + 2 || !body.endsWith('@@', lineEnd)) {
+      search = at + 1;
       continue;
     }
+    if (current) current.buffer.push(body.slice(pos, at));
+    pos = search = lineEnd + 1;
+    const marker = body.slice(at + prefix.length, lineEnd - 2);
     const space = marker.indexOf(' ');
     const verb = space < 0 ? marker : marker.slice(0, space);
     const argument = space < 0 ? '' : marker.slice(space + 1);
@@ -147,18 +157,23 @@ export function parseCapture(input: string): Capture {
         problems.push(`unknown marker "${verb}"`);
     }
   }
+  if (current && pos < body.length) current.buffer.push(body.slice(pos));
   if (current) close(false);
   if (!done) problems.push('the capture is incomplete: the probe did not finish (timeout, dropped connection or truncated output)');
   return { version, scope, root, sections, complete: done, problems };
 }
 
-/** Markers are printed after a newline, so one trailing empty line belongs to the marker, not the content. */
-function joinBody(lines: string[]): string {
-  let end = lines.length;
-  while (end > 0 && lines[end - 1] === '') end--;
-  // Keep the content's own blank lines except the marker's separator.
-  return lines.slice(0, end).join('\n') + (end > 0 ? '\n' : '');
+/**
+ * A record's text as the probe printed it: markers are printed after a newline, so the trailing empty lines belong
+ * to the marker, not the content; the content keeps its own blank lines and ends in one newline.
+ */
+function joinBody(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === NEWLINE) end--;
+  return end === 0 ? '' : `${text.slice(0, end)}\n`;
 }
+
+const NEWLINE = 10;
 
 /** The body of the first record of a section, or of the record for `path`. */
 export function sectionText(capture: Capture, name: string, path?: string): string | undefined {
@@ -201,30 +216,37 @@ const HEAD_REL = /^(?!\.\.?(?:\/|$))[^/\x00-\x1f\x7f]{1,255}(?:\/(?!\.\.?(?:\/|$
  * have recorded: trailing empty lines dropped, one newline kept (joinBody).
  */
 function splitHeads(dir: string, max: number, body: string, files: Map<string, string>): void {
-  const absolute = `==> ${dir}/`;
-  let current: string | undefined;
-  let lines: string[] = [];
-  const flush = () => {
-    if (current === undefined) return;
-    const text = lines.join('\n');
-    if (!text.endsWith('\n') && text !== '' && utf8Length(text, max) >= max) lines.pop();
-    files.set(current, joinBody(lines));
-    current = undefined;
+  const absolute = `${dir}/`;
+  const nextLine = (from: number) => {
+    const at = body.indexOf('\n==> ', from);
+    return at < 0 ? -1 : at + 1;
   };
-  for (const line of body.split('\n')) {
-    if (!(line.startsWith('==> ') && line.endsWith(' <=='))) {
-      if (current !== undefined) lines.push(line);
+  let current: string | undefined;
+  let contentStart = 0;
+  for (let at = body.startsWith('==> ') ? 0 : nextLine(0); at >= 0;) {
+    const newline = body.indexOf('\n', at);
+    const lineEnd = newline < 0 ? body.length : newline;
+    if (lineEnd - at < 8 || !body.endsWith(' <==', lineEnd)) {
+      at = nextLine(at);
       continue;
     }
-    flush();
-    const named = line.slice(4, -4);
-    const rel = named.startsWith(absolute.slice(4)) ? named.slice(absolute.length - 4) : named;
-    if (HEAD_REL.test(rel)) {
-      current = `${dir}/${rel}`;
-      lines = [];
-    }
+    if (current !== undefined) files.set(current, headContent(body.slice(contentStart, at), max));
+    const named = body.slice(at + 4, lineEnd - 4);
+    const rel = named.startsWith(absolute) ? named.slice(absolute.length) : named;
+    current = HEAD_REL.test(rel) ? `${dir}/${rel}` : undefined;
+    contentStart = lineEnd + 1;
+    at = nextLine(lineEnd);
   }
   // A file with no header after it (a capture cut short) is not known to be whole: it is dropped.
+}
+
+/** The text between a file's header and the next one: the file, then the newline head prints before a header. */
+function headContent(raw: string, max: number): string {
+  let text = raw === '' ? '' : raw.slice(0, -1);
+  // Cut at max bytes mid-line: that line is not whole.
+  if (text !== '' && text.charCodeAt(text.length - 1) !== NEWLINE && utf8Length(text, max) >= max)
+    text = text.slice(0, text.lastIndexOf('\n') + 1);
+  return joinBody(text);
 }
 
 /** The UTF-8 length of `text`, counted only as far as `limit` (a string of length n holds at most 3n bytes). */

@@ -10,6 +10,7 @@ import { formatBytes } from '../quantity.ts';
 import type { NodeModel } from '../probe/nodeModel.ts';
 import type { AmdgpuDebugfs, GemBuffer } from '../probe/parsers/amdgpuDebugfs.ts';
 import { gemRegionBytes } from '../probe/parsers/amdgpuDebugfs.ts';
+import { gpuProcessesOfPod } from '../probe/parsers/fdinfo.ts';
 import { parsePodCgroup } from '../probe/podCgroup.ts';
 import type { PodAccounting } from './unaccountedMemory.ts';
 import type { Verdict } from './verdict.ts';
@@ -142,11 +143,8 @@ export function withDebugfsPods(pods: readonly PodAccounting[], driver: DriverDe
   if (!driver || driver.clientsGtt === undefined) return [...pods];
   return pods.map((pod) => {
     const debugfsGtt = driver.podGtt.get(pod.podUid) ?? 0;
-    const fdinfoReportsGtt = model.gpuProcesses.some(
-      (process) =>
-        process.cgroup !== undefined &&
-        parsePodCgroup(process.cgroup)?.podUid === pod.podUid &&
-        process.clients.some((client) => client.resident.has('gtt')),
+    const fdinfoReportsGtt = gpuProcessesOfPod(model.gpuProcesses, pod.podUid).some((process) =>
+      process.clients.some((client) => client.resident.has('gtt')),
     );
     if (fdinfoReportsGtt || debugfsGtt === 0 || pod.gtt > 0) return { ...pod, debugfsGtt };
     const trueFootprint = pod.accounted === undefined ? undefined : pod.accounted + debugfsGtt;

@@ -4,7 +4,7 @@ import { maxOf } from '../arrays.ts';
 import { formatBytes } from '../quantity.ts';
 import type { NodeModel, PodCgroup } from '../probe/nodeModel.ts';
 import { PCI_VENDORS, UNIFIED_MEMORY_DEVICES } from '../probe/parsers/drm.ts';
-import { parsePodCgroup } from '../probe/podCgroup.ts';
+import { gpuProcessesOfPod } from '../probe/parsers/fdinfo.ts';
 import type { GpuReclaimCheck } from './gpuReclaim.ts';
 import { availableWithReclaim, checkGpuReclaim, gpuReclaimEvidence } from './gpuReclaim.ts';
 import type { PodNvidiaMemory } from './podNvidiaMemory.ts';
@@ -78,29 +78,27 @@ function accountPod(model: NodeModel, pod: PodCgroup): PodAccounting {
   const firstHolder = new Map<string, number>();
   let gtt = 0;
   let vram = 0;
-  const processes = model.gpuProcesses
-    .filter((process) => process.cgroup !== undefined && parsePodCgroup(process.cgroup)?.podUid === pod.podUid)
-    .map((process) => {
-      const sharedWith = new Set<number>();
-      for (const client of process.clients) {
-        const key = client.clientId !== undefined ? `${client.pdev ?? ''}#${client.clientId}` : undefined;
-        const holder = key !== undefined ? firstHolder.get(key) : undefined;
-        if (holder !== undefined) {
-          if (holder !== process.pid) sharedWith.add(holder);
-          continue;
-        }
-        if (key !== undefined) firstHolder.set(key, process.pid);
-        gtt += client.resident.get('gtt') ?? 0;
-        vram += client.resident.get('vram') ?? 0;
+  const processes = gpuProcessesOfPod(model.gpuProcesses, pod.podUid).map((process) => {
+    const sharedWith = new Set<number>();
+    for (const client of process.clients) {
+      const key = client.clientId !== undefined ? `${client.pdev ?? ''}#${client.clientId}` : undefined;
+      const holder = key !== undefined ? firstHolder.get(key) : undefined;
+      if (holder !== undefined) {
+        if (holder !== process.pid) sharedWith.add(holder);
+        continue;
       }
-      return {
-        pid: process.pid,
-        comm: process.comm,
-        gtt: process.byRegion.get('gtt') ?? 0,
-        vram: process.byRegion.get('vram') ?? 0,
-        sharedWith: [...sharedWith],
-      };
-    });
+      if (key !== undefined) firstHolder.set(key, process.pid);
+      gtt += client.resident.get('gtt') ?? 0;
+      vram += client.resident.get('vram') ?? 0;
+    }
+    return {
+      pid: process.pid,
+      comm: process.comm,
+      gtt: process.byRegion.get('gtt') ?? 0,
+      vram: process.byRegion.get('vram') ?? 0,
+      sharedWith: [...sharedWith],
+    };
+  });
   const limit = pod.max?.kind === 'bytes' ? pod.max.bytes : undefined;
   const trueFootprint = pod.current === undefined ? undefined : pod.current + gtt;
   return {

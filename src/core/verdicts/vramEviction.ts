@@ -9,6 +9,7 @@
 import { maxOf } from '../arrays.ts';
 import type { NodeModel, PodCgroup } from '../probe/nodeModel.ts';
 import type { CgroupLimit } from '../probe/parsers/cgroupMemory.ts';
+import { gpuProcessesOfPod } from '../probe/parsers/fdinfo.ts';
 import { parsePodCgroup } from '../probe/podCgroup.ts';
 import { formatBytes } from '../quantity.ts';
 import type { KfdEvictions, ProcessEviction } from './kfdEviction.ts';
@@ -163,8 +164,7 @@ function limitText(limit: CgroupLimit | undefined): string {
 /** The VRAM regions of the pod's GPUs: its processes' drm-pdev (fdinfo), else the node's dmem.capacity regions. */
 function vramRegions(model: NodeModel, podUid: string): string[] {
   const pdevs = new Set<string>();
-  for (const process of model.gpuProcesses) {
-    if (process.cgroup === undefined || parsePodCgroup(process.cgroup)?.podUid !== podUid) continue;
+  for (const process of gpuProcessesOfPod(model.gpuProcesses, podUid)) {
     for (const client of process.clients)
       if (client.pdev && /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/.test(client.pdev)) pdevs.add(client.pdev);
   }
