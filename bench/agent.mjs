@@ -6,16 +6,17 @@
 // round by round; nothing here is a timed test, and a missed target prints FAIL without changing the exit code.
 // Needs root (chroot, mknod); the cycle-cost section prints SKIP without it.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import os from 'node:os';
-import { Agent } from '../src/agent/agent.ts';
 import { renderAgentMetrics } from '../src/core/agent/agentSamples.ts';
 import { analyzeCaptureText } from '../src/core/inspection/analyze.ts';
 import { runProbe } from '../src/core/inspection/runProbe.ts';
 import { parseCapture, sectionFiles } from '../src/core/probe/capture.ts';
 import { LocalTransport } from '../src/transports/local.ts';
+import { INTERVAL_SECONDS, MEMORY_KILL_EVERY, newAgent, okCycle, ReplayTransport } from './agentReplay.mjs';
 import { runScript } from './probe.mjs';
 import { median, MiB, mib, ms, list, rotated } from './stats.mjs';
 
@@ -27,7 +28,6 @@ const CYCLE_ROUNDS = 5;
 const CAT_REPEATS = 10; // the cat is ~10× cheaper than a cycle: repeat it so the 10 ms clock tick is ≤ 1 ms of it
 const CYCLE_TARGET = 1.5;
 const MEMORY_CYCLES = 1000;
-const MEMORY_KILL_EVERY = 50;
 const HEAP_TARGET = 1 * MiB;
 const RSS_TARGET = 80 * MiB;
 const SCALE_PODS = [50, 100, 200, 400];
@@ -35,13 +35,10 @@ const SCALE_WARMUP = 5;
 const SCALE_ROUNDS = 9;
 const SCALE_RENDERS = 3; // renders per measurement, averaged (a 50-pod render takes ~10 ms)
 const SCALE_TARGET = 2;
-const INTERVAL_SECONDS = 30; // the DaemonSet's --interval
-const NODE_NAME = 'strix-node-1';
 const PDEV = '0000:c5:00.0'; // the APU fixture's iGPU
 // A small fixed environment, as a fresh shell on a node has (bench/probe.mjs: busybox find and npm_* variables).
 const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/' };
 const CLK_TCK = 100; // USER_HZ: /proc/<pid>/stat's unit on every Linux architecture gpumem runs on
-const NO_API = { kind: 'unavailable', reason: 'no-credentials', detail: 'bench' };
 
 const gc = typeof globalThis.gc === 'function' ? globalThis.gc : () => {};
 const errorText = (err) => (err instanceof Error ? err.message : String(err)).split('\n')[0];
@@ -160,89 +157,6 @@ export async function buildAgentFixture() {
     fixture.cleanup();
     throw err;
   }
-}
-
-// ---- a Transport that replays a capture -------------------------------------------------------------------------
-
-/**
- * A real Transport (src/core/probe/transport.ts) that answers every probe with a recorded capture of the fixture,
- * the nonce set to the one the script carries, and the kernel log extended by the kills added since. It isolates
- * the agent's own state (the OOM ledger, the last inspection, the status, the exposition) from the shell: a leak
- * there shows in the heap without the pipes, buffers and child processes of a real probe around it.
- */
-export class ReplayTransport {
-  target = 'replay (bench/agent.mjs)';
-  #before;
-  #after;
-  #nonce;
-  #kernelLines = '';
-  runs = 0;
-
-  constructor(capture) {
-    const nonce = /^@@gpumem-probe v=\d+ scope=node nonce=([0-9a-f]+) /m.exec(capture)?.[1];
-    if (!nonce) throw new Error('ReplayTransport: not a node capture');
-    const end = `@@gpumem:${nonce}:end kernel-log@@\n`;
-    const at = capture.indexOf(end);
-    if (at < 0) throw new Error('ReplayTransport: the capture has no complete kernel-log section');
-    this.#nonce = nonce;
-    this.#before = capture.slice(0, at);
-    this.#after = capture.slice(at);
-  }
-
-  /** Lines the kernel log gains from now on, after what it already holds (as a node's kern.log grows). */
-  appendKernelLog(lines) {
-    this.#kernelLines += lines;
-  }
-
-  run(request) {
-    this.runs++;
-    const nonce = /GPUMEM_NONCE='([0-9a-f]+)'/.exec(request.script)?.[1];
-    if (!nonce) throw new Error('ReplayTransport: the script carries no nonce');
-    const stdout = `${this.#before}${this.#kernelLines}${this.#after}`.replaceAll(`@@gpumem:${this.#nonce}:`, `@@gpumem:${nonce}:`);
-    const header = stdout.replace(`nonce=${this.#nonce} `, `nonce=${nonce} `);
-    return Promise.resolve({ stdout: header, stderr: '', exitCode: 0, truncated: false });
-  }
-
-  close() {
-    return Promise.resolve();
-  }
-}
-
-/** A global OOM kill of a pod's container in rsyslog's kern.log form (mm/oom_kill.c lines, as the APU fixture's). */
-function globalKillLines(k, pod) {
-  const pid = 700000 + k;
-  const at = new Date(Date.UTC(2026, 7, 21, 10, 0, 0) + k * 60_000).toISOString().replace(/\.\d+Z$/, '');
-  const t = (us) => `${at}.${String(100000 + us).padStart(6, '0')}+00:00 ${NODE_NAME} kernel:`;
-  return [
-    `${t(0)} python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=969`,
-    `${t(8)} CPU: 3 UID: 1000 PID: ${pid} Comm: python3 Not tainted 7.1.0-9-generic #9-Ubuntu`,
-    `${t(147)} oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=cri-containerd-${pod.ctr}.scope,mems_allowed=0,global_oom,task_memcg=${pod.ctrPath},task=python3,pid=${pid},uid=1000`,
-    `${t(168)} Out of memory: Killed process ${pid} (python3) total-vm:37748736kB, anon-rss:1883420kB, file-rss:15072kB, shmem-rss:0kB, UID:1000 pgtables:7168kB oom_score_adj:969`,
-    '',
-  ].join('\n');
-}
-
-const identitiesOf = (pods) =>
-  new Map(pods.map((pod) => [pod.uid, { namespace: 'ml', name: pod.name, containers: new Map(pod.ctr ? [[pod.ctr, 'vllm']] : []) }]));
-
-function newAgent(transport, pods) {
-  const view = { identities: identitiesOf(pods), hamiQuotas: new Map(), api: NO_API };
-  return new Agent({
-    nodeName: NODE_NAME,
-    version: 'bench',
-    transport,
-    hostRoot: '/host',
-    intervalMs: INTERVAL_SECONDS * 1000,
-    probeTimeoutMs: 600_000,
-    pods: () => view,
-    log: () => {},
-  });
-}
-
-async function okCycle(agent) {
-  const outcome = await agent.runCycle();
-  if (outcome.kind !== 'ok') throw new Error(`the agent's cycle failed (${outcome.reason}): ${outcome.detail}`);
-  return outcome;
 }
 
 // ---- 1. cycle cost: one cycle against a cat of the files it reads -----------------------------------------------
@@ -375,53 +289,8 @@ async function benchCycle() {
 }
 
 // ---- 2. memory: 1,000 replayed cycles in a process of their own -------------------------------------------------
-// A child process (this file with --memory-child) so its RSS is an agent's, not the fixture builder's or the lint
+// A child process (bench/agentMemoryChild.mjs, bundled) so its RSS is an agent's, not the fixture builder's or the lint
 // bench's: what the DaemonSet's memory limit sees. It gets the capture and the pods on stdin.
-
-async function memoryChild() {
-  let input = '';
-  for await (const chunk of process.stdin) input += chunk;
-  const { capture, pods, cycles } = JSON.parse(input);
-  const transport = new ReplayTransport(capture);
-  input = '';
-  const agent = newAgent(transport, pods);
-  const heapAt = {};
-  let rssMax = 0;
-  let kills = 0;
-  let series = 0;
-  let bytes = 0;
-  const started = performance.now();
-  for (let cycle = 1; cycle <= cycles; cycle++) {
-    if (cycle % MEMORY_KILL_EVERY === 0) transport.appendKernelLog(globalKillLines(kills++, pods[(kills * 37) % pods.length]));
-    await okCycle(agent);
-    const scrape = agent.metrics();
-    series = scrape.series;
-    bytes = scrape.text.length;
-    rssMax = Math.max(rssMax, process.memoryUsage.rss());
-    if (cycle % 100 === 0 || cycle === cycles) {
-      gc();
-      heapAt[cycle] = process.memoryUsage().heapUsed;
-    }
-  }
-  const counted = agent
-    .metrics()
-    .text.split('\n')
-    .filter((line) => line.startsWith('gpumem_oom_kills_total{'))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
-  process.stdout.write(
-    JSON.stringify({
-      cycles,
-      heapAt,
-      rssMaxSampled: rssMax,
-      maxRss: process.resourceUsage().maxRSS * 1024,
-      killsAppended: kills,
-      killsCounted: counted,
-      series,
-      scrapeBytes: bytes,
-      secondsPerCycle: (performance.now() - started) / 1000 / cycles,
-    }),
-  );
-}
 
 /** NODE_OPTIONS of the agent container in deploy/agent/base/daemonset.yaml, split into arguments. */
 export function daemonSetNodeOptions() {
@@ -430,10 +299,51 @@ export function daemonSetNodeOptions() {
   return match ? match[1].trim().split(/\s+/) : [];
 }
 
-function benchMemory(capture, pods, cycles) {
+/**
+ * The memory child and what it imports as one esbuild bundle, as the agent ships (dist/cli.js, scripts/build.mjs): run from
+ * the TypeScript sources, the process would also hold Node's type-stripping loader and every module's source text
+ * (~50 MiB of RSS before the first cycle) that the DaemonSet's process does not.
+ */
+async function bundleForMemoryChild() {
+  const esbuild = await import('esbuild');
+  const dir = mkdtempSync(join(os.tmpdir(), 'gpumem-agent-bench-'));
+  const outfile = join(dir, 'agent-bench.mjs');
+  await esbuild.build({
+    entryPoints: [fileURLToPath(new URL('./agentMemoryChild.mjs', import.meta.url))],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    external: ['*.node'],
+    logLevel: 'error',
+    // CommonJS dependencies bundled into ESM use require, __dirname and __filename: give them those.
+    banner: {
+      js: [
+        "import { createRequire as __gpumemRequire } from 'node:module';",
+        "import { fileURLToPath as __gpumemPath } from 'node:url';",
+        'const require = __gpumemRequire(import.meta.url);',
+        'const __filename = __gpumemPath(import.meta.url);',
+        "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
+      ].join(' '),
+    },
+  });
+  return { outfile, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+async function benchMemory(capture, pods, cycles) {
+  const bundle = await bundleForMemoryChild();
+  try {
+    return await runMemoryChild(bundle.outfile, capture, pods, cycles);
+  } finally {
+    bundle.cleanup();
+  }
+}
+
+function runMemoryChild(script, capture, pods, cycles) {
   return new Promise((resolve, reject) => {
     // The Node options the DaemonSet runs the agent with (its NODE_OPTIONS: the heap cap), so RSS is the deployed one.
-    const child = spawn(process.execPath, ['--expose-gc', ...daemonSetNodeOptions(), fileURLToPath(import.meta.url), '--memory-child'], {
+    const child = spawn(process.execPath, ['--expose-gc', ...daemonSetNodeOptions(), script], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -580,7 +490,4 @@ export function formatAgentBench(result) {
   return lines.join('\n');
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (process.argv.includes('--memory-child')) await memoryChild();
-  else await runAgentBench();
-}
+if (process.argv[1] === fileURLToPath(import.meta.url)) await runAgentBench();

@@ -197,10 +197,10 @@ const EVENT_RULES = [
   { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
 ];
 const BASE_ARGS = ['--listen', '0.0.0.0:9400', '--host-root', '/host', '--node-name', '$(NODE_NAME)'];
-// NODE_OPTIONS: the heap cap bench/agent.mjs sized the memory request with (its memory run uses the same options).
+// NODE_OPTIONS: the heap cap and young generation bench/agent.mjs sized the memory request with (its memory run uses the same options).
 const BASE_ENV = [
   { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
-  { name: 'NODE_OPTIONS', value: '--max-old-space-size=160' },
+  { name: 'NODE_OPTIONS', value: '--max-old-space-size=160 --max-semi-space-size=1' },
 ];
 /** What the NVIDIA Container Toolkit needs to inject nvidia-smi and NVML (deploy/agent/components/nvidia). */
 const NVIDIA_ENV = [
