@@ -6,7 +6,7 @@
 // `%d`, `%h`, `%i`, `%l`, `%L`, `%n`, `%p`, `%r`, `%u` and a leading `~` in `IdentityFile`,
 // `UserKnownHostsFile`, `GlobalKnownHostsFile` and `IdentityAgent`; `%h` and `%%` in `HostName`.
 import { trimEndOf } from '../core/textScan.ts';
-import { collect, withIncludeCache } from './sshConfigInclude.ts';
+import { collect, parseOnce, withIncludeCache } from './sshConfigInclude.ts';
 import type { Collected, ResolveOptions, SshConfigOrigin, SshEnv } from './sshConfigInclude.ts';
 import { parseSshDestination } from './sshConfigParse.ts';
 import type { SshDestination } from './sshConfigParse.ts';
@@ -126,6 +126,7 @@ export function resolveSshHost(alias: string, configText: string, env: SshEnv, o
     includedFiles: 0,
     includedChars: 0,
     includeBudgetSpent: false,
+    parse: parseOnce(),
   };
   collect(alias, configText, env, withIncludeCache(options), into, 0, 'ssh config', true, undefined);
   const warnings = into.warnings;

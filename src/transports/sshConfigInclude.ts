@@ -10,6 +10,7 @@ import { pushAll } from '../core/arrays.ts';
 import { trimEndOf } from '../core/textScan.ts';
 import { matchHostPatternList } from './knownHosts.ts';
 import { parseSshConfig } from './sshConfigParse.ts';
+import type { ParsedSshConfig } from './sshConfigParse.ts';
 
 export interface SshEnv {
   /** The local user's home directory (for `~` and `%d`). */
@@ -113,6 +114,25 @@ export interface Collected {
   /** Characters of the included files so far, against MAX_INCLUDED_CHARS. */
   includedChars: number;
   includeBudgetSpent: boolean;
+  /** parseSshConfig, once per distinct text in one resolution (parseOnce). */
+  readonly parse: (text: string) => ParsedSshConfig;
+}
+
+/**
+ * parseSshConfig with each distinct text parsed once: a file included many times (a loop up to the budget of
+ * 256 files, or one config.d file from several blocks) is walked again, not parsed again. Without it, a 256 KB
+ * config that includes itself cost 2 s of parsing per resolution, synchronously in the extension host.
+ */
+export function parseOnce(): (text: string) => ParsedSshConfig {
+  const parsed = new Map<string, ParsedSshConfig>();
+  return (text) => {
+    let result = parsed.get(text);
+    if (!result) {
+      result = parseSshConfig(text);
+      parsed.set(text, result);
+    }
+    return result;
+  };
 }
 
 /** Collects the options of the blocks of `text` that apply to `alias` into `into`, following includes. */
@@ -127,7 +147,7 @@ export function collect(
   active: boolean,
   includerBlock: string | undefined,
 ): void {
-  const parsed = parseSshConfig(text);
+  const parsed = into.parse(text);
   for (const w of parsed.warnings) into.warnings.push(`${source}: ${w}`);
   const file = depth === 0 ? (options.configPath ?? source) : source;
   // Each file starts active (if its includer was) and in its includer's block; Host/Match lines then switch it.
@@ -235,8 +255,9 @@ export function listSshHosts(configText: string, given: ResolveOptions & { reado
   const budget = options.maxIncludedFiles ?? MAX_INCLUDED_FILES;
   let included = 0;
   let includedChars = 0;
+  const parse = parseOnce();
   const walk = (text: string, source: string, depth: number): void => {
-    for (const item of parseSshConfig(text).items) {
+    for (const item of parse(text).items) {
       if (item.type === 'host') {
         for (const p of item.patterns) {
           if (p === '' || /[*?!]/.test(p)) continue;

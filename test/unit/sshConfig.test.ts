@@ -20,6 +20,7 @@ import {
 } from '../../src/transports/sshConfig.ts';
 import type { SshEnv, SshIncludeFile } from '../../src/transports/sshConfig.ts';
 import { readIncludeFromDisk, sshSettingsFromConfig } from '../../src/transports/sshUserConfig.ts';
+import { parseOnce } from '../../src/transports/sshConfigInclude.ts';
 
 const ENV: SshEnv = { home: '/home/ana', user: 'ana', uid: 1000, localHostname: 'laptop.example.org', authSock: '/run/agent.sock' };
 const haveSsh = ['/usr/bin/ssh', '/bin/ssh'].some((p) => existsSync(p));
@@ -493,4 +494,27 @@ console.log(JSON.stringify({ warnings: s.warnings.filter((w) => w.includes('incl
   const result = JSON.parse(child) as { warnings: number; keys: number };
   assert.equal(result.warnings, 1, 'one warning names the cap');
   assert.ok(result.keys > 0);
+});
+
+const ENV_FOR_PARSE_ONCE: SshEnv = { home: '/home/ana', user: 'ana', uid: 1000, localHostname: 'laptop' };
+
+// The long fuzz run was slow, not stuck: a 256 KB config that includes itself was parsed again for each of its
+// 256 inclusions (2 s per resolution). Each distinct text is now parsed once per resolution and walked again.
+test('ssh config: an included text is parsed once per resolution, however often it is included', () => {
+  const parse = parseOnce();
+  const text = 'Host gpu-*\n  User ops\nInclude ~/.ssh/config\n';
+  const first = parse(text);
+  assert.equal(parse(`${text}`), first, 'the same parse for the same text');
+  assert.notEqual(parse(`${text}Host b\n`), first);
+  // And the resolution still follows every inclusion up to the budget, as before.
+  let reads = 0;
+  const settings = resolveSshHost('gpu-2', text, ENV_FOR_PARSE_ONCE, {
+    readInclude: () => (reads++, [{ path: '/home/ana/.ssh/config', text }]),
+  });
+  assert.equal(settings.user, 'ops');
+  assert.ok(reads >= 1);
+  assert.ok(
+    settings.warnings.some((warning) => /included files|Include nested too deeply/.test(warning)),
+    settings.warnings.join('\n'),
+  );
 });
