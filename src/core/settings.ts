@@ -160,6 +160,8 @@ export interface FleetSettings {
   readonly window: FleetWindowSetting;
   /** How many pods each top list shows: 5 to 200 (default 20). */
   readonly top: number;
+  /** gpumem.fleet.scanConcurrency: GPU nodes a debug-pod scan probes at once, 1 to 64 (default 8). */
+  readonly scanConcurrency: number;
   /** Values that were ignored, one line each. */
   readonly problems: readonly string[];
 }
@@ -199,6 +201,7 @@ export function parseFleetSettings(read: SettingsReader): FleetSettings {
     prometheusCaFile: ca === '' ? undefined : ca,
     window: window === '1h' || window === '7d' ? window : '24h',
     top: Math.round(clampNumber(fleet('top'), 5, 200, 20)),
+    scanConcurrency: Math.round(clampNumber(fleet('scanConcurrency'), 1, 64, 8)),
     problems,
   };
 }

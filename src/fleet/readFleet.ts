@@ -34,6 +34,14 @@ export interface ReadFleetOptions {
   readonly now?: () => number;
 }
 
+/** No agent runs in the cluster and no scan was asked for: the caller may offer one (it creates pods). */
+export class NoAgentsError extends Error {
+  constructor(context: string) {
+    super(`no gpumem agent runs in context ${context} (deploy/agent is not installed), and no Prometheus holds its metrics`);
+    this.name = 'NoAgentsError';
+  }
+}
+
 export interface FleetRead {
   readonly summary: FleetSummary;
   /** Problems of reading the nodes' labels (the facts keep their own). */
@@ -70,7 +78,7 @@ export async function readFleet(options: ReadFleetOptions): Promise<FleetRead> {
         ...(options.signal ? { signal: options.signal } : {}),
       })
     ).facts;
-  } else if (options.prometheus && options.source !== 'agents') {
+  } else if (options.prometheus && options.source !== 'agents' && options.source !== 'scan') {
     const { url, auth, ca } = options.prometheus;
     const getter = directGetter(url, auth, ca !== undefined ? { ca } : {});
     options.log?.(`fleet: reading Prometheus at ${new URL(url).host}`);
@@ -93,7 +101,7 @@ export async function readFleet(options: ReadFleetOptions): Promise<FleetRead> {
       facts = await readFleetFromAgents(client, { window: options.window, at, ...signal });
     } else {
       if (options.source === 'agents') throw new Error(`no gpumem agent pod in ${AGENT_NAMESPACE} (deploy/agent is not installed)`);
-      if (!options.scan) throw new Error('no gpumem agent runs in this cluster, and no scan was asked for');
+      if (!options.scan) throw new NoAgentsError(client.context);
       options.log?.(`fleet: no gpumem agent in context ${client.context}: scanning its GPU nodes with debug pods`);
       facts = await scanFleet(client, {
         ...options.scan,

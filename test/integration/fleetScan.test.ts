@@ -15,6 +15,10 @@ import { completeFixtures, generateCluster, mergeFixtures, parseFixtures } from 
 import { startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';
 import { chrootUnavailable } from '../unit/helpers/probeRoot.ts';
+import { KubeConfig } from '@kubernetes/client-node';
+import { parseWindow } from '../../src/core/fleet/promFacts.ts';
+import { NoAgentsError, readFleet } from '../../src/fleet/readFleet.ts';
+import { ClusterClient } from '../../src/kube/clusterClient.ts';
 
 const NO_ROOTS = fixtureRootsUnavailable() ?? chrootUnavailable();
 const T = { timeout: 300_000 };
@@ -106,5 +110,59 @@ describe('gpumem fleet --source scan on 200 simulated GPU nodes', { skip: NO_ROO
     assert.equal(run.code, 2, `after ${delay} ms: ${run.stderr.slice(-500)}`);
     assert.match(run.stderr, /cancelled/);
     await eventually('no gpumem pod left after the cancel', () => sim.state.list('pods', NS).length === 0, 60_000);
+  });
+});
+
+// What the fleet view relies on (src/vscode/fleet/panel.ts): a cluster without agents is a NoAgentsError, which the
+// view turns into its scan offer, never a scan by itself; and a scan the user confirmed scans even where a
+// Prometheus URL is set (it had read that Prometheus instead).
+describe('readFleet: no agents means an offer, a confirmed scan means a scan', { skip: NO_ROOTS ?? false }, () => {
+  let sim: Simulator;
+  let client: ClusterClient;
+  before(async () => {
+    // 20 nodes: 8 GPU nodes (2 APUs, 6 HAMi).
+    const namespace = parseFixtures(`apiVersion: v1\nkind: Namespace\nmetadata: {name: ${NS}}\n`, { source: 'scan namespace' });
+    sim = await startSimulator({
+      fixtures: completeFixtures(mergeFixtures(generateCluster({ nodes: 20, podsPerNode: 1 }), namespace)),
+      roots: true,
+      podStartDelayMs: 20,
+    });
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfig('admin'));
+    client = new ClusterClient({ name: 'sim', kubeConfig: kc });
+  });
+  after(async () => {
+    await sim?.close();
+  });
+
+  const window = parseWindow('24h');
+
+  test('no agent and no scan asked for: NoAgentsError, and no pod is created', T, async () => {
+    assert.ok(window);
+    const created = sim.state.createdPods.length;
+    await assert.rejects(readFleet({ source: 'auto', window, top: 10, client }), (error: unknown) => {
+      assert.ok(error instanceof NoAgentsError, String(error));
+      assert.match(error.message, /no gpumem agent runs in context sim/);
+      return true;
+    });
+    assert.equal(sim.state.createdPods.length, created);
+  });
+
+  test('a scan with a Prometheus URL set: the GPU nodes are scanned, Prometheus is not read', T, async () => {
+    assert.ok(window);
+    const lines: string[] = [];
+    const read = await readFleet({
+      source: 'scan',
+      window,
+      top: 10,
+      client,
+      // Nothing listens on port 9: reading it would fail the read.
+      prometheus: { url: 'http://127.0.0.1:9', auth: { kind: 'none' } },
+      scan: { namespace: NS, image: 'busybox:1.36', concurrency: 4, timeoutMs: 60_000 },
+      log: (line) => lines.push(line),
+    });
+    assert.equal(read.summary.nodes.length, 8, lines.join('\n'));
+    assert.ok(!lines.some((line) => /Prometheus/.test(line)), lines.join('\n'));
+    await eventually('no gpumem pod left', () => sim.state.list('pods', NS).length === 0);
   });
 });

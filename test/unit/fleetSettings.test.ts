@@ -18,6 +18,7 @@ test('defaults: no Prometheus (the agents), 24h, top 20', () => {
     prometheusCaFile: undefined,
     window: '24h',
     top: 20,
+    scanConcurrency: 8,
     problems: [],
   });
 });
@@ -49,6 +50,10 @@ test('window and top: the enum, clamped', () => {
   assert.equal(parse({ 'gpumem.fleet.top': 42.4 }).top, 42);
   assert.equal(parse({ 'gpumem.fleet.top': '50' }).top, 20);
   assert.equal(parse({ 'gpumem.fleet.prometheusCaFile': ' ~/ca.pem ' }).prometheusCaFile, '~/ca.pem');
+  assert.equal(parse({ 'gpumem.fleet.scanConcurrency': 0 }).scanConcurrency, 1);
+  assert.equal(parse({ 'gpumem.fleet.scanConcurrency': 1000 }).scanConcurrency, 64);
+  assert.equal(parse({ 'gpumem.fleet.scanConcurrency': 12 }).scanConcurrency, 12);
+  assert.equal(parse({ 'gpumem.fleet.scanConcurrency': 'all' }).scanConcurrency, 8);
 });
 
 test('package.json: the fleet settings as parsed, the URL and CA file machine-scoped and restricted', () => {
@@ -67,5 +72,9 @@ test('package.json: the fleet settings as parsed, the URL and CA file machine-sc
   assert.deepEqual(
     [properties['gpumem.fleet.top']?.default, properties['gpumem.fleet.top']?.minimum, properties['gpumem.fleet.top']?.maximum],
     [20, 5, 200],
+  );
+  assert.deepEqual(
+    ['default', 'minimum', 'maximum'].map((key) => properties['gpumem.fleet.scanConcurrency']?.[key]),
+    [8, 1, 64],
   );
 });

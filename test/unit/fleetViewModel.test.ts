@@ -88,6 +88,7 @@ test('protocol: the webview messages, exactly', () => {
   const good: unknown[] = [
     { type: 'ready' },
     { type: 'refresh' },
+    { type: 'scan' },
     { type: 'setWindow', window: '1h' },
     { type: 'setWindow', window: '7d' },
     { type: 'openNode', node: 'strix-1' },
@@ -107,6 +108,8 @@ test('protocol: the webview messages, exactly', () => {
     { type: 'Ready' },
     { type: 'ready', extra: 1 },
     { type: 'refresh', window: '24h' },
+    { type: 'scan', concurrency: 64 },
+    { type: 'scan', namespace: 'kube-system' },
     { type: 'setWindow', window: '2h' },
     { type: 'setWindow', window: ['24h'] },
     { type: 'setWindow' },
@@ -131,6 +134,12 @@ test('protocol: the host messages the webview takes', () => {
   assert.equal(parseFleetHostMessage({ type: 'state', viewModel: model })?.type, 'state');
   assert.deepEqual(parseFleetHostMessage({ type: 'progress', text: 'reading' }), { type: 'progress', text: 'reading' });
   assert.deepEqual(parseFleetHostMessage({ type: 'error', message: 'no' }), { type: 'error', message: 'no' });
+  assert.deepEqual(parseFleetHostMessage({ type: 'error', message: 'no agent', offerScan: true }), {
+    type: 'error',
+    message: 'no agent',
+    offerScan: true,
+  });
+  assert.deepEqual(parseFleetHostMessage({ type: 'error', message: 'no', offerScan: 'yes' }), { type: 'error', message: 'no' });
   assert.deepEqual(parseFleetHostMessage({ type: 'exported', format: 'csv', outcome: 'saved', detail: '/tmp/a.csv' })?.type, 'exported');
   for (const bad of [
     { type: 'state', viewModel: { ...model, version: 2 } },

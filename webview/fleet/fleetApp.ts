@@ -110,6 +110,16 @@ export class FleetApp {
       case 'error':
         this.#error.hidden = false;
         this.#error.textContent = message.message;
+        // No agent in the cluster: the scan is offered, never started from here (the host asks first).
+        if (message.offerScan)
+          this.#error.append(
+            ' ',
+            h('button', {
+              attrs: { id: 'scan', type: 'button', title: 'Creates a debug pod on every ready GPU node; asks first' },
+              text: 'Scan GPU nodes with debug pods…',
+              on: { click: () => this.#post({ type: 'scan' }) },
+            }),
+          );
         this.#status.textContent = '';
         this.#status.setAttribute('data-state', 'error');
         return;

@@ -1,6 +1,7 @@
 // The fleet view's typed protocol, both ways. Host → webview: the view model (`state`), a line while the fleet is
-// read (`progress`), a failure (`error`), and where an export went (`exported`). Webview → host: `ready`,
-// `refresh`, `setWindow`, `openNode`, `openPod`, `export`. A webview message is untrusted input (a compromised or
+// read (`progress`), a failure (`error`, with `offerScan` when no agent runs and a scan could read it), and where
+// an export went (`exported`). Webview → host: `ready`, `refresh`, `scan` (the user asked for a debug-pod scan; the
+// host still confirms), `setWindow`, `openNode`, `openPod`, `export`. A webview message is untrusted input (a compromised or
 // stale page): parseFleetWebviewMessage accepts exactly these shapes, with bounded strings, and nothing else.
 // Pure (no vscode, no DOM): the host (src/vscode/fleet/) and the webview (webview/fleet/) both import it.
 import type { FleetViewModel } from './fleetViewModel.ts';
@@ -14,7 +15,7 @@ export type FleetExportFormat = (typeof FLEET_EXPORT_FORMATS)[number];
 export type FleetHostMessage =
   | { readonly type: 'state'; readonly viewModel: FleetViewModel }
   | { readonly type: 'progress'; readonly text: string }
-  | { readonly type: 'error'; readonly message: string }
+  | { readonly type: 'error'; readonly message: string; readonly offerScan?: boolean }
   | {
       readonly type: 'exported';
       readonly format: FleetExportFormat;
@@ -26,6 +27,7 @@ export type FleetHostMessage =
 export type FleetWebviewMessage =
   | { readonly type: 'ready' }
   | { readonly type: 'refresh' }
+  | { readonly type: 'scan' }
   | { readonly type: 'setWindow'; readonly window: FleetWindowChoice }
   | { readonly type: 'openNode'; readonly node: string }
   | { readonly type: 'openPod'; readonly namespace: string; readonly pod: string; readonly uid: string; readonly node: string }
@@ -56,6 +58,7 @@ export function parseFleetWebviewMessage(value: unknown): FleetWebviewMessage | 
   switch (value.type) {
     case 'ready':
     case 'refresh':
+    case 'scan':
       return hasKeys(value, []) ? { type: value.type } : undefined;
     case 'setWindow':
       return hasKeys(value, ['window']) && isOneOf(FLEET_WINDOWS, value.window) ? { type: 'setWindow', window: value.window } : undefined;
@@ -89,7 +92,10 @@ export function parseFleetHostMessage(value: unknown): FleetHostMessage | undefi
     case 'progress':
       return typeof value.text === 'string' ? { type: 'progress', text: value.text } : undefined;
     case 'error':
-      return typeof value.message === 'string' ? { type: 'error', message: value.message } : undefined;
+      if (typeof value.message !== 'string') return undefined;
+      return value.offerScan === true
+        ? { type: 'error', message: value.message, offerScan: true }
+        : { type: 'error', message: value.message };
     case 'exported':
       return isOneOf(FLEET_EXPORT_FORMATS, value.format) &&
         isOneOf(['saved', 'cancelled', 'failed'] as const, value.outcome) &&

@@ -4,6 +4,7 @@
 // reveal, Inspect Node/Pod) is here too.
 import { parseFleetSettings } from '../../core/settings.ts';
 import type { ClusterModel, ContextElement } from '../clusters/clusterModel.ts';
+import { readKubeSettings } from '../clusters/kubeSettings.ts';
 import { isElement, pickContext } from '../clusters/targets.ts';
 import { readSetting } from '../config.ts';
 import type { Ctx } from '../ctx.ts';
@@ -39,6 +40,10 @@ export function createFleetPanels(ctx: Ctx, clusters: ClusterModel, reveal: Reve
     },
     openNode: openFleetNode(clusters, reveal, ctx.output),
     openPod: openFleetPod(clusters, reveal, ctx.output),
+    scanPods: () => {
+      const kube = readKubeSettings();
+      return { namespace: kube.debugNamespace, image: kube.debugImage };
+    },
   });
 }
 

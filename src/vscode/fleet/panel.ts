@@ -15,6 +15,8 @@ import { errorText } from '../../kube/errorText.ts';
 import { webviewOptions, WebviewHost } from '../inspection/webviewHost.ts';
 import { showFailure } from '../messages.ts';
 import { fleetHtml } from './html.ts';
+import { NoAgentsError } from '../../fleet/readFleet.ts';
+import { requireTrust } from '../trust.ts';
 import { FleetReadCancelled, readContextFleet } from './read.ts';
 
 export const FLEET_VIEW_TYPE = 'gpumem.fleet';
@@ -29,6 +31,8 @@ export interface FleetEnvironment {
   readonly client: (context: string) => Promise<ClusterClient | undefined>;
   readonly openNode: (context: string, node: string) => Promise<void>;
   readonly openPod: (context: string, pod: { namespace: string; pod: string; uid: string; node: string }) => Promise<void>;
+  /** Where a scan's debug pods go (gpumem.kubernetes.debugNamespace, debugImage). */
+  readonly scanPods: () => { readonly namespace: string; readonly image: string };
 }
 
 const EXPORTS: Readonly<Record<FleetExportFormat, { readonly extension: string; readonly filter: string; readonly title: string }>> = {
@@ -87,7 +91,33 @@ export class FleetPanel implements vscode.Disposable {
 
   /** Reads the fleet again (one read at a time: a second request waits for the first). */
   refresh(): Promise<void> {
-    this.#reading ??= this.#read().finally(() => (this.#reading = undefined));
+    this.#reading ??= this.#read(undefined).finally(() => (this.#reading = undefined));
+    return this.#reading;
+  }
+
+  /**
+   * The one-shot scan, offered when no agent runs: it creates a pod on every ready GPU node, so it needs a trusted
+   * workspace and a modal that says what it creates, where and with which image. Never started by a read.
+   */
+  async #scan(): Promise<void> {
+    if (!requireTrust('Scan the fleet with debug pods')) return;
+    if (this.#reading) return this.#reading;
+    const pods = this.#env.scanPods();
+    const concurrency = this.#env.settings().scanConcurrency;
+    const choice = await vscode.window.showWarningMessage(
+      `Scan the GPU nodes of ${this.context} with debug pods?`,
+      {
+        modal: true,
+        detail:
+          `gpumem creates a short-lived pod on each ready GPU node, ${concurrency} at a time, in namespace ${pods.namespace} ` +
+          `with image ${pods.image}: hostPID and the node's root read-only at /host, running the read-only node probe. ` +
+          'Each pod is deleted once its node is read, and on error and cancel. It needs create, get, list, watch and ' +
+          `delete on pods and create on pods/exec in ${pods.namespace}. Installing the gpumem agent (deploy/agent) avoids scans.`,
+      },
+      'Scan',
+    );
+    if (choice !== 'Scan' || this.#disposed) return;
+    this.#reading = this.#read(pods).finally(() => (this.#reading = undefined));
     return this.#reading;
   }
 
@@ -105,6 +135,8 @@ export class FleetPanel implements vscode.Disposable {
         return;
       case 'refresh':
         return this.refresh();
+      case 'scan':
+        return this.#scan();
       case 'setWindow':
         this.#window = message.window;
         return this.refresh();
@@ -117,7 +149,7 @@ export class FleetPanel implements vscode.Disposable {
     }
   }
 
-  async #read(): Promise<void> {
+  async #read(scan: { readonly namespace: string; readonly image: string } | undefined): Promise<void> {
     const env = this.#env;
     const client = await env.client(this.context);
     if (this.#disposed) return;
@@ -134,6 +166,7 @@ export class FleetPanel implements vscode.Disposable {
         secrets: env.secrets,
         log: (line) => env.output.info(line),
         progress: (text) => this.#host.post({ type: 'progress', text }),
+        ...(scan ? { scan } : {}),
       });
       if (this.#disposed) return;
       this.#summary = read.summary;
@@ -144,6 +177,16 @@ export class FleetPanel implements vscode.Disposable {
     } catch (error) {
       if (error instanceof FleetReadCancelled) {
         this.#host.post({ type: 'error', message: 'Reading the fleet was cancelled. Refresh to read it again.' });
+        return;
+      }
+      if (error instanceof NoAgentsError) {
+        // Not a failure to report: the cluster has no agent yet. The view offers the scan; the log says why.
+        env.output.info(`fleet ${this.context}: ${error.message}`);
+        this.#host.post({
+          type: 'error',
+          message: `${error.message}. A one-shot scan reads every ready GPU node with a debug pod instead.`,
+          offerScan: true,
+        });
         return;
       }
       this.#fail(errorText(error, { context: this.context, namespace: 'gpumem-system', action: 'Read the fleet' }));

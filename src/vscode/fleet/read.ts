@@ -1,7 +1,7 @@
 // Reads a context's fleet for the panel: the settings (gpumem.fleet.*), the Prometheus credentials from
 // SecretStorage, the CA file, then readFleet (src/fleet/readFleet.ts: Prometheus at the URL; without one, the
-// cluster's Prometheus service when one is found, else each agent's /metrics through the pod proxy) under a
-// cancellable progress notification. Throws what readFleet throws; the
+// cluster's Prometheus service when one is found, else each agent's /metrics through the pod proxy; or, when the
+// user confirmed one, a scan with debug pods) under a cancellable progress notification. Throws what readFleet throws; the
 // caller shows it.
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -23,7 +23,12 @@ export interface FleetReadRequest {
   readonly log: (line: string) => void;
   /** Each step, for the panel's status line. */
   readonly progress: (text: string) => void;
+  /** A one-shot scan with debug pods, which the user confirmed (the panel asks); otherwise none is made. */
+  readonly scan?: { readonly namespace: string; readonly image: string };
 }
+
+/** Per GPU node of a scan: the debug pod's start and the probe (as gpumem fleet --source scan). */
+const SCAN_NODE_TIMEOUT_MS = 120_000;
 
 export class FleetReadCancelled extends Error {
   constructor() {
@@ -56,7 +61,12 @@ export async function readContextFleet(request: FleetReadRequest): Promise<Fleet
     }
     prometheus = { url, auth, ...(ca !== undefined ? { ca } : {}) };
   }
-  const where = url ? `Prometheus at ${new URL(url).host}` : "the cluster's Prometheus or the gpumem agents";
+  const scan = request.scan;
+  const where = scan
+    ? `a scan of the GPU nodes with debug pods (${settings.scanConcurrency} at a time)`
+    : url
+      ? `Prometheus at ${new URL(url).host}`
+      : "the cluster's Prometheus or the gpumem agents";
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `gpumem: reading the fleet of ${request.context}`, cancellable: true },
     async (progress, token) => {
@@ -70,7 +80,22 @@ export async function readContextFleet(request: FleetReadRequest): Promise<Fleet
       try {
         return await readFleet({
           // With a URL: that Prometheus. Without: the cluster's Prometheus service if one is found, else the agents.
-          source: prometheus ? 'prometheus' : 'auto',
+          // A confirmed scan: the debug pods, whatever else there is.
+          source: scan ? 'scan' : prometheus ? 'prometheus' : 'auto',
+          ...(scan
+            ? {
+                scan: {
+                  namespace: scan.namespace,
+                  image: scan.image,
+                  concurrency: settings.scanConcurrency,
+                  timeoutMs: SCAN_NODE_TIMEOUT_MS,
+                  onNode: (scrape, done, total) =>
+                    step(
+                      `scanned ${done} of ${total} GPU nodes${scrape.kind === 'failed' ? ` (${scrape.node ?? '?'}: ${scrape.reason})` : ''}`,
+                    ),
+                },
+              }
+            : {}),
           window,
           top: settings.top,
           client: request.client,
