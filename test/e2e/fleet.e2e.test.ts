@@ -318,3 +318,75 @@ test(
     });
   },
 );
+
+/** VS Code's modal dialog (showWarningMessage with `modal: true`): the custom dialog of the web workbench. */
+const DIALOG = '.monaco-dialog-box';
+
+test(
+  'a cluster without agents: the Fleet view offers a scan, the modal says what it creates, Cancel creates nothing, Scan reads the GPU nodes and leaves no pod',
+  { timeout: SCENARIO_TIMEOUT_MS, skip: fixtureRootsUnavailable() ?? false },
+  async () => {
+    // The demo cluster as it is: no gpumem-system agents, no Prometheus service.
+    await withClusterWorkbench('fleet-scan', { viewport: { width: 1600, height: 1000 } }, async (s, sim) => {
+      const { page } = s;
+      await openClusters(s);
+      await s.step('widen the side bar', () => widenSideBar(page, 420));
+      await s.step('expand gpumem-demo', () => setExpanded(page, 'gpumem-demo', true));
+      await s.step('open the Fleet item', () => treeRow(page, 'Fleet').click());
+      const frame = await s.step('the panel says no agent runs and offers the scan', () =>
+        findWebviewFrame(page, '#error button#scan', { timeoutMs: 60_000 }),
+      );
+      assert.match(await frame.locator('#error').innerText(), /no gpumem agent runs in context gpumem-demo/);
+      const podsBefore = sim.state.createdPods.length;
+      const dialog = page.locator(DIALOG);
+      const openModal = async (): Promise<string> => {
+        await frame.locator('#scan').click();
+        await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+        return (await dialog.innerText()).replace(/\s+/g, ' ').trim();
+      };
+      const press = async (button: string): Promise<void> => {
+        await dialog.getByRole('button', { name: button, exact: true }).click({ timeout: 10_000 });
+        await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
+      };
+      const modal = await s.step('the modal', openModal);
+      assert.match(modal, /Scan the GPU nodes of gpumem-demo with debug pods\?/);
+      assert.match(modal, /8 at a time, in namespace default with image /);
+      assert.match(modal, /deleted once its node is read, and on error and cancel/);
+      await s.step('press Cancel', () => press('Cancel'));
+      await page.waitForTimeout(1_000);
+      assert.equal(sim.state.createdPods.length, podsBefore, 'Cancel creates no pod');
+
+      await s.step('the modal again', openModal);
+      await s.step('press Scan', () => press('Scan'));
+      await s.step(
+        'the scanned fleet replaces the offer',
+        async () => {
+          await frame.locator('#verdict-line').waitFor({ state: 'visible', timeout: PROBE_TIMEOUT_MS });
+          await waitFor(
+            'the source line of a scan',
+            () => frame.locator('#source-line').innerText(),
+            (text) => /a scan of \d+ GPU nodes? with debug pods/.test(text),
+            { timeoutMs: 20_000 },
+          );
+        },
+        PROBE_TIMEOUT_MS + 30_000,
+      );
+      assert.equal(await frame.locator('#error').isVisible(), false);
+      const debugPods = sim.state.createdPods.slice(podsBefore);
+      assert.ok(debugPods.length >= 1, 'the scan created debug pods');
+      assert.ok(
+        debugPods.every((pod) => pod.namespace === 'default' && pod.nodeName !== undefined),
+        'in the debug namespace, one per node',
+      );
+      await s.step('no debug pod is left', () =>
+        waitFor(
+          'the scan to delete its pods',
+          async () =>
+            sim.state.list('pods', 'default').filter((pod) => debugPods.some((created) => created.name === pod.metadata.name)).length,
+          (left) => left === 0,
+          { timeoutMs: 60_000, intervalMs: 500 },
+        ),
+      );
+    });
+  },
+);
