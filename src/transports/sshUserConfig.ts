@@ -6,6 +6,7 @@ import type { SshHop, SshTransportOptions } from './sshOptions.ts';
 import { parseSshDestination, resolveSshHost } from './sshConfig.ts';
 import type { ResolveOptions, SshConfigOrigin, SshDestination, SshEnv, SshIncludeFile } from './sshConfig.ts';
 import { trimEndOf } from '../core/textScan.ts';
+import { wildcardMatch } from './knownHosts.ts';
 
 /** The local user's environment for config resolution. */
 export function defaultSshEnv(env: NodeJS.ProcessEnv = process.env): SshEnv {
@@ -41,13 +42,8 @@ export function readIncludeFromDisk(absolutePattern: string): SshIncludeFile[] {
       } catch {
         continue;
       }
-      const re = new RegExp(
-        `^${part
-          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-          .replace(/\*/g, '.*')
-          .replace(/\?/g, '.')}$`,
-      );
-      for (const n of names) if (re.test(n) && (!n.startsWith('.') || part.startsWith('.'))) next.push(`${base}/${n}`);
+      // wildcardMatch, not a RegExp of the pattern: `*a*a*a…b` as `.*a.*a.*…b$` backtracks exponentially on a name.
+      for (const n of names) if (wildcardMatch(n, part) && (!n.startsWith('.') || part.startsWith('.'))) next.push(`${base}/${n}`);
     }
     paths = next;
   }

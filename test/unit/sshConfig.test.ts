@@ -279,6 +279,23 @@ test('readIncludeFromDisk globs in any path component, in lexical order, skippin
   assert.deepEqual(readIncludeFromDisk(join(dir, 'nope/*.conf')), []);
 });
 
+// The glob was a RegExp of the pattern: `*a*a*…*b` became `^.*a.*a.*…b$`, which backtracks exponentially on a name
+// of many a's (a config line stalled the extension host). Now wildcardMatch, linear in the name per star.
+test('readIncludeFromDisk: a pattern of many stars against a long file name ends, and still globs', { timeout: 20_000 }, () => {
+  mkdirSync(join(dir, 'stars'), { recursive: true });
+  writeFileSync(join(dir, 'stars', 'a'.repeat(200)), 'User a\n');
+  writeFileSync(join(dir, 'stars', `${'a'.repeat(50)}b`), 'User b\n');
+  const pattern = `${'*a'.repeat(30)}*b`;
+  assert.deepEqual(
+    readIncludeFromDisk(join(dir, 'stars', pattern)).map((f) => f.text),
+    ['User b\n'],
+  );
+  assert.deepEqual(
+    readIncludeFromDisk(join(dir, 'stars', 'a?a*')).map((f) => f.text),
+    ['User a\n', 'User b\n'],
+  );
+});
+
 test('listSshHosts: concrete names only, first occurrence, includes followed', () => {
   const text = cfg(['Host gpu-node-1 gpu-node-2 gpu-* !bad', 'Host bastion', 'Host *', 'Host GPU-NODE-1', 'Include more.conf']);
   const hosts = listSshHosts(text, {
