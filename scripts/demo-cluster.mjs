@@ -4,7 +4,8 @@
 // comment at its top) and the demo's code-server gets it through KUBECONFIG and the user settings of the demo
 // profile. The user's ~/.kube/config is never read for it nor written.
 //
-// - As root, the simulator builds chroot roots, so probes over the API (pod exec, node debug pod) really run.
+// - As root, the simulator builds chroot roots, so probes over the API (pod exec, node debug pod) really run,
+//   and runs a gpumem agent on each fixture node (--agents), which the Fleet view reads through the pod proxy.
 //   Otherwise it runs with --no-roots: listing works, and an exec answers "the simulator cannot run commands
 //   here: roots are disabled for this simulator".
 // - stop() sends SIGTERM to the simulator, which ends its execs, unmounts the debug pods' /host binds and
@@ -71,7 +72,8 @@ export async function startDemoCluster(options) {
     options.fixtures ?? DEMO_FIXTURES,
     '--write-kubeconfig',
     kubeconfig,
-    ...(roots ? [] : ['--no-roots']),
+    // With roots, a real gpumem agent runs on each fixture node, behind the pod proxy: the Fleet view reads them.
+    ...(roots ? ['--agents'] : ['--no-roots']),
   ];
   const server = await startServerProcess({
     label: 'demo cluster simulator',

@@ -1,16 +1,21 @@
 // Runs the Kubernetes API simulator standalone: the "demo cluster" of `npm start`.
 //
 //   npx node test/simulator/main.ts [--fixtures DIR] [--port N] [--write-kubeconfig FILE]
-//                                   [--users admin,limited,viewer] [--bench NODES[xPODS]] [--no-roots]
+//                                   [--users admin,limited,viewer] [--bench NODES[xPODS]] [--no-roots] [--agents]
 //
+// --agents (with roots): a real `gpumem agent` on every node that has a fixture root, behind the pod proxy, as if
+// deploy/agent were installed (demoAgents.ts); the Fleet view then reads them. Without it, the view offers a scan.
 // The kubeconfig holds one context per user (`gpumem-demo` for the first, `gpumem-demo-<user>` for the
 // others), all on the cluster `gpumem-demo`; /version answers gitVersion v1.33.0-gpumem-sim. Stops on
 // SIGINT/SIGTERM, ending execs, unmounting the debug pods' /host binds and removing every root and key.
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FIXTURES_DIR, generateCluster, loadFixtures } from './fixtures.ts';
 import { DEMO_CONTEXT, startSimulator } from './server.ts';
+import type { DemoAgents } from './demoAgents.ts';
+import { startDemoAgents } from './demoAgents.ts';
 
 const { values } = parseArgs({
   options: {
@@ -20,13 +25,14 @@ const { values } = parseArgs({
     users: { type: 'string' },
     bench: { type: 'string' },
     'no-roots': { type: 'boolean' },
+    agents: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 
 if (values.help) {
   process.stdout.write(
-    'usage: npx node test/simulator/main.ts [--fixtures DIR] [--port N] [--write-kubeconfig FILE] [--users a,b] [--bench 500x10] [--no-roots]\n',
+    'usage: npx node test/simulator/main.ts [--fixtures DIR] [--port N] [--write-kubeconfig FILE] [--users a,b] [--bench 500x10] [--no-roots] [--agents]\n',
   );
   process.exit(0);
 }
@@ -57,6 +63,17 @@ if (values['write-kubeconfig']) {
   writeFileSync(values['write-kubeconfig'], kubeconfig, { mode: 0o600 });
 }
 
+// The agents read pod names with the first user's credentials, from a kubeconfig file of their own.
+let agents: DemoAgents | undefined;
+if (values.agents) {
+  if (values['no-roots']) throw new Error('--agents needs the roots (the agents probe the nodes through chroot)');
+  const dir = mkdtempSync(join(tmpdir(), 'gpumem-demo-agents-'));
+  const file = join(dir, 'kubeconfig');
+  writeFileSync(file, sim.kubeconfig(sim.users[0]?.name ?? 'admin'), { mode: 0o600 });
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  agents = await startDemoAgents(sim, file);
+}
+
 const nodes = sim.state.store.count('nodes');
 const podCount = sim.state.store.count('pods');
 process.stdout.write(
@@ -66,6 +83,9 @@ process.stdout.write(
     values['write-kubeconfig']
       ? `  kubeconfig: ${resolve(values['write-kubeconfig'])} (context ${DEMO_CONTEXT})`
       : '  (pass --write-kubeconfig FILE to save a kubeconfig)',
+    agents
+      ? `  gpumem agents on ${agents.agents.map((a) => a.node).join(', ') || 'no node'} (the Fleet view reads them)`
+      : '  no gpumem agents (--agents): the Fleet view offers a scan',
     '  Ctrl-C to stop',
     '',
   ].join('\n'),
@@ -76,13 +96,15 @@ const stop = (signal: string): void => {
   if (stopping) return;
   stopping = true;
   process.stdout.write(`\n${signal}: stopping the demo cluster\n`);
-  sim.close().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      process.stderr.write(`close failed: ${(err as Error).message}\n`);
-      process.exit(1);
-    },
-  );
+  (agents?.stop() ?? Promise.resolve())
+    .then(() => sim.close())
+    .then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`close failed: ${(err as Error).message}\n`);
+        process.exit(1);
+      },
+    );
 };
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));

@@ -225,6 +225,11 @@ export interface Simulator {
   readonly faults: Readonly<SimulatorFaults>;
   readonly state: SimulatorState;
   readonly users: readonly SimulatorUser[];
+  /**
+   * The chroot root of a node that has a fixture scenario (the one its debug pods see at /host), built on first use;
+   * undefined without roots or without a scenario. The demo's agents probe it (test/simulator/demoAgents.ts).
+   */
+  nodeRoot(node: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -1821,6 +1826,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     },
     state,
     users: [...users.values()],
+    nodeRoot: (node: string) => (roots.unavailable === undefined && roots.hasNodeScenario(node) ? roots.nodeRoot(node) : undefined),
     close,
   };
 }
