@@ -18,21 +18,20 @@
 // The bundle is the production build (minified), made by this file into a temp dir.
 // `bench/run.mjs` calls runInspectorBench() and stores its results under `inspector`; `node bench/inspector.mjs`
 // runs it alone (print only). A section that cannot run prints SKIP.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import os from 'node:os';
-import * as esbuild from 'esbuild';
 import { chromium } from 'playwright-core';
 import { analyzeCaptureText } from '../src/core/inspection/analyze.ts';
 import { notification } from '../src/core/inspector/protocol.ts';
 import { sampleFromCapture } from '../src/core/inspector/sample.ts';
 import { buildInspectorViewModel } from '../src/core/inspector/viewModel.ts';
-import { inspectorHtml, newCspNonce } from '../src/vscode/inspector/html.ts';
+import { inspectorHtml } from '../src/vscode/inspector/html.ts';
 import { lightNodeCapture, manyPodsNode, nodeCapture } from '../test/unit/helpers/nodeCapture.ts';
 import { median, MiB, ms, mib } from './stats.mjs';
+import { productionBundle, startPageServer } from './webviewPage.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -49,53 +48,19 @@ const SAMPLES = 300;
 const SAMPLE_EVERY_MS = 2000;
 const HEAP_GROWTH_LIMIT = 256 * 1024;
 
-/** A dark theme's variables, as VS Code sets them on the webview's <html> (a subset: what the inspector reads). */
-const THEME_CSS = `:root {
-  --vscode-font-family: system-ui, sans-serif; --vscode-font-size: 13px; --vscode-editor-font-family: monospace;
-  --vscode-foreground: #cccccc; --vscode-editor-background: #1f1f1f; --vscode-descriptionForeground: #9d9d9d;
-  --vscode-charts-foreground: #cccccc; --vscode-charts-lines: rgba(204, 204, 204, 0.5); --vscode-charts-red: #f14c4c;
-  --vscode-charts-blue: #3794ff; --vscode-charts-yellow: #cca700; --vscode-charts-orange: #d18616; --vscode-charts-green: #89d185;
-  --vscode-charts-purple: #b180d7; --vscode-editor-foreground: #cccccc; --vscode-textLink-foreground: #4daafc;
-  --vscode-errorForeground: #f85149; --vscode-editorError-foreground: #f14c4c; --vscode-editorWarning-foreground: #cca700;
-}
-`;
-
-/** Serves the panel HTML at / and the bundle under /dist/webview/; the CSP source is the server's origin. */
-async function startServer() {
-  const server = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    const origin = `http://${request.headers.host}`;
-    if (url.pathname === '/') {
-      const nonce = newCspNonce();
-      const html = inspectorHtml({
+/** Serves the inspector panel's HTML at / and its bundle (webviewPage.mjs). */
+function startServer() {
+  return startPageServer({
+    bundleDir: BUNDLE,
+    files: ['inspector.js', 'inspector.css'],
+    html: (origin, nonce) =>
+      inspectorHtml({
         cspSource: origin,
         scriptUri: `${origin}/dist/webview/inspector.js`,
         styleUri: `${origin}/dist/webview/inspector.css`,
         nonce,
-      })
-        .replace('</head>', `<link rel="stylesheet" href="${origin}/theme.css">\n</head>`)
-        .replace('<body>', '<body class="vscode-dark">');
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      response.end(html);
-      return;
-    }
-    if (url.pathname === '/theme.css') {
-      response.writeHead(200, { 'content-type': 'text/css' });
-      response.end(THEME_CSS);
-      return;
-    }
-    const match = /^\/dist\/webview\/(inspector\.(?:js|css))$/.exec(url.pathname);
-    if (match) {
-      response.writeHead(200, { 'content-type': match[1].endsWith('.js') ? 'text/javascript' : 'text/css' });
-      response.end(readFileSync(join(BUNDLE, match[1])));
-      return;
-    }
-    response.writeHead(404);
-    response.end();
+      }),
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return { server, url: `http://127.0.0.1:${address.port}/` };
 }
 
 /**
@@ -294,27 +259,6 @@ async function benchLive(browser, url, spec, capture) {
   };
 }
 
-/**
- * The webview bundle as users get it: scripts/build.mjs's webview target with --production (minified, no
- * source map), built into a temp dir so that dist/ (built for development by `npm run bench`) is left alone.
- */
-async function productionBundle() {
-  const dir = mkdtempSync(join(os.tmpdir(), 'gpumem-bench-webview-'));
-  await esbuild.build({
-    bundle: true,
-    platform: 'browser',
-    format: 'iife',
-    target: 'chrome120',
-    entryPoints: { inspector: join(ROOT, 'webview', 'inspector', 'main.ts') },
-    outdir: dir,
-    sourcemap: false,
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-  });
-  return dir;
-}
-
 export async function runInspectorBench() {
   if (!existsSync(CHROMIUM)) {
     console.log(`\nSKIP inspector bench: ${CHROMIUM} is missing (bash scripts/e2e/install-deps.sh --browser)`);
@@ -323,7 +267,7 @@ export async function runInspectorBench() {
   const loadAtStart = os.loadavg()[0];
   const spec = manyPodsNode(PODS);
   const capture = nodeCapture(spec);
-  BUNDLE = await productionBundle();
+  BUNDLE = await productionBundle({ inspector: join(ROOT, 'webview', 'inspector', 'main.ts') });
   const bundleBytes = readFileSync(join(BUNDLE, 'inspector.js')).length;
   const { server, url } = await startServer();
   const browser = await chromium.launch({

@@ -10,6 +10,7 @@ import {
   filterNodes,
   MAX_CHART_POINTS,
   NO_FILTER,
+  nodeRowSummary,
   sortNodes,
   visibleRange,
 } from '../../src/core/fleet/fleetViewModel.ts';
@@ -185,7 +186,9 @@ test('view model: the verdict line, verdicts, source line and node rows with the
   assert.equal(mystery.bar, null, 'no MemTotal: no bar');
   assert.equal(mystery.risk.text, '—');
   assert.equal(mystery.vendor, 'unknown');
-  assert.match(strix.summary, /2 global OOM kills \(2 with the GPU signature\)/);
+  assert.match(nodeRowSummary(strix), /2 global OOM kills \(2 with the GPU signature\)/);
+  assert.match(nodeRowSummary(strix), /^strix-1: \d+ % of MemTotal 128 GiB in use, cgroups 60 GiB, GPU memory outside cgroups 60 GiB, free /);
+  assert.equal('summary' in strix, false, 'not sent for every node: the webview makes it for the rows on screen');
   assert.deepEqual(model.problems, ["the nodes' labels could not be read: no"]);
 });
 

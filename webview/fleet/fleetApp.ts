@@ -172,11 +172,17 @@ export class FleetApp {
         : null,
     );
     this.#nodes.show(model);
-    this.#chart.show(model.kills.chart);
     if (!this.#painted) {
       this.#painted = true;
-      requestAnimationFrame(() => performance.mark('fleet:painted'));
-    }
+      // The second frame's callback runs once the first frame (the first paint) has been produced. The kills chart,
+      // below the first screen, is drawn after it: Chart.js's set-up is not worth delaying the verdict and the nodes.
+      requestAnimationFrame(() =>
+        requestAnimationFrame(() => {
+          performance.mark('fleet:painted');
+          if (this.#model === model) this.#chart.show(model.kills.chart);
+        }),
+      );
+    } else this.#chart.show(model.kills.chart);
     document.body.setAttribute('data-loaded', 'true');
   }
 

@@ -4,7 +4,7 @@
 // memory outside any cgroup / free, sized through the CSSOM (the CSP allows no style attributes). Keyboard: Up/Down,
 // Page Up/Down, Home/End move between rows (the list scrolls along); Enter opens the node.
 import type { FleetNodeRow, FleetViewModel, NodeFilter, NodeSortKey, SortDirection } from '../../src/core/fleet/fleetViewModel.ts';
-import { filterNodes, NO_FILTER, sortNodes, visibleRange } from '../../src/core/fleet/fleetViewModel.ts';
+import { filterNodes, NO_FILTER, nodeRowSummary, sortNodes, visibleRange } from '../../src/core/fleet/fleetViewModel.ts';
 import { clear, h } from '../inspector/dom.ts';
 
 export const ROW_HEIGHT = 30;
@@ -22,7 +22,7 @@ interface Column {
 const text = (value: string, className = ''): HTMLElement => h('div', { class: `cell ${className}`, attrs: { role: 'cell' }, text: value });
 
 function barCell(row: FleetNodeRow): HTMLElement {
-  const bar = h('div', { class: 'bar', attrs: { role: 'img', 'aria-label': row.summary } });
+  const bar = h('div', { class: 'bar', attrs: { role: 'img', 'aria-label': nodeRowSummary(row) } });
   if (row.bar) {
     for (const [key, share] of [
       ['cgroup', row.bar.cgroup],
@@ -49,7 +49,7 @@ const COLUMNS: readonly Column[] = [
         'div',
         { class: 'cell cell-node', attrs: { role: 'rowheader' } },
         h('span', { class: `dot tone-${row.tone}`, attrs: { 'aria-hidden': 'true' } }),
-        h('span', { class: 'node-name', text: row.node, attrs: { title: row.summary } }),
+        h('span', { class: 'node-name', text: row.node, attrs: { title: nodeRowSummary(row) } }),
         row.stale ? h('span', { class: 'tag', text: 'stale' }) : null,
       ),
   },
