@@ -187,7 +187,10 @@ test('view model: the verdict line, verdicts, source line and node rows with the
   assert.equal(mystery.risk.text, '—');
   assert.equal(mystery.vendor, 'unknown');
   assert.match(nodeRowSummary(strix), /2 global OOM kills \(2 with the GPU signature\)/);
-  assert.match(nodeRowSummary(strix), /^strix-1: \d+ % of MemTotal 128 GiB in use, cgroups 60 GiB, GPU memory outside cgroups 60 GiB, free /);
+  assert.match(
+    nodeRowSummary(strix),
+    /^strix-1: \d+ % of MemTotal 128 GiB in use, cgroups 60 GiB, GPU memory outside cgroups 60 GiB, free /,
+  );
   assert.equal('summary' in strix, false, 'not sent for every node: the webview makes it for the rows on screen');
   assert.deepEqual(model.problems, ["the nodes' labels could not be read: no"]);
 });
