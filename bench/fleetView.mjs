@@ -82,6 +82,8 @@ async function benchPaint(browser, url, summary) {
     if (run === RUNS - 1) {
       checks = await page.evaluate(() => ({
         rows: document.querySelectorAll('#node-scroll .node-row').length,
+        hamiRows: document.querySelectorAll('#hami-table tbody tr').length,
+        hamiMore: document.getElementById('hami-more')?.textContent ?? '',
         nodeCount: document.getElementById('node-count')?.textContent ?? '',
         verdict: document.getElementById('verdict-text')?.textContent ?? '',
         cspViolations: Number(document.getElementById('csp-violations')?.getAttribute('data-count') ?? -1),
@@ -171,7 +173,7 @@ export function formatFleetViewBench({ paint, memory }) {
         0,
       )} ms`,
       `  of the page: the message parsed and checked ${ms(median(paint.runs.map((r) => r.toStateMs)))}, then the render to the painted frame ${ms(median(paint.runs.map((r) => r.renderMs)))}`,
-      `  the page: ${paint.checks.rows} rows of the virtualised table rendered; "${paint.checks.nodeCount}"; CSP violations ${paint.checks.cspViolations}; page errors ${paint.checks.pageErrors.length}`,
+      `  the page: ${paint.checks.rows} rows of the virtualised table rendered; "${paint.checks.nodeCount}"; ${paint.checks.hamiRows} HAMi rows${paint.checks.hamiMore ? ` ("${paint.checks.hamiMore}")` : ''}; CSP violations ${paint.checks.cspViolations}; page errors ${paint.checks.pageErrors.length}`,
       `${paint.pass ? 'PASS' : 'FAIL'} fleet view first paint: ${ms(paint.medianMs)} median (target ≤ ${paint.target} ms)`,
     );
   if (memory.skipped) lines.push(`SKIP fleet view memory: ${memory.skipped}`);

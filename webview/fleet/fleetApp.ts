@@ -23,6 +23,9 @@ interface PodColumn {
   readonly numeric?: boolean;
 }
 
+/** HAMi rows rendered with the page; the rest on "Show … more". */
+const HAMI_FIRST_ROWS = 100;
+
 const EXPORT_LABELS: Readonly<Record<FleetExportFormat, string>> = { markdown: 'Markdown', json: 'JSON', csv: 'CSV (pods)' };
 
 export class FleetApp {
@@ -337,6 +340,36 @@ export class FleetApp {
   #hami(model: FleetViewModel): HTMLElement {
     if (model.hami.length === 0)
       return section('hami', 'HAMi enforcement', h('p', { class: 'muted', text: 'No HAMi container reported.' }));
+    const row = (hami: FleetViewModel['hami'][number]): HTMLElement =>
+      h(
+        'tr',
+        { attrs: { 'data-state': hami.state } },
+        h('th', { attrs: { scope: 'row' }, text: hami.name }),
+        h('td', {}, h('code', { text: hami.container })),
+        h('td', { text: hami.node }),
+        h('td', {
+          class: hami.state === 'bypassed' ? 'tone-text-error' : hami.state === 'unknown' ? 'tone-text-warning' : 'tone-text-ok',
+          text: hami.state,
+        }),
+        h('td', { class: 'num', text: hami.quota.text }),
+      );
+    // Every bypassing container is in the model, which on a large fleet is thousands of rows: the first ones are
+    // rendered with the page (bypassed first), the rest when asked for, so they do not delay the first paint.
+    const body = h('tbody', {}, ...model.hami.slice(0, HAMI_FIRST_ROWS).map(row));
+    const rest = model.hami.length - HAMI_FIRST_ROWS;
+    const more =
+      rest > 0
+        ? h('button', {
+            attrs: { id: 'hami-more', type: 'button' },
+            text: `Show ${rest.toLocaleString('en')} more HAMi containers`,
+            on: {
+              click: (event) => {
+                append(body, ...model.hami.slice(HAMI_FIRST_ROWS).map(row));
+                (event.currentTarget as HTMLElement).remove();
+              },
+            },
+          })
+        : null;
     return section(
       'hami',
       'HAMi enforcement',
@@ -348,25 +381,9 @@ export class FleetApp {
           {},
           h('tr', {}, ...['Pod', 'Container', 'Node', 'Enforcement', 'Quota'].map((t) => h('th', { attrs: { scope: 'col' }, text: t }))),
         ),
-        h(
-          'tbody',
-          {},
-          ...model.hami.map((row) =>
-            h(
-              'tr',
-              { attrs: { 'data-state': row.state } },
-              h('th', { attrs: { scope: 'row' }, text: row.name }),
-              h('td', {}, h('code', { text: row.container })),
-              h('td', { text: row.node }),
-              h('td', {
-                class: row.state === 'bypassed' ? 'tone-text-error' : row.state === 'unknown' ? 'tone-text-warning' : 'tone-text-ok',
-                text: row.state,
-              }),
-              h('td', { class: 'num', text: row.quota.text }),
-            ),
-          ),
-        ),
+        body,
       ),
+      more,
     );
   }
 
