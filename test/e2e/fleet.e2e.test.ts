@@ -1,6 +1,6 @@
 // End-to-end: the Fleet view (issue #13) in the packaged extension in a real VS Code (code-server 4.139.1) driven
 // through headless Chromium, against the Kubernetes API simulator, with real gpumem agents:
-//   - three real `gpumem agent` processes (node src/cli/main.ts agent) probe chroot fixture roots laid out as the
+//   - three real `gpumem agent` processes (test/helpers/agentProcess.ts) probe chroot fixture roots laid out as the
 //     DaemonSet sees a node (test/helpers/fixtureRoot.ts, as test/integration/agentPrometheus.test.ts does): the
 //     Strix Halo APU node with a GTT-heavy pod over its limit, the HAMi NVIDIA node with a container over its
 //     quota, a plain node; their pods in gpumem-system are served by the simulator, whose pod proxy forwards
@@ -15,15 +15,14 @@
 //   - the README's picture media/screenshot-fleet.png is taken from this run.
 // Needs root (chroot fixture roots, the simulator's exec). Run with `npm run test:e2e -- test/e2e/fleet.e2e.test.ts`.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
-import { CLI, REPO_ROOT } from '../helpers/cli.ts';
+import type { AgentProcess } from '../helpers/agentProcess.ts';
+import { startAgentProcess, stopAgentProcess } from '../helpers/agentProcess.ts';
 import { buildApuNode, buildPlainNode, fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
 import type { Fixture } from '../helpers/fixtureRoot.ts';
 import { buildHamiNvidiaNode } from '../helpers/nvidiaSmiRoot.ts';
@@ -35,7 +34,6 @@ import { findWebviewFrame, SELECTORS, waitFor } from './harness/workbench.ts';
 const SCENARIO_TIMEOUT_MS = 8 * 60_000;
 const PROBE_TIMEOUT_MS = 90_000;
 const NODES = ['strix-node-1', 'gpu-node-7', 'web-node-3'] as const;
-const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
 
 const AGENT_PODS = [
   'apiVersion: v1\nkind: Namespace\nmetadata: {name: gpumem-system}',
@@ -45,53 +43,17 @@ const AGENT_PODS = [
   ),
 ].join('\n---\n');
 
-interface RunningAgent {
-  readonly child: ChildProcess;
-  readonly port: number;
-  readonly exited: Promise<void>;
-}
-
-/** `gpumem agent` on a fixture root with the simulator's kubeconfig (pod names); resolves once it serves. */
-async function startAgent(node: string, fixture: Fixture<unknown>, kubeconfig: string): Promise<RunningAgent> {
-  const args = [
-    CLI,
-    'agent',
-    '--listen',
-    '127.0.0.1:0',
-    '--interval',
-    '1',
-    '--host-root',
-    fixture.hostRoot,
-    '--node-name',
-    node,
-    '--probe-command',
-    JSON.stringify(['chroot', fixture.root, '/bin/sh', '-s']),
-    '--kubeconfig',
-    kubeconfig,
-  ];
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...ENV, HOME: tmpdir() }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  child.stdout?.resume();
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const port = await waitFor(
-    `the agent on ${node} to serve`,
-    async () => {
-      if (child.exitCode !== null) throw new Error(`the agent exited ${child.exitCode}: ${stderr}`);
-      const match = /serving http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(stderr);
-      return match?.[1] ? Number(match[1]) : 0;
-    },
-    (value) => value > 0,
-    { timeoutMs: 60_000, intervalMs: 250 },
-  );
+/** `gpumem agent` on a fixture root with the simulator's kubeconfig (pod names); resolves once it has probed. */
+async function startAgent(node: string, fixture: Fixture<unknown>, kubeconfig: string): Promise<AgentProcess> {
+  const agent = await startAgentProcess({ node, root: fixture.root, hostRoot: fixture.hostRoot, kubeconfig });
   // One good cycle, so the first read has every node's numbers.
   await waitFor(
     `the agent on ${node} to have probed`,
-    async () => (await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text())).includes('gpumem_node_memory_total_bytes'),
+    async () => (await fetch(`http://127.0.0.1:${agent.port}/metrics`).then((r) => r.text())).includes('gpumem_node_memory_total_bytes'),
     (ok) => ok,
     { timeoutMs: 60_000, intervalMs: 500 },
   );
-  return { child, port, exited };
+  return agent;
 }
 
 /** Starts the three agents and points the simulator's pod proxy at them; returns a stop function. */
@@ -100,10 +62,9 @@ async function startAgents(sim: Simulator): Promise<() => Promise<void>> {
   const kubeconfig = path.join(work, 'kubeconfig');
   writeFileSync(kubeconfig, sim.kubeconfig('admin'), { mode: 0o600 });
   const fixtures: Fixture<unknown>[] = [];
-  const agents: RunningAgent[] = [];
+  const agents: AgentProcess[] = [];
   const stop = async (): Promise<void> => {
-    for (const agent of agents) if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
-    await Promise.all(agents.map((agent) => agent.exited));
+    await Promise.all(agents.map((agent) => stopAgentProcess(agent)));
     for (const fixture of fixtures) fixture.cleanup();
     rmSync(work, { recursive: true, force: true });
   };

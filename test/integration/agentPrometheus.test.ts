@@ -28,7 +28,9 @@ import { runProbe } from '../../src/core/inspection/runProbe.ts';
 import { hamiPodQuotas } from '../../src/core/kube/hamiPodQuotas.ts';
 import { ClusterClient } from '../../src/kube/clusterClient.ts';
 import { LocalTransport } from '../../src/transports/local.ts';
-import { CLI, REPO_ROOT, runCli } from '../helpers/cli.ts';
+import type { AgentProcess } from '../helpers/agentProcess.ts';
+import { startAgentProcess, stopAgentProcess } from '../helpers/agentProcess.ts';
+import { runCli } from '../helpers/cli.ts';
 import { buildApuNode, buildPlainNode, fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
 import type { Fixture } from '../helpers/fixtureRoot.ts';
 import { buildHamiNvidiaNode } from '../helpers/nvidiaSmiRoot.ts';
@@ -43,14 +45,6 @@ const SKIP =
   (!hasTool('prometheus') || !hasTool('promtool') ? 'prometheus/promtool not installed (Debian package prometheus)' : false);
 const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
 const T = { timeout: 240_000 };
-
-interface RunningAgent {
-  readonly node: string;
-  readonly port: number;
-  readonly child: ChildProcess;
-  readonly stderr: () => string;
-  readonly exited: Promise<number | null>;
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -78,45 +72,13 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T 
   throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
 
-/** Starts `gpumem agent` on a fixture root; resolves once it serves (its log names the port it bound). */
-async function startAgent(
+/** `gpumem agent` on a fixture root (test/helpers/agentProcess.ts); resolves once it serves. */
+function startAgent(
   node: string,
   fixture: Fixture<unknown>,
   options: { kubeconfig?: string; port?: number; events?: boolean },
-): Promise<RunningAgent> {
-  const args = [
-    CLI,
-    'agent',
-    '--listen',
-    `127.0.0.1:${options.port ?? 0}`,
-    '--interval',
-    '1',
-    '--host-root',
-    fixture.hostRoot,
-    '--node-name',
-    node,
-    '--probe-command',
-    JSON.stringify(['chroot', fixture.root, '/bin/sh', '-s']),
-    ...(options.kubeconfig ? ['--kubeconfig', options.kubeconfig] : []),
-    ...(options.events ? ['--events'] : []),
-  ];
-  // No KUBERNETES_SERVICE_HOST: without --kubeconfig the agent has no API (as off-cluster).
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...ENV, HOME: tmpdir() }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  child.stdout?.resume();
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const port = await waitFor(`the agent on ${node} to serve`, () => {
-    if (child.exitCode !== null) throw new Error(`the agent exited ${child.exitCode}: ${stderr}`);
-    const match = /serving http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(stderr);
-    return match?.[1] ? Number(match[1]) : undefined;
-  });
-  return { node, port, child, stderr: () => stderr, exited };
-}
-
-async function stopAgent(agent: RunningAgent): Promise<number | null> {
-  if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
-  return agent.exited;
+): Promise<AgentProcess> {
+  return startAgentProcess({ node, root: fixture.root, hostRoot: fixture.hostRoot, ...options });
 }
 
 interface PromSeries {
@@ -151,7 +113,7 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
   let prometheus: ChildProcess | undefined;
   let base: string;
   const fixtures: { node: string; fixture: Fixture<unknown> }[] = [];
-  const agents = new Map<string, RunningAgent>();
+  const agents = new Map<string, AgentProcess>();
   const expected = new Map<string, { inspection: Inspection; samples: Sample[] }>();
 
   before(async () => {
@@ -250,7 +212,7 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
 
   after(async () => {
     prometheus?.kill('SIGTERM');
-    for (const agent of agents.values()) await stopAgent(agent);
+    for (const agent of agents.values()) await stopAgentProcess(agent);
     for (const { fixture } of fixtures) fixture.cleanup();
     await sim?.close();
     if (work) rmSync(work, { recursive: true, force: true });
@@ -364,7 +326,7 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
     assert.ok(agent);
     const cycles = async () => Number((await query(base, `gpumem_probe_cycles_total{node="${node}"}`))[0]?.value[1] ?? NaN);
     const before = await cycles();
-    assert.equal(await stopAgent(agent), 0, 'SIGTERM: a clean exit');
+    assert.equal(await stopAgentProcess(agent), 0, 'SIGTERM: a clean exit');
     assert.match(agent.stderr(), /SIGTERM: stopping/);
     const restarted = await startAgent(node, fixture, { kubeconfig, port: agent.port });
     agents.set(node, restarted);
@@ -431,7 +393,7 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
         );
         assert.match(agent.stderr(), reason === 'forbidden' ? /Kubernetes API forbidden/ : /no Kubernetes API/);
       } finally {
-        await stopAgent(agent);
+        await stopAgentProcess(agent);
       }
     }
   });
