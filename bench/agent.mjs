@@ -173,16 +173,15 @@ function filesRead(captureText, root) {
   const out = new Set();
   const capture = parseCapture(captureText);
   for (const name of capture.sections.keys()) {
-    // sectionFiles: the files read by one head (the fdinfo sweep, each kubepods directory) are split back into them.
+    // sectionFiles: the files read by head in batches (the fdinfo sweep, the kubepods cgroups) are split back into them.
     for (const [path, body] of sectionFiles(capture, name)) {
-      const record = { path, body };
-      if (isFile(record.path)) out.add(record.path);
-      else if (record.path === '/host/proc/pod-cgroups') {
+      if (isFile(path)) out.add(path);
+      else if (path === '/host/proc/pod-cgroups') {
         // One grep -z read every /proc/<pid>/cgroup to keep the kubepods ones.
         for (const pid of readdirSync(`${root}/host/proc`))
           if (/^\d+$/.test(pid) && isFile(`/host/proc/${pid}/cgroup`)) out.add(`/host/proc/${pid}/cgroup`);
-      } else if (record.path === '/host/proc/pod-status') {
-        for (const line of record.body.split('\n')) {
+      } else if (path === '/host/proc/pod-status') {
+        for (const line of body.split('\n')) {
           const file = `/host/proc/${line.slice(0, line.indexOf(':'))}`;
           if (line.includes(':') && isFile(file)) out.add(file);
         }

@@ -4,7 +4,7 @@
 //   @@gpumem-probe v=1 scope=node nonce=<hex> root=/host@@
 //   @@gpumem:<nonce>:begin <section>@@
 //   @@gpumem:<nonce>:file <path>@@        (zero or more: the following bytes are that file's content)
-//   @@gpumem:<nonce>:file <dir>/.gpumem-heads-<max>@@  (several files of <dir> read by one head -c <max>)
+//   @@gpumem:<nonce>:file <dir>/.gpumem-heads-<max>@@  (several files of <dir> read by head -c <max> in batches)
 //   …content…
 //   @@gpumem:<nonce>:rc <status>@@        (commands only: their exit status)
 //   @@gpumem:<nonce>:missing <what>@@     (a tool or path that is not there)
@@ -183,7 +183,7 @@ export function sectionText(capture: Capture, name: string, path?: string): stri
   return record?.body;
 }
 
-/** All file records of a section, keyed by path; a record of several files read by one head is split into them. */
+/** All file records of a section, keyed by path; a record of several files read by head in batches is split into them. */
 export function sectionFiles(capture: Capture, name: string): Map<string, string> {
   const files = new Map<string, string>();
   for (const record of capture.sections.get(name)?.records ?? []) {
