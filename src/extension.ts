@@ -29,6 +29,7 @@ import type { WindowShutdown } from './vscode/lifecycle.ts';
 import { LintService } from './vscode/lintService.ts';
 import type { SshHostItem } from './vscode/sshHosts.ts';
 import * as transport from './core/probe/transport.ts';
+import { FLEET_VIEW_TYPE } from './core/fleet/viewType.ts';
 
 const YAML_DOCUMENTS: vscode.DocumentSelector = [
   { language: 'yaml', scheme: 'file' },
@@ -90,6 +91,10 @@ function activateWindow(context: vscode.ExtensionContext): WindowShutdown {
     manifests,
     ctx.reports.register(),
     ctx.inspections.register(),
+    // A fleet panel comes back after a window reload through dist/remote.js, loaded then (the fleet is read again).
+    vscode.window.registerWebviewPanelSerializer(FLEET_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, state) => remote.get('a restored fleet panel').reviveFleetPanel(panel, state),
+    }),
     vscode.workspace.registerTextDocumentContentProvider(MANIFEST_SCHEME, manifests),
     ...REMOTE_COMMANDS.map((id) => vscode.commands.registerCommand(id, remote.command(id))),
     ...Array.from(INSPECT_COMMANDS, ([id, run]) =>

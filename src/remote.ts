@@ -15,11 +15,19 @@ export interface Remote extends vscode.Disposable {
   readonly manifests: vscode.TextDocumentContentProvider;
   /** The command handlers by id; the extension registered the ids at activation. */
   readonly commands: ReadonlyMap<string, (arg?: unknown) => unknown>;
+  /** A fleet panel restored after a window reload (src/extension.ts registers its serializer at activation). */
+  readonly reviveFleetPanel: (panel: vscode.WebviewPanel, state: unknown) => void;
 }
 
 export function activateRemote(ctx: Ctx, clustersView: vscode.TreeView<ClusterElement>): Remote {
   const clusters = createClusters(ctx, clustersView);
   const commands = new Map(clusters.commands);
   commands.set('gpumem.inspectSshHost', (item?: unknown) => inspectSshHost(ctx, item as SshHostItem | undefined));
-  return { clusters: clusters.tree, manifests: clusters.manifests, commands, dispose: () => clusters.dispose() };
+  return {
+    clusters: clusters.tree,
+    manifests: clusters.manifests,
+    commands,
+    reviveFleetPanel: clusters.reviveFleetPanel,
+    dispose: () => clusters.dispose(),
+  };
 }

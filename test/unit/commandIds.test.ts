@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { FLEET_VIEW_TYPE } from '../../src/core/fleet/viewType.ts';
+import { INSPECTOR_VIEW_TYPE } from '../../src/core/inspector/viewType.ts';
 import { COMMANDS } from '../../src/vscode/commandIds.ts';
 
 interface Manifest {
@@ -50,4 +52,9 @@ test('every onCommand activation event names a command of the union', () => {
   for (const event of manifest.activationEvents ?? []) {
     if (event.startsWith('onCommand:')) assert.ok(known.has(event.slice('onCommand:'.length)), event);
   }
+});
+
+test('each panel with a serializer has its onWebviewPanel activation event (else a reload restores a blank panel)', () => {
+  for (const viewType of [INSPECTOR_VIEW_TYPE, FLEET_VIEW_TYPE])
+    assert.ok(manifest.activationEvents?.includes(`onWebviewPanel:${viewType}`), `onWebviewPanel:${viewType}`);
 });

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FleetFacts, KillPoint, NodeFacts, PodFacts } from '../../src/core/fleet/facts.ts';
-import { parseFleetHostMessage, parseFleetWebviewMessage } from '../../src/core/fleet/fleetProtocol.ts';
+import { parseFleetHostMessage, parseFleetPanelState, parseFleetWebviewMessage } from '../../src/core/fleet/fleetProtocol.ts';
 import {
   buildFleetViewModel,
   filterNodes,
@@ -150,6 +150,29 @@ test('protocol: the host messages the webview takes', () => {
     { type: 'other' },
   ])
     assert.equal(parseFleetHostMessage(bad), undefined, JSON.stringify(bad).slice(0, 80));
+});
+
+test('protocol: a restored panel keeps which fleet it shows, and a saved state that is not one is refused', () => {
+  const eks = 'arn:aws:eks:us-west-2:123456789012:cluster/gpu-prod';
+  assert.deepEqual(parseFleetPanelState({ version: 1, context: eks, window: '7d' }), { version: 1, context: eks, window: '7d' });
+  assert.deepEqual(parseFleetHostMessage({ type: 'panel', state: { version: 1, context: 'demo', window: '1h' } }), {
+    type: 'panel',
+    state: { version: 1, context: 'demo', window: '1h' },
+  });
+  // The workbench keeps whatever a page saved: an old or tampered state restores nothing (the panel is closed).
+  for (const bad of [
+    undefined,
+    null,
+    'demo',
+    { version: 2, context: 'demo', window: '1h' },
+    { version: 1, context: '', window: '1h' },
+    { version: 1, context: 'demo\u001b[2J', window: '1h' },
+    { version: 1, context: 'x'.repeat(1025), window: '1h' },
+    { version: 1, context: 'demo', window: '30d' },
+    { version: 1, context: 7, window: '1h' },
+  ])
+    assert.equal(parseFleetPanelState(bad), undefined, JSON.stringify(bad)?.slice(0, 80));
+  assert.equal(parseFleetHostMessage({ type: 'panel', state: { version: 1, context: 'demo' } }), undefined);
 });
 
 test('view model: the verdict line, verdicts, source line and node rows with their bar shares', () => {

@@ -138,6 +138,11 @@ export class FleetApp {
       case 'state':
         this.#show(message.viewModel);
         return;
+      case 'panel':
+        // Which fleet this is, before any of it is read (and while a restored panel reads it again).
+        if (!this.#model) this.#title.textContent = `Fleet of ${message.state.context}`;
+        this.#window.value = message.state.window;
+        return;
     }
   }
 

@@ -1,11 +1,12 @@
 // The fleet webview's start-up: the page (fleetApp.ts), the host's messages parsed by the typed protocol
 // (src/core/fleet/fleetProtocol.ts), the theme watched (the chart reads its colours from the theme), CSP violations
-// counted for the tests (there must be none), and `ready` posted: the host answers with the fleet.
+// counted for the tests (there must be none), the panel's identity kept for a window reload, and `ready` posted: the
+// host answers with the fleet.
 import './fleet.css';
 import { parseFleetHostMessage } from '../../src/core/fleet/fleetProtocol.ts';
 import { h, themeKind } from '../inspector/dom.ts';
 import { FleetApp } from './fleetApp.ts';
-import { post } from './host.ts';
+import { post, savePanelState } from './host.ts';
 
 function countCspViolations(): void {
   const csp = h('output', { class: 'visually-hidden', attrs: { id: 'csp-violations', 'data-count': 0, 'aria-hidden': 'true' } });
@@ -24,7 +25,9 @@ function start(): void {
   const fleet = new FleetApp(app, post);
   window.addEventListener('message', (event: MessageEvent) => {
     const message = parseFleetHostMessage(event.data);
-    if (message) fleet.receive(message);
+    if (!message) return;
+    if (message.type === 'panel') savePanelState(message.state);
+    fleet.receive(message);
   });
   const root = document.documentElement;
   let theme = `${themeKind()} ${document.body.className}`;

@@ -1,8 +1,10 @@
 // The fleet view's typed protocol, both ways. Host → webview: the view model (`state`), a line while the fleet is
-// read (`progress`), a failure (`error`, with `offerScan` when no agent runs and a scan could read it), and where
-// an export went (`exported`). Webview → host: `ready`, `refresh`, `scan` (the user asked for a debug-pod scan; the
-// host still confirms), `setWindow`, `openNode`, `openPod`, `export`. A webview message is untrusted input (a compromised or
-// stale page): parseFleetWebviewMessage accepts exactly these shapes, with bounded strings, and nothing else.
+// read (`progress`), a failure (`error`, with `offerScan` when no agent runs and a scan could read it), where an
+// export went (`exported`), and the panel's identity (`panel`: its context and window, which the webview keeps with
+// setState so that the panel comes back, and reads its fleet again, after a window reload). Webview → host: `ready`,
+// `refresh`, `scan` (the user asked for a debug-pod scan; the host still confirms), `setWindow`, `openNode`,
+// `openPod`, `export`. A webview message is untrusted input (a compromised or stale page): parseFleetWebviewMessage
+// accepts exactly these shapes, with bounded strings, and nothing else. So is a restored panel's saved state.
 // Pure (no vscode, no DOM): the host (src/vscode/fleet/) and the webview (webview/fleet/) both import it.
 import type { FleetViewModel } from './fleetViewModel.ts';
 
@@ -12,8 +14,19 @@ export type FleetWindowChoice = (typeof FLEET_WINDOWS)[number];
 export const FLEET_EXPORT_FORMATS = ['markdown', 'json', 'csv'] as const;
 export type FleetExportFormat = (typeof FLEET_EXPORT_FORMATS)[number];
 
+/**
+ * What a fleet panel keeps across a window reload: which fleet it shows, not the fleet itself (that is read again:
+ * it is live data, and 5,000 nodes' worth of it does not belong in the workbench's saved state).
+ */
+export interface FleetPanelState {
+  readonly version: 1;
+  readonly context: string;
+  readonly window: FleetWindowChoice;
+}
+
 export type FleetHostMessage =
   | { readonly type: 'state'; readonly viewModel: FleetViewModel }
+  | { readonly type: 'panel'; readonly state: FleetPanelState }
   | { readonly type: 'progress'; readonly text: string }
   | { readonly type: 'error'; readonly message: string; readonly offerScan?: boolean }
   | {
@@ -80,6 +93,19 @@ export function parseFleetWebviewMessage(value: unknown): FleetWebviewMessage | 
   }
 }
 
+/** A kubeconfig context's name: any text but control characters; 1,024 characters is far past any real one. */
+const MAX_CONTEXT = 1024;
+
+/** The saved state of a restored panel (untrusted: it went through the workbench), or undefined when unusable. */
+export function parseFleetPanelState(value: unknown): FleetPanelState | undefined {
+  if (!isRecord(value) || value.version !== 1) return undefined;
+  const { context, window } = value;
+  if (typeof context !== 'string' || context === '' || context.length > MAX_CONTEXT || /[\u0000-\u001f\u007f]/.test(context))
+    return undefined;
+  if (!isOneOf(FLEET_WINDOWS, window)) return undefined;
+  return { version: 1, context, window };
+}
+
 /** A message from the host (the webview's side): the type checked, the view model's outline checked. */
 export function parseFleetHostMessage(value: unknown): FleetHostMessage | undefined {
   if (!isRecord(value)) return undefined;
@@ -88,6 +114,10 @@ export function parseFleetHostMessage(value: unknown): FleetHostMessage | undefi
       const model = value.viewModel;
       if (!isRecord(model) || model.version !== 1 || !Array.isArray(model.nodes) || !isRecord(model.header)) return undefined;
       return { type: 'state', viewModel: model as unknown as FleetViewModel };
+    }
+    case 'panel': {
+      const state = parseFleetPanelState(value.state);
+      return state ? { type: 'panel', state } : undefined;
     }
     case 'progress':
       return typeof value.text === 'string' ? { type: 'progress', text: value.text } : undefined;

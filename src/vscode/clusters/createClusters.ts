@@ -19,6 +19,8 @@ export interface Clusters extends vscode.Disposable {
   readonly tree: ClusterTreeProvider;
   readonly manifests: PodManifestProvider;
   readonly commands: ReadonlyMap<string, (arg?: unknown) => unknown>;
+  /** Brings back a fleet panel after a window reload (the serializer is registered at activation). */
+  readonly reviveFleetPanel: (panel: vscode.WebviewPanel, state: unknown) => void;
 }
 
 export function createClusters(ctx: Ctx, view: vscode.TreeView<ClusterElement>): Clusters {
@@ -52,6 +54,7 @@ export function createClusters(ctx: Ctx, view: vscode.TreeView<ClusterElement>):
     tree,
     manifests,
     commands,
+    reviveFleetPanel: (panel, state) => fleets.revive(panel, state),
     dispose: () => {
       for (const disposable of disposables) disposable.dispose();
     },

@@ -1,11 +1,20 @@
 // The fleet panel of one kubeconfig context: the webview (WebviewHost: the bundle, the CSP, a nonce per render),
 // the typed protocol (src/core/fleet/fleetProtocol.ts), reading the fleet (read.ts) on open, Refresh and a window
 // change, and the exports through the save dialog. What a click on a node or pod does is the environment's
-// (navigate.ts). The summary is held only while the panel is open.
+// (navigate.ts). The summary is held only while the panel is open. After a window reload the serializer (registered
+// at activation, src/extension.ts) brings the panel back from its saved identity (context and window) and the
+// fleet is read again.
 import * as vscode from 'vscode';
-import type { FleetExportFormat, FleetHostMessage, FleetWebviewMessage, FleetWindowChoice } from '../../core/fleet/fleetProtocol.ts';
-import { parseFleetWebviewMessage } from '../../core/fleet/fleetProtocol.ts';
+import type {
+  FleetExportFormat,
+  FleetHostMessage,
+  FleetPanelState,
+  FleetWebviewMessage,
+  FleetWindowChoice,
+} from '../../core/fleet/fleetProtocol.ts';
+import { parseFleetPanelState, parseFleetWebviewMessage } from '../../core/fleet/fleetProtocol.ts';
 import { fleetPodsCsv, fleetToJson, fleetToMarkdown } from '../../core/fleet/fleetReport.ts';
+import { FLEET_VIEW_TYPE } from '../../core/fleet/viewType.ts';
 import type { FleetViewModel } from '../../core/fleet/fleetViewModel.ts';
 import { buildFleetViewModel } from '../../core/fleet/fleetViewModel.ts';
 import type { FleetSummary } from '../../core/fleet/summary.ts';
@@ -18,8 +27,6 @@ import { fleetHtml } from './html.ts';
 import { NoAgentsError } from '../../fleet/readFleet.ts';
 import { requireTrust } from '../trust.ts';
 import { FleetReadCancelled, readContextFleet } from './read.ts';
-
-export const FLEET_VIEW_TYPE = 'gpumem.fleet';
 
 const FLEET_BUNDLE = { script: 'fleet.js', style: 'fleet.css', html: fleetHtml } as const;
 
@@ -67,16 +74,24 @@ export class FleetPanel implements vscode.Disposable {
   #reading: Promise<void> | undefined;
   #disposed = false;
 
-  constructor(env: FleetEnvironment, context: string, onDisposed: () => void) {
+  /** A new panel, or (`restored`) the one the serializer got back after a window reload, with its saved state. */
+  constructor(env: FleetEnvironment, target: FleetPanelState | string, onDisposed: () => void, restored?: vscode.WebviewPanel) {
     this.#env = env;
-    this.context = context;
+    this.context = typeof target === 'string' ? target : target.context;
     this.#onDisposed = onDisposed;
-    this.#window = env.settings().window;
+    this.#window = typeof target === 'string' ? env.settings().window : target.window;
+    const context = this.context;
     const short = context.length > 40 ? `${context.slice(0, 39)}…` : context;
-    this.#panel = vscode.window.createWebviewPanel(FLEET_VIEW_TYPE, `gpumem fleet: ${short}`, vscode.ViewColumn.Active, {
-      ...webviewOptions(env.extensionUri),
-      enableFindWidget: true,
-    });
+    if (restored) {
+      restored.webview.options = webviewOptions(env.extensionUri);
+      restored.title = `gpumem fleet: ${short}`;
+    }
+    this.#panel =
+      restored ??
+      vscode.window.createWebviewPanel(FLEET_VIEW_TYPE, `gpumem fleet: ${short}`, vscode.ViewColumn.Active, {
+        ...webviewOptions(env.extensionUri),
+        enableFindWidget: true,
+      });
     this.#host = new WebviewHost<FleetHostMessage>(this.#panel, env.extensionUri, FLEET_BUNDLE, {
       onMessage: (message) => void this.#receive(message),
       log: (line) => env.output.debug(`fleet webview CSP: ${line}`),
@@ -129,7 +144,8 @@ export class FleetPanel implements vscode.Disposable {
     }
     switch (message.type) {
       case 'ready':
-        // A webview (re-)created on show: it gets the last state, or waits for the read under way.
+        // A webview (re-)created on show or restored: it gets its identity and the last state, or waits for the read.
+        this.#postIdentity();
         if (this.#model) this.#host.post({ type: 'state', viewModel: this.#model });
         else if (!this.#reading) void this.refresh();
         return;
@@ -139,6 +155,7 @@ export class FleetPanel implements vscode.Disposable {
         return this.#scan();
       case 'setWindow':
         this.#window = message.window;
+        this.#postIdentity();
         return this.refresh();
       case 'openNode':
         return this.#env.openNode(this.context, message.node);
@@ -149,8 +166,17 @@ export class FleetPanel implements vscode.Disposable {
     }
   }
 
+  #postIdentity(): void {
+    this.#host.post({ type: 'panel', state: { version: 1, context: this.context, window: this.#window } });
+  }
+
   async #read(scan: { readonly namespace: string; readonly image: string } | undefined): Promise<void> {
     const env = this.#env;
+    // A panel restored in Restricted Mode (the commands that open one check trust first): nothing reaches the cluster.
+    if (!vscode.workspace.isTrusted) {
+      this.#host.post({ type: 'error', message: 'Reading the fleet reaches the cluster: trust the workspace, then Refresh.' });
+      return;
+    }
     const client = await env.client(this.context);
     if (this.#disposed) return;
     if (!client) {
@@ -263,9 +289,26 @@ export class FleetPanels implements vscode.Disposable {
       void existing.refresh();
       return existing;
     }
-    const panel = new FleetPanel(this.#env, context, () => this.#panels.delete(context));
+    const panel: FleetPanel = new FleetPanel(this.#env, context, () => this.#forget(context, panel));
     this.#panels.set(context, panel);
     return panel;
+  }
+
+  /** A panel the serializer got back after a window reload: it shows the same fleet, read again. */
+  revive(panel: vscode.WebviewPanel, rawState: unknown): void {
+    const state = parseFleetPanelState(rawState);
+    if (!state) {
+      this.#env.output.warn('fleet: a panel restored without a usable state was closed; open the fleet view again');
+      panel.dispose();
+      return;
+    }
+    this.#panels.get(state.context)?.dispose();
+    const revived = new FleetPanel(this.#env, state, () => this.#forget(state.context, revived), panel);
+    this.#panels.set(state.context, revived);
+  }
+
+  #forget(context: string, panel: FleetPanel): void {
+    if (this.#panels.get(context) === panel) this.#panels.delete(context);
   }
 
   dispose(): void {
