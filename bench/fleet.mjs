@@ -9,9 +9,8 @@
 //   (≤ 500 ms) and the extension host's memory for the summary (≤ 50 MiB, released when the view closes).
 // Needs the prometheus package (the first) and root (the second: the simulator's exec runs in chroot roots); each
 // prints SKIP with the reason otherwise.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,6 +23,7 @@ import { scanFleet } from '../src/fleet/scanSource.ts';
 import { ClusterClient } from '../src/kube/clusterClient.ts';
 import { writeFleetSeries } from '../test/helpers/fleetSeries.ts';
 import { fixtureRootsUnavailable } from '../test/helpers/fixtureRoot.ts';
+import { prometheusUnavailable, startPrometheus } from '../test/helpers/prometheusProcess.ts';
 import { completeFixtures, generateCluster, mergeFixtures, parseFixtures } from '../test/simulator/fixtures.ts';
 import { startSimulator } from '../test/simulator/server.ts';
 import { median, ms, list } from './stats.mjs';
@@ -36,23 +36,12 @@ const WINDOW = { label: '1h', seconds: 3600 };
 const TOP = 20;
 const POD_START_MS = 2000;
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** The fleet view's results (fleetView.mjs), measured on the Prometheus read's summary when it ran. */
 let view;
 
 async function benchPrometheus() {
-  if (spawnSync('prometheus', ['--version'], { stdio: 'ignore' }).status !== 0)
-    return { skipped: 'prometheus is not installed (Debian package prometheus)' };
+  const unavailable = prometheusUnavailable();
+  if (unavailable) return { skipped: unavailable };
   const work = mkdtempSync(join(tmpdir(), 'gpumem-bench-fleet-'));
   let prometheus;
   try {
@@ -62,29 +51,8 @@ async function benchPrometheus() {
       encoding: 'utf8',
     });
     if (blocks.status !== 0) return { skipped: `promtool failed: ${blocks.stderr.slice(0, 200)}` };
-    writeFileSync(join(work, 'prometheus.yml'), 'global:\n  evaluation_interval: 1m\nscrape_configs: []\n');
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    prometheus = spawn(
-      'prometheus',
-      [
-        `--config.file=${join(work, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${join(work, 'tsdb')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        '--log.level=error',
-      ],
-      {
-        stdio: 'ignore',
-      },
-    );
-    for (let i = 0; i < 480; i++) {
-      try {
-        if ((await fetch(`${base}/-/ready`)).ok) break;
-      } catch {
-        // starting
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    prometheus = await startPrometheus({ dir: work, tsdb: join(work, 'tsdb') });
+    const base = prometheus.base;
     const getter = directGetter(base, { kind: 'none' });
     const summary = async () => {
       const read = await readFleetFromPrometheus(getter, { window: WINDOW, top: TOP, at, description: 'bench' });
@@ -139,7 +107,7 @@ async function benchPrometheus() {
       pass: ratio <= 1.5,
     };
   } finally {
-    prometheus?.kill('SIGTERM');
+    await prometheus?.stop();
     rmSync(work, { recursive: true, force: true });
   }
 }

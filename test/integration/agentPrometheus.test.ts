@@ -11,10 +11,8 @@
 // Needs root (chroot, mknod) and the prometheus package (prometheus, promtool); skips with the reason otherwise.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -34,28 +32,16 @@ import { runCli } from '../helpers/cli.ts';
 import { buildApuNode, buildPlainNode, fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
 import type { Fixture } from '../helpers/fixtureRoot.ts';
 import { buildHamiNvidiaNode } from '../helpers/nvidiaSmiRoot.ts';
+import type { PrometheusProcess } from '../helpers/prometheusProcess.ts';
+import { prometheusUnavailable, startPrometheus } from '../helpers/prometheusProcess.ts';
 import type { HamiNvidiaFacts } from '../helpers/nvidiaSmiRoot.ts';
 import { completeFixtures, loadFixtures, mergeFixtures, parseFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';
 
-const hasTool = (tool: string) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0;
-const SKIP =
-  fixtureRootsUnavailable() ??
-  (!hasTool('prometheus') || !hasTool('promtool') ? 'prometheus/promtool not installed (Debian package prometheus)' : false);
+const SKIP = fixtureRootsUnavailable() ?? prometheusUnavailable() ?? false;
 const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
 const T = { timeout: 240_000 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -110,7 +96,7 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
   let sim: Simulator;
   let work: string;
   let kubeconfig: string;
-  let prometheus: ChildProcess | undefined;
+  let prometheus: PrometheusProcess | undefined;
   let base: string;
   const fixtures: { node: string; fixture: Fixture<unknown> }[] = [];
   const agents = new Map<string, AgentProcess>();
@@ -164,41 +150,13 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
       agents.set(node, agent);
       sim.setPodProxy('gpumem-system', `gpumem-agent-${node}`, 9400, `http://127.0.0.1:${agent.port}`);
     }
-    const promPort = await freePort();
-    base = `http://127.0.0.1:${promPort}`;
-    const config = join(work, 'prometheus.yml');
-    writeFileSync(
-      config,
-      [
-        'global:',
-        '  scrape_interval: 1s',
-        '  scrape_timeout: 1s',
-        '  evaluation_interval: 1s',
-        'scrape_configs:',
-        '  - job_name: gpumem-agent',
-        '    static_configs:',
-        `      - targets: [${[...agents.values()].map((agent) => `'127.0.0.1:${agent.port}'`).join(', ')}]`,
-        '',
-      ].join('\n'),
-    );
+    prometheus = await startPrometheus({
+      dir: work,
+      scrapeTargets: [...agents.values()].map((agent) => `127.0.0.1:${agent.port}`),
+      env: ENV,
+    });
+    base = prometheus.base;
     sim.setServiceProxy('monitoring', 'prometheus-k8s', 'web', base);
-    prometheus = spawn(
-      'prometheus',
-      [
-        `--config.file=${config}`,
-        `--storage.tsdb.path=${join(work, 'tsdb')}`,
-        `--web.listen-address=127.0.0.1:${promPort}`,
-        '--log.level=error',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'], env: ENV },
-    );
-    let promLog = '';
-    prometheus.stderr?.on('data', (chunk: Buffer) => (promLog += chunk.toString('utf8')));
-    await waitFor('Prometheus to be ready', async () => ((await fetch(`${base}/-/ready`)).ok ? true : undefined)).catch(
-      (error: unknown) => {
-        throw new Error(`${String(error)}\n${promLog}`);
-      },
-    );
     // Two scrapes of every agent.
     await waitFor(
       'two scrapes of each agent',
@@ -211,7 +169,7 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
   });
 
   after(async () => {
-    prometheus?.kill('SIGTERM');
+    await prometheus?.stop();
     for (const agent of agents.values()) await stopAgentProcess(agent);
     for (const { fixture } of fixtures) fixture.cleanup();
     await sim?.close();

@@ -5,10 +5,8 @@
 // whatever the fleet's size. Skips with the reason when the prometheus package is not installed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePromText } from '../../src/core/agent/promText.ts';
@@ -16,27 +14,17 @@ import { fleetQueries } from '../../src/core/fleet/promFacts.ts';
 import { runCli } from '../helpers/cli.ts';
 import type { FleetTruth } from '../helpers/fleetSeries.ts';
 import { writeFleetSeries } from '../helpers/fleetSeries.ts';
+import type { PrometheusProcess } from '../helpers/prometheusProcess.ts';
+import { prometheusUnavailable, startPrometheus } from '../helpers/prometheusProcess.ts';
 
-const hasTool = (tool: string) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0;
-const SKIP = !hasTool('prometheus') || !hasTool('promtool') ? 'prometheus/promtool not installed (Debian package prometheus)' : false;
+const SKIP = prometheusUnavailable() ?? false;
 const T = { timeout: 300_000 };
 const NODES = 5000;
 const PODS = 50_000;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 describe(`gpumem fleet on ${NODES} nodes and ${PODS} pods in a real Prometheus`, { skip: SKIP }, () => {
   let work: string;
-  let prometheus: ChildProcess | undefined;
+  let prometheus: PrometheusProcess | undefined;
   let base: string;
   let truth: FleetTruth;
 
@@ -48,35 +36,12 @@ describe(`gpumem fleet on ${NODES} nodes and ${PODS} pods in a real Prometheus`,
     });
     assert.equal(blocks.status, 0, blocks.stderr);
     rmSync(join(work, 'fleet.om'));
-    writeFileSync(join(work, 'prometheus.yml'), 'global:\n  evaluation_interval: 1m\nscrape_configs: []\n');
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    prometheus = spawn(
-      'prometheus',
-      [
-        `--config.file=${join(work, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${join(work, 'tsdb')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        '--log.level=error',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let log = '';
-    prometheus.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      try {
-        if ((await fetch(`${base}/-/ready`)).ok) break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error(`Prometheus did not become ready: ${log}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    prometheus = await startPrometheus({ dir: work, tsdb: join(work, 'tsdb') });
+    base = prometheus.base;
   });
 
-  after(() => {
-    prometheus?.kill('SIGTERM');
+  after(async () => {
+    await prometheus?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
