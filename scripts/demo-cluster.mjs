@@ -5,7 +5,9 @@
 // profile. The user's ~/.kube/config is never read for it nor written.
 //
 // - As root, the simulator builds chroot roots, so probes over the API (pod exec, node debug pod) really run,
-//   and runs a gpumem agent on each fixture node (--agents), which the Fleet view reads through the pod proxy.
+//   and runs a gpumem agent on each fixture node (--agents), which the Fleet view reads through the pod proxy,
+//   and, when Debian's prometheus is installed, a real Prometheus scraping them (--prometheus), which the Fleet
+//   view finds as the cluster's monitoring/prometheus-k8s service and reads with PromQL.
 //   Otherwise it runs with --no-roots: listing works, and an exec answers "the simulator cannot run commands
 //   here: roots are disabled for this simulator".
 // - stop() sends SIGTERM to the simulator, which ends its execs, unmounts the debug pods' /host binds and
@@ -14,6 +16,7 @@
 //
 // Plain JavaScript, like scripts/start.mjs. The simulator itself is TypeScript, run by the project's pinned
 // Node (node_modules/node, installed by `npm ci`), which strips the types.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { request } from 'node:https';
@@ -28,10 +31,14 @@ export const DEMO_FIXTURES = path.join(REPO_ROOT, 'test', 'simulator', 'fixtures
 export const KUBECONFIG_SETTING = 'gpumem.kubeconfig';
 
 const SIMULATOR = path.join(REPO_ROOT, 'test', 'simulator', 'main.ts');
-const START_TIMEOUT_MS = 60_000;
+// Agents and Prometheus included: the simulator prints its address once Prometheus has scraped every agent.
+const START_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 8_000;
 
 export const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** Debian's prometheus package is installed (the demo's Prometheus is optional). */
+const hasPrometheus = () => spawnSync('prometheus', ['--version'], { stdio: 'ignore' }).status === 0;
 
 /** A Node that runs TypeScript (type stripping, Node ≥ 22.18): the project's pinned one, else this one. */
 function simulatorNode() {
@@ -48,6 +55,7 @@ function simulatorNode() {
  * @property {string} kubeconfig    the kubeconfig file
  * @property {string[]} contexts    gpumem-demo first
  * @property {boolean} roots        whether execs really run (chroot roots)
+ * @property {boolean} prometheus   whether a Prometheus scrapes the demo's agents (monitoring/prometheus-k8s)
  * @property {string} logFile
  * @property {string | undefined} version  /version gitVersion, asked with the kubeconfig's credentials
  * @property {string | undefined} versionError  why GET /version failed, when it did
@@ -57,11 +65,12 @@ function simulatorNode() {
 
 /**
  * Starts the simulator and resolves once it listens and its kubeconfig is written.
- * @param {{roots?: boolean, kubeconfig?: string, fixtures?: string, logFile: string}} options
+ * @param {{roots?: boolean, prometheus?: boolean, kubeconfig?: string, fixtures?: string, logFile: string}} options
  * @returns {Promise<DemoCluster>}
  */
 export async function startDemoCluster(options) {
   const roots = options.roots ?? isRoot();
+  const prometheus = roots && (options.prometheus ?? hasPrometheus());
   const kubeconfig = options.kubeconfig ?? DEMO_KUBECONFIG;
   await mkdir(path.dirname(kubeconfig), { recursive: true });
   await mkdir(path.dirname(options.logFile), { recursive: true });
@@ -72,8 +81,10 @@ export async function startDemoCluster(options) {
     options.fixtures ?? DEMO_FIXTURES,
     '--write-kubeconfig',
     kubeconfig,
-    // With roots, a real gpumem agent runs on each fixture node, behind the pod proxy: the Fleet view reads them.
+    // With roots, a real gpumem agent runs on each fixture node, behind the pod proxy: the Fleet view reads them,
+    // through a real Prometheus (found as the cluster's monitoring/prometheus-k8s) when Debian's package is here.
     ...(roots ? ['--agents'] : ['--no-roots']),
+    ...(prometheus ? ['--prometheus'] : []),
   ];
   const server = await startServerProcess({
     label: 'demo cluster simulator',
@@ -124,6 +135,7 @@ export async function startDemoCluster(options) {
       kubeconfig,
       contexts: contexts.length > 0 ? contexts : [DEMO_CONTEXT],
       roots,
+      prometheus,
       logFile: options.logFile,
       version: version.gitVersion,
       versionError: version.versionError,

@@ -128,7 +128,7 @@ try {
       cluster = await startDemoCluster({ logFile: path.join(profile, 'demo-cluster.log') });
       codeServerEnv.KUBECONFIG = cluster.kubeconfig;
       console.log(
-        `Simulator on ${cluster.url} (${cluster.version ?? `no answer to GET /version: ${cluster.versionError}`}), ${cluster.roots ? 'with chroot roots: probes over the API run, and a gpumem agent on each fixture node for the Fleet view' : 'no roots (--no-roots)'}`,
+        `Simulator on ${cluster.url} (${cluster.version ?? `no answer to GET /version: ${cluster.versionError}`}), ${cluster.roots ? `with chroot roots: probes over the API run, and a gpumem agent on each fixture node for the Fleet view${cluster.prometheus ? ', scraped by a real Prometheus (monitoring/prometheus-k8s)' : ''}` : 'no roots (--no-roots)'}`,
       );
       console.log(`Kubeconfig ${path.relative(REPO_ROOT, cluster.kubeconfig)}: contexts ${cluster.contexts.join(', ')}`);
     } catch (error) {

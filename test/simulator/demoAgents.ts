@@ -3,6 +3,7 @@
 // pod is put in gpumem-system (labelled as deploy/agent labels it) and its /metrics set behind the simulator's pod
 // proxy, so the Fleet view and `gpumem fleet` read the agents exactly as in a cluster with deploy/agent installed.
 // Needs the simulator's roots (root, chroot); without them there is no agent, and the Fleet view offers its scan.
+import { randomUUID } from 'node:crypto';
 import type { AgentProcess } from '../helpers/agentProcess.ts';
 import { startAgentProcess, stopAgentProcess } from '../helpers/agentProcess.ts';
 import type { KubeObject } from './objects.ts';
@@ -25,15 +26,29 @@ function agentPod(node: string): KubeObject {
     metadata: {
       name: `gpumem-agent-${node}`,
       namespace: AGENT_NAMESPACE,
+      uid: randomUUID(),
+      creationTimestamp: new Date().toISOString(),
       labels: { 'app.kubernetes.io/name': 'gpumem-agent', 'app.kubernetes.io/part-of': 'gpumem' },
     },
+    // As deploy/agent/base/daemonset.yaml makes it: the node's / at /host (so Inspect Node execs its probe here).
     spec: {
       nodeName: node,
+      hostPID: true,
+      volumes: [{ name: 'host-root', hostPath: { path: '/', type: 'Directory' } }],
       containers: [
-        { name: 'agent', image: 'ghcr.io/gpumem/gpumem-agent:0.1.0', ports: [{ name: 'metrics', containerPort: METRICS_PORT }] },
+        {
+          name: 'agent',
+          image: 'ghcr.io/gpumem/gpumem-agent:0.1.0',
+          ports: [{ name: 'metrics', containerPort: METRICS_PORT }],
+          volumeMounts: [{ name: 'host-root', mountPath: '/host', readOnly: true }],
+        },
       ],
     },
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+    status: {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'True' }],
+      containerStatuses: [{ name: 'agent', ready: true, restartCount: 0, state: { running: { startedAt: new Date().toISOString() } } }],
+    },
   } as KubeObject;
 }
 

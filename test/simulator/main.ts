@@ -2,9 +2,12 @@
 //
 //   npx node test/simulator/main.ts [--fixtures DIR] [--port N] [--write-kubeconfig FILE]
 //                                   [--users admin,limited,viewer] [--bench NODES[xPODS]] [--no-roots] [--agents]
+//                                   [--prometheus]
 //
 // --agents (with roots): a real `gpumem agent` on every node that has a fixture root, behind the pod proxy, as if
 // deploy/agent were installed (demoAgents.ts); the Fleet view then reads them. Without it, the view offers a scan.
+// --prometheus (with --agents): Debian's prometheus scraping them, as the Service monitoring/prometheus-k8s behind
+// the service proxy (demoPrometheus.ts); the Fleet view then finds it and reads the fleet with PromQL.
 // The kubeconfig holds one context per user (`gpumem-demo` for the first, `gpumem-demo-<user>` for the
 // others), all on the cluster `gpumem-demo`; /version answers gitVersion v1.33.0-gpumem-sim. Stops on
 // SIGINT/SIGTERM, ending execs, unmounting the debug pods' /host binds and removing every root and key.
@@ -16,6 +19,8 @@ import { FIXTURES_DIR, generateCluster, loadFixtures } from './fixtures.ts';
 import { DEMO_CONTEXT, startSimulator } from './server.ts';
 import type { DemoAgents } from './demoAgents.ts';
 import { startDemoAgents } from './demoAgents.ts';
+import type { DemoPrometheus } from './demoPrometheus.ts';
+import { startDemoPrometheus } from './demoPrometheus.ts';
 
 const { values } = parseArgs({
   options: {
@@ -26,13 +31,14 @@ const { values } = parseArgs({
     bench: { type: 'string' },
     'no-roots': { type: 'boolean' },
     agents: { type: 'boolean' },
+    prometheus: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 
 if (values.help) {
   process.stdout.write(
-    'usage: npx node test/simulator/main.ts [--fixtures DIR] [--port N] [--write-kubeconfig FILE] [--users a,b] [--bench 500x10] [--no-roots] [--agents]\n',
+    'usage: npx node test/simulator/main.ts [--fixtures DIR] [--port N] [--write-kubeconfig FILE] [--users a,b] [--bench 500x10] [--no-roots] [--agents] [--prometheus]\n',
   );
   process.exit(0);
 }
@@ -73,6 +79,11 @@ if (values.agents) {
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   agents = await startDemoAgents(sim, file);
 }
+let prometheus: DemoPrometheus | undefined;
+if (values.prometheus) {
+  if (!agents) throw new Error('--prometheus needs --agents (it scrapes them)');
+  prometheus = await startDemoPrometheus(sim, agents);
+}
 
 const nodes = sim.state.store.count('nodes');
 const podCount = sim.state.store.count('pods');
@@ -86,6 +97,9 @@ process.stdout.write(
     agents
       ? `  gpumem agents on ${agents.agents.map((a) => a.node).join(', ') || 'no node'} (the Fleet view reads them)`
       : '  no gpumem agents (--agents): the Fleet view offers a scan',
+    prometheus
+      ? `  Prometheus ${prometheus.url} scraping them, as the service ${prometheus.service} (the Fleet view finds it)`
+      : '  no Prometheus (--prometheus): the Fleet view reads the agents directly',
     '  Ctrl-C to stop',
     '',
   ].join('\n'),
@@ -96,7 +110,8 @@ const stop = (signal: string): void => {
   if (stopping) return;
   stopping = true;
   process.stdout.write(`\n${signal}: stopping the demo cluster\n`);
-  (agents?.stop() ?? Promise.resolve())
+  (prometheus?.stop() ?? Promise.resolve())
+    .then(() => agents?.stop())
     .then(() => sim.close())
     .then(
       () => process.exit(0),

@@ -68,6 +68,12 @@ import type { WsServer } from './wsTypes.ts';
 export const DEMO_GIT_VERSION = 'v1.33.0-gpumem-sim';
 export const DEMO_CONTEXT = 'gpumem-demo';
 
+/** Whether a container of the pod mounts a hostPath volume (the node's files). */
+function mountsHostPaths(spec: PodSpec): boolean {
+  const hostPaths = new Set((spec.volumes ?? []).filter((volume) => volume.hostPath?.path !== undefined).map((volume) => volume.name));
+  return spec.containers.some((container) => (container.volumeMounts ?? []).some((mount) => hostPaths.has(mount.name)));
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Public types
 
@@ -1591,7 +1597,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     if (!unavailable) {
       try {
         const created = createdPods.some((p) => p.uid === pod.metadata.uid);
-        root = created ? roots.podRoot(pod) : roots.containerRoot(namespace, name, container);
+        // A fixture pod with a scenario gets its container root; one that mounts the node's files (hostPath: the
+        // gpumem agent's DaemonSet pod) gets busybox with those mounts, as a pod created through the API does.
+        root = created
+          ? roots.podRoot(pod)
+          : (roots.containerRoot(namespace, name, container) ?? (mountsHostPaths(podSpec(pod)) ? roots.podRoot(pod) : undefined));
       } catch (err) {
         unavailable = `building the root failed: ${(err as Error).message}`;
       }
