@@ -468,9 +468,16 @@ export const QUIET_SETTINGS = {
   'files.autoSave': 'off',
 };
 
-/** Writes <userDataDir>/User/settings.json (QUIET_SETTINGS merged with `settings`). */
+/**
+ * Writes <userDataDir>/User/settings.json (QUIET_SETTINGS merged with `settings`), and `settings` again to
+ * <userDataDir>/Machine/settings.json: code-server's workbench is a remote window, which ignores machine-scoped
+ * settings (gpumem.kubeconfig, gpumem.fleet.prometheusUrl …) in the user settings and reads them from the machine's.
+ */
 export async function writeUserSettings(userDataDir, settings = {}) {
   const dir = path.join(userDataDir, 'User');
   await mkdir(dir, { recursive: true });
   await writeFile(path.join(dir, 'settings.json'), `${JSON.stringify({ ...QUIET_SETTINGS, ...settings }, null, 2)}\n`);
+  const machine = path.join(userDataDir, 'Machine');
+  await mkdir(machine, { recursive: true });
+  await writeFile(path.join(machine, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
 }

@@ -13,6 +13,11 @@
 //   - the first pod over its limit, clicked, is selected in the Clusters view and its Inspect Pod panel opens;
 //   - Export Markdown writes the summary through the save dialog;
 //   - the README's picture media/screenshot-fleet.png is taken from this run.
+// A second scenario reads the same agents through a real Prometheus (Debian's package) named by the
+// gpumem.fleet.prometheusUrl setting: the command palette opens the view, the window changes to 1 h, the panel
+// survives a window reload (the serializer reopens the same context and window and reads it again), and a click on a
+// node selects it in the Clusters view and opens its Inspect Node panel.
+// A third: a cluster without agents offers the debug-pod scan.
 // Needs root (chroot fixture roots, the simulator's exec). Run with `npm run test:e2e -- test/e2e/fleet.e2e.test.ts`.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,10 +31,12 @@ import { startAgentProcess, stopAgentProcess } from '../helpers/agentProcess.ts'
 import { buildApuNode, buildPlainNode, fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
 import type { Fixture } from '../helpers/fixtureRoot.ts';
 import { buildHamiNvidiaNode } from '../helpers/nvidiaSmiRoot.ts';
+import { prometheusUnavailable, startPrometheus } from '../helpers/prometheusProcess.ts';
+import { freePort } from '../helpers/sshd.ts';
 import type { Simulator } from '../simulator/server.ts';
 import { clustersPane, fixturesWith, openClusters, setExpanded, treeRow, widenSideBar, withClusterWorkbench } from './harness/clusters.ts';
 import { publishScreenshot } from './harness/readmeMedia.ts';
-import { findWebviewFrame, SELECTORS, waitFor } from './harness/workbench.ts';
+import { findWebviewFrame, runCommand, SELECTORS, waitFor } from './harness/workbench.ts';
 
 const SCENARIO_TIMEOUT_MS = 8 * 60_000;
 const PROBE_TIMEOUT_MS = 90_000;
@@ -39,7 +46,7 @@ const AGENT_PODS = [
   'apiVersion: v1\nkind: Namespace\nmetadata: {name: gpumem-system}',
   ...NODES.map(
     (node) =>
-      `apiVersion: v1\nkind: Pod\nmetadata: {name: gpumem-agent-${node}, namespace: gpumem-system, labels: {app.kubernetes.io/name: gpumem-agent}}\nspec: {nodeName: ${node}, containers: [{name: agent, image: ghcr.io/gpumem/gpumem-agent:0.1.0}]}\nstatus: {phase: Running}`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: gpumem-agent-${node}, namespace: gpumem-system, labels: {app.kubernetes.io/name: gpumem-agent}}\nspec: {nodeName: ${node}, hostPID: true, volumes: [{name: host-root, hostPath: {path: /}}], containers: [{name: agent, image: ghcr.io/gpumem/gpumem-agent:0.1.0, volumeMounts: [{name: host-root, mountPath: /host, readOnly: true}]}]}\nstatus: {phase: Running}`,
   ),
 ].join('\n---\n');
 
@@ -56,8 +63,14 @@ async function startAgent(node: string, fixture: Fixture<unknown>, kubeconfig: s
   return agent;
 }
 
-/** Starts the three agents and points the simulator's pod proxy at them; returns a stop function. */
-async function startAgents(sim: Simulator): Promise<() => Promise<void>> {
+interface RunningAgents {
+  /** `127.0.0.1:<port>` of each agent's /metrics. */
+  readonly targets: readonly string[];
+  stop(): Promise<void>;
+}
+
+/** Starts the three agents and points the simulator's pod proxy at them. */
+async function startAgents(sim: Simulator): Promise<RunningAgents> {
   const work = mkdtempSync(path.join(tmpdir(), 'gpumem-e2e-fleet-'));
   const kubeconfig = path.join(work, 'kubeconfig');
   writeFileSync(kubeconfig, sim.kubeconfig('admin'), { mode: 0o600 });
@@ -81,7 +94,7 @@ async function startAgents(sim: Simulator): Promise<() => Promise<void>> {
       agents.push(agent);
       sim.setPodProxy('gpumem-system', `gpumem-agent-${node}`, 9400, `http://127.0.0.1:${agent.port}`);
     }
-    return stop;
+    return { targets: agents.map((agent) => `127.0.0.1:${agent.port}`), stop };
   } catch (error) {
     await stop();
     throw error;
@@ -135,7 +148,7 @@ test(
   async () => {
     await withClusterWorkbench('fleet', { fixtures: fixturesWith(AGENT_PODS), viewport: { width: 1600, height: 1000 } }, async (s, sim) => {
       const { page } = s;
-      const stopAgents = await s.step('start three gpumem agents on fixture roots, behind the pod proxy', () => startAgents(sim), 120_000);
+      const agents = await s.step('start three gpumem agents on fixture roots, behind the pod proxy', () => startAgents(sim), 120_000);
       try {
         await openClusters(s);
         await s.step('widen the side bar', () => widenSideBar(page, 420));
@@ -274,7 +287,126 @@ test(
         );
         assert.match(await inspector.locator('#title').innerText(), new RegExp(pod));
       } finally {
-        await stopAgents();
+        await agents.stop();
+      }
+    });
+  },
+);
+
+/** The fleet panel's frame once its fleet is shown (data-loaded), with the source line that says how it was read. */
+async function loadedFleet(page: Page, source: RegExp): Promise<FrameLocator> {
+  const frame = await findWebviewFrame(page, '#verdict-line', { timeoutMs: 60_000 });
+  await frame.locator('body[data-loaded="true"]').waitFor({ state: 'attached', timeout: 20_000 });
+  await waitFor(
+    'the source line',
+    () => frame.locator('#source-line').innerText(),
+    (text) => source.test(text),
+    { timeoutMs: 30_000 },
+  );
+  return frame;
+}
+
+test(
+  'the Fleet view from Prometheus (the URL setting): the command palette opens it, the window, a window reload restores it, a node opens in the Clusters view and its inspector',
+  { timeout: SCENARIO_TIMEOUT_MS, skip: fixtureRootsUnavailable() ?? prometheusUnavailable() ?? false },
+  async () => {
+    // The setting is written before the workbench starts: Prometheus starts on this port once the agents run.
+    const port = await freePort();
+    const settings = { 'gpumem.fleet.prometheusUrl': `http://127.0.0.1:${port}` };
+    await withClusterWorkbench('fleet-prometheus', { fixtures: fixturesWith(AGENT_PODS), settings }, async (s, sim) => {
+      const { page } = s;
+      const agents = await s.step('start three gpumem agents on fixture roots', () => startAgents(sim), 120_000);
+      const work = mkdtempSync(path.join(tmpdir(), 'gpumem-e2e-fleet-prom-'));
+      try {
+        const prometheus = await s.step(
+          'start Prometheus scraping them; wait for a scrape of each',
+          async () => {
+            const started = await startPrometheus({ dir: work, scrapeTargets: agents.targets, port });
+            const query = `${started.base}/api/v1/query?query=${encodeURIComponent('count(gpumem_node_memory_total_bytes)')}`;
+            await waitFor(
+              'a scrape of the three agents',
+              async () => ((await (await fetch(query)).json()) as { data: { result: { value: [number, string] }[] } }).data.result,
+              (result) => Number(result[0]?.value[1] ?? 0) === NODES.length,
+              { timeoutMs: 60_000, intervalMs: 500 },
+            );
+            return started;
+          },
+          90_000,
+        );
+        try {
+          await openClusters(s);
+          await s.step('widen the side bar', () => widenSideBar(page, 420));
+          // One context in the kubeconfig: the command opens its fleet without asking which.
+          await s.step('gpumem: Open Fleet View…', () => runCommand(page, 'gpumem: Open Fleet View…'));
+          let frame = await s.step('the fleet, read from Prometheus', () =>
+            loadedFleet(page, /^Prometheus at 127\.0\.0\.1:\d+ · window 24h · 3 GPU nodes/),
+          );
+          assert.match(await frame.locator('#verdict-text').innerText(), /1 HAMi container bypassing its quota/);
+          assert.equal(await frame.locator('#csp-violations').getAttribute('data-count'), '0', 'no CSP violation');
+
+          await s.step('window: last 1h', () => frame.locator('#window').selectOption('1h'));
+          await s.step('read again over 1h', () =>
+            waitFor(
+              'the 1h source line',
+              () => frame.locator('#source-line').innerText(),
+              (text) => / · window 1h · /.test(text),
+              {
+                timeoutMs: 30_000,
+              },
+            ),
+          );
+
+          await s.step('Developer: Reload Window', () => runCommand(page, 'Developer: Reload Window'));
+          await s.step(
+            'the workbench is back',
+            async () => {
+              await page.waitForTimeout(2000);
+              await page.locator(SELECTORS.problemsStatus).waitFor({ state: 'visible', timeout: 60_000 });
+            },
+            90_000,
+          );
+          frame = await s.step(
+            'the fleet panel is restored, with its context and window, and read again',
+            () => loadedFleet(page, /^Prometheus at 127\.0\.0\.1:\d+ · window 1h · 3 GPU nodes/),
+            90_000,
+          );
+          assert.equal(await frame.locator('#title').innerText(), 'Fleet of gpumem-demo');
+          assert.equal(await frame.locator('#window').inputValue(), '1h');
+          assert.equal(await frame.locator('#csp-violations').getAttribute('data-count'), '0', 'no CSP violation after the reload');
+
+          // A click on a node: selected in the Clusters view, and its Inspect Node panel (a debug pod in the simulator).
+          await s.step('click strix-node-1 in the node table', () => frame.locator('.node-row[data-node="strix-node-1"]').click());
+          await s.step('strix-node-1 is selected in the Clusters view', () =>
+            waitFor(
+              'the selected row of the Clusters view',
+              async () =>
+                (
+                  await clustersPane(page)
+                    .locator('.monaco-list-row[aria-selected="true"] .label-name')
+                    .allInnerTexts()
+                    .catch(() => [])
+                ).map((t) => t.trim()),
+              (labels) => labels.length === 1 && labels[0] === 'strix-node-1',
+              { timeoutMs: 45_000 },
+            ),
+          );
+          const inspector = await s.step(
+            'its Inspect Node panel opens',
+            async () => {
+              const found = await findWebviewFrame(page, '#banner', { timeoutMs: PROBE_TIMEOUT_MS });
+              await found.locator('html[data-complete="true"]').waitFor({ state: 'attached', timeout: 20_000 });
+              return found;
+            },
+            PROBE_TIMEOUT_MS + 30_000,
+          );
+          assert.match(await inspector.locator('#title').innerText(), /strix-node-1/);
+          await s.screenshot('fleet-prometheus');
+        } finally {
+          await prometheus.stop();
+        }
+      } finally {
+        await agents.stop();
+        rmSync(work, { recursive: true, force: true });
       }
     });
   },
