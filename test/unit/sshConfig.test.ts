@@ -3,6 +3,7 @@
 // agree on hostname, user, port, the IdentityFile list, proxyjump, stricthostkeychecking, known_hosts files
 // and hashknownhosts. The `ssh -G` tests skip without openssh-client (apt-get install -y openssh-client).
 import { after, before, test } from 'node:test';
+import fc from 'fast-check';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -114,6 +115,55 @@ test('syntax: Key=value, quotes, inline comments, tabs, keyword case, CRLF', () 
   assert.equal(splitConfigWords('a "unterminated'), null);
   const p = parseSshConfig('Host x\n  User "oops\n');
   assert.match(p.warnings[0] ?? '', /line 2: unterminated quote/);
+});
+
+/** The word splitter as it was written first, one character at a time: the oracle of the slice-copying one. */
+function splitWordsByCharacter(line: string): string[] | null {
+  const words: string[] = [];
+  let i = 0;
+  const n = line.length;
+  while (i < n) {
+    while (i < n && (line[i] === ' ' || line[i] === '\t')) i++;
+    if (i >= n) break;
+    if (line[i] === '#') break;
+    let word = '';
+    let quote: string | null = null;
+    while (i < n) {
+      const c = line[i] as string;
+      if (quote === null && (c === ' ' || c === '\t')) break;
+      const next = line[i + 1];
+      if (c === '\\' && i + 1 < n && (next === '"' || next === "'" || next === '\\' || (quote === null && next === ' '))) {
+        word += next;
+        i += 2;
+        continue;
+      }
+      if (quote === null && (c === '"' || c === "'")) {
+        quote = c;
+        i++;
+        continue;
+      }
+      if (quote !== null && c === quote) {
+        quote = null;
+        i++;
+        continue;
+      }
+      word += c;
+      i++;
+    }
+    if (quote !== null) return null;
+    words.push(word);
+  }
+  return words;
+}
+
+test('splitConfigWords: the same words as the character-by-character splitter, on lines of quotes, escapes and blanks', () => {
+  const line = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '\t', '\\', '"', "'", '#', '='), maxLength: 40 });
+  fc.assert(
+    fc.property(line, (text) => {
+      assert.deepEqual(splitConfigWords(text), splitWordsByCharacter(text));
+    }),
+    { seed: 20261204, numRuns: 5000 },
+  );
 });
 
 test('tokens in IdentityFile, UserKnownHostsFile and HostName', () => {
