@@ -2,7 +2,8 @@
 // pod as Inspect Node, always deleted: on success, error and cancel) on every GPU node, a few at a time, each capture
 // analysed by the same core and turned into the agent's samples, so the summary is the agents' one. Nodes that are not
 // ready are skipped, and every node that could not be read (RBAC, a pod that never starts, a timeout) is a problem
-// naming the node and the reason. Results arrive as they come (onNode).
+// naming the node and the reason. Results arrive as they come: each node's (onNode), and the fleet so far
+// (onPartial, at most once a second), which the view shows while the scan goes on.
 import type { AgentScrape } from '../core/fleet/agentFacts.ts';
 import type { Sample } from '../core/agent/exposition.ts';
 import { nodeSamples } from '../core/agent/nodeSamples.ts';
@@ -35,8 +36,13 @@ export interface ScanOptions {
   readonly signal?: AbortSignal;
   /** Each node's outcome as it arrives, with how many are done. */
   readonly onNode?: (scrape: AgentScrape, done: number, total: number) => void;
+  /** The fleet read so far, after the first node and then at most once a second, until the last node. */
+  readonly onPartial?: (facts: FleetFacts) => void;
   readonly log?: (line: string) => void;
 }
+
+/** The least time between two partial fleets: summarising them costs O(nodes) each. */
+const PARTIAL_INTERVAL_MS = 1000;
 
 function reasonOf(error: unknown): string {
   if (error instanceof TransportError) return describeFailure(error.failure);
@@ -103,8 +109,16 @@ export async function scanFleet(client: ClusterClient, options: ScanOptions): Pr
     node: node.name,
     reason: node.unschedulable ? 'skipped: cordoned (unschedulable)' : `skipped: not ready (${node.ready?.reason ?? 'no Ready condition'})`,
   }));
+  const facts = (description: string): FleetFacts =>
+    agentFleetFacts(scrapes, {
+      at: options.at,
+      window: options.window,
+      source: { kind: 'scan', description },
+      killsMeaning: 'in-kernel-log',
+    });
   let next = 0;
   let done = 0;
+  let lastPartial = -Infinity;
   const worker = async (): Promise<void> => {
     while (next < ready.length && !options.signal?.aborted) {
       const node = ready[next++] as GpuNodeSummary;
@@ -112,15 +126,14 @@ export async function scanFleet(client: ClusterClient, options: ScanOptions): Pr
       scrapes.push(scrape);
       done++;
       options.onNode?.(scrape, done, ready.length);
+      if (options.onPartial && done < ready.length && performance.now() - lastPartial >= PARTIAL_INTERVAL_MS && !options.signal?.aborted) {
+        lastPartial = performance.now();
+        options.onPartial(facts(`a scan with debug pods: ${done} of ${ready.length} GPU nodes read so far`));
+      }
     }
   };
   const concurrency = Math.max(1, Math.min(64, Math.floor(options.concurrency)));
   await Promise.all(Array.from({ length: Math.min(concurrency, ready.length) }, worker));
   if (options.signal?.aborted) throw new Error('the scan was cancelled (every debug pod it created is deleted)');
-  return agentFleetFacts(scrapes, {
-    at: options.at,
-    window: options.window,
-    source: { kind: 'scan', description: `a scan of ${ready.length} GPU node${ready.length === 1 ? '' : 's'} with debug pods` },
-    killsMeaning: 'in-kernel-log',
-  });
+  return facts(`a scan of ${ready.length} GPU node${ready.length === 1 ? '' : 's'} with debug pods`);
 }

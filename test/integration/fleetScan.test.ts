@@ -148,9 +148,10 @@ describe('readFleet: no agents means an offer, a confirmed scan means a scan', {
     assert.equal(sim.state.createdPods.length, created);
   });
 
-  test('a scan with a Prometheus URL set: the GPU nodes are scanned, Prometheus is not read', T, async () => {
+  test('a scan with a Prometheus URL set: the GPU nodes are scanned, Prometheus is not read, the fleet so far arrives', T, async () => {
     assert.ok(window);
     const lines: string[] = [];
+    const partials: { at: number; description: string; nodes: number }[] = [];
     const read = await readFleet({
       source: 'scan',
       window,
@@ -158,10 +159,25 @@ describe('readFleet: no agents means an offer, a confirmed scan means a scan', {
       client,
       // Nothing listens on port 9: reading it would fail the read.
       prometheus: { url: 'http://127.0.0.1:9', auth: { kind: 'none' } },
-      scan: { namespace: NS, image: 'busybox:1.36', concurrency: 4, timeoutMs: 60_000 },
+      scan: {
+        namespace: NS,
+        image: 'busybox:1.36',
+        concurrency: 4,
+        timeoutMs: 60_000,
+        onPartial: (facts) => partials.push({ at: performance.now(), description: facts.source.description, nodes: facts.nodes.length }),
+      },
       log: (line) => lines.push(line),
     });
     assert.equal(read.summary.nodes.length, 8, lines.join('\n'));
+    // Results as they arrive: the fleet so far after the first node, then at most once a second, never the last.
+    assert.ok(partials.length >= 1, 'a partial fleet');
+    assert.match(partials[0]?.description ?? '', /^a scan with debug pods: 1 of 8 GPU nodes read so far$/);
+    for (const [i, partial] of partials.entries()) {
+      const done = Number(/: (\d+) of 8/.exec(partial.description)?.[1]);
+      assert.ok(done >= 1 && done < 8, partial.description);
+      assert.ok(partial.nodes <= done, `${partial.nodes} nodes in a partial of ${done}`);
+      if (i > 0) assert.ok(partial.at - (partials[i - 1]?.at ?? 0) >= 990, 'at most one a second');
+    }
     assert.ok(!lines.some((line) => /Prometheus/.test(line)), lines.join('\n'));
     await eventually('no gpumem pod left', () => sim.state.list('pods', NS).length === 0);
   });

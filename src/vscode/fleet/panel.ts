@@ -17,7 +17,9 @@ import { fleetPodsCsv, fleetToJson, fleetToMarkdown } from '../../core/fleet/fle
 import { FLEET_VIEW_TYPE } from '../../core/fleet/viewType.ts';
 import type { FleetViewModel } from '../../core/fleet/fleetViewModel.ts';
 import { buildFleetViewModel } from '../../core/fleet/fleetViewModel.ts';
+import type { FleetFacts } from '../../core/fleet/facts.ts';
 import type { FleetSummary } from '../../core/fleet/summary.ts';
+import { summarizeFleet } from '../../core/fleet/summary.ts';
 import type { FleetSettings } from '../../core/settings.ts';
 import type { ClusterClient } from '../../kube/clusterClient.ts';
 import { errorText } from '../../kube/errorText.ts';
@@ -192,7 +194,7 @@ export class FleetPanel implements vscode.Disposable {
         secrets: env.secrets,
         log: (line) => env.output.info(line),
         progress: (text) => this.#host.post({ type: 'progress', text }),
-        ...(scan ? { scan } : {}),
+        ...(scan ? { scan, partial: (facts: FleetFacts) => this.#showPartial(facts) } : {}),
       });
       if (this.#disposed) return;
       this.#summary = read.summary;
@@ -217,6 +219,13 @@ export class FleetPanel implements vscode.Disposable {
       }
       this.#fail(errorText(error, { context: this.context, namespace: 'gpumem-system', action: 'Read the fleet' }));
     }
+  }
+
+  /** A scan's fleet so far: shown, not kept (the exports and a re-created webview wait for the whole fleet). */
+  #showPartial(facts: FleetFacts): void {
+    if (this.#disposed) return;
+    const top = this.#env.settings().top;
+    this.#host.post({ type: 'state', viewModel: buildFleetViewModel(summarizeFleet(facts, top), { context: this.context }) });
   }
 
   #fail(text: string): void {

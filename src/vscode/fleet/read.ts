@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import * as vscode from 'vscode';
 import { parseWindow } from '../../core/fleet/promFacts.ts';
+import type { FleetFacts } from '../../core/fleet/facts.ts';
 import type { FleetWindowChoice } from '../../core/fleet/fleetProtocol.ts';
 import type { FleetSettings } from '../../core/settings.ts';
 import type { FleetRead } from '../../fleet/readFleet.ts';
@@ -25,6 +26,8 @@ export interface FleetReadRequest {
   readonly progress: (text: string) => void;
   /** A one-shot scan with debug pods, which the user confirmed (the panel asks); otherwise none is made. */
   readonly scan?: { readonly namespace: string; readonly image: string };
+  /** A scan's fleet so far, while it goes on (results as they arrive). */
+  readonly partial?: (facts: FleetFacts) => void;
 }
 
 /** Per GPU node of a scan: the debug pod's start and the probe (as gpumem fleet --source scan). */
@@ -93,6 +96,7 @@ export async function readContextFleet(request: FleetReadRequest): Promise<Fleet
                     step(
                       `scanned ${done} of ${total} GPU nodes${scrape.kind === 'failed' ? ` (${scrape.node ?? '?'}: ${scrape.reason})` : ''}`,
                     ),
+                  ...(request.partial ? { onPartial: request.partial } : {}),
                 },
               }
             : {}),
