@@ -6,6 +6,7 @@ import type { AgentSnapshot, ApiAccess, ProbeErrorReason } from '../core/agent/a
 import { renderAgentMetrics } from '../core/agent/agentSamples.ts';
 import type { Exposition } from '../core/agent/exposition.ts';
 import type { PodIdentities } from '../core/agent/nodeSamples.ts';
+import { nodeMetricFacts } from '../core/agent/nodeSamples.ts';
 import type { OomAdvance } from '../core/agent/oomLedger.ts';
 import { advanceOomLedger, EMPTY_LEDGER } from '../core/agent/oomLedger.ts';
 import { podNamesOfIdentities } from '../core/agent/podIdentities.ts';
@@ -156,7 +157,7 @@ export class Agent {
         lastSuccessSeconds: Math.floor(this.#now() / 1000),
         api: view.api,
       },
-      node,
+      node: nodeMetricFacts(node),
       ledger: advance.ledger,
       identities: view.identities,
     };

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { renderAgentMetrics } from '../../src/core/agent/agentSamples.ts';
 import { renderExposition } from '../../src/core/agent/exposition.ts';
+import { nodeMetricFacts } from '../../src/core/agent/nodeSamples.ts';
 import { advanceOomLedger, EMPTY_LEDGER } from '../../src/core/agent/oomLedger.ts';
 import { parsePromText } from '../../src/core/agent/promText.ts';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
@@ -31,7 +32,7 @@ function scrape(capture: string): { text: string; series: number; dropped: numbe
       lastSuccessSeconds: 1,
       api: { kind: 'connected' },
     },
-    node,
+    node: node ? nodeMetricFacts(node) : undefined,
     ledger,
     identities: new Map(),
   });

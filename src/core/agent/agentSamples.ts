@@ -1,11 +1,10 @@
-// Everything one scrape of the agent serves, from its state: the last good inspection's node and pod samples, the
+// Everything one scrape of the agent serves, from its state: the last good inspection's node and pod facts, the
 // OOM ledger, and the agent's own health. Pure; src/agent/agent.ts keeps the state, src/agent/server.ts serves the text.
 import { pushAll } from '../arrays.ts';
-import type { NodeInspection } from '../inspection/analyze.ts';
 import type { Exposition, Sample } from './exposition.ts';
 import { renderExposition } from './exposition.ts';
-import type { PodIdentities } from './nodeSamples.ts';
-import { nodeSamples } from './nodeSamples.ts';
+import type { NodeMetricFacts, PodIdentities } from './nodeSamples.ts';
+import { nodeFactSamples } from './nodeSamples.ts';
 import type { OomLedger } from './oomLedger.ts';
 import { oomSamples } from './oomLedger.ts';
 
@@ -30,8 +29,8 @@ export interface AgentStatus {
 
 export interface AgentSnapshot {
   readonly status: AgentStatus;
-  /** The last good inspection (kept when a later cycle fails). */
-  readonly node: NodeInspection | undefined;
+  /** What the samples need of the last good inspection (kept when a later cycle fails): not the inspection itself. */
+  readonly node: NodeMetricFacts | undefined;
   readonly ledger: OomLedger;
   readonly identities: PodIdentities;
 }
@@ -42,7 +41,7 @@ export function agentSamples(snapshot: AgentSnapshot): Sample[] {
   const { status } = snapshot;
   const node = { node: status.nodeName };
   const out: Sample[] = [];
-  if (snapshot.node) pushAll(out, nodeSamples(snapshot.node, status.nodeName, snapshot.identities));
+  if (snapshot.node) pushAll(out, nodeFactSamples(snapshot.node, status.nodeName, snapshot.identities));
   pushAll(out, oomSamples(snapshot.ledger, status.nodeName, snapshot.identities));
   if (status.lastDurationSeconds !== undefined)
     out.push({ name: 'gpumem_probe_duration_seconds', labels: node, value: status.lastDurationSeconds });
@@ -59,7 +58,7 @@ export function agentSamples(snapshot: AgentSnapshot): Sample[] {
   });
   out.push({
     name: 'gpumem_build_info',
-    labels: { ...node, version: status.version, kernel: snapshot.node?.model.kernel ?? '' },
+    labels: { ...node, version: status.version, kernel: snapshot.node?.kernel ?? '' },
     value: 1,
   });
   return out;
