@@ -662,6 +662,21 @@ describe('node probe: bad input gives partial results with reasons, never a cras
     });
   }
 
+  test('no find: the kubepods cgroups are read by the shell loop instead, with the same pods and numbers', T, async () => {
+    // dash: busybox ash would run its own find applet even without a link.
+    const root = keep(buildApuNode({ shell: 'dash', omitTools: ['find'] }));
+    assert.equal(existsSync(join(root.root, 'bin/find')), false);
+    const run = await probeFixture(root);
+    assert.equal(run.capture.sections.get('cgroup.kubepods')?.complete, true);
+    const pods = (r: ProbeRun) =>
+      node(r)
+        .pods.map((pod) => [pod.podUid, pod.accounted, pod.limit, pod.gtt, pod.trueFootprint])
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    assert.deepEqual(pods(run), pods(apuRun));
+    assert.ok(pods(run).length >= 2);
+    assert.equal(podOf(run, root.facts.podUid).accounted, root.facts.memoryCurrent);
+  });
+
   test('missing tools: a root without od and timeout still completes', T, async () => {
     const noToolsApu = keep(buildApuNode({ omitTools: ['od', 'timeout'] }));
     const noToolsHami = keep(buildHamiNode({ shell: 'dash', omitTools: ['od', 'timeout'] }));

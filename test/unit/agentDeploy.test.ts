@@ -36,6 +36,7 @@ import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { METRIC_FAMILIES } from '../../src/core/agent/metricContract.ts';
 import { severityRank } from '../../src/core/findings.ts';
 import { lintText } from '../../src/core/lint.ts';
+import { PROBE_APPLETS } from '../helpers/fixtureRoot.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AGENT = join(ROOT, 'deploy/agent');
@@ -452,6 +453,14 @@ describe('deploy/agent manifests', () => {
     assert.match(dockerfile, /node scripts\/build\.mjs --production/);
     assert.match(dockerfile, /^USER 0$/m);
     assert.match(dockerfile, /^ENTRYPOINT \["\/nodejs\/bin\/node", "\/app\/dist\/cli\.js", "agent"\]$/m);
+    // The image's busybox applets are those the probe's tests run with: a missing xargs or find silently turns the
+    // batched reads into a process per file.
+    const applets = /for applet in ([^;]+); do/
+      .exec(dockerfile.replace(/\\\n\s*/g, ''))?.[1]
+      ?.split(/\s+/)
+      .map((a) => a.replace(/'/g, ''));
+    assert.ok(applets, 'the applet loop');
+    for (const applet of PROBE_APPLETS) assert.ok(applets.includes(applet), `the image links busybox's ${applet}`);
     const build = `docker build -f deploy/agent/Dockerfile -t ${IMAGE}:${VERSION} .`;
     assert.ok(dockerfile.includes(build), `the Dockerfile documents: ${build}`);
     assert.ok(read(DOCS).includes(build), `docs/agent-deploy.md documents: ${build}`);
