@@ -27,13 +27,14 @@ import {
   openClusterNode,
   readPreview,
   runFromContextMenu,
+  selectedClusterRow,
   waitForClusterItem,
   withClusterWorkbench,
 } from './harness/clusters.ts';
 import {
   chooseQuickPickItem,
   dismissQuickPick,
-  findWebviewFrame,
+  inspectorPanel,
   openTabs,
   readNotifications,
   readQuickPick,
@@ -137,13 +138,6 @@ interface PanelText {
   counts: string;
 }
 
-/** The inspector panel (the webview with the verdict banner) once it has rendered completely. */
-async function inspectorPanel(page: Page): Promise<FrameLocator> {
-  const frame = await findWebviewFrame(page, '#banner', { timeoutMs: PROBE_TIMEOUT_MS });
-  await frame.locator('html[data-complete="true"]').waitFor({ state: 'attached', timeout: 20_000 });
-  return frame;
-}
-
 async function readPanel(frame: FrameLocator): Promise<PanelText> {
   const facts = await frame
     .locator('dl.facts > div')
@@ -203,7 +197,7 @@ test(
       );
       for (const title of ['Inspect Pod', 'Run HAMi Checklist on Pod', 'Open Manifest', 'Copy Probe Command'])
         assert.ok(menu.includes(title), `the pod's menu offers ${title}: ${JSON.stringify(menu)}`);
-      let frame = await s.step('the inspector panel opens', () => inspectorPanel(page), PROBE_TIMEOUT_MS + 30_000);
+      let frame = await s.step('the inspector panel opens', () => inspectorPanel(page, PROBE_TIMEOUT_MS), PROBE_TIMEOUT_MS + 30_000);
       let panel = await readPanel(frame);
       assert.equal(
         panel.title,
@@ -264,7 +258,11 @@ test(
       await s.step('run "Inspect Pod" on rag-server-0 again', () => runFromContextMenu(page, 'rag-server-0', 'Inspect Pod'));
       await s.step('the container pick again', () => waitForQuickPick(page, /^Container of default\/rag-server-0 to probe$/));
       await s.step('choose log-shipper', () => chooseQuickPickItem(page, 'log-shipper'));
-      frame = await s.step('the inspector panel opens on the sidecar', () => inspectorPanel(page), PROBE_TIMEOUT_MS + 30_000);
+      frame = await s.step(
+        'the inspector panel opens on the sidecar',
+        () => inspectorPanel(page, PROBE_TIMEOUT_MS),
+        PROBE_TIMEOUT_MS + 30_000,
+      );
       panel = await readPanel(frame);
       assert.equal(panel.title, 'gpumem inspection: pod default/rag-server-0 -c log-shipper (context gpumem-demo)');
       assert.equal(
@@ -332,7 +330,7 @@ test(
         );
         assert.match(pods[0]?.description ?? '', /^default · amd\.com\/gpu 1 · Burstable · 1 restart, OOMKilled \d+m ago$/);
         await s.step('choose llama-0', () => chooseQuickPickItem(page, 'llama-0'));
-        const frame = await s.step('the inspector panel opens', () => inspectorPanel(page), PROBE_TIMEOUT_MS + 30_000);
+        const frame = await s.step('the inspector panel opens', () => inspectorPanel(page, PROBE_TIMEOUT_MS), PROBE_TIMEOUT_MS + 30_000);
         const panel = await readPanel(frame);
         assert.equal(panel.title, 'gpumem inspection: pod default/llama-0 -c llama (context gpumem-demo)');
         assert.equal(panel.facts['cgroup memory'], '2 GiB of 16 GiB (v2)');
@@ -468,7 +466,7 @@ test(
       );
       await s.step('the node pick', () => waitForQuickPick(page, /^Node of gpumem-demo \(GPU nodes first\)$/, { timeoutMs: 30_000 }));
       await s.step('choose strix-node-1', () => chooseQuickPickItem(page, 'strix-node-1'));
-      const frame = await s.step('the inspector panel opens', () => inspectorPanel(page), PROBE_TIMEOUT_MS + 30_000);
+      const frame = await s.step('the inspector panel opens', () => inspectorPanel(page, PROBE_TIMEOUT_MS), PROBE_TIMEOUT_MS + 30_000);
       const link = frame.locator('#pods-table button.pod-link').filter({ hasText: 'default/llama-0' });
       await s.step('the pods table lists default/llama-0', () => link.waitFor({ state: 'visible', timeout: 20_000 }));
       assert.equal(
@@ -478,23 +476,7 @@ test(
       );
 
       await s.step('click default/llama-0 in the pods table', () => link.click());
-      const selected = await s.step(
-        'llama-0 is selected in the Clusters view',
-        () =>
-          waitFor(
-            'the selected row of the Clusters view',
-            async () =>
-              (
-                await clustersPane(page)
-                  .locator('.monaco-list-row[aria-selected="true"] .label-name')
-                  .allInnerTexts()
-                  .catch(() => [])
-              ).map((t) => t.trim()),
-            (labels) => labels.length === 1 && labels[0] === 'llama-0',
-            { timeoutMs: 30_000 },
-          ),
-        45_000,
-      );
+      const selected = await s.step('llama-0 is selected in the Clusters view', () => selectedClusterRow(page, 'llama-0', 30_000), 45_000);
       assert.deepEqual(selected, ['llama-0']);
       const rows = await readTreeItems(page, CLUSTERS_VIEW);
       assert.deepEqual(
@@ -532,7 +514,7 @@ test(
       await s.step('choose strix-node-1', () => chooseQuickPickItem(page, 'strix-node-1'));
       await s.step('the pod pick', () => waitForQuickPick(page, /^GPU pod on strix-node-1$/, { timeoutMs: 30_000 }));
       await s.step('choose llama-0', () => chooseQuickPickItem(page, 'llama-0'));
-      const frame = await s.step('the inspector panel opens', () => inspectorPanel(page), PROBE_TIMEOUT_MS + 30_000);
+      const frame = await s.step('the inspector panel opens', () => inspectorPanel(page, PROBE_TIMEOUT_MS), PROBE_TIMEOUT_MS + 30_000);
       const panel = await readPanel(frame);
       assert.equal(
         panel.title,

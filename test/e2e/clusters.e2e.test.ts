@@ -53,6 +53,7 @@ import {
   waitForProblems,
   waitForTreeItem,
   webviewFrame,
+  workbenchBack,
 } from './harness/workbench.ts';
 
 const SCENARIO_TIMEOUT_MS = 6 * 60_000;
@@ -360,14 +361,7 @@ test(
         sim.state.deletedPods.some((d) => d.uid === second[0]?.uid),
         'a DELETE of the second debug pod was accepted',
       );
-      await s.step(
-        'the workbench is back',
-        async () => {
-          await page.waitForTimeout(2000);
-          await page.locator(SELECTORS.problemsStatus).waitFor({ state: 'visible', timeout: 60_000 });
-        },
-        90_000,
-      );
+      await s.step('the workbench is back', () => workbenchBack(page), 90_000);
       const restored = await s.step(
         'the restored panel has no connection to sample',
         () =>

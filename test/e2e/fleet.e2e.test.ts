@@ -34,9 +34,17 @@ import { buildHamiNvidiaNode } from '../helpers/nvidiaSmiRoot.ts';
 import { prometheusUnavailable, startPrometheus } from '../helpers/prometheusProcess.ts';
 import { freePort } from '../helpers/sshd.ts';
 import type { Simulator } from '../simulator/server.ts';
-import { clustersPane, fixturesWith, openClusters, setExpanded, treeRow, widenSideBar, withClusterWorkbench } from './harness/clusters.ts';
+import {
+  fixturesWith,
+  openClusters,
+  selectedClusterRow,
+  setExpanded,
+  treeRow,
+  widenSideBar,
+  withClusterWorkbench,
+} from './harness/clusters.ts';
 import { publishScreenshot } from './harness/readmeMedia.ts';
-import { findWebviewFrame, runCommand, SELECTORS, waitFor } from './harness/workbench.ts';
+import { findWebviewFrame, inspectorPanel, reloadWindow, runCommand, SELECTORS, waitFor } from './harness/workbench.ts';
 
 const SCENARIO_TIMEOUT_MS = 8 * 60_000;
 const PROBE_TIMEOUT_MS = 90_000;
@@ -262,27 +270,10 @@ test(
           await podRow.focus();
           await page.keyboard.press('Enter');
         });
-        await s.step(`${pod} is selected in the Clusters view`, () =>
-          waitFor(
-            'the selected row of the Clusters view',
-            async () =>
-              (
-                await clustersPane(page)
-                  .locator('.monaco-list-row[aria-selected="true"] .label-name')
-                  .allInnerTexts()
-                  .catch(() => [])
-              ).map((t) => t.trim()),
-            (labels) => labels.length === 1 && labels[0] === pod,
-            { timeoutMs: 45_000 },
-          ),
-        );
+        await s.step(`${pod} is selected in the Clusters view`, () => selectedClusterRow(page, pod));
         const inspector = await s.step(
           'its Inspect Pod panel opens',
-          async () => {
-            const found = await findWebviewFrame(page, '#banner', { timeoutMs: PROBE_TIMEOUT_MS });
-            await found.locator('html[data-complete="true"]').waitFor({ state: 'attached', timeout: 20_000 });
-            return found;
-          },
+          () => inspectorPanel(page, PROBE_TIMEOUT_MS),
           PROBE_TIMEOUT_MS + 30_000,
         );
         assert.match(await inspector.locator('#title').innerText(), new RegExp(pod));
@@ -356,15 +347,7 @@ test(
             ),
           );
 
-          await s.step('Developer: Reload Window', () => runCommand(page, 'Developer: Reload Window'));
-          await s.step(
-            'the workbench is back',
-            async () => {
-              await page.waitForTimeout(2000);
-              await page.locator(SELECTORS.problemsStatus).waitFor({ state: 'visible', timeout: 60_000 });
-            },
-            90_000,
-          );
+          await s.step('Developer: Reload Window, and the workbench back', () => reloadWindow(page), 120_000);
           frame = await s.step(
             'the fleet panel is restored, with its context and window, and read again',
             () => loadedFleet(page, /^Prometheus at 127\.0\.0\.1:\d+ · window 1h · 3 GPU nodes/),
@@ -376,27 +359,10 @@ test(
 
           // A click on a node: selected in the Clusters view, and its Inspect Node panel (a debug pod in the simulator).
           await s.step('click strix-node-1 in the node table', () => frame.locator('.node-row[data-node="strix-node-1"]').click());
-          await s.step('strix-node-1 is selected in the Clusters view', () =>
-            waitFor(
-              'the selected row of the Clusters view',
-              async () =>
-                (
-                  await clustersPane(page)
-                    .locator('.monaco-list-row[aria-selected="true"] .label-name')
-                    .allInnerTexts()
-                    .catch(() => [])
-                ).map((t) => t.trim()),
-              (labels) => labels.length === 1 && labels[0] === 'strix-node-1',
-              { timeoutMs: 45_000 },
-            ),
-          );
+          await s.step('strix-node-1 is selected in the Clusters view', () => selectedClusterRow(page, 'strix-node-1'));
           const inspector = await s.step(
             'its Inspect Node panel opens',
-            async () => {
-              const found = await findWebviewFrame(page, '#banner', { timeoutMs: PROBE_TIMEOUT_MS });
-              await found.locator('html[data-complete="true"]').waitFor({ state: 'attached', timeout: 20_000 });
-              return found;
-            },
+            () => inspectorPanel(page, PROBE_TIMEOUT_MS),
             PROBE_TIMEOUT_MS + 30_000,
           );
           assert.match(await inspector.locator('#title').innerText(), /strix-node-1/);

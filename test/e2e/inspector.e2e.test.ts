@@ -34,7 +34,7 @@ import { ARTIFACTS_DIR, REPO_ROOT } from './harness/paths.ts';
 import { publishScreenshot } from './harness/readmeMedia.ts';
 import { withWorkbench } from './harness/session.ts';
 import type { WorkbenchSession } from './harness/session.ts';
-import { findWebviewFrame, openFile, openTabs, runCommand, SELECTORS, waitFor, webviewFrame } from './harness/workbench.ts';
+import { inspectorPanel, openFile, openTabs, reloadWindow, runCommand, SELECTORS, waitFor, webviewFrame } from './harness/workbench.ts';
 
 const SCENARIO_TIMEOUT_MS = 6 * 60_000;
 const INSPECT_LOCAL = 'gpumem: Inspect Local Machine';
@@ -197,14 +197,6 @@ function bareMachine(): boolean {
   }
 }
 
-/** The inspector's webview frame (the one with the verdict banner), waiting for it to render. */
-async function inspectorFrame(page: Page, timeoutMs = 60_000): Promise<FrameLocator> {
-  const frame = await findWebviewFrame(page, '#banner', { timeoutMs });
-  // The sections below the first screen are rendered right after its first paint.
-  await frame.locator('html[data-complete="true"]').waitFor({ state: 'attached', timeout: 20_000 });
-  return frame;
-}
-
 async function bannerText(frame: FrameLocator): Promise<{ headline: string; sentence: string }> {
   return {
     headline: (await frame.locator('.banner-headline').innerText()).trim(),
@@ -303,7 +295,7 @@ async function analyzeInWorkbench(s: WorkbenchSession, file: string): Promise<Fr
     },
     60_000,
   );
-  return s.step('the inspector panel opens', () => inspectorFrame(s.page));
+  return s.step('the inspector panel opens', () => inspectorPanel(s.page));
 }
 
 /** Runs a palette command that opens a quick input (a dialog) of its own; the harness's runCommand waits for it to close. */
@@ -336,7 +328,7 @@ test(
       { fixture: 'single', settings: { 'workbench.colorTheme': 'Default Dark Modern', 'gpumem.inspector.sampleSeconds': 1 } },
       async (s) => {
         await s.step(`run "${INSPECT_LOCAL}"`, () => runCommand(s.page, INSPECT_LOCAL));
-        let frame = await s.step('the inspector panel opens', () => inspectorFrame(s.page, 120_000), 150_000);
+        let frame = await s.step('the inspector panel opens', () => inspectorPanel(s.page, 120_000), 150_000);
         const banner = await bannerText(frame);
         if (expected) assert.deepEqual(banner, expected, 'a bare machine: no problems');
         else assert.ok(banner.headline !== '' && banner.sentence !== '', `a banner: ${JSON.stringify(banner)}`);
@@ -418,7 +410,7 @@ test(
 
         // Shown again: the webview is re-created, renders from its state, gets the history, and sampling resumes.
         await s.step('back to the panel', () => tab.click());
-        frame = await s.step('the panel is back', () => inspectorFrame(s.page));
+        frame = await s.step('the panel is back', () => inspectorPanel(s.page));
         assert.deepEqual(await bannerText(frame), banner, 'the same banner after hide/show');
         const shown = await s.step('sampling resumes with the history kept', () =>
           waitFor(
@@ -653,16 +645,8 @@ for (const theme of [
 
           // Window reload: the serializer restores the panel from the webview state, without the file.
           await writeFile(s.file('strix-1-capture.txt'), 'gone');
-          await s.step('Developer: Reload Window', () => runCommand(s.page, 'Developer: Reload Window'));
-          await s.step(
-            'the workbench is back',
-            async () => {
-              await s.page.waitForTimeout(2000);
-              await s.page.locator(SELECTORS.problemsStatus).waitFor({ state: 'visible', timeout: 60_000 });
-            },
-            90_000,
-          );
-          frame = await s.step('the inspector panel is restored', () => inspectorFrame(s.page, 60_000), 90_000);
+          await s.step('Developer: Reload Window, and the workbench back', () => reloadWindow(s.page), 120_000);
+          frame = await s.step('the inspector panel is restored', () => inspectorPanel(s.page, 60_000), 90_000);
           assert.deepEqual(
             await bannerText(frame),
             { headline: expected.headline, sentence: expected.sentence },

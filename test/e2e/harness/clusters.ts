@@ -253,3 +253,19 @@ export async function readWebviewText(page: Page): Promise<string> {
 export async function readPreview(page: Page): Promise<string> {
   return (await webviewFrame(page).locator('body').innerText({ timeout: 2000 })).replace(/\u00a0/g, ' ');
 }
+
+/** Waits until the Clusters view has exactly one selected row, labelled `label`; returns the selected labels. */
+export function selectedClusterRow(page: Page, label: string, timeoutMs = 45_000): Promise<string[]> {
+  return waitFor(
+    `${label} selected in the Clusters view`,
+    async () =>
+      (
+        await clustersPane(page)
+          .locator('.monaco-list-row[aria-selected="true"] .label-name')
+          .allInnerTexts()
+          .catch(() => [])
+      ).map((t) => t.trim()),
+    (labels) => labels.length === 1 && labels[0] === label,
+    { timeoutMs },
+  );
+}

@@ -664,3 +664,23 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path: file, timeout: 15_000 });
   return file;
 }
+
+/** The inspector panel (the webview with the verdict banner) once it has rendered completely, sections included. */
+export async function inspectorPanel(page: Page, timeoutMs = 60_000): Promise<FrameLocator> {
+  const frame = await findWebviewFrame(page, '#banner', { timeoutMs });
+  // The sections below the first screen are rendered right after its first paint.
+  await frame.locator('html[data-complete="true"]').waitFor({ state: 'attached', timeout: 20_000 });
+  return frame;
+}
+
+/** Waits for the workbench to be back after a window reload (its status bar's Problems item). */
+export async function workbenchBack(page: Page): Promise<void> {
+  await page.waitForTimeout(2000);
+  await page.locator(SELECTORS.problemsStatus).waitFor({ state: 'visible', timeout: 60_000 });
+}
+
+/** Developer: Reload Window, then the workbench back. */
+export async function reloadWindow(page: Page): Promise<void> {
+  await runCommand(page, 'Developer: Reload Window');
+  await workbenchBack(page);
+}
