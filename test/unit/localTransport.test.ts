@@ -205,6 +205,8 @@ test('OutputBuffer cuts at a whole UTF-8 character', () => {
   assert.equal(b.push(Buffer.from('€')), false); // 3 more: over the cap
   assert.equal(b.truncated, true);
   assert.equal(b.text(), 'aé');
+  // The chunks are released with the text (a capture is not kept twice while it is analysed): once only.
+  assert.equal(b.text(), '');
   assert.equal(utf8Boundary(Buffer.from('ab')), 2);
   assert.equal(utf8Boundary(Buffer.from('a€').subarray(0, 3)), 1);
   assert.equal(utf8Boundary(Buffer.from('😀')), 4);
