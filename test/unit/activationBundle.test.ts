@@ -9,6 +9,8 @@ import { bundleInputs, isLazyModule, LINT_CORE_ENTRY, ROOT } from '../../bench/a
 
 /** What dist/extension.js adds to the lint core: the wiring, the lazy stand-ins, the shared TransportError. */
 const ACTIVATION_WIRING = [
+  // The fleet panel's view type, for its serializer (the panel itself is in dist/remote.js).
+  'src/core/fleet/viewType.ts',
   'src/core/probe/transport.ts',
   'src/extension.ts',
   'src/vscode/clusters/commandIds.ts',
