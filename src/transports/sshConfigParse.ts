@@ -93,10 +93,13 @@ export function parseSshConfig(text: string): ParsedSshConfig {
   lines.forEach((raw, index) => {
     const lineNo = index + 1;
     let line = trimEndOf(raw, ' \t\r');
-    const lead = trimStartOf(line, ' \t');
+    const lead = trimStartOf(line, ' \t\r');
     if (lead === '' || lead.startsWith('#')) return;
-    // The keyword ends at whitespace or '=' (one '=' with optional blanks around it separates it from args).
-    const m = /^[ \t]*([^ \t=]+)[ \t]*(?:=[ \t]*)?(.*)$/.exec(line);
+    // The keyword ends at whitespace or '=' (one '=' with optional blanks around it separates it from args), as
+    // readconf.c's strdelim splits it: its whitespace is " \t\r\n", so a CR inside the line ends the keyword too;
+    // the arguments are then split on blanks only (argv_split). The rest is [\s\S]*, which cannot fail: `.*` stops at a
+    // CR, and the blanks before it were given back one at a time (a 37 KB line of them took 2.5 s).
+    const m = /^[ \t\r]*([^ \t\r=]+)[ \t\r]*(?:=[ \t\r]*)?([\s\S]*)$/.exec(line);
     if (!m) return;
     const keyword = (m[1] as string).toLowerCase();
     line = m[2] as string;

@@ -88,6 +88,8 @@ fuzzTarget({
     { label: 'many Host blocks', make: (n) => (SSH_CONFIGS[0] ?? '').repeat(Math.ceil(n / (SSH_CONFIGS[0] ?? ' ').length)) },
     { label: 'a long quoted word', make: (n) => `Host a\n  IdentityFile "${'x'.repeat(n)}\n` },
     { label: 'a long pattern list', make: (n) => `Host ${'*a'.repeat(n / 2)}\n  User u\n` },
+    // Found by the long run (seed 168661840): `.*` stopped at a CR and the keyword's blanks backtracked, O(n²).
+    { label: 'blanks around a CR after a keyword', make: (n) => `Host a\n  P${' '.repeat(n / 2)}\r${' '.repeat(n / 2)}ort = 2201\n` },
   ],
 });
 

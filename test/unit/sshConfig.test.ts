@@ -437,6 +437,23 @@ function sshG(configFile: string, alias: string): Map<string, string[]> {
   return map;
 }
 
+test('a CR inside a line ends the keyword as OpenSSH reads it, and stays inside an argument (`ssh -G` agrees)', needSsh, () => {
+  // readconf.c: strdelim ends the keyword at " \t\r\n"; argv_split splits the arguments on blanks only.
+  const text = 'Host crhost\n  User\radmin\n  Port 2200\r\n  HostName 10.0.0.1\r9\n';
+  const file = join(dir, 'cr_config');
+  writeFileSync(file, text);
+  const g = sshG(file, 'crhost');
+  const s = resolveSshHost('crhost', text, ENV);
+  assert.equal(s.user, g.get('user')?.[0]);
+  assert.equal(s.user, 'admin');
+  assert.equal(String(s.port), g.get('port')?.[0]);
+  assert.equal(s.hostName, g.get('hostname')?.[0]);
+  assert.equal(s.hostName, '10.0.0.1\r9');
+  // The shape the long fuzz run found: blanks, a CR, blanks after a keyword, 1 MiB of them, parsed in one pass.
+  const long = parseSshConfig(`Host a\n  P${' '.repeat(500_000)}\r${' '.repeat(500_000)}ort = 2201\n`);
+  assert.deepEqual(long.items[1], { type: 'option', line: 2, keyword: 'p', args: ['ort', '=', '2201'] });
+});
+
 test('agrees with `ssh -G` on hostname, user, port, identity files, proxyjump, host key settings', needSsh, () => {
   const file = join(dir, 'oracle_config');
   writeFileSync(file, ORACLE_CONFIG);
