@@ -3,6 +3,7 @@
 // Now a value is a value, "unlimited", or a problem naming the file and field, in every parser and in the analysis.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
 import { buildNodeModel } from '../../src/core/probe/nodeModel.ts';
 import { parseCapture } from '../../src/core/probe/capture.ts';
@@ -238,4 +239,27 @@ describe('through the analysis: a problem naming file and field, never Infinity,
     assert.match(markdown, /MemTotal/);
     assert.match(json, /\/proc\/meminfo: MemTotal/);
   });
+});
+
+test('parseKernelNumber: the Number fast path of 15 digits or fewer agrees with exact BigInt arithmetic, units included', () => {
+  const units = { KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+  const digits = fc.oneof(
+    fc.bigInt({ min: 0n, max: 10n ** 15n - 1n }).map(String),
+    // Around 2^53 once scaled: the boundary where the fast path must give up.
+    fc.constantFrom('9007199254740991', '9007199254740992', '8796093022207', '8796093022208', '8388607', '8388608', '000000000000012'),
+  );
+  fc.assert(
+    fc.property(digits, fc.constantFrom('', ' KiB', ' MiB', ' GiB'), fc.boolean(), (number, unit, signed) => {
+      const text = `${signed ? '-' : ''}${number}${unit}`;
+      const got = parseKernelNumber(text, { file: 'f', field: 'x' }, { units, signed: true });
+      const multiplier = BigInt(unit === '' ? 1 : units[unit.trim() as keyof typeof units]);
+      const exact = BigInt(number) * multiplier;
+      if (exact > BigInt(Number.MAX_SAFE_INTEGER)) assert.equal(got.kind, 'problem', text);
+      else {
+        assert.equal(got.kind, 'value', text);
+        assert.equal(got.kind === 'value' ? got.value : undefined, Number(signed && exact !== 0n ? -exact : exact), text);
+      }
+    }),
+    { seed: 20261204, numRuns: 5000 },
+  );
 });

@@ -87,6 +87,13 @@ function isBlank(code: number): boolean {
   return code === 32 || code === 9 || code === 13 || code === 10;
 }
 
+/** Digit strings this long are below 2^53, so Number reads them exactly (BigInt is for the rest). */
+const EXACT_DIGITS = 15;
+
+function beyondSafe(options: KernelNumberOptions, multiplier: number): string {
+  return `${options.unit === 'kB' || multiplier > 1 ? 'in bytes ' : ''}beyond 2^53 (8 PiB), more than any real machine holds and more than a number can hold exactly`;
+}
+
 /** Parses one kernel number. Never throws; linear in `text`. */
 export function parseKernelNumber(text: string, source: NumberSource, options: KernelNumberOptions = {}): KernelNumber {
   let start = 0;
@@ -94,8 +101,10 @@ export function parseKernelNumber(text: string, source: NumberSource, options: K
   while (start < end && isBlank(text.charCodeAt(start))) start++;
   while (end > start && isBlank(text.charCodeAt(end - 1))) end--;
   if (start === end) return problem(source, '', 'empty value');
-  const trimmed = text.slice(start, end);
-  if (options.allowMax && (trimmed === 'max' || (options.firstToken && /^max(?:\s|$)/.test(trimmed))))
+  // The trimmed text, made only when a problem quotes it: most values parse, and this runs for every number.
+  let trimmedText: string | undefined;
+  const trimmed = (): string => (trimmedText ??= text.slice(start, end));
+  if (options.allowMax && text.startsWith('max', start) && (end - start === 3 || (options.firstToken && /^max(?:\s|$)/.test(trimmed()))))
     return { kind: 'unlimited', text: 'max' };
 
   let i = start;
@@ -107,14 +116,15 @@ export function parseKernelNumber(text: string, source: NumberSource, options: K
   const digitsStart = i;
   while (i < end && isDigitCode(text.charCodeAt(i))) i++;
   const digitsEnd = i;
-  if (digitsEnd === digitsStart) return problem(source, trimmed, 'not a number');
+  if (digitsEnd === digitsStart) return problem(source, trimmed(), 'not a number');
 
   // What may follow the digits: nothing, or blanks then a listed unit word; with firstToken, then anything
   // (a comment, a grep dump's trailing text) except a word that looks like an unknown unit, which would be misread.
   let multiplier = options.unit === 'kB' ? 1024 : 1;
   if (i < end) {
     const next = text.charCodeAt(i);
-    if (!isBlank(next) && !(options.firstToken && next === 35 /* # */)) return problem(source, trimmed, 'unexpected text after the number');
+    if (!isBlank(next) && !(options.firstToken && next === 35 /* # */))
+      return problem(source, trimmed(), 'unexpected text after the number');
     let j = i;
     while (j < end && isBlank(text.charCodeAt(j))) j++;
     let k = j;
@@ -123,17 +133,17 @@ export function parseKernelNumber(text: string, source: NumberSource, options: K
     const unitMultiplier = options.units && Object.hasOwn(options.units, word) ? options.units[word] : undefined;
     if (unitMultiplier !== undefined) {
       multiplier = unitMultiplier;
-      if (k < end && !options.firstToken) return problem(source, trimmed, 'unexpected text after the unit');
+      if (k < end && !options.firstToken) return problem(source, trimmed(), 'unexpected text after the unit');
     } else if (!options.firstToken) {
       return problem(
         source,
-        trimmed,
+        trimmed(),
         word.length > 0 && word.length <= 4 && /^[A-Za-z]+$/.test(word)
           ? `unknown unit ${JSON.stringify(word)}`
           : 'unexpected text after the number',
       );
     } else if (word.length <= 4 && /^[A-Za-z]+$/.test(word)) {
-      return problem(source, trimmed, `unknown unit ${JSON.stringify(word)}`);
+      return problem(source, trimmed(), `unknown unit ${JSON.stringify(word)}`);
     }
   }
 
@@ -141,19 +151,19 @@ export function parseKernelNumber(text: string, source: NumberSource, options: K
   let first = digitsStart;
   while (first < digitsEnd - 1 && text[first] === '0') first++;
   const digits = text.slice(first, digitsEnd);
-  if (digits.length > MAX_DIGITS) return problem(source, trimmed, `${digits.length} digits: beyond any 64-bit counter`);
-  if (negative && digits !== '0' && !options.signed) return problem(source, trimmed, 'negative, but this counter cannot be');
+  if (digits.length > MAX_DIGITS) return problem(source, trimmed(), `${digits.length} digits: beyond any 64-bit counter`);
+  if (negative && digits !== '0' && !options.signed) return problem(source, trimmed(), 'negative, but this counter cannot be');
   if (!negative && options.allowSentinels && UNLIMITED_SENTINELS.has(digits)) return { kind: 'unlimited', text: digits };
-  const big = BigInt(digits);
-  if (big > ULLONG_MAX) return problem(source, trimmed, 'beyond 2^64-1, the largest 64-bit counter');
-  const scaled = big * BigInt(multiplier);
-  if (scaled > BigInt(Number.MAX_SAFE_INTEGER)) {
-    return problem(
-      source,
-      trimmed,
-      `${options.unit === 'kB' || multiplier > 1 ? 'in bytes ' : ''}beyond 2^53 (8 PiB), more than any real machine holds and more than a number can hold exactly`,
-    );
+  if (digits.length <= EXACT_DIGITS) {
+    // Exact as a double, and so is any product below 2^53; one at or past it rounds to at least 2^53.
+    const value = Number(digits) * multiplier;
+    if (value <= Number.MAX_SAFE_INTEGER) return { kind: 'value', value: negative && value !== 0 ? -value : value };
+    return problem(source, trimmed(), beyondSafe(options, multiplier));
   }
+  const big = BigInt(digits);
+  if (big > ULLONG_MAX) return problem(source, trimmed(), 'beyond 2^64-1, the largest 64-bit counter');
+  const scaled = big * BigInt(multiplier);
+  if (scaled > BigInt(Number.MAX_SAFE_INTEGER)) return problem(source, trimmed(), beyondSafe(options, multiplier));
   const value = Number(scaled);
   return { kind: 'value', value: negative && value !== 0 ? -value : value };
 }
