@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { AgentSnapshot } from '../../src/core/agent/agentSamples.ts';
 import { renderAgentMetrics } from '../../src/core/agent/agentSamples.ts';
-import { escapeLabelValue, renderExposition } from '../../src/core/agent/exposition.ts';
+import { escapeLabelValue, MAX_LABEL_VALUE, renderExposition } from '../../src/core/agent/exposition.ts';
 import { METRIC_FAMILIES } from '../../src/core/agent/metricContract.ts';
 import type { PodIdentity } from '../../src/core/agent/nodeSamples.ts';
 import { nodeMetricFacts, nodeSamples } from '../../src/core/agent/nodeSamples.ts';
@@ -141,6 +141,27 @@ test('the exposition: HELP and TYPE per family, read back exactly, accepted by p
   if (!promtool) return t.skip('promtool is not installed (Debian package prometheus)');
   const check = promtoolCheck(exposition.text);
   assert.equal(check.status, 0, check.output);
+});
+
+test('a label value past 1,024 characters is cut and marked, so every line reads back (found by the long fuzz run)', () => {
+  // The long run (seed 168661840) gave the capture's kernel= 60,000 blanks: build_info's line passed 64 KiB.
+  const kernel = `${' '.repeat(70_000)}7.1.0-gpumem`;
+  const emoji = `${'x'.repeat(MAX_LABEL_VALUE - 2)}\u{1F600}tail`;
+  const exposition = renderExposition([
+    { name: 'gpumem_build_info', labels: { node: 'n', version: '0.1.0', kernel }, value: 1 },
+    { name: 'gpumem_pod_gtt_bytes', labels: { node: 'n', uid: 'u', namespace: 'ns', pod: emoji }, value: 1 },
+    { name: 'gpumem_pod_gtt_bytes', labels: { node: 'n', uid: 'u2', namespace: 'ns', pod: 'short' }, value: 2 },
+  ]);
+  const parsed = parsePromText(exposition.text);
+  assert.deepEqual(parsed.problems, []);
+  assert.equal(parsed.samples.length, 3);
+  const build = parsed.samples.find((sample) => sample.name === 'gpumem_build_info');
+  assert.equal(build?.labels['kernel']?.length, MAX_LABEL_VALUE);
+  assert.ok(build?.labels['kernel']?.endsWith('…'));
+  // Never inside a surrogate pair: the emoji that straddles the cut goes whole.
+  const pod = parsed.samples.find((sample) => sample.labels['uid'] === 'u')?.labels['pod'] ?? '';
+  assert.equal(pod, `${'x'.repeat(MAX_LABEL_VALUE - 2)}…`);
+  assert.equal(parsed.samples.find((sample) => sample.labels['uid'] === 'u2')?.labels['pod'], 'short');
 });
 
 test('non-finite values, unknown families and foreign labels are dropped, never written', () => {

@@ -1,6 +1,8 @@
 // The Prometheus text exposition format (version 0.0.4), written from the agent's samples: one HELP and TYPE line
 // per family, then its samples. Label values are escaped as the format requires (backslash, double quote, line
 // feed); anything else a tenant put in a pod name or a container passes through as UTF-8, which the format allows.
+// A value longer than MAX_LABEL_VALUE (four times any Kubernetes name) is cut and ends with "…": a garbled kernel
+// release or a hostile file cannot make a line that a scraper refuses (gpumem's own reader stops at 64 KiB).
 // Non-finite values are never written (a sample with NaN or Infinity is dropped and counted), so a scrape cannot
 // carry a number gpumem did not compute. Linear in the number of samples.
 // Format: https://prometheus.io/docs/instrumenting/exposition_formats/#text-based-format
@@ -17,6 +19,18 @@ export interface Sample {
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 const FAMILIES = new Map<string, MetricFamily>(METRIC_FAMILIES.map((family) => [family.name, family]));
+
+/** Characters of a label value; Kubernetes names are at most 253. */
+export const MAX_LABEL_VALUE = 1024;
+
+/** The value, cut to MAX_LABEL_VALUE characters (never inside a surrogate pair) and marked with "…" when cut. */
+export function boundedLabelValue(value: string): string {
+  if (value.length <= MAX_LABEL_VALUE) return value;
+  let cut = MAX_LABEL_VALUE - 1;
+  const last = value.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last < 0xdc00) cut--;
+  return `${value.slice(0, cut)}…`;
+}
 
 export function escapeLabelValue(value: string): string {
   let out = '';
@@ -74,7 +88,7 @@ export function renderExposition(samples: readonly Sample[]): Exposition {
     for (const sample of list) {
       const labels = ['node', ...family.labels]
         .filter((name) => sample.labels[name] !== undefined)
-        .map((name) => `${name}="${escapeLabelValue(sample.labels[name] ?? '')}"`)
+        .map((name) => `${name}="${escapeLabelValue(boundedLabelValue(sample.labels[name] ?? ''))}"`)
         .join(',');
       if (seen.has(labels)) {
         dropped++;
