@@ -72,7 +72,7 @@ const TABLE: readonly Entry[] = [
     hamiOnly: false,
     meaning: 'MIG instances of one profile (hardware-isolated memory)',
   },
-  { match: /^nvidia\.com\/mig-.+$/, vendor: 'NVIDIA', role: 'count', hamiOnly: false, meaning: 'MIG instances (hardware-isolated memory)' },
+  { match: /^nvidia\.com\/mig-.+$/s, vendor: 'NVIDIA', role: 'count', hamiOnly: false, meaning: 'MIG instances (hardware-isolated memory)' },
   {
     match: /^nvidia\.com\/gpumem$/,
     vendor: 'NVIDIA',
@@ -122,7 +122,7 @@ const TABLE: readonly Entry[] = [
     meaning: 'Intel GPU plugin memory quota',
   },
   { match: /^gpu\.intel\.com\/millicores$/, vendor: 'Intel', role: 'cores', hamiOnly: false, meaning: 'Intel GPU plugin compute share' },
-  { match: /^gpu\.intel\.com\/.+$/, vendor: 'Intel', role: 'count', hamiOnly: false, meaning: 'Intel GPUs (i915 / xe)' },
+  { match: /^gpu\.intel\.com\/.+$/s, vendor: 'Intel', role: 'count', hamiOnly: false, meaning: 'Intel GPUs (i915 / xe)' },
   {
     match: /^cambricon\.com\/(mlu\d*\.)?smlu\.vmemory$/,
     vendor: 'Cambricon',
@@ -137,7 +137,7 @@ const TABLE: readonly Entry[] = [
     hamiOnly: true,
     meaning: 'HAMi Cambricon MLU cores',
   },
-  { match: /^cambricon\.com\/(vmlu|mlu.*)$/, vendor: 'Cambricon', role: 'count', hamiOnly: false, meaning: 'Cambricon MLUs' },
+  { match: /^cambricon\.com\/(vmlu|mlu.*)$/s, vendor: 'Cambricon', role: 'count', hamiOnly: false, meaning: 'Cambricon MLUs' },
   {
     match: /^hygon\.com\/dcumem$/,
     vendor: 'Hygon',
@@ -230,7 +230,7 @@ const TABLE: readonly Entry[] = [
     meaning: 'Volcano vGPU memory as a percentage of each GPU (HAMi-core enforced)',
   },
   {
-    match: /^volcano\.sh\/vgpu-.+$/,
+    match: /^volcano\.sh\/vgpu-.+$/s,
     vendor: 'Volcano vGPU',
     role: 'other',
     hamiOnly: true,

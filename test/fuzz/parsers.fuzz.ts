@@ -34,6 +34,8 @@ fuzzTarget({
   growth: [
     { label: 'many lines', make: (n) => line(n, PROC.meminfo) },
     { label: 'long whitespace', make: (n) => `MemTotal:${' '.repeat(n)}1 kB\n` },
+    // Found by the long run (seed 168661840): `(.*)$` failed at a CR and the blanks before it backtracked, O(n²).
+    { label: 'blanks around a CR in a key line', make: (n) => `nr_gpu_active${' '.repeat(n / 2)}\r${' '.repeat(n / 2)}7\n` },
   ],
 });
 
@@ -51,6 +53,9 @@ fuzzTarget({
   name: 'cgroupMemory.parseCgroupValue/v1Limit, cgroupDmem.parseDmem, keyValue.parseKernelVersion',
   corpus: CGROUP_VALUES,
   run: (input) => ({ value: parseCgroupValue(input), v1: v1Limit(input), dmem: parseDmem(input), kernel: parseKernelVersion(input) }),
+  growth: [
+    { label: 'blanks around a CR in a dmem line', make: (n) => `drm/0000:c3:00.0/vram${' '.repeat(n / 2)}\r${' '.repeat(n / 2)}1\n` },
+  ],
 });
 
 const FDINFO_CORPUS = [

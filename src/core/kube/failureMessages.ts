@@ -35,7 +35,7 @@ export function explainProbeFailure(failure: TransportFailure, place: FailurePla
   const prefix = place.action ? `${place.action}: ` : '';
   if (failure.kind === 'forbidden') {
     const needs = /needs: ([^;]*?)(?: in namespace "[^"]*")?$/.exec(failure.detail)?.[1];
-    return `${prefix}${explainForbidden(failure.verb, failure.resource, place)}${needs ? ` The node debug pod needs ${needs}.` : ''} (API server: ${failure.detail.replace(/;.*$/, '')})`;
+    return `${prefix}${explainForbidden(failure.verb, failure.resource, place)}${needs ? ` The node debug pod needs ${needs}.` : ''} (API server: ${failure.detail.replace(/;[^\n]*$/, '')})`;
   }
   return `${prefix}${describeFailure(failure)}`;
 }

@@ -120,7 +120,7 @@ export function kubectlErrorLine(stderr: string): { readonly reason: string | un
     .map((line) => line.trim())
     .filter((line) => line !== '');
   const last = lines.at(-1) ?? '';
-  const fromServer = /^Error from server(?: \(([A-Za-z]+)\))?:\s*(.*)$/.exec(last);
+  const fromServer = /^Error from server(?: \(([A-Za-z]+)\))?:\s*([^\n]*)$/.exec(last);
   if (fromServer) return { reason: fromServer[1], message: fromServer[2] ?? '' };
   return { reason: undefined, message: last.replace(/^error:\s*/, '') };
 }

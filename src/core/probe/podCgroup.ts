@@ -46,7 +46,7 @@ const CGROUPFS_POD = /^pod([0-9A-Fa-f-]{32,36})$/;
 const SCOPE = /^([A-Za-z][A-Za-z0-9_-]*?)-([0-9A-Fa-f]{12,128})\.scope$/;
 const BARE_ID = /^[0-9a-f]{12,128}$/;
 /** `/proc/<pid>/cgroup` line: `<hierarchy id>:<controllers>:<path>`. */
-const PROC_LINE = /^(\d+):([^:]*):(.*)$/;
+const PROC_LINE = /^(\d+):([^:]*):([^\n]*)$/;
 
 const RUNTIME_NAMES: Readonly<Record<string, string>> = {
   'cri-containerd': 'containerd',
@@ -161,7 +161,7 @@ export function parseBatchedProcCgroups(body: string): Map<number, string | unde
   return out;
 }
 
-const BATCHED_CGROUP_LINE = /^(\d{1,10})\/cgroup:(.*)$/;
+const BATCHED_CGROUP_LINE = /^(\d{1,10})\/cgroup:([^\n]*)$/;
 
 /**
  * The cgroup path of a process from the text of `/proc/<pid>/cgroup`: the cgroup v2 line (`0::/…`)

@@ -10,7 +10,7 @@ import { cgroupLimitOf } from './cgroupMemory.ts';
 export function parseDmem(text: string | undefined, sink?: NumberProblems): Map<string, CgroupLimit> {
   const out = new Map<string, CgroupLimit>();
   for (const line of (text ?? '').split('\n')) {
-    const match = /^(\S+)[ \t]+(.*)$/.exec(line.trim());
+    const match = /^(\S+)[ \t]+([^\n]*)$/.exec(line.trim());
     if (!match?.[1] || match[2] === undefined) continue;
     const limit = cgroupLimitOf(parseKernelNumber(match[2], { file: sink?.file ?? '', field: match[1] }, { allowMax: true }), sink);
     if (limit) out.set(match[1], limit);

@@ -37,7 +37,7 @@ export interface PreloadFile {
   readonly sizeBytes: number | undefined;
 }
 
-const LS = /^([-dlcbps])([-rwxsStT]{9})[.+@]?\s+\d+\s+(\S+)\s+(\S+)\s+(?:(\d+),\s*\d+|(\d+))\s+\S+\s+\S+\s+\S+\s(.*)$/;
+const LS = /^([-dlcbps])([-rwxsStT]{9})[.+@]?\s+\d+\s+(\S+)\s+(\S+)\s+(?:(\d+),\s*\d+|(\d+))\s+\S+\s+\S+\s+\S+\s([^\n]*)$/;
 
 export function parseLsLine(line: string): LsEntry | undefined {
   const match = LS.exec(line);
@@ -90,7 +90,7 @@ export function parsePreload(section: CaptureSection | undefined): PreloadFile |
   if (file && state === 'unknown') state = 'file';
   const entries = (content ?? '')
     .split('\n')
-    .map((line) => line.replace(/#.*$/, ''))
+    .map((line) => line.replace(/#[^\n]*$/, ''))
     .flatMap((line) => line.split(/[\s:]+/))
     .filter((entry) => entry !== '');
   return { state, content, entries, lsLine, sizeBytes: ls?.size };

@@ -120,8 +120,8 @@ function parseExe(line: string | undefined): ProcessExe {
   if (line === undefined) return { kind: 'unknown', via: undefined, interpreter: undefined, reason: 'not reported', line };
   const kind = /^exe=(static|dynamic|unknown)\b/.exec(line)?.[1];
   const via = / via=(\S+)/.exec(line)?.[1];
-  const interpreter = / interp=(.*)$/.exec(line)?.[1];
-  const reason = / reason=(.*)$/.exec(line)?.[1];
+  const interpreter = / interp=([^\n]*)$/.exec(line)?.[1];
+  const reason = / reason=([^\n]*)$/.exec(line)?.[1];
   return {
     kind: kind === 'static' || kind === 'dynamic' ? kind : 'unknown',
     via,

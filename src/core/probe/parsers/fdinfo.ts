@@ -31,7 +31,7 @@ export function parseFdinfo(text: string, sink?: NumberProblems): DrmClient {
   const total = new Map<string, number>();
   for (const [key, value] of fields) {
     // drm-total-cycles-<engine> is an engine counter, not a memory region.
-    const match = /^drm-(resident|memory|total)-(?!cycles-)(.+)$/.exec(key);
+    const match = /^drm-(resident|memory|total)-(?!cycles-)([^\n]+)$/.exec(key);
     if (!match?.[1] || !match[2]) continue;
     const bytes = memoryValue(value, key, sink);
     if (bytes === undefined) continue;
@@ -239,7 +239,7 @@ function splitGrepDump(body: string): Map<string, string> | undefined {
   const files = new Map<string, string>();
   for (const line of body.split('\n')) {
     if (line.trim() === '') continue;
-    const match = /^(\/proc\/\d{1,10}\/fdinfo\/\d{1,10}):(.*)$/.exec(line);
+    const match = /^(\/proc\/\d{1,10}\/fdinfo\/\d{1,10}):([^\n]*)$/.exec(line);
     if (!match?.[1]) return undefined;
     files.set(match[1], `${files.get(match[1]) ?? ''}${match[2] ?? ''}\n`);
   }

@@ -99,7 +99,7 @@ export function parseHamiCacheRecord(path: string, body: string): HamiCache {
       odMissing = true;
       continue;
     }
-    const slot = /^slot(\d+)=(.*)$/.exec(line);
+    const slot = /^slot(\d+)=([^\n]*)$/.exec(line);
     if (slot) {
       const index = count(slot[1], 'slot');
       if (index !== undefined) slots.push(parseSlot(index, slot[2] ?? '', line));

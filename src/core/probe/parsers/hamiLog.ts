@@ -82,11 +82,11 @@ export interface HamiLogParse {
 
 // The two prefixes log_utils.h prints (levels Debug/Info/Warn/Msg, and ERROR), unanchored at the start and tolerant
 // of a missing leading '['.
-const STANDARD = /\[?(HAMI-core|4pdvGPU) (Debug|Info|Warn|Msg)\((\d+):(\d+):([^:()]+):(\d+)\)\]: ?(.*)$/i;
+const STANDARD = /\[?(HAMI-core|4pdvGPU) (Debug|Info|Warn|Msg)\((\d+):(\d+):([^:()]+):(\d+)\)\]: ?([^\n]*)$/i;
 // Some builds (volcano-vgpu-device-plugin v1.11.0) print `ERROR (pid:<pid>:<file>:<line>)`, without the thread.
-const ERROR = /\[?(HAMI-core|4pdvGPU) ERROR \(pid:(\d+)(?: thread=(\d+))?[ :]([^:()\s]+):(\d+)\)\]: ?(.*)$/i;
+const ERROR = /\[?(HAMI-core|4pdvGPU) ERROR \(pid:(\d+)(?: thread=(\d+))?[ :]([^:()\s]+):(\d+)\)\]: ?([^\n]*)$/i;
 // `[HAMI-core Msg]:` (cut downstream) and reporters' elisions such as `[HAMI-core ERROR ...]:`.
-const TRUNCATED = /\[(HAMI-core|4pdvGPU) (Debug|Info|Warn|Msg|ERROR)\b[^\]]*\]: ?(.*)$/i;
+const TRUNCATED = /\[(HAMI-core|4pdvGPU) (Debug|Info|Warn|Msg|ERROR)\b[^\]]*\]: ?([^\n]*)$/i;
 const PRELOAD = /ld\.so: object '([^']*)' from (\S+) cannot be preloaded \(([^)]*)\): ignored/;
 const MENTION = /HAMI-core|4pdvGPU/i;
 

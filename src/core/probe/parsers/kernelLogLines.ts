@@ -29,7 +29,7 @@ export function physicalLines(text: string): PhysicalLines {
     start = end + 1;
     if (raw.endsWith('\r')) raw = raw.slice(0, -1);
     if (lineCount === 1) {
-      const probeSource = /^source=(\S.*)$/.exec(raw);
+      const probeSource = /^source=(\S[^\n]*)$/.exec(raw);
       if (probeSource) {
         source = probeSource[1];
         physical.push('');

@@ -15,7 +15,7 @@ export interface KeyNumberOptions {
 export function parseKeyNumber(text: string, sink?: NumberProblems, options: KeyNumberOptions = {}): Map<string, number> {
   const out = new Map<string, number>();
   for (const line of text.split('\n')) {
-    const match = /^([A-Za-z0-9_.]+)[ \t]+(.*)$/.exec(line);
+    const match = /^([A-Za-z0-9_.]+)[ \t]+([^\n]*)$/.exec(line);
     if (!match?.[1] || match[2] === undefined) continue;
     const value = kernelValue(match[2], match[1], sink, { allowSentinels: options.allowSentinels ?? false });
     if (value !== undefined) out.set(match[1], value);
@@ -27,7 +27,7 @@ export function parseKeyNumber(text: string, sink?: NumberProblems, options: Key
 export function parseKeyEquals(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of text.split('\n')) {
-    const match = /^([A-Za-z_][A-Za-z0-9_.-]*)=(.*)$/.exec(line.trim());
+    const match = /^([A-Za-z_][A-Za-z0-9_.-]*)=([^\n]*)$/.exec(line.trim());
     if (!match?.[1]) continue;
     let value = match[2] ?? '';
     if (value.length >= 2 && ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"))))

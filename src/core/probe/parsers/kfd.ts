@@ -56,7 +56,7 @@ export const DEFAULT_CLK_TCK = 100;
 const TOPOLOGY = /\/sys\/class\/kfd\/kfd\/topology\/nodes\/(\d{1,6})\/(gpu_id|name)$/;
 const PROC_FILE = /\/sys\/class\/kfd\/kfd\/proc\/(\d{1,10})\/(?:vram_(\d{1,10})|stats_(\d{1,10})\/evicted_ms)$/;
 const PROC_STAT = /\/proc\/(\d{1,10})\/(stat|cgroup)$/;
-const BATCHED_STAT = /^(\d{1,10})\/stat:(.*)$/;
+const BATCHED_STAT = /^(\d{1,10})\/stat:([^\n]*)$/;
 const PERMISSION = 'gpumem: permission denied';
 
 /** The comm and start time of one /proc/<pid>/stat text (tabs or newlines inside it are fine). */

@@ -9,7 +9,7 @@ export function parseMeminfo(text: string, sink?: NumberProblems): Map<string, n
   const out = new Map<string, number>();
   for (const line of text.split('\n')) {
     // Per-node files prefix "Node 0 ".
-    const match = /^(?:Node \d+ )?([A-Za-z0-9_()]+):(.*)$/.exec(line);
+    const match = /^(?:Node \d+ )?([A-Za-z0-9_()]+):([^\n]*)$/.exec(line);
     if (!match?.[1] || match[2] === undefined) continue;
     const value = kernelValue(match[2], match[1], sink, { units: MEMINFO_UNITS });
     if (value !== undefined) out.set(match[1], value);

@@ -30,7 +30,7 @@ const KEPT = /^(?:CUDA_DEVICE_MEMORY_LIMIT(?:_\d{1,3})?|CUDA_DEVICE_MEMORY_SHARE
 const RECORD = /\/proc\/(\d{1,10})\/(cgroup|comm|environ)$/;
 const ABSENT = /\/proc\/(\d{1,10})$/;
 /** A line of the environ grep: `<pid>/environ:KEY=value` (the script runs it in <root>/proc). */
-const BATCH_LINE = /^(\d{1,10})\/environ:([A-Z0-9_]{1,64})=(.*)$/;
+const BATCH_LINE = /^(\d{1,10})\/environ:([A-Z0-9_]{1,64})=([^\n]*)$/;
 /** An error line of that grep names the file: `grep: <pid>/environ: Permission denied`. */
 const BATCH_ERROR = /(?:^|[\s:])(\d{1,10})\/environ:/;
 /** grep's rc: 0 (matches), 1 (none), 2 (some file unreadable) all mean it read every file it could. */
