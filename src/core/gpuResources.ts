@@ -72,7 +72,13 @@ const TABLE: readonly Entry[] = [
     hamiOnly: false,
     meaning: 'MIG instances of one profile (hardware-isolated memory)',
   },
-  { match: /^nvidia\.com\/mig-.+$/s, vendor: 'NVIDIA', role: 'count', hamiOnly: false, meaning: 'MIG instances (hardware-isolated memory)' },
+  {
+    match: /^nvidia\.com\/mig-.+$/s,
+    vendor: 'NVIDIA',
+    role: 'count',
+    hamiOnly: false,
+    meaning: 'MIG instances (hardware-isolated memory)',
+  },
   {
     match: /^nvidia\.com\/gpumem$/,
     vendor: 'NVIDIA',

@@ -16,6 +16,7 @@ import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
 import { parseBoundedNumber } from '../../src/core/probe/parsers/kernelNumber.ts';
 import { parseKernelVersion } from '../../src/core/probe/parsers/keyValue.ts';
 import { parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
+import { MAX_KUBELET_CONFIG_CHARS, parseKubeletReservations } from '../../src/core/probe/parsers/nodeConfig.ts';
 import { INSPECTOR_STATE_VERSION, notification, parseHostNotification, parseInspectorState } from '../../src/core/inspector/protocol.ts';
 import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
@@ -125,6 +126,19 @@ console.log(JSON.stringify(result));`;
   const result = JSON.parse(child.stdout) as { source: string; systemReserved?: number };
   assert.equal(result.source, 'kubelet command line');
   assert.equal(result.systemReserved, 1024 ** 3);
+});
+
+// FUZZ_SEED=168661840 (parsers.fuzz.ts): a kubelet config of a few MiB of nested YAML took the yaml library past a
+// 1.2 GB heap. A kubelet config is a few KiB: past MAX_KUBELET_CONFIG_CHARS it is read as unreadable (the flags stand).
+test('a kubelet config past 256 KiB is not parsed: the flags alone; a real one is still read', () => {
+  const real = 'kind: KubeletConfiguration\nkubeReserved: {memory: 2Gi}\n';
+  assert.equal(parseKubeletReservations(real, undefined)?.kubeReserved, 2 * 1024 ** 3);
+  const padded = `${real}${'# padding\n'.repeat(Math.ceil(MAX_KUBELET_CONFIG_CHARS / 10))}`;
+  assert.ok(padded.length > MAX_KUBELET_CONFIG_CHARS);
+  const result = parseKubeletReservations(padded, '/usr/bin/kubelet --system-reserved=memory=1Gi');
+  assert.equal(result?.kubeReserved, undefined);
+  assert.equal(result?.systemReserved, 1024 ** 3);
+  assert.equal(result?.source, 'kubelet command line');
 });
 
 test('a saved inspector state or update whose view model holds 1e999 (Infinity after JSON.parse) is refused (seed 168661840)', () => {

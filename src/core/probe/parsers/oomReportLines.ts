@@ -109,8 +109,10 @@ export interface OomEvent {
 }
 
 export const INVOKED = ' invoked oom-killer:';
-export const REASON_KILLED = /^(Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Killed process (\d+)\b([^\n]*)$/;
-export const REASON_CANDIDATE = /^(Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill process (\d+)\b([^\n]*)$/;
+export const REASON_KILLED =
+  /^(Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Killed process (\d+)\b([^\n]*)$/;
+export const REASON_CANDIDATE =
+  /^(Out of memory(?: \(oom_kill_allocating_task\))?|Memory cgroup out of memory): Kill process (\d+)\b([^\n]*)$/;
 export const BARE_KILLED = /^Killed process (\d+)\b([^\n]*)$/;
 /** ` (<comm>)` right after the pid; the name may hold spaces and brackets but ends at `) `. */
 const COMM = /^ \((.*?)\)(?= |,|$)/;
