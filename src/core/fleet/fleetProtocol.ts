@@ -51,8 +51,8 @@ const MAX_NAME = 253;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function name(value: unknown, allowEmpty = false): value is string {
-  return typeof value === 'string' && value.length <= MAX_NAME && (allowEmpty || value !== '') && !/[\u0000-\u001f\u007f]/.test(value);
+function name(value: unknown, allowEmpty = false, max = MAX_NAME): value is string {
+  return typeof value === 'string' && value.length <= max && (allowEmpty || value !== '') && !/[\u0000-\u001f\u007f]/.test(value);
 }
 
 /** Exactly these keys (plus `type`), no others. */
@@ -100,9 +100,7 @@ const MAX_CONTEXT = 1024;
 export function parseFleetPanelState(value: unknown): FleetPanelState | undefined {
   if (!isRecord(value) || value.version !== 1) return undefined;
   const { context, window } = value;
-  if (typeof context !== 'string' || context === '' || context.length > MAX_CONTEXT || /[\u0000-\u001f\u007f]/.test(context))
-    return undefined;
-  if (!isOneOf(FLEET_WINDOWS, window)) return undefined;
+  if (!name(context, false, MAX_CONTEXT) || !isOneOf(FLEET_WINDOWS, window)) return undefined;
   return { version: 1, context, window };
 }
 

@@ -77,20 +77,25 @@ export class FleetPanel implements vscode.Disposable {
   #disposed = false;
 
   /** A new panel, or (`restored`) the one the serializer got back after a window reload, with its saved state. */
-  constructor(env: FleetEnvironment, target: FleetPanelState | string, onDisposed: () => void, restored?: vscode.WebviewPanel) {
+  constructor(
+    env: FleetEnvironment,
+    target: Pick<FleetPanelState, 'context' | 'window'>,
+    onDisposed: () => void,
+    restored?: vscode.WebviewPanel,
+  ) {
     this.#env = env;
-    this.context = typeof target === 'string' ? target : target.context;
+    this.context = target.context;
     this.#onDisposed = onDisposed;
-    this.#window = typeof target === 'string' ? env.settings().window : target.window;
-    const context = this.context;
-    const short = context.length > 40 ? `${context.slice(0, 39)}…` : context;
+    this.#window = target.window;
+    const short = target.context.length > 40 ? `${target.context.slice(0, 39)}…` : target.context;
+    const title = `gpumem fleet: ${short}`;
     if (restored) {
       restored.webview.options = webviewOptions(env.extensionUri);
-      restored.title = `gpumem fleet: ${short}`;
+      restored.title = title;
     }
     this.#panel =
       restored ??
-      vscode.window.createWebviewPanel(FLEET_VIEW_TYPE, `gpumem fleet: ${short}`, vscode.ViewColumn.Active, {
+      vscode.window.createWebviewPanel(FLEET_VIEW_TYPE, title, vscode.ViewColumn.Active, {
         ...webviewOptions(env.extensionUri),
         enableFindWidget: true,
       });
@@ -298,7 +303,8 @@ export class FleetPanels implements vscode.Disposable {
       void existing.refresh();
       return existing;
     }
-    const panel: FleetPanel = new FleetPanel(this.#env, context, () => this.#forget(context, panel));
+    const target = { context, window: this.#env.settings().window };
+    const panel: FleetPanel = new FleetPanel(this.#env, target, () => this.#forget(context, panel));
     this.#panels.set(context, panel);
     return panel;
   }
