@@ -29,17 +29,16 @@ export function parseFdinfo(text: string, sink?: NumberProblems): DrmClient {
   const fields = relevantFields(text);
   const resident = new Map<string, number>();
   const total = new Map<string, number>();
-  for (const [key, value] of fields) {
-    // drm-total-cycles-<engine> is an engine counter, not a memory region.
-    const match = /^drm-(resident|memory|total)-(?!cycles-)([^\n]+)$/.exec(key);
-    if (!match?.[1] || !match[2]) continue;
+  fields.forEach((value, key) => {
+    const kind = memoryKind(key);
+    if (kind === undefined) return;
+    const region = key.slice(kind.length);
     const bytes = memoryValue(value, key, sink);
-    if (bytes === undefined) continue;
-    if (match[1] === 'total') total.set(match[2], bytes);
+    if (bytes === undefined) return;
+    if (kind === TOTAL) total.set(region, bytes);
     // drm-resident-* wins over the deprecated drm-memory-* alias, when it is readable (not cut or garbled).
-    else if (match[1] === 'resident' || parseMemoryValue(fields.get(`drm-resident-${match[2]}`) ?? '') === undefined)
-      resident.set(match[2], bytes);
-  }
+    else if (kind === RESIDENT || parseMemoryValue(fields.get(`${RESIDENT}${region}`) ?? '') === undefined) resident.set(region, bytes);
+  });
   const amd = (key: string) => {
     const value = fields.get(key);
     return value === undefined ? undefined : memoryValue(value, key, sink);
@@ -55,6 +54,22 @@ export function parseFdinfo(text: string, sink?: NumberProblems): DrmClient {
     ...(requested !== undefined ? { amdRequestedVram: requested } : {}),
     ...(evicted !== undefined ? { amdEvictedVram: evicted } : {}),
   };
+}
+
+const RESIDENT = 'drm-resident-';
+const MEMORY = 'drm-memory-';
+const TOTAL = 'drm-total-';
+/** The keys parseFdinfo reads besides the memory regions. */
+const NAMED_KEYS: ReadonlySet<string> = new Set(['drm-client-id', 'drm-driver', 'drm-pdev', 'amd-requested-vram', 'amd-evicted-vram']);
+
+/**
+ * The memory prefix of a `drm-(resident|memory|total)-<region>` key, or undefined. `drm-*-cycles-<engine>` is an
+ * engine counter (drm-total-cycles-gfx), not a memory region.
+ */
+function memoryKind(key: string): typeof RESIDENT | typeof MEMORY | typeof TOTAL | undefined {
+  const kind = key.startsWith(RESIDENT) ? RESIDENT : key.startsWith(MEMORY) ? MEMORY : key.startsWith(TOTAL) ? TOTAL : undefined;
+  if (kind === undefined || key.length === kind.length || key.startsWith('cycles-', kind.length)) return undefined;
+  return kind;
 }
 
 /** The code units String.prototype.trim removes (ECMAScript WhiteSpace and LineTerminator). */
@@ -74,17 +89,11 @@ function isTrimmed(code: number): boolean {
   );
 }
 
-/** Where a line's key starts once trimmed. */
-function keyStart(text: string, from: number, colon: number): number {
-  let at = from;
-  while (at < colon && isTrimmed(text.charCodeAt(at))) at++;
-  return at;
-}
-
 /**
- * The `key: value` lines that parseFdinfo reads (`drm-*` and `amd-*` keys, each trimmed, the last of a repeated key),
- * in the order their keys first appear. Every other line (pos, flags, the engine counters that make up most of an
- * amdgpu fdinfo) is stepped over without a string made for it: the agent parses 10,000 of these files a cycle.
+ * The `key: value` lines that parseFdinfo reads (the memory regions and the keys it names, each trimmed, the last of
+ * a repeated key), in the order their keys first appear. Every other line (pos, flags, the engine counters, the
+ * shared and purgeable sizes that make up most of an amdgpu fdinfo) is stepped over without a string made for it, and
+ * a kept line makes two (its key and its value, trimmed in place): the agent parses thousands of these files a cycle.
  */
 function relevantFields(text: string): Map<string, string> {
   const fields = new Map<string, string>();
@@ -96,9 +105,20 @@ function relevantFields(text: string): Map<string, string> {
     if (end < 0) end = text.length;
     if (colon !== -1 && colon < from) colon = text.indexOf(':', from);
     if (colon > from && colon < end) {
-      const start = keyStart(text, from, colon);
-      if (text.startsWith('drm-', start) || text.startsWith('amd-', start))
-        fields.set(text.slice(from, colon).trim(), text.slice(colon + 1, end).trim());
+      let start = from;
+      while (start < colon && isTrimmed(text.charCodeAt(start))) start++;
+      if (text.startsWith('drm-', start) || text.startsWith('amd-', start)) {
+        let keyEnd = colon;
+        while (keyEnd > start && isTrimmed(text.charCodeAt(keyEnd - 1))) keyEnd--;
+        const key = text.slice(start, keyEnd);
+        if (NAMED_KEYS.has(key) || memoryKind(key) !== undefined) {
+          let valueStart = colon + 1;
+          let valueEnd = end;
+          while (valueStart < valueEnd && isTrimmed(text.charCodeAt(valueStart))) valueStart++;
+          while (valueEnd > valueStart && isTrimmed(text.charCodeAt(valueEnd - 1))) valueEnd--;
+          fields.set(key, text.slice(valueStart, valueEnd));
+        }
+      }
     }
     from = end + 1;
   }
@@ -124,16 +144,18 @@ function isDrmClient(client: DrmClient): boolean {
 
 /** `<drm-pdev>#<drm-client-id>` as parseFdinfo would key the client, read from those two lines alone. */
 function clientKeyOf(text: string): string | undefined {
-  const id = fieldOf(text, 'drm-client-id:');
-  return id === undefined ? undefined : `${fieldOf(text, 'drm-pdev:') ?? ''}#${id}`;
+  const id = fieldOf(text, 'drm-client-id:', '\ndrm-client-id:');
+  return id === undefined ? undefined : `${fieldOf(text, 'drm-pdev:', '\ndrm-pdev:') ?? ''}#${id}`;
 }
 
-/** The trimmed value of the last line starting with `key` (parseFdinfo keeps the last of a repeated key). */
-function fieldOf(text: string, key: string): string | undefined {
-  let at = text.lastIndexOf(`\n${key}`);
-  if (at >= 0) at += 1;
-  else if (text.startsWith(key)) at = 0;
-  else return undefined;
+/**
+ * The trimmed value of the last line starting with `key` (parseFdinfo keeps the last of a repeated key). Searched
+ * forwards: lastIndexOf compares character by character, and this runs twice for each of the thousands of fds.
+ */
+function fieldOf(text: string, key: string, lineOfKey: string): string | undefined {
+  let at = text.startsWith(key) ? 0 : -1;
+  for (let next = text.indexOf(lineOfKey); next >= 0; next = text.indexOf(lineOfKey, next + 1)) at = next + 1;
+  if (at < 0) return undefined;
   const end = text.indexOf('\n', at);
   return text.slice(at + key.length, end < 0 ? text.length : end).trim();
 }
