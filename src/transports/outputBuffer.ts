@@ -1,5 +1,6 @@
 // One output stream of a run, kept up to the request's byte cap (the Transport contract's
 // `maxOutputBytes`), shared by every transport through execRun.ts.
+import { StringDecoder } from 'node:string_decoder';
 
 /**
  * Collects one output stream up to a byte cap. `push` returns false once the cap is exceeded; the text is
@@ -7,7 +8,11 @@
  */
 export class OutputBuffer {
   readonly #cap: number;
-  readonly #chunks: Buffer[] = [];
+  // Each chunk is decoded as it arrives and let go: a node capture (7 MiB on a large node) is then held once as text
+  // pieces and once joined, not as chunks, their concatenation and its decoding at the same time (and the 7 MiB
+  // concatenation, freed every cycle, no longer raises glibc's mmap threshold so that the agent's RSS keeps it).
+  readonly #decoder = new StringDecoder('utf8');
+  readonly #pieces: string[] = [];
   #size = 0;
   #truncated = false;
 
@@ -27,38 +32,24 @@ export class OutputBuffer {
     if (this.#truncated) return false;
     const room = this.#cap - this.#size;
     if (chunk.length <= room) {
-      this.#chunks.push(chunk);
+      this.#pieces.push(this.#decoder.write(chunk));
       this.#size += chunk.length;
       return true;
     }
     if (room > 0) {
-      this.#chunks.push(chunk.subarray(0, room));
+      this.#pieces.push(this.#decoder.write(chunk.subarray(0, room)));
       this.#size += room;
     }
+    // A character the cap cut stays in the decoder, never decoded: the text ends at the last whole one.
     this.#truncated = true;
     return false;
   }
 
-  /**
-   * The text, once: the chunks are released as it is made, so a node capture (7 MiB on a large node) is not held
-   * twice more, as chunks and as their concatenation, while it is analysed.
-   */
+  /** The text, once: the pieces are released as it is made. */
   text(): string {
-    let bytes = Buffer.concat(this.#chunks, this.#size);
-    this.#chunks.length = 0;
-    if (this.#truncated) bytes = bytes.subarray(0, utf8Boundary(bytes));
-    return bytes.toString('utf8');
+    if (!this.#truncated) this.#pieces.push(this.#decoder.end());
+    const text = this.#pieces.join('');
+    this.#pieces.length = 0;
+    return text;
   }
-}
-
-/** The largest length <= bytes.length that does not end inside a UTF-8 sequence. */
-export function utf8Boundary(bytes: Uint8Array): number {
-  const n = bytes.length;
-  for (let back = 1; back <= Math.min(4, n); back++) {
-    const b = bytes[n - back] as number;
-    if ((b & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
-    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return need > back ? n - back : n;
-  }
-  return n;
 }

@@ -2,13 +2,14 @@
 // processes it starts (the timeout, cancel and cap tests check that the whole process group is gone).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { LocalTransport } from '../../src/transports/local.ts';
-import { OutputBuffer, utf8Boundary } from '../../src/transports/outputBuffer.ts';
+import { OutputBuffer } from '../../src/transports/outputBuffer.ts';
 import { TransportError } from '../../src/core/probe/transport.ts';
 import type { ExecRequest, TransportFailure } from '../../src/core/probe/transport.ts';
 
@@ -205,10 +206,46 @@ test('OutputBuffer cuts at a whole UTF-8 character', () => {
   assert.equal(b.push(Buffer.from('€')), false); // 3 more: over the cap
   assert.equal(b.truncated, true);
   assert.equal(b.text(), 'aé');
-  // The chunks are released with the text (a capture is not kept twice while it is analysed): once only.
+  // The pieces are released with the text (a capture is not kept twice while it is analysed): once only.
   assert.equal(b.text(), '');
   assert.equal(utf8Boundary(Buffer.from('ab')), 2);
   assert.equal(utf8Boundary(Buffer.from('a€').subarray(0, 3)), 1);
   assert.equal(utf8Boundary(Buffer.from('😀')), 4);
   assert.equal(utf8Boundary(Buffer.from('😀').subarray(0, 3)), 0);
+});
+
+/** The largest length <= bytes.length that does not end inside a UTF-8 sequence (F8–FF lead nothing). */
+function utf8Boundary(bytes: Uint8Array): number {
+  const n = bytes.length;
+  for (let back = 1; back <= Math.min(4, n); back++) {
+    const b = bytes[n - back] as number;
+    if ((b & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
+    const need = b >= 0xf8 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return need > back ? n - back : n;
+  }
+  return n;
+}
+
+// OutputBuffer decodes each chunk as it arrives (so a 7 MiB capture is not held as chunks, their concatenation and
+// its text at once). Its oracle is the first form: the chunks kept up to the cap, concatenated, cut back to a whole
+// character when the cap was hit, decoded once. Chunks split characters anywhere, bytes include invalid sequences.
+test('OutputBuffer: the text of decoding the kept bytes at once, however the chunks split them', () => {
+  const byte = fc.oneof(
+    fc.integer({ min: 0, max: 255 }),
+    fc.constantFrom(0x61, 0x80, 0xbf, 0xc0, 0xc2, 0xe0, 0xe2, 0xed, 0xf0, 0xf4, 0xf8),
+  );
+  const chunks = fc.array(fc.array(byte, { maxLength: 10 }), { maxLength: 8 });
+  fc.assert(
+    fc.property(chunks, fc.integer({ min: 0, max: 60 }), (arrays, cap) => {
+      const buffers = arrays.map((bytes) => Buffer.from(bytes));
+      const out = new OutputBuffer(cap);
+      for (const chunk of buffers) out.push(chunk);
+      let bytes = Buffer.concat(buffers);
+      const truncated = bytes.length > cap;
+      if (truncated) bytes = bytes.subarray(0, utf8Boundary(bytes.subarray(0, cap)));
+      assert.equal(out.truncated, truncated);
+      assert.equal(out.text(), bytes.toString('utf8'));
+    }),
+    { numRuns: 20_000, seed: 1204 },
+  );
 });
