@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import os from 'node:os';
+import { parse as parseYaml } from 'yaml';
 import { renderAgentMetrics } from '../src/core/agent/agentSamples.ts';
 import { analyzeCaptureText } from '../src/core/inspection/analyze.ts';
 import { runProbe } from '../src/core/inspection/runProbe.ts';
@@ -291,11 +292,15 @@ async function benchCycle() {
 // A child process (bench/agentMemoryChild.mjs, bundled) so its RSS is an agent's, not the fixture builder's or the lint
 // bench's: what the DaemonSet's memory limit sees. It gets the capture and the pods on stdin.
 
-/** NODE_OPTIONS of the agent container in deploy/agent/base/daemonset.yaml, split into arguments. */
-export function daemonSetNodeOptions() {
+/**
+ * The variables the agent container of deploy/agent/base/daemonset.yaml sets to a value (NODE_OPTIONS: the heap cap and
+ * young generation; MALLOC_ARENA_MAX), so the memory child's RSS is the deployed agent's.
+ */
+export function daemonSetEnv() {
   const text = readFileSync(new URL('../deploy/agent/base/daemonset.yaml', import.meta.url), 'utf8');
-  const match = /- name: NODE_OPTIONS\n\s+value: (.+)\n/.exec(text);
-  return match ? match[1].trim().split(/\s+/) : [];
+  const container = parseYaml(text)?.spec?.template?.spec?.containers?.find((c) => c.name === 'agent');
+  if (!container) throw new Error('deploy/agent/base/daemonset.yaml has no agent container');
+  return Object.fromEntries((container.env ?? []).filter((v) => typeof v.value === 'string').map((v) => [v.name, v.value]));
 }
 
 /**
@@ -341,9 +346,10 @@ async function benchMemory(capture, pods, cycles) {
 
 function runMemoryChild(script, capture, pods, cycles) {
   return new Promise((resolve, reject) => {
-    // The Node options the DaemonSet runs the agent with (its NODE_OPTIONS: the heap cap), so RSS is the deployed one.
-    const child = spawn(process.execPath, ['--expose-gc', ...daemonSetNodeOptions(), script], {
+    // The environment the DaemonSet runs the agent with (the heap cap, the malloc arenas), so RSS is the deployed one.
+    const child = spawn(process.execPath, ['--expose-gc', script], {
       stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...daemonSetEnv() },
     });
     let stdout = '';
     let stderr = '';
@@ -473,6 +479,7 @@ export function formatAgentBench(result) {
       `  OOM kills appended ${memory.killsAppended}, counted by the agent ${memory.killsCounted}; ${memory.series} series, ${(memory.scrapeBytes / 1024).toFixed(0)} KiB per scrape`,
       `${verdict(memory.heapPass)} agent heap: ${mib(memory.heapAt100, 2)} at cycle 100, ${mib(memory.heapAtLast, 2)} at cycle ${memory.cycles} (${(memory.heapGrowth / 1024).toFixed(0)} KiB; target < ${mib(memory.heapTarget, 0)})`,
       `${verdict(memory.rssPass)} agent RSS: max ${mib(memory.maxRss)} (maxRSS; sampled ${mib(memory.rssMaxSampled)}; target < ${mib(memory.rssTarget, 0)})`,
+      `  the sampled max: ${mib(memory.rssAtMax.file)} file-backed (node's binary), ${mib(memory.rssAtMax.anon)} anonymous, of which the V8 heap ${mib(memory.rssAtMax.heapTotal)} and Buffers ${mib(memory.rssAtMax.external)}`,
       `${verdict(memory.ledgerPass)} agent OOM ledger: each appended kill counted once`,
     );
   }

@@ -1,7 +1,9 @@
 // The agent bench's replayed cycles (bench/agent.mjs): a Transport that answers every probe with a recorded capture,
 // the Agent as the bench runs it, and the memory run's child process (bench/agentMemoryChild.mjs). A module of its
 // own, with no main guard, so the memory child can be one esbuild bundle of exactly this (the agent as it ships).
+import { readFileSync } from 'node:fs';
 import { Agent } from '../src/agent/agent.ts';
+import { OutputBuffer } from '../src/transports/outputBuffer.ts';
 
 export const MEMORY_KILL_EVERY = 50;
 export const INTERVAL_SECONDS = 30; // the DaemonSet's --interval
@@ -9,18 +11,24 @@ export const NODE_NAME = 'strix-node-1';
 const NO_API = { kind: 'unavailable', reason: 'no-credentials', detail: 'bench' };
 const gc = typeof globalThis.gc === 'function' ? globalThis.gc : () => {};
 
+/** What one read of a pipe gives node (libuv reads 64 KiB at a time): the size of the chunks a run's stdout arrives in. */
+const PIPE_CHUNK = 64 * 1024;
+
 /**
  * A real Transport (src/core/probe/transport.ts) that answers every probe with a recorded capture of the fixture,
  * the nonce set to the one the script carries, and the kernel log extended by the kills added since. It isolates
  * the agent's own state (the OOM ledger, the last inspection, the status, the exposition) from the shell: a leak
- * there shows in the heap without the pipes, buffers and child processes of a real probe around it.
+ * there shows in the heap without the pipes, buffers and child processes of a real probe around it. The output
+ * reaches the agent as a LocalTransport's does: fresh 64 KiB Buffers, as pipe reads give them, collected by the
+ * transports' OutputBuffer and decoded once, so the memory a run's stdout costs is the deployed agent's. The recorded
+ * capture is kept as bytes between runs (the one thing here a real agent does not hold: 7 MiB, counted in its RSS).
  */
 export class ReplayTransport {
-  target = 'replay (bench/agent.mjs)';
+  target = 'replay (bench/agentReplay.mjs)';
+  /** The capture up to the kernel log's end marker, and from it, each split at the recorded nonce. */
   #before;
   #after;
-  #nonce;
-  #kernelLines = '';
+  #kernelLines = Buffer.alloc(0);
   runs = 0;
 
   constructor(capture) {
@@ -29,27 +37,67 @@ export class ReplayTransport {
     const end = `@@gpumem:${nonce}:end kernel-log@@\n`;
     const at = capture.indexOf(end);
     if (at < 0) throw new Error('ReplayTransport: the capture has no complete kernel-log section');
-    this.#nonce = nonce;
-    this.#before = capture.slice(0, at);
-    this.#after = capture.slice(at);
+    const parts = (text) => text.split(nonce).map((part) => Buffer.from(part, 'utf8'));
+    this.#before = parts(capture.slice(0, at));
+    this.#after = parts(capture.slice(at));
   }
 
   /** Lines the kernel log gains from now on, after what it already holds (as a node's kern.log grows). */
   appendKernelLog(lines) {
-    this.#kernelLines += lines;
+    this.#kernelLines = Buffer.concat([this.#kernelLines, Buffer.from(lines, 'utf8')]);
   }
 
   run(request) {
     this.runs++;
     const nonce = /GPUMEM_NONCE='([0-9a-f]+)'/.exec(request.script)?.[1];
     if (!nonce) throw new Error('ReplayTransport: the script carries no nonce');
-    const stdout = `${this.#before}${this.#kernelLines}${this.#after}`.replaceAll(`@@gpumem:${this.#nonce}:`, `@@gpumem:${nonce}:`);
-    const header = stdout.replace(`nonce=${this.#nonce} `, `nonce=${nonce} `);
-    return Promise.resolve({ stdout: header, stderr: '', exitCode: 0, truncated: false });
+    const stdout = new OutputBuffer(request.maxOutputBytes);
+    const pipe = new PipeReads(stdout);
+    const nonceBytes = Buffer.from(nonce, 'utf8');
+    const write = (parts) =>
+      parts.forEach((part, i) => {
+        if (i > 0) pipe.write(nonceBytes);
+        pipe.write(part);
+      });
+    write(this.#before);
+    pipe.write(this.#kernelLines);
+    write(this.#after);
+    pipe.end();
+    return Promise.resolve({ stdout: stdout.text(), stderr: '', exitCode: 0, truncated: stdout.truncated });
   }
 
   close() {
     return Promise.resolve();
+  }
+}
+
+/** Bytes cut into fresh PIPE_CHUNK Buffers, each pushed to an OutputBuffer as a pipe's 'data' event would be. */
+class PipeReads {
+  #out;
+  #chunk = Buffer.allocUnsafe(PIPE_CHUNK);
+  #used = 0;
+
+  constructor(out) {
+    this.#out = out;
+  }
+
+  write(bytes) {
+    for (let at = 0; at < bytes.length;) {
+      const copied = bytes.copy(this.#chunk, this.#used, at, at + (PIPE_CHUNK - this.#used));
+      at += copied;
+      this.#used += copied;
+      if (this.#used === PIPE_CHUNK) this.#flush();
+    }
+  }
+
+  end() {
+    if (this.#used > 0) this.#flush();
+  }
+
+  #flush() {
+    this.#out.push(this.#used === PIPE_CHUNK ? this.#chunk : this.#chunk.subarray(0, this.#used));
+    this.#chunk = Buffer.allocUnsafe(PIPE_CHUNK);
+    this.#used = 0;
   }
 }
 
@@ -90,16 +138,30 @@ export async function okCycle(agent) {
   return outcome;
 }
 
+/**
+ * What the resident set is made of (/proc/self/status, KiB → bytes): anonymous memory (the V8 heap, malloc's arenas,
+ * Buffers) and file-backed pages (node's own binary, ~45 MiB of it, shared with every node process on the machine).
+ */
+function rssParts() {
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  const memory = process.memoryUsage();
+  return { anon: kib('RssAnon'), file: kib('RssFile'), heapTotal: memory.heapTotal, external: memory.external };
+}
+
 /** The memory run, in a process of its own: the capture, the pods and the cycle count on stdin, the figures as JSON on stdout. */
 export async function memoryChild() {
   let input = '';
   for await (const chunk of process.stdin) input += chunk;
-  const { capture, pods, cycles } = JSON.parse(input);
-  const transport = new ReplayTransport(capture);
+  let parsed = JSON.parse(input);
   input = '';
+  const { pods, cycles } = parsed;
+  const transport = new ReplayTransport(parsed.capture);
+  parsed = undefined; // the capture is the transport's bytes from here, not a string as well
   const agent = newAgent(transport, pods);
   const heapAt = {};
   let rssMax = 0;
+  let rssAtMax;
   let kills = 0;
   let series = 0;
   let bytes = 0;
@@ -110,7 +172,11 @@ export async function memoryChild() {
     const scrape = agent.metrics();
     series = scrape.series;
     bytes = scrape.text.length;
-    rssMax = Math.max(rssMax, process.memoryUsage.rss());
+    const rss = process.memoryUsage.rss();
+    if (rss > rssMax) {
+      rssMax = rss;
+      rssAtMax = rssParts();
+    }
     // The heap after GC, the least over the five cycles up to each hundredth: one cycle's capture (7 MiB) is
     // sometimes still referenced when gc() runs right after it, and is gone the cycle after; what stays is the state.
     const checkpoint = cycle === cycles ? cycle : Math.ceil(cycle / 100) * 100;
@@ -130,6 +196,7 @@ export async function memoryChild() {
       cycles,
       heapAt,
       rssMaxSampled: rssMax,
+      rssAtMax,
       maxRss: process.resourceUsage().maxRSS * 1024,
       killsAppended: kills,
       killsCounted: counted,

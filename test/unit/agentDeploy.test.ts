@@ -198,10 +198,12 @@ const EVENT_RULES = [
   { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
 ];
 const BASE_ARGS = ['--listen', '0.0.0.0:9400', '--host-root', '/host', '--node-name', '$(NODE_NAME)'];
-// NODE_OPTIONS: the heap cap and young generation bench/agent.mjs sized the memory request with (its memory run uses the same options).
+// NODE_OPTIONS and MALLOC_ARENA_MAX: the heap cap, young generation and malloc arenas bench/agent.mjs sized the memory
+// request with (its memory run has the same environment).
 const BASE_ENV = [
   { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
   { name: 'NODE_OPTIONS', value: '--max-old-space-size=160 --max-semi-space-size=1' },
+  { name: 'MALLOC_ARENA_MAX', value: '2' },
 ];
 /** What the NVIDIA Container Toolkit needs to inject nvidia-smi and NVML (deploy/agent/components/nvidia). */
 const NVIDIA_ENV = [
