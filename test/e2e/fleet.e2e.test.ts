@@ -214,6 +214,22 @@ test(
             },
           );
         });
+        await s.step('the node table by keyboard: Home, ArrowDown, End, ArrowUp move the focus (roving tabindex)', async () => {
+          const descending = [...NODES].sort().reverse();
+          const focused = () => frame.locator('.node-row:focus').getAttribute('data-node');
+          await frame.locator(`.node-row[data-node="${descending[1]}"]`).focus();
+          const moves: [string, string | undefined][] = [
+            ['Home', descending[0]],
+            ['ArrowDown', descending[1]],
+            ['End', descending.at(-1)],
+            ['ArrowUp', descending.at(-2)],
+          ];
+          for (const [key, node] of moves) {
+            await page.keyboard.press(key);
+            await waitFor(`${key} focuses ${node}`, focused, (got) => got === node, { timeoutMs: 5_000 });
+          }
+          assert.equal(await frame.locator('.node-row[tabindex="0"]').count(), 1, 'one row in the tab order');
+        });
         await s.step('filter by vendor: NVIDIA', async () => {
           await frame.locator('#filter-vendor').selectOption('nvidia');
           await waitFor(

@@ -582,6 +582,21 @@ for (const theme of [
           await frame.locator('#pods-table button.sort[data-column="footprint"]').click();
           await themeScreenshot(s, frame, theme.key);
           if (theme.key === 'dark') {
+            // The pod chart by keyboard: Home and End highlight the first and last bar, each announced (aria-live).
+            await s.step('the pod chart by keyboard: Home, ArrowRight, End announce their bars', async () => {
+              const labels = await frame.locator('#memory-chart-pods + table.chart-data tbody th').allInnerTexts();
+              assert.ok(labels.length >= 2, `the pod chart has bars: ${labels.join(', ')}`);
+              const announced = () => frame.locator('#chart-announcer').innerText();
+              await frame.locator('#memory-chart-pods canvas').focus();
+              for (const [key, label] of [
+                ['Home', labels[0]],
+                ['ArrowRight', labels[1]],
+                ['End', labels.at(-1)],
+              ] as const) {
+                await s.page.keyboard.press(key);
+                await waitFor(`${key} announces ${label}`, announced, (text) => text.startsWith(`${label}.`), { timeoutMs: 5_000 });
+              }
+            });
             // A theme change while the panel is open: the charts read the new colours and are drawn again.
             assert.equal(await frame.locator('html').getAttribute('data-theme'), 'dark');
             await s.step('Preferences: Color Theme → Default Light Modern', async () => {

@@ -4,20 +4,10 @@
 // host answers with the fleet.
 import './fleet.css';
 import { parseFleetHostMessage } from '../../src/core/fleet/fleetProtocol.ts';
-import { h, themeKind } from '../inspector/dom.ts';
+import { h } from '../inspector/dom.ts';
+import { countCspViolations, watchTheme } from '../inspector/pageWatch.ts';
 import { FleetApp } from './fleetApp.ts';
 import { post, savePanelState } from './host.ts';
-
-function countCspViolations(): void {
-  const csp = h('output', { class: 'visually-hidden', attrs: { id: 'csp-violations', 'data-count': 0, 'aria-hidden': 'true' } });
-  document.body.appendChild(csp);
-  let violations = 0;
-  document.addEventListener('securitypolicyviolation', (event) => {
-    violations++;
-    csp.setAttribute('data-count', String(violations));
-    csp.textContent = `${event.violatedDirective} ${event.blockedURI}`;
-  });
-}
 
 function start(): void {
   countCspViolations();
@@ -29,16 +19,7 @@ function start(): void {
     if (message.type === 'panel') savePanelState(message.state);
     fleet.receive(message);
   });
-  const root = document.documentElement;
-  let theme = `${themeKind()} ${document.body.className}`;
-  root.setAttribute('data-theme', themeKind());
-  new MutationObserver(() => {
-    const next = `${themeKind()} ${document.body.className}`;
-    if (next === theme) return;
-    theme = next;
-    root.setAttribute('data-theme', themeKind());
-    fleet.themeChanged();
-  }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+  watchTheme(document.documentElement, () => fleet.themeChanged());
   post({ type: 'ready' });
 }
 

@@ -6,6 +6,7 @@
 import type { FleetNodeRow, FleetViewModel, NodeFilter, NodeSortKey, SortDirection } from '../../src/core/fleet/fleetViewModel.ts';
 import { filterNodes, NO_FILTER, nodeRowSummary, sortNodes, visibleRange } from '../../src/core/fleet/fleetViewModel.ts';
 import { clear, h } from '../inspector/dom.ts';
+import { listKeyTarget } from '../../src/core/listNavigation.ts';
 
 export const ROW_HEIGHT = 30;
 const VIEWPORT_ROWS = 14;
@@ -304,38 +305,15 @@ export class NodeTable {
   }
 
   #onKey(event: KeyboardEvent, index: number): void {
-    const last = this.#rows.length - 1;
-    const page = Math.max(1, Math.floor(this.#scroller.clientHeight / ROW_HEIGHT) - 1);
-    let next = index;
-    switch (event.key) {
-      case 'ArrowDown':
-        next = Math.min(last, index + 1);
-        break;
-      case 'ArrowUp':
-        next = Math.max(0, index - 1);
-        break;
-      case 'PageDown':
-        next = Math.min(last, index + page);
-        break;
-      case 'PageUp':
-        next = Math.max(0, index - page);
-        break;
-      case 'Home':
-        next = 0;
-        break;
-      case 'End':
-        next = last;
-        break;
-      case 'Enter':
-      case ' ': {
-        event.preventDefault();
-        const row = this.#rows[index];
-        if (row) this.#onOpen(row.node);
-        return;
-      }
-      default:
-        return;
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      const row = this.#rows[index];
+      if (row) this.#onOpen(row.node);
+      return;
     }
+    const page = Math.max(1, Math.floor(this.#scroller.clientHeight / ROW_HEIGHT) - 1);
+    const next = listKeyTarget(event.key, index, this.#rows.length, { page });
+    if (next === undefined) return;
     event.preventDefault();
     this.#focused = next;
     this.#focusRow(next, true);

@@ -24,6 +24,7 @@ import type { TimeSeries } from '../../src/core/inspector/series.ts';
 import type { ChartRow, SegmentKey } from '../../src/core/inspector/viewModelTypes.ts';
 import { describeBytes, formatBytes } from '../../src/core/quantity.ts';
 import { h, themeKind, themeReader } from './dom.ts';
+import { listKeyTarget } from '../../src/core/listNavigation.ts';
 
 Chart.register(BarController, BarElement, LineController, LineElement, PointElement, LinearScale, CategoryScale, Tooltip, Legend);
 
@@ -234,36 +235,18 @@ export class MemoryBarChart {
   }
 
   #onKey(event: KeyboardEvent): void {
-    const last = this.#rows.length - 1;
-    let next = this.#active;
-    switch (event.key) {
-      case 'ArrowDown':
-      case 'ArrowRight':
-        next = Math.min(last, this.#active + 1);
-        break;
-      case 'ArrowUp':
-      case 'ArrowLeft':
-        next = Math.max(0, this.#active - 1);
-        break;
-      case 'Home':
-        next = 0;
-        break;
-      case 'End':
-        next = last;
-        break;
-      case 'Enter':
-      case ' ': {
-        const row = this.#rows[this.#active];
-        if (row?.podUid) this.#options.onOpenPod(row.podUid);
-        event.preventDefault();
-        return;
-      }
-      case 'Escape':
-        this.#highlight(-1);
-        return;
-      default:
-        return;
+    if (event.key === 'Enter' || event.key === ' ') {
+      const row = this.#rows[this.#active];
+      if (row?.podUid) this.#options.onOpenPod(row.podUid);
+      event.preventDefault();
+      return;
     }
+    if (event.key === 'Escape') {
+      this.#highlight(-1);
+      return;
+    }
+    const next = listKeyTarget(event.key, this.#active, this.#rows.length, { horizontal: true });
+    if (next === undefined) return;
     event.preventDefault();
     this.#highlight(next);
   }

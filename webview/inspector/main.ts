@@ -13,37 +13,10 @@ import './inspector.css';
 import { command, parseHostNotification, parseInspectorState } from '../../src/core/inspector/protocol.ts';
 import { PendingRequests } from '../../src/core/inspector/requests.ts';
 import type { Actions } from './actions.ts';
-import { h, themeKind } from './dom.ts';
+import { h } from './dom.ts';
 import { loadState, post, saveState } from './host.ts';
 import { InspectorApp } from './inspectorApp.ts';
-
-/** Counts CSP violations on the page (the e2e test and the bench read it): there must be none. */
-function countCspViolations(): void {
-  const csp = h('output', { class: 'visually-hidden', attrs: { id: 'csp-violations', 'data-count': 0, 'aria-hidden': 'true' } });
-  document.body.appendChild(csp);
-  let violations = 0;
-  document.addEventListener('securitypolicyviolation', (event) => {
-    violations++;
-    csp.setAttribute('data-count', String(violations));
-    csp.textContent = `${event.violatedDirective} ${event.blockedURI}`;
-  });
-}
-
-/**
- * Calls `onChange` when the theme changes. The theme changes the body's class (vscode-dark, vscode-light,
- * vscode-high-contrast…) and the variables; <html> carries the theme's kind for the stylesheet and the tests.
- */
-function watchTheme(root: HTMLElement, onChange: () => void): void {
-  let theme = `${themeKind()} ${document.body.className}`;
-  new MutationObserver(() => {
-    const next = `${themeKind()} ${document.body.className}`;
-    if (next === theme) return;
-    theme = next;
-    root.setAttribute('data-theme', themeKind());
-    onChange();
-  }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
-  root.setAttribute('data-theme', themeKind());
-}
+import { countCspViolations, watchTheme } from './pageWatch.ts';
 
 function start(): void {
   const app = document.getElementById('app') ?? document.body.appendChild(h('main', { attrs: { id: 'app' } }));
