@@ -21,6 +21,13 @@ interface KindEntry {
 }
 
 const APPS = ['apps', 'extensions', 'apps.openshift.io'];
+/** KServe's LLMInferenceService spec: decode `template` and `worker`, and the same under `prefill`. */
+const LLM_INFERENCE_TEMPLATES: readonly TemplatePath[] = [
+  ['spec', 'template'],
+  ['spec', 'worker'],
+  ['spec', 'prefill', 'template'],
+  ['spec', 'prefill', 'worker'],
+];
 const BATCH = ['batch'];
 
 // KServe InferenceService components (serving.kserve.io/v1beta1, kserve/kserve pkg/apis/serving/v1beta1:
@@ -167,29 +174,10 @@ export const KINDS: readonly KindEntry[] = [
     shape: KSERVE_COMPONENT,
   },
   // KServe LLMInferenceService (serving.kserve.io/v1alpha1, kserve pkg/apis/serving/v1alpha1
-  // llm_inference_service_types.go): `template` and `worker` are pod specs, for decode and for `prefill`.
-  {
-    kind: 'LLMInferenceService',
-    groups: ['serving.kserve.io'],
-    templates: [
-      ['spec', 'template'],
-      ['spec', 'worker'],
-      ['spec', 'prefill', 'template'],
-      ['spec', 'prefill', 'worker'],
-    ],
-    shape: INLINE_POD_SPEC,
-  },
-  {
-    kind: 'LLMInferenceServiceConfig',
-    groups: ['serving.kserve.io'],
-    templates: [
-      ['spec', 'template'],
-      ['spec', 'worker'],
-      ['spec', 'prefill', 'template'],
-      ['spec', 'prefill', 'worker'],
-    ],
-    shape: INLINE_POD_SPEC,
-  },
+  // llm_inference_service_types.go): `template` and `worker` are pod specs, for decode and for `prefill`; a
+  // LLMInferenceServiceConfig holds the same spec, for services to start from.
+  { kind: 'LLMInferenceService', groups: ['serving.kserve.io'], templates: LLM_INFERENCE_TEMPLATES, shape: INLINE_POD_SPEC },
+  { kind: 'LLMInferenceServiceConfig', groups: ['serving.kserve.io'], templates: LLM_INFERENCE_TEMPLATES, shape: INLINE_POD_SPEC },
   { kind: 'TrainJob', groups: ['trainer.kubeflow.org'], templates: [['spec']], shape: TRAINJOB },
   // TrainingRuntime / ClusterTrainingRuntime: spec.template is a JobSet template.
   { kind: 'TrainingRuntime', groups: ['trainer.kubeflow.org'], templates: [['spec', 'template', 'spec', ...JOBSET_TEMPLATE]] },

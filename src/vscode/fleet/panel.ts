@@ -29,6 +29,7 @@ import { fleetHtml } from './html.ts';
 import { NoAgentsError } from '../../fleet/readFleet.ts';
 import { requireTrust } from '../trust.ts';
 import { FleetReadCancelled, readContextFleet } from './read.ts';
+import { exportFileStem } from '../../core/text/exportFileStem.ts';
 
 const FLEET_BUNDLE = { script: 'fleet.js', style: 'fleet.css', html: fleetHtml } as const;
 
@@ -51,17 +52,7 @@ const EXPORTS: Readonly<Record<FleetExportFormat, { readonly extension: string; 
 };
 
 function fileStem(context: string): string {
-  const stamp = new Date()
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, '')
-    .replace('T', '-');
-  const name =
-    context
-      .replace(/[^A-Za-z0-9._-]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 60) || 'cluster';
-  return `gpumem-fleet-${name}-${stamp}`;
+  return exportFileStem('gpumem-fleet-', context, 'cluster');
 }
 
 export class FleetPanel implements vscode.Disposable {

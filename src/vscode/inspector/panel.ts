@@ -32,6 +32,7 @@ import { LiveSampler } from '../inspection/liveSampler.ts';
 import { webviewOptions, WebviewHost } from '../inspection/webviewHost.ts';
 import type { ReportView } from '../reportView.ts';
 import { inspectorHtml } from './html.ts';
+import { exportFileStem } from '../../core/text/exportFileStem.ts';
 
 export interface ShowInspectionOptions {
   /** The transport the inspection ran on. Ownership passes to the panel (live sampling); it closes it. */
@@ -61,18 +62,7 @@ export interface PanelRegistry {
 const INSPECTOR_BUNDLE = { script: 'inspector.js', style: 'inspector.css', html: inspectorHtml } as const;
 
 function fileStem(target: string): string {
-  const stamp = new Date()
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, '')
-    .replace('T', '-');
-  const name =
-    target
-      .replace(/^capture\s+/, '')
-      .replace(/[^A-Za-z0-9._-]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 60) || 'inspection';
-  return `gpumem-${name}-${stamp}`;
+  return exportFileStem('gpumem-', target.replace(/^capture\s+/, ''), 'inspection');
 }
 
 function title(target: string): string {
