@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { fleetTreeItem } from '../../src/core/fleet/fleetTreeItem.ts';
 import { contentSecurityPolicy } from '../../src/vscode/inspector/html.ts';
 import { fleetHtml } from '../../src/vscode/fleet/html.ts';
+import { bundledWebviewCss } from './helpers/webviewCss.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const webviewDir = path.join(root, 'webview', 'fleet');
@@ -37,7 +38,9 @@ test('the webview: no innerHTML, no eval, no style attributes, no remote resourc
       name,
     );
   }
-  const css = readFileSync(path.join(webviewDir, 'fleet.css'), 'utf8');
+  // With the shared page stylesheet it @imports (inlined by the build): no other import and no url() remain.
+  const css = bundledWebviewCss(path.join(webviewDir, 'fleet.css'));
+  assert.match(css, /color-scheme: light dark/, 'the shared page stylesheet is part of it');
   assert.doesNotMatch(css, /@import|url\(/, 'no resources in the stylesheet');
   assert.doesNotMatch(css, /#[0-9a-f]{3,8}\b|rgb\(/i, 'theme colours only');
 });

@@ -35,6 +35,7 @@ import { contentSecurityPolicy, inspectorHtml, newCspNonce } from '../../src/vsc
 import { captureText, procRecord } from './helpers/captureText.ts';
 import type { NodeSpec } from './helpers/nodeCapture.ts';
 import { containerDir, GiB, lightNodeCapture, manyPodsNode, MiB, nodeCapture, podUid, STRIX_HALO } from './helpers/nodeCapture.ts';
+import { bundledWebviewCss } from './helpers/webviewCss.ts';
 
 const GTT_POD = '1b4e28ba-2fa1-11d2-883f-0016d3cca427';
 const SMALL_POD = '6f9619ff-8b86-4011-b42d-00c04fc964ff';
@@ -574,7 +575,9 @@ describe('inspector panel HTML and webview sources', () => {
         name,
       );
     }
-    const css = readFileSync(path.join(webviewDir, 'inspector.css'), 'utf8');
+    // With the shared page stylesheet it @imports (inlined by the build): no other import and no remote url() remain.
+    const css = bundledWebviewCss(path.join(webviewDir, 'inspector.css'));
+    assert.match(css, /color-scheme: light dark/, 'the shared page stylesheet is part of it');
     assert.doesNotMatch(css, /@import|url\(\s*['"]?https?:/, 'no remote resources in the stylesheet');
   });
 });
