@@ -122,6 +122,14 @@ export class Agent {
   }
 
   async #cycle(): Promise<CycleOutcome> {
+    try {
+      return await this.#probeAnalyseAndKeep();
+    } finally {
+      releaseLastMatchInput();
+    }
+  }
+
+  async #probeAnalyseAndKeep(): Promise<CycleOutcome> {
     const started = performance.now();
     const view = this.#options.pods();
     const outcome = await this.#probeAndAnalyse(view);
@@ -209,4 +217,13 @@ export class Agent {
       return { kind: 'failed', reason: 'capture-unusable', detail: inspection.problems.slice(0, 3).join('; ') || 'no node capture' };
     return { kind: 'ok', inspection };
   }
+}
+
+/**
+ * V8 keeps the subject of the last successful regular expression match alive (the legacy RegExp.input, `$_`): after a
+ * cycle that is a slice of the capture, and a slice holds its whole parent, so the capture's 7 MiB would stay in the
+ * heap until the next cycle's first match, beside the next capture. One match on a constant lets it go.
+ */
+function releaseLastMatchInput(): void {
+  /(?:)/.exec('');
 }

@@ -65,10 +65,26 @@ export interface NodeMetricFacts {
   readonly hami: readonly HamiFact[];
 }
 
+/**
+ * A copy of `text` that refers to no larger string. The analysis's strings are mostly slices of the capture, and V8
+ * keeps a slice's whole parent alive: the facts outlive the capture by a cycle, and must not hold its megabytes.
+ */
+function ownString(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
+const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
+
+function ownLabels(labels: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  const entries = Object.entries(labels);
+  if (entries.length === 0) return NO_LABELS; // most samples: one object for all of them
+  return Object.fromEntries(entries.map(([key, value]) => [key, ownString(value)]));
+}
+
 export function nodeMetricFacts(node: NodeInspection): NodeMetricFacts {
   const collect = (into: FactSample[]) => (name: string, labels: Record<string, string>, value: number | undefined) => {
     if (value === undefined || !Number.isFinite(value)) return;
-    into.push({ name, labels, value });
+    into.push({ name, labels: ownLabels(labels), value });
   };
   const nodeFacts: FactSample[] = [];
   const push = collect(nodeFacts);
@@ -104,9 +120,9 @@ export function nodeMetricFacts(node: NodeInspection): NodeMetricFacts {
     .map((pod) => {
       const samples: FactSample[] = [];
       podSamples(pod, collect(samples), gpuProcessesOfPod(node.model.gpuProcesses, pod.podUid), evictions.get(pod.podUid));
-      return { uid: pod.podUid, samples };
+      return { uid: ownString(pod.podUid), samples };
     });
-  return { kernel: model.kernel ?? '', node: nodeFacts, pods, hami: hamiFacts(node.hamiQuotas) };
+  return { kernel: ownString(model.kernel ?? ''), node: nodeFacts, pods, hami: hamiFacts(node.hamiQuotas) };
 }
 
 /** The facts' samples, each labelled with the node and each pod with its names from the API's view (else its UID). */
@@ -185,9 +201,9 @@ function hamiFacts(rows: readonly HamiQuotaRow[]): HamiFact[] {
   return [...rows]
     .sort((a, b) => a.podUid.localeCompare(b.podUid) || a.gpu.localeCompare(b.gpu))
     .map((row) => ({
-      podUid: row.podUid,
-      gpu: row.gpu,
-      containerIds: [...new Set(row.processes.flatMap((process) => (process.containerId ? [process.containerId] : [])))],
+      podUid: ownString(row.podUid),
+      gpu: ownString(row.gpu),
+      containerIds: [...new Set(row.processes.flatMap((process) => (process.containerId ? [ownString(process.containerId)] : [])))],
       quotaBytes: row.quotaBytes,
       state: row.status.kind === 'exceeded' ? 'bypassed' : row.status.kind === 'held' ? 'enforced' : 'unknown',
     }));
