@@ -2,7 +2,7 @@
 // the Agent as the bench runs it, and the memory run's child process (bench/agentMemoryChild.mjs). A module of its
 // own, with no main guard, so the memory child can be one esbuild bundle of exactly this (the agent as it ships).
 import { readFileSync } from 'node:fs';
-import { Agent } from '../src/agent/agent.ts';
+import { Agent, exposedGarbageCollector } from '../src/agent/agent.ts';
 import { OutputBuffer } from '../src/transports/outputBuffer.ts';
 
 export const MEMORY_KILL_EVERY = 50;
@@ -129,6 +129,8 @@ export function newAgent(transport, pods) {
     probeTimeoutMs: 600_000,
     pods: () => view,
     log: () => {},
+    // As `gpumem agent` does (src/cli/agentCommand.ts): the DaemonSet's NODE_OPTIONS expose gc.
+    ...exposedGarbageCollector(),
   });
 }
 

@@ -1,7 +1,7 @@
 // `gpumem agent`: the node exporter (docs/agent.md). Runs until SIGTERM or SIGINT, then stops the cycle in flight,
 // the pod watch and the server, and exits 0. Exit 2 on a usage error or when the port cannot be bound.
 import { hostname } from 'node:os';
-import { Agent } from '../agent/agent.ts';
+import { Agent, exposedGarbageCollector } from '../agent/agent.ts';
 import { OomEventPoster } from '../agent/oomEvents.ts';
 import { chooseKubeconfig, PodSource } from '../agent/podSource.ts';
 import { parseListen, startServer } from '../agent/server.ts';
@@ -110,6 +110,7 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
     probeTimeoutMs: probeTimeout * 1000,
     pods: () => pods.view,
     ...(events ? { onNewKills: (advance, inspection, view) => void events.post(advance, inspection, view) } : {}),
+    ...exposedGarbageCollector(),
     log,
   });
   let server: Awaited<ReturnType<typeof startServer>>;
