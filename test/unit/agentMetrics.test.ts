@@ -380,7 +380,7 @@ test("the agent's state between cycles holds the samples' facts, not the inspect
   const gc = runInNewContext('gc') as () => void;
   const { manyPodsNode, nodeCapture } = await import('./helpers/nodeCapture.ts');
   // Collected objects are reported by a FinalizationRegistry: deterministic, where a heap-size delta is MiB-noisy.
-  // (That no string of the capture stays either is agentRetention.test.ts's: strings cannot be registered.)
+  // (That no string of the capture stays either is captureRetention.test.ts's: strings cannot be registered.)
   const collected = new Set<string>();
   const registry = new FinalizationRegistry<string>((what) => collected.add(what));
   // The facts made in a scope of their own: once it returns, nothing of the test refers to the inspection.

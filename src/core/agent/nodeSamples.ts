@@ -11,6 +11,7 @@ import type { PodEviction } from '../verdicts/kfdEviction.ts';
 import type { ProcessGpuMemory } from '../probe/parsers/fdinfo.ts';
 import { gpuProcessesOfPod } from '../probe/parsers/fdinfo.ts';
 import type { Sample } from './exposition.ts';
+import { ownString } from '../text/ownString.ts';
 
 const MiB = 1024 * 1024;
 
@@ -63,14 +64,6 @@ export interface NodeMetricFacts {
   /** Per pod, by UID in order: its samples, whose labels add to the pod's. */
   readonly pods: readonly { readonly uid: string; readonly samples: readonly FactSample[] }[];
   readonly hami: readonly HamiFact[];
-}
-
-/**
- * A copy of `text` that refers to no larger string. The analysis's strings are mostly slices of the capture, and V8
- * keeps a slice's whole parent alive: the facts outlive the capture by a cycle, and must not hold its megabytes.
- */
-function ownString(text: string): string {
-  return JSON.parse(JSON.stringify(text)) as string;
 }
 
 const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});

@@ -11,6 +11,7 @@ import type { KfdCapture } from '../probe/parsers/kfd.ts';
 import { parseKfd } from '../probe/parsers/kfd.ts';
 import { sampleEvictions } from '../verdicts/kfdEviction.ts';
 import type { SamplePoint } from './series.ts';
+import { ownString } from '../text/ownString.ts';
 
 export type { PodSample, SamplePoint, SeriesPoint, TimeSeries } from './series.ts';
 export { appendBounded, MAX_SAMPLES, timeSeries } from './series.ts';
@@ -56,13 +57,14 @@ function pointOf(capture: ReturnType<typeof parseCapture>, t: number, evictionRa
     memTotal: model.meminfo.get('MemTotal') ?? null,
     // NVIDIA memory as the full analysis counts it: VRAM on a discrete GPU, GTT-like RAM on a unified one (GB10).
     pods: withNvidiaPods(podAccounting(model), nvidiaAccounting(buildNvidiaNode(capture))).map((pod) => ({
-      podUid: pod.podUid,
+      // Copied: 300 points are kept, and a slice would keep its whole capture (text/ownString.ts).
+      podUid: ownString(pod.podUid),
       current: pod.accounted ?? null,
       gtt: pod.gtt,
       vram: pod.vram,
       evictedRate: evictionRates.get(pod.podUid) ?? null,
     })),
     // The light probe does not read everything the node model looks for: only the capture's own problems count.
-    problems: capture.problems,
+    problems: capture.problems.map(ownString),
   };
 }

@@ -1,13 +1,17 @@
-// What an agent keeps between cycles must not hold the last capture: V8 keeps a sliced string's whole parent alive,
-// and most strings of an analysis are slices of the capture. Two holders were found (bench/agent.mjs: the heap after
-// GC fell from 14.9 to 8.1 MiB on the bench's node once both were fixed): the facts' label values and pod UIDs, and
-// V8's last-match info (the subject of the last regular expression match). This test looks in a heap snapshot for any
-// string as large as the capture after a real Agent cycle: deterministic, where a heap-size delta is MiB-noisy.
+// What outlives a capture must not hold it: V8 keeps a sliced string's whole parent alive, and most strings of an
+// analysis are slices of the capture (src/core/text/ownString.ts). Holders found: the agent's facts (label values,
+// pod UIDs) and V8's last-match info (the subject of the last regular expression match), each keeping the last 7 MiB
+// capture between cycles (bench/agent.mjs: heap after GC 14.9 -> 8.1 MiB once fixed); live sampling's points (a pod
+// UID from a cgroupfs path), each keeping its own capture, 300 of them. These tests look in a heap snapshot for any
+// string as large as a capture: deterministic, where a heap-size delta is MiB-noisy.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getHeapSnapshot } from 'node:v8';
 import { Agent, exposedGarbageCollector } from '../../src/agent/agent.ts';
 import type { ExecRequest, ExecResult, Transport } from '../../src/core/probe/transport.ts';
+import { appendBounded, sampleFromCapture } from '../../src/core/inspector/sample.ts';
+import type { SamplePoint } from '../../src/core/inspector/sample.ts';
+import { captureText } from './helpers/captureText.ts';
 import { manyPodsNode, nodeCapture } from './helpers/nodeCapture.ts';
 
 /** Answers every probe with one capture, kept as bytes (so the test itself holds no such string), under its nonce. */
@@ -147,4 +151,39 @@ test("exposedGarbageCollector: node's gc when exposed (--expose-gc), nothing oth
     if (saved === undefined) delete global.gc;
     else global.gc = saved;
   }
+});
+
+test("live sampling's history holds none of the captures its points came from", async () => {
+  // A cgroupfs node (pod<uid> with dashes): the pod UID is then read straight out of the capture, a slice of it. Each
+  // capture is made large (an extra section) so that one kept would be found.
+  const history: SamplePoint[] = [];
+  let length = 0;
+  for (let i = 0; i < 10; i++) {
+    const uid = `0a1b2c3d-1111-4222-8333-${String(i).padStart(12, '0')}`;
+    let text: string | undefined = captureText(
+      'node',
+      {
+        meta: `now=${1767225600 + i}\n`,
+        proc: { files: [['/proc/meminfo', 'MemTotal: 1000 kB\nMemAvailable: 500 kB\n']] },
+        'cgroup.kubepods': {
+          files: [
+            ['/sys/fs/cgroup/kubepods/burstable/memory.current', '8192\n'],
+            [`/sys/fs/cgroup/kubepods/burstable/pod${uid}/memory.current`, `${4096 + i}\n`],
+          ],
+        },
+        padding: `${String(i).repeat(300_000)}\n`,
+      },
+      { done: i % 2 === 0 }, // half of them cut off, so the points carry the capture's problems too
+    );
+    length = text.length;
+    appendBounded(history, sampleFromCapture(text, i));
+    text = undefined;
+  }
+  assert.deepEqual(
+    history.map((point) => point.pods.map((pod) => pod.podUid.slice(-2))),
+    Array.from({ length: 10 }, (_, i) => [String(i).padStart(2, '0')]),
+  );
+  assert.ok(history.some((point) => point.problems.length > 0));
+  /(?:)/.exec(''); // the last match's subject is not the history's (the inspector's next sample lets it go too)
+  assert.deepEqual(await largeStrings(length / 2), [], 'a capture is still referenced by the history');
 });
