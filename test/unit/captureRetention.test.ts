@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getHeapSnapshot } from 'node:v8';
+import type { AgentOptions } from '../../src/agent/agent.ts';
 import { Agent, exposedGarbageCollector } from '../../src/agent/agent.ts';
 import type { ExecRequest, ExecResult, Transport } from '../../src/core/probe/transport.ts';
 import { appendBounded, sampleFromCapture } from '../../src/core/inspector/sample.ts';
@@ -65,19 +66,14 @@ async function largeStrings(min: number): Promise<string[]> {
   return out;
 }
 
-test('after a cycle the agent holds no string as large as its capture', async () => {
-  // A dmem region (a label longer than V8's shortest slice, 13 characters) as well as the pods.
-  let capture: string | undefined = nodeCapture({ ...manyPodsNode(400), dmemCapacity: 'drm/0000:c5:00.0/vram0 536870912\n' });
-  const length = capture.length;
-  assert.ok(length > 500_000, `a large capture: ${length}`);
-  const transport = new BytesTransport(capture);
-  capture = undefined;
+/** An agent on node strix-1 without API access, probing through `transport`. */
+function testAgent(transport: Transport, options: Partial<AgentOptions> = {}): Agent {
   const view = {
     identities: new Map(),
     hamiQuotas: new Map(),
     api: { kind: 'unavailable', reason: 'no-credentials', detail: 'test' },
   } as const;
-  const agent = new Agent({
+  return new Agent({
     nodeName: 'strix-1',
     version: 'test',
     transport,
@@ -86,7 +82,18 @@ test('after a cycle the agent holds no string as large as its capture', async ()
     probeTimeoutMs: 60_000,
     pods: () => view,
     log: () => {},
+    ...options,
   });
+}
+
+test('after a cycle the agent holds no string as large as its capture', async () => {
+  // A dmem region (a label longer than V8's shortest slice, 13 characters) as well as the pods.
+  let capture: string | undefined = nodeCapture({ ...manyPodsNode(400), dmemCapacity: 'drm/0000:c5:00.0/vram0 536870912\n' });
+  const length = capture.length;
+  assert.ok(length > 500_000, `a large capture: ${length}`);
+  const transport = new BytesTransport(capture);
+  capture = undefined;
+  const agent = testAgent(transport);
   for (let cycle = 0; cycle < 2; cycle++) {
     const outcome = await agent.runCycle();
     assert.equal(outcome.kind, 'ok');
@@ -115,22 +122,7 @@ test('the agent collects garbage after every cycle, ok or failed, when it is giv
     run: (request) => (fail ? Promise.resolve({ stdout: 'garbled', stderr: '', exitCode: 0, truncated: false }) : capture.run(request)),
     close: () => Promise.resolve(),
   };
-  const view = {
-    identities: new Map(),
-    hamiQuotas: new Map(),
-    api: { kind: 'unavailable', reason: 'no-credentials', detail: 'test' },
-  } as const;
-  const agent = new Agent({
-    nodeName: 'n',
-    version: 'test',
-    transport,
-    hostRoot: undefined,
-    intervalMs: 30_000,
-    probeTimeoutMs: 60_000,
-    pods: () => view,
-    log: () => {},
-    collectGarbage: () => collections++,
-  });
+  const agent = testAgent(transport, { collectGarbage: () => collections++ });
   assert.equal((await agent.runCycle()).kind, 'ok');
   fail = true;
   assert.equal((await agent.runCycle()).kind, 'failed');
