@@ -19,16 +19,16 @@ function memoryOf(value: unknown): number | undefined {
 }
 
 /**
- * From the kubelet config file (YAML) and its command line flags. As in the kubelet, a flag overrides the
- * config file's value field by field; a config that is unreadable (the probe's "permission denied" line)
- * or sets nothing leaves the flags' values.
- */
-/**
  * A kubelet config is a few KiB; past this it is not one, and composing deeply nested YAML of a few MiB took the
  * yaml library past a 1.2 GB heap (the long fuzz run, seed 168661840): such a file is read as unreadable.
  */
 export const MAX_KUBELET_CONFIG_CHARS = 256 * 1024;
 
+/**
+ * From the kubelet config file (YAML) and its command line flags. As in the kubelet, a flag overrides the
+ * config file's value field by field; a config that is unreadable (the probe's "permission denied" line)
+ * or sets nothing leaves the flags' values.
+ */
 export function parseKubeletReservations(configText: string | undefined, cmdline: string | undefined): KubeletReservations | undefined {
   let fromConfig: Omit<KubeletReservations, 'source'> | undefined;
   if (configText && configText.length <= MAX_KUBELET_CONFIG_CHARS) {
