@@ -17,7 +17,7 @@ import { analyzeCaptureText } from '../src/core/inspection/analyze.ts';
 import { runProbe } from '../src/core/inspection/runProbe.ts';
 import { parseCapture, sectionFiles } from '../src/core/probe/capture.ts';
 import { LocalTransport } from '../src/transports/local.ts';
-import { INTERVAL_SECONDS, MEMORY_KILL_EVERY, newAgent, okCycle, ReplayTransport } from './agentReplay.mjs';
+import { INTERVAL_SECONDS, MEMORY_KILL_EVERY, newAgent, okCycle, ReplayTransport, writeReplayFile } from './agentReplay.mjs';
 import { runScript } from './probe.mjs';
 import { median, MiB, mib, ms, list, rotated } from './stats.mjs';
 
@@ -290,7 +290,7 @@ async function benchCycle() {
 
 // ---- 2. memory: 1,000 replayed cycles in a process of their own -------------------------------------------------
 // A child process (bench/agentMemoryChild.mjs, bundled) so its RSS is an agent's, not the fixture builder's or the lint
-// bench's: what the DaemonSet's memory limit sees. It gets the capture and the pods on stdin.
+// bench's: what the DaemonSet's memory limit sees. It gets the pods on stdin and reads the capture from a file each cycle.
 
 /**
  * The variables the agent container of deploy/agent/base/daemonset.yaml sets to a value (NODE_OPTIONS: the heap cap and
@@ -301,6 +301,20 @@ export function daemonSetEnv() {
   const container = parseYaml(text)?.spec?.template?.spec?.containers?.find((c) => c.name === 'agent');
   if (!container) throw new Error('deploy/agent/base/daemonset.yaml has no agent container');
   return Object.fromEntries((container.env ?? []).filter((v) => typeof v.value === 'string').map((v) => [v.name, v.value]));
+}
+
+/**
+ * The options deploy/agent/Dockerfile's ENTRYPOINT gives node before the script (V8 flags NODE_OPTIONS does not accept),
+ * so the memory child runs as the image does.
+ */
+export function imageNodeFlags() {
+  const text = readFileSync(new URL('../deploy/agent/Dockerfile', import.meta.url), 'utf8');
+  const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(text)?.[1];
+  if (!entrypoint) throw new Error('deploy/agent/Dockerfile has no ENTRYPOINT in its exec form');
+  const argv = JSON.parse(entrypoint);
+  const script = argv.indexOf('/app/dist/cli.js');
+  if (script < 1) throw new Error('deploy/agent/Dockerfile: the ENTRYPOINT does not run /app/dist/cli.js');
+  return argv.slice(1, script);
 }
 
 /**
@@ -332,22 +346,24 @@ async function bundleForMemoryChild() {
       ].join(' '),
     },
   });
-  return { outfile, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, outfile, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 async function benchMemory(capture, pods, cycles) {
   const bundle = await bundleForMemoryChild();
   try {
-    return await runMemoryChild(bundle.outfile, capture, pods, cycles);
+    const file = writeReplayFile(capture, join(bundle.dir, 'capture.txt'));
+    return await runMemoryChild(bundle.outfile, file, pods, cycles);
   } finally {
     bundle.cleanup();
   }
 }
 
-function runMemoryChild(script, capture, pods, cycles) {
+function runMemoryChild(script, file, pods, cycles) {
   return new Promise((resolve, reject) => {
-    // The environment the DaemonSet runs the agent with (the heap cap, the malloc arenas), so RSS is the deployed one.
-    const child = spawn(process.execPath, ['--expose-gc', script], {
+    // The environment the DaemonSet runs the agent with (the heap cap, the malloc arenas) and the image's node
+    // options, so RSS is the deployed one.
+    const child = spawn(process.execPath, [...imageNodeFlags(), script], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...daemonSetEnv() },
     });
@@ -375,7 +391,7 @@ function runMemoryChild(script, capture, pods, cycles) {
         pass: Math.abs(growth) < HEAP_TARGET && got.maxRss < RSS_TARGET && got.killsCounted === got.killsAppended,
       });
     });
-    child.stdin.end(JSON.stringify({ capture, pods, cycles }));
+    child.stdin.end(JSON.stringify({ file, pods, cycles }));
   });
 }
 

@@ -1,7 +1,7 @@
 // The agent bench's replayed cycles (bench/agent.mjs): a Transport that answers every probe with a recorded capture,
 // the Agent as the bench runs it, and the memory run's child process (bench/agentMemoryChild.mjs). A module of its
 // own, with no main guard, so the memory child can be one esbuild bundle of exactly this (the agent as it ships).
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { Agent, exposedGarbageCollector } from '../src/agent/agent.ts';
 import { OutputBuffer } from '../src/transports/outputBuffer.ts';
 
@@ -21,7 +21,8 @@ const PIPE_CHUNK = 64 * 1024;
  * there shows in the heap without the pipes, buffers and child processes of a real probe around it. The output
  * reaches the agent as a LocalTransport's does: fresh 64 KiB Buffers, as pipe reads give them, collected by the
  * transports' OutputBuffer and decoded once, so the memory a run's stdout costs is the deployed agent's. The recorded
- * capture is kept as bytes between runs (the one thing here a real agent does not hold: 7 MiB, counted in its RSS).
+ * capture is kept as bytes between runs: the CPU and scaling runs use this one; the memory run, whose RSS must be an
+ * agent's, reads the capture from a file instead (FileReplayTransport).
  */
 export class ReplayTransport {
   target = 'replay (bench/agentReplay.mjs)';
@@ -62,6 +63,78 @@ export class ReplayTransport {
     write(this.#before);
     pipe.write(this.#kernelLines);
     write(this.#after);
+    pipe.end();
+    return Promise.resolve({ stdout: stdout.text(), stderr: '', exitCode: 0, truncated: stdout.truncated });
+  }
+
+  close() {
+    return Promise.resolve();
+  }
+}
+
+/**
+ * Where a recorded capture sits on disk for FileReplayTransport: the file, the recorded nonce's byte offsets in it,
+ * and the byte offset of the kernel log's end marker (where the kills added since go). Written by the bench's parent.
+ */
+export function writeReplayFile(capture, path) {
+  const nonce = /^@@gpumem-probe v=\d+ scope=node nonce=([0-9a-f]+) /m.exec(capture)?.[1];
+  if (!nonce) throw new Error('writeReplayFile: not a node capture');
+  const bytes = Buffer.from(capture, 'utf8');
+  const kernelLogEnd = bytes.indexOf(`@@gpumem:${nonce}:end kernel-log@@\n`);
+  if (kernelLogEnd < 0) throw new Error('writeReplayFile: the capture has no complete kernel-log section');
+  const nonceAt = [];
+  for (let at = bytes.indexOf(nonce); at >= 0; at = bytes.indexOf(nonce, at + nonce.length)) nonceAt.push(at);
+  writeFileSync(path, bytes);
+  return { path, nonceLength: nonce.length, nonceAt, kernelLogEnd, size: bytes.length };
+}
+
+/**
+ * ReplayTransport for the memory run: the capture is read from its file on every run, 64 KiB at a time, as a pipe
+ * from the probe's shell delivers it, so the process holds no copy of it between runs (a deployed agent holds none:
+ * the kernel's pipe buffer and the page cache are not in its RSS). The recorded nonce is overwritten by the script's.
+ */
+export class FileReplayTransport {
+  target = 'replay from a file (bench/agentReplay.mjs)';
+  #file;
+  #read = Buffer.allocUnsafe(PIPE_CHUNK);
+  #kernelLines = Buffer.alloc(0);
+  runs = 0;
+
+  constructor(file) {
+    this.#file = file;
+  }
+
+  appendKernelLog(lines) {
+    this.#kernelLines = Buffer.concat([this.#kernelLines, Buffer.from(lines, 'utf8')]);
+  }
+
+  run(request) {
+    this.runs++;
+    const nonce = /GPUMEM_NONCE='([0-9a-f]+)'/.exec(request.script)?.[1];
+    if (!nonce || nonce.length !== this.#file.nonceLength)
+      throw new Error('FileReplayTransport: the script carries no nonce of the recorded length');
+    const nonceBytes = Buffer.from(nonce, 'utf8');
+    const stdout = new OutputBuffer(request.maxOutputBytes);
+    const pipe = new PipeReads(stdout);
+    const fd = openSync(this.#file.path, 'r');
+    try {
+      const copy = (from, to) => {
+        for (let at = from; at < to;) {
+          const got = readSync(fd, this.#read, 0, Math.min(PIPE_CHUNK, to - at), at);
+          if (got <= 0) throw new Error('FileReplayTransport: the capture file is shorter than recorded');
+          for (const n of this.#file.nonceAt)
+            if (n < at + got && n + nonceBytes.length > at)
+              nonceBytes.copy(this.#read, Math.max(0, n - at), Math.max(0, at - n), Math.min(nonceBytes.length, at + got - n));
+          pipe.write(this.#read.subarray(0, got));
+          at += got;
+        }
+      };
+      copy(0, this.#file.kernelLogEnd);
+      pipe.write(this.#kernelLines);
+      copy(this.#file.kernelLogEnd, this.#file.size);
+    } finally {
+      closeSync(fd);
+    }
     pipe.end();
     return Promise.resolve({ stdout: stdout.text(), stderr: '', exitCode: 0, truncated: stdout.truncated });
   }
@@ -151,15 +224,15 @@ function rssParts() {
   return { anon: kib('RssAnon'), file: kib('RssFile'), heapTotal: memory.heapTotal, external: memory.external };
 }
 
-/** The memory run, in a process of its own: the capture, the pods and the cycle count on stdin, the figures as JSON on stdout. */
+/**
+ * The memory run, in a process of its own: the capture file (writeReplayFile), the pods and the cycle count on stdin,
+ * the figures as JSON on stdout.
+ */
 export async function memoryChild() {
   let input = '';
   for await (const chunk of process.stdin) input += chunk;
-  let parsed = JSON.parse(input);
-  input = '';
-  const { pods, cycles } = parsed;
-  const transport = new ReplayTransport(parsed.capture);
-  parsed = undefined; // the capture is the transport's bytes from here, not a string as well
+  const { pods, cycles, file } = JSON.parse(input);
+  const transport = new FileReplayTransport(file);
   const agent = newAgent(transport, pods);
   const heapAt = {};
   let rssMax = 0;
@@ -179,8 +252,9 @@ export async function memoryChild() {
       rssMax = rss;
       rssAtMax = rssParts();
     }
-    // The heap after GC, the least over the five cycles up to each hundredth: one cycle's capture (7 MiB) is
-    // sometimes still referenced when gc() runs right after it, and is gone the cycle after; what stays is the state.
+    // The heap after GC, the least over the five cycles up to each hundredth: one cycle's capture (7 MiB) can still be
+    // referenced when gc() runs right after it (V8's background compiler held it, without the image's
+    // --no-concurrent-recompilation) and be gone the cycle after; what stays is the state.
     const checkpoint = cycle === cycles ? cycle : Math.ceil(cycle / 100) * 100;
     if (checkpoint - cycle < 5 && checkpoint <= cycles) {
       gc();

@@ -35,9 +35,13 @@ export interface AgentProcess {
   readonly exited: Promise<number | null>;
 }
 
+/** The options deploy/agent/Dockerfile's ENTRYPOINT gives node before the CLI (test/unit/agentDeploy.test.ts checks). */
+export const IMAGE_NODE_FLAGS: readonly string[] = ['--no-concurrent-recompilation'];
+
 /** Starts the agent; resolves once it serves, rejects if it exits first or does not serve within a minute. */
 export function startAgentProcess(options: AgentProcessOptions): Promise<AgentProcess> {
   const args = [
+    ...IMAGE_NODE_FLAGS,
     CLI,
     'agent',
     '--listen',

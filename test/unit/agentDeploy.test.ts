@@ -37,6 +37,7 @@ import { METRIC_FAMILIES } from '../../src/core/agent/metricContract.ts';
 import { severityRank } from '../../src/core/findings.ts';
 import { lintText } from '../../src/core/lint.ts';
 import { PROBE_APPLETS } from '../helpers/fixtureRoot.ts';
+import { IMAGE_NODE_FLAGS } from '../helpers/agentProcess.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AGENT = join(ROOT, 'deploy/agent');
@@ -454,7 +455,9 @@ describe('deploy/agent manifests', () => {
     assert.match(dockerfile, /busybox-static/);
     assert.match(dockerfile, /node scripts\/build\.mjs --production/);
     assert.match(dockerfile, /^USER 0$/m);
-    assert.match(dockerfile, /^ENTRYPOINT \["\/nodejs\/bin\/node", "\/app\/dist\/cli\.js", "agent"\]$/m);
+    // The image runs the agent as the integration tests start it (test/helpers/agentProcess.ts).
+    const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1] ?? assert.fail('an ENTRYPOINT in exec form');
+    assert.deepEqual(JSON.parse(entrypoint), ['/nodejs/bin/node', ...IMAGE_NODE_FLAGS, '/app/dist/cli.js', 'agent']);
     // The image's busybox applets are those the probe's tests run with: a missing xargs or find silently turns the
     // batched reads into a process per file.
     const applets = /for applet in ([^;]+); do/
