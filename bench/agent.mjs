@@ -496,6 +496,7 @@ export function formatAgentBench(result) {
       `${verdict(memory.heapPass)} agent heap: ${mib(memory.heapAt100, 2)} at cycle 100, ${mib(memory.heapAtLast, 2)} at cycle ${memory.cycles} (${(memory.heapGrowth / 1024).toFixed(0)} KiB; target < ${mib(memory.heapTarget, 0)})`,
       `${verdict(memory.rssPass)} agent RSS: max ${mib(memory.maxRss)} (maxRSS; sampled ${mib(memory.rssMaxSampled)}; target < ${mib(memory.rssTarget, 0)})`,
       `  the sampled max: ${mib(memory.rssAtMax.file)} file-backed (node's binary), ${mib(memory.rssAtMax.anon)} anonymous, of which the V8 heap ${mib(memory.rssAtMax.heapTotal)} and Buffers ${mib(memory.rssAtMax.external)}`,
+      `  after ${memory.idleSeconds} s idle (as between a deployed agent's cycles): RSS ${mib(memory.rssIdle)} (${mib(memory.rssIdleParts.file)} file-backed, ${mib(memory.rssIdleParts.anon)} anonymous)`,
       `${verdict(memory.ledgerPass)} agent OOM ledger: each appended kill counted once`,
     );
   }
