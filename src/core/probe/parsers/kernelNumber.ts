@@ -75,8 +75,8 @@ function shown(text: string): string {
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
 }
 
-function problem(source: NumberSource, text: string, reason: string): KernelNumber {
-  return { kind: 'problem', problem: { file: source.file, field: source.field, text: shown(text), reason } };
+function problem(file: string, field: string, text: string, reason: string): KernelNumber {
+  return { kind: 'problem', problem: { file, field, text: shown(text), reason } };
 }
 
 function isDigitCode(code: number): boolean {
@@ -96,15 +96,21 @@ function beyondSafe(options: KernelNumberOptions, multiplier: number): string {
 
 /** Parses one kernel number. Never throws; linear in `text`. */
 export function parseKernelNumber(text: string, source: NumberSource, options: KernelNumberOptions = {}): KernelNumber {
+  return parseNumberOf(text, source.file, source.field, options);
+}
+
+/**
+ * parseKernelNumber for a file and field given apart. It runs for every number of a capture (the agent parses some
+ * 150,000 a cycle), so a value that parses allocates nothing but its result: the text it quotes, the unit word and
+ * the digits are cut out only where a problem or a long number needs them.
+ */
+function parseNumberOf(text: string, file: string, field: string, options: KernelNumberOptions): KernelNumber {
   let start = 0;
   let end = text.length;
   while (start < end && isBlank(text.charCodeAt(start))) start++;
   while (end > start && isBlank(text.charCodeAt(end - 1))) end--;
-  if (start === end) return problem(source, '', 'empty value');
-  // The trimmed text, made only when a problem quotes it: most values parse, and this runs for every number.
-  let trimmedText: string | undefined;
-  const trimmed = (): string => (trimmedText ??= text.slice(start, end));
-  if (options.allowMax && text.startsWith('max', start) && (end - start === 3 || (options.firstToken && /^max(?:\s|$)/.test(trimmed()))))
+  if (start === end) return problem(file, field, '', 'empty value');
+  if (options.allowMax && text.startsWith('max', start) && (end - start === 3 || (options.firstToken && /\s/.test(text.charAt(start + 3)))))
     return { kind: 'unlimited', text: 'max' };
 
   let i = start;
@@ -116,7 +122,7 @@ export function parseKernelNumber(text: string, source: NumberSource, options: K
   const digitsStart = i;
   while (i < end && isDigitCode(text.charCodeAt(i))) i++;
   const digitsEnd = i;
-  if (digitsEnd === digitsStart) return problem(source, trimmed(), 'not a number');
+  if (digitsEnd === digitsStart) return problem(file, field, text.slice(start, end), 'not a number');
 
   // What may follow the digits: nothing, or blanks then a listed unit word; with firstToken, then anything
   // (a comment, a grep dump's trailing text) except a word that looks like an unknown unit, which would be misread.
@@ -124,48 +130,75 @@ export function parseKernelNumber(text: string, source: NumberSource, options: K
   if (i < end) {
     const next = text.charCodeAt(i);
     if (!isBlank(next) && !(options.firstToken && next === 35 /* # */))
-      return problem(source, trimmed(), 'unexpected text after the number');
+      return problem(file, field, text.slice(start, end), 'unexpected text after the number');
     let j = i;
     while (j < end && isBlank(text.charCodeAt(j))) j++;
     let k = j;
     while (k < end && !isBlank(text.charCodeAt(k))) k++;
-    const word = text.slice(j, k);
-    const unitMultiplier = options.units && Object.hasOwn(options.units, word) ? options.units[word] : undefined;
+    const unitMultiplier = options.units ? unitAt(options.units, text, j, k) : undefined;
     if (unitMultiplier !== undefined) {
       multiplier = unitMultiplier;
-      if (k < end && !options.firstToken) return problem(source, trimmed(), 'unexpected text after the unit');
+      if (k < end && !options.firstToken) return problem(file, field, text.slice(start, end), 'unexpected text after the unit');
     } else if (!options.firstToken) {
+      const word = text.slice(j, k);
       return problem(
-        source,
-        trimmed(),
-        word.length > 0 && word.length <= 4 && /^[A-Za-z]+$/.test(word)
-          ? `unknown unit ${JSON.stringify(word)}`
-          : 'unexpected text after the number',
+        file,
+        field,
+        text.slice(start, end),
+        word.length > 0 && isUnitLike(text, j, k) ? `unknown unit ${JSON.stringify(word)}` : 'unexpected text after the number',
       );
-    } else if (word.length <= 4 && /^[A-Za-z]+$/.test(word)) {
-      return problem(source, trimmed(), `unknown unit ${JSON.stringify(word)}`);
+    } else if (isUnitLike(text, j, k)) {
+      return problem(file, field, text.slice(start, end), `unknown unit ${JSON.stringify(text.slice(j, k))}`);
     }
   }
 
   // Leading zeros never count towards the bound.
   let first = digitsStart;
-  while (first < digitsEnd - 1 && text[first] === '0') first++;
-  const digits = text.slice(first, digitsEnd);
-  if (digits.length > MAX_DIGITS) return problem(source, trimmed(), `${digits.length} digits: beyond any 64-bit counter`);
-  if (negative && digits !== '0' && !options.signed) return problem(source, trimmed(), 'negative, but this counter cannot be');
-  if (!negative && options.allowSentinels && UNLIMITED_SENTINELS.has(digits)) return { kind: 'unlimited', text: digits };
-  if (digits.length <= EXACT_DIGITS) {
-    // Exact as a double, and so is any product below 2^53; one at or past it rounds to at least 2^53.
-    const value = Number(digits) * multiplier;
+  while (first < digitsEnd - 1 && text.charCodeAt(first) === 48) first++;
+  const count = digitsEnd - first;
+  if (count > MAX_DIGITS) return problem(file, field, text.slice(start, end), `${count} digits: beyond any 64-bit counter`);
+  const isZero = count === 1 && text.charCodeAt(first) === 48;
+  if (negative && !isZero && !options.signed) return problem(file, field, text.slice(start, end), 'negative, but this counter cannot be');
+  if (count <= EXACT_DIGITS) {
+    // Shorter than any sentinel. Exact as a double, and so is any product below 2^53; one at or past it rounds to
+    // at least 2^53.
+    let digitsValue = 0;
+    for (let d = first; d < digitsEnd; d++) digitsValue = digitsValue * 10 + (text.charCodeAt(d) - 48);
+    const value = digitsValue * multiplier;
     if (value <= Number.MAX_SAFE_INTEGER) return { kind: 'value', value: negative && value !== 0 ? -value : value };
-    return problem(source, trimmed(), beyondSafe(options, multiplier));
+    return problem(file, field, text.slice(start, end), beyondSafe(options, multiplier));
   }
+  const digits = text.slice(first, digitsEnd);
+  if (!negative && options.allowSentinels && UNLIMITED_SENTINELS.has(digits)) return { kind: 'unlimited', text: digits };
   const big = BigInt(digits);
-  if (big > ULLONG_MAX) return problem(source, trimmed(), 'beyond 2^64-1, the largest 64-bit counter');
+  if (big > ULLONG_MAX) return problem(file, field, text.slice(start, end), 'beyond 2^64-1, the largest 64-bit counter');
   const scaled = big * BigInt(multiplier);
-  if (scaled > BigInt(Number.MAX_SAFE_INTEGER)) return problem(source, trimmed(), beyondSafe(options, multiplier));
+  if (scaled > BigInt(Number.MAX_SAFE_INTEGER)) return problem(file, field, text.slice(start, end), beyondSafe(options, multiplier));
   const value = Number(scaled);
   return { kind: 'value', value: negative && value !== 0 ? -value : value };
+}
+
+/** The multiplier of the unit word `text[from, to)` when `units` lists it as its own key, without cutting the word out. */
+function unitAt(units: Readonly<Record<string, number>>, text: string, from: number, to: number): number | undefined {
+  let keys = UNIT_KEYS.get(units);
+  if (!keys) {
+    keys = Object.keys(units);
+    UNIT_KEYS.set(units, keys);
+  }
+  for (const key of keys) if (key.length === to - from && text.startsWith(key, from)) return units[key];
+  return undefined;
+}
+
+const UNIT_KEYS = new WeakMap<Readonly<Record<string, number>>, readonly string[]>();
+
+/** One to four ASCII letters: what an unknown unit looks like (/^[A-Za-z]+$/ of at most four characters). */
+function isUnitLike(text: string, from: number, to: number): boolean {
+  if (to - from < 1 || to - from > 4) return false;
+  for (let at = from; at < to; at++) {
+    const code = text.charCodeAt(at) | 0x20;
+    if (code < 97 || code > 122) return false;
+  }
+  return true;
 }
 
 export interface BoundedNumberOptions {
@@ -225,7 +258,7 @@ export function kernelValue(
   sink: NumberProblems | undefined,
   options: KernelNumberOptions = {},
 ): number | undefined {
-  const parsed = parseKernelNumber(text, { file: sink?.file ?? '', field }, options);
+  const parsed = parseNumberOf(text, sink?.file ?? '', field, options);
   if (parsed.kind === 'value') return parsed.value;
   if (parsed.kind === 'problem') sink?.problems.push(parsed.problem);
   return undefined;
