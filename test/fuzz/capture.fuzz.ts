@@ -1,7 +1,8 @@
 // Probe captures: the capture format (src/core/probe/capture.ts), the analysis (src/core/inspection/analyze.ts),
 // the inspection reports (src/core/report/inspectionReport.ts: text reaches a terminal), the inspector's view
 // model (src/core/inspector/viewModel.ts), its pod Markdown, the live sample and the capture's re-serialisation.
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { isDeepStrictEqual } from 'node:util';
+import { analyzeCaptureText, StreamingAnalysis } from '../../src/core/inspection/analyze.ts';
 import type { Inspection } from '../../src/core/inspection/analyze.ts';
 import { serializeCapture } from '../../src/core/probe/captureWriter.ts';
 import { sampleFromCapture } from '../../src/core/inspector/sample.ts';
@@ -91,6 +92,37 @@ fuzzTarget({
   corpus: CAPTURES,
   run: (input) => analyzeCaptureText(input, { target: 'fuzz', podNames }),
   check: (inspection) => inspectionReports(inspection),
+  growth: CAPTURE_GROWTH,
+});
+
+/** Pieces of 1 to 4,096 characters, cut where the input says (the same cuts for the same input). */
+function piecesOf(input: string): string[] {
+  const sizes = [1, 7, 64, 997, 4096, 13];
+  const pieces: string[] = [];
+  for (let at = 0, i = input.length; at < input.length; i++) {
+    const size = sizes[i % sizes.length] ?? 1;
+    pieces.push(input.slice(at, at + size));
+    at += size;
+  }
+  return pieces;
+}
+
+// The agent's analysis: the capture in pieces, its fdinfo sweep folded in as it arrives; it must read what the whole
+// text's analysis reads (the inspection's capture aside, which has no fdinfo files).
+fuzzTarget({
+  name: 'inspection.StreamingAnalysis(pieces)',
+  corpus: CAPTURES,
+  run: (input) => {
+    const analysis = new StreamingAnalysis();
+    for (const piece of piecesOf(input)) analysis.push(piece);
+    const { capture: _streamedCapture, ...streamed } = analysis.finish({ target: 'fuzz', podNames });
+    const { capture: _wholeCapture, ...whole } = analyzeCaptureText(input, { target: 'fuzz', podNames });
+    return { streamed, whole };
+  },
+  check: ({ streamed, whole }) =>
+    isDeepStrictEqual(streamed, whole)
+      ? []
+      : [{ property: 'differs', message: 'the streaming analysis reads something else than the whole text' }],
   growth: CAPTURE_GROWTH,
 });
 

@@ -101,6 +101,8 @@ function nvidiaNode(): string {
 
 export const NODE_CAPTURES: readonly string[] = [
   nvidiaNode(),
+  // The fdinfo sweep in one batched heads record, as the probe reads it with head -c (the streaming parse splits it).
+  nodeCapture({ ...manyPodsNode(4), fdinfoBatched: true }),
   nodeCapture({
     hostname: 'strix-1',
     kernel: '7.1.0-gpumem',

@@ -42,7 +42,8 @@ process.stderr.write(
 // ---------------------------------------------------------------------------------------------------
 // Known open defects
 
-export type Property = 'throws' | 'finite' | 'negative-bytes' | 'terminal' | 'render' | 'time' | 'linear';
+/** `differs`: two forms of one entry point (whole text, in pieces) disagree on the same input. */
+export type Property = 'throws' | 'finite' | 'negative-bytes' | 'terminal' | 'render' | 'time' | 'linear' | 'differs';
 
 export interface KnownOpen {
   /** The target name (FuzzTarget.name) the failure is seen in. */

@@ -3,10 +3,11 @@ import { pushAll } from '../arrays.ts';
 import type { Severity } from '../findings.ts';
 import { severityRank } from '../findings.ts';
 import type { Capture, ProbeScope } from '../probe/capture.ts';
-import { parseCapture, sectionFiles } from '../probe/capture.ts';
-import type { NodeModel } from '../probe/nodeModel.ts';
+import { CaptureParser, parseCapture, sectionFiles } from '../probe/capture.ts';
+import type { FoldedSections, NodeModel } from '../probe/nodeModel.ts';
 import { buildNodeModel } from '../probe/nodeModel.ts';
 import { buildNvidiaNode } from '../probe/nvidiaNode.ts';
+import { FdinfoAggregate } from '../probe/parsers/fdinfo.ts';
 import { parseHamiCaches } from '../probe/parsers/hamiCache.ts';
 import type { ContainerProbe } from '../probe/parsers/containerProbe.ts';
 import { parseContainerProbe } from '../probe/parsers/containerProbe.ts';
@@ -95,14 +96,44 @@ export function analyzeCaptureText(text: string, options: AnalyzeOptions): Inspe
   return analyzeCapture(parseCapture(text), options);
 }
 
-export function analyzeCapture(capture: Capture, options: AnalyzeOptions): Inspection {
+/**
+ * An analysis fed as the probe's output arrives (runProbe's `onOutput`): the capture is parsed as it comes and the fdinfo
+ * sweep (6 of a large node's 7 MiB) is folded into the model file by file, so neither is ever held whole. The same
+ * result as analyzeCaptureText on the same text, except that the inspection's capture has no fdinfo file records.
+ */
+export class StreamingAnalysis {
+  #fdinfo = new FdinfoAggregate();
+  readonly #parser = new CaptureParser({
+    fold: new Map([
+      [
+        'fdinfo',
+        {
+          begin: () => {
+            this.#fdinfo = new FdinfoAggregate();
+          },
+          file: (path: string, body: string) => this.#fdinfo.addRecord(path, body),
+        },
+      ],
+    ]),
+  });
+
+  push(text: string): void {
+    this.#parser.push(text);
+  }
+
+  finish(options: AnalyzeOptions): Inspection {
+    return analyzeCapture(this.#parser.end(), options, { fdinfo: this.#fdinfo });
+  }
+}
+
+export function analyzeCapture(capture: Capture, options: AnalyzeOptions, folded: FoldedSections = {}): Inspection {
   const verdicts: Verdict[] = [];
   let node: NodeInspection | undefined;
   let container: ContainerProbe | undefined;
   let hami: HamiChecklistResult | undefined;
   let problems = [...capture.problems];
   if (capture.scope === 'node') {
-    const model = buildNodeModel(capture);
+    const model = buildNodeModel(capture, folded);
     const kernelChecks = kernelAlignmentChecks(model);
     const nvidia = nvidiaAccounting(buildNvidiaNode(capture));
     const driver = driverDebugfs(

@@ -1,10 +1,10 @@
 // The node capture as a typed model: memory, cgroups (v1, v2, hybrid), pods and their GPU memory.
 import type { Capture } from './capture.ts';
-import { sectionFiles, sectionText } from './capture.ts';
+import { eachSectionFile, sectionFiles, sectionText } from './capture.ts';
 import type { DrmCard } from './parsers/drm.ts';
 import { parseDrmCards, parseModuleParams } from './parsers/drm.ts';
 import type { ProcessGpuMemory } from './parsers/fdinfo.ts';
-import { aggregateFdinfo } from './parsers/fdinfo.ts';
+import { FdinfoAggregate } from './parsers/fdinfo.ts';
 import type { CgroupLimit } from './parsers/cgroupMemory.ts';
 import { parseCgroupValue, parseMemoryCounters, parseMemoryStat, parseMemoryUsage, v1Limit } from './parsers/cgroupMemory.ts';
 import { parseDmem } from './parsers/cgroupDmem.ts';
@@ -73,7 +73,13 @@ export interface NodeModel {
   readonly problems: readonly string[];
 }
 
-export function buildNodeModel(capture: Capture): NodeModel {
+/** Sections a streaming parse folded into their model as they arrived (CaptureParser's `fold`), not in the capture. */
+export interface FoldedSections {
+  /** The `fdinfo` section's files, added as each arrived. */
+  readonly fdinfo?: FdinfoAggregate;
+}
+
+export function buildNodeModel(capture: Capture, folded: FoldedSections = {}): NodeModel {
   const problems = [...capture.problems];
   // Numbers out of range are left out of the model and named here, file and field: never Infinity or null.
   const numberProblems: NumberProblem[] = [];
@@ -155,7 +161,7 @@ export function buildNodeModel(capture: Capture): NodeModel {
     pods,
     gpus: parseDrmCards(sectionFiles(capture, 'drm'), numberProblems),
     moduleParams: parseModuleParams(sectionFiles(capture, 'modparams')),
-    gpuProcesses: aggregateFdinfo(sectionFiles(capture, 'fdinfo'), numberProblems),
+    gpuProcesses: (folded.fdinfo ?? fdinfoOf(capture)).result(numberProblems),
     kernelLog,
     containerdDefaultRuntime: parseContainerdDefaultRuntime(sectionFiles(capture, 'containerd')),
     kubelet: parseKubeletReservations(
@@ -165,6 +171,13 @@ export function buildNodeModel(capture: Capture): NodeModel {
     missing,
     problems: [...problems, ...numberProblems.map(describeNumberProblem)],
   };
+}
+
+/** The capture's fdinfo section, added file by file in its order, as a streaming parse folds it. */
+function fdinfoOf(capture: Capture): FdinfoAggregate {
+  const aggregate = new FdinfoAggregate();
+  eachSectionFile(capture, 'fdinfo', (path, body) => aggregate.addRecord(path, body));
+  return aggregate;
 }
 
 /** Groups `<dir>/<file>` records by directory, with the path made relative to the controller root (v1's /memory too). */

@@ -51,6 +51,8 @@ export interface GpuSpec {
 }
 
 export interface NodeSpec {
+  /** The fdinfo sweep as the probe's batched reads print it: one `head -c 8192` record, paths relative to /proc. */
+  readonly fdinfoBatched?: boolean;
   readonly hostname?: string;
   readonly kernel: string;
   readonly os?: string;
@@ -177,6 +179,15 @@ function fdFiles(pods: readonly PodSpec[], mode: CgroupMode = 'v2'): Array<[stri
   return files;
 }
 
+/**
+ * `/proc/<rel>` files as `cd /proc; head -c 8192 <rel>… /dev/null` prints them (nodeScript.ts's batched sweep): a
+ * `==> rel <==` header before each, a newline before every header but the first, /dev/null last.
+ */
+function headsRecord(files: ReadonlyArray<readonly [string, string]>): [string, string] {
+  const body = [...files.map(([path, text]) => `==> ${path.slice('/proc/'.length)} <==\n${text}`), '==> /dev/null <==\n'].join('\n');
+  return ['/proc/.gpumem-heads-8192', body];
+}
+
 /** /proc/vmstat: the 7.1 GPU counters come with GPUActive. */
 function vmstatText(gpuActive?: number): string {
   return `oom_kill 0\n${gpuActive !== undefined ? `nr_gpu_active ${Math.floor(gpuActive / 4096)}\nnr_gpu_reclaim 16384\n` : ''}`;
@@ -230,7 +241,7 @@ export function nodeCapture(spec: NodeSpec): string {
     ...(spec.kernelLog !== undefined ? { 'kernel-log': `source=dmesg\n${spec.kernelLog}` } : { 'kernel-log': { missing: ['kernel-log'] } }),
     drm: { files: drm },
     modparams: { files: spec.modparams ?? [] },
-    fdinfo: { files: fdFiles(pods, mode) },
+    fdinfo: { files: spec.fdinfoBatched ? [headsRecord(fdFiles(pods, mode))] : fdFiles(pods, mode) },
     ...(spec.debugfs ? { debugfs: { files: spec.debugfs } } : {}),
   };
   return captureText('node', sections);

@@ -3,6 +3,7 @@
 import { cgroupPathFromProcCgroup, parsePodCgroup } from '../podCgroup.ts';
 import type { NumberProblem, NumberProblems } from './kernelNumber.ts';
 import { kernelValue } from './kernelNumber.ts';
+import { ownString } from '../../text/ownString.ts';
 
 export interface DrmClient {
   readonly clientId: string | undefined;
@@ -195,46 +196,79 @@ export function gpuProcessesOfPod(processes: readonly ProcessGpuMemory[], podUid
 }
 
 /**
- * Groups the probe's `fdinfo` section records (`<proc>/<pid>/fdinfo/<fd>`, `<proc>/<pid>/cgroup`, `<proc>/<pid>/comm`)
- * by process, keeping one client per drm-client-id (dup'ed and shared fds repeat the same client).
+ * The probe's `fdinfo` section records (`<proc>/<pid>/fdinfo/<fd>`, `<proc>/<pid>/cgroup`, `<proc>/<pid>/comm`) grouped
+ * by process, keeping one client per drm-client-id (dup'ed and shared fds repeat the same client). Records are added one
+ * at a time, so the agent folds them in as the capture arrives (CaptureParser's `fold`) and never holds the sweep's text.
  */
-export function aggregateFdinfo(records: ReadonlyMap<string, string>, problems?: NumberProblem[]): ProcessGpuMemory[] {
-  const byPid = new Map<number, { comm?: string; cgroup?: string; clients: Map<string, DrmClient> }>();
-  const entry = (pid: number) => {
-    let value = byPid.get(pid);
-    if (!value) {
-      value = { clients: new Map() };
-      byPid.set(pid, value);
-    }
-    return value;
-  };
-  for (const [path, body] of expandGrepDumps(records)) {
+export class FdinfoAggregate {
+  readonly #byPid = new Map<number, { comm?: string; cgroup?: string; clients: Map<string, DrmClient> }>();
+  readonly #problems: NumberProblem[] = [];
+
+  /** A record as the probe recorded it: a pasted grep dump of many fds is split into them first. */
+  addRecord(path: string, body: string): void {
+    const split = splitGrepDump(body);
+    if (!split) this.add(path, body);
+    else for (const [file, text] of split) this.add(file, text);
+  }
+
+  /** One file's text. */
+  add(path: string, body: string): void {
     const match = /\/proc\/(\d{1,10})\/(fdinfo\/(\d{1,10})|cgroup|comm)$/.exec(path);
-    if (!match?.[1]) continue;
+    if (!match?.[1]) return;
     const pid = Number(match[1]);
-    if (match[2] === 'comm') entry(pid).comm = body.trim();
-    else if (match[2] === 'cgroup') entry(pid).cgroup = cgroupOf(body);
+    // What the model keeps is copied: a slice would keep the piece of the capture it came from (a streaming parse's
+    // 64 KiB chunk, one for each process) until the analysis ends.
+    if (match[2] === 'comm') this.#entry(pid).comm = kept(body.trim());
+    else if (match[2] === 'cgroup') this.#entry(pid).cgroup = kept(cgroupOf(body));
     else {
       // A dup()ed or inherited fd repeats a client this process already has (a GPU process has ~5 fds per client):
       // its key is found without parsing the whole file, and the first copy stands.
       const known = clientKeyOf(body);
-      if (known !== undefined && byPid.get(pid)?.clients.has(known)) continue;
-      const client = parseFdinfo(body, problems ? { file: path, problems } : undefined);
-      if (!isDrmClient(client)) continue;
+      if (known !== undefined && this.#byPid.get(pid)?.clients.has(known)) return;
+      const parsed = parseFdinfo(body, { file: path, problems: this.#problems });
+      if (!isDrmClient(parsed)) return;
+      const client = { ...parsed, clientId: kept(parsed.clientId), driver: kept(parsed.driver), pdev: kept(parsed.pdev) };
       const key = client.clientId !== undefined ? `${client.pdev ?? ''}#${client.clientId}` : `fd#${match[3]}`;
-      if (!entry(pid).clients.has(key)) entry(pid).clients.set(key, client);
+      const clients = this.#entry(pid).clients;
+      if (!clients.has(key)) clients.set(key, client);
     }
   }
-  const out: ProcessGpuMemory[] = [];
-  for (const [pid, value] of byPid) {
-    if (value.clients.size === 0) continue;
-    const byRegion = new Map<string, number>();
-    for (const client of value.clients.values()) {
-      for (const [region, bytes] of client.resident) byRegion.set(region, (byRegion.get(region) ?? 0) + bytes);
+
+  /** The processes with at least one client, by pid; the numbers out of range are appended to `problems`. */
+  result(problems?: NumberProblem[]): ProcessGpuMemory[] {
+    if (problems) for (const problem of this.#problems) problems.push(problem);
+    const out: ProcessGpuMemory[] = [];
+    for (const [pid, value] of this.#byPid) {
+      if (value.clients.size === 0) continue;
+      const byRegion = new Map<string, number>();
+      for (const client of value.clients.values()) {
+        for (const [region, bytes] of client.resident) byRegion.set(region, (byRegion.get(region) ?? 0) + bytes);
+      }
+      out.push({ pid, comm: value.comm, cgroup: value.cgroup, clients: [...value.clients.values()], byRegion });
     }
-    out.push({ pid, comm: value.comm, cgroup: value.cgroup, clients: [...value.clients.values()], byRegion });
+    return out.sort((a, b) => a.pid - b.pid);
   }
-  return out.sort((a, b) => a.pid - b.pid);
+
+  #entry(pid: number) {
+    let value = this.#byPid.get(pid);
+    if (!value) {
+      value = { clients: new Map() };
+      this.#byPid.set(pid, value);
+    }
+    return value;
+  }
+}
+
+/** V8 copies a substring shorter than 13 characters; a longer one is a slice that keeps its parent. */
+function kept<T extends string | undefined>(text: T): T {
+  return (text === undefined || text.length < 13 ? text : ownString(text)) as T;
+}
+
+/** FdinfoAggregate over records keyed by path; grep dumps of the same fd in several records are joined first. */
+export function aggregateFdinfo(records: ReadonlyMap<string, string>, problems?: NumberProblem[]): ProcessGpuMemory[] {
+  const aggregate = new FdinfoAggregate();
+  for (const [path, body] of expandGrepDumps(records)) aggregate.add(path, body);
+  return aggregate.result(problems);
 }
 
 /**
