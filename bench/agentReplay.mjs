@@ -54,7 +54,7 @@ export class ReplayTransport {
     this.runs++;
     const nonce = /GPUMEM_NONCE='([0-9a-f]+)'/.exec(request.script)?.[1];
     if (!nonce) throw new Error('ReplayTransport: the script carries no nonce');
-    const stdout = new OutputBuffer(request.maxOutputBytes);
+    const stdout = new OutputBuffer(request.maxOutputBytes, request.onStdout);
     const pipe = new PipeReads(stdout);
     const nonceBytes = Buffer.from(nonce, 'utf8');
     const write = (parts) =>
@@ -116,7 +116,7 @@ export class FileReplayTransport {
     if (!nonce || nonce.length !== this.#file.nonceLength)
       throw new Error('FileReplayTransport: the script carries no nonce of the recorded length');
     const nonceBytes = Buffer.from(nonce, 'utf8');
-    const stdout = new OutputBuffer(request.maxOutputBytes);
+    const stdout = new OutputBuffer(request.maxOutputBytes, request.onStdout);
     const pipe = new PipeReads(stdout);
     const fd = openSync(this.#file.path, 'r');
     try {

@@ -57,7 +57,7 @@ export class ExecRun {
   constructor(options: ExecRunOptions) {
     this.#options = options;
     const { request } = options;
-    this.stdout = new OutputBuffer(request.maxOutputBytes);
+    this.stdout = new OutputBuffer(request.maxOutputBytes, request.onStdout);
     this.stderr = new OutputBuffer(request.maxOutputBytes);
     this.result = new Promise<ExecResult>((resolve, reject) => {
       this.#resolve = resolve;

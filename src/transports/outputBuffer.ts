@@ -13,11 +13,14 @@ export class OutputBuffer {
   // concatenation, freed every cycle, no longer raises glibc's mmap threshold so that the agent's RSS keeps it).
   readonly #decoder = new StringDecoder('utf8');
   readonly #pieces: string[] = [];
+  /** Given: the text goes there as it is decoded, and none is kept (ExecRequest's onStdout). */
+  readonly #sink: ((text: string) => void) | undefined;
   #size = 0;
   #truncated = false;
 
-  constructor(cap: number) {
+  constructor(cap: number, sink?: (text: string) => void) {
     this.#cap = Math.max(0, Math.floor(cap));
+    this.#sink = sink;
   }
 
   get truncated(): boolean {
@@ -32,12 +35,12 @@ export class OutputBuffer {
     if (this.#truncated) return false;
     const room = this.#cap - this.#size;
     if (chunk.length <= room) {
-      this.#pieces.push(this.#decoder.write(chunk));
+      this.#keep(this.#decoder.write(chunk));
       this.#size += chunk.length;
       return true;
     }
     if (room > 0) {
-      this.#pieces.push(this.#decoder.write(chunk.subarray(0, room)));
+      this.#keep(this.#decoder.write(chunk.subarray(0, room)));
       this.#size += room;
     }
     // A character the cap cut stays in the decoder, never decoded: the text ends at the last whole one.
@@ -45,11 +48,17 @@ export class OutputBuffer {
     return false;
   }
 
-  /** The text, once: the pieces are released as it is made. */
+  /** The text, once: the pieces are released as it is made ('' when a sink took it). */
   text(): string {
-    if (!this.#truncated) this.#pieces.push(this.#decoder.end());
+    if (!this.#truncated) this.#keep(this.#decoder.end());
     const text = this.#pieces.join('');
     this.#pieces.length = 0;
     return text;
+  }
+
+  #keep(text: string): void {
+    if (text === '') return;
+    if (this.#sink) this.#sink(text);
+    else this.#pieces.push(text);
   }
 }

@@ -14,7 +14,7 @@ import { severityRank } from '../../src/core/findings.ts';
 import type { Capture } from '../../src/core/probe/capture.ts';
 import { parseCapture, sectionFiles } from '../../src/core/probe/capture.ts';
 import type { Inspection } from '../../src/core/inspection/analyze.ts';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { analyzeCaptureText, StreamingAnalysis } from '../../src/core/inspection/analyze.ts';
 import { runProbe } from '../../src/core/inspection/runProbe.ts';
 import { LocalTransport } from '../../src/transports/local.ts';
 import {
@@ -48,14 +48,25 @@ interface ProbeRun {
 async function probe(command: readonly string[] | undefined, hostRoot: string): Promise<ProbeRun> {
   const transport = command ? new LocalTransport({ command, env: ENV }) : new LocalTransport();
   try {
-    const run = await runProbe(transport, { scope: 'node', hostRoot, timeoutMs: 90_000 });
-    return {
-      text: run.captureText,
-      stderr: run.exec.stderr,
-      exitCode: run.exec.exitCode,
-      capture: parseCapture(run.captureText),
-      inspection: analyzeCaptureText(run.captureText, { target: transport.target }),
-    };
+    // The output as the agent takes it, piece by piece from the pipe into a StreamingAnalysis, and kept whole as well:
+    // every run checks that the streaming analysis reads what the whole text's does.
+    const pieces: string[] = [];
+    const streaming = new StreamingAnalysis();
+    const run = await runProbe(transport, {
+      scope: 'node',
+      hostRoot,
+      timeoutMs: 90_000,
+      onOutput: (piece) => {
+        pieces.push(piece);
+        streaming.push(piece);
+      },
+    });
+    const text = pieces.join('');
+    const inspection = analyzeCaptureText(text, { target: transport.target });
+    const { capture: _streamedCapture, ...streamed } = streaming.finish({ target: transport.target });
+    const { capture: _wholeCapture, ...whole } = inspection;
+    assert.deepEqual(streamed, whole, `the streaming analysis of ${pieces.length} pieces reads what the whole capture's does`);
+    return { text, stderr: run.exec.stderr, exitCode: run.exec.exitCode, capture: parseCapture(text), inspection };
   } finally {
     await transport.close();
   }

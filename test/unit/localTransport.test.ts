@@ -124,6 +124,20 @@ for (const shell of SHELLS) {
     assert.deepEqual(await gone(`sleep ${s}`), []);
   });
 
+  test(`${shell.name}: onStdout gets the output as it arrives, and the result keeps none of it`, opts, async () => {
+    const t = make();
+    const pieces: string[] = [];
+    // Two writes a moment apart: the first arrives before the second is written.
+    const r = await t.run(
+      req('echo first\nsleep 0.3\nhead -c 300000 /dev/zero | tr "\\0" x\necho\n', { onStdout: (text) => pieces.push(text) }),
+    );
+    assert.equal(r.stdout, '');
+    assert.equal(r.exitCode, 0);
+    assert.equal(pieces.join(''), `first\n${'x'.repeat(300_000)}\n`);
+    assert.equal(pieces[0], 'first\n');
+    assert.ok(pieces.length > 2, `${pieces.length} pieces`);
+  });
+
   test(`${shell.name}: the output cap truncates, kills and reports`, opts, async () => {
     const t = make();
     const s = uniqueSleep();
@@ -245,6 +259,13 @@ test('OutputBuffer: the text of decoding the kept bytes at once, however the chu
       if (truncated) bytes = bytes.subarray(0, utf8Boundary(bytes.subarray(0, cap)));
       assert.equal(out.truncated, truncated);
       assert.equal(out.text(), bytes.toString('utf8'));
+      // With a sink (ExecRequest's onStdout) the same text goes there, in pieces, and none is kept.
+      const given: string[] = [];
+      const streamed = new OutputBuffer(cap, (text) => given.push(text));
+      for (const chunk of buffers) streamed.push(chunk);
+      assert.equal(streamed.text(), '');
+      assert.equal(given.join(''), bytes.toString('utf8'));
+      assert.ok(given.every((piece) => piece !== ''));
     }),
     { numRuns: 20_000, seed: 1204 },
   );

@@ -18,6 +18,11 @@ export interface RunProbeOptions {
   readonly timeoutMs?: number;
   readonly maxOutputBytes?: number;
   readonly signal?: AbortSignal;
+  /**
+   * The capture's text as it arrives (StreamingAnalysis.push); the run's captureText is then empty. A transport that
+   * does not stream (it returned its stdout whole) has it handed over here in one piece.
+   */
+  readonly onOutput?: (text: string) => void;
 }
 
 export const DEFAULT_PROBE_TIMEOUT_MS = 120_000;
@@ -30,11 +35,29 @@ export async function runProbe(transport: Transport, options: RunProbeOptions): 
     ...(options.hostRoot !== undefined ? { hostRoot: options.hostRoot } : {}),
     ...(options.hamiLibPath !== undefined ? { hamiLibPath: options.hamiLibPath } : {}),
   });
+  const onOutput = options.onOutput;
+  // The consumer runs inside the transport's data events: an exception there would escape the run, so it is kept and
+  // thrown once the run has settled.
+  let failure: { error: unknown } | undefined;
   const exec = await transport.run({
     script,
     timeoutMs: options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
     maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_CAPTURE_BYTES,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(onOutput
+      ? {
+          onStdout: (text: string) => {
+            if (failure) return;
+            try {
+              onOutput(text);
+            } catch (error) {
+              failure = { error };
+            }
+          },
+        }
+      : {}),
   });
-  return { captureText: exec.stdout, exec, script };
+  if (onOutput && exec.stdout !== '' && !failure) onOutput(exec.stdout);
+  if (failure) throw failure.error;
+  return { captureText: onOutput ? '' : exec.stdout, exec: onOutput ? { ...exec, stdout: '' } : exec, script };
 }

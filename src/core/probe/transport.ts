@@ -52,6 +52,11 @@ export interface ExecRequest {
   /** Output beyond this is dropped and the result marked truncated. */
   readonly maxOutputBytes: number;
   readonly signal?: AbortSignal;
+  /**
+   * When given, standard output is handed over as it arrives, decoded, and not kept (the result's `stdout` is empty),
+   * so a consumer that parses as it goes never holds the whole output. Called synchronously; it must not throw.
+   */
+  readonly onStdout?: (text: string) => void;
 }
 
 export interface ExecResult {
