@@ -443,13 +443,17 @@ async function section(fn) {
 export async function runAgentBench(options = {}) {
   // AGENT_BENCH_CYCLES: fewer cycles while working on the bench (the heap is compared at 100 and the last).
   const cycles = options.cycles ?? (Number(process.env.AGENT_BENCH_CYCLES) || MEMORY_CYCLES);
+  // AGENT_BENCH_ONLY=cycle: the cycle cost alone, while working on it (the memory run takes minutes).
+  const only = options.only ?? process.env.AGENT_BENCH_ONLY;
   const loadAtStart = os.loadavg()[0];
   const start = performance.now();
   const cycle = await section(benchCycle);
   const memory = cycle.skipped
     ? { skipped: `no capture: ${cycle.skipped}` }
-    : await section(() => benchMemory(cycle.capture, cycle.pods, cycles));
-  const scaling = await section(benchScaling);
+    : only === 'cycle'
+      ? { skipped: 'AGENT_BENCH_ONLY=cycle' }
+      : await section(() => benchMemory(cycle.capture, cycle.pods, cycles));
+  const scaling = only === 'cycle' ? { skipped: 'AGENT_BENCH_ONLY=cycle' } : await section(benchScaling);
   delete cycle.capture;
   delete cycle.pods;
   const result = {
@@ -479,7 +483,7 @@ export function formatAgentBench(result) {
     lines.push(
       `  fixture: the APU node + ${f.pods} pods × ${f.drmFdsPerPod} DRM fds (${f.drmFds} DRM fds), ${f.shell}, in ${f.base}; capture ${mib(cycle.captureBytes)}, ${cycle.filesRead} files read`,
       `  a. one cycle (probe + analysis + /metrics)  ${ms(cycle.medianCycleCpuMs)} CPU median (${ms(cycle.medianCycleWallMs)} wall), ${cycle.series} series, ${(cycle.scrapeBytes / 1024).toFixed(0)} KiB per scrape`,
-      `  b. cat of the ${cycle.filesRead} files read        ${ms(cycle.medianCatCpuMs)} CPU median (${ms(cycle.medianCatWallMs)} wall; ${mib(cycle.catBytes)}, ${cycle.catRepeats} cats per measurement)`,
+      `  b. cat of the ${cycle.filesRead} files read        ${ms(cycle.medianCatCpuMs)} CPU median (${ms(cycle.medianCatWallMs)} wall; ${mib(cycle.catBytes)}, ${cycle.catRepeats} cats per measurement; its shell ${ms(cycle.medianCatShellCpuMs)})`,
       `  split of a: probe shell ${ms(cycle.medianShellCpuMs)}, agent process in the cycle ${ms(cycle.medianAgentCpuMs)} (of which the analysis alone ${ms(cycle.medianAnalysisCpuMs)}), /metrics render ${ms(cycle.medianRenderCpuMs)}`,
       `  per round a / b: ${list(cycle.roundRatios, 1)}`,
       `  per cycle at --interval ${INTERVAL_SECONDS} s: ${((cycle.medianCycleCpuMs / (INTERVAL_SECONDS * 1000)) * 1000).toFixed(0)} millicores on average`,
