@@ -17,6 +17,8 @@ import type { Inspection } from '../../src/core/inspection/analyze.ts';
 import { analyzeCaptureText, StreamingAnalysis } from '../../src/core/inspection/analyze.ts';
 import { runProbe } from '../../src/core/inspection/runProbe.ts';
 import { LocalTransport } from '../../src/transports/local.ts';
+import { assembleProbeScript, newNonce } from '../../src/core/probe/script.ts';
+import { FDINFO_LIMIT, NODE_BODY } from '../../src/core/probe/scripts/nodeScript.ts';
 import {
   buildApuNode,
   buildHamiNode,
@@ -670,6 +672,33 @@ describe('node probe: bad input gives partial results with reasons, never a cras
         batched.map((p) => [p.pid, p.comm, p.cgroup, [...p.byRegion]]),
       );
       assert.ok(other.length >= 2);
+    });
+  }
+
+  for (const shell of SHELLS) {
+    test(`${shell}: past its fd limit the sweep reads that many fds and says there were more`, T, async () => {
+      // The node probe with its fdinfo limit at 3 (NODE_BODY's FDINFO_LIMIT, as awk and the marker use it): awk stops
+      // the list there and its exit status comes back on fd 4 while the heads go on to the output.
+      const fixture = keep(buildApuNode({ shell }));
+      const body = NODE_BODY.replaceAll(`max=${FDINFO_LIMIT}`, 'max=3').replaceAll(`beyond ${FDINFO_LIMIT}`, 'beyond 3');
+      assert.notEqual(body, NODE_BODY);
+      const transport = new LocalTransport({ command: ['chroot', fixture.root, '/bin/sh', '-s'], env: ENV });
+      try {
+        const script = assembleProbeScript({ nonce: newNonce(), hostRoot: fixture.hostRoot, scope: 'node', comment: '# limit test', body });
+        const result = await transport.run({ script, timeoutMs: 90_000, maxOutputBytes: 64 * 1024 * 1024 });
+        assert.equal(result.exitCode, 0, result.stderr);
+        const capture = parseCapture(result.stdout);
+        const section = capture.sections.get('fdinfo');
+        assert.equal(section?.complete, true);
+        assert.deepEqual(section?.missing, ['fds beyond 3']);
+        const fds = [...sectionFiles(capture, 'fdinfo').keys()].filter((path) => path.includes('/fdinfo/'));
+        assert.equal(fds.length, 3, fds.join(', '));
+        // The sections after it are whole: the probe went on.
+        assert.equal(capture.sections.get('pod-rss')?.complete, true);
+        assert.equal(capture.complete, true);
+      } finally {
+        await transport.close();
+      }
     });
   }
 

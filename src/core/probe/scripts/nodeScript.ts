@@ -40,26 +40,38 @@ export const NODE_BODY = String.raw`
 smiquery() { { $T nvidia-smi "$@" 2>&1; printf '\n@@gpumem:%s:rc %s@@\n' "$N" "$?"; } | head -c "$MAXC"; }
 smiprint() { printf '%s\n' "$1"; }
 # zgrepok: whether grep reads NUL-separated records (-z), names each file (-H), matches a record whole (-x, across
-# a newline inside it, where busybox's ^ would match after that newline) and stops at -m per file: what the
-# batched /proc reads rely on (busybox and GNU grep do). Checked once.
+# a newline inside it, where busybox's ^ would match after that newline) and takes -m: what the batched /proc reads
+# rely on (busybox and GNU grep do). Of the four records two match whole: a grep that reads lines counts at most 1,
+# one whose -x matches a line inside a record 3. Checked once, when first wanted (a process fewer than printing the
+# matches through tr).
 zgrepok() {
   if [ -z "${'$'}{_zgrep-}" ]; then
     _zgrep=no
-    [ "$(printf 'A=1\000CUDA_DISABLE_CONTROL=1\000A=1\nCUDA_DISABLE_CONTROL=2\000' | grep -a -z -H -x -m 24 -E 'CUDA_DISABLE_CONTROL=.*' 2>/dev/null | tr '\000' '\n')" = '(standard input):CUDA_DISABLE_CONTROL=1' ] && _zgrep=yes
+    [ "$(printf 'A=1\nCUDA_DISABLE_CONTROL=2\000CUDA_DISABLE_CONTROL=1\000B=1\000CUDA_DISABLE_CONTROL=3\000' | grep -a -z -H -x -m 24 -c -E 'CUDA_DISABLE_CONTROL=.*' 2>/dev/null)" = '(standard input):2' ] && _zgrep=yes
   fi
   [ "$_zgrep" = yes ]
 }
 # Batched reads: head heads each file with "==> path <==" when given several (GNU, busybox and toybox do), so one
 # head reads many files into one record that sectionFiles (capture.ts) splits again; xargs -0 -r hands it the
-# paths in batches. Both are checked once. _batchheads MAX reads the NUL-separated paths on its input, each
-# batch ending with /dev/null so every file has a header after it (a file with none is dropped as cut). sh -c
-# runs this fixed text; the paths are only its arguments. A process that exits first is simply not there.
-_heads=no
-if [ "$(head -c 1 /dev/null /dev/null 2>/dev/null)" = "==> /dev/null <==$NL$NL==> /dev/null <==" ] \
-  && [ "$(printf 'a b\000' | xargs -0 -r echo 2>/dev/null)" = 'a b' ] && [ -z "$(printf '' | xargs -0 -r echo x 2>/dev/null)" ]; then
-  _heads=yes
-fi
-_batchheads() { xargs -0 -r $T sh -c 'max=$1; shift; exec head -c "$max" "$@" /dev/null' sh "$1" 2>/dev/null; }
+# paths in batches of up to 64 KiB of arguments (busybox's default is 30 KiB, and each batch costs a head process;
+# 64 KiB with their pointers stays within the 128 KiB Linux guarantees whatever the stack limit), all the batches
+# under one timeout of 60 s (three processes for busybox's, where one per batch cost as much as head's reading).
+# _batchheads MAX reads the NUL-separated paths on its input; each batch starts with /dev/null, so head always heads
+# its files (one file alone gets no header), and a last /dev/null header after the last batch follows the last file
+# (a file with no header after it is dropped as cut). The paths are only head's arguments. A process that exits
+# first is simply not there. headsok checks both once, in one command substitution, when a batched read is first
+# wanted: the NVIDIA block and a probe without kubepods need none.
+headsok() {
+  if [ -z "${'$'}{_heads-}" ]; then
+    _heads=no
+    [ "$(head -c 1 /dev/null /dev/null 2>/dev/null; printf '|'; printf 'a b\000' | xargs -0 -r -s 65536 echo 2>/dev/null; printf '' | xargs -0 -r echo x 2>/dev/null)" = "==> /dev/null <==$NL$NL==> /dev/null <==$NL|a b" ] && _heads=yes
+  fi
+  [ "$_heads" = yes ]
+}
+_batchheads() {
+  $TL xargs -0 -r -s 65536 head -c "$1" /dev/null 2>/dev/null
+  printf '\n==> /dev/null <==\n'
+}
 begin meta
 printf 'hostname=%s\n' "$(cat "$R/etc/hostname" 2>/dev/null || uname -n)"
 printf 'kernel=%s\n' "$(cat "$R/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)"
@@ -112,10 +124,10 @@ _cgfind() {
 }
 _cgfindok=no
 [ "$(find "$CG" -maxdepth 0 -path "*$NL*" -prune -o -type d \( -name "${'$'}{CG##*/}" -o -name gpumem \) -print 2>/dev/null)" = "$CG" ] && _cgfindok=yes
-if [ "$_heads" = yes ] && [ "$_cgfindok" = yes ]; then
+if headsok && [ "$_cgfindok" = yes ]; then
   mark "file $CG/${HEADS_RECORD}-$MAXF"
   _cgfind | tr '\n' '\000' | _batchheads "$MAXF"
-elif [ "$_heads" = yes ]; then
+elif headsok; then
   mark "file $CG/${HEADS_RECORD}-$MAXF"
   _cgdirs _cgheads | _batchheads "$MAXF"
 else
@@ -214,30 +226,31 @@ _fdlines() {
   fi
 }
 # _fdpick: <pid>/cgroup and <pid>/comm for each new process, then <pid>/fdinfo/<fd> for each DRM fd, digits
-# only, at most ${FDINFO_LIMIT} fds; a last line "X" when there were more.
+# only, at most ${FDINFO_LIMIT} fds; exit status 3 when there were more.
 _fdpick() {
   awk -v max=${FDINFO_LIMIT} '
     /\/fd:$/ { n = split(substr($0, 1, length($0) - 4), part, "/"); pid = part[n]; if (pid !~ /^[0-9]+$/ || length(pid) > 10) pid = ""; next }
     pid != "" && /^c/ && / 226, / && $NF ~ /^[0-9]+$/ && length($NF) <= 10 {
-      if (++fds > max) { print "X"; exit }
+      if (++fds > max) exit 3
       if (!(pid in seen)) { seen[pid] = 1; print pid "/cgroup"; print pid "/comm" }
       print pid "/fdinfo/" $NF
     }'
 }
 _fdfast=no
-if [ "$_heads" = yes ] && [ "$(printf '1\n' | awk '{ print $1 + 1 }' 2>/dev/null)" = 2 ]; then
+if headsok && [ "$(printf '1\n' | awk '{ print $1 + 1 }' 2>/dev/null)" = 2 ]; then
   _fdfast=yes
 fi
 if ! have ls; then
   mark "missing ls"
 elif [ "$_fdfast" = yes ]; then
-  _fdl=$(_fdlines | _fdpick)
-  case $_fdl in *X) mark "missing fds beyond ${FDINFO_LIMIT}"; _fdl=${'$'}{_fdl%X} ;; esac
-  if [ -n "$_fdl" ]; then
-    mark "file $R/proc/${HEADS_RECORD}-8192"
-    ( cd "$R/proc" 2>/dev/null && printf '%s\n' "$_fdl" | tr '\n' '\000' | _batchheads 8192 )
-  fi
-  _fdl=''
+  # The list goes from awk straight to the batched heads, whose output goes to fd 3 (the probe's output): no shell
+  # variable holds it (ash reads a command substitution a small piece at a time: 50 ms for 10,000 fds). Only awk's
+  # verdict on the limit comes back, on fd 4. A node with no DRM fd gets an empty record. The heads get neither fd 3
+  # nor 4 beside their output: busybox timeout's watcher keeps the fds above 2 it inherits open for up to a second
+  # after its command ends, and the probe's reader would wait for it.
+  mark "file $R/proc/${HEADS_RECORD}-8192"
+  { _fdover=$( { { _fdlines | _fdpick 4>&-; [ "$?" != 3 ] || echo X >&4; } | ( cd "$R/proc" 2>/dev/null && tr '\n' '\000' | _batchheads 8192 ) 4>&- >&3 3>&-; } 4>&1 ); } 3>&1
+  [ -z "$_fdover" ] || mark "missing fds beyond ${FDINFO_LIMIT}"
 else
   _fdlines | {
     _dir=''

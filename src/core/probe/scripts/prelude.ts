@@ -12,10 +12,12 @@ MAXC=1048576
 NL='
 '
 have() { command -v "$1" >/dev/null 2>&1; }
+# T bounds one command; TL one that reads thousands of files (a batched sweep, under one timeout for all its batches).
 T=''
+TL=''
 if have timeout; then
-  if timeout 2 true >/dev/null 2>&1; then T='timeout 10'
-  elif timeout -t 2 true >/dev/null 2>&1; then T='timeout -t 10'
+  if timeout 2 true >/dev/null 2>&1; then T='timeout 10'; TL='timeout 60'
+  elif timeout -t 2 true >/dev/null 2>&1; then T='timeout -t 10'; TL='timeout -t 60'
   fi
 fi
 mark() { printf '\n@@gpumem:%s:%s@@\n' "$N" "$*"; }
