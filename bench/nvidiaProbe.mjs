@@ -97,6 +97,20 @@ export async function runNvidiaBench() {
       `cat ${pids.map((pid) => `/proc/${pid}/environ`).join(' ')} > /dev/null`,
       '',
     ].join('\n');
+    // The floor: what the issue's bounds and secrecy alone cost, with no capture format, no capability check but the
+    // timeout syntax's, no pid extraction (the pids are given, as the baseline's cats are) and no analysis: each query
+    // under timeout and cut at 1 MiB, one grep that makes each cgroup file one line (no name forges another), one grep
+    // under timeout that lets only HAMi's variables of each environ through (no other value leaves the node).
+    const envKeys = '(CUDA_DEVICE_MEMORY_LIMIT(_[0-9]{1,3})?|CUDA_DEVICE_MEMORY_SHARED_CACHE|CUDA_DISABLE_CONTROL)=.*';
+    const floor = [
+      'T=timeout; timeout 2 true 2>/dev/null || T="timeout -t"',
+      `$T 10 nvidia-smi --query-gpu=${NODE_GPU_QUERY} --format=csv,noheader,nounits | head -c 1048576`,
+      `$T 10 nvidia-smi --query-compute-apps=${NODE_APPS_QUERY} --format=csv,noheader,nounits | head -c 1048576`,
+      'cd /proc',
+      `grep -a -z -H -m 1 '' ${pids.map((pid) => `${pid}/cgroup`).join(' ')} | tr '\\n\\000' '\\t\\n'`,
+      `$T 10 grep -a -z -H -x -m 24 -E '${envKeys}' ${pids.map((pid) => `${pid}/environ`).join(' ')} | tr '\\000' '\\n'`,
+      '',
+    ].join('\n');
     const run = async (text) => (await runScript(sh, text)).stdout;
     let pods = 0;
     let analysisMs = 0;
@@ -110,11 +124,23 @@ export async function runNvidiaBench() {
       },
       shell: () => run(baseline),
       queries: () => run(queries),
+      floor: () => run(floor),
     };
     for (let i = 0; i < WARMUP; i++) for (const name of Object.keys(ops)) await ops[name]();
+    // The floor did its reads (a grep that failed at once would make it look cheap): a line per cgroup, HAMi's limit
+    // variable of every process, and no other variable.
+    const floorText = await run(floor);
+    const count = (re) => (floorText.match(re) ?? []).length;
+    if (
+      count(/^\d+\/cgroup:0::\/kubepods/gm) !== PROCESSES ||
+      count(/^\d+\/environ:CUDA_DEVICE_MEMORY_LIMIT_0=/gm) !== PROCESSES ||
+      count(/(PATH|HOME)=/g) !== 0
+    )
+      throw new Error('the floor script did not read what the probe reads');
     if (pods !== 100) throw new Error(`the analysis attributed VRAM to ${pods} pods, expected 100`);
-    const samples = { gpumem: [], shell: [], queries: [], analysis: [] };
+    const samples = { gpumem: [], shell: [], queries: [], floor: [], analysis: [] };
     const ratios = [];
+    const floorRatios = [];
     for (let round = 0; round < ROUNDS; round++) {
       const got = {};
       for (const name of rotated(Object.keys(ops), round)) {
@@ -123,6 +149,7 @@ export async function runNvidiaBench() {
       }
       samples.analysis.push(analysisMs);
       ratios.push(got.gpumem / got.shell);
+      floorRatios.push(got.floor / got.shell);
     }
     const ratio = median(ratios);
     return {
@@ -138,6 +165,9 @@ export async function runNvidiaBench() {
       medianAnalysisMs: median(samples.analysis),
       queriesMs: samples.queries,
       medianQueriesMs: median(samples.queries),
+      floorMs: samples.floor,
+      medianFloorMs: median(samples.floor),
+      floorRatio: median(floorRatios),
       roundRatios: ratios,
       ratio,
       target: TARGET,
@@ -160,6 +190,7 @@ export function formatNvidiaBench(result) {
     `  ratio a / b                        ${result.ratio.toFixed(3)}× (target ≤ ${result.target}×) ${result.pass ? 'PASS' : 'FAIL'}`,
     `  split of a: c. the two queries as the probe runs them ${ms(result.medianQueriesMs)}, the pid section ${ms(result.medianGpumemMs - result.medianAnalysisMs - result.medianQueriesMs)}, the analysis ${ms(result.medianAnalysisMs)}`,
     `  per round                          ${list(result.roundRatios, 2)}`,
+    `  d. the floor: the queries bounded, the cgroups as one line each, only HAMi's variables (no analysis) ${ms(result.medianFloorMs)}, ${result.floorRatio.toFixed(3)}× b`,
   ].join('\n');
 }
 
