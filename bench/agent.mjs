@@ -204,7 +204,11 @@ async function benchCycle() {
     const capture = recorded.captureText;
     const read = filesRead(capture, fixture.root);
     // Quoted: the APU node has cgroup directories whose names hold a space and a newline.
-    const catScript = `cat ${read.map((path) => `'${path.replaceAll("'", "'\\''")}'`).join(' ')}\n`;
+    const quoted = read.map((path) => `'${path.replaceAll("'", "'\\''")}'`).join(' ');
+    const catScript = `cat ${quoted}\n`;
+    // The floor: what any probe pays before it analyses anything, the DRM fds found (one ls -lL of every process's
+    // fds, major 226 kept) and the same files read by one head that names each (cat cannot say which file is which).
+    const floorScript = `ls -lL /host/proc/[0-9]*/fd 2>/dev/null | grep -e '/fd:$' -e '^c.* 226, ' > /dev/null\nhead -c 262144 /dev/null ${quoted} /dev/null\n`;
     let catBytes = 0;
     const ops = {
       cycle: async () => {
@@ -217,6 +221,7 @@ async function benchCycle() {
           for (let i = 0; i < CAT_REPEATS; i++) catBytes = Buffer.byteLength((await runScript(sh, catScript)).stdout);
         }),
       analysis: async () => cpuOf(() => analyzeCaptureText(capture, { target: 'bench' })),
+      floor: async () => cpuOf(() => runScript(sh, floorScript)),
     };
     for (let i = 0; i < CYCLE_WARMUP; i++) for (const name of Object.keys(ops)) await ops[name]();
     const inspection = analyzeCaptureText(capture, { target: 'bench' });
@@ -238,6 +243,8 @@ async function benchCycle() {
         analysisCpuMs: got.analysis.self,
         catCpuMs: cat,
         catShellCpuMs: got.cat.children / CAT_REPEATS,
+        floorCpuMs: got.floor.self + got.floor.children,
+        floorRatio: (got.floor.self + got.floor.children) / cat,
         catWallMs: got.cat.wall / CAT_REPEATS,
         ratio: cycle / cat,
         series: got.cycle.series,
@@ -271,6 +278,8 @@ async function benchCycle() {
       medianCycleWallMs: med('cycleWallMs'),
       medianCatCpuMs: med('catCpuMs'),
       medianCatShellCpuMs: med('catShellCpuMs'),
+      medianFloorCpuMs: med('floorCpuMs'),
+      floorRatio: med('floorRatio'),
       medianCatWallMs: med('catWallMs'),
       series: rounds.at(-1)?.series ?? 0,
       scrapeBytes: rounds.at(-1)?.bytes ?? 0,
@@ -486,6 +495,7 @@ export function formatAgentBench(result) {
       `  b. cat of the ${cycle.filesRead} files read        ${ms(cycle.medianCatCpuMs)} CPU median (${ms(cycle.medianCatWallMs)} wall; ${mib(cycle.catBytes)}, ${cycle.catRepeats} cats per measurement; its shell ${ms(cycle.medianCatShellCpuMs)})`,
       `  split of a: probe shell ${ms(cycle.medianShellCpuMs)}, agent process in the cycle ${ms(cycle.medianAgentCpuMs)} (of which the analysis alone ${ms(cycle.medianAnalysisCpuMs)}), /metrics render ${ms(cycle.medianRenderCpuMs)}`,
       `  per round a / b: ${list(cycle.roundRatios, 1)}`,
+      `  the floor, the DRM fds found and the same files read by one head (no analysis): ${ms(cycle.medianFloorCpuMs)} CPU, ${cycle.floorRatio.toFixed(2)}× b`,
       `  per cycle at --interval ${INTERVAL_SECONDS} s: ${((cycle.medianCycleCpuMs / (INTERVAL_SECONDS * 1000)) * 1000).toFixed(0)} millicores on average`,
       `${verdict(cycle.pass)} agent cycle CPU: ${cycle.ratio.toFixed(2)}× a cat of the same files, median of the per-round ratios (target ≤ ${cycle.target}×)`,
     );
