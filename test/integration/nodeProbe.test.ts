@@ -27,6 +27,7 @@ import {
   fixtureRootsUnavailable,
   GiB,
   MiB,
+  NodeTree,
   readOnlyBind,
   tryWrite,
 } from '../helpers/fixtureRoot.ts';
@@ -698,6 +699,38 @@ describe('node probe: bad input gives partial results with reasons, never a cras
         assert.equal(capture.complete, true);
       } finally {
         await transport.close();
+      }
+    });
+  }
+
+  for (const shell of SHELLS) {
+    test(`${shell}: eight cards and a hundred module parameters are read in one batch each`, T, async () => {
+      // An 8-GPU node has a card per GPU and amdgpu has about a hundred parameters: a head per file was a process each.
+      const fixture = keep(buildApuNode({ shell }));
+      const tree = Object.assign(Object.create(NodeTree.prototype) as NodeTree, { root: fixture.root, hostRoot: fixture.hostRoot });
+      for (let card = 1; card < 8; card++) {
+        const dev = `/sys/class/drm/card${card}/device`;
+        tree.file(`${dev}/vendor`, '0x1002\n', 0o444);
+        tree.file(`${dev}/device`, '0x74a1\n', 0o444);
+        tree.file(`${dev}/mem_info_vram_total`, `${(card * 16 + 176) * GiB}\n`, 0o444);
+        tree.file(`${dev}/mem_info_vram_used`, `${card * GiB}\n`, 0o444);
+        tree.link(`${dev}/driver`, '../../../../bus/pci/drivers/amdgpu');
+      }
+      for (let i = 0; i < 100; i++) tree.file(`/sys/module/amdgpu/parameters/bench_param_${i}`, `${i}\n`, 0o444);
+      const run = await probeFixture(fixture);
+      assertClean(run, `${shell} eight cards`);
+      const model = node(run).model;
+      assert.deepEqual(
+        model.gpus.map((gpu) => [gpu.card, gpu.driver, gpu.vramTotal]),
+        Array.from({ length: 8 }, (_, card) => [`card${card}`, 'amdgpu', card === 0 ? model.gpus[0]?.vramTotal : (card * 16 + 176) * GiB]),
+      );
+      const params = model.moduleParams.get('amdgpu');
+      for (let i = 0; i < 100; i++) assert.equal(params?.get(`bench_param_${i}`), String(i));
+      assert.equal(params?.get('gttsize'), '-1', "the fixture's own parameters too");
+      assert.equal(model.moduleParams.get('ttm')?.get('pages_limit'), '25165824');
+      for (const section of ['drm', 'modparams']) {
+        const paths = run.capture.sections.get(section)?.records.map((record) => record.path) ?? [];
+        assert.equal(paths.filter((path) => path?.endsWith('/.gpumem-heads-262144')).length, 1, `${section}: ${paths.join(', ')}`);
       }
     });
   }

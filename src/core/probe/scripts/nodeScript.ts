@@ -167,25 +167,60 @@ fi
 finish kernel-log
 
 # DRM devices: vendor, device id, VRAM and GTT (amdgpu sysfs, bytes).
+# Twelve files a card (an 8-GPU node has 8 cards, NVIDIA's too): one batched head reads every card's where it can,
+# a head each otherwise.
 begin drm
-for _c in "$R"/sys/class/drm/card*; do
-  case ${'$'}{_c##*/} in *-*) continue ;; esac
-  [ -d "$_c/device" ] || continue
-  for _f in vendor device subsystem_device revision mem_info_vram_total mem_info_vram_used mem_info_vis_vram_total mem_info_vis_vram_used mem_info_gtt_total mem_info_gtt_used mem_info_vram_vendor mem_info_preempt_used; do
-    onefile "$_c/device/$_f"
+# _drmcards FN: FN CARD for each card with a device (card0, not its connectors card0-DP-1).
+_drmcards() {
+  for _c in "$R"/sys/class/drm/card*; do
+    case ${'$'}{_c##*/} in *-*) continue ;; esac
+    [ -d "$_c/device" ] || continue
+    "$1" "$_c"
   done
-  [ -e "$_c/device/driver" ] && mark "file $_c/device/driver-name" && basename "$(readlink "$_c/device/driver")"
-done
+}
+_drmnames='vendor device subsystem_device revision mem_info_vram_total mem_info_vram_used mem_info_vis_vram_total mem_info_vis_vram_used mem_info_gtt_total mem_info_gtt_used mem_info_vram_vendor mem_info_preempt_used'
+_drmheads() { for _f in $_drmnames; do printf '%s\000' "$1/device/$_f"; done; }
+_drmfiles() { for _f in $_drmnames; do onefile "$1/device/$_f"; done; }
+_drmdriver() { [ -e "$1/device/driver" ] && mark "file $1/device/driver-name" && _drv=$(readlink "$1/device/driver") && printf '%s\n' "${'$'}{_drv##*/}"; }
+_drmany() { _drmcard=$1; }
+_drmcard=''
+_drmcards _drmany
+if [ -z "$_drmcard" ]; then :
+elif headsok; then
+  mark "file $R/sys/class/drm/${HEADS_RECORD}-$MAXF"
+  _drmcards _drmheads | _batchheads "$MAXF"
+else
+  _drmcards _drmfiles
+fi
+_drmcards _drmdriver
 finish drm
+# Every parameter of the GPU drivers' modules (amdgpu has about a hundred): one batched head where it can.
 begin modparams
-for _m in amdgpu ttm amdttm nvidia; do
-  for _f in "$R/sys/module/$_m/parameters"/*; do onefile "$_f"; done
-done
+_modany=''
+for _m in amdgpu ttm amdttm nvidia; do [ -d "$R/sys/module/$_m/parameters" ] && _modany=1; done
+if [ -z "$_modany" ]; then :
+elif headsok; then
+  mark "file $R/sys/module/${HEADS_RECORD}-$MAXF"
+  printf '%s\000' "$R"/sys/module/amdgpu/parameters/* "$R"/sys/module/ttm/parameters/* "$R"/sys/module/amdttm/parameters/* "$R"/sys/module/nvidia/parameters/* | _batchheads "$MAXF"
+else
+  for _m in amdgpu ttm amdttm nvidia; do
+    for _f in "$R/sys/module/$_m/parameters"/*; do onefile "$_f"; done
+  done
+fi
 finish modparams
 begin kfd
-for _f in "$R"/sys/class/kfd/kfd/topology/nodes/*/gpu_id "$R"/sys/class/kfd/kfd/topology/nodes/*/name "$R"/sys/class/kfd/kfd/proc/*/vram_* "$R"/sys/class/kfd/kfd/proc/*/stats_*/evicted_ms; do
-  onefile "$_f"
-done
+# Each GPU node's id and name, and each KFD process's VRAM and evicted_ms per GPU: two files per GPU per ROCm process,
+# so one batched head reads them all where it can (a head each was two processes per process).
+_kfd="$R/sys/class/kfd/kfd"
+if [ ! -d "$_kfd" ]; then :
+elif headsok; then
+  mark "file $_kfd/${HEADS_RECORD}-$MAXF"
+  printf '%s\000' "$_kfd"/topology/nodes/*/gpu_id "$_kfd"/topology/nodes/*/name "$_kfd"/proc/*/vram_* "$_kfd"/proc/*/stats_*/evicted_ms | _batchheads "$MAXF"
+else
+  for _f in "$_kfd"/topology/nodes/*/gpu_id "$_kfd"/topology/nodes/*/name "$_kfd"/proc/*/vram_* "$_kfd"/proc/*/stats_*/evicted_ms; do
+    onefile "$_f"
+  done
+fi
 # evicted_ms counts from the process's start: each KFD process's /proc/<pid>/stat (its start time, in clock ticks
 # since boot) and cgroup (for the pod). kfd/proc/<pid> is the lead thread's pid (kfd_process.c), at most 1000.
 # One grep -z reads them all (tr makes each newline inside a record, e.g. in a comm, a tab: no line is forged).
