@@ -182,9 +182,9 @@ _drmnames='vendor device subsystem_device revision mem_info_vram_total mem_info_
 _drmheads() { for _f in $_drmnames; do printf '%s\000' "$1/device/$_f"; done; }
 _drmfiles() { for _f in $_drmnames; do onefile "$1/device/$_f"; done; }
 _drmdriver() { [ -e "$1/device/driver" ] && mark "file $1/device/driver-name" && _drv=$(readlink "$1/device/driver") && printf '%s\n' "${'$'}{_drv##*/}"; }
-_drmany() { _drmcard=$1; }
+_drmseen() { _drmcard=$1; }
 _drmcard=''
-_drmcards _drmany
+_drmcards _drmseen
 if [ -z "$_drmcard" ]; then :
 elif headsok; then
   mark "file $R/sys/class/drm/${HEADS_RECORD}-$MAXF"
@@ -196,30 +196,28 @@ _drmcards _drmdriver
 finish drm
 # Every parameter of the GPU drivers' modules (amdgpu has about a hundred): one batched head where it can.
 begin modparams
+set -- "$R"/sys/module/amdgpu/parameters/* "$R"/sys/module/ttm/parameters/* "$R"/sys/module/amdttm/parameters/* "$R"/sys/module/nvidia/parameters/*
 _modany=''
 for _m in amdgpu ttm amdttm nvidia; do [ -d "$R/sys/module/$_m/parameters" ] && _modany=1; done
 if [ -z "$_modany" ]; then :
 elif headsok; then
   mark "file $R/sys/module/${HEADS_RECORD}-$MAXF"
-  printf '%s\000' "$R"/sys/module/amdgpu/parameters/* "$R"/sys/module/ttm/parameters/* "$R"/sys/module/amdttm/parameters/* "$R"/sys/module/nvidia/parameters/* | _batchheads "$MAXF"
+  printf '%s\000' "$@" | _batchheads "$MAXF"
 else
-  for _m in amdgpu ttm amdttm nvidia; do
-    for _f in "$R/sys/module/$_m/parameters"/*; do onefile "$_f"; done
-  done
+  for _f; do onefile "$_f"; done
 fi
 finish modparams
 begin kfd
 # Each GPU node's id and name, and each KFD process's VRAM and evicted_ms per GPU: two files per GPU per ROCm process,
 # so one batched head reads them all where it can (a head each was two processes per process).
 _kfd="$R/sys/class/kfd/kfd"
+set -- "$_kfd"/topology/nodes/*/gpu_id "$_kfd"/topology/nodes/*/name "$_kfd"/proc/*/vram_* "$_kfd"/proc/*/stats_*/evicted_ms
 if [ ! -d "$_kfd" ]; then :
 elif headsok; then
   mark "file $_kfd/${HEADS_RECORD}-$MAXF"
-  printf '%s\000' "$_kfd"/topology/nodes/*/gpu_id "$_kfd"/topology/nodes/*/name "$_kfd"/proc/*/vram_* "$_kfd"/proc/*/stats_*/evicted_ms | _batchheads "$MAXF"
+  printf '%s\000' "$@" | _batchheads "$MAXF"
 else
-  for _f in "$_kfd"/topology/nodes/*/gpu_id "$_kfd"/topology/nodes/*/name "$_kfd"/proc/*/vram_* "$_kfd"/proc/*/stats_*/evicted_ms; do
-    onefile "$_f"
-  done
+  for _f; do onefile "$_f"; done
 fi
 # evicted_ms counts from the process's start: each KFD process's /proc/<pid>/stat (its start time, in clock ticks
 # since boot) and cgroup (for the pod). kfd/proc/<pid> is the lead thread's pid (kfd_process.c), at most 1000.
