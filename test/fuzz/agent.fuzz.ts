@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { renderAgentMetrics } from '../../src/core/agent/agentSamples.ts';
-import { renderExposition } from '../../src/core/agent/exposition.ts';
+import { escapeLabelValue, renderExposition } from '../../src/core/agent/exposition.ts';
 import { nodeMetricFacts } from '../../src/core/agent/nodeSamples.ts';
 import { advanceOomLedger, EMPTY_LEDGER } from '../../src/core/agent/oomLedger.ts';
 import { parsePromText } from '../../src/core/agent/promText.ts';
@@ -64,9 +64,36 @@ fuzzTarget({
   ],
 });
 
+/**
+ * Label values: any code points, and strings dense in what the format escapes (a uniform code point is almost never a
+ * backslash, a quote or a line feed), with the characters around them that an escape could swallow.
+ */
+const LABEL_VALUES = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 200 }),
+  fc.string({ unit: fc.constantFrom('\\', '"', '\n', 'n', 'a', ' ', '{', '}', '=', ',', 'é', '\u{1f600}'), maxLength: 60 }),
+);
+
+/** The escaping as the format states it, a character at a time: the oracle for escapeLabelValue's fast path. */
+function escapedCharByChar(value: string): string {
+  let out = '';
+  for (const char of value) out += char === '\\' ? '\\\\' : char === '"' ? '\\"' : char === '\n' ? '\\n' : char;
+  return out;
+}
+
+test('agent: escapeLabelValue escapes as the format does, character by character, and returns a clean value as it is', () => {
+  fc.assert(
+    fc.property(fc.oneof(LABEL_VALUES, fc.stringMatching(/^[a-z0-9.-]{0,60}$/)), (value) => {
+      const escaped = escapeLabelValue(value);
+      assert.equal(escaped, escapedCharByChar(value));
+      if (!/[\\"\n]/.test(value)) assert.equal(escaped, value);
+    }),
+    { seed: SEED, numRuns: RUNS },
+  );
+});
+
 test('agent: any label value and finite value reads back unchanged through the exposition', () => {
   fc.assert(
-    fc.property(fc.string({ unit: 'binary', maxLength: 200 }), fc.double({ noNaN: true, noDefaultInfinity: true }), (label, value) => {
+    fc.property(LABEL_VALUES, fc.double({ noNaN: true, noDefaultInfinity: true }), (label, value) => {
       const exposition = renderExposition([{ name: 'gpumem_pod_gtt_bytes', labels: { node: 'n', pod: label, uid: 'u' }, value }]);
       const [sample] = parsePromText(exposition.text).samples;
       assert.equal(sample?.labels['pod'], label);

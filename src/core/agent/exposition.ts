@@ -19,6 +19,8 @@ export interface Sample {
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 const FAMILIES = new Map<string, MetricFamily>(METRIC_FAMILIES.map((family) => [family.name, family]));
+/** Each family's label names in the order they are written: `node` first. */
+const LABEL_NAMES = new Map<string, readonly string[]>(METRIC_FAMILIES.map((family) => [family.name, ['node', ...family.labels]]));
 
 /** Characters of a label value; Kubernetes names are at most 253. */
 export const MAX_LABEL_VALUE = 1024;
@@ -32,15 +34,17 @@ export function boundedLabelValue(value: string): string {
   return `${value.slice(0, cut)}…`;
 }
 
+/** The characters the format escapes in a label value (one class, no quantifier: linear). */
+const NEEDS_ESCAPE = /[\\"\n]/;
+const LABEL_ESCAPES = /[\\"\n]/g;
+
+/**
+ * Backslash, double quote and line feed escaped; a value with none of them (nearly every one) is returned as it is,
+ * with no copy: a character-by-character copy of every label of every series was 2 MiB of garbage a scrape.
+ */
 export function escapeLabelValue(value: string): string {
-  let out = '';
-  for (const char of value) {
-    if (char === '\\') out += '\\\\';
-    else if (char === '"') out += '\\"';
-    else if (char === '\n') out += '\\n';
-    else out += char;
-  }
-  return out;
+  if (!NEEDS_ESCAPE.test(value)) return value;
+  return value.replace(LABEL_ESCAPES, (char) => (char === '\n' ? '\\n' : `\\${char}`));
 }
 
 function escapeHelp(text: string): string {
@@ -84,12 +88,15 @@ export function renderExposition(samples: readonly Sample[]): Exposition {
     const list = byFamily.get(family.name);
     if (!list) continue;
     parts.push(`# HELP ${family.name} ${escapeHelp(family.help)}\n# TYPE ${family.name} ${family.type}\n`);
+    const names = LABEL_NAMES.get(family.name) ?? [];
     const seen = new Set<string>();
     for (const sample of list) {
-      const labels = ['node', ...family.labels]
-        .filter((name) => sample.labels[name] !== undefined)
-        .map((name) => `${name}="${escapeLabelValue(boundedLabelValue(sample.labels[name] ?? ''))}"`)
-        .join(',');
+      let labels = '';
+      for (const name of names) {
+        const value = sample.labels[name];
+        if (value === undefined) continue;
+        labels += `${labels === '' ? '' : ','}${name}="${escapeLabelValue(boundedLabelValue(value))}"`;
+      }
       if (seen.has(labels)) {
         dropped++;
         continue;
