@@ -203,7 +203,7 @@ const BASE_ARGS = ['--listen', '0.0.0.0:9400', '--host-root', '/host', '--node-n
 // request with (its memory run has the same environment).
 const BASE_ENV = [
   { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
-  { name: 'NODE_OPTIONS', value: '--max-old-space-size=160 --max-semi-space-size=1 --expose-gc' },
+  { name: 'NODE_OPTIONS', value: '--max-old-space-size=160 --max-semi-space-size=2 --expose-gc' },
   { name: 'MALLOC_ARENA_MAX', value: '2' },
 ];
 /** What the NVIDIA Container Toolkit needs to inject nvidia-smi and NVML (deploy/agent/components/nvidia). */
