@@ -11,16 +11,41 @@ export interface KeyNumberOptions {
   readonly allowSentinels?: boolean;
 }
 
-/** `key value` lines: /proc/vmstat, memory.events, memory.stat, memory.oom_control. Counters are unsigned. */
+/**
+ * `key value` lines: /proc/vmstat, memory.events, memory.stat, memory.oom_control. Counters are unsigned. A line is
+ * a key of `[A-Za-z0-9_.]`, spaces or tabs, then the value (the rest of the line); any other line is skipped. Read by
+ * position, with no array of lines and no match per line: the agent reads a memory.stat of ~40 lines for every pod
+ * and container cgroup each cycle (16,000 lines on the bench's 200-pod node).
+ */
 export function parseKeyNumber(text: string, sink?: NumberProblems, options: KeyNumberOptions = {}): Map<string, number> {
   const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const match = /^([A-Za-z0-9_.]+)[ \t]+([^\n]*)$/.exec(line);
-    if (!match?.[1] || match[2] === undefined) continue;
-    const value = kernelValue(match[2], match[1], sink, { allowSentinels: options.allowSentinels ?? false });
-    if (value !== undefined) out.set(match[1], value);
+  const numberOptions = { allowSentinels: options.allowSentinels ?? false };
+  let from = 0;
+  while (from <= text.length) {
+    let end = text.indexOf('\n', from);
+    if (end < 0) end = text.length;
+    let keyEnd = from;
+    while (keyEnd < end && isKeyChar(text.charCodeAt(keyEnd))) keyEnd++;
+    let valueStart = keyEnd;
+    while (valueStart < end && isBlank(text.charCodeAt(valueStart))) valueStart++;
+    if (keyEnd > from && valueStart > keyEnd) {
+      const key = text.slice(from, keyEnd);
+      const value = kernelValue(text.slice(valueStart, end), key, sink, numberOptions);
+      if (value !== undefined) out.set(key, value);
+    }
+    from = end + 1;
   }
   return out;
+}
+
+/** [A-Za-z0-9_.] */
+function isKeyChar(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 46;
+}
+
+/** A space or a tab. */
+function isBlank(code: number): boolean {
+  return code === 32 || code === 9;
 }
 
 /** `KEY=value` lines, with optional shell quoting (os-release, the probe's meta section). */
