@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { parseFdinfo } from '../../src/core/probe/parsers/fdinfo.ts';
+import { parseFdinfo, procFileOf } from '../../src/core/probe/parsers/fdinfo.ts';
 import type { NumberProblem } from '../../src/core/probe/parsers/kernelNumber.ts';
 
 /** The fields as the first parseFdinfo read them, restricted to the keys it then used. */
@@ -74,4 +74,42 @@ test('parseFdinfo: the same client and problems as reading every line', () => {
 test('parseFdinfo: lines without a colon, or a colon only far ahead, are read in one pass', () => {
   const noColons = 'x'.repeat(10) + '\n'.repeat(200_000) + 'drm-client-id: 7\n';
   assert.equal(parseFdinfo(noColons).clientId, '7');
+});
+
+// procFileOf reads a record's path by position; its oracle is the regular expression FdinfoAggregate matched before.
+const PROC_FILE = /\/proc\/(\d{1,10})\/(fdinfo\/(\d{1,10})|cgroup|comm)$/;
+const PATH_PIECES = fc.constantFrom(
+  '/proc/',
+  '/host',
+  '/',
+  'proc',
+  'fdinfo/',
+  'fdinfo',
+  'cgroup',
+  'comm',
+  '1',
+  '42',
+  '12345678901',
+  '0',
+  '٣',
+  'x',
+  '.',
+);
+
+test('procFileOf names the same pid, file and fd as the regular expression it replaced', () => {
+  fc.assert(
+    fc.property(fc.oneof(fc.string({ unit: PATH_PIECES, maxLength: 12 }), fc.string({ maxLength: 40 })), (path) => {
+      const match = PROC_FILE.exec(path);
+      const expected = !match?.[1]
+        ? undefined
+        : match[2] === 'comm' || match[2] === 'cgroup'
+          ? { pid: Number(match[1]), kind: match[2] }
+          : { pid: Number(match[1]), kind: 'fdinfo', fd: match[3] };
+      assert.deepEqual(procFileOf(path), expected);
+    }),
+    { seed: 0x70f1, numRuns: 5000 },
+  );
+  assert.deepEqual(procFileOf('/host/proc/20001/fdinfo/10'), { pid: 20001, kind: 'fdinfo', fd: '10' });
+  assert.deepEqual(procFileOf('/proc/7/cgroup'), { pid: 7, kind: 'cgroup' });
+  assert.equal(procFileOf('proc/7/comm'), undefined);
 });

@@ -213,13 +213,13 @@ export class FdinfoAggregate {
 
   /** One file's text. */
   add(path: string, body: string): void {
-    const match = /\/proc\/(\d{1,10})\/(fdinfo\/(\d{1,10})|cgroup|comm)$/.exec(path);
-    if (!match?.[1]) return;
-    const pid = Number(match[1]);
+    const file = procFileOf(path);
+    if (!file) return;
+    const pid = file.pid;
     // What the model keeps is copied: a slice would keep the piece of the capture it came from (a streaming parse's
     // 64 KiB chunk, one for each process) until the analysis ends.
-    if (match[2] === 'comm') this.#entry(pid).comm = kept(body.trim());
-    else if (match[2] === 'cgroup') this.#entry(pid).cgroup = kept(cgroupOf(body));
+    if (file.kind === 'comm') this.#entry(pid).comm = kept(body.trim());
+    else if (file.kind === 'cgroup') this.#entry(pid).cgroup = kept(cgroupOf(body));
     else {
       // A dup()ed or inherited fd repeats a client this process already has (a GPU process has ~5 fds per client):
       // its key is found without parsing the whole file, and the first copy stands.
@@ -228,7 +228,7 @@ export class FdinfoAggregate {
       const parsed = parseFdinfo(body, { file: path, problems: this.#problems });
       if (!isDrmClient(parsed)) return;
       const client = { ...parsed, clientId: kept(parsed.clientId), driver: kept(parsed.driver), pdev: kept(parsed.pdev) };
-      const key = client.clientId !== undefined ? `${client.pdev ?? ''}#${client.clientId}` : `fd#${match[3]}`;
+      const key = client.clientId !== undefined ? `${client.pdev ?? ''}#${client.clientId}` : `fd#${file.fd}`;
       const clients = this.#entry(pid).clients;
       if (!clients.has(key)) clients.set(key, client);
     }
@@ -257,6 +257,44 @@ export class FdinfoAggregate {
     }
     return value;
   }
+}
+
+export type ProcFile =
+  | { readonly pid: number; readonly kind: 'comm' }
+  | { readonly pid: number; readonly kind: 'cgroup' }
+  | { readonly pid: number; readonly kind: 'fdinfo'; readonly fd: string };
+
+/**
+ * What `…/proc/<pid>/fdinfo/<fd>`, `…/proc/<pid>/cgroup` or `…/proc/<pid>/comm` names (pid and fd of 1 to 10 digits),
+ * read by position: the agent's sweep adds 10,000 of these a cycle, and a match array each was 2 MiB of garbage.
+ * The same paths as /\/proc\/(\d{1,10})\/(fdinfo\/(\d{1,10})|cgroup|comm)$/ (fdinfoFields.test.ts holds it to that).
+ */
+export function procFileOf(path: string): ProcFile | undefined {
+  let dirEnd: number;
+  let fd: string | undefined;
+  if (path.endsWith('/comm')) dirEnd = path.length - 5;
+  else if (path.endsWith('/cgroup')) dirEnd = path.length - 7;
+  else {
+    const at = path.lastIndexOf('/fdinfo/');
+    if (at < 0 || !isDigits(path, at + 8, path.length)) return undefined;
+    dirEnd = at;
+    fd = path.slice(at + 8);
+  }
+  const slash = path.lastIndexOf('/', dirEnd - 1);
+  if (slash < 5 || !path.startsWith('/proc', slash - 5) || !isDigits(path, slash + 1, dirEnd)) return undefined;
+  const pid = Number(path.slice(slash + 1, dirEnd));
+  if (fd !== undefined) return { pid, kind: 'fdinfo', fd };
+  return path.endsWith('/comm') ? { pid, kind: 'comm' } : { pid, kind: 'cgroup' };
+}
+
+/** Whether text[from, to) is 1 to 10 ASCII digits. */
+function isDigits(text: string, from: number, to: number): boolean {
+  if (to - from < 1 || to - from > 10) return false;
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
 }
 
 /** V8 copies a substring shorter than 13 characters; a longer one is a slice that keeps its parent. */
