@@ -72,6 +72,18 @@ _batchheads() {
   $TL xargs -0 -r -s 65536 head -c "$1" /dev/null 2>/dev/null
   printf '\n==> /dev/null <==\n'
 }
+# headsof DIR PATH...: the files among PATH... (under DIR) as one batched record of DIR where batched reads work, else
+# as onefile records each.
+headsof() {
+  _hdir=$1
+  shift
+  if headsok; then
+    mark "file $_hdir/${HEADS_RECORD}-$MAXF"
+    printf '%s\000' "$@" | _batchheads "$MAXF"
+  else
+    for _f; do onefile "$_f"; done
+  fi
+}
 begin meta
 printf 'hostname=%s\n' "$(cat "$R/etc/hostname" 2>/dev/null || uname -n)"
 printf 'kernel=%s\n' "$(cat "$R/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)"
@@ -196,29 +208,15 @@ _drmcards _drmdriver
 finish drm
 # Every parameter of the GPU drivers' modules (amdgpu has about a hundred): one batched head where it can.
 begin modparams
-set -- "$R"/sys/module/amdgpu/parameters/* "$R"/sys/module/ttm/parameters/* "$R"/sys/module/amdttm/parameters/* "$R"/sys/module/nvidia/parameters/*
 _modany=''
 for _m in amdgpu ttm amdttm nvidia; do [ -d "$R/sys/module/$_m/parameters" ] && _modany=1; done
-if [ -z "$_modany" ]; then :
-elif headsok; then
-  mark "file $R/sys/module/${HEADS_RECORD}-$MAXF"
-  printf '%s\000' "$@" | _batchheads "$MAXF"
-else
-  for _f; do onefile "$_f"; done
-fi
+[ -z "$_modany" ] || headsof "$R/sys/module" "$R"/sys/module/amdgpu/parameters/* "$R"/sys/module/ttm/parameters/* "$R"/sys/module/amdttm/parameters/* "$R"/sys/module/nvidia/parameters/*
 finish modparams
 begin kfd
 # Each GPU node's id and name, and each KFD process's VRAM and evicted_ms per GPU: two files per GPU per ROCm process,
 # so one batched head reads them all where it can (a head each was two processes per process).
 _kfd="$R/sys/class/kfd/kfd"
-set -- "$_kfd"/topology/nodes/*/gpu_id "$_kfd"/topology/nodes/*/name "$_kfd"/proc/*/vram_* "$_kfd"/proc/*/stats_*/evicted_ms
-if [ ! -d "$_kfd" ]; then :
-elif headsok; then
-  mark "file $_kfd/${HEADS_RECORD}-$MAXF"
-  printf '%s\000' "$@" | _batchheads "$MAXF"
-else
-  for _f; do onefile "$_f"; done
-fi
+[ ! -d "$_kfd" ] || headsof "$_kfd" "$_kfd"/topology/nodes/*/gpu_id "$_kfd"/topology/nodes/*/name "$_kfd"/proc/*/vram_* "$_kfd"/proc/*/stats_*/evicted_ms
 # evicted_ms counts from the process's start: each KFD process's /proc/<pid>/stat (its start time, in clock ticks
 # since boot) and cgroup (for the pod). kfd/proc/<pid> is the lead thread's pid (kfd_process.c), at most 1000.
 # One grep -z reads them all (tr makes each newline inside a record, e.g. in a comm, a tab: no line is forged).
