@@ -193,7 +193,7 @@ export function globalKillLines(k, pod) {
 const identitiesOf = (pods) =>
   new Map(pods.map((pod) => [pod.uid, { namespace: 'ml', name: pod.name, containers: new Map(pod.ctr ? [[pod.ctr, 'vllm']] : []) }]));
 
-export function newAgent(transport, pods) {
+export function newAgent(transport, pods, options = {}) {
   const view = { identities: identitiesOf(pods), hamiQuotas: new Map(), api: NO_API };
   return new Agent({
     nodeName: NODE_NAME,
@@ -206,6 +206,7 @@ export function newAgent(transport, pods) {
     log: () => {},
     // As `gpumem agent` does (src/cli/agentCommand.ts): the DaemonSet's NODE_OPTIONS expose gc.
     ...exposedGarbageCollector(),
+    ...options,
   });
 }
 
