@@ -6,7 +6,8 @@
 import { performance } from 'node:perf_hooks';
 import { analyzeCaptureText } from '../src/core/inspection/analyze.ts';
 import { newNonce } from '../src/core/probe/script.ts';
-import { NODE_APPS_QUERY, NODE_GPU_QUERY, nodeBlock } from '../src/core/probe/scripts/nodeScript.ts';
+import { NODE_APPS_QUERY, NODE_GPU_QUERY } from '../src/core/probe/scripts/nodeNvidiaScript.ts';
+import { nodeBlock } from '../src/core/probe/scripts/nodeScript.ts';
 import { LocalTransport } from '../src/transports/local.ts';
 import { nodeProbeWith, runScript } from './probe.mjs';
 import { median, ms, list, rotated, timed } from './stats.mjs';

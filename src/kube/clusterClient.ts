@@ -3,16 +3,7 @@
 // (fieldSelector=spec.nodeName=<node>), and a per-node watch restarts after `410 Gone` with a fresh list
 // (kubeWatch.ts).
 //
-// How timeouts and cancellation work in @kubernetes/client-node 2.x (read from dist/, not documented):
-// - The generated APIs (CoreV1Api = ObjectCoreV1Api) take a per-call `ConfigurationOptions` whose `middleware`
-//   (observable style: `pre(ctx) → Observable<RequestContext>`) runs after the request is built and authenticated.
-//   RequestContext has `setSignal(signal)`, and the fetch library (undici) passes it to fetch(). No API sets a
-//   signal by itself, and there is no timeout option: a middleware that sets AbortSignal.any([caller, timeout])
-//   is the way. With middlewareMergeStrategy 'append' the client's own User-Agent middleware stays.
-// - Building the request runs the authenticators first (an exec credential plugin is spawned there), so the
-//   signal cannot reach that step; the promise is therefore also raced against the signal here, and the late
-//   rejection is swallowed.
-// - A failed HTTP status throws ApiException {code, body}; the body is often the Status as JSON text.
+// How a call gets its deadline and cancellation with @kubernetes/client-node 2.x: kubeCall.ts.
 // - The watch engine, with what client-node's Watch does, is kubeWatch.ts; HAMi's pods are found by
 //   hamiLookups.ts.
 // - Every request and every Watch builds a new undici Agent, i.e. a new TLS connection (see
@@ -20,20 +11,11 @@
 //   whose requests and watches share one keep-alive pool; dispose() closes it (the Clusters view disposes a
 //   client when it drops it). Exec (WebSocket) keeps client-node's own https.Agent.
 import { pushAll } from '../core/arrays.ts';
-import { AuthorizationV1Api, CoreV1Api, Observable, setHeaderOptions, VersionApi } from '@kubernetes/client-node';
-import type {
-  ConfigurationOptions,
-  KubeConfig,
-  CoreV1Event,
-  ObservableMiddleware,
-  RequestContext,
-  ResponseContext,
-  V1Node,
-  V1Pod,
-  V1Service,
-} from '@kubernetes/client-node';
+import { AuthorizationV1Api, CoreV1Api, setHeaderOptions, VersionApi } from '@kubernetes/client-node';
+import type { ConfigurationOptions, KubeConfig, CoreV1Event, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { AttemptedRequest, ContextState, KubeFailure } from '../core/kube/contextState.ts';
 import { classifyKubeError, contextStateFromFailure } from '../core/kube/contextState.ts';
+import { callWithDeadline } from './kubeCall.ts';
 import { escapeFieldValue, KubeRequestError, nodeFieldSelector } from './kubeRequestError.ts';
 import { watchOnce, watchPodsOnNode } from './kubeWatch.ts';
 import type { WatchEventType, WatchHandle, WatchTuning } from './kubeWatch.ts';
@@ -124,60 +106,15 @@ export class ClusterClient {
   }
 
   /**
-   * Runs one API call with a deadline and the caller's cancellation (see the header). Every error becomes a
-   * KubeRequestError: cancelled when the caller aborted, timeout when the deadline passed, credentials when it
-   * failed before anything was sent (an exec plugin that failed), otherwise as classifyKubeError says.
+   * Runs one API call with a deadline (the client's request timeout unless the call sets one) and the caller's
+   * cancellation; every error becomes a KubeRequestError (kubeCall.ts).
    */
-  async call<T>(attempted: AttemptedRequest, run: (options: ConfigurationOptions) => Promise<T>, options: CallOptions = {}): Promise<T> {
-    const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-    const described = { ...attempted, ...(this.server ? { server: this.server } : {}) };
-    if (options.signal?.aborted) throw new KubeRequestError({ kind: 'cancelled' }, described);
-    let sent = false;
-    const middleware: ObservableMiddleware = {
-      pre: (context: RequestContext) => {
-        sent = true;
-        context.setSignal(signal);
-        return new Observable(Promise.resolve(context));
-      },
-      post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
-    };
-    let removeListener = (): void => undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      const onAbort = (): void => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      removeListener = () => signal.removeEventListener('abort', onAbort);
+  call<T>(attempted: AttemptedRequest, run: (options: ConfigurationOptions) => Promise<T>, options: CallOptions = {}): Promise<T> {
+    return callWithDeadline(attempted, run, {
+      timeoutMs: options.timeoutMs ?? this.#options.requestTimeoutMs,
+      signal: options.signal,
+      server: this.server,
     });
-    let request: Promise<T>;
-    try {
-      request = run({ middleware: [middleware], middlewareMergeStrategy: 'append' });
-    } catch (error) {
-      removeListener();
-      throw new KubeRequestError(classifyKubeError(error, described), described);
-    }
-    request.catch(() => undefined); // it may lose the race below and reject later
-    try {
-      return await Promise.race([request, aborted]);
-    } catch (error) {
-      throw new KubeRequestError(this.#failure(error, described, { sent, caller: options.signal, deadline, timeoutMs }), described);
-    } finally {
-      removeListener();
-    }
-  }
-
-  #failure(
-    error: unknown,
-    attempted: AttemptedRequest,
-    how: { sent: boolean; caller: AbortSignal | undefined; deadline: AbortSignal; timeoutMs: number },
-  ): KubeFailure {
-    if (how.caller?.aborted) return { kind: 'cancelled' };
-    if (how.deadline.aborted)
-      return { kind: 'timeout', message: `no answer from ${this.server ?? 'the API server'} within ${how.timeoutMs} ms` };
-    const failure = classifyKubeError(error, attempted);
-    if (!how.sent && failure.kind === 'unknown')
-      return { kind: 'credentials', message: failure.message.trim() || 'the credential plugin failed' };
-    return failure;
   }
 
   /** GET /version with the probe timeout: Reachable(gitVersion), or why not. Never throws. */
