@@ -5,8 +5,9 @@ import type { TLSSocket } from 'node:tls';
 import type { SimContext } from './context.ts';
 import type { RbacRule } from './fixtures.ts';
 import { readBody, sendJson, sendStatus, subjectValues } from './http.ts';
-import type { AuthzAttributes, Json } from './objects.ts';
-import { badRequest } from './objects.ts';
+import type { Json } from './objects.ts';
+import type { AuthzAttributes } from './status.ts';
+import { badRequest } from './status.ts';
 import type { AuthUser, ForcedStatus } from './types.ts';
 
 /** The paths any user, anonymous included, may GET. */

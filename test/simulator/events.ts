@@ -3,7 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimContext } from './context.ts';
 import { readBody, sendJson, sendStatus } from './http.ts';
 import type { Json, KubeObject, PodSpec } from './objects.ts';
-import { alreadyExists, badRequest, invalid, newUid, notFound, statusBody, timestamp } from './objects.ts';
+import { newUid, timestamp } from './objects.ts';
+import { alreadyExists, badRequest, invalid, notFound, statusBody } from './status.ts';
 
 /** Records an Event on an object, as the kubelet (or the component named) does. */
 export type RecordEvent = (

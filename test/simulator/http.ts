@@ -4,8 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { AuthzAttributes, Json, KubeObject, StatusBody } from './objects.ts';
-import { forbidden, forbiddenPath, internalError, statusBody, unauthorized } from './objects.ts';
+import type { Json, KubeObject } from './objects.ts';
+import type { AuthzAttributes, StatusBody } from './status.ts';
+import { forbidden, forbiddenPath, internalError, statusBody, unauthorized } from './status.ts';
 import type { AuthUser } from './types.ts';
 
 export const MAX_BODY = 3 * 1024 * 1024;

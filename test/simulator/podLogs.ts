@@ -4,8 +4,9 @@
 // `previous` (the last terminated instance), and the 400s of kubelet/apiserver for a container that is not in
 // the pod, is waiting to start or has no previous instance. The text comes from the fixtures' `PodLog`
 // documents (test/simulator/fixtures.ts) or setPodLog().
-import type { Json, KubeObject, StatusBody } from './objects.ts';
-import { badRequest } from './objects.ts';
+import type { Json, KubeObject } from './objects.ts';
+import type { StatusBody } from './status.ts';
+import { badRequest } from './status.ts';
 
 /** `namespace/pod/container`, with `#previous` for the last terminated instance. */
 export function podLogKey(namespace: string, pod: string, container: string, previous = false): string {

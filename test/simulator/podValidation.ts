@@ -1,5 +1,6 @@
 // A created pod's validation, with the API server's field paths, reasons and messages.
-import type { InvalidCause, KubeObject, PodSpec } from './objects.ts';
+import type { KubeObject, PodSpec } from './objects.ts';
+import type { InvalidCause } from './status.ts';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

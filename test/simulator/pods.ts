@@ -5,20 +5,8 @@ import type { SimContext } from './context.ts';
 import type { RecordEvent } from './events.ts';
 import { readBody, sendJson, sendStatus } from './http.ts';
 import type { Json, KubeObject } from './objects.ts';
-import {
-  alreadyExists,
-  badRequest,
-  containersOf,
-  defaultPodSpec,
-  invalid,
-  nameSuffix,
-  newUid,
-  notFound,
-  podSpec,
-  qosClass,
-  statusBody,
-  timestamp,
-} from './objects.ts';
+import { containersOf, defaultPodSpec, nameSuffix, newUid, podSpec, qosClass, timestamp } from './objects.ts';
+import { alreadyExists, badRequest, invalid, notFound, statusBody } from './status.ts';
 import { podStarterFor } from './podStart.ts';
 import { validatePod } from './podValidation.ts';
 import type { AuthUser, PodRuntime } from './types.ts';

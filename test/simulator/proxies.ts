@@ -2,8 +2,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimContext } from './context.ts';
 import { sendStatus } from './http.ts';
-import type { AuthzAttributes } from './objects.ts';
-import { forbidden, methodNotAllowed, notFound, statusBody } from './objects.ts';
+import type { AuthzAttributes } from './status.ts';
+import { forbidden, methodNotAllowed, notFound, statusBody } from './status.ts';
 import type { AuthUser } from './types.ts';
 
 export function proxiesFor(ctx: SimContext, authorize: (user: AuthUser, a: AuthzAttributes) => boolean) {

@@ -1,6 +1,7 @@
 // Routing as the API server's RequestInfo does it: a resource path to its resource, namespace, name and subresource,
 // the verb, and the authorizer's attributes; and the discovery documents.
-import type { AuthzAttributes, Json, ResourceInfo } from './objects.ts';
+import type { Json, ResourceInfo } from './objects.ts';
+import type { AuthzAttributes } from './status.ts';
 import { RESOURCES } from './objects.ts';
 import { bool } from './http.ts';
 import type { AuthUser } from './types.ts';

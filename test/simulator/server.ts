@@ -28,21 +28,18 @@ import { execUpgradeFor } from './execUpgrade.ts';
 import { rejectUpgrade, sendJson, sendStatus, sleep, forcedBody } from './http.ts';
 import { kubeconfigFor } from './kubeconfig.ts';
 import { listWatchFor } from './listWatch.ts';
+import { newUid, resourceOfKind, RESOURCES, timestamp } from './objects.ts';
 import {
   badRequest,
   forbidden,
   forbiddenPath,
   internalError,
   methodNotAllowed,
-  newUid,
   notFound,
   pathNotFound,
-  resourceOfKind,
-  RESOURCES,
   statusBody,
-  timestamp,
   unauthorized,
-} from './objects.ts';
+} from './status.ts';
 import { createPki } from './pki.ts';
 import type { CertPair } from './pki.ts';
 import { podLogAnswer, podLogKey } from './podLogs.ts';
