@@ -26,6 +26,7 @@ const SCALE_ROUNDS = 9;
 const SCALE_RENDERS = 3; // renders per measurement, averaged (a 50-pod render takes ~10 ms)
 const SCALE_TARGET = 2;
 
+const gc = typeof globalThis.gc === 'function' ? globalThis.gc : () => {};
 const errorText = (err) => (err instanceof Error ? err.message : String(err)).split('\n')[0];
 
 // ---- 1. cycle cost: bench/agentCycle.mjs, in a process of its own ------------------------------------------------
