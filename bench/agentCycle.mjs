@@ -13,7 +13,7 @@ import { parseCapture, sectionFiles } from '../src/core/probe/capture.ts';
 import { LocalTransport } from '../src/transports/local.ts';
 import { MiB, median, rotated } from './stats.mjs';
 import { newAgent, okCycle } from './agentReplay.mjs';
-import { runScript } from './probe.mjs';
+import { runScript } from './shellRun.mjs';
 
 export const PODS = 200;
 export const DRM_FDS = 50; // per pod: one GPU process, 10 DRM clients, each open()ed once and dup()ed 4 times

@@ -9,7 +9,8 @@ import { newNonce } from '../src/core/probe/script.ts';
 import { NODE_APPS_QUERY, NODE_GPU_QUERY } from '../src/core/probe/scripts/nodeNvidiaScript.ts';
 import { nodeBlock } from '../src/core/probe/scripts/nodeScript.ts';
 import { LocalTransport } from '../src/transports/local.ts';
-import { nodeProbeWith, runScript } from './probe.mjs';
+import { nodeProbeWith } from './probeSweep.mjs';
+import { runScript } from './shellRun.mjs';
 import { median, ms, list, rotated, timed } from './stats.mjs';
 
 const GPUS = 8;

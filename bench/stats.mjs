@@ -31,3 +31,6 @@ export function rotated(ops, round) {
   const k = round % ops.length;
   return [...ops.slice(k), ...ops.slice(0, k)];
 }
+
+/** How many times `re` (a global regex) matches `text`. */
+export const count = (text, re) => (text.match(re) ?? []).length;
