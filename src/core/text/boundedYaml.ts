@@ -1,7 +1,7 @@
 // The yaml library's parse() for one-document files read whole (a kubeconfig, the kubelet's config, a gpumem
 // config): the same value and the same first error, in memory bounded by the text (parse() builds an error
 // object, stack included, for every problem it meets: gigabytes for a few megabytes of stray brackets).
-import { Composer, LineCounter, Parser, YAMLParseError } from 'yaml';
+import { Composer, isAlias, LineCounter, Parser, visit, YAMLParseError } from 'yaml';
 import type { CST, Document } from 'yaml';
 
 /** The CST tokens up to and including the first stream-level error token, none after it. */
@@ -66,7 +66,39 @@ export function parseYamlLikeParse(text: string, maxAliasCount = 100): unknown {
   if (!doc) return null;
   const [first] = doc.errors;
   if (first) throw prettified(first, text, lineCounter);
-  return doc.toJS(options);
+  try {
+    return doc.toJS(options);
+  } catch (error) {
+    // yaml resolves aliases only here, and throws a bare ReferenceError, with no position, for an alias whose anchor
+    // is not set before it or for more alias expansions than maxAliasCount (parse() throws the same). It is a parse
+    // error of the text, thrown as one, at the alias: callers report YAML errors with their line and column.
+    if (!(error instanceof ReferenceError)) throw error;
+    throw prettified(new YAMLParseError(aliasRange(doc), 'BAD_ALIAS', error.message), text, lineCounter);
+  }
+}
+
+/**
+ * Where the alias error is: the first alias with no anchor of its name before it (yaml's Alias.resolve looks for the
+ * last such anchor in document order), else the first alias; [-1, -1] when there is none. One pass over the nodes.
+ */
+function aliasRange(doc: Document.Parsed): [number, number] {
+  const anchors = new Set<string>();
+  let first: [number, number] | undefined;
+  let unresolved: [number, number] | undefined;
+  visit(doc, {
+    Node(_key, node) {
+      if (isAlias(node)) {
+        const range: [number, number] = node.range ? [node.range[0], node.range[1]] : [-1, -1];
+        first ??= range;
+        if (!anchors.has(node.source)) {
+          unresolved = range;
+          return visit.BREAK;
+        }
+      } else if (node.anchor) anchors.add(node.anchor);
+      return undefined;
+    },
+  });
+  return unresolved ?? first ?? [-1, -1];
 }
 
 /**
