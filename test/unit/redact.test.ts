@@ -50,6 +50,23 @@ test('URL passwords, credential-shaped words and PEM blocks', () => {
   redacts('cert: -----BEGIN CERTIFICATE-----\nMIIB\nno end line', `cert: ${R} (PEM block)`);
 });
 
+// A URL whose authority ends in `https:` (a pasted URL inside another): the second password was left for a second
+// pass, so redacting the output again found more (long fuzz run, seed 814983).
+test("a URL right after another URL's authority has its password redacted too, in one pass", () => {
+  for (const [line, expected] of [
+    [
+      'curl https://bob:pw@https://bob:pw@registry.example.com/v2',
+      `curl https://bob:${REDACTED}@https://bob:${REDACTED}@registry.example.com/v2`,
+    ],
+    ['x https://bob:pw@https://carol:qq@host/y', `x https://bob:${REDACTED}@https://carol:${REDACTED}@host/y`],
+  ]) {
+    const once = redactSecrets(line);
+    assert.equal(once.text, expected);
+    assert.equal(once.count, 2);
+    assert.deepEqual(redactSecrets(once.text), { text: once.text, count: 0 });
+  }
+});
+
 test('ordinary HAMi and scheduler log lines are left as they are', () => {
   for (const line of [
     'I1129 21:30:04.020311       1 register.go:141] Reported node-nvidia-register for gpu-node-7: 1 device(s)',

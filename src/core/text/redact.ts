@@ -150,7 +150,9 @@ function redactUserinfo(line: string): Redaction {
       copied = at;
       count++;
     }
-    search = end;
+    // From the authority's last character: a `://` can begin there (`https://u:p@https://u:p@host`, where the first
+    // authority ends in `https:`), and skipping it left the second password for a second pass to find.
+    search = Math.max(end - 1, scheme + 1);
   }
   return { text: count === 0 ? line : out + line.slice(copied), count };
 }
