@@ -53,13 +53,14 @@ test('URL passwords, credential-shaped words and PEM blocks', () => {
 // A URL whose authority ends in `https:` (a pasted URL inside another): the second password was left for a second
 // pass, so redacting the output again found more (long fuzz run, seed 814983).
 test("a URL right after another URL's authority has its password redacted too, in one pass", () => {
-  for (const [line, expected] of [
+  const cases: readonly (readonly [string, string])[] = [
     [
       'curl https://bob:pw@https://bob:pw@registry.example.com/v2',
       `curl https://bob:${REDACTED}@https://bob:${REDACTED}@registry.example.com/v2`,
     ],
     ['x https://bob:pw@https://carol:qq@host/y', `x https://bob:${REDACTED}@https://carol:${REDACTED}@host/y`],
-  ]) {
+  ];
+  for (const [line, expected] of cases) {
     const once = redactSecrets(line);
     assert.equal(once.text, expected);
     assert.equal(once.count, 2);
