@@ -66,7 +66,8 @@ export function elfIsDynamic(file: string): boolean {
   return false;
 }
 
-function staticBusybox(): string | undefined {
+/** The static busybox, or undefined (the dynamically linked one cannot run inside a bare chroot). */
+export function staticBusybox(): string | undefined {
   return ['/bin/busybox', '/usr/bin/busybox'].find((p) => existsSync(p) && !elfIsDynamic(p));
 }
 

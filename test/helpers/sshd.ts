@@ -35,10 +35,9 @@ import {
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fixtureBase, pathIsChrootSafe } from './fixtureRoot.ts';
+import { fixtureBase, pathIsChrootSafe, staticBusybox } from './fixtureTools.ts';
 
 export const SSHD = '/usr/sbin/sshd';
-export const BUSYBOX_CANDIDATES = ['/bin/busybox', '/usr/bin/busybox'];
 const PACKAGES = ['openssh-server', 'openssh-client', 'busybox-static', 'procps'];
 export const INSTALL_COMMAND = `apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${PACKAGES.join(' ')}`;
 
@@ -51,29 +50,6 @@ function onPath(name: string): boolean {
     .split(':')
     .concat(['/usr/sbin', '/usr/bin'])
     .some((d) => existsSync(join(d, name)));
-}
-
-/** The static busybox, or null (the dynamically linked one cannot run inside a bare chroot). */
-export function staticBusybox(): string | null {
-  for (const p of BUSYBOX_CANDIDATES) {
-    if (existsSync(p) && !elfHasInterpreter(p)) return p;
-  }
-  return null;
-}
-
-/** Whether an ELF executable has a PT_INTERP program header (i.e. is dynamically linked). */
-export function elfHasInterpreter(file: string): boolean {
-  const b = readFileSync(file);
-  if (b.length < 64 || b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 2) return true; // not ELF64: assume dynamic
-  const phoff = Number(b.readBigUInt64LE(0x20));
-  const phentsize = b.readUInt16LE(0x36);
-  const phnum = b.readUInt16LE(0x38);
-  for (let i = 0; i < phnum; i++) {
-    const off = phoff + i * phentsize;
-    if (off + 4 > b.length) break;
-    if (b.readUInt32LE(off) === 3) return true;
-  }
-  return false;
 }
 
 function missingTools(): string[] {
