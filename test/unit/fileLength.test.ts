@@ -4,22 +4,13 @@
 // split along their concerns (nodeNvidiaScript.ts, kubeCall.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sourceFiles } from './helpers/sourceFiles.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MAX_LINES = 450;
-
-function sourceFiles(directory: string): string[] {
-  const files: string[] = [];
-  for (const entry of readdirSync(directory, { withFileTypes: true })) {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory()) for (const file of sourceFiles(path)) files.push(file);
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) files.push(path);
-  }
-  return files;
-}
 
 /** Lines as an editor counts them: a final newline does not start another. */
 function lineCount(text: string): number {

@@ -3,23 +3,14 @@
 // are still a dependency a reader has to follow).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sourceFiles } from './helpers/sourceFiles.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SRC = join(ROOT, 'src');
 const WEBVIEW = join(ROOT, 'webview');
-
-function sourceFiles(directory: string): string[] {
-  const files: string[] = [];
-  for (const entry of readdirSync(directory, { withFileTypes: true })) {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory()) for (const file of sourceFiles(path)) files.push(file);
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) files.push(path);
-  }
-  return files;
-}
 
 // A statement at the start of a line up to its `from '<relative path>'` (multi-line import lists included).
 const IMPORT = /^(?:import|export)\b[^'";]*\bfrom\s+'(\.{1,2}\/[^']+)'/gm;
