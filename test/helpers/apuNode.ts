@@ -5,7 +5,6 @@ import type { ApuDebugfsKind } from './apuDebugfs.ts';
 import { apuKernelLog } from './apuKernelLog.ts';
 import { GiB, MiB, V1_UNLIMITED, amdgpuFdinfo, containerId, memoryStatV1, memoryStatV2, plainFdinfo } from './fixtureFormats.ts';
 import type { AmdgpuClient } from './fixtureFormats.ts';
-import type { FixtureShell } from './fixtureTools.ts';
 import {
   UBUNTU_2604,
   addProcess,
@@ -17,21 +16,11 @@ import {
   writeCgroupV2Dir,
   writeCommon,
 } from './nodeCommon.ts';
-import { NodeTree } from './nodeTree.ts';
-import type { RootOptions } from './nodeTree.ts';
+import { buildFixture } from './nodeTree.ts';
+import type { Fixture, NodeTree, RootOptions } from './nodeTree.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Scenarios
-
-export interface Fixture<F> {
-  /** The chroot directory. */
-  readonly root: string;
-  /** The node's root inside the chroot: '' or '/host' (the probe's $R). */
-  readonly hostRoot: string;
-  readonly shell: FixtureShell;
-  readonly facts: F;
-  cleanup(): void;
-}
 
 export interface ApuOptions extends RootOptions {
   /** The release /proc/sys/kernel/osrelease claims. Default 7.1.0-9-generic. */
@@ -91,14 +80,7 @@ export interface ApuFacts {
 }
 
 export function buildApuNode(options: ApuOptions = {}): Fixture<ApuFacts> {
-  const tree = new NodeTree(options);
-  try {
-    const facts = writeApuNode(tree, options);
-    return { root: tree.root, hostRoot: tree.hostRoot, shell: tree.shell, facts, cleanup: () => tree.cleanup() };
-  } catch (err) {
-    tree.cleanup();
-    throw err;
-  }
+  return buildFixture(options, (tree) => writeApuNode(tree, options));
 }
 
 function writeApuNode(tree: NodeTree, options: ApuOptions): ApuFacts {

@@ -74,7 +74,7 @@ export {
 } from './fixtureTools.ts';
 export type { FixtureShell } from './fixtureTools.ts';
 export { NodeTree } from './nodeTree.ts';
-export type { RootOptions } from './nodeTree.ts';
+export type { Fixture, RootOptions } from './nodeTree.ts';
 export {
   KiB,
   MiB,
@@ -97,7 +97,7 @@ export { procStatus, addProcess, procCgroup } from './nodeCommon.ts';
 export type { FdSpec, ProcessSpec } from './nodeCommon.ts';
 export { APU_DEBUGFS } from './apuDebugfs.ts';
 export { buildApuNode } from './apuNode.ts';
-export type { Fixture, ApuOptions, ApuFacts } from './apuNode.ts';
+export type { ApuOptions, ApuFacts } from './apuNode.ts';
 export { buildHamiNode } from './hamiNode.ts';
 export type { HamiFacts } from './hamiNode.ts';
 export { buildPlainNode } from './plainNode.ts';

@@ -1,11 +1,10 @@
 // The HAMi NVIDIA fixture node: the preload file, the library, per-container shared-region caches. See fixtureRoot.ts.
 import { readFileSync } from 'node:fs';
 import { buildHamiCache } from '../unit/helpers/hamiCacheFile.ts';
-import type { Fixture } from './apuNode.ts';
 import { GiB, MiB, containerId, kernLine, memoryStatV2, plainFdinfo } from './fixtureFormats.ts';
 import { UBUNTU_2404, addProcess, stdFds, writeCgroupV2Dir, writeCommon } from './nodeCommon.ts';
-import { NodeTree } from './nodeTree.ts';
-import type { RootOptions } from './nodeTree.ts';
+import { buildFixture } from './nodeTree.ts';
+import type { Fixture, NodeTree, RootOptions } from './nodeTree.ts';
 
 // --- HAMi NVIDIA node ---------------------------------------------------------------------------------
 
@@ -32,14 +31,7 @@ export interface HamiFacts {
 
 /** An NVIDIA node with HAMi: one pod whose cache shows a live, tracked process, one whose process runs unhooked. */
 export function buildHamiNode(options: RootOptions = {}): Fixture<HamiFacts> {
-  const tree = new NodeTree(options);
-  try {
-    const facts = writeHamiNode(tree);
-    return { root: tree.root, hostRoot: tree.hostRoot, shell: tree.shell, facts, cleanup: () => tree.cleanup() };
-  } catch (err) {
-    tree.cleanup();
-    throw err;
-  }
+  return buildFixture(options, writeHamiNode);
 }
 
 function writeHamiNode(tree: NodeTree): HamiFacts {

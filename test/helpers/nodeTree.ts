@@ -130,3 +130,25 @@ export class NodeTree {
     rmSync(this.root, { recursive: true, force: true });
   }
 }
+
+export interface Fixture<F> {
+  /** The chroot directory. */
+  readonly root: string;
+  /** The node's root inside the chroot: '' or '/host' (the probe's $R). */
+  readonly hostRoot: string;
+  readonly shell: FixtureShell;
+  readonly facts: F;
+  cleanup(): void;
+}
+
+/** A fixture root written by `write`: removed again when writing it fails. */
+export function buildFixture<F>(options: RootOptions, write: (tree: NodeTree) => F): Fixture<F> {
+  const tree = new NodeTree(options);
+  try {
+    const facts = write(tree);
+    return { root: tree.root, hostRoot: tree.hostRoot, shell: tree.shell, facts, cleanup: () => tree.cleanup() };
+  } catch (err) {
+    tree.cleanup();
+    throw err;
+  }
+}

@@ -1,10 +1,9 @@
 // The plain fixture node: no GPU, for the probe's negative paths. See fixtureRoot.ts.
 import { readFileSync } from 'node:fs';
-import type { Fixture } from './apuNode.ts';
 import { GiB, MiB, containerId, kernLine, memoryStatV2, plainFdinfo } from './fixtureFormats.ts';
 import { addProcess, stdFds, writeCgroupV2Dir, writeCommon } from './nodeCommon.ts';
-import { NodeTree } from './nodeTree.ts';
-import type { RootOptions } from './nodeTree.ts';
+import { buildFixture } from './nodeTree.ts';
+import type { Fixture, NodeTree, RootOptions } from './nodeTree.ts';
 
 // --- Plain node -----------------------------------------------------------------------------------------
 
@@ -16,14 +15,7 @@ export interface PlainFacts {
 
 /** A node with no GPU (only the BMC's ASPEED display adapter, as most servers have), cgroup v2. */
 export function buildPlainNode(options: RootOptions = {}): Fixture<PlainFacts> {
-  const tree = new NodeTree(options);
-  try {
-    const facts = writePlainNode(tree);
-    return { root: tree.root, hostRoot: tree.hostRoot, shell: tree.shell, facts, cleanup: () => tree.cleanup() };
-  } catch (err) {
-    tree.cleanup();
-    throw err;
-  }
+  return buildFixture(options, writePlainNode);
 }
 
 function writePlainNode(tree: NodeTree): PlainFacts {
