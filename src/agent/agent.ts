@@ -243,7 +243,7 @@ function releaseLastMatchInput(): void {
  * V8's memory-reducing flavour (the collection V8 runs under memory pressure: it compacts and hands freed pages back at
  * once, where a plain full collection keeps them pooled until the memory reducer's idle-time run seconds later). It
  * takes the RSS each cycle starts from down to the idle figure: bench/agent.mjs over 1,000 back-to-back cycles with the
- * DaemonSet's options, max RSS 77.5 MiB against 80.4 with a plain collection (87.6 with none over 300). Its CPU is a
+ * DaemonSet's options, max RSS 77.5 MiB against 80.4 with a plain collection (87.6 with none over 300). Its CPU is about a
  * plain full collection's on one machine (111 against 108 ms a replayed cycle), ~100 ms more on a slow VM; any full
  * collection costs ~40 ms a cycle over none (bench/README.md).
  */
