@@ -19,6 +19,7 @@ import { runInspectorBench } from './inspector.mjs';
 import { runClusterBench } from './cluster.mjs';
 import { formatLargeLint, runLargeLintBench } from './lintLarge.mjs';
 import { runActivationBench } from './activation.mjs';
+import { runCliStartBench } from './cliStart.mjs';
 import { runAgentBench } from './agent.mjs';
 import { runFleetBench } from './fleet.mjs';
 import { median, percentile, MiB, mib } from './stats.mjs';
@@ -388,6 +389,9 @@ results.cluster = await runClusterBench();
 
 // ---- activation benchmark (bench/activation.mjs): dist/extension.js against the lint core, no Kubernetes/SSH --
 results.activation = await runActivationBench();
+
+// ---- CLI start-up (bench/cliStart.mjs): `gpumem lint` on one small file against a bare `node -e 0` ----------------
+results.cliStart = runCliStartBench();
 
 // ---- agent benchmarks (bench/agent.mjs): cycle CPU against a cat, 1,000 replayed cycles' memory, /metrics scaling --
 results.agent = await runAgentBench();

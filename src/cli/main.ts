@@ -1,25 +1,10 @@
 // The `gpumem` command: a thin front on the same core as the extension.
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { terminalSafe } from '../core/text/escape.ts';
 import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
-import { LINT_USAGE, lintCommand } from './lintCommand.ts';
-import { INSPECT_USAGE, inspectCommand } from './inspectCommand.ts';
-import { HAMI_REPORT_USAGE, hamiReportCommand } from './hamiReportCommand.ts';
-import {
-  ANALYZE_USAGE,
-  analyzeCommand,
-  EXPLAIN_OOM_USAGE,
-  explainOomCommand,
-  PROBE_SCRIPT_USAGE,
-  probeScriptCommand,
-} from './probeCommands.ts';
-import { HAMI_TEST_USAGE, hamiTestCommand } from './hamiTestCommand.ts';
-import { rulesCommand } from './rulesCommand.ts';
-import { AGENT_USAGE, agentCommand } from './agentCommand.ts';
-import { FLEET_USAGE, fleetCommand } from './fleetCommand.ts';
 
 const VERSION = '0.1.0';
 
@@ -51,17 +36,46 @@ interface Command {
   readonly usage: string;
 }
 
-const COMMANDS: Record<string, Command> = {
-  lint: { run: lintCommand, usage: LINT_USAGE },
-  rules: { run: rulesCommand, usage: USAGE },
-  'probe-script': { run: probeScriptCommand, usage: PROBE_SCRIPT_USAGE },
-  inspect: { run: inspectCommand, usage: INSPECT_USAGE },
-  analyze: { run: analyzeCommand, usage: ANALYZE_USAGE },
-  'explain-oom': { run: explainOomCommand, usage: EXPLAIN_OOM_USAGE },
-  'hami-test': { run: hamiTestCommand, usage: HAMI_TEST_USAGE },
-  'hami-report': { run: hamiReportCommand, usage: HAMI_REPORT_USAGE },
-  agent: { run: agentCommand, usage: AGENT_USAGE },
-  fleet: { run: fleetCommand, usage: FLEET_USAGE },
+// Each command's module is loaded when that command runs, so `gpumem lint` does not parse the Kubernetes client,
+// SSH or the agent (the built CLI is split per command: scripts/build.mjs; bench/cliStart.mjs measures it).
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  lint: async () => {
+    const { LINT_USAGE, lintCommand } = await import('./lintCommand.ts');
+    return { run: lintCommand, usage: LINT_USAGE };
+  },
+  rules: async () => ({ run: (await import('./rulesCommand.ts')).rulesCommand, usage: USAGE }),
+  'probe-script': async () => {
+    const { PROBE_SCRIPT_USAGE, probeScriptCommand } = await import('./probeCommands.ts');
+    return { run: probeScriptCommand, usage: PROBE_SCRIPT_USAGE };
+  },
+  inspect: async () => {
+    const { INSPECT_USAGE, inspectCommand } = await import('./inspectCommand.ts');
+    return { run: inspectCommand, usage: INSPECT_USAGE };
+  },
+  analyze: async () => {
+    const { ANALYZE_USAGE, analyzeCommand } = await import('./probeCommands.ts');
+    return { run: analyzeCommand, usage: ANALYZE_USAGE };
+  },
+  'explain-oom': async () => {
+    const { EXPLAIN_OOM_USAGE, explainOomCommand } = await import('./probeCommands.ts');
+    return { run: explainOomCommand, usage: EXPLAIN_OOM_USAGE };
+  },
+  'hami-test': async () => {
+    const { HAMI_TEST_USAGE, hamiTestCommand } = await import('./hamiTestCommand.ts');
+    return { run: hamiTestCommand, usage: HAMI_TEST_USAGE };
+  },
+  'hami-report': async () => {
+    const { HAMI_REPORT_USAGE, hamiReportCommand } = await import('./hamiReportCommand.ts');
+    return { run: hamiReportCommand, usage: HAMI_REPORT_USAGE };
+  },
+  agent: async () => {
+    const { AGENT_USAGE, agentCommand } = await import('./agentCommand.ts');
+    return { run: agentCommand, usage: AGENT_USAGE };
+  },
+  fleet: async () => {
+    const { FLEET_USAGE, fleetCommand } = await import('./fleetCommand.ts');
+    return { run: fleetCommand, usage: FLEET_USAGE };
+  },
 };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -74,11 +88,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stdout(`${VERSION}\n`);
     return 0;
   }
-  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (!command) {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!load) {
     io.stderr(`gpumem: unknown command "${name}"\n\n${USAGE}`);
     return 2;
   }
+  const command = await load();
   try {
     return await command.run(rest, io);
   } catch (error) {
@@ -91,9 +106,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
-/** docs/rules next to the installed CLI: dist/cli.js → ../docs/rules; src/cli/main.ts → ../../docs/rules. */
+/**
+ * docs/rules next to the installed CLI: dist/cli.js → ../docs/rules; src/cli/main.ts → ../../docs/rules. The
+ * script's real path: npm's bin is a symlink (PREFIX/bin/gpumem → PREFIX/lib/node_modules/gpumem/dist/cli.js).
+ */
 function findDocsDirectory(): string {
-  let directory = dirname(resolve(process.argv[1] ?? '.'));
+  const script = resolve(process.argv[1] ?? '.');
+  let directory = dirname(existsSync(script) ? realpathSync(script) : script);
   for (let i = 0; i < 4; i++) {
     const candidate = join(directory, 'docs', 'rules');
     if (existsSync(candidate)) return candidate;
