@@ -1,0 +1,141 @@
+// Which live pods belong to which workload: each pod's controller ownerReferences followed up to the top owner the
+// recording holds (Pod → ReplicaSet → Deployment, Pod → Job → CronJob, Pod → StatefulSet / DaemonSet, and any other
+// kind the linter reads pod templates from), then checked against the workload's selector. A pod whose owner is
+// missing (a workload renamed or deleted) or whose labels the selector does not match is reported, not guessed.
+import { asArray, asBoolean, asString, identity, path } from '../kube/json.ts';
+import { workloadEntry } from '../manifest/workloads.ts';
+import { matchSelector } from './labelSelector.ts';
+
+export interface WorkloadRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+}
+
+export interface MatchedPod {
+  readonly name: string;
+  readonly uid: string;
+  readonly node: string | undefined;
+  /** A Deployment's pod from a ReplicaSet other than the current one (an older pod template). */
+  readonly oldTemplate: boolean;
+}
+
+export interface MatchedWorkload {
+  readonly ref: WorkloadRef;
+  /** The live object, for today's resources and its pod template. */
+  readonly object: unknown;
+  readonly pods: readonly MatchedPod[];
+}
+
+export interface UnmatchedPod {
+  readonly namespace: string;
+  readonly name: string;
+  readonly reason: string;
+}
+
+export interface PodMatching {
+  readonly workloads: readonly MatchedWorkload[];
+  readonly unmatched: readonly UnmatchedPod[];
+}
+
+/** Kinds that only carry pods for a parent: a ReplicaSet of a Deployment, a Job of a CronJob. */
+const INTERMEDIATE = new Set(['ReplicaSet', 'Job']);
+const REVISION = 'deployment.kubernetes.io/revision';
+const MAX_OWNER_DEPTH = 8;
+
+function refOf(object: unknown): WorkloadRef {
+  const meta = identity(object);
+  return {
+    apiVersion: asString(path(object, 'apiVersion')) ?? '',
+    kind: asString(path(object, 'kind')) ?? '',
+    namespace: meta.namespace ?? '',
+    name: meta.name,
+    uid: meta.uid ?? '',
+  };
+}
+
+function controllerOf(object: unknown): { kind: string; name: string; uid: string } | undefined {
+  const refs = asArray(path(object, 'metadata', 'ownerReferences'));
+  const ref = refs.find((candidate) => asBoolean(path(candidate, 'controller')) === true);
+  if (!ref) return undefined;
+  return { kind: asString(path(ref, 'kind')) ?? '', name: asString(path(ref, 'name')) ?? '', uid: asString(path(ref, 'uid')) ?? '' };
+}
+
+/** Every object with pod templates the recording holds (workloads, ReplicaSets, Jobs) and the pods. */
+export function matchPods(objects: readonly unknown[], pods: readonly unknown[]): PodMatching {
+  const byUid = new Map<string, unknown>();
+  for (const object of objects) {
+    const ref = refOf(object);
+    if (ref.uid && workloadEntry(ref.kind, ref.apiVersion)) byUid.set(ref.uid, object);
+  }
+  const found = new Map<string, MatchedPod[]>();
+  const unmatched: UnmatchedPod[] = [];
+  for (const pod of pods) {
+    const meta = identity(pod);
+    const where = { namespace: meta.namespace ?? '', name: meta.name };
+    const top = topOwner(pod, byUid);
+    if (top.kind === 'none') {
+      unmatched.push({ ...where, reason: top.reason });
+      continue;
+    }
+    const selected = matchSelector(path(top.object, 'spec', 'selector'), meta.labels);
+    if (selected.kind !== 'match') {
+      const owner = refOf(top.object);
+      unmatched.push({ ...where, reason: `owned by ${owner.kind} ${owner.name}, whose selector does not select it (${selected.reason})` });
+      continue;
+    }
+    const uid = refOf(top.object).uid;
+    const list = found.get(uid) ?? [];
+    list.push({
+      name: meta.name,
+      uid: meta.uid ?? '',
+      node: asString(path(pod, 'spec', 'nodeName')),
+      oldTemplate: top.via !== undefined && isOldReplicaSet(top.via, top.object),
+    });
+    found.set(uid, list);
+  }
+  const workloads: MatchedWorkload[] = [];
+  for (const [uid, object] of byUid) {
+    const ref = refOf(object);
+    if (INTERMEDIATE.has(ref.kind) && controllerOf(object)) continue;
+    workloads.push({ ref, object, pods: found.get(uid) ?? [] });
+  }
+  return { workloads, unmatched };
+}
+
+type TopOwner =
+  { readonly kind: 'owner'; readonly object: unknown; readonly via: unknown } | { readonly kind: 'none'; readonly reason: string };
+
+function topOwner(pod: unknown, byUid: ReadonlyMap<string, unknown>): TopOwner {
+  let owner = controllerOf(pod);
+  if (!owner) return { kind: 'none', reason: 'no controller: a bare pod' };
+  let object: unknown;
+  let via: unknown;
+  for (let depth = 0; owner && depth < MAX_OWNER_DEPTH; depth++) {
+    const next = byUid.get(owner.uid);
+    if (!next) {
+      return object === undefined
+        ? {
+            kind: 'none',
+            reason: `its ${owner.kind} ${owner.name} is not in the cluster (renamed or deleted), or is not a kind gpumem reads`,
+          }
+        : {
+            kind: 'none',
+            reason: `its ${refOf(object).kind}'s owner ${owner.kind} ${owner.name} is not in the cluster (renamed or deleted)`,
+          };
+    }
+    if (object !== undefined) via = object;
+    object = next;
+    owner = controllerOf(next);
+  }
+  return { kind: 'owner', object, via };
+}
+
+function isOldReplicaSet(via: unknown, deployment: unknown): boolean {
+  if (asString(path(via, 'kind')) !== 'ReplicaSet') return false;
+  const current = identity(deployment).annotations.get(REVISION);
+  const own = identity(via).annotations.get(REVISION);
+  return current !== undefined && own !== undefined && current !== own;
+}
