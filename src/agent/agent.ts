@@ -12,7 +12,7 @@ import { advanceOomLedger, EMPTY_LEDGER } from '../core/agent/oomLedger.ts';
 import { podNamesOfIdentities } from '../core/agent/podIdentities.ts';
 import type { Inspection } from '../core/inspection/analyze.ts';
 import { StreamingAnalysis } from '../core/inspection/analyze.ts';
-import type { HamiPodQuota } from '../core/verdicts/hamiQuota.ts';
+import type { HamiPodQuota } from '../core/verdicts/hami/hamiQuota.ts';
 import { runProbe } from '../core/inspection/runProbe.ts';
 import type { Transport } from '../core/probe/transport.ts';
 import { describeFailure, TransportError } from '../core/probe/transport.ts';

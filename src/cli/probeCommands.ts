@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { analyzeCaptureText } from '../core/inspection/analyze.ts';
 import { buildProbeScript, newNonce } from '../core/probe/script.ts';
 import { oomToJson, oomToMarkdown, oomToText } from '../core/report/oomReport.ts';
-import { explainKernelLogText } from '../core/verdicts/oomRootCause.ts';
+import { explainKernelLogText } from '../core/verdicts/oom/oomRootCause.ts';
 import { parseArgs, scopeOf, UsageError } from './args.ts';
 import { describeError } from './files.ts';
 import type { CliIo } from './io.ts';

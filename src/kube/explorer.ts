@@ -21,7 +21,7 @@ import { defaultExecContainer, hamiFactsFromPod, podHealth, summarizePod } from 
 import { comparePods } from '../core/kube/podTreeItem.ts';
 import type { HamiClusterSection } from '../core/report/clusterReport.ts';
 import { imageTag } from '../core/report/clusterReport.ts';
-import type { HamiClusterFacts } from '../core/verdicts/hamiChecklist.ts';
+import type { HamiClusterFacts } from '../core/verdicts/hami/hamiChecklist.ts';
 import type { CallOptions, ClusterClient } from './clusterClient.ts';
 import { KubeRequestError } from './clusterClient.ts';
 import { findHamiScheduler, HAMI_DEVICE_PLUGIN_SELECTOR, readHamiRegisteredDevices } from './hamiLookups.ts';

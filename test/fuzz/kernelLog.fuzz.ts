@@ -1,10 +1,10 @@
 // Kernel log parsing (src/core/probe/parsers/kernelLog.ts) and the OOM explanation with its three report
-// formats (src/core/verdicts/oomRootCause.ts, src/core/report/oomReport.ts), on mutated real kernel logs.
+// formats (src/core/verdicts/oom/oomRootCause.ts, src/core/report/oomReport.ts), on mutated real kernel logs.
 import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
 import { splitLogLine } from '../../src/core/probe/parsers/logLine.ts';
 import { parseOomKillSummary } from '../../src/core/probe/parsers/oomReportLines.ts';
 import { oomToJson, oomToMarkdown, oomToText } from '../../src/core/report/oomReport.ts';
-import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
+import { explainKernelLogText } from '../../src/core/verdicts/oom/oomRootCause.ts';
 import { parseMemoryCounters } from '../../src/core/probe/parsers/cgroupMemory.ts';
 import { KERNEL_LOGS } from './corpus.ts';
 import { fuzzTarget, renderViolations, terminalViolations } from './harness.ts';

@@ -17,7 +17,7 @@ import { parseContainerdDefaultRuntime, parseKubeletReservations } from '../../s
 import { parseSmiApps, parseSmiCsv, parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
 import { parseSmiPids } from '../../src/core/probe/parsers/nvidiaSmiPids.ts';
 import { parseSmiTable } from '../../src/core/probe/parsers/nvidiaSmiTable.ts';
-import { podCgroupDataFromFiles } from '../../src/core/verdicts/oomPodCgroups.ts';
+import { podCgroupDataFromFiles } from '../../src/core/verdicts/oom/oomPodCgroups.ts';
 import { amdgpuFdinfo } from '../helpers/fixtureRoot.ts';
 import { parseAmdgpuDebugfs, parseGemInfo, parseTtmManager, parseTtmPool } from '../../src/core/probe/parsers/amdgpuDebugfs.ts';
 import { amdgpuGemInfo, amdgpuGttMm, amdgpuVramMm, ttmGlobalPagePool } from '../helpers/amdgpuDebugfsFiles.ts';

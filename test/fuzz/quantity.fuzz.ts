@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { describeBytes, formatBytes, parseQuantity, toMemoryQuantity } from '../../src/core/quantity.ts';
-import { parseHamiLimit } from '../../src/core/verdicts/hamiFacts.ts';
+import { parseHamiLimit } from '../../src/core/verdicts/hami/hamiFacts.ts';
 import { fuzzTarget, renderViolations, RUNS, SEED } from './harness.ts';
 import type { Violation } from './harness.ts';
 

@@ -15,7 +15,7 @@ import { runProbe } from '../../src/core/inspection/runProbe.ts';
 import { parseKfd } from '../../src/core/probe/parsers/kfd.ts';
 import { buildLightProbeScript } from '../../src/core/probe/scripts/lightScript.ts';
 import { newNonce } from '../../src/core/probe/script.ts';
-import { sampleEvictions } from '../../src/core/verdicts/kfdEviction.ts';
+import { sampleEvictions } from '../../src/core/verdicts/eviction/kfdEviction.ts';
 import { LocalTransport } from '../../src/transports/local.ts';
 import { buildApuNode, fixtureRootsUnavailable, MiB } from '../helpers/fixtureRoot.ts';
 import type { ApuFacts, Fixture, FixtureShell } from '../helpers/fixtureRoot.ts';

@@ -47,7 +47,7 @@ test('dist/inspect.js holds the inspector but no Kubernetes or SSH code: Inspect
 
 test('isLazyModule: first-use code by source path, package path or require.cache key; activation needs excepted', () => {
   for (const path of [
-    'src/core/verdicts/oomVerdicts.ts',
+    'src/core/verdicts/oom/oomVerdicts.ts',
     'src/vscode/inspector/panel.ts',
     'src/vscode/sshHosts.ts',
     'node_modules/ssh2/lib/client.js',

@@ -17,7 +17,7 @@ import { eventBody, eventName, eventWorthy, globalOomEventMessage, MAX_EVENT_MES
 import { parsePromText } from '../../src/core/agent/promText.ts';
 import type { Inspection } from '../../src/core/inspection/analyze.ts';
 import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
-import type { HamiPodQuota } from '../../src/core/verdicts/hamiQuota.ts';
+import type { HamiPodQuota } from '../../src/core/verdicts/hami/hamiQuota.ts';
 import { containerDir, GiB, MiB, nodeCapture, STRIX_HALO } from './helpers/nodeCapture.ts';
 import type { NodeSpec } from './helpers/nodeCapture.ts';
 import { H100, H100_ROW, OTHER, pidFiles, POD, withNvidia } from './helpers/nvidiaCapture.ts';

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parseAmdgpuVmFini } from '../../src/core/probe/parsers/amdgpuVmFini.ts';
 import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
-import type { GlobalOomVerdict, OomVerdict } from '../../src/core/verdicts/oomVerdictTypes.ts';
-import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
+import type { GlobalOomVerdict, OomVerdict } from '../../src/core/verdicts/oom/oomVerdictTypes.ts';
+import { explainKernelLogText } from '../../src/core/verdicts/oom/oomRootCause.ts';
 import { oomToText } from '../../src/core/report/oomReport.ts';
 import { assertSubQuadratic } from '../helpers/growth.ts';
 

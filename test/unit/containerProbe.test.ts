@@ -12,8 +12,8 @@ import { parseLsLine, parseMountInfoLine } from '../../src/core/probe/parsers/co
 import { parseProcess } from '../../src/core/probe/parsers/containerProcesses.ts';
 import type { ContainerProbe } from '../../src/core/probe/parsers/containerProbe.ts';
 import { CONTAINER_PROCESS_LIMIT } from '../../src/core/probe/scripts/containerScript.ts';
-import { evaluateHamiChecklist } from '../../src/core/verdicts/hamiChecklist.ts';
-import type { HamiChecklistResult } from '../../src/core/verdicts/hamiChecklist.ts';
+import { evaluateHamiChecklist } from '../../src/core/verdicts/hami/hamiChecklist.ts';
+import type { HamiChecklistResult } from '../../src/core/verdicts/hami/hamiChecklist.ts';
 import { buildHamiCache } from './helpers/hamiCacheFile.ts';
 import { captureText, procRecord } from './helpers/captureText.ts';
 import {

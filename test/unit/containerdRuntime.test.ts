@@ -8,9 +8,9 @@ import { parseCapture } from '../../src/core/probe/capture.ts';
 import { nvidiaRuntimeEvidence, parseContainerdRuntimes } from '../../src/core/probe/parsers/containerdConfig.ts';
 import { buildProbeScript } from '../../src/core/probe/script.ts';
 import { NODE_BODY } from '../../src/core/probe/scripts/nodeScript.ts';
-import { checkRuntime } from '../../src/core/verdicts/hamiNodeSteps.ts';
-import { checkPreloadTarget } from '../../src/core/verdicts/hamiLoaderBypasses.ts';
-import type { Facts } from '../../src/core/verdicts/hamiFacts.ts';
+import { checkRuntime } from '../../src/core/verdicts/hami/hamiNodeSteps.ts';
+import { checkPreloadTarget } from '../../src/core/verdicts/hami/hamiLoaderBypasses.ts';
+import type { Facts } from '../../src/core/verdicts/hami/hamiFacts.ts';
 import { captureText } from './helpers/captureText.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/containerd/${name}`, import.meta.url), 'utf8');

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { parseContainerProbe } from '../../src/core/probe/parsers/containerProbe.ts';
-import { evaluateHamiChecklist } from '../../src/core/verdicts/hamiChecklist.ts';
-import { parseHamiLimit } from '../../src/core/verdicts/hamiFacts.ts';
-import type { Check, HamiChecklistInput, HamiChecklistResult } from '../../src/core/verdicts/hamiChecklist.ts';
+import { evaluateHamiChecklist } from '../../src/core/verdicts/hami/hamiChecklist.ts';
+import { parseHamiLimit } from '../../src/core/verdicts/hami/hamiFacts.ts';
+import type { Check, HamiChecklistInput, HamiChecklistResult } from '../../src/core/verdicts/hami/hamiChecklist.ts';
 import { captureText, procRecord } from './helpers/captureText.ts';
 import type { SectionSpec } from './helpers/captureText.ts';
 
@@ -662,7 +662,7 @@ test('checklist: no /etc/ld.so.preload but LD_PRELOAD carries libvgpu.so (HAMi-c
 });
 
 test('a container capture is reported by the container itself; node-side checks that pass are named as corroboration', async () => {
-  const { evidenceSourceNote, CONTAINER_REPORTED } = await import('../../src/core/verdicts/hamiChecklist.ts');
+  const { evidenceSourceNote, CONTAINER_REPORTED } = await import('../../src/core/verdicts/hami/hamiChecklist.ts');
   const alone = evaluate(healthy()).result;
   assert.deepEqual(alone.source, { kind: 'container-reported', corroboratedBy: [] });
   assert.ok(alone.summary.includes(`(${CONTAINER_REPORTED}; no node-side evidence confirms it)`), alone.summary);

@@ -10,7 +10,7 @@ import { GiB, MiB } from '../helpers/fixtureRoot.ts';
 import { nodeCapture, podUid, STRIX_HALO } from './helpers/nodeCapture.ts';
 import { captureText } from './helpers/captureText.ts';
 import { parseCapture } from '../../src/core/probe/capture.ts';
-import { podResidentMemory } from '../../src/core/verdicts/podRss.ts';
+import { podResidentMemory } from '../../src/core/verdicts/memory/podRss.ts';
 
 const kB = (bytes: number) => `${Math.round(bytes / 1024)} kB`;
 

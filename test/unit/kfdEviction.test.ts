@@ -8,8 +8,8 @@ import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../
 import { parseCapture, sectionFiles } from '../../src/core/probe/capture.ts';
 import { parseKfd, parseProcStat } from '../../src/core/probe/parsers/kfd.ts';
 import { evictedBetween } from '../../src/core/inspector/evictionDelta.ts';
-import { lifetimeEvictions, sampleEvictions } from '../../src/core/verdicts/kfdEviction.ts';
-import { EVICTION_RATE_THRESHOLD } from '../../src/core/verdicts/vramEviction.ts';
+import { lifetimeEvictions, sampleEvictions } from '../../src/core/verdicts/eviction/kfdEviction.ts';
+import { EVICTION_RATE_THRESHOLD } from '../../src/core/verdicts/eviction/vramEviction.ts';
 import { sampleFromCapture, sampleWithBaseline, timeSeries } from '../../src/core/inspector/sample.ts';
 import { containerDir, GiB, lightNodeCapture, nodeCapture, podUid, STRIX_HALO } from './helpers/nodeCapture.ts';
 import type { NodeSpec } from './helpers/nodeCapture.ts';

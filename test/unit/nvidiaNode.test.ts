@@ -8,7 +8,7 @@ import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
 import { parseSmiPids } from '../../src/core/probe/parsers/nvidiaSmiPids.ts';
 import { parseSmiTable } from '../../src/core/probe/parsers/nvidiaSmiTable.ts';
 import { isUnifiedMemoryProduct } from '../../src/core/probe/nvidiaNode.ts';
-import type { HamiPodQuota } from '../../src/core/verdicts/hamiQuota.ts';
+import type { HamiPodQuota } from '../../src/core/verdicts/hami/hamiQuota.ts';
 import { inspectionSource, reanalyzeSource } from '../../src/core/inspector/restore.ts';
 import { INSPECTOR_STATE_VERSION, parseInspectorState } from '../../src/core/inspector/protocol.ts';
 import { serializeCapture } from '../../src/core/probe/captureWriter.ts';

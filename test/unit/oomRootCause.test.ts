@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { parseCapture, sectionFiles, sectionText } from '../../src/core/probe/capture.ts';
 import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
-import type { PodCgroupData } from '../../src/core/verdicts/oomPodCgroups.ts';
-import { podCgroupDataFromFiles } from '../../src/core/verdicts/oomPodCgroups.ts';
-import type { GlobalOomVerdict, MemcgOomVerdict, OomVerdict } from '../../src/core/verdicts/oomVerdictTypes.ts';
-import { explainOomKills } from '../../src/core/verdicts/oomVerdicts.ts';
-import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
+import type { PodCgroupData } from '../../src/core/verdicts/oom/oomPodCgroups.ts';
+import { podCgroupDataFromFiles } from '../../src/core/verdicts/oom/oomPodCgroups.ts';
+import type { GlobalOomVerdict, MemcgOomVerdict, OomVerdict } from '../../src/core/verdicts/oom/oomVerdictTypes.ts';
+import { explainOomKills } from '../../src/core/verdicts/oom/oomVerdicts.ts';
+import { explainKernelLogText } from '../../src/core/verdicts/oom/oomRootCause.ts';
 import { parseMemoryCounters } from '../../src/core/probe/parsers/cgroupMemory.ts';
 
 const parseMemoryEvents = (text: string): Record<string, number> => Object.fromEntries(parseMemoryCounters(text));

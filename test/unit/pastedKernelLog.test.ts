@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
-import type { GlobalOomVerdict } from '../../src/core/verdicts/oomVerdictTypes.ts';
+import { explainKernelLogText } from '../../src/core/verdicts/oom/oomRootCause.ts';
+import type { GlobalOomVerdict } from '../../src/core/verdicts/oom/oomVerdictTypes.ts';
 import { unwrapPastedLog } from '../../src/core/probe/parsers/logUnwrap.ts';
 
 const REAL = readFileSync(new URL('../fixtures/kernel-logs/course-dmesg-global-oom-group-6.1.log', import.meta.url), 'utf8')

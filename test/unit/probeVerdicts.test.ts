@@ -17,9 +17,14 @@ import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../
 import { markdownText } from '../../src/core/text/escape.ts';
 import { oomToMarkdown, oomToText } from '../../src/core/report/oomReport.ts';
 import { formatBytes } from '../../src/core/quantity.ts';
-import { kernelAlignmentChecks } from '../../src/core/verdicts/kernelAlignment.ts';
-import { MIN_HEADROOM_SHARE, nodeAccounting, podAccounting, unaccountedMemoryVerdicts } from '../../src/core/verdicts/unaccountedMemory.ts';
-import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
+import { kernelAlignmentChecks } from '../../src/core/verdicts/memory/kernelAlignment.ts';
+import {
+  MIN_HEADROOM_SHARE,
+  nodeAccounting,
+  podAccounting,
+  unaccountedMemoryVerdicts,
+} from '../../src/core/verdicts/memory/unaccountedMemory.ts';
+import { explainKernelLogText } from '../../src/core/verdicts/oom/oomRootCause.ts';
 import { captureText, procRecord } from './helpers/captureText.ts';
 import type { GpuSpec, NodeSpec } from './helpers/nodeCapture.ts';
 import { containerDir, GiB, MiB, nodeCapture, STRIX_HALO } from './helpers/nodeCapture.ts';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
+import { explainKernelLogText } from '../../src/core/verdicts/oom/oomRootCause.ts';
 import { oomToMarkdown, oomToText } from '../../src/core/report/oomReport.ts';
 import { hasTerminalControls, markdownCodeBlock, markdownText, plainLabel, terminalSafe } from '../../src/core/text/escape.ts';
 import { formatText } from '../../src/core/report/formats.ts';

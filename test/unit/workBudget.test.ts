@@ -10,9 +10,9 @@ import { documentSlices, MAX_DOCUMENT_CHARS, screenDocuments } from '../../src/c
 import { EMPTY_FLOW_ENTRY_LIMIT, tooManyEmptyFlowEntries } from '../../src/core/manifest/flowScreen.ts';
 import { parseLikeKubectl, parseSlicesLikeKubectl } from '../../src/core/manifest/kubectlYaml.ts';
 import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
-import { explainKernelLogText } from '../../src/core/verdicts/oomRootCause.ts';
-import { explainWithinBudget } from '../../src/core/verdicts/oomVerdicts.ts';
-import type { PodCgroupData } from '../../src/core/verdicts/oomPodCgroups.ts';
+import { explainKernelLogText } from '../../src/core/verdicts/oom/oomRootCause.ts';
+import { explainWithinBudget } from '../../src/core/verdicts/oom/oomVerdicts.ts';
+import type { PodCgroupData } from '../../src/core/verdicts/oom/oomPodCgroups.ts';
 import { BudgetExhausted, unitsFor, WorkBudget } from '../../src/core/workBudget.ts';
 import { assertSubQuadratic } from '../helpers/growth.ts';
 import type { PodSpec } from './helpers/nodeCapture.ts';

@@ -5,9 +5,9 @@
 // it, by UID alone. No pid or process label: series stay bounded by pods × GPUs.
 import type { NodeInspection } from '../inspection/analyze.ts';
 import type { CgroupLimit } from '../probe/parsers/cgroupMemory.ts';
-import type { PodAccounting } from '../verdicts/unaccountedMemory.ts';
-import type { HamiQuotaRow } from '../verdicts/hamiQuota.ts';
-import type { PodEviction } from '../verdicts/kfdEviction.ts';
+import type { PodAccounting } from '../verdicts/memory/unaccountedMemory.ts';
+import type { HamiQuotaRow } from '../verdicts/hami/hamiQuota.ts';
+import type { PodEviction } from '../verdicts/eviction/kfdEviction.ts';
 import type { ProcessGpuMemory } from '../probe/parsers/fdinfo.ts';
 import { gpuProcessesOfPod } from '../probe/parsers/fdinfo.ts';
 import type { Sample } from './exposition.ts';

@@ -3,7 +3,7 @@
 // counted. Pure: the name, the body and the merge patch of a repeat; src/agent/oomEvents.ts sends them.
 import type { NodeInspection } from '../inspection/analyze.ts';
 import { formatBytes } from '../quantity.ts';
-import type { OomVerdict } from '../verdicts/oomVerdictTypes.ts';
+import type { OomVerdict } from '../verdicts/oom/oomVerdictTypes.ts';
 import type { PodIdentity } from './nodeSamples.ts';
 
 export const EVENT_REASON = 'GlobalOOMKill';

@@ -6,7 +6,7 @@
 // first kill of a pod is an increase Prometheus can see, not a series that is born at 1.
 // Bounded: at most MAX_SEEN_KILLS keys are kept; the series are at most MAX_OOM_SERIES, the oldest of pods
 // no longer on the node dropped first.
-import type { OomVerdict } from '../verdicts/oomVerdictTypes.ts';
+import type { OomVerdict } from '../verdicts/oom/oomVerdictTypes.ts';
 import type { Sample } from './exposition.ts';
 import type { PodIdentities } from './nodeSamples.ts';
 import { podLabels } from './nodeSamples.ts';

@@ -12,7 +12,7 @@
 import type { GpuPodSummary, HamiDeviceAllocation } from '../kube/pods.ts';
 import { containerAllocation, defaultExecContainer, hamiFactsFromPod, isHamiManaged, summarizePod } from '../kube/pods.ts';
 import { asArray, asString, path } from '../kube/json.ts';
-import { parseHamiLimit } from '../verdicts/hamiFacts.ts';
+import { parseHamiLimit } from '../verdicts/hami/hamiFacts.ts';
 import { attemptBytesFor, HAMI_TEST_MARGIN_MIB, HAMI_TEST_TIMEOUT_MS } from './script.ts';
 
 const MiB = 1024 * 1024;

@@ -6,8 +6,8 @@
 // The saved state comes back from the webview, so it is untrusted: parseClusterFactsState keeps only
 // well-formed fields within bounds and drops the rest, never throws.
 import type { ClusterFacts } from '../inspection/analyze.ts';
-import type { HamiClusterFacts } from '../verdicts/hamiCheck.ts';
-import type { HamiPodQuota } from '../verdicts/hamiQuotaRow.ts';
+import type { HamiClusterFacts } from '../verdicts/hami/hamiCheck.ts';
+import type { HamiPodQuota } from '../verdicts/hami/hamiQuotaRow.ts';
 
 export interface ClusterFactsState {
   /** Pod UID → GPU UUID → MiB (hami.io/vgpu-devices-allocated). */

@@ -4,7 +4,7 @@
 import type { Inspection } from '../inspection/analyze.ts';
 import type { Capture, CaptureSection } from '../probe/capture.ts';
 import { formatBytes } from '../quantity.ts';
-import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hamiChecklist.ts';
+import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hami/hamiChecklist.ts';
 import type { Fact, OomRow, OomTimeline, HamiSection, RawSection, InspectorViewModel } from './viewModelTypes.ts';
 import { MAX_EVIDENCE } from './viewModelTypes.ts';
 

@@ -2,8 +2,8 @@
 // checklist's node-side checks, so the one table answers "which HAMi pods on this node are really limited?".
 import type { Inspection } from '../inspection/analyze.ts';
 import { formatBytes } from '../quantity.ts';
-import type { HamiQuotaRow } from '../verdicts/hamiQuota.ts';
-import { QUOTA_IDS, quotaRemedy } from '../verdicts/hamiQuotaWording.ts';
+import type { HamiQuotaRow } from '../verdicts/hami/hamiQuota.ts';
+import { QUOTA_IDS, quotaRemedy } from '../verdicts/hami/hamiQuotaWording.ts';
 import type { HamiRow, HamiSection } from './viewModelTypes.ts';
 import { MAX_EVIDENCE } from './viewModelTypes.ts';
 

@@ -3,8 +3,8 @@
 // one "others" row, so 50 pods stay readable.
 import type { Inspection } from '../inspection/analyze.ts';
 import { describeBytes, formatBytes } from '../quantity.ts';
-import type { KernelMemory } from '../verdicts/kernelMemory.ts';
-import type { PodAccounting } from '../verdicts/unaccountedMemory.ts';
+import type { KernelMemory } from '../verdicts/memory/kernelMemory.ts';
+import type { PodAccounting } from '../verdicts/memory/unaccountedMemory.ts';
 import type { ChartSegments, ChartRow, MemoryChart } from './viewModelTypes.ts';
 import { SERIES } from './viewModelTypes.ts';
 import { bytesCell, plural, podLabel } from './cells.ts';

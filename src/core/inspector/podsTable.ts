@@ -1,12 +1,12 @@
 // The pods table: one row per pod, with numbers for sorting and texts for display.
 import type { Inspection } from '../inspection/analyze.ts';
 import { parsePodCgroup } from '../probe/podCgroup.ts';
-import type { OomVerdict } from '../verdicts/oomVerdictTypes.ts';
-import { MIN_HEADROOM_SHARE } from '../verdicts/unaccountedMemory.ts';
+import type { OomVerdict } from '../verdicts/oom/oomVerdictTypes.ts';
+import { MIN_HEADROOM_SHARE } from '../verdicts/memory/unaccountedMemory.ts';
 import type { Tone, PodRow } from './viewModelTypes.ts';
 import { bytesCell, plural } from './cells.ts';
-import type { PodEviction } from '../verdicts/kfdEviction.ts';
-import { formatEvictedMs, formatRate } from '../verdicts/kfdEviction.ts';
+import type { PodEviction } from '../verdicts/eviction/kfdEviction.ts';
+import { formatEvictedMs, formatRate } from '../verdicts/eviction/kfdEviction.ts';
 
 function evictedCell(eviction: PodEviction): PodRow['evicted'] {
   const rate = eviction.ratePerSecond === undefined ? '' : `, ${formatRate(eviction.ratePerSecond)}`;

@@ -4,12 +4,12 @@
 import { parseCapture, sectionFiles, sectionText } from '../probe/capture.ts';
 import { buildNodeModel } from '../probe/nodeModel.ts';
 import { buildNvidiaNode } from '../probe/nvidiaNode.ts';
-import { nvidiaAccounting, withNvidiaPods } from '../verdicts/nvidiaPodMemory.ts';
+import { nvidiaAccounting, withNvidiaPods } from '../verdicts/memory/nvidiaPodMemory.ts';
 import { parseBoundedNumber } from '../probe/parsers/kernelNumber.ts';
-import { podAccounting } from '../verdicts/unaccountedMemory.ts';
+import { podAccounting } from '../verdicts/memory/unaccountedMemory.ts';
 import type { KfdCapture } from '../probe/parsers/kfd.ts';
 import { parseKfd } from '../probe/parsers/kfd.ts';
-import { sampleEvictions } from '../verdicts/kfdEviction.ts';
+import { sampleEvictions } from '../verdicts/eviction/kfdEviction.ts';
 import type { SamplePoint } from './series.ts';
 import { ownString } from '../text/ownString.ts';
 

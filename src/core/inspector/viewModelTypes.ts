@@ -2,8 +2,8 @@
 // buildInspectorViewModel (viewModel.ts). Plain data, versioned (VIEW_MODEL_VERSION), because it is also the
 // webview state a panel restored after a reload renders from (src/core/inspector/protocol.ts).
 import type { Severity } from '../findings.ts';
-import type { CheckStatus as HamiCheckStatus } from '../verdicts/hamiCheck.ts';
-import type { HamiVerdict } from '../verdicts/hamiChecklist.ts';
+import type { CheckStatus as HamiCheckStatus } from '../verdicts/hami/hamiCheck.ts';
+import type { HamiVerdict } from '../verdicts/hami/hamiChecklist.ts';
 import type { CheckStatus } from '../verdicts/verdict.ts';
 
 export const VIEW_MODEL_VERSION = 1;

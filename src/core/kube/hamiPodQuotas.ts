@@ -1,6 +1,6 @@
-// Each HAMi pod's allocation from the API server, for the node-side quota check (verdicts/hamiQuota.ts):
+// Each HAMi pod's allocation from the API server, for the node-side quota check (verdicts/hami/hamiQuota.ts):
 // `hami.io/vgpu-devices-allocated`, per device UUID, in MiB, summed over the pod's containers.
-import type { HamiPodQuota } from '../verdicts/hamiQuotaRow.ts';
+import type { HamiPodQuota } from '../verdicts/hami/hamiQuotaRow.ts';
 import { summarizePod } from './pods.ts';
 
 export function hamiPodQuotas(pods: readonly unknown[]): Map<string, HamiPodQuota> {

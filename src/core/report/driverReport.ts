@@ -3,8 +3,8 @@
 import type { Inspection } from '../inspection/analyze.ts';
 import { formatBytes } from '../quantity.ts';
 import { markdownText, terminalSafe } from '../text/escape.ts';
-import type { DriverDebugfs } from '../verdicts/driverDebugfs.ts';
-import { TTM_PAGE_BYTES } from '../verdicts/driverDebugfs.ts';
+import type { DriverDebugfs } from '../verdicts/memory/driverDebugfs.ts';
+import { TTM_PAGE_BYTES } from '../verdicts/memory/driverDebugfs.ts';
 
 const MAX_ROWS = 20;
 

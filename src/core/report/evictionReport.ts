@@ -3,8 +3,8 @@
 import type { Inspection } from '../inspection/analyze.ts';
 import { formatBytes } from '../quantity.ts';
 import { markdownText, terminalSafe } from '../text/escape.ts';
-import type { KfdEvictions } from '../verdicts/kfdEviction.ts';
-import { formatEvictedMs, formatRate } from '../verdicts/kfdEviction.ts';
+import type { KfdEvictions } from '../verdicts/eviction/kfdEviction.ts';
+import { formatEvictedMs, formatRate } from '../verdicts/eviction/kfdEviction.ts';
 
 const MAX_ROWS = 20;
 

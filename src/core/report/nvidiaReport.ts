@@ -5,11 +5,11 @@ import type { Inspection, NodeInspection } from '../inspection/analyze.ts';
 import type { NvidiaProcess } from '../probe/nvidiaNode.ts';
 import { formatBytes } from '../quantity.ts';
 import { markdownText, terminalSafe } from '../text/escape.ts';
-import type { HamiQuotaRow } from '../verdicts/hamiQuota.ts';
-import { quotaCell } from '../verdicts/hamiQuota.ts';
-import { quotaUnknownReason } from '../verdicts/hamiQuotaWording.ts';
-import type { PodNvidiaMemory } from '../verdicts/nvidiaPodMemory.ts';
-import { gpuLabel } from '../verdicts/nvidiaPodMemory.ts';
+import type { HamiQuotaRow } from '../verdicts/hami/hamiQuota.ts';
+import { quotaCell } from '../verdicts/hami/hamiQuota.ts';
+import { quotaUnknownReason } from '../verdicts/hami/hamiQuotaWording.ts';
+import type { PodNvidiaMemory } from '../verdicts/memory/nvidiaPodMemory.ts';
+import { gpuLabel } from '../verdicts/memory/nvidiaPodMemory.ts';
 
 const MiB = 1024 * 1024;
 const mib = (value: number | undefined) => (value === undefined ? 'unknown' : formatBytes(value * MiB));

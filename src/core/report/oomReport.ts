@@ -1,7 +1,7 @@
 // A kernel log explained on its own: text, Markdown and JSON.
 import { pushAll } from '../arrays.ts';
-import type { KernelLogExplanation } from '../verdicts/oomRootCause.ts';
-import { gpuTeardownText } from '../verdicts/gpuTeardown.ts';
+import type { KernelLogExplanation } from '../verdicts/oom/oomRootCause.ts';
+import { gpuTeardownText } from '../verdicts/oom/gpuTeardown.ts';
 import { markdownCodeBlock, markdownText, terminalSafe } from '../text/escape.ts';
 
 const ICON = { error: '⛔', warning: '⚠️', info: 'ℹ️' } as const;

@@ -2,7 +2,7 @@
 // Pure analysis of editor text, so it works in Restricted Mode too.
 import * as vscode from 'vscode';
 import { oomToMarkdown } from '../../core/report/oomReport.ts';
-import { explainKernelLogText } from '../../core/verdicts/oomRootCause.ts';
+import { explainKernelLogText } from '../../core/verdicts/oom/oomRootCause.ts';
 import type { Ctx } from '../ctx.ts';
 
 const MAX_LOG_CHARS = 64 * 1024 * 1024;

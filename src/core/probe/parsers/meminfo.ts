@@ -1,6 +1,6 @@
 // /proc/meminfo and the per-node /sys/devices/system/node/node<N>/meminfo (Documentation/filesystems/proc.rst
 // "meminfo"): `Key:   123 kB` lines, kibibytes; a few counters (HugePages_*) have no unit. Linux 7.1 adds
-// GPUActive and GPUReclaim (see verdicts/gpuReclaim.ts).
+// GPUActive and GPUReclaim (see verdicts/memory/gpuReclaim.ts).
 import type { NumberProblems } from './kernelNumber.ts';
 import { kernelValue } from './kernelNumber.ts';
 
