@@ -20,7 +20,8 @@
 // header is rate-limited, so a burst of kills may leave only reason lines: those become partial events.
 //
 // This file assembles the lines of a log into events: the physical lines are kernelLogLines.ts, the prefixes
-// logLine.ts, each report line oomReportLines.ts, one report in progress and its classification oomDraft.ts,
+// logLine.ts (kernelReportBody.ts where a prefix is unknown), each report line oomReportLines.ts, one report in
+// progress and its classification oomDraft.ts,
 // amdgpu's boot lines amdgpuBoot.ts.
 import type { AmdgpuMemoryLine } from './amdgpuBoot.ts';
 import { amdgpuDevice, readAmdgpuBootLine } from './amdgpuBoot.ts';
@@ -28,6 +29,7 @@ import type { AmdgpuVmFiniLine } from './amdgpuVmFini.ts';
 import { parseAmdgpuVmFini } from './amdgpuVmFini.ts';
 import type { KernelLogFormat, LogLine } from './logLine.ts';
 import { splitLogLine } from './logLine.ts';
+import { kernelReportBody } from './kernelReportBody.ts';
 import { parseBoundedNumber } from './kernelNumber.ts';
 import { unwrapPastedLog } from './logUnwrap.ts';
 import { MAX_LINE, physicalLines } from './kernelLogLines.ts';
@@ -120,11 +122,12 @@ export function parseKernelLog(text: string, options: ParseKernelLogOptions = {}
   for (const logical of unwrapped.lines) {
     const lineNo = logical.lineNo;
     const raw = logical.text;
-    const parsed = splitLogLine(raw);
-    formatCounts.set(parsed.format, (formatCounts.get(parsed.format) ?? 0) + 1);
-    if (!parsed.kernel) continue;
+    const split = splitLogLine(raw);
+    formatCounts.set(split.format, (formatCounts.get(split.format) ?? 0) + 1);
+    if (!split.kernel) continue;
+    if (!INTERESTING.test(split.message)) continue;
+    const parsed = kernelReportBody(split);
     const message = parsed.message;
-    if (!INTERESTING.test(message)) continue;
     const clock = clockOf(parsed);
     if (current && clock && current.clock && clock.kind === current.clock.kind) {
       // A long silence (or a jump back) means the previous report ended, however incomplete it is.

@@ -2,8 +2,12 @@
 //
 // Accepted line formats: raw `dmesg` (`[ 123.456] msg`), `dmesg -T` (`[Thu Dec  7 00:05:14 2017] msg`),
 // `dmesg -x` (`kern  :warn  : …`), `dmesg --time-format iso`, `/dev/kmsg` records (`6,123,456,-;msg`),
-// `<n>` priority prefixes, journalctl `short`, `short-precise`, `short-iso` and `short-monotonic`,
-// syslog / kern.log lines with a host name (optionally followed by `[ 123.456]`), and bare messages.
+// `<n>` priority prefixes, journalctl `short`, `short-precise`, `short-iso`, `short-full`, `short-unix` and
+// `short-monotonic` (with the month names of any locale: journalctl formats `%b %d` with the user's LC_TIME, so
+// `дек 07`, `Dez 07`, `déc. 07`, `12月 07`), syslog / kern.log lines with or without a host name (optionally
+// followed by `[ 123.456]`), a one-digit day padded with one space or none (`Jul  7`, `Jul 7`), ISO-8601
+// with `T` or a space, RFC 5424 (`<4>1 2025-01-01T00:00:00Z host kernel - - - msg`), and bare messages.
+// A prefix none of these read is left on the message: kernelReportBody.ts then finds the record by its body.
 
 export type KernelLogFormat =
   'dmesg' | 'dmesg-ctime' | 'dmesg-iso' | 'dmesg-decoded' | 'kmsg' | 'journal-monotonic' | 'syslog' | 'syslog-iso' | 'bare';
@@ -20,7 +24,6 @@ export interface LogLine {
 
 // Line prefixes. Every pattern is anchored and free of nested quantifiers, so each costs O(line).
 
-const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
 /** `<6>` syslog priority, and the `/dev/kmsg` record header `6,1234,5678,-;` (`c` continuation flag too). */
 const PRIORITY = /^<(\d{1,3})>/;
 const KMSG = /^\d{1,3},\d+,\d+,[^;]{0,16};/;
@@ -32,12 +35,26 @@ const MONO = /^\[ *(\d+\.\d+)\] ?/;
 const CTIME = /^\[([^\]\d\s][^\]]{0,23}\d{4})\] ?/;
 /** A raw dmesg line whose `[` was lost (pasted from the middle of a wrapped line): `5193605.506728] msg`. */
 const MONO_TORN = /^(\d+\.\d{6})\] /;
-/** ISO 8601: `2025-01-21T04:41:44,283302+00:00`, `2026-09-02T00:54:21.607510+00:00`, `2025-01-17T17:10:43+0000`. */
-const ISO = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?) /;
-/** syslog / journal `short` and `short-precise`: `Jun 23 10:10:34`, `Aug 30 06:58:55.050705`. */
-const SYSLOG_TIME = new RegExp(`^(${MONTH} [ \\d]\\d \\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?) `);
-/** After a syslog/journal time: `<host> <tag>: ` where the tag is `kernel` or `prog[pid]`. */
-const HOST_TAG = /^(\S+) ([A-Za-z][\w.@-]*)(?:\[\d+\])?: ?/;
+/**
+ * ISO 8601: `2025-01-21T04:41:44,283302+00:00`, `2026-09-02T00:54:21.607510+00:00`, `2025-01-17T17:10:43+0000`,
+ * `2025-01-17 17:10:43`; journalctl `short-full` puts a weekday before and a zone name after (`Mon 2025-01-17 17:10:43 UTC`).
+ */
+const ISO = /^((?:[^\s\d]{1,12} )?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z| ?[+-]\d\d:?\d\d| [A-Z]{2,5}(?= ))?) /;
+/**
+ * syslog / journal `short` and `short-precise`: `Jun 23 10:10:34`, `Aug 30 06:58:55.050705`, `Jul 7 …`, and the
+ * month of any locale (`дек 07`, `déc. 07`, `12月 07`): a word of at most 12 characters that is not a number.
+ */
+const SYSLOG_TIME = /^((?:[^\s\d]{1,12}|\d{1,2}[^\s\d\]:.,-]{1,3}) {1,2}\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)?) /;
+/** journalctl `short-unix`: seconds since the epoch, then the host and tag as in `short`. */
+const UNIX_TIME = /^(\d{9,11}\.\d{1,9}) /;
+/** RFC 5424 after its `<PRI>`: `1 TIMESTAMP HOST APP PROCID MSGID `, then `-` or structured data, then the message. */
+const RFC5424 = /^1 (\S{1,64}) (\S{1,255}) (\S{1,48}) \S{1,128} \S{1,32} /;
+const RFC5424_FILE = /^(\S{1,255}) ([A-Za-z][\w.@-]{0,47}) \S{1,128} \S{1,32} (?=- |\[)/;
+/**
+ * After a syslog/journal time: `<host> <tag>: ` where the tag is `kernel` or `prog[pid]`; busybox syslogd
+ * writes the facility and level between them (`<host> kern.warn kernel: `).
+ */
+const HOST_TAG = /^(\S+) (?:[a-z]{2,8}\.[a-z]{3,7} )?([A-Za-z][\w.@-]*)(?:\[\d+\])?: ?/;
 /** A bare `kernel: ` (journal output with the time and host cut away). */
 const KERNEL_TAG = /^kernel: ?/;
 
@@ -98,26 +115,45 @@ export function splitLogLine(raw: string): LogLine {
     if (format === 'bare') format = 'dmesg-ctime';
     return { message: rest, timestamp, format, kernel };
   }
+  if (format === 'bare') {
+    const syslog5424 = rfc5424(rest);
+    if (syslog5424) return syslog5424;
+  }
+  match = UNIX_TIME.exec(rest);
+  const unixHostTag = match ? journalHostTag(rest.slice(match[0].length)) : null;
+  if (match && unixHostTag) {
+    return {
+      message: rest.slice(match[0].length + unixHostTag[0].length),
+      timestamp: match[1],
+      format: 'syslog',
+      kernel: unixHostTag[2] === 'kernel',
+    };
+  }
   match = ISO.exec(rest);
   if (match) {
     timestamp = match[1];
     rest = rest.slice(match[0].length);
-    const hostTag = format === 'dmesg-decoded' ? null : journalHostTag(rest);
+    const hostTag = format === 'dmesg-decoded' ? null : (KERNEL_TAG.exec(rest) ?? journalHostTag(rest));
     if (hostTag) {
-      kernel = hostTag[2] === 'kernel';
+      kernel = hostTag[2] === undefined || hostTag[2] === 'kernel';
       rest = rest.slice(hostTag[0].length);
       format = 'syslog-iso';
-    } else if (format === 'bare') {
-      format = 'dmesg-iso';
+    } else {
+      // rsyslog's RFC 5424 file format: the header without `<PRI>1`, `<host> <app> <procid> <msgid> `.
+      const fileHeader = format === 'bare' ? RFC5424_FILE.exec(rest) : null;
+      const line = fileHeader ? rfc5424Body(rest.slice(fileHeader[0].length), timestamp, fileHeader[2]) : undefined;
+      if (line) return line;
+      if (format === 'bare') format = 'dmesg-iso';
     }
   } else {
     match = SYSLOG_TIME.exec(rest);
     if (match) {
       timestamp = match[1];
       rest = rest.slice(match[0].length);
-      const hostTag = HOST_TAG.exec(rest);
+      // A syslog file written without host names (`Jul 27 13:29:54 kernel: …`), or `<host> <tag>: `.
+      const hostTag = KERNEL_TAG.exec(rest) ?? HOST_TAG.exec(rest);
       if (hostTag) {
-        kernel = hostTag[2] === 'kernel';
+        kernel = hostTag[2] === undefined || hostTag[2] === 'kernel';
         rest = rest.slice(hostTag[0].length);
       }
       format = 'syslog';
@@ -135,4 +171,33 @@ export function splitLogLine(raw: string): LogLine {
     }
   }
   return { message: rest, timestamp, monotonic, format, kernel };
+}
+
+/** RFC 5424 (`<PRI>` already taken off): the message after the header and the structured data. */
+function rfc5424(rest: string): LogLine | undefined {
+  const header = RFC5424.exec(rest);
+  if (!header) return undefined;
+  const timestamp = header[1] === '-' ? undefined : header[1];
+  return rfc5424Body(rest.slice(header[0].length), timestamp, header[3]);
+}
+
+/** After the RFC 5424 header: `-` or structured data, then the message (and the kernel's `[ 123.456]`). */
+function rfc5424Body(afterHeader: string, timestamp: string | undefined, app: string | undefined): LogLine | undefined {
+  let message = afterHeader;
+  if (message.startsWith('- ')) message = message.slice(2);
+  else if (message.startsWith('[')) {
+    // SD-ELEMENTs: `[id k="v"]…`; a `]` inside a value is escaped as `\]`.
+    let at = 0;
+    while (at < message.length && message[at] === '[') {
+      let end = message.indexOf(']', at);
+      while (end > 0 && message[end - 1] === '\\') end = message.indexOf(']', end + 1);
+      if (end < 0) break;
+      at = end + 1;
+    }
+    message = message.slice(at).replace(/^ /, '');
+  } else return undefined;
+  if (message.startsWith('\uFEFF')) message = message.slice(1);
+  const line: LogLine = { message, timestamp, format: 'syslog-iso', kernel: app === 'kernel' };
+  const inner = MONO.exec(message);
+  return inner ? { ...line, message: message.slice(inner[0].length), monotonic: inner[1] } : line;
 }
