@@ -49,14 +49,15 @@ const LAZY_PLACES = [
   'node_modules/ssh2/',
   'src/kube/',
   'src/transports/',
-  'src/core/inspection/',
+  'src/core/inspectionRun/',
   'src/core/inspector/',
+  'src/core/inspectorPanel/',
   'src/core/probe/',
   'src/core/report/',
   'src/core/verdicts/',
   'src/vscode/clusters/',
-  'src/vscode/inspection/',
-  'src/vscode/inspector/',
+  'src/vscode/inspectionRun/',
+  'src/vscode/inspectorPanel/',
   'src/vscode/sshHosts.ts',
   'src/vscode/commands/analyzeCapture.ts',
   'src/vscode/commands/explainOom.ts',
@@ -70,12 +71,12 @@ const LAZY_PLACES = [
 /** Small modules in those places that activation needs: registrations, the shared TransportError, settings. */
 const NEEDED_AT_ACTIVATION = new Set([
   'src/kube/debugPodRegistry.ts',
-  'src/core/inspector/viewType.ts',
+  'src/core/inspectorPanel/viewType.ts',
   'src/core/probe/hamiLibPath.ts',
   'src/core/probe/transport.ts',
   'src/vscode/clusters/commandIds.ts',
   'src/vscode/clusters/manifestScheme.ts',
-  'src/vscode/inspection/inspections.ts',
+  'src/vscode/inspectionRun/inspections.ts',
 ]);
 
 /** Whether a module (an esbuild input, or a require.cache key: an absolute path) should load on first use only. */

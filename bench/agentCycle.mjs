@@ -6,9 +6,9 @@
 // Needs root (chroot, mknod).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { analyzeCaptureText } from '../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../src/core/inspectionRun/analyze.ts';
 import { exposedGarbageCollector } from '../src/agent/agent.ts';
-import { runProbe } from '../src/core/inspection/runProbe.ts';
+import { runProbe } from '../src/core/inspectionRun/runProbe.ts';
 import { parseCapture, sectionFiles } from '../src/core/probe/capture.ts';
 import { LocalTransport } from '../src/transports/local.ts';
 import { MiB, median, rotated } from './stats.mjs';

@@ -1,7 +1,7 @@
 // gpumem inspector benchmarks (issue 6, "Performance"), in headless Chromium (Debian's /usr/bin/chromium
 // through playwright-core), on the built webview bundle (dist/webview/inspector.{js,css}) served from a
 // local HTTP server in a page with the panel's own HTML and Content Security Policy
-// (src/vscode/inspector/html.ts), and a stand-in for acquireVsCodeApi that answers `ready` with the update
+// (src/vscode/inspectorPanel/html.ts), and a stand-in for acquireVsCodeApi that answers `ready` with the update
 // message, as the extension host does:
 //   1. first paint: from a probe result in hand (the capture text of a node with 50 GPU pods) to the first
 //      paint of the panel with its content (header and export toolbar, verdict banner, the memory section
@@ -24,11 +24,11 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import os from 'node:os';
 import { chromium } from 'playwright-core';
-import { analyzeCaptureText } from '../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../src/core/inspectionRun/analyze.ts';
 import { notification } from '../src/core/inspector/protocol.ts';
-import { sampleFromCapture } from '../src/core/inspector/sample.ts';
-import { buildInspectorViewModel } from '../src/core/inspector/viewModel.ts';
-import { inspectorHtml } from '../src/vscode/inspector/html.ts';
+import { sampleFromCapture } from '../src/core/inspectorPanel/sample.ts';
+import { buildInspectorViewModel } from '../src/core/inspectorPanel/viewModel.ts';
+import { inspectorHtml } from '../src/vscode/inspectorPanel/html.ts';
 import { lightNodeCapture, manyPodsNode, nodeCapture } from '../test/unit/helpers/nodeCapture.ts';
 import { median, MiB, ms, mib } from './stats.mjs';
 import { productionBundle, startPageServer } from './webviewPage.mjs';

@@ -4,7 +4,7 @@
 // the same chroot (static busybox sh -s through LocalTransport), interleaved round by round; the figure is the
 // median of the per-round ratios (target ≤ 1.5×). `bench/run.mjs` stores it under `nvidia`. Needs root (chroot).
 import { performance } from 'node:perf_hooks';
-import { analyzeCaptureText } from '../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../src/core/inspectionRun/analyze.ts';
 import { newNonce } from '../src/core/probe/script.ts';
 import { NODE_APPS_QUERY, NODE_GPU_QUERY } from '../src/core/probe/scripts/nodeNvidiaScript.ts';
 import { nodeBlock } from '../src/core/probe/scripts/nodeScript.ts';

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
-import { runProbe } from '../src/core/inspection/runProbe.ts';
+import { runProbe } from '../src/core/inspectionRun/runProbe.ts';
 import { LocalTransport } from '../src/transports/local.ts';
 import { SshTransport } from '../src/transports/ssh.ts';
 import { sshSettingsFromConfig } from '../src/transports/sshUserConfig.ts';

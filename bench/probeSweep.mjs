@@ -2,7 +2,7 @@
 import { chmodSync, copyFileSync, mkdirSync, statfsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import os from 'node:os';
-import { runProbe } from '../src/core/inspection/runProbe.ts';
+import { runProbe } from '../src/core/inspectionRun/runProbe.ts';
 import { buildProbeScript, newNonce } from '../src/core/probe/script.ts';
 import { NODE_BODY } from '../src/core/probe/scripts/nodeScript.ts';
 import { LocalTransport } from '../src/transports/local.ts';

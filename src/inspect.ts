@@ -4,7 +4,7 @@
 // Script, or the SSH Hosts view first shown. None of it is needed to lint a YAML file. dist/remote.js shows
 // its inspections through ctx.inspections too, so every panel is this bundle's and the extension closes them.
 // TransportError's class identity is dist/extension.js's (scripts/build.mjs), as in dist/remote.js.
-export { InspectionPanels } from './vscode/inspection/show.ts';
+export { InspectionPanels } from './vscode/inspectionRun/show.ts';
 export { SshHostsProvider } from './vscode/sshHosts.ts';
 export { analyzeCapture } from './vscode/commands/analyzeCapture.ts';
 export { explainOomInEditor } from './vscode/commands/explainOom.ts';

@@ -2,8 +2,8 @@
 // Targets: this machine, an SSH host, a Kubernetes node or a Kubernetes pod (src/cli/kubeTarget.ts).
 // Exit codes: 0 no warning or error verdict, 1 some, 2 usage, I/O, connection or cluster errors.
 import { writeFile } from 'node:fs/promises';
-import { analyzeCaptureText } from '../core/inspection/analyze.ts';
-import { runProbe } from '../core/inspection/runProbe.ts';
+import { analyzeCaptureText } from '../core/inspectionRun/analyze.ts';
+import { runProbe } from '../core/inspectionRun/runProbe.ts';
 import { isDnsLabel } from '../core/kube/names.ts';
 import { hamiLibPathProblem } from '../core/probe/hamiLibPath.ts';
 import { TransportError } from '../core/probe/transport.ts';

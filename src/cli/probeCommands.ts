@@ -2,7 +2,7 @@
 // (`gpumem inspect`, which runs the probe, is src/cli/inspectCommand.ts).
 // Exit codes: 0 no warning or error verdict, 1 some, 2 usage or I/O errors.
 import { readFile } from 'node:fs/promises';
-import { analyzeCaptureText } from '../core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../core/inspectionRun/analyze.ts';
 import { buildProbeScript, newNonce } from '../core/probe/script.ts';
 import { oomToJson, oomToMarkdown, oomToText } from '../core/report/oomReport.ts';
 import { explainKernelLogText } from '../core/verdicts/oom/oomRootCause.ts';

@@ -1,7 +1,7 @@
 // What `gpumem inspect` runs the probe on, whatever the target: the transport (not yet connected), how to run
 // the probe, what the target adds to the analysis, and how it is closed.
-import type { AnalyzeOptions } from '../core/inspection/analyze.ts';
-import type { RunProbeOptions } from '../core/inspection/runProbe.ts';
+import type { AnalyzeOptions } from '../core/inspectionRun/analyze.ts';
+import type { RunProbeOptions } from '../core/inspectionRun/runProbe.ts';
 import type { FailurePlace } from '../core/kube/failureMessages.ts';
 import type { Transport } from '../core/probe/transport.ts';
 

@@ -1,6 +1,6 @@
 // The report formats of the probe commands, and their exit codes: 0 when no verdict is a warning or an
 // error, 1 when one is (2, for usage, I/O and connection errors, is the commands' own).
-import type { Inspection } from '../core/inspection/analyze.ts';
+import type { Inspection } from '../core/inspectionRun/analyze.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../core/report/inspectionReport.ts';
 import { UsageError } from './args.ts';
 

@@ -11,8 +11,8 @@ import { advanceOomLedger, EMPTY_LEDGER, oomSamples } from '../core/agent/oomLed
 import { podIdentities, podNamesOfIdentities } from '../core/agent/podIdentities.ts';
 import { agentFleetFacts } from '../core/fleet/agentFacts.ts';
 import type { FleetFacts, FleetWindow } from '../core/fleet/facts.ts';
-import { analyzeCaptureText } from '../core/inspection/analyze.ts';
-import { runProbe } from '../core/inspection/runProbe.ts';
+import { analyzeCaptureText } from '../core/inspectionRun/analyze.ts';
+import { runProbe } from '../core/inspectionRun/runProbe.ts';
 import { hamiPodQuotas } from '../core/kube/hamiPodQuotas.ts';
 import { summarizeNode } from '../core/kube/nodes.ts';
 import type { GpuNodeSummary } from '../core/kube/nodes.ts';

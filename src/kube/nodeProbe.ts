@@ -12,7 +12,7 @@
 //   reason, before anything is dialled.
 // Either way the analysis gets the names of the pods the API server lists on the node (their UIDs are what
 // the probe finds in the cgroup paths) and, on a HAMi node, the health of its device-plugin pod.
-import type { AnalyzeOptions } from '../core/inspection/analyze.ts';
+import type { AnalyzeOptions } from '../core/inspectionRun/analyze.ts';
 import { nodeSshAddress } from '../core/kube/nodeAddress.ts';
 import { parseImageReference } from '../core/kube/imageReference.ts';
 import { isDnsSubdomain } from '../core/kube/names.ts';

@@ -24,7 +24,7 @@ export const COMMANDS = {
   explainNodeOom: 'gpumem.explainNodeOom',
   copyProbeCommand: 'gpumem.copyProbeCommand',
   openPodManifest: 'gpumem.openPodManifest',
-  /** The inspector's "a click opens the pod" (src/core/inspector/openPod.ts): `(args: OpenPodArgs) => Promise<boolean>`. */
+  /** The inspector's "a click opens the pod" (src/core/inspectorPanel/openPod.ts): `(args: OpenPodArgs) => Promise<boolean>`. */
   revealPod: 'gpumem.revealPod',
   /** The Fleet view of a context (the Clusters view's Fleet item passes the context's name). */
   openFleetView: 'gpumem.openFleetView',

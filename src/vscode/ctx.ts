@@ -4,8 +4,8 @@ import type { Settings } from '../core/settings.ts';
 import { DebugPodRegistry } from '../kube/debugPodRegistry.ts';
 import { Configuration } from './config.ts';
 import type { SettingsChange } from './config.ts';
-import { Inspections } from './inspection/inspections.ts';
-import type { CreateInspectionPanels } from './inspection/inspections.ts';
+import { Inspections } from './inspectionRun/inspections.ts';
+import type { CreateInspectionPanels } from './inspectionRun/inspections.ts';
 import { ReportView } from './reportView.ts';
 
 export class Ctx implements vscode.Disposable {

@@ -1,7 +1,7 @@
 // The one surface for Markdown reports (Explain OOM, the HAMi checklist, a pod's numbers): a read-only
 // virtual document (scheme gpumem-report) shown in the Markdown preview. Nothing is written to disk and no
 // unsaved editor is left behind; the user can still copy or save the text. Inspections open in the
-// inspector instead (src/vscode/inspection/show.ts). One ReportView per window, created with the Ctx.
+// inspector instead (src/vscode/inspectionRun/show.ts). One ReportView per window, created with the Ctx.
 import * as vscode from 'vscode';
 
 export const REPORT_SCHEME = 'gpumem-report';

@@ -23,7 +23,7 @@ import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 import { containerDir, GiB, MiB, nodeCapture, STRIX_HALO } from '../unit/helpers/nodeCapture.ts';
 import type { NodeSpec } from '../unit/helpers/nodeCapture.ts';
 import { kfdFiles } from '../unit/helpers/kfdCapture.ts';

@@ -10,7 +10,7 @@ import { escapeLabelValue, renderExposition } from '../../src/core/agent/exposit
 import { nodeMetricFacts } from '../../src/core/agent/nodeSamples.ts';
 import { advanceOomLedger, EMPTY_LEDGER } from '../../src/core/agent/oomLedger.ts';
 import { parsePromText } from '../../src/core/agent/promText.ts';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 import { NODE_CAPTURES } from './corpus.ts';
 import { fuzzTarget, numberViolations, RUNS, SEED } from './harness.ts';
 import type { Violation } from './harness.ts';

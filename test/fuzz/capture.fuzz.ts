@@ -1,13 +1,13 @@
-// Probe captures: the capture format (src/core/probe/capture.ts), the analysis (src/core/inspection/analyze.ts),
+// Probe captures: the capture format (src/core/probe/capture.ts), the analysis (src/core/inspectionRun/analyze.ts),
 // the inspection reports (src/core/report/inspectionReport.ts: text reaches a terminal), the inspector's view
-// model (src/core/inspector/viewModel.ts), its pod Markdown, the live sample and the capture's re-serialisation.
+// model (src/core/inspectorPanel/viewModel.ts), its pod Markdown, the live sample and the capture's re-serialisation.
 import { isDeepStrictEqual } from 'node:util';
-import { analyzeCaptureText, StreamingAnalysis } from '../../src/core/inspection/analyze.ts';
-import type { Inspection } from '../../src/core/inspection/analyze.ts';
+import { analyzeCaptureText, StreamingAnalysis } from '../../src/core/inspectionRun/analyze.ts';
+import type { Inspection } from '../../src/core/inspectionRun/analyze.ts';
 import { serializeCapture } from '../../src/core/probe/captureWriter.ts';
-import { sampleFromCapture } from '../../src/core/inspector/sample.ts';
-import { podToMarkdown } from '../../src/core/inspector/podMarkdown.ts';
-import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
+import { sampleFromCapture } from '../../src/core/inspectorPanel/sample.ts';
+import { podToMarkdown } from '../../src/core/inspectorPanel/podMarkdown.ts';
+import { buildInspectorViewModel } from '../../src/core/inspectorPanel/viewModel.ts';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { captureText } from '../unit/helpers/captureText.ts';

@@ -1,12 +1,12 @@
 // KFD eviction counters (src/core/probe/parsers/kfd.ts, src/core/verdicts/eviction/kfdEviction.ts, vramEviction.ts,
-// src/core/inspector/evictionDelta.ts): mutated real `kfd` sections through the parser, the lifetime model and the
+// src/core/inspectorPanel/evictionDelta.ts): mutated real `kfd` sections through the parser, the lifetime model and the
 // verdicts (no throw, finite numbers, linear time); and properties of the delta: never negative, a grown counter's
 // growth exactly, a restart counts from zero.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { parseKfd, parseProcStat } from '../../src/core/probe/parsers/kfd.ts';
-import { evictedBetween, evictionRate } from '../../src/core/inspector/evictionDelta.ts';
+import { evictedBetween, evictionRate } from '../../src/core/inspectorPanel/evictionDelta.ts';
 import { lifetimeEvictions, sampleEvictions } from '../../src/core/verdicts/eviction/kfdEviction.ts';
 import { evictionThrashingVerdicts } from '../../src/core/verdicts/eviction/vramEviction.ts';
 import { kfdFiles, procStat } from '../unit/helpers/kfdCapture.ts';

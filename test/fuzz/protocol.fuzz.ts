@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 import {
   command,
   errorResponse,
@@ -16,8 +16,8 @@ import {
   request,
   response,
 } from '../../src/core/inspector/protocol.ts';
-import { sampleFromCapture } from '../../src/core/inspector/sample.ts';
-import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
+import { sampleFromCapture } from '../../src/core/inspectorPanel/sample.ts';
+import { buildInspectorViewModel } from '../../src/core/inspectorPanel/viewModel.ts';
 import { NODE_CAPTURES } from './corpus.ts';
 import { fuzzTarget, numberViolations, RUNS, SEED } from './harness.ts';
 

@@ -2,9 +2,9 @@
 // amdgpu debugfs readable, huge (100,000 buffers), root-only (run as nobody), an empty mount point, and absent.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Inspection } from '../../src/core/inspection/analyze.ts';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
-import { runProbe } from '../../src/core/inspection/runProbe.ts';
+import type { Inspection } from '../../src/core/inspectionRun/analyze.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
+import { runProbe } from '../../src/core/inspectionRun/runProbe.ts';
 import { parseCapture, sectionFiles } from '../../src/core/probe/capture.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { LocalTransport } from '../../src/transports/local.ts';

@@ -11,9 +11,9 @@
 //   npx node --test --test-concurrency=1 test/integration/retainedDebugPod.test.ts
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
-import { runProbe } from '../../src/core/inspection/runProbe.ts';
-import { sampleFromCapture } from '../../src/core/inspector/sample.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
+import { runProbe } from '../../src/core/inspectionRun/runProbe.ts';
+import { sampleFromCapture } from '../../src/core/inspectorPanel/sample.ts';
 import { newNonce } from '../../src/core/probe/script.ts';
 import { buildLightProbeScript } from '../../src/core/probe/scripts/lightScript.ts';
 import type { ExecRequest } from '../../src/core/probe/transport.ts';

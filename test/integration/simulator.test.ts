@@ -20,7 +20,7 @@ import * as k8s from '@kubernetes/client-node';
 import { WebSocketHandler } from '@kubernetes/client-node/dist/web-socket-handler.js';
 import { parse as parseYaml } from 'yaml';
 import { parseCapture } from '../../src/core/probe/capture.ts';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 import { buildProbeScript, newNonce } from '../../src/core/probe/script.ts';
 import { fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
 import { chrootUnavailable } from '../unit/helpers/probeRoot.ts';

@@ -38,7 +38,7 @@ test('neither the lint core nor dist/extension.js holds code that loads on first
 
 test('dist/inspect.js holds the inspector but no Kubernetes or SSH code: Inspect Local does not load them', async () => {
   const inputs = [...(await bundleInputs({ entryPoints: ['src/inspect.ts'] })).keys()];
-  assert.ok(inputs.includes('src/vscode/inspector/panel.ts'), 'the inspector panel is in dist/inspect.js');
+  assert.ok(inputs.includes('src/vscode/inspectorPanel/panel.ts'), 'the inspector panel is in dist/inspect.js');
   const remote = inputs.filter((input) =>
     /^node_modules\/(@kubernetes\/client-node|ssh2)\/|^src\/kube\/|^src\/transports\/ssh\.ts$/.test(input),
   );
@@ -48,7 +48,7 @@ test('dist/inspect.js holds the inspector but no Kubernetes or SSH code: Inspect
 test('isLazyModule: first-use code by source path, package path or require.cache key; activation needs excepted', () => {
   for (const path of [
     'src/core/verdicts/oom/oomVerdicts.ts',
-    'src/vscode/inspector/panel.ts',
+    'src/vscode/inspectorPanel/panel.ts',
     'src/vscode/sshHosts.ts',
     'node_modules/ssh2/lib/client.js',
     '/elsewhere/node_modules/@kubernetes/client-node/dist/index.js',
@@ -58,7 +58,7 @@ test('isLazyModule: first-use code by source path, package path or require.cache
     assert.equal(isLazyModule(path), true, path);
   for (const path of [
     'src/core/probe/transport.ts',
-    'src/vscode/inspection/inspections.ts',
+    'src/vscode/inspectionRun/inspections.ts',
     'src/vscode/ctx.ts',
     join(ROOT, 'dist', 'extension.js'),
   ])

@@ -15,8 +15,8 @@ import { advanceOomLedger, EMPTY_LEDGER, killUnixSeconds, MAX_OOM_SERIES, oomSam
 import { podIdentities } from '../../src/core/agent/podIdentities.ts';
 import { eventBody, eventName, eventWorthy, globalOomEventMessage, MAX_EVENT_MESSAGE } from '../../src/core/agent/oomEvent.ts';
 import { parsePromText } from '../../src/core/agent/promText.ts';
-import type { Inspection } from '../../src/core/inspection/analyze.ts';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import type { Inspection } from '../../src/core/inspectionRun/analyze.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 import type { HamiPodQuota } from '../../src/core/verdicts/hami/hamiQuota.ts';
 import { containerDir, GiB, MiB, nodeCapture, STRIX_HALO } from './helpers/nodeCapture.ts';
 import type { NodeSpec } from './helpers/nodeCapture.ts';

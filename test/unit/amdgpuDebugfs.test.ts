@@ -3,7 +3,7 @@
 // GTT to pods, the second source where fdinfo has no GTT, the >5 % disagreement, and why debugfs could not be read.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 import { parseAmdgpuDebugfs, parseGemInfo, parseTtmManager, parseTtmPool } from '../../src/core/probe/parsers/amdgpuDebugfs.ts';
 import { inspectionToMarkdown } from '../../src/core/report/inspectionReport.ts';
 import { amdgpuGemInfo, amdgpuGttMm, ttmGlobalPagePool, ttmPoolPages } from '../helpers/amdgpuDebugfsFiles.ts';

@@ -10,8 +10,8 @@ import { getHeapSnapshot } from 'node:v8';
 import type { AgentOptions } from '../../src/agent/agent.ts';
 import { Agent, exposedGarbageCollector } from '../../src/agent/agent.ts';
 import type { ExecRequest, ExecResult, Transport } from '../../src/core/probe/transport.ts';
-import { appendBounded, sampleFromCapture } from '../../src/core/inspector/sample.ts';
-import type { SamplePoint } from '../../src/core/inspector/sample.ts';
+import { appendBounded, sampleFromCapture } from '../../src/core/inspectorPanel/sample.ts';
+import type { SamplePoint } from '../../src/core/inspectorPanel/sample.ts';
 import { captureText } from './helpers/captureText.ts';
 import { manyPodsNode, nodeCapture } from './helpers/nodeCapture.ts';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { FLEET_VIEW_TYPE } from '../../src/core/fleet/viewType.ts';
-import { INSPECTOR_VIEW_TYPE } from '../../src/core/inspector/viewType.ts';
+import { INSPECTOR_VIEW_TYPE } from '../../src/core/inspectorPanel/viewType.ts';
 import { COMMANDS } from '../../src/vscode/commandIds.ts';
 
 interface Manifest {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { buildNodeModel } from '../../src/core/probe/nodeModel.ts';
 import { nodeAccounting, unaccountedMemoryVerdicts } from '../../src/core/verdicts/memory/unaccountedMemory.ts';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 import { inspectionToMarkdown } from '../../src/core/report/inspectionReport.ts';
 import { GiB, MiB, nodeCapture } from './helpers/nodeCapture.ts';
 

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
-import type { Inspection } from '../../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
+import type { Inspection } from '../../src/core/inspectionRun/analyze.ts';
 import {
   command,
   INSPECTOR_PROTOCOL_VERSION,
@@ -19,19 +19,19 @@ import {
   parseWebviewCommand,
 } from '../../src/core/inspector/protocol.ts';
 import { serializeCapture } from '../../src/core/probe/captureWriter.ts';
-import { appendBounded, MAX_SAMPLES, sampleFromCapture, timeSeries } from '../../src/core/inspector/sample.ts';
-import type { SamplePoint } from '../../src/core/inspector/sample.ts';
-import { verdictDocs } from '../../src/core/inspector/banner.ts';
-import { MAX_STATE_LOG_CHARS, parseClusterFactsState } from '../../src/core/inspector/clusterFactsState.ts';
-import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
-import { DEFAULT_TOP_PODS } from '../../src/core/inspector/viewModelTypes.ts';
-import type { ChartRow, InspectorViewModel } from '../../src/core/inspector/viewModelTypes.ts';
+import { appendBounded, MAX_SAMPLES, sampleFromCapture, timeSeries } from '../../src/core/inspectorPanel/sample.ts';
+import type { SamplePoint } from '../../src/core/inspectorPanel/sample.ts';
+import { verdictDocs } from '../../src/core/inspectorPanel/banner.ts';
+import { MAX_STATE_LOG_CHARS, parseClusterFactsState } from '../../src/core/inspectorPanel/clusterFactsState.ts';
+import { buildInspectorViewModel } from '../../src/core/inspectorPanel/viewModel.ts';
+import { DEFAULT_TOP_PODS } from '../../src/core/inspectorPanel/viewModelTypes.ts';
+import type { ChartRow, InspectorViewModel } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { buildProbeScript } from '../../src/core/probe/script.ts';
 import { buildLightProbeScript, LIGHT_BODY } from '../../src/core/probe/scripts/lightScript.ts';
 import { NODE_BODY } from '../../src/core/probe/scripts/nodeScript.ts';
 import { formatBytes } from '../../src/core/quantity.ts';
-import { contentSecurityPolicy, inspectorHtml, newCspNonce } from '../../src/vscode/inspector/html.ts';
+import { contentSecurityPolicy, inspectorHtml, newCspNonce } from '../../src/vscode/inspectorPanel/html.ts';
 import { captureText, procRecord } from './helpers/captureText.ts';
 import type { NodeSpec } from './helpers/nodeCapture.ts';
 import { containerDir, GiB, lightNodeCapture, manyPodsNode, MiB, nodeCapture, podUid, STRIX_HALO } from './helpers/nodeCapture.ts';

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
-import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
+import { buildInspectorViewModel } from '../../src/core/inspectorPanel/viewModel.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { GiB, MiB } from '../helpers/fixtureRoot.ts';
 import { nodeCapture, podUid, STRIX_HALO } from './helpers/nodeCapture.ts';

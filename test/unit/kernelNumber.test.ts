@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 import { buildNodeModel } from '../../src/core/probe/nodeModel.ts';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { parseDrmCards } from '../../src/core/probe/parsers/drm.ts';
@@ -17,7 +17,7 @@ import { parseDmem } from '../../src/core/probe/parsers/cgroupDmem.ts';
 import { parseKeyNumber } from '../../src/core/probe/parsers/keyValue.ts';
 import { parseMeminfo } from '../../src/core/probe/parsers/meminfo.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
-import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
+import { buildInspectorViewModel } from '../../src/core/inspectorPanel/viewModel.ts';
 import { nodeCapture, GiB, STRIX_HALO } from './helpers/nodeCapture.ts';
 
 const at = { file: '/proc/meminfo', field: 'MemTotal' };

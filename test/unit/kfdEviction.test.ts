@@ -2,15 +2,15 @@
 // vram.overcommitted, vram.eviction-thrashing, dmem.protection. Captures are built like the node probe's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
-import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
+import { buildInspectorViewModel } from '../../src/core/inspectorPanel/viewModel.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { parseCapture, sectionFiles } from '../../src/core/probe/capture.ts';
 import { parseKfd, parseProcStat } from '../../src/core/probe/parsers/kfd.ts';
-import { evictedBetween } from '../../src/core/inspector/evictionDelta.ts';
+import { evictedBetween } from '../../src/core/inspectorPanel/evictionDelta.ts';
 import { lifetimeEvictions, sampleEvictions } from '../../src/core/verdicts/eviction/kfdEviction.ts';
 import { EVICTION_RATE_THRESHOLD } from '../../src/core/verdicts/eviction/vramEviction.ts';
-import { sampleFromCapture, sampleWithBaseline, timeSeries } from '../../src/core/inspector/sample.ts';
+import { sampleFromCapture, sampleWithBaseline, timeSeries } from '../../src/core/inspectorPanel/sample.ts';
 import { containerDir, GiB, lightNodeCapture, nodeCapture, podUid, STRIX_HALO } from './helpers/nodeCapture.ts';
 import type { NodeSpec } from './helpers/nodeCapture.ts';
 import type { KfdProcSpec } from './helpers/kfdCapture.ts';

@@ -5,9 +5,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { longestRun, maxOf, minOf, pushAll } from '../../src/core/arrays.ts';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
-import { podToMarkdown } from '../../src/core/inspector/podMarkdown.ts';
-import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
+import { podToMarkdown } from '../../src/core/inspectorPanel/podMarkdown.ts';
+import { buildInspectorViewModel } from '../../src/core/inspectorPanel/viewModel.ts';
 import { markdownCodeBlock } from '../../src/core/text/escape.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { captureText, procRecord } from './helpers/captureText.ts';

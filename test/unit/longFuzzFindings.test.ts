@@ -8,7 +8,7 @@ import { parseCapture } from '../../src/core/probe/capture.ts';
 import { parseLsLine, parseMountInfoLine } from '../../src/core/probe/parsers/containerFiles.ts';
 import { classifyHamiMessage, parseHamiLogLine } from '../../src/core/probe/parsers/hamiLog.ts';
 import { parseProcesses } from '../../src/core/probe/parsers/containerProcesses.ts';
-import { sampleFromCapture } from '../../src/core/inspector/sample.ts';
+import { sampleFromCapture } from '../../src/core/inspectorPanel/sample.ts';
 import { captureText } from './helpers/captureText.ts';
 import { nodeCapture } from './helpers/nodeCapture.ts';
 import { parseHamiPodDevices } from '../../src/core/kube/pods.ts';
@@ -18,8 +18,8 @@ import { parseKernelVersion } from '../../src/core/probe/parsers/keyValue.ts';
 import { parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
 import { MAX_KUBELET_CONFIG_CHARS, parseKubeletReservations } from '../../src/core/probe/parsers/nodeConfig.ts';
 import { INSPECTOR_STATE_VERSION, notification, parseHostNotification, parseInspectorState } from '../../src/core/inspector/protocol.ts';
-import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { buildInspectorViewModel } from '../../src/core/inspectorPanel/viewModel.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 
 const HUGE = '9'.repeat(400);
 

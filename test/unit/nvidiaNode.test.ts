@@ -3,13 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
-import { buildInspectorViewModel } from '../../src/core/inspector/viewModel.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
+import { buildInspectorViewModel } from '../../src/core/inspectorPanel/viewModel.ts';
 import { parseSmiPids } from '../../src/core/probe/parsers/nvidiaSmiPids.ts';
 import { parseSmiTable } from '../../src/core/probe/parsers/nvidiaSmiTable.ts';
 import { isUnifiedMemoryProduct } from '../../src/core/probe/nvidiaNode.ts';
 import type { HamiPodQuota } from '../../src/core/verdicts/hami/hamiQuota.ts';
-import { inspectionSource, reanalyzeSource } from '../../src/core/inspector/restore.ts';
+import { inspectionSource, reanalyzeSource } from '../../src/core/inspectorPanel/restore.ts';
 import { INSPECTOR_STATE_VERSION, parseInspectorState } from '../../src/core/inspector/protocol.ts';
 import { serializeCapture } from '../../src/core/probe/captureWriter.ts';
 import { inspectionToJson } from '../../src/core/report/inspectionReport.ts';

@@ -2,7 +2,7 @@
 // command, so its argument is parsed; the pod name splits into namespace and name only when both are DNS names.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseOpenPodArgs, splitPodName } from '../../src/core/inspector/openPod.ts';
+import { parseOpenPodArgs, splitPodName } from '../../src/core/inspectorPanel/openPod.ts';
 
 test('parseOpenPodArgs keeps a well-formed argument', () => {
   assert.deepEqual(parseOpenPodArgs({ podUid: 'c0ffee-1', podName: 'ml/llama-0', target: 'node strix' }), {

@@ -9,8 +9,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import type { Inspection } from '../../src/core/inspection/analyze.ts';
-import { analyzeCapture, analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import type { Inspection } from '../../src/core/inspectionRun/analyze.ts';
+import { analyzeCapture, analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 import { parseCapture } from '../../src/core/probe/capture.ts';
 import { buildNodeModel } from '../../src/core/probe/nodeModel.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';

@@ -20,8 +20,8 @@ import {
   Tooltip,
 } from 'chart.js';
 import type { ActiveElement, ChartDataset, TooltipItem } from 'chart.js';
-import type { TimeSeries } from '../../src/core/inspector/series.ts';
-import type { ChartRow, SegmentKey } from '../../src/core/inspector/viewModelTypes.ts';
+import type { TimeSeries } from '../../src/core/inspectorPanel/series.ts';
+import type { ChartRow, SegmentKey } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import { describeBytes, formatBytes } from '../../src/core/quantity.ts';
 import { h, themeKind, themeReader } from './dom.ts';
 import { listKeyTarget } from '../../src/core/listNavigation.ts';

@@ -1,5 +1,5 @@
 // The HAMi enforcement checklist: each check's status, the command it corresponds to and its evidence.
-import type { HamiSection } from '../../src/core/inspector/viewModelTypes.ts';
+import type { HamiSection } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import { h } from './dom.ts';
 import { badge, pre, section, STATUS_TONE } from './widgets.ts';
 

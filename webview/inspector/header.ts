@@ -1,7 +1,7 @@
 // The page header: the target's title and facts, the report actions (copy, save JSON, save capture) and the
 // capture's problems.
 import type { SavedResult } from '../../src/core/inspector/protocol.ts';
-import type { InspectorViewModel } from '../../src/core/inspector/viewModelTypes.ts';
+import type { InspectorViewModel } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import type { Actions } from './actions.ts';
 import { h } from './dom.ts';
 import { requestButton } from './requestButton.ts';

@@ -4,9 +4,9 @@
 import type { HostNotification, InspectionSource, InspectorState, InspectorUiState, LiveState } from '../../src/core/inspector/protocol.ts';
 import { INSPECTOR_STATE_VERSION } from '../../src/core/inspector/protocol.ts';
 import type { PendingRequests } from '../../src/core/inspector/requests.ts';
-import type { SamplePoint } from '../../src/core/inspector/series.ts';
-import { appendBounded, MAX_SAMPLES, timeSeries } from '../../src/core/inspector/series.ts';
-import type { InspectorViewModel } from '../../src/core/inspector/viewModelTypes.ts';
+import type { SamplePoint } from '../../src/core/inspectorPanel/series.ts';
+import { appendBounded, MAX_SAMPLES, timeSeries } from '../../src/core/inspectorPanel/series.ts';
+import type { InspectorViewModel } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import { formatBytes } from '../../src/core/quantity.ts';
 import type { Actions } from './actions.ts';
 import { LiveChart, MemoryBarChart, readPalette } from './charts.ts';

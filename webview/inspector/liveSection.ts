@@ -1,7 +1,7 @@
 // The live sampling section: pause/resume, the pod the chart follows, the host's sampling status and the box the
 // live chart is drawn into (main.ts feeds it the samples).
 import type { LiveState } from '../../src/core/inspector/protocol.ts';
-import type { InspectorViewModel } from '../../src/core/inspector/viewModelTypes.ts';
+import type { InspectorViewModel } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import type { Actions } from './actions.ts';
 import { h } from './dom.ts';
 import { section } from './widgets.ts';

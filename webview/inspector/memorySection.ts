@@ -1,6 +1,6 @@
 // The memory accounting section: the summary, the legend and the boxes the node and pod charts are drawn into
 // (charts.ts), each with the same data as a table for screen readers.
-import type { ChartRow, MemoryChart } from '../../src/core/inspector/viewModelTypes.ts';
+import type { ChartRow, MemoryChart } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import { formatBytes } from '../../src/core/quantity.ts';
 import { memoryChartHeight } from './charts.ts';
 import { h } from './dom.ts';

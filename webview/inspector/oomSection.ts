@@ -1,6 +1,6 @@
 // The OOM timeline: each kill from the kernel log, its kind (global, cgroup), victim, pod, remedy and the
 // report lines it rests on.
-import type { OomTimeline } from '../../src/core/inspector/viewModelTypes.ts';
+import type { OomTimeline } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import type { Actions } from './actions.ts';
 import { h } from './dom.ts';
 import { badge, pre, section } from './widgets.ts';

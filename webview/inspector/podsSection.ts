@@ -1,6 +1,6 @@
 // The pods table: one row per container, sortable by any column (unknown values last), a click or Enter opens
 // the pod, Up/Down move between rows.
-import type { PodRow, Tone } from '../../src/core/inspector/viewModelTypes.ts';
+import type { PodRow, Tone } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import type { Actions } from './actions.ts';
 import { h } from './dom.ts';
 import { section } from './widgets.ts';

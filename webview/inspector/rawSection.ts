@@ -1,6 +1,6 @@
 // The raw capture section: every capture section as text in a collapsible, one filter over all of them, and
 // a Copy per section (the lines the filter shows).
-import type { RawSection } from '../../src/core/inspector/viewModelTypes.ts';
+import type { RawSection } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import { h } from './dom.ts';
 import type { Actions } from './actions.ts';
 import { requestButton } from './requestButton.ts';

@@ -1,6 +1,6 @@
 // The verdict: the banner under the header (the worst finding, its remedy, the counts) and the list of every
 // finding with its evidence and documentation link.
-import type { Banner, VerdictRow } from '../../src/core/inspector/viewModelTypes.ts';
+import type { Banner, VerdictRow } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import type { Actions } from './actions.ts';
 import { h } from './dom.ts';
 import { badge, pre, section, TONE_LABEL } from './widgets.ts';

@@ -2,7 +2,7 @@
 // line. Every string from the target goes in as text (dom.ts); tables are native <table>s with scoped headers
 // (sortable ones with aria-sort and a button per header), so screen readers and the keyboard get real table
 // semantics.
-import type { Tone } from '../../src/core/inspector/viewModelTypes.ts';
+import type { Tone } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import type { Child } from './dom.ts';
 import { clear, h } from './dom.ts';
 

@@ -1,9 +1,9 @@
 // One node inspection as the agent's samples: the node's memory and GPUs, each pod's cgroup memory, GPU memory,
 // true footprint and KFD evictions, and each HAMi container's quota and enforcement state. Pure: the same analysis
-// Inspect Node shows (src/core/inspection/analyze.ts), turned into the metric contract (metricContract.ts).
+// Inspect Node shows (src/core/inspectionRun/analyze.ts), turned into the metric contract (metricContract.ts).
 // Pods are labelled from the API's view of the node (namespace, name, container names by container ID); without
 // it, by UID alone. No pid or process label: series stay bounded by pods × GPUs.
-import type { NodeInspection } from '../inspection/analyze.ts';
+import type { NodeInspection } from '../inspectionRun/analyze.ts';
 import type { CgroupLimit } from '../probe/parsers/cgroupMemory.ts';
 import type { PodAccounting } from '../verdicts/memory/unaccountedMemory.ts';
 import type { HamiQuotaRow } from '../verdicts/hami/hamiQuota.ts';

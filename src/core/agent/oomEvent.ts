@@ -1,7 +1,7 @@
 // The Kubernetes Event the agent posts (opt-in, `--events`) on a global OOM kill of a pod, so `kubectl describe pod`
 // tells what `OOMKilled` hides: the node ran out of memory, not the pod's limit, with the GPU memory no cgroup
 // counted. Pure: the name, the body and the merge patch of a repeat; src/agent/oomEvents.ts sends them.
-import type { NodeInspection } from '../inspection/analyze.ts';
+import type { NodeInspection } from '../inspectionRun/analyze.ts';
 import { formatBytes } from '../quantity.ts';
 import type { OomVerdict } from '../verdicts/oom/oomVerdictTypes.ts';
 import type { PodIdentity } from './nodeSamples.ts';

@@ -1,4 +1,4 @@
-// The typed message protocol between the inspector's host (src/vscode/inspector/panel.ts) and its webview
+// The typed message protocol between the inspector's host (src/vscode/inspectorPanel/panel.ts) and its webview
 // (webview/inspector/), shared by both sides. Modelled on GitLens's webview IPC (src/webviews/protocol.ts):
 //   commands       webview → host, fire-and-forget (the host answers, if at all, with a notification);
 //   requests       webview → host, with a correlation `id`: the host answers each with exactly one `response`
@@ -9,11 +9,11 @@
 // Every message carries the protocol version `v` and a `method` that discriminates the union. Both ends
 // validate what they receive with the parse functions below: the host treats the webview as untrusted
 // input (it renders text from the target), and a restored webview may hold state from an older version.
-import type { ClusterFactsState } from './clusterFactsState.ts';
-import { parseClusterFactsState } from './clusterFactsState.ts';
-import type { SamplePoint } from './series.ts';
-import type { InspectorViewModel } from './viewModelTypes.ts';
-import { VIEW_MODEL_VERSION } from './viewModelTypes.ts';
+import type { ClusterFactsState } from '../inspectorPanel/clusterFactsState.ts';
+import { parseClusterFactsState } from '../inspectorPanel/clusterFactsState.ts';
+import type { SamplePoint } from '../inspectorPanel/series.ts';
+import type { InspectorViewModel } from '../inspectorPanel/viewModelTypes.ts';
+import { VIEW_MODEL_VERSION } from '../inspectorPanel/viewModelTypes.ts';
 
 /** 2: the exports and the raw sections' Copy became requests (they were commands answered by a notice). */
 export const INSPECTOR_PROTOCOL_VERSION = 2;

@@ -1,7 +1,7 @@
 // An inspection as Markdown (VS Code report, `--format markdown`), plain text and JSON.
 // Every string from the target is escaped: a hostile pod or process name renders as text.
 import { pushAll } from '../arrays.ts';
-import type { Inspection } from '../inspection/analyze.ts';
+import type { Inspection } from '../inspectionRun/analyze.ts';
 import { formatBytes } from '../quantity.ts';
 import { markdownCodeBlock, markdownText, terminalSafe } from '../text/escape.ts';
 import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';

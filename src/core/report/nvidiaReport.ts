@@ -1,7 +1,7 @@
 // The NVIDIA part of an inspection report: the node's GPUs as nvidia-smi lists them, GPU memory per pod and
 // GPU, the node's own GPU processes, and the one table that answers "which HAMi pods on this node are
 // really limited?" — as Markdown, plain text and JSON. Every string from the target is escaped.
-import type { Inspection, NodeInspection } from '../inspection/analyze.ts';
+import type { Inspection, NodeInspection } from '../inspectionRun/analyze.ts';
 import type { NvidiaProcess } from '../probe/nvidiaNode.ts';
 import { formatBytes } from '../quantity.ts';
 import { markdownText, terminalSafe } from '../text/escape.ts';

@@ -5,7 +5,7 @@
 //   HAMi device-plugin pods for the report; the inspector panel keeps the debug pod (or the SSH connection)
 //   for live sampling and deletes it when it closes;
 // - Explain OOM Kills on Node: the node probe's kernel log plus the node's SystemOOM events, as a report.
-import type { Inspection } from '../../core/inspection/analyze.ts';
+import type { Inspection } from '../../core/inspectionRun/analyze.ts';
 import type { FailurePlace } from '../../core/kube/failureMessages.ts';
 import type { Transport } from '../../core/probe/transport.ts';
 import { nodeEventsMarkdown } from '../../core/report/clusterReport.ts';
@@ -14,7 +14,7 @@ import { oomToMarkdown } from '../../core/report/oomReport.ts';
 import { nodeMemoryEventsOf } from '../../kube/explorer.ts';
 import { nodeAnalysisInputs, resolveNodeProbeRoute } from '../../kube/nodeProbe.ts';
 import type { Ctx } from '../ctx.ts';
-import { runInspection } from '../inspection/run.ts';
+import { runInspection } from '../inspectionRun/run.ts';
 import { showFailure } from '../messages.ts';
 import { vscodeSshOptions } from '../commands/inspectSsh.ts';
 import { requireTrust } from '../trust.ts';

@@ -2,7 +2,7 @@
 // - Inspect Pod: the container probe through pod exec (client-node's WebSocket, or kubectl with
 //   gpumem.kubernetes.execMode = kubectl: execTransport.ts), in the container the user picks when several;
 // - Run HAMi Checklist on Pod: the container probe plus the cluster-side HAMi checks, as a report.
-import type { Inspection } from '../../core/inspection/analyze.ts';
+import type { Inspection } from '../../core/inspectionRun/analyze.ts';
 import type { FailurePlace } from '../../core/kube/failureMessages.ts';
 import { hamiFactsFromPod } from '../../core/kube/pods.ts';
 import { hamiClusterMarkdown } from '../../core/report/clusterReport.ts';
@@ -10,7 +10,7 @@ import type { HamiClusterSection } from '../../core/report/clusterReport.ts';
 import { inspectionToMarkdown } from '../../core/report/inspectionReport.ts';
 import { podHamiFacts } from '../../kube/explorer.ts';
 import type { Ctx } from '../ctx.ts';
-import { runInspection } from '../inspection/run.ts';
+import { runInspection } from '../inspectionRun/run.ts';
 import { requireTrust } from '../trust.ts';
 import type { ClusterModel } from './clusterModel.ts';
 import { podExecTransport } from './execTransport.ts';

@@ -4,7 +4,7 @@
 // is not in any of them), and the inspector shows the pod's numbers as a Markdown report instead.
 // Internal: not in the command palette (package.json), called with OpenPodArgs.
 import * as vscode from 'vscode';
-import { parseOpenPodArgs, splitPodName } from '../../core/inspector/openPod.ts';
+import { parseOpenPodArgs, splitPodName } from '../../core/inspectorPanel/openPod.ts';
 import type { ClusterModel, PodElement } from './clusterModel.ts';
 import { CLUSTERS_VIEW } from './commandIds.ts';
 

@@ -1,6 +1,6 @@
 // "Analyze Probe Capture…": reads a saved capture back, for offline and air-gapped work.
 import * as vscode from 'vscode';
-import { analyzeCaptureText } from '../../core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../../core/inspectionRun/analyze.ts';
 import type { Ctx } from '../ctx.ts';
 import { showFailure } from '../messages.ts';
 

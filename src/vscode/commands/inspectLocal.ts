@@ -1,7 +1,7 @@
-// "Inspect Local Machine": the node probe on this machine, with progress and cancellation (inspection/run.ts).
+// "Inspect Local Machine": the node probe on this machine, with progress and cancellation (inspectionRun/run.ts).
 import { LocalTransport } from '../../transports/local.ts';
 import type { Ctx } from '../ctx.ts';
-import { runInspection } from '../inspection/run.ts';
+import { runInspection } from '../inspectionRun/run.ts';
 import { requireTrust } from '../trust.ts';
 
 export async function inspectLocal(ctx: Ctx): Promise<void> {

@@ -9,7 +9,7 @@ import { showFailure } from '../messages.ts';
 import type { SshHostItem } from '../sshHosts.ts';
 import { configuredSshHosts } from '../sshHosts.ts';
 import { requireTrust } from '../trust.ts';
-import { runInspection } from '../inspection/run.ts';
+import { runInspection } from '../inspectionRun/run.ts';
 
 async function pickDestination(ctx: Ctx): Promise<string | undefined> {
   const hosts = configuredSshHosts(ctx.settings);

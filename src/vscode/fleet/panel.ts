@@ -23,7 +23,7 @@ import { summarizeFleet } from '../../core/fleet/summary.ts';
 import type { FleetSettings } from '../../core/settings.ts';
 import type { ClusterClient } from '../../kube/clusterClient.ts';
 import { errorText } from '../../kube/errorText.ts';
-import { webviewOptions, WebviewHost } from '../inspection/webviewHost.ts';
+import { webviewOptions, WebviewHost } from '../inspectionRun/webviewHost.ts';
 import { showFailure } from '../messages.ts';
 import { fleetHtml } from './html.ts';
 import { NoAgentsError } from '../../fleet/readFleet.ts';

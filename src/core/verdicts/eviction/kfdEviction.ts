@@ -2,8 +2,8 @@
 // while its buffers were moved out of VRAM and back, as a rate. One capture gives each process's total since it
 // started over its lifetime (/proc/<pid>/stat start time against the node's uptime); two samples give the growth
 // between them. Processes are joined to pods through their /proc/<pid>/cgroup, as the fdinfo sweep does.
-import type { EvictionCounter } from '../../inspector/evictionDelta.ts';
-import { counterKey, evictedBetween, evictionRate } from '../../inspector/evictionDelta.ts';
+import type { EvictionCounter } from '../../inspectorPanel/evictionDelta.ts';
+import { counterKey, evictedBetween, evictionRate } from '../../inspectorPanel/evictionDelta.ts';
 import type { KfdCapture, KfdProcess } from '../../probe/parsers/kfd.ts';
 import { parsePodCgroup } from '../../probe/podCgroup.ts';
 

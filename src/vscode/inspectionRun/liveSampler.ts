@@ -9,11 +9,11 @@
 // sample is logged to the gpumem output channel ("inspector: live sample N …"), which is how the e2e tests
 // count execs.
 import type * as vscode from 'vscode';
-import type { Inspection } from '../../core/inspection/analyze.ts';
+import type { Inspection } from '../../core/inspectionRun/analyze.ts';
 import type { LiveState } from '../../core/inspector/protocol.ts';
-import type { SamplePoint } from '../../core/inspector/sample.ts';
-import type { EvictionBaseline } from '../../core/inspector/sample.ts';
-import { appendBounded, MAX_SAMPLES, sampleWithBaseline } from '../../core/inspector/sample.ts';
+import type { SamplePoint } from '../../core/inspectorPanel/sample.ts';
+import type { EvictionBaseline } from '../../core/inspectorPanel/sample.ts';
+import { appendBounded, MAX_SAMPLES, sampleWithBaseline } from '../../core/inspectorPanel/sample.ts';
 import { newNonce } from '../../core/probe/script.ts';
 import { buildLightProbeScript } from '../../core/probe/scripts/lightScript.ts';
 import type { Transport } from '../../core/probe/transport.ts';

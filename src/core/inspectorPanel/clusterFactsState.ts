@@ -5,7 +5,7 @@
 //
 // The saved state comes back from the webview, so it is untrusted: parseClusterFactsState keeps only
 // well-formed fields within bounds and drops the rest, never throws.
-import type { ClusterFacts } from '../inspection/analyze.ts';
+import type { ClusterFacts } from '../inspectionRun/analyze.ts';
 import type { HamiClusterFacts } from '../verdicts/hami/hamiCheck.ts';
 import type { HamiPodQuota } from '../verdicts/hami/hamiQuotaRow.ts';
 

@@ -1,7 +1,7 @@
 // The inspector's detail sections: the OOM timeline (each kill of the kernel log: global or memory cgroup,
 // the victim, the evidence lines), the HAMi enforcement checklist, kernel and driver checks, and every
 // capture section as raw text.
-import type { Inspection } from '../inspection/analyze.ts';
+import type { Inspection } from '../inspectionRun/analyze.ts';
 import type { Capture, CaptureSection } from '../probe/capture.ts';
 import { formatBytes } from '../quantity.ts';
 import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hami/hamiChecklist.ts';

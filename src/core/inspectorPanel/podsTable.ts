@@ -1,5 +1,5 @@
 // The pods table: one row per pod, with numbers for sorting and texts for display.
-import type { Inspection } from '../inspection/analyze.ts';
+import type { Inspection } from '../inspectionRun/analyze.ts';
 import { parsePodCgroup } from '../probe/podCgroup.ts';
 import type { OomVerdict } from '../verdicts/oom/oomVerdictTypes.ts';
 import { MIN_HEADROOM_SHARE } from '../verdicts/memory/unaccountedMemory.ts';

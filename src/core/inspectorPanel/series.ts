@@ -1,7 +1,7 @@
 // The live time series of the inspector: sample points, the bounded history, and the four lines of the
 // live chart (and the KFD eviction rate on its own axis). Pure and dependency-free, so the webview bundle takes it
 // without the capture parsers
-// (src/core/inspector/sample.ts turns a light-probe capture into a point).
+// (src/core/inspectorPanel/sample.ts turns a light-probe capture into a point).
 /** Points kept: 10 minutes at one sample every 2 s. */
 export const MAX_SAMPLES = 300;
 

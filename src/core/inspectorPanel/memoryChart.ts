@@ -1,7 +1,7 @@
 // The memory accounting chart: stacked per node and per pod (cgroup-accounted, GTT no cgroup is charged
 // for, VRAM, free), the limit as a line, exact bytes for tooltips; the top N pods by true footprint plus
 // one "others" row, so 50 pods stay readable.
-import type { Inspection } from '../inspection/analyze.ts';
+import type { Inspection } from '../inspectionRun/analyze.ts';
 import { describeBytes, formatBytes } from '../quantity.ts';
 import type { KernelMemory } from '../verdicts/memory/kernelMemory.ts';
 import type { PodAccounting } from '../verdicts/memory/unaccountedMemory.ts';

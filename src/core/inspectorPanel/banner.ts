@@ -1,7 +1,7 @@
 // The top of the inspector: the header (target, facts), the banner (the worst finding first, in one
 // sentence, with its remedy and its documentation anchor) and the list of verdicts.
 import type { Severity } from '../findings.ts';
-import type { Inspection } from '../inspection/analyze.ts';
+import type { Inspection } from '../inspectionRun/analyze.ts';
 import type { Verdict } from '../verdicts/verdict.ts';
 import { oneLine } from '../textScan.ts';
 import type { Tone, Banner, VerdictRow, Header, Fact } from './viewModelTypes.ts';

@@ -14,7 +14,7 @@
 //   kernel    kernel, driver and dmem checks plus a few facts;
 //   raw       every capture section as text (oom, hami, kernel, raw: detailSections.ts).
 // A pod as Markdown, for the report view, is podMarkdown.ts.
-import type { Inspection } from '../inspection/analyze.ts';
+import type { Inspection } from '../inspectionRun/analyze.ts';
 import type { InspectorViewModel, ViewModelOptions } from './viewModelTypes.ts';
 import { VIEW_MODEL_VERSION, DEFAULT_TOP_PODS, DEFAULT_MAX_RAW_SECTION_CHARS } from './viewModelTypes.ts';
 import { podLabel } from './cells.ts';

@@ -3,10 +3,10 @@
 // WebviewPanelSerializer that ./inspections.ts registers at activation). Part of dist/inspect.js: one
 // InspectionPanels per window, created on first use by the Ctx's Inspections: no module-level registry.
 import type * as vscode from 'vscode';
-import type { Inspection } from '../../core/inspection/analyze.ts';
+import type { Inspection } from '../../core/inspectionRun/analyze.ts';
 import { parseInspectorState } from '../../core/inspector/protocol.ts';
-import { InspectorPanel } from '../inspector/panel.ts';
-import type { InspectorEnvironment, PanelRegistry, ShowInspectionOptions } from '../inspector/panel.ts';
+import { InspectorPanel } from '../inspectorPanel/panel.ts';
+import type { InspectorEnvironment, PanelRegistry, ShowInspectionOptions } from '../inspectorPanel/panel.ts';
 
 export class InspectionPanels {
   readonly #env: InspectorEnvironment;

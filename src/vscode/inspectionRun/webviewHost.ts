@@ -1,10 +1,10 @@
 // The host side every gpumem webview panel shares: the bundle under dist/webview/ as the only local
-// resource, a fresh HTML with a new CSP nonce on each render (src/vscode/inspector/html.ts holds the policy),
+// resource, a fresh HTML with a new CSP nonce on each render (src/vscode/inspectorPanel/html.ts holds the policy),
 // and messages out that are dropped once the panel is gone. What the messages mean is the panel's own.
 // https://code.visualstudio.com/api/extension-guides/webview#content-security-policy
 import * as vscode from 'vscode';
-import type { InspectorHtmlInput } from '../inspector/html.ts';
-import { contentSecurityPolicy, newCspNonce } from '../inspector/html.ts';
+import type { InspectorHtmlInput } from '../inspectorPanel/html.ts';
+import { contentSecurityPolicy, newCspNonce } from '../inspectorPanel/html.ts';
 
 export interface WebviewBundle {
   /** File names under dist/webview/. */

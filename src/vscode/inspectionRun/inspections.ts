@@ -3,9 +3,9 @@
 // or restored panel, so activating on a YAML file loads none of them (issue 16). The panel serializer is
 // registered here at activation, as the `onWebviewPanel:gpumem.inspector` activation event requires.
 import * as vscode from 'vscode';
-import type { Inspection } from '../../core/inspection/analyze.ts';
-import { INSPECTOR_VIEW_TYPE } from '../../core/inspector/viewType.ts';
-import type { InspectorEnvironment, ShowInspectionOptions } from '../inspector/panel.ts';
+import type { Inspection } from '../../core/inspectionRun/analyze.ts';
+import { INSPECTOR_VIEW_TYPE } from '../../core/inspectorPanel/viewType.ts';
+import type { InspectorEnvironment, ShowInspectionOptions } from '../inspectorPanel/panel.ts';
 import type { InspectionPanels } from './show.ts';
 
 /** Creates the window's panels; `reason` (what first needed them) goes to the output channel with the load. */

@@ -1,10 +1,10 @@
 // The inspector panel's own view logic: one WebviewPanel per target (InspectionPanels in
-// src/vscode/inspection/show.ts keeps them and replaces a target's panel with its new inspection), the
+// src/vscode/inspectionRun/show.ts keeps them and replaces a target's panel with its new inspection), the
 // typed protocol (src/core/inspector/protocol.ts) and the exports. The webview plumbing is
-// src/vscode/inspection/webviewHost.ts, the live sampling src/vscode/inspection/liveSampler.ts.
+// src/vscode/inspectionRun/webviewHost.ts, the live sampling src/vscode/inspectionRun/liveSampler.ts.
 import * as vscode from 'vscode';
-import type { Inspection } from '../../core/inspection/analyze.ts';
-import type { OpenPodArgs } from '../../core/inspector/openPod.ts';
+import type { Inspection } from '../../core/inspectionRun/analyze.ts';
+import type { OpenPodArgs } from '../../core/inspectorPanel/openPod.ts';
 import type {
   CopiedResult,
   HostNotification,
@@ -18,18 +18,18 @@ import type {
   WebviewRequestMethod,
 } from '../../core/inspector/protocol.ts';
 import { errorResponse, notification, parseWebviewMessage, response } from '../../core/inspector/protocol.ts';
-import { inspectionSource, reanalyzeSource } from '../../core/inspector/restore.ts';
+import { inspectionSource, reanalyzeSource } from '../../core/inspectorPanel/restore.ts';
 import { serializeCapture } from '../../core/probe/captureWriter.ts';
-import { INSPECTOR_VIEW_TYPE } from '../../core/inspector/viewType.ts';
-import { verdictDocs } from '../../core/inspector/banner.ts';
-import { podToMarkdown } from '../../core/inspector/podMarkdown.ts';
-import { buildInspectorViewModel } from '../../core/inspector/viewModel.ts';
-import type { InspectorViewModel } from '../../core/inspector/viewModelTypes.ts';
+import { INSPECTOR_VIEW_TYPE } from '../../core/inspectorPanel/viewType.ts';
+import { verdictDocs } from '../../core/inspectorPanel/banner.ts';
+import { podToMarkdown } from '../../core/inspectorPanel/podMarkdown.ts';
+import { buildInspectorViewModel } from '../../core/inspectorPanel/viewModel.ts';
+import type { InspectorViewModel } from '../../core/inspectorPanel/viewModelTypes.ts';
 import type { Transport } from '../../core/probe/transport.ts';
 import { inspectionToJson, inspectionToMarkdown } from '../../core/report/inspectionReport.ts';
 import { COMMANDS } from '../commandIds.ts';
-import { LiveSampler } from '../inspection/liveSampler.ts';
-import { webviewOptions, WebviewHost } from '../inspection/webviewHost.ts';
+import { LiveSampler } from '../inspectionRun/liveSampler.ts';
+import { webviewOptions, WebviewHost } from '../inspectionRun/webviewHost.ts';
 import type { ReportView } from '../reportView.ts';
 import { inspectorHtml } from './html.ts';
 import { exportFileStem } from '../../core/text/exportFileStem.ts';

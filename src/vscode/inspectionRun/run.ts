@@ -2,9 +2,9 @@
 // Inspect Node, Inspect Pod, the HAMi checklist, Explain OOM Kills on Node): progress with cancel, the probe on
 // the transport, the analysis, the result shown, and one way to report a failure.
 import * as vscode from 'vscode';
-import { analyzeCaptureText } from '../../core/inspection/analyze.ts';
-import type { AnalyzeOptions, Inspection } from '../../core/inspection/analyze.ts';
-import { runProbe } from '../../core/inspection/runProbe.ts';
+import { analyzeCaptureText } from '../../core/inspectionRun/analyze.ts';
+import type { AnalyzeOptions, Inspection } from '../../core/inspectionRun/analyze.ts';
+import { runProbe } from '../../core/inspectionRun/runProbe.ts';
 import { hamiLibPathOption } from '../../core/probe/hamiLibPath.ts';
 import type { ProbeScope } from '../../core/probe/capture.ts';
 import type { Transport } from '../../core/probe/transport.ts';

@@ -1,11 +1,11 @@
 // What an inspector panel keeps to come back after a window reload (the webview's saved state), and the
 // inspection it brings back: the same capture analysed with the same pod names and cluster facts, so the
 // restored panel's verdicts and exports are those it showed.
-import type { Inspection } from '../inspection/analyze.ts';
-import { analyzeCaptureText } from '../inspection/analyze.ts';
+import type { Inspection } from '../inspectionRun/analyze.ts';
+import { analyzeCaptureText } from '../inspectionRun/analyze.ts';
 import { clusterFactsFromState, clusterFactsToState } from './clusterFactsState.ts';
-import type { InspectionSource } from './protocol.ts';
-import { MAX_STATE_CAPTURE_CHARS } from './protocol.ts';
+import type { InspectionSource } from '../inspector/protocol.ts';
+import { MAX_STATE_CAPTURE_CHARS } from '../inspector/protocol.ts';
 
 export function inspectionSource(inspection: Inspection, id: string, captureText: string): InspectionSource {
   return {
