@@ -5,7 +5,7 @@ import type { OomAdvance } from '../core/agent/oomLedger.ts';
 import { eventBody, eventName, eventRepeatPatch, eventWorthy, globalOomEventMessage } from '../core/agent/oomEvent.ts';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import type { Inspection } from '../core/inspectionRun/analyze.ts';
-import { describeKubeFailure } from '../core/kube/contextState.ts';
+import { describeKubeFailure } from '../core/kube/kubeFailure.ts';
 import type { ClusterClient } from '../kube/clusterClient.ts';
 import { KubeRequestError } from '../kube/clusterClient.ts';
 import type { PodView } from './agent.ts';

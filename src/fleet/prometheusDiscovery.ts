@@ -8,7 +8,7 @@ import type { V1Service } from '@kubernetes/client-node';
 import { pushAll } from '../core/arrays.ts';
 import type { ClusterClient } from '../kube/clusterClient.ts';
 import { KubeRequestError } from '../kube/clusterClient.ts';
-import { describeKubeFailure } from '../core/kube/contextState.ts';
+import { describeKubeFailure } from '../core/kube/kubeFailure.ts';
 
 const SELECTORS = ['app.kubernetes.io/name=prometheus', 'self-monitor=true'];
 const PORT_NAMES = ['web', 'http-web', 'http'];

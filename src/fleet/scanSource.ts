@@ -16,7 +16,7 @@ import { runProbe } from '../core/inspectionRun/runProbe.ts';
 import { hamiPodQuotas } from '../core/kube/hamiPodQuotas.ts';
 import { summarizeNode } from '../core/kube/nodes.ts';
 import type { GpuNodeSummary } from '../core/kube/nodes.ts';
-import { describeKubeFailure } from '../core/kube/contextState.ts';
+import { describeKubeFailure } from '../core/kube/kubeFailure.ts';
 import { describeFailure, TransportError } from '../core/probe/transport.ts';
 import type { ClusterClient } from '../kube/clusterClient.ts';
 import { KubeRequestError } from '../kube/clusterClient.ts';

@@ -4,7 +4,7 @@
 // The lookup says why it cannot be used (no agent pod on the node, not ready, no `create pods/exec` in
 // gpumem-system), and the caller falls back to the debug pod and says which path it took.
 import type { V1Pod } from '@kubernetes/client-node';
-import { describeKubeFailure } from '../core/kube/contextState.ts';
+import { describeKubeFailure } from '../core/kube/kubeFailure.ts';
 import type { CallOptions, ClusterClient } from './clusterClient.ts';
 import { KubeRequestError, nodeFieldSelector } from './clusterClient.ts';
 

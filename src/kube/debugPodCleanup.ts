@@ -2,7 +2,7 @@
 // transient errors, each with its own deadline (never the run's cancelled signal). A pod that could not be
 // deleted is recorded with the command that removes it; its activeDeadlineSeconds still stops it.
 import { setTimeout as delay } from 'node:timers/promises';
-import { describeKubeFailure } from '../core/kube/contextState.ts';
+import { describeKubeFailure } from '../core/kube/kubeFailure.ts';
 import { KubeRequestError } from './kubeRequestError.ts';
 import type { DebugPodPlace } from './debugPodStart.ts';
 

@@ -5,7 +5,7 @@
 import type { V1Node, V1Pod, V1Toleration } from '@kubernetes/client-node';
 import type { TransportFailure } from '../core/probe/transport.ts';
 import { TransportError } from '../core/probe/transport.ts';
-import { describeKubeFailure } from '../core/kube/contextState.ts';
+import { describeKubeFailure } from '../core/kube/kubeFailure.ts';
 import type { ClusterClient } from './clusterClient.ts';
 import { KubeRequestError } from './kubeRequestError.ts';
 import { DEBUG_CONTAINER, recursiveReadOnlySupport } from './debugPodSpec.ts';

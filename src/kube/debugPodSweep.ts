@@ -11,7 +11,7 @@
 // killed client is the same activeDeadlineSeconds. The sweep needs only `list pods` more.
 import { hostname, userInfo } from 'node:os';
 import { leftoverVerdict } from '../core/kube/debugPodLeftovers.ts';
-import { describeKubeFailure } from '../core/kube/contextState.ts';
+import { describeKubeFailure } from '../core/kube/kubeFailure.ts';
 import type { ClusterClient } from './clusterClient.ts';
 import { KubeRequestError } from './clusterClient.ts';
 import { DEBUG_POD_CREATOR_ANNOTATION, DEBUG_POD_LABELS, DEBUG_POD_SELECTOR } from './debugPodSpec.ts';

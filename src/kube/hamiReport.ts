@@ -8,7 +8,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { FailurePlace } from '../core/kube/failureMessages.ts';
 import { explainKubeFailure } from '../core/kube/failureMessages.ts';
-import { classifyKubeError } from '../core/kube/contextState.ts';
+import { classifyKubeError } from '../core/kube/kubeFailure.ts';
 import { asArray, asString, path } from '../core/kube/json.ts';
 import type { ComponentPod, ContainerLog, HamiReportInput, Lookup } from '../core/report/hamiIssueInput.ts';
 import type { CallOptions, ClusterClient } from './clusterClient.ts';

@@ -12,8 +12,8 @@
 // - A failed HTTP status throws ApiException {code, body}; the body is often the Status as JSON text.
 import { Observable } from '@kubernetes/client-node';
 import type { ConfigurationOptions, ObservableMiddleware, RequestContext, ResponseContext } from '@kubernetes/client-node';
-import type { AttemptedRequest, KubeFailure } from '../core/kube/contextState.ts';
-import { classifyKubeError } from '../core/kube/contextState.ts';
+import type { AttemptedRequest, KubeFailure } from '../core/kube/kubeFailure.ts';
+import { classifyKubeError } from '../core/kube/kubeFailure.ts';
 import { KubeRequestError } from './kubeRequestError.ts';
 
 export interface Deadline {

@@ -1,8 +1,8 @@
 // What a failed Kubernetes request says (the verb and resource that were attempted, and why), and the
 // field-selector escaping the requests use. A leaf, so the client, the watch engine and the transports
 // share it without importing the client.
-import type { AttemptedRequest, ContextState, KubeFailure } from '../core/kube/contextState.ts';
-import { contextStateFromFailure, describeKubeFailure } from '../core/kube/contextState.ts';
+import type { AttemptedRequest, ContextState, KubeFailure } from '../core/kube/kubeFailure.ts';
+import { contextStateFromFailure, describeKubeFailure } from '../core/kube/kubeFailure.ts';
 
 /** A failed Kubernetes request: what was attempted, and why it failed, ready for the UI. */
 export class KubeRequestError extends Error {

@@ -10,8 +10,8 @@
 import { Watch } from '@kubernetes/client-node';
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
-import type { AttemptedRequest, KubeFailure } from '../core/kube/contextState.ts';
-import { classifyKubeError, describeKubeFailure } from '../core/kube/contextState.ts';
+import type { AttemptedRequest, KubeFailure } from '../core/kube/kubeFailure.ts';
+import { classifyKubeError, describeKubeFailure } from '../core/kube/kubeFailure.ts';
 import { KubeRequestError, nodeFieldSelector } from './kubeRequestError.ts';
 
 export interface WatchTuning {

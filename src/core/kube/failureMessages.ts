@@ -1,8 +1,8 @@
 // What the Clusters view and its commands say when Kubernetes refuses or fails a request: the verb and the
 // resource that were refused, where, and what to do (the `kubectl auth can-i` line to check it, the role to
 // ask for, running the probe by hand). Pure text; the callers show it.
-import type { KubeFailure } from './contextState.ts';
-import { describeKubeFailure } from './contextState.ts';
+import type { KubeFailure } from './kubeFailure.ts';
+import { describeKubeFailure } from './kubeFailure.ts';
 import type { TransportFailure } from '../probe/transport.ts';
 import { describeFailure } from '../probe/transport.ts';
 import { shellQuote } from './probeCommand.ts';

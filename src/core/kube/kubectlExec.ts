@@ -23,7 +23,7 @@
 // - a 403 on the exec upgrade (WebSocket, then the SPDY fallback) prints the API server's message:
 //   `pods "p" is forbidden: User "u" cannot create resource "pods/exec" in API group "" in the namespace "ns"`.
 import { pushAll } from '../arrays.ts';
-import { parseForbiddenMessage } from './contextState.ts';
+import { parseForbiddenMessage } from './kubeFailure.ts';
 import type { ExecResult, TransportFailure } from '../probe/transport.ts';
 import { isDnsLabel, isDnsSubdomain } from './names.ts';
 
