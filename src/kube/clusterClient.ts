@@ -13,8 +13,10 @@
 import { pushAll } from '../core/arrays.ts';
 import { AuthorizationV1Api, CoreV1Api, setHeaderOptions, VersionApi } from '@kubernetes/client-node';
 import type { ConfigurationOptions, KubeConfig, CoreV1Event, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
-import type { AttemptedRequest, ContextState, KubeFailure } from '../core/kube/kubeFailure.ts';
-import { classifyKubeError, contextStateFromFailure } from '../core/kube/kubeFailure.ts';
+import type { AttemptedRequest, KubeFailure } from '../core/kube/kubeFailure.ts';
+import type { ContextState } from '../core/kube/contextState.ts';
+import { classifyKubeError } from '../core/kube/kubeFailure.ts';
+import { contextStateFromFailure } from '../core/kube/contextState.ts';
 import { callWithDeadline } from './kubeCall.ts';
 import { escapeFieldValue, KubeRequestError, nodeFieldSelector } from './kubeRequestError.ts';
 import { watchOnce, watchPodsOnNode } from './kubeWatch.ts';

@@ -1,8 +1,10 @@
 // What a failed Kubernetes request says (the verb and resource that were attempted, and why), and the
 // field-selector escaping the requests use. A leaf, so the client, the watch engine and the transports
 // share it without importing the client.
-import type { AttemptedRequest, ContextState, KubeFailure } from '../core/kube/kubeFailure.ts';
-import { contextStateFromFailure, describeKubeFailure } from '../core/kube/kubeFailure.ts';
+import type { AttemptedRequest, KubeFailure } from '../core/kube/kubeFailure.ts';
+import type { ContextState } from '../core/kube/contextState.ts';
+import { describeKubeFailure } from '../core/kube/kubeFailure.ts';
+import { contextStateFromFailure } from '../core/kube/contextState.ts';
 
 /** A failed Kubernetes request: what was attempted, and why it failed, ready for the UI. */
 export class KubeRequestError extends Error {

@@ -38,7 +38,8 @@ import {
   summarizePod,
 } from '../../src/core/kube/pods.ts';
 import { nodeMemoryEvents, parseSystemOomMessage, systemOomEvents } from '../../src/core/kube/events.ts';
-import { classifyKubeError, contextStateFromError, describeContextState, parseForbiddenMessage } from '../../src/core/kube/kubeFailure.ts';
+import { classifyKubeError, parseForbiddenMessage } from '../../src/core/kube/kubeFailure.ts';
+import { contextStateFromError, describeContextState } from '../../src/core/kube/contextState.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Fixtures

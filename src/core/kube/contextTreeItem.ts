@@ -1,7 +1,7 @@
 // The Clusters view's row for a kubeconfig context: its reachability (contextState.ts), the cluster, server,
 // user and credentials it names, and where it was defined.
-import type { ContextState } from './kubeFailure.ts';
-import { describeContextState } from './kubeFailure.ts';
+import type { ContextState } from './contextState.ts';
+import { describeContextState } from './contextState.ts';
 import { explainForbidden } from './failureMessages.ts';
 import { markdownText, plainLabel } from '../text/escape.ts';
 import type { IconSpec, TreeItemModel } from './treeItemModel.ts';

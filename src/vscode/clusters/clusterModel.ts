@@ -11,8 +11,9 @@
 // - the kubeconfig is never written.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { NodeLabelRule } from '../../core/config.ts';
-import type { ContextState, KubeFailure } from '../../core/kube/kubeFailure.ts';
-import { describeContextState } from '../../core/kube/kubeFailure.ts';
+import type { KubeFailure } from '../../core/kube/kubeFailure.ts';
+import type { ContextState } from '../../core/kube/contextState.ts';
+import { describeContextState } from '../../core/kube/contextState.ts';
 import type { NodeMemoryEvent } from '../../core/kube/events.ts';
 import type { GpuNodeSummary } from '../../core/kube/nodes.ts';
 import type { GpuPodSummary } from '../../core/kube/pods.ts';

@@ -11,7 +11,7 @@
 // - a context that listed its nodes shows a Fleet item first, which opens its fleet view (src/vscode/fleet/).
 // Welcome views (package.json viewsWelcome) key off `gpumem.clusters.state`: noKubeconfig, allUnreachable.
 import * as vscode from 'vscode';
-import { describeContextState } from '../../core/kube/kubeFailure.ts';
+import { describeContextState } from '../../core/kube/contextState.ts';
 import { explainForbidden, explainKubeFailure } from '../../core/kube/failureMessages.ts';
 import type { MessageKind } from '../../core/kube/messageTreeItems.ts';
 import type { TreeItemModel } from '../../core/kube/treeItemModel.ts';

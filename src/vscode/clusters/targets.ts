@@ -3,7 +3,7 @@
 // Failures become messages in src/kube/errorText.ts (shared with the CLI); showError shows them.
 import * as vscode from 'vscode';
 import type { V1Pod } from '@kubernetes/client-node';
-import { describeContextState } from '../../core/kube/kubeFailure.ts';
+import { describeContextState } from '../../core/kube/contextState.ts';
 import { explainKubeFailure } from '../../core/kube/failureMessages.ts';
 import type { GpuNodeSummary } from '../../core/kube/nodes.ts';
 import type { GpuPodSummary } from '../../core/kube/pods.ts';
