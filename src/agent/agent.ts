@@ -6,7 +6,12 @@ import type { AgentSnapshot, ApiAccess, ProbeErrorReason } from '../core/agent/a
 import { renderAgentMetrics } from '../core/agent/agentSamples.ts';
 import type { Exposition } from '../core/agent/exposition.ts';
 import type { PodIdentities } from '../core/agent/nodeSamples.ts';
-import { nodeMetricFacts } from '../core/agent/nodeSamples.ts';
+import { nodeGpuLevels, nodeMetricFacts } from '../core/agent/nodeSamples.ts';
+import { PeakWindow } from '../core/agent/gpuPeaks.ts';
+import type { WatchReading } from '../core/agent/gpuWatch.ts';
+import { GpuWatch } from '../core/agent/gpuWatch.ts';
+import { inspectionWatchLevel } from '../core/agent/gpuSweep.ts';
+import { GpuWatchLoop } from './gpuWatchLoop.ts';
 import type { OomAdvance } from '../core/agent/oomLedger.ts';
 import { advanceOomLedger, EMPTY_LEDGER } from '../core/agent/oomLedger.ts';
 import { podNamesOfIdentities } from '../core/agent/podIdentities.ts';
@@ -34,6 +39,10 @@ export interface AgentOptions {
   readonly intervalMs: number;
   readonly probeTimeoutMs: number;
   readonly maxCaptureBytes?: number;
+  /** How often the GPU watch looks between full cycles (gpuWatchLoop.ts); 0 or undefined: no watch. */
+  readonly gpuWatchIntervalMs?: number;
+  /** The window the exported GPU memory maxima cover (gpuPeaks.ts); default 60 s, two scrapes of 30 s. */
+  readonly peakWindowMs?: number;
   /** The pods of the node, as the API last said; called at the start of every cycle. */
   readonly pods: () => PodView;
   /** Kills first seen in a cycle, with the inspection that found them (for Kubernetes Events). */
@@ -62,6 +71,11 @@ export class Agent {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<CycleOutcome> | undefined;
   #life = new AbortController();
+  readonly #peaks: PeakWindow;
+  readonly #watch = new GpuWatch();
+  readonly #watchLoop: GpuWatchLoop | undefined;
+  /** The GPU watch level the last full cycle saw: a node with none is not watched. */
+  #lastLevel: WatchReading | undefined;
 
   constructor(options: AgentOptions) {
     this.#options = options;
@@ -80,6 +94,28 @@ export class Agent {
       ledger: EMPTY_LEDGER,
       identities: new Map(),
     };
+    this.#peaks = new PeakWindow(options.peakWindowMs ?? DEFAULT_PEAK_WINDOW_MS);
+    const watchEvery = options.gpuWatchIntervalMs ?? 0;
+    this.#watchLoop =
+      watchEvery > 0
+        ? new GpuWatchLoop({
+            transport: options.transport,
+            hostRoot: options.hostRoot,
+            intervalMs: watchEvery,
+            peaks: this.#peaks,
+            watch: this.#watch,
+            cycleRunning: () => this.#running !== undefined,
+            watchable: () => this.#lastLevel?.kind === 'level',
+            signal: this.#life.signal,
+            log: options.log,
+            now: this.#now,
+          })
+        : undefined;
+  }
+
+  /** The GPU watch between full cycles, when it is on (for the tests). */
+  get gpuWatch(): GpuWatchLoop | undefined {
+    return this.#watchLoop;
   }
 
   /** A cycle has completed with a result (for /readyz). */
@@ -98,6 +134,8 @@ export class Agent {
       ...this.#snapshot,
       identities: view.identities.size > 0 ? view.identities : this.#snapshot.identities,
       status: { ...this.#snapshot.status, api: view.api },
+      peaks: this.#peaks.maxima(this.#now()),
+      ...(this.#watchLoop ? { watchSweeps: this.#watchLoop.sweeps } : {}),
     });
   }
 
@@ -109,12 +147,15 @@ export class Agent {
       if (!this.#life.signal.aborted) this.#timer = setTimeout(() => void tick(), this.#options.intervalMs);
     };
     void tick();
+    this.#watchLoop?.start();
   }
 
   async stop(): Promise<void> {
     this.#life.abort();
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#watchLoop?.stop();
     await this.#running?.catch(() => undefined);
+    await this.#watchLoop?.inFlight?.catch(() => undefined);
     await this.#options.transport.close();
   }
 
@@ -129,6 +170,8 @@ export class Agent {
   }
 
   async #cycle(): Promise<CycleOutcome> {
+    // A sweep the watch started finishes first: never two looks at the node at once.
+    await this.#watchLoop?.inFlight?.catch(() => undefined);
     try {
       return await this.#probeAnalyseAndKeep();
     } finally {
@@ -165,6 +208,10 @@ export class Agent {
         this.#options.log(`kernel log baseline: ${kills.length} OOM kill(s) already in the log are not counted`);
       this.#baselineTaken = true;
     }
+    const levels = nodeGpuLevels(node);
+    this.#peaks.record(this.#now(), levels);
+    this.#lastLevel = inspectionWatchLevel(node);
+    this.#watch.attributed(this.#lastLevel.kind === 'level' ? this.#lastLevel.bytes : undefined);
     this.#snapshot = {
       status: {
         ...status,
@@ -173,7 +220,7 @@ export class Agent {
         lastSuccessSeconds: Math.floor(this.#now() / 1000),
         api: view.api,
       },
-      node: nodeMetricFacts(node),
+      node: nodeMetricFacts(node, levels),
       ledger: advance.ledger,
       identities: view.identities,
     };
@@ -228,6 +275,9 @@ export class Agent {
     return { kind: 'ok', inspection };
   }
 }
+
+/** Two scrapes at the PodMonitor's 30 s: a scrape that comes late still sees every spike once. */
+export const DEFAULT_PEAK_WINDOW_MS = 60_000;
 
 /**
  * V8 keeps the subject of the last successful regular expression match alive (the legacy RegExp.input, `$_`): after a

@@ -13,6 +13,7 @@ import type { CliIo } from './io.ts';
 
 export const AGENT_USAGE = `Usage: gpumem agent --listen HOST:PORT [--host-root DIR] [--interval SECONDS] [--probe-timeout SECONDS]
                     [--node-name NAME] [--kubeconfig FILE] [--events] [--probe-command JSON]
+                    [--gpu-watch-interval SECONDS] [--peak-window SECONDS]
 
 Runs the node probe every --interval seconds (default 30) and serves what it finds to Prometheus:
   /metrics   the Prometheus text format (the metrics are listed in docs/agent.md)
@@ -26,6 +27,11 @@ Runs the node probe every --interval seconds (default 30) and serves what it fin
                 either, pods are labelled by UID only.
 --events        on a global OOM kill of a pod, post a Warning Event "GlobalOOMKill" on it that says what gpumem
                 found (needs create and patch on events: deploy/agent/overlays/events)
+--gpu-watch-interval  between cycles, how often to read each GPU's memory in use (a few sysfs files); when it
+                rises by 64 MiB or more, a light sweep of the DRM fds says which pod and container took it, so a
+                spike between two scrapes reaches the *_max_bytes metrics (default 5; 0: off, the maxima then
+                follow the full cycles only)
+--peak-window   the window the *_max_bytes metrics cover (default 60: two scrapes at 30 s)
 --probe-command the shell the probe script is written to, as a JSON array (default ["sh","-s"]), e.g.
                 ["busybox","sh","-s"]; run as given, never through a shell
 `;
@@ -72,6 +78,8 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
       'node-name': true,
       kubeconfig: true,
       'probe-command': true,
+      'gpu-watch-interval': true,
+      'peak-window': true,
       events: false,
       help: false,
     },
@@ -87,6 +95,8 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
   const listen = parseListen(listenText);
   if (!listen) throw new UsageError(`--listen ${listenText}: expected HOST:PORT, :PORT or [IPv6]:PORT`);
   const interval = seconds(option(args.options, 'interval'), 'interval', 30, 1, 86_400);
+  const gpuWatch = seconds(option(args.options, 'gpu-watch-interval'), 'gpu-watch-interval', 5, 0, 3600);
+  const peakWindow = seconds(option(args.options, 'peak-window'), 'peak-window', 60, 1, 86_400);
   const probeTimeout = seconds(option(args.options, 'probe-timeout'), 'probe-timeout', 60, 1, 3600);
   const hostRoot = option(args.options, 'host-root');
   if (hostRoot !== undefined && !/^\/[A-Za-z0-9._/-]{0,255}$/.test(hostRoot)) throw new UsageError('--host-root must be an absolute path');
@@ -108,6 +118,8 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
     hostRoot,
     intervalMs: interval * 1000,
     probeTimeoutMs: probeTimeout * 1000,
+    gpuWatchIntervalMs: gpuWatch * 1000,
+    peakWindowMs: peakWindow * 1000,
     pods: () => pods.view,
     ...(events ? { onNewKills: (advance, inspection, view) => void events.post(advance, inspection, view) } : {}),
     ...exposedGarbageCollector(),
@@ -121,7 +133,9 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
     io.stderr(`gpumem agent: cannot listen on ${listenText}: ${describeError(error)}\n`);
     return 2;
   }
-  log(`serving ${server.url}/metrics for node ${nodeName} (host root ${hostRoot ?? '/'}, every ${interval} s)`);
+  log(
+    `serving ${server.url}/metrics for node ${nodeName} (host root ${hostRoot ?? '/'}, every ${interval} s; GPU watch ${gpuWatch > 0 ? `every ${gpuWatch} s` : 'off'})`,
+  );
   agent.start();
   await new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals): void => {

@@ -3,8 +3,9 @@
 import { pushAll } from '../arrays.ts';
 import type { Exposition, Sample } from './exposition.ts';
 import { renderExposition } from './exposition.ts';
+import type { PodPeaks } from './gpuPeaks.ts';
 import type { NodeMetricFacts, PodIdentities } from './nodeSamples.ts';
-import { nodeFactSamples } from './nodeSamples.ts';
+import { containerName, nodeFactSamples, podLabels } from './nodeSamples.ts';
 import type { OomLedger } from './oomLedger.ts';
 import { oomSamples } from './oomLedger.ts';
 
@@ -33,6 +34,10 @@ export interface AgentSnapshot {
   readonly node: NodeMetricFacts | undefined;
   readonly ledger: OomLedger;
   readonly identities: PodIdentities;
+  /** Per pod UID, the GPU memory maxima over the agent's last peak window (gpuPeaks.ts), as of the scrape. */
+  readonly peaks?: ReadonlyMap<string, PodPeaks>;
+  /** Light sweeps the GPU watch triggered (undefined when the watch is off). */
+  readonly watchSweeps?: number;
 }
 
 export const PROBE_ERROR_REASONS: readonly ProbeErrorReason[] = ['probe-failed', 'probe-timeout', 'capture-unusable'];
@@ -42,6 +47,7 @@ export function agentSamples(snapshot: AgentSnapshot): Sample[] {
   const node = { node: status.nodeName };
   const out: Sample[] = [];
   if (snapshot.node) pushAll(out, nodeFactSamples(snapshot.node, status.nodeName, snapshot.identities));
+  if (snapshot.peaks) pushAll(out, peakSamples(snapshot.peaks, status.nodeName, snapshot.identities));
   pushAll(out, oomSamples(snapshot.ledger, status.nodeName, snapshot.identities));
   if (status.lastDurationSeconds !== undefined)
     out.push({ name: 'gpumem_probe_duration_seconds', labels: node, value: status.lastDurationSeconds });
@@ -51,6 +57,7 @@ export function agentSamples(snapshot: AgentSnapshot): Sample[] {
   out.push({ name: 'gpumem_probe_cycles_total', labels: node, value: status.cycles });
   if (status.lastSuccessSeconds !== undefined)
     out.push({ name: 'gpumem_probe_last_success_timestamp_seconds', labels: node, value: status.lastSuccessSeconds });
+  if (snapshot.watchSweeps !== undefined) out.push({ name: 'gpumem_gpu_watch_sweeps_total', labels: node, value: snapshot.watchSweeps });
   out.push({
     name: 'gpumem_kubernetes_api_up',
     labels: { ...node, reason: status.api.kind === 'connected' ? '' : status.api.reason },
@@ -61,6 +68,30 @@ export function agentSamples(snapshot: AgentSnapshot): Sample[] {
     labels: { ...node, version: status.version, kernel: snapshot.node?.kernel ?? '' },
     value: 1,
   });
+  return out;
+}
+
+/** The maxima families; a container the API does not name in its pod (the sandbox) is left out, as in nodeSamples.ts. */
+function peakSamples(peaks: ReadonlyMap<string, PodPeaks>, nodeName: string, identities: PodIdentities): Sample[] {
+  const out: Sample[] = [];
+  for (const uid of [...peaks.keys()].sort()) {
+    const pod = peaks.get(uid);
+    if (!pod) continue;
+    const labels = { node: nodeName, ...podLabels(uid, identities) };
+    if (pod.unaccounted !== undefined) out.push({ name: 'gpumem_pod_unaccounted_max_bytes', labels, value: pod.unaccounted });
+    if (pod.trueFootprint !== undefined) out.push({ name: 'gpumem_pod_true_footprint_max_bytes', labels, value: pod.trueFootprint });
+    for (const [gpu, value] of [...pod.vram].sort(([a], [b]) => a.localeCompare(b)))
+      out.push({ name: 'gpumem_pod_vram_max_bytes', labels: { ...labels, gpu }, value });
+    const identity = identities.get(uid);
+    for (const [containerId, value] of [...pod.containers].sort(([a], [b]) => a.localeCompare(b))) {
+      if (identity && !identity.containers.has(containerId)) continue;
+      out.push({
+        name: 'gpumem_container_unaccounted_max_bytes',
+        labels: { ...labels, container: containerName(containerId, identity) },
+        value,
+      });
+    }
+  }
   return out;
 }
 

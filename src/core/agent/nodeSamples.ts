@@ -10,6 +10,9 @@ import type { HamiQuotaRow } from '../verdicts/hami/hamiQuota.ts';
 import type { PodEviction } from '../verdicts/eviction/kfdEviction.ts';
 import type { ProcessGpuMemory } from '../probe/parsers/fdinfo.ts';
 import { gpuProcessesOfPod } from '../probe/parsers/fdinfo.ts';
+import type { PodCgroup } from '../probe/nodeModel.ts';
+import type { GpuLevels } from './gpuLevels.ts';
+import { gpuLevels, podVram, unaccountedOf } from './gpuLevels.ts';
 import type { Sample } from './exposition.ts';
 import { ownString } from '../text/ownString.ts';
 
@@ -63,6 +66,8 @@ export interface NodeMetricFacts {
   readonly node: readonly FactSample[];
   /** Per pod, by UID in order: its samples, whose labels add to the pod's. */
   readonly pods: readonly { readonly uid: string; readonly samples: readonly FactSample[] }[];
+  /** Per container cgroup, by pod UID then container ID: its samples; the container's name comes at each scrape. */
+  readonly containers: readonly ContainerFacts[];
   readonly hami: readonly HamiFact[];
 }
 
@@ -74,7 +79,18 @@ function ownLabels(labels: Readonly<Record<string, string>>): Readonly<Record<st
   return Object.fromEntries(entries.map(([key, value]) => [key, ownString(value)]));
 }
 
-export function nodeMetricFacts(node: NodeInspection): NodeMetricFacts {
+export interface ContainerFacts {
+  readonly uid: string;
+  readonly containerId: string;
+  readonly samples: readonly FactSample[];
+}
+
+/** The GPU figures of a full cycle's pods, as the agent's maxima record them (gpuPeaks.ts). */
+export function nodeGpuLevels(node: NodeInspection): GpuLevels {
+  return gpuLevels(node.pods, node.model.gpuProcesses);
+}
+
+export function nodeMetricFacts(node: NodeInspection, levels: GpuLevels = nodeGpuLevels(node)): NodeMetricFacts {
   const collect = (into: FactSample[]) => (name: string, labels: Record<string, string>, value: number | undefined) => {
     if (value === undefined || !Number.isFinite(value)) return;
     into.push({ name, labels: ownLabels(labels), value });
@@ -115,7 +131,50 @@ export function nodeMetricFacts(node: NodeInspection): NodeMetricFacts {
       podSamples(pod, collect(samples), gpuProcessesOfPod(node.model.gpuProcesses, pod.podUid), evictions.get(pod.podUid));
       return { uid: ownString(pod.podUid), samples };
     });
-  return { kernel: ownString(model.kernel ?? ''), node: nodeFacts, pods, hami: hamiFacts(node.hamiQuotas) };
+  const cgroups = new Map(model.pods.map((pod) => [pod.podUid, pod]));
+  const containers = pods.flatMap(({ uid }) => containerFacts(uid, cgroups.get(uid), levels, collect));
+  return { kernel: ownString(model.kernel ?? ''), node: nodeFacts, pods, containers, hami: hamiFacts(node.hamiQuotas) };
+}
+
+/**
+ * Each container cgroup of a pod: its working set as cAdvisor computes container_memory_working_set_bytes (usage less
+ * inactive file cache: google/cadvisor container/libcontainer/handler.go), so right-sizing reads the figure KRR and
+ * VPA read; the kernel's high-water mark since the container started (memory.peak, Linux 5.19+; v1
+ * memory.max_usage_in_bytes), which counts page cache too; and the GPU memory in RAM its processes hold.
+ */
+function containerFacts(
+  uid: string,
+  cgroup: PodCgroup | undefined,
+  levels: GpuLevels,
+  collect: (into: FactSample[]) => Push,
+): ContainerFacts[] {
+  const gpu = levels.pods.get(uid)?.containers ?? new Map<string, number>();
+  const ids = new Set<string>();
+  const out: ContainerFacts[] = [];
+  for (const container of cgroup?.containers ?? []) {
+    const id = container.containerId;
+    if (id === undefined || ids.has(id)) continue;
+    ids.add(id);
+    const samples: FactSample[] = [];
+    const push = collect(samples);
+    const inactive = container.stat.get('inactive_file') ?? container.stat.get('total_inactive_file') ?? 0;
+    push(
+      'gpumem_container_memory_working_set_bytes',
+      {},
+      container.current === undefined ? undefined : Math.max(0, container.current - inactive),
+    );
+    push('gpumem_container_memory_peak_bytes', {}, container.peak);
+    push('gpumem_container_unaccounted_bytes', {}, gpu.get(id) ?? 0);
+    out.push({ uid, containerId: ownString(id), samples });
+  }
+  // A GPU process in a container whose cgroup the probe did not list (past its directory cap) still counts.
+  for (const [id, bytes] of gpu) {
+    if (ids.has(id)) continue;
+    const samples: FactSample[] = [];
+    collect(samples)('gpumem_container_unaccounted_bytes', {}, bytes);
+    out.push({ uid, containerId: ownString(id), samples });
+  }
+  return out;
 }
 
 /** The facts' samples, each labelled with the node and each pod with its names from the API's view (else its UID). */
@@ -126,6 +185,13 @@ export function nodeFactSamples(facts: NodeMetricFacts, nodeName: string, identi
     const labels = podLabels(pod.uid, identities);
     for (const sample of pod.samples)
       out.push({ name: sample.name, labels: { node: nodeName, ...labels, ...sample.labels }, value: sample.value });
+  }
+  for (const container of facts.containers) {
+    const identity = identities.get(container.uid);
+    // With the API's view, a cgroup that is none of the pod's containers is its sandbox (pause): not a workload's.
+    if (identity && !identity.containers.has(container.containerId)) continue;
+    const labels = { node: nodeName, ...podLabels(container.uid, identities), container: containerName(container.containerId, identity) };
+    for (const sample of container.samples) out.push({ name: sample.name, labels: { ...labels, ...sample.labels }, value: sample.value });
   }
   hamiSamples(facts.hami, identities, (name, labels, value) => {
     if (value !== undefined && Number.isFinite(value)) out.push({ name, labels: { node: nodeName, ...labels }, value });
@@ -147,46 +213,11 @@ function podSamples(pod: PodAccounting, push: Push, processes: readonly ProcessG
   push('gpumem_pod_gtt_bytes', labels, pod.gtt);
   // GPU memory in RAM that no cgroup counts: what the true footprint adds to memory.current (GTT, and a
   // unified-memory NVIDIA GPU's used_memory); GTT alone when memory.current is unknown.
-  const unaccounted = pod.trueFootprint !== undefined && pod.accounted !== undefined ? pod.trueFootprint - pod.accounted : pod.gtt;
-  push('gpumem_pod_unaccounted_bytes', labels, Math.max(0, unaccounted));
+  push('gpumem_pod_unaccounted_bytes', labels, unaccountedOf(pod));
   push('gpumem_pod_true_footprint_bytes', labels, pod.trueFootprint);
   for (const [gpu, bytes] of podVram(pod, processes)) push('gpumem_pod_vram_bytes', { ...labels, gpu }, bytes);
   for (const gpu of eviction?.gpus ?? [])
     push('gpumem_pod_evicted_seconds_total', { ...labels, gpu: String(gpu.gpuId) }, gpu.evictedMs / 1000);
-}
-
-/**
- * A pod's VRAM per GPU: NVIDIA's by GPU index (MIG: `0 GI 1 CI 0`), discrete; amdgpu's by the PCI address of each
- * DRM client (drm-pdev), each client once, as the pod's total counts it. When the clients do not add up to that
- * total (debugfs, or clients without drm-pdev), the rest is under gpu="".
- */
-function podVram(pod: PodAccounting, processes: readonly ProcessGpuMemory[]): Map<string, number> {
-  const out = new Map<string, number>();
-  if (pod.nvidia && !pod.nvidia.unified) {
-    for (const gpu of pod.nvidia.gpus)
-      if (gpu.usedBytes !== undefined) out.set(gpu.gpu.replace(/^GPU /, ''), (out.get(gpu.gpu.replace(/^GPU /, '')) ?? 0) + gpu.usedBytes);
-    return out;
-  }
-  if (pod.vram <= 0) return out;
-  const seen = new Set<string>();
-  let sum = 0;
-  for (const process of processes) {
-    for (const client of process.clients) {
-      const vram = client.resident.get('vram') ?? 0;
-      const key = `${client.pdev ?? ''}\u0000${client.clientId ?? `pid ${process.pid}`}`;
-      if (vram <= 0 || seen.has(key)) continue;
-      seen.add(key);
-      const gpu = client.pdev ?? '';
-      out.set(gpu, (out.get(gpu) ?? 0) + vram);
-      sum += vram;
-    }
-  }
-  if (sum !== pod.vram) {
-    const rest = pod.vram - sum;
-    if (rest > 0) out.set('', (out.get('') ?? 0) + rest);
-    else return new Map([['', pod.vram]]);
-  }
-  return out;
 }
 
 /** Each HAMi row as the samples need it: its container IDs (from its processes) and the state its usage proves. */
@@ -227,6 +258,6 @@ function hamiSamples(rows: readonly HamiFact[], identities: PodIdentities, push:
       push('gpumem_hami_enforcement', { ...labels, state: candidate }, candidate === state ? 1 : 0);
 }
 
-function containerName(containerId: string, identity: PodIdentity | undefined): string {
+export function containerName(containerId: string, identity: PodIdentity | undefined): string {
   return identity?.containers.get(containerId) ?? containerId.slice(0, 12);
 }
