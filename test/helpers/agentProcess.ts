@@ -23,6 +23,8 @@ export interface AgentProcessOptions {
   readonly port?: number;
   readonly intervalSeconds?: number;
   readonly events?: boolean;
+  /** More `gpumem agent` options, e.g. `['--gpu-watch-interval', '1']`. */
+  readonly extraArgs?: readonly string[];
 }
 
 export interface AgentProcess {
@@ -55,6 +57,7 @@ export function startAgentProcess(options: AgentProcessOptions): Promise<AgentPr
     JSON.stringify(['chroot', options.root, '/bin/sh', '-s']),
     ...(options.kubeconfig !== undefined ? ['--kubeconfig', options.kubeconfig] : []),
     ...(options.events ? ['--events'] : []),
+    ...(options.extraArgs ?? []),
   ];
   // No KUBERNETES_SERVICE_HOST: without --kubeconfig the agent has no API.
   const child = spawn(process.execPath, args, {
