@@ -7,6 +7,7 @@
 // round by round; nothing here is a timed test, and a missed target prints FAIL without changing the exit code.
 // Needs root (chroot, mknod); the cycle-cost section prints SKIP without it.
 import { spawn } from 'node:child_process';
+import { formatWatch } from './agentWatch.mjs';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -248,6 +249,7 @@ export function formatAgentBench(result) {
       `  the floor, the DRM fds found and the same files read by one head (no analysis): ${ms(cycle.medianFloorCpuMs)} CPU, ${cycle.floorRatio.toFixed(2)}× b; with the collection the RSS target needs, ${(cycle.floorRatio + cycle.collectionRatio).toFixed(2)}× b`,
       `  per cycle at --interval ${INTERVAL_SECONDS} s: ${((cycle.medianCycleCpuMs / (INTERVAL_SECONDS * 1000)) * 1000).toFixed(0)} millicores on average`,
       `${verdict(cycle.pass)} agent cycle CPU: ${cycle.ratio.toFixed(2)}× a cat of the same files, median of the per-round ratios (target ≤ ${cycle.target}×)`,
+      ...formatWatch(cycle.watch),
     );
   }
   if (memory.skipped) lines.push(`SKIP agent memory: ${memory.skipped}`);

@@ -14,6 +14,7 @@ import { LocalTransport } from '../src/transports/local.ts';
 import { MiB, median, rotated } from './stats.mjs';
 import { newAgent, okCycle } from './agentReplay.mjs';
 import { runScript } from './shellRun.mjs';
+import { benchWatch } from './agentWatch.mjs';
 
 export const PODS = 200;
 export const DRM_FDS = 50; // per pod: one GPU process, 10 DRM clients, each open()ed once and dup()ed 4 times
@@ -250,6 +251,12 @@ export async function benchCycle() {
     }
     const med = (key) => median(rounds.map((r) => r[key]));
     const ratio = med('ratio');
+    let watch;
+    try {
+      watch = await benchWatch({ sh, cpuOf, cycleCpuMs: med('cycleCpuMs'), pods: PODS });
+    } catch (err) {
+      watch = { skipped: err instanceof Error ? err.message : String(err) };
+    }
     return {
       fixture: {
         pods: PODS,
@@ -286,6 +293,7 @@ export async function benchCycle() {
       roundRatios: rounds.map((r) => r.ratio),
       target: CYCLE_TARGET,
       pass: ratio <= CYCLE_TARGET,
+      watch,
       capture,
       pods,
     };
