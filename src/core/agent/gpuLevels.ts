@@ -5,7 +5,7 @@ import type { ProcessGpuMemory } from '../probe/parsers/fdinfo.ts';
 import { gpuProcessesOfPod } from '../probe/parsers/fdinfo.ts';
 import type { DrmCard } from '../probe/parsers/drm.ts';
 import { parsePodCgroup } from '../probe/podCgroup.ts';
-import type { PodAccounting } from '../verdicts/unaccountedMemory.ts';
+import type { PodAccounting } from '../verdicts/memory/unaccountedMemory.ts';
 
 const MiB = 1024 * 1024;
 

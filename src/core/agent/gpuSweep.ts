@@ -4,8 +4,8 @@
 import { parseCapture } from '../probe/capture.ts';
 import { buildNodeModel } from '../probe/nodeModel.ts';
 import { buildNvidiaNode } from '../probe/nvidiaNode.ts';
-import { nvidiaAccounting, withNvidiaPods } from '../verdicts/nvidiaPodMemory.ts';
-import { podAccounting } from '../verdicts/unaccountedMemory.ts';
+import { nvidiaAccounting, withNvidiaPods } from '../verdicts/memory/nvidiaPodMemory.ts';
+import { podAccounting } from '../verdicts/memory/unaccountedMemory.ts';
 import type { NodeInspection } from '../inspection/analyze.ts';
 import type { GpuLevels } from './gpuLevels.ts';
 import { gpuLevels } from './gpuLevels.ts';
