@@ -1,6 +1,7 @@
 // Lint settings shared by the VS Code settings, the CLI's --config file and the defaults.
 import type { Severity } from './findings.ts';
 import { RULES } from './rules/catalog.ts';
+import { DEFAULT_HEADROOM_PERCENT, isHeadroomPercent, MAX_HEADROOM_PERCENT } from './sizing.ts';
 
 const KNOWN_RULE_IDS = new Set(RULES.map((rule) => rule.id));
 
@@ -66,7 +67,7 @@ export const DEFAULT_UNIFIED_MEMORY_LABELS: readonly NodeLabelRule[] = [
 ];
 
 export const DEFAULT_CONFIG: LintConfig = {
-  headroomPercent: 30,
+  headroomPercent: DEFAULT_HEADROOM_PERCENT,
   unifiedMemoryNodeLabels: DEFAULT_UNIFIED_MEMORY_LABELS,
   dedicatedNodeTaintKey: '',
   hamiDetection: 'auto',
@@ -99,14 +100,8 @@ export function resolveConfig(input: unknown, base: LintConfig = DEFAULT_CONFIG)
     if (!known.has(key)) problems.push({ path: key, message: `unknown setting (known: ${[...known].join(', ')})` });
   let headroomPercent = base.headroomPercent;
   if (raw.headroomPercent !== undefined) {
-    if (
-      typeof raw.headroomPercent === 'number' &&
-      Number.isFinite(raw.headroomPercent) &&
-      raw.headroomPercent >= 0 &&
-      raw.headroomPercent <= 1000
-    ) {
-      headroomPercent = raw.headroomPercent;
-    } else problems.push({ path: 'headroomPercent', message: 'must be a number from 0 to 1000' });
+    if (isHeadroomPercent(raw.headroomPercent)) headroomPercent = raw.headroomPercent;
+    else problems.push({ path: 'headroomPercent', message: `must be a number from 0 to ${MAX_HEADROOM_PERCENT}` });
   }
   let unifiedMemoryNodeLabels = base.unifiedMemoryNodeLabels;
   if (raw.unifiedMemoryNodeLabels !== undefined) {

@@ -1,5 +1,5 @@
 // Kubernetes resource quantities ("512Mi", "1.5", "100m", "12e6"), parsed exactly as the API server
-// parses them, plus the byte formatting used in messages, hovers and quick fixes.
+// parses them. Byte formatting and the quantities gpumem suggests are in sizing.ts.
 //
 // Source of truth: k8s.io/apimachinery/pkg/api/resource in kubernetes/kubernetes
 //   quantity.go  @ 009f4971a05ddf1edc5616eab805f5b79017da08  (parseQuantityString, ParseQuantity)
@@ -367,72 +367,4 @@ export function parseApiQuantity(text: string): QuantityResult {
     ok: true,
     quantity: { text, value: negative ? -mag.value : mag.value, isInteger: mag.isInteger, negative, format },
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Byte formatting.
-
-const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
-
-/** Short binary form for messages: '512 MiB', '31.5 GiB', '0 B' (one decimal at most, no trailing .0). */
-export function formatBytes(bytes: number): string {
-  // Never "Infinity B" or "NaN B": a number that is no byte count says so.
-  if (!Number.isFinite(bytes)) return 'an out-of-range number of bytes';
-  const sign = bytes < 0 ? '-' : '';
-  let v = Math.abs(bytes);
-  let unit = 0;
-  while (unit < BYTE_UNITS.length - 1 && v >= 1024) {
-    v /= 1024;
-    unit++;
-  }
-  let rounded = Math.round(v * 10) / 10;
-  if (rounded >= 1024 && unit < BYTE_UNITS.length - 1) {
-    // 1023.96 MiB shows as 1 GiB, not 1024 MiB
-    rounded = Math.round((rounded / 1024) * 10) / 10;
-    unit++;
-  }
-  const shown = Number.isInteger(rounded) ? String(rounded) : rounded.toFixed(1);
-  return `${rounded === 0 ? '' : sign}${shown} ${BYTE_UNITS[unit]}`;
-}
-
-function groupThousands(intDigits: string): string {
-  let out = '';
-  for (let i = 0; i < intDigits.length; i++) {
-    if (i > 0 && (intDigits.length - i) % 3 === 0) out += ',';
-    out += intDigits[i];
-  }
-  return out;
-}
-
-/** Long form for hovers: '34,359,738,368 bytes (32 GiB)'; below 1 KiB just '900 bytes'. */
-export function describeBytes(bytes: number): string {
-  if (!Number.isFinite(bytes)) return 'an out-of-range number of bytes';
-  const abs = Math.abs(bytes);
-  let digits: string;
-  if (Number.isInteger(abs)) {
-    digits = groupThousands(BigInt(abs).toString());
-  } else {
-    const [intPart = '0', frac] = abs.toFixed(9).replace(/0+$/, '').split('.');
-    digits = groupThousands(intPart) + (frac ? `.${frac}` : '');
-  }
-  const sign = bytes < 0 ? '-' : '';
-  const unit = abs === 1 ? 'byte' : 'bytes';
-  if (abs < 1024) return `${sign}${digits} ${unit}`;
-  return `${sign}${digits} ${unit} (${formatBytes(bytes)})`;
-}
-
-const MI = 1024 * 1024;
-
-/**
- * A memory quantity for a manifest that is >= bytes: rounded up to a whole Mi, written in Gi when
- * that is a whole number of Gi, else in Mi. 0 (and anything negative) gives '0'.
- * Throws a RangeError for NaN or an infinite input, which no quantity can hold.
- */
-export function toMemoryQuantity(bytes: number): string {
-  if (!Number.isFinite(bytes)) throw new RangeError(`toMemoryQuantity: ${bytes} bytes has no quantity`);
-  if (bytes <= 0) return '0';
-  // Dividing by a power of two is exact, except that a subnormal byte count underflows to 0: still 1Mi.
-  const mi = Math.max(1, Math.ceil(bytes / MI));
-  if (mi % 1024 === 0) return `${BigInt(mi / 1024)}Gi`;
-  return `${BigInt(mi)}Mi`;
 }

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { describeBytes, formatBytes, parseQuantity, toMemoryQuantity } from '../../src/core/quantity.ts';
+import { parseQuantity } from '../../src/core/quantity.ts';
+import { describeBytes, formatBytes, toMemoryQuantity } from '../../src/core/sizing.ts';
 import { parseHamiLimit } from '../../src/core/verdicts/hami/hamiFacts.ts';
 import { fuzzTarget, renderViolations, RUNS, SEED } from './harness.ts';
 import type { Violation } from './harness.ts';

@@ -30,7 +30,7 @@ import { parseCapture } from '../../src/core/probe/capture.ts';
 import { buildProbeScript } from '../../src/core/probe/script.ts';
 import { buildLightProbeScript, LIGHT_BODY } from '../../src/core/probe/scripts/lightScript.ts';
 import { NODE_BODY } from '../../src/core/probe/scripts/nodeScript.ts';
-import { formatBytes } from '../../src/core/quantity.ts';
+import { formatBytes } from '../../src/core/sizing.ts';
 import { contentSecurityPolicy, inspectorHtml, newCspNonce } from '../../src/vscode/inspectorPanel/html.ts';
 import { captureText, procRecord } from './helpers/captureText.ts';
 import type { NodeSpec } from './helpers/nodeCapture.ts';
@@ -93,7 +93,8 @@ describe('inspector view model: the APU node with a GTT-heavy pod', () => {
       /^ml\/trainer-0 holds 30 GiB of GTT that its cgroup does not count: it accounts 6 GiB, its true footprint is 36 GiB, above its 32 GiB limit\.$/,
     );
     assert.equal(banner.sentence.split(/[.!?](?:\s|$)/).filter(Boolean).length, 1, 'one sentence');
-    assert.match(banner.remedy, /at least 46\.8 GiB/);
+    // A 36 GiB true footprint × 1.3 = 46.8 GiB, rounded up to the whole Gi a manifest takes.
+    assert.match(banner.remedy, /at least 47Gi/);
     assert.ok(banner.counts.error >= 1);
     assert.equal(banner.more, inspection.verdicts.length - 1);
     assert.deepEqual(verdictDocs(banner.docsId ?? ''), { file: 'docs/probes.md', anchor: 'node-verdicts' });

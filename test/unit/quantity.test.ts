@@ -1,14 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Quantity, QuantityFormat } from '../../src/core/quantity.ts';
-import {
-  describeBytes,
-  formatBytes,
-  isQuantityInRange,
-  parseApiQuantity,
-  parseQuantity,
-  toMemoryQuantity,
-} from '../../src/core/quantity.ts';
+import { isQuantityInRange, parseApiQuantity, parseQuantity } from '../../src/core/quantity.ts';
+import { describeBytes, formatBytes, toMemoryQuantity } from '../../src/core/sizing.ts';
 import { mulberry32 } from '../helpers/random.ts';
 
 function parsed(text: string): Quantity {

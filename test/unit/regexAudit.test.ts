@@ -122,7 +122,7 @@ const BOUNDED: ReadonlyMap<string, string> = new Map([
     'isDnsSubdomain checks length <= 253 first',
   ],
   ['src/core/kube/names.ts /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/', 'isDnsLabel checks length <= 63 first'],
-  ['src/core/quantity.ts /0+$/', 'applied to Number#toFixed(9) of a value below 1e21: at most 31 characters'],
+  ['src/core/sizing.ts /0+$/', 'applied to Number#toFixed(9) of a value below 1e21: at most 31 characters'],
   ['src/transports/knownHosts.ts /=+$/', 'base64 of a SHA-256 digest: 44 characters'],
   ['src/vscode/inspectorPanel/html.ts /=+$/', 'base64 of 16 random bytes: 24 characters'],
   [

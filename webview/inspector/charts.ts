@@ -22,7 +22,7 @@ import {
 import type { ActiveElement, ChartDataset, TooltipItem } from 'chart.js';
 import type { TimeSeries } from '../../src/core/inspectorPanel/series.ts';
 import type { ChartRow, SegmentKey } from '../../src/core/inspectorPanel/viewModelTypes.ts';
-import { describeBytes, formatBytes } from '../../src/core/quantity.ts';
+import { describeBytes, formatBytes } from '../../src/core/sizing.ts';
 import { h, themeKind, themeReader } from './dom.ts';
 import { listKeyTarget } from '../../src/core/listNavigation.ts';
 

@@ -7,7 +7,7 @@ import type { PendingRequests } from '../../src/core/inspector/requests.ts';
 import type { SamplePoint } from '../../src/core/inspectorPanel/series.ts';
 import { appendBounded, MAX_SAMPLES, timeSeries } from '../../src/core/inspectorPanel/series.ts';
 import type { InspectorViewModel } from '../../src/core/inspectorPanel/viewModelTypes.ts';
-import { formatBytes } from '../../src/core/quantity.ts';
+import { formatBytes } from '../../src/core/sizing.ts';
 import type { Actions } from './actions.ts';
 import { LiveChart, MemoryBarChart, readPalette } from './charts.ts';
 import { clear, h } from './dom.ts';

@@ -1,7 +1,7 @@
 // The memory accounting section: the summary, the legend and the boxes the node and pod charts are drawn into
 // (charts.ts), each with the same data as a table for screen readers.
 import type { ChartRow, MemoryChart } from '../../src/core/inspectorPanel/viewModelTypes.ts';
-import { formatBytes } from '../../src/core/quantity.ts';
+import { formatBytes } from '../../src/core/sizing.ts';
 import { memoryChartHeight } from './charts.ts';
 import { h } from './dom.ts';
 import { section } from './widgets.ts';

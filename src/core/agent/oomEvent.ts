@@ -2,7 +2,7 @@
 // tells what `OOMKilled` hides: the node ran out of memory, not the pod's limit, with the GPU memory no cgroup
 // counted. Pure: the name, the body and the merge patch of a repeat; src/agent/oomEvents.ts sends them.
 import type { NodeInspection } from '../inspectionRun/analyze.ts';
-import { formatBytes } from '../quantity.ts';
+import { DEFAULT_HEADROOM_PERCENT, formatBytes } from '../sizing.ts';
 import type { OomVerdict } from '../verdicts/oom/oomVerdictTypes.ts';
 import type { PodIdentity } from './nodeSamples.ts';
 
@@ -27,7 +27,7 @@ export function globalOomEventMessage(kill: OomVerdict, node: NodeInspection): s
       `memory.current ${formatBytes(pod.accounted)}${pod.limit !== undefined ? ` of its ${formatBytes(pod.limit)} limit` : ' (no limit)'}${pod.trueFootprint !== undefined && pod.trueFootprint !== pod.accounted ? `, true footprint ${formatBytes(pod.trueFootprint)}` : ''}.`,
     );
   if (kill.id.startsWith('oom.global-gtt:')) parts.push('The kill carries the GPU (GTT) signature.');
-  parts.push('Size the limit to cgroup memory plus GPU memory with 25-30 % headroom; see gpumem inspect.');
+  parts.push(`Size the limit to cgroup memory plus GPU memory with ${DEFAULT_HEADROOM_PERCENT} % headroom; see gpumem inspect.`);
   const message = parts.join(' ');
   return message.length <= MAX_EVENT_MESSAGE ? message : `${message.slice(0, MAX_EVENT_MESSAGE - 1)}…`;
 }

@@ -5,7 +5,7 @@ import { severityRank } from '../findings.ts';
 import { describeClaimSource } from '../manifest/gpuSource.ts';
 import type { GpuSource } from '../manifest/gpuSource.ts';
 import type { ContainerModel, ResourceEntry } from '../manifest/podModel.ts';
-import { formatBytes } from '../quantity.ts';
+import { formatBytes } from '../sizing.ts';
 import type { AnnotatedGpu } from '../manifest/schedulerAnnotations.ts';
 import type { MemoryBudget } from './memoryBudget.ts';
 

@@ -11,7 +11,8 @@ import { ClaimIndex, chainLookups } from '../manifest/draClaims.ts';
 import type { ClaimLookup, DraClaimObject } from '../manifest/draClaims.ts';
 import { gpuClassSet, isGpuAlternative } from '../manifest/gpuSource.ts';
 import { maskHelmTemplates } from '../manifest/source.ts';
-import { describeBytes, parseQuantity } from '../quantity.ts';
+import { parseQuantity } from '../quantity.ts';
+import { describeBytes } from '../sizing.ts';
 import { markdownText } from '../text/escape.ts';
 
 export interface HoverInfo {

@@ -6,7 +6,8 @@ import type { GpuSource } from '../manifest/gpuSource.ts';
 import type { ContainerModel, PodModel, ResourceEntry } from '../manifest/podModel.ts';
 import { SHARING_ANNOTATIONS } from '../manifest/schedulerAnnotations.ts';
 import { memoryUnitBytes } from '../gpuResources.ts';
-import { formatBytes, isQuantityInRange, parseQuantity } from '../quantity.ts';
+import { isQuantityInRange, parseQuantity } from '../quantity.ts';
+import { formatBytes, withHeadroom } from '../sizing.ts';
 
 const MIB = 1024 * 1024;
 
@@ -126,7 +127,7 @@ export function memoryBudget(
   let nominal: number | undefined;
   if (unified && gpuMemory.kind === 'declared') nominal = gpuMemory.bytes;
   if (hostMemory.kind === 'declared') nominal = (nominal ?? 0) + hostMemory.bytes;
-  const required = nominal === undefined ? undefined : Math.ceil(nominal * (1 + headroomPercent / 100));
+  const required = nominal === undefined ? undefined : withHeadroom(nominal, headroomPercent);
   const ownLimit = container.limits.entries.get('memory');
   const ownRequest = container.requests.entries.get('memory');
   const limit = ownLimit ?? pod.podLimits.entries.get('memory');

@@ -4,7 +4,7 @@
 // source/window line. Plus the table logic the webview runs on it (filter, sort), pure so it is unit-tested at
 // 5,000 nodes. Linear in the summary; no DOM, no vscode.
 import type { Severity } from '../findings.ts';
-import { formatBytes } from '../quantity.ts';
+import { formatBytes } from '../sizing.ts';
 import type { KillPoint } from './facts.ts';
 import type { FleetSummary, PodRow, RankedNode } from './summary.ts';
 import { NEAR_FULL_SHARE, podName } from './summary.ts';

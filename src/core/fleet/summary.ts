@@ -1,7 +1,7 @@
 // The fleet's answer on one screen: the verdict line, the nodes ranked by risk, the top pods by unaccounted memory
 // and by true footprint over their limit, the OOM kills by scope, and the HAMi enforcement table. Pure and linear in
 // the facts (a sort per list); every list that reaches a chart or a table is cut to `top`.
-import { formatBytes } from '../quantity.ts';
+import { formatBytes } from '../sizing.ts';
 import type { Severity } from '../findings.ts';
 import type { FleetFacts, HamiFacts, KillFacts, NodeFacts, PodFacts } from './facts.ts';
 

@@ -35,6 +35,7 @@ import { parseKfd } from '../probe/parsers/kfd.ts';
 import { dmemProtectionVerdicts, evictionThrashingVerdicts, vramOvercommittedVerdict } from '../verdicts/eviction/vramEviction.ts';
 import type { NvidiaAccounting } from '../verdicts/memory/nvidiaPodMemory.ts';
 import { nvidiaAccounting, withNvidiaNode, withNvidiaPods } from '../verdicts/memory/nvidiaPodMemory.ts';
+import { DEFAULT_HEADROOM_PERCENT } from '../sizing.ts';
 
 export interface NodeInspection {
   readonly model: NodeModel;
@@ -90,6 +91,8 @@ export interface AnalyzeOptions {
   readonly nodeCapture?: Capture;
   /** Pod UID → its HAMi allocation (hami.io/vgpu-devices-allocated), when the cluster is known. */
   readonly hamiQuotas?: ReadonlyMap<string, HamiPodQuota>;
+  /** The headroom remedies add, in percent: the user's gpumem.lint.headroomPercent or --headroom (default 30). */
+  readonly headroomPercent?: number;
 }
 
 export function analyzeCaptureText(text: string, options: AnalyzeOptions): Inspection {
@@ -132,9 +135,10 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions, folded
   let container: ContainerProbe | undefined;
   let hami: HamiChecklistResult | undefined;
   let problems = [...capture.problems];
+  const headroomPercent = options.headroomPercent ?? DEFAULT_HEADROOM_PERCENT;
   if (capture.scope === 'node') {
     const model = buildNodeModel(capture, folded);
-    const kernelChecks = kernelAlignmentChecks(model);
+    const kernelChecks = kernelAlignmentChecks(model, headroomPercent);
     const nvidia = nvidiaAccounting(buildNvidiaNode(capture));
     const driver = driverDebugfs(
       parseAmdgpuDebugfs(sectionFiles(capture, 'debugfs'), capture.root),
@@ -148,6 +152,7 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions, folded
       ? explainKernelLogText(model.kernelLog.text, {
           pods: pods.map((pod) => oomPodContext(model, pod)),
           ...(options.podNames ? { podNames: options.podNames } : {}),
+          headroomPercent,
         })
       : undefined;
     if (sectionFiles(capture, 'hami.host').size > 0) {
@@ -165,8 +170,8 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions, folded
     problems = [...model.problems, ...(nvidia.node.kind === 'read' ? nvidia.node.problems : []), ...kfd.problems];
     if (oom?.outcome.kind === 'stopped-at-budget') problems.push(`Kernel log: ${oom.outcome.problem}`);
     pushAll(verdicts, oom?.verdicts ?? []);
-    pushAll(verdicts, unaccountedMemoryVerdicts(model, options.podNames, { node: accounting, pods }));
-    for (const verdict of [kernelMemoryVerdict(kernel), overcommitVerdict(model)]) if (verdict) verdicts.push(verdict);
+    pushAll(verdicts, unaccountedMemoryVerdicts(model, options.podNames, { node: accounting, pods }, headroomPercent));
+    for (const verdict of [kernelMemoryVerdict(kernel, headroomPercent), overcommitVerdict(model)]) if (verdict) verdicts.push(verdict);
     pushAll(verdicts, podRssVerdicts(pods, resident, options.podNames));
     const vram = vramOvercommittedVerdict(model, options.podNames);
     if (vram) verdicts.push(vram);

@@ -1,5 +1,5 @@
 // Cell texts the view model's sections share: byte counts (short, exact), counted nouns, pod labels.
-import { describeBytes, formatBytes } from '../quantity.ts';
+import { describeBytes, formatBytes } from '../sizing.ts';
 import type { BytesCell } from './viewModelTypes.ts';
 
 export function bytesCell(value: number | undefined | null, none = '—'): BytesCell {

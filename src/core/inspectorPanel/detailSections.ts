@@ -3,7 +3,7 @@
 // capture section as raw text.
 import type { Inspection } from '../inspectionRun/analyze.ts';
 import type { Capture, CaptureSection } from '../probe/capture.ts';
-import { formatBytes } from '../quantity.ts';
+import { formatBytes } from '../sizing.ts';
 import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hami/hamiChecklist.ts';
 import type { Fact, OomRow, OomTimeline, HamiSection, RawSection, InspectorViewModel } from './viewModelTypes.ts';
 import { MAX_EVIDENCE } from './viewModelTypes.ts';

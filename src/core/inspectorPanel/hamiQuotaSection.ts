@@ -1,7 +1,7 @@
 // The node-side HAMi quotas in the inspector's HAMi section: one row per HAMi pod and GPU beside the
 // checklist's node-side checks, so the one table answers "which HAMi pods on this node are really limited?".
 import type { Inspection } from '../inspectionRun/analyze.ts';
-import { formatBytes } from '../quantity.ts';
+import { formatBytes } from '../sizing.ts';
 import type { HamiQuotaRow } from '../verdicts/hami/hamiQuota.ts';
 import { QUOTA_IDS, quotaRemedy } from '../verdicts/hami/hamiQuotaWording.ts';
 import type { HamiRow, HamiSection } from './viewModelTypes.ts';

@@ -2,7 +2,7 @@
 // for, VRAM, free), the limit as a line, exact bytes for tooltips; the top N pods by true footprint plus
 // one "others" row, so 50 pods stay readable.
 import type { Inspection } from '../inspectionRun/analyze.ts';
-import { describeBytes, formatBytes } from '../quantity.ts';
+import { describeBytes, formatBytes } from '../sizing.ts';
 import type { KernelMemory } from '../verdicts/memory/kernelMemory.ts';
 import type { PodAccounting } from '../verdicts/memory/unaccountedMemory.ts';
 import type { ChartSegments, ChartRow, MemoryChart } from './viewModelTypes.ts';

@@ -3,7 +3,7 @@
 import type { NodeMemoryEvent } from './events.ts';
 import type { HamiRegistration } from './hamiNodeAnnotations.ts';
 import type { GpuNodeSummary, GpuResourceAmount } from './nodes.ts';
-import { formatBytes } from '../quantity.ts';
+import { formatBytes } from '../sizing.ts';
 import { markdownText, plainLabel } from '../text/escape.ts';
 import type { IconSpec, TreeItemModel } from './treeItemModel.ts';
 import { ageText, CONTEXT_VALUES, markdownBullet, markdownTooltip, plural, WARNING_COLOR } from './treeItemModel.ts';

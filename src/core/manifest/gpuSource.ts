@@ -1,7 +1,7 @@
 // How a container gets a GPU: one small union (extended resources, scheduler annotations, DRA claims), so a new
 // way is one more variant, and one predicate the rules use instead of looking at extended resources only.
 import type { Span } from '../findings.ts';
-import { formatBytes } from '../quantity.ts';
+import { formatBytes } from '../sizing.ts';
 import type { ClaimKind, ClaimLookup, DeviceAlternative, DraMemory } from './draClaims.ts';
 import type { ContainerClaimRef, ContainerModel, GpuUse, PodModel } from './podModel.ts';
 import type { AnnotatedGpu } from './schedulerAnnotations.ts';

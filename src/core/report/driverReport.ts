@@ -1,7 +1,7 @@
 // The "Driver books (amdgpu debugfs)" part of the inspection reports: how debugfs was found, each device's
 // allocator totals, the clients by GTT and the largest buffers. Every string from the node is escaped.
 import type { Inspection } from '../inspectionRun/analyze.ts';
-import { formatBytes } from '../quantity.ts';
+import { formatBytes } from '../sizing.ts';
 import { markdownText, terminalSafe } from '../text/escape.ts';
 import type { DriverDebugfs } from '../verdicts/memory/driverDebugfs.ts';
 import { TTM_PAGE_BYTES } from '../verdicts/memory/driverDebugfs.ts';

@@ -1,7 +1,7 @@
 // The "VRAM evictions (KFD)" part of the inspection reports: per pod, the evicted time of its KFD processes in total
 // and as a rate (ms per second of each process's lifetime), with the processes behind it. Strings are escaped.
 import type { Inspection } from '../inspectionRun/analyze.ts';
-import { formatBytes } from '../quantity.ts';
+import { formatBytes } from '../sizing.ts';
 import { markdownText, terminalSafe } from '../text/escape.ts';
 import type { KfdEvictions } from '../verdicts/eviction/kfdEviction.ts';
 import { formatEvictedMs, formatRate } from '../verdicts/eviction/kfdEviction.ts';

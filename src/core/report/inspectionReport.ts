@@ -2,7 +2,7 @@
 // Every string from the target is escaped: a hostile pod or process name renders as text.
 import { pushAll } from '../arrays.ts';
 import type { Inspection } from '../inspectionRun/analyze.ts';
-import { formatBytes } from '../quantity.ts';
+import { formatBytes } from '../sizing.ts';
 import { markdownCodeBlock, markdownText, terminalSafe } from '../text/escape.ts';
 import type { KernelCheck, Verdict } from '../verdicts/verdict.ts';
 import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hami/hamiChecklist.ts';

@@ -3,7 +3,7 @@
 // really limited?" — as Markdown, plain text and JSON. Every string from the target is escaped.
 import type { Inspection, NodeInspection } from '../inspectionRun/analyze.ts';
 import type { NvidiaProcess } from '../probe/nvidiaNode.ts';
-import { formatBytes } from '../quantity.ts';
+import { formatBytes } from '../sizing.ts';
 import { markdownText, terminalSafe } from '../text/escape.ts';
 import type { HamiQuotaRow } from '../verdicts/hami/hamiQuota.ts';
 import { quotaCell } from '../verdicts/hami/hamiQuota.ts';

@@ -6,23 +6,13 @@ import type { QuickFix, TextEdit } from '../findings.ts';
 import { describeNominal } from '../analysis/memoryBudget.ts';
 import type { MemoryBudget } from '../analysis/memoryBudget.ts';
 import type { ContainerModel, ResourceBlock, ResourceEntry } from '../manifest/podModel.ts';
-import { formatBytes, isQuantityInRange, toMemoryQuantity } from '../quantity.ts';
+import { formatBytes, suggestedMemoryQuantity } from '../sizing.ts';
 import { computeQos } from '../kube/qos.ts';
 import type { QosClass, QosQuantity, QosResource, QosResources } from '../kube/qos.ts';
 import type { PodContext, Rule } from './types.ts';
 import { ruleMetaOf } from './ruleMetaOf.ts';
 
 const PLACEHOLDER = 'SET-ME';
-const GIB = 1024 ** 3;
-
-/**
- * A value to write into a manifest: whole GiB from 4 GiB up (easier to read), else whole MiB; never below `bytes`.
- * Undefined when no quantity can hold it (a need beyond 2^63 bytes): then there is no fix to offer.
- */
-function suggestedQuantity(bytes: number): string | undefined {
-  const rounded = bytes >= 4 * GIB ? Math.ceil(bytes / GIB) * GIB : bytes;
-  return isQuantityInRange(rounded) ? toMemoryQuantity(rounded) : undefined;
-}
 
 function isUnified(context: PodContext): boolean {
   return context.unifiedMemory.kind === 'unified';
@@ -47,7 +37,7 @@ function setMemoryEdit(
 
 function memoryLimitFixes(context: PodContext, container: ContainerModel, budget: MemoryBudget): QuickFix[] {
   const fixes: QuickFix[] = [];
-  const value = budget.required !== undefined ? suggestedQuantity(budget.required) : undefined;
+  const value = budget.required !== undefined ? suggestedMemoryQuantity(budget.required) : undefined;
   if (budget.required !== undefined && value === undefined) return fixes;
   if (value !== undefined) {
     const limit = setMemoryEdit(context, container, 'limits', value);
@@ -136,7 +126,7 @@ export const umaHeadroom: Rule = {
       const budget = context.budget(container);
       if (budget.required === undefined || budget.nominal === undefined) continue;
       const required = budget.required;
-      const target = suggestedQuantity(required);
+      const target = suggestedMemoryQuantity(required);
       const nominal = describeNominal(budget, true);
       // Pod-level values bound all containers together: checked once below against the sum of their needs.
       const checks: Array<[ResourceEntry | undefined, number | undefined, string]> = [
@@ -184,7 +174,7 @@ function checkPodLevel(context: PodContext): void {
     .map(({ container, required }) => `"${container.name}" ${formatBytes(required)}`)
     .join(' + ');
   const breakdown = needs.length > 4 ? `${listed} + ${needs.length - 4} more` : listed;
-  const target = suggestedQuantity(total);
+  const target = suggestedMemoryQuantity(total);
   for (const [entry, what] of [
     [context.pod.podLimits.entries.get('memory'), 'limit'],
     [context.pod.podRequests.entries.get('memory'), 'request'],

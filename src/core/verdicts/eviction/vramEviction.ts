@@ -11,7 +11,7 @@ import type { NodeModel, PodCgroup } from '../../probe/nodeModel.ts';
 import type { CgroupLimit } from '../../probe/parsers/cgroupMemory.ts';
 import { gpuProcessesOfPod } from '../../probe/parsers/fdinfo.ts';
 import { parsePodCgroup } from '../../probe/podCgroup.ts';
-import { formatBytes } from '../../quantity.ts';
+import { formatBytes } from '../../sizing.ts';
 import type { KfdEvictions, ProcessEviction } from './kfdEviction.ts';
 import { formatEvictedMs, formatRate } from './kfdEviction.ts';
 import type { Verdict } from '../verdict.ts';

@@ -8,7 +8,7 @@
 // - the limit HAMi-core wrote into the container's shared-region cache on the node.
 // The comparison is per pod and GPU (summed over its containers); one pod's processes over quota on one GPU
 // are a proven bypass whatever the rest of the checklist says.
-import { formatBytes } from '../../quantity.ts';
+import { formatBytes } from '../../sizing.ts';
 import type { NvidiaProcess } from '../../probe/nvidiaNode.ts';
 import type { HamiCache } from '../../probe/parsers/hamiCache.ts';
 import { cacheLimit } from '../../probe/parsers/hamiCache.ts';

@@ -1,6 +1,6 @@
 // The words of the node-side HAMi quota verdicts (hamiQuota.ts): titles, explanations, remedies, and why
 // the node's nvidia-smi cannot show the processes when it cannot.
-import { formatBytes } from '../../quantity.ts';
+import { formatBytes } from '../../sizing.ts';
 import type { NvidiaNode } from '../../probe/nvidiaNode.ts';
 import type { HamiQuotaRow } from './hamiQuotaRow.ts';
 import type { Verdict } from '../verdict.ts';

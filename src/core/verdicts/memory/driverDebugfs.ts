@@ -6,7 +6,7 @@
 // - The GTT manager's usage (amdgpu_gtt_mm) less what the clients hold is GTT that no process holds: the driver's
 //   own buffers (rings, firmware, page tables) or buffers of clients that are gone but not yet freed.
 // - The TTM page pool (ttm/page_pool) is freed GPU memory kept for reuse: RAM no cgroup and no process shows.
-import { formatBytes } from '../../quantity.ts';
+import { formatBytes } from '../../sizing.ts';
 import type { NodeModel } from '../../probe/nodeModel.ts';
 import type { AmdgpuDebugfs, GemBuffer } from '../../probe/parsers/amdgpuDebugfs.ts';
 import { gemRegionBytes } from '../../probe/parsers/amdgpuDebugfs.ts';

@@ -2,7 +2,7 @@
 // shrinker, yet left out of MemAvailable (Documentation/filesystems/proc.rst). A value above MemTotal has been
 // seen in the field and is not used. The one place that reads it and says what it means; the accounting
 // verdict, the kernel checks and the inspection report all take their words from here.
-import { formatBytes } from '../../quantity.ts';
+import { formatBytes } from '../../sizing.ts';
 import type { NodeModel } from '../../probe/nodeModel.ts';
 
 export type GpuReclaimCheck =

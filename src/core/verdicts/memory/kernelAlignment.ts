@@ -1,7 +1,7 @@
 // Does this kernel and driver protect GPU memory? GPUActive counters (7.1+), the dmem controller and
 // its delegation down to pods, dmem protection, 7.3's TTM protection and reclaim, the TTM page limit
 // versus RAM, and whether GTT is charged to memcg at all (it is not upstream).
-import { formatBytes } from '../../quantity.ts';
+import { DEFAULT_HEADROOM_PERCENT, formatBytes } from '../../sizing.ts';
 import type { NodeModel } from '../../probe/nodeModel.ts';
 import { kernelValue } from '../../probe/parsers/kernelNumber.ts';
 import { kernelAtLeast } from '../../probe/parsers/keyValue.ts';
@@ -10,7 +10,7 @@ import type { KernelCheck } from '../verdict.ts';
 
 const PAGE = 4096;
 
-export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
+export function kernelAlignmentChecks(model: NodeModel, headroomPercent: number = DEFAULT_HEADROOM_PERCENT): KernelCheck[] {
   const checks: KernelCheck[] = [];
   const kernel = model.kernelVersion;
   const release = model.kernel ?? 'unknown kernel';
@@ -190,7 +190,7 @@ export function kernelAlignmentChecks(model: NodeModel): KernelCheck[] {
     evidence: charged
       ? ['memory.stat: gpu_active present']
       : [`kernel ${release}: no gpu_active in any pod's memory.stat, no ttm.ttm_memcg parameter`],
-    remedy: 'Until it lands, size GPU pods for memory.current plus GTT with 25–30 % headroom, and watch GTT per pod (DRM fdinfo).',
+    remedy: `Until it lands, size GPU pods for memory.current plus GTT with ${headroomPercent} % headroom, and watch GTT per pod (DRM fdinfo).`,
   });
   // On a node without a TTM-managed GPU these are facts about the kernel, not problems. A DRM device is
   // not necessarily a GPU: servers have a BMC display adapter (ASPEED ast, Matrox mgag200) and VMs a

@@ -4,7 +4,7 @@
 // kernel_stack, percpu). GPU buffers in system RAM (GTT, 7.1+ GPUActive) and the TTM reuse pools (GPUReclaim) are
 // charged to no cgroup at all. Also Committed_AS against CommitLimit and what vm.overcommit_memory makes of it
 // (Documentation/mm/overcommit-accounting.rst).
-import { formatBytes } from '../../quantity.ts';
+import { DEFAULT_HEADROOM_PERCENT, formatBytes } from '../../sizing.ts';
 import type { CgroupMemory, NodeModel } from '../../probe/nodeModel.ts';
 import type { DriverDebugfs } from './driverDebugfs.ts';
 import { driverEvidence, TTM_PAGE_BYTES } from './driverDebugfs.ts';
@@ -151,7 +151,10 @@ function kubepodsRoot(model: NodeModel): CgroupMemory | undefined {
   return model.kubepodsLevels.find((level) => level.path === '/kubepods.slice' || level.path === '/kubepods');
 }
 
-export function kernelMemoryVerdict(memory: KernelMemory | undefined): Verdict | undefined {
+export function kernelMemoryVerdict(
+  memory: KernelMemory | undefined,
+  headroomPercent: number = DEFAULT_HEADROOM_PERCENT,
+): Verdict | undefined {
   if (!memory || memory.outsidePods <= 0) return undefined;
   const share = memory.outsidePods / memory.memTotal;
   // Below the warning, it is worth saying only where GPU memory sits in RAM: elsewhere it is a normal node.
@@ -170,7 +173,7 @@ export function kernelMemoryVerdict(memory: KernelMemory | undefined): Verdict |
       'The scheduler and the pods’ limits do not see it, so a node that looks half empty can still run out of RAM.',
     evidence: [...memory.parts.map((part) => part.evidence), ...memory.driverEvidence, `MemTotal: ${formatBytes(memory.memTotal)}`],
     remedy:
-      'Size GPU pods by their true footprint (memory.current + GTT) with 25–30 % headroom, and reserve the kernel’s share ' +
+      `Size GPU pods by their true footprint (memory.current + GTT) with ${headroomPercent} % headroom, and reserve the kernel’s share ` +
       'with the kubelet’s systemReserved. If SUnreclaim keeps growing, find the cache in /proc/slabinfo (slabtop): a growing ' +
       'amdgpu, drm or ttm cache points to a driver leak, fixed by a newer kernel or driver.',
   };

@@ -3,7 +3,7 @@
 // are VRAM. On a unified-memory GPU (GB10, whose memory.total nvidia-smi prints as [N/A]) they are system
 // RAM, so they are counted like GTT on an AMD APU: on top of the pod's memory.current, which is what the
 // headroom verdicts of unaccountedMemory.ts then judge.
-import { formatBytes } from '../../quantity.ts';
+import { formatBytes } from '../../sizing.ts';
 import type { NvidiaGpu, NvidiaNode, NvidiaProcess } from '../../probe/nvidiaNode.ts';
 import type { PodGpuMemory, PodNvidiaMemory } from './podNvidiaMemory.ts';
 import type { NodeAccounting, PodAccounting } from './unaccountedMemory.ts';

@@ -2,7 +2,7 @@
 // (/proc/<pid>/status VmRSS = RssAnon + RssFile + RssShmem, Documentation/filesystems/proc.rst). The two differ
 // by design (memory.current also holds page cache, tmpfs and kernel memory charged to the pod; RSS counts shared
 // file pages that another cgroup may have been charged for), so only a large gap is evidence, with its numbers.
-import { formatBytes } from '../../quantity.ts';
+import { formatBytes } from '../../sizing.ts';
 import type { Capture } from '../../probe/capture.ts';
 import { sectionFiles } from '../../probe/capture.ts';
 import { parseBatchedProcCgroups, parsePodCgroup } from '../../probe/podCgroup.ts';

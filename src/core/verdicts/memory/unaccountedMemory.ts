@@ -1,7 +1,7 @@
 // How much GPU memory escapes the cgroups: per pod (cgroup-accounted vs GTT from DRM fdinfo vs limit)
 // and per node (MemTotal vs pods' memory.current vs GTT in use vs GPUActive).
 import { maxOf } from '../../arrays.ts';
-import { formatBytes } from '../../quantity.ts';
+import { DEFAULT_HEADROOM_PERCENT, formatBytes, suggestedMemoryQuantity, withHeadroom } from '../../sizing.ts';
 import type { NodeModel, PodCgroup } from '../../probe/nodeModel.ts';
 import { PCI_VENDORS, UNIFIED_MEMORY_DEVICES } from '../../probe/parsers/drm.ts';
 import { gpuProcessesOfPod } from '../../probe/parsers/fdinfo.ts';
@@ -158,6 +158,7 @@ export function unaccountedMemoryVerdicts(
     node: nodeAccounting(model),
     pods: podAccounting(model),
   },
+  headroomPercent: number = DEFAULT_HEADROOM_PERCENT,
 ): Verdict[] {
   const verdicts: Verdict[] = [];
   const node = accounted.node;
@@ -183,7 +184,7 @@ export function unaccountedMemoryVerdicts(
         explanation:
           'GTT pages are system RAM that the kernel does not charge to the memory cgroup, so the pod limit cannot stop this growth. When the node runs out of memory, the global OOM killer picks a victim instead of a clean cgroup OOM in this pod.',
         evidence,
-        remedy: `Size the pod for its true footprint: set memory requests and limits to at least ${formatBytes(Math.ceil((pod.trueFootprint ?? 0) * 1.3))} (true footprint + 30 %), and declare gpumem.io/gpu-memory so the linter checks it.`,
+        remedy: `Size the pod for its true footprint: set memory requests and limits to at least ${suggestedMemoryQuantity(withHeadroom(pod.trueFootprint ?? 0, headroomPercent)) ?? formatBytes(withHeadroom(pod.trueFootprint ?? 0, headroomPercent))} (true footprint + ${headroomPercent} %), and declare gpumem.io/gpu-memory so the linter checks it.`,
       });
     } else if (pod.limit !== undefined && pod.headroom !== undefined && pod.headroom < pod.limit * MIN_HEADROOM_SHARE) {
       verdicts.push({
@@ -192,7 +193,7 @@ export function unaccountedMemoryVerdicts(
         title: `${summary}; only ${formatBytes(pod.headroom)} (${((pod.headroom / pod.limit) * 100).toFixed(0)} %) of its ${formatBytes(pod.limit)} limit is left.`,
         explanation: 'The cgroup sees only the accounted part; GTT growth eats the real headroom silently.',
         evidence,
-        remedy: 'Keep 25–30 % headroom over the true footprint (accounted + GTT) in both the memory request and limit.',
+        remedy: `Keep ${headroomPercent} % headroom over the true footprint (accounted + GTT) in both the memory request and limit.`,
       });
     } else {
       verdicts.push({
@@ -204,8 +205,8 @@ export function unaccountedMemoryVerdicts(
         evidence,
         remedy:
           pod.limit === undefined
-            ? 'Give the pod a memory limit and request that include its GTT footprint plus 25–30 % headroom.'
-            : 'Keep the request and limit above the true footprint with 25–30 % headroom.',
+            ? `Give the pod a memory limit and request that include its GTT footprint plus ${headroomPercent} % headroom.`
+            : `Keep the request and limit above the true footprint with ${headroomPercent} % headroom.`,
       });
     }
   }

@@ -11,6 +11,7 @@ import type { GlobalOomVerdict, GttSignature, OomContext, OomVerdictFacts } from
 import { invokerText, missingText, scopeEvidenceText } from './oomVerdictText.ts';
 import type { OomVictim } from './oomVictim.ts';
 import { containerLabel, podLabel, processLabel, qosLabel } from './oomVictim.ts';
+import { DEFAULT_HEADROOM_PERCENT } from '../../sizing.ts';
 
 /** What a global verdict says; the verdict itself is built once from these (globalVerdict). */
 interface GlobalWords {
@@ -47,10 +48,11 @@ function inPodWords(
         ? "The log alone cannot tell GPU memory outside the cgroup from ordinary node overcommit (pods whose usage exceeds their requests); the pod's memory.events and the report's gpu_active (Linux 7.1+) can."
         : "GTT pages are ordinary RAM taken from the TTM pool; no released kernel charges them to the pod's memory cgroup, so the pod looks small to the kubelet and the scheduler while the node fills up.",
     ].join(' ') + missingText(facts.missing);
+  const headroomPercent = context?.headroomPercent ?? DEFAULT_HEADROOM_PERCENT;
   const remedy =
     gtt.strength === 'possible'
-      ? `Set the memory requests of the pods on this node to their real peak use (Guaranteed QoS, requests = limits, for this one) so the node is not overcommitted and this pod is not the first victim, and reserve memory for the system (kube-reserved, system-reserved, evictionHard) so the kubelet evicts before the kernel kills. If the pod uses a GPU on a unified-memory node: ${gttRemedy(victim, pod, event)}`
-      : gttRemedy(victim, pod, event);
+      ? `Set the memory requests of the pods on this node to their real peak use (Guaranteed QoS, requests = limits, for this one) so the node is not overcommitted and this pod is not the first victim, and reserve memory for the system (kube-reserved, system-reserved, evictionHard) so the kubelet evicts before the kernel kills. If the pod uses a GPU on a unified-memory node: ${gttRemedy(victim, pod, event, headroomPercent)}`
+      : gttRemedy(victim, pod, event, headroomPercent);
   return { title, explanation, remedy, gtt };
 }
 

@@ -10,8 +10,8 @@ import { gpuTeardownText } from './gpuTeardown.ts';
 import type { PodCgroupData } from './oomPodCgroups.ts';
 import type { GttSignature, GttStrength, OomContext } from './oomVerdictTypes.ts';
 import type { OomVictim } from './oomVictim.ts';
-import { formatBytes, formatKb, podLabel, quantityKb } from './oomVictim.ts';
-import { HEADROOM } from './oomVerdictText.ts';
+import { podLabel } from './oomVictim.ts';
+import { formatBytes, formatKb, headroomFactorText, suggestedMemoryQuantity, withHeadroom } from '../../sizing.ts';
 
 /** `gpu_active` above this (1 GiB) in a global OOM report is worth naming. */
 const LARGE_GPU_ACTIVE_KB = 1024 * 1024;
@@ -107,14 +107,18 @@ export function gttSignature(
   };
 }
 
-export function gttRemedy(victim: OomVictim, pod: PodCgroupData | undefined, event: OomEvent): string {
+export function gttRemedy(victim: OomVictim, pod: PodCgroupData | undefined, event: OomEvent, headroomPercent: number): string {
   const where = podLabel(victim) ?? 'the pod';
   const cgroupKb = pod?.memoryCurrent !== undefined ? pod.memoryCurrent / 1024 : victim.anonRssKb;
   const gttKb = pod?.gttBytes !== undefined ? pod.gttBytes / 1024 : event.gpuActiveKb;
-  let sizing = `Size the memory request and limit of ${where} to its cgroup memory plus its GTT use, with 25–30 % headroom: limit ≥ 1.3 × (cgroup memory + GTT).`;
-  if (cgroupKb !== undefined && gttKb !== undefined) {
-    const total = (cgroupKb + gttKb) * HEADROOM;
-    sizing = `Size the memory request and limit of ${where} to its cgroup memory plus its GTT use, with 25–30 % headroom: about ${formatKb(cgroupKb)} + ${formatKb(gttKb)}${pod?.gttBytes === undefined ? ' (gpu_active, node-wide: an upper bound for this pod)' : ''} → requests and limits of at least ${quantityKb(total)}.`;
+  const withText = `Size the memory request and limit of ${where} to its cgroup memory plus its GTT use, with ${headroomPercent} % headroom`;
+  let sizing = `${withText}: limit ≥ ${headroomFactorText(headroomPercent)} × (cgroup memory + GTT).`;
+  const total =
+    cgroupKb !== undefined && gttKb !== undefined
+      ? suggestedMemoryQuantity(withHeadroom((cgroupKb + gttKb) * 1024, headroomPercent))
+      : undefined;
+  if (cgroupKb !== undefined && gttKb !== undefined && total !== undefined) {
+    sizing = `${withText}: about ${formatKb(cgroupKb)} + ${formatKb(gttKb)}${pod?.gttBytes === undefined ? ' (gpu_active, node-wide: an upper bound for this pod)' : ''} → requests and limits of at least ${total}.`;
   }
   return [
     sizing,

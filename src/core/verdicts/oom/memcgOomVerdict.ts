@@ -5,9 +5,10 @@ import type { Severity } from '../../findings.ts';
 import type { OomEvent } from '../../probe/parsers/oomReportLines.ts';
 import { isKubepodsPath, kubepodsLevel } from '../../probe/podCgroup.ts';
 import type { MemcgLimitLevel, MemcgOomVerdict, OomVerdictFacts } from './oomVerdictTypes.ts';
-import { HEADROOM, invokerText, missingText, scopeEvidenceText } from './oomVerdictText.ts';
+import { invokerText, missingText, scopeEvidenceText } from './oomVerdictText.ts';
 import type { OomVictim } from './oomVictim.ts';
-import { containerLabel, formatKb, podLabel, processLabel, qosLabel, quantityKb } from './oomVictim.ts';
+import { containerLabel, podLabel, processLabel, qosLabel } from './oomVictim.ts';
+import { formatKb, suggestedMemoryQuantity, withHeadroom } from '../../sizing.ts';
 
 const NODE_SERVICE_CGROUP = /(?:^|\/)(?:system|podruntime|runtime)\.slice(?:\/|$)|kubelet|containerd|crio|dockerd/;
 
@@ -20,7 +21,13 @@ function memcgLevel(event: OomEvent): MemcgLimitLevel {
   return 'outside-kubepods';
 }
 
-export function memcgVerdict(event: OomEvent, victim: OomVictim, id: string, base: OomVerdictFacts): MemcgOomVerdict {
+export function memcgVerdict(
+  event: OomEvent,
+  victim: OomVictim,
+  id: string,
+  base: OomVerdictFacts,
+  headroomPercent: number,
+): MemcgOomVerdict {
   const level = memcgLevel(event);
   const usage = event.memcgUsage;
   const where = podLabel(victim);
@@ -29,9 +36,11 @@ export function memcgVerdict(event: OomEvent, victim: OomVictim, id: string, bas
   let title: string;
   let severity: Severity = 'warning';
   let remedy: string;
-  const raiseTo = usage
-    ? ` to at least ${quantityKb(Math.max(usage.limitKb, usage.usageKb) * HEADROOM)} (25–30 % over the ${formatKb(usage.limitKb)} it hit)`
-    : ' by 25–30 % over the observed peak';
+  const target = usage ? suggestedMemoryQuantity(withHeadroom(Math.max(usage.limitKb, usage.usageKb) * 1024, headroomPercent)) : undefined;
+  const raiseTo =
+    usage && target !== undefined
+      ? ` to at least ${target} (${headroomPercent} % over the ${formatKb(usage.limitKb)} it hit)`
+      : ` by ${headroomPercent} % over the observed peak`;
   switch (level) {
     case 'container':
       title = `${who} because its container reached its memory limit${usageText}.`;

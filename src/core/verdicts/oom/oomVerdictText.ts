@@ -1,10 +1,7 @@
 // Sentences every OOM verdict kind shares: how the kill was classified, who started the report, what the log
-// lacks; and the headroom the remedies size limits with.
+// lacks. The headroom the remedies size limits with is the user's (OomContext.headroomPercent, sizing.ts).
 import type { OomEvent } from '../../probe/parsers/oomReportLines.ts';
 import type { OomVictim } from './oomVictim.ts';
-
-/** Limits are sized 25–30 % over what was used or hit. */
-export const HEADROOM = 1.3;
 
 export function scopeEvidenceText(event: OomEvent): string {
   switch (event.scopeSource) {

@@ -19,6 +19,8 @@ export interface OomContext {
   readonly amdgpu?: readonly AmdgpuMemoryLine[];
   /** amdgpu "VM memory stats … non-zero when fini" lines, from the same kernel log. */
   readonly amdgpuVmFini?: readonly AmdgpuVmFiniLine[];
+  /** The headroom remedies add over what was used or hit, in percent (the user's; default DEFAULT_HEADROOM_PERCENT). */
+  readonly headroomPercent?: number;
 }
 
 export type GttStrength = 'possible' | 'likely' | 'strong';

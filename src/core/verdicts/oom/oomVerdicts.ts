@@ -22,6 +22,7 @@ import { indexPods } from './gttSignature.ts';
 import { memcgVerdict } from './memcgOomVerdict.ts';
 import type { OomContext, OomVerdict, OomVerdictFacts } from './oomVerdictTypes.ts';
 import { victimOf } from './oomVictim.ts';
+import { DEFAULT_HEADROOM_PERCENT } from '../../sizing.ts';
 import { unknownVerdict } from './unclassifiedOomVerdict.ts';
 
 /** Explain OOM events: one verdict per event, in log order. */
@@ -74,7 +75,8 @@ export function explainWithinBudget(
       return id;
     };
     if (event.scope === 'global') verdicts.push(globalVerdict(event, victim, context, pods, base, teardown, unique));
-    else if (event.scope === 'memcg') verdicts.push(memcgVerdict(event, victim, unique('memcg'), base));
+    else if (event.scope === 'memcg')
+      verdicts.push(memcgVerdict(event, victim, unique('memcg'), base, context?.headroomPercent ?? DEFAULT_HEADROOM_PERCENT));
     else verdicts.push(unknownVerdict(event, victim, unique('unclassified'), base));
   }
   return { verdicts, outcome: 'complete' };

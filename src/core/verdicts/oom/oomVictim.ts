@@ -25,25 +25,6 @@ export interface OomVictim {
 /** Pod UID → display name (`namespace/name`). */
 export type PodNames = ReadonlyMap<string, string> | Readonly<Record<string, string>>;
 
-const GIB_KB = 1024 * 1024;
-
-export function formatKb(kb: number): string {
-  if (kb >= GIB_KB) return `${(kb / GIB_KB).toFixed(1)} GiB`;
-  if (kb >= 1024) return `${Math.round(kb / 1024)} MiB`;
-  return `${kb} KiB`;
-}
-
-export function formatBytes(bytes: number): string {
-  return formatKb(Math.round(bytes / 1024));
-}
-
-/** A memory quantity a manifest can take, rounded up: `Mi` below 10 GiB, else `Gi`. */
-export function quantityKb(kb: number): string {
-  const mib = Math.ceil(kb / 1024);
-  if (mib < 10 * 1024) return `${mib}Mi`;
-  return `${Math.ceil(mib / 1024)}Gi`;
-}
-
 function lookupName(names: PodNames | undefined, uid: string | undefined): string | undefined {
   if (uid === undefined || names === undefined) return undefined;
   if (names instanceof Map) return names.get(uid);
