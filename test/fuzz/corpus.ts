@@ -54,6 +54,8 @@ export const PROC = {
   limitInBytes: readFileSync(join(ROOT, 'test/fixtures/proc/memory.limit_in_bytes'), 'utf8'),
   osRelease: readFileSync(join(ROOT, 'test/fixtures/proc/os-release'), 'utf8'),
   selfCgroup: readFileSync(join(ROOT, 'test/fixtures/proc/self-cgroup'), 'utf8'),
+  /** A meminfo pasted with notes after the values. */
+  annotatedMeminfo: readFileSync(join(ROOT, 'test/fixtures/proc/annotated-meminfo-chromeos.txt'), 'utf8'),
 };
 export const PROC_FILES: readonly string[] = Object.values(PROC);
 

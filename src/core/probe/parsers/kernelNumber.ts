@@ -52,6 +52,11 @@ export interface KernelNumberOptions {
    * `units`, then anything): sysfs values copied by hand carry comments, `grep` dumps trailing text.
    */
   readonly firstToken?: boolean;
+  /**
+   * With `firstToken`: ignore the rest only when it is a note (`1940064 kB <---- ~2 GB`, `3  # after the load`), not
+   * when it starts with another number (`oom_kill 6 7` is no value: which of the two would it be?).
+   */
+  readonly noteOnly?: boolean;
   /** Unit words allowed right after the number (e.g. `kB`, or fdinfo's `KiB MiB GiB`), with their multipliers. */
   readonly units?: Readonly<Record<string, number>>;
 }
@@ -138,7 +143,10 @@ function parseNumberOf(text: string, file: string, field: string, options: Kerne
     const unitMultiplier = options.units ? unitAt(options.units, text, j, k) : undefined;
     if (unitMultiplier !== undefined) {
       multiplier = unitMultiplier;
-      if (k < end && !options.firstToken) return problem(file, field, text.slice(start, end), 'unexpected text after the unit');
+      if (k < end && (!options.firstToken || (options.noteOnly && numberFollows(text, k, end))))
+        return problem(file, field, text.slice(start, end), 'unexpected text after the unit');
+    } else if (options.firstToken && options.noteOnly && numberFollows(text, i, end)) {
+      return problem(file, field, text.slice(start, end), 'unexpected text after the number');
     } else if (!options.firstToken) {
       const word = text.slice(j, k);
       return problem(
@@ -176,6 +184,14 @@ function parseNumberOf(text: string, file: string, field: string, options: Kerne
   if (scaled > BigInt(Number.MAX_SAFE_INTEGER)) return problem(file, field, text.slice(start, end), beyondSafe(options, multiplier));
   const value = Number(scaled);
   return { kind: 'value', value: negative && value !== 0 ? -value : value };
+}
+
+/** Whether the first word after blanks from `from` starts like a number (a digit, or a sign before one). */
+function numberFollows(text: string, from: number, end: number): boolean {
+  let at = from;
+  while (at < end && isBlank(text.charCodeAt(at))) at++;
+  if (at < end && (text[at] === '-' || text[at] === '+')) at++;
+  return at < end && isDigitCode(text.charCodeAt(at));
 }
 
 /** The multiplier of the unit word `text[from, to)` when `units` lists it as its own key, without cutting the word out. */

@@ -19,7 +19,8 @@ export interface KeyNumberOptions {
  */
 export function parseKeyNumber(text: string, sink?: NumberProblems, options: KeyNumberOptions = {}): Map<string, number> {
   const out = new Map<string, number>();
-  const numberOptions = { allowSentinels: options.allowSentinels ?? false };
+  // `firstToken`: a value followed by a note (`oom_kill 3   <- after the load`) is still read.
+  const numberOptions = { allowSentinels: options.allowSentinels ?? false, firstToken: true, noteOnly: true };
   let from = 0;
   while (from <= text.length) {
     let end = text.indexOf('\n', from);

@@ -11,7 +11,8 @@ export function parseMeminfo(text: string, sink?: NumberProblems): Map<string, n
     // Per-node files prefix "Node 0 ".
     const match = /^(?:Node \d+ )?([A-Za-z0-9_()]+):([^\n]*)$/.exec(line);
     if (!match?.[1] || match[2] === undefined) continue;
-    const value = kernelValue(match[2], match[1], sink, { units: MEMINFO_UNITS });
+    // `firstToken`: text after the value (`1940064 kB <---- ~2 GB`, as people annotate pasted files) is not the value.
+    const value = kernelValue(match[2], match[1], sink, { units: MEMINFO_UNITS, firstToken: true, noteOnly: true });
     if (value !== undefined) out.set(match[1], value);
   }
   return out;
