@@ -13,7 +13,7 @@ import { nodeGpuLevels, nodeMetricFacts, nodeSamples } from '../../src/core/agen
 import { podIdentities } from '../../src/core/agent/podIdentities.ts';
 import { EMPTY_LEDGER } from '../../src/core/agent/oomLedger.ts';
 import { parsePromText } from '../../src/core/agent/promText.ts';
-import { analyzeCaptureText } from '../../src/core/inspection/analyze.ts';
+import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 import { captureText } from './helpers/captureText.ts';
 import { GiB, MiB, nodeCapture, STRIX_HALO } from './helpers/nodeCapture.ts';
 

@@ -6,7 +6,7 @@ import { buildNodeModel } from '../probe/nodeModel.ts';
 import { buildNvidiaNode } from '../probe/nvidiaNode.ts';
 import { nvidiaAccounting, withNvidiaPods } from '../verdicts/memory/nvidiaPodMemory.ts';
 import { podAccounting } from '../verdicts/memory/unaccountedMemory.ts';
-import type { NodeInspection } from '../inspection/analyze.ts';
+import type { NodeInspection } from '../inspectionRun/analyze.ts';
 import type { GpuLevels } from './gpuLevels.ts';
 import { gpuLevels } from './gpuLevels.ts';
 import type { WatchReading } from './gpuWatch.ts';
