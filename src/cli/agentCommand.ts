@@ -6,6 +6,7 @@ import { OomEventPoster } from '../agent/oomEvents.ts';
 import { chooseKubeconfig, PodSource } from '../agent/podSource.ts';
 import { parseListen, startServer } from '../agent/server.ts';
 import { isDnsSubdomain } from '../core/kube/names.ts';
+import { withoutTrailingSlashes } from '../core/probe/script.ts';
 import { DEFAULT_LOCAL_COMMAND, LocalTransport } from '../transports/local.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { describeError } from './files.ts';
@@ -98,8 +99,11 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
   const gpuWatch = seconds(option(args.options, 'gpu-watch-interval'), 'gpu-watch-interval', 5, 0, 3600);
   const peakWindow = seconds(option(args.options, 'peak-window'), 'peak-window', 60, 1, 86_400);
   const probeTimeout = seconds(option(args.options, 'probe-timeout'), 'probe-timeout', 60, 1, 3600);
-  const hostRoot = option(args.options, 'host-root');
-  if (hostRoot !== undefined && !/^\/[A-Za-z0-9._/-]{0,255}$/.test(hostRoot)) throw new UsageError('--host-root must be an absolute path');
+  const hostRootText = option(args.options, 'host-root');
+  if (hostRootText !== undefined && !/^\/[A-Za-z0-9._/-]{0,255}$/.test(hostRootText))
+    throw new UsageError('--host-root must be an absolute path');
+  // `/` is the default's own root: the probe's empty prefix, as when the option is not given.
+  const hostRoot = hostRootText === undefined ? undefined : withoutTrailingSlashes(hostRootText) || undefined;
   const nodeName = option(args.options, 'node-name') ?? process.env['NODE_NAME'] ?? hostname();
   if (!isDnsSubdomain(nodeName)) throw new UsageError(`node name "${nodeName.slice(0, 80)}" is not a Kubernetes node name`);
 

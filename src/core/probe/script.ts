@@ -43,6 +43,13 @@ export function buildProbeScript(options: ProbeScriptOptions): string {
   });
 }
 
+/** `/` is the machine's own root (the probe's `''`), and `/host/` is `/host`: the probe joins `$R/proc`. */
+export function withoutTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 47) end--;
+  return path.slice(0, end);
+}
+
 /**
  * Validates the parameters and wraps a probe body with the header every probe shares (the parameter
  * assignments, the prelude, the capture header line, the final marker). Used by the full and light probes.
@@ -56,7 +63,8 @@ export function assembleProbeScript(parts: {
   hamiLibPath?: string;
 }): string {
   if (!NONCE.test(parts.nonce)) throw new Error('probe nonce must be 16–64 lowercase hex characters');
-  if (!HOST_ROOT.test(parts.hostRoot))
+  const hostRoot = withoutTrailingSlashes(parts.hostRoot);
+  if (!HOST_ROOT.test(hostRoot))
     throw new Error(
       `host root "${parts.hostRoot}" must be an absolute path of letters, digits, '.', '_' and '-', without . or .. segments`,
     );
@@ -66,7 +74,7 @@ export function assembleProbeScript(parts: {
     '#!/bin/sh',
     parts.comment,
     `GPUMEM_NONCE='${parts.nonce}'`,
-    `GPUMEM_ROOT='${parts.hostRoot}'`,
+    `GPUMEM_ROOT='${hostRoot}'`,
     ...(parts.hamiLibPath !== undefined ? [`GPUMEM_HAMI_DIR='${parts.hamiLibPath}'`] : []),
     PRELUDE.trim(),
     `printf '@@gpumem-probe v=${PROBE_FORMAT_VERSION} scope=${parts.scope} nonce=%s root=%s@@\\n' "$N" "$R"`,
