@@ -128,6 +128,8 @@ export function buildContainer(
       const info = classifyGpuResource(entry.name);
       if (!info) continue;
       seen.add(entry.name);
+      // `nvidia.com/gpu: 0` asks for no device: a CPU-only variant of a GPU manifest, not a GPU container.
+      if (info.role === 'count' && entry.quantity !== undefined && entry.quantity.value === 0) continue;
       gpu.push({ name: entry.name, info, entry });
     }
   }
