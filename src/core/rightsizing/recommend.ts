@@ -76,6 +76,11 @@ export function recommend(evidence: ContainerEvidence, policy: SizingPolicy): Re
   return { observed, recommendation: decide(evidence, observed, policy) };
 }
 
+/** The recommendation from figures already reduced (by PromQL) to peaks and counts; `evidence.pods` is not read. */
+export function recommendObserved(evidence: ContainerEvidence, observed: Observed, policy: SizingPolicy): Recommendation {
+  return decide(evidence, observed, policy);
+}
+
 function decide(evidence: ContainerEvidence, observed: Observed, policy: SizingPolicy): Recommendation {
   const { kills } = evidence;
   if (evidence.basis === 'api-only') {

@@ -21,7 +21,8 @@ export interface PodSeries {
 
 export interface Peak {
   readonly bytes: number;
-  readonly at: number;
+  /** Unix seconds; undefined where only the peak is known (a max_over_time answer). */
+  readonly at: number | undefined;
   readonly pod: string;
 }
 

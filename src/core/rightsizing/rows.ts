@@ -1,0 +1,172 @@
+// One row per container of each workload: today's resources, what its pods were seen using over the window (each
+// figure from the pods the workload owns, joined by pod and container name), the kills by cause, and the
+// recommendation. Pod-level figures (the agent's GPU memory and kills) go to the containers that use a GPU, or to
+// every container when none declares one (a DRA claim, a GPU the manifest does not name); memcg kills go to the
+// containers the kubelet reported OOMKilled when it names any.
+import type { KillCounts } from './kills.ts';
+import { addKills, NO_KILLS, withKubeletReports } from './kills.ts';
+import type { ContainerEvidence, EvidenceBasis, NodePressure, Observed } from './evidence.ts';
+import { containerKey, podKey } from './figures.ts';
+import type { PromFigures } from './figures.ts';
+import { liveContainers } from './liveContainers.ts';
+import type { LiveContainer } from './liveContainers.ts';
+import { recommendObserved } from './recommend.ts';
+import type { Recommendation } from './recommend.ts';
+import type { Peak } from './series.ts';
+import type { MatchedWorkload, PodMatching, WorkloadRef } from './workloadPods.ts';
+import type { ContainerChange, WorkloadChange } from './changes.ts';
+
+export interface RecommendationRow {
+  readonly workload: WorkloadRef;
+  readonly container: string;
+  readonly current: LiveContainer;
+  readonly observed: Observed;
+  readonly kernelPeak: number | undefined;
+  readonly kills: KillCounts;
+  readonly recommendation: Recommendation;
+  /** About the data behind the row: pods of an old template, no pods, pod-level figures. */
+  readonly notes: readonly string[];
+}
+
+export interface RowInputs {
+  readonly matching: PodMatching;
+  /** Undefined without Prometheus. */
+  readonly figures: PromFigures | undefined;
+  readonly basis: EvidenceBasis;
+  /** `namespace/pod/container` → OOMKilled terminations the API reports (last state), for when kube-state-metrics is absent. */
+  readonly apiOomKills: ReadonlyMap<string, number>;
+  readonly headroomPercent: number;
+}
+
+export function recommendationRows(inputs: RowInputs): RecommendationRow[] {
+  const rows: RecommendationRow[] = [];
+  const namedPods = podsWithNamedOom(inputs);
+  for (const workload of inputs.matching.workloads) {
+    const template = liveContainers(workload.object);
+    if (template.kind === 'none') continue;
+    const anyGpu = template.containers.some((one) => one.usesGpu);
+    for (const container of template.containers) {
+      rows.push(rowOf(workload, container, anyGpu, template.multipleGpuContainers ? 2 : 1, template.containers.length, inputs, namedPods));
+    }
+  }
+  return rows;
+}
+
+function maxPeak(current: Peak | undefined, bytes: number | undefined, pod: string): Peak | undefined {
+  if (bytes === undefined || !Number.isFinite(bytes)) return current;
+  return !current || bytes > current.bytes ? { bytes, at: undefined, pod } : current;
+}
+
+function rowOf(
+  workload: MatchedWorkload,
+  container: LiveContainer,
+  anyGpu: boolean,
+  gpuContainers: number,
+  containerCount: number,
+  inputs: RowInputs,
+  namedPods: ReadonlySet<string>,
+): RecommendationRow {
+  const { namespace } = workload.ref;
+  const getsPodGpu = container.usesGpu || !anyGpu;
+  const notes: string[] = [];
+  let cgroupPeak: Peak | undefined;
+  let gpuInRamPeak: Peak | undefined;
+  let vramPeak: Peak | undefined;
+  let trueFootprintPeak: Peak | undefined;
+  let kernelPeak: number | undefined;
+  let gpuMax: number | undefined;
+  let samples = 0;
+  let first = Infinity;
+  let last = -Infinity;
+  let kills = NO_KILLS;
+  let kubeletReports = 0;
+  let agentOnly = false;
+  const nodes = new Set<string>();
+  for (const pod of workload.pods) {
+    if (pod.node) nodes.add(pod.node);
+    const cf = inputs.figures?.containers.get(containerKey(namespace, pod.name, container.name));
+    const pf = inputs.figures?.pods.get(podKey(namespace, pod.name));
+    const named = inputs.apiOomKills.get(containerKey(namespace, pod.name, container.name)) ?? 0;
+    kubeletReports += Math.max(named, cf?.kubeletOom ? 1 : 0);
+    if (cf && cf.cgroupPeak !== undefined) {
+      cgroupPeak = maxPeak(cgroupPeak, cf.cgroupPeak, pod.name);
+      trueFootprintPeak = maxPeak(trueFootprintPeak, getsPodGpu ? cf.trueFootprintPeak : cf.cgroupPeak, pod.name);
+      samples += cf.samples;
+      if (cf.first !== undefined) first = Math.min(first, cf.first);
+      if (cf.last !== undefined) last = Math.max(last, cf.last);
+    } else if (pf && pf.agentCgroupPeak !== undefined && containerCount === 1) {
+      // No cAdvisor series for the pod: the agent's pod cgroup stands in (memory.current, page cache included).
+      agentOnly = true;
+      cgroupPeak = maxPeak(cgroupPeak, pf.agentCgroupPeak, pod.name);
+      trueFootprintPeak = maxPeak(trueFootprintPeak, pf.agentTrueFootprintPeak ?? pf.agentCgroupPeak, pod.name);
+      samples += pf.agentSamples;
+      if (pf.agentFirst !== undefined) first = Math.min(first, pf.agentFirst);
+      if (pf.agentLast !== undefined) last = Math.max(last, pf.agentLast);
+    }
+    if (cf?.kernelPeak !== undefined) kernelPeak = Math.max(kernelPeak ?? 0, cf.kernelPeak);
+    if (pf) {
+      if (getsPodGpu) {
+        gpuInRamPeak = maxPeak(gpuInRamPeak, pf.gpuInRamPeak, pod.name);
+        vramPeak = maxPeak(vramPeak, pf.vramPeak, pod.name);
+        if (pf.gpuMaxBetweenScrapes !== undefined) gpuMax = Math.max(gpuMax ?? 0, pf.gpuMaxBetweenScrapes);
+      }
+      const memcgHere = named > 0 || cf?.kubeletOom === true || !namedPods.has(podKey(namespace, pod.name));
+      kills = addKills(kills, { ...pf.kills, memcg: memcgHere ? pf.kills.memcg : 0, kubeletUnknown: 0 });
+    }
+  }
+  kills = withKubeletReports(kills, kubeletReports);
+  if (workload.pods.length === 0) notes.push('no live pods: nothing was matched to this workload');
+  const old = workload.pods.filter((pod) => pod.oldTemplate).length;
+  if (old > 0) notes.push(`${old} of the pods are from an older ReplicaSet (an earlier pod template)`);
+  if (agentOnly) notes.push("cgroup memory from the agent's memory.current (includes page cache): no cAdvisor series for these pods");
+  const observed: Observed = {
+    cgroupPeak,
+    gpuInRamPeak,
+    vramPeak,
+    trueFootprintPeak,
+    samples,
+    hours: samples > 0 && last >= first ? (last - first) / 3600 : 0,
+    dropped: 0,
+  };
+  const pressure: NodePressure[] = [];
+  for (const node of nodes) {
+    const known = inputs.figures?.pressure.get(node);
+    if (known) pressure.push(known);
+  }
+  const evidence: ContainerEvidence = {
+    container: container.name,
+    basis: inputs.basis,
+    pods: [],
+    kills,
+    pressure,
+    kernelPeak,
+    gpuMaxBetweenScrapes: gpuMax,
+    current: { request: container.request?.bytes, limit: container.limit?.bytes },
+    unifiedMemory: (gpuInRamPeak?.bytes ?? 0) > 0,
+  };
+  const recommendation = recommendObserved(evidence, observed, { headroomPercent: inputs.headroomPercent, gpuContainers });
+  return { workload: workload.ref, container: container.name, current: container, observed, kernelPeak, kills, recommendation, notes };
+}
+
+/** Pods (`namespace/pod`) of which the kubelet named a container OOMKilled: their memcg kills go to those containers. */
+function podsWithNamedOom(inputs: RowInputs): Set<string> {
+  const out = new Set<string>();
+  const podOf = (key: string): string => key.slice(0, key.lastIndexOf('/'));
+  for (const [key, count] of inputs.apiOomKills) if (count > 0) out.add(podOf(key));
+  if (inputs.figures) for (const [key, figures] of inputs.figures.containers) if (figures.kubeletOom) out.add(podOf(key));
+  return out;
+}
+
+/** The changes the sized rows ask for, one per workload. */
+export function changesOf(rows: readonly RecommendationRow[]): WorkloadChange[] {
+  const byWorkload = new Map<string, { ref: WorkloadRef; containers: ContainerChange[]; annotations: Map<string, string> }>();
+  for (const row of rows) {
+    if (row.recommendation.kind !== 'sized') continue;
+    const key = `${row.workload.kind}/${row.workload.namespace}/${row.workload.name}`;
+    const entry = byWorkload.get(key) ?? { ref: row.workload, containers: [], annotations: new Map<string, string>() };
+    entry.containers.push({ container: row.container, memory: row.recommendation.memory.text });
+    if (row.recommendation.gpuMemory) entry.annotations.set(row.recommendation.gpuMemory.key, row.recommendation.gpuMemory.value.text);
+    byWorkload.set(key, entry);
+  }
+  return [...byWorkload.values()];
+}
