@@ -1,19 +1,27 @@
-// Expands CLI paths into manifest files: directories are walked for *.yaml / *.yml,
-// skipping VCS and dependency folders and never following symlinked directories.
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+// Expands CLI paths into manifest files: directories are walked for *.yaml / *.yml, skipping VCS and
+// dependency folders. Symlinks, as kube-linter and kubeconform walk (Go's filepath.Walk): a symlinked directory
+// is not descended into, so a link loop cannot make the walk endless; a symlinked file is read only when its
+// target stays inside the directory walked (those tools read it wherever it points): a pull request's link
+// to ~/.kube/config or /dev/zero is a manifest-skipped notice, not read. Named paths are followed.
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { describeFsError } from '../files/boundedRead.ts';
 
 const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules', '.hg', '.svn']);
 const MANIFEST = /\.ya?ml$/i;
 
 export interface Expansion {
+  /** In the order given, each directory's in name order; "-" once at most. */
   readonly files: string[];
   readonly errors: string[];
+  /** Files of a walk that are not read, with why: the lint reports each as a manifest-skipped notice. */
+  readonly skipped: Map<string, string>;
 }
 
 export async function expandPaths(paths: readonly string[]): Promise<Expansion> {
   const files: string[] = [];
   const errors: string[] = [];
+  const skipped = new Map<string, string>();
   for (const path of paths) {
     if (path === '-') {
       // Standard input can be read once: a second "-" would wait for an 'end' that has already passed.
@@ -22,32 +30,49 @@ export async function expandPaths(paths: readonly string[]): Promise<Expansion> 
     }
     try {
       const info = await stat(path);
-      if (info.isDirectory()) await walk(path, files, errors);
+      if (info.isDirectory()) await walk(path, await realpath(path), { files, errors, skipped });
       else files.push(path);
     } catch (error) {
       errors.push(`${path}: ${describeError(error)}`);
     }
   }
-  return { files, errors };
+  return { files, errors, skipped };
 }
 
-async function walk(directory: string, files: string[], errors: string[]): Promise<void> {
+/** Everything with a manifest's name goes to the reader, which refuses what is not a regular file (a FIFO, a device). */
+async function walk(directory: string, root: string, found: Expansion): Promise<void> {
   let entries;
   try {
     entries = await readdir(directory, { withFileTypes: true });
   } catch (error) {
-    errors.push(`${directory}: ${describeError(error)}`);
+    found.errors.push(`${directory}: ${describeError(error)}`);
     return;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     const path = join(directory, entry.name);
     if (entry.isDirectory()) {
-      if (!SKIPPED_DIRECTORIES.has(entry.name)) await walk(path, files, errors);
-    } else if ((entry.isFile() || entry.isSymbolicLink()) && MANIFEST.test(entry.name)) {
-      files.push(path);
+      if (!SKIPPED_DIRECTORIES.has(entry.name)) await walk(path, root, found);
+    } else if (MANIFEST.test(entry.name)) {
+      found.files.push(path);
+      if (entry.isSymbolicLink()) {
+        const outside = await linkLeaves(path, root);
+        if (outside !== undefined) found.skipped.set(path, outside);
+      }
     }
   }
+}
+
+/** Why a symlink found in a walk is not followed, or undefined when its target is inside the walked directory. */
+async function linkLeaves(path: string, root: string): Promise<string | undefined> {
+  let target: string;
+  try {
+    target = await realpath(path);
+  } catch (error) {
+    return `a symbolic link that cannot be resolved: ${describeFsError(error)}`;
+  }
+  const inside = root === sep ? sep : `${root}${sep}`;
+  return target.startsWith(inside) ? undefined : `a symbolic link to ${target}, outside the directory linted (not followed)`;
 }
 
 export function describeError(error: unknown): string {

@@ -1,7 +1,6 @@
 // `gpumem fleet`: the fleet summary of a cluster's GPU nodes, for a cron job or a CI gate before a rollout. Sources,
 // in this order with --source auto: Prometheus (--prometheus URL) holding the agents' metrics, else the agents'
 // /metrics through the API server's pod proxy. Exit 0: no warning or worse; 1: some; 2: the fleet could not be read.
-import { readFile } from 'node:fs/promises';
 import { fleetPodsCsv, fleetToJson, fleetToMarkdown, fleetToText } from '../core/fleet/fleetReport.ts';
 import { parseWindow } from '../core/fleet/promFacts.ts';
 import { DEFAULT_TOP } from '../core/fleet/summary.ts';
@@ -16,6 +15,7 @@ import { ClusterClient } from '../kube/clusterClient.ts';
 import { errorText } from '../kube/errorText.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { describeError } from './files.ts';
+import { readBoundedText } from '../files/boundedRead.ts';
 import type { CliIo } from './io.ts';
 import { chooseContext } from './kubeTarget.ts';
 
@@ -120,12 +120,12 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
     let ca: string | undefined;
     const caFile = option(args.options, 'prometheus-ca');
     if (caFile !== undefined) {
-      try {
-        ca = await readFile(caFile, 'utf8');
-      } catch (error) {
-        io.stderr(`gpumem fleet: --prometheus-ca ${caFile}: ${describeError(error)}\n`);
+      const read = await readBoundedText(caFile, { kind: 'ca-bundle' });
+      if (read.kind !== 'read') {
+        io.stderr(`gpumem fleet: --prometheus-ca ${caFile}: not read: ${read.reason}\n`);
         return 2;
       }
+      ca = read.text;
     }
     if (prometheus !== undefined) {
       try {

@@ -9,10 +9,9 @@ import { nodeCaptureFacts } from '../core/report/hamiIssueNode.ts';
 import { hamiIssueMarkdown } from '../core/report/hamiIssueReport.ts';
 import { ClusterClient } from '../kube/clusterClient.ts';
 import { errorText } from '../kube/errorText.ts';
-import { readTextBounded } from '../kube/boundedRead.ts';
+import { readBoundedText } from '../files/boundedRead.ts';
 import { collectHamiReport } from '../kube/hamiReport.ts';
 import { parseArgs, UsageError } from './args.ts';
-import { describeError } from './files.ts';
 import type { CliIo } from './io.ts';
 import { chooseContext, parsePodRef } from './kubeTarget.ts';
 
@@ -49,9 +48,6 @@ const OPTIONS = {
   help: false,
 } as const;
 
-/** A node capture is a few MiB at most (the probe caps every section); more is not a capture. */
-const MAX_CAPTURE_BYTES = 32 * 1024 * 1024;
-
 function positive(value: string | true | undefined, name: string, fallback: number, max: number): number {
   if (value === undefined) return fallback;
   const number = Number(value);
@@ -66,17 +62,12 @@ async function readNodeCapture(
 ): Promise<{ source: string; read: NodeCaptureRead } | undefined | 'unreadable'> {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new UsageError('--node-capture needs a file');
-  try {
-    const text = await readTextBounded(value, MAX_CAPTURE_BYTES);
-    if (text.kind === 'too-large') {
-      io.stderr(`gpumem hami-report: ${value}: larger than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB, not a node capture\n`);
-      return 'unreadable';
-    }
-    return { source: basename(value), read: nodeCaptureFacts(text.text) };
-  } catch (error) {
-    io.stderr(`gpumem hami-report: ${value}: ${describeError(error)}\n`);
+  const text = await readBoundedText(value, { kind: 'capture' });
+  if (text.kind !== 'read') {
+    io.stderr(`gpumem hami-report: --node-capture ${value}: not read: ${text.reason}\n`);
     return 'unreadable';
   }
+  return { source: basename(value), read: nodeCaptureFacts(text.text) };
 }
 
 export async function hamiReportCommand(argv: readonly string[], io: CliIo): Promise<number> {

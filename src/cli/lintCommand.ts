@@ -1,26 +1,28 @@
 // `gpumem lint [paths…] [--format text|json|sarif] [--headroom N] [--config FILE]`
 // Exit codes: 0 nothing at warning or above, 1 something is, 2 usage or I/O error.
-import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { parseYamlLikeParse } from '../core/text/boundedYaml.ts';
 import { resolveConfig } from '../core/config.ts';
 import type { LintConfig } from '../core/config.ts';
 import { indexClaims, mayUseClaims } from '../core/crossFile.ts';
 import type { Finding } from '../core/findings.ts';
-import { internalErrorFinding } from '../core/internalError.ts';
+import { engineLimitReason, internalErrorFinding } from '../core/internalError.ts';
 import { lintBytes } from '../core/lint.ts';
+import { skippedFinding } from '../core/lintNotices.ts';
 import { ClaimIndex } from '../core/manifest/draClaims.ts';
 import { decodeManifestBytes } from '../core/manifest/source.ts';
 import { positionFindings } from '../core/report/fileFindings.ts';
 import type { PositionedFinding } from '../core/report/fileFindings.ts';
 import { formatSarif, formatText, toJsonFindings } from '../core/report/formats.ts';
+import { INPUT_LIMITS, readBounded, readBoundedText } from '../files/boundedRead.ts';
+import type { BoundedRead } from '../files/boundedRead.ts';
 import { parseArgs, UsageError } from './args.ts';
-import { describeError, expandPaths } from './files.ts';
+import { expandPaths } from './files.ts';
 import type { CliIo } from './io.ts';
 
 const FORMATS = ['text', 'json', 'sarif'] as const;
 type Format = (typeof FORMATS)[number];
-const DEFAULT_MAX_MIB = 16;
+const DEFAULT_MAX_MIB = INPUT_LIMITS.manifest.limitBytes / (1024 * 1024);
 
 export const LINT_USAGE = `Usage: gpumem lint [paths…] [options]
 
@@ -55,7 +57,9 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   const maxMib = Number(args.options.get('max-file-size') ?? DEFAULT_MAX_MIB);
   if (!Number.isFinite(maxMib) || maxMib <= 0) throw new UsageError('--max-file-size must be a positive number of MiB');
 
-  const { files, errors } = await expandPaths(args.positionals.length > 0 ? args.positionals : ['.']);
+  const maxBytes = Math.floor(maxMib * 1024 * 1024);
+  const named = new Set(args.positionals);
+  const { files, errors, skipped } = await expandPaths(args.positionals.length > 0 ? args.positionals : ['.']);
   // DRA claims resolve across all the files given: files whose pods use claims are linted once every file's
   // claims are indexed; the others at once. Findings keep the order of the files.
   const claims = new ClaimIndex();
@@ -64,7 +68,7 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   const lintOne = (slot: number, name: string, bytes: Uint8Array, text: string) => {
     let fileFindings: readonly Finding[];
     try {
-      fileFindings = lintBytes(bytes, config, maxMib * 1024 * 1024, { claims }).findings;
+      fileFindings = lintBytes(bytes, config, maxBytes, { claims }).findings;
     } catch (error) {
       // One file's failure is one finding; the other files' findings are kept and the run goes on.
       fileFindings = [internalErrorFinding({ kind: 'file', file: name }, error)];
@@ -73,19 +77,27 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   };
   let linted = 0;
   for (const file of files) {
-    let bytes: Uint8Array;
-    try {
-      bytes = file === '-' ? await io.readStdin() : await readFile(file);
-    } catch (error) {
-      errors.push(`${file}: ${describeError(error)}`);
+    const name = file === '-' ? '<stdin>' : file;
+    const notFollowed = skipped.get(file);
+    const read: BoundedRead =
+      notFollowed !== undefined
+        ? { kind: 'refused', cause: 'not-regular', reason: notFollowed }
+        : file === '-'
+          ? await io.readStdin({ kind: 'manifest', limitBytes: maxBytes })
+          : await readBounded(file, { kind: 'manifest', limitBytes: maxBytes });
+    if (read.kind !== 'read') {
+      // A path the user named that cannot be read is an error; what a walk found, or a file over the limit, is a
+      // notice on that file and the run goes on.
+      if (read.kind === 'refused' && (named.has(file) || read.cause === 'unreadable')) errors.push(`${name}: not read: ${read.reason}`);
+      else perFile[linted++] = positionFindings(name, '', [skippedFinding(`Skipped: ${read.reason}.`)]);
       continue;
     }
+    const bytes = read.bytes;
     const decoded = decodeManifestBytes(bytes, Number.MAX_SAFE_INTEGER);
     const text = decoded.kind === 'text' ? decoded.text : '';
-    const name = file === '-' ? '<stdin>' : file;
     const slot = linted++;
     try {
-      if (bytes.length <= maxMib * 1024 * 1024) indexClaims(text, claims);
+      if (bytes.length <= maxBytes) indexClaims(text, claims);
     } catch (error) {
       perFile[slot] = positionFindings(name, text, [internalErrorFinding({ kind: 'file', file: name }, error)]);
       continue;
@@ -123,16 +135,14 @@ function render(
 async function loadConfig(file: string | true | undefined, headroom: string | true | undefined, io: CliIo): Promise<LintConfig> {
   let raw: unknown = {};
   if (typeof file === 'string') {
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      throw new UsageError(`cannot read --config ${file}: ${describeError(error)}`);
-    }
+    const read = await readBoundedText(file, { kind: 'config' });
+    if (read.kind !== 'read') throw new UsageError(`cannot read --config ${file}: ${read.reason}`);
+    const text = read.text;
     try {
       raw = parseYamlLikeParse(text) ?? {};
     } catch (error) {
-      throw new UsageError(`--config ${file} is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
+      const reason = engineLimitReason(error) ?? (error as Error).message.split('\n')[0];
+      throw new UsageError(`--config ${file} is not valid YAML or JSON: ${reason}`);
     }
   }
   if (typeof headroom === 'string') {

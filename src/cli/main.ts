@@ -3,6 +3,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { terminalSafe } from '../core/text/escape.ts';
+import { readStreamBounded } from '../files/boundedRead.ts';
 import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 
@@ -121,15 +122,6 @@ function findDocsDirectory(): string {
   return join(process.cwd(), 'docs', 'rules');
 }
 
-function readStdin(): Promise<Uint8Array> {
-  return new Promise((resolvePromise, reject) => {
-    const chunks: Buffer[] = [];
-    process.stdin.on('data', (chunk: Buffer) => chunks.push(chunk));
-    process.stdin.on('end', () => resolvePromise(Buffer.concat(chunks)));
-    process.stdin.on('error', reject);
-  });
-}
-
 /** One line from the terminal: "y" or "yes" is consent, anything else (or Ctrl-D) is not. */
 function confirmOnTerminal(question: string): Promise<boolean> {
   return new Promise((resolvePromise) => {
@@ -152,7 +144,7 @@ function confirmOnTerminal(question: string): Promise<boolean> {
 const io: CliIo = {
   stdout: (text) => void process.stdout.write(terminalSafe(text)),
   stderr: (text) => void process.stderr.write(terminalSafe(text)),
-  readStdin,
+  readStdin: (options) => readStreamBounded(process.stdin, options),
   cwd: process.cwd(),
   version: VERSION,
   docsDirectory: findDocsDirectory(),

@@ -1,22 +1,32 @@
 // Probe commands: print the probe script, analyse a saved capture, explain a kernel log's OOM kills
 // (`gpumem inspect`, which runs the probe, is src/cli/inspectCommand.ts).
 // Exit codes: 0 no warning or error verdict, 1 some, 2 usage or I/O errors.
-import { readFile } from 'node:fs/promises';
 import { analyzeCaptureText } from '../core/inspectionRun/analyze.ts';
+import { describeInternalError, engineLimitReason } from '../core/internalError.ts';
 import { buildProbeScript, newNonce } from '../core/probe/script.ts';
 import { oomToJson, oomToMarkdown, oomToText } from '../core/report/oomReport.ts';
 import { explainKernelLogText } from '../core/verdicts/oom/oomRootCause.ts';
 import { parseArgs, scopeOf, UsageError } from './args.ts';
-import { describeError } from './files.ts';
+import { asText, readBoundedText } from '../files/boundedRead.ts';
+import type { InputKind } from '../files/boundedRead.ts';
 import type { CliIo } from './io.ts';
 import { exitCodeOf, formatOf, renderInspection } from './report.ts';
 
 /** A file's text, or standard input for `-`; undefined (after saying why on stderr) when it cannot be read. */
-async function readTextInput(file: string, io: CliIo, command: string): Promise<string | undefined> {
+async function readTextInput(file: string, io: CliIo, command: string, kind: InputKind): Promise<string | undefined> {
+  const read = file === '-' ? asText(await io.readStdin({ kind })) : await readBoundedText(file, { kind });
+  if (read.kind === 'read') return read.text;
+  io.stderr(`gpumem ${command}: ${file === '-' ? 'standard input' : file}: not read: ${read.reason}\n`);
+  return undefined;
+}
+
+/** The analysis's result, or undefined after naming the file and the reason on stderr: no engine text, no stack. */
+function analyzedOrSaid<T>(io: CliIo, command: string, file: string, analyse: () => T): T | undefined {
   try {
-    return file === '-' ? new TextDecoder().decode(await io.readStdin()) : await readFile(file, 'utf8');
+    return analyse();
   } catch (error) {
-    io.stderr(`gpumem ${command}: ${file}: ${describeError(error)}\n`);
+    const reason = engineLimitReason(error) ?? `gpumem failed on it (${describeInternalError(error)}); please report this with the file`;
+    io.stderr(`gpumem ${command}: ${file === '-' ? 'standard input' : file}: not analysed: ${reason}\n`);
     return undefined;
   }
 }
@@ -69,9 +79,12 @@ export async function analyzeCommand(argv: readonly string[], io: CliIo): Promis
   const [file, ...extra] = args.positionals;
   if (!file || extra.length > 0) throw new UsageError('give one capture file, or - for standard input');
   const format = formatOf(args.options.get('format'));
-  const text = await readTextInput(file, io, 'analyze');
+  const text = await readTextInput(file, io, 'analyze', 'capture');
   if (text === undefined) return 2;
-  const inspection = analyzeCaptureText(text, { target: file === '-' ? 'capture from standard input' : `capture ${file}` });
+  const inspection = analyzedOrSaid(io, 'analyze', file, () =>
+    analyzeCaptureText(text, { target: file === '-' ? 'capture from standard input' : `capture ${file}` }),
+  );
+  if (inspection === undefined) return 2;
   if (inspection.scope === undefined) {
     io.stderr(`gpumem analyze: ${file}: ${inspection.problems.join('; ')}\n`);
     return 2;
@@ -95,10 +108,11 @@ export async function explainOomCommand(argv: readonly string[], io: CliIo): Pro
   const [file, ...extra] = args.positionals;
   if (!file || extra.length > 0) throw new UsageError('give one kernel log file, or - for standard input');
   const format = formatOf(args.options.get('format'));
-  const text = await readTextInput(file, io, 'explain-oom');
+  const text = await readTextInput(file, io, 'explain-oom', 'kernel-log');
   if (text === undefined) return 2;
   const source = file === '-' ? 'standard input' : file;
-  const explanation = explainKernelLogText(text);
+  const explanation = analyzedOrSaid(io, 'explain-oom', file, () => explainKernelLogText(text));
+  if (explanation === undefined) return 2;
   if (format === 'json') io.stdout(`${JSON.stringify(oomToJson(explanation, source), null, 2)}\n`);
   else io.stdout(format === 'markdown' ? oomToMarkdown(explanation, source) : oomToText(explanation, source));
   return explanation.verdicts.some((verdict) => verdict.severity !== 'info') ? 1 : 0;

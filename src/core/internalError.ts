@@ -12,8 +12,27 @@ export const INTERNAL_ERROR_RULE = 'internal-error';
 
 const MAX_DETAIL = 200;
 
+/**
+ * The engine's own limits, in words for the user: V8's "Maximum call stack size exceeded" (recursion on deeply
+ * nested input) and "Invalid string length" / "Invalid array length" (a string or array past the engine's
+ * maximum) say nothing about the input that caused them, so they are never shown as they are.
+ */
+export function engineLimitReason(error: unknown): string | undefined {
+  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : '';
+  if (message.startsWith('Maximum call stack size exceeded')) return 'the input is nested too deeply to process';
+  if (
+    message.startsWith('Invalid string length') ||
+    message.startsWith('Invalid array length') ||
+    message.startsWith('Array buffer allocation failed')
+  )
+    return 'the input is too large to hold in memory';
+  return undefined;
+}
+
 /** The error's first line, bounded: it may quote input, and a finding message must stay short. */
 export function describeInternalError(error: unknown): string {
+  const limit = engineLimitReason(error);
+  if (limit !== undefined) return limit;
   const name = error instanceof Error ? error.name : typeof error;
   const message = error instanceof Error ? error.message : String(error);
   const newline = message.indexOf('\n');

@@ -24,8 +24,8 @@ import { pushAll } from '../core/arrays.ts';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { BoundedText } from './boundedRead.ts';
-import { readTextBounded } from './boundedRead.ts';
+import type { BoundedTextRead } from '../files/boundedRead.ts';
+import { INPUT_LIMITS, readBoundedText } from '../files/boundedRead.ts';
 import { parseYamlLikeParse } from '../core/text/boundedYaml.ts';
 import type { Cluster, Context, User } from '@kubernetes/client-node';
 import type { ContextDescription } from '../core/kube/contextTreeItem.ts';
@@ -217,8 +217,8 @@ function contextKubeConfig(context: Context, cluster: Cluster | undefined, user:
 }
 
 export interface LoadKubeconfigOptions extends ResolveKubeconfigOptions {
-  /** Reads a file; default readTextBounded (UTF-8, at most MAX_KUBECONFIG_BYTES). For tests. */
-  readonly readText?: (file: string) => Promise<BoundedText>;
+  /** Reads a file; default readBoundedText (UTF-8, at most MAX_KUBECONFIG_BYTES, regular files only). For tests. */
+  readonly readText?: (file: string) => Promise<BoundedTextRead>;
 }
 
 /**
@@ -226,31 +226,27 @@ export interface LoadKubeconfigOptions extends ResolveKubeconfigOptions {
  * context with inline certificates); the cap is the lint's per-file cap (manifest/documentScreen.ts), and
  * keeps the YAML tree of the worst file (hundreds of bytes per character for one-character keys) in memory.
  */
-export const MAX_KUBECONFIG_BYTES = 8 * 1024 * 1024;
+export const MAX_KUBECONFIG_BYTES = INPUT_LIMITS.kubeconfig.limitBytes;
 
 /** Reads and merges the kubeconfig files (never writes them). Problems are reported, not thrown. */
 export async function loadKubeconfigs(options: LoadKubeconfigOptions = {}): Promise<LoadedKubeconfig> {
   const source = resolveKubeconfigFiles(options);
-  const read = options.readText ?? ((file: string) => readTextBounded(file, MAX_KUBECONFIG_BYTES));
+  const read = options.readText ?? ((file: string) => readBoundedText(file, { kind: 'kubeconfig' }));
   const problems: string[] = [];
   const missingFiles: string[] = [];
   const files: string[] = [];
   const parsedFiles: ParsedFile[] = [];
   for (const file of source.files) {
-    let text: string;
-    try {
-      const content = await read(file);
-      if (content.kind === 'too-large') {
-        problems.push(`${file}: not read, larger than ${content.limitBytes / (1024 * 1024)} MiB (no kubeconfig is this large)`);
-        continue;
-      }
-      text = content.text;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') missingFiles.push(file);
-      else problems.push(`${file}: cannot read (${code ?? (error as Error).message})`);
+    const content = await read(file);
+    if (content.kind === 'refused' && content.cause === 'missing') {
+      missingFiles.push(file);
       continue;
     }
+    if (content.kind !== 'read') {
+      problems.push(`${file}: not read: ${content.reason}`);
+      continue;
+    }
+    const text = content.text;
     files.push(file);
     if (text.trim() === '') continue;
     try {

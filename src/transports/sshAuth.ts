@@ -1,7 +1,7 @@
 // Public-key authentication of one SSH hop (sshHop.ts): the IdentityFile keys, then the agent, offered
 // through ssh2's authHandler, with passphrases asked only when needed; kept apart from the connection logic
 // because it is the part that touches key material.
-import { readFile } from 'node:fs/promises';
+import { readBounded } from '../files/boundedRead.ts';
 import ssh2 from 'ssh2';
 import type { AnyAuthMethod, AuthenticationType, NextAuthHandler, ParsedKey, SignCallback, SigningRequestOptions } from 'ssh2';
 import { blobKeyType } from './knownHosts.ts';
@@ -93,14 +93,12 @@ export class AuthPlan {
   }
 
   async #fromFile(file: string, username: string): Promise<AnyAuthMethod | null> {
-    let data: Buffer;
-    try {
-      data = await readFile(file);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT') this.#skipped.push(`${file} (${code ?? 'unreadable'})`);
+    const read = await readBounded(file, { kind: 'ssh-key' });
+    if (read.kind !== 'read') {
+      if (read.kind === 'too-large' || read.cause !== 'missing') this.#skipped.push(`${file} (${read.reason})`);
       return null;
     }
+    const data = Buffer.from(read.bytes);
     const parsed = firstKey(utils.parseKey(data));
     if (!(parsed instanceof Error)) {
       if (!parsed.isPrivateKey()) {
@@ -179,13 +177,10 @@ async function encryptedKeyPublicHalf(file: string, data: Buffer): Promise<Parse
       if (!(key instanceof Error)) return key;
     }
   }
-  try {
-    const pub = firstKey(utils.parseKey(await readFile(`${file}.pub`)));
-    if (!(pub instanceof Error)) return pub;
-  } catch {
-    // no .pub
-  }
-  return null;
+  const read = await readBounded(`${file}.pub`, { kind: 'ssh-key' });
+  if (read.kind !== 'read') return null;
+  const pub = firstKey(utils.parseKey(Buffer.from(read.bytes)));
+  return pub instanceof Error ? null : pub;
 }
 
 /** The first public key blob of an `-----BEGIN OPENSSH PRIVATE KEY-----` file, or null. */

@@ -5,7 +5,8 @@
 // - An unknown key is refused with StrictHostKeyChecking=yes, accepted with accept-new/no (and then
 //   `onUnknownKeyAccepted` is told, for the front end's loud line), and with ask (the default) accepted only
 //   when `confirmUnknownHost` says so; only then is the line appended to the first user known_hosts file.
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
+import { readBoundedText } from '../files/boundedRead.ts';
 import { dirname } from 'node:path';
 import type { TransportFailure } from '../core/probe/transport.ts';
 import { errorMessage } from './errorMessage.ts';
@@ -101,7 +102,11 @@ export async function verifyHostKey(
     try {
       const line = appendKnownHost(hop.host, hop.port, keyType, keyBase64, { hash: options.hashKnownHosts ?? false });
       await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-      const existing = await readTextOrEmpty(file);
+      const current = await readBoundedText(file, { kind: 'known-hosts' });
+      // Never append to what was not read: a FIFO would block the append, a device or a huge file is no known_hosts.
+      if (current.kind !== 'read' && !(current.kind === 'refused' && current.cause === 'missing'))
+        throw new Error(`${file} not read: ${current.reason}`);
+      const existing = current.kind === 'read' ? current.text : '';
       await appendFile(file, `${existing !== '' && !existing.endsWith('\n') ? '\n' : ''}${line}\n`, { mode: 0o600 });
       log(`${name}: added ${keyType} ${fingerprint} to ${file}`);
     } catch (err) {
@@ -111,10 +116,8 @@ export async function verifyHostKey(
   return undefined;
 }
 
+/** A known_hosts file's text; '' when it is missing, or not a regular file, or past its limit (keys in it then count as unknown). */
 async function readTextOrEmpty(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch {
-    return '';
-  }
+  const read = await readBoundedText(file, { kind: 'known-hosts' });
+  return read.kind === 'read' ? read.text : '';
 }

@@ -1,12 +1,13 @@
 // Reads the user's OpenSSH configuration from disk (~/.ssh/config and its Include files) and turns a destination
 // into SSH transport options; the parsing itself is pure and lives in sshConfig.ts, this is the I/O around it.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { homedir, hostname, userInfo } from 'node:os';
 import type { SshHop, SshTransportOptions } from './sshOptions.ts';
 import { parseSshDestination, resolveSshHost } from './sshConfig.ts';
 import type { ResolveOptions, SshConfigOrigin, SshDestination, SshEnv, SshIncludeFile } from './sshConfig.ts';
 import { trimEndOf } from '../core/textScan.ts';
 import { wildcardMatch } from './knownHosts.ts';
+import { asText, readBoundedSync } from '../files/boundedRead.ts';
 
 /** The local user's environment for config resolution. */
 export function defaultSshEnv(env: NodeJS.ProcessEnv = process.env): SshEnv {
@@ -49,12 +50,11 @@ export function readIncludeFromDisk(absolutePattern: string): SshIncludeFile[] {
   }
   const out: SshIncludeFile[] = [];
   for (const path of paths) {
-    try {
-      if (!statSync(path).isFile()) continue;
-      out.push({ path, text: readFileSync(path, 'utf8') });
-    } catch {
-      // missing files are ignored, as glob(3) would not list them
-    }
+    const read = asText(readBoundedSync(path, { kind: 'ssh-config' }));
+    // Missing files are ignored, as glob(3) would not list them; a FIFO, a device or a file past the limit is
+    // named in the resolution's warnings (the caller catches this), not read.
+    if (read.kind === 'read') out.push({ path, text: read.text });
+    else if (read.kind === 'too-large' || read.cause !== 'missing') throw new Error(`${path} not read: ${read.reason}`);
   }
   return out;
 }
@@ -62,12 +62,10 @@ export function readIncludeFromDisk(absolutePattern: string): SshIncludeFile[] {
 /** ~/.ssh/config's text ('' when missing) and a reader for its Include lines. */
 export function readUserSshConfig(env: SshEnv): { text: string; path: string; resolve: ResolveOptions } {
   const path = `${trimEndOf(env.home, '/')}/.ssh/config`;
-  let text = '';
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    // no config
-  }
+  // A missing, unreadable or oversized config is no config: the CLI and the SSH Hosts view then use the
+  // destination as typed, as OpenSSH does with -F /dev/null.
+  const read = asText(readBoundedSync(path, { kind: 'ssh-config' }));
+  const text = read.kind === 'read' ? read.text : '';
   return { text, path, resolve: { readInclude: readIncludeFromDisk } };
 }
 

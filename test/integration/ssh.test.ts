@@ -746,7 +746,7 @@ describe('StrictHostKeyChecking from the ssh config, as the CLI applies it (a lo
     const io: CliIo = {
       stdout: () => undefined,
       stderr: (text) => void stderr.push(text),
-      readStdin: async () => new Uint8Array(),
+      readStdin: async () => ({ kind: 'read', bytes: new Uint8Array() }),
       cwd: work.dir,
       version: 'test',
       docsDirectory: work.dir,

@@ -265,7 +265,7 @@ test('gpumem hami-test: usage errors before anything is read, --help, and the ex
   const io: CliIo = {
     stdout: (text) => void out.push(text),
     stderr: (text) => void out.push(text),
-    readStdin: () => Promise.resolve(new Uint8Array()),
+    readStdin: () => Promise.resolve({ kind: 'read', bytes: new Uint8Array() }),
     cwd: '/',
     version: 'test',
     docsDirectory: '/',

@@ -117,7 +117,7 @@ describe('class 1: one failure is one finding, the run goes on', () => {
       const io: CliIo = {
         stdout: (t) => void (stdout += t),
         stderr: (t) => void (stderr += t),
-        readStdin: async () => new Uint8Array(),
+        readStdin: async () => ({ kind: 'read', bytes: new Uint8Array() }),
         cwd: dir,
         version: '0',
         docsDirectory: dir,

@@ -9,7 +9,7 @@ import type { Document } from 'yaml';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readTextBounded } from '../../src/kube/boundedRead.ts';
+import { readBoundedText } from '../../src/files/boundedRead.ts';
 import { loadKubeconfigs, MAX_KUBECONFIG_BYTES, parseKubeconfigText } from '../../src/kube/kubeconfig.ts';
 import { keepFirstError } from '../../src/core/text/boundedYaml.ts';
 
@@ -139,9 +139,13 @@ test('kubeconfig: a file larger than the cap is not read past it, with a clear p
       small,
       `${HEAD}contexts:\n- name: a\n  context: {cluster: a, user: u}\nusers:\n- name: u\n  user: {token: t}\ncurrent-context: a\n`,
     );
-    assert.deepEqual(await readTextBounded(big, MAX_KUBECONFIG_BYTES), { kind: 'too-large', limitBytes: MAX_KUBECONFIG_BYTES });
+    assert.deepEqual(await readBoundedText(big, { kind: 'kubeconfig' }), {
+      kind: 'too-large',
+      limitBytes: MAX_KUBECONFIG_BYTES,
+      reason: 'stopped at 8 MiB: a kubeconfig is read up to 8 MiB',
+    });
     const loaded = await loadKubeconfigs({ env: { KUBECONFIG: [big, small].join(':') }, home: dir });
-    assert.deepEqual(loaded.problems, [`${big}: not read, larger than 8 MiB (no kubeconfig is this large)`]);
+    assert.deepEqual(loaded.problems, [`${big}: not read: stopped at 8 MiB: a kubeconfig is read up to 8 MiB`]);
     assert.deepEqual(
       loaded.contexts.map((context) => context.name),
       ['a'],
@@ -151,8 +155,9 @@ test('kubeconfig: a file larger than the cap is not read past it, with a clear p
   }
 });
 
-test('kubeconfig: an endless source (/dev/zero) stops at the cap', async () => {
-  assert.deepEqual(await readTextBounded('/dev/zero', 1024 * 1024), { kind: 'too-large', limitBytes: 1024 * 1024 });
+test('kubeconfig: an endless source (/dev/zero) is refused as a device, not read', async () => {
+  const loaded = await loadKubeconfigs({ env: { KUBECONFIG: '/dev/zero' }, home: '/nonexistent' });
+  assert.deepEqual(loaded.problems, ['/dev/zero: not read: is a character device, not a regular file']);
 });
 
 test('kubeconfig: an alias with no anchor before it, or too many alias expansions, is a YAML error at that alias', () => {

@@ -3,6 +3,7 @@
 import { isMap, isNode, isScalar, isSeq, parseAllDocuments, YAMLParseError } from 'yaml';
 import type { Document, Tags } from 'yaml';
 import type { Finding } from '../findings.ts';
+import { engineLimitReason } from '../internalError.ts';
 import type { TextSlice } from './documentScreen.ts';
 import { relaxForGoYaml } from './lenientYaml.ts';
 
@@ -91,7 +92,9 @@ export function syntaxFinding(doc: Document.Parsed, textLength: number): Finding
   const end = Math.min(Math.max(errorEnd, start + 1), textLength);
   let message = (error?.message ?? 'syntax error').split('\n')[0] ?? 'syntax error';
   // The parser recurses per nesting level; a stack overflow there means absurdly deep nesting.
-  if (error?.code === 'RESOURCE_EXHAUSTION') message = `it is nested too deeply to parse (${message})`;
+  if (error?.code === 'RESOURCE_EXHAUSTION')
+    message =
+      engineLimitReason(message) === undefined ? `it is nested too deeply to parse (${message})` : 'it is nested too deeply to parse';
   const more = doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more error${doc.errors.length > 2 ? 's' : ''})` : '';
   const refused = error !== undefined && KUBECTL_REFUSES.has(error.code);
   return {

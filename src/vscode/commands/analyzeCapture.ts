@@ -3,8 +3,7 @@ import * as vscode from 'vscode';
 import { analyzeCaptureText } from '../../core/inspectionRun/analyze.ts';
 import type { Ctx } from '../ctx.ts';
 import { showFailure } from '../messages.ts';
-
-const MAX_CAPTURE_BYTES = 256 * 1024 * 1024;
+import { readUriBounded } from '../readUri.ts';
 
 export async function analyzeCapture(ctx: Ctx, uri?: vscode.Uri): Promise<void> {
   const target =
@@ -18,10 +17,9 @@ export async function analyzeCapture(ctx: Ctx, uri?: vscode.Uri): Promise<void> 
     )?.[0];
   if (!target) return;
   try {
-    const stat = await vscode.workspace.fs.stat(target);
-    if (stat.size > MAX_CAPTURE_BYTES)
-      throw new Error(`the file is ${(stat.size / 2 ** 20).toFixed(0)} MiB, larger than any probe capture`);
-    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(target));
+    const read = await readUriBounded(target, { kind: 'capture' });
+    if (read.kind !== 'read') throw new Error(`not read: ${read.reason}`);
+    const text = new TextDecoder().decode(read.bytes);
     const inspection = analyzeCaptureText(text, { target: `capture ${vscode.workspace.asRelativePath(target)}` });
     if (inspection.scope === undefined) throw new Error(inspection.problems.join('; '));
     await ctx.inspections.show(inspection);

@@ -4,12 +4,16 @@ import { indexClaims, mayUseClaims } from '../../core/crossFile.ts';
 import type { Finding } from '../../core/findings.ts';
 import { internalErrorFinding } from '../../core/internalError.ts';
 import { lintBytes } from '../../core/lint.ts';
+import { skippedFinding } from '../../core/lintNotices.ts';
+import { INPUT_LIMITS } from '../../files/boundedRead.ts';
+import type { BoundedRead } from '../../files/boundedRead.ts';
 import { ClaimIndex } from '../../core/manifest/draClaims.ts';
 import type { Ctx } from '../ctx.ts';
 import type { LintService } from '../lintService.ts';
+import { linkLeavesWorkspace, readUriBounded } from '../readUri.ts';
 
-/** Workspace scans may read larger files than live linting, but never unbounded ones. */
-const WORKSPACE_SCAN_MAX_BYTES = 16 * 1024 * 1024;
+/** Workspace scans may read larger files than live linting, but never unbounded ones: the CLI's default. */
+const WORKSPACE_SCAN_MAX_BYTES = INPUT_LIMITS.manifest.limitBytes;
 
 export interface WorkspaceLintSummary {
   readonly files: number;
@@ -32,6 +36,12 @@ function excludeGlob(ctx: Ctx): string | undefined {
   ];
   const flat = globs.filter((glob) => !glob.includes('{') && !glob.includes('}'));
   return flat.length > 0 ? `{${flat.join(',')}}` : undefined;
+}
+
+async function readWorkspaceFile(uri: vscode.Uri): Promise<BoundedRead> {
+  const outside = await linkLeavesWorkspace(uri);
+  if (outside !== undefined) return { kind: 'refused', cause: 'not-regular', reason: outside };
+  return readUriBounded(uri, { kind: 'manifest', limitBytes: WORKSPACE_SCAN_MAX_BYTES });
 }
 
 export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<WorkspaceLintSummary | undefined> {
@@ -78,7 +88,14 @@ export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<Worksp
         if (token.isCancellationRequested) return { files, filesWithFindings, findings, cancelled: true };
         progress.report({ message: vscode.workspace.asRelativePath(uri), increment: 100 / uris.length });
         try {
-          const bytes = await vscode.workspace.fs.readFile(uri);
+          const read = await readWorkspaceFile(uri);
+          if (read.kind !== 'read') {
+            // Not read (a device, a FIFO, a link out of the folder, past the limit): a notice on the file, and on.
+            publish(uri, [skippedFinding(`Skipped: ${read.reason}.`)], '');
+            await new Promise((resolve) => setImmediate(resolve));
+            continue;
+          }
+          const bytes = read.bytes;
           const text = new TextDecoder().decode(bytes);
           if (bytes.length <= WORKSPACE_SCAN_MAX_BYTES) indexClaims(text, claims);
           if (mayUseClaims(text)) deferred.push({ uri, bytes, text });

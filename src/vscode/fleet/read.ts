@@ -3,7 +3,7 @@
 // cluster's Prometheus service when one is found, else each agent's /metrics through the pod proxy; or, when the
 // user confirmed one, a scan with debug pods) under a cancellable progress notification. Throws what readFleet throws; the
 // caller shows it.
-import { readFile } from 'node:fs/promises';
+import { readBoundedText } from '../../files/boundedRead.ts';
 import os from 'node:os';
 import * as vscode from 'vscode';
 import { parseWindow } from '../../core/fleet/promFacts.ts';
@@ -54,13 +54,9 @@ export async function readContextFleet(request: FleetReadRequest): Promise<Fleet
     let ca: string | undefined;
     if (settings.prometheusCaFile) {
       const file = expandHome(settings.prometheusCaFile);
-      try {
-        ca = await readFile(file, 'utf8');
-      } catch (error) {
-        throw new Error(`gpumem.fleet.prometheusCaFile ${file}: ${error instanceof Error ? error.message : String(error)}`, {
-          cause: error,
-        });
-      }
+      const read = await readBoundedText(file, { kind: 'ca-bundle' });
+      if (read.kind !== 'read') throw new Error(`gpumem.fleet.prometheusCaFile ${file}: not read: ${read.reason}`);
+      ca = read.text;
     }
     prometheus = { url, auth, ...(ca !== undefined ? { ca } : {}) };
   }
