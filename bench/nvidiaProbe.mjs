@@ -6,8 +6,8 @@
 import { performance } from 'node:perf_hooks';
 import { analyzeCaptureText } from '../src/core/inspectionRun/analyze.ts';
 import { newNonce } from '../src/core/probe/script.ts';
-import { NODE_APPS_QUERY, NODE_GPU_QUERY } from '../src/core/probe/scripts/nodeNvidiaScript.ts';
-import { nodeBlock } from '../src/core/probe/scripts/nodeScript.ts';
+import { NODE_APPS_QUERY, NODE_GPU_QUERY, NVIDIA_SMI_BLOCKS, NVIDIA_SMI_QUERIES } from '../src/core/probe/scripts/nodeNvidiaScript.ts';
+import { NODE_HELPERS } from '../src/core/probe/scripts/nodeScript.ts';
 import { LocalTransport } from '../src/transports/local.ts';
 import { nodeProbeWith } from './probeSweep.mjs';
 import { runScript } from './shellRun.mjs';
@@ -21,18 +21,12 @@ const TARGET = 1.5;
 
 /** The node probe with its body cut down to the smi helpers and the NVIDIA block: same prelude and header. */
 export function nvidiaScript(nonce) {
-  return nodeProbeWith(
-    nonce,
-    nodeBlock('# smiquery ARGS', 'begin meta\n') + nodeBlock('# NVIDIA: the two CSV queries', 'files nvidia-driver '),
-  );
+  return nodeProbeWith(nonce, NODE_HELPERS + NVIDIA_SMI_BLOCKS);
 }
 
 /** The same script without its pid section: the two queries as the probe runs them (timeout, byte cap), for the split. */
 export function nvidiaQueriesScript(nonce) {
-  return nodeProbeWith(
-    nonce,
-    nodeBlock('# smiquery ARGS', 'begin meta\n') + nodeBlock('# NVIDIA: the two CSV queries', '# Each compute app'),
-  );
+  return nodeProbeWith(nonce, NODE_HELPERS + NVIDIA_SMI_QUERIES);
 }
 
 const uuid = (i) => `GPU-${(0x3a7c9e10 + i).toString(16)}-5d2f-4a6c-8e1b-7d9f2a4c6e${(0x10 + i).toString(16)}`;

@@ -12,16 +12,12 @@
 // Same capture format, same prelude, same header (scope node), so parseCapture and buildNodeModel read it;
 // read-only and bounded like the full probe.
 import { assembleProbeScript, PROBE_FORMAT_VERSION } from '../script.ts';
-import { nodeBlock } from './nodeScript.ts';
+import { NVIDIA_SMI_BLOCKS } from './nodeNvidiaScript.ts';
+import { FDINFO_BLOCK, KFD_BLOCK, NODE_HELPERS } from './nodeScript.ts';
 
-// Blocks of the full probe, taken from NODE_BODY so the two never drift apart.
-const FDINFO_SWEEP = nodeBlock('begin fdinfo\n', '\n# Step 3 of the APU OOM workflow');
-const KFD_BLOCK = nodeBlock('begin kfd\n', '\n# DRM fdinfo sweep');
-const SMI_HELPERS = nodeBlock('# smiquery ARGS', 'begin meta\n');
-const NVIDIA_BLOCK = nodeBlock('# NVIDIA: the two CSV queries', 'files nvidia-driver ');
-
+// The blocks it shares with the full probe are the same constants, so the two never drift apart.
 export const LIGHT_BODY =
-  SMI_HELPERS +
+  NODE_HELPERS +
   String.raw`begin meta
 printf 'now=%s\n' "$(date +%s 2>/dev/null)"
 finish meta
@@ -41,11 +37,11 @@ for _base in "$CG"/kubepods* "$CG"/memory/kubepods*; do
 done
 finish cgroup.kubepods
 ` +
-  FDINFO_SWEEP +
+  FDINFO_BLOCK +
   '\n' +
   KFD_BLOCK +
   '\n' +
-  NVIDIA_BLOCK;
+  NVIDIA_SMI_BLOCKS;
 
 export interface LightProbeOptions {
   readonly nonce: string;

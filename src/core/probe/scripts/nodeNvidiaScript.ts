@@ -11,7 +11,8 @@ export const NODE_GPU_QUERY =
   'index,uuid,name,pci.bus_id,driver_version,memory.total,memory.reserved,memory.used,memory.free,utilization.gpu,compute_mode,mig.mode.current';
 export const NODE_APPS_QUERY = CONTAINER_APPS_QUERY;
 
-export const NODE_NVIDIA_BLOCKS = String.raw`# NVIDIA: the two CSV queries (kept in variables, each cut at $MAXC, for the steps after them).
+/** nvidia-smi's two CSV queries, kept in $_smi_gpu and $_smi_apps for the blocks after them. */
+export const NVIDIA_SMI_QUERIES = String.raw`# NVIDIA: the two CSV queries (kept in variables, each cut at $MAXC, for the steps after them).
 begin nvidia-smi.gpu
 _smi=''
 if have nvidia-smi; then
@@ -30,7 +31,10 @@ else
   mark "missing nvidia-smi"
 fi
 finish nvidia-smi.apps
-# Each compute app's pid (digits only, at most ${NVIDIA_PID_LIMIT}): its cgroup (for the pod) and, of its environ, ONLY
+`;
+
+/** Each compute app's cgroup and HAMi limit variables, and the default table when a query failed or MIG is on. */
+const NVIDIA_SMI_PROCESSES = String.raw`# Each compute app's pid (digits only, at most ${NVIDIA_PID_LIMIT}): its cgroup (for the pod) and, of its environ, ONLY
 # HAMi's limit variables: grep keeps nothing else, so no other value (no secret) leaves the node. A pid this /proc
 # does not have means nvidia-smi runs in another PID namespace.
 # One awk takes the pids; two greps then read every pid's file at once, as NUL-separated records (-z), and tr turns
@@ -103,7 +107,13 @@ if [ -n "$_smi" ]; then
     *) cmd nvidia-smi.table nvidia-smi ;;
   esac
 fi
-files nvidia-driver "$R/proc/driver/nvidia/version"
+`;
+
+/** What the light probe reads of NVIDIA's too: the queries and each process's pod. */
+export const NVIDIA_SMI_BLOCKS = NVIDIA_SMI_QUERIES + NVIDIA_SMI_PROCESSES;
+
+/** The driver's version and HAMi's host state (its preload file, library and shared-region caches). */
+const NVIDIA_HOST_BLOCKS = String.raw`files nvidia-driver "$R/proc/driver/nvidia/version"
 
 # HAMi host state: the preload file, the library, and per-container shared-region caches, in the
 # directory HAMi's chart put them (devicePlugin.libPath, default /usr/local/vgpu).
@@ -128,3 +138,5 @@ done
 finish hami.caches
 
 `;
+
+export const NODE_NVIDIA_BLOCKS = NVIDIA_SMI_BLOCKS + NVIDIA_HOST_BLOCKS;

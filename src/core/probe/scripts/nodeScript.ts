@@ -29,8 +29,11 @@ const KUBEPODS_FILES = [
   'memory.failcnt',
 ];
 
-export const NODE_BODY = String.raw`
-# smiquery ARGS...: nvidia-smi's output (stderr too) and its rc marker, cut at $MAXC; smiprint prints it.
+/**
+ * The helpers every node probe defines before its blocks: smiquery and smiprint (nvidia-smi), zgrepok (grep -z) and
+ * the batched reads (headsok, _batchheads, headsof). The light probe (lightScript.ts) starts with them too.
+ */
+export const NODE_HELPERS = String.raw`# smiquery ARGS...: nvidia-smi's output (stderr too) and its rc marker, cut at $MAXC; smiprint prints it.
 smiquery() { { $T nvidia-smi "$@" 2>&1; printf '\n@@gpumem:%s:rc %s@@\n' "$N" "$?"; } | head -c "$MAXC"; }
 smiprint() { printf '%s\n' "$1"; }
 # zgrepok: whether grep reads NUL-separated records (-z), names each file (-H), matches a record whole (-x, across
@@ -78,7 +81,101 @@ headsof() {
     for _f; do onefile "$_f"; done
   fi
 }
-begin meta
+`;
+
+/** The KFD block: each GPU's id and name, each ROCm process's VRAM and evicted_ms, its start time and cgroup. */
+export const KFD_BLOCK = String.raw`begin kfd
+# Each GPU node's id and name, and each KFD process's VRAM and evicted_ms per GPU: two files per GPU per ROCm process,
+# so one batched head reads them all where it can (a head each was two processes per process).
+_kfd="$R/sys/class/kfd/kfd"
+[ ! -d "$_kfd" ] || headsof "$_kfd" "$_kfd"/topology/nodes/*/gpu_id "$_kfd"/topology/nodes/*/name "$_kfd"/proc/*/vram_* "$_kfd"/proc/*/stats_*/evicted_ms
+# evicted_ms counts from the process's start: each KFD process's /proc/<pid>/stat (its start time, in clock ticks
+# since boot) and cgroup (for the pod). kfd/proc/<pid> is the lead thread's pid (kfd_process.c), at most 1000.
+# One grep -z reads them all (tr makes each newline inside a record, e.g. in a comm, a tab: no line is forged).
+_kfdf=''
+_kfdn=0
+for _d in "$R"/sys/class/kfd/kfd/proc/[0-9]*; do
+  _kfdp=${'$'}{_d##*/}
+  case $_kfdp in *[!0-9]*|???????????*) continue ;; esac
+  _kfdn=$((_kfdn + 1))
+  if [ "$_kfdn" -gt 1000 ]; then mark "missing kfd pids beyond 1000"; break; fi
+  _kfdf="$_kfdf $_kfdp/stat $_kfdp/cgroup"
+done
+if [ -n "$_kfdf" ]; then
+  if have getconf; then mark "file $R/proc/kfd-clk-tck"; getconf CLK_TCK 2>&1 | head -c 64; fi
+  if zgrepok; then
+    mark "file $R/proc/kfd-pids"
+    ( cd "$R/proc" 2>/dev/null && $T grep -a -z -H -m 1 '' $_kfdf 2>/dev/null ) | tr '\n\000' '\t\n' | head -c $((_kfdn * 16384))
+  else
+    for _f in $_kfdf; do onefile "$R/proc/$_f"; done
+  fi
+fi
+finish kfd
+`;
+
+/** The DRM fdinfo sweep: each DRM fd's fdinfo, with its process's cgroup and comm (GTT per process, then per pod). */
+export const FDINFO_BLOCK = String.raw`begin fdinfo
+_fdlines() {
+  if [ "$(printf 'p/fd:\nc 226, 1 4\n-\n' | grep -e '/fd:$' -e '^c.* 226, ' 2>/dev/null)" = "p/fd:${'$'}{NL}c 226, 1 4" ]; then
+    ls -lL "$R"/proc/[0-9]*/fd 2>/dev/null | grep -e '/fd:$' -e '^c.* 226, '
+  else
+    ls -lL "$R"/proc/[0-9]*/fd 2>/dev/null
+  fi
+}
+# _fdpick: <pid>/cgroup and <pid>/comm for each new process, then <pid>/fdinfo/<fd> for each DRM fd, digits
+# only, at most ${FDINFO_LIMIT} fds; exit status 3 when there were more.
+_fdpick() {
+  awk -v max=${FDINFO_LIMIT} '
+    /\/fd:$/ { n = split(substr($0, 1, length($0) - 4), part, "/"); pid = part[n]; if (pid !~ /^[0-9]+$/ || length(pid) > 10) pid = ""; next }
+    pid != "" && /^c/ && / 226, / && $NF ~ /^[0-9]+$/ && length($NF) <= 10 {
+      if (++fds > max) exit 3
+      if (!(pid in seen)) { seen[pid] = 1; print pid "/cgroup"; print pid "/comm" }
+      print pid "/fdinfo/" $NF
+    }'
+}
+_fdfast=no
+if headsok && [ "$(printf '1\n' | awk '{ print $1 + 1 }' 2>/dev/null)" = 2 ]; then
+  _fdfast=yes
+fi
+if ! have ls; then
+  mark "missing ls"
+elif [ "$_fdfast" = yes ]; then
+  # The list goes from awk straight to the batched heads, whose output goes to fd 3 (the probe's output): no shell
+  # variable holds it (ash reads a command substitution a small piece at a time: 50 ms for 10,000 fds). Only awk's
+  # verdict on the limit comes back, on fd 4. A node with no DRM fd gets an empty record. The heads get neither fd 3
+  # nor 4 beside their output: busybox timeout's watcher keeps the fds above 2 it inherits open for up to a second
+  # after its command ends, and the probe's reader would wait for it.
+  mark "file $R/proc/${HEADS_RECORD}-8192"
+  { _fdover=$( { { _fdlines | _fdpick 4>&-; [ "$?" != 3 ] || echo X >&4; } | ( cd "$R/proc" 2>/dev/null && tr '\n' '\000' | _batchheads 8192 ) 4>&- >&3 3>&-; } 4>&1 ); } 3>&1
+  [ -z "$_fdover" ] || mark "missing fds beyond ${FDINFO_LIMIT}"
+else
+  _fdlines | {
+    _dir=''
+    _seen=''
+    while IFS= read -r _line; do
+      case $_line in
+        */fd:) _dir=${'$'}{_line%/fd:} ;;
+        c*' 226, '*)
+          _fd=${'$'}{_line##* }
+          case $_fd in *[!0-9]*|'') continue ;; esac
+          if [ "$_dir" != "$_seen" ]; then
+            onefile "$_dir/cgroup"
+            onefile "$_dir/comm"
+            _seen=$_dir
+          fi
+          mark "file $_dir/fdinfo/$_fd"
+          head -c 8192 "$_dir/fdinfo/$_fd" 2>&1
+          ;;
+      esac
+    done
+  }
+fi
+finish fdinfo
+`;
+
+/** The node probe: the helpers, then every block in the order the capture lists them. */
+export const NODE_BODY = String.raw`
+${NODE_HELPERS}begin meta
 printf 'hostname=%s\n' "$(cat "$R/etc/hostname" 2>/dev/null || uname -n)"
 printf 'kernel=%s\n' "$(cat "$R/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)"
 printf 'machine=%s\n' "$(uname -m)"
@@ -206,34 +303,7 @@ _modany=''
 for _m in amdgpu ttm amdttm nvidia; do [ -d "$R/sys/module/$_m/parameters" ] && _modany=1; done
 [ -z "$_modany" ] || headsof "$R/sys/module" "$R"/sys/module/amdgpu/parameters/* "$R"/sys/module/ttm/parameters/* "$R"/sys/module/amdttm/parameters/* "$R"/sys/module/nvidia/parameters/*
 finish modparams
-begin kfd
-# Each GPU node's id and name, and each KFD process's VRAM and evicted_ms per GPU: two files per GPU per ROCm process,
-# so one batched head reads them all where it can (a head each was two processes per process).
-_kfd="$R/sys/class/kfd/kfd"
-[ ! -d "$_kfd" ] || headsof "$_kfd" "$_kfd"/topology/nodes/*/gpu_id "$_kfd"/topology/nodes/*/name "$_kfd"/proc/*/vram_* "$_kfd"/proc/*/stats_*/evicted_ms
-# evicted_ms counts from the process's start: each KFD process's /proc/<pid>/stat (its start time, in clock ticks
-# since boot) and cgroup (for the pod). kfd/proc/<pid> is the lead thread's pid (kfd_process.c), at most 1000.
-# One grep -z reads them all (tr makes each newline inside a record, e.g. in a comm, a tab: no line is forged).
-_kfdf=''
-_kfdn=0
-for _d in "$R"/sys/class/kfd/kfd/proc/[0-9]*; do
-  _kfdp=${'$'}{_d##*/}
-  case $_kfdp in *[!0-9]*|???????????*) continue ;; esac
-  _kfdn=$((_kfdn + 1))
-  if [ "$_kfdn" -gt 1000 ]; then mark "missing kfd pids beyond 1000"; break; fi
-  _kfdf="$_kfdf $_kfdp/stat $_kfdp/cgroup"
-done
-if [ -n "$_kfdf" ]; then
-  if have getconf; then mark "file $R/proc/kfd-clk-tck"; getconf CLK_TCK 2>&1 | head -c 64; fi
-  if zgrepok; then
-    mark "file $R/proc/kfd-pids"
-    ( cd "$R/proc" 2>/dev/null && $T grep -a -z -H -m 1 '' $_kfdf 2>/dev/null ) | tr '\n\000' '\t\n' | head -c $((_kfdn * 16384))
-  else
-    for _f in $_kfdf; do onefile "$R/proc/$_f"; done
-  fi
-fi
-finish kfd
-
+${KFD_BLOCK}
 # DRM fdinfo sweep: only fds that are DRM character devices (major 226), one ls for all processes;
 # each process holding one also gets its cgroup (for the pod) and comm. grep passes on only the lines the
 # loop acts on (directory headers and major-226 devices): a node has ~100,000 fds.
@@ -242,64 +312,7 @@ finish kfd
 # per fd cost 34x a cat on a node of 10,000 DRM fds (bench/agent.mjs). Otherwise a shell loop reads each file
 # on its own, as its own record.
 # grep is tried rather than looked up: busybox ash's command -v also reports applets without a link.
-begin fdinfo
-_fdlines() {
-  if [ "$(printf 'p/fd:\nc 226, 1 4\n-\n' | grep -e '/fd:$' -e '^c.* 226, ' 2>/dev/null)" = "p/fd:${'$'}{NL}c 226, 1 4" ]; then
-    ls -lL "$R"/proc/[0-9]*/fd 2>/dev/null | grep -e '/fd:$' -e '^c.* 226, '
-  else
-    ls -lL "$R"/proc/[0-9]*/fd 2>/dev/null
-  fi
-}
-# _fdpick: <pid>/cgroup and <pid>/comm for each new process, then <pid>/fdinfo/<fd> for each DRM fd, digits
-# only, at most ${FDINFO_LIMIT} fds; exit status 3 when there were more.
-_fdpick() {
-  awk -v max=${FDINFO_LIMIT} '
-    /\/fd:$/ { n = split(substr($0, 1, length($0) - 4), part, "/"); pid = part[n]; if (pid !~ /^[0-9]+$/ || length(pid) > 10) pid = ""; next }
-    pid != "" && /^c/ && / 226, / && $NF ~ /^[0-9]+$/ && length($NF) <= 10 {
-      if (++fds > max) exit 3
-      if (!(pid in seen)) { seen[pid] = 1; print pid "/cgroup"; print pid "/comm" }
-      print pid "/fdinfo/" $NF
-    }'
-}
-_fdfast=no
-if headsok && [ "$(printf '1\n' | awk '{ print $1 + 1 }' 2>/dev/null)" = 2 ]; then
-  _fdfast=yes
-fi
-if ! have ls; then
-  mark "missing ls"
-elif [ "$_fdfast" = yes ]; then
-  # The list goes from awk straight to the batched heads, whose output goes to fd 3 (the probe's output): no shell
-  # variable holds it (ash reads a command substitution a small piece at a time: 50 ms for 10,000 fds). Only awk's
-  # verdict on the limit comes back, on fd 4. A node with no DRM fd gets an empty record. The heads get neither fd 3
-  # nor 4 beside their output: busybox timeout's watcher keeps the fds above 2 it inherits open for up to a second
-  # after its command ends, and the probe's reader would wait for it.
-  mark "file $R/proc/${HEADS_RECORD}-8192"
-  { _fdover=$( { { _fdlines | _fdpick 4>&-; [ "$?" != 3 ] || echo X >&4; } | ( cd "$R/proc" 2>/dev/null && tr '\n' '\000' | _batchheads 8192 ) 4>&- >&3 3>&-; } 4>&1 ); } 3>&1
-  [ -z "$_fdover" ] || mark "missing fds beyond ${FDINFO_LIMIT}"
-else
-  _fdlines | {
-    _dir=''
-    _seen=''
-    while IFS= read -r _line; do
-      case $_line in
-        */fd:) _dir=${'$'}{_line%/fd:} ;;
-        c*' 226, '*)
-          _fd=${'$'}{_line##* }
-          case $_fd in *[!0-9]*|'') continue ;; esac
-          if [ "$_dir" != "$_seen" ]; then
-            onefile "$_dir/cgroup"
-            onefile "$_dir/comm"
-            _seen=$_dir
-          fi
-          mark "file $_dir/fdinfo/$_fd"
-          head -c 8192 "$_dir/fdinfo/$_fd" 2>&1
-          ;;
-      esac
-    done
-  }
-fi
-finish fdinfo
-
+${FDINFO_BLOCK}
 # Step 3 of the APU OOM workflow: each pod process's resident memory against its pod's memory.current. One grep
 # reads every process's cgroup (-z: a cgroup file is one record, its newlines become tabs, so no name forges a
 # line), only kubepods ones are kept, then one grep takes VmRSS and its anon/file/shmem parts from their status
@@ -400,11 +413,3 @@ for _p in "$R"/proc/[0-9]*; do
 done
 finish kubelet-cmdline
 `;
-
-/** A block of NODE_BODY, from `start` up to (not including) `stop`, for probes that reuse it verbatim (lightScript.ts, bench). */
-export function nodeBlock(start: string, stop: string): string {
-  const from = NODE_BODY.indexOf(start);
-  const to = NODE_BODY.indexOf(stop, from);
-  if (from < 0 || to < 0) throw new Error(`the node probe has no block from "${start.trim()}" to "${stop.trim()}"`);
-  return NODE_BODY.slice(from, to);
-}
