@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type * as inspectExports from './inspect.ts';
 import { GpuCodeActionProvider } from './vscode/codeActions.ts';
 import type { ClusterElement } from './vscode/clusters/clusterTree.ts';
-import { CLUSTER_COMMANDS, CLUSTERS_VIEW } from './vscode/clusters/commandIds.ts';
+import { CLUSTERS_VIEW } from './vscode/clusters/commandIds.ts';
 import { MANIFEST_SCHEME } from './vscode/clusters/manifestScheme.ts';
 import { GpuCodeLensProvider } from './vscode/codeLens.ts';
 import { applyFix } from './vscode/commands/applyFix.ts';
@@ -30,6 +30,7 @@ import { LintService } from './vscode/lintService.ts';
 import type { SshHostItem } from './vscode/sshHosts.ts';
 import * as transport from './core/probe/transport.ts';
 import { FLEET_VIEW_TYPE } from './core/fleet/viewType.ts';
+import { REMOTE_COMMANDS } from './vscode/remoteCommandIds.ts';
 
 const YAML_DOCUMENTS: vscode.DocumentSelector = [
   { language: 'yaml', scheme: 'file' },
@@ -47,9 +48,6 @@ const LIVE_MANIFESTS: vscode.DocumentSelector = [...YAML_DOCUMENTS, { language: 
  * instanceof.
  */
 export const shared = { transport };
-
-/** Commands whose code is in dist/remote.js. */
-const REMOTE_COMMANDS: readonly CommandId[] = [...Object.values(CLUSTER_COMMANDS), COMMANDS.revealPod, COMMANDS.inspectSshHost];
 
 /** dist/inspect.js's exports (src/inspect.ts). */
 type InspectModule = typeof inspectExports;

@@ -8,6 +8,7 @@ import type { Remote } from '../remote.ts';
 import type { ClusterElement } from './clusters/clusterTree.ts';
 import type { Ctx } from './ctx.ts';
 import type { LazyBundle } from './lazyBundle.ts';
+import type { RemoteCommandId } from './remoteCommandIds.ts';
 
 export interface RemoteModule {
   readonly activateRemote: (ctx: Ctx, clustersView: vscode.TreeView<ClusterElement>) => Remote;
@@ -45,12 +46,8 @@ export class LazyRemote implements vscode.Disposable {
   }
 
   /** A command handler that loads the bundle on its first call. */
-  command(id: string): (arg?: unknown) => unknown {
-    return (arg?: unknown) => {
-      const handler = this.get(`command ${id}`).commands.get(id);
-      if (!handler) throw new Error(`gpumem: remote.js has no handler for ${id}`);
-      return handler(arg);
-    };
+  command(id: RemoteCommandId): (arg?: unknown) => unknown {
+    return (arg?: unknown) => this.get(`command ${id}`).commands[id](arg);
   }
 
   dispose(): void {

@@ -20,6 +20,8 @@ const ACTIVATION_WIRING = [
   'src/vscode/lazyRemote.ts',
   'src/vscode/lazyTree.ts',
   'src/vscode/lifecycle.ts',
+  // The ids of dist/remote.js's commands, registered at activation (the handlers are that bundle's table).
+  'src/vscode/remoteCommandIds.ts',
 ];
 
 test('dist/extension.js is the lint core plus the wiring: a new import into it is a decision, made here', async () => {

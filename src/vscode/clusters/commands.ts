@@ -2,7 +2,7 @@
 // commands-as-functions): run from a tree item's context menu they act on that item; from the command palette
 // they ask for the context, the node and the pod with quick picks (targets.ts). All of them need workspace
 // trust. The probes are nodeCommands.ts and podCommands.ts, the HAMi over-quota test hamiTestCommand.ts; here
-// are the rest and the registration:
+// are the rest (src/remote.ts's table maps each id to its function):
 // - Copy Probe Command: the kubectl line to run the same probe by hand;
 // - Open Manifest: the live pod YAML, read-only, linted.
 import * as vscode from 'vscode';
@@ -13,13 +13,8 @@ import { buildProbeScript, newNonce } from '../../core/probe/script.ts';
 import type { Ctx } from '../ctx.ts';
 import { requireTrust } from '../trust.ts';
 import type { ClusterModel, ContextElement, NodeElement, PodElement } from './clusterModel.ts';
-import { CLUSTER_COMMANDS } from './commandIds.ts';
 import { manifestUri } from './manifestScheme.ts';
 import type { PodManifestProvider } from './manifestProvider.ts';
-import { copyHamiReport } from './hamiReportCommand.ts';
-import { explainNodeOom, inspectNode } from './nodeCommands.ts';
-import { hamiChecklistOnPod, inspectPod } from './podCommands.ts';
-import { testHamiEnforcement } from './hamiTestCommand.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { isElement, pickContainer, pickContext, pickNode, pickPod, podTarget, showError } from './targets.ts';
 
@@ -117,27 +112,8 @@ export function openPodManifest(ctx: Ctx, clusters: ClusterModel, manifests: Pod
   };
 }
 
-/** Every Clusters command by id (registered at activation by src/extension.ts, which loads them on first use). */
-export function clusterCommandHandlers(
-  ctx: Ctx,
-  clusters: ClusterModel,
-  manifests: PodManifestProvider,
-  showAllContexts: () => void,
-): ReadonlyMap<string, (arg?: unknown) => unknown> {
-  return new Map<string, (arg?: unknown) => unknown>([
-    [
-      CLUSTER_COMMANDS.refresh,
-      (arg?: unknown) =>
-        clusters.refresh(isElement(arg, 'context') || isElement(arg, 'node') ? (arg as ContextElement | NodeElement) : undefined),
-    ],
-    [CLUSTER_COMMANDS.showAllContexts, showAllContexts],
-    [CLUSTER_COMMANDS.inspectNode, inspectNode(ctx, clusters)],
-    [CLUSTER_COMMANDS.inspectPod, inspectPod(ctx, clusters)],
-    [CLUSTER_COMMANDS.hamiChecklist, hamiChecklistOnPod(ctx, clusters)],
-    [CLUSTER_COMMANDS.testHamiEnforcement, testHamiEnforcement(ctx, clusters)],
-    [CLUSTER_COMMANDS.copyHamiReport, copyHamiReport(ctx, clusters)],
-    [CLUSTER_COMMANDS.explainNodeOom, explainNodeOom(ctx, clusters)],
-    [CLUSTER_COMMANDS.copyProbeCommand, copyProbeCommand(ctx, clusters)],
-    [CLUSTER_COMMANDS.openManifest, openPodManifest(ctx, clusters, manifests)],
-  ]);
+/** Refresh: one context or node from its item, else every context. */
+export function refreshClusters(clusters: ClusterModel) {
+  return (arg?: unknown): void =>
+    clusters.refresh(isElement(arg, 'context') || isElement(arg, 'node') ? (arg as ContextElement | NodeElement) : undefined);
 }
