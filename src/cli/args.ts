@@ -1,6 +1,7 @@
 // A small, strict argument parser: unknown flags are usage errors, not silently ignored.
 import { pushAll } from '../core/arrays.ts';
 import type { ProbeScope } from '../core/probe/capture.ts';
+import { isHeadroomPercent, MAX_HEADROOM_PERCENT } from '../core/sizing.ts';
 
 export interface ParsedArgs {
   readonly positionals: string[];
@@ -49,4 +50,12 @@ export function scopeOf(value: string | true | undefined): ProbeScope {
   if (value === undefined) return 'node';
   if (value === 'node' || value === 'container') return value;
   throw new UsageError('--scope must be node or container');
+}
+
+/** `--headroom PERCENT` of the commands that print a remedy: a plain number from 0 to 1000; undefined when not given. */
+export function headroomOf(value: string | true | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const percent = typeof value === 'string' && /^[0-9]+(?:\.[0-9]+)?$/.test(value) ? Number(value) : Number.NaN;
+  if (!isHeadroomPercent(percent)) throw new UsageError(`--headroom must be a number from 0 to ${MAX_HEADROOM_PERCENT} (percent)`);
+  return percent;
 }

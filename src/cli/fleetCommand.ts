@@ -13,7 +13,7 @@ import { parseImageReference } from '../core/kube/imageReference.ts';
 import { DEBUG_POD_IMAGE } from '../kube/debugPodSpec.ts';
 import { ClusterClient } from '../kube/clusterClient.ts';
 import { errorText } from '../kube/errorText.ts';
-import { parseArgs, UsageError } from './args.ts';
+import { headroomOf, parseArgs, UsageError } from './args.ts';
 import { describeError } from './files.ts';
 import { readBoundedText } from '../files/boundedRead.ts';
 import type { CliIo } from './io.ts';
@@ -22,7 +22,7 @@ import { chooseContext } from './kubeTarget.ts';
 export const FLEET_USAGE = `Usage: gpumem fleet [--context C] [--kubeconfig FILE] [--source auto|prometheus|agents|scan]
                     [--prometheus URL] [--prometheus-ca FILE] [--window 24h] [--top N]
                     [--scan-concurrency N] [--debug-namespace NS] [--debug-image IMAGE]
-                    [--format text|json|markdown|csv]
+                    [--format text|json|markdown|csv] [--headroom PERCENT]
 
 The GPU nodes of a cluster ranked by risk, the pods over their limit once GPU memory is counted, the OOM kills by
 scope (global, with the GPU signature, or cgroup) and the HAMi containers bypassing their quota, from the gpumem
@@ -33,6 +33,7 @@ pod of gpumem inspect --node on every ready GPU node, --scan-concurrency at a ti
 every pod deleted after, on error and on Ctrl-C too.
 --window        the span of peaks and OOM kills from Prometheus: 1h, 24h (default), 7d
 --top           how many nodes and pods each list shows (default ${DEFAULT_TOP})
+--headroom      the headroom the remedies add over what was used (default: 30)
 --prometheus-ca a PEM file of the CA that signed the Prometheus server's certificate
 Prometheus credentials come from the environment, never the command line: GPUMEM_PROMETHEUS_TOKEN (a bearer
 token), or GPUMEM_PROMETHEUS_USER and GPUMEM_PROMETHEUS_PASSWORD (basic auth).
@@ -67,6 +68,7 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
       'scan-concurrency': true,
       'debug-namespace': true,
       'debug-image': true,
+      headroom: true,
       help: false,
     },
     { '-h': '--help', '-f': '--format' },
@@ -92,6 +94,7 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
   const topText = option(args.options, 'top') ?? String(DEFAULT_TOP);
   if (!/^\d{1,3}$/.test(topText) || Number(topText) < 1) throw new UsageError('--top must be a number from 1 to 999');
   const top = Number(topText);
+  const headroomPercent = headroomOf(args.options.get('headroom'));
   const format = option(args.options, 'format') ?? 'text';
   if (!['text', 'json', 'markdown', 'csv'].includes(format)) throw new UsageError('--format must be text, json, markdown or csv');
 
@@ -140,6 +143,7 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
       source,
       window,
       top,
+      ...(headroomPercent !== undefined ? { headroomPercent } : {}),
       ...(client ? { client } : {}),
       ...(prometheus !== undefined
         ? { prometheus: { url: prometheus, auth: prometheusAuth(process.env), ...(ca !== undefined ? { ca } : {}) } }

@@ -12,7 +12,7 @@ import { errorText } from '../kube/errorText.ts';
 import { terminalSafe } from '../core/text/escape.ts';
 import { LocalTransport } from '../transports/local.ts';
 import type { ParsedArgs } from './args.ts';
-import { parseArgs, scopeOf, UsageError } from './args.ts';
+import { headroomOf, parseArgs, scopeOf, UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import { KubeTargetError, openKubeTarget, parseNodeName, parsePodRef } from './kubeTarget.ts';
 import type { KubeTargetSpec } from './kubeTarget.ts';
@@ -44,6 +44,7 @@ Options:
   --timeout SECONDS       Give up after this long (default: 120)
   --save FILE             Also save the raw capture (read it back with gpumem analyze)
   --format text|json|markdown
+  --headroom PERCENT      The headroom the remedies add over what was used (default: 30)
 
 Kubernetes (--node, --pod):
   --kubeconfig FILE       Default: the files in KUBECONFIG, else ~/.kube/config (read, never written)
@@ -78,6 +79,7 @@ const OPTIONS = {
   timeout: true,
   save: true,
   format: true,
+  headroom: true,
   kubeconfig: true,
   context: true,
   container: true,
@@ -193,6 +195,7 @@ export async function inspectCommand(argv: readonly string[], io: CliIo): Promis
   }
   const target = targetOf(args);
   const format = formatOf(args.options.get('format'));
+  const headroomPercent = headroomOf(args.options.get('headroom'));
   const timeoutSeconds = Number(args.options.get('timeout') ?? 120);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError('--timeout must be a positive number of seconds');
   const timeoutMs = timeoutSeconds * 1000;
@@ -224,7 +227,11 @@ export async function inspectCommand(argv: readonly string[], io: CliIo): Promis
     const run = await runProbe(ready.transport, { ...ready.probe, timeoutMs, signal: controller.signal });
     const save = stringOption(args, 'save');
     if (save !== undefined) await writeFile(save, run.captureText, { mode: 0o600 });
-    const inspection = analyzeCaptureText(run.captureText, { target: ready.transport.target, ...(await analysis) });
+    const inspection = analyzeCaptureText(run.captureText, {
+      target: ready.transport.target,
+      ...(await analysis),
+      ...(headroomPercent !== undefined ? { headroomPercent } : {}),
+    });
     const appendix = format === 'markdown' ? ready.appendix() : '';
     io.stdout(renderInspection(inspection, format) + (appendix ? `\n${appendix}` : ''));
     if (run.exec.stderr.trim()) io.stderr(`gpumem inspect: the probe wrote to stderr:\n${terminalSafe(run.exec.stderr.slice(0, 4000))}\n`);

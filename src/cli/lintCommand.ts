@@ -16,7 +16,7 @@ import type { PositionedFinding } from '../core/report/fileFindings.ts';
 import { formatSarif, formatText, toJsonFindings } from '../core/report/formats.ts';
 import { INPUT_LIMITS, readBounded, readBoundedText } from '../files/boundedRead.ts';
 import type { BoundedRead } from '../files/boundedRead.ts';
-import { parseArgs, UsageError } from './args.ts';
+import { headroomOf, parseArgs, UsageError } from './args.ts';
 import { expandPaths } from './files.ts';
 import type { CliIo } from './io.ts';
 
@@ -32,7 +32,8 @@ ResourceClaimTemplate) are resolved across all the files given.
 
 Options:
   --format text|json|sarif  Output format (default: text)
-  --headroom N              Headroom percent on unified-memory nodes (default: 30)
+  --headroom PERCENT        Headroom limits must leave on unified-memory nodes, and the quick fixes add
+                            (default: 30, or headroomPercent of --config)
   --config FILE             YAML or JSON settings: headroomPercent, unifiedMemoryNodeLabels,
                             dedicatedNodeTaintKey, hamiDetection, gpuDeviceClasses, rules
   --max-file-size MIB       Skip larger files with a notice (default: ${DEFAULT_MAX_MIB})
@@ -145,11 +146,8 @@ async function loadConfig(file: string | true | undefined, headroom: string | tr
       throw new UsageError(`--config ${file} is not valid YAML or JSON: ${reason}`);
     }
   }
-  if (typeof headroom === 'string') {
-    const value = Number(headroom);
-    if (!Number.isFinite(value) || value < 0 || value > 1000) throw new UsageError('--headroom must be a number from 0 to 1000');
-    raw = { ...(raw as object), headroomPercent: value };
-  }
+  const headroomPercent = headroomOf(headroom);
+  if (headroomPercent !== undefined) raw = { ...(raw as object), headroomPercent };
   const { config, problems } = resolveConfig(raw);
   for (const problem of problems) io.stderr(`gpumem: ignoring config ${problem.path || '(root)'}: ${problem.message}\n`);
   return config;

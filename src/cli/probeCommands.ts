@@ -6,7 +6,7 @@ import { describeInternalError, engineLimitReason } from '../core/internalError.
 import { buildProbeScript, newNonce } from '../core/probe/script.ts';
 import { oomToJson, oomToMarkdown, oomToText } from '../core/report/oomReport.ts';
 import { explainKernelLogText } from '../core/verdicts/oom/oomRootCause.ts';
-import { parseArgs, scopeOf, UsageError } from './args.ts';
+import { headroomOf, parseArgs, scopeOf, UsageError } from './args.ts';
 import { asText, readBoundedText } from '../files/boundedRead.ts';
 import type { InputKind } from '../files/boundedRead.ts';
 import type { CliIo } from './io.ts';
@@ -65,13 +65,14 @@ export async function probeScriptCommand(argv: readonly string[], io: CliIo): Pr
   return 0;
 }
 
-export const ANALYZE_USAGE = `Usage: gpumem analyze <capture|-> [--format text|json|markdown]
+export const ANALYZE_USAGE = `Usage: gpumem analyze <capture|-> [--format text|json|markdown] [--headroom PERCENT]
 
 Analyses a saved probe capture (from gpumem inspect --save, or sh -s < probe.sh > capture.txt).
+--headroom  the headroom the remedies add over what was used (default: 30)
 `;
 
 export async function analyzeCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { format: true, help: false }, { '-f': '--format', '-h': '--help' });
+  const args = parseArgs(argv, { format: true, headroom: true, help: false }, { '-f': '--format', '-h': '--help' });
   if (args.options.has('help')) {
     io.stdout(ANALYZE_USAGE);
     return 0;
@@ -79,10 +80,14 @@ export async function analyzeCommand(argv: readonly string[], io: CliIo): Promis
   const [file, ...extra] = args.positionals;
   if (!file || extra.length > 0) throw new UsageError('give one capture file, or - for standard input');
   const format = formatOf(args.options.get('format'));
+  const headroomPercent = headroomOf(args.options.get('headroom'));
   const text = await readTextInput(file, io, 'analyze', 'capture');
   if (text === undefined) return 2;
   const inspection = analyzedOrSaid(io, 'analyze', file, () =>
-    analyzeCaptureText(text, { target: file === '-' ? 'capture from standard input' : `capture ${file}` }),
+    analyzeCaptureText(text, {
+      target: file === '-' ? 'capture from standard input' : `capture ${file}`,
+      ...(headroomPercent !== undefined ? { headroomPercent } : {}),
+    }),
   );
   if (inspection === undefined) return 2;
   if (inspection.scope === undefined) {
@@ -93,14 +98,15 @@ export async function analyzeCommand(argv: readonly string[], io: CliIo): Promis
   return exitCodeOf(inspection);
 }
 
-export const EXPLAIN_OOM_USAGE = `Usage: gpumem explain-oom <file|-> [--format text|json|markdown]
+export const EXPLAIN_OOM_USAGE = `Usage: gpumem explain-oom <file|-> [--format text|json|markdown] [--headroom PERCENT]
 
 Explains the OOM kills in a kernel log (dmesg, dmesg -T, journalctl -k, /var/log/kern.log) with no other
 context: global or memory-cgroup kill, the victim and its pod, the GTT signature, evidence lines and remedies.
+--headroom  the headroom the remedies add over the limit that was hit (default: 30)
 `;
 
 export async function explainOomCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { format: true, help: false }, { '-f': '--format', '-h': '--help' });
+  const args = parseArgs(argv, { format: true, headroom: true, help: false }, { '-f': '--format', '-h': '--help' });
   if (args.options.has('help')) {
     io.stdout(EXPLAIN_OOM_USAGE);
     return 0;
@@ -108,10 +114,13 @@ export async function explainOomCommand(argv: readonly string[], io: CliIo): Pro
   const [file, ...extra] = args.positionals;
   if (!file || extra.length > 0) throw new UsageError('give one kernel log file, or - for standard input');
   const format = formatOf(args.options.get('format'));
+  const headroomPercent = headroomOf(args.options.get('headroom'));
   const text = await readTextInput(file, io, 'explain-oom', 'kernel-log');
   if (text === undefined) return 2;
   const source = file === '-' ? 'standard input' : file;
-  const explanation = analyzedOrSaid(io, 'explain-oom', file, () => explainKernelLogText(text));
+  const explanation = analyzedOrSaid(io, 'explain-oom', file, () =>
+    explainKernelLogText(text, headroomPercent !== undefined ? { headroomPercent } : {}),
+  );
   if (explanation === undefined) return 2;
   if (format === 'json') io.stdout(`${JSON.stringify(oomToJson(explanation, source), null, 2)}\n`);
   else io.stdout(format === 'markdown' ? oomToMarkdown(explanation, source) : oomToText(explanation, source));

@@ -8,6 +8,7 @@ import type { LintConfig } from './config.ts';
 import { isDnsLabel } from './kube/names.ts';
 import type { HamiLibPathSetting } from './probe/hamiLibPath.ts';
 import { parseHamiLibPathSetting } from './probe/hamiLibPath.ts';
+import { DEFAULT_HEADROOM_PERCENT, isHeadroomPercent } from './sizing.ts';
 
 /** The raw value of a full setting key (`gpumem.lint.debounceMs`): what the user set, else package.json's default. */
 export type SettingsReader = (key: string) => unknown;
@@ -44,6 +45,12 @@ function stringList(value: unknown): string[] {
 /** gpumem.inspector.sampleSeconds: 0 or less turns sampling off; otherwise 1 s to an hour. */
 export function parseSampleSeconds(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.min(3600, Math.max(1, value)) : 0;
+}
+
+/** gpumem.lint.headroomPercent as every remedy takes it: the user's value when it is one gpumem accepts, else the default. */
+export function parseHeadroomSetting(read: SettingsReader): number {
+  const value = read('gpumem.lint.headroomPercent');
+  return isHeadroomPercent(value) ? value : DEFAULT_HEADROOM_PERCENT;
 }
 
 export function parseSettings(read: SettingsReader): Settings {
@@ -162,6 +169,8 @@ export interface FleetSettings {
   readonly top: number;
   /** gpumem.fleet.scanConcurrency: GPU nodes a debug-pod scan probes at once, 1 to 64 (default 8). */
   readonly scanConcurrency: number;
+  /** gpumem.lint.headroomPercent, which the fleet's remedies add too (an invalid value is reported by parseSettings). */
+  readonly headroomPercent: number;
   /** Values that were ignored, one line each. */
   readonly problems: readonly string[];
 }
@@ -202,6 +211,7 @@ export function parseFleetSettings(read: SettingsReader): FleetSettings {
     window: window === '1h' || window === '7d' ? window : '24h',
     top: Math.round(clampNumber(fleet('top'), 5, 200, 20)),
     scanConcurrency: Math.round(clampNumber(fleet('scanConcurrency'), 1, 64, 8)),
+    headroomPercent: parseHeadroomSetting(read),
     problems,
   };
 }

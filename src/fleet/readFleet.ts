@@ -23,6 +23,8 @@ export interface ReadFleetOptions {
   readonly source: FleetSourceChoice;
   readonly window: FleetWindow;
   readonly top: number;
+  /** The headroom the verdicts' remedies add, in percent (default 30). */
+  readonly headroomPercent?: number;
   /** The cluster: for the agents source and the nodes' labels. Undefined: Prometheus alone. */
   readonly client?: ClusterClient;
   readonly prometheus?: { readonly url: string; readonly auth: PrometheusAuth; readonly ca?: string };
@@ -123,5 +125,5 @@ export async function readFleet(options: ReadFleetOptions): Promise<FleetRead> {
       notes.push(`the nodes' labels could not be read: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  return { summary: summarizeFleet(facts, options.top), notes };
+  return { summary: summarizeFleet(facts, options.top, options.headroomPercent), notes };
 }

@@ -37,6 +37,7 @@ export class Ctx implements vscode.Disposable {
         extensionUri: extension.extensionUri,
         reports: this.reports,
         sampleSeconds: () => this.settings.inspectorSampleSeconds,
+        headroomPercent: () => this.settings.lint.headroomPercent,
         onDidChangeSampleSeconds: (listener, thisArgs, disposables) =>
           this.onDidChangeSettings(
             (change) => {

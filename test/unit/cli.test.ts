@@ -681,7 +681,7 @@ describe('rules, --version and --help', () => {
       const run = await gpumem(['lint', flag]);
       assert.equal(run.code, 0);
       assert.match(run.stdout, /^Usage: gpumem lint \[paths…\] \[options\]/);
-      for (const option of ['--format text|json|sarif', '--headroom N', '--config FILE', '--max-file-size MIB', '--docs-url URL'])
+      for (const option of ['--format text|json|sarif', '--headroom PERCENT', '--config FILE', '--max-file-size MIB', '--docs-url URL'])
         assert.ok(run.stdout.includes(option), option);
       assert.match(run.stdout, /Exit status: 0 .* 1 .* 2 on usage or I\/O errors/);
     }

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 import { parseMemoryCounters } from '../../src/core/probe/parsers/cgroupMemory.ts';
-import { parseSettings } from '../../src/core/settings.ts';
+import { parseFleetSettings, parseSettings } from '../../src/core/settings.ts';
+import { summarizeFleet } from '../../src/core/fleet/summary.ts';
+import { syntheticFleetFacts } from '../helpers/fleetFacts.ts';
 import {
   DEFAULT_HEADROOM_PERCENT,
   formatKb,
@@ -138,5 +140,15 @@ spec:
     );
     // 2 GiB accounted + 30 GiB of GTT = 32 GiB; × 1.25 = 40 GiB.
     assert.match(verdict?.remedy ?? '', /at least 40Gi \(true footprint \+ 25 %\)/);
+  });
+
+  test('the fleet: the settings carry it, and the pods-over-limit remedy says 25 %', () => {
+    const fleet = parseFleetSettings((key) => (key === 'gpumem.lint.headroomPercent' ? 25 : undefined));
+    assert.equal(fleet.headroomPercent, 25);
+    assert.equal(parseFleetSettings((key) => (key === 'gpumem.lint.headroomPercent' ? -3 : undefined)).headroomPercent, 30);
+    const facts = syntheticFleetFacts(2, 3);
+    const summary = summarizeFleet({ ...facts, podCounts: { ...facts.podCounts, overLimit: 1 } }, 20, fleet.headroomPercent);
+    const remedy = summary.verdicts.find((verdict) => verdict.id === 'fleet.pods-over-limit')?.remedy;
+    assert.match(remedy ?? '', /with 25 % headroom\.$/);
   });
 });

@@ -1,7 +1,7 @@
 // The fleet's answer on one screen: the verdict line, the nodes ranked by risk, the top pods by unaccounted memory
 // and by true footprint over their limit, the OOM kills by scope, and the HAMi enforcement table. Pure and linear in
 // the facts (a sort per list); every list that reaches a chart or a table is cut to `top`.
-import { formatBytes } from '../sizing.ts';
+import { DEFAULT_HEADROOM_PERCENT, formatBytes } from '../sizing.ts';
 import type { Severity } from '../findings.ts';
 import type { FleetFacts, HamiFacts, KillFacts, NodeFacts, PodFacts } from './facts.ts';
 
@@ -92,7 +92,7 @@ export function podName(pod: {
   return pod.namespace && pod.pod ? `${pod.namespace}/${pod.pod}` : `pod ${pod.uid ?? '?'}`;
 }
 
-export function summarizeFleet(facts: FleetFacts, top = DEFAULT_TOP): FleetSummary {
+export function summarizeFleet(facts: FleetFacts, top = DEFAULT_TOP, headroomPercent = DEFAULT_HEADROOM_PERCENT): FleetSummary {
   const nodes = facts.nodes.map((node) => rankNode(node, facts.kills, facts.at)).sort(compareNodes);
   const rows = facts.pods.map(podRow);
   const topUnaccounted = rows
@@ -154,8 +154,7 @@ export function summarizeFleet(facts: FleetFacts, top = DEFAULT_TOP): FleetSumma
       id: 'fleet.pods-over-limit',
       severity: 'warning',
       title: `${plural(overLimit, 'pod')} over ${overLimit === 1 ? 'its' : 'their'} limit once GPU memory is counted`,
-      remedy:
-        'Their cgroups cannot see the GPU memory, so the node runs out first: raise the limits to cgroup memory plus GPU memory with 25-30 % headroom.',
+      remedy: `Their cgroups cannot see the GPU memory, so the node runs out first: raise the limits to cgroup memory plus GPU memory with ${headroomPercent} % headroom.`,
       docs: `${DOCS}fleetpods-over-limit`,
     });
   if (nearFull.length > 0)

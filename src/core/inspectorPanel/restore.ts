@@ -17,11 +17,15 @@ export function inspectionSource(inspection: Inspection, id: string, captureText
   };
 }
 
-/** The inspection a saved source stands for; undefined when the capture was too large to keep. */
-export function reanalyzeSource(source: InspectionSource): Inspection | undefined {
+/**
+ * The inspection a saved source stands for; undefined when the capture was too large to keep. The remedies take
+ * the headroom the user sets now (gpumem.lint.headroomPercent), like every other inspection.
+ */
+export function reanalyzeSource(source: InspectionSource, headroomPercent?: number): Inspection | undefined {
   if (source.captureText === null) return undefined;
   return analyzeCaptureText(source.captureText, {
     target: source.target,
+    ...(headroomPercent !== undefined ? { headroomPercent } : {}),
     podNames: new Map(Object.entries(source.podNames)),
     ...clusterFactsFromState(source.clusterFacts),
   });

@@ -20,7 +20,10 @@ export async function analyzeCapture(ctx: Ctx, uri?: vscode.Uri): Promise<void> 
     const read = await readUriBounded(target, { kind: 'capture' });
     if (read.kind !== 'read') throw new Error(`not read: ${read.reason}`);
     const text = new TextDecoder().decode(read.bytes);
-    const inspection = analyzeCaptureText(text, { target: `capture ${vscode.workspace.asRelativePath(target)}` });
+    const inspection = analyzeCaptureText(text, {
+      target: `capture ${vscode.workspace.asRelativePath(target)}`,
+      headroomPercent: ctx.settings.lint.headroomPercent,
+    });
     if (inspection.scope === undefined) throw new Error(inspection.problems.join('; '));
     await ctx.inspections.show(inspection);
   } catch (error) {

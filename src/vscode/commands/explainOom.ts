@@ -21,7 +21,7 @@ export async function explainOomInEditor(ctx: Ctx): Promise<void> {
     void vscode.window.showWarningMessage('gpumem: the log is larger than 64 MiB; select the part around the OOM kills.');
     return;
   }
-  const explanation = explainKernelLogText(text);
+  const explanation = explainKernelLogText(text, { headroomPercent: ctx.settings.lint.headroomPercent });
   const source = `${vscode.workspace.asRelativePath(editor.document.uri)}${selection.isEmpty ? '' : ` (lines ${selection.start.line + 1}–${selection.end.line + 1})`}`;
   if (explanation.summary.kills === 0) {
     void vscode.window.showInformationMessage(`gpumem: ${explanation.summary.text}`);

@@ -220,8 +220,11 @@ export class FleetPanel implements vscode.Disposable {
   /** A scan's fleet so far: shown, not kept (the exports and a re-created webview wait for the whole fleet). */
   #showPartial(facts: FleetFacts): void {
     if (this.#disposed) return;
-    const top = this.#env.settings().top;
-    this.#host.post({ type: 'state', viewModel: buildFleetViewModel(summarizeFleet(facts, top), { context: this.context }) });
+    const { top, headroomPercent } = this.#env.settings();
+    this.#host.post({
+      type: 'state',
+      viewModel: buildFleetViewModel(summarizeFleet(facts, top, headroomPercent), { context: this.context }),
+    });
   }
 
   #fail(text: string): void {

@@ -98,6 +98,7 @@ export async function readContextFleet(request: FleetReadRequest): Promise<Fleet
             : {}),
           window,
           top: settings.top,
+          headroomPercent: settings.headroomPercent,
           client: request.client,
           ...(prometheus ? { prometheus } : {}),
           signal: controller.signal,

@@ -64,7 +64,8 @@ export async function runInspection(
           });
           progress.report({ message: 'analysing' });
           const more: Omit<AnalyzeOptions, 'target'> = (await extra) ?? {};
-          return { inspection: analyzeCaptureText(run.captureText, { ...more, target: transport.target }), captureText: run.captureText };
+          const analyzeOptions = { ...more, target: transport.target, headroomPercent: ctx.settings.lint.headroomPercent };
+          return { inspection: analyzeCaptureText(run.captureText, analyzeOptions), captureText: run.captureText };
         } finally {
           subscription.dispose();
         }

@@ -50,6 +50,8 @@ export interface InspectorEnvironment {
   /** gpumem.inspector.sampleSeconds (0 = off). */
   readonly sampleSeconds: () => number;
   readonly onDidChangeSampleSeconds: vscode.Event<unknown>;
+  /** gpumem.lint.headroomPercent: a restored panel's capture is analysed again with it. */
+  readonly headroomPercent: () => number;
 }
 
 /** What a panel tells the registry that keeps it. */
@@ -107,7 +109,7 @@ export class InspectorPanel implements vscode.Disposable {
     const revived = new InspectorPanel(env, registry, panel, state.model, state.source);
     if (state.source.captureText !== null) {
       try {
-        revived.#inspection = reanalyzeSource(state.source);
+        revived.#inspection = reanalyzeSource(state.source, env.headroomPercent());
         revived.#captureText = state.source.captureText;
       } catch (error) {
         env.output.warn(`inspector: the restored capture of ${state.source.target} could not be analysed again: ${String(error)}`);
