@@ -17,7 +17,9 @@ import type { AttemptedRequest, KubeFailure } from '../core/kube/kubeFailure.ts'
 import type { ContextState } from '../core/kube/contextState.ts';
 import { classifyKubeError } from '../core/kube/kubeFailure.ts';
 import { contextStateFromFailure } from '../core/kube/contextState.ts';
-import { callWithDeadline } from './kubeCall.ts';
+import { callWithDeadline, runWithDeadline } from './kubeCall.ts';
+import { proxyGet } from './proxyGet.ts';
+import type { HttpAnswer } from './proxyGet.ts';
 import { escapeFieldValue, KubeRequestError, nodeFieldSelector } from './kubeRequestError.ts';
 import { watchOnce, watchPodsOnNode } from './kubeWatch.ts';
 import type { WatchEventType, WatchHandle, WatchTuning } from './kubeWatch.ts';
@@ -25,6 +27,7 @@ import { privateKubeConfigCopy, SharedDispatcher } from './sharedDispatcher.ts';
 
 // The names this module offered before the request error and the watch engine moved out.
 export { escapeFieldValue, KubeRequestError, nodeFieldSelector } from './kubeRequestError.ts';
+export type { HttpAnswer } from './proxyGet.ts';
 export type { WatchEnd, WatchEventType, WatchHandle, WatchTuning } from './kubeWatch.ts';
 
 export interface ClusterClientOptions {
@@ -43,6 +46,18 @@ export interface CallOptions {
   /** Overrides the client's request timeout for this call. */
   readonly timeoutMs?: number;
 }
+
+/** A pod's or a service's port behind the API server's proxy. */
+export interface ProxyTarget {
+  readonly kind: 'pods' | 'services';
+  readonly namespace: string;
+  readonly name: string;
+  /** A port number or name. */
+  readonly port: string | number;
+}
+
+/** 50,000 pods' series answer in about 20 MiB of JSON; more than this is refused rather than held. */
+export const DEFAULT_PROXY_MAX_BYTES = 128 * 1024 * 1024;
 
 export class ClusterClient {
   readonly context: string;
@@ -117,6 +132,24 @@ export class ClusterClient {
       signal: options.signal,
       server: this.server,
     });
+  }
+
+  /**
+   * GETs `pathAndQuery` from a pod or service through the API server's proxy, with this client's deadline (or
+   * `timeoutMs`), cancellation, credentials and connection pool, the answer capped at `maxBytes` (proxyGet.ts).
+   * The backend's answer is returned whatever its status; the API server's refusals throw KubeRequestError.
+   */
+  proxyGet(target: ProxyTarget, pathAndQuery: string, options: CallOptions & { readonly maxBytes?: number } = {}): Promise<HttpAnswer> {
+    const path = `api/v1/namespaces/${encodeURIComponent(target.namespace)}/${target.kind}/${encodeURIComponent(target.name)}:${encodeURIComponent(String(target.port))}/proxy/${pathAndQuery.replace(/^\//, '')}`;
+    return runWithDeadline(
+      { verb: 'get', resource: `${target.kind}/proxy` },
+      (signal, markSent) => {
+        // Throws (a config failure) when the context has no server.
+        const base = new URL(this.server?.endsWith('/') ? this.server : `${this.server ?? ''}/`);
+        return proxyGet(this.kubeConfig, new URL(path, base), { signal, markSent, maxBytes: options.maxBytes ?? DEFAULT_PROXY_MAX_BYTES });
+      },
+      { timeoutMs: options.timeoutMs ?? this.#options.requestTimeoutMs, signal: options.signal, server: this.server },
+    );
   }
 
   /** GET /version with the probe timeout: Reachable(gitVersion), or why not. Never throws. */

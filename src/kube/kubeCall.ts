@@ -28,9 +28,35 @@ export interface Deadline {
  * KubeRequestError: cancelled when the caller aborted, timeout when the deadline passed, credentials when it
  * failed before anything was sent (an exec plugin that failed), otherwise as classifyKubeError says.
  */
-export async function callWithDeadline<T>(
+export function callWithDeadline<T>(
   attempted: AttemptedRequest,
   run: (options: ConfigurationOptions) => Promise<T>,
+  how: Deadline,
+): Promise<T> {
+  return runWithDeadline(
+    attempted,
+    (signal, markSent) => {
+      const middleware: ObservableMiddleware = {
+        pre: (context: RequestContext) => {
+          markSent();
+          context.setSignal(signal);
+          return new Observable(Promise.resolve(context));
+        },
+        post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
+      };
+      return run({ middleware: [middleware], middlewareMergeStrategy: 'append' });
+    },
+    how,
+  );
+}
+
+/**
+ * The same deadline, cancellation and errors for a request made without the generated APIs (the API server's
+ * proxies, src/kube/proxyGet.ts): `run` gets the signal to pass on, and calls `markSent` once authentication is done.
+ */
+export async function runWithDeadline<T>(
+  attempted: AttemptedRequest,
+  run: (signal: AbortSignal, markSent: () => void) => Promise<T>,
   how: Deadline,
 ): Promise<T> {
   const deadline = AbortSignal.timeout(how.timeoutMs);
@@ -38,14 +64,6 @@ export async function callWithDeadline<T>(
   const described = { ...attempted, ...(how.server ? { server: how.server } : {}) };
   if (how.signal?.aborted) throw new KubeRequestError({ kind: 'cancelled' }, described);
   let sent = false;
-  const middleware: ObservableMiddleware = {
-    pre: (context: RequestContext) => {
-      sent = true;
-      context.setSignal(signal);
-      return new Observable(Promise.resolve(context));
-    },
-    post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
-  };
   let removeListener = (): void => undefined;
   const aborted = new Promise<never>((_, reject) => {
     const onAbort = (): void => reject(signal.reason);
@@ -54,7 +72,9 @@ export async function callWithDeadline<T>(
   });
   let request: Promise<T>;
   try {
-    request = run({ middleware: [middleware], middlewareMergeStrategy: 'append' });
+    request = run(signal, () => {
+      sent = true;
+    });
   } catch (error) {
     removeListener();
     throw new KubeRequestError(classifyKubeError(error, described), described);

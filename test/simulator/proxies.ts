@@ -44,7 +44,8 @@ export function proxiesFor(ctx: SimContext, authorize: (user: AuthUser, a: Authz
         ),
       );
     try {
-      const answer = await fetch(`${target}${match[4] ?? '/'}${search}`, { signal: AbortSignal.timeout(30_000) });
+      // As the API server's proxy: a redirect is passed back, not followed.
+      const answer = await fetch(`${target}${match[4] ?? '/'}${search}`, { signal: AbortSignal.timeout(30_000), redirect: 'manual' });
       const body = Buffer.from(await answer.arrayBuffer());
       res.writeHead(answer.status, {
         'Content-Type': answer.headers.get('content-type') ?? 'text/plain',
