@@ -17,7 +17,8 @@ import { performance } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
 import { summarizeFleet } from '../src/core/fleet/summary.ts';
 import { fleetQueries, killsOverTimeQuery, podDetailQueries } from '../src/core/fleet/promFacts.ts';
-import { directGetter } from '../src/fleet/httpGet.ts';
+import { PrometheusClient } from '../src/prometheus/client.ts';
+import { directGetter } from '../src/prometheus/httpGet.ts';
 import { readFleetFromPrometheus } from '../src/fleet/prometheusSource.ts';
 import { scanFleet } from '../src/fleet/scanSource.ts';
 import { ClusterClient } from '../src/kube/clusterClient.ts';
@@ -54,8 +55,9 @@ async function benchPrometheus() {
     prometheus = await startPrometheus({ dir: work, tsdb: join(work, 'tsdb') });
     const base = prometheus.base;
     const getter = directGetter(base, { kind: 'none' });
+    const client = new PrometheusClient({ kind: 'url', url: base, auth: { kind: 'none' } });
     const summary = async () => {
-      const read = await readFleetFromPrometheus(getter, { window: WINDOW, top: TOP, at, description: 'bench' });
+      const read = await readFleetFromPrometheus(client, { window: WINDOW, top: TOP, at });
       return { summary: summarizeFleet(read.facts, TOP), queries: read.queries };
     };
     // The bare baseline: the same query URLs (the detail set with the UIDs the summary ranks), bodies read and dropped.

@@ -4,8 +4,8 @@
 import { fleetPodsCsv, fleetToJson, fleetToMarkdown, fleetToText } from '../core/fleet/fleetReport.ts';
 import { parseWindow } from '../core/fleet/promFacts.ts';
 import { DEFAULT_TOP } from '../core/fleet/summary.ts';
-import type { PrometheusAuth } from '../fleet/httpGet.ts';
-import { directGetter } from '../fleet/httpGet.ts';
+import { PrometheusClient } from '../prometheus/client.ts';
+import type { PrometheusAuth } from '../prometheus/httpGet.ts';
 import { readFleet } from '../fleet/readFleet.ts';
 import { DEFAULT_SCAN_CONCURRENCY } from '../fleet/scanSource.ts';
 import { isDnsLabel } from '../core/kube/names.ts';
@@ -132,7 +132,7 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
     }
     if (prometheus !== undefined) {
       try {
-        directGetter(prometheus, prometheusAuth(process.env));
+        new PrometheusClient({ kind: 'url', url: prometheus, auth: prometheusAuth(process.env) });
       } catch (error) {
         throw new UsageError(`--prometheus: ${describeError(error)}`);
       }

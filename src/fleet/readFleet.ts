@@ -11,10 +11,10 @@ import { AGENT_NAMESPACE } from '../kube/agentPod.ts';
 import { listAgentPods, readFleetFromAgents } from './agentsSource.ts';
 import type { ScanOptions } from './scanSource.ts';
 import { scanFleet } from './scanSource.ts';
-import type { PrometheusAuth } from './httpGet.ts';
-import { directGetter, kubeProxyGetter } from './httpGet.ts';
-import type { PrometheusService } from './prometheusDiscovery.ts';
-import { discoverPrometheus } from './prometheusDiscovery.ts';
+import type { PrometheusService } from '../core/prometheus/discovery.ts';
+import { PrometheusClient } from '../prometheus/client.ts';
+import { discoverPrometheus } from '../prometheus/discovery.ts';
+import type { PrometheusAuth } from '../prometheus/httpGet.ts';
 import { readFleetFromPrometheus } from './prometheusSource.ts';
 
 export type FleetSourceChoice = 'auto' | 'prometheus' | 'agents' | 'scan';
@@ -67,29 +67,19 @@ export async function readFleet(options: ReadFleetOptions): Promise<FleetRead> {
       options.log?.(`fleet: ${found.reason}; reading the agents`);
     }
   }
-  if (discovered && options.client) {
-    const getter = kubeProxyGetter(options.client.kubeConfig, discovered.proxyPath);
-    const description = `Prometheus service ${discovered.namespace}/${discovered.name} through the API server`;
-    options.log?.(`fleet: reading the ${description}`);
+  const prometheus =
+    discovered && options.client
+      ? new PrometheusClient({ kind: 'service', service: discovered, client: options.client })
+      : options.prometheus && options.source !== 'agents' && options.source !== 'scan'
+        ? new PrometheusClient({ kind: 'url', ...options.prometheus })
+        : undefined;
+  if (prometheus) {
+    options.log?.(`fleet: reading ${discovered ? 'the ' : ''}${prometheus.description}`);
     facts = (
-      await readFleetFromPrometheus(getter, {
+      await readFleetFromPrometheus(prometheus, {
         window: options.window,
         top: options.top,
         at,
-        description,
-        ...(options.signal ? { signal: options.signal } : {}),
-      })
-    ).facts;
-  } else if (options.prometheus && options.source !== 'agents' && options.source !== 'scan') {
-    const { url, auth, ca } = options.prometheus;
-    const getter = directGetter(url, auth, ca !== undefined ? { ca } : {});
-    options.log?.(`fleet: reading Prometheus at ${new URL(url).host}`);
-    facts = (
-      await readFleetFromPrometheus(getter, {
-        window: options.window,
-        top: options.top,
-        at,
-        description: `Prometheus at ${new URL(url).host}`,
         ...(options.signal ? { signal: options.signal } : {}),
       })
     ).facts;
@@ -100,7 +90,7 @@ export async function readFleet(options: ReadFleetOptions): Promise<FleetRead> {
     const agents = options.source === 'scan' ? [] : await listAgentPods(client, options.signal);
     if (agents.length > 0) {
       options.log?.(`fleet: reading the ${agents.length} gpumem agents of context ${client.context} through the pod proxy`);
-      facts = await readFleetFromAgents(client, { window: options.window, at, ...signal });
+      facts = await readFleetFromAgents(client, agents, { window: options.window, at, ...signal });
     } else {
       if (options.source === 'agents') throw new Error(`no gpumem agent pod in ${AGENT_NAMESPACE} (deploy/agent is not installed)`);
       if (!options.scan) throw new NoAgentsError(client.context);

@@ -4,6 +4,7 @@
 // ready are skipped, and every node that could not be read (RBAC, a pod that never starts, a timeout) is a problem
 // naming the node and the reason. Results arrive as they come: each node's (onNode), and the fleet so far
 // (onPartial, at most once a second), which the view shows while the scan goes on.
+import { forEachBounded } from '../core/boundedPool.ts';
 import type { AgentScrape } from '../core/fleet/agentFacts.ts';
 import type { Sample } from '../core/agent/exposition.ts';
 import { nodeSamples } from '../core/agent/nodeSamples.ts';
@@ -116,12 +117,13 @@ export async function scanFleet(client: ClusterClient, options: ScanOptions): Pr
       source: { kind: 'scan', description },
       killsMeaning: 'in-kernel-log',
     });
-  let next = 0;
   let done = 0;
   let lastPartial = -Infinity;
-  const worker = async (): Promise<void> => {
-    while (next < ready.length && !options.signal?.aborted) {
-      const node = ready[next++] as GpuNodeSummary;
+  const concurrency = Math.max(1, Math.min(64, Math.floor(options.concurrency)));
+  await forEachBounded(
+    ready,
+    concurrency,
+    async (node) => {
       const scrape = await scanNode(client, node, options);
       scrapes.push(scrape);
       done++;
@@ -130,10 +132,9 @@ export async function scanFleet(client: ClusterClient, options: ScanOptions): Pr
         lastPartial = performance.now();
         options.onPartial(facts(`a scan with debug pods: ${done} of ${ready.length} GPU nodes read so far`));
       }
-    }
-  };
-  const concurrency = Math.max(1, Math.min(64, Math.floor(options.concurrency)));
-  await Promise.all(Array.from({ length: Math.min(concurrency, ready.length) }, worker));
+    },
+    { signal: options.signal },
+  );
   if (options.signal?.aborted) throw new Error('the scan was cancelled (every debug pod it created is deleted)');
   return facts(`a scan of ${ready.length} GPU node${ready.length === 1 ? '' : 's'} with debug pods`);
 }

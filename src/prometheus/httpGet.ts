@@ -1,18 +1,14 @@
-// Bounded HTTP GETs for the fleet sources: Prometheus's HTTP API at a URL (TLS verified, an optional CA file, a bearer
-// token or basic auth), and anything behind the API server's service or pod proxy (the kubeconfig's own credentials
-// and CA, as `kubectl proxy` would use them). A deadline, cancellation and a byte cap on every answer; no redirects
-// followed (a redirect could carry the credentials elsewhere).
+// Bounded HTTP GETs of Prometheus's HTTP API at a URL (TLS verified, an optional CA file, a bearer token or basic
+// auth). A deadline, cancellation and a byte cap on every answer; no redirects followed (a redirect could carry the
+// credentials elsewhere). Connections are kept alive by Node's global agent. What is behind the API server's
+// service proxy is reached through ClusterClient.proxyGet instead (its credentials, deadline and connection pool).
 import { request as httpRequest } from 'node:http';
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { RequestOptions as HttpsRequestOptions } from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { HttpAnswer } from '../kube/proxyGet.ts';
 
-export interface HttpAnswer {
-  readonly status: number;
-  readonly body: string;
-  readonly contentType: string;
-}
+export type { HttpAnswer } from '../kube/proxyGet.ts';
 
 /** GETs a path (with its query string) relative to a base the getter knows. */
 export type HttpGetter = (pathAndQuery: string, options: { readonly signal?: AbortSignal }) => Promise<HttpAnswer>;
@@ -113,20 +109,4 @@ export function directGetter(base: string, auth: PrometheusAuth, tls: { readonly
       limits,
       options.signal,
     );
-}
-
-/**
- * Paths under the API server (`/api/v1/namespaces/<ns>/services/<svc>:<port>/proxy/…`,
- * `/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/…`) with the kubeconfig's credentials and CA.
- */
-export function kubeProxyGetter(kubeConfig: KubeConfig, prefix: string, limits: HttpLimits = {}): HttpGetter {
-  const server = kubeConfig.getCurrentCluster()?.server;
-  if (!server) throw new Error('the kubeconfig context has no cluster server');
-  const base = new URL(server.endsWith('/') ? server : `${server}/`);
-  return async (pathAndQuery, options) => {
-    const opts: HttpsRequestOptions = { headers: { Accept: 'application/json, text/plain' } };
-    await kubeConfig.applyToHTTPSOptions(opts);
-    const url = new URL(`${prefix.replace(/^\//, '').replace(/\/$/, '')}/${pathAndQuery.replace(/^\//, '')}`, base);
-    return get(url, opts, limits, options.signal);
-  };
 }

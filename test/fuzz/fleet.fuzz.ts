@@ -8,7 +8,7 @@ import { renderExposition } from '../../src/core/agent/exposition.ts';
 import { parsePromText } from '../../src/core/agent/promText.ts';
 import { agentFleetFacts } from '../../src/core/fleet/agentFacts.ts';
 import { fleetPodsCsv, fleetToJson, fleetToMarkdown, fleetToText } from '../../src/core/fleet/fleetReport.ts';
-import type { PromAnswer } from '../../src/core/fleet/promFacts.ts';
+import type { PromAnswer } from '../../src/core/prometheus/answer.ts';
 import { fleetQueries, promFleetFacts } from '../../src/core/fleet/promFacts.ts';
 import { summarizeFleet } from '../../src/core/fleet/summary.ts';
 import { fuzzTarget, numberViolations, renderViolations, RUNS, SEED, terminalViolations } from './harness.ts';

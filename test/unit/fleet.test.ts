@@ -8,7 +8,7 @@ import { agentFleetFacts } from '../../src/core/fleet/agentFacts.ts';
 import { withClusterNodes } from '../../src/core/fleet/clusterNodes.ts';
 import type { FleetFacts } from '../../src/core/fleet/facts.ts';
 import { fleetPodsCsv, fleetToJson, fleetToMarkdown, fleetToText } from '../../src/core/fleet/fleetReport.ts';
-import type { PromAnswer, PromVectorSample } from '../../src/core/fleet/promFacts.ts';
+import type { PromAnswer, PromVectorSample } from '../../src/core/prometheus/answer.ts';
 import { fleetQueries, parseWindow, podDetailQueries, promFleetFacts, rankedUids } from '../../src/core/fleet/promFacts.ts';
 import { summarizeFleet } from '../../src/core/fleet/summary.ts';
 import { summarizeNode } from '../../src/core/kube/nodes.ts';

@@ -11,6 +11,7 @@ import '../fuzz/kfd.fuzz.ts';
 import '../fuzz/kubeconfig.fuzz.ts';
 import '../fuzz/lint.fuzz.ts';
 import '../fuzz/parsers.fuzz.ts';
+import '../fuzz/prometheus.fuzz.ts';
 import '../fuzz/protocol.fuzz.ts';
 import '../fuzz/quantity.fuzz.ts';
 import '../fuzz/redact.fuzz.ts';

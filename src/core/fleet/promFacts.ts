@@ -1,25 +1,10 @@
 // Fleet facts from Prometheus holding the agents' metrics (docs/agent.md): a constant set of PromQL queries per
 // view, never one per node; peaks with max_over_time over the window and OOM kills with increase(). A second,
 // constant pair of queries reads the details of the pods the first set ranked at the top. Pure: the queries as text,
-// and the facts from their answers (the HTTP client is src/fleet/prometheus.ts).
+// and the facts from their answers (the HTTP client is src/prometheus/client.ts).
 import { parseFloatValue } from '../agent/promText.ts';
+import type { PromAnswer, PromVectorSample } from '../prometheus/answer.ts';
 import type { FleetFacts, FleetWindow, HamiFacts, KillFacts, KillPoint, NodeFacts, PodFacts } from './facts.ts';
-
-/** One series of an instant vector as Prometheus's HTTP API returns it. */
-export interface PromVectorSample {
-  readonly metric: Readonly<Record<string, string>>;
-  readonly value: readonly [number, string];
-}
-
-export interface PromMatrixSeries {
-  readonly metric: Readonly<Record<string, string>>;
-  readonly values: readonly (readonly [number, string])[];
-}
-
-export type PromAnswer =
-  | { readonly kind: 'vector'; readonly samples: readonly PromVectorSample[] }
-  | { readonly kind: 'matrix'; readonly series: readonly PromMatrixSeries[] }
-  | { readonly kind: 'failed'; readonly reason: string };
 
 const POD_KEY = 'node, namespace, pod, uid';
 

@@ -3,7 +3,7 @@
 // clear them with input boxes that hide what is typed.
 import * as vscode from 'vscode';
 import { parseFleetSettings, withoutTrailingSlashes } from '../../core/settings.ts';
-import type { PrometheusAuth } from '../../fleet/httpGet.ts';
+import type { PrometheusAuth } from '../../prometheus/httpGet.ts';
 import { readSetting } from '../config.ts';
 
 /** The secret's key: one per Prometheus (origin and path, no query, no trailing slash). */
