@@ -3,7 +3,7 @@
 // own credentials (as `kubectl proxy` reaches it), so no port-forward, no NodePort and no other credentials are needed.
 import type { V1Service } from '@kubernetes/client-node';
 import { pushAll } from '../core/arrays.ts';
-import { describeKubeFailure } from '../core/kube/contextState.ts';
+import { describeKubeFailure } from '../core/kube/kubeFailure.ts';
 import type { PrometheusService } from '../core/prometheus/discovery.ts';
 import { choosePrometheusService, PROMETHEUS_SERVICE_SELECTORS } from '../core/prometheus/discovery.ts';
 import type { ClusterClient } from '../kube/clusterClient.ts';
