@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PromAnswer } from '../../src/core/fleet/promFacts.ts';
+import type { PromAnswer } from '../../src/core/prometheus/answer.ts';
 import { readFigures } from '../../src/core/rightsizing/readFigures.ts';
 import { recommendQueries } from '../../src/core/rightsizing/queries.ts';
 import { recommendationRows } from '../../src/core/rightsizing/rows.ts';

@@ -2,7 +2,7 @@
 // source it came from. A query that failed or answered nothing leaves its figure unknown and says so in `problems`
 // and `sources`; a value that is no byte count (NaN, negative, infinite) is dropped, never used.
 import { parseFloatValue } from '../agent/promText.ts';
-import type { PromAnswer, PromVectorSample } from '../fleet/promFacts.ts';
+import type { PromAnswer, PromVectorSample } from '../prometheus/answer.ts';
 import type { KillCounts } from './kills.ts';
 import { NO_KILLS } from './kills.ts';
 import type { NodePressure } from './evidence.ts';

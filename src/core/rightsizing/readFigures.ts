@@ -1,7 +1,7 @@
 // Runs the constant query set through whatever sends instant queries (the Prometheus client) and reduces the
 // answers to figures: the set, plus the subquery fallback only when the recording rule answered nothing, so at most
 // one query more, whatever the number of workloads.
-import type { PromAnswer } from '../fleet/promFacts.ts';
+import type { PromAnswer } from '../prometheus/answer.ts';
 import { figuresFrom } from './figures.ts';
 import type { PromFigures } from './figures.ts';
 import { recommendQueries, trueFootprintFallbackQuery } from './queries.ts';
