@@ -52,7 +52,8 @@ export function renderVerdicts(verdicts: readonly VerdictRow[], actions: Actions
       h(
         'div',
         { class: 'verdict-body' },
-        h('p', { text: verdict.explanation }),
+        // Empty when the title already says it (the view model leaves out what would repeat).
+        verdict.explanation !== '' ? h('p', { text: verdict.explanation }) : null,
         h('p', {}, h('strong', { text: 'Remedy: ' }), verdict.remedy),
         verdict.evidence.length > 0 ? pre(verdict.evidence.join('\n')) : null,
         h(

@@ -36,6 +36,7 @@ import { dmemProtectionVerdicts, evictionThrashingVerdicts, vramOvercommittedVer
 import type { NvidiaAccounting } from '../verdicts/memory/nvidiaPodMemory.ts';
 import { nvidiaAccounting, withNvidiaNode, withNvidiaPods } from '../verdicts/memory/nvidiaPodMemory.ts';
 import { DEFAULT_HEADROOM_PERCENT } from '../sizing.ts';
+import { detailAfterTitle } from '../text/readsOnce.ts';
 
 export interface NodeInspection {
   readonly model: NodeModel;
@@ -229,7 +230,7 @@ function kernelCheckToVerdict(check: KernelCheck): Verdict {
   return {
     id: check.id,
     severity,
-    title: `${check.title}: ${check.detail}`,
+    title: `${check.title}: ${detailAfterTitle(check.title, check.detail)}`,
     explanation: check.detail,
     evidence: check.evidence,
     remedy: check.remedy,
@@ -256,7 +257,7 @@ function hamiVerdicts(result: HamiChecklistResult): Verdict[] {
     out.push({
       id: check.id.startsWith('hami.') ? check.id : `hami.${check.id}`,
       severity: check.impact === 'bypass' ? 'error' : 'warning',
-      title: `${check.title}: ${check.summary}`,
+      title: `${check.title}: ${detailAfterTitle(check.title, check.summary)}`,
       explanation: `Checked with: ${check.command}`,
       evidence: check.evidence,
       remedy: check.remedy,

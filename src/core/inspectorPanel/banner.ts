@@ -7,6 +7,7 @@ import { oneLine } from '../textScan.ts';
 import type { Tone, Banner, VerdictRow, Header, Fact } from './viewModelTypes.ts';
 import { MAX_EVIDENCE } from './viewModelTypes.ts';
 import { bytesCell } from './cells.ts';
+import { explanationBeyondTitle } from '../text/readsOnce.ts';
 
 const SEVERITY_TONE: Record<Severity, Tone> = { error: 'error', warning: 'warning', info: 'info' };
 
@@ -87,7 +88,7 @@ export function verdictRows(verdicts: readonly Verdict[]): VerdictRow[] {
     docsId: docsIdOf(verdict.id),
     severity: verdict.severity,
     title: verdict.title,
-    explanation: verdict.explanation,
+    explanation: explanationBeyondTitle(verdict.title, verdict.explanation),
     remedy: verdict.remedy,
     evidence: verdict.evidence.slice(0, MAX_EVIDENCE),
   }));

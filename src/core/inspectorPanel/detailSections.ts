@@ -7,6 +7,7 @@ import { formatBytes } from '../sizing.ts';
 import { evidenceSourceNote, summaryAfterVerdict } from '../verdicts/hami/hamiChecklist.ts';
 import type { Fact, OomRow, OomTimeline, HamiSection, RawSection, InspectorViewModel } from './viewModelTypes.ts';
 import { MAX_EVIDENCE } from './viewModelTypes.ts';
+import { detailAfterTitle } from '../text/readsOnce.ts';
 
 export function buildOom(inspection: Inspection, names: ReadonlyMap<string, string>): OomTimeline {
   const node = inspection.node;
@@ -55,7 +56,7 @@ export function buildHami(inspection: Inspection): HamiSection | null {
       id: check.id,
       status: check.status,
       check: check.title,
-      summary: check.summary,
+      summary: detailAfterTitle(check.title, check.summary),
       command: check.command,
       evidence: check.evidence.slice(0, MAX_EVIDENCE),
       remedy: check.status === 'fail' || check.status === 'unknown' ? check.remedy : null,
@@ -113,7 +114,7 @@ export function buildKernel(inspection: Inspection): InspectorViewModel['kernel'
       id: check.id,
       status: check.status,
       title: check.title,
-      detail: check.detail,
+      detail: detailAfterTitle(check.title, check.detail),
       evidence: check.evidence.slice(0, MAX_EVIDENCE),
       remedy: check.remedy,
     })),

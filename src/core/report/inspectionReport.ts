@@ -10,6 +10,7 @@ import { gpuReclaimRows } from '../verdicts/memory/gpuReclaim.ts';
 import { driverJson, driverMarkdown, driverText } from './driverReport.ts';
 import { evictionJson, evictionMarkdown, evictionText } from './evictionReport.ts';
 import { nvidiaJson, nvidiaMarkdown, nvidiaText, podNvidiaJson } from './nvidiaReport.ts';
+import { detailAfterTitle, explanationBeyondTitle } from '../text/readsOnce.ts';
 
 const ICON: Record<string, string> = {
   error: '⛔',
@@ -114,7 +115,7 @@ export function inspectionToMarkdown(inspection: Inspection): string {
     out.push('| | Finding | Details | Command |', '| --- | --- | --- | --- |');
     for (const check of inspection.hami.checks) {
       out.push(
-        `| ${ICON[check.status] ?? ''} | ${markdownText(check.title)} | ${markdownText(check.summary)} | \`${tableCode(check.command)}\` |`,
+        `| ${ICON[check.status] ?? ''} | ${markdownText(check.title)} | ${markdownText(detailAfterTitle(check.title, check.summary))} | \`${tableCode(check.command)}\` |`,
       );
     }
     out.push('');
@@ -134,8 +135,7 @@ function verdictMarkdown(verdict: Verdict): string[] {
   const lines = [
     `### ${ICON[verdict.severity] ?? ''} ${markdownText(verdict.title)}`,
     '',
-    markdownText(verdict.explanation),
-    '',
+    ...(explanationBeyondTitle(verdict.title, verdict.explanation) === '' ? [] : [markdownText(verdict.explanation), '']),
     `**Remedy:** ${markdownText(verdict.remedy)}`,
     '',
   ];
@@ -146,7 +146,9 @@ function verdictMarkdown(verdict: Verdict): string[] {
 }
 
 function checkMarkdown(check: KernelCheck): string[] {
-  const lines = [`- ${ICON[check.status] ?? ''} **${markdownText(check.title)}** — ${markdownText(check.detail)}`];
+  const lines = [
+    `- ${ICON[check.status] ?? ''} **${markdownText(check.title)}** — ${markdownText(detailAfterTitle(check.title, check.detail))}`,
+  ];
   if (check.status === 'fail' || check.status === 'warn') lines.push(`  - Remedy: ${markdownText(check.remedy)}`);
   return lines;
 }
@@ -165,7 +167,8 @@ export function inspectionToText(inspection: Inspection): string {
     out.push('', `HAMi enforcement: ${inspection.hami.verdict}: ${oneLine(summaryAfterVerdict(inspection.hami))}`);
     const provenance = evidenceSourceNote(inspection.hami.source);
     if (provenance) out.push(`  ${oneLine(provenance)}`);
-    for (const check of inspection.hami.checks) out.push(`  ${check.status.padEnd(7)} ${oneLine(check.title)}: ${oneLine(check.summary)}`);
+    for (const check of inspection.hami.checks)
+      out.push(`  ${check.status.padEnd(7)} ${oneLine(check.title)}: ${oneLine(detailAfterTitle(check.title, check.summary))}`);
   }
   pushAll(out, nvidiaText(inspection));
   if (inspection.node?.oom) out.push('', `OOM kills: ${oneLine(inspection.node.oom.summary.text)}`);
@@ -179,7 +182,7 @@ export function inspectionToText(inspection: Inspection): string {
   if (inspection.node) {
     out.push('', 'kernel, driver and dmem:');
     for (const check of inspection.node.kernelChecks)
-      out.push(`  ${check.status.padEnd(7)} ${oneLine(check.title)}: ${oneLine(check.detail)}`);
+      out.push(`  ${check.status.padEnd(7)} ${oneLine(check.title)}: ${oneLine(detailAfterTitle(check.title, check.detail))}`);
   }
   for (const problem of inspection.problems) out.push(`note: ${oneLine(problem)}`);
   return `${out.join('\n')}\n`;
