@@ -22,6 +22,7 @@ import { runProbe } from '../core/inspectionRun/runProbe.ts';
 import type { Transport } from '../core/probe/transport.ts';
 import { describeFailure, TransportError } from '../core/probe/transport.ts';
 import { terminalSafe } from '../core/text/escape.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 
 /** What the API server tells the agent about its node's pods (podSource.ts keeps it current). */
 export interface PodView {
@@ -253,7 +254,7 @@ export class Agent {
           reason: error.failure.kind === 'timeout' ? 'probe-timeout' : 'probe-failed',
           detail: describeFailure(error.failure),
         };
-      return { kind: 'failed', reason: 'probe-failed', detail: error instanceof Error ? error.message : String(error) };
+      return { kind: 'failed', reason: 'probe-failed', detail: errorMessage(error) };
     }
     let inspection: Inspection;
     try {
@@ -267,7 +268,7 @@ export class Agent {
       return {
         kind: 'failed',
         reason: 'capture-unusable',
-        detail: `analysis failed: ${error instanceof Error ? error.message : String(error)}`,
+        detail: `analysis failed: ${errorMessage(error)}`,
       };
     }
     if (inspection.scope !== 'node' || !inspection.node)

@@ -12,6 +12,7 @@ import { newNonce } from '../core/probe/script.ts';
 import type { Transport } from '../core/probe/transport.ts';
 import { describeFailure, TransportError } from '../core/probe/transport.ts';
 import { terminalSafe } from '../core/text/escape.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 
 const WATCH_TIMEOUT_MS = 10_000;
 const WATCH_MAX_OUTPUT = 256 * 1024;
@@ -111,8 +112,7 @@ export class GpuWatchLoop {
       this.#lastFailure = '';
       return { kind: 'swept', pods: levels.pods.size };
     } catch (error) {
-      const detail =
-        error instanceof TransportError ? describeFailure(error.failure) : error instanceof Error ? error.message : String(error);
+      const detail = error instanceof TransportError ? describeFailure(error.failure) : errorMessage(error);
       // Logged once per distinct failure: a watch every 5 s must not flood the log with the same line.
       if (detail !== this.#lastFailure && !options.signal.aborted)
         options.log(`GPU watch failed: ${terminalSafe(detail, 'single-line')}; the maxima keep what the full cycles see`);

@@ -12,6 +12,7 @@ import { describeKubeFailure } from '../core/kube/kubeFailure.ts';
 import { hamiPodQuotas } from '../core/kube/hamiPodQuotas.ts';
 import { ClusterClient } from '../kube/clusterClient.ts';
 import type { PodView } from './agent.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 
 /** The in-cluster ServiceAccount token, as client-node's loadFromCluster reads it. */
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
@@ -59,7 +60,7 @@ export class PodSource {
       if (choice.kind === 'file') kubeConfig.loadFromFile(choice.path);
       else kubeConfig.loadFromCluster();
     } catch (error) {
-      const detail = `${choice.kind === 'file' ? choice.path : 'in-cluster config'}: ${error instanceof Error ? error.message : String(error)}`;
+      const detail = `${choice.kind === 'file' ? choice.path : 'in-cluster config'}: ${errorMessage(error)}`;
       log(`no Kubernetes API: ${detail}; pods are labelled by UID only`);
       return new PodSource({ ...empty, api: { kind: 'unavailable', reason: 'no-credentials', detail } }, undefined);
     }

@@ -6,6 +6,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTENT_TYPE } from '../core/agent/exposition.ts';
 import type { Exposition } from '../core/agent/exposition.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 
 export interface AgentEndpoints {
   metrics(): Exposition;
@@ -48,7 +49,7 @@ export function handle(endpoints: AgentEndpoints, request: IncomingMessage, resp
   try {
     text = endpoints.metrics().text;
   } catch (error) {
-    return answer(response, head, 500, `metrics failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return answer(response, head, 500, `metrics failed: ${errorMessage(error)}\n`);
   }
   answer(response, head, 200, text, CONTENT_TYPE);
 }

@@ -1,6 +1,7 @@
 // A failure inside one rule or one file becomes one finding, and the run goes on: a bug in gpumem (or an
 // input no rule foresaw) must never cost the user every other finding of the file or of the run.
 import type { Finding, ObjectRef, Span } from './findings.ts';
+import { errorMessage } from './errorMessage.ts';
 
 /** What failed: one rule on one pod template, or the analysis of one whole file. */
 export type FailedUnit =
@@ -34,7 +35,7 @@ export function describeInternalError(error: unknown): string {
   const limit = engineLimitReason(error);
   if (limit !== undefined) return limit;
   const name = error instanceof Error ? error.name : typeof error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const newline = message.indexOf('\n');
   const first = newline < 0 ? message : message.slice(0, newline);
   const detail = first.length > MAX_DETAIL ? `${first.slice(0, MAX_DETAIL)}…` : first;

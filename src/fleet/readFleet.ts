@@ -16,6 +16,7 @@ import { PrometheusClient } from '../prometheus/client.ts';
 import { discoverPrometheus } from '../prometheus/discovery.ts';
 import type { PrometheusAuth } from '../prometheus/httpGet.ts';
 import { readFleetFromPrometheus } from './prometheusSource.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 
 export type FleetSourceChoice = 'auto' | 'prometheus' | 'agents' | 'scan';
 
@@ -112,7 +113,7 @@ export async function readFleet(options: ReadFleetOptions): Promise<FleetRead> {
         nodes.map((node) => summarizeNode(node)),
       );
     } catch (error) {
-      notes.push(`the nodes' labels could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      notes.push(`the nodes' labels could not be read: ${errorMessage(error)}`);
     }
   }
   return { summary: summarizeFleet(facts, options.top, options.headroomPercent), notes };

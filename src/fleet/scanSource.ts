@@ -22,6 +22,7 @@ import { describeFailure, TransportError } from '../core/probe/transport.ts';
 import type { ClusterClient } from '../kube/clusterClient.ts';
 import { KubeRequestError } from '../kube/clusterClient.ts';
 import { DebugPodTransport } from '../kube/debugPodTransport.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 
 export const DEFAULT_SCAN_CONCURRENCY = 8;
 
@@ -48,7 +49,7 @@ const PARTIAL_INTERVAL_MS = 1000;
 function reasonOf(error: unknown): string {
   if (error instanceof TransportError) return describeFailure(error.failure);
   if (error instanceof KubeRequestError) return describeKubeFailure(error.failure);
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 async function scanNode(client: ClusterClient, node: GpuNodeSummary, options: ScanOptions): Promise<AgentScrape> {

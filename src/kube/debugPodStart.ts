@@ -11,6 +11,7 @@ import { KubeRequestError } from './kubeRequestError.ts';
 import { DEBUG_CONTAINER, recursiveReadOnlySupport } from './debugPodSpec.ts';
 import type { RecursiveReadOnlySupport } from './debugPodSpec.ts';
 import { transportFailureOf } from './podExecTransport.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 
 const FATAL_WAITING = new Set([
   'ImagePullBackOff',
@@ -60,7 +61,7 @@ export async function debugPodNodeFacts(
     node = await place.client.readNode(place.node, { signal });
   } catch (error) {
     if (error instanceof KubeRequestError && error.failure.kind === 'cancelled') throw new TransportError({ kind: 'cancelled' });
-    place.log(`cannot read the node (${error instanceof Error ? error.message : String(error)}); tolerating all taints`);
+    place.log(`cannot read the node (${errorMessage(error)}); tolerating all taints`);
   }
   const recursiveReadOnly = recursiveReadOnlySupport(node);
   if (tolerate === 'all' || !node) return { tolerations: [{ operator: 'Exists' }], recursiveReadOnly };

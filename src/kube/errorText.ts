@@ -5,9 +5,10 @@ import type { FailurePlace } from '../core/kube/failureMessages.ts';
 import { explainKubeFailure, explainProbeFailure } from '../core/kube/failureMessages.ts';
 import { TransportError } from '../core/probe/transport.ts';
 import { KubeRequestError } from './clusterClient.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 
 export function errorText(error: unknown, place: FailurePlace): string {
   if (error instanceof TransportError) return explainProbeFailure(error.failure, place);
   if (error instanceof KubeRequestError) return explainKubeFailure(error.failure, place);
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

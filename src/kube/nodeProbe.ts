@@ -31,6 +31,7 @@ import { DebugPodTransport } from './debugPodTransport.ts';
 import type { DebugPodTransportOptions } from './debugPodTransport.ts';
 import { podNamesOf } from './explorer.ts';
 import { hamiPodQuotas } from '../core/kube/hamiPodQuotas.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 
 export type NodeProbeMode = 'debug-pod' | 'ssh';
 
@@ -90,7 +91,7 @@ export function nodeProbeRoute(
         address: node.name,
       };
     } catch (error) {
-      return { kind: 'unreachable', reason: `node name ${node.name}: ${error instanceof Error ? error.message : String(error)}` };
+      return { kind: 'unreachable', reason: `node name ${node.name}: ${errorMessage(error)}` };
     }
   }
   if (settings.nodeProbe === 'ssh') {
@@ -102,7 +103,7 @@ export function nodeProbeRoute(
     } catch (error) {
       return {
         kind: 'unreachable',
-        reason: `${address.type} ${address.address}: ${error instanceof Error ? error.message : String(error)}`,
+        reason: `${address.type} ${address.address}: ${errorMessage(error)}`,
       };
     }
     return { kind: 'ssh', transport, hostRoot: '', addressType: address.type, address: address.address };

@@ -19,6 +19,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { ExecRequest, ExecResult, Transport } from '../core/probe/transport.ts';
 import { TransportError } from '../core/probe/transport.ts';
 import { ExecRun } from './execRun.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 
 export interface LocalTransportOptions {
   /** The argv to run; the script goes to its stdin. Default `['sh', '-s']`. E.g. `['busybox', 'sh', '-s']`,
@@ -139,6 +140,6 @@ function spawnDetail(file: string, err: unknown): string {
     case 'EACCES':
       return `${file}: permission denied (EACCES)`;
     default:
-      return `${file}: ${err instanceof Error ? err.message : String(err)}`;
+      return `${file}: ${errorMessage(err)}`;
   }
 }

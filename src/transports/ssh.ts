@@ -21,7 +21,7 @@ import type { Duplex } from 'node:stream';
 import type { Client as SshClient, ClientChannel } from 'ssh2';
 import type { ExecRequest, ExecResult, Transport, TransportFailure } from '../core/probe/transport.ts';
 import { TransportError } from '../core/probe/transport.ts';
-import { errorMessage } from './errorMessage.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 import { ExecRun } from './execRun.ts';
 import { PausableTimer } from './pausableTimer.ts';
 import { connectHop, endClient, forwardTo } from './sshHop.ts';

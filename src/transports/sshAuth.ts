@@ -5,7 +5,7 @@ import { readBounded } from '../files/boundedRead.ts';
 import ssh2 from 'ssh2';
 import type { AnyAuthMethod, AuthenticationType, NextAuthHandler, ParsedKey, SignCallback, SigningRequestOptions } from 'ssh2';
 import { blobKeyType } from './knownHosts.ts';
-import { errorMessage } from './errorMessage.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 import type { PausableTimer } from './pausableTimer.ts';
 import type { SshHop, SshTransportOptions } from './sshOptions.ts';
 

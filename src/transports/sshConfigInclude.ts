@@ -11,6 +11,7 @@ import { trimEndOf } from '../core/textScan.ts';
 import { matchHostPatternList } from './knownHosts.ts';
 import { parseSshConfig } from './sshConfigParse.ts';
 import type { ParsedSshConfig } from './sshConfigParse.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 
 export interface SshEnv {
   /** The local user's home directory (for `~` and `%d`). */
@@ -197,7 +198,7 @@ export function collect(
           try {
             files = options.readInclude(includePath(pattern, env));
           } catch (err) {
-            into.warnings.push(`${source} line ${item.line}: Include ${pattern}: ${err instanceof Error ? err.message : String(err)}`);
+            into.warnings.push(`${source} line ${item.line}: Include ${pattern}: ${errorMessage(err)}`);
             continue;
           }
           for (const file of files) {

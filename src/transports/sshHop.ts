@@ -6,7 +6,7 @@ import ssh2 from 'ssh2';
 import type { Client as SshClient, ConnectConfig } from 'ssh2';
 import type { TransportFailure } from '../core/probe/transport.ts';
 import { TransportError } from '../core/probe/transport.ts';
-import { errorMessage } from './errorMessage.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 import type { PausableTimer } from './pausableTimer.ts';
 import { AuthPlan } from './sshAuth.ts';
 import { hostKeyAlgorithms, verifyHostKey } from './sshHostKeys.ts';

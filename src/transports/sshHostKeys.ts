@@ -9,7 +9,7 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { readBoundedText } from '../files/boundedRead.ts';
 import { dirname } from 'node:path';
 import type { TransportFailure } from '../core/probe/transport.ts';
-import { errorMessage } from './errorMessage.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 import { appendKnownHost, blobKeyType, checkHostKey, fingerprintSha256, knownHostName, knownKeyTypes } from './knownHosts.ts';
 import type { HostKeyCheck } from './knownHosts.ts';
 import type { PausableTimer } from './pausableTimer.ts';

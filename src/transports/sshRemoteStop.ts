@@ -12,7 +12,7 @@
 //    its session id leads to all its children. All runs of this connection that are still in flight are
 //    stopped with it (an inspection runs one at a time).
 import type { Client as SshClient, ClientChannel } from 'ssh2';
-import { errorMessage } from './errorMessage.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 import { REMOTE_COMMAND } from './sshOptions.ts';
 
 /**

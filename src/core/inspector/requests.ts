@@ -5,6 +5,7 @@
 // long time), it goes to the request's `onLate` callback. Pure (timers are injected), so the unit tests run it.
 import type { RequestParams, RequestResult, ResponseParams, WebviewRequest, WebviewRequestMethod } from './protocol.ts';
 import { parseRequestResult, REQUESTS, request } from './protocol.ts';
+import { errorMessage } from '../errorMessage.ts';
 
 /** How long the webview waits for each request's answer (REQUESTS, ./protocol.ts, names it per request). */
 export const REQUEST_TIMEOUT_MS = Object.fromEntries(
@@ -104,7 +105,7 @@ export class PendingRequests {
         resolve({
           ok: false,
           reason: 'failed',
-          error: `The request could not be sent: ${error instanceof Error ? error.message : String(error)}`,
+          error: `The request could not be sent: ${errorMessage(error)}`,
         });
       }
     });

@@ -24,6 +24,7 @@ import type { LoadedContext, LoadedKubeconfig } from '../../kube/kubeconfig.ts';
 import { loadKubeconfigs } from '../../kube/kubeconfig.ts';
 import { ChangeEmitter } from './changeEmitter.ts';
 import type { KubeSettings } from './kubeSettings.ts';
+import { errorMessage } from '../../core/errorMessage.ts';
 
 export interface ContextElement {
   readonly kind: 'context';
@@ -272,7 +273,7 @@ export class ClusterModel {
       }
     } catch (error) {
       if (generation !== element.generation) return;
-      element.state = { kind: 'Unreachable', reason: error instanceof Error ? error.message : String(error), cause: 'unknown' };
+      element.state = { kind: 'Unreachable', reason: errorMessage(error), cause: 'unknown' };
       this.options.log.error(`context ${element.info.name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     } finally {
       if (generation === element.generation) {

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { podManifestYaml } from '../../kube/explorer.ts';
 import type { ClusterModel } from './clusterModel.ts';
 import { parseManifestUri } from './manifestScheme.ts';
+import { errorMessage } from '../../core/errorMessage.ts';
 
 export class PodManifestProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
@@ -42,7 +43,7 @@ export class PodManifestProvider implements vscode.TextDocumentContentProvider, 
     try {
       return await this.read(uri, controller.signal);
     } catch (error) {
-      return `# Could not read this pod: ${(error instanceof Error ? error.message : String(error)).replace(/\n/g, ' ')}\n`;
+      return `# Could not read this pod: ${errorMessage(error).replace(/\n/g, ' ')}\n`;
     } finally {
       subscription.dispose();
     }

@@ -4,6 +4,7 @@ import { analyzeCaptureText } from '../../core/inspectionRun/analyze.ts';
 import type { Ctx } from '../ctx.ts';
 import { showFailure } from '../messages.ts';
 import { readUriBounded } from '../readUri.ts';
+import { errorMessage } from '../../core/errorMessage.ts';
 
 export async function analyzeCapture(ctx: Ctx, uri?: vscode.Uri): Promise<void> {
   const target =
@@ -27,7 +28,7 @@ export async function analyzeCapture(ctx: Ctx, uri?: vscode.Uri): Promise<void> 
     if (inspection.scope === undefined) throw new Error(inspection.problems.join('; '));
     await ctx.inspections.show(inspection);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     void showFailure(ctx.output, `cannot analyse ${target.fsPath}: ${message}`);
   }
 }

@@ -10,6 +10,7 @@ import type { SshHostItem } from '../sshHosts.ts';
 import { configuredSshHosts } from '../sshHosts.ts';
 import { requireTrust } from '../trust.ts';
 import { runInspection } from '../inspectionRun/run.ts';
+import { errorMessage } from '../../core/errorMessage.ts';
 
 async function pickDestination(ctx: Ctx): Promise<string | undefined> {
   const hosts = configuredSshHosts(ctx.settings);
@@ -85,7 +86,7 @@ export async function inspectSshHost(ctx: Ctx, item?: SshHostItem): Promise<void
   try {
     transport = createSshTransport(ctx, destination);
   } catch (error) {
-    void showFailure(ctx.output, `Inspect SSH Host ${destination}: ${error instanceof Error ? error.message : String(error)}`);
+    void showFailure(ctx.output, `Inspect SSH Host ${destination}: ${errorMessage(error)}`);
     return;
   }
   await runInspection(ctx, transport, `Inspecting ${transport.target}`, { liveSampling: true });

@@ -30,6 +30,7 @@ import { NoAgentsError } from '../../fleet/readFleet.ts';
 import { requireTrust } from '../trust.ts';
 import { FleetReadCancelled, readContextFleet } from './read.ts';
 import { exportFileStem } from '../../core/text/exportFileStem.ts';
+import { errorMessage } from '../../core/errorMessage.ts';
 
 const FLEET_BUNDLE = { script: 'fleet.js', style: 'fleet.css', html: fleetHtml } as const;
 
@@ -263,7 +264,7 @@ export class FleetPanel implements vscode.Disposable {
       this.#env.output.info(`fleet ${this.context}: ${spec.title.toLowerCase()}: ${where}`);
       this.#host.post({ type: 'exported', format, outcome: 'saved', detail: where });
     } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
+      const text = errorMessage(error);
       this.#host.post({ type: 'exported', format, outcome: 'failed', detail: text });
       void showFailure(this.#env.output, `${spec.title}: ${text}`);
     }

@@ -18,6 +18,7 @@ import { newNonce } from '../../core/probe/script.ts';
 import { buildLightProbeScript } from '../../core/probe/scripts/lightScript.ts';
 import type { Transport } from '../../core/probe/transport.ts';
 import { TransportError } from '../../core/probe/transport.ts';
+import { errorMessage } from '../../core/errorMessage.ts';
 
 const MAX_FAILURES = 3;
 const LIGHT_PROBE_MAX_OUTPUT = 16 * 1024 * 1024;
@@ -145,7 +146,7 @@ export class LiveSampler {
       if (this.#disposed || (error instanceof TransportError && error.failure.kind === 'cancelled')) return;
       this.#samples++;
       this.#failures++;
-      this.#lastError = error instanceof Error ? error.message : String(error);
+      this.#lastError = errorMessage(error);
       output.warn(
         `inspector: live sample ${this.#samples} of ${transport.target} failed (${this.#failures}/${MAX_FAILURES}): ${this.#lastError}`,
       );

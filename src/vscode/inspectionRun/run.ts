@@ -11,6 +11,7 @@ import type { Transport } from '../../core/probe/transport.ts';
 import { TransportError } from '../../core/probe/transport.ts';
 import type { Ctx } from '../ctx.ts';
 import { showFailure } from '../messages.ts';
+import { errorMessage } from '../../core/errorMessage.ts';
 
 /** What the Kubernetes commands add to an inspection; the local and SSH inspections use the defaults. */
 export interface InspectOptions {
@@ -47,7 +48,7 @@ export async function runInspection(
         const subscription = token.onCancellationRequested(() => controller.abort());
         try {
           const extra = options.analysis?.(controller.signal).catch((error: unknown) => {
-            ctx.output.warn(`${title}: cluster facts unavailable: ${error instanceof Error ? error.message : String(error)}`);
+            ctx.output.warn(`${title}: cluster facts unavailable: ${errorMessage(error)}`);
             return {};
           });
           progress.report({ message: `running the read-only probe on ${transport.target}` });
@@ -79,7 +80,7 @@ export async function runInspection(
     return inspection;
   } catch (error) {
     if (error instanceof TransportError && error.failure.kind === 'cancelled') return undefined;
-    const message = options.explainError?.(error) ?? (error instanceof Error ? error.message : String(error));
+    const message = options.explainError?.(error) ?? errorMessage(error);
     void showFailure(ctx.output, `${title} failed: ${message}`);
     return undefined;
   } finally {

@@ -33,6 +33,7 @@ import { webviewOptions, WebviewHost } from '../inspectionRun/webviewHost.ts';
 import type { ReportView } from '../reportView.ts';
 import { inspectorHtml } from './html.ts';
 import { exportFileStem } from '../../core/text/exportFileStem.ts';
+import { errorMessage } from '../../core/errorMessage.ts';
 
 export interface ShowInspectionOptions {
   /** The transport the inspection ran on. Ownership passes to the panel (live sampling); it closes it. */
@@ -230,7 +231,7 @@ export class InspectorPanel implements vscode.Disposable {
           return;
       }
     } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
+      const text = errorMessage(error);
       this.#env.output.error(`inspector: ${message.method} failed: ${text}`);
       this.#notice(`${message.method} failed: ${text}`, 'error');
     }
@@ -262,7 +263,7 @@ export class InspectorPanel implements vscode.Disposable {
       const handler = this.#requestHandlers[message.method] as (request: WebviewRequest<M>) => Promise<RequestResult<M>>;
       answer = response(message, await handler(message));
     } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
+      const text = errorMessage(error);
       this.#env.output.error(`inspector: ${message.method} failed: ${text}`);
       answer = errorResponse(message.id, text);
     }
