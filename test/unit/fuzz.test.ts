@@ -15,4 +15,5 @@ import '../fuzz/prometheus.fuzz.ts';
 import '../fuzz/protocol.fuzz.ts';
 import '../fuzz/quantity.fuzz.ts';
 import '../fuzz/redact.fuzz.ts';
+import '../fuzz/specialFiles.fuzz.ts';
 import '../fuzz/ssh.fuzz.ts';
