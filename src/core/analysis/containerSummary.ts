@@ -29,6 +29,8 @@ export interface ContainerSummary {
   readonly gpuMemoryBytes: number | undefined;
   readonly gpuMemorySource: string | undefined;
   readonly limit: string | undefined;
+  /** The container's own memory request as written (`{{…}}` when templated). */
+  readonly memoryRequest: string | undefined;
   /** Whether the limit is the container's own or the pod-level one (spec.resources). */
   readonly limitScope: 'container' | 'pod';
   readonly nominalBytes: number | undefined;
@@ -87,6 +89,7 @@ export function summarizeContainer(
     gpuMemoryBytes,
     gpuMemorySource: budget.gpuMemory.kind === 'declared' ? budget.gpuMemory.source : undefined,
     limit: shown(budget.limit),
+    memoryRequest: shown(container.requests.entries.get('memory')),
     limitScope: budget.limitScope,
     nominalBytes: budget.nominal,
     requiredBytes: budget.required,

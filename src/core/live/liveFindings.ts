@@ -1,0 +1,244 @@
+// A manifest judged against what its workloads really did in a cluster (a LiveSnapshot): a live CodeLens per
+// container and three findings beside the static ones. The static lint judges what a manifest declares; these say
+// whether that is enough for what the pods used, why they were killed, and where the file and the cluster differ.
+// Every figure says its source and age. Pure.
+import type { ContainerSummary } from '../analysis/containerSummary.ts';
+import type { Finding, QuickFix, Span, TextEdit } from '../findings.ts';
+import { classifyGpuResource } from '../gpuResources.ts';
+import { asArray, asString, path, stringMap } from '../kube/json.ts';
+import { parseQuantity } from '../quantity.ts';
+import { templatePathOf } from '../rightsizing/changes.ts';
+import { describeKills, totalKills } from '../rightsizing/kills.ts';
+import { editManifest } from '../rightsizing/manifestEdit.ts';
+import { changesOf } from '../rightsizing/rows.ts';
+import type { RecommendationRow } from '../rightsizing/rows.ts';
+import { formatBytes, withHeadroom } from '../sizing.ts';
+import type { LiveSnapshot, LiveWorkload } from './liveSnapshot.ts';
+import { ageText, liveKey } from './liveSnapshot.ts';
+
+export const LIVE_RULES = {
+  footprintOverLimit: 'observed-footprint-over-limit',
+  oomKills: 'observed-oom-kills',
+  drift: 'manifest-drift',
+} as const;
+
+/** A snapshot older than this is stale: its lens and messages say so (the figures are kept, not dropped). */
+export const DEFAULT_STALE_AFTER_MS = 15 * 60 * 1000;
+
+export interface LiveOptions {
+  readonly headroomPercent: number;
+  readonly nowMs: number;
+  /** The manifest's text as linted, for the quick fix's edit. */
+  readonly text: string;
+  readonly staleAfterMs?: number;
+}
+
+export interface LiveLens {
+  readonly span: Span;
+  readonly container: string;
+  readonly title: string;
+}
+
+export interface LiveJudgement {
+  readonly findings: readonly Finding[];
+  readonly lenses: readonly LiveLens[];
+  /** Containers of the file whose workload the snapshot holds, and those it does not. */
+  readonly matched: number;
+  readonly unmatched: number;
+}
+
+export function judgeLive(summaries: readonly ContainerSummary[], snapshot: LiveSnapshot, options: LiveOptions): LiveJudgement {
+  const findings: Finding[] = [];
+  const lenses: LiveLens[] = [];
+  const fixes = new Map<string, QuickFix | undefined>();
+  let matched = 0;
+  let unmatched = 0;
+  const age = options.nowMs - snapshot.fetchedAtMs;
+  const stale = age > (options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS);
+  const provenance = `${snapshot.source}, ${snapshot.window}, read ${ageText(age)} ago${stale ? ', stale' : ''}`;
+  for (const summary of summaries) {
+    const { object } = summary;
+    if (!object.name) continue;
+    const key = liveKey(object.kind, object.namespace ?? snapshot.defaultNamespace, object.name);
+    const workload = snapshot.workloads.get(key);
+    if (!workload) {
+      unmatched++;
+      continue;
+    }
+    matched++;
+    const row = workload.rows.find((candidate) => candidate.container === summary.container);
+    const where = { span: summary.span, object, container: summary.container };
+    if (!fixes.has(key)) fixes.set(key, resourcesFix(workload, options.text));
+    const fix = fixes.get(key);
+    if (!row) {
+      lenses.push({
+        ...where,
+        title: `live in ${snapshot.context}: no container ${summary.container} in the live ${object.kind} (${provenance})`,
+      });
+      findings.push(
+        finding(
+          where,
+          LIVE_RULES.drift,
+          'info',
+          `The live ${object.kind} in ${snapshot.context} has no container ${summary.container}: the file and the cluster differ. (${snapshot.context}, read ${ageText(age)} ago)`,
+        ),
+      );
+      continue;
+    }
+    lenses.push({ ...where, title: lensTitle(snapshot, workload, row, summary, provenance) });
+    const over = overLimit(row, summary, options.headroomPercent);
+    if (over)
+      findings.push(
+        finding(
+          where,
+          LIVE_RULES.footprintOverLimit,
+          'warning',
+          `In ${snapshot.context} its pods peaked at ${formatBytes(over.footprint)} true footprint (${footprintParts(row)}, at one sample); with ${options.headroomPercent} % headroom that is ${formatBytes(over.target)}, above this ${over.what} of ${over.text}. ${reasonOf(row)} (${provenance})`,
+          fix,
+        ),
+      );
+    const kills = totalKills(row.kills);
+    if (kills > 0) {
+      const gpu = row.kills.globalGpu > 0;
+      findings.push(
+        finding(
+          where,
+          LIVE_RULES.oomKills,
+          row.kills.memcg > 0 ? 'warning' : 'info',
+          `${kills} OOM kill${kills === 1 ? '' : 's'} in ${snapshot.window} in ${snapshot.context}: ${describeKills(row.kills)}.${gpu ? ' Raising the memory limit would not have prevented the global ones: the node ran out of RAM while GPU memory no cgroup counts held it.' : ''} ${reasonOf(row)} (${provenance})`,
+          fix,
+        ),
+      );
+    }
+    for (const difference of drift(workload, row, summary))
+      findings.push(finding(where, LIVE_RULES.drift, 'info', `${difference} (${snapshot.context}, read ${ageText(age)} ago)`));
+  }
+  return { findings, lenses, matched, unmatched };
+}
+
+function finding(
+  where: { span: Span; object: ContainerSummary['object']; container: string },
+  ruleId: string,
+  severity: Finding['severity'],
+  message: string,
+  fix?: QuickFix,
+): Finding {
+  return { ruleId, severity, message, span: where.span, object: where.object, container: where.container, fixes: fix ? [fix] : [] };
+}
+
+function bytesOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const parsed = parseQuantity(text);
+  return parsed.ok && !parsed.quantity.negative ? parsed.quantity.value : undefined;
+}
+
+/** The peak true footprint with headroom against the limit (the request on a unified-memory node, where the scheduler
+ *  must reserve it), when it is above. */
+function overLimit(
+  row: RecommendationRow,
+  summary: ContainerSummary,
+  headroomPercent: number,
+): { footprint: number; target: number; what: string; text: string } | undefined {
+  const footprint = row.observed.trueFootprintPeak?.bytes;
+  if (footprint === undefined) return undefined;
+  const target = withHeadroom(footprint, headroomPercent);
+  const unified = summary.unifiedMemory || (row.observed.gpuInRamPeak?.bytes ?? 0) > 0;
+  const request = bytesOf(summary.memoryRequest);
+  const limit = bytesOf(summary.limit);
+  const [what, text, bytes] =
+    unified && request !== undefined
+      ? (['memory request', summary.memoryRequest, request] as const)
+      : (['memory limit', summary.limit, limit] as const);
+  if (bytes === undefined || text === undefined || target <= bytes) return undefined;
+  return { footprint, target, what, text };
+}
+
+function footprintParts(row: RecommendationRow): string {
+  const cgroup = row.observed.cgroupPeak?.bytes;
+  const gpu = row.observed.gpuInRamPeak?.bytes;
+  return `cgroup ${cgroup === undefined ? '?' : formatBytes(cgroup)} + GPU memory in RAM ${gpu === undefined ? '0' : formatBytes(gpu)}`;
+}
+
+function reasonOf(row: RecommendationRow): string {
+  const recommendation = row.recommendation;
+  if (recommendation.kind === 'sized')
+    return `Recommended: memory ${recommendation.memory.text} (request = limit): ${recommendation.reason}.`;
+  return `No recommendation: ${recommendation.reason}.`;
+}
+
+function lensTitle(
+  snapshot: LiveSnapshot,
+  workload: LiveWorkload,
+  row: RecommendationRow,
+  summary: ContainerSummary,
+  provenance: string,
+): string {
+  const parts = [`live in ${snapshot.context}: ${workload.pods.total} pod${workload.pods.total === 1 ? '' : 's'}`];
+  const footprint = row.observed.trueFootprintPeak?.bytes;
+  if (footprint !== undefined)
+    parts.push(`peak true footprint ${formatBytes(footprint)} (${footprintParts(row)}) vs limit ${summary.limit ?? 'none'}`);
+  else parts.push('no usage figures');
+  const kills = totalKills(row.kills);
+  if (kills > 0) {
+    const why =
+      row.kills.globalGpu > 0
+        ? ' — raising the limit would not have prevented the global ones'
+        : row.kills.memcg > 0
+          ? ' — the limit was hit'
+          : '';
+    parts.push(`${kills} OOM kill${kills === 1 ? '' : 's'} in ${snapshot.window}: ${describeKills(row.kills)}${why}`);
+  }
+  return `${parts.join(' · ')} (${provenance})`;
+}
+
+/** Where the file and the live object differ for one container: memory request and limit, GPU resources. */
+function drift(workload: LiveWorkload, row: RecommendationRow, summary: ContainerSummary): string[] {
+  const out: string[] = [];
+  const compare = (what: string, live: { text: string; bytes: number } | undefined, fileText: string | undefined) => {
+    const fileBytes = bytesOf(fileText);
+    if (fileText === '{{…}}') return; // a template's value: the rendered file would say
+    if (live?.bytes === fileBytes) return;
+    out.push(`The cluster runs ${what} ${live?.text ?? '(none)'}, this file says ${fileText ?? '(none)'}.`);
+  };
+  compare('memory request', row.current.request, summary.memoryRequest);
+  if (summary.limitScope === 'container') compare('memory limit', row.current.limit, summary.limit);
+  const live = liveGpuResources(workload.object, summary.container);
+  const declared = new Map(summary.gpuResources.filter((one) => !one.name.startsWith('annotation ')).map((one) => [one.name, one.value]));
+  for (const name of new Set([...live.keys(), ...declared.keys()]).values()) {
+    const liveValue = live.get(name);
+    const fileValue = declared.get(name);
+    if (fileValue === '{{…}}' || liveValue === fileValue) continue;
+    out.push(`The cluster runs ${name} ${liveValue ?? '(none)'}, this file says ${fileValue ?? '(none)'}.`);
+  }
+  return out;
+}
+
+/** The live container's GPU resources (limits, else requests), as the API returned them. */
+function liveGpuResources(object: unknown, container: string): Map<string, string> {
+  const where = templatePathOf(asString(path(object, 'kind')) ?? '', asString(path(object, 'apiVersion')) ?? '');
+  const out = new Map<string, string>();
+  if (where.kind === 'none') return out;
+  const spec = asArray(path(object, ...where.path, 'spec', 'containers')).find((one) => asString(path(one, 'name')) === container);
+  for (const block of ['requests', 'limits'])
+    for (const [name, value] of stringMap(path(spec, 'resources', block))) if (classifyGpuResource(name)) out.set(name, value);
+  return out;
+}
+
+/** "Set resources from what the pods used": the recommendation's edit of this workload, as one text edit. */
+function resourcesFix(workload: LiveWorkload, text: string): QuickFix | undefined {
+  const [change] = changesOf(workload.rows);
+  if (!change) return undefined;
+  const outcome = editManifest(text, change);
+  if (!outcome.found || outcome.applied.length === 0) return undefined;
+  return { title: 'Set resources from what the pods used', edits: [minimalEdit(text, outcome.text)] };
+}
+
+/** The one edit that turns `before` into `after`: their common prefix and suffix kept. */
+export function minimalEdit(before: string, after: string): TextEdit {
+  let start = 0;
+  const shorter = Math.min(before.length, after.length);
+  while (start < shorter && before.charCodeAt(start) === after.charCodeAt(start)) start++;
+  let end = 0;
+  while (end < shorter - start && before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)) end++;
+  return { start, end: before.length - end, newText: after.slice(start, after.length - end) };
+}
