@@ -13,7 +13,8 @@ function oracle(text: string, problems: NumberProblem[], allowSentinels: boolean
   for (const line of text.split('\n')) {
     const match = /^([A-Za-z0-9_.]+)[ \t]+([^\n]*)$/.exec(line);
     if (!match?.[1] || match[2] === undefined) continue;
-    const value = kernelValue(match[2], match[1], { file: 'f', problems }, { allowSentinels });
+    // The number options parseKeyNumber reads values with: a note after the value is read past, a second number is not.
+    const value = kernelValue(match[2], match[1], { file: 'f', problems }, { allowSentinels, firstToken: true, noteOnly: true });
     if (value !== undefined) out.set(match[1], value);
   }
   return out;
