@@ -9,8 +9,10 @@
 // One pod of 150k containers (16.2 MB), measured 2026-12-02 by bench/lintLarge.mjs (a child process each) on the
 // same machine under a 1-min load average of ~16 (times ~5× those of an idle machine, so compare the ratios):
 //   before (commit 7732ccd): lint 164.9 s, peak RSS 1785 MiB; bare parse 97.3 s, peak RSS 1380 MiB: ratio 0.59.
-//   after: the document is over the 3 MiB per-document cap (src/core/manifest/documentScreen.ts), skipped with
-//   analysis-budget before parsing: lint 0.64 s, peak RSS 155 MiB, 152× the bare parse of the same file.
+//   with a 3 MiB per-document cap (2026-12-02 to 2026-12-07): skipped before parsing, 0.64 s, peak RSS 155 MiB.
+//   now: the size limit (`--max-file-size`, 16 MiB by default) is the only cap, since the per-document cap also
+//   skipped every `kubectl get pods -A -o yaml` List above 3 MiB; this file is under it, so it is parsed and
+//   costs about what the bare parse costs. Lower --max-file-size to refuse such files unparsed.
 import { lintText } from '../src/core/lint.ts';
 import { formatLargeLint, manyContainerPod as pod, runLargeLintBench } from './lintLarge.mjs';
 

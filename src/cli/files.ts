@@ -1,5 +1,6 @@
-// Expands CLI paths into manifest files: directories are walked for *.yaml / *.yml, skipping VCS and
-// dependency folders. Symlinks, as kube-linter and kubeconform walk (Go's filepath.Walk): a symlinked directory
+// Expands CLI paths into manifest files: directories are walked for *.yaml, *.yml and *.json (the extensions
+// `kubectl apply -f DIR` reads), skipping VCS and dependency folders; a directory with no manifest at all is an
+// error, since a gate must not pass on a path it read nothing from. Symlinks, as kube-linter and kubeconform walk (Go's filepath.Walk): a symlinked directory
 // is not descended into, so a link loop cannot make the walk endless; a symlinked file is read only when its
 // target stays inside the directory walked (those tools read it wherever it points): a pull request's link
 // to ~/.kube/config or /dev/zero is a manifest-skipped notice, not read. Named paths are followed.
@@ -8,7 +9,7 @@ import { join, sep } from 'node:path';
 import { describeFsError } from '../files/boundedRead.ts';
 
 const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules', '.hg', '.svn']);
-const MANIFEST = /\.ya?ml$/i;
+const MANIFEST = /\.(ya?ml|json)$/i;
 
 export interface Expansion {
   /** In the order given, each directory's in name order; "-" once at most. */
@@ -30,8 +31,11 @@ export async function expandPaths(paths: readonly string[]): Promise<Expansion> 
     }
     try {
       const info = await stat(path);
-      if (info.isDirectory()) await walk(path, await realpath(path), { files, errors, skipped });
-      else files.push(path);
+      if (info.isDirectory()) {
+        const before = files.length;
+        await walk(path, await realpath(path), { files, errors, skipped });
+        if (files.length === before) errors.push(`${path}: no manifest here (no *.yaml, *.yml or *.json file in it or below it)`);
+      } else files.push(path);
     } catch (error) {
       errors.push(`${path}: ${describeError(error)}`);
     }

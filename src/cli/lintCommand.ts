@@ -1,5 +1,5 @@
 // `gpumem lint [paths…] [--format text|json|sarif] [--headroom N] [--config FILE]`
-// Exit codes: 0 nothing at warning or above, 1 something is, 2 usage or I/O error.
+// Exit codes: 0 nothing at warning or above, 1 something is, 2 usage or I/O error, 3 part of the input not analysed.
 import { pathToFileURL } from 'node:url';
 import { parseYamlLikeParse } from '../core/text/boundedYaml.ts';
 import { resolveConfig } from '../core/config.ts';
@@ -26,8 +26,9 @@ const DEFAULT_MAX_MIB = INPUT_LIMITS.manifest.limitBytes / (1024 * 1024);
 
 export const LINT_USAGE = `Usage: gpumem lint [paths…] [options]
 
-Lints Kubernetes workload YAML for GPU-memory risks. Directories are walked for *.yaml and *.yml;
-"-" reads standard input. With no paths, lints the current directory. DRA claims (ResourceClaim,
+Lints Kubernetes workload YAML for GPU-memory risks. Directories are walked for *.yaml, *.yml and
+*.json (as kubectl apply -f reads them); "-" reads standard input. With no paths, lints the current
+directory. A List (kubectl get … -o yaml) is judged item by item. DRA claims (ResourceClaim,
 ResourceClaimTemplate) are resolved across all the files given.
 
 Options:
@@ -36,10 +37,12 @@ Options:
                             (default: 30, or headroomPercent of --config)
   --config FILE             YAML or JSON settings: headroomPercent, unifiedMemoryNodeLabels,
                             dedicatedNodeTaintKey, hamiDetection, gpuDeviceClasses, rules
-  --max-file-size MIB       Skip larger files with a notice (default: ${DEFAULT_MAX_MIB})
+  --max-file-size MIB       The size limit: larger files are not analysed (default: ${DEFAULT_MAX_MIB})
   --docs-url URL            Base URL of the rule docs in SARIF helpUri (default: the installed docs)
 
-Exit status: 0 when nothing is at warning or above, 1 when something is, 2 on usage or I/O errors.
+Exit status: 0 when nothing is at warning or above, 1 when something is, 2 on usage or I/O errors or
+a path with no manifest, 3 when part of the input was not analysed (a file over the size limit, a
+document gpumem's parser refuses, a workload stopped at budget; each is listed on standard error).
 `;
 
 export async function lintCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -66,15 +69,18 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   const claims = new ClaimIndex();
   const perFile: PositionedFinding[][] = [];
   const deferred: { slot: number; name: string; bytes: Uint8Array; text: string }[] = [];
+  const unanalysed: PositionedFinding[] = [];
   const lintOne = (slot: number, name: string, bytes: Uint8Array, text: string) => {
     let fileFindings: readonly Finding[];
+    let fileUnanalysed: readonly Finding[];
     try {
-      fileFindings = lintBytes(bytes, config, maxBytes, { claims }).findings;
+      ({ findings: fileFindings, unanalysed: fileUnanalysed } = lintBytes(bytes, config, maxBytes, { claims }));
     } catch (error) {
       // One file's failure is one finding; the other files' findings are kept and the run goes on.
-      fileFindings = [internalErrorFinding({ kind: 'file', file: name }, error)];
+      fileFindings = fileUnanalysed = [internalErrorFinding({ kind: 'file', file: name }, error)];
     }
     perFile[slot] = positionFindings(name, text, fileFindings);
+    for (const finding of positionFindings(name, text, fileUnanalysed)) unanalysed.push(finding);
   };
   let linted = 0;
   for (const file of files) {
@@ -90,7 +96,11 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
       // A path the user named that cannot be read is an error; what a walk found, or a file over the limit, is a
       // notice on that file and the run goes on.
       if (read.kind === 'refused' && (named.has(file) || read.cause === 'unreadable')) errors.push(`${name}: not read: ${read.reason}`);
-      else perFile[linted++] = positionFindings(name, '', [skippedFinding(`Skipped: ${read.reason}.`)]);
+      else {
+        const notice = positionFindings(name, '', [skippedFinding(`Skipped: ${read.reason}.`)]);
+        perFile[linted++] = notice;
+        for (const finding of notice) unanalysed.push(finding);
+      }
       continue;
     }
     const bytes = read.bytes;
@@ -101,6 +111,7 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
       if (bytes.length <= maxBytes) indexClaims(text, claims);
     } catch (error) {
       perFile[slot] = positionFindings(name, text, [internalErrorFinding({ kind: 'file', file: name }, error)]);
+      for (const finding of perFile[slot]) unanalysed.push(finding);
       continue;
     }
     if (mayUseClaims(text)) deferred.push({ slot, name, bytes, text });
@@ -111,9 +122,12 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   // Not push(...): a file with 100k+ findings would overflow the stack as call arguments.
   for (const positioned of perFile) for (const finding of positioned ?? []) findings.push(finding);
   for (const error of errors) io.stderr(`gpumem: ${error}\n`);
+  // Listed whatever the settings and suppressions did to their findings: a gate must not pass on unread input.
+  for (const { file, line, finding } of unanalysed) io.stderr(`gpumem lint: not analysed: ${file}:${line}: ${finding.message}\n`);
 
   io.stdout(render(format as Format, findings, linted, errors, args.options.get('docs-url'), io));
   if (errors.length > 0) return 2;
+  if (unanalysed.length > 0) return 3;
   return findings.some(({ finding }) => finding.severity === 'error' || finding.severity === 'warning') ? 1 : 0;
 }
 

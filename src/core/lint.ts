@@ -8,14 +8,15 @@ import type { LintConfig } from './config.ts';
 import type { Finding, ObjectRef } from './findings.ts';
 import { internalErrorFinding } from './internalError.ts';
 import { LineIndex } from './lineIndex.ts';
-import { budgetFinding, documentCapFinding, skippedFinding, templateNotice } from './lintNotices.ts';
-import { lintBudgets, LINT_UNITS_PER_CHAR, lintWorkload, MessageBudgetExceeded } from './lintWorkload.ts';
+import { budgetFinding, documentCapFinding, isUnanalysedNotice, skippedFinding, templateNotice } from './lintNotices.ts';
+import { lintBudgets, LINT_UNITS_PER_CHAR, lintWorkload, MessageBudgetExceeded, workBudgetFor } from './lintWorkload.ts';
 import type { PendingSummary } from './lintWorkload.ts';
 import { ClaimIndex, chainLookups } from './manifest/draClaims.ts';
 import type { ClaimLookup } from './manifest/draClaims.ts';
 import { tooManyEmptyFlowEntries, EMPTY_FLOW_ENTRY_LIMIT } from './manifest/flowScreen.ts';
 import { screenDocuments } from './manifest/documentScreen.ts';
 import { findDuplicateKeys, parseLikeKubectl, parseSlicesLikeKubectl, syntaxFinding } from './manifest/kubectlYaml.ts';
+import { looksLikeKubernetes } from './manifest/kubernetesShape.ts';
 import { collectObjects, helmSourceOf } from './manifest/manifestObjects.ts';
 import type { WorkloadDoc } from './manifest/manifestObjects.ts';
 import { truncate } from './manifest/podModel.ts';
@@ -28,17 +29,27 @@ import { BudgetExhausted } from './workBudget.ts';
 export interface LintResult {
   readonly findings: readonly Finding[];
   readonly containers: readonly ContainerSummary[];
+  /**
+   * What was not analysed (skipped files and documents, budgets, internal errors), whatever the settings and
+   * suppressions do to the findings: a run that did not read all its input must not pass as clean.
+   */
+  readonly unanalysed: readonly Finding[];
 }
 
 /** What a lint sees beyond its own file: the DRA claims of the other files linted with it (workspace, CLI). */
 export interface LintScope {
   readonly claims?: ClaimLookup;
+  /** The size limit: documents past it are not parsed (default: the CLI's default `--max-file-size`). */
+  readonly maxChars?: number;
 }
 
 export function lintBytes(bytes: Uint8Array, config: LintConfig, maxBytes: number, scope: LintScope = {}): LintResult {
   const decoded = decodeManifestBytes(bytes, maxBytes);
-  if (decoded.kind === 'skipped') return { findings: [skippedFinding(`Skipped: ${decoded.reason}.`)], containers: [] };
-  return lintText(decoded.text, config, scope);
+  if (decoded.kind === 'skipped') {
+    const skipped = skippedFinding(`Skipped: ${decoded.reason}.`);
+    return { findings: [skipped], containers: [], unanalysed: [skipped] };
+  }
+  return lintText(decoded.text, config, { maxChars: maxBytes, ...scope });
 }
 
 export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scope: LintScope = {}): LintResult {
@@ -56,14 +67,17 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     );
 
   const lines = new LineIndex(text);
-  const screen = flooded ? ({ kind: 'whole' } as const) : screenDocuments(source);
-  if (screen.kind === 'partial') for (const skipped of screen.skipped) raw.push(documentCapFinding(skipped, lines));
+  const screen = flooded ? ({ kind: 'whole' } as const) : screenDocuments(source, scope.maxChars);
+  if (screen.kind === 'partial') raw.push(documentCapFinding(screen.skipped, lines));
 
   let documents: Document.Parsed[];
   try {
-    documents = flooded ? [] : screen.kind === 'whole' ? parseLikeKubectl(source) : parseSlicesLikeKubectl(source, screen.parse);
+    if (flooded) documents = [];
+    else if (screen.kind === 'whole') documents = parseLikeKubectl(source);
+    else documents = screen.parse ? parseSlicesLikeKubectl(source, [screen.parse]) : [];
   } catch (error) {
-    return { findings: [skippedFinding(`Skipped: the YAML parser failed (${(error as Error).message}).`)], containers: [] };
+    const skipped = skippedFinding(`Skipped: the YAML parser failed (${(error as Error).message}).`);
+    return { findings: [skipped], containers: [], unanalysed: [skipped] };
   }
 
   const workloads: WorkloadDoc[] = [];
@@ -74,7 +88,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     if (doc.errors.length === 0) for (const error of findDuplicateKeys(doc)) doc.errors.push(error);
     if (doc.errors.length > 0) {
       if (masked) unparsedTemplates++;
-      else raw.push(syntaxFinding(doc, text.length));
+      else if (looksLikeKubernetes(source, doc.range[0], Math.max(doc.range[2], doc.range[1]))) raw.push(syntaxFinding(doc, text.length));
       continue;
     }
     const tree = new YamlTree(doc, Math.max(100_000, (doc.range[2] - doc.range[0]) * 10));
@@ -99,12 +113,15 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     claims: chainLookups(localClaims, scope.claims),
     ...(masked ? { templateLanguage: masked.language } : {}),
   };
-  const { messages, work } = lintBudgets(text.length);
+  const { messages } = lintBudgets(text.length);
   for (const workload of workloads) {
     const what = `${truncate(workload.object.kind, 80)} "${truncate(workload.object.name ?? '?', 80)}"`;
-    const start = spanOf(workload.root)?.start ?? 0;
+    const span = spanOf(workload.root);
+    const start = span?.start ?? 0;
     try {
-      lintWorkload(workload, file, config, raw, containers, messages, work);
+      // Each workload (each item of a List, each document) has its own work budget, sized from its own text,
+      // so one pathological workload is skipped alone and never starves the ones after it.
+      lintWorkload(workload, file, config, raw, containers, messages, workBudgetFor(span ? span.end - span.start : 0));
     } catch (error) {
       if (error instanceof AliasBudgetExceeded) {
         raw.push(
@@ -121,14 +138,12 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
           ),
         );
       } else if (error instanceof BudgetExhausted) {
-        // The whole file's budget is spent: the workloads after this one are not analysed either.
         raw.push(
           budgetFinding(
-            `Analysis stopped at budget at ${what}: checking its containers would cost more than ${LINT_UNITS_PER_CHAR} steps per character of the file; it and the workloads after it were not analysed.`,
+            `Analysis stopped at budget at ${what}: checking its containers would cost more than ${LINT_UNITS_PER_CHAR} steps per character of its YAML (containers multiplied through anchors?); it was not analysed, the other workloads were.`,
             { start, end: start + 1 },
           ),
         );
-        break;
       } else raw.push(internalErrorFinding({ kind: 'workload', object: workload.object }, error, { start, end: start + 1 }));
     }
   }
@@ -157,7 +172,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
       sources,
     ),
   );
-  return { findings, containers: summaries };
+  return { findings, containers: summaries, unanalysed: raw.filter(isUnanalysedNotice) };
 }
 
 /** Applies the user's per-rule settings: drop rules that are off, override severities. */

@@ -1,7 +1,6 @@
 // The file-level findings the lint writes itself: template notices, skipped documents, stopped at budget.
 import type { Finding, Span } from './findings.ts';
 import type { LineIndex } from './lineIndex.ts';
-import { MAX_DOCUMENT_CHARS, MAX_FILE_CHARS } from './manifest/documentScreen.ts';
 import type { SkippedDocuments } from './manifest/documentScreen.ts';
 import type { MaskedTemplate } from './manifest/source.ts';
 
@@ -54,27 +53,28 @@ export function budgetFinding(message: string, span: Span = { start: 0, end: 0 }
   return { ruleId: 'analysis-budget', severity: 'info', span, message, fixes: [] };
 }
 
-/** What the document caps (manifest/documentScreen.ts) left unparsed, and what was analysed instead. */
+/** What the size limit (manifest/documentScreen.ts) left unparsed, and what was analysed instead. */
 export function documentCapFinding(skipped: SkippedDocuments, lines: LineIndex): Finding {
   const line = lines.lineOf(skipped.start) + 1;
   const span = { start: skipped.start, end: skipped.start + 1 };
-  if (skipped.kind === 'oversized') {
-    const lastLine = lines.lineOf(Math.max(skipped.start, skipped.end - 1)) + 1;
-    return budgetFinding(
-      `Analysis stopped at budget: the YAML document on lines ${line}–${lastLine} has ${millions(skipped.end - skipped.start)} million characters, more than the ${millions(MAX_DOCUMENT_CHARS)} million gpumem parses in one document, so it was not analysed (the other documents were). Kubernetes does not store objects this large (etcd's request limit is 1.5 MiB); split a List into smaller files.`,
-      span,
-    );
-  }
   const analysed =
     skipped.parsedDocuments === 0
       ? 'no document before it was analysed'
-      : `the ${skipped.parsedDocuments} document${skipped.parsedDocuments === 1 ? '' : 's'} before it (${millions(skipped.parsedChars)} million characters) ${skipped.parsedDocuments === 1 ? 'was' : 'were'} analysed`;
-  return budgetFinding(
-    `Analysis stopped at budget at line ${line}: gpumem parses at most ${millions(MAX_FILE_CHARS)} million characters of YAML per file; ${analysed}, and the ${skipped.documents} document${skipped.documents === 1 ? '' : 's'} from this line on ${skipped.documents === 1 ? 'was' : 'were'} not. Split the file to analyse the rest.`,
+      : `the ${skipped.parsedDocuments} document${skipped.parsedDocuments === 1 ? '' : 's'} before it (${mebibytes(skipped.parsedChars)} MiB) ${skipped.parsedDocuments === 1 ? 'was' : 'were'} analysed`;
+  return skippedFinding(
+    `Not analysed from line ${line} on: the file is over the size limit of ${mebibytes(skipped.limit)} MiB; ${analysed}, and the ${skipped.documents} document${skipped.documents === 1 ? '' : 's'} from this line on ${skipped.documents === 1 ? 'was' : 'were'} not. Raise the limit (the CLI's --max-file-size) or split the file.`,
     span,
   );
 }
 
-function millions(chars: number): string {
-  return (chars / 1_000_000).toFixed(1);
+/** The findings that say part of the input was not analysed: a CI run must not pass on them (exit status 3). */
+export function isUnanalysedNotice(finding: Finding): boolean {
+  if (finding.ruleId === 'analysis-budget' || finding.ruleId === 'manifest-skipped' || finding.ruleId === 'internal-error') return true;
+  // A document kubectl refuses too is a finding to fix (it would never run); one only gpumem's parser refuses was lost.
+  return finding.ruleId === 'yaml-syntax' && finding.severity === 'info';
+}
+
+/** Characters as MiB, as `--max-file-size` counts them ("16", "2.5"). */
+function mebibytes(chars: number): string {
+  return String(Number((chars / (1024 * 1024)).toFixed(2)));
 }

@@ -45,18 +45,23 @@ const MESSAGE_BUDGET_MAX = 64_000_000;
  * templates, within the alias budget) reach it. The floor keeps tiny files clear of it.
  */
 export const LINT_UNITS_PER_CHAR = 8;
-const LINT_UNITS_MIN = 1_000_000;
+/** Room for a few thousand containers whatever the workload's text: a workload written through aliases is short. */
+const LINT_UNITS_MIN = 100_000;
 
-/** A file's two budgets, sized from its length: finding text, and work (units per rule per container). */
-export function lintBudgets(textLength: number): { readonly messages: WorkBudget; readonly work: WorkBudget } {
+/** A file's budget of finding text, sized from its length. */
+export function lintBudgets(textLength: number): { readonly messages: WorkBudget } {
   return {
     messages: new WorkBudget(
       unitsFor(textLength, MESSAGE_BUDGET_FACTOR, MESSAGE_BUDGET_MIN, MESSAGE_BUDGET_MAX),
       'finding text',
       () => new MessageBudgetExceeded(),
     ),
-    work: new WorkBudget(unitsFor(textLength, LINT_UNITS_PER_CHAR, LINT_UNITS_MIN), 'lint'),
   };
+}
+
+/** One workload's work budget (units per rule per container), sized from the length of its own YAML. */
+export function workBudgetFor(workloadChars: number): WorkBudget {
+  return new WorkBudget(unitsFor(workloadChars, LINT_UNITS_PER_CHAR, LINT_UNITS_MIN), 'lint');
 }
 
 export interface PendingSummary {

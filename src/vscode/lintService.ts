@@ -68,20 +68,16 @@ export class LintService implements vscode.Disposable {
     const text = document.getText();
     let result: LintResult;
     if (!KUBERNETES_HINT.test(text)) {
-      result = { findings: [], containers: [] };
+      result = { findings: [], containers: [], unanalysed: [] };
     } else if (text.length > settings.maxFileBytes) {
-      result = {
-        findings: [
-          {
-            ruleId: 'manifest-skipped',
-            severity: 'info',
-            span: { start: 0, end: 0 },
-            message: `Not linted as you type: the file is ${(text.length / 1024).toFixed(0)} KiB, above gpumem.lint.maxFileSizeKB (${settings.maxFileBytes / 1024} KiB). Run "gpumem: Lint Active File" or "Lint Workspace Manifests" to analyse it.`,
-            fixes: [],
-          },
-        ],
-        containers: [],
+      const notice: Finding = {
+        ruleId: 'manifest-skipped',
+        severity: 'info',
+        span: { start: 0, end: 0 },
+        message: `Not linted as you type: the file is ${(text.length / 1024).toFixed(0)} KiB, above gpumem.lint.maxFileSizeKB (${settings.maxFileBytes / 1024} KiB). Run "gpumem: Lint Active File" or "Lint Workspace Manifests" to analyse it.`,
+        fixes: [],
       };
+      result = { findings: [notice], containers: [], unanalysed: [notice] };
     } else {
       result = this.lintSafely(text, document.uri);
     }
@@ -126,10 +122,8 @@ export class LintService implements vscode.Disposable {
     } catch (error) {
       // A bug in a rule must never take the editor down: log it and show one notice.
       this.ctx.output.error(`Linting ${uri.toString(true)} failed: ${(error as Error).stack ?? String(error)}`);
-      return {
-        findings: [internalErrorFinding({ kind: 'file', file: vscode.workspace.asRelativePath(uri) }, error)],
-        containers: [],
-      };
+      const failure = internalErrorFinding({ kind: 'file', file: vscode.workspace.asRelativePath(uri) }, error);
+      return { findings: [failure], containers: [], unanalysed: [failure] };
     }
   }
 

@@ -211,7 +211,8 @@ describe('invalid YAML: yaml-syntax on the broken document only, the others stil
   });
 
   test('an error at the very end of the input keeps its span inside the text', () => {
-    for (const text of ['apiVersion: v1\nkind: Pod\nmetadata: {name: [\n', 'a: "unterminated', 'a: [', '{']) {
+    const k8s = 'apiVersion: v1\nkind: Pod\n';
+    for (const text of [`${k8s}metadata: {name: [\n`, `${k8s}a: "unterminated`, `${k8s}a: [`, '{"apiVersion": "v1", "kind": "Pod", {']) {
       const syntax = only(lint(text), 'yaml-syntax');
       assert.ok(syntax.span.end <= text.length && syntax.span.start < syntax.span.end, JSON.stringify(syntax.span));
     }
@@ -427,9 +428,10 @@ describe('size: a 50 MB file is skipped, not parsed', () => {
     assert.match(findings[0]!.message, /^Skipped: file is 4\d\.\d MiB, above the 16\.0 MiB limit for analysis\.$/);
   });
 
-  test('the CLI reports the skip on stdin and exits 0', async () => {
-    const { code, stdout } = await runCli(['lint', '-', '--format', 'json'], { input: fiftyMB, timeoutMs: 120_000 });
-    assert.equal(code, 0);
+  test('the CLI reports the skip on stdin and exits 3: the input was not analysed', async () => {
+    const { code, stdout, stderr } = await runCli(['lint', '-', '--format', 'json'], { input: fiftyMB, timeoutMs: 120_000 });
+    assert.equal(code, 3);
+    assert.match(stderr, /^gpumem lint: not analysed: <stdin>:1: Skipped: file is/);
     const findings = JSON.parse(stdout) as Array<{ file: string; ruleId: string; message: string }>;
     assert.deepEqual(
       findings.map((f) => [f.file, f.ruleId]),
@@ -442,7 +444,7 @@ describe('size: a 50 MB file is skipped, not parsed', () => {
     const text = DEMOS.map((demo) => demo.text).join('---\n');
     assert.ok(text.length > 1024);
     const { code, stdout } = await runCli(['lint', '-', '--max-file-size', String(1 / 1024)], { input: text, timeoutMs: 120_000 });
-    assert.equal(code, 0);
+    assert.equal(code, 3);
     assert.match(
       stdout,
       /^<stdin>:1:1: info \[manifest-skipped\] Skipped: stopped at 1\.0 KiB: manifests are read up to --max-file-size 1\.0 KiB\.\n/,
@@ -629,13 +631,13 @@ describe('binary and non-UTF-8 bytes', () => {
     }
   });
 
-  test('the CLI skips binary and Latin-1 input with exit 0', async () => {
+  test('the CLI skips binary and Latin-1 input with exit 3 (not analysed)', async () => {
     for (const [bytes, reason] of [
       [Buffer.from([0x61, 0, 0x62]), 'binary file'],
       [Buffer.from('name: caf\u00e9\n', 'latin1'), 'not UTF-8'],
     ] as const) {
       const { code, stdout } = await runCli(['lint', '-'], { input: bytes, timeoutMs: 120_000 });
-      assert.equal(code, 0);
+      assert.equal(code, 3);
       assert.match(stdout, new RegExp(`^<stdin>:1:1: info \\[manifest-skipped\\] Skipped: ${reason}`));
     }
   });
@@ -757,7 +759,9 @@ spec:
     const data = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n${keys.map((key) => `  ${key}`).join('\n')}\n---\n${gpuPod('p', 'c')}`;
     assert.deepEqual(ids(await lintGuarded(data)), ['gpu-no-memory-limit']);
     assert.deepEqual(ids(await lintGuarded(`!!omap [${keys.map((key) => `{${key}}`).join(', ')}]`)), []);
-    const duplicates = await lintGuarded(`${Array(100_000).fill('k: v').join('\n')}\n---\n${gpuPod('p', 'c')}`);
+    const duplicates = await lintGuarded(
+      `apiVersion: v1\nkind: ConfigMap\n${Array(100_000).fill('k: v').join('\n')}\n---\n${gpuPod('p', 'c')}`,
+    );
     assert.deepEqual(ids(duplicates), ['yaml-syntax', 'gpu-no-memory-limit']);
     assert.equal(duplicates.findings[0]!.message, 'This YAML document was not analysed: Map keys must be unique (and 99998 more errors).');
   });

@@ -84,6 +84,7 @@ spec:
           nvidia.com/gpu: 1
           memory: 12 parsecs
 ---
+apiVersion: v1
 kind: [unclosed
 `;
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 import { lintText } from '../../src/core/lint.ts';
-import { documentSlices, MAX_DOCUMENT_CHARS, screenDocuments } from '../../src/core/manifest/documentScreen.ts';
+import { documentSlices, screenDocuments } from '../../src/core/manifest/documentScreen.ts';
 import { EMPTY_FLOW_ENTRY_LIMIT, tooManyEmptyFlowEntries } from '../../src/core/manifest/flowScreen.ts';
 import { parseLikeKubectl, parseSlicesLikeKubectl } from '../../src/core/manifest/kubectlYaml.ts';
 import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
@@ -62,7 +62,7 @@ describe('empty flow entries are screened before parsing', () => {
   });
   test("a few empty entries (a typo) still get the parser's own yaml-syntax finding", () => {
     assert.deepEqual(
-      lintText(commaLine(3)).findings.map((finding) => finding.ruleId),
+      lintText(`apiVersion: v1\nkind: ConfigMap\n${commaLine(3)}`).findings.map((finding) => finding.ruleId),
       ['yaml-syntax'],
     );
   });
@@ -110,7 +110,7 @@ describe('many containers', () => {
   });
 });
 
-describe('absolute caps on what is parsed (manifest/documentScreen.ts)', () => {
+describe('the size limit on what is parsed (manifest/documentScreen.ts)', () => {
   const small = (name: string): string =>
     `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: a\n    image: x\n    resources:\n      limits:\n        nvidia.com/gpu: 1\n`;
   const ranges = (docs: ReturnType<typeof parseLikeKubectl>): string =>
@@ -133,7 +133,7 @@ describe('absolute caps on what is parsed (manifest/documentScreen.ts)', () => {
       ['a: 1\n', '---\nb: "x\n  ---- y"\n', '--- # c\nc: 2\n', '---'],
     );
   });
-  test('text under the per-document cap is parsed whole, without a scan', () => {
+  test('text under the size limit is parsed whole, without a scan', () => {
     assert.deepEqual(screenDocuments(small('a').repeat(3)), { kind: 'whole' });
   });
   test('slices parsed apart carry the same offsets as the whole stream parsed at once', () => {
@@ -141,34 +141,36 @@ describe('absolute caps on what is parsed (manifest/documentScreen.ts)', () => {
     const slices = documentSlices(text);
     assert.equal(ranges(parseSlicesLikeKubectl(text, slices)), ranges(parseLikeKubectl(text)));
   });
-  test('an oversized document is skipped with analysis-budget naming its lines; the documents around it are analysed', () => {
-    const text = `${small('before')}---\n${pod(30_000)}---\n${small('after')}`;
-    assert.ok(text.length > MAX_DOCUMENT_CHARS);
-    const result = lintText(text);
-    const stopped = result.findings.filter((finding) => finding.ruleId === 'analysis-budget');
-    assert.equal(stopped.length, 1);
-    assert.match(
-      stopped[0]?.message ?? '',
-      /^Analysis stopped at budget: the YAML document on lines 12–\d+ has 3\.\d million characters, more than the 3\.1 million/,
-    );
-    assert.deepEqual(
-      result.containers.map((container) => container.object.name),
-      ['before', 'after'],
-    );
-    const after = result.findings.find((finding) => finding.object?.name === 'after');
-    // Offsets of the documents after the skipped one point into the whole text, as a whole-file parse would.
-    assert.ok((after?.span.start ?? 0) > text.lastIndexOf('name: after'));
-    assert.equal(text.slice(after?.span.start, after?.span.end), 'a');
-  });
-  test('past the per-file cap the remaining documents are not parsed, and the finding says what was analysed', () => {
+  test('past the size limit the remaining documents are not parsed, and the finding says what was analysed', () => {
     const text = ['a', 'b', 'c', 'd'].map(small).join('---\n');
-    const screen = screenDocuments(text, 300, 2.5 * small('a').length);
+    const screen = screenDocuments(text, 2.5 * small('a').length);
     assert.equal(screen.kind, 'partial');
     if (screen.kind !== 'partial') return;
-    assert.deepEqual(screen.parse, [{ start: 0, end: 2 * small('a').length + 4 }]);
-    assert.deepEqual(screen.skipped, [
-      { kind: 'past-file-cap', start: 2 * small('a').length + 4, documents: 2, parsedDocuments: 2, parsedChars: 2 * small('a').length + 4 },
-    ]);
+    assert.deepEqual(screen.parse, { start: 0, end: 2 * small('a').length + 4 });
+    assert.deepEqual(screen.skipped, {
+      start: 2 * small('a').length + 4,
+      documents: 2,
+      parsedDocuments: 2,
+      parsedChars: 2 * small('a').length + 4,
+      limit: 2.5 * small('a').length,
+    });
+    const result = lintText(text, undefined, { maxChars: 2.5 * small('a').length });
+    assert.deepEqual(
+      result.containers.map((container) => container.object.name),
+      ['a', 'b'],
+    );
+    assert.deepEqual(
+      result.unanalysed.map((finding) => finding.ruleId),
+      ['manifest-skipped'],
+    );
+    assert.match(
+      result.unanalysed[0]?.message ?? '',
+      /^Not analysed from line 24 on: the file is over the size limit .* the 2 documents before it .* were analysed, and the 2 documents from this line on were not\./,
+    );
+  });
+  test('a first document past the size limit leaves nothing parsed, and says so', () => {
+    const screen = screenDocuments(small('a') + '---\n' + small('b'), 10);
+    assert.deepEqual(screen.kind === 'partial' ? [screen.parse, screen.skipped.documents] : screen, [undefined, 2]);
   });
 });
 

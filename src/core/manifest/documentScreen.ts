@@ -1,19 +1,15 @@
-// Absolute caps on how much YAML one lint parses, checked before parsing. The YAML parser's cost is linear
-// but large: a pod of 150,000 containers (16 MB) took ~23 s to parse alone and ~2 GB, and no work budget
-// after parsing can win that time back (bench/budget.mjs). Documents are found by their `---` lines, which
-// YAML forbids anywhere else at the start of a line (YAML 1.2 §9.1.4 "forbidden" document markers,
-// https://yaml.org/spec/1.2.2/#914-explicit-documents), so the screen is one linear scan and only runs on
-// text above the per-document cap.
+// The one cap on how much YAML one lint parses: the file size limit (`--max-file-size`, the editor's
+// settings), checked before parsing. The YAML parser's cost is linear but large (a pod of 150,000 containers,
+// 16 MB, takes ~20 s and ~1.8 GB to parse: bench/budget.mjs), so text above the limit is not parsed at all.
+// A file the CLI reads is refused whole above the limit; this screen is for text handed to the lint directly
+// (the editor's "Lint Active File"): the whole documents that fit are parsed, the rest is reported. Documents
+// are found by their `---` lines, which YAML forbids anywhere else at the start of a line (YAML 1.2 §9.1.4
+// "forbidden" document markers, https://yaml.org/spec/1.2.2/#914-explicit-documents), so the screen is one
+// linear scan and only runs on text above the limit. Documents are never capped one by one: a `kind: List`
+// (`kubectl get pods -A -o yaml`) is one document of any size, judged item by item (lint.ts).
 
-/**
- * Characters of one document that are parsed. Kubernetes refuses to store an object above etcd's default
- * request limit of 1.5 MiB (https://etcd.io/docs/v3.5/dev-guide/limit/); twice that leaves room for YAML's
- * indentation, so only client-side `kind: List` files (`kubectl get … -o yaml`) and generated input reach it.
- */
-export const MAX_DOCUMENT_CHARS = 3 * 1024 * 1024;
-
-/** Characters of one file that are parsed, documents counted whole: a few seconds of parsing and lint. */
-export const MAX_FILE_CHARS = 8 * 1024 * 1024;
+/** The documented default size limit of one manifest file: the CLI's `--max-file-size` default, 16 MiB. */
+export const DEFAULT_MAX_FILE_CHARS = 16 * 1024 * 1024;
 
 /** A run of whole documents, `[start, end)` in the text. */
 export interface TextSlice {
@@ -21,49 +17,32 @@ export interface TextSlice {
   readonly end: number;
 }
 
-export type SkippedDocuments =
-  /** One document above MAX_DOCUMENT_CHARS; the documents around it are still parsed. */
-  | { readonly kind: 'oversized'; readonly start: number; readonly end: number }
-  /** Every document from `start` on: parsing them would take the file past MAX_FILE_CHARS. */
-  | {
-      readonly kind: 'past-file-cap';
-      readonly start: number;
-      readonly documents: number;
-      readonly parsedDocuments: number;
-      readonly parsedChars: number;
-    };
+/** Every document from `start` on: parsing them would take the file past the size limit. */
+export interface SkippedDocuments {
+  readonly start: number;
+  readonly documents: number;
+  readonly parsedDocuments: number;
+  readonly parsedChars: number;
+  readonly limit: number;
+}
 
 export type DocumentScreen =
-  | { readonly kind: 'whole' }
-  | { readonly kind: 'partial'; readonly parse: readonly TextSlice[]; readonly skipped: readonly SkippedDocuments[] };
+  { readonly kind: 'whole' } | { readonly kind: 'partial'; readonly parse: TextSlice | undefined; readonly skipped: SkippedDocuments };
 
-export function screenDocuments(text: string, maxDocument = MAX_DOCUMENT_CHARS, maxFile = MAX_FILE_CHARS): DocumentScreen {
-  if (text.length <= maxDocument) return { kind: 'whole' };
+export function screenDocuments(text: string, maxChars = DEFAULT_MAX_FILE_CHARS): DocumentScreen {
+  if (text.length <= maxChars) return { kind: 'whole' };
   const documents = documentSlices(text);
-  const parse: TextSlice[] = [];
-  const skipped: SkippedDocuments[] = [];
   let parsedChars = 0;
-  let parsedDocuments = 0;
   for (let i = 0; i < documents.length; i++) {
     const document = documents[i];
     if (!document) continue;
-    const size = document.end - document.start;
-    if (size > maxDocument) {
-      skipped.push({ kind: 'oversized', start: document.start, end: document.end });
-      continue;
+    if (document.end > maxChars) {
+      const skipped = { start: document.start, documents: documents.length - i, parsedDocuments: i, parsedChars, limit: maxChars };
+      return { kind: 'partial', parse: i === 0 ? undefined : { start: 0, end: document.start }, skipped };
     }
-    if (parsedChars + size > maxFile) {
-      skipped.push({ kind: 'past-file-cap', start: document.start, documents: documents.length - i, parsedDocuments, parsedChars });
-      break;
-    }
-    parsedChars += size;
-    parsedDocuments++;
-    const last = parse[parse.length - 1];
-    // Adjacent documents are parsed together, as one stream, so a file under the caps parses exactly as before.
-    if (last && last.end === document.start) parse[parse.length - 1] = { start: last.start, end: document.end };
-    else parse.push(document);
+    parsedChars = document.end;
   }
-  return skipped.length === 0 ? { kind: 'whole' } : { kind: 'partial', parse, skipped };
+  return { kind: 'whole' };
 }
 
 /** The documents of a stream, each from its `---` line (or the start of the text) to the next one. */
