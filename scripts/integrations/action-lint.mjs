@@ -8,7 +8,8 @@
 //   GPUMEM_OUTPUT_FILE where the report goes (default: gpumem.sarif, gpumem.json or gpumem.txt)
 //   GPUMEM_FAIL_LEVEL  error, warning (default), info or never: the least severe finding that fails the step
 //   GPUMEM_VERSION     the gpumem npm version, or a .tgz path (default: the action's own version)
-// Exit status: 0 passed, 1 a finding at fail-level or above, 2 gpumem could not lint (bad input, bad config).
+// Exit status: 0 passed, 1 a finding at fail-level or above, 2 gpumem could not lint (bad input, bad config) or
+// did not analyse all of its input (the report is still written).
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { packageSpec } from './package.mjs';
@@ -50,6 +51,11 @@ function lint(outputFormat) {
 
 const report = lint(format);
 writeFileSync(outputFile, report.stdout);
+if (report.status === 3) {
+  // The report is written and valid, but part of the input was not analysed (listed above): never a pass.
+  console.error(`::error title=gpumem::part of the input was not analysed (gpumem lint exit 3); see above. Report in ${outputFile}`);
+  process.exit(2);
+}
 if (report.status !== 0 && report.status !== 1) {
   console.error(`gpumem lint could not lint (exit ${report.status}); see above.`);
   process.exit(2);
