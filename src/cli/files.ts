@@ -1,9 +1,10 @@
 // Expands CLI paths into manifest files: directories are walked for *.yaml, *.yml and *.json (the extensions
 // `kubectl apply -f DIR` reads), skipping VCS and dependency folders; a directory with no manifest at all is an
-// error, since a gate must not pass on a path it read nothing from. Symlinks, as kube-linter and kubeconform walk (Go's filepath.Walk): a symlinked directory
-// is not descended into, so a link loop cannot make the walk endless; a symlinked file is read only when its
-// target stays inside the directory walked (those tools read it wherever it points): a pull request's link
-// to ~/.kube/config or /dev/zero is a manifest-skipped notice, not read. Named paths are followed.
+// error, since a gate must not pass on a path it read nothing from. Symlinks, as kube-linter and kubeconform
+// walk (Go's filepath.Walk): a symlinked directory is not descended into, so a link loop cannot make the walk
+// endless; a symlinked file is read only when its target stays inside the directory walked (those tools read it
+// wherever it points): a pull request's link to ~/.kube/config or /dev/zero is a manifest-skipped notice, not
+// read. Named paths are followed.
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { describeFsError } from '../files/boundedRead.ts';
