@@ -431,7 +431,7 @@ describe('size: a 50 MB file is skipped, not parsed', () => {
   test('the CLI reports the skip on stdin and exits 3: the input was not analysed', async () => {
     const { code, stdout, stderr } = await runCli(['lint', '-', '--format', 'json'], { input: fiftyMB, timeoutMs: 120_000 });
     assert.equal(code, 3);
-    assert.match(stderr, /^gpumem lint: not analysed: <stdin>:1: Skipped: file is/);
+    assert.match(stderr, /^gpumem lint: not analysed: <stdin>:1: Skipped: stopped at 16 MiB/);
     const findings = JSON.parse(stdout) as Array<{ file: string; ruleId: string; message: string }>;
     assert.deepEqual(
       findings.map((f) => [f.file, f.ruleId]),
