@@ -6,6 +6,7 @@
 // throws.
 import { forEachBounded } from '../core/boundedPool.ts';
 import { explainKubeFailure } from '../core/kube/failureMessages.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 import type { PromAnswer } from '../core/prometheus/answer.ts';
 import { parsePromAnswer } from '../core/prometheus/answer.ts';
 import type { PrometheusService } from '../core/prometheus/discovery.ts';
@@ -43,7 +44,7 @@ export class PrometheusClient {
       const getter = directGetter(endpoint.url, endpoint.auth, endpoint.ca !== undefined ? { ca: endpoint.ca } : {}, { timeoutMs });
       this.description = `Prometheus at ${new URL(endpoint.url).host}`;
       this.#get = (path, signal) => getter(path, signal ? { signal } : {});
-      this.#explain = (error) => (error instanceof Error ? error.message : String(error));
+      this.#explain = errorMessage;
     } else {
       const { service, client } = endpoint;
       this.description = `Prometheus service ${service.namespace}/${service.name} through the API server`;
