@@ -63,6 +63,9 @@ SSH (--ssh, --node-probe ssh):
   -i, --identity FILE     SSH private key (in addition to ~/.ssh/config and the agent)
   --accept-new            Trust an unknown SSH host key and add it to known_hosts (a changed key is always refused)
   --known-hosts FILE      known_hosts file (default ~/.ssh/known_hosts)
+
+Exit status: 0 when no verdict is a warning or an error, 1 when one is, 2 on usage errors, connection or
+host-key failures, a Kubernetes request refused or failed, --timeout reached, or Ctrl-C.
 `;
 
 const OPTIONS = {

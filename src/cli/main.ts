@@ -44,7 +44,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
     const { LINT_USAGE, lintCommand } = await import('./lintCommand.ts');
     return { run: lintCommand, usage: LINT_USAGE };
   },
-  rules: async () => ({ run: (await import('./rulesCommand.ts')).rulesCommand, usage: USAGE }),
+  rules: async () => {
+    const { RULES_USAGE, rulesCommand } = await import('./rulesCommand.ts');
+    return { run: rulesCommand, usage: RULES_USAGE };
+  },
   'probe-script': async () => {
     const { PROBE_SCRIPT_USAGE, probeScriptCommand } = await import('./probeCommands.ts');
     return { run: probeScriptCommand, usage: PROBE_SCRIPT_USAGE };

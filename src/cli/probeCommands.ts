@@ -69,6 +69,9 @@ export const ANALYZE_USAGE = `Usage: gpumem analyze <capture|-> [--format text|j
 
 Analyses a saved probe capture (from gpumem inspect --save, or sh -s < probe.sh > capture.txt).
 --headroom  the headroom the remedies add over what was used (default: 30)
+
+Exit status: 0 when no verdict is a warning or an error, 1 when one is, 2 on usage errors, a file that
+cannot be read, or a file that is not a probe capture.
 `;
 
 export async function analyzeCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -103,6 +106,9 @@ export const EXPLAIN_OOM_USAGE = `Usage: gpumem explain-oom <file|-> [--format t
 Explains the OOM kills in a kernel log (dmesg, dmesg -T, journalctl -k, /var/log/kern.log) with no other
 context: global or memory-cgroup kill, the victim and its pod, the GTT signature, evidence lines and remedies.
 --headroom  the headroom the remedies add over the limit that was hit (default: 30)
+
+Exit status: 0 when no kill is worse than info (or there is none), 1 when one is, 2 on usage errors or a
+file that cannot be read.
 `;
 
 export async function explainOomCommand(argv: readonly string[], io: CliIo): Promise<number> {

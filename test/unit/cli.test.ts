@@ -688,6 +688,24 @@ describe('rules, --version and --help', () => {
     }
   });
 
+  test('gpumem rules --help prints its usage, not "unknown option"', async () => {
+    for (const flag of ['--help', '-h']) {
+      const run = await gpumem(['rules', flag]);
+      assert.deepEqual([run.code, run.stderr], [0, '']);
+      assert.match(run.stdout, /^Usage: gpumem rules \[--format text\|json\]/);
+      assert.match(run.stdout, /Exit status: 0, or 2 on usage errors\./);
+    }
+  });
+
+  test('the help of inspect, analyze and explain-oom states their exit codes, as docs/probes.md does', async () => {
+    for (const command of ['inspect', 'analyze', 'explain-oom']) {
+      const run = await gpumem([command, '--help']);
+      assert.equal(run.code, 0, command);
+      assert.match(run.stdout, /\nExit status: 0 when no (verdict|kill) .*, 1 when one is, 2 on usage errors/s, command);
+    }
+    assert.match((await gpumem(['lint', '--help'])).stdout, /3 when part of the input was not analysed/);
+  });
+
   test('gpumem --help lists the commands', async () => {
     const run = await gpumem(['--help']);
     assert.equal(run.code, 0);
