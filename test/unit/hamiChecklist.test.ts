@@ -855,3 +855,31 @@ test('nvml-quota: a quota larger than the GPU passes; a missing preload covers t
     'the evidence stays',
   );
 });
+
+test("checklist: HAMi-core's crash in its cuMemCreate hook (VMM with a non-device location) is named", () => {
+  // Project-HAMi/HAMi-core#169: vLLM 0.18's NCCL asks cuMemCreate for host memory under HAMi 2.8.0; the same bug as
+  // Project-HAMi/HAMi-core#187 (llama.cpp's VMM pool). The log lines as posted there.
+  const log = [
+    '[HAMI-core ERROR (pid:565 thread=140267266266944 multiprocess_memory_limit.c:831)]: Illegal device id: 850725928',
+    '!!!!!!! Segfault encountered !!!!!!!',
+    '  File "/libvgpu/src/multiprocess/multiprocess_memory_limit.c", line 833, in get_current_device_memory_limit',
+    '  File "/libvgpu/src/allocator/allocator.c", line 44, in oom_check',
+    '  File "/libvgpu/src/cuda/memory.c", line 582, in cuMemCreate',
+    '  File "misc/cudawrap.cc", line 92, in ncclCuMemHostEnable()',
+    '',
+  ].join('\n');
+  const result = evaluate(healthy(), { cluster: { containerLog: log } }).result;
+  const logs = check(result, 'bypass.logs');
+  assert.equal(logs.status, 'fail');
+  assert.equal(logs.impact, 'risk');
+  assert.equal(logs.title, 'HAMi-core crashed in its cuMemCreate hook: it breaks on VMM allocations whose location is not a device');
+  assert.match(logs.summary, /Project-HAMi\/HAMi-core#187/);
+  assert.match(logs.remedy, /GGML_CUDA_NO_VMM=ON/);
+  assert.deepEqual(logs.evidence, [
+    'kubectl logs: [HAMI-core ERROR (pid:565 thread=140267266266944 multiprocess_memory_limit.c:831)]: Illegal device id: 850725928',
+    'kubectl logs:   File "/libvgpu/src/cuda/memory.c", line 582, in cuMemCreate',
+  ]);
+  // "Illegal device id" alone stays the generic shared-region trouble.
+  const alone = evaluate(healthy(), { cluster: { containerLog: `${log.split('\n')[0]}\n` } }).result;
+  assert.match(check(alone, 'bypass.logs').title, /trouble with its shared region \(illegal-device-id\)/);
+});

@@ -33,6 +33,9 @@ export type HamiLogKind =
   | 'exit-cleanup'
   | 'cuinit-failed'
   | 'preload-failed'
+  /** HAMi-core's segfault backtrace through its cuMemCreate hook (src/cuda/memory.c): a VMM allocation whose
+   * location is not a device (llama.cpp's VMM pool, NCCL's host buffers) crashes it (Project-HAMi/HAMi-core#187). */
+  | 'vmm-create-crash'
   | 'other';
 
 export interface HamiLogLine {
@@ -89,6 +92,8 @@ const ERROR = /\[?(HAMI-core|4pdvGPU) ERROR \(pid:(\d+)(?: thread=(\d+))?[ :]([^
 const TRUNCATED = /\[(HAMI-core|4pdvGPU) (Debug|Info|Warn|Msg|ERROR)\b[^\]]*\]: ?([^\n]*)$/i;
 const PRELOAD = /ld\.so: object '([^']*)' from (\S+) cannot be preloaded \(([^)]*)\): ignored/;
 const MENTION = /HAMI-core|4pdvGPU/i;
+/** A frame of HAMi-core's own segfault backtrace: `File "/libvgpu/src/cuda/memory.c", line 582, in cuMemCreate`. */
+const CUMEMCREATE_FRAME = /File "([^"\n]{0,200}\/src\/cuda\/memory\.c)", line \d{1,9}, in cuMemCreate\b/;
 
 export function parseHamiLog(text: string): HamiLogParse {
   const lines: HamiLogLine[] = [];
@@ -108,6 +113,22 @@ export function parseHamiLog(text: string): HamiLogParse {
 }
 
 export function parseHamiLogLine(line: string, lineNumber = 1): HamiLogLine | undefined {
+  const frame = line.includes('cuMemCreate') ? CUMEMCREATE_FRAME.exec(line) : null;
+  if (frame) {
+    return {
+      line,
+      lineNumber,
+      source: 'HAMI-core',
+      level: 'error',
+      pid: undefined,
+      thread: undefined,
+      file: frame[1],
+      truncatedPrefix: false,
+      message: line.trim(),
+      kind: 'vmm-create-crash',
+      details: {},
+    };
+  }
   const preload = PRELOAD.exec(line);
   if (preload) {
     return {

@@ -43,6 +43,18 @@ export function checkLogs(facts: Facts): Check {
       ['hami.libvgpu', 'bypass.preload'],
     );
   }
+  // A known HAMi-core breakage, named before the generic shared-region trouble its "Illegal device id" line also is.
+  const vmmCrash = lines.filter((line) => line.kind === 'vmm-create-crash');
+  if (vmmCrash.length > 0) {
+    return fail(
+      { ...common, impact: 'risk' as const, evidence: evidence(['illegal-device-id', 'vmm-create-crash']) },
+      'HAMi-core crashed in its cuMemCreate hook: it breaks on VMM allocations whose location is not a device',
+      'a known HAMi-core bug (Project-HAMi/HAMi-core#187): the hook reads an uninitialised device id ("Illegal device id") when ' +
+        "cuMemCreate's location is not a device, as llama.cpp's VMM pool and NCCL's host buffers ask",
+      'Turn VMM off in the workload until HAMi-core is fixed: llama.cpp built with GGML_CUDA_NO_VMM=ON, NCCL with ' +
+        'NCCL_CUMEM_HOST_ENABLE=0 (or NCCL_CUMEM_ENABLE=0); or run it without HAMi-core.',
+    );
+  }
   const invalid = lines.filter((line) => line.kind === 'invalid-limit');
   if (invalid.length > 0)
     return fail(
