@@ -6,10 +6,10 @@
 // without it, the agent's pod memory.current (which counts page cache) stands in, and the output says so.
 import type { FleetWindow } from '../fleet/facts.ts';
 
-/** The high-water-mark series the agent adds: memory.peak per container, GPU maxima between scrapes per pod. */
+/** The agent's high-water marks (docs/agent.md): memory.peak per container, GPU memory in RAM at its maximum between scrapes. */
 export const HWM_SERIES = {
   containerMemoryPeak: 'gpumem_container_memory_peak_bytes',
-  podGpuMemoryMax: 'gpumem_pod_gpu_memory_max_bytes',
+  podGpuMemoryMax: 'gpumem_pod_unaccounted_max_bytes',
 } as const;
 
 export const RECORDED = {

@@ -12,6 +12,7 @@ import { ANNOTATIONS } from '../config.ts';
 import type { ContainerEvidence, NodePressure, Observed } from './evidence.ts';
 import type { KillCounts } from './kills.ts';
 import { roundUpForPeople } from './rounding.ts';
+import { withHeadroom } from '../sizing.ts';
 import type { RoundedQuantity } from './rounding.ts';
 import { coverageOf, peakOf, trueFootprintPeak } from './series.ts';
 import { sufficiencyOf } from './sufficiency.ts';
@@ -107,14 +108,13 @@ function decide(evidence: ContainerEvidence, observed: Observed, policy: SizingP
   if (sufficiency.kind === 'too-little') return { kind: 'too-little-data', reason: sufficiency.reason };
   const footprint = observed.trueFootprintPeak?.bytes ?? 0;
   const cgroupPeak = observed.cgroupPeak?.bytes ?? 0;
-  const headroom = policy.headroomPercent / 100;
   const notes: string[] = [];
   let sizedCase: SizedCase;
   let target: number;
   let reason: string;
   if (kills.globalGpu > 0) {
     sizedCase = 'global-gpu-kills';
-    target = footprint * (1 + headroom);
+    target = withHeadroom(footprint, policy.headroomPercent);
     reason = `${kills.globalGpu} global OOM kill(s) with the GPU signature: the node ran out of RAM while GPU buffers no cgroup counts held it, so a bigger limit would not have prevented them; request = limit = peak true footprint + ${policy.headroomPercent} % so the scheduler reserves what the node really spends`;
     notes.push(
       `On the node: keep GPU pods on dedicated, tainted nodes, and reserve memory for the GPU driver and the system (kubelet --system-reserved, --kube-reserved) so pods are not packed past the node's RAM.`,
@@ -126,15 +126,15 @@ function decide(evidence: ContainerEvidence, observed: Observed, policy: SizingP
     }
   } else if (kills.memcg > 0) {
     sizedCase = 'memcg-kills';
-    const buffer = evidence.unifiedMemory ? headroom : KRR_BUFFER_PERCENT / 100;
-    target = Math.max(memcgBump(evidence, cgroupPeak), footprint * (1 + buffer));
+    const buffer = evidence.unifiedMemory ? policy.headroomPercent : KRR_BUFFER_PERCENT;
+    target = Math.max(memcgBump(evidence, cgroupPeak), withHeadroom(footprint, buffer));
     reason = `${kills.memcg} memcg OOM kill(s): the container hit its limit, which was too small; raised above the observed peak, at least by VPA's OOM bump (max(used + 100 MiB, used × 1.2))`;
     if (kills.globalOther > 0)
       notes.push(`${kills.globalOther} global kill(s) without the GPU signature as well: see the node (${nodesOf(evidence.pressure)}).`);
   } else {
     sizedCase = 'no-kills';
     const bufferPercent = evidence.unifiedMemory ? policy.headroomPercent : KRR_BUFFER_PERCENT;
-    target = footprint * (1 + bufferPercent / 100);
+    target = withHeadroom(footprint, bufferPercent);
     reason = evidence.unifiedMemory
       ? `no OOM kills: request = limit = peak true footprint (cgroup + GPU memory in RAM at the same sample) + ${bufferPercent} % headroom`
       : `no OOM kills: request = limit = peak working set + ${bufferPercent} % (as KRR's simple strategy)`;

@@ -1,8 +1,7 @@
-// A memory quantity a person would write, never below the bytes asked for: whole Mi below 1 Gi, else steps of
-// 0.5 Gi ("1.5Gi", "24Gi").
-const MI = 1024 * 1024;
-const GI = 1024 * MI;
-const HALF_GI = GI / 2;
+// The recommendation's quantity is the one every gpumem remedy suggests (core/sizing.ts: whole Gi from 4 GiB up,
+// else whole Mi), with its byte value beside it for comparisons ("lower: saves …").
+import { parseQuantity } from '../quantity.ts';
+import { suggestedMemoryQuantity } from '../sizing.ts';
 
 export interface RoundedQuantity {
   readonly bytes: number;
@@ -11,11 +10,7 @@ export interface RoundedQuantity {
 
 export function roundUpForPeople(bytes: number): RoundedQuantity {
   if (!Number.isFinite(bytes) || bytes <= 0) return { bytes: 0, text: '0' };
-  if (bytes < GI) {
-    const mi = Math.max(1, Math.ceil(bytes / MI));
-    return mi === 1024 ? { bytes: GI, text: '1Gi' } : { bytes: mi * MI, text: `${mi}Mi` };
-  }
-  const halves = Math.ceil(bytes / HALF_GI);
-  const text = halves % 2 === 0 ? `${halves / 2}Gi` : `${(halves - 1) / 2}.5Gi`;
-  return { bytes: halves * HALF_GI, text };
+  const text = suggestedMemoryQuantity(bytes);
+  const parsed = text === undefined ? undefined : parseQuantity(text);
+  return parsed?.ok ? { bytes: parsed.quantity.value, text: parsed.quantity.text } : { bytes, text: String(Math.ceil(bytes)) };
 }
