@@ -1,0 +1,99 @@
+// The rows as a person reads them (a table, Markdown) and as a program does (JSON). Every figure says its source
+// once, in the header; rows without a number say why.
+import { formatBytes } from '../sizing.ts';
+import { markdownText } from '../text/escape.ts';
+import { describeKills } from './kills.ts';
+import type { RecommendationRow } from './rows.ts';
+
+export interface RecommendHeader {
+  readonly source: string;
+  readonly window: string;
+  readonly sources: readonly string[];
+  readonly problems: readonly string[];
+}
+
+const bytes = (value: number | undefined): string => (value === undefined ? '–' : formatBytes(value));
+
+export function recommendedText(row: RecommendationRow): string {
+  const r = row.recommendation;
+  if (r.kind !== 'sized') return `no change: ${r.reason}`;
+  const lower = r.lowerSaves !== undefined ? ` (lower: saves ${formatBytes(r.lowerSaves)})` : '';
+  return `request = limit = ${r.memory.text}${lower}${r.gpuMemory ? `; ${r.gpuMemory.key}: ${r.gpuMemory.value.text}` : ''}`;
+}
+
+function lines(row: RecommendationRow): string[] {
+  const r = row.recommendation;
+  const o = row.observed;
+  const out = [
+    `${row.workload.kind} ${row.workload.namespace}/${row.workload.name}, container ${row.container}`,
+    `  today:        request ${row.current.request?.text ?? 'unset'}, limit ${row.current.limit?.text ?? 'unset'}`,
+    `  observed:     cgroup ${bytes(o.cgroupPeak?.bytes)}, GPU in RAM ${bytes(o.gpuInRamPeak?.bytes)}, VRAM ${bytes(o.vramPeak?.bytes)}, true footprint ${bytes(o.trueFootprintPeak?.bytes)} (peaks; ${o.samples} samples over ${o.hours.toFixed(1)} h)`,
+    `  OOM kills:    ${describeKills(row.kills)}`,
+    `  recommended:  ${recommendedText(row)}`,
+  ];
+  if (r.kind === 'sized') out.push(`  why:          ${r.reason}`, ...r.notes.map((note) => `  note:         ${note}`));
+  if (r.kind === 'unchanged') {
+    for (const node of r.pressure) {
+      const pods = node.biggestPods.map((pod) => `${pod.pod} ${formatBytes(pod.bytes)}`).join(', ');
+      out.push(`  node:         ${node.node}${node.at ? ` (last kill ${new Date(node.at * 1000).toISOString()})` : ''}${pods ? `; biggest pods over the window: ${pods}` : ''}`);
+    }
+  }
+  out.push(...row.notes.map((note) => `  data:         ${note}`));
+  return out;
+}
+
+export function recommendationsToText(rows: readonly RecommendationRow[], header: RecommendHeader): string {
+  const head = [`Right-sizing from ${header.source}, window ${header.window}.`, `Figures from: ${header.sources.join('; ') || 'none'}.`];
+  for (const problem of header.problems) head.push(`Problem: ${problem}`);
+  if (rows.length === 0) head.push('No workloads found.');
+  return `${[head.join('\n'), ...rows.map((row) => lines(row).join('\n'))].join('\n\n')}\n`;
+}
+
+export function recommendationsToMarkdown(rows: readonly RecommendationRow[], header: RecommendHeader): string {
+  const out = [
+    `**Right-sizing** from ${markdownText(header.source)}, window ${markdownText(header.window)}. Figures from: ${markdownText(header.sources.join('; ') || 'none')}.`,
+    '',
+    '| Workload | Container | Today (request / limit) | True footprint peak | OOM kills | Recommended | Why |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const row of rows) {
+    const r = row.recommendation;
+    const cells = [
+      `${row.workload.kind} ${row.workload.namespace}/${row.workload.name}`,
+      row.container,
+      `${row.current.request?.text ?? 'unset'} / ${row.current.limit?.text ?? 'unset'}`,
+      bytes(row.observed.trueFootprintPeak?.bytes),
+      describeKills(row.kills),
+      recommendedText(row),
+      r.reason,
+    ];
+    out.push(`| ${cells.map(markdownText).join(' | ')} |`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export function recommendationsToJson(rows: readonly RecommendationRow[], header: RecommendHeader): unknown {
+  return {
+    source: header.source,
+    window: header.window,
+    sources: header.sources,
+    problems: header.problems,
+    rows: rows.map((row) => ({
+      workload: row.workload,
+      container: row.container,
+      current: { request: row.current.request?.text ?? null, limit: row.current.limit?.text ?? null },
+      observed: {
+        cgroupPeakBytes: row.observed.cgroupPeak?.bytes ?? null,
+        gpuInRamPeakBytes: row.observed.gpuInRamPeak?.bytes ?? null,
+        vramPeakBytes: row.observed.vramPeak?.bytes ?? null,
+        trueFootprintPeakBytes: row.observed.trueFootprintPeak?.bytes ?? null,
+        kernelPeakBytes: row.kernelPeak ?? null,
+        samples: row.observed.samples,
+        hours: row.observed.hours,
+      },
+      kills: row.kills,
+      recommendation: row.recommendation,
+      notes: row.notes,
+    })),
+  };
+}
