@@ -23,6 +23,7 @@ Commands:
                   quota (runs code in the container; asks first, or --yes)
   hami-report     The HAMi issue bundle of a pod (--pod), as Markdown, secrets redacted
   fleet           The GPU nodes of a cluster ranked by risk, from the agents (Prometheus or their /metrics)
+  recommend       Memory requests and limits from what pods really used and why they were OOM-killed
   agent           Serve this node's GPU memory, OOM kills and HAMi enforcement to Prometheus
                   (/metrics; the DaemonSet in deploy/agent runs it)
 
@@ -79,6 +80,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   fleet: async () => {
     const { FLEET_USAGE, fleetCommand } = await import('./fleetCommand.ts');
     return { run: fleetCommand, usage: FLEET_USAGE };
+  },
+  recommend: async () => {
+    const { RECOMMEND_USAGE, recommendCommand } = await import('./recommendCommand.ts');
+    return { run: recommendCommand, usage: RECOMMEND_USAGE };
   },
 };
 

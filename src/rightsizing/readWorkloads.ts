@@ -24,37 +24,44 @@ function listers(client: ClusterClient): Record<string, { readonly kind: string;
     deployments: {
       kind: 'Deployment',
       apiVersion: 'apps/v1',
-      list: (ns, cont, o) => (ns ? apps.listNamespacedDeployment({ namespace: ns, ...paging(cont) }, o) : apps.listDeploymentForAllNamespaces(paging(cont), o)),
+      list: (ns, cont, o) =>
+        ns ? apps.listNamespacedDeployment({ namespace: ns, ...paging(cont) }, o) : apps.listDeploymentForAllNamespaces(paging(cont), o),
     },
     replicasets: {
       kind: 'ReplicaSet',
       apiVersion: 'apps/v1',
-      list: (ns, cont, o) => (ns ? apps.listNamespacedReplicaSet({ namespace: ns, ...paging(cont) }, o) : apps.listReplicaSetForAllNamespaces(paging(cont), o)),
+      list: (ns, cont, o) =>
+        ns ? apps.listNamespacedReplicaSet({ namespace: ns, ...paging(cont) }, o) : apps.listReplicaSetForAllNamespaces(paging(cont), o),
     },
     statefulsets: {
       kind: 'StatefulSet',
       apiVersion: 'apps/v1',
-      list: (ns, cont, o) => (ns ? apps.listNamespacedStatefulSet({ namespace: ns, ...paging(cont) }, o) : apps.listStatefulSetForAllNamespaces(paging(cont), o)),
+      list: (ns, cont, o) =>
+        ns ? apps.listNamespacedStatefulSet({ namespace: ns, ...paging(cont) }, o) : apps.listStatefulSetForAllNamespaces(paging(cont), o),
     },
     daemonsets: {
       kind: 'DaemonSet',
       apiVersion: 'apps/v1',
-      list: (ns, cont, o) => (ns ? apps.listNamespacedDaemonSet({ namespace: ns, ...paging(cont) }, o) : apps.listDaemonSetForAllNamespaces(paging(cont), o)),
+      list: (ns, cont, o) =>
+        ns ? apps.listNamespacedDaemonSet({ namespace: ns, ...paging(cont) }, o) : apps.listDaemonSetForAllNamespaces(paging(cont), o),
     },
     jobs: {
       kind: 'Job',
       apiVersion: 'batch/v1',
-      list: (ns, cont, o) => (ns ? batch.listNamespacedJob({ namespace: ns, ...paging(cont) }, o) : batch.listJobForAllNamespaces(paging(cont), o)),
+      list: (ns, cont, o) =>
+        ns ? batch.listNamespacedJob({ namespace: ns, ...paging(cont) }, o) : batch.listJobForAllNamespaces(paging(cont), o),
     },
     cronjobs: {
       kind: 'CronJob',
       apiVersion: 'batch/v1',
-      list: (ns, cont, o) => (ns ? batch.listNamespacedCronJob({ namespace: ns, ...paging(cont) }, o) : batch.listCronJobForAllNamespaces(paging(cont), o)),
+      list: (ns, cont, o) =>
+        ns ? batch.listNamespacedCronJob({ namespace: ns, ...paging(cont) }, o) : batch.listCronJobForAllNamespaces(paging(cont), o),
     },
     pods: {
       kind: 'Pod',
       apiVersion: 'v1',
-      list: (ns, cont, o) => (ns ? core.listNamespacedPod({ namespace: ns, ...paging(cont) }, o) : core.listPodForAllNamespaces(paging(cont), o)),
+      list: (ns, cont, o) =>
+        ns ? core.listNamespacedPod({ namespace: ns, ...paging(cont) }, o) : core.listPodForAllNamespaces(paging(cont), o),
     },
   };
 }
@@ -75,7 +82,11 @@ export async function readWorkloads(client: ClusterClient, namespaces: readonly 
       try {
         let cont: string | undefined;
         do {
-          const page = await client.call({ verb: 'list', resource, ...(namespace ? { namespace } : {}) }, (o) => entry.list(namespace, cont, o), { signal });
+          const page = await client.call(
+            { verb: 'list', resource, ...(namespace ? { namespace } : {}) },
+            (o) => entry.list(namespace, cont, o),
+            { signal },
+          );
           for (const item of page.items) {
             const typed = { ...(item as Record<string, unknown>), kind: entry.kind, apiVersion: entry.apiVersion };
             (entry.kind === 'Pod' ? pods : objects).push(typed);

@@ -1,5 +1,6 @@
 // The rows as a person reads them (a table, Markdown) and as a program does (JSON). Every figure says its source
 // once, in the header; rows without a number say why.
+import { pushAll } from '../arrays.ts';
 import { formatBytes } from '../sizing.ts';
 import { markdownText } from '../text/escape.ts';
 import { describeKills } from './kills.ts';
@@ -31,14 +32,25 @@ function lines(row: RecommendationRow): string[] {
     `  OOM kills:    ${describeKills(row.kills)}`,
     `  recommended:  ${recommendedText(row)}`,
   ];
-  if (r.kind === 'sized') out.push(`  why:          ${r.reason}`, ...r.notes.map((note) => `  note:         ${note}`));
+  if (r.kind === 'sized') {
+    out.push(`  why:          ${r.reason}`);
+    pushAll(
+      out,
+      r.notes.map((note) => `  note:         ${note}`),
+    );
+  }
   if (r.kind === 'unchanged') {
     for (const node of r.pressure) {
       const pods = node.biggestPods.map((pod) => `${pod.pod} ${formatBytes(pod.bytes)}`).join(', ');
-      out.push(`  node:         ${node.node}${node.at ? ` (last kill ${new Date(node.at * 1000).toISOString()})` : ''}${pods ? `; biggest pods over the window: ${pods}` : ''}`);
+      out.push(
+        `  node:         ${node.node}${node.at ? ` (last kill ${new Date(node.at * 1000).toISOString()})` : ''}${pods ? `; biggest pods over the window: ${pods}` : ''}`,
+      );
     }
   }
-  out.push(...row.notes.map((note) => `  data:         ${note}`));
+  pushAll(
+    out,
+    row.notes.map((note) => `  data:         ${note}`),
+  );
   return out;
 }
 

@@ -1,6 +1,8 @@
 // A unified diff of a file before and after the right-sizer's edits, printed before anything is written. The edits
 // change few lines, so each hunk is found by walking both texts in step and resynchronising on the next equal
 // line within a small distance; linear in the file's length.
+import { pushAll } from '../arrays.ts';
+
 const CONTEXT = 2;
 const RESYNC = 16;
 
@@ -31,8 +33,10 @@ export function unifiedDiff(name: string, before: string, after: string): string
     const removed = a.slice(i, ni).map((line) => `-${line}`);
     const added = b.slice(j, nj).map((line) => `+${line}`);
     const trail = a.slice(ni, Math.min(a.length, ni + CONTEXT)).map((line) => ` ${line}`);
-    out.push(`@@ -${from + 1},${lead.length + removed.length + trail.length} +${j - (i - from) + 1},${lead.length + added.length + trail.length} @@`);
-    out.push(...lead, ...removed, ...added, ...trail);
+    out.push(
+      `@@ -${from + 1},${lead.length + removed.length + trail.length} +${j - (i - from) + 1},${lead.length + added.length + trail.length} @@`,
+    );
+    for (const part of [lead, removed, added, trail]) pushAll(out, part);
     i = ni;
     j = nj;
   }
