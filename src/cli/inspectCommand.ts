@@ -1,6 +1,7 @@
 // `gpumem inspect`: the read-only probe on one target (one connection, one exec), then verdicts with evidence.
 // Targets: this machine, an SSH host, a Kubernetes node or a Kubernetes pod (src/cli/kubeTarget.ts).
-// Exit codes: 0 no warning or error verdict, 1 some, 2 usage, I/O, connection or cluster errors.
+// Exit codes: 0 no warning or error verdict, 1 some, 2 usage, I/O, connection or cluster errors (a --save that
+// could not be written is one: the report is still printed, then the reason).
 import { writeFile } from 'node:fs/promises';
 import { analyzeCaptureText } from '../core/inspectionRun/analyze.ts';
 import { runProbe } from '../core/inspectionRun/runProbe.ts';
@@ -18,6 +19,7 @@ import { KubeTargetError, openKubeTarget, parseNodeName, parsePodRef } from './k
 import type { KubeTargetSpec } from './kubeTarget.ts';
 import { plainTarget } from './probeTarget.ts';
 import type { ProbeTarget } from './probeTarget.ts';
+import { describeError } from './files.ts';
 import { exitCodeOf, formatOf, renderInspection } from './report.ts';
 import { cliSshOptions, openSshTransport } from './sshTarget.ts';
 import { parseImageReference } from '../core/kube/imageReference.ts';
@@ -58,6 +60,9 @@ Kubernetes (--node, --pod):
   --ssh-host-from address|node-name
                           With --node-probe ssh: dial the node's address from its status (default; a HostName
                           in ~/.ssh/config is not followed) or use the node name as an ~/.ssh/config alias
+
+Exit status: 0 when no verdict is a warning or an error, 1 when one is, 2 on usage, connection or cluster errors,
+and 2 when --save could not write the capture (the report is still printed, then the reason).
 
 SSH (--ssh, --node-probe ssh):
   -i, --identity FILE     SSH private key (in addition to ~/.ssh/config and the agent)
@@ -190,6 +195,16 @@ async function openTarget(
   );
 }
 
+/** Writes the capture, private to the user; the reason in words when it cannot be written. */
+async function saveCapture(file: string, captureText: string): Promise<string | undefined> {
+  try {
+    await writeFile(file, captureText, { mode: 0o600 });
+    return undefined;
+  } catch (error) {
+    return describeError(error);
+  }
+}
+
 export async function inspectCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, OPTIONS, { '-i': '--identity', '-h': '--help', '-f': '--format', '-c': '--container' });
   if (args.options.has('help')) {
@@ -229,7 +244,8 @@ export async function inspectCommand(argv: readonly string[], io: CliIo): Promis
     );
     const run = await runProbe(ready.transport, { ...ready.probe, timeoutMs, signal: controller.signal });
     const save = stringOption(args, 'save');
-    if (save !== undefined) await writeFile(save, run.captureText, { mode: 0o600 });
+    // A capture that cannot be saved must not cost the report: it is printed, then the reason, and the exit says so.
+    const saveProblem = save !== undefined ? await saveCapture(save, run.captureText) : undefined;
     const inspection = analyzeCaptureText(run.captureText, {
       target: ready.transport.target,
       ...(await analysis),
@@ -238,6 +254,10 @@ export async function inspectCommand(argv: readonly string[], io: CliIo): Promis
     const appendix = format === 'markdown' ? ready.appendix() : '';
     io.stdout(renderInspection(inspection, format) + (appendix ? `\n${appendix}` : ''));
     if (run.exec.stderr.trim()) io.stderr(`gpumem inspect: the probe wrote to stderr:\n${terminalSafe(run.exec.stderr.slice(0, 4000))}\n`);
+    if (saveProblem !== undefined) {
+      io.stderr(`gpumem inspect: --save ${save ?? ''}: ${saveProblem}; the capture was not saved (the report above is complete)\n`);
+      return 2;
+    }
     return exitCodeOf(inspection);
   } catch (error) {
     if (error instanceof KubeTargetError) {

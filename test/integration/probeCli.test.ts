@@ -190,6 +190,16 @@ describe('inspect --local on this machine', { skip: !ROOT_USER && 'needs root fo
     assert.equal(statSync(saved).mode & 0o777, 0o600);
   });
 
+  test('--save into a missing directory: the report is still printed, then one line of cause, and exit 2', async () => {
+    const target = join(work, 'missing', 'dir', 'x.json');
+    const run = await gpumem(['inspect', '--local', '--format', 'json', '--save', target]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.equal(parseInspection(run).target, 'local', 'the whole report is on stdout');
+    assert.match(run.stderr, /^gpumem inspect: --save .*\/missing\/dir\/x\.json: no such file or directory; the capture was not saved/m);
+    assert.doesNotMatch(run.stderr, /internal error|\n\s+at /);
+    assert.equal(existsSync(target), false);
+  });
+
   test('analyze FILE gives the same verdicts and node view, and the same exit code', async () => {
     const run = await gpumem(['analyze', saved, '--format', 'json']);
     const json = parseInspection(run);
