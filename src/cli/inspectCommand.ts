@@ -61,16 +61,14 @@ Kubernetes (--node, --pod):
                           With --node-probe ssh: dial the node's address from its status (default; a HostName
                           in ~/.ssh/config is not followed) or use the node name as an ~/.ssh/config alias
 
-Exit status: 0 when no verdict is a warning or an error, 1 when one is, 2 on usage, connection or cluster errors,
-and 2 when --save could not write the capture (the report is still printed, then the reason).
-
 SSH (--ssh, --node-probe ssh):
   -i, --identity FILE     SSH private key (in addition to ~/.ssh/config and the agent)
   --accept-new            Trust an unknown SSH host key and add it to known_hosts (a changed key is always refused)
   --known-hosts FILE      known_hosts file (default ~/.ssh/known_hosts)
 
 Exit status: 0 when no verdict is a warning or an error, 1 when one is, 2 on usage errors, connection or
-host-key failures, a Kubernetes request refused or failed, --timeout reached, or Ctrl-C.
+host-key failures, a Kubernetes request refused or failed, --timeout reached, or Ctrl-C; and 2 when --save could
+not write the capture (the report is still printed, then the reason).
 `;
 
 const OPTIONS = {
