@@ -6,7 +6,6 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTENT_TYPE } from '../core/agent/exposition.ts';
 import type { Exposition } from '../core/agent/exposition.ts';
-import { errorMessage } from '../core/errorMessage.ts';
 
 export interface AgentEndpoints {
   metrics(): Exposition;
@@ -32,7 +31,10 @@ function answer(response: ServerResponse, head: boolean, status: number, body: s
   response.end(head ? undefined : body);
 }
 
-export function handle(endpoints: AgentEndpoints, request: IncomingMessage, response: ServerResponse): void {
+/** Where a failure's whole text goes (the agent's log), since the HTTP answer says only that it failed. */
+export type AgentLog = (line: string) => void;
+
+export function handle(endpoints: AgentEndpoints, request: IncomingMessage, response: ServerResponse, log: AgentLog): void {
   const method = request.method ?? '';
   const head = method === 'HEAD';
   const path = (request.url ?? '').split('?')[0];
@@ -49,13 +51,19 @@ export function handle(endpoints: AgentEndpoints, request: IncomingMessage, resp
   try {
     text = endpoints.metrics().text;
   } catch (error) {
-    return answer(response, head, 500, `metrics failed: ${errorMessage(error)}\n`);
+    // The body is for whoever scrapes: no exception text (it can hold paths and internals); the log has all of it.
+    log(`/metrics failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return answer(response, head, 500, "metrics failed: an internal error (the agent's log has the details)\n");
   }
   answer(response, head, 200, text, CONTENT_TYPE);
 }
 
-export async function startServer(endpoints: AgentEndpoints, address: ListenAddress): Promise<{ server: Server; url: string }> {
-  const server = createServer((request, response) => handle(endpoints, request, response));
+export async function startServer(
+  endpoints: AgentEndpoints,
+  address: ListenAddress,
+  log: AgentLog,
+): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => handle(endpoints, request, response, log));
   server.requestTimeout = 10_000;
   server.headersTimeout = 5_000;
   server.keepAliveTimeout = 65_000; // longer than Prometheus's idle connection reuse, so scrapes do not race a close

@@ -131,7 +131,7 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
   });
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(agent, listen);
+    server = await startServer(agent, listen, log);
   } catch (error) {
     pods.stop();
     io.stderr(`gpumem agent: cannot listen on ${listenText}: ${describeError(error)}\n`);
