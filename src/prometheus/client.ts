@@ -53,9 +53,7 @@ export class PrometheusClient {
       this.#explain = (error) =>
         error instanceof KubeRequestError
           ? explainKubeFailure(error.failure, { context: client.context, namespace: service.namespace, byHand: 'a --prometheus URL' })
-          : error instanceof Error
-            ? error.message
-            : String(error);
+          : errorMessage(error);
     }
   }
 

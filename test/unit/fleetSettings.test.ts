@@ -12,13 +12,14 @@ const reader =
   (key: string): unknown =>
     values[key];
 
-test('defaults: no Prometheus (the agents), 24h, top 20', () => {
+test('defaults: no Prometheus (the agents), 24h, top 20, the linter’s 30 % headroom', () => {
   assert.deepEqual(parseFleetSettings(reader({})), {
     prometheusUrl: undefined,
     prometheusCaFile: undefined,
     window: '24h',
     top: 20,
     scanConcurrency: 8,
+    headroomPercent: 30,
     problems: [],
   });
 });

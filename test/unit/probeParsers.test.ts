@@ -1130,8 +1130,7 @@ describe('buildProbeScript', () => {
       '/./host',
       '/.',
       'host',
-      '/host/',
-      '/',
+      // '/' and '/host/' are accepted: trailing slashes are dropped, and '/' is the machine's own root (hostRoot.test.ts).
       '$(reboot)',
       '/host$(id)',
       '/host`id`',
