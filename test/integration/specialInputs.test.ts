@@ -107,11 +107,11 @@ const OPTIONS: InputOption[] = [
     label: 'lint FILE',
     kind: 'manifest',
     argv: (path) => ['lint', path],
-    // A directory named on the command line is walked (this one is empty).
+    // A directory named on the command line is walked; an empty one is an error.
     refused: (path, special) =>
-      special === 'directory' ? { code: 0, message: /^No findings in 0 files\.$/m } : refusedAs('gpumem: ')(path, special),
-    // Over --max-file-size is a notice on the file, as the help says, not an error.
-    over: (path) => ({ code: 0, message: new RegExp(`${esc(path)}:1:1: info \\[manifest-skipped\\] Skipped: stopped at 16 MiB`) }),
+      special === 'directory' ? { code: 2, message: /gpumem: directory\.yaml: no manifest here/ } : refusedAs('gpumem: ')(path, special),
+    // Over --max-file-size is a notice on the file, and exit 3: part of the input was not analysed.
+    over: (path) => ({ code: 3, message: new RegExp(`${esc(path)}:1:1: info \\[manifest-skipped\\] Skipped: stopped at 16 MiB`) }),
   },
   {
     label: 'lint --config',
@@ -222,7 +222,7 @@ describe('every input option refuses special files and stops at its limit, in bo
     [
       'lint',
       'manifest',
-      0,
+      3,
       /<stdin>:1:1: info \[manifest-skipped\] Skipped: stopped at 16 MiB: manifests are read up to --max-file-size 16 MiB\./,
     ],
     ['analyze', 'capture', 2, /gpumem analyze: standard input: not read: stopped at 64 MiB: a probe capture is read up to 64 MiB/],
@@ -248,7 +248,7 @@ describe('every input option refuses special files and stops at its limit, in bo
     sparseFile(join(tree, 'over.yaml'), INPUT_LIMITS.manifest.limitBytes + 1);
     const baseline = await gpumem(['lint', 'good.yaml']);
     const run = await gpumem(['lint', 'tree']);
-    assert.equal(run.code, 0, run.out);
+    assert.equal(run.code, 3, run.out);
     for (const line of [
       'tree/dev-urandom.yaml:1:1: info [manifest-skipped] Skipped: a symbolic link to /dev/urandom, outside the directory linted (not followed).',
       'tree/dev-zero.yaml:1:1: info [manifest-skipped] Skipped: a symbolic link to /dev/zero, outside the directory linted (not followed).',
