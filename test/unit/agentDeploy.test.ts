@@ -38,6 +38,7 @@ import { severityRank } from '../../src/core/findings.ts';
 import { lintText } from '../../src/core/lint.ts';
 import { PROBE_APPLETS } from '../helpers/fixtureRoot.ts';
 import { IMAGE_NODE_FLAGS } from '../helpers/agentProcess.ts';
+import { IMAGE as IMAGE_REFERENCE, IMAGE_APPLETS, VERSION as IMAGE_VERSION } from '../../scripts/agent-image.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AGENT = join(ROOT, 'deploy/agent');
@@ -448,25 +449,21 @@ describe('deploy/agent manifests', () => {
     assert.ok(!kustomization(BASE).resources?.some((file) => file.includes('networkpolicy')), 'an example, not a resource');
   });
 
-  test('the Dockerfile builds with the repository root as context and runs dist/cli.js agent under root', () => {
+  test('the Dockerfile builds from the root scripts/agent-image.mjs stages and runs dist/cli.js agent under root', () => {
     const dockerfile = read(join(AGENT, 'Dockerfile'));
-    assert.match(dockerfile, /^FROM node:22-bookworm-slim AS build$/m);
-    assert.match(dockerfile, /^FROM gcr\.io\/distroless\/nodejs22-debian12$/m);
-    assert.match(dockerfile, /busybox-static/);
-    assert.match(dockerfile, /node scripts\/build\.mjs --production/);
+    // Nothing pulled: the staged root is the image (the pinned Node, its libraries, busybox, the CLI bundle).
+    assert.deepEqual(dockerfile.match(/^FROM .*$/gm), ['FROM scratch']);
+    assert.match(dockerfile, /^COPY \. \/$/m);
     assert.match(dockerfile, /^USER 0$/m);
     // The image runs the agent as the integration tests start it (test/helpers/agentProcess.ts).
     const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1] ?? assert.fail('an ENTRYPOINT in exec form');
     assert.deepEqual(JSON.parse(entrypoint), ['/nodejs/bin/node', ...IMAGE_NODE_FLAGS, '/app/dist/cli.js', 'agent']);
     // The image's busybox applets are those the probe's tests run with: a missing xargs or find silently turns the
     // batched reads into a process per file.
-    const applets = /for applet in ([^;]+); do/
-      .exec(dockerfile.replace(/\\\n\s*/g, ''))?.[1]
-      ?.split(/\s+/)
-      .map((a) => a.replace(/'/g, ''));
-    assert.ok(applets, 'the applet loop');
-    for (const applet of PROBE_APPLETS) assert.ok(applets.includes(applet), `the image links busybox's ${applet}`);
-    const build = `docker build -f deploy/agent/Dockerfile -t ${IMAGE}:${VERSION} .`;
+    for (const applet of PROBE_APPLETS) assert.ok(IMAGE_APPLETS.includes(applet), `the image links busybox's ${applet}`);
+    assert.equal(IMAGE_REFERENCE, IMAGE);
+    assert.equal(IMAGE_VERSION, VERSION);
+    const build = `docker build -f deploy/agent/Dockerfile -t ${IMAGE}:${VERSION} /tmp/gpumem-agent-root`;
     assert.ok(dockerfile.includes(build), `the Dockerfile documents: ${build}`);
     assert.ok(read(DOCS).includes(build), `docs/agent-deploy.md documents: ${build}`);
   });
