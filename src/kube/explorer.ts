@@ -13,7 +13,7 @@ import type { KubeFailure } from '../core/kube/kubeFailure.ts';
 import type { ContextState } from '../core/kube/contextState.ts';
 import { classifyKubeError } from '../core/kube/kubeFailure.ts';
 import type { NodeMemoryEvent } from '../core/kube/events.ts';
-import { nodeMemoryEvents } from '../core/kube/events.ts';
+import { nodeMemoryEvents, systemOomEvents } from '../core/kube/events.ts';
 import { explainKubeFailure } from '../core/kube/failureMessages.ts';
 import type { GpuNodeSummary } from '../core/kube/nodes.ts';
 import { compareNodesGpuFirst, summarizeNode } from '../core/kube/nodes.ts';
@@ -109,7 +109,8 @@ export async function listNodeMemoryEvents(client: ClusterClient, options: CallO
     ).items;
   }
   const byNode = new Map<string, NodeMemoryEvent[]>();
-  for (const event of nodeMemoryEvents(items)) {
+  // SystemOOM only, even from a server that ignored the field selector: a kill is never an eviction's event.
+  for (const event of systemOomEvents(items)) {
     const list = byNode.get(event.node) ?? [];
     list.push(event);
     byNode.set(event.node, list);

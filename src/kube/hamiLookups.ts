@@ -8,12 +8,6 @@ import type { CallOptions, ClusterClient } from './clusterClient.ts';
 export const HAMI_DEVICE_PLUGIN_SELECTOR = 'app.kubernetes.io/component=hami-device-plugin';
 export const HAMI_SCHEDULER_SELECTOR = 'app.kubernetes.io/component=hami-scheduler';
 
-/** The HAMi device-plugin pod on `node` (label app.kubernetes.io/component=hami-device-plugin), Running first. */
-export async function findHamiDevicePluginPod(client: ClusterClient, node: string, options: CallOptions = {}): Promise<V1Pod | undefined> {
-  const { pods } = await client.listPodsOnNode(node, { ...options, labelSelector: HAMI_DEVICE_PLUGIN_SELECTOR });
-  return pods.find((pod) => pod.status?.phase === 'Running') ?? pods[0];
-}
-
 /** The HAMi scheduler pods (label app.kubernetes.io/component=hami-scheduler) in any namespace; [] when HAMi is not installed. */
 export function findHamiScheduler(client: ClusterClient, options: CallOptions = {}): Promise<V1Pod[]> {
   return client.listPodsInAllNamespaces({ ...options, labelSelector: HAMI_SCHEDULER_SELECTOR });

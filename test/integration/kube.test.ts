@@ -27,7 +27,7 @@ import { compareNodesGpuFirst, summarizeNode } from '../../src/core/kube/nodes.t
 import { podHealth, summarizePod } from '../../src/core/kube/pods.ts';
 import type { ExecRequest } from '../../src/core/probe/transport.ts';
 import { ClusterClient, KubeRequestError } from '../../src/kube/clusterClient.ts';
-import { findHamiDevicePluginPod, findHamiScheduler } from '../../src/kube/hamiLookups.ts';
+import { findHamiScheduler, HAMI_DEVICE_PLUGIN_SELECTOR } from '../../src/kube/hamiLookups.ts';
 import { DEBUG_CONTAINER, DEBUG_POD_LABELS, debugPodName } from '../../src/kube/debugPodSpec.ts';
 import { DebugPodTransport } from '../../src/kube/debugPodTransport.ts';
 import { loadKubeconfigs, resolveKubeconfigFiles } from '../../src/kube/kubeconfig.ts';
@@ -380,13 +380,14 @@ describe('cluster access against the simulator', () => {
         [['llama-server', 398211]],
       );
 
-      const plugin = await findHamiDevicePluginPod(admin, 'gpu-node-7');
-      assert.ok(plugin, 'the device plugin pod on gpu-node-7');
+      const plugins = (await admin.listPodsOnNode('gpu-node-7', { labelSelector: HAMI_DEVICE_PLUGIN_SELECTOR })).pods;
+      const [plugin] = plugins;
+      assert.ok(plugin && plugins.length === 1, 'the device plugin pod on gpu-node-7');
       assert.equal(plugin.spec?.nodeName, 'gpu-node-7');
       assert.equal(podHealth(plugin).phase, 'Running');
       const schedulers = await findHamiScheduler(admin);
       assert.ok(schedulers.some((pod) => pod.metadata?.name?.startsWith('hami-scheduler')));
-      assert.equal(await findHamiDevicePluginPod(admin, 'web-node-3'), undefined);
+      assert.deepEqual((await admin.listPodsOnNode('web-node-3', { labelSelector: HAMI_DEVICE_PLUGIN_SELECTOR })).pods, []);
     });
   });
 

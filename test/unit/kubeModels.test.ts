@@ -39,7 +39,13 @@ import {
 } from '../../src/core/kube/pods.ts';
 import { nodeMemoryEvents, parseSystemOomMessage, systemOomEvents } from '../../src/core/kube/events.ts';
 import { classifyKubeError, parseForbiddenMessage } from '../../src/core/kube/kubeFailure.ts';
-import { contextStateFromError, describeContextState } from '../../src/core/kube/contextState.ts';
+import { contextStateFromFailure, describeContextState } from '../../src/core/kube/contextState.ts';
+import type { ContextState } from '../../src/core/kube/contextState.ts';
+
+/** The state a failed request leaves its context in, as ClusterClient makes it: classify, then map. */
+function stateOfError(error: unknown, attempted?: { verb: string; resource: string }): ContextState {
+  return contextStateFromFailure(classifyKubeError(error, attempted));
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Fixtures
@@ -899,7 +905,7 @@ const FORBIDDEN_NODES = JSON.stringify({
 
 test('context state: 403 from client-node ApiException names the verb and resource from the Status', () => {
   const error = new ApiException(403, 'Unknown API Status Code!', FORBIDDEN_NODES, { 'content-type': 'application/json' });
-  assert.deepEqual(contextStateFromError(error), { kind: 'Forbidden', verb: 'list', resource: 'nodes' });
+  assert.deepEqual(stateOfError(error), { kind: 'Forbidden', verb: 'list', resource: 'nodes' });
   assert.deepEqual(
     parseForbiddenMessage(
       'pods "gpumem-debug-x" is forbidden: User "u" cannot create resource "pods/exec" in API group "" in the namespace "default"',
@@ -907,7 +913,7 @@ test('context state: 403 from client-node ApiException names the verb and resour
     { verb: 'create', resource: 'pods/exec' },
   );
   // No body: what the caller attempted.
-  assert.deepEqual(contextStateFromError(new ApiException(403, 'Forbidden', undefined, {}), { verb: 'delete', resource: 'pods' }), {
+  assert.deepEqual(stateOfError(new ApiException(403, 'Forbidden', undefined, {}), { verb: 'delete', resource: 'pods' }), {
     kind: 'Forbidden',
     verb: 'delete',
     resource: 'pods',
@@ -918,7 +924,7 @@ test('context state: 403 from client-node ApiException names the verb and resour
 });
 
 test('context state: 401, network, TLS, timeout, cancel, exec plugin, 5xx', () => {
-  const unauthorized = contextStateFromError(new ApiException(401, 'Unauthorized', undefined, {}));
+  const unauthorized = stateOfError(new ApiException(401, 'Unauthorized', undefined, {}));
   assert.equal(unauthorized.kind, 'Unreachable');
   assert.equal(unauthorized.kind === 'Unreachable' && unauthorized.cause, 'auth');
   assert.match(describeContextState(unauthorized).action ?? '', /Log in again/);
@@ -940,7 +946,7 @@ test('context state: 401, network, TLS, timeout, cancel, exec plugin, 5xx', () =
 
   assert.equal(classifyKubeError(new DOMException('The operation was aborted due to timeout', 'TimeoutError')).kind, 'timeout');
   assert.equal(classifyKubeError(new DOMException('This operation was aborted', 'AbortError')).kind, 'cancelled');
-  assert.deepEqual(contextStateFromError(new DOMException('aborted', 'AbortError')), { kind: 'Unknown' });
+  assert.deepEqual(stateOfError(new DOMException('aborted', 'AbortError')), { kind: 'Unknown' });
 
   const plugin = Object.assign(new Error('spawn gke-gcloud-auth-plugin ENOENT'), {
     code: 'ENOENT',
@@ -952,7 +958,7 @@ test('context state: 401, network, TLS, timeout, cancel, exec plugin, 5xx', () =
     message: 'the exec credential plugin "gke-gcloud-auth-plugin" was not found on the PATH of this process',
   });
 
-  const unavailable = contextStateFromError(
+  const unavailable = stateOfError(
     new ApiException(
       503,
       'Unknown API Status Code!',

@@ -1,4 +1,4 @@
-// Verdict 1, OOM root cause, on the real kernel logs of test/fixtures/kernel-logs/ (provenance in the
+// The OOM root cause, on the real kernel logs of test/fixtures/kernel-logs/ (provenance in the
 // .source.md files) and on the synthetic GTT report built from the documented 7.1 format.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
 import type { PodCgroupData } from '../../src/core/verdicts/oom/oomPodCgroups.ts';
 import { podCgroupDataFromFiles } from '../../src/core/verdicts/oom/oomPodCgroups.ts';
 import type { GlobalOomVerdict, MemcgOomVerdict, OomVerdict } from '../../src/core/verdicts/oom/oomVerdictTypes.ts';
-import { explainOomKills } from '../../src/core/verdicts/oom/oomVerdicts.ts';
+import { explainWithinBudget } from '../../src/core/verdicts/oom/oomVerdicts.ts';
 import { explainKernelLogText } from '../../src/core/verdicts/oom/oomRootCause.ts';
 import { parseMemoryCounters } from '../../src/core/probe/parsers/cgroupMemory.ts';
 
@@ -411,7 +411,7 @@ test('every fixture: one verdict per event, unique ids, one-sentence titles, ver
     const text = fixture(name);
     const lines = text.split('\n');
     const log = parseKernelLog(text);
-    const verdicts = explainOomKills(log.events);
+    const { verdicts } = explainWithinBudget(log.events, undefined, undefined);
     assert.equal(verdicts.length, log.events.length, name);
     assert.equal(new Set(verdicts.map((v) => v.id)).size, verdicts.length, `${name}: ids repeat`);
     for (const verdict of verdicts) {

@@ -268,5 +268,3 @@ export const METRIC_FAMILIES = [
     source: 'the agent; /proc/sys/kernel/osrelease',
   },
 ] as const satisfies readonly MetricFamily[];
-
-export type MetricName = (typeof METRIC_FAMILIES)[number]['name'];

@@ -48,7 +48,6 @@ export interface CopiedResult {
 }
 /** A file was written (`path`: the file system path, or the URI when it is not a file), or the save dialog was cancelled. */
 export type SavedResult = { readonly kind: 'saved'; readonly path: string } | { readonly kind: 'cancelled' };
-export type ExportResult = CopiedResult | SavedResult;
 
 /**
  * A request, named once (GitLens's IpcRequest<Params, Result>): its method, how long the webview waits for

@@ -1,7 +1,6 @@
 // The state of one kubeconfig context as the Clusters view shows it (reachable, unreachable and why, forbidden),
 // made from what a request found (a KubeFailure, ./kubeFailure.ts), and what the view says about each state.
-import type { AttemptedRequest, KubeFailure } from './kubeFailure.ts';
-import { classifyKubeError } from './kubeFailure.ts';
+import type { KubeFailure } from './kubeFailure.ts';
 
 export type UnreachableCause = 'network' | 'timeout' | 'tls' | 'auth' | 'credentials' | 'server' | 'config' | 'unknown';
 
@@ -37,10 +36,6 @@ export function contextStateFromFailure(failure: KubeFailure): ContextState {
     case 'unknown':
       return { kind: 'Unreachable', reason: failure.message, cause: 'unknown' };
   }
-}
-
-export function contextStateFromError(error: unknown, attempted?: AttemptedRequest): ContextState {
-  return contextStateFromFailure(classifyKubeError(error, attempted));
 }
 
 export interface ContextStateView {

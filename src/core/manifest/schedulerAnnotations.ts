@@ -206,14 +206,3 @@ function shown(value: string): string {
   if (isTemplated(value)) return '{{…}}';
   return value.length <= 60 ? value : `${value.slice(0, 59)}…`;
 }
-
-/** "gpu-fraction 0.5 × 2 devices (KAI Scheduler / Run:ai)" */
-export function describeAnnotatedGpu(gpu: AnnotatedGpu): string {
-  const share =
-    gpu.share.kind === 'fraction'
-      ? `gpu-fraction ${gpu.share.fraction}`
-      : gpu.share.kind === 'memory'
-        ? `gpu-memory ${gpu.share.mib} MiB`
-        : `${gpu.share.key} (unresolved)`;
-  return `${share}${gpu.devices > 1 ? ` × ${gpu.devices} devices` : ''} (${gpu.scheduler})`;
-}

@@ -216,12 +216,3 @@ export function keySpan(pair: Pair | undefined): Span | undefined {
   if (!pair) return undefined;
   return spanOf(pair.key) ?? spanOf(pair.value);
 }
-
-/** The span from a pair's key to the end of its value: the whole `key: value` entry. */
-export function pairSpan(pair: Pair | undefined): Span | undefined {
-  if (!pair) return undefined;
-  const key = spanOf(pair.key);
-  const value = spanOf(pair.value);
-  if (key && value) return { start: key.start, end: Math.max(key.end, value.end) };
-  return key ?? value;
-}

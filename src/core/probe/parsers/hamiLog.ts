@@ -265,11 +265,6 @@ function levelOf(token: string | undefined): HamiLogLevel {
   }
 }
 
-/** True when the parse holds evidence that libvgpu.so was active in some process. */
-export function showsHamiActive(log: HamiLogParse): boolean {
-  return log.lines.some((line) => line.source !== 'ld.so');
-}
-
 /** A device index or CUDA result code the log printed: a 400-digit run is no number (never Infinity). */
 function signedValue(text: string | undefined): number | undefined {
   return parseBoundedNumber(text, { signed: true });

@@ -1,4 +1,4 @@
-// Verdict 1, OOM root cause: why was this process OOM-killed, and what should change?
+// OOM root cause: why was this process OOM-killed, and what should change?
 //
 // Each kill is classified from the kernel's own words (mm/oom_kill.c: dump_oom_summary's `oom-kill:` line, dump_header):
 // - memory cgroup: `oom_memcg=`, `constraint=CONSTRAINT_MEMCG`, "Memory cgroup out of memory", or the
@@ -24,11 +24,6 @@ import type { OomContext, OomVerdict, OomVerdictFacts } from './oomVerdictTypes.
 import { victimOf } from './oomVictim.ts';
 import { DEFAULT_HEADROOM_PERCENT } from '../../sizing.ts';
 import { unknownVerdict } from './unclassifiedOomVerdict.ts';
-
-/** Explain OOM events: one verdict per event, in log order. */
-export function explainOomKills(events: readonly OomEvent[], context?: OomContext): OomVerdict[] {
-  return explainWithinBudget(events, context, undefined).verdicts;
-}
 
 export interface BudgetedVerdicts {
   readonly verdicts: OomVerdict[];
