@@ -336,7 +336,7 @@ for (const shell of SHELLS) {
           run.inspection.verdicts.some((v) => v.id === id),
           `verdict ${id}`,
         );
-      // Step 3: the pod's three processes with a status (4199 vanished, 3001 is the sandbox's pause) hold 5 GiB resident
+      // Resident memory: the pod's three processes with a status (4199 vanished, 3001 is the sandbox's pause) hold 5 GiB resident
       // against a 2 GiB memory.current: the mmap'd model file was charged elsewhere.
       const resident = node(run).resident.get(apu.facts.podUid);
       assert.deepEqual(

@@ -313,7 +313,7 @@ ${KFD_BLOCK}
 # on its own, as its own record.
 # grep is tried rather than looked up: busybox ash's command -v also reports applets without a link.
 ${FDINFO_BLOCK}
-# Step 3 of the APU OOM workflow: each pod process's resident memory against its pod's memory.current. One grep
+# Each pod process's resident memory against its pod's memory.current. One grep
 # reads every process's cgroup (-z: a cgroup file is one record, its newlines become tabs, so no name forges a
 # line), only kubepods ones are kept, then one grep takes VmRSS and its anon/file/shmem parts from their status
 # (the kernel escapes the Name line there). At most 4000 processes; each grep under timeout.
@@ -335,7 +335,7 @@ else
 fi
 finish pod-rss
 
-# Step 2 of the APU OOM workflow: the driver's own books, from amdgpu's debugfs (Documentation/gpu/amdgpu/
+# The driver's own books, from amdgpu's debugfs (Documentation/gpu/amdgpu/
 # debugfs.rst). Only these named files are read, never a glob of the directory: some debugfs entries act when
 # read (amdgpu_evict_vram/_gtt evict, amdgpu_gpu_recover resets the GPU, ttm/page_pool_shrink shrinks the pool).
 # debugfs is never mounted here. The record for the directory itself says whether it could be read at all.

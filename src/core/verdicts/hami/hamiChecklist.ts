@@ -1,4 +1,4 @@
-// Verdict 3: is HAMi actually enforcing this container's GPU memory quota?
+// Is HAMi actually enforcing this container's GPU memory quota?
 //
 // The seven checks of the HAMi troubleshooting page ("GPU Memory Enforcement: How It Works and How to
 // Debug It", Quick Diagnostic Checklist; hamiTroubleshootingSteps.ts, hamiNodeSteps.ts) plus the ways a

@@ -105,7 +105,7 @@ export function checkDisableControlPerProcess(facts: Facts): Check {
       `${values.length === 1 ? `CUDA_DISABLE_CONTROL=${values[0] ?? ''}` : 'CUDA_DISABLE_CONTROL is true'} in ${counted(set.length, 'process', 'processes')}: HAMi's limits are off`,
       `${set.map((process) => `pid ${process.pid} (${process.comm})`).join(', ')}: the pod was created with it, so the device plugin skipped the preload mount`,
       'Remove CUDA_DISABLE_CONTROL from the pod spec and recreate the pod (HAMi-core itself ignores the variable; the device plugin reads it at Allocate).',
-      // Step 1 reads the same variable from the container's env, PID 1 and the pod spec.
+      // The checklist's step 1 (hami.disable-control) reads the same variable from the container's env, PID 1 and the pod spec.
       ['hami.disable-control'],
     );
   }

@@ -1,4 +1,4 @@
-// Step 2 of the APU OOM workflow, from the driver's side: amdgpu's debugfs books (parsers/amdgpuDebugfs.ts).
+// The driver's own books beside the kernel's (kernelMemory.ts): amdgpu's debugfs (parsers/amdgpuDebugfs.ts).
 // - Per client GTT (amdgpu_gem_info) attributed to its process and pod: the second source next to DRM fdinfo, and
 //   the only one on kernels whose fdinfo has no drm-memory-gtt / drm-resident-gtt.
 // - Where both exist, they should agree: fdinfo sums the buffers mapped in the client's GPU VM

@@ -1,4 +1,4 @@
-// Step 2 of the APU OOM workflow: how much RAM the kernel itself holds, split into its parts from /proc/meminfo
+// How much RAM the kernel itself holds, split into its parts from /proc/meminfo
 // (Documentation/filesystems/proc.rst, "meminfo"), and how much of each the pods' cgroups are charged for (the
 // kubepods cgroup's memory.stat, Documentation/admin-guide/cgroup-v2.rst: slab_unreclaimable, vmalloc, pagetables,
 // kernel_stack, percpu). GPU buffers in system RAM (GTT, 7.1+ GPUActive) and the TTM reuse pools (GPUReclaim) are

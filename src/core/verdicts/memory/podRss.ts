@@ -1,4 +1,4 @@
-// Step 3 of the APU OOM workflow: each pod's memory.current against the resident memory of its processes
+// Each pod's memory.current against the resident memory of its processes
 // (/proc/<pid>/status VmRSS = RssAnon + RssFile + RssShmem, Documentation/filesystems/proc.rst). The two differ
 // by design (memory.current also holds page cache, tmpfs and kernel memory charged to the pod; RSS counts shared
 // file pages that another cgroup may have been charged for), so only a large gap is evidence, with its numbers.
