@@ -16,6 +16,7 @@
 //   visible GPU, the one CUDA_DEVICE_MEMORY_LIMIT_0 limits (HAMi-core README, "Usage").
 // - Output: exactly one line `@gpumem-hami-test v1 key=value …` (result.ts parses it), values from a fixed
 //   alphabet ([a-z0-9-]); evidence about the container is booleans, never its text.
+import { CUDA_ERROR_OUT_OF_MEMORY } from './cudaErrors.ts';
 const MiB = 1024 * 1024;
 
 export const HAMI_TEST_MARKER = '@gpumem-hami-test';
@@ -95,7 +96,7 @@ context = ctypes.c_void_p()
 check("context", calls["cuCtxCreate_v2"](ctypes.byref(context), ctypes.c_uint(0), device))
 pointer = ctypes.c_uint64(0)
 code = calls["cuMemAlloc_v2"](ctypes.byref(pointer), ctypes.c_size_t(size))
-if code == 2:
+if code == ${CUDA_ERROR_OUT_OF_MEMORY}:
     result(status="out-of-memory", code=code, bytes=size, **evidence)
 if code != 0:
     result(status="cuda-error", step="alloc", code=code, bytes=size, **evidence)
