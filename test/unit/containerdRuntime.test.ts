@@ -99,3 +99,27 @@ test('class 8: checkPreloadTarget without a vgpu section is unknown, not a pass'
   } as unknown as Facts;
   assert.equal(checkPreloadTarget(other).status, 'fail');
 });
+
+const LEGACY = '/etc/containerd/config.toml';
+
+test('containerd 1.2–1.4 legacy config: the v1 shim runs [plugins.linux] runtime when runtime_engine is empty (k0s docs)', () => {
+  const verdict = checkRuntime(nodeWith(LEGACY, fixture('legacy-1.3-v1-shim.toml')), undefined);
+  assert.equal(verdict.status, 'pass', verdict.summary);
+  assert.equal(verdict.title, "containerd's default runtime default_runtime runs nvidia-container-runtime");
+});
+
+test('containerd 1.2–1.4 legacy config: a default named nvidia-container-runtime runs its runtime_engine', () => {
+  const verdict = checkRuntime(nodeWith(LEGACY, fixture('legacy-1.2-named-engine.toml')), undefined);
+  assert.equal(verdict.status, 'pass', verdict.summary);
+  assert.equal(verdict.title, "containerd's default runtime nvidia-container-runtime runs /usr/bin/nvidia-container-runtime");
+  // The same default whose engine is empty runs [plugins.linux] runtime: runc, not NVIDIA's.
+  const runc = checkRuntime(
+    nodeWith(
+      LEGACY,
+      fixture('legacy-1.2-named-engine.toml').replace('runtime_engine = "/usr/bin/nvidia-container-runtime"', 'runtime_engine = ""'),
+    ),
+    undefined,
+  );
+  assert.equal(runc.status, 'fail');
+  assert.match(runc.summary, /it runs runc/);
+});

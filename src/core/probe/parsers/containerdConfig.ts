@@ -6,6 +6,11 @@
 // runtime_type names NVIDIA (https://github.com/NVIDIA/nvidia-container-toolkit, `nvidia-ctk runtime
 // configure` writes `runtimes.nvidia`, `nvidia-cdi` and `nvidia-legacy` with those binaries).
 //
+// containerd 1.2–1.4's legacy configuration (`[plugins.cri]`, no `version` line) runs the v1 shim
+// (`runtime_type = "io.containerd.runtime.v1.linux"`): the binary is its `runtime_engine`, or when that is empty
+// the `[plugins.linux]` (1.3+: `[plugins."io.containerd.runtime.v1.linux"]`) `runtime`; its default runtime may be
+// the `default_runtime` table rather than a name (containerd docs/cri/config.md of those releases).
+//
 // Only the keys that matter are read, line by line (no TOML library: the templates are Go templates,
 // not valid TOML). containerd merges config.toml first and its imports over it, in the order the probe
 // captures them, so the last setting wins.
@@ -44,12 +49,18 @@ export function parseContainerdRuntimes(files: ReadonlyMap<string, string>): Con
     string,
     { name: string; runtimeType: string | undefined; binary: string | undefined; file: string; lines: string[] }
   >();
+  let linuxRuntime: string | undefined;
+  let legacyDefault: ContainerdDefault | undefined;
+  const engines = new Map<string, string>();
   for (const [file, body] of files) {
     let current: string | undefined;
+    let inLinuxPlugin = false;
     for (const raw of body.split('\n')) {
       const line = raw.trim();
       if (line.startsWith('[')) {
+        inLinuxPlugin = isLinuxRuntimePlugin(line);
         current = runtimeOfTable(line);
+        if (current === LEGACY_DEFAULT) legacyDefault = { runtime: LEGACY_DEFAULT, file, line };
         if (current !== undefined) {
           const existing = runtimes.get(current);
           const entry = existing ?? { name: current, runtimeType: undefined, binary: undefined, file, lines: [] };
@@ -67,16 +78,38 @@ export function parseContainerdRuntimes(files: ReadonlyMap<string, string>): Con
           defaultRuntime = { runtime: assignment.value, file, line };
         continue;
       }
+      if (inLinuxPlugin && assignment.key === 'runtime') {
+        linuxRuntime = assignment.value;
+        continue;
+      }
       const entry = current === undefined ? undefined : runtimes.get(current);
       if (!entry) continue;
-      if (assignment.key === 'runtime_type') entry.runtimeType = assignment.value;
+      if (assignment.key === 'runtime_engine') engines.set(entry.name, assignment.value);
+      else if (assignment.key === 'runtime_type') entry.runtimeType = assignment.value;
       else if (assignment.key === 'BinaryName' || assignment.key === 'runtime' || assignment.key === 'Runtime')
         entry.binary = assignment.value;
       else continue;
       if (entry.lines.length < MAX_LINES_PER_RUNTIME) entry.lines.push(line);
     }
   }
-  return { defaultRuntime, runtimes };
+  // The v1 shim runs runtime_engine, else the linux plugin's runtime (runc unless set).
+  for (const entry of runtimes.values()) {
+    if (entry.binary !== undefined || !(entry.runtimeType === undefined || entry.runtimeType === V1_SHIM)) continue;
+    const engine = engines.get(entry.name);
+    const binary = engine !== undefined && engine !== '' ? engine : entry.runtimeType === V1_SHIM ? linuxRuntime : undefined;
+    if (binary !== undefined) entry.binary = binary;
+  }
+  return { defaultRuntime: defaultRuntime ?? legacyDefault, runtimes };
+}
+
+const V1_SHIM = 'io.containerd.runtime.v1.linux';
+/** containerd ≤ 1.4's `[plugins.cri.containerd.default_runtime]`: the default runtime as a table, not a name. */
+const LEGACY_DEFAULT = 'default_runtime';
+
+/** `[plugins.linux]` (containerd 1.2) or `[plugins."io.containerd.runtime.v1.linux"]` (1.3+): the v1 shim's runtime. */
+function isLinuxRuntimePlugin(header: string): boolean {
+  const keys = dottedKeys(header.slice(1, header.lastIndexOf(']')));
+  return keys.length === 2 && keys[0] === 'plugins' && (keys[1] === 'linux' || keys[1] === V1_SHIM);
 }
 
 export function nvidiaRuntimeEvidence(runtime: ContainerdRuntime): NvidiaRuntimeEvidence | undefined {
@@ -104,6 +137,13 @@ function runtimeOfTable(header: string): string | undefined {
   const close = header.lastIndexOf(']');
   if (close < 0) return undefined;
   const keys = dottedKeys(header.slice(header.startsWith('[[') ? 2 : 1, close));
+  const legacy = keys.lastIndexOf(LEGACY_DEFAULT);
+  if (
+    legacy >= 1 &&
+    keys[legacy - 1] === 'containerd' &&
+    (legacy === keys.length - 1 || (legacy === keys.length - 2 && keys[legacy + 1] === 'options'))
+  )
+    return LEGACY_DEFAULT;
   const at = keys.lastIndexOf('runtimes');
   if (at < 1 || keys[at - 1] !== 'containerd') return undefined;
   const rest = keys.slice(at + 1);
