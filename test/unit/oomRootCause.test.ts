@@ -455,3 +455,32 @@ test('fuzz: explaining mutated fixtures and random context never throws', () => 
   }
   assert.equal(explainKernelLogText(undefined as unknown as string).verdicts.length, 0);
 });
+
+test('a NUMA-constrained kill (CONSTRAINT_CPUSET) names the constraint and the NUMA node, with per-NUMA remedies', () => {
+  const verdict = global(explainKernelLogText(fixture('derived-k3s-numa-cpuset.log')).verdicts[0]);
+  assert.equal(verdict.constraint, 'CONSTRAINT_CPUSET');
+  assert.equal(verdict.victim.podUid, 'be1e663f-f7a1-4b90-bdfd-bb30afdf7c37');
+  assert.match(verdict.title, /^The memory of NUMA node 1 ran out, not the whole node's: .*cpuset\.mems\) \(CONSTRAINT_CPUSET\)/);
+  assert.doesNotMatch(verdict.title, /The node ran out of memory/);
+  assert.match(verdict.explanation, /Memory Manager \(Static policy\) or a single-numa-node Topology Manager policy/);
+  assert.match(verdict.remedy, /--reserved-memory/);
+  assert.match(verdict.remedy, /\/sys\/devices\/system\/node\/node\*\/meminfo/);
+  assert.doesNotMatch(verdict.remedy, /Set the memory requests of the pods on this node/, 'not the node-wide remedy');
+});
+
+test('a memory-policy kill (CONSTRAINT_MEMORY_POLICY) names the nodemask', () => {
+  const text = fixture('derived-k3s-numa-cpuset.log').replace(
+    'constraint=CONSTRAINT_CPUSET,nodemask=(null),',
+    'constraint=CONSTRAINT_MEMORY_POLICY,nodemask=0-1,',
+  );
+  const verdict = global(explainKernelLogText(text).verdicts[0]);
+  assert.match(
+    verdict.title,
+    /^The memory of NUMA nodes 0-1 ran out, .*memory policy \(mbind \/ set_mempolicy\) \(CONSTRAINT_MEMORY_POLICY\)/,
+  );
+});
+
+test('an unconstrained global kill keeps the node-wide words', () => {
+  const verdict = global(explainKernelLogText(fixture('k3s-blog-syslog-global-pod.log')).verdicts[0]);
+  assert.doesNotMatch(verdict.title, /NUMA/);
+});

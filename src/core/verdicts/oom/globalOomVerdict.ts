@@ -88,6 +88,50 @@ function outsidePodWords(
   return { title, explanation, remedy, gtt: undefined };
 }
 
+/** A kill confined to some NUMA nodes: `constraint=CONSTRAINT_CPUSET` or `CONSTRAINT_MEMORY_POLICY` (mm/oom_kill.c). */
+interface NumaConstraint {
+  readonly constraint: 'CONSTRAINT_CPUSET' | 'CONSTRAINT_MEMORY_POLICY';
+  /** The NUMA nodes the task could allocate from: `nodemask=` for a mempolicy, else `mems_allowed=` (a list such as `1` or `0-1`). */
+  readonly nodes: string | undefined;
+}
+
+function numaConstraintOf(event: OomEvent): NumaConstraint | undefined {
+  const constraint = event.constraint;
+  if (constraint !== 'CONSTRAINT_CPUSET' && constraint !== 'CONSTRAINT_MEMORY_POLICY') return undefined;
+  const mask = event.summary?.nodemask;
+  const nodemask = mask !== undefined && mask !== '(null)' && mask !== '' ? mask : undefined;
+  return {
+    constraint,
+    nodes: constraint === 'CONSTRAINT_MEMORY_POLICY' ? (nodemask ?? event.memsAllowed) : (event.memsAllowed ?? nodemask),
+  };
+}
+
+/**
+ * The words for a NUMA-constrained kill. The kernel chose a victim because the NUMA nodes the allocating task may
+ * use were full (its cpuset's mems, or its memory policy's nodemask), not because the whole node was: on GPU nodes
+ * that is the kubelet's Memory Manager (Static policy) or a single-NUMA-node Topology Manager policy pinning a pod
+ * to one node's memory. Node-wide remedies (reserve memory for the host, shrink other pods) miss it.
+ */
+function numaWords(numa: NumaConstraint, victim: OomVictim, nodeWide: GlobalWords): GlobalWords {
+  const nodes =
+    numa.nodes !== undefined ? `NUMA node${isOneNode(numa.nodes) ? '' : 's'} ${numa.nodes}` : 'some NUMA nodes (not named in the log)';
+  const by =
+    numa.constraint === 'CONSTRAINT_CPUSET'
+      ? "the allocating task's cpuset (cpuset.mems)"
+      : "the allocating task's memory policy (mbind / set_mempolicy)";
+  const title = `The memory of ${nodes} ran out, not the whole node's: the allocation was confined to ${nodes} by ${by} (${numa.constraint}), and the kernel killed ${processLabel(victim)}${victim.inKubepods ? ` in ${podLabel(victim) ?? 'a pod'}` : ''}.`;
+  const explanation = [
+    nodeWide.explanation,
+    `With ${numa.constraint} the OOM killer only looks at ${nodes}: the node may still have free memory on its other NUMA nodes, so node-wide memory graphs and the kubelet's eviction thresholds (which see the whole node) did not predict this kill. On Kubernetes this comes from the kubelet's Memory Manager (Static policy) or a single-numa-node Topology Manager policy pinning the pod's memory to ${nodes}.`,
+  ].join(' ');
+  const remedy = [
+    `Size the pods pinned to ${nodes} to that node's memory, not the machine's: with the Memory Manager (Static policy), the pod's memory request is what is reserved on its NUMA node, so set Guaranteed requests = limits at its real peak, and reserve memory per NUMA node for the system with --reserved-memory (it must add up to kube-reserved + system-reserved + the eviction threshold).`,
+    `Compare /sys/devices/system/node/node*/meminfo (MemTotal and MemFree per node) with the pods placed there; if one NUMA node cannot hold the pod, let it span nodes (Topology Manager policy best-effort or restricted, or a pod without the exclusive CPUs that pin it).`,
+    'GPU buffers that no cgroup counts (GTT on unified-memory nodes) are taken from the same NUMA node: leave headroom for them there.',
+  ].join(' ');
+  return { title, explanation, remedy, gtt: nodeWide.gtt };
+}
+
 /**
  * The verdict on one global kill. Its id names what it found (`idFor('global-gtt')` for the GTT signature or a
  * GPU teardown, `idFor('global')` otherwise), so the verdict is built once, with its final id.
@@ -101,14 +145,16 @@ export function globalVerdict(
   teardown: GpuTeardown | undefined,
   idFor: (name: 'global-gtt' | 'global') => string,
 ): GlobalOomVerdict {
+  const numa = numaConstraintOf(event);
   const constraintNote =
-    event.constraint !== undefined && event.constraint !== 'CONSTRAINT_NONE'
+    event.constraint !== undefined && event.constraint !== 'CONSTRAINT_NONE' && numa === undefined
       ? ` The constraint ${event.constraint} means the allocation was limited to some memory nodes (cpuset or mempolicy), not by a memory cgroup.`
       : '';
   const lead = `${scopeEvidenceText(event)}${constraintNote}`;
-  const words = victim.inKubepods
+  const nodeWide = victim.inKubepods
     ? inPodWords(event, victim, context, pods, facts, teardown, lead)
     : outsidePodWords(event, victim, facts, teardown, lead);
+  const words = numa === undefined ? nodeWide : numaWords(numa, victim, nodeWide);
   const strong = teardown !== undefined || (words.gtt !== undefined && words.gtt.strength !== 'possible');
   return {
     ...facts,
@@ -122,4 +168,10 @@ export function globalVerdict(
     ...(words.gtt ? { gtt: words.gtt } : {}),
     ...(teardown ? { gpuTeardown: teardown } : {}),
   };
+}
+
+/** `1`, not `0-1` or `0,2`: digits only (no regex on log text). */
+function isOneNode(list: string): boolean {
+  for (const char of list) if (char < '0' || char > '9') return false;
+  return list !== '';
 }
