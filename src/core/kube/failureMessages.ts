@@ -43,6 +43,28 @@ export function explainProbeFailure(failure: TransportFailure, place: FailurePla
 /** A failed Kubernetes request (list, get…) as one message, RBAC refusals explained. */
 export function explainKubeFailure(failure: KubeFailure, place: FailurePlace): string {
   const prefix = place.action ? `${place.action}: ` : '';
-  if (failure.kind === 'forbidden') return `${prefix}${explainForbidden(failure.verb, failure.resource, place)}`;
+  if (failure.kind === 'forbidden')
+    return `${prefix}${explainForbidden(failure.verb, failure.resource, refusedPlace(failure.message, place))}`;
   return `${prefix}${describeKubeFailure(failure)}`;
+}
+
+/**
+ * The place of a refusal as the API server states it: RBAC's denial ends in `in the namespace "<ns>"` or `at the
+ * cluster scope` (kubernetes/kubernetes, plugin/pkg/auth/authorizer/rbac: the Forbidden status message), which is
+ * the namespace that was really refused, whatever namespace the caller expected (a fleet read touches the agents'
+ * namespace, Prometheus's, the scan's and cluster-scoped nodes). Neither phrase: the caller's namespace stands.
+ */
+export function refusedPlace(message: string, place: FailurePlace): FailurePlace {
+  const marker = 'in the namespace "';
+  const start = message.lastIndexOf(marker);
+  if (start >= 0) {
+    const from = start + marker.length;
+    const end = message.indexOf('"', from);
+    if (end > from) return { ...place, namespace: message.slice(from, end) };
+  }
+  if (message.includes('at the cluster scope')) {
+    const { namespace: _namespace, ...clusterWide } = place;
+    return clusterWide;
+  }
+  return place;
 }
