@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
-import { newCspNonce } from '../src/vscode/inspectorPanel/html.ts';
+import { newCspNonce } from '../src/vscode/webview/html.ts';
 
 /** A dark theme's variables, as VS Code sets them on the webview's <html> (a subset: what the inspector reads). */
 export const THEME_CSS = `:root {

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fleetTreeItem } from '../../src/core/fleet/fleetTreeItem.ts';
-import { contentSecurityPolicy } from '../../src/vscode/inspectorPanel/html.ts';
+import { contentSecurityPolicy } from '../../src/vscode/webview/html.ts';
 import { fleetHtml } from '../../src/vscode/fleet/html.ts';
 import { bundledWebviewCss } from './helpers/webviewCss.ts';
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FleetFacts, KillPoint, NodeFacts, PodFacts } from '../../src/core/fleet/facts.ts';
-import { parseFleetHostMessage, parseFleetPanelState, parseFleetWebviewMessage } from '../../src/core/fleet/fleetProtocol.ts';
+import { FLEET_PROTOCOL, FLEET_PROTOCOL_VERSION, parseFleetPanelState } from '../../src/core/fleet/fleetProtocol.ts';
 import {
   buildFleetViewModel,
   filterNodes,
@@ -85,80 +85,121 @@ function facts(over: Partial<FleetFacts> = {}): FleetFacts {
   };
 }
 
+/** A command or request on the wire, as the page sends it (through JSON, as postMessage clones it). */
+const wire = (method: string, params: Record<string, unknown>, id?: string): unknown =>
+  JSON.parse(JSON.stringify({ v: FLEET_PROTOCOL_VERSION, method, params, ...(id !== undefined ? { id } : {}) }));
+
 test('protocol: the webview messages, exactly', () => {
-  const good: unknown[] = [
-    { type: 'ready' },
-    { type: 'refresh' },
-    { type: 'scan' },
-    { type: 'setWindow', window: '1h' },
-    { type: 'setWindow', window: '7d' },
-    { type: 'openNode', node: 'strix-1' },
-    { type: 'openPod', namespace: 'llm', pod: 'vllm-0', uid: 'u-1', node: 'strix-1' },
-    { type: 'openPod', namespace: '', pod: '', uid: 'u-1', node: 'strix-1' },
-    { type: 'export', format: 'markdown' },
-    { type: 'export', format: 'json' },
-    { type: 'export', format: 'csv' },
+  const commands: [string, Record<string, unknown>][] = [
+    ['ready', {}],
+    ['refresh', {}],
+    ['scan', {}],
+    ['setWindow', { window: '1h' }],
+    ['setWindow', { window: '7d' }],
+    ['openNode', { node: 'strix-1' }],
+    ['openPod', { namespace: 'llm', pod: 'vllm-0', uid: 'u-1', node: 'strix-1' }],
+    ['openPod', { namespace: '', pod: '', uid: 'u-1', node: 'strix-1' }],
   ];
-  for (const message of good) assert.deepEqual(parseFleetWebviewMessage(message), message);
+  for (const [method, params] of commands)
+    assert.deepEqual(FLEET_PROTOCOL.parseWebviewMessage(wire(method, params)), {
+      kind: 'command',
+      message: { v: FLEET_PROTOCOL_VERSION, method, params },
+    });
+  for (const format of ['markdown', 'json', 'csv'])
+    assert.deepEqual(FLEET_PROTOCOL.parseWebviewMessage(wire('export', { format }, 'page-1')), {
+      kind: 'request',
+      message: { v: FLEET_PROTOCOL_VERSION, id: 'page-1', method: 'export', params: { format } },
+    });
   const bad: unknown[] = [
     null,
     undefined,
     'ready',
     [],
     {},
-    { type: 'Ready' },
-    { type: 'ready', extra: 1 },
-    { type: 'refresh', window: '24h' },
-    { type: 'scan', concurrency: 64 },
-    { type: 'scan', namespace: 'kube-system' },
-    { type: 'setWindow', window: '2h' },
-    { type: 'setWindow', window: ['24h'] },
-    { type: 'setWindow' },
-    { type: 'openNode', node: '' },
-    { type: 'openNode', node: 'a'.repeat(254) },
-    { type: 'openNode', node: 'a\nb' },
-    { type: 'openNode', node: 7 },
-    { type: 'openPod', namespace: 'llm', pod: 'p', uid: '', node: 'n' },
-    { type: 'openPod', namespace: 'llm', pod: 'p', uid: 'u', node: 'n', extra: true },
-    { type: 'openPod', namespace: 'llm', pod: 'p', uid: 'u' },
-    { type: 'openPod', namespace: 1, pod: 'p', uid: 'u', node: 'n' },
-    { type: 'export', format: 'html' },
-    { type: 'export', format: 'markdown', path: '/etc/passwd' },
-    { type: 'openDocs', docsId: 'x' },
-    { type: '__proto__' },
+    { type: 'ready' },
+    { v: 1, method: 'ready', params: {} },
+    wire('Ready', {}),
+    wire('ready', { extra: 1 }),
+    wire('refresh', { window: '24h' }),
+    wire('scan', { concurrency: 64 }),
+    wire('scan', { namespace: 'kube-system' }),
+    wire('setWindow', { window: '2h' }),
+    wire('setWindow', { window: ['24h'] }),
+    wire('setWindow', {}),
+    wire('openNode', { node: '' }),
+    wire('openNode', { node: 'a'.repeat(254) }),
+    wire('openNode', { node: 'a\nb' }),
+    wire('openNode', { node: 7 }),
+    wire('openPod', { namespace: 'llm', pod: 'p', uid: '', node: 'n' }),
+    wire('openPod', { namespace: 'llm', pod: 'p', uid: 'u', node: 'n', extra: true }),
+    wire('openPod', { namespace: 'llm', pod: 'p', uid: 'u' }),
+    wire('openPod', { namespace: 1, pod: 'p', uid: 'u', node: 'n' }),
+    wire('export', { format: 'markdown' }),
+    wire('openDocs', { docsId: 'x' }),
+    wire('__proto__', {}),
+    wire('toString', {}),
   ];
-  for (const message of bad) assert.equal(parseFleetWebviewMessage(message), undefined, JSON.stringify(message));
+  for (const message of bad)
+    assert.deepEqual(FLEET_PROTOCOL.parseWebviewMessage(message), { kind: 'invalid', id: undefined }, JSON.stringify(message));
+  // A request that is not right, with a usable id, is answered (with an error) rather than left waiting.
+  for (const params of [{ format: 'html' }, { format: 'markdown', path: '/etc/passwd' }, {}])
+    assert.deepEqual(FLEET_PROTOCOL.parseWebviewMessage(wire('export', params, 'page-2')), { kind: 'invalid', id: 'page-2' });
+  assert.deepEqual(FLEET_PROTOCOL.parseWebviewMessage(wire('export', { format: 'csv' }, 'bad id!')), { kind: 'invalid', id: undefined });
 });
 
-test('protocol: the host messages the webview takes', () => {
+test('protocol: the host messages the webview takes, and the export answers', () => {
   const model = buildFleetViewModel(summarizeFleet(facts()), { context: 'demo' });
-  assert.equal(parseFleetHostMessage({ type: 'state', viewModel: model })?.type, 'state');
-  assert.deepEqual(parseFleetHostMessage({ type: 'progress', text: 'reading' }), { type: 'progress', text: 'reading' });
-  assert.deepEqual(parseFleetHostMessage({ type: 'error', message: 'no' }), { type: 'error', message: 'no' });
-  assert.deepEqual(parseFleetHostMessage({ type: 'error', message: 'no agent', offerScan: true }), {
-    type: 'error',
-    message: 'no agent',
-    offerScan: true,
-  });
-  assert.deepEqual(parseFleetHostMessage({ type: 'error', message: 'no', offerScan: 'yes' }), { type: 'error', message: 'no' });
-  assert.deepEqual(parseFleetHostMessage({ type: 'exported', format: 'csv', outcome: 'saved', detail: '/tmp/a.csv' })?.type, 'exported');
+  const host = (method: string, params: Record<string, unknown>): unknown => ({ v: FLEET_PROTOCOL_VERSION, method, params });
+  assert.equal(FLEET_PROTOCOL.parseHostNotification(host('state', { viewModel: model }))?.method, 'state');
+  assert.deepEqual(FLEET_PROTOCOL.parseHostNotification(host('progress', { text: 'reading' })), host('progress', { text: 'reading' }));
+  assert.deepEqual(FLEET_PROTOCOL.parseHostNotification(host('error', { message: 'no' })), host('error', { message: 'no' }));
+  assert.deepEqual(
+    FLEET_PROTOCOL.parseHostNotification(host('error', { message: 'no agent', offerScan: true })),
+    host('error', { message: 'no agent', offerScan: true }),
+  );
+  assert.deepEqual(
+    FLEET_PROTOCOL.parseHostNotification(host('error', { message: 'no', offerScan: 'yes' })),
+    host('error', { message: 'no' }),
+  );
   for (const bad of [
-    { type: 'state', viewModel: { ...model, version: 2 } },
-    { type: 'state', viewModel: null },
-    { type: 'progress', text: 1 },
-    { type: 'exported', format: 'csv', outcome: 'maybe', detail: '' },
-    { type: 'other' },
+    host('state', { viewModel: { ...model, version: 2 } }),
+    host('state', { viewModel: null }),
+    host('progress', { text: 1 }),
+    host('exported', { format: 'csv', outcome: 'saved', detail: '/tmp/a.csv' }),
+    host('other', {}),
+    { type: 'progress', text: 'reading' },
+    { v: 1, method: 'progress', params: { text: 'reading' } },
   ])
-    assert.equal(parseFleetHostMessage(bad), undefined, JSON.stringify(bad).slice(0, 80));
+    assert.equal(FLEET_PROTOCOL.parseHostNotification(bad), undefined, JSON.stringify(bad).slice(0, 80));
+  // The export's answer: where the file went, checked on the page's side.
+  const request = FLEET_PROTOCOL.request('page-3', 'export', { format: 'csv' });
+  const answer = JSON.parse(JSON.stringify(FLEET_PROTOCOL.response(request, { kind: 'saved', path: '/tmp/a.csv' }))) as unknown;
+  assert.deepEqual(FLEET_PROTOCOL.parseHostNotification(answer)?.params, {
+    id: 'page-3',
+    ok: true,
+    result: { kind: 'saved', path: '/tmp/a.csv' },
+  });
+  assert.deepEqual(FLEET_PROTOCOL.parseRequestResult('export', { kind: 'saved', path: '/tmp/a.csv' }), {
+    kind: 'saved',
+    path: '/tmp/a.csv',
+  });
+  assert.deepEqual(FLEET_PROTOCOL.parseRequestResult('export', { kind: 'cancelled' }), { kind: 'cancelled' });
+  for (const result of [{ kind: 'saved', path: '' }, { kind: 'saved' }, { kind: 'copied' }, null])
+    assert.equal(FLEET_PROTOCOL.parseRequestResult('export', result), undefined, JSON.stringify(result));
+  assert.deepEqual(FLEET_PROTOCOL.errorResponse('page-3', 'disk full').params, { id: 'page-3', ok: false, error: 'disk full' });
 });
 
 test('protocol: a restored panel keeps which fleet it shows, and a saved state that is not one is refused', () => {
   const eks = 'arn:aws:eks:us-west-2:123456789012:cluster/gpu-prod';
   assert.deepEqual(parseFleetPanelState({ version: 1, context: eks, window: '7d' }), { version: 1, context: eks, window: '7d' });
-  assert.deepEqual(parseFleetHostMessage({ type: 'panel', state: { version: 1, context: 'demo', window: '1h' } }), {
-    type: 'panel',
-    state: { version: 1, context: 'demo', window: '1h' },
-  });
+  assert.deepEqual(
+    FLEET_PROTOCOL.parseHostNotification({
+      v: FLEET_PROTOCOL_VERSION,
+      method: 'panel',
+      params: { state: { version: 1, context: 'demo', window: '1h' } },
+    })?.params,
+    { state: { version: 1, context: 'demo', window: '1h' } },
+  );
   // The workbench keeps whatever a page saved: an old or tampered state restores nothing (the panel is closed).
   for (const bad of [
     undefined,
@@ -172,7 +213,14 @@ test('protocol: a restored panel keeps which fleet it shows, and a saved state t
     { version: 1, context: 7, window: '1h' },
   ])
     assert.equal(parseFleetPanelState(bad), undefined, JSON.stringify(bad)?.slice(0, 80));
-  assert.equal(parseFleetHostMessage({ type: 'panel', state: { version: 1, context: 'demo' } }), undefined);
+  assert.equal(
+    FLEET_PROTOCOL.parseHostNotification({
+      v: FLEET_PROTOCOL_VERSION,
+      method: 'panel',
+      params: { state: { version: 1, context: 'demo' } },
+    }),
+    undefined,
+  );
 });
 
 test('view model: the verdict line, verdicts, source line and node rows with their bar shares', () => {
@@ -378,6 +426,9 @@ test('5,000 nodes and 50,000 pods: every node listed, filters and sorts complete
   for (let i = 1; i < sorted.length; i++) assert.ok((sorted[i - 1]?.cgroup.value ?? 0) >= (sorted[i]?.cgroup.value ?? 0));
   // What the webview gets crosses postMessage as JSON: it survives the round trip.
   const copy = JSON.parse(JSON.stringify(model)) as typeof model;
-  assert.equal(parseFleetHostMessage({ type: 'state', viewModel: copy })?.type, 'state');
+  assert.equal(
+    FLEET_PROTOCOL.parseHostNotification({ v: FLEET_PROTOCOL_VERSION, method: 'state', params: { viewModel: copy } })?.method,
+    'state',
+  );
   assert.equal(copy.nodes.length, 5000);
 });

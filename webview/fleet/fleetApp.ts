@@ -2,15 +2,30 @@
 // docs, the nodes ranked by risk (nodeTable.ts), the top pods (over their limit; by GPU memory outside cgroups), the
 // OOM kills by scope (killChart.ts) with the kills table, the HAMi enforcement table, and the problems of reading.
 // The header has the window selector, Refresh and the exports. Every text from the cluster is set as text.
-import type { FleetExportFormat, FleetHostMessage, FleetWebviewMessage, FleetWindowChoice } from '../../src/core/fleet/fleetProtocol.ts';
+import type {
+  FleetCommand,
+  FleetCommandParams,
+  FleetExportFormat,
+  FleetExportResult,
+  FleetNotification,
+  FleetWindowChoice,
+} from '../../src/core/fleet/fleetProtocol.ts';
 import { FLEET_WINDOWS } from '../../src/core/fleet/fleetProtocol.ts';
+import type { RequestOutcome } from '../../src/core/webviewIpc/requests.ts';
 import type { FleetPodRowView, FleetViewModel } from '../../src/core/fleet/fleetViewModel.ts';
-import type { Child } from '../inspector/dom.ts';
-import { append, clear, h } from '../inspector/dom.ts';
+import type { Child } from '../shared/dom.ts';
+import { append, clear, h } from '../shared/dom.ts';
 import { KillChartView } from './killChart.ts';
 import { NodeTable } from './nodeTable.ts';
 
-type Post = (message: FleetWebviewMessage) => void;
+/** What the page asks of the host: a command, or an export (a request answered with where the file went). */
+export interface FleetActions {
+  command<M extends FleetCommand['method']>(method: M, params: FleetCommandParams<M>): void;
+  exportAs(
+    format: FleetExportFormat,
+    onLate: (outcome: RequestOutcome<FleetExportResult>) => void,
+  ): Promise<RequestOutcome<FleetExportResult>>;
+}
 
 function section(id: string, title: string, ...children: Child[]): HTMLElement {
   const heading = `${id}-heading`;
@@ -30,7 +45,7 @@ const EXPORT_LABELS: Readonly<Record<FleetExportFormat, string>> = { markdown: '
 
 export class FleetApp {
   readonly #app: HTMLElement;
-  readonly #post: Post;
+  readonly #actions: FleetActions;
   readonly #status: HTMLElement;
   readonly #error: HTMLElement;
   readonly #content: HTMLElement;
@@ -44,9 +59,9 @@ export class FleetApp {
   #model: FleetViewModel | undefined;
   #painted = false;
 
-  constructor(app: HTMLElement, post: Post) {
+  constructor(app: HTMLElement, actions: FleetActions) {
     this.#app = app;
-    this.#post = post;
+    this.#actions = actions;
     this.#title = h('h1', { attrs: { id: 'title' }, text: 'gpumem fleet' });
     this.#sourceLine = h('p', { class: 'muted', attrs: { id: 'source-line' } });
     this.#window = h(
@@ -68,7 +83,8 @@ export class FleetApp {
           click: () => {
             this.#exportStatus.textContent = 'Waiting for the save dialog…';
             this.#exportStatus.setAttribute('data-state', 'busy');
-            post({ type: 'export', format });
+            const show = (outcome: RequestOutcome<FleetExportResult>): void => this.#showExport(outcome);
+            void actions.exportAs(format, show).then(show);
           },
         },
       });
@@ -81,7 +97,7 @@ export class FleetApp {
         class: 'button',
         text: 'Refresh',
         attrs: { id: 'refresh', type: 'button' },
-        on: { click: () => post({ type: 'refresh' }) },
+        on: { click: () => actions.command('refresh', {}) },
       }),
       h('span', { class: 'sep', attrs: { 'aria-hidden': 'true' } }),
       'Export ',
@@ -98,52 +114,54 @@ export class FleetApp {
     this.#error = h('div', { class: 'error', attrs: { id: 'error', role: 'alert' } });
     this.#error.hidden = true;
     this.#content = h('div', { attrs: { id: 'content' } });
-    this.#nodes = new NodeTable((node) => post({ type: 'openNode', node }));
+    this.#nodes = new NodeTable((node) => actions.command('openNode', { node }));
     this.#killsBox = h('div', { class: 'chart-box', attrs: { id: 'kills-chart-box' } });
     this.#chart = new KillChartView(this.#killsBox);
     app.append(h('header', {}, this.#title, this.#sourceLine, toolbar), this.#status, this.#error, this.#content);
   }
 
-  receive(message: FleetHostMessage): void {
-    switch (message.type) {
+  receive(message: FleetNotification): void {
+    switch (message.method) {
       case 'progress':
-        this.#status.textContent = message.text;
+        this.#status.textContent = message.params.text;
         this.#status.setAttribute('data-state', 'reading');
         return;
       case 'error':
         this.#error.hidden = false;
-        this.#error.textContent = message.message;
+        this.#error.textContent = message.params.message;
         // No agent in the cluster: the scan is offered, never started from here (the host asks first).
-        if (message.offerScan)
+        if (message.params.offerScan)
           this.#error.append(
             ' ',
             h('button', {
               attrs: { id: 'scan', type: 'button', title: 'Creates a debug pod on every ready GPU node; asks first' },
               text: 'Scan GPU nodes with debug pods…',
-              on: { click: () => this.#post({ type: 'scan' }) },
+              on: { click: () => this.#actions.command('scan', {}) },
             }),
           );
         this.#status.textContent = '';
         this.#status.setAttribute('data-state', 'error');
         return;
-      case 'exported':
-        this.#exportStatus.setAttribute('data-state', message.outcome);
-        this.#exportStatus.textContent =
-          message.outcome === 'saved'
-            ? `Saved ${message.detail}`
-            : message.outcome === 'cancelled'
-              ? 'Cancelled'
-              : `Failed: ${message.detail}`;
-        return;
       case 'state':
-        this.#show(message.viewModel);
+        this.#show(message.params.viewModel);
         return;
       case 'panel':
         // Which fleet this is, before any of it is read (and while a restored panel reads it again).
-        if (!this.#model) this.#title.textContent = `Fleet of ${message.state.context}`;
-        this.#window.value = message.state.window;
+        if (!this.#model) this.#title.textContent = `Fleet of ${message.params.state.context}`;
+        this.#window.value = message.params.state.window;
         return;
     }
+  }
+
+  /** Where an export went: saved (the path), cancelled, or failed (the host's reason, or no answer in time). */
+  #showExport(outcome: RequestOutcome<FleetExportResult>): void {
+    const state = outcome.ok ? outcome.result.kind : 'failed';
+    this.#exportStatus.setAttribute('data-state', state);
+    this.#exportStatus.textContent = outcome.ok
+      ? outcome.result.kind === 'saved'
+        ? `Saved ${outcome.result.path}`
+        : 'Cancelled'
+      : `Failed: ${outcome.error}`;
   }
 
   themeChanged(): void {
@@ -154,7 +172,7 @@ export class FleetApp {
     const window = FLEET_WINDOWS.find((w) => w === value) as FleetWindowChoice | undefined;
     if (!window) return;
     this.#status.textContent = `Reading the fleet over ${window}…`;
-    this.#post({ type: 'setWindow', window });
+    this.#actions.command('setWindow', { window });
   }
 
   #show(model: FleetViewModel): void {
@@ -226,7 +244,7 @@ export class FleetApp {
   #podTable(id: string, caption: string, rows: readonly FleetPodRowView[], columns: readonly PodColumn[]): HTMLElement {
     if (rows.length === 0) return h('p', { class: 'muted', attrs: { id }, text: `${caption}: none.` });
     const open = (row: FleetPodRowView): void =>
-      this.#post({ type: 'openPod', namespace: row.namespace, pod: row.pod, uid: row.uid, node: row.node });
+      this.#actions.command('openPod', { namespace: row.namespace, pod: row.pod, uid: row.uid, node: row.node });
     return h(
       'table',
       { class: 'table', attrs: { id } },

@@ -1,6 +1,6 @@
 // The fleet webview's only link to the extension host: the object acquireVsCodeApi() returns stays in this module;
 // the rest of the page posts typed messages (src/core/fleet/fleetProtocol.ts) and keeps the panel's identity.
-import type { FleetPanelState, FleetWebviewMessage } from '../../src/core/fleet/fleetProtocol.ts';
+import type { FleetCommand, FleetPanelState, FleetRequest } from '../../src/core/fleet/fleetProtocol.ts';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -11,7 +11,7 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const api: VsCodeApi = acquireVsCodeApi();
 
-export function post(message: FleetWebviewMessage): void {
+export function post(message: FleetCommand | FleetRequest): void {
   api.postMessage(message);
 }
 

@@ -3,7 +3,7 @@
 // name that says what it shows; the table under it lists every kill.
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
 import type { KillChart, KillScope } from '../../src/core/fleet/fleetViewModel.ts';
-import { h, themeKind, themeReader } from '../inspector/dom.ts';
+import { h, themeKind, themeReader } from '../shared/dom.ts';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
 

@@ -5,7 +5,7 @@
 // Page Up/Down, Home/End move between rows (the list scrolls along); Enter opens the node.
 import type { FleetNodeRow, FleetViewModel, NodeFilter, NodeSortKey, SortDirection } from '../../src/core/fleet/fleetViewModel.ts';
 import { filterNodes, NO_FILTER, nodeRowSummary, sortNodes, visibleRange } from '../../src/core/fleet/fleetViewModel.ts';
-import { clear, h } from '../inspector/dom.ts';
+import { clear, h } from '../shared/dom.ts';
 import { listKeyTarget } from '../../src/core/listNavigation.ts';
 
 export const ROW_HEIGHT = 30;

@@ -23,7 +23,7 @@ import type { ActiveElement, ChartDataset, TooltipItem } from 'chart.js';
 import type { TimeSeries } from '../../src/core/inspectorPanel/series.ts';
 import type { ChartRow, SegmentKey } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import { describeBytes, formatBytes } from '../../src/core/sizing.ts';
-import { h, themeKind, themeReader } from './dom.ts';
+import { h, themeKind, themeReader } from '../shared/dom.ts';
 import { listKeyTarget } from '../../src/core/listNavigation.ts';
 
 Chart.register(BarController, BarElement, LineController, LineElement, PointElement, LinearScale, CategoryScale, Tooltip, Legend);

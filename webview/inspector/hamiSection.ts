@@ -1,6 +1,6 @@
 // The HAMi enforcement checklist: each check's status, the command it corresponds to and its evidence.
 import type { HamiSection } from '../../src/core/inspectorPanel/viewModelTypes.ts';
-import { h } from './dom.ts';
+import { h } from '../shared/dom.ts';
 import { badge, pre, section, STATUS_TONE } from './widgets.ts';
 
 export function renderHamiSection(hami: HamiSection | null): HTMLElement | null {

@@ -3,7 +3,7 @@
 import type { SavedResult } from '../../src/core/inspector/protocol.ts';
 import type { InspectorViewModel } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import type { Actions } from './actions.ts';
-import { h } from './dom.ts';
+import { h } from '../shared/dom.ts';
 import { requestButton } from './requestButton.ts';
 
 function savedText(result: SavedResult): string {

@@ -10,7 +10,7 @@ import type { InspectorViewModel } from '../../src/core/inspectorPanel/viewModel
 import { formatBytes } from '../../src/core/sizing.ts';
 import type { Actions } from './actions.ts';
 import { LiveChart, MemoryBarChart, readPalette } from './charts.ts';
-import { clear, h } from './dom.ts';
+import { clear, h } from '../shared/dom.ts';
 import { renderHamiSection } from './hamiSection.ts';
 import { renderHeader } from './header.ts';
 import { renderKernelSection } from './kernelSection.ts';

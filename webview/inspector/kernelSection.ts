@@ -1,6 +1,6 @@
 // The kernel, driver and dmem section: facts about the node's kernel and the checks of what it supports.
 import type { KernelRow } from '../../src/core/inspectorPanel/viewModelTypes.ts';
-import { h } from './dom.ts';
+import { h } from '../shared/dom.ts';
 import { badge, pre, section, STATUS_TONE } from './widgets.ts';
 
 export function renderKernelSection(kernel: {

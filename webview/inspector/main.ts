@@ -13,10 +13,10 @@ import './inspector.css';
 import { command, parseHostNotification, parseInspectorState } from '../../src/core/inspector/protocol.ts';
 import { PendingRequests } from '../../src/core/inspector/requests.ts';
 import type { Actions } from './actions.ts';
-import { h } from './dom.ts';
+import { h } from '../shared/dom.ts';
 import { loadState, post, saveState } from './host.ts';
 import { InspectorApp } from './inspectorApp.ts';
-import { countCspViolations, watchTheme } from './pageWatch.ts';
+import { countCspViolations, watchTheme } from '../shared/pageWatch.ts';
 
 function start(): void {
   const app = document.getElementById('app') ?? document.body.appendChild(h('main', { attrs: { id: 'app' } }));

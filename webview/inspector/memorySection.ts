@@ -3,7 +3,7 @@
 import type { ChartRow, MemoryChart } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import { formatBytes } from '../../src/core/sizing.ts';
 import { memoryChartHeight } from './charts.ts';
-import { h } from './dom.ts';
+import { h } from '../shared/dom.ts';
 import { section } from './widgets.ts';
 
 /** The chart's data as a table that only screen readers see (and the e2e test reads). */

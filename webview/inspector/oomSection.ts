@@ -2,7 +2,7 @@
 // report lines it rests on.
 import type { OomTimeline } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import type { Actions } from './actions.ts';
-import { h } from './dom.ts';
+import { h } from '../shared/dom.ts';
 import { badge, pre, section } from './widgets.ts';
 
 export function renderOomSection(oom: OomTimeline, actions: Actions): HTMLElement {

@@ -2,7 +2,7 @@
 // the pod, Up/Down move between rows.
 import type { PodRow, Tone } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import type { Actions } from './actions.ts';
-import { h } from './dom.ts';
+import { h } from '../shared/dom.ts';
 import { section } from './widgets.ts';
 
 interface Column {

@@ -1,7 +1,7 @@
 // The raw capture section: every capture section as text in a collapsible, one filter over all of them, and
 // a Copy per section (the lines the filter shows).
 import type { RawSection } from '../../src/core/inspectorPanel/viewModelTypes.ts';
-import { h } from './dom.ts';
+import { h } from '../shared/dom.ts';
 import type { Actions } from './actions.ts';
 import { requestButton } from './requestButton.ts';
 import { section } from './widgets.ts';

@@ -2,7 +2,7 @@
 // answer, a cancellation, a failure or a timeout, and still reports an answer that arrives late.
 import type { RequestResult, WebviewRequestMethod } from '../../src/core/inspector/protocol.ts';
 import type { RequestOutcome } from '../../src/core/inspector/requests.ts';
-import { h } from './dom.ts';
+import { h } from '../shared/dom.ts';
 
 interface RequestButtonOptions<R> {
   readonly id?: string;

@@ -2,7 +2,7 @@
 // finding with its evidence and documentation link.
 import type { Banner, VerdictRow } from '../../src/core/inspectorPanel/viewModelTypes.ts';
 import type { Actions } from './actions.ts';
-import { h } from './dom.ts';
+import { h } from '../shared/dom.ts';
 import { badge, pre, section, TONE_LABEL } from './widgets.ts';
 
 export function renderBanner(banner: Banner, actions: Actions): HTMLElement {

@@ -3,8 +3,8 @@
 // (sortable ones with aria-sort and a button per header), so screen readers and the keyboard get real table
 // semantics.
 import type { Tone } from '../../src/core/inspectorPanel/viewModelTypes.ts';
-import type { Child } from './dom.ts';
-import { clear, h } from './dom.ts';
+import type { Child } from '../shared/dom.ts';
+import { clear, h } from '../shared/dom.ts';
 
 export const TONE_LABEL: Record<Tone, string> = { error: 'Error', warning: 'Warning', info: 'Note', ok: 'OK' };
 export const STATUS_TONE: Record<string, Tone> = {

@@ -1,12 +1,21 @@
-// The fleet view's typed protocol, both ways. Host → webview: the view model (`state`), a line while the fleet is
-// read (`progress`), a failure (`error`, with `offerScan` when no agent runs and a scan could read it), where an
-// export went (`exported`), and the panel's identity (`panel`: its context and window, which the webview keeps with
-// setState so that the panel comes back, and reads its fleet again, after a window reload). Webview → host: `ready`,
-// `refresh`, `scan` (the user asked for a debug-pod scan; the host still confirms), `setWindow`, `openNode`,
-// `openPod`, `export`. A webview message is untrusted input (a compromised or stale page): parseFleetWebviewMessage
-// accepts exactly these shapes, with bounded strings, and nothing else. So is a restored panel's saved state.
-// Pure (no vscode, no DOM): the host (src/vscode/fleet/) and the webview (webview/fleet/) both import it.
+// The fleet view's protocol (src/core/webviewIpc/: versioned `{ v, method, params }` messages, each checked by the
+// side that receives it). Host → webview notifications: the view model (`state`), a line while the fleet is read
+// (`progress`), a failure (`error`, with `offerScan` when no agent runs and a scan could read it), and the panel's
+// identity (`panel`: its context and window, which the webview keeps with setState so that the panel comes back, and
+// reads its fleet again, after a window reload). Webview → host commands: `ready`, `refresh`, `scan` (the user asked
+// for a debug-pod scan; the host still confirms), `setWindow`, `openNode`, `openPod`; and one request, `export`,
+// answered with where the file went. A webview message is untrusted input (a compromised or stale page): the
+// parsers accept exactly these params, with bounded strings, and nothing else. So is a restored panel's saved state.
+// A new section adds its notification or request to the tables below. Pure (no vscode, no DOM): the host
+// (src/vscode/fleet/) and the webview (webview/fleet/) both import it.
+import type { MessageOf, ParamsOf, RequestOf, RequestResultOf } from '../webviewIpc/protocol.ts';
+import { defineRequest, hasExactly, isRecord, noParams, WebviewProtocol } from '../webviewIpc/protocol.ts';
+import type { SavedResult } from '../webviewIpc/results.ts';
+import { parseSaved } from '../webviewIpc/results.ts';
 import type { FleetViewModel } from './fleetViewModel.ts';
+
+/** 2: the `{ type }` messages became the shared `{ v, method, params }` protocol, and the export a request. */
+export const FLEET_PROTOCOL_VERSION = 2;
 
 export const FLEET_WINDOWS = ['1h', '24h', '7d'] as const;
 export type FleetWindowChoice = (typeof FLEET_WINDOWS)[number];
@@ -24,77 +33,25 @@ export interface FleetPanelState {
   readonly window: FleetWindowChoice;
 }
 
-export type FleetHostMessage =
-  | { readonly type: 'state'; readonly viewModel: FleetViewModel }
-  | { readonly type: 'panel'; readonly state: FleetPanelState }
-  | { readonly type: 'progress'; readonly text: string }
-  | { readonly type: 'error'; readonly message: string; readonly offerScan?: boolean }
-  | {
-      readonly type: 'exported';
-      readonly format: FleetExportFormat;
-      readonly outcome: 'saved' | 'cancelled' | 'failed';
-      /** The file's path when saved, the reason when it failed. */
-      readonly detail: string;
-    };
-
-export type FleetWebviewMessage =
-  | { readonly type: 'ready' }
-  | { readonly type: 'refresh' }
-  | { readonly type: 'scan' }
-  | { readonly type: 'setWindow'; readonly window: FleetWindowChoice }
-  | { readonly type: 'openNode'; readonly node: string }
-  | { readonly type: 'openPod'; readonly namespace: string; readonly pod: string; readonly uid: string; readonly node: string }
-  | { readonly type: 'export'; readonly format: FleetExportFormat };
+export interface FleetPodTarget {
+  readonly namespace: string;
+  readonly pod: string;
+  readonly uid: string;
+  readonly node: string;
+}
 
 /** Longer than any Kubernetes name (253) or UID (36): anything longer is not one. */
 const MAX_NAME = 253;
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A kubeconfig context's name: any text but control characters; 1,024 characters is far past any real one. */
+const MAX_CONTEXT = 1024;
 
 function name(value: unknown, allowEmpty = false, max = MAX_NAME): value is string {
   return typeof value === 'string' && value.length <= max && (allowEmpty || value !== '') && !/[\u0000-\u001f\u007f]/.test(value);
 }
 
-/** Exactly these keys (plus `type`), no others. */
-function hasKeys(message: Record<string, unknown>, keys: readonly string[]): boolean {
-  const present = Object.keys(message);
-  return present.length === keys.length + 1 && keys.every((key) => key in message);
-}
-
 function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
   return typeof value === 'string' && (values as readonly string[]).includes(value);
 }
-
-/** A message from the webview, or undefined when it is not exactly one of the protocol's. */
-export function parseFleetWebviewMessage(value: unknown): FleetWebviewMessage | undefined {
-  if (!isRecord(value)) return undefined;
-  switch (value.type) {
-    case 'ready':
-    case 'refresh':
-    case 'scan':
-      return hasKeys(value, []) ? { type: value.type } : undefined;
-    case 'setWindow':
-      return hasKeys(value, ['window']) && isOneOf(FLEET_WINDOWS, value.window) ? { type: 'setWindow', window: value.window } : undefined;
-    case 'openNode':
-      return hasKeys(value, ['node']) && name(value.node) ? { type: 'openNode', node: value.node } : undefined;
-    case 'openPod': {
-      // A pod without names (an agent without API access) still has its UID and node; namespace and pod may be ''.
-      const { namespace, pod, uid, node } = value;
-      if (!hasKeys(value, ['namespace', 'pod', 'uid', 'node'])) return undefined;
-      if (!name(namespace, true) || !name(pod, true) || !name(uid) || !name(node, true)) return undefined;
-      return { type: 'openPod', namespace, pod, uid, node };
-    }
-    case 'export':
-      return hasKeys(value, ['format']) && isOneOf(FLEET_EXPORT_FORMATS, value.format)
-        ? { type: 'export', format: value.format }
-        : undefined;
-    default:
-      return undefined;
-  }
-}
-
-/** A kubeconfig context's name: any text but control characters; 1,024 characters is far past any real one. */
-const MAX_CONTEXT = 1024;
 
 /** The saved state of a restored panel (untrusted: it went through the workbench), or undefined when unusable. */
 export function parseFleetPanelState(value: unknown): FleetPanelState | undefined {
@@ -104,33 +61,65 @@ export function parseFleetPanelState(value: unknown): FleetPanelState | undefine
   return { version: 1, context, window };
 }
 
-/** A message from the host (the webview's side): the type checked, the view model's outline checked. */
-export function parseFleetHostMessage(value: unknown): FleetHostMessage | undefined {
-  if (!isRecord(value)) return undefined;
-  switch (value.type) {
-    case 'state': {
-      const model = value.viewModel;
-      if (!isRecord(model) || model.version !== 1 || !Array.isArray(model.nodes) || !isRecord(model.header)) return undefined;
-      return { type: 'state', viewModel: model as unknown as FleetViewModel };
-    }
-    case 'panel': {
-      const state = parseFleetPanelState(value.state);
-      return state ? { type: 'panel', state } : undefined;
-    }
-    case 'progress':
-      return typeof value.text === 'string' ? { type: 'progress', text: value.text } : undefined;
-    case 'error':
-      if (typeof value.message !== 'string') return undefined;
-      return value.offerScan === true
-        ? { type: 'error', message: value.message, offerScan: true }
-        : { type: 'error', message: value.message };
-    case 'exported':
-      return isOneOf(FLEET_EXPORT_FORMATS, value.format) &&
-        isOneOf(['saved', 'cancelled', 'failed'] as const, value.outcome) &&
-        typeof value.detail === 'string'
-        ? { type: 'exported', format: value.format, outcome: value.outcome, detail: value.detail }
-        : undefined;
-    default:
-      return undefined;
-  }
-}
+const COMMANDS = {
+  /** The page's script runs: the host answers with the panel's identity and the fleet. */
+  ready: noParams,
+  refresh: noParams,
+  /** The user asked for a debug-pod scan (the host still asks before any pod). */
+  scan: noParams,
+  setWindow: (params): { readonly window: FleetWindowChoice } | undefined =>
+    hasExactly(params, ['window']) && isOneOf(FLEET_WINDOWS, params.window) ? { window: params.window } : undefined,
+  openNode: (params): { readonly node: string } | undefined =>
+    hasExactly(params, ['node']) && name(params.node) ? { node: params.node } : undefined,
+  openPod: (params): FleetPodTarget | undefined => {
+    // A pod without names (an agent without API access) still has its UID and node; namespace and pod may be ''.
+    const { namespace, pod, uid, node } = params;
+    if (!hasExactly(params, ['namespace', 'pod', 'uid', 'node'])) return undefined;
+    if (!name(namespace, true) || !name(pod, true) || !name(uid) || !name(node, true)) return undefined;
+    return { namespace, pod, uid, node };
+  },
+} satisfies Record<string, (params: Readonly<Record<string, unknown>>) => unknown>;
+
+const NOTIFICATIONS = {
+  /** The view model: its outline checked (the host built it from the summary). */
+  state: (params): { readonly viewModel: FleetViewModel } | undefined => {
+    const model = params.viewModel;
+    if (!isRecord(model) || model.version !== 1 || !Array.isArray(model.nodes) || !isRecord(model.header)) return undefined;
+    return { viewModel: model as unknown as FleetViewModel };
+  },
+  panel: (params): { readonly state: FleetPanelState } | undefined => {
+    const state = parseFleetPanelState(params.state);
+    return state ? { state } : undefined;
+  },
+  progress: (params): { readonly text: string } | undefined => (typeof params.text === 'string' ? { text: params.text } : undefined),
+  error: (params): { readonly message: string; readonly offerScan?: true } | undefined => {
+    if (typeof params.message !== 'string') return undefined;
+    return params.offerScan === true ? { message: params.message, offerScan: true } : { message: params.message };
+  },
+} satisfies Record<string, (params: Readonly<Record<string, unknown>>) => unknown>;
+
+const REQUESTS = {
+  /** Save the summary (Markdown, JSON) or the pods (CSV) through a save dialog: the file's path, or cancelled. */
+  export: defineRequest<'export', { readonly format: FleetExportFormat }, SavedResult>({
+    method: 'export',
+    timeoutMs: 120_000,
+    parseParams: (params) =>
+      hasExactly(params, ['format']) && isOneOf(FLEET_EXPORT_FORMATS, params.format) ? { format: params.format } : undefined,
+    parseResult: parseSaved,
+  }),
+} as const;
+
+export const FLEET_PROTOCOL = new WebviewProtocol({
+  version: FLEET_PROTOCOL_VERSION,
+  commands: COMMANDS,
+  notifications: NOTIFICATIONS,
+  requests: REQUESTS,
+});
+
+export type FleetCommand = MessageOf<typeof COMMANDS>;
+export type FleetNotification = MessageOf<typeof NOTIFICATIONS>;
+export type FleetNotificationParams<M extends FleetNotification['method']> = ParamsOf<typeof NOTIFICATIONS, M>;
+export type FleetCommandParams<M extends FleetCommand['method']> = ParamsOf<typeof COMMANDS, M>;
+export type FleetRequests = typeof REQUESTS;
+export type FleetRequest = RequestOf<FleetRequests>;
+export type FleetExportResult = RequestResultOf<FleetRequests, 'export'>;

@@ -1,73 +1,53 @@
-// The typed message protocol between the inspector's host (src/vscode/inspectorPanel/panel.ts) and its webview
-// (webview/inspector/), shared by both sides. Modelled on GitLens's webview IPC (src/webviews/protocol.ts):
-//   commands       webview → host, fire-and-forget (the host answers, if at all, with a notification);
-//   requests       webview → host, with a correlation `id`: the host answers each with exactly one `response`
-//                  notification, `{ id, ok: true, result }` or `{ id, ok: false, error }`, whose result type
-//                  is the request descriptor's (REQUESTS); the webview keeps the pending ones with a timeout
-//                  (./requests.ts), so a host that never answers leaves nothing busy for ever;
-//   notifications  host → webview, state pushes (and the responses).
-// Every message carries the protocol version `v` and a `method` that discriminates the union. Both ends
-// validate what they receive with the parse functions below: the host treats the webview as untrusted
-// input (it renders text from the target), and a restored webview may hold state from an older version.
+// The inspector's protocol between its host (src/vscode/inspectorPanel/panel.ts) and its webview (webview/inspector/),
+// on the shared typed protocol of src/core/webviewIpc/ (commands, requests with a correlation id answered by one
+// `response`, notifications; every message versioned and checked by the side that receives it: the host treats the
+// webview as untrusted input, since it renders text from the target, and a restored webview may hold state from an
+// older version). This module names the inspector's messages with their checks, and its saved state.
 import type { ClusterFactsState } from '../inspectorPanel/clusterFactsState.ts';
 import { parseClusterFactsState } from '../inspectorPanel/clusterFactsState.ts';
 import type { SamplePoint } from '../inspectorPanel/series.ts';
 import type { InspectorViewModel } from '../inspectorPanel/viewModelTypes.ts';
 import { VIEW_MODEL_VERSION } from '../inspectorPanel/viewModelTypes.ts';
+import type {
+  MessageOf,
+  NoParams,
+  ParamsOf,
+  ParamsParsers,
+  ParsedWebviewMessage,
+  RequestMethodOf,
+  RequestOf,
+  RequestParamsOf,
+  RequestResultOf,
+  ResponseNotification,
+} from '../webviewIpc/protocol.ts';
+import { defineRequest, isRecord, shortString, WebviewProtocol } from '../webviewIpc/protocol.ts';
+import type { CopiedResult, SavedResult } from '../webviewIpc/results.ts';
+import { parseCopied, parseSaved } from '../webviewIpc/results.ts';
 
 /** 2: the exports and the raw sections' Copy became requests (they were commands answered by a notice). */
 export const INSPECTOR_PROTOCOL_VERSION = 2;
 
-interface Message<M extends string, P> {
-  readonly v: typeof INSPECTOR_PROTOCOL_VERSION;
-  readonly method: M;
-  readonly params: P;
-}
-
-type NoParams = Readonly<Record<string, never>>;
-
 // ---- commands: webview → host ----------------------------------------------------------------------------
 
-/** The webview's script is running; `restored` when it rendered from its saved state. */
-export type ReadyCommand = Message<'ready', { readonly restored: boolean }>;
-/** A click on a pod (table row or chart bar). */
-export type OpenPodCommand = Message<'openPod', { readonly podUid: string }>;
-/** A click on a verdict's documentation link. */
-export type OpenDocsCommand = Message<'openDocs', { readonly docsId: string }>;
-/** Pause (false) or resume (true) live sampling. */
-export type SetLiveCommand = Message<'setLive', { readonly live: boolean }>;
+const COMMANDS = {
+  /** The webview's script is running; `restored` when it rendered from its saved state. */
+  ready: (params): { readonly restored: boolean } => ({ restored: params.restored === true }),
+  /** A click on a pod (table row or chart bar). */
+  openPod: (params): { readonly podUid: string } | undefined =>
+    shortString(params.podUid) && params.podUid !== '' ? { podUid: params.podUid } : undefined,
+  /** A click on a verdict's documentation link. */
+  openDocs: (params): { readonly docsId: string } | undefined =>
+    shortString(params.docsId) && /^[a-z0-9.-]+$/.test(params.docsId) ? { docsId: params.docsId } : undefined,
+  /** Pause (false) or resume (true) live sampling. */
+  setLive: (params): { readonly live: boolean } | undefined => (typeof params.live === 'boolean' ? { live: params.live } : undefined),
+} satisfies ParamsParsers;
 
-export type WebviewCommand = ReadyCommand | OpenPodCommand | OpenDocsCommand | SetLiveCommand;
+export type WebviewCommand = MessageOf<typeof COMMANDS>;
 export type WebviewCommandMethod = WebviewCommand['method'];
 
 // ---- requests: webview → host, each answered by one `response` notification -------------------------------
 
-/** Something was put on the clipboard. */
-export interface CopiedResult {
-  readonly kind: 'copied';
-}
-/** A file was written (`path`: the file system path, or the URI when it is not a file), or the save dialog was cancelled. */
-export type SavedResult = { readonly kind: 'saved'; readonly path: string } | { readonly kind: 'cancelled' };
-
-/**
- * A request, named once (GitLens's IpcRequest<Params, Result>): its method, how long the webview waits for
- * the answer, and the two checks of what crosses the boundary: the host's of the params, the webview's of
- * the result. The params and result types are derived from it (RequestParams, RequestResult), so a request
- * cannot be declared in one place and validated or answered with another shape in the next.
- */
-export interface RequestDescriptor<M extends string, P, R> {
-  readonly method: M;
-  /** How long the webview waits for the answer; the saves wait for the user in a save dialog. */
-  readonly timeoutMs: number;
-  /** The host's check of the params the webview sent, or undefined when they are not this request's. */
-  readonly parseParams: (params: Readonly<Record<string, unknown>>) => P | undefined;
-  /** The webview's check of a successful answer's result, or undefined when it is not this request's. */
-  readonly parseResult: (value: unknown) => R | undefined;
-}
-
-function defineRequest<M extends string, P, R>(descriptor: RequestDescriptor<M, P, R>): RequestDescriptor<M, P, R> {
-  return descriptor;
-}
+const MAX_COPY = 64 * 1024 * 1024;
 
 /** Every request, keyed by its method. */
 export const REQUESTS = {
@@ -75,21 +55,21 @@ export const REQUESTS = {
   copyMarkdown: defineRequest<'copyMarkdown', NoParams, CopiedResult>({
     method: 'copyMarkdown',
     timeoutMs: 15_000,
-    parseParams: noParams,
+    parseParams: () => ({}),
     parseResult: parseCopied,
   }),
   /** Save the JSON report through a save dialog. */
   saveJson: defineRequest<'saveJson', NoParams, SavedResult>({
     method: 'saveJson',
     timeoutMs: 120_000,
-    parseParams: noParams,
+    parseParams: () => ({}),
     parseResult: parseSaved,
   }),
   /** Save the probe capture (which `gpumem analyze` reads back) through a save dialog. */
   saveCapture: defineRequest<'saveCapture', NoParams, SavedResult>({
     method: 'saveCapture',
     timeoutMs: 120_000,
-    parseParams: noParams,
+    parseParams: () => ({}),
     parseResult: parseSaved,
   }),
   /** Copy one raw section (or its lines that match the filter) to the clipboard. */
@@ -101,13 +81,12 @@ export const REQUESTS = {
     parseResult: parseCopied,
   }),
 } as const;
-export type WebviewRequestMethod = keyof typeof REQUESTS;
-export type RequestParams<M extends WebviewRequestMethod> = NonNullable<ReturnType<(typeof REQUESTS)[M]['parseParams']>>;
-export type RequestResult<M extends WebviewRequestMethod> = NonNullable<ReturnType<(typeof REQUESTS)[M]['parseResult']>>;
+export type InspectorRequests = typeof REQUESTS;
+export type WebviewRequestMethod = RequestMethodOf<InspectorRequests>;
+export type RequestParams<M extends WebviewRequestMethod> = RequestParamsOf<InspectorRequests, M>;
+export type RequestResult<M extends WebviewRequestMethod> = RequestResultOf<InspectorRequests, M>;
 /** A request: a message with a correlation id, one type per method (a union when M is). */
-export type WebviewRequest<M extends WebviewRequestMethod = WebviewRequestMethod> = {
-  [K in M]: Message<K, RequestParams<K>> & { readonly id: string };
-}[M];
+export type WebviewRequest<M extends WebviewRequestMethod = WebviewRequestMethod> = RequestOf<InspectorRequests, M>;
 
 // ---- notifications: host → webview -----------------------------------------------------------------------
 
@@ -134,21 +113,42 @@ export interface LiveState {
   readonly detail: string;
 }
 
-export type UpdateNotification = Message<'update', { readonly model: InspectorViewModel; readonly source: InspectionSource }>;
-export type SampleNotification = Message<'sample', { readonly point: SamplePoint }>;
-/** The whole history the host kept (after the webview was re-created on show). */
-export type SamplesNotification = Message<'samples', { readonly points: readonly SamplePoint[] }>;
-export type LiveStateNotification = Message<'liveState', { readonly state: LiveState }>;
-/** A short message for the panel's status line (a command that failed). */
-export type NoticeNotification = Message<'notice', { readonly text: string; readonly tone: 'info' | 'error' }>;
-/** The answer to the request with this `id`: its result (of the request method's type), or why it failed. */
-export type ResponseParams<R = unknown> =
-  { readonly id: string; readonly ok: true; readonly result: R } | { readonly id: string; readonly ok: false; readonly error: string };
-export type ResponseNotification = Message<'response', ResponseParams>;
+const NOTIFICATIONS = {
+  update: (params): { readonly model: InspectorViewModel; readonly source: InspectionSource } | undefined =>
+    isViewModel(params.model) && isSource(params.source) ? { model: params.model, source: params.source } : undefined,
+  sample: (params): { readonly point: SamplePoint } | undefined =>
+    isRecord(params.point) && typeof params.point.t === 'number' && Array.isArray(params.point.pods) && numbersFinite(params.point)
+      ? { point: params.point as unknown as SamplePoint }
+      : undefined,
+  /** The whole history the host kept (after the webview was re-created on show). */
+  samples: (params): { readonly points: readonly SamplePoint[] } | undefined =>
+    Array.isArray(params.points) && numbersFinite(params.points) ? { points: params.points as SamplePoint[] } : undefined,
+  liveState: (params): { readonly state: LiveState } | undefined =>
+    isRecord(params.state) &&
+    typeof params.state.status === 'string' &&
+    Number.isFinite(params.state.everySeconds) &&
+    Number.isFinite(params.state.samples) &&
+    typeof params.state.detail === 'string'
+      ? { state: params.state as unknown as LiveState }
+      : undefined,
+  /** A short message for the panel's status line (a command that failed). */
+  notice: (params): { readonly text: string; readonly tone: 'info' | 'error' } | undefined =>
+    typeof params.text === 'string' && (params.tone === 'info' || params.tone === 'error')
+      ? { text: params.text, tone: params.tone }
+      : undefined,
+} satisfies ParamsParsers;
 
-export type HostNotification =
-  UpdateNotification | SampleNotification | SamplesNotification | LiveStateNotification | NoticeNotification | ResponseNotification;
+export type HostNotification = MessageOf<typeof NOTIFICATIONS> | ResponseNotification;
 export type HostNotificationMethod = HostNotification['method'];
+export type { ResponseNotification, ResponseParams } from '../webviewIpc/protocol.ts';
+export type { CopiedResult, SavedResult } from '../webviewIpc/results.ts';
+
+export const INSPECTOR_PROTOCOL = new WebviewProtocol({
+  version: INSPECTOR_PROTOCOL_VERSION,
+  commands: COMMANDS,
+  notifications: NOTIFICATIONS,
+  requests: REQUESTS,
+});
 
 // ---- the webview's persisted state (getState/setState; the serializer gets it back) -----------------------
 // The live samples are not in it: setState runs on every UI change, and the host keeps the history (it
@@ -171,168 +171,61 @@ export interface InspectorState {
   readonly ui: InspectorUiState;
 }
 
-// ---- constructors ----------------------------------------------------------------------------------------
-
-type ParamsOf<U extends Message<string, unknown>, M extends U['method']> = Extract<U, { method: M }>['params'];
+// ---- constructors and checks (the names both sides use) ---------------------------------------------------
 
 export function command<M extends WebviewCommandMethod>(
   method: M,
-  params: ParamsOf<WebviewCommand, M>,
+  params: ParamsOf<typeof COMMANDS, M>,
 ): Extract<WebviewCommand, { method: M }> {
-  return { v: INSPECTOR_PROTOCOL_VERSION, method, params } as Extract<WebviewCommand, { method: M }>;
+  return INSPECTOR_PROTOCOL.command(method, params) as unknown as Extract<WebviewCommand, { method: M }>;
 }
 
 export function notification<M extends HostNotificationMethod>(
   method: M,
-  params: ParamsOf<HostNotification, M>,
+  params: Extract<HostNotification, { method: M }>['params'],
 ): Extract<HostNotification, { method: M }> {
-  return { v: INSPECTOR_PROTOCOL_VERSION, method, params } as Extract<HostNotification, { method: M }>;
+  return { v: INSPECTOR_PROTOCOL_VERSION, method, params } as unknown as Extract<HostNotification, { method: M }>;
 }
 
 export function request<M extends WebviewRequestMethod>(id: string, method: M, params: RequestParams<M>): WebviewRequest<M> {
-  return { v: INSPECTOR_PROTOCOL_VERSION, id, method, params } as unknown as WebviewRequest<M>;
+  return INSPECTOR_PROTOCOL.request(id, method, params);
 }
 
 /** The successful answer to `to`: the result's type is the request method's. */
 export function response<M extends WebviewRequestMethod>(to: WebviewRequest<M>, result: RequestResult<M>): ResponseNotification {
-  return notification('response', { id: to.id, ok: true, result });
+  return INSPECTOR_PROTOCOL.response(to, result);
 }
 
 /** The failed answer to the request with this id (a long message is cut). */
 export function errorResponse(id: string, error: string): ResponseNotification {
-  return notification('response', { id, ok: false, error: error.length > MAX_ERROR ? `${error.slice(0, MAX_ERROR - 1)}…` : error });
+  return INSPECTOR_PROTOCOL.errorResponse(id, error);
 }
 
-// ---- validation ------------------------------------------------------------------------------------------
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const MAX_ID = 512;
-const MAX_COPY = 64 * 1024 * 1024;
-const MAX_ERROR = 4096;
-const MAX_PATH = 4096;
-
-function shortString(value: unknown, max = MAX_ID): value is string {
-  return typeof value === 'string' && value.length <= max;
-}
-
-/** A request's correlation id: 1 to 64 letters, digits, `_`, `-`, `.` or `:`. */
-export function isRequestId(value: unknown): value is string {
-  return typeof value === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(value);
-}
-
-/** What the host received from the webview. An invalid request with a usable id carries it, so it can be answered. */
-export type ParsedWebviewMessage =
-  | { readonly kind: 'command'; readonly message: WebviewCommand }
-  | { readonly kind: 'request'; readonly message: WebviewRequest }
-  | { readonly kind: 'invalid'; readonly id: string | undefined };
+export { isRequestId } from '../webviewIpc/protocol.ts';
 
 /** Any message from the webview: one with an `id` is a request, one without is a command. */
-export function parseWebviewMessage(value: unknown): ParsedWebviewMessage {
-  if (isRecord(value) && 'id' in value) {
-    const parsed = parseWebviewRequest(value);
-    if (parsed) return { kind: 'request', message: parsed };
-    return { kind: 'invalid', id: value.v === INSPECTOR_PROTOCOL_VERSION && isRequestId(value.id) ? value.id : undefined };
-  }
-  const parsed = parseWebviewCommand(value);
-  return parsed ? { kind: 'command', message: parsed } : { kind: 'invalid', id: undefined };
-}
-
-function isRequestMethod(value: string): value is WebviewRequestMethod {
-  return Object.hasOwn(REQUESTS, value);
+export function parseWebviewMessage(value: unknown): ParsedWebviewMessage<typeof COMMANDS, InspectorRequests> {
+  return INSPECTOR_PROTOCOL.parseWebviewMessage(value);
 }
 
 /** A request from the webview, or undefined when its version, id, method or parameters are not right. */
 export function parseWebviewRequest(value: unknown): WebviewRequest | undefined {
-  if (!isRecord(value) || value.v !== INSPECTOR_PROTOCOL_VERSION || !isRequestId(value.id) || typeof value.method !== 'string')
-    return undefined;
-  if (!isRequestMethod(value.method)) return undefined;
-  const descriptor: RequestDescriptor<WebviewRequestMethod, unknown, unknown> = REQUESTS[value.method];
-  const params = descriptor.parseParams(isRecord(value.params) ? value.params : {});
-  return params === undefined
-    ? undefined
-    : ({ v: INSPECTOR_PROTOCOL_VERSION, id: value.id, method: descriptor.method, params } as WebviewRequest);
-}
-
-function noParams(): NoParams {
-  return {};
-}
-
-function parseCopied(value: unknown): CopiedResult | undefined {
-  return isRecord(value) && value.kind === 'copied' ? { kind: 'copied' } : undefined;
-}
-
-function parseSaved(value: unknown): SavedResult | undefined {
-  if (!isRecord(value)) return undefined;
-  if (value.kind === 'saved' && typeof value.path === 'string' && value.path !== '' && value.path.length <= MAX_PATH)
-    return { kind: 'saved', path: value.path };
-  return value.kind === 'cancelled' ? { kind: 'cancelled' } : undefined;
+  return INSPECTOR_PROTOCOL.parseWebviewRequest(value);
 }
 
 /** A successful response's result checked against its request's method (the webview's side), or undefined. */
 export function parseRequestResult<M extends WebviewRequestMethod>(method: M, value: unknown): RequestResult<M> | undefined {
-  if (!isRequestMethod(method)) return undefined;
-  const descriptor: RequestDescriptor<WebviewRequestMethod, unknown, unknown> = REQUESTS[method as WebviewRequestMethod];
-  return descriptor.parseResult(value) as RequestResult<M> | undefined;
+  return INSPECTOR_PROTOCOL.parseRequestResult(method, value);
 }
 
 /** A command from the webview, or undefined when it is not one this version knows (a request is not a command). */
 export function parseWebviewCommand(value: unknown): WebviewCommand | undefined {
-  if (!isRecord(value) || value.v !== INSPECTOR_PROTOCOL_VERSION || typeof value.method !== 'string') return undefined;
-  const params = isRecord(value.params) ? value.params : {};
-  switch (value.method) {
-    case 'ready':
-      return command('ready', { restored: params.restored === true });
-    case 'openPod':
-      return shortString(params.podUid) && params.podUid !== '' ? command('openPod', { podUid: params.podUid }) : undefined;
-    case 'openDocs':
-      return shortString(params.docsId) && /^[a-z0-9.-]+$/.test(params.docsId) ? command('openDocs', { docsId: params.docsId }) : undefined;
-    case 'setLive':
-      return typeof params.live === 'boolean' ? command('setLive', { live: params.live }) : undefined;
-    default:
-      return undefined;
-  }
+  return INSPECTOR_PROTOCOL.parseWebviewCommand(value);
 }
 
 /** A notification from the host (the webview's side of the check). */
 export function parseHostNotification(value: unknown): HostNotification | undefined {
-  if (!isRecord(value) || value.v !== INSPECTOR_PROTOCOL_VERSION || typeof value.method !== 'string' || !isRecord(value.params))
-    return undefined;
-  const params = value.params;
-  switch (value.method) {
-    case 'update':
-      return isViewModel(params.model) && isSource(params.source) ? (value as unknown as UpdateNotification) : undefined;
-    case 'sample':
-      return isRecord(params.point) && typeof params.point.t === 'number' && Array.isArray(params.point.pods) && numbersFinite(params.point)
-        ? (value as unknown as SampleNotification)
-        : undefined;
-    case 'samples':
-      return Array.isArray(params.points) && numbersFinite(params.points) ? (value as unknown as SamplesNotification) : undefined;
-    case 'liveState':
-      return isRecord(params.state) &&
-        typeof params.state.status === 'string' &&
-        Number.isFinite(params.state.everySeconds) &&
-        Number.isFinite(params.state.samples) &&
-        typeof params.state.detail === 'string'
-        ? (value as unknown as LiveStateNotification)
-        : undefined;
-    case 'notice':
-      return typeof params.text === 'string' && (params.tone === 'info' || params.tone === 'error')
-        ? (value as unknown as NoticeNotification)
-        : undefined;
-    case 'response':
-      // The result's shape depends on the request's method, which only the webview's pending request knows:
-      // parseRequestResult checks it there.
-      if (!isRequestId(params.id)) return undefined;
-      if (params.ok === true && 'result' in params) return notification('response', { id: params.id, ok: true, result: params.result });
-      if (params.ok === false && shortString(params.error, MAX_ERROR))
-        return notification('response', { id: params.id, ok: false, error: params.error });
-      return undefined;
-    default:
-      return undefined;
-  }
+  return INSPECTOR_PROTOCOL.parseHostNotification(value);
 }
 
 function isViewModel(value: unknown): value is InspectorViewModel {

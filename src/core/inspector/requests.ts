@@ -1,153 +1,17 @@
-// The webview's side of the protocol's requests (./protocol.ts): it sends each request with a fresh
-// correlation id, keeps it pending until the host's `response` with that id arrives, and checks the result's
-// shape against the request's method. A request the host does not answer in time settles as a timeout, so a
-// host that never answers leaves nothing busy for ever; if its answer still comes (a save dialog left open a
-// long time), it goes to the request's `onLate` callback. Pure (timers are injected), so the unit tests run it.
-import type { RequestParams, RequestResult, ResponseParams, WebviewRequest, WebviewRequestMethod } from './protocol.ts';
-import { parseRequestResult, REQUESTS, request } from './protocol.ts';
-import { errorMessage } from '../errorMessage.ts';
+// The inspector page's side of its requests: the shared pending-request table (src/core/webviewIpc/requests.ts:
+// a fresh correlation id each, a timeout, late answers to `onLate`, results checked) on the inspector's protocol.
+import type { PendingRequestsOptions } from '../webviewIpc/requests.ts';
+import { PendingRequests as SharedPendingRequests } from '../webviewIpc/requests.ts';
+import type { InspectorRequests } from './protocol.ts';
+import { INSPECTOR_PROTOCOL } from './protocol.ts';
+
+export type { FailureReason, RequestOptions, RequestOutcome, Timers } from '../webviewIpc/requests.ts';
 
 /** How long the webview waits for each request's answer (REQUESTS, ./protocol.ts, names it per request). */
-export const REQUEST_TIMEOUT_MS = Object.fromEntries(
-  Object.values(REQUESTS).map((descriptor) => [descriptor.method, descriptor.timeoutMs]),
-) as Readonly<Record<WebviewRequestMethod, number>>;
+export const REQUEST_TIMEOUT_MS = INSPECTOR_PROTOCOL.requestTimeouts;
 
-/** Why a request did not succeed: the host said it failed, it did not answer in time, its answer was malformed, or the page closed. */
-export type FailureReason = 'failed' | 'timeout' | 'malformed' | 'disposed';
-
-export type RequestOutcome<R> =
-  { readonly ok: true; readonly result: R } | { readonly ok: false; readonly reason: FailureReason; readonly error: string };
-
-export interface Timers {
-  set(callback: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
-
-const realTimers: Timers = {
-  set: (callback, ms) => setTimeout(callback, ms),
-  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
-export interface PendingRequestsOptions {
-  /** Posts a request to the host. */
-  readonly send: (message: WebviewRequest) => void;
-  /** A prefix for the ids, unique to this page (a re-created webview must not take an answer meant for the old one). */
-  readonly idPrefix: string;
-  readonly timeouts?: Readonly<Record<WebviewRequestMethod, number>>;
-  readonly timers?: Timers;
-}
-
-export interface RequestOptions<R> {
-  /** Overrides the method's timeout. */
-  readonly timeoutMs?: number;
-  /** An answer that came after the timeout. */
-  readonly onLate?: (outcome: RequestOutcome<R>) => void;
-}
-
-interface Pending {
-  readonly method: WebviewRequestMethod;
-  readonly resolve: (outcome: RequestOutcome<unknown>) => void;
-  readonly onLate: ((outcome: RequestOutcome<unknown>) => void) | undefined;
-  readonly timer: unknown;
-}
-
-/** How many timed-out requests are remembered for their late answers. */
-const MAX_EXPIRED = 16;
-
-export class PendingRequests {
-  readonly #options: PendingRequestsOptions;
-  readonly #timers: Timers;
-  readonly #pending = new Map<string, Pending>();
-  readonly #expired = new Map<string, Pick<Pending, 'method' | 'onLate'>>();
-  #counter = 0;
-  #disposed = false;
-
-  constructor(options: PendingRequestsOptions) {
-    if (!/^[A-Za-z0-9_.:-]{1,40}$/.test(options.idPrefix)) throw new Error('the id prefix must be 1 to 40 letters, digits, _ . : or -');
-    this.#options = options;
-    this.#timers = options.timers ?? realTimers;
+export class PendingRequests extends SharedPendingRequests<InspectorRequests> {
+  constructor(options: Omit<PendingRequestsOptions<InspectorRequests>, 'protocol'>) {
+    super({ ...options, protocol: INSPECTOR_PROTOCOL });
   }
-
-  /** Requests waiting for their answer. */
-  get size(): number {
-    return this.#pending.size;
-  }
-
-  /** Sends a request; the promise resolves (never rejects) with its result or why there is none. */
-  request<M extends WebviewRequestMethod>(
-    method: M,
-    params: RequestParams<M>,
-    options: RequestOptions<RequestResult<M>> = {},
-  ): Promise<RequestOutcome<RequestResult<M>>> {
-    if (this.#disposed) return Promise.resolve({ ok: false, reason: 'disposed', error: 'The panel is closing.' });
-    const id = `${this.#options.idPrefix}-${++this.#counter}`;
-    const timeoutMs = options.timeoutMs ?? (this.#options.timeouts ?? REQUEST_TIMEOUT_MS)[method];
-    return new Promise((resolve) => {
-      const timer = this.#timers.set(() => {
-        const pending = this.#pending.get(id);
-        if (!pending) return;
-        this.#pending.delete(id);
-        this.#expired.set(id, { method, onLate: pending.onLate });
-        while (this.#expired.size > MAX_EXPIRED) this.#expired.delete(this.#expired.keys().next().value as string);
-        resolve({ ok: false, reason: 'timeout', error: `No answer from the extension host after ${Math.round(timeoutMs / 1000)} s.` });
-      }, timeoutMs);
-      this.#pending.set(id, {
-        method,
-        resolve: resolve as (outcome: RequestOutcome<unknown>) => void,
-        onLate: options.onLate as ((outcome: RequestOutcome<unknown>) => void) | undefined,
-        timer,
-      });
-      try {
-        this.#options.send(request(id, method, params) as WebviewRequest);
-      } catch (error) {
-        this.#timers.clear(timer);
-        this.#pending.delete(id);
-        resolve({
-          ok: false,
-          reason: 'failed',
-          error: `The request could not be sent: ${errorMessage(error)}`,
-        });
-      }
-    });
-  }
-
-  /**
-   * A response from the host: settles its request (or goes to the `onLate` of one that timed out). False when
-   * no request has that id (never sent from this page, or already answered): the response is ignored.
-   */
-  settle(response: ResponseParams): boolean {
-    const pending = this.#pending.get(response.id);
-    if (pending) {
-      this.#pending.delete(response.id);
-      this.#timers.clear(pending.timer);
-      pending.resolve(outcome(pending.method, response));
-      return true;
-    }
-    const expired = this.#expired.get(response.id);
-    if (expired) {
-      this.#expired.delete(response.id);
-      expired.onLate?.(outcome(expired.method, response));
-      return true;
-    }
-    return false;
-  }
-
-  /** Settles every pending request as failed; later requests fail at once. */
-  dispose(): void {
-    this.#disposed = true;
-    for (const [id, pending] of [...this.#pending]) {
-      this.#pending.delete(id);
-      this.#timers.clear(pending.timer);
-      pending.resolve({ ok: false, reason: 'disposed', error: 'The panel is closing.' });
-    }
-    this.#expired.clear();
-  }
-}
-
-function outcome(method: WebviewRequestMethod, response: ResponseParams): RequestOutcome<unknown> {
-  if (!response.ok) return { ok: false, reason: 'failed', error: response.error };
-  const result = parseRequestResult(method, response.result);
-  return result === undefined
-    ? { ok: false, reason: 'malformed', error: `The extension host's answer to ${method} is not one this panel understands.` }
-    : { ok: true, result };
 }

@@ -5,7 +5,7 @@
 // (CVE-2021-42574, "Trojan Source", https://trojansource.codes/) and Markdown that would render as links,
 // images, HTML or tables. Every function is one linear pass per pattern (no backtracking).
 //
-// The webview needs no function here: it sets text with textContent only (webview/inspector/dom.ts).
+// The webview needs no function here: it sets text with textContent only (webview/shared/dom.ts).
 import { longestRun } from '../arrays.ts';
 
 /** What may stay: `multiline` keeps `\n` and `\t`; `single-line` escapes them too (one record per line). */

@@ -1,18 +1,21 @@
 // The fleet panel of one kubeconfig context: the webview (WebviewHost: the bundle, the CSP, a nonce per render),
-// the typed protocol (src/core/fleet/fleetProtocol.ts), reading the fleet (read.ts) on open, Refresh and a window
+// the typed protocol (src/core/fleet/fleetProtocol.ts, on src/core/webviewIpc/), reading the fleet (read.ts) on open, Refresh and a window
 // change, and the exports through the save dialog. What a click on a node or pod does is the environment's
 // (navigate.ts). The summary is held only while the panel is open. After a window reload the serializer (registered
 // at activation, src/extension.ts) brings the panel back from its saved identity (context and window) and the
 // fleet is read again.
 import * as vscode from 'vscode';
 import type {
+  FleetCommand,
   FleetExportFormat,
-  FleetHostMessage,
+  FleetExportResult,
+  FleetNotification,
+  FleetNotificationParams,
   FleetPanelState,
-  FleetWebviewMessage,
   FleetWindowChoice,
 } from '../../core/fleet/fleetProtocol.ts';
-import { parseFleetPanelState, parseFleetWebviewMessage } from '../../core/fleet/fleetProtocol.ts';
+import { FLEET_PROTOCOL, parseFleetPanelState } from '../../core/fleet/fleetProtocol.ts';
+import type { ResponseNotification } from '../../core/webviewIpc/protocol.ts';
 import { fleetPodsCsv, fleetToJson, fleetToMarkdown } from '../../core/fleet/fleetReport.ts';
 import { FLEET_VIEW_TYPE } from '../../core/fleet/viewType.ts';
 import type { FleetViewModel } from '../../core/fleet/fleetViewModel.ts';
@@ -23,7 +26,7 @@ import { summarizeFleet } from '../../core/fleet/summary.ts';
 import type { FleetSettings } from '../../core/settings.ts';
 import type { ClusterClient } from '../../kube/clusterClient.ts';
 import { errorText } from '../../kube/errorText.ts';
-import { webviewOptions, WebviewHost } from '../inspectionRun/webviewHost.ts';
+import { webviewOptions, WebviewHost } from '../webview/host.ts';
 import { showFailure } from '../messages.ts';
 import { fleetHtml } from './html.ts';
 import { NoAgentsError } from '../../fleet/readFleet.ts';
@@ -60,7 +63,7 @@ export class FleetPanel implements vscode.Disposable {
   readonly context: string;
   readonly #env: FleetEnvironment;
   readonly #panel: vscode.WebviewPanel;
-  readonly #host: WebviewHost<FleetHostMessage>;
+  readonly #host: WebviewHost<FleetNotification | ResponseNotification>;
   readonly #onDisposed: () => void;
   #window: FleetWindowChoice;
   #summary: FleetSummary | undefined;
@@ -91,7 +94,7 @@ export class FleetPanel implements vscode.Disposable {
         ...webviewOptions(env.extensionUri),
         enableFindWidget: true,
       });
-    this.#host = new WebviewHost<FleetHostMessage>(this.#panel, env.extensionUri, FLEET_BUNDLE, {
+    this.#host = new WebviewHost<FleetNotification | ResponseNotification>(this.#panel, env.extensionUri, FLEET_BUNDLE, {
       onMessage: (message) => void this.#receive(message),
       log: (line) => env.output.debug(`fleet webview CSP: ${line}`),
     });
@@ -136,16 +139,31 @@ export class FleetPanel implements vscode.Disposable {
   }
 
   async #receive(raw: unknown): Promise<void> {
-    const message: FleetWebviewMessage | undefined = parseFleetWebviewMessage(raw);
-    if (!message) {
-      this.#env.output.warn('fleet: ignored a message from the webview that is not in the protocol');
-      return;
+    const parsed = FLEET_PROTOCOL.parseWebviewMessage(raw);
+    switch (parsed.kind) {
+      case 'invalid':
+        this.#env.output.warn('fleet: ignored a message from the webview that is not in the protocol');
+        if (parsed.id !== undefined) this.#host.post(FLEET_PROTOCOL.errorResponse(parsed.id, 'The request is not one this panel knows.'));
+        return;
+      case 'request': {
+        const request = parsed.message;
+        const outcome = await this.#export(request.params.format);
+        this.#host.post(
+          outcome.kind === 'failed' ? FLEET_PROTOCOL.errorResponse(request.id, outcome.reason) : FLEET_PROTOCOL.response(request, outcome),
+        );
+        return;
+      }
+      case 'command':
+        return this.#command(parsed.message);
     }
-    switch (message.type) {
+  }
+
+  async #command(message: FleetCommand): Promise<void> {
+    switch (message.method) {
       case 'ready':
         // A webview (re-)created on show or restored: it gets its identity and the last state, or waits for the read.
         this.#postIdentity();
-        if (this.#model) this.#host.post({ type: 'state', viewModel: this.#model });
+        if (this.#model) this.#notify('state', { viewModel: this.#model });
         else if (!this.#reading) void this.refresh();
         return;
       case 'refresh':
@@ -153,27 +171,29 @@ export class FleetPanel implements vscode.Disposable {
       case 'scan':
         return this.#scan();
       case 'setWindow':
-        this.#window = message.window;
+        this.#window = message.params.window;
         this.#postIdentity();
         return this.refresh();
       case 'openNode':
-        return this.#env.openNode(this.context, message.node);
+        return this.#env.openNode(this.context, message.params.node);
       case 'openPod':
-        return this.#env.openPod(this.context, message);
-      case 'export':
-        return this.#export(message.format);
+        return this.#env.openPod(this.context, message.params);
     }
   }
 
+  #notify<M extends FleetNotification['method']>(method: M, params: FleetNotificationParams<M>): void {
+    this.#host.post(FLEET_PROTOCOL.notification(method, params) as unknown as FleetNotification);
+  }
+
   #postIdentity(): void {
-    this.#host.post({ type: 'panel', state: { version: 1, context: this.context, window: this.#window } });
+    this.#notify('panel', { state: { version: 1, context: this.context, window: this.#window } });
   }
 
   async #read(scan: { readonly namespace: string; readonly image: string } | undefined): Promise<void> {
     const env = this.#env;
     // A panel restored in Restricted Mode (the commands that open one check trust first): nothing reaches the cluster.
     if (!vscode.workspace.isTrusted) {
-      this.#host.post({ type: 'error', message: 'Reading the fleet reaches the cluster: trust the workspace, then Refresh.' });
+      this.#notify('error', { message: 'Reading the fleet reaches the cluster: trust the workspace, then Refresh.' });
       return;
     }
     const client = await env.client(this.context);
@@ -190,7 +210,7 @@ export class FleetPanel implements vscode.Disposable {
         settings: env.settings(),
         secrets: env.secrets,
         log: (line) => env.output.info(line),
-        progress: (text) => this.#host.post({ type: 'progress', text }),
+        progress: (text) => this.#notify('progress', { text }),
         ...(scan ? { scan, partial: (facts: FleetFacts) => this.#showPartial(facts) } : {}),
       });
       if (this.#disposed) return;
@@ -198,17 +218,16 @@ export class FleetPanel implements vscode.Disposable {
       this.#model = buildFleetViewModel(read.summary, { context: this.context, notes: read.notes });
       for (const note of read.notes) env.output.warn(`fleet ${this.context}: ${note}`);
       env.output.info(`fleet ${this.context}: ${read.summary.line}`);
-      this.#host.post({ type: 'state', viewModel: this.#model });
+      this.#notify('state', { viewModel: this.#model });
     } catch (error) {
       if (error instanceof FleetReadCancelled) {
-        this.#host.post({ type: 'error', message: 'Reading the fleet was cancelled. Refresh to read it again.' });
+        this.#notify('error', { message: 'Reading the fleet was cancelled. Refresh to read it again.' });
         return;
       }
       if (error instanceof NoAgentsError) {
         // Not a failure to report: the cluster has no agent yet. The view offers the scan; the log says why.
         env.output.info(`fleet ${this.context}: ${error.message}`);
-        this.#host.post({
-          type: 'error',
+        this.#notify('error', {
           message: `${error.message}. A one-shot scan reads every ready GPU node with a debug pod instead.`,
           offerScan: true,
         });
@@ -222,23 +241,18 @@ export class FleetPanel implements vscode.Disposable {
   #showPartial(facts: FleetFacts): void {
     if (this.#disposed) return;
     const { top, headroomPercent } = this.#env.settings();
-    this.#host.post({
-      type: 'state',
-      viewModel: buildFleetViewModel(summarizeFleet(facts, top, headroomPercent), { context: this.context }),
-    });
+    this.#notify('state', { viewModel: buildFleetViewModel(summarizeFleet(facts, top, headroomPercent), { context: this.context }) });
   }
 
   #fail(text: string): void {
-    this.#host.post({ type: 'error', message: text });
+    this.#notify('error', { message: text });
     void showFailure(this.#env.output, `fleet of ${this.context}: ${text}`);
   }
 
-  async #export(format: FleetExportFormat): Promise<void> {
+  /** Where the export went, or why it did not (the webview's request is answered with it). */
+  async #export(format: FleetExportFormat): Promise<FleetExportResult | { readonly kind: 'failed'; readonly reason: string }> {
     const summary = this.#summary;
-    if (!summary) {
-      this.#host.post({ type: 'exported', format, outcome: 'failed', detail: 'the fleet was not read yet' });
-      return;
-    }
+    if (!summary) return { kind: 'failed', reason: 'the fleet was not read yet' };
     const spec = EXPORTS[format];
     const top = this.#env.settings().top;
     const content =
@@ -255,18 +269,15 @@ export class FleetPanel implements vscode.Disposable {
         filters: { [spec.filter]: [spec.extension] },
         ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, `${fileStem(this.context)}.${spec.extension}`) } : {}),
       });
-      if (!target) {
-        this.#host.post({ type: 'exported', format, outcome: 'cancelled', detail: '' });
-        return;
-      }
+      if (!target) return { kind: 'cancelled' };
       await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(content));
       const where = target.scheme === 'file' ? target.fsPath : target.toString(true);
       this.#env.output.info(`fleet ${this.context}: ${spec.title.toLowerCase()}: ${where}`);
-      this.#host.post({ type: 'exported', format, outcome: 'saved', detail: where });
+      return { kind: 'saved', path: where };
     } catch (error) {
       const text = errorMessage(error);
-      this.#host.post({ type: 'exported', format, outcome: 'failed', detail: text });
       void showFailure(this.#env.output, `${spec.title}: ${text}`);
+      return { kind: 'failed', reason: text };
     }
   }
 

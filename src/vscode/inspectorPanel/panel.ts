@@ -1,7 +1,7 @@
 // The inspector panel's own view logic: one WebviewPanel per target (InspectionPanels in
 // src/vscode/inspectionRun/show.ts keeps them and replaces a target's panel with its new inspection), the
 // typed protocol (src/core/inspector/protocol.ts) and the exports. The webview plumbing is
-// src/vscode/inspectionRun/webviewHost.ts, the live sampling src/vscode/inspectionRun/liveSampler.ts.
+// src/vscode/webview/host.ts, the live sampling src/vscode/inspectionRun/liveSampler.ts.
 import * as vscode from 'vscode';
 import type { Inspection } from '../../core/inspectionRun/analyze.ts';
 import type { OpenPodArgs } from '../../core/inspectorPanel/openPod.ts';
@@ -29,7 +29,7 @@ import type { Transport } from '../../core/probe/transport.ts';
 import { inspectionToJson, inspectionToMarkdown } from '../../core/report/inspectionReport.ts';
 import { COMMANDS } from '../commandIds.ts';
 import { LiveSampler } from '../inspectionRun/liveSampler.ts';
-import { webviewOptions, WebviewHost } from '../inspectionRun/webviewHost.ts';
+import { webviewOptions, WebviewHost } from '../webview/host.ts';
 import type { ReportView } from '../reportView.ts';
 import { inspectorHtml } from './html.ts';
 import { exportFileStem } from '../../core/text/exportFileStem.ts';

@@ -1,17 +1,17 @@
 // The host side every gpumem webview panel shares: the bundle under dist/webview/ as the only local
-// resource, a fresh HTML with a new CSP nonce on each render (src/vscode/inspectorPanel/html.ts holds the policy),
+// resource, a fresh HTML with a new CSP nonce on each render (./html.ts holds the policy),
 // and messages out that are dropped once the panel is gone. What the messages mean is the panel's own.
 // https://code.visualstudio.com/api/extension-guides/webview#content-security-policy
 import * as vscode from 'vscode';
-import type { InspectorHtmlInput } from '../inspectorPanel/html.ts';
-import { contentSecurityPolicy, newCspNonce } from '../inspectorPanel/html.ts';
+import type { WebviewHtmlInput } from './html.ts';
+import { contentSecurityPolicy, newCspNonce } from './html.ts';
 
 export interface WebviewBundle {
   /** File names under dist/webview/. */
   readonly script: string;
   readonly style: string;
   /** The page around them (a static shell: the data arrives by postMessage). */
-  readonly html: (input: InspectorHtmlInput) => string;
+  readonly html: (input: WebviewHtmlInput) => string;
 }
 
 /** Scripts on, and nothing but the bundle loads: also what a panel restored after a reload gets. */
