@@ -4,6 +4,7 @@
 // (an RBAC refusal with its explanation); the others still count.
 import type { V1Pod } from '@kubernetes/client-node';
 import { forEachBounded } from '../core/boundedPool.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 import { agentFleetFacts } from '../core/fleet/agentFacts.ts';
 import type { AgentScrape } from '../core/fleet/agentFacts.ts';
 import type { FleetFacts, FleetWindow } from '../core/fleet/facts.ts';
@@ -42,9 +43,7 @@ async function scrapeAgent(client: ClusterClient, pod: V1Pod, signal: AbortSigna
     const reason =
       error instanceof KubeRequestError
         ? explainKubeFailure(error.failure, { context: client.context, namespace: AGENT_NAMESPACE, byHand: 'a Prometheus URL' })
-        : error instanceof Error
-          ? error.message
-          : String(error);
+        : errorMessage(error);
     return { kind: 'failed', agent, node, reason };
   }
 }
