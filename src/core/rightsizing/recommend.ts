@@ -10,7 +10,6 @@
 //   headroom with it), so a container with no GPU matches KRR's number on the same series.
 import { ANNOTATIONS } from '../config.ts';
 import type { ContainerEvidence, NodePressure, Observed } from './evidence.ts';
-import type { KillCounts } from './kills.ts';
 import { roundUpForPeople } from './rounding.ts';
 import { withHeadroom } from '../sizing.ts';
 import type { RoundedQuantity } from './rounding.ts';
@@ -174,8 +173,4 @@ function kernelPeakNote(bytes: number): string {
 function nodesOf(pressure: readonly NodePressure[]): string {
   const nodes = [...new Set(pressure.map((one) => one.node))];
   return nodes.length > 0 ? `node ${nodes.join(', ')}` : 'its node';
-}
-
-export function hasKills(kills: KillCounts): boolean {
-  return kills.memcg + kills.globalGpu + kills.globalOther + kills.kubeletUnknown > 0;
 }
