@@ -124,7 +124,7 @@ const BOUNDED: ReadonlyMap<string, string> = new Map([
   ['src/core/kube/names.ts /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/', 'isDnsLabel checks length <= 63 first'],
   ['src/core/sizing.ts /0+$/', 'applied to Number#toFixed(9) of a value below 1e21: at most 31 characters'],
   ['src/transports/knownHosts.ts /=+$/', 'base64 of a SHA-256 digest: 44 characters'],
-  ['src/vscode/inspectorPanel/html.ts /=+$/', 'base64 of 16 random bytes: 24 characters'],
+  ['src/vscode/webview/html.ts /=+$/', 'base64 of 16 random bytes: 24 characters'],
   [
     'src/core/config.ts (DEFAULT_UNIFIED_MEMORY_LABELS) /Radeon.*(8060S|8050S|8040S|890M|880M|860M|840M)/i',
     'matchesPattern skips values longer than a label value (63, LABEL_VALUE_MAX_LENGTH)',
