@@ -4,6 +4,7 @@
 // and the facts from their answers (the HTTP client is src/prometheus/client.ts).
 import { parseFloatValue } from '../agent/promText.ts';
 import type { PromAnswer, PromVectorSample } from '../prometheus/answer.ts';
+import { amountOf, instantSamples } from '../prometheus/answer.ts';
 import type { FleetFacts, FleetWindow, HamiFacts, KillFacts, KillPoint, NodeFacts, PodFacts } from './facts.ts';
 
 const POD_KEY = 'node, namespace, pod, uid';
@@ -68,27 +69,11 @@ export function podDetailQueries(uids: readonly string[], window: FleetWindow): 
   };
 }
 
-/** Every value the fleet reads is an amount (bytes, a count, a time): a negative or non-finite one is left out. */
-function valueOf(sample: PromVectorSample): number | undefined {
-  const value = parseFloatValue(sample.value[1]);
-  return value !== undefined && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
-function vector(answers: ReadonlyMap<string, PromAnswer>, name: string, problems: string[]): readonly PromVectorSample[] {
-  const answer = answers.get(name);
-  if (!answer) return [];
-  if (answer.kind === 'failed') {
-    problems.push(`query ${name}: ${answer.reason}`);
-    return [];
-  }
-  return answer.kind === 'vector' ? answer.samples : [];
-}
-
 function byNode(samples: readonly PromVectorSample[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const sample of samples) {
     const node = sample.metric['node'];
-    const value = valueOf(sample);
+    const value = amountOf(sample);
     if (node && value !== undefined) out.set(node, value);
   }
   return out;
@@ -111,7 +96,7 @@ export function promFleetFacts(
   options: { readonly at: number; readonly window: FleetWindow; readonly description: string },
 ): FleetFacts {
   const problems: string[] = [];
-  const get = (name: string) => byNode(vector(answers, name, problems));
+  const get = (name: string) => byNode(instantSamples(answers, name, problems));
   const memTotal = get('memTotal');
   const memAvailable = get('memAvailable');
   const cgroup = get('cgroup');
@@ -138,8 +123,8 @@ export function promFleetFacts(
     lastSeen: lastSeen.get(node),
   }));
   const scalar = (name: string): number => {
-    const [sample] = vector(answers, name, problems);
-    return sample ? Math.round(valueOf(sample) ?? 0) : 0;
+    const [sample] = instantSamples(answers, name, problems);
+    return sample ? Math.round(amountOf(sample) ?? 0) : 0;
   };
   // The ranked pods' numbers: current values, and the peak footprint over the window.
   const podMap = new Map<string, { -readonly [K in keyof PodFacts]: PodFacts[K] }>();
@@ -165,10 +150,10 @@ export function promFleetFacts(
     }
     return entry;
   };
-  for (const name of ['topUnaccounted', 'topOverLimit']) for (const sample of vector(answers, name, problems)) podOf(sample.metric);
-  for (const sample of vector(answers, 'podCurrent', problems)) {
+  for (const name of ['topUnaccounted', 'topOverLimit']) for (const sample of instantSamples(answers, name, problems)) podOf(sample.metric);
+  for (const sample of instantSamples(answers, 'podCurrent', problems)) {
     const entry = podOf(sample.metric);
-    const value = valueOf(sample);
+    const value = amountOf(sample);
     if (!entry || value === undefined) continue;
     const family = sample.metric['__name__'];
     if (family === 'gpumem_pod_cgroup_memory_bytes') entry.cgroup = value;
@@ -176,14 +161,14 @@ export function promFleetFacts(
     else if (family === 'gpumem_pod_unaccounted_bytes') entry.unaccounted = value;
     else if (family === 'gpumem_pod_true_footprint_bytes') entry.footprint = value;
   }
-  for (const sample of vector(answers, 'podPeak', problems)) {
+  for (const sample of instantSamples(answers, 'podPeak', problems)) {
     const entry = podOf(sample.metric);
-    const value = valueOf(sample);
+    const value = amountOf(sample);
     if (entry && value !== undefined) entry.peakFootprint = value;
   }
   const kills: KillFacts[] = [];
-  for (const sample of vector(answers, 'kills', problems)) {
-    const value = valueOf(sample);
+  for (const sample of instantSamples(answers, 'kills', problems)) {
+    const value = amountOf(sample);
     const node = sample.metric['node'];
     // increase() extrapolates: 0.97 of a kill is one kill.
     if (value === undefined || !node || Math.round(value) < 1) continue;
@@ -200,12 +185,12 @@ export function promFleetFacts(
   const quotas = new Map<string, number>();
   const hamiKey = (metric: Readonly<Record<string, string>>) =>
     `${metric['node'] ?? ''}\u0000${metric['namespace'] ?? ''}\u0000${metric['pod'] ?? ''}\u0000${metric['container'] ?? ''}`;
-  for (const sample of vector(answers, 'hamiQuota', problems)) {
-    const value = valueOf(sample);
+  for (const sample of instantSamples(answers, 'hamiQuota', problems)) {
+    const value = amountOf(sample);
     if (value !== undefined) quotas.set(hamiKey(sample.metric), value);
   }
   const hami: HamiFacts[] = [];
-  for (const sample of vector(answers, 'hami', problems)) {
+  for (const sample of instantSamples(answers, 'hami', problems)) {
     const state = sample.metric['state'];
     const node = sample.metric['node'];
     const pod = sample.metric['pod'];

@@ -108,3 +108,20 @@ export function parsePromAnswer(status: number, body: string, bounds: AnswerBoun
   if (data['resultType'] === 'scalar') return { kind: 'vector', samples: [] };
   return { kind: 'failed', reason: `unexpected result type ${shortText(data['resultType'], 40)}` };
 }
+
+/** A sample's value as an amount (bytes, a count, a time): a negative or non-finite one is no amount. */
+export function amountOf(sample: PromVectorSample): number | undefined {
+  const value = parseFloatValue(sample.value[1]);
+  return value !== undefined && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/** The samples of the instant query `name` among `answers`; a failed query is said in `problems`, not thrown. */
+export function instantSamples(answers: ReadonlyMap<string, PromAnswer>, name: string, problems: string[]): readonly PromVectorSample[] {
+  const answer = answers.get(name);
+  if (!answer) return [];
+  if (answer.kind === 'failed') {
+    problems.push(`query ${name}: ${answer.reason}`);
+    return [];
+  }
+  return answer.kind === 'vector' ? answer.samples : [];
+}

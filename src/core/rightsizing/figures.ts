@@ -1,8 +1,8 @@
 // From the answers of the constant query set (queries.ts) to figures per pod and per container, each with the
 // source it came from. A query that failed or answered nothing leaves its figure unknown and says so in `problems`
 // and `sources`; a value that is no byte count (NaN, negative, infinite) is dropped, never used.
-import { parseFloatValue } from '../agent/promText.ts';
 import type { PromAnswer, PromVectorSample } from '../prometheus/answer.ts';
+import { amountOf, instantSamples } from '../prometheus/answer.ts';
 import type { KillCounts } from './kills.ts';
 import { NO_KILLS } from './kills.ts';
 import type { NodePressure } from './evidence.ts';
@@ -44,26 +44,11 @@ export interface PromFigures {
 export const containerKey = (namespace: string, pod: string, container: string): string => `${namespace}/${pod}/${container}`;
 export const podKey = (namespace: string, pod: string): string => `${namespace}/${pod}`;
 
-function amount(sample: PromVectorSample): number | undefined {
-  const value = parseFloatValue(sample.value[1]);
-  return value !== undefined && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
-function samplesOf(answers: ReadonlyMap<string, PromAnswer>, name: string, problems: string[]): readonly PromVectorSample[] {
-  const answer = answers.get(name);
-  if (!answer) return [];
-  if (answer.kind === 'failed') {
-    problems.push(`query ${name}: ${answer.reason}`);
-    return [];
-  }
-  return answer.kind === 'vector' ? answer.samples : [];
-}
-
 /** One number per key, from one query's answer. */
 function byKey(samples: readonly PromVectorSample[], key: (labels: Readonly<Record<string, string>>) => string): Map<string, number> {
   const out = new Map<string, number>();
   for (const sample of samples) {
-    const value = amount(sample);
+    const value = amountOf(sample);
     if (value !== undefined) out.set(key(sample.metric), value);
   }
   return out;
@@ -75,7 +60,7 @@ const ofPod = (l: Readonly<Record<string, string>>): string => podKey(l['namespa
 
 export function figuresFrom(answers: ReadonlyMap<string, PromAnswer>): PromFigures {
   const problems: string[] = [];
-  const get = (name: string): readonly PromVectorSample[] => samplesOf(answers, name, problems);
+  const get = (name: string): readonly PromVectorSample[] => instantSamples(answers, name, problems);
   const container = (name: string): Map<string, number> => byKey(get(name), ofContainer);
   const pod = (name: string): Map<string, number> => byKey(get(name), ofPod);
   const wsPeak = container('wsPeak');
@@ -135,7 +120,7 @@ export function figuresFrom(answers: ReadonlyMap<string, PromAnswer>): PromFigur
 function killsByPod(samples: readonly PromVectorSample[]): Map<string, KillCounts> {
   const out = new Map<string, KillCounts>();
   for (const sample of samples) {
-    const value = amount(sample);
+    const value = amountOf(sample);
     if (value === undefined) continue;
     // increase() extrapolates to the window's edges; kills are whole events.
     const count = Math.round(value);
@@ -157,9 +142,9 @@ function pressureFrom(nodes: readonly PromVectorSample[], pods: readonly PromVec
     if (!node) continue;
     const biggestPods = pods
       .filter((one) => one.metric['node'] === node)
-      .map((one) => ({ pod: podKey(one.metric['namespace'] ?? '', one.metric['pod'] ?? ''), bytes: amount(one) ?? 0 }))
+      .map((one) => ({ pod: podKey(one.metric['namespace'] ?? '', one.metric['pod'] ?? ''), bytes: amountOf(one) ?? 0 }))
       .sort((a, b) => b.bytes - a.bytes);
-    out.set(node, { node, at: amount(sample), biggestPods });
+    out.set(node, { node, at: amountOf(sample), biggestPods });
   }
   return out;
 }
