@@ -176,11 +176,13 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  test('every node, pod and HAMi series equals the analysis of the same capture, with its labels', T, async () => {
+  test('every node, pod, container and HAMi series equals the analysis of the same capture, with its labels', T, async () => {
     for (const { node } of fixtures) {
       const want = expected.get(node);
       assert.ok(want);
-      const got = await query(base, `{__name__=~"gpumem_(node|pod|hami)_.+", node="${node}"}`);
+      // The *_max_bytes series are the maxima over the agent's looks, not one analysis: checked against the current
+      // series below (the fixtures stand still, so each maximum is the value the analysis gives).
+      const got = await query(base, `{__name__=~"gpumem_(node|pod|container|hami)_.+", __name__!~".+_max_bytes", node="${node}"}`);
       const gotSamples = got.map((series) => ({
         name: series.metric['__name__'] ?? '',
         labels: withoutTarget(series.metric),
@@ -193,6 +195,19 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
         assert.equal(match[0]?.value, sample.value, `${node}: ${sample.name} ${JSON.stringify(sample.labels)}`);
       }
       assert.equal(gotSamples.length, want.samples.length, `${node}: no series the analysis does not have`);
+      for (const [max, current] of [
+        ['gpumem_pod_unaccounted_max_bytes', 'gpumem_pod_unaccounted_bytes'],
+        ['gpumem_pod_true_footprint_max_bytes', 'gpumem_pod_true_footprint_bytes'],
+        ['gpumem_pod_vram_max_bytes', 'gpumem_pod_vram_bytes'],
+      ] as const) {
+        const currents: Sample[] = want.samples.filter((sample) => sample.name === current);
+        const maxima = await query(base, `${max}{node="${node}"}`);
+        assert.equal(maxima.length, currents.length, `${node}: one ${max} per ${current}`);
+        for (const sample of currents) {
+          const match = maxima.find((series) => sameLabels(withoutTarget(series.metric), { ...sample.labels }));
+          assert.equal(Number(match?.value[1]), sample.value, `${node}: ${max} ${JSON.stringify(sample.labels)}`);
+        }
+      }
     }
     // The labels that matter, spelled out: the APU pod by namespace and name, its GTT, its true footprint.
     const apu = expected.get('strix-node-1')?.inspection.node;
