@@ -8,7 +8,7 @@
 //   are not bundled again but read from dist/extension.js's `shared` export.
 // - dist/cli.js: the `gpumem` executable (the CLI and the agent), a few lines built for old JavaScript that check
 //   the Node.js version before anything else (src/cli/launcher.ts), then load dist/cli/main.mjs. The CLI itself is
-//   ESM so that esbuild can split it: main.mjs is small and each command's code (src/cli/main.ts imports it
+//   ESM so that esbuild can split it: main.mjs is small and each command's code (src/cli/dispatch.ts imports it
 //   dynamically) is a chunk of its own in dist/cli/chunks/, shared code in shared chunks, so `gpumem lint` never
 //   parses the Kubernetes client or SSH (bench/cliStart.mjs). Its CommonJS dependencies `require` Node's
 //   modules: the banner gives each chunk a `require` (esbuild's ESM output has none).

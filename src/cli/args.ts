@@ -10,6 +10,12 @@ export interface ParsedArgs {
 
 export class UsageError extends Error {}
 
+/**
+ * An expected failure of what the command needs (no kubeconfig, no such context, a target that is not there):
+ * printed as one line of cause and remedy, exit 2, without the usage text (src/cli/dispatch.ts).
+ */
+export class CliFailure extends Error {}
+
 /** `spec` maps each long option to whether it takes a value. */
 export function parseArgs(
   argv: readonly string[],

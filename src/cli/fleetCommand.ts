@@ -13,7 +13,7 @@ import { parseImageReference } from '../core/kube/imageReference.ts';
 import { DEBUG_POD_IMAGE } from '../kube/debugPodSpec.ts';
 import { ClusterClient } from '../kube/clusterClient.ts';
 import { errorText } from '../kube/errorText.ts';
-import { headroomOf, parseArgs, UsageError } from './args.ts';
+import { CliFailure, headroomOf, parseArgs, UsageError } from './args.ts';
 import { describeError } from './files.ts';
 import { readBoundedText } from '../files/boundedRead.ts';
 import type { CliIo } from './io.ts';
@@ -138,7 +138,7 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
       }
     }
     if (source !== 'prometheus' && prometheus === undefined && !client)
-      throw new UsageError('no cluster to read the agents from: give --context or --kubeconfig, or --prometheus URL');
+      throw new CliFailure('no cluster to read the agents from: give --context or --kubeconfig, or --prometheus URL');
     const read = await readFleet({
       source,
       window,
@@ -174,7 +174,7 @@ export async function fleetCommand(argv: readonly string[], io: CliIo): Promise<
     );
     return summary.worst === 'error' || summary.worst === 'warning' ? 1 : 0;
   } catch (error) {
-    if (error instanceof UsageError) throw error;
+    if (error instanceof UsageError || error instanceof CliFailure) throw error;
     if (controller.signal.aborted) {
       io.stderr('gpumem fleet: cancelled\n');
       return 2;

@@ -13,6 +13,7 @@ import type { HamiTestVerdict } from '../core/hamiTest/verdict.ts';
 import { ClusterClient } from '../kube/clusterClient.ts';
 import { errorText } from '../kube/errorText.ts';
 import { PodExecTransport } from '../kube/podExecTransport.ts';
+import { classifyFailure } from '../core/failureReport.ts';
 import { parseArgs, UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import { chooseContext, parsePodRef } from './kubeTarget.ts';
@@ -127,6 +128,13 @@ export async function hamiTestCommand(argv: readonly string[], io: CliIo): Promi
       format === 'json' ? `${JSON.stringify(hamiTestJson(plan, outcome.verdict), null, 2)}\n` : hamiTestText(plan, outcome.verdict),
     );
     return exitCodeOfVerdict(outcome.verdict);
+  } catch (error) {
+    // The exec refused, the pod gone, the API unreachable: one line; a bug still reaches the dispatch's report.
+    if (classifyFailure(error).kind === 'internal') throw error;
+    io.stderr(
+      `gpumem hami-test: ${errorText(error, { context: context.name, namespace, action: `Test HAMi in pod ${namespace}/${spec.name}` })}\n`,
+    );
+    return 2;
   } finally {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);

@@ -20,7 +20,7 @@ import { nodeAnalysisInputs, resolveNodeProbeRoute } from '../kube/nodeProbe.ts'
 import type { NodeProbeSettings } from '../kube/nodeProbe.ts';
 import { PodExecTransport } from '../kube/podExecTransport.ts';
 import type { SshFromConfigOptions } from '../transports/sshFromConfig.ts';
-import { UsageError } from './args.ts';
+import { CliFailure, UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import type { ProbeTarget } from './probeTarget.ts';
 
@@ -63,7 +63,7 @@ export function parseNodeName(value: string): KubeTargetSpec {
   return { kind: 'node', name: value };
 }
 
-/** The context to use: the named one or the current one, with a usage error that lists the others. */
+/** The context to use: the named one or the current one; a failure that lists the others. */
 export async function chooseContext(
   options: Pick<KubeTargetOptions, 'kubeconfig' | 'context' | 'io'>,
   command = 'inspect',
@@ -72,17 +72,17 @@ export async function chooseContext(
   for (const problem of loaded.problems) options.io.stderr(`gpumem ${command}: kubeconfig: ${problem}\n`);
   if (loaded.contexts.length === 0) {
     const where = loaded.source.files.join(', ') || '(no file)';
-    throw new UsageError(`no Kubernetes context in ${where}: give --kubeconfig FILE, or set KUBECONFIG`);
+    throw new CliFailure(`no Kubernetes context in ${where}: give --kubeconfig FILE, or set KUBECONFIG`);
   }
   const wanted = options.context ?? loaded.currentContext;
   if (wanted === undefined)
-    throw new UsageError(
+    throw new CliFailure(
       `the kubeconfig sets no current-context: give --context (one of ${loaded.contexts.map((c) => c.name).join(', ')})`,
     );
   const context = loaded.contexts.find((c) => c.name === wanted);
   if (!context)
-    throw new UsageError(`no context "${wanted}" in the kubeconfig (contexts: ${loaded.contexts.map((c) => c.name).join(', ')})`);
-  if (context.problem) throw new UsageError(`context "${context.name}": ${context.problem}`);
+    throw new CliFailure(`no context "${wanted}" in the kubeconfig (contexts: ${loaded.contexts.map((c) => c.name).join(', ')})`);
+  if (context.problem) throw new CliFailure(`context "${context.name}": ${context.problem}`);
   return context;
 }
 
@@ -101,7 +101,7 @@ export async function openKubeTarget(spec: KubeTargetSpec, options: KubeTargetOp
       : await openPod(client, namespace, spec.name, spec.kind === 'pod' ? spec.container : undefined, options.io, signal);
   } catch (error) {
     await client.dispose(0);
-    if (error instanceof UsageError) throw error;
+    if (error instanceof CliFailure) throw error;
     const action = namespace === undefined ? `Read node ${spec.name}` : `Read pod ${namespace}/${spec.name}`;
     throw new KubeTargetError(
       errorText(error, { context: context.name, ...(namespace !== undefined ? { namespace } : {}), action, byHand: BY_HAND }),
@@ -120,7 +120,7 @@ async function openNode(client: ClusterClient, name: string, options: KubeTarget
       onCleanupFailure: (message) => options.io.stderr(`gpumem inspect: warning: ${message}\n`),
     },
   });
-  if (route.kind === 'unreachable') throw new UsageError(`node ${name}: ${route.reason} (--node-probe ssh)`);
+  if (route.kind === 'unreachable') throw new CliFailure(`node ${name}: ${route.reason} (--node-probe ssh)`);
   if (route.kind === 'agent') options.io.stderr(`gpumem inspect: node ${name}: through the ${route.transport.target}, no debug pod\n`);
   if (route.kind === 'debug-pod' && route.agentSkipped)
     options.io.stderr(`gpumem inspect: node ${name}: ${route.agentSkipped}; using a debug pod\n`);
@@ -154,7 +154,7 @@ async function openPod(
   const pod = await client.readPod(namespace, name, { signal });
   const names = (pod.spec?.containers ?? []).map((c) => c.name);
   if (wanted !== undefined && !names.includes(wanted)) {
-    throw new UsageError(`pod ${namespace}/${name} has no container "${wanted}" (containers: ${names.join(', ')})`);
+    throw new CliFailure(`pod ${namespace}/${name} has no container "${wanted}" (containers: ${names.join(', ')})`);
   }
   // As kubectl exec: the default-container annotation, else the first container.
   const container = defaultExecContainer(pod, wanted);

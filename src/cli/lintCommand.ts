@@ -16,7 +16,7 @@ import type { PositionedFinding } from '../core/report/fileFindings.ts';
 import { formatSarif, formatText, toJsonFindings } from '../core/report/formats.ts';
 import { INPUT_LIMITS, readBounded, readBoundedText } from '../files/boundedRead.ts';
 import type { BoundedRead } from '../files/boundedRead.ts';
-import { headroomOf, parseArgs, UsageError } from './args.ts';
+import { CliFailure, headroomOf, parseArgs, UsageError } from './args.ts';
 import { expandPaths } from './files.ts';
 import type { CliIo } from './io.ts';
 
@@ -151,7 +151,7 @@ async function loadConfig(file: string | true | undefined, headroom: string | tr
   let raw: unknown = {};
   if (typeof file === 'string') {
     const read = await readBoundedText(file, { kind: 'config' });
-    if (read.kind !== 'read') throw new UsageError(`cannot read --config ${file}: ${read.reason}`);
+    if (read.kind !== 'read') throw new CliFailure(`cannot read --config ${file}: ${read.reason}`);
     const text = read.text;
     try {
       raw = parseYamlLikeParse(text) ?? {};

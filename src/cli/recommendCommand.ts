@@ -21,7 +21,7 @@ import { PrometheusClient } from '../prometheus/client.ts';
 import { discoverPrometheus } from '../prometheus/discovery.ts';
 import { readWorkloads } from '../rightsizing/readWorkloads.ts';
 import { applyToDirectory } from './recommendApply.ts';
-import { parseArgs, UsageError } from './args.ts';
+import { CliFailure, parseArgs, UsageError } from './args.ts';
 import { prometheusAuth } from './fleetCommand.ts';
 import { describeError } from './files.ts';
 import type { CliIo } from './io.ts';
@@ -105,6 +105,11 @@ export async function recommendCommand(argv: readonly string[], io: CliIo): Prom
         ? namespaces
         : [context.kubeConfig.getContextObject(context.name)?.namespace ?? 'default'];
     const live = await readWorkloads(client, scope, controller.signal);
+    // Every list failed (unreachable, refused): one line of the first cause, not one per resource, and no empty table.
+    if (live.listsRead === 0 && live.notes.length > 0) {
+      io.stderr(`gpumem recommend: nothing could be read: ${live.notes[0] ?? ''}\n`);
+      return 2;
+    }
     for (const note of live.notes) io.stderr(`gpumem recommend: ${note}\n`);
     const caFile = option(args.options, 'prometheus-ca');
     let ca: string | undefined;
@@ -161,7 +166,7 @@ export async function recommendCommand(argv: readonly string[], io: CliIo): Prom
     const differs = rows.some((row) => row.recommendation.kind === 'sized' && row.recommendation.memory.text !== row.current.limit?.text);
     return differs ? 1 : 0;
   } catch (error) {
-    if (error instanceof UsageError) throw error;
+    if (error instanceof UsageError || error instanceof CliFailure) throw error;
     if (controller.signal.aborted) {
       io.stderr('gpumem recommend: cancelled\n');
       return 2;

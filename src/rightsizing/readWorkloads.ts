@@ -70,6 +70,8 @@ export interface LiveWorkloads {
   readonly objects: readonly unknown[];
   readonly pods: readonly unknown[];
   readonly notes: readonly string[];
+  /** How many lists the API server answered: none means the cluster could not be read at all. */
+  readonly listsRead: number;
 }
 
 /** `namespaces` empty: every namespace. Items of a typed list carry no kind/apiVersion; they are set here. */
@@ -77,6 +79,7 @@ export async function readWorkloads(client: ClusterClient, namespaces: readonly 
   const objects: unknown[] = [];
   const pods: unknown[] = [];
   const notes: string[] = [];
+  let listsRead = 0;
   for (const [resource, entry] of Object.entries(listers(client))) {
     for (const namespace of namespaces.length > 0 ? namespaces : [undefined]) {
       try {
@@ -93,11 +96,12 @@ export async function readWorkloads(client: ClusterClient, namespaces: readonly 
           }
           cont = page.metadata?._continue || undefined;
         } while (cont !== undefined);
+        listsRead++;
       } catch (error) {
         if (signal.aborted) throw error;
         notes.push(errorText(error, { context: client.context, namespace: namespace ?? 'every namespace', action: `List ${resource}` }));
       }
     }
   }
-  return { objects, pods, notes };
+  return { objects, pods, notes, listsRead };
 }
