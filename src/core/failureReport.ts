@@ -7,7 +7,22 @@ import { classifyKubeError, describeKubeFailure } from './kube/kubeFailure.ts';
 import { TransportError } from './probe/transport.ts';
 import { errorMessage } from './errorMessage.ts';
 
-export type ExpectedCause = 'forbidden' | 'credentials' | 'unreachable' | 'timeout' | 'not-found' | 'configuration' | 'file' | 'server';
+export type ExpectedCause =
+  'forbidden' | 'credentials' | 'unreachable' | 'timeout' | 'not-found' | 'configuration' | 'file' | 'server' | 'input';
+
+/**
+ * An error whose message is written for the user (a destination that is not one, a file that could not be read, a
+ * panel without its capture): an expected failure, said as it is.
+ */
+export class ExplainedError extends Error {
+  readonly failureCause: ExpectedCause;
+
+  constructor(message: string, failureCause: ExpectedCause = 'input', options?: { readonly cause?: unknown }) {
+    super(message, options);
+    this.name = 'ExplainedError';
+    this.failureCause = failureCause;
+  }
+}
 
 export type FailureClass =
   | { readonly kind: 'expected'; readonly cause: ExpectedCause; readonly text: string }
@@ -48,6 +63,7 @@ export function classifyFailure(error: unknown): FailureClass {
     const cause = transportCause(error);
     return cause === 'cancelled' ? { kind: 'cancelled' } : { kind: 'expected', cause, text: error.message };
   }
+  if (error instanceof ExplainedError) return { kind: 'expected', cause: error.failureCause, text: error.message };
   if (fileError(error)) return { kind: 'expected', cause: 'file', text: errorMessage(error) };
   const failure = classifyKubeError(error);
   const text = describeKubeFailure(failure);
@@ -88,9 +104,9 @@ function sentence(text: string): string {
 }
 
 /**
- * `action` says what was attempted ("Inspect node gpu-1"). `explanation` is the caller's better words for an
- * expected failure (e.g. the RBAC advice of explainKubeFailure with the context and namespace); it is not used
- * for an internal one.
+ * `action` says what was attempted ("Inspect node gpu-1"). `explanation` is the caller's whole sentence for an
+ * expected failure (e.g. errorText: the RBAC advice with the context and namespace, after the action); it is not
+ * used for an internal one, whose text would be the engine's.
  */
 export function reportFailure(action: string, error: unknown, explanation?: string): FailureReport {
   const failure = classifyFailure(error);
@@ -100,7 +116,12 @@ export function reportFailure(action: string, error: unknown, explanation?: stri
       kind: 'internal',
       sentence: `${action} failed because of an internal error in gpumem. Please report it with the log (Show Log).`,
     };
-  return { kind: 'expected', cause: failure.cause, sentence: sentence(`${action} failed: ${explanation ?? failure.text}`) };
+  return { kind: 'expected', cause: failure.cause, sentence: sentence(explanation ?? `${action} failed: ${failure.text}`) };
+}
+
+/** The report's sentence, or "<action> was cancelled." (for a panel that shows why its request did not complete). */
+export function reportSentence(report: FailureReport, action: string): string {
+  return report.kind === 'cancelled' ? `${action} was cancelled.` : report.sentence;
 }
 
 /** The whole error for the log: its stack (or text), then each cause's, a few deep. */

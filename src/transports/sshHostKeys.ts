@@ -14,6 +14,7 @@ import { appendKnownHost, blobKeyType, checkHostKey, fingerprintSha256, knownHos
 import type { HostKeyCheck } from './knownHosts.ts';
 import type { PausableTimer } from './pausableTimer.ts';
 import type { SshHop, SshTransportOptions } from './sshOptions.ts';
+import { ExplainedError } from '../core/failureReport.ts';
 
 const HOST_KEY_ALGORITHMS = [
   'ssh-ed25519',
@@ -105,7 +106,7 @@ export async function verifyHostKey(
       const current = await readBoundedText(file, { kind: 'known-hosts' });
       // Never append to what was not read: a FIFO would block the append, a device or a huge file is no known_hosts.
       if (current.kind !== 'read' && !(current.kind === 'refused' && current.cause === 'missing'))
-        throw new Error(`${file} not read: ${current.reason}`);
+        throw new ExplainedError(`${file} not read: ${current.reason}`, 'file');
       const existing = current.kind === 'read' ? current.text : '';
       await appendFile(file, `${existing !== '' && !existing.endsWith('\n') ? '\n' : ''}${line}\n`, { mode: 0o600 });
       log(`${name}: added ${keyType} ${fingerprint} to ${file}`);

@@ -8,6 +8,7 @@ import type { ResolveOptions, SshConfigOrigin, SshDestination, SshEnv, SshInclud
 import { trimEndOf } from '../core/textScan.ts';
 import { wildcardMatch } from './knownHosts.ts';
 import { asText, readBoundedSync } from '../files/boundedRead.ts';
+import { ExplainedError } from '../core/failureReport.ts';
 
 /** The local user's environment for config resolution. */
 export function defaultSshEnv(env: NodeJS.ProcessEnv = process.env): SshEnv {
@@ -54,7 +55,7 @@ export function readIncludeFromDisk(absolutePattern: string): SshIncludeFile[] {
     // Missing files are ignored, as glob(3) would not list them; a FIFO, a device or a file past the limit is
     // named in the resolution's warnings (the caller catches this), not read.
     if (read.kind === 'read') out.push({ path, text: read.text });
-    else if (read.kind === 'too-large' || read.cause !== 'missing') throw new Error(`${path} not read: ${read.reason}`);
+    else if (read.kind === 'too-large' || read.cause !== 'missing') throw new ExplainedError(`${path} not read: ${read.reason}`, 'file');
   }
   return out;
 }
@@ -85,7 +86,7 @@ export function sshSettingsFromConfig(
   extraIdentityFiles: readonly string[] = [],
 ): { settings: SshConnectionSettings; warnings: string[]; hostKeyOrigin: SshConfigOrigin | undefined } {
   const dest = parseSshDestination(destination);
-  if (!dest) throw new Error(`"${destination}" is not a valid SSH destination ([user@]host[:port])`);
+  if (!dest) throw new ExplainedError(`"${destination}" is not a valid SSH destination ([user@]host[:port])`);
   const warnings: string[] = [];
   const hopFor = (d: SshDestination, extra: readonly string[]): { hop: SshHop; jumps: SshDestination[] } => {
     const s = resolveSshHost(d.host, configText, env, resolve);

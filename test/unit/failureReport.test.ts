@@ -5,7 +5,10 @@
 // TimeoutError DOMException; the transports' TransportError).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyFailure, errorDetails, reportFailure } from '../../src/core/failureReport.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { classifyFailure, errorDetails, ExplainedError, reportFailure } from '../../src/core/failureReport.ts';
 import { TransportError } from '../../src/core/probe/transport.ts';
 
 const FORBIDDEN = {
@@ -81,10 +84,15 @@ describe('reportFailure: the one sentence the user reads', () => {
       cause: 'timeout',
       sentence: 'Inspect node gpu-1 failed: timed out after 20000 ms while connecting.',
     });
-    assert.deepEqual(reportFailure('Read node gpu-1', FORBIDDEN, 'you may not get nodes in context lab; ask for the gpumem-viewer role.'), {
+    assert.deepEqual(reportFailure('Read node gpu-1', FORBIDDEN, 'Read node gpu-1: you may not get nodes in context lab'), {
       kind: 'expected',
       cause: 'forbidden',
-      sentence: 'Read node gpu-1 failed: you may not get nodes in context lab; ask for the gpumem-viewer role.',
+      sentence: 'Read node gpu-1: you may not get nodes in context lab.',
+    });
+    assert.deepEqual(reportFailure('Analyse capture x.txt', new ExplainedError('not read: it is a directory')), {
+      kind: 'expected',
+      cause: 'input',
+      sentence: 'Analyse capture x.txt failed: not read: it is a directory.',
     });
   });
 
@@ -109,5 +117,29 @@ describe('errorDetails: the whole error for the log', () => {
     assert.ok(text.startsWith('TypeError: fetch failed\n    at '), text);
     assert.match(text, /\ncaused by: Error: socket closed\n {4}at /);
     assert.equal(errorDetails('plain'), 'plain');
+  });
+});
+
+describe('the extension shows no exception text as it is', () => {
+  // Every notification of a failure goes through reportError (messages.ts) when it starts from a thrown error:
+  // a call that shows gpumem's own sentence must not build it from an exception's text.
+  const ROOT = fileURLToPath(new URL('../../src/vscode/', import.meta.url));
+  const SHOWS = ['showFailure(', 'showError(', 'showErrorMessage(', 'showWarningMessage('];
+  const FROM_EXCEPTION = /errorMessage\(|errorText\(|\berror\.message\b|String\(error\)|\.stack\b/;
+
+  test('no showFailure/showError/show…Message call builds its text from an exception', () => {
+    const offenders: string[] = [];
+    for (const file of readdirSync(ROOT, { recursive: true, encoding: 'utf8' })) {
+      if (!file.endsWith('.ts')) continue;
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      for (const show of SHOWS) {
+        for (let at = text.indexOf(show); at >= 0; at = text.indexOf(show, at + show.length)) {
+          const end = text.indexOf(';', at);
+          const call = text.slice(at, end < 0 ? undefined : end);
+          if (FROM_EXCEPTION.test(call)) offenders.push(`${file}: ${call.slice(0, 120)}`);
+        }
+      }
+    }
+    assert.deepEqual(offenders, []);
   });
 });

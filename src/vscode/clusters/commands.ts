@@ -16,7 +16,8 @@ import type { ClusterModel, ContextElement, NodeElement, PodElement } from './cl
 import { manifestUri } from './manifestScheme.ts';
 import type { PodManifestProvider } from './manifestProvider.ts';
 import { errorText } from '../../kube/errorText.ts';
-import { isElement, pickContainer, pickContext, pickNode, pickPod, podTarget, showError } from './targets.ts';
+import { isElement, pickContainer, pickContext, pickNode, pickPod, podTarget } from './targets.ts';
+import { reportError } from '../messages.ts';
 
 export function copyProbeCommand(ctx: Ctx, clusters: ClusterModel) {
   return async (arg?: unknown): Promise<void> => {
@@ -96,13 +97,12 @@ export function openPodManifest(ctx: Ctx, clusters: ClusterModel, manifests: Pod
         () => manifests.fetch(uri),
       );
     } catch (error) {
-      showError(
-        ctx,
-        errorText(error, {
-          context: target.context.info.name,
-          namespace: target.summary.namespace,
-          action: `Open Manifest ${target.summary.namespace}/${target.summary.name}`,
-        }),
+      const action = `Open Manifest ${target.summary.namespace}/${target.summary.name}`;
+      reportError(
+        ctx.output,
+        action,
+        error,
+        errorText(error, { context: target.context.info.name, namespace: target.summary.namespace, action }),
       );
       return;
     }

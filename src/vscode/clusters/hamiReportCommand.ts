@@ -6,7 +6,7 @@ import { hamiIssueMarkdown } from '../../core/report/hamiIssueReport.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { collectHamiReport } from '../../kube/hamiReport.ts';
 import type { Ctx } from '../ctx.ts';
-import { showFailure } from '../messages.ts';
+import { reportError } from '../messages.ts';
 import { requireTrust } from '../trust.ts';
 import type { ClusterModel } from './clusterModel.ts';
 import { podTarget } from './targets.ts';
@@ -19,7 +19,7 @@ export function copyHamiReport(ctx: Ctx, clusters: ClusterModel) {
     const { namespace, name } = target.summary;
     const context = target.context.info.name;
     const version = String((ctx.extension.extension.packageJSON as { version?: unknown }).version ?? 'unknown');
-    type Outcome = { kind: 'done'; markdown: string; redacted: number } | { kind: 'cancelled' } | { kind: 'failed'; text: string };
+    type Outcome = { kind: 'done'; markdown: string; redacted: number } | { kind: 'cancelled' } | { kind: 'failed'; error: unknown };
     const outcome = await vscode.window.withProgress<Outcome>(
       { location: vscode.ProgressLocation.Notification, title: `gpumem: HAMi report of ${namespace}/${name}`, cancellable: true },
       async (progress, token) => {
@@ -31,7 +31,7 @@ export function copyHamiReport(ctx: Ctx, clusters: ClusterModel) {
           return { kind: 'done', ...hamiIssueMarkdown(input) };
         } catch (error) {
           if (controller.signal.aborted) return { kind: 'cancelled' };
-          return { kind: 'failed', text: errorText(error, { context, namespace, action: `Copy HAMi Report ${namespace}/${name}` }) };
+          return { kind: 'failed', error };
         } finally {
           cancel.dispose();
         }
@@ -39,7 +39,8 @@ export function copyHamiReport(ctx: Ctx, clusters: ClusterModel) {
     );
     if (outcome.kind === 'cancelled') return;
     if (outcome.kind === 'failed') {
-      await showFailure(ctx.output, outcome.text);
+      const action = `Copy HAMi Report ${namespace}/${name}`;
+      reportError(ctx.output, action, outcome.error, errorText(outcome.error, { context, namespace, action }));
       return;
     }
     await vscode.env.clipboard.writeText(outcome.markdown);

@@ -13,7 +13,8 @@ import type { Ctx } from '../ctx.ts';
 import { requireTrust } from '../trust.ts';
 import type { ClusterModel } from './clusterModel.ts';
 import { podExecTransport } from './execTransport.ts';
-import { pickContainer, podTarget, showError } from './targets.ts';
+import { pickContainer, podTarget } from './targets.ts';
+import { reportError } from '../messages.ts';
 
 const ACTION = 'Test HAMi Enforcement';
 const RUN = 'Run the Test';
@@ -62,9 +63,11 @@ export function testHamiEnforcement(ctx: Ctx, clusters: ClusterModel) {
       if (outcome.stderr.trim()) ctx.output.info(`${ACTION} ${where}: the program wrote to stderr:\n${terminalSafe(outcome.stderr)}`);
       await ctx.reports.show(hamiTestMarkdown(plan, outcome.verdict), `gpumem HAMi enforcement test ${plan.namespace}/${plan.pod}`);
     } catch (error) {
-      showError(
-        ctx,
-        `${ACTION} ${where} failed: ${errorText(error, { context: target.context.info.name, namespace: plan.namespace, action: `${ACTION} ${where}` })}`,
+      reportError(
+        ctx.output,
+        `${ACTION} ${where}`,
+        error,
+        errorText(error, { context: target.context.info.name, namespace: plan.namespace, action: `${ACTION} ${where}` }),
       );
     } finally {
       await transport.close();

@@ -15,7 +15,7 @@ import { plainLabel } from '../../core/text/escape.ts';
 import type { ClusterClient } from '../../kube/clusterClient.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { listNodeGpuPods, podContainers } from '../../kube/explorer.ts';
-import { showFailure } from '../messages.ts';
+import { reportError, showFailure } from '../messages.ts';
 import type { Ctx } from '../ctx.ts';
 import type { ClusterModel, ContextElement, ModelElement, NodeElement, PodElement } from './clusterModel.ts';
 
@@ -38,7 +38,7 @@ export const isElement = (value: unknown, kind: ModelElement['kind']): boolean =
   (value as { kind?: unknown }).kind === kind &&
   typeof (value as { id?: unknown }).id === 'string';
 
-/** A failure of a Clusters command: logged, and shown with Show Log (messages.ts). */
+/** A failure of a Clusters command in gpumem's own words: logged, and shown with Show Log (messages.ts). */
 export function showError(ctx: Ctx, text: string): void {
   void showFailure(ctx.output, text);
 }
@@ -103,7 +103,8 @@ export async function pickPod(ctx: Ctx, clusters: ClusterModel, node: NodeElemen
       () => listNodeGpuPods(client, node.summary.name),
     );
   } catch (error) {
-    showError(ctx, errorText(error, { context: node.context.info.name, action: `Pods on ${node.summary.name}` }));
+    const action = `Pods on ${node.summary.name}`;
+    reportError(ctx.output, action, error, errorText(error, { context: node.context.info.name, action }));
     return undefined;
   }
   if (pods.gpuPods.length === 0) {

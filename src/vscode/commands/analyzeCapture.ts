@@ -2,9 +2,10 @@
 import * as vscode from 'vscode';
 import { analyzeCaptureText } from '../../core/inspectionRun/analyze.ts';
 import type { Ctx } from '../ctx.ts';
-import { showFailure } from '../messages.ts';
+import { reportError } from '../messages.ts';
 import { readUriBounded } from '../readUri.ts';
-import { errorMessage } from '../../core/errorMessage.ts';
+import { ExplainedError } from '../../core/failureReport.ts';
+import { engineLimitReason } from '../../core/internalError.ts';
 
 export async function analyzeCapture(ctx: Ctx, uri?: vscode.Uri): Promise<void> {
   const target =
@@ -19,16 +20,21 @@ export async function analyzeCapture(ctx: Ctx, uri?: vscode.Uri): Promise<void> 
   if (!target) return;
   try {
     const read = await readUriBounded(target, { kind: 'capture' });
-    if (read.kind !== 'read') throw new Error(`not read: ${read.reason}`);
+    if (read.kind !== 'read') throw new ExplainedError(`not read: ${read.reason}`, 'file');
     const text = new TextDecoder().decode(read.bytes);
     const inspection = analyzeCaptureText(text, {
       target: `capture ${vscode.workspace.asRelativePath(target)}`,
       headroomPercent: ctx.settings.lint.headroomPercent,
     });
-    if (inspection.scope === undefined) throw new Error(inspection.problems.join('; '));
+    if (inspection.scope === undefined) throw new ExplainedError(inspection.problems.join('; '));
     await ctx.inspections.show(inspection);
   } catch (error) {
-    const message = errorMessage(error);
-    void showFailure(ctx.output, `cannot analyse ${target.fsPath}: ${message}`);
+    // The engine's own limits (input nested too deeply, too large) are the input's, in words.
+    const limit = engineLimitReason(error);
+    reportError(
+      ctx.output,
+      `Analyze capture ${target.fsPath}`,
+      limit !== undefined ? new ExplainedError(limit, 'input', { cause: error }) : error,
+    );
   }
 }

@@ -5,12 +5,11 @@ import type { SshTransport } from '../../transports/ssh.ts';
 import { sshTransportFromConfig } from '../../transports/sshFromConfig.ts';
 import type { SshFromConfigOptions } from '../../transports/sshFromConfig.ts';
 import type { Ctx } from '../ctx.ts';
-import { showFailure } from '../messages.ts';
+import { reportError, showFailure } from '../messages.ts';
 import type { SshHostItem } from '../sshHosts.ts';
 import { configuredSshHosts } from '../sshHosts.ts';
 import { requireTrust } from '../trust.ts';
 import { runInspection } from '../inspectionRun/run.ts';
-import { errorMessage } from '../../core/errorMessage.ts';
 
 async function pickDestination(ctx: Ctx): Promise<string | undefined> {
   const hosts = configuredSshHosts(ctx.settings);
@@ -86,7 +85,7 @@ export async function inspectSshHost(ctx: Ctx, item?: SshHostItem): Promise<void
   try {
     transport = createSshTransport(ctx, destination);
   } catch (error) {
-    void showFailure(ctx.output, `Inspect SSH Host ${destination}: ${errorMessage(error)}`);
+    reportError(ctx.output, `Inspect SSH Host ${destination}`, error);
     return;
   }
   await runInspection(ctx, transport, `Inspecting ${transport.target}`, { liveSampling: true });

@@ -27,13 +27,13 @@ import type { FleetSettings } from '../../core/settings.ts';
 import type { ClusterClient } from '../../kube/clusterClient.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { webviewOptions, WebviewHost } from '../webview/host.ts';
-import { showFailure } from '../messages.ts';
+import { reportError, showFailure } from '../messages.ts';
+import { reportSentence } from '../../core/failureReport.ts';
 import { fleetHtml } from './html.ts';
 import { NoAgentsError } from '../../fleet/readFleet.ts';
 import { requireTrust } from '../trust.ts';
 import { FleetReadCancelled, readContextFleet } from './read.ts';
 import { exportFileStem } from '../../core/text/exportFileStem.ts';
-import { errorMessage } from '../../core/errorMessage.ts';
 
 const FLEET_BUNDLE = { script: 'fleet.js', style: 'fleet.css', html: fleetHtml } as const;
 
@@ -233,7 +233,13 @@ export class FleetPanel implements vscode.Disposable {
         });
         return;
       }
-      this.#fail(errorText(error, { context: this.context, namespace: 'gpumem-system', action: 'Read the fleet' }));
+      const report = reportError(
+        env.output,
+        `Read the fleet of ${this.context}`,
+        error,
+        errorText(error, { context: this.context, namespace: 'gpumem-system', action: `Read the fleet of ${this.context}` }),
+      );
+      this.#notify('error', { message: reportSentence(report, 'Reading the fleet') });
     }
   }
 
@@ -275,9 +281,8 @@ export class FleetPanel implements vscode.Disposable {
       this.#env.output.info(`fleet ${this.context}: ${spec.title.toLowerCase()}: ${where}`);
       return { kind: 'saved', path: where };
     } catch (error) {
-      const text = errorMessage(error);
-      void showFailure(this.#env.output, `${spec.title}: ${text}`);
-      return { kind: 'failed', reason: text };
+      const report = reportError(this.#env.output, spec.title, error);
+      return { kind: 'failed', reason: reportSentence(report, spec.title) };
     }
   }
 

@@ -10,7 +10,7 @@ import type { ProbeScope } from '../../core/probe/capture.ts';
 import type { Transport } from '../../core/probe/transport.ts';
 import { TransportError } from '../../core/probe/transport.ts';
 import type { Ctx } from '../ctx.ts';
-import { showFailure } from '../messages.ts';
+import { reportError } from '../messages.ts';
 import { errorMessage } from '../../core/errorMessage.ts';
 
 /** What the Kubernetes commands add to an inspection; the local and SSH inspections use the defaults. */
@@ -80,8 +80,7 @@ export async function runInspection(
     return inspection;
   } catch (error) {
     if (error instanceof TransportError && error.failure.kind === 'cancelled') return undefined;
-    const message = options.explainError?.(error) ?? errorMessage(error);
-    void showFailure(ctx.output, `${title} failed: ${message}`);
+    reportError(ctx.output, title, error, options.explainError?.(error));
     return undefined;
   } finally {
     if (!handedOver) await transport.close();

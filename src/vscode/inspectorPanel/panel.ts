@@ -33,7 +33,7 @@ import { webviewOptions, WebviewHost } from '../webview/host.ts';
 import type { ReportView } from '../reportView.ts';
 import { inspectorHtml } from './html.ts';
 import { exportFileStem } from '../../core/text/exportFileStem.ts';
-import { errorMessage } from '../../core/errorMessage.ts';
+import { errorDetails, ExplainedError, reportFailure, reportSentence } from '../../core/failureReport.ts';
 
 export interface ShowInspectionOptions {
   /** The transport the inspection ran on. Ownership passes to the panel (live sampling); it closes it. */
@@ -231,9 +231,9 @@ export class InspectorPanel implements vscode.Disposable {
           return;
       }
     } catch (error) {
-      const text = errorMessage(error);
-      this.#env.output.error(`inspector: ${message.method} failed: ${text}`);
-      this.#notice(`${message.method} failed: ${text}`, 'error');
+      const report = reportFailure(`The inspector's ${message.method}`, error);
+      this.#env.output.error(`${reportSentence(report, message.method)}\n${errorDetails(error)}`);
+      this.#notice(reportSentence(report, message.method), 'error');
     }
   }
 
@@ -250,7 +250,7 @@ export class InspectorPanel implements vscode.Disposable {
     saveCapture: () => {
       const text = this.#captureText ?? (this.#inspection ? serializeCapture(this.#inspection.capture) : undefined);
       if (text === undefined)
-        throw new Error('The capture of this panel was too large to keep across a reload: run the inspection again to save it.');
+        throw new ExplainedError('The capture of this panel was too large to keep across a reload: run the inspection again to save it.');
       return this.#save('capture.txt', 'Save probe capture', { 'Probe captures': ['txt', 'capture', 'log'] }, text);
     },
     copyText: (request) => this.#copy(request.params.text),
@@ -263,16 +263,17 @@ export class InspectorPanel implements vscode.Disposable {
       const handler = this.#requestHandlers[message.method] as (request: WebviewRequest<M>) => Promise<RequestResult<M>>;
       answer = response(message, await handler(message));
     } catch (error) {
-      const text = errorMessage(error);
-      this.#env.output.error(`inspector: ${message.method} failed: ${text}`);
-      answer = errorResponse(message.id, text);
+      // Shown next to the button that asked: one sentence; the log has the whole error.
+      const report = reportFailure(`The inspector's ${message.method}`, error);
+      this.#env.output.error(`${reportSentence(report, message.method)}\n${errorDetails(error)}`);
+      answer = errorResponse(message.id, reportSentence(report, message.method));
     }
     this.#post(answer);
   }
 
   #requireInspection(what: string): Inspection {
     if (this.#inspection) return this.#inspection;
-    throw new Error(`This panel was restored without its capture: run the inspection again to ${what}.`);
+    throw new ExplainedError(`This panel was restored without its capture: run the inspection again to ${what}.`);
   }
 
   async #copy(text: string): Promise<CopiedResult> {
