@@ -1,6 +1,6 @@
 // `gpumem inspect`: the read-only probe on one target (one connection, one exec), then verdicts with evidence.
 // Targets: this machine, an SSH host, a Kubernetes node or a Kubernetes pod (src/cli/kubeTarget.ts).
-// Exit codes: 0 no warning or error verdict, 1 some, 2 usage, I/O, connection or cluster errors (a --save that
+// Exit codes: 0 no warning or error verdict, 1 some, 3 the capture was cut short, 2 usage, I/O, connection or cluster errors (a --save that
 // could not be written is one: the report is still printed, then the reason).
 import { writeFile } from 'node:fs/promises';
 import { analyzeCaptureText } from '../core/inspectionRun/analyze.ts';
@@ -68,7 +68,8 @@ SSH (--ssh, --node-probe ssh):
 
 Exit status: 0 when no verdict is a warning or an error, 1 when one is, 2 on usage errors, connection or
 host-key failures, a Kubernetes request refused or failed, --timeout reached, or Ctrl-C; and 2 when --save could
-not write the capture (the report is still printed, then the reason).
+not write the capture (the report is still printed, then the reason); 3 when the capture came back cut short
+(a dropped connection: the report says first what was not read).
 `;
 
 const OPTIONS = {

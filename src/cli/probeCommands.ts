@@ -1,6 +1,6 @@
 // Probe commands: print the probe script, analyse a saved capture, explain a kernel log's OOM kills
 // (`gpumem inspect`, which runs the probe, is src/cli/inspectCommand.ts).
-// Exit codes: 0 no warning or error verdict, 1 some, 2 usage or I/O errors.
+// Exit codes: 0 no warning or error verdict, 1 some, 3 a capture cut short, 2 usage or I/O errors.
 import { analyzeCaptureText } from '../core/inspectionRun/analyze.ts';
 import { describeInternalError, engineLimitReason } from '../core/internalError.ts';
 import { buildProbeScript, newNonce } from '../core/probe/script.ts';
@@ -71,7 +71,8 @@ Analyses a saved probe capture (from gpumem inspect --save, or sh -s < probe.sh 
 --headroom  the headroom the remedies add over what was used (default: 30)
 
 Exit status: 0 when no verdict is a warning or an error, 1 when one is, 2 on usage errors, a file that
-cannot be read, or a file that is not a probe capture.
+cannot be read, or a file that is not a probe capture; 3 when the capture is cut short (the probe did not
+finish: the report says first what was not read).
 `;
 
 export async function analyzeCommand(argv: readonly string[], io: CliIo): Promise<number> {

@@ -1,5 +1,6 @@
 // The report formats of the probe commands, and their exit codes: 0 when no verdict is a warning or an
-// error, 1 when one is (2, for usage, I/O and connection errors, is the commands' own).
+// error, 1 when one is, 3 when the capture is cut short (whatever its verdicts: a gate must not pass on a node it
+// did not read whole); 2, for usage, I/O and connection errors, is the commands' own.
 import type { Inspection } from '../core/inspectionRun/analyze.ts';
 import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../core/report/inspectionReport.ts';
 import { UsageError } from './args.ts';
@@ -21,5 +22,6 @@ export function renderInspection(inspection: Inspection, format: ReportFormat): 
 }
 
 export function exitCodeOf(inspection: Inspection): number {
+  if (inspection.sight.kind === 'cut-short') return 3;
   return inspection.verdicts.some((verdict) => verdict.severity !== 'info') ? 1 : 0;
 }

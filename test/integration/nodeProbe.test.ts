@@ -17,6 +17,7 @@ import type { Inspection } from '../../src/core/inspectionRun/analyze.ts';
 import { analyzeCaptureText, StreamingAnalysis } from '../../src/core/inspectionRun/analyze.ts';
 import { runProbe } from '../../src/core/inspectionRun/runProbe.ts';
 import { LocalTransport } from '../../src/transports/local.ts';
+import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../src/core/report/inspectionReport.ts';
 import { assembleProbeScript, newNonce } from '../../src/core/probe/script.ts';
 import { FDINFO_LIMIT, NODE_BODY } from '../../src/core/probe/scripts/nodeScript.ts';
 import {
@@ -646,6 +647,21 @@ describe('node probe: bad input gives partial results with reasons, never a cras
     // What is world-readable is still read.
     assert.equal(model.meminfo.get('MemTotal'), apu.facts.memTotal);
     assert.equal(podOf(run, apu.facts.podUid).accounted, apu.facts.memoryCurrent);
+    // The pod's GTT went unseen: every report says first what was not read and which verdicts it leaves unknown.
+    const sight = run.inspection.sight;
+    assert.equal(sight.kind, 'partial');
+    const unread = sight.kind === 'partial' ? sight.unread : [];
+    assert.deepEqual(
+      unread.map((input) => input.input),
+      ['the kernel log (OOM kills)', "other processes' /proc/<pid>/fd and fdinfo (GPU memory per process and pod)"],
+    );
+    assert.ok(unread[1]?.unknownVerdicts.includes('memory.pod-gtt'));
+    const text = inspectionToText(run.inspection);
+    assert.equal(text.includes('No problems found'), false);
+    assert.ok(text.indexOf('NOT READ the kernel log') < text.indexOf('kernel, driver and dmem'));
+    assert.match(text, /the probe ran as uid 65534, not root/);
+    assert.match(inspectionToMarkdown(run.inspection), /^## ❔ Not read$/m);
+    assert.equal((inspectionToJson(run.inspection) as { sight: { kind: string } }).sight.kind, 'partial');
   });
 
   for (const missing of ['grep', 'xargs'] as const) {

@@ -349,11 +349,21 @@ describe('inspector view model: a container capture', () => {
     assert.deepEqual(verdictDocs(model.banner.docsId ?? ''), { file: 'docs/probes.md', anchor: 'container-verdicts-hami' });
   });
 
-  test('no verdicts: the banner says so', () => {
+  test('no verdicts: the banner says so, and what was not read', () => {
     const model = buildInspectorViewModel(
-      analyzeCaptureText(nodeCapture({ kernel: '7.3.0', memTotal: 64 * GiB, gpuActive: 0 }), { target: 'local' }),
+      analyzeCaptureText(nodeCapture({ kernel: '7.3.0', memTotal: 64 * GiB, gpuActive: 0, kernelLog: '' }), { target: 'local' }),
     );
     assert.ok(model.banner.tone === 'ok' || model.banner.tone === 'info', model.banner.sentence);
+    assert.deepEqual(model.banner.unread, []);
+    // Without a readable kernel log the OOM verdicts are unknown: not an all-clear.
+    const blind = buildInspectorViewModel(
+      analyzeCaptureText(nodeCapture({ kernel: '7.3.0', memTotal: 64 * GiB, gpuActive: 0 }), { target: 'local' }),
+    );
+    assert.equal(blind.banner.tone, 'warning');
+    assert.deepEqual(
+      blind.banner.unread.map((row) => row.input),
+      ['the kernel log (OOM kills)'],
+    );
   });
 });
 

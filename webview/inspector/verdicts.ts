@@ -10,6 +10,7 @@ export function renderBanner(banner: Banner, actions: Actions): HTMLElement {
   return h(
     'section',
     { class: `banner tone-${banner.tone}`, attrs: { id: 'banner', role: 'status', 'aria-label': 'Verdict' } },
+    renderUnread(banner),
     h(
       'div',
       { class: 'banner-top' },
@@ -36,6 +37,20 @@ export function renderBanner(banner: Banner, actions: Actions): HTMLElement {
           })
         : null,
       banner.more > 0 ? h('a', { class: 'link', text: `All ${banner.more + 1} findings`, attrs: { href: '#findings' } }) : null,
+    ),
+  );
+}
+
+/** What the probe could not read comes first: the finding below it is judged without it. */
+function renderUnread(banner: Banner): HTMLElement | null {
+  // A view model saved by an older version has no list.
+  const unread = Array.isArray(banner.unread) ? banner.unread : [];
+  if (unread.length === 0) return null;
+  return h(
+    'ul',
+    { class: 'banner-unread', attrs: { id: 'banner-unread', 'aria-label': 'Not read' } },
+    ...unread.map((row) =>
+      h('li', {}, h('strong', { text: `Not read: ${row.input}. ` }), `${row.why}. Unknown: ${row.unknown}. ${row.remedy}`),
     ),
   );
 }

@@ -37,6 +37,8 @@ import type { NvidiaAccounting } from '../verdicts/memory/nvidiaPodMemory.ts';
 import { nvidiaAccounting, withNvidiaNode, withNvidiaPods } from '../verdicts/memory/nvidiaPodMemory.ts';
 import { DEFAULT_HEADROOM_PERCENT } from '../sizing.ts';
 import { detailAfterTitle } from '../text/readsOnce.ts';
+import type { Sight } from './sight.ts';
+import { sightOf } from './sight.ts';
 
 export interface NodeInspection {
   readonly model: NodeModel;
@@ -69,6 +71,8 @@ export interface Inspection {
   readonly hami: HamiChecklistResult | undefined;
   /** Every verdict, worst first. */
   readonly verdicts: readonly Verdict[];
+  /** What the probe could not read, and the verdicts that leaves unknown: every report states it first. */
+  readonly sight: Sight;
   readonly problems: readonly string[];
   /** Pod UID → "namespace/name" as the cluster gave them (empty off Kubernetes), for the reports' pod rows. */
   readonly podNames: ReadonlyMap<string, string>;
@@ -199,6 +203,7 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions, folded
     container,
     hami,
     verdicts: sortVerdicts(verdicts),
+    sight: sightOf(capture, node?.model),
     problems,
     podNames: options.podNames ?? new Map(),
     clusterFacts: {

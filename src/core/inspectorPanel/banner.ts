@@ -8,6 +8,8 @@ import type { Tone, Banner, VerdictRow, Header, Fact } from './viewModelTypes.ts
 import { MAX_EVIDENCE } from './viewModelTypes.ts';
 import { bytesCell } from './cells.ts';
 import { explanationBeyondTitle } from '../text/readsOnce.ts';
+import type { Sight } from '../inspectionRun/sight.ts';
+import { noVerdictLine, unknownVerdictsText, unreadOf } from '../inspectionRun/sight.ts';
 
 const SEVERITY_TONE: Record<Severity, Tone> = { error: 'error', warning: 'warning', info: 'info' };
 
@@ -46,19 +48,41 @@ export function docsIdOf(id: string): string {
   return colon < 0 ? id : id.slice(0, colon);
 }
 
-export function buildBanner(verdicts: readonly Verdict[]): Banner {
+/**
+ * The worst finding, after what the probe could not read: "No problems found" only when it read what the verdicts need;
+ * a capture cut short is an error whatever its verdicts.
+ */
+export function buildBanner(verdicts: readonly Verdict[], sight: Sight = { kind: 'whole' }): Banner {
   const counts = { error: 0, warning: 0, info: 0 };
   for (const verdict of verdicts) counts[verdict.severity]++;
+  const unread = unreadOf(sight).map((input) => ({
+    input: input.input,
+    why: input.why,
+    unknown: unknownVerdictsText(input),
+    remedy: input.remedy,
+  }));
   const worst = verdicts[0];
-  if (!worst) {
+  const seen = { counts, more: Math.max(0, verdicts.length - 1), unread };
+  if (sight.kind === 'cut-short') {
     return {
-      tone: 'ok',
-      headline: 'No problems found',
-      sentence: 'Nothing in this capture calls for action: every check passed or is informational.',
-      remedy: '',
+      tone: 'error',
+      headline: 'The capture is cut short',
+      sentence: noVerdictLine(sight),
+      remedy: unread[0]?.remedy ?? '',
       docsId: null,
-      counts,
-      more: 0,
+      ...seen,
+    };
+  }
+  if (!worst || (worst.severity === 'info' && sight.kind !== 'whole')) {
+    const blind = sight.kind === 'partial';
+    return {
+      tone: blind ? 'warning' : 'ok',
+      headline: blind ? 'Not everything could be read' : sight.kind === 'nothing-to-judge' ? 'No GPU and no pods' : 'No problems found',
+      sentence:
+        sight.kind === 'whole' ? 'Nothing in this capture calls for action: every check passed or is informational.' : noVerdictLine(sight),
+      remedy: blind ? (unread[0]?.remedy ?? '') : '',
+      docsId: null,
+      ...seen,
     };
   }
   const docsId = docsIdOf(worst.id);
@@ -73,6 +97,7 @@ export function buildBanner(verdicts: readonly Verdict[]): Banner {
     docsId,
     counts,
     more: verdicts.length - 1,
+    unread,
   };
 }
 

@@ -31,7 +31,7 @@ export function buildInspectorViewModel(inspection: Inspection, options: ViewMod
   return {
     v: VIEW_MODEL_VERSION,
     header: buildHeader(inspection),
-    banner: buildBanner(inspection.verdicts),
+    banner: buildBanner(inspection.verdicts, inspection.sight),
     verdicts: verdictRows(inspection.verdicts),
     chart: buildChart(inspection, names, options.topPods ?? DEFAULT_TOP_PODS),
     pods: buildPods(inspection, names),

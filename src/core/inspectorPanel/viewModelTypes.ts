@@ -36,6 +36,19 @@ export interface Banner {
   readonly counts: { readonly error: number; readonly warning: number; readonly info: number };
   /** Findings besides this one. */
   readonly more: number;
+  /**
+   * What the probe could not read, why, and the verdicts that leaves unknown, shown before the finding; empty when it
+   * read what the verdicts need.
+   */
+  readonly unread: readonly UnreadRow[];
+}
+
+export interface UnreadRow {
+  readonly input: string;
+  readonly why: string;
+  /** The verdict ids left unknown, or "any verdict" for a capture cut short. */
+  readonly unknown: string;
+  readonly remedy: string;
 }
 
 export interface VerdictRow {

@@ -11,6 +11,8 @@ import { driverJson, driverMarkdown, driverText } from './driverReport.ts';
 import { evictionJson, evictionMarkdown, evictionText } from './evictionReport.ts';
 import { nvidiaJson, nvidiaMarkdown, nvidiaText, podNvidiaJson } from './nvidiaReport.ts';
 import { detailAfterTitle, explanationBeyondTitle } from '../text/readsOnce.ts';
+import { sightJson, sightMarkdown, sightText } from './sightReport.ts';
+import { noVerdictLine } from '../inspectionRun/sight.ts';
 
 const ICON: Record<string, string> = {
   error: '⛔',
@@ -34,8 +36,9 @@ export function inspectionToMarkdown(inspection: Inspection): string {
       '',
     );
   }
+  pushAll(out, sightMarkdown(inspection.sight));
   out.push('## Verdicts', '');
-  if (inspection.verdicts.length === 0) out.push('No problems found.', '');
+  if (inspection.verdicts.length === 0) out.push(markdownText(noVerdictLine(inspection.sight)), '');
   for (const verdict of inspection.verdicts) pushAll(out, verdictMarkdown(verdict));
   if (inspection.node) {
     const { accounting, pods, kernelChecks } = inspection.node;
@@ -158,7 +161,8 @@ export function inspectionToText(inspection: Inspection): string {
   const model = inspection.node?.model;
   if (model) out.push(`host ${oneLine(model.hostname ?? '?')}, kernel ${oneLine(model.kernel ?? '?')}, cgroup ${model.cgroupMode}`);
   out.push('');
-  if (inspection.verdicts.length === 0) out.push('No problems found.');
+  pushAll(out, sightText(inspection.sight));
+  if (inspection.verdicts.length === 0) out.push(oneLine(noVerdictLine(inspection.sight)));
   for (const verdict of inspection.verdicts) {
     out.push(`${verdict.severity.toUpperCase()} [${verdict.id}] ${oneLine(verdict.title)}`, `  remedy: ${oneLine(verdict.remedy)}`);
     for (const line of verdict.evidence.slice(0, 8)) out.push(`  | ${oneLine(line)}`);
@@ -198,6 +202,7 @@ export function inspectionToJson(inspection: Inspection): object {
   return {
     target: inspection.target,
     scope: inspection.scope ?? null,
+    sight: sightJson(inspection.sight),
     // OOM verdicts carry the parser's raw event; like explain-oom's JSON, keep only the verdict.
     verdicts: inspection.verdicts.map((verdict) => {
       const { event: _event, ...rest } = verdict as Verdict & { event?: unknown };

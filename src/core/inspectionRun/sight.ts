@@ -1,0 +1,135 @@
+// What an inspection could not see: each input the verdicts need that the probe could not read, why, and which
+// verdicts that leaves unknown. Every report states it before the verdicts, and says "No problems found" only when the
+// probe saw what the verdicts need: a probe that could not look must never read as a clean bill of health.
+// (amdgpu's debugfs has its own verdict, memory.debugfs-unavailable, and is not repeated here.)
+import type { Capture } from '../probe/capture.ts';
+import type { NodeModel } from '../probe/nodeModel.ts';
+
+/** One input the verdicts need that the probe could not read. */
+export interface UnreadInput {
+  /** What was not read, e.g. "other processes' /proc/<pid>/fd and fdinfo". */
+  readonly input: string;
+  /** Why, with what the capture shows. */
+  readonly why: string;
+  /** How to let the probe read it. */
+  readonly remedy: string;
+  /** The verdict ids this leaves unknown ("any" when the probe stopped before reading it). */
+  readonly unknownVerdicts: readonly string[] | 'any';
+}
+
+/** What the probe saw, as the reports state it first. */
+export type Sight =
+  /** Every input the verdicts need was read. */
+  | { readonly kind: 'whole' }
+  /** Everything was read, and there is nothing for the GPU verdicts to judge: no GPU and no pod. */
+  | { readonly kind: 'nothing-to-judge'; readonly reason: string }
+  /** The probe finished, but some inputs were refused to it. */
+  | { readonly kind: 'partial'; readonly unread: readonly UnreadInput[]; readonly nothingToJudge: string | undefined }
+  /** The capture is cut short (timeout, dropped connection, truncated file): an error, whatever else was read. */
+  | { readonly kind: 'cut-short'; readonly unread: readonly UnreadInput[] };
+
+const OOM_VERDICTS = ['oom.global', 'oom.global-gtt', 'oom.memcg', 'oom.unclassified'];
+const FDINFO_VERDICTS = [
+  'memory.pod-gtt',
+  'memory.pod-over-limit-in-reality',
+  'memory.pod-headroom-low',
+  'memory.gtt-sources-disagree',
+  'memory.unaccounted-node',
+];
+
+const NOTHING_TO_JUDGE =
+  'No GPU (no GPU among the DRM cards in /sys/class/drm, no nvidia-smi) and no Kubernetes pod (no kubepods cgroup) on this machine: nothing for the GPU memory verdicts to judge.';
+
+export function sightOf(capture: Capture, model: NodeModel | undefined): Sight {
+  const unread = model ? nodeUnread(capture, model) : [];
+  if (!capture.complete) return { kind: 'cut-short', unread: [...cutShortUnread(capture), ...unread] };
+  const empty = model && !model.gpus.some(isGpu) && model.pods.length === 0 && !hasNvidiaGpu(capture) ? NOTHING_TO_JUDGE : undefined;
+  if (unread.length > 0) return { kind: 'partial', unread, nothingToJudge: empty };
+  return empty ? { kind: 'nothing-to-judge', reason: empty } : { kind: 'whole' };
+}
+
+/**
+ * A DRM card is not necessarily a GPU: servers have a BMC display adapter (ASPEED ast, Matrox mgag200) and VMs a
+ * virtual one (virtio-gpu, bochs), DRM cards without GPU memory.
+ */
+function isGpu(card: NodeModel['gpus'][number]): boolean {
+  return (
+    card.vendorId === '0x1002' ||
+    card.vendorId === '0x10de' ||
+    ['amdgpu', 'radeon', 'xe', 'i915', 'nouveau', 'nvidia'].includes(card.driver ?? '') ||
+    card.gttTotal !== undefined ||
+    card.vramTotal !== undefined
+  );
+}
+
+function hasNvidiaGpu(capture: Capture): boolean {
+  const section = capture.sections.get('nvidia-smi.gpu');
+  return section !== undefined && !section.missing.includes('nvidia-smi') && section.records.some((record) => record.body.trim() !== '');
+}
+
+function nodeUnread(capture: Capture, model: NodeModel): UnreadInput[] {
+  const unread: UnreadInput[] = [];
+  const kernelLog = capture.sections.get('kernel-log');
+  if (kernelLog?.missing.includes('kernel-log')) {
+    const dmesgRefused = kernelLog.missing.some((what) => what.startsWith('dmesg'));
+    unread.push({
+      input: 'the kernel log (OOM kills)',
+      why: dmesgRefused
+        ? `dmesg was refused${nonRoot(model)}: with kernel.dmesg_restrict=1 (the default on Debian and Ubuntu) only a process with CAP_SYSLOG may read it; and no /var/log/kern.log, messages or syslog was readable`
+        : 'no dmesg, no journald kernel log and no readable /var/log/kern.log, messages or syslog',
+      remedy: 'Run the probe as root (sudo, or a debug pod with CAP_SYSLOG), or make /var/log/kern.log readable to it.',
+      unknownVerdicts: OOM_VERDICTS,
+    });
+  }
+  if (model.probeUid !== undefined && model.probeUid !== '0' && (model.gpus.some(isGpu) || model.pods.length > 0)) {
+    unread.push({
+      input: "other processes' /proc/<pid>/fd and fdinfo (GPU memory per process and pod)",
+      why: `the probe ran as uid ${model.probeUid}, not root: the kernel lets only a process's owner or a holder of CAP_SYS_PTRACE list its fds and read their fdinfo, so the GTT and VRAM the pods' processes hold were not seen`,
+      remedy: 'Run the probe as root (sudo, or the debug pod, which adds SYS_PTRACE).',
+      unknownVerdicts: FDINFO_VERDICTS,
+    });
+  }
+  return unread;
+}
+
+function nonRoot(model: NodeModel): string {
+  return model.probeUid !== undefined && model.probeUid !== '0' ? ` (the probe ran as uid ${model.probeUid}, not root)` : '';
+}
+
+function cutShortUnread(capture: Capture): UnreadInput[] {
+  const sections = [...capture.sections.values()];
+  const cut = sections.find((section) => !section.complete);
+  const last = cut ?? sections.at(-1);
+  const where = last ? `in section "${last.name}"` : 'before its first section';
+  return [
+    {
+      input: `everything the probe would have printed from ${last ? `section "${last.name}"` : 'its start'} on`,
+      why: `the capture ends ${where} without the probe's "done" marker: the probe timed out, the connection dropped, or the file was truncated`,
+      remedy: 'Run the probe again (a longer --timeout, or save the whole output) and analyse the complete capture.',
+      unknownVerdicts: 'any',
+    },
+  ];
+}
+
+/** The line a report prints where it has no verdict to show: "No problems found" only when the probe saw enough. */
+export function noVerdictLine(sight: Sight): string {
+  switch (sight.kind) {
+    case 'whole':
+      return 'No problems found.';
+    case 'nothing-to-judge':
+      return sight.reason;
+    case 'partial':
+      if (sight.nothingToJudge) return `${sight.nothingToJudge} The inputs under "Not read" were not seen.`;
+      return 'No problem in what the probe could read; the verdicts listed under "Not read" are unknown.';
+    case 'cut-short':
+      return 'The capture is cut short: no verdict can be trusted to be complete.';
+  }
+}
+
+export function unreadOf(sight: Sight): readonly UnreadInput[] {
+  return sight.kind === 'partial' || sight.kind === 'cut-short' ? sight.unread : [];
+}
+
+export function unknownVerdictsText(input: UnreadInput): string {
+  return input.unknownVerdicts === 'any' ? 'any verdict' : input.unknownVerdicts.join(', ');
+}
