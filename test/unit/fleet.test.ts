@@ -251,8 +251,17 @@ test('reports: hostile names escaped for the terminal, Markdown and CSV; JSON ke
   assert.ok(!text.includes('\u001b'), 'no escape sequence reaches a terminal');
   assert.match(text, /^gpumem fleet: 2 GPU nodes from Prometheus at test, window 24h\n/);
   const md = fleetToMarkdown(summary);
-  for (const line of md.split('\n').filter((l) => l.startsWith('| ') && l.includes('strix')))
-    assert.ok(!/[^\\]\|[^ ]/.test(line.replace(/\| /g, '')) || line.includes('\\|'), `pipes escaped: ${line}`);
+  // The hostile name, cell by cell, as a Markdown table must hold it: each | escaped as \|, ESC shown as the text
+  // \x1b (its backslash escaped, \\x1b), [ escaped, < and > as entities, the trailing newline a space entity.
+  const cell = String.raw`=cmd\|"x"\\x1b\[31m&lt;img src=x&gt;\|&#32;`;
+  assert.deepEqual(
+    md.split('\n').filter((line) => line.includes('cmd')),
+    [
+      String.raw`| strix\|` + cell + ' | 94 % | 128 GiB | 20 GiB | 96 GiB | 3 | 0 |',
+      `| llm/${cell} | strix-1 | 36 GiB | 16 GiB | 20 GiB | 30 GiB |`,
+      `| llm/${cell} | strix-1 | 36 GiB | 16 GiB | 20 GiB | 30 GiB |`,
+    ],
+  );
   assert.ok(!md.includes('<img'), 'no raw HTML in the Markdown');
   const csv = fleetPodsCsv(summary);
   const [header, row] = csv.split('\r\n');
