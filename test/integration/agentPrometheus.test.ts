@@ -35,6 +35,7 @@ import { buildHamiNvidiaNode } from '../helpers/nvidiaSmiRoot.ts';
 import type { PrometheusProcess } from '../helpers/prometheusProcess.ts';
 import { prometheusUnavailable, startPrometheus } from '../helpers/prometheusProcess.ts';
 import type { HamiNvidiaFacts } from '../helpers/nvidiaSmiRoot.ts';
+import type { ApuFacts } from '../helpers/apuNode.ts';
 import { completeFixtures, loadFixtures, mergeFixtures, parseFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';
@@ -209,13 +210,26 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
         }
       }
     }
-    // The labels that matter, spelled out: the APU pod by namespace and name, its GTT, its true footprint.
-    const apu = expected.get('strix-node-1')?.inspection.node;
-    const gttPod = apu?.pods.reduce((a, b) => (b.gtt > a.gtt ? b : a));
-    assert.ok(gttPod && gttPod.gtt > 0);
-    const [gtt] = await query(base, `gpumem_pod_gtt_bytes{node="strix-node-1", uid="${gttPod.podUid}"}`);
+    // The headline numbers from the fixture's own facts, not from the analysis above: the APU node's memory and GTT,
+    // and its GPU pod by namespace and name with its cgroup, limit, GTT and true footprint (cgroup + the GTT its
+    // processes hold, which the memcg does not count).
+    const apuFacts = (fixtures.find((entry) => entry.node === 'strix-node-1')?.fixture as Fixture<ApuFacts>).facts;
+    const one = async (promql: string): Promise<number> => {
+      const answer = await query(base, promql);
+      assert.equal(answer.length, 1, promql);
+      return Number(answer[0]?.value[1]);
+    };
+    assert.equal(await one('gpumem_node_memory_total_bytes{node="strix-node-1"}'), apuFacts.memTotal);
+    assert.equal(await one('gpumem_node_memory_available_bytes{node="strix-node-1"}'), apuFacts.memAvailable);
+    assert.equal(await one('sum(gpumem_node_gtt_used_bytes{node="strix-node-1"})'), apuFacts.gttUsed);
+    assert.equal(await one('sum(gpumem_node_gtt_total_bytes{node="strix-node-1"})'), apuFacts.gttTotal);
+    const pod = `node="strix-node-1", uid="${apuFacts.podUid}"`;
+    const [gtt] = await query(base, `gpumem_pod_gtt_bytes{${pod}}`);
     assert.ok(gtt?.metric['namespace'] && gtt.metric['pod'], 'the pod is named from the API');
-    assert.equal(Number(gtt.value[1]), gttPod.gtt);
+    assert.equal(Number(gtt.value[1]), apuFacts.podGtt);
+    assert.equal(await one(`gpumem_pod_cgroup_memory_bytes{${pod}}`), apuFacts.memoryCurrent);
+    assert.equal(await one(`gpumem_pod_memory_limit_bytes{${pod}}`), apuFacts.memoryMax);
+    assert.equal(await one(`gpumem_pod_true_footprint_bytes{${pod}}`), apuFacts.memoryCurrent + apuFacts.podGtt);
     const [api] = await query(base, 'gpumem_kubernetes_api_up{node="gpu-node-7"}');
     assert.equal(api?.value[1], '1');
     // HAMi: the pod over its quota is bypassed, the one within it enforced, each by namespace and name.
