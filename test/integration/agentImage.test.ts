@@ -26,6 +26,7 @@ import { buildApuNode, fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts
 import type { Fixture } from '../helpers/fixtureRoot.ts';
 import { prometheusUnavailable, startPrometheus } from '../helpers/prometheusProcess.ts';
 import { freePort } from '../helpers/sshd.ts';
+import { waitFor as pollUntil } from '../helpers/waitFor.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NODE = 'strix-node-1';
@@ -56,20 +57,8 @@ function inventory(text: string): Map<string, number> {
   );
 }
 
-async function waitFor<V>(what: string, probe: () => Promise<V | undefined>, timeoutMs = 90_000): Promise<V> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
+const waitFor = <V>(what: string, probe: () => Promise<V | undefined> | V | undefined, timeoutMs = 90_000): Promise<V> =>
+  pollUntil(what, probe, { timeoutMs, pollMs: 300 });
 
 describe('the agent image, built with buildah and run under an OCI runtime', { skip: SKIP }, () => {
   let work = '';

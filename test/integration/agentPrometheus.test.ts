@@ -39,25 +39,14 @@ import type { ApuFacts } from '../helpers/apuNode.ts';
 import { completeFixtures, loadFixtures, mergeFixtures, parseFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';
+import { waitFor as pollUntil } from '../helpers/waitFor.ts';
 
 const SKIP = fixtureRootsUnavailable() ?? prometheusUnavailable() ?? false;
 const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
 const T = { timeout: 240_000 };
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
+const waitFor = <V>(what: string, probe: () => Promise<V | undefined> | V | undefined, timeoutMs = 60_000): Promise<V> =>
+  pollUntil(what, probe, { timeoutMs, pollMs: 250 });
 
 /** `gpumem agent` on a fixture root (test/helpers/agentProcess.ts); resolves once it serves. */
 function startAgent(
