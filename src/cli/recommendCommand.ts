@@ -6,20 +6,16 @@ import { writeFile } from 'node:fs/promises';
 import { readBoundedText } from '../files/boundedRead.ts';
 import { parseWindow } from '../core/fleet/promFacts.ts';
 import { isDnsLabel } from '../core/kube/names.ts';
-import { apiOomKills } from '../core/rightsizing/apiKills.ts';
 import { recommendationsToJson, recommendationsToMarkdown, recommendationsToText } from '../core/rightsizing/format.ts';
-import type { RecommendHeader } from '../core/rightsizing/format.ts';
 import { patchStream } from '../core/rightsizing/patch.ts';
-import { readFigures } from '../core/rightsizing/readFigures.ts';
-import { changesOf, recommendationRows } from '../core/rightsizing/rows.ts';
-import { matchPods } from '../core/rightsizing/workloadPods.ts';
+import { changesOf } from '../core/rightsizing/rows.ts';
 import { DEFAULT_HEADROOM_PERCENT, isHeadroomPercent } from '../core/sizing.ts';
 import { terminalSafe } from '../core/text/escape.ts';
 import { ClusterClient } from '../kube/clusterClient.ts';
 import { errorText } from '../kube/errorText.ts';
 import { PrometheusClient } from '../prometheus/client.ts';
-import { discoverPrometheus } from '../prometheus/discovery.ts';
-import { readWorkloads } from '../rightsizing/readWorkloads.ts';
+import { contextNamespace, gatherRecommendations } from '../rightsizing/gather.ts';
+import type { FiguresFrom } from '../rightsizing/gather.ts';
 import { applyToDirectory } from './recommendApply.ts';
 import { CliFailure, parseArgs, UsageError } from './args.ts';
 import { prometheusAuth } from './fleetCommand.ts';
@@ -99,18 +95,7 @@ export async function recommendCommand(argv: readonly string[], io: CliIo): Prom
       'recommend',
     );
     client = new ClusterClient(context, { requestTimeoutMs: 30_000 });
-    const scope = all
-      ? []
-      : namespaces.length > 0
-        ? namespaces
-        : [context.kubeConfig.getContextObject(context.name)?.namespace ?? 'default'];
-    const live = await readWorkloads(client, scope, controller.signal);
-    // Every list failed (unreachable, refused): one line of the first cause, not one per resource, and no empty table.
-    if (live.listsRead === 0 && live.notes.length > 0) {
-      io.stderr(`gpumem recommend: nothing could be read: ${live.notes[0] ?? ''}\n`);
-      return 2;
-    }
-    for (const note of live.notes) io.stderr(`gpumem recommend: ${note}\n`);
+    const scope = all ? [] : namespaces.length > 0 ? namespaces : [contextNamespace(client)];
     const caFile = option(args.options, 'prometheus-ca');
     let ca: string | undefined;
     if (caFile !== undefined) {
@@ -121,39 +106,20 @@ export async function recommendCommand(argv: readonly string[], io: CliIo): Prom
       }
       ca = read.text;
     }
-    const prometheus = await prometheusFor(client, option(args.options, 'prometheus'), ca, controller.signal);
-    const at = Math.floor(Date.now() / 1000);
-    let header: RecommendHeader;
-    let figures;
-    if (prometheus.kind === 'client') {
-      const read = await readFigures(
-        (queries, time) => prometheus.client.instantAll(queries, time, { signal: controller.signal }),
-        { window, namespaces: scope },
-        at,
-      );
-      figures = read.figures;
-      header = {
-        source: `${prometheus.client.description} (${read.queries} queries)`,
-        window: window.label,
-        sources: read.figures.sources,
-        problems: read.figures.problems,
-      };
-    } else {
-      io.stderr(`gpumem recommend: ${prometheus.reason}: only the API's last termination reasons are read, no figures\n`);
-      header = {
-        source: `the Kubernetes API only (${prometheus.reason})`,
-        window: window.label,
-        sources: ["the API's last termination reasons"],
-        problems: [],
-      };
-    }
-    const rows = recommendationRows({
-      matching: matchPods(live.objects, live.pods),
-      figures,
-      basis: figures ? 'history' : 'api-only',
-      apiOomKills: apiOomKills(live.pods),
+    const gathered = await gatherRecommendations(client, {
+      namespaces: scope,
+      window,
       headroomPercent: headroom,
+      figuresFrom: figuresFrom(option(args.options, 'prometheus'), ca),
+      signal: controller.signal,
+      nowMs: Date.now(),
     });
+    if (gathered.kind === 'unreadable') {
+      io.stderr(`gpumem recommend: nothing could be read: ${gathered.reason}\n`);
+      return 2;
+    }
+    for (const note of gathered.notes) io.stderr(`gpumem recommend: ${note}\n`);
+    const { rows, header } = gathered;
     const changes = changesOf(rows);
     if (format === 'json') io.stdout(`${JSON.stringify(recommendationsToJson(rows, header), null, 2)}\n`);
     else if (format === 'markdown') io.stdout(recommendationsToMarkdown(rows, header));
@@ -182,26 +148,14 @@ export async function recommendCommand(argv: readonly string[], io: CliIo): Prom
   }
 }
 
-type PrometheusChoice = { readonly kind: 'client'; readonly client: PrometheusClient } | { readonly kind: 'none'; readonly reason: string };
-
-async function prometheusFor(
-  client: ClusterClient,
-  url: string | undefined,
-  ca: string | undefined,
-  signal: AbortSignal,
-): Promise<PrometheusChoice> {
-  if (url !== undefined) {
-    try {
-      return {
-        kind: 'client',
-        client: new PrometheusClient({ kind: 'url', url, auth: prometheusAuth(process.env), ...(ca !== undefined ? { ca } : {}) }),
-      };
-    } catch (error) {
-      throw new UsageError(`--prometheus: ${describeError(error)}`);
-    }
+function figuresFrom(url: string | undefined, ca: string | undefined): FiguresFrom {
+  if (url === undefined) return { kind: 'discover' };
+  try {
+    return {
+      kind: 'prometheus',
+      client: new PrometheusClient({ kind: 'url', url, auth: prometheusAuth(process.env), ...(ca !== undefined ? { ca } : {}) }),
+    };
+  } catch (error) {
+    throw new UsageError(`--prometheus: ${describeError(error)}`);
   }
-  const found = await discoverPrometheus(client, signal);
-  return found.kind === 'found'
-    ? { kind: 'client', client: new PrometheusClient({ kind: 'service', service: found.service, client }) }
-    : found;
 }

@@ -1,0 +1,104 @@
+// Right-sizing rows for the workloads of a cluster's namespaces, read once: the live objects and pods (the API),
+// the figures (Prometheus, or none), the kills the API reports, reduced to one row per container. `gpumem recommend`,
+// the editor's Right-Size Workloads command and the live manifest checks all read through here, so they show the
+// same numbers with the same sources. Read-only against the cluster and Prometheus; cancellable.
+import type { FleetWindow } from '../core/fleet/facts.ts';
+import { apiOomKills } from '../core/rightsizing/apiKills.ts';
+import type { RecommendHeader } from '../core/rightsizing/format.ts';
+import { readFigures } from '../core/rightsizing/readFigures.ts';
+import type { PromFigures } from '../core/rightsizing/figures.ts';
+import { recommendationRows } from '../core/rightsizing/rows.ts';
+import type { RecommendationRow } from '../core/rightsizing/rows.ts';
+import { matchPods } from '../core/rightsizing/workloadPods.ts';
+import type { PodMatching } from '../core/rightsizing/workloadPods.ts';
+import type { ClusterClient } from '../kube/clusterClient.ts';
+import { PrometheusClient } from '../prometheus/client.ts';
+import { discoverPrometheus } from '../prometheus/discovery.ts';
+import { readWorkloads } from './readWorkloads.ts';
+
+/** Where the figures come from: a Prometheus the caller chose, the cluster's own (discovered), or none. */
+export type FiguresFrom =
+  | { readonly kind: 'prometheus'; readonly client: PrometheusClient }
+  | { readonly kind: 'discover' }
+  | { readonly kind: 'none'; readonly reason: string };
+
+export interface GatherOptions {
+  /** Namespaces to read; empty: every namespace. */
+  readonly namespaces: readonly string[];
+  readonly window: FleetWindow;
+  readonly headroomPercent: number;
+  readonly figuresFrom: FiguresFrom;
+  readonly signal: AbortSignal;
+  /** The instant the window ends (Unix ms). */
+  readonly nowMs: number;
+}
+
+export type Gathered =
+  | {
+      readonly kind: 'read';
+      readonly rows: readonly RecommendationRow[];
+      readonly matching: PodMatching;
+      readonly header: RecommendHeader;
+      /** Lists the API refused or could not answer, and why figures are missing: one sentence each. */
+      readonly notes: readonly string[];
+    }
+  | { readonly kind: 'unreadable'; readonly reason: string };
+
+export async function gatherRecommendations(client: ClusterClient, options: GatherOptions): Promise<Gathered> {
+  const { signal, window } = options;
+  const live = await readWorkloads(client, options.namespaces, signal);
+  // Every list failed (unreachable, refused): the first cause, once, rather than one note per resource.
+  if (live.listsRead === 0 && live.notes.length > 0) return { kind: 'unreadable', reason: live.notes[0] ?? 'nothing could be read' };
+  const notes = [...live.notes];
+  const prometheus = await resolvePrometheus(client, options.figuresFrom, signal);
+  let header: RecommendHeader;
+  let figures: PromFigures | undefined;
+  if (prometheus.kind === 'prometheus') {
+    const read = await readFigures(
+      (queries, time) => prometheus.client.instantAll(queries, time, { signal }),
+      { window, namespaces: options.namespaces },
+      Math.floor(options.nowMs / 1000),
+    );
+    figures = read.figures;
+    header = {
+      source: `${prometheus.client.description} (${read.queries} queries)`,
+      window: window.label,
+      sources: read.figures.sources,
+      problems: read.figures.problems,
+    };
+  } else {
+    notes.push(`${prometheus.reason}: only the API's last termination reasons are read, no figures`);
+    header = {
+      source: `the Kubernetes API only (${prometheus.reason})`,
+      window: window.label,
+      sources: ["the API's last termination reasons"],
+      problems: [],
+    };
+  }
+  const matching = matchPods(live.objects, live.pods);
+  const rows = recommendationRows({
+    matching,
+    figures,
+    basis: figures ? 'history' : 'api-only',
+    apiOomKills: apiOomKills(live.pods),
+    headroomPercent: options.headroomPercent,
+  });
+  return { kind: 'read', rows, matching, header, notes };
+}
+
+async function resolvePrometheus(
+  client: ClusterClient,
+  from: FiguresFrom,
+  signal: AbortSignal,
+): Promise<{ readonly kind: 'prometheus'; readonly client: PrometheusClient } | { readonly kind: 'none'; readonly reason: string }> {
+  if (from.kind !== 'discover') return from;
+  const found = await discoverPrometheus(client, signal);
+  return found.kind === 'found'
+    ? { kind: 'prometheus', client: new PrometheusClient({ kind: 'service', service: found.service, client }) }
+    : found;
+}
+
+/** The namespace a context works in when none is given: its own, else `default` (as kubectl). */
+export function contextNamespace(client: ClusterClient): string {
+  return client.kubeConfig.getContextObject(client.context)?.namespace ?? 'default';
+}
