@@ -10,9 +10,29 @@ import { fileURLToPath } from 'node:url';
 import { fuzzTarget, renderViolations } from './harness.ts';
 import type { Violation } from './harness.ts';
 
-const FIXTURES = ['10-apu.yaml', '20-hami.yaml'].map((name) =>
-  readFileSync(fileURLToPath(new URL(`../simulator/fixtures/${name}`, import.meta.url)), 'utf8'),
-);
+const FIXTURES = [
+  ...['10-apu.yaml', '20-hami.yaml'].map((name) =>
+    readFileSync(fileURLToPath(new URL(`../simulator/fixtures/${name}`, import.meta.url)), 'utf8'),
+  ),
+  hamiSlotPods(),
+];
+
+/** The real allocation annotations of public threads, with their pods (empty and padded slots), as one YAML stream. */
+function hamiSlotPods(): string {
+  const fixture = JSON.parse(
+    readFileSync(fileURLToPath(new URL('../fixtures/hami/pod-allocation-slots.json', import.meta.url)), 'utf8'),
+  ) as {
+    cases: { pod: unknown; annotation?: string }[];
+    pods: Record<string, { metadata: Record<string, unknown> }>;
+  };
+  const pods = fixture.cases.map((entry) => {
+    if (typeof entry.pod !== 'string') return entry.pod;
+    const base = structuredClone(fixture.pods[entry.pod]);
+    if (base) base.metadata['annotations'] = { 'hami.io/vgpu-devices-allocated': entry.annotation };
+    return base;
+  });
+  return pods.map((pod) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', ...(pod as object) }, null, 1)).join('\n---\n');
+}
 
 /** The objects of the mutated YAML; the API server sends parsed JSON, so a text YAML cannot read is no input here. */
 function objects(text: string): Record<string, unknown>[] {

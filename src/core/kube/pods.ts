@@ -4,11 +4,8 @@
 //
 // QoS: `status.qosClass` wins when present, else the kubelet's computation (core/kube/qos.ts).
 //
-// HAMi pod annotations (Project-HAMi/HAMi docs/develop/protocol.md; pkg/device/devices.go
-// DecodeContainerDevices): `hami.io/vgpu-devices-allocated` and `-to-allocate` hold one entry per
-// container, each `;`-terminated, and inside an entry one `<UUID>,<Type>,<usedMemMiB>,<usedCores>:` per
-// device (HAMi reads the first four comma fields and ignores the rest). An empty entry keeps its container's
-// place. `hami.io/bind-phase` is allocating, failed or success; `hami.io/vgpu-node` the node chosen.
+// HAMi pod annotations: the allocation slots are read in hamiSlots.ts; `hami.io/bind-phase` is allocating,
+// failed or success; `hami.io/vgpu-node` the node chosen.
 import { pushAll } from '../arrays.ts';
 import type { GpuResourceRole } from '../gpuResources.ts';
 import { classifyGpuResource } from '../gpuResources.ts';
@@ -16,8 +13,12 @@ import { parseQuantity } from '../quantity.ts';
 import type { JsonRecord } from './json.ts';
 import type { QosClass, QosQuantity, QosResource, QosResources } from './qos.ts';
 import { computeQos } from './qos.ts';
-import { parseBoundedNumber } from '../probe/parsers/kernelNumber.ts';
+import type { HamiContainerAllocation } from './hamiSlots.ts';
+import { parseHamiPodDevices } from './hamiSlots.ts';
 import { asArray, asBoolean, asNumber, asRecord, asString, asTime, identity, path, stringMap } from './json.ts';
+
+export type { HamiContainerAllocation, HamiDeviceAllocation, HamiSlotContainers } from './hamiSlots.ts';
+export { parseHamiPodDevices } from './hamiSlots.ts';
 
 export type ContainerRole = 'init' | 'sidecar' | 'app';
 
@@ -58,21 +59,6 @@ export interface ContainerRestarts {
   readonly lastTermination: TerminationInfo | undefined;
   /** The current or the last termination was `OOMKilled`. */
   readonly oomKilled: boolean;
-}
-
-export interface HamiDeviceAllocation {
-  readonly uuid: string;
-  readonly type: string;
-  readonly usedMemMiB: number;
-  readonly usedCores: number;
-}
-
-export interface HamiContainerAllocation {
-  /** Position in the annotation. */
-  readonly index: number;
-  /** The container this entry belongs to, when the entry count matches the pod's containers. */
-  readonly container: string | undefined;
-  readonly devices: readonly HamiDeviceAllocation[];
 }
 
 export interface HamiPodAnnotations {
@@ -249,43 +235,11 @@ function restartsOf(pod: unknown, entries: readonly ContainerEntry[]): Container
   return out;
 }
 
-/**
- * Parses a HAMi container-devices annotation (see the header). `containers` maps entries to names: the
- * entries follow init containers then app containers; if the count matches only the app containers (older
- * HAMi), they map to those.
- */
-export function parseHamiPodDevices(
-  value: string,
-  containers: { readonly all: readonly string[]; readonly app: readonly string[] } = { all: [], app: [] },
-): { entries: HamiContainerAllocation[]; problems: string[] } {
-  const problems: string[] = [];
-  const parts = value.split(';');
-  // Every container entry is `;`-terminated: the text after the last `;` is empty in a well-formed value.
-  if (parts.length > 1 && (parts[parts.length - 1] ?? '').trim() === '') parts.pop();
-  const names =
-    parts.length === containers.all.length ? containers.all : parts.length === containers.app.length ? containers.app : undefined;
-  const entries = parts.map((part, index) => {
-    const devices: HamiDeviceAllocation[] = [];
-    for (const device of part.split(':')) {
-      if (!device.includes(',')) continue;
-      const fields = device.split(',');
-      if (fields.length < 4) {
-        problems.push(`container entry ${index}: device "${device.slice(0, 80)}" has ${fields.length} fields; HAMi needs 4`);
-        continue;
-      }
-      const int = (text: string | undefined): number => {
-        const trimmed = (text ?? '').trim();
-        // Bounded: a 400-digit field is no number (0, as HAMi's strconv error gives), never Infinity.
-        return parseBoundedNumber(trimmed.startsWith('+') ? trimmed.slice(1) : trimmed, { signed: true }) ?? 0;
-      };
-      devices.push({ uuid: fields[0] ?? '', type: fields[1] ?? '', usedMemMiB: int(fields[2]), usedCores: int(fields[3]) });
-    }
-    return { index, container: names?.[index], devices };
-  });
-  return { entries: value.trim() === '' || value.trim() === ';' ? [] : entries, problems };
-}
-
-function hamiAnnotations(annotations: ReadonlyMap<string, string>, entries: readonly ContainerEntry[]): HamiPodAnnotations | undefined {
+function hamiAnnotations(
+  annotations: ReadonlyMap<string, string>,
+  entries: readonly ContainerEntry[],
+  requesting: readonly string[],
+): HamiPodAnnotations | undefined {
   const raw = new Map<string, string>();
   for (const [key, value] of annotations) if (key.startsWith('hami.io/') || HAMI_SELECTORS.has(key)) raw.set(key, value);
   if (raw.size === 0) return undefined;
@@ -293,6 +247,7 @@ function hamiAnnotations(annotations: ReadonlyMap<string, string>, entries: read
   const containers = {
     all: entries.map((entry) => entry.name),
     app: entries.filter((entry) => entry.role === 'app').map((entry) => entry.name),
+    requesting,
   };
   const problems: string[] = [];
   const parse = (key: string): HamiContainerAllocation[] | undefined => {
@@ -328,7 +283,11 @@ export function summarizePod(pod: unknown): GpuPodSummary {
   const entries = containersOf(pod);
   const gpuContainers = entries.map(gpuRequestsOf).filter((c) => c.resources.some((r) => r.amount !== undefined && r.amount > 0));
   const restarts = restartsOf(pod, entries);
-  const hami = hamiAnnotations(meta.annotations, entries);
+  const hami = hamiAnnotations(
+    meta.annotations,
+    entries,
+    gpuContainers.map((container) => container.container),
+  );
   const statusQos = asString(path(pod, 'status', 'qosClass'));
   const validStatusQos = statusQos === 'Guaranteed' || statusQos === 'Burstable' || statusQos === 'BestEffort' ? statusQos : undefined;
   const owner =
