@@ -15,6 +15,7 @@ import type { ClusterClient } from '../kube/clusterClient.ts';
 import { PrometheusClient } from '../prometheus/client.ts';
 import { discoverPrometheus } from '../prometheus/discovery.ts';
 import { readWorkloads } from './readWorkloads.ts';
+import type { LiveWorkloads } from './readWorkloads.ts';
 
 /** Where the figures come from: a Prometheus the caller chose, the cluster's own (discovered), or none. */
 export type FiguresFrom =
@@ -41,14 +42,28 @@ export type Gathered =
       readonly header: RecommendHeader;
       /** Lists the API refused or could not answer, and why figures are missing: one sentence each. */
       readonly notes: readonly string[];
+      /** The pods' API objects and the figures the rows came from, for per-pod views (src/core/live/livePods.ts). */
+      readonly pods: readonly unknown[];
+      readonly figures: PromFigures | undefined;
+      /** The Prometheus the figures came from, when one answered. */
+      readonly prometheus: PrometheusClient | undefined;
     }
   | { readonly kind: 'unreadable'; readonly reason: string };
 
 export async function gatherRecommendations(client: ClusterClient, options: GatherOptions): Promise<Gathered> {
-  const { signal, window } = options;
-  const live = await readWorkloads(client, options.namespaces, signal);
+  const live = await readWorkloads(client, options.namespaces, options.signal);
   // Every list failed (unreachable, refused): the first cause, once, rather than one note per resource.
   if (live.listsRead === 0 && live.notes.length > 0) return { kind: 'unreadable', reason: live.notes[0] ?? 'nothing could be read' };
+  return recommendFrom(client, live, options);
+}
+
+/** The rows of workloads and pods already read (a list, or a watch cache): the figures, the kills, the matching. */
+export async function recommendFrom(
+  client: ClusterClient,
+  live: Pick<LiveWorkloads, 'objects' | 'pods' | 'notes'>,
+  options: GatherOptions,
+): Promise<Gathered & { readonly kind: 'read' }> {
+  const { signal, window } = options;
   const notes = [...live.notes];
   const prometheus = await resolvePrometheus(client, options.figuresFrom, signal);
   let header: RecommendHeader;
@@ -83,7 +98,16 @@ export async function gatherRecommendations(client: ClusterClient, options: Gath
     apiOomKills: apiOomKills(live.pods),
     headroomPercent: options.headroomPercent,
   });
-  return { kind: 'read', rows, matching, header, notes };
+  return {
+    kind: 'read',
+    rows,
+    matching,
+    header,
+    notes,
+    pods: live.pods,
+    figures,
+    prometheus: prometheus.kind === 'prometheus' ? prometheus.client : undefined,
+  };
 }
 
 async function resolvePrometheus(

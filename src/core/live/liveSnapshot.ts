@@ -2,8 +2,13 @@
 // live object, its pods and one right-sizing row per container (src/core/rightsizing/rows.ts), with where the
 // figures came from and how old they are. The editor and `gpumem lint --live` judge manifests against it
 // (liveFindings.ts); it is read once per refresh, never per keystroke.
+import { identity } from '../kube/json.ts';
+import { podKey } from '../rightsizing/figures.ts';
+import type { PromFigures } from '../rightsizing/figures.ts';
 import type { RecommendationRow } from '../rightsizing/rows.ts';
 import type { PodMatching, WorkloadRef } from '../rightsizing/workloadPods.ts';
+import { livePods } from './livePods.ts';
+import type { HamiStates, LivePod } from './livePods.ts';
 
 export interface LiveWorkload {
   readonly ref: WorkloadRef;
@@ -12,6 +17,8 @@ export interface LiveWorkload {
   /** Pods matched to it, and how many of them run a template other than the current one. */
   readonly pods: { readonly total: number; readonly oldTemplate: number };
   readonly rows: readonly RecommendationRow[];
+  /** One line per matched pod, for the hover's table (livePods.ts). */
+  readonly podLines: readonly LivePod[];
 }
 
 export interface LiveSnapshot {
@@ -41,6 +48,12 @@ export interface SnapshotParts {
   readonly fetchedAtMs: number;
   readonly matching: PodMatching;
   readonly rows: readonly RecommendationRow[];
+  /** The pods' API objects (their last terminations and annotations); only what the pod lines need is kept. */
+  readonly pods?: readonly unknown[];
+  /** The Prometheus figures the rows were computed from; undefined without Prometheus. */
+  readonly figures?: PromFigures;
+  /** The agents' HAMi enforcement state per `namespace/pod`. */
+  readonly hami?: HamiStates;
 }
 
 export function liveSnapshot(parts: SnapshotParts): LiveSnapshot {
@@ -51,6 +64,12 @@ export function liveSnapshot(parts: SnapshotParts): LiveSnapshot {
     if (list) list.push(row);
     else rowsOf.set(key, [row]);
   }
+  const podObjects = new Map<string, unknown>();
+  for (const pod of parts.pods ?? []) {
+    const meta = identity(pod);
+    podObjects.set(podKey(meta.namespace ?? '', meta.name), pod);
+  }
+  const hami: HamiStates = parts.hami ?? new Map();
   const workloads = new Map<string, LiveWorkload>();
   for (const workload of parts.matching.workloads) {
     const key = liveKey(workload.ref.kind, workload.ref.namespace, workload.ref.name);
@@ -59,6 +78,14 @@ export function liveSnapshot(parts: SnapshotParts): LiveSnapshot {
       object: workload.object,
       pods: { total: workload.pods.length, oldTemplate: workload.pods.filter((pod) => pod.oldTemplate).length },
       rows: rowsOf.get(key) ?? [],
+      podLines: livePods({
+        namespace: workload.ref.namespace,
+        pods: workload.pods,
+        podObjects,
+        figures: parts.figures,
+        figuresSource: parts.source,
+        hami,
+      }),
     });
   }
   return {

@@ -22,7 +22,7 @@ const CONTAINER = 'namespace, pod, container';
 const POD = 'namespace, pod';
 
 /** A PromQL regex matching exactly these names (escaped; namespaces are DNS labels in practice). */
-function exactRegex(values: readonly string[]): string {
+export function exactRegex(values: readonly string[]): string {
   return values.map((value) => value.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&').replace(/["\\]/g, '\\$&')).join('|');
 }
 
