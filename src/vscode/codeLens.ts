@@ -1,4 +1,5 @@
-// CodeLens above each GPU container: a one-line summary, then one lens per finding with its fix.
+// CodeLens above each GPU container: a one-line summary, then one lens per finding with its fix; then the lint
+// layer's (live mode's) lenses, each on its own line under the container's.
 import * as vscode from 'vscode';
 import type { Finding } from '../core/findings.ts';
 import type { Ctx } from './ctx.ts';
@@ -50,6 +51,17 @@ export class GpuCodeLensProvider implements vscode.CodeLensProvider {
           ),
         );
       }
+    }
+    for (const lens of this.lint.layerOf(document).lenses) {
+      const at = document.positionAt(lens.offset);
+      lenses.push(
+        new vscode.CodeLens(new vscode.Range(at, at), {
+          title: lens.title,
+          command: lens.command?.id ?? '',
+          ...(lens.command ? { arguments: [...lens.command.arguments] } : {}),
+          ...(lens.tooltip ? { tooltip: lens.tooltip } : {}),
+        }),
+      );
     }
     return lenses;
   }

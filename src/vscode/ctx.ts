@@ -1,5 +1,6 @@
 // The state every command and provider shares, built once on activation.
 import * as vscode from 'vscode';
+import { isLiveRule, liveRuleDocsPath } from '../core/live/liveRules.ts';
 import type { Settings } from '../core/settings.ts';
 import { DebugPodRegistry } from '../kube/debugPodRegistry.ts';
 import { Configuration } from './config.ts';
@@ -55,8 +56,9 @@ export class Ctx implements vscode.Disposable {
     return this.#config.settings;
   }
 
-  /** The bundled documentation page of a rule. */
+  /** The bundled documentation page of a rule, or of a live finding (docs/live/). */
   ruleDocsUri(ruleId: string): vscode.Uri {
+    if (isLiveRule(ruleId)) return vscode.Uri.joinPath(this.extension.extensionUri, ...liveRuleDocsPath(ruleId).split('/'));
     return vscode.Uri.joinPath(this.extension.extensionUri, 'docs', 'rules', `${ruleId}.md`);
   }
 

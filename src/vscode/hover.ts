@@ -1,4 +1,5 @@
-// Hovers on GPU resources, memory quantities and gpumem's memory annotations.
+// Hovers on GPU resources, memory quantities and gpumem's memory annotations, followed by the lint layer's (live
+// mode's pods of the container) where the position is inside one of its spans.
 import * as vscode from 'vscode';
 import { hoverAt } from '../core/analysis/hover.ts';
 import type { Ctx } from './ctx.ts';
@@ -20,14 +21,26 @@ export class GpuHoverProvider implements vscode.HoverProvider {
     if (document.getText().length > MAX_HOVER_TEXT) return undefined;
     try {
       const claims = this.lint?.workspaceClaimLookup();
-      const info = hoverAt(document.getText(), document.offsetAt(position), {
+      const offset = document.offsetAt(position);
+      const info = hoverAt(document.getText(), offset, {
         ...(this.ctx ? { gpuDeviceClasses: this.ctx.settings.lint.gpuDeviceClasses } : {}),
         ...(claims ? { claims } : {}),
       });
-      if (!info) return undefined;
-      const markdown = new vscode.MarkdownString(info.markdown);
-      markdown.isTrusted = false;
-      return new vscode.Hover(markdown, new vscode.Range(document.positionAt(info.start), document.positionAt(info.end)));
+      const layered = this.lint?.layerOf(document).hovers.find((hover) => hover.span.start <= offset && offset < hover.span.end);
+      if (!info && !layered) return undefined;
+      const contents: vscode.MarkdownString[] = [];
+      if (info) {
+        const markdown = new vscode.MarkdownString(info.markdown);
+        markdown.isTrusted = false;
+        contents.push(markdown);
+      }
+      if (layered) {
+        const markdown = new vscode.MarkdownString(layered.markdown);
+        markdown.isTrusted = { enabledCommands: [...layered.enabledCommands] };
+        contents.push(markdown);
+      }
+      const span = info ?? layered?.span ?? { start: offset, end: offset };
+      return new vscode.Hover(contents, new vscode.Range(document.positionAt(span.start), document.positionAt(span.end)));
     } catch {
       return undefined;
     }

@@ -10,12 +10,15 @@ import type { LintResult } from '../core/lint.ts';
 import type { ClaimLookup } from '../core/manifest/draClaims.ts';
 import type { Ctx } from './ctx.ts';
 import { toDiagnostic } from './diagnostics.ts';
+import { EMPTY_LAYER } from './lintLayer.ts';
+import type { LayerResult, LintLayer } from './lintLayer.ts';
 
 export interface DocumentLint {
   readonly version: number;
   readonly result: LintResult;
-  /** Findings by the diagnostic that shows them, for code actions. */
+  /** Findings by the diagnostic that shows them (the layer's too, once merged), for code actions. */
   readonly byDiagnostic: WeakMap<vscode.Diagnostic, Finding>;
+  readonly diagnostics: readonly vscode.Diagnostic[];
 }
 
 const KUBERNETES_HINT = /^[ \t]*(apiVersion|kind)[ \t]*:/m;
@@ -36,6 +39,10 @@ export class LintService implements vscode.Disposable {
   private readonly ctx: Ctx;
   /** DRA claims of the last workspace lint: open editors resolve claims defined in other files through it. */
   private workspaceClaims: ClaimLookup | undefined;
+  /** The layer (live mode) and what it added to each document, by URI, for the version it judged. */
+  private layer: LintLayer | undefined;
+  private readonly layered = new Map<string, { readonly version: number; readonly result: LayerResult }>();
+  private readonly layerTimers = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(ctx: Ctx) {
     this.ctx = ctx;
@@ -134,11 +141,69 @@ export class LintService implements vscode.Disposable {
       byDiagnostic.set(diagnostic, finding);
       return diagnostic;
     });
-    const lint: DocumentLint = { version: document.version, result, byDiagnostic };
+    const lint: DocumentLint = { version: document.version, result, byDiagnostic, diagnostics };
     this.cache.set(document.uri.toString(), lint);
     this.diagnostics.set(document.uri, diagnostics);
     this.changed.fire(document.uri);
+    this.scheduleLayer(document);
     return lint;
+  }
+
+  /** Sets the layer whose findings are merged after the static ones (one at a time); disposing removes it. */
+  setLayer(layer: LintLayer): vscode.Disposable {
+    this.layer = layer;
+    const subscription = layer.onDidChange(() => {
+      for (const document of vscode.workspace.textDocuments) if (this.get(document)) this.scheduleLayer(document);
+    });
+    return new vscode.Disposable(() => {
+      subscription.dispose();
+      if (this.layer !== layer) return;
+      this.layer = undefined;
+      for (const document of vscode.workspace.textDocuments) if (this.get(document)) this.scheduleLayer(document);
+    });
+  }
+
+  /** What the layer added to this version of the document (nothing until it ran). */
+  layerOf(document: vscode.TextDocument): LayerResult {
+    const entry = this.layered.get(document.uri.toString());
+    return entry && entry.version === document.version ? entry.result : EMPTY_LAYER;
+  }
+
+  /** Runs the layer on a later turn, once per burst: the static diagnostics are already out when it runs. */
+  private scheduleLayer(document: vscode.TextDocument): void {
+    const key = document.uri.toString();
+    if (!this.layer && !this.layered.has(key)) return;
+    if (this.layerTimers.has(key)) return;
+    this.layerTimers.set(
+      key,
+      setTimeout(() => {
+        this.layerTimers.delete(key);
+        this.mergeLayer(document);
+      }, 0),
+    );
+  }
+
+  private mergeLayer(document: vscode.TextDocument): void {
+    const key = document.uri.toString();
+    const lint = this.get(document);
+    if (!lint) return;
+    let result = EMPTY_LAYER;
+    try {
+      if (this.layer) result = this.layer.judge(document, lint.result);
+    } catch (error) {
+      this.ctx.output.error(`The live findings of ${document.uri.toString(true)} failed: ${(error as Error).stack ?? String(error)}`);
+    }
+    const before = this.layered.get(key);
+    if (result === EMPTY_LAYER) this.layered.delete(key);
+    else this.layered.set(key, { version: document.version, result });
+    if (!before && result === EMPTY_LAYER) return;
+    const extra = result.findings.map((finding) => {
+      const diagnostic = toDiagnostic(finding, (offset) => document.positionAt(offset), this.ctx);
+      lint.byDiagnostic.set(diagnostic, finding);
+      return diagnostic;
+    });
+    this.diagnostics.set(document.uri, [...lint.diagnostics, ...extra]);
+    this.changed.fire(document.uri);
   }
 
   containers(document: vscode.TextDocument): readonly ContainerSummary[] {
@@ -168,6 +233,10 @@ export class LintService implements vscode.Disposable {
     const key = uri.toString();
     this.clearTimer(key);
     this.cache.delete(key);
+    this.layered.delete(key);
+    const layerTimer = this.layerTimers.get(key);
+    if (layerTimer) clearTimeout(layerTimer);
+    this.layerTimers.delete(key);
     this.diagnostics.delete(uri);
     this.changed.fire(uri);
   }
@@ -180,6 +249,7 @@ export class LintService implements vscode.Disposable {
 
   dispose(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const timer of this.layerTimers.values()) clearTimeout(timer);
     for (const subscription of this.subscriptions) subscription.dispose();
     this.diagnostics.dispose();
     this.changed.dispose();

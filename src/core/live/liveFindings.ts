@@ -31,6 +31,8 @@ export interface LiveOptions {
   /** The manifest's text as linted, for the quick fix's edit. */
   readonly text: string;
   readonly staleAfterMs?: number;
+  /** A comment the quick fix writes above its first changed line (where the numbers came from); none when undefined. */
+  readonly fixComment?: string;
 }
 
 export interface LiveLens {
@@ -68,7 +70,7 @@ export function judgeLive(summaries: readonly ContainerSummary[], snapshot: Live
     matched++;
     const row = workload.rows.find((candidate) => candidate.container === summary.container);
     const where = { span: summary.span, object, container: summary.container };
-    if (!fixes.has(key)) fixes.set(key, resourcesFix(workload, options.text));
+    if (!fixes.has(key)) fixes.set(key, resourcesFix(workload, options.text, options.fixComment));
     const fix = fixes.get(key);
     if (!row) {
       lenses.push({
@@ -225,12 +227,23 @@ function liveGpuResources(object: unknown, container: string): Map<string, strin
 }
 
 /** "Set resources from what the pods used": the recommendation's edit of this workload, as one text edit. */
-function resourcesFix(workload: LiveWorkload, text: string): QuickFix | undefined {
+function resourcesFix(workload: LiveWorkload, text: string, comment: string | undefined): QuickFix | undefined {
   const [change] = changesOf(workload.rows);
   if (!change) return undefined;
   const outcome = editManifest(text, change);
   if (!outcome.found || outcome.applied.length === 0) return undefined;
-  return { title: 'Set resources from what the pods used', edits: [minimalEdit(text, outcome.text)] };
+  const after = comment === undefined ? outcome.text : withCommentAboveFirstChange(text, outcome.text, comment);
+  return { title: 'Set resources from what the pods used', edits: [minimalEdit(text, after)] };
+}
+
+/** `after` with `# comment` on its own line above the first line where it differs from `before`, at that line's indent. */
+function withCommentAboveFirstChange(before: string, after: string, comment: string): string {
+  const { start } = minimalEdit(before, after);
+  const lineStart = after.lastIndexOf('\n', start - 1) + 1;
+  let indentEnd = lineStart;
+  while (after[indentEnd] === ' ' || after[indentEnd] === '\t') indentEnd++;
+  const eol = before.includes('\r\n') ? '\r\n' : '\n';
+  return `${after.slice(0, lineStart)}${after.slice(lineStart, indentEnd)}# ${comment}${eol}${after.slice(lineStart)}`;
 }
 
 /** The one edit that turns `before` into `after`: their common prefix and suffix kept. */

@@ -36,3 +36,8 @@ export const LIVE_RULE_META: readonly LiveRuleMeta[] = [
 export function liveRuleDocsPath(id: string): string {
   return `docs/live/${id}.md`;
 }
+
+/** Whether a finding's id is one of the live findings' (its page is under docs/live/, not docs/rules/). */
+export function isLiveRule(id: string): boolean {
+  return LIVE_RULE_META.some((meta) => meta.id === id);
+}
