@@ -236,9 +236,12 @@ describe('the Clusters view against the simulator', () => {
     const apu = await listNodeGpuPods(admin, 'strix-node-1');
     assert.deepEqual(
       apu.gpuPods.map((p) => p.summary.name),
-      ['llama-0'],
+      ['embed-nightly-29420160-q7wzt', 'llama-0'],
     );
     assert.equal(apu.otherPods, 1, 'node-exporter is not a GPU pod');
+    const embed = podItem(apu, 'embed-nightly-29420160-q7wzt', now);
+    assert.equal(embed.description, 'default · amd.com/gpu 1 · Burstable · 1 restart, OOMKilled 39m ago');
+    assert.match(text(embed.tooltip), /\*\*Owner:\*\* Job\/embed-nightly-29420160/);
     const llama = podItem(apu, 'llama-0', now);
     assert.equal(llama.description, 'default · amd.com/gpu 1 · Burstable · 1 restart, OOMKilled 20m ago');
     assert.deepEqual(llama.icon, { id: 'warning', color: 'list.warningForeground' });

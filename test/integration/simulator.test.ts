@@ -260,9 +260,12 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       assert.ok(coreResources.resources.some((r) => r.name === 'pods' && r.namespaced && r.verbs.includes('watch')));
       assert.ok(coreResources.resources.some((r) => r.name === 'pods/exec'));
       const apps = await admin.makeApiClient(k8s.AppsV1Api).getAPIResources();
-      assert.deepEqual(apps.resources.map((r) => r.name).sort(), ['daemonsets', 'deployments']);
+      assert.deepEqual(apps.resources.map((r) => r.name).sort(), ['daemonsets', 'deployments', 'replicasets', 'statefulsets']);
+      const batch = await admin.makeApiClient(k8s.BatchV1Api).getAPIResources();
+      assert.deepEqual(batch.resources.map((r) => r.name).sort(), ['cronjobs', 'jobs']);
       const groups = await admin.makeApiClient(k8s.ApisApi).getAPIVersions();
       assert.ok(groups.groups.some((g) => g.name === 'apps'));
+      assert.ok(groups.groups.some((g) => g.name === 'batch'));
       const nodes = await core.listNode();
       assert.deepEqual(
         nodes.items.map((n) => n.metadata?.name),
@@ -431,7 +434,7 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       const apu = await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=strix-node-1' });
       assert.deepEqual(
         apu.items.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`),
-        ['default/llama-0', 'monitoring/node-exporter-7xq2d'],
+        ['default/embed-nightly-29420160-q7wzt', 'default/llama-0', 'monitoring/node-exporter-7xq2d'],
       );
       const named = await core.listPodForAllNamespaces({ fieldSelector: 'metadata.name=trainer-0' });
       assert.deepEqual(
@@ -473,13 +476,99 @@ describe('API simulator with the fixture cluster, through client-node', () => {
       ]);
       assert.deepEqual(await names('hami.io/scheduler-role'), ['hami-scheduler-6d9c7b8f5-q8w2r']);
       assert.deepEqual(await names('app in (llama,trainer),app!=trainer'), ['llama-0']);
-      assert.deepEqual(await names('!app,!app.kubernetes.io/component'), ['node-exporter-7xq2d']);
+      assert.deepEqual(await names('!app,!app.kubernetes.io/component'), ['embed-nightly-29420160-q7wzt', 'node-exporter-7xq2d']);
       const nodes = (await core.listNode({ labelSelector: 'gpu=on' })).items.map((n) => n.metadata?.name);
       assert.deepEqual(nodes, ['gpu-node-7', 'gpu-node-8']);
       const bad = await failure(core.listPodForAllNamespaces({ labelSelector: 'app in (a' }));
       assert.equal(bad.code, 400);
       assert.match(String(bad.status?.['message']), /unable to parse requirement/);
     });
+
+    test(
+      'workload owners as their controllers write them: Deployment → ReplicaSet → Pod, StatefulSet → Pod, CronJob → Job → Pod',
+      T,
+      async () => {
+        const apps = admin.makeApiClient(k8s.AppsV1Api);
+        const batch = admin.makeApiClient(k8s.BatchV1Api);
+        const controllerOf = (refs: k8s.V1OwnerReference[] | undefined) => {
+          const ref = refs?.find((r) => r.controller === true);
+          return ref ? `${ref.kind}/${ref.name}/${ref.uid}` : undefined;
+        };
+        const uidOf = (o: { metadata?: k8s.V1ObjectMeta }) => `${o.metadata?.name}/${o.metadata?.uid}`;
+
+        const deployment = await apps.readNamespacedDeployment({ namespace: 'kube-system', name: 'hami-scheduler' });
+        const replicaSets = await apps.listNamespacedReplicaSet({ namespace: 'kube-system', labelSelector: 'pod-template-hash=6d9c7b8f5' });
+        assert.equal(replicaSets.items.length, 1);
+        const rs = replicaSets.items[0] as k8s.V1ReplicaSet;
+        assert.equal(controllerOf(rs.metadata?.ownerReferences), `Deployment/${uidOf(deployment)}`);
+        assert.equal(rs.spec?.selector.matchLabels?.['pod-template-hash'], rs.metadata?.labels?.['pod-template-hash']);
+        const rsPods = await core.listNamespacedPod({
+          namespace: 'kube-system',
+          labelSelector: Object.entries(rs.spec?.selector.matchLabels ?? {})
+            .map(([k, v]) => `${k}=${v}`)
+            .join(','),
+        });
+        assert.deepEqual(
+          rsPods.items.map((p) => controllerOf(p.metadata?.ownerReferences)),
+          [`ReplicaSet/${uidOf(rs)}`],
+        );
+
+        const sts = await apps.listStatefulSetForAllNamespaces();
+        assert.deepEqual(
+          sts.items.map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`),
+          ['default/llama'],
+        );
+        const llama = await core.readNamespacedPod({ namespace: 'default', name: 'llama-0' });
+        assert.equal(controllerOf(llama.metadata?.ownerReferences), `StatefulSet/${uidOf(sts.items[0] as k8s.V1StatefulSet)}`);
+        assert.equal(llama.status?.containerStatuses?.[0]?.lastState?.terminated?.reason, 'OOMKilled');
+
+        const cronJob = await batch.readNamespacedCronJob({ namespace: 'default', name: 'embed-nightly' });
+        const jobs = await batch.listJobForAllNamespaces({ labelSelector: 'batch.kubernetes.io/job-name' });
+        assert.equal(jobs.items.length, 1);
+        const job = jobs.items[0] as k8s.V1Job;
+        assert.equal(controllerOf(job.metadata?.ownerReferences), `CronJob/${uidOf(cronJob)}`);
+        assert.equal(cronJob.status?.active?.[0]?.uid, job.metadata?.uid);
+        const jobPods = await core.listNamespacedPod({
+          namespace: 'default',
+          labelSelector: `batch.kubernetes.io/controller-uid=${job.spec?.selector?.matchLabels?.['batch.kubernetes.io/controller-uid']}`,
+        });
+        assert.deepEqual(
+          jobPods.items.map((p) => controllerOf(p.metadata?.ownerReferences)),
+          [`Job/${uidOf(job)}`],
+        );
+        const killed = jobPods.items[0]?.status?.containerStatuses?.[0];
+        assert.equal(killed?.lastState?.terminated?.reason, 'OOMKilled');
+        assert.equal(killed?.restartCount, 1);
+        assert.equal((await batch.listJobForAllNamespaces({ fieldSelector: 'status.successful=1' })).items.length, 0);
+
+        // A watch of Jobs sees one added as the Job controller would (list, then watch from its resourceVersion).
+        const seen: string[] = [];
+        let abort: AbortController | undefined;
+        const done = new Promise<unknown>((resolve) => {
+          void new k8s.Watch(admin)
+            .watch(
+              '/apis/batch/v1/namespaces/default/jobs',
+              { resourceVersion: jobs.metadata?.resourceVersion },
+              (type, obj: k8s.V1Job) => seen.push(`${type} ${obj.kind} ${obj.metadata?.name}`),
+              resolve,
+            )
+            .then((controller) => (abort = controller));
+        });
+        await waitFor('the watch to be open', () => (sim.state.openWatches() > 0 ? true : undefined));
+        sim.state.put({
+          ...structuredClone(job),
+          metadata: { name: 'embed-nightly-29421600', namespace: 'default' },
+          kind: 'Job',
+          apiVersion: 'batch/v1',
+        } as never);
+        await waitFor('ADDED', () => (seen.length > 0 ? true : undefined));
+        sim.state.remove('jobs', 'default', 'embed-nightly-29421600');
+        await waitFor('DELETED', () => (seen.length > 1 ? true : undefined));
+        abort?.abort();
+        await done;
+        assert.deepEqual(seen, ['ADDED Job embed-nightly-29421600', 'DELETED Job embed-nightly-29421600']);
+      },
+    );
 
     test("events: a node's SystemOOM through involvedObject field selectors", T, async () => {
       const events = await core.listEventForAllNamespaces({ fieldSelector: 'involvedObject.kind=Node,involvedObject.name=strix-node-1' });

@@ -1,5 +1,6 @@
 // Cluster fixtures for the API simulator: YAML files (test/simulator/fixtures/*.yaml) of real Kubernetes
-// objects (Namespace, Node, Pod, Event, DaemonSet, Deployment) served as written, plus three simulator-only
+// objects (Namespace, Node, Pod, Event, DaemonSet, Deployment, ReplicaSet, StatefulSet, Job, CronJob, with the
+// ownerReferences their controllers write) served as written, plus three simulator-only
 // kinds under apiVersion `sim.gpumem.dev/v1`:
 // - `NodeRoot`      metadata.name = node; spec.scenario = apu | apu-cgroup-v1 | hami | plain | empty
 //                   (the chroot scenarios of test/helpers/fixtureRoot.ts);

@@ -116,6 +116,10 @@ export const RESOURCES: Readonly<Record<string, ResourceInfo>> = {
   services: info('services', '', 'Service', true, ['svc'], READ, []),
   daemonsets: info('daemonsets', 'apps', 'DaemonSet', true, ['ds'], READ, []),
   deployments: info('deployments', 'apps', 'Deployment', true, ['deploy'], READ, []),
+  replicasets: info('replicasets', 'apps', 'ReplicaSet', true, ['rs'], READ, []),
+  statefulsets: info('statefulsets', 'apps', 'StatefulSet', true, ['sts'], READ, []),
+  jobs: info('jobs', 'batch', 'Job', true, [], READ, ['status.successful']),
+  cronjobs: info('cronjobs', 'batch', 'CronJob', true, ['cj'], READ, []),
 };
 
 export function resourceOfKind(kind: string): ResourceInfo | undefined {

@@ -14,7 +14,7 @@ export interface ResourceRoute {
 }
 
 export const parseResourcePath = (pathname: string): ResourceRoute | 'notfound' | undefined => {
-  const m = /^\/(?:api\/v1|apis\/(apps)\/v1)\/(.+)$/.exec(pathname);
+  const m = /^\/(?:api\/v1|apis\/(apps|batch)\/v1)\/(.+)$/.exec(pathname);
   if (!m) return undefined;
   const group = m[1] ?? '';
   const segs = (m[2] as string).split('/').map((s) => decodeURIComponent(s));
@@ -131,14 +131,22 @@ export const discovery = (pathname: string, gitVersion: string, port: number): u
         ],
       );
     case '/apis':
-      return { kind: 'APIGroupList', apiVersion: 'v1', groups: [group('apps', 'v1'), group('authorization.k8s.io', 'v1')] };
+      return {
+        kind: 'APIGroupList',
+        apiVersion: 'v1',
+        groups: [group('apps', 'v1'), group('batch', 'v1'), group('authorization.k8s.io', 'v1')],
+      };
     case '/apis/apps':
-      return { kind: 'APIGroup', apiVersion: 'v1', ...group('apps', 'v1') };
+    case '/apis/batch':
+      return { kind: 'APIGroup', apiVersion: 'v1', ...group(pathname.slice('/apis/'.length), 'v1') };
     case '/apis/apps/v1':
+    case '/apis/batch/v1': {
+      const name = pathname.slice('/apis/'.length, -'/v1'.length);
       return resourceList(
-        'apps/v1',
-        Object.values(RESOURCES).filter((r) => r.group === 'apps'),
+        `${name}/v1`,
+        Object.values(RESOURCES).filter((r) => r.group === name),
       );
+    }
     case '/apis/authorization.k8s.io':
       return { kind: 'APIGroup', apiVersion: 'v1', ...group('authorization.k8s.io', 'v1') };
     case '/apis/authorization.k8s.io/v1':

@@ -1,8 +1,8 @@
 // A Kubernetes API server simulator that speaks the real wire formats, so the real @kubernetes/client-node
 // code runs against it unmodified: HTTPS with client-certificate or bearer-token authentication, discovery,
-// namespaces / nodes / pods / events / daemonsets / deployments with list, get and watch (label and field
-// selectors, limit/continue), pod create and delete, event create and merge patch (a node agent's
-// Events), RBAC with the API server's 403 messages, watch
+// namespaces / nodes / pods / events / daemonsets / deployments / replicasets / statefulsets / jobs / cronjobs with
+// list, get and watch (label and field selectors, limit/continue), pod create and delete, event create and merge
+// patch (a node agent's Events), RBAC with the API server's 403 messages, watch
 // semantics with bookmarks and the 410 `Expired` of a compacted resourceVersion, SelfSubjectAccessReview,
 // the exec WebSocket (v5/v4/channel.k8s.io) running the command for real in chroot fixture roots, and
 // pods/log (text/plain, container / tailLines / limitBytes / previous: podLogs.ts).
