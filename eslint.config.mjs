@@ -1,5 +1,6 @@
-// ESLint flat config. The one architectural rule lives here: src/core/ is pure TypeScript and
-// may not import the VS Code API, Node's process/network/file modules, or the host layers.
+// ESLint flat config. The architectural rules live here: src/core/ is pure TypeScript and may not import the VS Code
+// API, Node's process/network/file modules, or the host layers; src/clusters/ (the Clusters view's model and rows,
+// tested against the API simulator) may not import the VS Code API or src/vscode/.
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -72,6 +73,23 @@ export default tseslint.config(
           patterns: [
             { group: ['../vscode/*', '../../vscode/*', '../cli/*', '../../cli/*'], message: 'src/core/ may not import the host layers.' },
           ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/clusters/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'vscode',
+              message: 'src/clusters/ runs without VS Code (its integration tests): the VS Code side is src/vscode/clusters/.',
+            },
+          ],
+          patterns: [{ group: ['../vscode/*', '../../vscode/*'], message: 'src/clusters/ may not import the VS Code layer.' }],
         },
       ],
     },

@@ -8,7 +8,7 @@ import { pushAll } from './core/arrays.ts';
 import * as vscode from 'vscode';
 import type * as inspectExports from './inspect.ts';
 import { GpuCodeActionProvider } from './vscode/codeActions.ts';
-import type { ClusterElement } from './vscode/clusters/clusterTree.ts';
+import type { ClusterElement } from './clusters/clusterTreeContent.ts';
 import { CLUSTERS_VIEW } from './vscode/clusters/commandIds.ts';
 import { MANIFEST_SCHEME } from './vscode/clusters/manifestScheme.ts';
 import { GpuCodeLensProvider } from './vscode/codeLens.ts';

@@ -4,7 +4,7 @@
 // ctx.inspections (the panels of dist/inspect.js), so a panel opened from here is the one the extension tracks
 // and closes; TransportError is dist/extension.js's (scripts/build.mjs), so instanceof holds across bundles.
 import type * as vscode from 'vscode';
-import type { ClusterElement } from './vscode/clusters/clusterTree.ts';
+import type { ClusterElement } from './clusters/clusterTreeContent.ts';
 import { CLUSTER_COMMANDS } from './vscode/clusters/commandIds.ts';
 import { copyProbeCommand, openPodManifest, refreshClusters } from './vscode/clusters/commands.ts';
 import { createClusters } from './vscode/clusters/createClusters.ts';

@@ -5,7 +5,7 @@
 // is delegated to it.
 import * as vscode from 'vscode';
 import type { Remote } from '../remote.ts';
-import type { ClusterElement } from './clusters/clusterTree.ts';
+import type { ClusterElement } from '../clusters/clusterTreeContent.ts';
 import type { Ctx } from './ctx.ts';
 import type { LazyBundle } from './lazyBundle.ts';
 import type { RemoteCommandId } from './remoteCommandIds.ts';

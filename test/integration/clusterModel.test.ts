@@ -1,4 +1,4 @@
-// The Clusters view's model (src/vscode/clusters/clusterModel.ts) against the API simulator, through the real
+// The Clusters view's model (src/clusters/clusterModel.ts) against the API simulator, through the real
 // client-node: the kubeconfig's context, and that context loaded to its nodes. The model has no vscode import, so it
 // runs here as the extension runs it (the e2e tier covers the tree on top).
 import { after, before, describe, test } from 'node:test';
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_UNIFIED_MEMORY_LABELS } from '../../src/core/config.ts';
 import { parseKubeSettings } from '../../src/core/settings.ts';
-import { ClusterModel } from '../../src/vscode/clusters/clusterModel.ts';
+import { ClusterModel } from '../../src/clusters/clusterModel.ts';
 import { completeFixtures, loadFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
 import type { Simulator } from '../simulator/server.ts';

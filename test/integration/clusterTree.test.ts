@@ -1,11 +1,14 @@
-// The Clusters view's content for each simulator fixture, WITHOUT VS Code: the view copies label, description,
-// tooltip, icon and contextValue from the row builders in src/core/kube/, fed by src/kube/explorer.ts, so running
-// those against the simulator through the real @kubernetes/client-node ClusterClient tests what the tree
-// shows. Also: every context of a multi-file KUBECONFIG at once, the RBAC messages (a user that may list
-// nothing, the restricted node the `limited` user cannot debug), an unreachable and a silent context (never
-// blocking longer than the probe timeout), server-side pod selection, the watch feeding the node's children,
-// hostile strings rendered as text, the "Copy Probe Command" lines, the HAMi cluster facts and the live
-// manifest that "Open Manifest" lints.
+// The Clusters view against the simulator, WITHOUT VS Code, in two parts:
+// - the tree itself: src/clusters/clusterTreeContent.ts (what the view's thin adapter, src/vscode/clusters/clusterTree.ts,
+//   hands to VS Code) over the real ClusterModel, asked for rows as VS Code asks when rows are expanded: contexts →
+//   nodes → GPU pods, with the names the fixture's own objects imply, a context refused the node list, a node refused
+//   its pod list, an unreachable context and the "all unreachable" welcome state;
+// - the row builders in src/core/kube/ fed by src/kube/explorer.ts through the real @kubernetes/client-node
+//   ClusterClient, in detail: every context of a multi-file KUBECONFIG at once, the RBAC messages (a user that may list
+//   nothing, the restricted node the `limited` user cannot debug), an unreachable and a silent context (never
+//   blocking longer than the probe timeout), server-side pod selection, the watch feeding the node's children,
+//   hostile strings rendered as text, the "Copy Probe Command" lines, the HAMi cluster facts and the live
+//   manifest that "Open Manifest" lints.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -26,6 +29,12 @@ import { markdownText, plainLabel } from '../../src/core/text/escape.ts';
 import type { ContextInfo } from '../../src/core/kube/contextTreeItem.ts';
 import type { TreeItemModel } from '../../src/core/kube/treeItemModel.ts';
 import { lintText } from '../../src/core/lint.ts';
+import { DEFAULT_UNIFIED_MEMORY_LABELS } from '../../src/core/config.ts';
+import { parseKubeSettings } from '../../src/core/settings.ts';
+import { ClusterModel } from '../../src/clusters/clusterModel.ts';
+import type { ContextElement, NodeElement } from '../../src/clusters/clusterModel.ts';
+import { ClusterTreeContent } from '../../src/clusters/clusterTreeContent.ts';
+import type { ClusterElement } from '../../src/clusters/clusterTreeContent.ts';
 import { hamiClusterMarkdown, nodeEventsMarkdown } from '../../src/core/report/clusterReport.ts';
 import { TransportError } from '../../src/core/probe/transport.ts';
 import { ClusterClient } from '../../src/kube/clusterClient.ts';
@@ -100,6 +109,258 @@ function assertInert(markdown: string, hostile: readonly string[]): void {
   assert.doesNotMatch(markdown, /(^|[^\\])\]\(/, 'no link or image');
   assert.doesNotMatch(markdown, /(^|[^\\])https?:\/\//, 'no autolinked URL');
 }
+
+// ------------------------------------------------------------------------------------------------------------------
+// The tree: ClusterTreeContent over ClusterModel, as the view asks for rows.
+
+/** A fixture object's fields this part reads (the simulator serves the fixture's objects as they are). */
+interface FixtureObject {
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string; readonly annotations?: Record<string, string> };
+  readonly spec?: {
+    readonly nodeName?: string;
+    readonly containers?: readonly { readonly resources?: { readonly limits?: Record<string, string> } }[];
+  };
+  readonly status?: { readonly capacity?: Record<string, string> };
+}
+
+// What the fixture implies, by rules written here rather than taken from the code under test: a GPU node has a
+// vendor device plugin's GPU resource in its capacity; a GPU pod has a container whose limits name one; HAMi manages a
+// pod when HAMi's scheduler annotated its allocation. Nodes show GPU ones first, each group by name; pods by name.
+const GPU_RESOURCES = ['nvidia.com/gpu', 'amd.com/gpu'];
+const FIXTURE = loadFixtures().objects as unknown as readonly FixtureObject[];
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const fixtureNodes = FIXTURE.filter((o) => o.kind === 'Node');
+const isGpuNode = (o: FixtureObject): boolean => GPU_RESOURCES.some((r) => Number(o.status?.capacity?.[r] ?? 0) > 0);
+const EXPECTED_NODES = [
+  ...fixtureNodes
+    .filter(isGpuNode)
+    .map((o) => o.metadata.name)
+    .sort(byName),
+  ...fixtureNodes
+    .filter((o) => !isGpuNode(o))
+    .map((o) => o.metadata.name)
+    .sort(byName),
+];
+const podsOn = (node: string) => FIXTURE.filter((o) => o.kind === 'Pod' && o.spec?.nodeName === node);
+const isGpuPod = (o: FixtureObject): boolean =>
+  (o.spec?.containers ?? []).some((c) => GPU_RESOURCES.some((r) => Number(c.resources?.limits?.[r] ?? 0) > 0));
+
+function expectedPodRows(node: string): { readonly gpu: readonly string[]; readonly others: number; readonly hami: readonly string[] } {
+  const pods = podsOn(node);
+  const gpu = pods.filter(isGpuPod);
+  return {
+    gpu: gpu.map((o) => o.metadata.name).sort(byName),
+    others: pods.length - gpu.length,
+    hami: gpu.filter((o) => o.metadata.annotations?.['hami.io/vgpu-devices-allocated'] !== undefined).map((o) => o.metadata.name),
+  };
+}
+
+describe('the Clusters tree (ClusterTreeContent over ClusterModel) against the simulator', () => {
+  let sim: Simulator;
+  let dir: string;
+  let closedPort: number;
+  const lines: string[] = [];
+
+  function modelFor(kubeconfigText: string, file: string): { model: ClusterModel; tree: ClusterTreeContent } {
+    const path = join(dir, file);
+    writeFileSync(path, kubeconfigText, { mode: 0o600 });
+    const settings = parseKubeSettings((key) => (key === 'gpumem.kubeconfig' ? path : undefined), {
+      debugImage: 'busybox:1.36',
+      liveDebugPodDeadlineSeconds: 3600,
+      liveDebugPodIdleMs: 120_000,
+    });
+    const log = (line: string) => void lines.push(line);
+    const model = new ClusterModel({
+      readSettings: () => settings,
+      unifiedMemoryLabels: () => DEFAULT_UNIFIED_MEMORY_LABELS,
+      log: { debug: log, info: log, warn: log, error: log },
+    });
+    return { model, tree: new ClusterTreeContent(model) };
+  }
+
+  /** One kubeconfig: the simulator's admin and nobody users, and a context whose server is a closed port. */
+  function kubeconfigWithOffline(users: readonly string[]): string {
+    const config = parseYaml(sim.kubeconfig(users)) as {
+      clusters: unknown[];
+      users: { name: string; user: unknown }[];
+      contexts: { name: string; context: unknown }[];
+    };
+    config.clusters.push({ name: 'offline', cluster: { server: `https://127.0.0.1:${closedPort}`, 'insecure-skip-tls-verify': true } });
+    config.contexts.push({ name: 'staging-offline', context: { cluster: 'offline', user: config.users[0]?.name } });
+    return stringifyYaml(config);
+  }
+
+  const labels = (tree: ClusterTreeContent, rows: readonly ClusterElement[]): string[] =>
+    rows.map((row) => tree.item(row, Date.now()).label);
+
+  /** The rows under a row once its load settled: asks (which starts the load), waits, asks again. */
+  async function settledChildren(tree: ClusterTreeContent, element: ContextElement | NodeElement): Promise<ClusterElement[]> {
+    const first = tree.children(element);
+    await waitFor(`${element.id} loaded`, () =>
+      element.kind === 'context' ? !element.connecting : element.pods !== undefined || element.podsError !== undefined,
+    );
+    return first.some((row) => row.kind === 'message' && /^(Connecting|Loading)/.test(row.model.label)) ? tree.children(element) : first;
+  }
+
+  before(async () => {
+    sim = await startSimulator({ fixtures: loadFixtures(), roots: false });
+    dir = mkdtempSync(join(tmpdir(), 'gpumem-tree-content-'));
+    closedPort = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const port = (probe.address() as { port: number }).port;
+        probe.close(() => resolve(port));
+      });
+    });
+  });
+
+  after(async () => {
+    await sim?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('contexts → nodes → GPU pods, a refused node list, a refused pod list, an unreachable context', T, async () => {
+    const { model, tree } = modelFor(kubeconfigWithOffline(['admin', 'nobody']), 'three.yaml');
+    try {
+      assert.deepEqual(await tree.root({ trusted: false, showUnreachable: false }), { kind: 'empty', state: 'restricted' });
+      const root = await tree.root({ trusted: true, showUnreachable: false });
+      assert.equal(root.kind, 'contexts', lines.join('\n'));
+      if (root.kind !== 'contexts') return;
+      assert.equal(root.message, undefined);
+      assert.deepEqual(labels(tree, root.contexts), ['gpumem-demo', 'gpumem-demo-nobody', 'staging-offline']);
+      const [demo, nobody, offline] = root.contexts;
+      assert.ok(demo && nobody && offline);
+
+      // The current context: "Connecting…" while its nodes are listed, then the Fleet item and the nodes.
+      const connecting = tree.children(demo);
+      assert.deepEqual(labels(tree, connecting), [`Connecting to ${sim.url}…`]);
+      const demoRows = await settledChildren(tree, demo);
+      assert.deepEqual(labels(tree, demoRows), ['Fleet', ...EXPECTED_NODES], lines.join('\n'));
+      assert.equal(tree.item(demoRows[0] ?? assert.fail(), Date.now()).contextValue, 'gpumem.fleet');
+      const demoItem = tree.item(demo, Date.now());
+      const gpuNodes = fixtureNodes.filter(isGpuNode).length;
+      assert.equal(demoItem.description, `current · ${DEMO_GIT_VERSION} · ${fixtureNodes.length} nodes, ${gpuNodes} GPU`);
+      assert.equal(demoItem.contextValue, 'gpumem.context');
+      assert.equal(demoItem.collapsible, true);
+
+      // Each node: its row, then its GPU pods (and the count of the others) once its watch delivered them.
+      const nodeRows = demoRows.filter((row): row is NodeElement => row.kind === 'node');
+      for (const node of nodeRows) {
+        const name = node.summary.name;
+        assert.equal(tree.parent(node), demo);
+        const item = tree.item(node, Date.now());
+        assert.equal(item.contextValue, 'gpumem.node');
+        assert.equal(item.collapsible, true);
+        if (!EXPECTED_NODES.slice(0, gpuNodes).includes(name)) {
+          assert.equal(item.description, 'no GPU');
+          assert.equal(item.icon.id, 'server');
+        }
+        assert.deepEqual(labels(tree, tree.children(node)), ['Loading pods…'], `${name} before its pods arrive`);
+        const rows = await settledChildren(tree, node);
+        const expected = expectedPodRows(name);
+        const podLabels = expected.gpu.length === 0 ? [] : expected.gpu;
+        const note =
+          expected.gpu.length === 0
+            ? [expected.others === 0 ? 'No pods' : `No GPU pods (${expected.others} other pod${expected.others === 1 ? '' : 's'})`]
+            : expected.others === 0
+              ? []
+              : [`${expected.others} pod${expected.others === 1 ? '' : 's'} without GPUs`];
+        assert.deepEqual(labels(tree, rows), [...podLabels, ...note], name);
+        for (const row of rows) {
+          assert.equal(tree.parent(row), node);
+          const rowItem = tree.item(row, Date.now());
+          if (row.kind === 'pod') {
+            assert.equal(
+              rowItem.contextValue,
+              expected.hami.includes(row.summary.name) ? 'gpumem.hamiPod' : 'gpumem.gpuPod',
+              row.summary.name,
+            );
+            assert.ok(
+              rowItem.description.startsWith(`${podsOn(name).find((o) => o.metadata.name === row.summary.name)?.metadata.namespace} · `),
+            );
+            assert.equal(rowItem.collapsible, false);
+          } else {
+            assert.equal(rowItem.contextValue, 'gpumem.message');
+          }
+        }
+      }
+      assert.deepEqual(
+        [...model.watchedNodes].sort(byName),
+        EXPECTED_NODES.map((n) => `gpumem-demo/${n}`).sort(byName),
+        'a watch per expanded node',
+      );
+
+      // A node whose pod list the API server refuses: one row that says so, with the lock icon.
+      const refusedNode = nodeRows.find((n) => n.summary.name === 'secure-node-1') ?? assert.fail('secure-node-1');
+      model.refresh(refusedNode);
+      sim.setFault({ forceStatus: [{ path: /^\/api\/v1\/pods\?.*secure-node-1/, code: 403 }] });
+      try {
+        const refused = await settledChildren(tree, refusedNode);
+        assert.deepEqual(labels(tree, refused), ['forbidden: list pods']);
+        const refusedItem = tree.item(refused[0] ?? assert.fail(), Date.now());
+        assert.deepEqual(refusedItem.icon, { id: 'lock', color: 'list.warningForeground' });
+        assert.match(text(refusedItem.tooltip), /kubectl auth can-i list pods/);
+        assert.ok(!model.watchedNodes.includes('gpumem-demo/secure-node-1'), 'a refused watch is not retried');
+      } finally {
+        sim.setFault(null);
+      }
+
+      // A user bound to nothing: the node list is refused, and the rows say what to ask for.
+      const nobodyRows = await settledChildren(tree, nobody);
+      const [refusal, whatToDo] = labels(tree, nobodyRows);
+      assert.equal(nobodyRows.length, 2);
+      assert.equal(refusal, 'Forbidden: list nodes');
+      assert.match(
+        whatToDo ?? '',
+        /^Your credentials for context "gpumem-demo-nobody" may not list nodes \(RBAC\)\. Check with: kubectl auth can-i/,
+      );
+      assert.match(
+        text(tree.item(nobodyRows[1] ?? assert.fail(), Date.now()).tooltip),
+        /kubectl auth can-i list nodes --context=gpumem-demo-nobody\./,
+      );
+      assert.equal(tree.item(nobodyRows[0] ?? assert.fail(), Date.now()).icon.id, 'lock');
+      assert.equal(tree.item(nobody, Date.now()).description, 'forbidden: list nodes');
+
+      // A closed port: unreachable, with the network advice; nothing under it but these two rows.
+      const offlineRows = await settledChildren(tree, offline);
+      const [error, advice] = labels(tree, offlineRows);
+      assert.equal(offlineRows.length, 2);
+      assert.match(error ?? '', /^Unreachable: .*ECONNREFUSED/);
+      assert.match(advice ?? '', /could not be reached/);
+      assert.deepEqual(tree.item(offline, Date.now()).icon, { id: 'debug-disconnect', color: 'list.errorForeground' });
+    } finally {
+      model.dispose();
+    }
+    await waitFor('the watches closed', () => sim.state.openWatches() === 0);
+  });
+
+  test('no context answers: the welcome state, and the contexts once asked to show them anyway', T, async () => {
+    const only = parseYaml(kubeconfigWithOffline(['admin'])) as { contexts: { name: string }[]; ['current-context']?: string };
+    only.contexts = only.contexts.filter((c) => c.name === 'staging-offline');
+    only['current-context'] = 'staging-offline';
+    const { model, tree } = modelFor(stringifyYaml(only), 'offline.yaml');
+    try {
+      await tree.root({ trusted: true, showUnreachable: false });
+      await waitFor('the background probe', () => model.contexts.every((c) => c.state.kind === 'Unreachable'));
+      assert.deepEqual(await tree.root({ trusted: true, showUnreachable: false }), { kind: 'empty', state: 'allUnreachable' });
+      const shown = await tree.root({ trusted: true, showUnreachable: true });
+      assert.deepEqual(shown.kind === 'contexts' ? labels(tree, shown.contexts) : shown, ['staging-offline']);
+    } finally {
+      model.dispose();
+    }
+  });
+
+  test('no kubeconfig context: the welcome state and one line for the log naming the file', T, async () => {
+    const { tree } = modelFor('apiVersion: v1\nkind: Config\nclusters: []\nusers: []\ncontexts: []\n', 'empty.yaml');
+    const root = await tree.root({ trusted: true, showUnreachable: false });
+    assert.equal(root.kind === 'empty' ? root.state : root.kind, 'noKubeconfig');
+    assert.match(
+      root.kind === 'empty' && root.state === 'noKubeconfig' ? root.logLine : '',
+      /no kubeconfig context in .*empty\.yaml \(setting\)/,
+    );
+  });
+});
 
 describe('the Clusters view against the simulator', () => {
   let sim: Simulator;

@@ -1,6 +1,6 @@
-// The Clusters view (`gpumem.clusters`): renders the cluster model (clusterModel.ts) as a tree — contexts →
-// their nodes, GPU nodes first → the node's GPU pods. What each row says comes from the row builders in src/core/kube/;
-// this file owns what is the view's:
+// The Clusters view (`gpumem.clusters`): the VS Code side of the tree whose rows src/clusters/clusterTreeContent.ts
+// decides (contexts → their nodes, GPU nodes first → the node's GPU pods; what each row says). This file owns what
+// is the view's:
 // - never blocking: a context shows a "Connecting…" child while the model probes it, then the view
 //   refreshes that context alone;
 // - a node's pod watch runs while the node is expanded: started when its children are asked for or it is
@@ -8,21 +8,13 @@
 //   again), stopped when it or its context collapses or the view is hidden; the model's changes are
 //   coalesced before the view is told;
 // - nothing is read in Restricted Mode (a welcome view says why);
-// - a context that listed its nodes shows a Fleet item first, which opens its fleet view (src/vscode/fleet/).
+// - the Fleet item opens its context's fleet view (src/vscode/fleet/).
 // Welcome views (package.json viewsWelcome) key off `gpumem.clusters.state`: noKubeconfig, allUnreachable.
 import * as vscode from 'vscode';
-import { describeContextState } from '../../core/kube/contextState.ts';
-import { explainForbidden, explainKubeFailure } from '../../core/kube/failureMessages.ts';
-import type { MessageKind } from '../../core/kube/messageTreeItems.ts';
-import type { TreeItemModel } from '../../core/kube/treeItemModel.ts';
-import { contextTreeItem } from '../../core/kube/contextTreeItem.ts';
-import { fleetTreeItem } from '../../core/fleet/fleetTreeItem.ts';
+import type { ClusterModel, ModelChange, ModelLog, NodeElement } from '../../clusters/clusterModel.ts';
+import type { ClusterElement, ViewState } from '../../clusters/clusterTreeContent.ts';
+import { ClusterTreeContent } from '../../clusters/clusterTreeContent.ts';
 import { COMMANDS } from '../commandIds.ts';
-import { messageTreeItem, noGpuPodsItem, otherPodsItem } from '../../core/kube/messageTreeItems.ts';
-import { nodeTreeItem } from '../../core/kube/nodeTreeItem.ts';
-import { podTreeItem } from '../../core/kube/podTreeItem.ts';
-import type { ClusterModel, ContextElement, ModelChange, ModelLog, NodeElement, PodElement } from './clusterModel.ts';
-import { idOf } from './clusterModel.ts';
 import { CLUSTERS_VIEW } from './commandIds.ts';
 
 export const STATE_CONTEXT_KEY = 'gpumem.clusters.state';
@@ -31,29 +23,11 @@ const COALESCE_MS = 150;
 /** How long a reveal waits for the view to show its contexts, then for its row to be selected. */
 const REVEAL_WAIT_MS = 5_000;
 
-export type ViewState = 'loading' | 'ok' | 'noKubeconfig' | 'allUnreachable' | 'restricted';
-
-/** A row that is no cluster object: "Connecting…", an error and what to do, "No GPU pods". */
-export interface MessageElement {
-  readonly kind: 'message';
-  readonly id: string;
-  readonly parent: ContextElement | NodeElement | undefined;
-  readonly model: TreeItemModel;
-}
-
-/** The Fleet item at the top of a context's children: opens the context's fleet view. */
-export interface FleetElement {
-  readonly kind: 'fleet';
-  readonly id: string;
-  readonly context: ContextElement;
-}
-
-export type ClusterElement = ContextElement | NodeElement | PodElement | MessageElement | FleetElement;
-
 export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterElement>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<ClusterElement | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly model: ClusterModel;
+  private readonly content: ClusterTreeContent;
   private readonly log: ModelLog;
   private readonly subscriptions: vscode.Disposable[] = [];
   private readonly resumeOnShow = new Set<NodeElement>();
@@ -68,6 +42,7 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
 
   constructor(model: ClusterModel, log: ModelLog) {
     this.model = model;
+    this.content = new ClusterTreeContent(model);
     this.log = log;
     this.subscriptions.push(model.onDidChange((change) => this.onModelChange(change)));
   }
@@ -132,49 +107,27 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
   // TreeDataProvider
 
   async getChildren(element?: ClusterElement): Promise<ClusterElement[]> {
-    if (!element) return this.rootChildren();
-    switch (element.kind) {
-      case 'context':
-        return this.contextChildren(element);
-      case 'node':
-        return this.nodeChildren(element);
-      default:
-        return [];
+    if (element) return this.content.children(element);
+    const rows = await this.content.root({ trusted: vscode.workspace.isTrusted, showUnreachable: this.showUnreachable });
+    if (rows.kind === 'empty') {
+      if (rows.state === 'noKubeconfig' && this.viewState !== 'noKubeconfig') this.log.info(rows.logLine);
+      this.setViewState(rows.state);
+      if (rows.state !== 'restricted') this.setMessage(undefined);
+      return [];
     }
+    this.setViewState('ok');
+    this.setMessage(rows.message);
+    this.root = { kind: 'served' };
+    this.rootServed.fire();
+    return Array.from(rows.contexts);
   }
 
   getParent(element: ClusterElement): ClusterElement | undefined {
-    switch (element.kind) {
-      case 'context':
-        return undefined;
-      case 'node':
-        return element.context;
-      case 'pod':
-        return element.node;
-      case 'message':
-        return element.parent;
-      case 'fleet':
-        return element.context;
-    }
+    return this.content.parent(element);
   }
 
   getTreeItem(element: ClusterElement): vscode.TreeItem {
-    const now = Date.now();
-    const model =
-      element.kind === 'context'
-        ? contextTreeItem(element.info, element.state, {
-            connecting: element.connecting,
-            ...(element.nodes
-              ? { nodes: { total: element.nodes.length, gpu: element.nodes.filter((n) => n.summary.isGpuNode).length } }
-              : {}),
-          })
-        : element.kind === 'node'
-          ? nodeTreeItem(element.summary, element.events, now)
-          : element.kind === 'pod'
-            ? podTreeItem(element.summary, now)
-            : element.kind === 'fleet'
-              ? fleetTreeItem(element.context.info.name)
-              : element.model;
+    const model = this.content.item(element, Date.now());
     const item = new vscode.TreeItem(
       model.label,
       model.collapsible ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
@@ -193,101 +146,7 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<ClusterEleme
   }
 
   // -------------------------------------------------------------------------------------------------
-  // Levels
-
-  private async rootChildren(): Promise<ClusterElement[]> {
-    if (!vscode.workspace.isTrusted) {
-      this.setViewState('restricted');
-      return [];
-    }
-    const loaded = await this.model.loadKubeconfig();
-    const contexts = this.model.contexts;
-    // A TreeView message hides the welcome view: the details of these two states go to the output channel.
-    if (contexts.length === 0) {
-      if (this.viewState !== 'noKubeconfig')
-        this.log.info(
-          `Clusters: no kubeconfig context in ${loaded.source.files.join(', ')} (${loaded.source.origin})${loaded.problems.length > 0 ? `: ${loaded.problems.join('; ')}` : ''}`,
-        );
-      this.setViewState('noKubeconfig');
-      this.setMessage(undefined);
-      return [];
-    }
-    const probed = contexts.every((c) => c.state.kind === 'Unreachable' && !c.connecting);
-    if (probed && !this.showUnreachable) {
-      this.setViewState('allUnreachable');
-      this.setMessage(undefined);
-      return [];
-    }
-    this.setViewState('ok');
-    this.setMessage(loaded.problems.length > 0 ? `kubeconfig: ${loaded.problems.join('; ')}` : undefined);
-    this.root = { kind: 'served' };
-    this.rootServed.fire();
-    return Array.from(contexts);
-  }
-
-  private contextChildren(element: ContextElement): ClusterElement[] {
-    if (element.nodes === undefined && !element.connecting && (element.state.kind === 'Unknown' || element.state.kind === 'Reachable')) {
-      void this.model.startContextLoad(element);
-    }
-    if (element.connecting) return [this.message(element, 'connecting', `Connecting to ${element.info.server ?? element.info.name}…`)];
-    const state = element.state;
-    if (state.kind === 'Forbidden') {
-      const text = explainForbidden(state.verb, state.resource, { context: element.info.name });
-      return [
-        this.message(element, 'forbidden', `Forbidden: ${state.verb} ${state.resource}`, text),
-        this.message(element, 'info', text, text, 'action'),
-      ];
-    }
-    if (state.kind === 'Unreachable') {
-      const view = describeContextState(state, `context "${element.info.name}"`);
-      const action = view.action ?? 'Refresh to try again.';
-      return [
-        this.message(element, 'error', `${view.label === 'unreachable' ? 'Unreachable' : view.label}: ${state.reason}`, view.message),
-        this.message(element, 'info', action, action, 'action'),
-      ];
-    }
-    const nodes = element.nodes ?? [];
-    if (nodes.length === 0) return [this.message(element, 'empty', 'No nodes')];
-    return [{ kind: 'fleet', id: idOf('fleet', element.id), context: element }, ...nodes];
-  }
-
-  private nodeChildren(node: NodeElement): ClusterElement[] {
-    node.expanded = true;
-    this.model.startWatch(node);
-    if (node.podsError && (node.pods === undefined || node.podsError.kind === 'forbidden')) {
-      const text = explainKubeFailure(node.podsError, { context: node.context.info.name, action: `Pods on ${node.summary.name}` });
-      return [
-        this.message(
-          node,
-          node.podsError.kind === 'forbidden' ? 'forbidden' : 'error',
-          node.podsError.kind === 'forbidden' ? `forbidden: ${node.podsError.verb} ${node.podsError.resource}` : text,
-          text,
-        ),
-      ];
-    }
-    if (node.pods === undefined) return [this.message(node, 'loading', 'Loading pods…')];
-    if (node.pods.length === 0) return [this.messageFrom(node, noGpuPodsItem(node.otherPods), 'none')];
-    const rows: ClusterElement[] = Array.from(node.pods);
-    if (node.otherPods > 0) rows.push(this.messageFrom(node, otherPodsItem(node.otherPods), 'others'));
-    return rows;
-  }
-
-  // -------------------------------------------------------------------------------------------------
-  // Helpers
-
-  private message(
-    parent: ContextElement | NodeElement,
-    kind: MessageKind,
-    text: string,
-    detail?: string,
-    slot: string = kind,
-  ): MessageElement {
-    return this.messageFrom(parent, messageTreeItem(kind, text, detail), slot);
-  }
-
-  private messageFrom(parent: ContextElement | NodeElement, model: TreeItemModel, slot: string): MessageElement {
-    return { kind: 'message', id: idOf('message', parent.id, slot), parent, model };
-  }
+  // Reveal, change events
 
   /**
    * Reveals an element: opens the view and waits until it shows its contexts, hands VS Code every change

@@ -12,7 +12,7 @@ import { plainLabel } from '../../core/text/escape.ts';
 import { buildProbeScript, newNonce } from '../../core/probe/script.ts';
 import type { Ctx } from '../ctx.ts';
 import { requireTrust } from '../trust.ts';
-import type { ClusterModel, ContextElement, NodeElement, PodElement } from './clusterModel.ts';
+import type { ClusterModel, ContextElement, NodeElement, PodElement } from '../../clusters/clusterModel.ts';
 import { manifestUri } from './manifestScheme.ts';
 import type { PodManifestProvider } from './manifestProvider.ts';
 import { errorText } from '../../kube/errorText.ts';

@@ -4,8 +4,8 @@
 // activation (src/extension.ts); this runs from dist/remote.js the first time one of them is used.
 import * as vscode from 'vscode';
 import type { Ctx } from '../ctx.ts';
-import { ClusterModel } from './clusterModel.ts';
-import type { ClusterElement } from './clusterTree.ts';
+import { ClusterModel } from '../../clusters/clusterModel.ts';
+import type { ClusterElement } from '../../clusters/clusterTreeContent.ts';
 import { ClusterTreeProvider } from './clusterTree.ts';
 import { affectsKubeSettings, readKubeSettings } from './kubeSettings.ts';
 import { PodManifestProvider } from './manifestProvider.ts';

@@ -8,7 +8,7 @@ import { collectHamiReport } from '../../kube/hamiReport.ts';
 import type { Ctx } from '../ctx.ts';
 import { reportError } from '../messages.ts';
 import { requireTrust } from '../trust.ts';
-import type { ClusterModel } from './clusterModel.ts';
+import type { ClusterModel } from '../../clusters/clusterModel.ts';
 import { podTarget } from './targets.ts';
 
 export function copyHamiReport(ctx: Ctx, clusters: ClusterModel) {

@@ -11,7 +11,7 @@ import { terminalSafe } from '../../core/text/escape.ts';
 import { errorText } from '../../kube/errorText.ts';
 import type { Ctx } from '../ctx.ts';
 import { requireTrust } from '../trust.ts';
-import type { ClusterModel } from './clusterModel.ts';
+import type { ClusterModel } from '../../clusters/clusterModel.ts';
 import { podExecTransport } from './execTransport.ts';
 import { pickContainer, podTarget } from './targets.ts';
 import { reportError } from '../messages.ts';

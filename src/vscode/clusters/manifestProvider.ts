@@ -4,7 +4,7 @@
 // file and the Problems panel shows the findings. Nothing is ever written back to the cluster.
 import * as vscode from 'vscode';
 import { podManifestYaml } from '../../kube/explorer.ts';
-import type { ClusterModel } from './clusterModel.ts';
+import type { ClusterModel } from '../../clusters/clusterModel.ts';
 import { parseManifestUri } from './manifestScheme.ts';
 import { errorMessage } from '../../core/errorMessage.ts';
 

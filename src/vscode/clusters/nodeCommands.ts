@@ -18,7 +18,7 @@ import { runInspection } from '../inspectionRun/run.ts';
 import { showFailure } from '../messages.ts';
 import { vscodeSshOptions } from '../commands/inspectSsh.ts';
 import { requireTrust } from '../trust.ts';
-import type { ClusterModel } from './clusterModel.ts';
+import type { ClusterModel } from '../../clusters/clusterModel.ts';
 import { debugPodExec, podExecTransport } from './execTransport.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { nodeTarget, showError } from './targets.ts';

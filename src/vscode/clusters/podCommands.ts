@@ -12,7 +12,7 @@ import { podHamiFacts } from '../../kube/explorer.ts';
 import type { Ctx } from '../ctx.ts';
 import { runInspection } from '../inspectionRun/run.ts';
 import { requireTrust } from '../trust.ts';
-import type { ClusterModel } from './clusterModel.ts';
+import type { ClusterModel } from '../../clusters/clusterModel.ts';
 import { podExecTransport } from './execTransport.ts';
 import { errorText } from '../../kube/errorText.ts';
 import { pickContainer, podTarget } from './targets.ts';

@@ -5,7 +5,7 @@
 // Internal: not in the command palette (package.json), called with OpenPodArgs.
 import * as vscode from 'vscode';
 import { parseOpenPodArgs, splitPodName } from '../../core/inspectorPanel/openPod.ts';
-import type { ClusterModel, PodElement } from './clusterModel.ts';
+import type { ClusterModel, PodElement } from '../../clusters/clusterModel.ts';
 import { CLUSTERS_VIEW } from './commandIds.ts';
 
 /** Selects a pod's row (the Clusters view's reveal, which first hands VS Code the changes it still holds). */

@@ -17,7 +17,7 @@ import { errorText } from '../../kube/errorText.ts';
 import { listNodeGpuPods, podContainers } from '../../kube/explorer.ts';
 import { reportError, showFailure } from '../messages.ts';
 import type { Ctx } from '../ctx.ts';
-import type { ClusterModel, ContextElement, ModelElement, NodeElement, PodElement } from './clusterModel.ts';
+import type { ClusterModel, ContextElement, ModelElement, NodeElement, PodElement } from '../../clusters/clusterModel.ts';
 
 export interface NodeTarget {
   readonly context: ContextElement;

@@ -5,7 +5,7 @@ import { plainLabel } from '../../core/text/escape.ts';
 import { COMMANDS } from '../commandIds.ts';
 import { showFailure } from '../messages.ts';
 import { requireTrust } from '../trust.ts';
-import type { ClusterModel, NodeElement, PodElement } from '../clusters/clusterModel.ts';
+import type { ClusterModel, NodeElement, PodElement } from '../../clusters/clusterModel.ts';
 
 export type RevealElement = (element: NodeElement | PodElement) => Promise<void>;
 

@@ -3,7 +3,7 @@
 // reaches the cluster with the kubeconfig's credentials. The wiring of the panels to the cluster model (clients,
 // reveal, Inspect Node/Pod) is here too.
 import { parseFleetSettings } from '../../core/settings.ts';
-import type { ClusterModel, ContextElement } from '../clusters/clusterModel.ts';
+import type { ClusterModel, ContextElement } from '../../clusters/clusterModel.ts';
 import { readKubeSettings } from '../clusters/kubeSettings.ts';
 import { isElement, pickContext } from '../clusters/targets.ts';
 import { readSetting } from '../config.ts';

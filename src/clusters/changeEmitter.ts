@@ -1,5 +1,5 @@
 // A minimal typed event emitter, so the cluster model needs no `vscode` import (its events have the shape of
-// vscode.Event: subscribe, get a disposable back) and could move outside the extension host.
+// vscode.Event: subscribe, get a disposable back) and runs outside the extension host (the integration tests).
 
 export interface Subscription {
   dispose(): void;

@@ -1,7 +1,9 @@
 // The clusters as gpumem knows them: every kubeconfig context → its nodes → the node's GPU pods, with one
-// client per context and a pod watch per node that someone looks at. The Clusters view (clusterTree.ts)
-// renders this model; the commands (targets.ts, nodeCommands.ts, podCommands.ts, …) act on it. It imports no
-// `vscode`: settings, the log and the node labels are handed in, and changes go out through a small emitter.
+// client per context and a pod watch per node that someone looks at. The Clusters view renders this model
+// (clusterTreeContent.ts decides its rows, src/vscode/clusters/clusterTree.ts hands them to VS Code); the commands
+// (src/vscode/clusters/targets.ts, nodeCommands.ts, podCommands.ts, …) act on it. Like everything in src/clusters/ it
+// imports no `vscode` (lint-enforced): settings, the log and the node labels are handed in, and changes go out through
+// a small emitter.
 // - never blocking: a context is "connecting" while it is probed (short timeout) and its nodes listed;
 // - contexts authenticated by certificate or token are probed in the background when the kubeconfig is
 //   read, so their state shows without a click and "all contexts unreachable" can be told; contexts with an
@@ -10,21 +12,21 @@
 //   startWatch and stopWatch (the view calls them as the node is expanded, collapsed, hidden);
 // - the kubeconfig is never written.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import type { NodeLabelRule } from '../../core/config.ts';
-import type { KubeFailure } from '../../core/kube/kubeFailure.ts';
-import type { ContextState } from '../../core/kube/contextState.ts';
-import { describeContextState } from '../../core/kube/contextState.ts';
-import type { NodeMemoryEvent } from '../../core/kube/events.ts';
-import type { GpuNodeSummary } from '../../core/kube/nodes.ts';
-import type { GpuPodSummary } from '../../core/kube/pods.ts';
-import type { ContextInfo } from '../../core/kube/contextTreeItem.ts';
-import { ClusterClient } from '../../kube/clusterClient.ts';
-import { loadContextNodes, splitGpuPods } from '../../kube/explorer.ts';
-import type { LoadedContext, LoadedKubeconfig } from '../../kube/kubeconfig.ts';
-import { loadKubeconfigs } from '../../kube/kubeconfig.ts';
+import type { NodeLabelRule } from '../core/config.ts';
+import type { KubeFailure } from '../core/kube/kubeFailure.ts';
+import type { ContextState } from '../core/kube/contextState.ts';
+import { describeContextState } from '../core/kube/contextState.ts';
+import type { NodeMemoryEvent } from '../core/kube/events.ts';
+import type { GpuNodeSummary } from '../core/kube/nodes.ts';
+import type { GpuPodSummary } from '../core/kube/pods.ts';
+import type { ContextInfo } from '../core/kube/contextTreeItem.ts';
+import { ClusterClient } from '../kube/clusterClient.ts';
+import { loadContextNodes, splitGpuPods } from '../kube/explorer.ts';
+import type { LoadedContext, LoadedKubeconfig } from '../kube/kubeconfig.ts';
+import { loadKubeconfigs } from '../kube/kubeconfig.ts';
 import { ChangeEmitter } from './changeEmitter.ts';
-import type { KubeSettings } from './kubeSettings.ts';
-import { errorMessage } from '../../core/errorMessage.ts';
+import type { KubeSettings } from '../core/settings.ts';
+import { errorMessage } from '../core/errorMessage.ts';
 
 export interface ContextElement {
   readonly kind: 'context';
@@ -85,6 +87,10 @@ export interface ClusterModelOptions {
   readonly unifiedMemoryLabels: () => readonly NodeLabelRule[];
   readonly log: ModelLog;
 }
+
+/** Refused or not authenticated: retrying a watch will not help until the credentials change (Refresh). */
+const watchGivesUp = (failure: KubeFailure): boolean =>
+  failure.kind === 'forbidden' || failure.kind === 'unauthorized' || failure.kind === 'credentials';
 
 /** Element ids are stable across refreshes (VS Code keeps selection and expansion by id). */
 export const idOf = (...parts: string[]): string => JSON.stringify(parts);
@@ -283,9 +289,13 @@ export class ClusterModel {
     }
   }
 
-  /** Watches the node's pods (no-op while a watch runs); stopped by stopWatch, refresh or dispose. */
+  /**
+   * Watches the node's pods; stopped by stopWatch, refresh or dispose. A no-op while a watch runs, and after the API
+   * server refused the node's pods or the credentials (until a refresh clears that): the view asks for a node's
+   * children again on every change, and restarting there retried a refused watch over and over.
+   */
   startWatch(node: NodeElement): void {
-    if (node.stopWatch) return;
+    if (node.stopWatch || (node.podsError && watchGivesUp(node.podsError))) return;
     const client = this.client(node.context);
     this.watched.add(node);
     const stop = client.watchPodsOnNode(
@@ -298,8 +308,7 @@ export class ClusterModel {
         onError: (failure) => {
           if (node.stopWatch !== stop) return;
           node.podsError = failure;
-          // Refused or not authenticated: retrying will not help until the credentials change (Refresh).
-          if (failure.kind === 'forbidden' || failure.kind === 'unauthorized' || failure.kind === 'credentials') this.stopWatch(node);
+          if (watchGivesUp(failure)) this.stopWatch(node);
           this.changed(node);
         },
       },
