@@ -49,7 +49,7 @@ function offsetOf(text: string, needle: string, from = 0): number {
 }
 
 test('the live lens of a container sits on its resources: line, and the pod hover covers that block to its last line', () => {
-  const start = offsetOf(TWO_CONTAINERS, 'name: server');
+  const start = offsetOf(TWO_CONTAINERS, 'name: server') + 'name: '.length;
   const anchor = liveAnchor(TWO_CONTAINERS, start);
   const resources = offsetOf(TWO_CONTAINERS, 'resources:');
   assert.equal(anchor.lensOffset, resources);
@@ -57,15 +57,25 @@ test('the live lens of a container sits on its resources: line, and the pod hove
   assert.equal(block, 'resources:\n            limits:\n              memory: 56Gi\n\n            requests:\n              memory: 56Gi');
 });
 
+test('name need not be the first key: the container is found from its - line, and resources before name count', () => {
+  const text =
+    'containers:\n  - resources:\n      limits: {memory: 1Gi}\n    image: x\n    name: first\n  - image: y\n    name: second\n    resources: {}\n';
+  const first = liveAnchor(text, offsetOf(text, 'first'));
+  assert.equal(first.lensOffset, offsetOf(text, 'resources:'));
+  assert.equal(text.slice(first.resources?.start, first.resources?.end), 'resources:\n      limits: {memory: 1Gi}');
+  const second = liveAnchor(text, offsetOf(text, 'second'));
+  assert.equal(second.lensOffset, offsetOf(text, 'resources: {}'));
+});
+
 test('a container without resources gets its lens on its second line; a flow-style one on its own line', () => {
-  const sidecar = offsetOf(TWO_CONTAINERS, 'name: sidecar');
+  const sidecar = offsetOf(TWO_CONTAINERS, 'name: sidecar') + 'name: '.length;
   assert.deepEqual(liveAnchor(TWO_CONTAINERS, sidecar), { lensOffset: offsetOf(TWO_CONTAINERS, 'image: busybox'), resources: undefined });
-  const flow = offsetOf(TWO_CONTAINERS, 'name: flow');
+  const flow = offsetOf(TWO_CONTAINERS, 'name: flow') + 'name: '.length;
   assert.deepEqual(liveAnchor(TWO_CONTAINERS, flow), { lensOffset: flow, resources: undefined });
 });
 
 test("the second document's container (sequence not indented under its key) finds its own resources, not the first one's", () => {
-  const only = offsetOf(TWO_CONTAINERS, 'name: only');
+  const only = offsetOf(TWO_CONTAINERS, 'name: only') + 'name: '.length;
   const anchor = liveAnchor(TWO_CONTAINERS, only);
   assert.equal(anchor.lensOffset, offsetOf(TWO_CONTAINERS, 'resources: {}'));
   assert.equal(TWO_CONTAINERS.slice(anchor.resources?.start, anchor.resources?.end), 'resources: {}');

@@ -72,33 +72,71 @@ export interface LiveAnchor {
   readonly resources: Span | undefined;
 }
 
+/** A line of the text: where it starts and ends, where its content starts, and whether it is blank or a comment. */
+interface Line {
+  readonly start: number;
+  readonly end: number;
+  readonly first: number;
+  readonly blank: boolean;
+}
+
+function lineAt(text: string, offset: number): Line {
+  const start = text.lastIndexOf('\n', offset - 1) + 1;
+  const newline = text.indexOf('\n', start);
+  const end = newline < 0 ? text.length : newline;
+  let first = start;
+  while (first < end && (text[first] === ' ' || text[first] === '\t')) first++;
+  return { start, end, first, blank: first >= end || text[first] === '#' || text[first] === '\r' };
+}
+
 /**
- * The anchor of the container whose YAML node starts at `containerStart` (the first key after `- `). A linear scan of
- * the container's lines: they are those indented at least as deep as its first key.
+ * The anchor of the container whose `name` value is at `nameOffset`. Linear scans by indentation: the container's
+ * keys sit at one column (after its `- `); its lines are those below its first one indented at least that deep.
  */
-export function liveAnchor(text: string, containerStart: number): LiveAnchor {
-  const column = containerStart - (text.lastIndexOf('\n', containerStart - 1) + 1);
-  let lineStartAt = text.indexOf('\n', containerStart) + 1;
+export function liveAnchor(text: string, nameOffset: number): LiveAnchor {
+  const nameLine = lineAt(text, nameOffset);
+  let itemLine = nameLine;
+  let column: number;
+  if (text[nameLine.first] === '-') {
+    let after = nameLine.first + 1;
+    while (text[after] === ' ' || text[after] === '\t') after++;
+    column = after - nameLine.start;
+  } else {
+    column = nameLine.first - nameLine.start;
+    // Up to the item's `- ` line: `name` need not be the container's first key.
+    let above = nameLine.start;
+    while (above > 0) {
+      const line = lineAt(text, above - 1);
+      above = line.start;
+      if (line.blank) continue;
+      if (line.first - line.start < column) {
+        if (text[line.first] === '-') itemLine = line;
+        break;
+      }
+    }
+  }
   let secondLine: number | undefined;
   let resources: { start: number; end: number } | undefined;
-  while (lineStartAt > 0 && lineStartAt < text.length) {
-    const nextNewline = text.indexOf('\n', lineStartAt);
-    const lineEnd = nextNewline < 0 ? text.length : nextNewline;
-    let first = lineStartAt;
-    while (first < lineEnd && (text[first] === ' ' || text[first] === '\t')) first++;
-    const blank = first >= lineEnd || text[first] === '#' || text[first] === '\r';
-    if (!blank) {
-      const indent = first - lineStartAt;
-      if (indent < column || (indent === column && text[first] === '-')) break;
-      secondLine ??= first;
-      if (resources && indent <= column) break;
-      if (indent === column && text.startsWith('resources:', first)) resources = { start: first, end: lineEnd };
-      else if (resources) resources.end = lineEnd;
+  const keyAt = (at: number) => {
+    if (text.startsWith('resources:', at)) resources = { start: at, end: lineAt(text, at).end };
+  };
+  // The item's own line holds a key after its `- ` (`- resources:` when it comes first).
+  if (text[itemLine.first] === '-') keyAt(itemLine.start + column);
+  let next = itemLine.end + 1;
+  while (next > 0 && next < text.length) {
+    const line = lineAt(text, next);
+    if (!line.blank) {
+      const indent = line.first - line.start;
+      if (indent < column || (indent === column && text[line.first] === '-')) break;
+      secondLine ??= line.first;
+      if (indent === column) {
+        if (resources && resources.start !== line.first) break;
+        keyAt(line.first);
+      } else if (resources) resources.end = line.end;
     }
-    if (nextNewline < 0) break;
-    lineStartAt = nextNewline + 1;
+    next = line.end + 1;
   }
-  return { lensOffset: resources?.start ?? secondLine ?? containerStart, resources };
+  return { lensOffset: resources?.start ?? secondLine ?? nameOffset, resources };
 }
 
 /** The YAML comment the quick fix writes above its edit when gpumem.live.commentOnFix is on. */
