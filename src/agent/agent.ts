@@ -44,6 +44,8 @@ export interface AgentOptions {
   readonly gpuWatchIntervalMs?: number;
   /** The window the exported GPU memory maxima cover (gpuPeaks.ts); default 60 s, two scrapes of 30 s. */
   readonly peakWindowMs?: number;
+  /** The headroom the inspection's remedies add, in percent (--headroom; default DEFAULT_HEADROOM_PERCENT). */
+  readonly headroomPercent?: number;
   /** The pods of the node, as the API last said; called at the start of every cycle. */
   readonly pods: () => PodView;
   /** Kills first seen in a cycle, with the inspection that found them (for Kubernetes Events). */
@@ -262,6 +264,7 @@ export class Agent {
         target: `agent on ${this.#options.nodeName}`,
         podNames: podNamesOfIdentities(view.identities),
         hamiQuotas: view.hamiQuotas,
+        ...(this.#options.headroomPercent !== undefined ? { headroomPercent: this.#options.headroomPercent } : {}),
       });
     } catch (error) {
       // The analysis is fuzzed never to throw; should it, the agent keeps serving and says so.

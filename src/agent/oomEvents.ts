@@ -9,6 +9,7 @@ import { describeKubeFailure } from '../core/kube/kubeFailure.ts';
 import type { ClusterClient } from '../kube/clusterClient.ts';
 import { KubeRequestError } from '../kube/clusterClient.ts';
 import type { PodView } from './agent.ts';
+import { DEFAULT_HEADROOM_PERCENT } from '../core/sizing.ts';
 
 const MAX_TRACKED_PODS = 2000;
 
@@ -17,14 +18,22 @@ export class OomEventPoster {
   readonly #nodeName: string;
   readonly #run: string;
   readonly #log: (line: string) => void;
+  readonly #headroomPercent: number;
   /** Pod UID → the Event this run posted for it and its count. */
   readonly #posted = new Map<string, { name: string; namespace: string; count: number }>();
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(client: ClusterClient, nodeName: string, log: (line: string) => void, now: Date = new Date()) {
+  constructor(
+    client: ClusterClient,
+    nodeName: string,
+    log: (line: string) => void,
+    options: { readonly headroomPercent?: number; readonly now?: Date } = {},
+  ) {
     this.#client = client;
     this.#nodeName = nodeName;
     this.#log = log;
+    this.#headroomPercent = options.headroomPercent ?? DEFAULT_HEADROOM_PERCENT;
+    const now = options.now ?? new Date();
     this.#run = Math.floor(now.getTime() / 1000).toString(16);
   }
 
@@ -36,7 +45,7 @@ export class OomEventPoster {
       const uid = kill.victim.podUid;
       const identity = uid === undefined ? undefined : view.identities.get(uid);
       if (!uid || !eventWorthy(kill, identity)) continue;
-      const message = globalOomEventMessage(kill, node);
+      const message = globalOomEventMessage(kill, node, this.#headroomPercent);
       this.#queue = this.#queue.then(() => this.#send(uid, kill, identity, message));
     }
     return this.#queue;

@@ -8,13 +8,14 @@ import { parseListen, startServer } from '../agent/server.ts';
 import { isDnsSubdomain } from '../core/kube/names.ts';
 import { withoutTrailingSlashes } from '../core/probe/script.ts';
 import { DEFAULT_LOCAL_COMMAND, LocalTransport } from '../transports/local.ts';
-import { parseArgs, UsageError } from './args.ts';
+import { headroomOf, parseArgs, UsageError } from './args.ts';
+import { DEFAULT_HEADROOM_PERCENT } from '../core/sizing.ts';
 import { describeError } from './files.ts';
 import type { CliIo } from './io.ts';
 
 export const AGENT_USAGE = `Usage: gpumem agent --listen HOST:PORT [--host-root DIR] [--interval SECONDS] [--probe-timeout SECONDS]
                     [--node-name NAME] [--kubeconfig FILE] [--events] [--probe-command JSON]
-                    [--gpu-watch-interval SECONDS] [--peak-window SECONDS]
+                    [--gpu-watch-interval SECONDS] [--peak-window SECONDS] [--headroom PERCENT]
 
 Runs the node probe every --interval seconds (default 30) and serves what it finds to Prometheus:
   /metrics   the Prometheus text format (the metrics are listed in docs/agent.md)
@@ -28,6 +29,8 @@ Runs the node probe every --interval seconds (default 30) and serves what it fin
                 either, pods are labelled by UID only.
 --events        on a global OOM kill of a pod, post a Warning Event "GlobalOOMKill" on it that says what gpumem
                 found (needs create and patch on events: deploy/agent/overlays/events)
+--headroom      the headroom the remedies add to what a pod really used, in percent from 0 to 1000 (default 30),
+                as in gpumem inspect: the limit the GlobalOOMKill Event suggests is sized with it
 --gpu-watch-interval  between cycles, how often to read each GPU's memory in use (a few sysfs files); when it
                 rises by 64 MiB or more, a light sweep of the DRM fds says which pod and container took it, so a
                 spike between two scrapes reaches the *_max_bytes metrics (default 5; 0: off, the maxima then
@@ -81,6 +84,7 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
       'probe-command': true,
       'gpu-watch-interval': true,
       'peak-window': true,
+      headroom: true,
       events: false,
       help: false,
     },
@@ -99,6 +103,7 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
   const gpuWatch = seconds(option(args.options, 'gpu-watch-interval'), 'gpu-watch-interval', 5, 0, 3600);
   const peakWindow = seconds(option(args.options, 'peak-window'), 'peak-window', 60, 1, 86_400);
   const probeTimeout = seconds(option(args.options, 'probe-timeout'), 'probe-timeout', 60, 1, 3600);
+  const headroomPercent = headroomOf(args.options.get('headroom')) ?? DEFAULT_HEADROOM_PERCENT;
   const hostRootText = option(args.options, 'host-root');
   if (hostRootText !== undefined && !/^\/[A-Za-z0-9._/-]{0,255}$/.test(hostRootText))
     throw new UsageError('--host-root must be an absolute path');
@@ -112,7 +117,7 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
   const pods = PodSource.start(chooseKubeconfig(option(args.options, 'kubeconfig')), nodeName, log);
   let events: OomEventPoster | undefined;
   if (args.options.has('events')) {
-    if (pods.client) events = new OomEventPoster(pods.client, nodeName, log);
+    if (pods.client) events = new OomEventPoster(pods.client, nodeName, log, { headroomPercent });
     else log('--events: no Kubernetes API, so no Event can be posted');
   }
   const agent = new Agent({
@@ -124,6 +129,7 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
     probeTimeoutMs: probeTimeout * 1000,
     gpuWatchIntervalMs: gpuWatch * 1000,
     peakWindowMs: peakWindow * 1000,
+    headroomPercent,
     pods: () => pods.view,
     ...(events ? { onNewKills: (advance, inspection, view) => void events.post(advance, inspection, view) } : {}),
     ...exposedGarbageCollector(),
@@ -138,7 +144,7 @@ export async function agentCommand(argv: readonly string[], io: CliIo): Promise<
     return 2;
   }
   log(
-    `serving ${server.url}/metrics for node ${nodeName} (host root ${hostRoot ?? '/'}, every ${interval} s; GPU watch ${gpuWatch > 0 ? `every ${gpuWatch} s` : 'off'})`,
+    `serving ${server.url}/metrics for node ${nodeName} (host root ${hostRoot ?? '/'}, every ${interval} s; GPU watch ${gpuWatch > 0 ? `every ${gpuWatch} s` : 'off'}; headroom ${headroomPercent} %)`,
   );
   agent.start();
   await new Promise<void>((resolve) => {

@@ -52,7 +52,7 @@ const waitFor = <V>(what: string, probe: () => Promise<V | undefined> | V | unde
 function startAgent(
   node: string,
   fixture: Fixture<unknown>,
-  options: { kubeconfig?: string; port?: number; events?: boolean },
+  options: { kubeconfig?: string; port?: number; events?: boolean; extraArgs?: readonly string[] },
 ): Promise<AgentProcess> {
   return startAgentProcess({ node, root: fixture.root, hostRoot: fixture.hostRoot, ...options });
 }
@@ -136,7 +136,9 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
     }
     await client.dispose(0);
     for (const { node, fixture } of fixtures) {
-      const agent = await startAgent(node, fixture, { kubeconfig, events: node === 'strix-node-1' });
+      // The agent that posts Events sizes its remedy with --headroom 25, as a DaemonSet given that argument does.
+      const events = node === 'strix-node-1';
+      const agent = await startAgent(node, fixture, { kubeconfig, events, ...(events ? { extraArgs: ['--headroom', '25'] } : {}) });
       agents.set(node, agent);
       sim.setPodProxy('gpumem-system', `gpumem-agent-${node}`, 9400, `http://127.0.0.1:${agent.port}`);
     }
@@ -288,6 +290,7 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
       /global OOM kill of .+: the node ran out of memory; this pod's memory limit was not what killed it\./,
     );
     assert.match(posted?.message ?? '', /of GTT \(GPU memory in system RAM\) held by this pod is not charged to its cgroup/);
+    assert.match(posted?.message ?? '', /Size the limit to cgroup memory plus GPU memory with 25 % headroom/, '--headroom 25');
     assert.equal(posted?.source?.component, 'gpumem-agent');
     appendFileSync(kernLog, again('8', '22'));
     await waitFor('the second new kill counted', async () => ((await total()) === 2 ? true : undefined), 30_000);

@@ -364,6 +364,8 @@ test('the GlobalOOMKill Event: only for global kills of a named pod; what gpumem
   assert.match(message, /^gpumem: global OOM kill of vllm-worker \(pid 6161\): the node ran out of memory; this pod's memory limit/);
   assert.match(message, /6 GiB of GTT \(GPU memory in system RAM\) held by this pod is not charged to its cgroup/);
   assert.match(message, /memory\.current 2 GiB of its 16 GiB limit, true footprint 8 GiB\./);
+  assert.match(message, /Size the limit to cgroup memory plus GPU memory with 30 % headroom/, 'the default headroom');
+  assert.match(globalOomEventMessage(kill, inspection.node, 25), /with 25 % headroom/, "the agent's --headroom 25");
   assert.ok(message.length <= MAX_EVENT_MESSAGE);
   const long = eventName('p'.repeat(300), '6560a1b2');
   assert.equal(long.length, 253);

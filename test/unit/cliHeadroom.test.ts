@@ -1,8 +1,9 @@
-// The CLI's --headroom on every command that prints a remedy (lint, inspect, analyze, explain-oom, fleet): parsed
+// The CLI's --headroom on every command that prints a remedy (lint, inspect, analyze, explain-oom, fleet, agent): parsed
 // one way, documented in each --help, and reaching the remedies. The commands run in process on a recording CliIo.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { AGENT_USAGE, agentCommand } from '../../src/cli/agentCommand.ts';
 import { headroomOf, UsageError } from '../../src/cli/args.ts';
 import { FLEET_USAGE } from '../../src/cli/fleetCommand.ts';
 import { INSPECT_USAGE } from '../../src/cli/inspectCommand.ts';
@@ -40,8 +41,17 @@ describe('--headroom', () => {
   });
 
   test('every command that prints a remedy documents it in --help', () => {
-    for (const [name, usage] of Object.entries({ LINT_USAGE, INSPECT_USAGE, ANALYZE_USAGE, EXPLAIN_OOM_USAGE, FLEET_USAGE }))
+    for (const [name, usage] of Object.entries({ LINT_USAGE, INSPECT_USAGE, ANALYZE_USAGE, EXPLAIN_OOM_USAGE, FLEET_USAGE, AGENT_USAGE }))
       assert.match(usage, /--headroom PERCENT/, name);
+  });
+
+  test('agent --headroom: refused as the other commands refuse it, before anything is started or bound', async () => {
+    for (const bad of ['1001', '25%', '-5', ''])
+      await assert.rejects(
+        agentCommand(['--listen', '127.0.0.1:0', '--node-name', 'n1', '--headroom', bad], recording()),
+        (error: unknown) => error instanceof UsageError && /--headroom must be a number from 0 to 1000/.test(error.message),
+        bad,
+      );
   });
 
   test('explain-oom --headroom 25: the new limit is 25 % over the 1 GiB the container hit', async () => {

@@ -16,7 +16,8 @@ export function eventWorthy(kill: OomVerdict, identity: PodIdentity | undefined)
   return kill.kind === 'global' && kill.victim.podUid !== undefined && identity !== undefined;
 }
 
-export function globalOomEventMessage(kill: OomVerdict, node: NodeInspection): string {
+/** The Event's text; its remedy adds `headroomPercent` (the agent's --headroom, default DEFAULT_HEADROOM_PERCENT). */
+export function globalOomEventMessage(kill: OomVerdict, node: NodeInspection, headroomPercent = DEFAULT_HEADROOM_PERCENT): string {
   const pod = node.pods.find((candidate) => candidate.podUid === kill.victim.podUid);
   const who = `${kill.victim.comm ?? 'a process'}${kill.victim.pid !== undefined ? ` (pid ${kill.victim.pid})` : ''}`;
   const parts = [`gpumem: global OOM kill of ${who}: the node ran out of memory; this pod's memory limit was not what killed it.`];
@@ -27,7 +28,7 @@ export function globalOomEventMessage(kill: OomVerdict, node: NodeInspection): s
       `memory.current ${formatBytes(pod.accounted)}${pod.limit !== undefined ? ` of its ${formatBytes(pod.limit)} limit` : ' (no limit)'}${pod.trueFootprint !== undefined && pod.trueFootprint !== pod.accounted ? `, true footprint ${formatBytes(pod.trueFootprint)}` : ''}.`,
     );
   if (kill.id.startsWith('oom.global-gtt:')) parts.push('The kill carries the GPU (GTT) signature.');
-  parts.push(`Size the limit to cgroup memory plus GPU memory with ${DEFAULT_HEADROOM_PERCENT} % headroom; see gpumem inspect.`);
+  parts.push(`Size the limit to cgroup memory plus GPU memory with ${headroomPercent} % headroom; see gpumem inspect.`);
   const message = parts.join(' ');
   return message.length <= MAX_EVENT_MESSAGE ? message : `${message.slice(0, MAX_EVENT_MESSAGE - 1)}…`;
 }
