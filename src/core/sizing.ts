@@ -22,6 +22,16 @@ export function withHeadroom(bytes: number, headroomPercent: number): number {
   return Math.ceil(bytes * (1 + headroomPercent / 100));
 }
 
+/**
+ * Whether a limit leaves less than `headroomPercent` over a need: the verdicts' and the inspector's "headroom low".
+ * It is the remedies' arithmetic (withHeadroom) read backwards, so a limit a remedy suggests is never itself "low"
+ * and a limit under the user's headroom always is. (It used to be a fixed 25 % of the limit: a pod sized as a 30 %
+ * remedy says keeps 23 % of its limit free, and was flagged; with a 50 % setting, 26 % free was not.)
+ */
+export function leavesTooLittleHeadroom(limit: number, need: number, headroomPercent: number): boolean {
+  return limit < withHeadroom(need, headroomPercent);
+}
+
 /** The multiplier a headroom stands for, as a remedy writes it: 30 → "1.3", 25 → "1.25". */
 export function headroomFactorText(headroomPercent: number): string {
   return String(Math.round((1 + headroomPercent / 100) * 1000) / 1000);

@@ -17,12 +17,8 @@ import { inspectionToJson, inspectionToMarkdown, inspectionToText } from '../../
 import { markdownText } from '../../src/core/text/escape.ts';
 import { oomToMarkdown, oomToText } from '../../src/core/report/oomReport.ts';
 import { kernelAlignmentChecks } from '../../src/core/verdicts/memory/kernelAlignment.ts';
-import {
-  MIN_HEADROOM_SHARE,
-  nodeAccounting,
-  podAccounting,
-  unaccountedMemoryVerdicts,
-} from '../../src/core/verdicts/memory/unaccountedMemory.ts';
+import { nodeAccounting, podAccounting, unaccountedMemoryVerdicts } from '../../src/core/verdicts/memory/unaccountedMemory.ts';
+import { buildInspectorViewModel } from '../../src/core/inspectorPanel/viewModel.ts';
 import { explainKernelLogText } from '../../src/core/verdicts/oom/oomRootCause.ts';
 import { captureText, procRecord } from './helpers/captureText.ts';
 import type { GpuSpec, NodeSpec } from './helpers/nodeCapture.ts';
@@ -31,8 +27,12 @@ import { containerDir, GiB, MiB, nodeCapture, STRIX_HALO } from './helpers/nodeC
 // ------------------------------------------------------------------------------------------------
 // Node captures from the shared builder, analyzed
 
-function analyze(spec: NodeSpec, podNames?: ReadonlyMap<string, string>): Inspection {
-  return analyzeCaptureText(nodeCapture(spec), { target: 'ssh root@gpu-node-1:22', ...(podNames ? { podNames } : {}) });
+function analyze(spec: NodeSpec, podNames?: ReadonlyMap<string, string>, headroomPercent?: number): Inspection {
+  return analyzeCaptureText(nodeCapture(spec), {
+    target: 'ssh root@gpu-node-1:22',
+    ...(podNames ? { podNames } : {}),
+    ...(headroomPercent !== undefined ? { headroomPercent } : {}),
+  });
 }
 
 function modelOf(spec: NodeSpec) {
@@ -117,26 +117,58 @@ describe('unaccounted memory: per pod', () => {
     );
   });
 
-  test('low headroom: 4 GiB + 9 GiB of GTT under a 16 GiB limit leaves 3 GiB (19 %), a warning', () => {
-    const inspection = analyze({
-      ...APU_71,
-      pods: [
-        {
-          uid: POD_B,
-          current: 4 * GiB,
-          max: 16 * GiB,
-          processes: [{ pid: 501, comm: 'python3', fds: [{ fd: 5, client: '77', gtt: 9 * GiB }] }],
-        },
-      ],
-    });
+  /** POD_B: 4 GiB in its cgroup and 9 GiB of GTT, so a true footprint of 13 GiB, under a limit of `limit`. */
+  const lowHeadroomPod = (limit: number, headroomPercent?: number): Inspection =>
+    analyze(
+      {
+        ...APU_71,
+        pods: [
+          {
+            uid: POD_B,
+            current: 4 * GiB,
+            max: limit,
+            processes: [{ pid: 501, comm: 'python3', fds: [{ fd: 5, client: '77', gtt: 9 * GiB }] }],
+          },
+        ],
+      },
+      undefined,
+      headroomPercent,
+    );
+  const ids = (inspection: Inspection) => inspection.verdicts.filter((v) => v.id.startsWith('memory.pod-')).map((v) => v.id);
+  const podTone = (inspection: Inspection) => buildInspectorViewModel(inspection).pods.find((row) => row.podUid === POD_B)?.headroomTone;
+
+  test('low headroom: 4 GiB + 9 GiB of GTT under a 16 GiB limit leaves 3 GiB, 23 % over the footprint: under 30 %, a warning', () => {
+    const inspection = lowHeadroomPod(16 * GiB);
     const v = verdict(inspection, 'memory.pod-headroom-low');
     assert.equal(v.severity, 'warning');
-    assert.ok(3 * GiB < 16 * GiB * MIN_HEADROOM_SHARE);
-    assert.match(v.title, /only 3 GiB \(19 %\) of its 16 GiB limit is left\.$/);
-    assert.equal(
-      inspection.verdicts.some((x) => x.id === 'memory.pod-over-limit-in-reality'),
-      false,
+    // 16 − 13 = 3 GiB left; 3 / 13 = 23.08 % over the true footprint, under the default 30 %.
+    assert.match(v.title, /its 16 GiB limit leaves only 3 GiB, 23 % over that footprint, under the 30 % headroom\.$/);
+    assert.match(v.remedy, /Keep 30 % headroom over the true footprint/);
+    assert.deepEqual(ids(inspection), ['memory.pod-headroom-low'], 'not over the limit');
+    assert.equal(podTone(inspection), 'warning', "the pods table's headroom cell agrees");
+  });
+
+  test('"headroom low" is judged by the headroom the remedies use, so a limit sized as a remedy says is not low', () => {
+    // The remedy for a 13 GiB true footprint: 13 × 1.3 = 16.9 GiB, rounded up to whole Gi: 17Gi. Its 4 GiB left is
+    // 23.5 % of the limit, which the old fixed rule (25 % of the limit) called low; 4 / 13 = 30.8 % over the footprint.
+    const sized = lowHeadroomPod(17 * GiB);
+    assert.deepEqual(ids(sized), ['memory.pod-gtt']);
+    assert.equal(podTone(sized), 'ok');
+    // A user who wants 50 %: 13 × 1.5 = 19.5 GiB, so the same 17 GiB limit is low, and says so with their number.
+    const strict = lowHeadroomPod(17 * GiB, 50);
+    assert.match(
+      verdict(strict, 'memory.pod-headroom-low').title,
+      /leaves only 4 GiB, 30 % over that footprint, under the 50 % headroom\.$/,
     );
+    assert.equal(podTone(strict), 'warning');
+    // A user who wants 20 %: 13 × 1.2 = 15.6 GiB, so 16 GiB is enough (the default called it low above).
+    const lenient = lowHeadroomPod(16 * GiB, 20);
+    assert.deepEqual(ids(lenient), ['memory.pod-gtt']);
+    assert.equal(podTone(lenient), 'ok');
+    // 0 %: only a limit under the footprint itself is a problem, and that one is an error, not "low".
+    assert.deepEqual(ids(lowHeadroomPod(13 * GiB, 0)), ['memory.pod-gtt']);
+    assert.deepEqual(ids(lowHeadroomPod(12 * GiB, 0)), ['memory.pod-over-limit-in-reality']);
+    assert.equal(podTone(lowHeadroomPod(12 * GiB, 0)), 'error');
   });
 
   test('GTT with ample headroom, or no limit at all: info', () => {

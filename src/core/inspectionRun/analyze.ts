@@ -78,6 +78,8 @@ export interface Inspection {
   readonly podNames: ReadonlyMap<string, string>;
   /** What the cluster added to the analysis: kept so that a restored panel re-analyses the capture the same way. */
   readonly clusterFacts: ClusterFacts;
+  /** The headroom the remedies added and "headroom low" was judged by (AnalyzeOptions.headroomPercent or the default). */
+  readonly headroomPercent: number;
 }
 
 /** The cluster-side inputs of an analysis (AnalyzeOptions), none when it ran off Kubernetes. */
@@ -210,6 +212,7 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions, folded
       ...(options.hamiQuotas ? { hamiQuotas: options.hamiQuotas } : {}),
       ...(options.hamiCluster ? { hamiCluster: options.hamiCluster } : {}),
     },
+    headroomPercent,
   };
 }
 

@@ -2,7 +2,7 @@
 import type { Inspection } from '../inspectionRun/analyze.ts';
 import { parsePodCgroup } from '../probe/podCgroup.ts';
 import type { OomVerdict } from '../verdicts/oom/oomVerdictTypes.ts';
-import { MIN_HEADROOM_SHARE } from '../verdicts/memory/unaccountedMemory.ts';
+import { leavesTooLittleHeadroom } from '../sizing.ts';
 import type { Tone, PodRow } from './viewModelTypes.ts';
 import { bytesCell, plural } from './cells.ts';
 import type { PodEviction } from '../verdicts/eviction/kfdEviction.ts';
@@ -72,12 +72,13 @@ export function buildPods(inspection: Inspection, names: ReadonlyMap<string, str
     } else {
       lastOom = { text: 'none', sortKey: '0', tone: 'ok' };
     }
+    // The same judgement as the memory.pod-headroom-low verdict, by the headroom the inspection's remedies used.
     const headroomTone: Tone =
-      pod.headroom === undefined || pod.limit === undefined
+      pod.headroom === undefined || pod.limit === undefined || pod.trueFootprint === undefined
         ? 'info'
         : pod.headroom < 0
           ? 'error'
-          : pod.headroom < pod.limit * MIN_HEADROOM_SHARE
+          : leavesTooLittleHeadroom(pod.limit, pod.trueFootprint, inspection.headroomPercent)
             ? 'warning'
             : 'ok';
     return {

@@ -1,7 +1,7 @@
 // How much GPU memory escapes the cgroups: per pod (cgroup-accounted vs GTT from DRM fdinfo vs limit)
 // and per node (MemTotal vs pods' memory.current vs GTT in use vs GPUActive).
 import { maxOf } from '../../arrays.ts';
-import { DEFAULT_HEADROOM_PERCENT, formatBytes, suggestedMemoryQuantity, withHeadroom } from '../../sizing.ts';
+import { DEFAULT_HEADROOM_PERCENT, formatBytes, leavesTooLittleHeadroom, suggestedMemoryQuantity, withHeadroom } from '../../sizing.ts';
 import type { NodeModel, PodCgroup } from '../../probe/nodeModel.ts';
 import { PCI_VENDORS, UNIFIED_MEMORY_DEVICES } from '../../probe/parsers/drm.ts';
 import { gpuProcessesOfPod } from '../../probe/parsers/fdinfo.ts';
@@ -9,9 +9,6 @@ import type { GpuReclaimCheck } from './gpuReclaim.ts';
 import { availableWithReclaim, checkGpuReclaim, gpuReclaimEvidence } from './gpuReclaim.ts';
 import type { PodNvidiaMemory } from './podNvidiaMemory.ts';
 import type { Verdict } from '../verdict.ts';
-
-/** Headroom below this share of the limit is a warning (AMD's guidance: 25–30 %). */
-export const MIN_HEADROOM_SHARE = 0.25;
 
 export interface PodAccounting {
   readonly podUid: string;
@@ -186,11 +183,18 @@ export function unaccountedMemoryVerdicts(
         evidence,
         remedy: `Size the pod for its true footprint: set memory requests and limits to at least ${suggestedMemoryQuantity(withHeadroom(pod.trueFootprint ?? 0, headroomPercent)) ?? formatBytes(withHeadroom(pod.trueFootprint ?? 0, headroomPercent))} (true footprint + ${headroomPercent} %), and declare gpumem.io/gpu-memory so the linter checks it.`,
       });
-    } else if (pod.limit !== undefined && pod.headroom !== undefined && pod.headroom < pod.limit * MIN_HEADROOM_SHARE) {
+    } else if (
+      pod.limit !== undefined &&
+      pod.headroom !== undefined &&
+      pod.trueFootprint !== undefined &&
+      leavesTooLittleHeadroom(pod.limit, pod.trueFootprint, headroomPercent)
+    ) {
+      // Rounded down: the share shown is always under the headroom asked for ("29 %", never "30 % … 30 % wanted").
+      const over = pod.trueFootprint > 0 ? Math.floor((pod.headroom / pod.trueFootprint) * 100) : 0;
       verdicts.push({
         id: 'memory.pod-headroom-low',
         severity: 'warning',
-        title: `${summary}; only ${formatBytes(pod.headroom)} (${((pod.headroom / pod.limit) * 100).toFixed(0)} %) of its ${formatBytes(pod.limit)} limit is left.`,
+        title: `${summary}; its ${formatBytes(pod.limit)} limit leaves only ${formatBytes(pod.headroom)}, ${over} % over that footprint, under the ${headroomPercent} % headroom.`,
         explanation: 'The cgroup sees only the accounted part; GTT growth eats the real headroom silently.',
         evidence,
         remedy: `Keep ${headroomPercent} % headroom over the true footprint (accounted + GTT) in both the memory request and limit.`,
