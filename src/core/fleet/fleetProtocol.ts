@@ -2,17 +2,24 @@
 // side that receives it). Host → webview notifications: the view model (`state`), a line while the fleet is read
 // (`progress`), a failure (`error`, with `offerScan` when no agent runs and a scan could read it), and the panel's
 // identity (`panel`: its context and window, which the webview keeps with setState so that the panel comes back, and
-// reads its fleet again, after a window reload). Webview → host commands: `ready`, `refresh`, `scan` (the user asked
-// for a debug-pod scan; the host still confirms), `setWindow`, `openNode`, `openPod`; and one request, `export`,
-// answered with where the file went. A webview message is untrusted input (a compromised or stale page): the
-// parsers accept exactly these params, with bounded strings, and nothing else. So is a restored panel's saved state.
+// reads its fleet again, after a window reload), and the Recommendations section (`recommendations`, from
+// gpumem: Right-Size Workloads…). Webview → host commands: `ready`, `refresh`, `scan` (the user asked for a debug-pod
+// scan; the host still confirms), `setWindow`, `openNode`, `openPod`, `openWorkload` (a row's live manifest); and
+// two requests: `export`, answered with where the file went, and `copyPatch` (a row's workload patch to the
+// clipboard; the webview names the workload, the host copies its own patch text), answered when it is copied. A
+// webview message is untrusted input (a compromised or stale page): the parsers accept exactly these params, with
+// bounded strings, and nothing else. So is a restored panel's saved state.
 // A new section adds its notification or request to the tables below. Pure (no vscode, no DOM): the host
 // (src/vscode/fleet/) and the webview (webview/fleet/) both import it.
 import type { MessageOf, ParamsOf, RequestOf, RequestResultOf } from '../webviewIpc/protocol.ts';
 import { defineRequest, hasExactly, isRecord, noParams, WebviewProtocol } from '../webviewIpc/protocol.ts';
-import type { SavedResult } from '../webviewIpc/results.ts';
-import { parseSaved } from '../webviewIpc/results.ts';
+import type { CopiedResult, SavedResult } from '../webviewIpc/results.ts';
+import { parseCopied, parseSaved } from '../webviewIpc/results.ts';
 import type { FleetViewModel } from './fleetViewModel.ts';
+import { isLiveWorkloadKind } from '../rightsizing/liveKinds.ts';
+import type { WorkloadTarget } from '../rightsizing/liveKinds.ts';
+import { RECOMMENDATIONS_VIEW_VERSION } from '../rightsizing/recommendationsView.ts';
+import type { RecommendationsViewModel } from '../rightsizing/recommendationsView.ts';
 
 /** 2: the `{ type }` messages became the shared `{ v, method, params }` protocol, and the export a request. */
 export const FLEET_PROTOCOL_VERSION = 2;
@@ -61,6 +68,13 @@ export function parseFleetPanelState(value: unknown): FleetPanelState | undefine
   return { version: 1, context, window };
 }
 
+/** A row's workload: a kind gpumem reads, a namespace (a workload has one) and a name, nothing else. */
+function parseWorkloadTarget(params: Readonly<Record<string, unknown>>): WorkloadTarget | undefined {
+  const { kind, namespace, name: workload } = params;
+  if (!hasExactly(params, ['kind', 'namespace', 'name']) || typeof kind !== 'string' || !isLiveWorkloadKind(kind)) return undefined;
+  return name(namespace) && name(workload) ? { kind, namespace, name: workload } : undefined;
+}
+
 const COMMANDS = {
   /** The page's script runs: the host answers with the panel's identity and the fleet. */
   ready: noParams,
@@ -78,6 +92,8 @@ const COMMANDS = {
     if (!name(namespace, true) || !name(pod, true) || !name(uid) || !name(node, true)) return undefined;
     return { namespace, pod, uid, node };
   },
+  /** Open live manifest of a Recommendations row's workload (read-only). */
+  openWorkload: parseWorkloadTarget,
 } satisfies Record<string, (params: Readonly<Record<string, unknown>>) => unknown>;
 
 const NOTIFICATIONS = {
@@ -86,6 +102,13 @@ const NOTIFICATIONS = {
     const model = params.viewModel;
     if (!isRecord(model) || model.version !== 1 || !Array.isArray(model.nodes) || !isRecord(model.header)) return undefined;
     return { viewModel: model as unknown as FleetViewModel };
+  },
+  /** The Recommendations section: its outline checked (the host built it from the gathered rows). */
+  recommendations: (params): { readonly viewModel: RecommendationsViewModel } | undefined => {
+    const model = params.viewModel;
+    if (!isRecord(model) || model.version !== RECOMMENDATIONS_VIEW_VERSION || !Array.isArray(model.rows) || !isRecord(model.header))
+      return undefined;
+    return { viewModel: model as unknown as RecommendationsViewModel };
   },
   panel: (params): { readonly state: FleetPanelState } | undefined => {
     const state = parseFleetPanelState(params.state);
@@ -107,6 +130,13 @@ const REQUESTS = {
       hasExactly(params, ['format']) && isOneOf(FLEET_EXPORT_FORMATS, params.format) ? { format: params.format } : undefined,
     parseResult: parseSaved,
   }),
+  /** A Recommendations row's Copy patch: the host copies its workload's strategic-merge patch. */
+  copyPatch: defineRequest<'copyPatch', WorkloadTarget, CopiedResult>({
+    method: 'copyPatch',
+    timeoutMs: 30_000,
+    parseParams: parseWorkloadTarget,
+    parseResult: parseCopied,
+  }),
 } as const;
 
 export const FLEET_PROTOCOL = new WebviewProtocol({
@@ -123,3 +153,4 @@ export type FleetCommandParams<M extends FleetCommand['method']> = ParamsOf<type
 export type FleetRequests = typeof REQUESTS;
 export type FleetRequest = RequestOf<FleetRequests>;
 export type FleetExportResult = RequestResultOf<FleetRequests, 'export'>;
+export type FleetCopyPatchResult = RequestResultOf<FleetRequests, 'copyPatch'>;

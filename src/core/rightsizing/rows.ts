@@ -16,6 +16,9 @@ import type { Peak } from './series.ts';
 import type { MatchedWorkload, PodMatching, WorkloadRef } from './workloadPods.ts';
 import type { ContainerChange, WorkloadChange } from './changes.ts';
 
+/** The row's note when the agent's pod cgroup stood in for cAdvisor (the editor names that figure's source from it). */
+export const AGENT_CGROUP_NOTE = "cgroup memory from the agent's memory.current (includes page cache): no cAdvisor series for these pods";
+
 export interface RecommendationRow {
   readonly workload: WorkloadRef;
   readonly container: string;
@@ -118,7 +121,7 @@ function rowOf(
   if (workload.pods.length === 0) notes.push('no live pods: nothing was matched to this workload');
   const old = workload.pods.filter((pod) => pod.oldTemplate).length;
   if (old > 0) notes.push(`${old} of the pods are from an older ReplicaSet (an earlier pod template)`);
-  if (agentOnly) notes.push("cgroup memory from the agent's memory.current (includes page cache): no cAdvisor series for these pods");
+  if (agentOnly) notes.push(AGENT_CGROUP_NOTE);
   const observed: Observed = {
     cgroupPeak,
     gpuInRamPeak,

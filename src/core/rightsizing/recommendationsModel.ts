@@ -1,0 +1,140 @@
+// Builds the Recommendations section's view model (recommendationsView.ts) from the gathered rows, and each
+// workload's strategic-merge patch (patch.ts), which stays with the host: the webview asks for one by workload and
+// the host puts its own text on the clipboard. Pure.
+import { formatBytes } from '../sizing.ts';
+import { describeKills, totalKills } from './kills.ts';
+import type { RecommendHeader } from './format.ts';
+import type { PatchResult } from './patch.ts';
+import { strategicMergePatch } from './patch.ts';
+import { AGENT_CGROUP_NOTE, changesOf } from './rows.ts';
+import type { RecommendationRow } from './rows.ts';
+import type { Recommendation } from './recommend.ts';
+import type { WorkloadRef } from './workloadPods.ts';
+import { isLiveWorkloadKind } from './liveKinds.ts';
+import { RECOMMENDATIONS_VIEW_VERSION } from './recommendationsView.ts';
+import type { FigureCell, RecommendationRowView, RecommendationsViewModel } from './recommendationsView.ts';
+
+export interface RecommendationsInput {
+  readonly context: string;
+  readonly namespaces: readonly string[];
+  readonly rows: readonly RecommendationRow[];
+  readonly header: RecommendHeader;
+  readonly notes: readonly string[];
+  readonly headroomPercent: number;
+  readonly readAtMs: number;
+}
+
+export function workloadKeyOf(ref: Pick<WorkloadRef, 'kind' | 'namespace' | 'name'>): string {
+  return `${ref.kind}/${ref.namespace}/${ref.name}`;
+}
+
+/** Each workload's strategic-merge patch (patch.ts), by workload key: what Copy patch copies. */
+export function workloadPatches(rows: readonly RecommendationRow[]): Map<string, PatchResult> {
+  const out = new Map<string, PatchResult>();
+  for (const change of changesOf(rows)) out.set(workloadKeyOf(change.ref), strategicMergePatch(change));
+  return out;
+}
+
+const plural = (count: number, one: string, many = `${one}s`): string => `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
+
+function figure(bytes: number | undefined, source: string): FigureCell {
+  return bytes === undefined || !Number.isFinite(bytes)
+    ? { text: '–', bytes: null, source: 'no series' }
+    : { text: formatBytes(bytes), bytes, source };
+}
+
+function footprintSource(header: RecommendHeader, agentCgroup: boolean): string {
+  if (agentCgroup) return 'gpumem agent: pod true footprint';
+  if (header.sources.some((one) => one.includes('recording rule'))) return 'recording rule: cgroup + GPU in RAM at the same sample';
+  return 'cgroup + GPU in RAM at the same sample (subquery)';
+}
+
+function recommendedCell(r: Recommendation): RecommendationRowView['recommended'] {
+  if (r.kind !== 'sized')
+    return { kind: r.kind, text: r.kind === 'unchanged' ? 'unchanged' : 'no number', bytes: null, gpuMemory: null, lower: null };
+  return {
+    kind: r.kind,
+    text: r.memory.text,
+    bytes: r.memory.bytes,
+    gpuMemory: r.gpuMemory ? `${r.gpuMemory.key}: ${r.gpuMemory.value.text}` : null,
+    lower: r.lowerSaves !== undefined ? `lower: saves ${formatBytes(r.lowerSaves)}` : null,
+  };
+}
+
+function rowView(
+  row: RecommendationRow,
+  order: number,
+  header: RecommendHeader,
+  patches: ReadonlyMap<string, PatchResult>,
+): RecommendationRowView {
+  const { workload: ref, observed: o, recommendation: r } = row;
+  const agentCgroup = row.notes.includes(AGENT_CGROUP_NOTE);
+  const workloadKey = workloadKeyOf(ref);
+  const patch = patches.get(workloadKey);
+  const total = totalKills(row.kills);
+  return {
+    order,
+    workload: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name },
+    workloadKey,
+    workloadText: `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`,
+    container: row.container,
+    request: { text: row.current.request?.text ?? 'unset', bytes: row.current.request?.bytes ?? null },
+    limit: { text: row.current.limit?.text ?? 'unset', bytes: row.current.limit?.bytes ?? null },
+    recommended: recommendedCell(r),
+    reason: r.reason,
+    notes: [...(r.kind === 'sized' ? r.notes : []), ...row.notes],
+    observed: {
+      cgroup: figure(o.cgroupPeak?.bytes, agentCgroup ? 'gpumem agent: pod memory.current (page cache included)' : 'cAdvisor: working set'),
+      gpuInRam: figure(o.gpuInRamPeak?.bytes, 'gpumem agent: GPU memory in RAM outside the cgroup'),
+      vram: figure(o.vramPeak?.bytes, 'gpumem agent: VRAM'),
+      trueFootprint: figure(o.trueFootprintPeak?.bytes, footprintSource(header, agentCgroup)),
+      kernelPeak: figure(row.kernelPeak, 'gpumem agent: memory.peak (page cache included)'),
+    },
+    kills: { ...row.kills, total, text: describeKills(row.kills) },
+    data: {
+      samples: o.samples,
+      hours: o.hours,
+      text: o.samples > 0 ? `${plural(o.samples, 'sample')} over ${o.hours.toFixed(1)} h` : 'no samples',
+    },
+    patch:
+      patch?.kind === 'patch'
+        ? { kind: 'patch' }
+        : { kind: 'none', reason: patch?.reason ?? (r.kind === 'sized' ? 'nothing to change' : `no number: ${r.reason}`) },
+    openable: isLiveWorkloadKind(ref.kind) && ref.name !== '',
+  };
+}
+
+function headerLine(rows: readonly RecommendationRow[]): string {
+  const workloads = new Set(rows.map((row) => workloadKeyOf(row.workload))).size;
+  const change = rows.filter(
+    (row) => row.recommendation.kind === 'sized' && row.recommendation.memory.text !== row.current.limit?.text,
+  ).length;
+  const without = rows.filter((row) => row.recommendation.kind === 'no-figures' || row.recommendation.kind === 'too-little-data').length;
+  if (rows.length === 0) return 'No workload with a pod template in these namespaces.';
+  return `${plural(workloads, 'workload')}, ${plural(rows.length, 'container')}: ${change.toLocaleString('en')} to change, ${without.toLocaleString('en')} without a number`;
+}
+
+export function buildRecommendationsView(input: RecommendationsInput): RecommendationsViewModel {
+  const patches = workloadPatches(input.rows);
+  const iso = new Date(input.readAtMs).toISOString();
+  return {
+    version: RECOMMENDATIONS_VIEW_VERSION,
+    header: {
+      context: input.context,
+      scope:
+        input.namespaces.length === 0
+          ? 'all namespaces'
+          : `${input.namespaces.length === 1 ? 'namespace' : 'namespaces'} ${input.namespaces.join(', ')}`,
+      source: input.header.source,
+      window: input.header.window,
+      sources: input.header.sources,
+      problems: input.header.problems,
+      headroomPercent: input.headroomPercent,
+      readAtMs: input.readAtMs,
+      readAtText: `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`,
+      line: headerLine(input.rows),
+    },
+    notes: input.notes,
+    rows: input.rows.map((row, index) => rowView(row, index, input.header, patches)),
+  };
+}
