@@ -19,6 +19,7 @@ import { inspectSshHost } from './vscode/commands/inspectSsh.ts';
 import type { Ctx } from './vscode/ctx.ts';
 import { setPrometheusCredentials } from './vscode/fleet/credentials.ts';
 import { openFleetView } from './vscode/fleet/openFleetView.ts';
+import { rightSizeWorkloads } from './vscode/fleet/rightSizeCommand.ts';
 import type { RemoteCommandHandlers } from './vscode/remoteCommandIds.ts';
 import type { SshHostItem } from './vscode/sshHosts.ts';
 
@@ -59,6 +60,7 @@ function remoteCommands(ctx: Ctx, clusters: Clusters): RemoteCommandHandlers {
     [CLUSTER_COMMANDS.openManifest]: openPodManifest(ctx, model, manifests),
     [CLUSTER_COMMANDS.openFleetView]: openFleetView(model, fleets),
     [CLUSTER_COMMANDS.setPrometheusCredentials]: setPrometheusCredentials(ctx.extension.secrets, ctx.output),
+    [CLUSTER_COMMANDS.rightSizeWorkloads]: rightSizeWorkloads(ctx, model, fleets),
     [COMMANDS.revealPod]: revealPod(model, reveal),
     [COMMANDS.inspectSshHost]: (item?: unknown) => inspectSshHost(ctx, item as SshHostItem | undefined),
   };

@@ -29,6 +29,8 @@ export const COMMANDS = {
   /** The Fleet view of a context (the Clusters view's Fleet item passes the context's name). */
   openFleetView: 'gpumem.openFleetView',
   setPrometheusCredentials: 'gpumem.setPrometheusCredentials',
+  /** Right-sizing of a context's workloads, shown in its fleet panel (a context's tree element, or a quick pick). */
+  rightSizeWorkloads: 'gpumem.rightSizeWorkloads',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

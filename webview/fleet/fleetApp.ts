@@ -1,7 +1,8 @@
 // The fleet page: the verdict line first (a severity badge and the sentence), the verdicts with their remedies and
 // docs, the nodes ranked by risk (nodeTable.ts), the top pods (over their limit; by GPU memory outside cgroups), the
 // OOM kills by scope (killChart.ts) with the kills table, the HAMi enforcement table, and the problems of reading.
-// The header has the window selector, Refresh and the exports. Every text from the cluster is set as text.
+// The header has the window selector, Refresh and the exports. Right-Size Workloads' Recommendations section
+// (recommendationsSection.ts) comes first when there is one. Every text from the cluster is set as text.
 import type {
   FleetCommand,
   FleetCommandParams,
@@ -17,9 +18,11 @@ import type { Child } from '../shared/dom.ts';
 import { append, clear, h } from '../shared/dom.ts';
 import { KillChartView } from './killChart.ts';
 import { NodeTable } from './nodeTable.ts';
+import type { RecommendationActions } from './recommendationsSection.ts';
+import { RecommendationsSection } from './recommendationsSection.ts';
 
-/** What the page asks of the host: a command, or an export (a request answered with where the file went). */
-export interface FleetActions {
+/** What the page asks of the host: a command, an export (a request answered with where the file went), a patch copied. */
+export interface FleetActions extends Pick<RecommendationActions, 'copyPatch'> {
   command<M extends FleetCommand['method']>(method: M, params: FleetCommandParams<M>): void;
   exportAs(
     format: FleetExportFormat,
@@ -56,6 +59,7 @@ export class FleetApp {
   readonly #nodes: NodeTable;
   readonly #killsBox: HTMLElement;
   readonly #chart: KillChartView;
+  readonly #recommendations: RecommendationsSection;
   #model: FleetViewModel | undefined;
   #painted = false;
 
@@ -117,7 +121,17 @@ export class FleetApp {
     this.#nodes = new NodeTable((node) => actions.command('openNode', { node }));
     this.#killsBox = h('div', { class: 'chart-box', attrs: { id: 'kills-chart-box' } });
     this.#chart = new KillChartView(this.#killsBox);
-    app.append(h('header', {}, this.#title, this.#sourceLine, toolbar), this.#status, this.#error, this.#content);
+    this.#recommendations = new RecommendationsSection({
+      openWorkload: (target) => actions.command('openWorkload', target),
+      copyPatch: (target, onLate) => actions.copyPatch(target, onLate),
+    });
+    app.append(
+      h('header', {}, this.#title, this.#sourceLine, toolbar),
+      this.#status,
+      this.#error,
+      this.#recommendations.element,
+      this.#content,
+    );
   }
 
   receive(message: FleetNotification): void {
@@ -144,6 +158,10 @@ export class FleetApp {
         return;
       case 'state':
         this.#show(message.params.viewModel);
+        return;
+      case 'recommendations':
+        this.#recommendations.show(message.params.viewModel);
+        this.#recommendations.element.scrollIntoView({ block: 'start' });
         return;
       case 'panel':
         // Which fleet this is, before any of it is read (and while a restored panel reads it again).

@@ -24,6 +24,7 @@ function start(): void {
   const actions: FleetActions = {
     command: (method, params) => post(FLEET_PROTOCOL.command(method, params) as unknown as FleetCommand),
     exportAs: (format, onLate) => requests.request('export', { format }, { onLate }),
+    copyPatch: (target, onLate) => requests.request('copyPatch', target, { onLate }),
   };
   const fleet = new FleetApp(app, actions);
   window.addEventListener('message', (event: MessageEvent) => {

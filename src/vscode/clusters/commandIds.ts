@@ -17,4 +17,5 @@ export const CLUSTER_COMMANDS = {
   openManifest: COMMANDS.openPodManifest,
   openFleetView: COMMANDS.openFleetView,
   setPrometheusCredentials: COMMANDS.setPrometheusCredentials,
+  rightSizeWorkloads: COMMANDS.rightSizeWorkloads,
 } as const;

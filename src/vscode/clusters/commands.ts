@@ -13,11 +13,9 @@ import { buildProbeScript, newNonce } from '../../core/probe/script.ts';
 import type { Ctx } from '../ctx.ts';
 import { requireTrust } from '../trust.ts';
 import type { ClusterModel, ContextElement, NodeElement, PodElement } from '../../clusters/clusterModel.ts';
-import { manifestUri } from './manifestScheme.ts';
 import type { PodManifestProvider } from './manifestProvider.ts';
-import { errorText } from '../../kube/errorText.ts';
+import { showLiveManifest } from './showManifest.ts';
 import { isElement, pickContainer, pickContext, pickNode, pickPod, podTarget } from './targets.ts';
-import { reportError } from '../messages.ts';
 
 export function copyProbeCommand(ctx: Ctx, clusters: ClusterModel) {
   return async (arg?: unknown): Promise<void> => {
@@ -90,25 +88,12 @@ export function openPodManifest(ctx: Ctx, clusters: ClusterModel, manifests: Pod
     if (!requireTrust('Open Manifest')) return;
     const target = await podTarget(ctx, clusters, arg);
     if (!target) return;
-    const uri = manifestUri(target.context.info.name, target.summary.namespace, target.summary.name);
-    try {
-      await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: `gpumem: reading pod ${target.summary.name}` },
-        () => manifests.fetch(uri),
-      );
-    } catch (error) {
-      const action = `Open Manifest ${target.summary.namespace}/${target.summary.name}`;
-      reportError(
-        ctx.output,
-        action,
-        error,
-        errorText(error, { context: target.context.info.name, namespace: target.summary.namespace, action }),
-      );
-      return;
-    }
-    const document = await vscode.workspace.openTextDocument(uri);
-    const yaml = document.languageId === 'yaml' ? document : await vscode.languages.setTextDocumentLanguage(document, 'yaml');
-    await vscode.window.showTextDocument(yaml, { preview: false });
+    await showLiveManifest(ctx.output, manifests, {
+      context: target.context.info.name,
+      kind: 'Pod',
+      namespace: target.summary.namespace,
+      name: target.summary.name,
+    });
   };
 }
 

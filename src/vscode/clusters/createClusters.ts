@@ -39,7 +39,7 @@ export function createClusters(ctx: Ctx, view: vscode.TreeView<ClusterElement>):
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => model.refresh()),
   ];
-  const fleets = createFleetPanels(ctx, model, (element) => tree.reveal(element, { select: true, focus: true, expand: false }));
+  const fleets = createFleetPanels(ctx, model, manifests, (element) => tree.reveal(element, { select: true, focus: true, expand: false }));
   disposables.push(fleets);
   return {
     model,

@@ -1,9 +1,11 @@
-// Live pod manifests as read-only virtual documents: `gpumem-k8s:/<namespace>/<pod>.yaml?context=<name>`.
-// The text is the pod as the API server returns it (wire YAML, managedFields dropped), fetched when the
+// Live manifests as read-only virtual documents: pods, `gpumem-k8s:/<namespace>/<pod>.yaml?context=<name>`, and
+// the workloads the Recommendations section opens (manifestScheme.ts). The text is the object as the API server
+// returns it (wire YAML, managedFields dropped), fetched when the
 // document is opened or refreshed; the editor gives it the `yaml` language, so the LintService lints it like a
 // file and the Problems panel shows the findings. Nothing is ever written back to the cluster.
 import * as vscode from 'vscode';
 import { podManifestYaml } from '../../kube/explorer.ts';
+import { readWorkloadYaml } from '../../rightsizing/readWorkload.ts';
 import type { ClusterModel } from '../../clusters/clusterModel.ts';
 import { parseManifestUri } from './manifestScheme.ts';
 import { errorMessage } from '../../core/errorMessage.ts';
@@ -27,10 +29,15 @@ export class PodManifestProvider implements vscode.TextDocumentContentProvider, 
 
   private async read(uri: vscode.Uri, signal?: AbortSignal): Promise<string> {
     const target = parseManifestUri(uri);
-    if (!target) throw new Error(`not a gpumem pod manifest URI: ${uri.toString()}`);
+    if (!target) throw new Error(`not a gpumem live manifest URI: ${uri.toString()}`);
     await this.clusters.ensureLoaded();
-    const pod = await this.clusters.client(target.context).readPod(target.namespace, target.pod, signal ? { signal } : {});
-    const text = `# Live manifest of pod ${target.namespace}/${target.pod} (context ${target.context}), read-only, fetched ${new Date().toISOString()}\n${podManifestYaml(pod)}`;
+    const client = this.clusters.client(target.context);
+    const { kind, namespace, name } = target;
+    const yaml =
+      kind === 'Pod'
+        ? podManifestYaml(await client.readPod(namespace, name, signal ? { signal } : {}))
+        : await readWorkloadYaml(client, { kind, namespace, name }, signal);
+    const text = `# Live manifest of ${kind === 'Pod' ? 'pod' : kind} ${namespace}/${name} (context ${target.context}), read-only, fetched ${new Date().toISOString()}\n${yaml}`;
     this.texts.set(uri.toString(), text);
     return text;
   }
@@ -43,7 +50,7 @@ export class PodManifestProvider implements vscode.TextDocumentContentProvider, 
     try {
       return await this.read(uri, controller.signal);
     } catch (error) {
-      return `# Could not read this pod: ${errorMessage(error).replace(/\n/g, ' ')}\n`;
+      return `# Could not read this object: ${errorMessage(error).replace(/\n/g, ' ')}\n`;
     } finally {
       subscription.dispose();
     }

@@ -3,7 +3,8 @@
 // change, and the exports through the save dialog. What a click on a node or pod does is the environment's
 // (navigate.ts). The summary is held only while the panel is open. After a window reload the serializer (registered
 // at activation, src/extension.ts) brings the panel back from its saved identity (context and window) and the
-// fleet is read again.
+// fleet is read again. The Recommendations section (gpumem: Right-Size Workloads…, rightSizeCommand.ts) is set on
+// the panel of its context and kept while the panel is open; its Copy patch copies the host's patch (copyPatch.ts).
 import * as vscode from 'vscode';
 import type {
   FleetCommand,
@@ -34,6 +35,10 @@ import { NoAgentsError } from '../../fleet/readFleet.ts';
 import { requireTrust } from '../trust.ts';
 import { FleetReadCancelled, readContextFleet } from './read.ts';
 import { exportFileStem } from '../../core/text/exportFileStem.ts';
+import type { WorkloadTarget } from '../../core/rightsizing/liveKinds.ts';
+import type { PatchResult } from '../../core/rightsizing/patch.ts';
+import type { RecommendationsViewModel } from '../../core/rightsizing/recommendationsView.ts';
+import { copyWorkloadPatch } from './copyPatch.ts';
 
 const FLEET_BUNDLE = { script: 'fleet.js', style: 'fleet.css', html: fleetHtml } as const;
 
@@ -45,6 +50,8 @@ export interface FleetEnvironment {
   readonly client: (context: string) => Promise<ClusterClient | undefined>;
   readonly openNode: (context: string, node: string) => Promise<void>;
   readonly openPod: (context: string, pod: { namespace: string; pod: string; uid: string; node: string }) => Promise<void>;
+  /** Open live manifest of a Recommendations row's workload, read-only. */
+  readonly openWorkload: (context: string, target: WorkloadTarget) => Promise<void>;
   /** Where a scan's debug pods go (gpumem.kubernetes.debugNamespace, debugImage). */
   readonly scanPods: () => { readonly namespace: string; readonly image: string };
 }
@@ -54,6 +61,12 @@ const EXPORTS: Readonly<Record<FleetExportFormat, { readonly extension: string; 
   json: { extension: 'json', filter: 'JSON', title: 'Save fleet summary (JSON)' },
   csv: { extension: 'csv', filter: 'CSV', title: 'Save fleet pods (CSV)' },
 };
+
+/** What Right-Size Workloads read for a context: the section's view model and each workload's patch. */
+export interface PanelRecommendations {
+  readonly model: RecommendationsViewModel;
+  readonly patches: ReadonlyMap<string, PatchResult>;
+}
 
 function fileStem(context: string): string {
   return exportFileStem('gpumem-fleet-', context, 'cluster');
@@ -69,6 +82,7 @@ export class FleetPanel implements vscode.Disposable {
   #summary: FleetSummary | undefined;
   #model: FleetViewModel | undefined;
   #reading: Promise<void> | undefined;
+  #recommendations: PanelRecommendations | undefined;
   #disposed = false;
 
   /** A new panel, or (`restored`) the one the serializer got back after a window reload, with its saved state. */
@@ -104,6 +118,12 @@ export class FleetPanel implements vscode.Disposable {
 
   reveal(): void {
     this.#panel.reveal(undefined, false);
+  }
+
+  /** Shows (or replaces) the Recommendations section. */
+  setRecommendations(recommendations: PanelRecommendations): void {
+    this.#recommendations = recommendations;
+    this.#notify('recommendations', { viewModel: recommendations.model });
   }
 
   /** Reads the fleet again (one read at a time: a second request waits for the first). */
@@ -147,6 +167,13 @@ export class FleetPanel implements vscode.Disposable {
         return;
       case 'request': {
         const request = parsed.message;
+        if (request.method === 'copyPatch') {
+          const copied = await copyWorkloadPatch(this.#env.output, this.#recommendations?.patches, request.params);
+          this.#host.post(
+            copied.kind === 'failed' ? FLEET_PROTOCOL.errorResponse(request.id, copied.reason) : FLEET_PROTOCOL.response(request, copied),
+          );
+          return;
+        }
         const outcome = await this.#export(request.params.format);
         this.#host.post(
           outcome.kind === 'failed' ? FLEET_PROTOCOL.errorResponse(request.id, outcome.reason) : FLEET_PROTOCOL.response(request, outcome),
@@ -163,6 +190,7 @@ export class FleetPanel implements vscode.Disposable {
       case 'ready':
         // A webview (re-)created on show or restored: it gets its identity and the last state, or waits for the read.
         this.#postIdentity();
+        if (this.#recommendations) this.#notify('recommendations', { viewModel: this.#recommendations.model });
         if (this.#model) this.#notify('state', { viewModel: this.#model });
         else if (!this.#reading) void this.refresh();
         return;
@@ -178,6 +206,8 @@ export class FleetPanel implements vscode.Disposable {
         return this.#env.openNode(this.context, message.params.node);
       case 'openPod':
         return this.#env.openPod(this.context, message.params);
+      case 'openWorkload':
+        return this.#env.openWorkload(this.context, message.params);
     }
   }
 
@@ -291,6 +321,7 @@ export class FleetPanel implements vscode.Disposable {
     this.#disposed = true;
     this.#summary = undefined;
     this.#model = undefined;
+    this.#recommendations = undefined;
     this.#host.dispose();
     this.#panel.dispose();
     this.#onDisposed();
@@ -314,6 +345,18 @@ export class FleetPanels implements vscode.Disposable {
       void existing.refresh();
       return existing;
     }
+    return this.#create(context);
+  }
+
+  /** The context's panel (opened if needed, its fleet read as on open) with the Recommendations section set. */
+  showRecommendations(context: string, recommendations: PanelRecommendations): FleetPanel {
+    const panel = this.#panels.get(context) ?? this.#create(context);
+    panel.reveal();
+    panel.setRecommendations(recommendations);
+    return panel;
+  }
+
+  #create(context: string): FleetPanel {
     const target = { context, window: this.#env.settings().window };
     const panel: FleetPanel = new FleetPanel(this.#env, target, () => this.#forget(context, panel));
     this.#panels.set(context, panel);

@@ -13,6 +13,7 @@ import type { FleetSettings } from '../../core/settings.ts';
 import type { FleetRead } from '../../fleet/readFleet.ts';
 import { readFleet } from '../../fleet/readFleet.ts';
 import type { ClusterClient } from '../../kube/clusterClient.ts';
+import type { PrometheusAuth } from '../../prometheus/httpGet.ts';
 import { readPrometheusAuth } from './credentials.ts';
 
 export interface FleetReadRequest {
@@ -43,23 +44,27 @@ function expandHome(file: string): string {
   return file === '~' || file.startsWith('~/') ? `${os.homedir()}${file.slice(1)}` : file;
 }
 
+/** The Prometheus gpumem.fleet.prometheusUrl names, with its credentials (SecretStorage) and CA file; none without a URL. */
+export async function prometheusAccess(
+  settings: FleetSettings,
+  secrets: vscode.SecretStorage,
+): Promise<{ readonly url: string; readonly auth: PrometheusAuth; readonly ca?: string } | undefined> {
+  const url = settings.prometheusUrl;
+  if (!url) return undefined;
+  const auth = await readPrometheusAuth(secrets, url);
+  if (!settings.prometheusCaFile) return { url, auth };
+  const file = expandHome(settings.prometheusCaFile);
+  const read = await readBoundedText(file, { kind: 'ca-bundle' });
+  if (read.kind !== 'read') throw new Error(`gpumem.fleet.prometheusCaFile ${file}: not read: ${read.reason}`);
+  return { url, auth, ca: read.text };
+}
+
 export async function readContextFleet(request: FleetReadRequest): Promise<FleetRead> {
   const window = parseWindow(request.window);
   if (!window) throw new Error(`window ${request.window}`);
   const { settings } = request;
   const url = settings.prometheusUrl;
-  let prometheus: { url: string; auth: Awaited<ReturnType<typeof readPrometheusAuth>>; ca?: string } | undefined;
-  if (url) {
-    const auth = await readPrometheusAuth(request.secrets, url);
-    let ca: string | undefined;
-    if (settings.prometheusCaFile) {
-      const file = expandHome(settings.prometheusCaFile);
-      const read = await readBoundedText(file, { kind: 'ca-bundle' });
-      if (read.kind !== 'read') throw new Error(`gpumem.fleet.prometheusCaFile ${file}: not read: ${read.reason}`);
-      ca = read.text;
-    }
-    prometheus = { url, auth, ...(ca !== undefined ? { ca } : {}) };
-  }
+  const prometheus = await prometheusAccess(settings, request.secrets);
   const scan = request.scan;
   const where = scan
     ? `a scan of the GPU nodes with debug pods (${settings.scanConcurrency} at a time)`
