@@ -8,8 +8,9 @@ import type { HamiStates } from '../core/live/livePods.ts';
 import { liveSnapshot } from '../core/live/liveSnapshot.ts';
 import type { LiveSnapshot } from '../core/live/liveSnapshot.ts';
 import type { ClusterClient } from '../kube/clusterClient.ts';
-import { contextNamespace, gatherRecommendations, recommendFrom } from '../rightsizing/gather.ts';
-import type { FiguresFrom, Gathered } from '../rightsizing/gather.ts';
+import { contextNamespace, readFiguresOf, rowsFrom } from '../rightsizing/gather.ts';
+import type { FiguresFrom, FiguresRead } from '../rightsizing/gather.ts';
+import { readWorkloads } from '../rightsizing/readWorkloads.ts';
 import type { LiveWorkloads } from '../rightsizing/readWorkloads.ts';
 
 export interface LiveReadOptions {
@@ -34,48 +35,54 @@ export function scopeOf(client: ClusterClient, namespaces: readonly string[]): s
 /** Lists the workloads and pods once, then builds the snapshot. */
 export async function readLiveSnapshot(client: ClusterClient, options: LiveReadOptions): Promise<LiveRead> {
   const namespaces = scopeOf(client, options.namespaces);
-  const gathered = await gatherRecommendations(client, { ...options, namespaces });
-  if (gathered.kind === 'unreadable') return gathered;
-  return { kind: 'read', ...(await finish(client, gathered, { ...options, namespaces })) };
+  const live = await readWorkloads(client, namespaces, options.signal);
+  // Every list failed (unreachable, refused): the first cause, once, rather than one note per resource.
+  if (live.listsRead === 0 && live.notes.length > 0) return { kind: 'unreadable', reason: live.notes[0] ?? 'nothing could be read' };
+  const figures = await readLiveFigures(client, { ...options, namespaces });
+  return { kind: 'read', ...buildLiveSnapshot(client, live, figures, options) };
 }
 
-/** Builds the snapshot from workloads and pods already held (the editor's watch cache). */
-export async function snapshotFromHeld(
+/** The figures and the agents' HAMi states: the part of a snapshot that costs Prometheus queries. */
+export interface LiveFigures {
+  readonly read: FiguresRead;
+  readonly hami: HamiStates;
+  readonly notes: readonly string[];
+}
+
+export async function readLiveFigures(client: ClusterClient, options: LiveReadOptions): Promise<LiveFigures> {
+  const namespaces = scopeOf(client, options.namespaces);
+  const read = await readFiguresOf(client, { ...options, namespaces });
+  if (!read.prometheus) return { read, hami: new Map(), notes: [] };
+  const answer = await read.prometheus.instant(hamiEnforcementQuery(namespaces), Math.floor(options.nowMs / 1000), {
+    signal: options.signal,
+  });
+  return {
+    read,
+    hami: hamiStatesFrom(answer),
+    notes: answer.kind === 'failed' ? [`HAMi enforcement states not read: ${answer.reason}`] : [],
+  };
+}
+
+/** The snapshot of workloads and pods already held (a list, the editor's watch cache) with figures read before. */
+export function buildLiveSnapshot(
   client: ClusterClient,
   held: Pick<LiveWorkloads, 'objects' | 'pods' | 'notes'>,
-  options: LiveReadOptions,
-): Promise<{ readonly snapshot: LiveSnapshot; readonly notes: readonly string[] }> {
-  const namespaces = scopeOf(client, options.namespaces);
-  const gathered = await recommendFrom(client, held, { ...options, namespaces });
-  return finish(client, gathered, { ...options, namespaces });
-}
-
-async function finish(
-  client: ClusterClient,
-  gathered: Gathered & { readonly kind: 'read' },
-  options: LiveReadOptions,
-): Promise<{ readonly snapshot: LiveSnapshot; readonly notes: readonly string[] }> {
-  const notes = [...gathered.notes];
-  let hami: HamiStates = new Map();
-  if (gathered.prometheus) {
-    const answer = await gathered.prometheus.instant(hamiEnforcementQuery(options.namespaces), Math.floor(options.nowMs / 1000), {
-      signal: options.signal,
-    });
-    if (answer.kind === 'failed') notes.push(`HAMi enforcement states not read: ${answer.reason}`);
-    hami = hamiStatesFrom(answer);
-  }
+  figures: LiveFigures,
+  options: Pick<LiveReadOptions, 'window' | 'headroomPercent'> & { readonly fetchedAtMs?: number; readonly nowMs: number },
+): { readonly snapshot: LiveSnapshot; readonly notes: readonly string[] } {
+  const gathered = rowsFrom(held, figures.read, options.headroomPercent);
   const snapshot = liveSnapshot({
     context: client.context,
     defaultNamespace: contextNamespace(client),
     source: gathered.header.source,
     window: options.window.label,
     windowSeconds: options.window.seconds,
-    fetchedAtMs: options.nowMs,
+    fetchedAtMs: options.fetchedAtMs ?? options.nowMs,
     matching: gathered.matching,
     rows: gathered.rows,
     pods: gathered.pods,
     ...(gathered.figures ? { figures: gathered.figures } : {}),
-    hami,
+    hami: figures.hami,
   });
-  return { snapshot, notes };
+  return { snapshot, notes: [...gathered.notes, ...figures.notes] };
 }

@@ -63,50 +63,74 @@ export async function recommendFrom(
   live: Pick<LiveWorkloads, 'objects' | 'pods' | 'notes'>,
   options: GatherOptions,
 ): Promise<Gathered & { readonly kind: 'read' }> {
+  const figures = await readFiguresOf(client, options);
+  return rowsFrom(live, figures, options.headroomPercent);
+}
+
+/** The figures of the namespaces over the window, from the Prometheus asked for (or found), and what they cover. */
+export interface FiguresRead {
+  readonly figures: PromFigures | undefined;
+  readonly header: RecommendHeader;
+  readonly notes: readonly string[];
+  readonly prometheus: PrometheusClient | undefined;
+}
+
+export async function readFiguresOf(client: ClusterClient, options: GatherOptions): Promise<FiguresRead> {
   const { signal, window } = options;
-  const notes = [...live.notes];
   const prometheus = await resolvePrometheus(client, options.figuresFrom, signal);
-  let header: RecommendHeader;
-  let figures: PromFigures | undefined;
-  if (prometheus.kind === 'prometheus') {
-    const read = await readFigures(
-      (queries, time) => prometheus.client.instantAll(queries, time, { signal }),
-      { window, namespaces: options.namespaces },
-      Math.floor(options.nowMs / 1000),
-    );
-    figures = read.figures;
-    header = {
+  if (prometheus.kind !== 'prometheus')
+    return {
+      figures: undefined,
+      header: {
+        source: `the Kubernetes API only (${prometheus.reason})`,
+        window: window.label,
+        sources: ["the API's last termination reasons"],
+        problems: [],
+      },
+      notes: [`${prometheus.reason}: only the API's last termination reasons are read, no figures`],
+      prometheus: undefined,
+    };
+  const read = await readFigures(
+    (queries, time) => prometheus.client.instantAll(queries, time, { signal }),
+    { window, namespaces: options.namespaces },
+    Math.floor(options.nowMs / 1000),
+  );
+  return {
+    figures: read.figures,
+    header: {
       source: `${prometheus.client.description} (${read.queries} queries)`,
       window: window.label,
       sources: read.figures.sources,
       problems: read.figures.problems,
-    };
-  } else {
-    notes.push(`${prometheus.reason}: only the API's last termination reasons are read, no figures`);
-    header = {
-      source: `the Kubernetes API only (${prometheus.reason})`,
-      window: window.label,
-      sources: ["the API's last termination reasons"],
-      problems: [],
-    };
-  }
+    },
+    notes: [],
+    prometheus: prometheus.client,
+  };
+}
+
+/** The rows from objects and pods and figures already read: no request (the editor rebuilds them on watch events). */
+export function rowsFrom(
+  live: Pick<LiveWorkloads, 'objects' | 'pods' | 'notes'>,
+  read: FiguresRead,
+  headroomPercent: number,
+): Gathered & { readonly kind: 'read' } {
   const matching = matchPods(live.objects, live.pods);
   const rows = recommendationRows({
     matching,
-    figures,
-    basis: figures ? 'history' : 'api-only',
+    figures: read.figures,
+    basis: read.figures ? 'history' : 'api-only',
     apiOomKills: apiOomKills(live.pods),
-    headroomPercent: options.headroomPercent,
+    headroomPercent,
   });
   return {
     kind: 'read',
     rows,
     matching,
-    header,
-    notes,
+    header: read.header,
+    notes: [...live.notes, ...read.notes],
     pods: live.pods,
-    figures,
-    prometheus: prometheus.kind === 'prometheus' ? prometheus.client : undefined,
+    figures: read.figures,
+    prometheus: read.prometheus,
   };
 }
 
