@@ -11,8 +11,8 @@
 //   whose requests and watches share one keep-alive pool; dispose() closes it (the Clusters view disposes a
 //   client when it drops it). Exec (WebSocket) keeps client-node's own https.Agent.
 import { pushAll } from '../core/arrays.ts';
-import { AuthorizationV1Api, CoreV1Api, setHeaderOptions, VersionApi } from '@kubernetes/client-node';
-import type { ConfigurationOptions, KubeConfig, CoreV1Event, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
+import { AuthorizationV1Api, CoreV1Api, NodeV1Api, setHeaderOptions, VersionApi } from '@kubernetes/client-node';
+import type { ConfigurationOptions, KubeConfig, CoreV1Event, V1Node, V1Pod, V1RuntimeClass, V1Service } from '@kubernetes/client-node';
 import type { AttemptedRequest, KubeFailure } from '../core/kube/kubeFailure.ts';
 import type { ContextState } from '../core/kube/contextState.ts';
 import { classifyKubeError } from '../core/kube/kubeFailure.ts';
@@ -287,6 +287,12 @@ export class ClusterClient {
       options,
     );
     return result.items;
+  }
+
+  /** A RuntimeClass (node.k8s.io/v1): its handler is the CRI runtime that runs the pods naming it. */
+  async readRuntimeClass(name: string, options: CallOptions = {}): Promise<V1RuntimeClass> {
+    const api = this.#make(NodeV1Api);
+    return this.call({ verb: 'get', resource: 'runtimeclasses' }, (o) => api.readRuntimeClass({ name }, o), options);
   }
 
   async readPod(namespace: string, name: string, options: CallOptions = {}): Promise<V1Pod> {

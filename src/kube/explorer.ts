@@ -25,7 +25,13 @@ import { imageTag } from '../core/report/clusterReport.ts';
 import type { HamiClusterFacts } from '../core/verdicts/hami/hamiChecklist.ts';
 import type { CallOptions, ClusterClient } from './clusterClient.ts';
 import { KubeRequestError } from './clusterClient.ts';
-import { findHamiScheduler, HAMI_DEVICE_PLUGIN_SELECTOR, readHamiRegisteredDevices } from './hamiLookups.ts';
+import {
+  findGpuOperatorVersion,
+  findHamiScheduler,
+  HAMI_DEVICE_PLUGIN_SELECTOR,
+  lookupRuntimeClass,
+  readHamiRegisteredDevices,
+} from './hamiLookups.ts';
 
 export interface ExplorerNode {
   readonly summary: GpuNodeSummary;
@@ -171,7 +177,8 @@ export interface PodHamiFacts {
 /**
  * The cluster side of the HAMi checklist for one pod: the device-plugin pods on its node, the scheduler
  * pods, the HAMi version (the device plugin's image tag), the node's HAMi GPU registration (for a HAMi pod),
- * and the pod's runtime class, privileged flag, env and allocation. A lookup that fails (RBAC) is reported
+ * the pod's runtime class and the handler of its RuntimeClass, the GPU Operator's version, the privileged
+ * flag, env and allocation. A lookup that fails (RBAC) is reported
  * in `section.problems`, never thrown.
  */
 export async function podHamiFacts(
@@ -207,6 +214,14 @@ export async function podHamiFacts(
   } catch (error) {
     problems.push(explainKubeFailure(failureOf(error), { context: client.context, action: 'HAMi scheduler pods' }));
   }
+  const runtimeClass = summary.runtimeClassName ? await lookupRuntimeClass(client, summary.runtimeClassName, options) : undefined;
+  if (runtimeClass?.kind === 'unreadable') problems.push(runtimeClass.reason);
+  let gpuOperatorVersion: string | undefined;
+  try {
+    gpuOperatorVersion = await findGpuOperatorVersion(client, options);
+  } catch (error) {
+    problems.push(explainKubeFailure(failureOf(error), { context: client.context, action: 'GPU Operator pods' }));
+  }
   const pluginImage = devicePlugins?.flatMap((p) => p.spec?.containers ?? []).find((c) => /hami/i.test(c.image ?? ''))?.image;
   const hamiVersion = imageTag(pluginImage);
   const devicePluginPods = devicePlugins?.map((p) => {
@@ -220,6 +235,8 @@ export async function podHamiFacts(
       ...(devicePluginPods ? { devicePluginPods } : {}),
       ...(hamiVersion ? { hamiVersion } : {}),
       ...(registeredDevices ? { registeredDevices } : {}),
+      ...(runtimeClass ? { runtimeClass } : {}),
+      ...(gpuOperatorVersion ? { gpuOperatorVersion } : {}),
     },
     section: {
       node,

@@ -800,6 +800,30 @@ describe('the Clusters view against the simulator', () => {
     assert.match(text(hamiClusterMarkdown(llama.section)), /\*\*HAMi does not manage this pod:\*\*/);
   });
 
+  test('"Run HAMi Checklist on Pod": the handler of the pod\'s RuntimeClass and the GPU Operator\'s version', T, async () => {
+    const pod: V1Pod = await admin.readPod('ml', 'static-infer-0');
+    const withClass = (name: string) =>
+      ({ ...pod, spec: { ...pod.spec, runtimeClassName: name, containers: pod.spec?.containers ?? [] } }) as V1Pod;
+    // HAMi's chart class: named as the user likes, handler nvidia (05-runtimeclasses.yaml).
+    const hami = await podHamiFacts(admin, withClass('hami-vgpu'), undefined);
+    assert.deepEqual(hami.facts.runtimeClass, { kind: 'found', name: 'hami-vgpu', handler: 'nvidia' });
+    assert.equal(hami.facts.gpuOperatorVersion, undefined, 'no GPU Operator runs in the fixtures');
+    const gone = await podHamiFacts(admin, withClass('nvidia-gone'), undefined);
+    assert.deepEqual(gone.facts.runtimeClass, { kind: 'missing', name: 'nvidia-gone' });
+    // The GPU Operator's version is its operator pod's image tag (the chart's label finds it in any namespace).
+    await admin.createPod('kube-system', {
+      metadata: { name: 'gpu-operator-7b9c5d8f4-k2x7q', labels: { app: 'gpu-operator', 'app.kubernetes.io/component': 'gpu-operator' } },
+      spec: { containers: [{ name: 'gpu-operator', image: 'nvcr.io/nvidia/gpu-operator:v25.10.0', command: ['gpu-operator'] }] },
+    });
+    try {
+      const operated = await podHamiFacts(admin, pod, undefined);
+      assert.equal(operated.facts.gpuOperatorVersion, 'v25.10.0');
+      assert.deepEqual(operated.section.problems, []);
+    } finally {
+      await admin.deletePod('kube-system', 'gpu-operator-7b9c5d8f4-k2x7q', { gracePeriodSeconds: 0 });
+    }
+  });
+
   test('"Explain OOM Kills on Node": the node\'s SystemOOM event next to the kernel log', T, async () => {
     const events = await nodeMemoryEventsOf(admin, 'strix-node-1');
     assert.deepEqual(

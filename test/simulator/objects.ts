@@ -120,6 +120,7 @@ export const RESOURCES: Readonly<Record<string, ResourceInfo>> = {
   statefulsets: info('statefulsets', 'apps', 'StatefulSet', true, ['sts'], READ, []),
   jobs: info('jobs', 'batch', 'Job', true, [], READ, ['status.successful']),
   cronjobs: info('cronjobs', 'batch', 'CronJob', true, ['cj'], READ, []),
+  runtimeclasses: info('runtimeclasses', 'node.k8s.io', 'RuntimeClass', false, [], READ, []),
 };
 
 export function resourceOfKind(kind: string): ResourceInfo | undefined {

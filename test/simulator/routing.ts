@@ -14,7 +14,7 @@ export interface ResourceRoute {
 }
 
 export const parseResourcePath = (pathname: string): ResourceRoute | 'notfound' | undefined => {
-  const m = /^\/(?:api\/v1|apis\/(apps|batch)\/v1)\/(.+)$/.exec(pathname);
+  const m = /^\/(?:api\/v1|apis\/(apps|batch|node\.k8s\.io)\/v1)\/(.+)$/.exec(pathname);
   if (!m) return undefined;
   const group = m[1] ?? '';
   const segs = (m[2] as string).split('/').map((s) => decodeURIComponent(s));
@@ -134,13 +134,15 @@ export const discovery = (pathname: string, gitVersion: string, port: number): u
       return {
         kind: 'APIGroupList',
         apiVersion: 'v1',
-        groups: [group('apps', 'v1'), group('batch', 'v1'), group('authorization.k8s.io', 'v1')],
+        groups: [group('apps', 'v1'), group('batch', 'v1'), group('authorization.k8s.io', 'v1'), group('node.k8s.io', 'v1')],
       };
     case '/apis/apps':
     case '/apis/batch':
+    case '/apis/node.k8s.io':
       return { kind: 'APIGroup', apiVersion: 'v1', ...group(pathname.slice('/apis/'.length), 'v1') };
     case '/apis/apps/v1':
-    case '/apis/batch/v1': {
+    case '/apis/batch/v1':
+    case '/apis/node.k8s.io/v1': {
       const name = pathname.slice('/apis/'.length, -'/v1'.length);
       return resourceList(
         `${name}/v1`,

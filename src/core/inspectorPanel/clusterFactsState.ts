@@ -6,7 +6,7 @@
 // The saved state comes back from the webview, so it is untrusted: parseClusterFactsState keeps only
 // well-formed fields within bounds and drops the rest, never throws.
 import type { ClusterFacts } from '../inspectionRun/analyze.ts';
-import type { HamiClusterFacts } from '../verdicts/hami/hamiCheck.ts';
+import type { HamiClusterFacts, RuntimeClassLookup } from '../verdicts/hami/hamiCheck.ts';
 import type { HamiPodQuota } from '../verdicts/hami/hamiQuotaRow.ts';
 
 export interface ClusterFactsState {
@@ -63,6 +63,15 @@ function parseQuotas(value: unknown): Record<string, Record<string, number>> | n
   return Object.fromEntries(pods);
 }
 
+function parseRuntimeClassLookup(value: unknown): RuntimeClassLookup | undefined {
+  if (!isRecord(value) || !text(value['name'])) return undefined;
+  const name = value['name'];
+  if (value['kind'] === 'found' && text(value['handler'])) return { kind: 'found', name, handler: value['handler'] };
+  if (value['kind'] === 'missing') return { kind: 'missing', name };
+  if (value['kind'] === 'unreadable' && text(value['reason'])) return { kind: 'unreadable', name, reason: value['reason'] };
+  return undefined;
+}
+
 function parseHamiCluster(value: unknown): HamiClusterFacts | null {
   if (!isRecord(value)) return null;
   const facts: { -readonly [K in keyof HamiClusterFacts]: HamiClusterFacts[K] } = {};
@@ -76,6 +85,9 @@ function parseHamiCluster(value: unknown): HamiClusterFacts | null {
   if (runtimeClassName === null || text(runtimeClassName)) facts.runtimeClassName = runtimeClassName;
   if (typeof value['privileged'] === 'boolean') facts.privileged = value['privileged'];
   if (text(value['hamiVersion'])) facts.hamiVersion = value['hamiVersion'];
+  if (text(value['gpuOperatorVersion'])) facts.gpuOperatorVersion = value['gpuOperatorVersion'];
+  const runtimeClass = parseRuntimeClassLookup(value['runtimeClass']);
+  if (runtimeClass) facts.runtimeClass = runtimeClass;
   const env = value['podEnv'];
   if (isRecord(env)) {
     const kept = Object.entries(env)

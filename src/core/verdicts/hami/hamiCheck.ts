@@ -43,12 +43,25 @@ export type Check =
   | (CheckCommon & { readonly status: 'unknown'; readonly remedy: string })
   | (CheckCommon & { readonly status: 'covered'; readonly coveredBy: string });
 
+/**
+ * The pod's RuntimeClass as the API server answered: its `handler` is the name of the CRI runtime (containerd's
+ * `runtimes.<handler>`) that runs the pod, whatever the class is called.
+ */
+export type RuntimeClassLookup =
+  | { readonly kind: 'found'; readonly name: string; readonly handler: string }
+  | { readonly kind: 'missing'; readonly name: string }
+  | { readonly kind: 'unreadable'; readonly name: string; readonly reason: string };
+
 /** Facts only the Kubernetes layer has; every field is optional. */
 export interface HamiClusterFacts {
   /** The HAMi device-plugin pods on the workload's node (`kubectl get pods -l app.kubernetes.io/component=hami-device-plugin`). */
   readonly devicePluginPods?: readonly { readonly name: string; readonly phase: string; readonly ready?: boolean }[];
   /** The pod's spec.runtimeClassName; null when the pod sets none. */
   readonly runtimeClassName?: string | null;
+  /** The RuntimeClass object that name refers to (node.k8s.io/v1), as the API server answered. */
+  readonly runtimeClass?: RuntimeClassLookup;
+  /** The NVIDIA GPU Operator's version (its operator pod's image tag, e.g. "v25.10.0"), when it runs in the cluster. */
+  readonly gpuOperatorVersion?: string;
   /** Any container of the pod is privileged. */
   readonly privileged?: boolean;
   /** The HAMi version (chart or image tag), e.g. "v2.9.0". */

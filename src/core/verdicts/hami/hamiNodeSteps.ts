@@ -6,6 +6,7 @@ import type { Capture } from '../../probe/capture.ts';
 import { describeNvidiaEvidence, nvidiaRuntimeEvidence, parseContainerdRuntimes } from '../../probe/parsers/containerdConfig.ts';
 import type { Check, HamiClusterFacts } from './hamiCheck.ts';
 import { counted, fail, nameList, pass, unknown } from './hamiFacts.ts';
+import { checkRuntimeClass, runtimeRemedy } from './hamiRuntimeClass.ts';
 
 const STEP_COMMANDS = {
   runtime: 'containerd config dump | grep default_runtime_name (on node)',
@@ -20,21 +21,21 @@ export function checkRuntime(node: Capture | undefined, cluster: HamiClusterFact
     command: STEP_COMMANDS.runtime,
     impact: 'risk' as const,
   };
-  const remedy =
-    'Set default_runtime_name = "nvidia" in containerd\'s CRI config (nvidia-ctk runtime configure --runtime=containerd --set-as-default) and restart containerd, or give GPU pods runtimeClassName: nvidia.';
-  const runtimeClass = cluster?.runtimeClassName;
+  const remedy = runtimeRemedy(cluster?.gpuOperatorVersion);
   const section = node?.sections.get('containerd');
   const files = new Map<string, string>();
   for (const record of section?.records ?? []) if (record.path !== undefined) files.set(record.path, record.body);
   const { defaultRuntime, runtimes } = parseContainerdRuntimes(files);
   const evidence: string[] = defaultRuntime ? [`${defaultRuntime.file}: ${defaultRuntime.line}`] : [];
-  if (runtimeClass !== undefined && runtimeClass !== null && /nvidia/i.test(runtimeClass)) {
-    return pass(
-      { ...common, evidence: [...evidence, `pod spec: runtimeClassName: ${runtimeClass}`] },
-      `the pod selects runtimeClassName ${runtimeClass}`,
-      "an NVIDIA runtime class, whatever containerd's default is",
-    );
-  }
+  const byClass = checkRuntimeClass(
+    common,
+    evidence,
+    cluster?.runtimeClassName,
+    cluster?.runtimeClass,
+    runtimes,
+    cluster?.gpuOperatorVersion,
+  );
+  if (byClass) return byClass;
   if (defaultRuntime !== undefined) {
     const name = defaultRuntime.runtime;
     const definition = runtimes.get(name);
