@@ -18,6 +18,7 @@ import { formatNvidiaBench, runNvidiaBench } from './nvidiaProbe.mjs';
 import { runInspectorBench } from './inspector.mjs';
 import { runClusterBench } from './cluster.mjs';
 import { formatLargeLint, runLargeLintBench } from './lintLarge.mjs';
+import { formatGrowth, runGrowthBench } from './growth.mjs';
 import { runActivationBench } from './activation.mjs';
 import { runCliStartBench } from './cliStart.mjs';
 import { runAgentBench } from './agent.mjs';
@@ -375,6 +376,9 @@ const results = {
 // ---- one pod of 150,000 containers (bench/lintLarge.mjs): lint vs bare parse of the same file, peak memory ------
 results.largePod = runLargeLintBench();
 console.log(`\n${formatLargeLint(results.largePod)}`);
+
+results.growth = runGrowthBench();
+console.log(`\n${formatGrowth(results.growth)}`);
 
 // ---- probe benchmarks (bench/probe.mjs): they print their own section and are stored under `probe` ----------
 results.probe = await runProbeBench();

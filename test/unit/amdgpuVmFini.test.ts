@@ -9,7 +9,7 @@ import { parseKernelLog } from '../../src/core/probe/parsers/kernelLog.ts';
 import type { GlobalOomVerdict, OomVerdict } from '../../src/core/verdicts/oom/oomVerdictTypes.ts';
 import { explainKernelLogText } from '../../src/core/verdicts/oom/oomRootCause.ts';
 import { oomToText } from '../../src/core/report/oomReport.ts';
-import { assertSubQuadratic } from '../helpers/growth.ts';
+import { runsOnLargeInput } from '../helpers/growth.ts';
 
 const FIXTURE = readFileSync(new URL('../fixtures/kernel-logs/derived-course-global-amdgpu-vm-fini.log', import.meta.url), 'utf8');
 const VICTIM_FINI =
@@ -132,7 +132,7 @@ test('a process outside any pod: the signature is named too', () => {
   assert.match(verdict.explanation, /amdgpu driver tearing down its GPU VM/);
 });
 
-test('hostile input: a 1 MiB fini line and thousands of fini lines stay bounded and linear', () => {
+test('hostile input: a 1 MiB fini line and thousands of fini lines stay bounded', () => {
   const huge = `${FIXTURE}[ 3457.8] amdgpu: VM memory stats for proc ${'x('.repeat(512 * 1024)}1) task y(2) is non-zero when fini\n`;
   const log = parseKernelLog(huge);
   assert.ok(log.problems.some((problem) => problem.includes('were cut')));
@@ -144,7 +144,10 @@ test('hostile input: a 1 MiB fini line and thousands of fini lines stay bounded 
   assert.ok(flood.log.amdgpuVmFini.length <= 4096);
   assert.ok(flood.summary.problems.some((problem) => problem.includes('non-zero when fini')));
   assert.equal(global(flood.verdicts[0]).gpuTeardown?.fini.line, 6);
-  assertSubQuadratic('fini lines', many, (text) => explainKernelLogText(text), 2000);
+  // 16,000 fini lines (bench/growth.mjs measures how the cost grows): the same verdict, the same bound.
+  const manyMore = runsOnLargeInput('amdgpu VM fini lines', many, (text) => explainKernelLogText(text), 2000);
+  assert.ok(manyMore.log.amdgpuVmFini.length <= 4096);
+  assert.equal(global(manyMore.verdicts[0]).gpuTeardown?.fini.line, 6);
   const longNames = (n: number): string => `VM memory stats for proc ${') task '.repeat(n)}(1) task y(2) is non-zero when fini`;
-  assertSubQuadratic('fini name', longNames, (text) => parseAmdgpuVmFini(text, 1, ''), 20000);
+  runsOnLargeInput('amdgpu VM fini name', longNames, (text) => parseAmdgpuVmFini(text, 1, ''), 20000);
 });

@@ -42,8 +42,7 @@ test('malformed references and digests are refused with the reason', () => {
   assert.match(reason(`${'a'.repeat(600)}`), /longer than 512/);
 });
 
-test('linear on long hostile input', () => {
-  const started = performance.now();
-  for (const text of [`${'a.'.repeat(250)}!`, `${'a-'.repeat(250)}`, `x/${'a_'.repeat(250)}:`]) parseImageReference(text);
-  assert.ok(performance.now() - started < 200);
+test('long hostile input is refused with a reason (how the cost grows: bench/growth.mjs)', () => {
+  for (const text of [`${'a.'.repeat(250)}!`, `${'a-'.repeat(250)}`, `x/${'a_'.repeat(250)}:`])
+    assert.equal(parseImageReference(text).kind, 'invalid', text.slice(0, 12));
 });

@@ -89,11 +89,9 @@ describe('parseKernelNumber', () => {
     }
   });
 
-  test('linear: a megabyte of digits or blanks returns at once', { timeout: 5_000 }, () => {
-    const started = performance.now();
+  test('a megabyte of digits or blanks: a problem, and the first token (how the cost grows: bench/growth.mjs)', () => {
     assert.equal(parseKernelNumber('1'.repeat(1 << 20), at).kind, 'problem');
     assert.equal(parseKernelNumber(`1${' '.repeat(1 << 20)}(x)`, at, { firstToken: true }).kind, 'value');
-    assert.ok(performance.now() - started < 1000);
   });
 
   test('parseBoundedNumber with a sign and a fraction (nvidia-smi cells)', () => {
@@ -117,11 +115,9 @@ describe('parseKernelNumber', () => {
       assert.equal(parseBoundedNumber(bad, { signed: true, fraction: true }), undefined, bad);
   });
 
-  test('parseBoundedNumber is linear: a megabyte of digits returns at once', { timeout: 5_000 }, () => {
-    const started = performance.now();
+  test('parseBoundedNumber: a megabyte of digits is refused (how the cost grows: bench/growth.mjs)', () => {
     assert.equal(parseBoundedNumber('1'.repeat(1 << 20), { signed: true, fraction: true }), undefined);
     assert.equal(parseBoundedNumber(`1.${'0'.repeat(1 << 20)}`, { fraction: true }), undefined);
-    assert.ok(performance.now() - started < 1000);
   });
 });
 

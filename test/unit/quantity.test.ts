@@ -482,10 +482,10 @@ test('rejections with helpful reasons', () => {
   }
 });
 
-test('huge and hostile inputs return promptly with a result', { timeout: 10_000 }, () => {
+// How the cost of these grows is measured by bench/growth.mjs; here, each gets its answer.
+test('huge and hostile inputs return a result', () => {
   const n = 100_000;
   const ones = '1'.repeat(n);
-  const started = performance.now();
 
   const big = parsed(ones);
   assert.equal(big.value, Infinity);
@@ -531,8 +531,6 @@ test('huge and hostile inputs return promptly with a result', { timeout: 10_000 
   ]) {
     rejected(bad);
   }
-  const elapsed = performance.now() - started;
-  assert.ok(elapsed < 5_000, `took ${elapsed} ms`);
 });
 
 // ------------------------------------------------------------------------------------------------

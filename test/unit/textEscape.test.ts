@@ -44,10 +44,8 @@ describe('terminalSafe', () => {
     assert.deepEqual(JSON.parse(terminalSafe(JSON.stringify(value))), value);
     assert.equal(UNSAFE.test(terminalSafe(JSON.stringify(value))), false);
   });
-  test('is linear: 200,000 controls in well under a second', () => {
-    const start = performance.now();
-    terminalSafe('\x1b\u202e'.repeat(100_000));
-    assert.ok(performance.now() - start < 1000);
+  test('200,000 controls: each escaped (how the cost grows: bench/growth.mjs)', () => {
+    assert.equal(terminalSafe('\x1b\u202e'.repeat(100_000)), '\\x1b\\u202e'.repeat(100_000));
   });
 });
 
@@ -198,11 +196,10 @@ describe('markdownText (reports, hovers, tooltips)', () => {
   test('escapes & only where it could start an entity or a numeric reference', () => {
     assert.equal(markdownText('&lt; &#60; &#x3c; & x &'), '&amp;lt; &amp;\\#60; &amp;\\#x3c; & x &');
   });
-  test('is linear on a long hostile input', () => {
-    const start = performance.now();
-    markdownText('\u202e*['.repeat(100_000));
-    markdownText(`${'&a'.repeat(100_000)}${'&'.repeat(100_000)}${'1'.repeat(100_000)} `);
-    assert.ok(performance.now() - start < 1000);
+  test('a long hostile input is escaped whole (how the cost grows: bench/growth.mjs)', () => {
+    assert.equal(markdownText('*['.repeat(100_000)), '\\*\\['.repeat(100_000));
+    const ampersands = `${'&a'.repeat(100_000)}${'&'.repeat(100_000)}${'1'.repeat(100_000)} `;
+    assert.ok(markdownText(ampersands).length >= ampersands.length);
   });
 });
 
@@ -219,10 +216,10 @@ describe('plainLabel (tree item labels and descriptions)', () => {
     assert.equal(plainLabel('x'.repeat(400)).length, 160);
     assert.equal(plainLabel('abc', 2), 'a…');
   });
-  test('is linear on a long hostile input', () => {
-    const start = performance.now();
-    plainLabel('\u202e\x1ba'.repeat(100_000), 1_000_000);
-    assert.ok(performance.now() - start < 1000);
+  test('a long hostile input becomes spaces and letters (how the cost grows: bench/growth.mjs)', () => {
+    const label = plainLabel('\u202e\x1ba'.repeat(100_000), 1_000_000);
+    assert.doesNotMatch(label, /[\u0000-\u001f\u202e]/);
+    assert.equal(label.replace(/ /g, ''), 'a'.repeat(100_000));
   });
 });
 

@@ -85,13 +85,11 @@ describe('yaml-syntax agrees with kubectl', () => {
     }
   });
 
-  test('relaxing is linear and leaves block scalars alone', () => {
+  test('relaxing a long flow sequence keeps its length, and leaves block scalars alone (cost: bench/growth.mjs)', () => {
     const script = `${HEAD}      args:\n        - |\n          [ "not flow\n          ]\n`;
     assert.equal(relaxForGoYaml(script), undefined);
     const big = `${HEAD}      args: [\n${'        a,\n'.repeat(200_000)}    ]\n`;
-    const started = performance.now();
     assert.equal(relaxForGoYaml(big)?.length, big.length);
-    assert.ok(performance.now() - started < 2000);
   });
 
   test(
