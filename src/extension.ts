@@ -27,6 +27,8 @@ import { LazyTree } from './vscode/lazyTree.ts';
 import { extensionLifecycle } from './vscode/lifecycle.ts';
 import type { WindowShutdown } from './vscode/lifecycle.ts';
 import { LintService } from './vscode/lintService.ts';
+import { chooseLiveContext } from './vscode/live/chooseContext.ts';
+import { LiveMode } from './vscode/live/liveMode.ts';
 import type { SshHostItem } from './vscode/sshHosts.ts';
 import * as transport from './core/probe/transport.ts';
 import { FLEET_VIEW_TYPE } from './core/fleet/viewType.ts';
@@ -38,7 +40,7 @@ const YAML_DOCUMENTS: vscode.DocumentSelector = [
   { language: 'helm', scheme: 'file' },
   { language: 'helm', scheme: 'untitled' },
 ];
-/** Live pod manifests (read-only): diagnostics come from the LintService; hovers explain GPU fields. */
+/** Live pod manifests (read-only): diagnostics come from the LintService; CodeLenses and hovers as in files. */
 const LIVE_MANIFESTS: vscode.DocumentSelector = [...YAML_DOCUMENTS, { language: 'yaml', scheme: MANIFEST_SCHEME }];
 
 /**
@@ -79,6 +81,7 @@ function activateWindow(context: vscode.ExtensionContext): WindowShutdown {
   const clustersView = vscode.window.createTreeView<ClusterElement>(CLUSTERS_VIEW, { treeDataProvider: clusters, showCollapseAll: true });
   remote.bindClustersView(clustersView);
   const manifests = new LazyManifests(remote);
+  const live = new LiveMode(ctx, remote);
   pushAll(context.subscriptions, [
     ctx,
     lint,
@@ -87,6 +90,8 @@ function activateWindow(context: vscode.ExtensionContext): WindowShutdown {
     clusters,
     clustersView,
     manifests,
+    live,
+    lint.setLayer(live),
     ctx.reports.register(),
     ctx.inspections.register(),
     // A fleet panel comes back after a window reload through dist/remote.js, loaded then (the fleet is read again).
@@ -99,7 +104,7 @@ function activateWindow(context: vscode.ExtensionContext): WindowShutdown {
       vscode.commands.registerCommand(id, (arg?: unknown) => run(inspect.get(`command ${id}`), ctx, arg)),
     ),
     vscode.window.registerTreeDataProvider('gpumem.sshHosts', sshHosts),
-    vscode.languages.registerCodeLensProvider(YAML_DOCUMENTS, new GpuCodeLensProvider(ctx, lint)),
+    vscode.languages.registerCodeLensProvider(LIVE_MANIFESTS, new GpuCodeLensProvider(ctx, lint)),
     vscode.languages.registerCodeActionsProvider(YAML_DOCUMENTS, new GpuCodeActionProvider(ctx, lint), GpuCodeActionProvider.metadata),
     vscode.languages.registerHoverProvider(LIVE_MANIFESTS, new GpuHoverProvider(ctx, lint)),
     vscode.commands.registerCommand(COMMANDS.lintWorkspace, () => lintWorkspace(ctx, lint)),
@@ -107,6 +112,8 @@ function activateWindow(context: vscode.ExtensionContext): WindowShutdown {
     vscode.commands.registerCommand(COMMANDS.showRuleDocs, (ruleId?: unknown) => showRuleDocs(ctx, ruleId)),
     vscode.commands.registerCommand(COMMANDS.applyFix, applyFix),
     vscode.commands.registerCommand(COMMANDS.refreshSshHosts, () => sshHosts.refresh()),
+    vscode.commands.registerCommand(COMMANDS.chooseLiveContext, () => chooseLiveContext(ctx, live, remote)),
+    vscode.commands.registerCommand(COMMANDS.refreshLiveData, () => live.refresh()),
   ]);
   // The bundles this activation loaded: the e2e tier checks that a YAML file loaded dist/extension.js alone.
   ctx.output.info(`activated in ${Math.round(performance.now() - started)} ms; loaded bundles: ${loadedBundles([inspect, remoteBundle])}`);

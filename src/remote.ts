@@ -20,6 +20,8 @@ import type { Ctx } from './vscode/ctx.ts';
 import { setPrometheusCredentials } from './vscode/fleet/credentials.ts';
 import { openFleetView } from './vscode/fleet/openFleetView.ts';
 import { rightSizeWorkloads } from './vscode/fleet/rightSizeCommand.ts';
+import { remoteLive } from './vscode/live/remoteLive.ts';
+import type { RemoteLive } from './vscode/live/remoteLive.ts';
 import type { RemoteCommandHandlers } from './vscode/remoteCommandIds.ts';
 import type { SshHostItem } from './vscode/sshHosts.ts';
 
@@ -30,6 +32,8 @@ export interface Remote extends vscode.Disposable {
   readonly commands: RemoteCommandHandlers;
   /** A fleet panel restored after a window reload (src/extension.ts registers its serializer at activation). */
   readonly reviveFleetPanel: (panel: vscode.WebviewPanel, state: unknown) => void;
+  /** Live mode's contexts and sources (src/vscode/live/). */
+  readonly live: RemoteLive;
 }
 
 export function activateRemote(ctx: Ctx, clustersView: vscode.TreeView<ClusterElement>): Remote {
@@ -39,6 +43,7 @@ export function activateRemote(ctx: Ctx, clustersView: vscode.TreeView<ClusterEl
     manifests: clusters.manifests,
     commands: remoteCommands(ctx, clusters),
     reviveFleetPanel: clusters.reviveFleetPanel,
+    live: remoteLive(clusters.model),
     dispose: () => clusters.dispose(),
   };
 }

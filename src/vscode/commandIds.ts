@@ -31,6 +31,9 @@ export const COMMANDS = {
   setPrometheusCredentials: 'gpumem.setPrometheusCredentials',
   /** Right-sizing of a context's workloads, shown in its fleet panel (a context's tree element, or a quick pick). */
   rightSizeWorkloads: 'gpumem.rightSizeWorkloads',
+  /** Live mode: the context this workspace's manifests are compared with, or Off (src/vscode/live/). */
+  chooseLiveContext: 'gpumem.chooseLiveContext',
+  refreshLiveData: 'gpumem.refreshLiveData',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

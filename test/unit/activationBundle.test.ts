@@ -9,8 +9,15 @@ import { bundleInputs, isLazyModule, LINT_CORE_ENTRY, ROOT } from '../../bench/a
 
 /** What dist/extension.js adds to the lint core: the wiring, the lazy stand-ins, the shared TransportError. */
 const ACTIVATION_WIRING = [
+  // Live mode's window setting (parseWindow); the judging against a cluster's snapshot is dist/remote.js's
+  // (src/vscode/live/remoteLive.ts), loaded once a context is chosen.
+  'src/core/fleet/promFacts.ts',
   // The fleet panel's view type, for its serializer (the panel itself is in dist/remote.js).
   'src/core/fleet/viewType.ts',
+  // Live mode's status, settings and the offer lens (ageText of liveSnapshot.ts).
+  'src/core/live/livePresentation.ts',
+  'src/core/live/liveSettings.ts',
+  'src/core/live/liveSnapshot.ts',
   'src/core/probe/transport.ts',
   'src/extension.ts',
   'src/vscode/clusters/commandIds.ts',
@@ -20,8 +27,16 @@ const ACTIVATION_WIRING = [
   'src/vscode/lazyRemote.ts',
   'src/vscode/lazyTree.ts',
   'src/vscode/lifecycle.ts',
+  // Live mode's choice, status bar and context pick (its trust check and failure message).
+  'src/vscode/live/chooseContext.ts',
+  'src/vscode/live/liveChoice.ts',
+  'src/vscode/live/liveMode.ts',
+  'src/vscode/live/liveStatusBar.ts',
+  'src/vscode/live/namespaces.ts',
+  'src/vscode/messages.ts',
   // The ids of dist/remote.js's commands, registered at activation (the handlers are that bundle's table).
   'src/vscode/remoteCommandIds.ts',
+  'src/vscode/trust.ts',
 ];
 
 test('dist/extension.js is the lint core plus the wiring: a new import into it is a decision, made here', async () => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { lintText } from '../../src/core/lint.ts';
 import { liveLayerModel } from '../../src/core/live/liveLayerModel.ts';
 import type { LiveLayerInput } from '../../src/core/live/liveLayerModel.ts';
+import { offerLenses } from '../../src/core/live/livePresentation.ts';
 import type { LivePod } from '../../src/core/live/livePods.ts';
 import type { LiveSnapshot, LiveWorkload } from '../../src/core/live/liveSnapshot.ts';
 import { liveKey } from '../../src/core/live/liveSnapshot.ts';
@@ -127,7 +128,6 @@ function snapshot(podLines: readonly LivePod[], fetchedAtMs = NOW - 2 * 60_000):
 
 function live(snap: LiveSnapshot, commentOnFix = true): LiveLayerInput {
   return {
-    kind: 'snapshot',
     snapshot: snap,
     headroomPercent: 30,
     staleAfterMs: 15 * 60_000,
@@ -139,9 +139,9 @@ function live(snap: LiveSnapshot, commentOnFix = true): LiveLayerInput {
 const model = (text: string, input: LiveLayerInput) => liveLayerModel(text, lintText(text).containers, input, NOW);
 
 test('before a cluster was chosen: one "Compare with a cluster…" offer above each workload, running the pick', () => {
-  const offer = model(MANIFEST, { kind: 'offer', command: 'gpumem.live.chooseContext' });
+  const offer = offerLenses(lintText(MANIFEST).containers, 'gpumem.live.chooseContext');
   assert.deepEqual(
-    offer.lenses.map((lens) => [
+    offer.map((lens) => [
       MANIFEST.slice(MANIFEST.lastIndexOf('\n', lens.offset) + 1)
         .split('\n')[0]
         ?.trim(),
@@ -153,8 +153,7 @@ test('before a cluster was chosen: one "Compare with a cluster…" offer above e
       ['- name: web', '$(plug) Compare with a cluster…', 'gpumem.live.chooseContext'],
     ],
   );
-  assert.deepEqual(offer.findings, []);
-  assert.deepEqual(model(MANIFEST, { kind: 'none' }), { findings: [], lenses: [], hovers: [] });
+  assert.deepEqual(liveLayerModel('', [], live(snapshot([])), NOW), { findings: [], lenses: [], hovers: [] });
 });
 
 test("the live lens of the matched container sits on its resources: line; the other document's workload gets none", () => {
@@ -234,4 +233,32 @@ test('the quick fix writes its source comment above its first changed line when 
   const plain = fixOf(false);
   assert.ok(!plain.includes('# gpumem: resources set'));
   assert.equal(commented.replace(`${lines[at]}\n`, ''), plain, 'the comment is the only difference');
+});
+
+test("a live pod manifest (the Clusters view's Open Manifest) is judged as the workload that owns the pod", () => {
+  const podManifest = `apiVersion: v1
+kind: Pod
+metadata:
+  name: llama-0
+  namespace: default
+spec:
+  containers:
+  - name: llama
+    resources:
+      requests:
+        memory: 8Gi
+      limits:
+        memory: 16Gi
+        amd.com/gpu: "1"
+`;
+  const result = model(podManifest, live(snapshot([pod('llama-0')])));
+  assert.equal(result.lenses.length, 1);
+  assert.match(result.lenses[0]?.title ?? '', /^\$\(pulse\) live in gpumem-demo: 1 pod · peak true footprint 36 GiB/);
+  assert.match(result.hovers[0]?.markdown ?? '', /StatefulSet default\/llama, container llama/);
+  assert.deepEqual(
+    result.findings.map((finding) => finding.ruleId).sort(),
+    ['observed-footprint-over-limit', 'observed-oom-kills'],
+    'no drift: the pod runs its template',
+  );
+  assert.equal(model(podManifest.replace('llama-0', 'other-0'), live(snapshot([pod('llama-0')]))).lenses.length, 0, 'a pod of no workload');
 });

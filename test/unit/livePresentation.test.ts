@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { liveAnchor, liveStatus, fixComment } from '../../src/core/live/livePresentation.ts';
-import { parseLiveSettings } from '../../src/core/live/liveSettings.ts';
+import { DEFAULT_STALE_AFTER_MS } from '../../src/core/live/liveFindings.ts';
+import { LIVE_STALE_AFTER_MS, parseLiveSettings } from '../../src/core/live/liveSettings.ts';
 
 const NOW = Date.UTC(2026, 11, 7, 12, 0, 0);
 const MIN = 60_000;
@@ -140,4 +141,8 @@ test('gpumem.live settings: 7d, every 300 s, stale after 15 min, comment on; cla
   assert.equal(bad.refreshMs, 30_000, 'at least 30 s between reads');
   assert.deepEqual(bad.problems, ['gpumem.live.window: "a week" is not a window from 5m to 90d such as 24h or 7d (using 7d)']);
   assert.equal(parseLiveSettings((key) => (key === 'gpumem.live.refreshSeconds' ? 0 : undefined)).refreshMs, 0, '0: on demand only');
+});
+
+test("the settings' stale limit is the one judgeLive applies by default", () => {
+  assert.equal(LIVE_STALE_AFTER_MS, DEFAULT_STALE_AFTER_MS);
 });

@@ -1,21 +1,15 @@
 // What live mode adds to one linted manifest, as data the editor shows as it is: the live findings (judgeLive), one
-// live CodeLens per matched container on its `resources:` line (under the container's static CodeLens), a hover on
-// that block with the container's pods, and, before a cluster was ever chosen, the offer "Compare with a cluster…"
-// above each workload. Pure; src/vscode/live/ builds VS Code objects from it.
+// live CodeLens per matched container on its `resources:` line (under the container's static CodeLens), and a hover
+// on that block with the container's pods. Pure; it runs in dist/remote.js (src/vscode/live/remoteLive.ts), loaded
+// only once a context is chosen, and src/vscode/live/ builds VS Code objects from it.
 import type { ContainerSummary } from '../analysis/containerSummary.ts';
 import type { Finding, Span } from '../findings.ts';
 import { judgeLive } from './liveFindings.ts';
 import { liveHoverMarkdown, liveLensTooltip } from './liveHover.ts';
-import { fixComment, liveAnchor, OFFER_TITLE, OFFER_TOOLTIP } from './livePresentation.ts';
-import type { LiveSnapshot } from './liveSnapshot.ts';
+import { fixComment, liveAnchor } from './livePresentation.ts';
+import type { ModelLens } from './livePresentation.ts';
+import type { LiveSnapshot, LiveWorkload } from './liveSnapshot.ts';
 import { liveKey } from './liveSnapshot.ts';
-
-export interface ModelLens {
-  readonly offset: number;
-  readonly title: string;
-  readonly tooltip?: string;
-  readonly command?: { readonly id: string; readonly arguments: readonly unknown[] };
-}
 
 export interface ModelHover {
   readonly span: Span;
@@ -29,27 +23,23 @@ export interface LiveLayerModel {
   readonly hovers: readonly ModelHover[];
 }
 
-/** What the layer shows: live data of a context, the offer (no context ever chosen), or nothing (off, failed). */
-export type LiveLayerInput =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'offer'; readonly command: string }
-  | {
-      readonly kind: 'snapshot';
-      readonly snapshot: LiveSnapshot;
-      readonly headroomPercent: number;
-      readonly staleAfterMs: number;
-      readonly commentOnFix: boolean;
-      /** The command a pod link in the hover runs, with { context, namespace, name }. */
-      readonly inspectPodCommand: string;
-    };
+/** Live data of a context to judge a manifest against. */
+export interface LiveLayerInput {
+  readonly snapshot: LiveSnapshot;
+  readonly headroomPercent: number;
+  readonly staleAfterMs: number;
+  readonly commentOnFix: boolean;
+  /** The command a pod link in the hover runs, with { livePod: { context, namespace, name } }. */
+  readonly inspectPodCommand: string;
+}
 
 const NOTHING: LiveLayerModel = { findings: [], lenses: [], hovers: [] };
 
 export function liveLayerModel(text: string, summaries: readonly ContainerSummary[], input: LiveLayerInput, nowMs: number): LiveLayerModel {
-  if (input.kind === 'none' || summaries.length === 0) return NOTHING;
-  if (input.kind === 'offer') return offerModel(summaries, input.command);
+  if (summaries.length === 0) return NOTHING;
   const { snapshot } = input;
-  const judgement = judgeLive(summaries, snapshot, {
+  const judged = asOwningWorkloads(summaries, snapshot);
+  const judgement = judgeLive(judged, snapshot, {
     headroomPercent: input.headroomPercent,
     nowMs,
     text,
@@ -59,7 +49,7 @@ export function liveLayerModel(text: string, summaries: readonly ContainerSummar
   const lenses: ModelLens[] = [];
   const hovers: ModelHover[] = [];
   for (const lens of judgement.lenses) {
-    const summary = summaries.find((one) => one.span === lens.span && one.container === lens.container);
+    const summary = judged.find((one) => one.span === lens.span && one.container === lens.container);
     if (!summary) continue;
     const workload = snapshot.workloads.get(
       liveKey(summary.object.kind, summary.object.namespace ?? snapshot.defaultNamespace, summary.object.name ?? ''),
@@ -83,16 +73,29 @@ export function liveLayerModel(text: string, summaries: readonly ContainerSummar
   return { findings: judgement.findings, lenses, hovers };
 }
 
-/** One offer per workload (above its first container): it opens the context pick. */
-function offerModel(summaries: readonly ContainerSummary[], command: string): LiveLayerModel {
-  const seen = new Set<ContainerSummary['object']>();
-  const lenses: ModelLens[] = [];
-  for (const summary of summaries) {
-    if (seen.has(summary.object) || !summary.object.name) continue;
-    seen.add(summary.object);
-    lenses.push({ offset: summary.span.start, title: OFFER_TITLE, tooltip: OFFER_TOOLTIP, command: { id: command, arguments: [] } });
-  }
-  return { findings: [], lenses, hovers: [] };
+/**
+ * A pod's manifest (the live manifest the Clusters view opens) is judged as the workload that owns the pod: its
+ * kind, namespace and name become the owner's, so it gets the owner's live lens, findings and pods.
+ */
+function asOwningWorkloads(summaries: readonly ContainerSummary[], snapshot: LiveSnapshot): readonly ContainerSummary[] {
+  if (!summaries.some((summary) => summary.object.kind === 'Pod')) return summaries;
+  const owners = new Map<string, LiveWorkload>();
+  for (const workload of snapshot.workloads.values())
+    for (const pod of workload.podLines) owners.set(`${workload.ref.namespace}/${pod.name}`, workload);
+  const renamed = new Map<ContainerSummary['object'], ContainerSummary['object']>();
+  return summaries.map((summary) => {
+    const { object } = summary;
+    if (object.kind !== 'Pod' || !object.name) return summary;
+    const owner = owners.get(`${object.namespace ?? snapshot.defaultNamespace}/${object.name}`);
+    if (!owner) return summary;
+    let alias = renamed.get(object);
+    if (!alias) {
+      const { ref } = owner;
+      alias = { ...object, kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name };
+      renamed.set(object, alias);
+    }
+    return { ...summary, object: alias };
+  });
 }
 
 function lineEndOf(text: string, offset: number): number {

@@ -2,6 +2,7 @@
 // CodeLens sits (on its `resources:` line, under the static CodeLens of the container), the offer shown before a
 // cluster was ever chosen, and the comment the quick fix may write. Pure; src/vscode/live/ turns it into VS Code
 // objects.
+import type { ContainerSummary } from '../analysis/containerSummary.ts';
 import type { Span } from '../findings.ts';
 import { ageText } from './liveSnapshot.ts';
 
@@ -60,9 +61,29 @@ export function liveStatus(state: LiveModeState, nowMs: number, staleAfterMs: nu
   }
 }
 
+/** A CodeLens of the live layer: shown above the line of `offset`. */
+export interface ModelLens {
+  readonly offset: number;
+  readonly title: string;
+  readonly tooltip?: string;
+  readonly command?: { readonly id: string; readonly arguments: readonly unknown[] };
+}
+
 export const OFFER_TITLE = '$(plug) Compare with a cluster…';
 export const OFFER_TOOLTIP =
   'gpumem can show, beside this manifest, what its workloads really used in a cluster: peak true footprint, OOM kills and where the cluster differs from the file. Read-only.';
+
+/** Before a cluster was ever chosen: one offer per named workload, above its first container, running `command`. */
+export function offerLenses(summaries: readonly ContainerSummary[], command: string): ModelLens[] {
+  const seen = new Set<ContainerSummary['object']>();
+  const lenses: ModelLens[] = [];
+  for (const summary of summaries) {
+    if (seen.has(summary.object) || !summary.object.name) continue;
+    seen.add(summary.object);
+    lenses.push({ offset: summary.span.start, title: OFFER_TITLE, tooltip: OFFER_TOOLTIP, command: { id: command, arguments: [] } });
+  }
+  return lenses;
+}
 
 /** Where a container's live CodeLens and hover sit in the text. */
 export interface LiveAnchor {

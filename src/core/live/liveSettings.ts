@@ -3,7 +3,6 @@
 // ranges are the ones package.json declares.
 import type { FleetWindow } from '../fleet/facts.ts';
 import { parseWindow } from '../fleet/promFacts.ts';
-import { DEFAULT_STALE_AFTER_MS } from './liveFindings.ts';
 import type { SettingsReader } from '../settings.ts';
 import { clampNumber } from '../settings.ts';
 
@@ -19,6 +18,8 @@ export interface LiveSettings {
 }
 
 const DEFAULT_WINDOW: FleetWindow = { label: '7d', seconds: 7 * 86_400 };
+/** liveFindings.ts's DEFAULT_STALE_AFTER_MS, here so dist/extension.js need not hold the judging (a unit test keeps them equal). */
+export const LIVE_STALE_AFTER_MS = 15 * 60 * 1000;
 
 export function parseLiveSettings(read: SettingsReader): LiveSettings {
   const live = (key: string): unknown => read(`gpumem.live.${key}`);
@@ -39,7 +40,7 @@ export function parseLiveSettings(read: SettingsReader): LiveSettings {
   return {
     window,
     refreshMs,
-    staleAfterMs: Math.max(DEFAULT_STALE_AFTER_MS, 3 * refreshMs),
+    staleAfterMs: Math.max(LIVE_STALE_AFTER_MS, 3 * refreshMs),
     commentOnFix: typeof comment === 'boolean' ? comment : true,
     problems,
   };

@@ -11,6 +11,7 @@ import { summarizePod } from '../../core/kube/pods.ts';
 import { contextTreeItem } from '../../core/kube/contextTreeItem.ts';
 import { nodeTreeItem } from '../../core/kube/nodeTreeItem.ts';
 import { podTreeItem } from '../../core/kube/podTreeItem.ts';
+import { isDnsLabel, isDnsSubdomain } from '../../core/kube/names.ts';
 import { plainLabel } from '../../core/text/escape.ts';
 import type { ClusterClient } from '../../kube/clusterClient.ts';
 import { errorText } from '../../kube/errorText.ts';
@@ -136,9 +137,45 @@ export async function podTarget(ctx: Ctx, clusters: ClusterModel, arg: unknown):
     return { context: pod.node.context, client: clusters.client(pod.node.context), pod: pod.raw, summary: pod.summary };
   }
   if (isElement(arg, 'node')) return pickPod(ctx, clusters, arg as NodeElement);
+  const link = livePodLink(arg);
+  if (link) return linkedPodTarget(ctx, clusters, link);
   const context = await pickContext(clusters);
   const node = context ? await pickNode(ctx, clusters, context) : undefined;
   return node ? pickPod(ctx, clusters, node) : undefined;
+}
+
+/** A pod link of the live hover (src/core/live/liveHover.ts): its arguments cross a command boundary, so they are parsed. */
+function livePodLink(arg: unknown): { context: string; namespace: string; name: string } | undefined {
+  if (typeof arg !== 'object' || arg === null) return undefined;
+  const link = (arg as { livePod?: unknown }).livePod;
+  if (typeof link !== 'object' || link === null) return undefined;
+  const { context, namespace, name } = link as Record<string, unknown>;
+  if (typeof context !== 'string' || typeof namespace !== 'string' || typeof name !== 'string') return undefined;
+  return isDnsLabel(namespace) && isDnsSubdomain(name) ? { context, namespace, name } : undefined;
+}
+
+/** The pod a live hover links to, read in its context now (it may have been replaced since the snapshot). */
+async function linkedPodTarget(
+  ctx: Ctx,
+  clusters: ClusterModel,
+  link: { context: string; namespace: string; name: string },
+): Promise<PodTarget | undefined> {
+  const context = (await clusters.ensureLoaded()).find((one) => one.info.name === link.context);
+  if (!context) {
+    showError(ctx, `gpumem: no kubeconfig context named "${plainLabel(link.context)}" to inspect pod ${link.namespace}/${link.name} in.`);
+    return undefined;
+  }
+  const client = clusters.client(context);
+  try {
+    const pod = await client.readPod(link.namespace, link.name);
+    return { context, client, pod, summary: summarizePod(pod) };
+  } catch (error) {
+    showError(
+      ctx,
+      errorText(error, { context: link.context, namespace: link.namespace, action: `Read pod ${link.namespace}/${link.name}` }),
+    );
+    return undefined;
+  }
 }
 
 /** The container to probe: asked when the pod has several app containers (GPU ones first). */
