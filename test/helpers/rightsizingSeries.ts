@@ -1,5 +1,5 @@
 // Fourteen-plus days of history for `gpumem recommend`, as OpenMetrics text for `promtool tsdb create-blocks-from
-// openmetrics`: cAdvisor's working set per container, the agent's pod series and OOM-kill counters, and
+// openmetrics`: cAdvisor's working set per container, the agent's pod and per-container series and OOM-kill counters, and
 // kube-state-metrics' last termination reason, for a Deployment on an APU (global kills with the GPU signature), a
 // StatefulSet (a memcg kill), a CronJob's Job (a global kill without the signature, on a node a big pod shares), a
 // Deployment with no kills and no GPU, and a Deployment one hour old. The raw samples are returned for the test to
@@ -52,6 +52,14 @@ export function writeRightsizingHistory(file: string, now: number): RightsizingH
     );
     add('container_memory_working_set_bytes', { namespace: 'ml', pod, container: 'proxy' }, noisy(200 * 2 ** 20, 50 * 2 ** 20));
     add('gpumem_pod_unaccounted_bytes', agent('apu-1', pod), (t) => (t === gpuPeakAt ? 30 * GiB : noisy(16 * GiB, 2 * GiB)()));
+    // The agent's per-container series: all of the pod's GPU memory is the server's (the proxy holds none).
+    const podGpu = series[series.length - 1] as RawSeries;
+    series.push({
+      name: 'gpumem_container_unaccounted_bytes',
+      labels: { ...agent('apu-1', pod), container: 'server' },
+      times: podGpu.times,
+      values: podGpu.values,
+    });
     add('gpumem_pod_cgroup_memory_bytes', agent('apu-1', pod), noisy(7 * GiB, GiB));
   }
   killAt(end - 4 * 86_400, 'global', 'true', 'apu-1', 'llm-7d9f-a');

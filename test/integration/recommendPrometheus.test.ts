@@ -97,7 +97,7 @@ describe('gpumem recommend from 14 days of history in a real Prometheus', { skip
     let gpuPeak = 0;
     for (const pod of ['llm-7d9f-a', 'llm-7d9f-b']) {
       const ws = inWindow('container_memory_working_set_bytes', { pod, container: 'server' });
-      const gpu = new Map(inWindow('gpumem_pod_unaccounted_bytes', { pod }).map((s) => [s.t, s.v]));
+      const gpu = new Map(inWindow('gpumem_container_unaccounted_bytes', { pod, container: 'server' }).map((s) => [s.t, s.v]));
       for (const s of ws) footprint = Math.max(footprint, s.v + (gpu.get(s.t) ?? 0));
       for (const v of gpu.values()) gpuPeak = Math.max(gpuPeak, v);
     }

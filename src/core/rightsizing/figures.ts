@@ -15,6 +15,11 @@ export interface ContainerFigures {
   readonly last: number | undefined;
   readonly kernelPeak: number | undefined;
   readonly kubeletOom: boolean;
+  /** The agent's working set of this container (as cAdvisor computes it), where cAdvisor has no series for it. */
+  readonly agentWorkingSetPeak?: number | undefined;
+  /** The container's own GPU memory in system RAM (the agent's per-container series), and its maximum between scrapes. */
+  readonly gpuInRamPeak?: number | undefined;
+  readonly gpuMaxBetweenScrapes?: number | undefined;
 }
 
 export interface PodFigures {
@@ -39,6 +44,8 @@ export interface PromFigures {
   /** Which sources answered: cAdvisor, the agent, the recording rule, the high-water marks, kube-state-metrics. */
   readonly sources: readonly string[];
   readonly problems: readonly string[];
+  /** Pods (`namespace/pod`) whose GPU memory the agent reports per container: theirs is never split among containers. */
+  readonly podsWithContainerGpu?: ReadonlySet<string>;
 }
 
 export const containerKey = (namespace: string, pod: string, container: string): string => `${namespace}/${pod}/${container}`;
@@ -72,16 +79,35 @@ export function figuresFrom(answers: ReadonlyMap<string, PromAnswer>): PromFigur
   const wsLast = container('wsLast');
   const kernelPeak = container('kernelPeak');
   const kubeletOom = container('kubeletOom');
+  const agentWs = container('agentWsPeak');
+  const containerGpu = container('containerGpuInRamPeak');
+  const containerGpuMax = container('containerGpuMaxBetweenScrapes');
   const containers = new Map<string, ContainerFigures>();
-  for (const key of new Set([...wsPeak.keys(), ...kubeletOom.keys(), ...kernelPeak.keys()])) {
+  const podsWithContainerGpu = new Set<string>();
+  const keys = [
+    ...wsPeak.keys(),
+    ...kubeletOom.keys(),
+    ...kernelPeak.keys(),
+    ...agentWs.keys(),
+    ...containerGpu.keys(),
+    ...containerGpuMax.keys(),
+  ];
+  for (const key of new Set(keys)) {
+    const gpu = containerGpu.get(key);
+    const gpuMax = containerGpuMax.get(key);
+    if (gpu !== undefined || gpuMax !== undefined) podsWithContainerGpu.add(key.slice(0, key.lastIndexOf('/')));
+    const cgroup = wsPeak.get(key);
     containers.set(key, {
-      cgroupPeak: wsPeak.get(key),
-      trueFootprintPeak: trueFootprint.get(key) ?? wsPeak.get(key),
+      cgroupPeak: cgroup,
+      trueFootprintPeak: trueFootprint.get(key) ?? cgroup ?? agentWs.get(key),
       samples: wsSamples.get(key) ?? 0,
       first: wsFirst.get(key),
       last: wsLast.get(key),
       kernelPeak: kernelPeak.get(key),
       kubeletOom: (kubeletOom.get(key) ?? 0) >= 1,
+      agentWorkingSetPeak: agentWs.get(key),
+      gpuInRamPeak: gpu,
+      gpuMaxBetweenScrapes: gpuMax,
     });
   }
   const gpu = pod('gpuInRamPeak');
@@ -111,10 +137,18 @@ export function figuresFrom(answers: ReadonlyMap<string, PromAnswer>): PromFigur
   if (wsPeak.size > 0) sources.push('cAdvisor container_memory_working_set_bytes');
   if (recorded.size > 0) sources.push('the recording rule namespace_pod_container:gpumem_true_footprint_bytes');
   else if (fallback.size > 0) sources.push('the true footprint summed by a subquery (the recording rule is not loaded)');
-  if (agentCgroup.size > 0 || gpu.size > 0) sources.push('the gpumem agents');
-  if (kernelPeak.size > 0 || gpuMax.size > 0) sources.push("the agents' high-water marks");
+  if (agentCgroup.size > 0 || gpu.size > 0 || agentWs.size > 0) sources.push('the gpumem agents');
+  if (containerGpu.size > 0) sources.push("the agents' per-container GPU memory");
+  if (kernelPeak.size > 0 || gpuMax.size > 0 || containerGpuMax.size > 0) sources.push("the agents' high-water marks");
   if (kubeletOom.size > 0) sources.push('kube-state-metrics');
-  return { containers, pods, pressure: pressureFrom(get('pressureNodes'), get('pressurePods')), sources, problems };
+  return {
+    containers,
+    pods,
+    pressure: pressureFrom(get('pressureNodes'), get('pressurePods')),
+    sources,
+    problems,
+    podsWithContainerGpu,
+  };
 }
 
 function killsByPod(samples: readonly PromVectorSample[]): Map<string, KillCounts> {

@@ -4,6 +4,7 @@ import { pushAll } from '../arrays.ts';
 import { formatBytes } from '../sizing.ts';
 import { markdownText } from '../text/escape.ts';
 import { describeKills } from './kills.ts';
+import type { EvidenceBasis } from './evidence.ts';
 import type { RecommendationRow } from './rows.ts';
 
 export interface RecommendHeader {
@@ -11,7 +12,12 @@ export interface RecommendHeader {
   readonly window: string;
   readonly sources: readonly string[];
   readonly problems: readonly string[];
+  /** `since-start`: the agents' values now and their high-water marks, no history (default `history`). */
+  readonly basis?: EvidenceBasis;
 }
+
+/** The window of the agents' figures, in words: never the requested window, which they do not cover. */
+export const SINCE_START_WINDOW = 'since each container started';
 
 const bytes = (value: number | undefined): string => (value === undefined ? '–' : formatBytes(value));
 
@@ -22,13 +28,21 @@ export function recommendedText(row: RecommendationRow): string {
   return `request = limit = ${r.memory.text}${lower}${r.gpuMemory ? `; ${r.gpuMemory.key}: ${r.gpuMemory.value.text}` : ''}`;
 }
 
-function lines(row: RecommendationRow): string[] {
-  const r = row.recommendation;
+function observedLine(row: RecommendationRow, basis: EvidenceBasis): string {
   const o = row.observed;
+  const figures = `cgroup ${bytes(o.cgroupPeak?.bytes)}, GPU in RAM ${bytes(o.gpuInRamPeak?.bytes)}, VRAM ${bytes(o.vramPeak?.bytes)}, true footprint ${bytes(o.trueFootprintPeak?.bytes)}`;
+  if (basis !== 'since-start') return `${figures} (peaks; ${o.samples} samples over ${o.hours.toFixed(1)} h)`;
+  const kernel =
+    row.kernelPeak !== undefined ? `; the kernel's memory.peak since the container started: ${formatBytes(row.kernelPeak)}` : '';
+  return `${figures} (now, from the agents: no history${kernel})`;
+}
+
+function lines(row: RecommendationRow, basis: EvidenceBasis): string[] {
+  const r = row.recommendation;
   const out = [
     `${row.workload.kind} ${row.workload.namespace}/${row.workload.name}, container ${row.container}`,
     `  today:        request ${row.current.request?.text ?? 'unset'}, limit ${row.current.limit?.text ?? 'unset'}`,
-    `  observed:     cgroup ${bytes(o.cgroupPeak?.bytes)}, GPU in RAM ${bytes(o.gpuInRamPeak?.bytes)}, VRAM ${bytes(o.vramPeak?.bytes)}, true footprint ${bytes(o.trueFootprintPeak?.bytes)} (peaks; ${o.samples} samples over ${o.hours.toFixed(1)} h)`,
+    `  observed:     ${observedLine(row, basis)}`,
     `  OOM kills:    ${describeKills(row.kills)}`,
     `  recommended:  ${recommendedText(row)}`,
   ];
@@ -58,7 +72,7 @@ export function recommendationsToText(rows: readonly RecommendationRow[], header
   const head = [`Right-sizing from ${header.source}, window ${header.window}.`, `Figures from: ${header.sources.join('; ') || 'none'}.`];
   for (const problem of header.problems) head.push(`Problem: ${problem}`);
   if (rows.length === 0) head.push('No workloads found.');
-  return `${[head.join('\n'), ...rows.map((row) => lines(row).join('\n'))].join('\n\n')}\n`;
+  return `${[head.join('\n'), ...rows.map((row) => lines(row, header.basis ?? 'history').join('\n'))].join('\n\n')}\n`;
 }
 
 export function recommendationsToMarkdown(rows: readonly RecommendationRow[], header: RecommendHeader): string {
@@ -88,6 +102,7 @@ export function recommendationsToJson(rows: readonly RecommendationRow[], header
   return {
     source: header.source,
     window: header.window,
+    basis: header.basis ?? 'history',
     sources: header.sources,
     problems: header.problems,
     rows: rows.map((row) => ({

@@ -3,13 +3,23 @@
 // deploy/agent/prometheus/rightsizing-rules.yaml when Prometheus has it, else the same sum as a subquery at a step
 // that keeps about 1,000 points over the window (a fallback query, sent only when the rule answered nothing).
 // cAdvisor's container_memory_working_set_bytes is the cgroup part where the kubelet's cAdvisor is scraped;
-// without it, the agent's pod memory.current (which counts page cache) stands in, and the output says so.
+// without it, the agent's own working set per container stands in (the pod's memory.current, which counts page
+// cache, only for a one-container pod of an agent without per-container series), and the output says so. GPU
+// memory in RAM is each container's own (the agent's per-container series); a pod's is split only where those are
+// missing.
 import type { FleetWindow } from '../fleet/facts.ts';
 
 /** The agent's high-water marks (docs/agent.md): memory.peak per container, GPU memory in RAM at its maximum between scrapes. */
 export const HWM_SERIES = {
   containerMemoryPeak: 'gpumem_container_memory_peak_bytes',
   podGpuMemoryMax: 'gpumem_pod_unaccounted_max_bytes',
+  containerGpuMemoryMax: 'gpumem_container_unaccounted_max_bytes',
+} as const;
+
+/** The agent's per-container series (docs/agent.md): a container's own working set and GPU memory in system RAM. */
+export const CONTAINER_SERIES = {
+  workingSet: 'gpumem_container_memory_working_set_bytes',
+  gpuInRam: 'gpumem_container_unaccounted_bytes',
 } as const;
 
 export const RECORDED = {
@@ -60,7 +70,13 @@ export function recommendQueries(scope: QueryScope): Readonly<Record<string, str
     agentSamples: `sum by (${POD}) (count_over_time(gpumem_pod_cgroup_memory_bytes${selector(scope)}[${w}]))`,
     agentFirst: `min by (${POD}) (min_over_time(timestamp(gpumem_pod_cgroup_memory_bytes${selector(scope)})[${w}:${step}]))`,
     agentLast: `max by (${POD}) (max_over_time(timestamp(gpumem_pod_cgroup_memory_bytes${selector(scope)})[${w}:${step}]))`,
-    // GPU memory: in system RAM outside the cgroup, VRAM, and the maxima between scrapes.
+    // Without cAdvisor, per container: the agent's working set (usage less inactive file, as cAdvisor computes it).
+    agentWsPeak: `max by (${CONTAINER}) (max_over_time(${CONTAINER_SERIES.workingSet}${selector(scope)}[${w}]))`,
+    // GPU memory in system RAM of each container's own processes, and its maximum between scrapes: a container's
+    // recommendation carries its own GPU memory, not a share of its pod's.
+    containerGpuInRamPeak: `max by (${CONTAINER}) (max_over_time(${CONTAINER_SERIES.gpuInRam}${selector(scope)}[${w}]))`,
+    containerGpuMaxBetweenScrapes: `max by (${CONTAINER}) (max_over_time(${HWM_SERIES.containerGpuMemoryMax}${selector(scope)}[${w}]))`,
+    // GPU memory of the pod: in system RAM outside the cgroup, VRAM, and the maxima between scrapes.
     gpuInRamPeak: `max by (${POD}) (max_over_time(gpumem_pod_unaccounted_bytes${selector(scope)}[${w}]))`,
     gpuMaxBetweenScrapes: `max by (${POD}) (max_over_time(${HWM_SERIES.podGpuMemoryMax}${selector(scope)}[${w}]))`,
     vramPeak: `max by (${POD}) (max_over_time(sum by (${POD}, uid) (gpumem_pod_vram_bytes${selector(scope)})[${w}:${step}]))`,
@@ -83,6 +99,8 @@ export function recommendQueries(scope: QueryScope): Readonly<Record<string, str
  */
 export function trueFootprintFallbackQuery(scope: QueryScope): string {
   const ws = `max by (${CONTAINER}) (${WS}${selector(scope, 'container!=""', 'container!="POD"')})`;
-  const gpu = `max by (${POD}) (gpumem_pod_unaccounted_bytes${selector(scope)})`;
-  return `max by (${CONTAINER}) (max_over_time(((${ws} + on (${POD}) group_left ${gpu}) or ${ws})[${scope.window.label}:1m]))`;
+  const agentWs = `max by (${CONTAINER}) (${CONTAINER_SERIES.workingSet}${selector(scope)})`;
+  const gpu = `max by (${CONTAINER}) (${CONTAINER_SERIES.gpuInRam}${selector(scope)})`;
+  const sum = `(${ws} + on (${CONTAINER}) ${gpu}) or ${ws} or (${agentWs} + on (${CONTAINER}) ${gpu}) or ${agentWs}`;
+  return `max by (${CONTAINER}) (max_over_time((${sum})[${scope.window.label}:1m]))`;
 }

@@ -6,7 +6,7 @@ import { describeKills, totalKills } from './kills.ts';
 import type { RecommendHeader } from './format.ts';
 import type { PatchResult } from './patch.ts';
 import { strategicMergePatch } from './patch.ts';
-import { AGENT_CGROUP_NOTE, changesOf } from './rows.ts';
+import { AGENT_CGROUP_NOTE, AGENT_WORKING_SET_NOTE, changesOf } from './rows.ts';
 import type { RecommendationRow } from './rows.ts';
 import type { Recommendation } from './recommend.ts';
 import type { WorkloadRef } from './workloadPods.ts';
@@ -43,8 +43,15 @@ function figure(bytes: number | undefined, source: string): FigureCell {
     : { text: formatBytes(bytes), bytes, source };
 }
 
+function cgroupSource(header: RecommendHeader, row: RecommendationRow, agentCgroup: boolean): string {
+  if (agentCgroup) return 'gpumem agent: pod memory.current (page cache included)';
+  if (header.basis === 'since-start') return 'gpumem agent: working set now';
+  return row.notes.includes(AGENT_WORKING_SET_NOTE) ? 'gpumem agent: working set of the container' : 'cAdvisor: working set';
+}
+
 function footprintSource(header: RecommendHeader, agentCgroup: boolean): string {
   if (agentCgroup) return 'gpumem agent: pod true footprint';
+  if (header.basis === 'since-start') return "gpumem agent: working set + the container's GPU memory in RAM, now";
   if (header.sources.some((one) => one.includes('recording rule'))) return 'recording rule: cgroup + GPU in RAM at the same sample';
   return 'cgroup + GPU in RAM at the same sample (subquery)';
 }
@@ -84,7 +91,7 @@ function rowView(
     reason: r.reason,
     notes: [...(r.kind === 'sized' ? r.notes : []), ...row.notes],
     observed: {
-      cgroup: figure(o.cgroupPeak?.bytes, agentCgroup ? 'gpumem agent: pod memory.current (page cache included)' : 'cAdvisor: working set'),
+      cgroup: figure(o.cgroupPeak?.bytes, cgroupSource(header, row, agentCgroup)),
       gpuInRam: figure(o.gpuInRamPeak?.bytes, 'gpumem agent: GPU memory in RAM outside the cgroup'),
       vram: figure(o.vramPeak?.bytes, 'gpumem agent: VRAM'),
       trueFootprint: figure(o.trueFootprintPeak?.bytes, footprintSource(header, agentCgroup)),

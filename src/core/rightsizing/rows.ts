@@ -1,8 +1,9 @@
 // One row per container of each workload: today's resources, what its pods were seen using over the window (each
 // figure from the pods the workload owns, joined by pod and container name), the kills by cause, and the
-// recommendation. Pod-level figures (the agent's GPU memory and kills) go to the containers that use a GPU, or to
-// every container when none declares one (a DRA claim, a GPU the manifest does not name); memcg kills go to the
-// containers the kubelet reported OOMKilled when it names any.
+// recommendation. GPU memory in RAM is each container's own where the agent reports it per container; otherwise the
+// pod's goes to the containers that use a GPU, or to every container when none declares one (a DRA claim, a GPU the
+// manifest does not name). VRAM and kills are per pod; memcg kills go to the containers the kubelet reported
+// OOMKilled when it names any.
 import type { KillCounts } from './kills.ts';
 import { addKills, NO_KILLS, withKubeletReports } from './kills.ts';
 import type { ContainerEvidence, EvidenceBasis, NodePressure, Observed } from './evidence.ts';
@@ -18,6 +19,8 @@ import type { ContainerChange, WorkloadChange } from './changes.ts';
 
 /** The row's note when the agent's pod cgroup stood in for cAdvisor (the editor names that figure's source from it). */
 export const AGENT_CGROUP_NOTE = "cgroup memory from the agent's memory.current (includes page cache): no cAdvisor series for these pods";
+/** The row's note when the agent's working set of the container stood in for cAdvisor's (the same formula). */
+export const AGENT_WORKING_SET_NOTE = "cgroup memory from the agent's working set of the container: no cAdvisor series for these pods";
 
 export interface RecommendationRow {
   readonly workload: WorkloadRef;
@@ -83,23 +86,33 @@ function rowOf(
   let last = -Infinity;
   let kills = NO_KILLS;
   let kubeletReports = 0;
-  let agentOnly = false;
+  let agentOnly: 'container' | 'pod' | undefined;
   const nodes = new Set<string>();
   for (const pod of workload.pods) {
     if (pod.node) nodes.add(pod.node);
     const cf = inputs.figures?.containers.get(containerKey(namespace, pod.name, container.name));
     const pf = inputs.figures?.pods.get(podKey(namespace, pod.name));
     const named = inputs.apiOomKills.get(containerKey(namespace, pod.name, container.name)) ?? 0;
+    // The agent reports this pod's GPU memory per container: each container's own, none split from the pod.
+    const ownGpu = inputs.figures?.podsWithContainerGpu?.has(podKey(namespace, pod.name)) === true;
     kubeletReports += Math.max(named, cf?.kubeletOom ? 1 : 0);
     if (cf && cf.cgroupPeak !== undefined) {
       cgroupPeak = maxPeak(cgroupPeak, cf.cgroupPeak, pod.name);
-      trueFootprintPeak = maxPeak(trueFootprintPeak, getsPodGpu ? cf.trueFootprintPeak : cf.cgroupPeak, pod.name);
+      trueFootprintPeak = maxPeak(trueFootprintPeak, ownGpu || getsPodGpu ? cf.trueFootprintPeak : cf.cgroupPeak, pod.name);
       samples += cf.samples;
       if (cf.first !== undefined) first = Math.min(first, cf.first);
       if (cf.last !== undefined) last = Math.max(last, cf.last);
+    } else if (cf && cf.agentWorkingSetPeak !== undefined && pf) {
+      // No cAdvisor series for the pod: the agent's working set of the container stands in (the same formula).
+      agentOnly = 'container';
+      cgroupPeak = maxPeak(cgroupPeak, cf.agentWorkingSetPeak, pod.name);
+      trueFootprintPeak = maxPeak(trueFootprintPeak, cf.trueFootprintPeak ?? cf.agentWorkingSetPeak, pod.name);
+      samples += pf.agentSamples;
+      if (pf.agentFirst !== undefined) first = Math.min(first, pf.agentFirst);
+      if (pf.agentLast !== undefined) last = Math.max(last, pf.agentLast);
     } else if (pf && pf.agentCgroupPeak !== undefined && containerCount === 1) {
       // No cAdvisor series for the pod: the agent's pod cgroup stands in (memory.current, page cache included).
-      agentOnly = true;
+      agentOnly = 'pod';
       cgroupPeak = maxPeak(cgroupPeak, pf.agentCgroupPeak, pod.name);
       trueFootprintPeak = maxPeak(trueFootprintPeak, pf.agentTrueFootprintPeak ?? pf.agentCgroupPeak, pod.name);
       samples += pf.agentSamples;
@@ -107,11 +120,17 @@ function rowOf(
       if (pf.agentLast !== undefined) last = Math.max(last, pf.agentLast);
     }
     if (cf?.kernelPeak !== undefined) kernelPeak = Math.max(kernelPeak ?? 0, cf.kernelPeak);
+    if (ownGpu) {
+      gpuInRamPeak = maxPeak(gpuInRamPeak, cf?.gpuInRamPeak, pod.name);
+      if (cf?.gpuMaxBetweenScrapes !== undefined) gpuMax = Math.max(gpuMax ?? 0, cf.gpuMaxBetweenScrapes);
+    }
     if (pf) {
       if (getsPodGpu) {
-        gpuInRamPeak = maxPeak(gpuInRamPeak, pf.gpuInRamPeak, pod.name);
+        if (!ownGpu) {
+          gpuInRamPeak = maxPeak(gpuInRamPeak, pf.gpuInRamPeak, pod.name);
+          if (pf.gpuMaxBetweenScrapes !== undefined) gpuMax = Math.max(gpuMax ?? 0, pf.gpuMaxBetweenScrapes);
+        }
         vramPeak = maxPeak(vramPeak, pf.vramPeak, pod.name);
-        if (pf.gpuMaxBetweenScrapes !== undefined) gpuMax = Math.max(gpuMax ?? 0, pf.gpuMaxBetweenScrapes);
       }
       const memcgHere = named > 0 || cf?.kubeletOom === true || !namedPods.has(podKey(namespace, pod.name));
       kills = addKills(kills, { ...pf.kills, memcg: memcgHere ? pf.kills.memcg : 0, kubeletUnknown: 0 });
@@ -121,7 +140,9 @@ function rowOf(
   if (workload.pods.length === 0) notes.push('no live pods: nothing was matched to this workload');
   const old = workload.pods.filter((pod) => pod.oldTemplate).length;
   if (old > 0) notes.push(`${old} of the pods are from an older ReplicaSet (an earlier pod template)`);
-  if (agentOnly) notes.push(AGENT_CGROUP_NOTE);
+  // From the agents alone (no Prometheus), every figure is the agent's: the header says so once.
+  if (agentOnly === 'container' && inputs.basis === 'history') notes.push(AGENT_WORKING_SET_NOTE);
+  if (agentOnly === 'pod') notes.push(AGENT_CGROUP_NOTE);
   const observed: Observed = {
     cgroupPeak,
     gpuInRamPeak,
