@@ -159,3 +159,67 @@ test('kernelLog: any prefix before the lines of a real report gives the same sco
     );
   }
 });
+
+// ---------------------------------------------------------------------------------------------------
+// Paste shapes (test/unit/kernelLogPasteShapes.test.ts has one example of each): the printk caller field, quote
+// markers and folds at a fixed width, in any combination, leave the victims and their pods as the log has them;
+// a summary line cut at any width never puts the victim "outside any pod" when its whole line puts it in one.
+
+const COURSE_REPORT = KERNEL_LOGS.find((log) => log.includes('Out of memory: Killed process 115727 (memory_leak)')) ?? '';
+const K3S_REPORT = KERNEL_LOGS.find((log) => log.includes('task_memcg=/kubepods/besteffort/podbe1e663f')) ?? '';
+const podVictims = (text: string) =>
+  explainKernelLogText(text).verdicts.map(
+    (v) => `${v.kind}:${v.victim.pid}:${v.victim.comm}:${v.victim.podUid ?? v.victim.placement.kind}`,
+  );
+
+const pasteShape = fc.record({
+  caller: fc.option(fc.tuple(fc.constantFrom('T', 'C'), fc.integer({ min: 0, max: 9_999_999 }), fc.constantFrom('', ' ')), {
+    nil: undefined,
+  }),
+  quote: fc.constantFrom('', '> ', '>', '> > ', '>> '),
+  foldAt: fc.option(fc.integer({ min: 60, max: 220 }), { nil: undefined }),
+});
+
+test('kernelLog: caller fields, quote markers and folds at a fixed width leave the victims and their pods', () => {
+  for (const log of [COURSE_REPORT, K3S_REPORT]) {
+    assert.ok(log.includes('oom-kill:'), 'the course 6.1 and k3s fixtures are in the corpus');
+    const expected = podVictims(log);
+    fc.assert(
+      fc.property(pasteShape, ({ caller, quote, foldAt }) => {
+        const lines = log
+          .split('\n')
+          .map((line) =>
+            caller
+              ? line.replace(/^(\[ *\d+\.\d+\]) ?/, (time) => `${time.trimEnd()}${caller[2]}[${`${caller[0]}${caller[1]}`.padStart(6)}] `)
+              : line,
+          )
+          .flatMap((line) => {
+            if (foldAt === undefined || line.length <= foldAt) return [line];
+            const pieces: string[] = [];
+            for (let at = 0; at < line.length; at += foldAt) pieces.push(line.slice(at, at + foldAt));
+            return pieces;
+          });
+        const text = lines.map((line) => `${quote}${line}`).join('\n');
+        assert.deepEqual(podVictims(text), expected, text.slice(0, 1500));
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  }
+});
+
+test('kernelLog: a summary line cut at any width names the pod, a pod, or nobody, never a place outside every pod', () => {
+  const [summary = '', ...rest] = K3S_REPORT.split('\n');
+  const pathAt = summary.indexOf('task_memcg=') + 'task_memcg='.length;
+  const uidEnd = summary.indexOf('/', summary.indexOf('/podbe1e663f') + 1);
+  fc.assert(
+    fc.property(fc.integer({ min: summary.indexOf('oom-kill:') + 10, max: summary.length }), fc.boolean(), (width, ellipsis) => {
+      const cut = summary.slice(0, width);
+      const text = [`${cut}${ellipsis && width < summary.length ? '…' : ''}`, ...rest].join('\n');
+      const placement = explainKernelLogText(text).verdicts[0]?.victim.placement.kind;
+      // The oracle reads the visible part: the whole pod UID, some of the kubepods path, or less.
+      const expected = width >= uidEnd ? 'pod' : width >= pathAt + '/kubepods'.length ? 'pod-unnamed' : 'unknown';
+      assert.equal(placement, expected, cut);
+    }),
+    { seed: SEED, numRuns: RUNS },
+  );
+});

@@ -121,7 +121,11 @@ test("a fini line before the kill, or after the next report, is not the victim's
 });
 
 test('a process outside any pod: the signature is named too', () => {
-  const host = FIXTURE.replace(/task_memcg=\S*/, 'task_memcg=/user.slice/user-1000.slice/session-3.scope')
+  // The whole summary line (the fixture's is cut by a pager): a complete path outside the pod tree.
+  const host = FIXTURE.replace(
+    /task_memcg=\S*/,
+    'task_memcg=/user.slice/user-1000.slice/session-3.scope,task=prometheus-conf,pid=10843,uid=1000',
+  )
     .split('\n')
     .filter((line) => !line.includes('Tasks in '))
     .join('\n');

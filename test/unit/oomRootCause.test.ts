@@ -72,6 +72,7 @@ test('GTT signature, strong: a global kill of a pod whose memory.events shows oo
     taskMemcg:
       '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1d7e0c6a_5b0f_4c5e_9d33_0e6f2ad2a1b9.slice/cri-containerd-5e1c0a0f3b3d4c2e9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f.scope',
     inKubepods: true,
+    placement: { kind: 'pod' },
     podUid: GTT_POD,
     qos: 'Burstable',
     containerId: '5e1c0a0f3b3d4c2e9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f',
@@ -174,7 +175,12 @@ test('a global kill whose task_memcg is cut short finds the pod through memory.o
   const host = global(verdicts[1]);
   assert.equal(host.gtt, undefined);
   assert.equal(host.victim.inKubepods, false);
-  assert.match(host.title, /memory_leak \(pid 115727\), a process outside any pod/);
+  // The pager cut its path too (`…/vte>`): the log cannot say it was outside every pod.
+  assert.deepEqual(host.victim.placement, {
+    kind: 'unknown',
+    why: 'its cgroup path is cut short in the log (/user.slice/user-1000.slice/user@1000.service/app.slice/app-org.gnome.Terminal.slice/vte>)',
+  });
+  assert.match(host.title, /memory_leak \(pid 115727\); the log does not say whether it ran in a pod/);
   assert.match(host.remedy, /system-reserved/);
 });
 
@@ -422,7 +428,8 @@ test('every fixture: one verdict per event, unique ids, one-sentence titles, ver
       assert.ok(['error', 'warning', 'info'].includes(verdict.severity));
       assert.ok(verdict.evidence.length > 0, `${name}: no evidence`);
       verdict.evidenceLines.forEach((line, i) => {
-        assert.equal(line.text, lines[line.line - 1], `${name}: line ${line.line}`);
+        // A record folded over several physical lines (kubedirector-356 is cut at 120 columns) is one evidence line.
+        assert.ok(line.text.startsWith(lines[line.line - 1] ?? '\u0000'), `${name}: line ${line.line}`);
         assert.equal(verdict.evidence[i], line.text);
       });
     }
@@ -450,7 +457,11 @@ test('fuzz: explaining mutated fixtures and random context never throws', () => 
       },
     ];
     const result = explainKernelLogText(text, { pods, podNames: {} });
-    assert.equal(result.verdicts.length, result.summary.kills);
+    // A verdict may stand for several kills alike (oomRepeats.ts).
+    assert.equal(
+      result.verdicts.reduce((sum, verdict) => sum + (verdict.repeats?.count ?? 1), 0),
+      result.summary.kills,
+    );
     assert.equal(result.summary.global + result.summary.memcg + result.summary.unknown, result.summary.kills);
   }
   assert.equal(explainKernelLogText(undefined as unknown as string).verdicts.length, 0);

@@ -26,7 +26,9 @@ export function buildOom(inspection: Inspection, names: ReadonlyMap<string, stri
     return {
       id: verdict.id,
       severity: verdict.severity,
-      when: verdict.timestamp ?? '—',
+      when: verdict.repeats
+        ? `${verdict.repeats.count} kills: ${verdict.repeats.first ?? '—'} … ${verdict.repeats.last ?? '—'}`
+        : (verdict.timestamp ?? '—'),
       kind: verdict.kind,
       kindLabel:
         verdict.kind === 'global'

@@ -55,12 +55,15 @@ export function buildPods(inspection: Inspection, names: ReadonlyMap<string, str
         : (cgroup?.containers ?? []).flatMap((container) => (container.containerId ? [shortId(container.containerId)] : []));
     const podKills = kills.filter((kill) => kill.victim.podUid === pod.podUid);
     const last = podKills[podKills.length - 1];
+    // A verdict may stand for several kills alike (oomRepeats.ts): count them all, and name the last one's time.
+    const killCount = podKills.reduce((sum, kill) => sum + (kill.repeats?.count ?? 1), 0);
+    const lastTime = last?.repeats?.last ?? last?.timestamp;
     const oomKillEvents = pod.events.get('oom_kill') ?? 0;
     let lastOom: PodRow['lastOom'];
     if (last) {
       lastOom = {
-        text: `${last.timestamp ?? 'time unknown'}: ${last.kind === 'global' ? 'global OOM' : last.kind === 'memcg' ? 'cgroup OOM' : 'OOM'} (${last.victim.comm ?? '?'})${podKills.length > 1 ? `, ${podKills.length} kills` : ''}`,
-        sortKey: `2 ${last.timestamp ?? ''}`,
+        text: `${lastTime ?? 'time unknown'}: ${last.kind === 'global' ? 'global OOM' : last.kind === 'memcg' ? 'cgroup OOM' : 'OOM'} (${last.victim.comm ?? '?'})${killCount > 1 ? `, ${killCount} kills` : ''}`,
+        sortKey: `2 ${lastTime ?? ''}`,
         tone: 'error',
       };
     } else if (oomKillEvents > 0) {

@@ -25,6 +25,11 @@ const EMBEDDED_TAG = ' kernel: ';
 /** A time of day in an unread prefix (`Mon Dec  7 10:10:34 2026 kern.warn`), kept as the line's timestamp. */
 const TIME_OF_DAY = /\d\d:\d\d:\d\d(?:[.,]\d{1,9})?/;
 
+/** The line holds an OOM report line of its own (a report line behind any prefix, or `<comm> invoked oom-killer:`). */
+export function holdsReportLine(message: string): boolean {
+  return firstBodyAt(message) >= 0 || message.indexOf(INVOKED) > 0;
+}
+
 function startsWithBody(message: string): boolean {
   return BODY_STARTS.some((start) => message.startsWith(start));
 }

@@ -8,6 +8,9 @@
 // followed by `[ 123.456]`), a one-digit day padded with one space or none (`Jul  7`, `Jul 7`), ISO-8601
 // with `T` or a space, RFC 5424 (`<4>1 2025-01-01T00:00:00Z host kernel - - - msg`), and bare messages.
 // A prefix none of these read is left on the message: kernelReportBody.ts then finds the record by its body.
+// After the time, a kernel built with CONFIG_PRINTK_CALLER prints who logged the line (`[ 1656.820000][ T45678] msg`:
+// kernel/printk/printk.c, print_caller, `[%6s]` of `T<pid>` or `C<cpu>`; util-linux dmesg puts a space between the
+// two brackets): it is taken off the message too.
 
 export type KernelLogFormat =
   'dmesg' | 'dmesg-ctime' | 'dmesg-iso' | 'dmesg-decoded' | 'kmsg' | 'journal-monotonic' | 'syslog' | 'syslog-iso' | 'bare';
@@ -26,7 +29,8 @@ export interface LogLine {
 
 /** `<6>` syslog priority, and the `/dev/kmsg` record header `6,1234,5678,-;` (`c` continuation flag too). */
 const PRIORITY = /^<(\d{1,3})>/;
-const KMSG = /^\d{1,3},\d+,\d+,[^;]{0,16};/;
+/** The kmsg header's flags may end in `,caller=T45678` (CONFIG_PRINTK_CALLER). */
+const KMSG = /^\d{1,3},\d+,\d+,[^;]{0,40};/;
 /** `dmesg -x`: `kern  :warn  : ` (facility, level). */
 const DECODED = /^([a-z]{2,8}) *:([a-z]{3,7}) *: /;
 /** `[ 1234.567890]`. */
@@ -68,11 +72,20 @@ function journalHostTag(rest: string): RegExpExecArray | null {
   return hostTag[2] === 'kernel' || /\[\d+\]: ?$/.test(hostTag[0]) ? hostTag : null;
 }
 
+/** The printk caller field (`[ T45678]`, `[    C3]`) at the start of a message. */
+const CALLER = /^\[ {0,12}[TC]\d{1,10}\] ?/;
+
 /**
  * Split one line of any supported format into its timestamp and the kernel message. Lines with no
  * recognised prefix are returned as they are (continuation lines, pasted fragments).
  */
 export function splitLogLine(raw: string): LogLine {
+  const line = splitPrefix(raw);
+  const caller = CALLER.exec(line.message);
+  return caller ? { ...line, message: line.message.slice(caller[0].length) } : line;
+}
+
+function splitPrefix(raw: string): LogLine {
   let rest = raw;
   let format: KernelLogFormat = 'bare';
   let timestamp: string | undefined;

@@ -28,6 +28,12 @@ export interface OomKillSummary {
   readonly uid?: number;
   /** Every key=value pair as written, including keys this parser does not know. */
   readonly fields: Readonly<Record<string, string>>;
+  /**
+   * The line stops before the kernel's last field, `uid=` (mm/oom_kill.c, dump_oom_summary, prints
+   * `,task=…,pid=…,uid=…` last), or ends in journalctl's ellipsis: a terminal, a pager or a paste cut it. The last
+   * value read (`lastKey`) is then partial.
+   */
+  readonly cut?: { readonly lastKey?: string };
 }
 
 export interface KilledProcess {
@@ -121,7 +127,10 @@ const SCORE = /\bscore (\d+)/;
 const KV_TAIL = /(?<![A-Za-z_-])([A-Za-z_-]{1,32})[:=](-?\d{1,19})kB/g;
 
 /** Parse `key=value` pairs separated by commas; a bare word is a flag (`global_oom`). */
-export function parseOomKillSummary(text: string): OomKillSummary {
+export function parseOomKillSummary(line: string): OomKillSummary {
+  // `journalctl --no-full` ellipsizes a line that does not fit the terminal.
+  const ellipsized = line.endsWith('…');
+  const text = ellipsized ? line.slice(0, -1) : line;
   const fields: Record<string, string> = {};
   let globalOom = false;
   // Values (cgroup paths, cpuset names) can in principle hold commas; a piece without `=` that follows
@@ -147,7 +156,11 @@ export function parseOomKillSummary(text: string): OomKillSummary {
   const get = (key: string): string | undefined => (Object.prototype.hasOwnProperty.call(fields, key) ? fields[key] : undefined);
   // `mems_allowed` may be renamed by RFC series; take any key that starts with `mems`.
   const memsKey = Object.keys(fields).find((key) => key.startsWith('mems'));
+  const keys = Object.keys(fields);
+  const complete = !ellipsized && Object.prototype.hasOwnProperty.call(fields, 'uid') && /\d$/.test(text.trimEnd());
+  const cutKey = lastKeyOf(text, keys);
   return {
+    ...(complete ? {} : { cut: cutKey !== undefined ? { lastKey: cutKey } : {} }),
     constraint: get('constraint'),
     nodemask: get('nodemask'),
     cpuset: get('cpuset'),
@@ -160,6 +173,17 @@ export function parseOomKillSummary(text: string): OomKillSummary {
     uid: parseBoundedNumber(get('uid')),
     fields,
   };
+}
+
+/** The key whose value ends the line (a cut line's partial value), if the line ends in a key=value pair. */
+function lastKeyOf(text: string, keys: readonly string[]): string | undefined {
+  const lastComma = text.lastIndexOf(',');
+  const piece = text.slice(lastComma + 1);
+  const eq = piece.indexOf('=');
+  const key = eq > 0 ? piece.slice(0, eq).trim() : undefined;
+  if (key !== undefined && keys.includes(key)) return key;
+  // A comma inside the value (glued back by the parser): the last key is the last one read.
+  return keys.length > 0 && eq < 0 && piece.trim() !== 'global_oom' ? keys[keys.length - 1] : undefined;
 }
 
 function parseKilledTail(tail: string): Omit<KilledProcess, 'pid' | 'comm' | 'line' | 'reason'> {

@@ -33,7 +33,8 @@ function inPodWords(
 ): GlobalWords {
   const pod = victim.podUid === undefined ? undefined : pods.get(victim.podUid);
   const gtt = gttSignature(event, victim, pod, context, teardown);
-  const where = podLabel(victim) ?? 'a pod (the cgroup path is cut short in the log)';
+  const where =
+    podLabel(victim) ?? (victim.placement.kind === 'pod-unnamed' ? `a pod the log does not name (${victim.placement.why})` : 'a pod');
   const title =
     gtt.strength === 'possible'
       ? `The node ran out of memory and the kernel killed ${processLabel(victim)} in ${where}, which was under its own memory limit.`
@@ -64,15 +65,24 @@ function outsidePodWords(
   lead: string,
 ): GlobalWords {
   const known = victim.comm !== undefined || victim.pid !== undefined;
+  // Only a whole cgroup path outside the pod tree says "outside any pod"; a cut or missing one leaves it unknown.
+  const placement = victim.placement;
+  const outside = placement.kind !== 'unknown';
+  const unknownWhere = placement.kind === 'unknown' ? `; the log does not say whether it ran in a pod (${placement.why})` : '';
   const title = teardown
-    ? `The node ran out of memory and the kernel killed ${processLabel(victim)}, a process outside any pod that held GPU memory its RSS did not show.`
+    ? `The node ran out of memory and the kernel killed ${processLabel(victim)}, ${outside ? 'a process outside any pod that' : 'which'} held GPU memory its RSS did not show${unknownWhere}.`
     : known
-      ? `The node ran out of memory and the kernel killed ${processLabel(victim)}, a process outside any pod.`
+      ? `The node ran out of memory and the kernel killed ${processLabel(victim)}${outside ? ', a process outside any pod' : unknownWhere}.`
       : 'The node ran out of memory (a global OOM); the log does not say which process was killed.';
   const explanation =
     [
       lead,
-      victim.taskMemcg !== undefined ? `The victim's cgroup is ${victim.taskMemcg}, outside the kubelet's pod tree.` : '',
+      victim.taskMemcg !== undefined && placement.kind === 'outside-pods'
+        ? `The victim's cgroup is ${victim.taskMemcg}, outside the kubelet's pod tree.`
+        : '',
+      victim.taskMemcg !== undefined && placement.kind === 'unknown'
+        ? `The victim's cgroup as far as the log shows it: ${victim.taskMemcg}.`
+        : '',
       teardown ? gpuTeardownText(teardown) : '',
       'Global OOMs happen when the sum of all memory on the node (pods over their requests, system daemons, kernel memory and GPU buffers that no cgroup counts) exceeds RAM.',
     ]

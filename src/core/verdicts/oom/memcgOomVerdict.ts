@@ -30,7 +30,7 @@ export function memcgVerdict(
 ): MemcgOomVerdict {
   const level = memcgLevel(event);
   const usage = event.memcgUsage;
-  const where = podLabel(victim);
+  const where = podLabel(victim) ?? (victim.placement.kind === 'pod-unnamed' ? 'a pod the log does not name' : undefined);
   const who = `The kernel killed ${processLabel(victim)}${where !== undefined ? ` in ${where}` : ''}`;
   const usageText = usage ? ` (usage ${formatKb(usage.usageKb)} of a ${formatKb(usage.limitKb)} limit)` : '';
   let title: string;

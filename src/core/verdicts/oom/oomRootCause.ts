@@ -6,6 +6,7 @@ import { parseKernelLog } from '../../probe/parsers/kernelLog.ts';
 import { gttSizeMiB } from './gttSignature.ts';
 import type { GttStrength, OomContext, OomVerdict } from './oomVerdictTypes.ts';
 import { explainWithinBudget } from './oomVerdicts.ts';
+import { groupRepeatedKills } from './oomRepeats.ts';
 import { unitsFor, WorkBudget } from '../../workBudget.ts';
 
 /**
@@ -67,13 +68,14 @@ export function explainKernelLogText(text: string, context?: OomContext): Kernel
   const amdgpu = context?.amdgpu ?? log.amdgpu;
   const amdgpuVmFini = context?.amdgpuVmFini ?? log.amdgpuVmFini;
   const budget = new WorkBudget(unitsFor(input.length, OOM_UNITS_PER_CHAR, OOM_UNITS_MIN), 'OOM explanation');
-  const { verdicts, outcome } = explainWithinBudget(log.events, { ...context, amdgpu, amdgpuVmFini }, budget);
+  const { verdicts: each, outcome } = explainWithinBudget(log.events, { ...context, amdgpu, amdgpuVmFini }, budget);
+  const verdicts = groupRepeatedKills(each);
   const explanationOutcome: ExplanationOutcome =
     outcome === 'complete'
       ? { kind: 'complete' }
       : {
           kind: 'stopped-at-budget',
-          problem: `Analysis stopped at budget: ${verdicts.length} of ${log.events.length} OOM kill reports explained; the rest would cost more than ${OOM_UNITS_PER_CHAR} steps per character of the log.`,
+          problem: `Analysis stopped at budget: ${each.length} of ${log.events.length} OOM kill reports explained; the rest would cost more than ${OOM_UNITS_PER_CHAR} steps per character of the log.`,
         };
   const problems = explanationOutcome.kind === 'complete' ? log.problems : [...log.problems, explanationOutcome.problem];
   let global = 0;
@@ -81,7 +83,7 @@ export function explainKernelLogText(text: string, context?: OomContext): Kernel
   let unknown = 0;
   let globalPodKills = 0;
   const victims: OomVictimSummary[] = [];
-  for (const verdict of verdicts) {
+  for (const verdict of each) {
     if (verdict.kind === 'global') {
       global++;
       if (verdict.gtt) globalPodKills++;
@@ -100,7 +102,7 @@ export function explainKernelLogText(text: string, context?: OomContext): Kernel
     });
   }
   const gttMiB = gttSizeMiB(amdgpu);
-  const kills = verdicts.length;
+  const kills = each.length;
   const named = victims.filter((victim) => victim.comm !== undefined || victim.pid !== undefined);
   const victimText = named
     .slice(0, 5)

@@ -9,6 +9,17 @@ import type { PodCgroupData } from './oomPodCgroups.ts';
 import type { OomVictim, PodNames } from './oomVictim.ts';
 import type { Verdict } from '../verdict.ts';
 
+/** The kills one verdict stands for (oomRepeats.ts groups kills alike). */
+export interface OomRepeats {
+  /** All of them, the first included. */
+  readonly count: number;
+  /** Timestamps as the log writes them (undefined when the lines carry none). */
+  readonly first?: string;
+  readonly last?: string;
+  /** The first log line of each kill, in log order. */
+  readonly lines: readonly number[];
+}
+
 /** What the node probe adds to the log. */
 export interface OomContext {
   /** Per-pod cgroup data, e.g. from podCgroupDataFromFiles (oomPodCgroups.ts). */
@@ -56,6 +67,8 @@ export interface OomVerdictBase extends Verdict {
   /** Parts of the kernel report that were not in the log. */
   readonly missing: readonly string[];
   readonly event: OomEvent;
+  /** Present when this verdict stands for several kills alike (oomRepeats.ts): how many, the first and the last. */
+  readonly repeats?: OomRepeats;
 }
 
 /** What every OOM verdict carries before its kind adds the words: evidence, victim, missing parts, the event. */

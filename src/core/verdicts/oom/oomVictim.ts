@@ -3,12 +3,25 @@ import type { OomEvent } from '../../probe/parsers/oomReportLines.ts';
 import type { QosClass } from '../../kube/qos.ts';
 import { isKubepodsPath, parsePodCgroup } from '../../probe/podCgroup.ts';
 
+/**
+ * Where the victim ran, as far as the log tells: in a named pod, in a pod the log does not name (its cgroup path is
+ * cut short, or the report's other fields place it in one), outside the kubelet's pod tree (a whole cgroup path says
+ * so), or unknown (the log does not hold the victim's cgroup, or holds only part of it). `why` is a clause for the
+ * report.
+ */
+export type VictimPlacement =
+  | { readonly kind: 'pod' }
+  | { readonly kind: 'pod-unnamed'; readonly why: string }
+  | { readonly kind: 'outside-pods' }
+  | { readonly kind: 'unknown'; readonly why: string };
+
 export interface OomVictim {
   readonly pid?: number;
   readonly comm?: string;
   readonly taskMemcg?: string;
-  /** The task's cgroup is in the kubelet's pod tree (even when the path is cut short). */
+  /** The task's cgroup is in the kubelet's pod tree (even when the path is cut short): placement pod or pod-unnamed. */
   readonly inKubepods: boolean;
+  readonly placement: VictimPlacement;
   readonly podUid?: string;
   readonly podName?: string;
   readonly qos?: QosClass;
@@ -56,13 +69,15 @@ export function victimOf(event: OomEvent, podNames: PodNames | undefined): OomVi
     pod = parsePodCgroup(path);
     if (pod) break;
   }
-  const inKubepods = pod !== undefined || isKubepodsPath(taskMemcg) || isKubepodsPath(event.oomGroup);
+  const placement = placementOf(event, pod !== undefined, comm);
+  const inKubepods = placement.kind === 'pod' || placement.kind === 'pod-unnamed';
   const podName = lookupName(podNames, pod?.podUid);
   return {
     ...(pid !== undefined ? { pid } : {}),
     ...(comm !== undefined ? { comm } : {}),
     ...(taskMemcg !== undefined ? { taskMemcg } : {}),
     inKubepods,
+    placement,
     ...(pod ? { podUid: pod.podUid, qos: pod.qos } : {}),
     ...(pod?.containerId !== undefined ? { containerId: pod.containerId } : {}),
     ...(pod?.runtime !== undefined ? { runtime: pod.runtime } : {}),
@@ -74,6 +89,54 @@ export function victimOf(event: OomEvent, podNames: PodNames | undefined): OomVi
     ...(killed?.oomScoreAdj !== undefined ? { oomScoreAdj: killed.oomScoreAdj } : {}),
     ...((killed?.uid ?? summary?.uid) !== undefined ? { uid: killed?.uid ?? summary?.uid } : {}),
   };
+}
+
+/**
+ * The kubelet's oom_score_adj for a pod's containers (kubernetes/kubernetes pkg/kubelet/qos/policy.go): -997 for
+ * Guaranteed, 1000 for BestEffort, 2…999 for Burstable (from the memory request). The kubelet itself and the runtime
+ * run at -999; host services usually at 0.
+ */
+const GUARANTEED_OOM_SCORE_ADJ = -997;
+
+function kubeletScoreAdj(adj: number | undefined): 'guaranteed' | 'burstable-or-besteffort' | undefined {
+  if (adj === GUARANTEED_OOM_SCORE_ADJ) return 'guaranteed';
+  return adj !== undefined && adj >= 2 && adj <= 1000 ? 'burstable-or-besteffort' : undefined;
+}
+
+/** A CRI runtime's container scope (`cri-containerd-<id>.scope`, `crio-<id>.scope`): the cgroups of a pod's container. */
+const CRI_SCOPE = /^(?:cri-containerd|crio)-[0-9a-f]{12,128}\.scope$/;
+
+function placementOf(event: OomEvent, podNamed: boolean, victimComm: string | undefined): VictimPlacement {
+  if (podNamed) return { kind: 'pod' };
+  const cut = event.summary?.cut;
+  const taskMemcgCut = cut !== undefined && (cut.lastKey === 'task_memcg' || event.summary?.taskMemcg === undefined);
+  const paths = [event.taskMemcg, event.oomGroup, event.scope === 'memcg' ? event.oomMemcg : undefined];
+  const kubepodsPath = paths.find((path) => isKubepodsPath(path));
+  if (kubepodsPath !== undefined)
+    return { kind: 'pod-unnamed', why: `its cgroup path is cut short in the log (${kubepodsPath}) before it names the pod` };
+  if (event.taskMemcg !== undefined && !taskMemcgCut) return { kind: 'outside-pods' };
+  const lost =
+    event.taskMemcg !== undefined
+      ? `its cgroup path is cut short in the log (${event.taskMemcg})`
+      : cut !== undefined
+        ? 'the summary line is cut short before its cgroup (task_memcg)'
+        : 'the log does not hold its cgroup (no oom-kill: summary line)';
+  // The cpuset is the allocating task's (cpuset_print_current_mems_allowed): the victim's when the two are one.
+  const cpuset = event.cpuset;
+  const sameTask = event.scope === 'memcg' || (victimComm !== undefined && event.invoker?.comm === victimComm);
+  if (cpuset !== undefined && CRI_SCOPE.test(cpuset) && sameTask)
+    return { kind: 'pod-unnamed', why: `${lost}, but its cpuset ${cpuset} is a Kubernetes container's` };
+  const adj = event.killed?.oomScoreAdj;
+  const kubelet = kubeletScoreAdj(adj);
+  if (kubelet === 'guaranteed')
+    return { kind: 'pod-unnamed', why: `${lost}, but its oom_score_adj ${adj} is the one the kubelet gives Guaranteed pods` };
+  // A visible part of the path outside the pod tree makes the kubelet's scores a coincidence, not a hint.
+  if (event.taskMemcg !== undefined) return { kind: 'unknown', why: lost };
+  const hints = [
+    ...(cpuset !== undefined && CRI_SCOPE.test(cpuset) ? [`the allocating task ran in the Kubernetes container cpuset ${cpuset}`] : []),
+    ...(kubelet !== undefined ? [`its oom_score_adj ${adj} is in the range the kubelet gives Burstable and BestEffort pods`] : []),
+  ];
+  return { kind: 'unknown', why: hints.length > 0 ? `${lost}; it was probably in a pod: ${hints.join(', and ')}` : lost };
 }
 
 export function processLabel(victim: OomVictim): string {
