@@ -199,7 +199,7 @@ export class Agent {
     const { inspection } = outcome;
     const node = inspection.node;
     if (!node) throw new Error('unreachable: an analysed node capture has a node');
-    const kills = node.model.kernelLog ? (node.oom?.verdicts ?? []) : undefined;
+    const kills = node.model.kernelLog ? (node.oom?.kills ?? []) : undefined;
     const advance = advanceOomLedger(this.#snapshot.ledger, kills, {
       baseline: !this.#baselineTaken,
       nowMs: this.#now(),

@@ -79,7 +79,7 @@ async function scanNode(client: ClusterClient, node: GpuNodeSummary, options: Sc
     });
     if (!inspection.node) return { kind: 'failed', agent, node: node.name, reason: inspection.problems[0] ?? 'no node capture came back' };
     // One look: every kill in the kernel log counts (there is no earlier read to take as a baseline).
-    const kills = inspection.node.model.kernelLog ? (inspection.node.oom?.verdicts ?? []) : undefined;
+    const kills = inspection.node.model.kernelLog ? (inspection.node.oom?.kills ?? []) : undefined;
     const ledger = advanceOomLedger(EMPTY_LEDGER, kills, {
       baseline: false,
       nowMs: options.at * 1000,

@@ -18,7 +18,7 @@ import type { Violation } from './harness.ts';
 function scrape(capture: string): { text: string; series: number; dropped: number } {
   const inspection = analyzeCaptureText(capture, { target: 'fuzz' });
   const node = inspection.node;
-  const kills = node?.oom?.verdicts;
+  const kills = node?.oom?.kills;
   const options = { nowMs: 1_767_225_600_000, uptimeSeconds: node?.model.uptimeSeconds, podUids: node?.pods.map((p) => p.podUid) ?? [] };
   const baseline = advanceOomLedger(EMPTY_LEDGER, kills, { ...options, baseline: true });
   const ledger = advanceOomLedger(baseline.ledger, kills, { ...options, baseline: false }).ledger;

@@ -240,7 +240,7 @@ describe('gpumem agent, scraped by a real Prometheus', { skip: SKIP }, () => {
     const node = 'strix-node-1';
     const fixture = fixtures.find((entry) => entry.node === node)?.fixture;
     assert.ok(fixture);
-    const kills = expected.get(node)?.inspection.node?.oom?.verdicts ?? [];
+    const kills = expected.get(node)?.inspection.node?.oom?.kills ?? [];
     assert.equal(kills.length, 1, 'the fixture has one global kill');
     const victim = kills[0]?.victim.podUid;
     assert.ok(victim);

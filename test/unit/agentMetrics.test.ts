@@ -186,7 +186,7 @@ test('OOM kills: the first read is the baseline; a new kill counts once; the sam
   const second = oomLines(VICTIM, 'vllm-worker', 6262, '200.000001');
   const at = (log: string) => analyse(nodeCapture(strixNode(log)), new Map([[VICTIM, 'llm/vllm-7d9f']]));
   const inspection = at(`${first}\n`);
-  const kills = inspection.node?.oom?.verdicts ?? [];
+  const kills = inspection.node?.oom?.kills ?? [];
   assert.equal(kills.length, 1);
   assert.match(kills[0]?.id ?? '', /^oom\.global-gtt:/, 'the fixture kill has the GPU signature');
   const podUids = [TRAINER, VICTIM];
@@ -217,7 +217,7 @@ test('OOM kills: the first read is the baseline; a new kill counts once; the sam
   );
   assert.equal(last?.value, Math.round((now / 1000 - 1000 + 100.000001) * 1000) / 1000, 'boot time + the kernel stamp, to the ms');
 
-  const both = at(`${first}\n${second}\n`).node?.oom?.verdicts ?? [];
+  const both = at(`${first}\n${second}\n`).node?.oom?.kills ?? [];
   const next = advanceOomLedger(baseline.ledger, both, options(false));
   assert.equal(next.newKills.length, 1);
   assert.equal(next.newKills[0]?.victim.pid, 6262);
@@ -307,7 +307,7 @@ test('a whole scrape: agent health, build info, API state; promtool accepts it; 
       api: { kind: 'unavailable', reason: 'forbidden', detail: 'pods is forbidden' },
     },
     node: nodeMetricFacts(inspection.node),
-    ledger: advanceOomLedger(EMPTY_LEDGER, inspection.node.oom?.verdicts, {
+    ledger: advanceOomLedger(EMPTY_LEDGER, inspection.node.oom?.kills, {
       baseline: true,
       nowMs: 1_767_225_600_000,
       uptimeSeconds: 1000,

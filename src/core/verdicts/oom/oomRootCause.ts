@@ -50,7 +50,10 @@ export interface OomLogSummary {
 export type ExplanationOutcome = { readonly kind: 'complete' } | { readonly kind: 'stopped-at-budget'; readonly problem: string };
 
 export interface KernelLogExplanation {
+  /** One verdict per kill, repeated kills alike folded into one (oomRepeats.ts): what reports show. */
   readonly verdicts: readonly OomVerdict[];
+  /** One verdict per kill, none folded: what counts kills (the agent's ledger, the fleet scan). */
+  readonly kills: readonly OomVerdict[];
   /** Whether every OOM report was explained, or the work budget stopped the explanation (the problem says where). */
   readonly outcome: ExplanationOutcome;
   readonly summary: OomLogSummary;
@@ -115,6 +118,7 @@ export function explainKernelLogText(text: string, context?: OomContext): Kernel
         (named.length > 0 ? `; victims: ${victimText}${named.length > 5 ? `, and ${named.length - 5} more` : ''}.` : '.');
   return {
     verdicts,
+    kills: each,
     outcome: explanationOutcome,
     log,
     summary: {
