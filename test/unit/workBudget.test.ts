@@ -216,7 +216,7 @@ describe('the kernel-log explanation', () => {
       (text) => explainKernelLogText(text, { pods: pods((text.length / report.length) * 20) }),
       40,
     );
-    assert.equal(result.verdicts.length, 320);
+    assert.equal(result.kills.length, 320);
     assert.equal(result.outcome.kind, 'complete');
   });
 });
