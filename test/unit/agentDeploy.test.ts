@@ -50,6 +50,8 @@ const EVENTS_COMPONENT = join(AGENT, 'components/events');
 const NVIDIA_COMPONENT = join(AGENT, 'components/nvidia');
 const RULES = join(AGENT, 'prometheus/rules.yaml');
 const RULES_TEST = join(AGENT, 'prometheus/rules.test.yaml');
+const RIGHTSIZING_RULES = join(AGENT, 'prometheus/rightsizing-rules.yaml');
+const RIGHTSIZING_RULES_TEST = join(AGENT, 'prometheus/rightsizing-rules.test.yaml');
 const SCRAPE_JOB = join(AGENT, 'prometheus/scrape-job.yaml');
 const DASHBOARD = join(AGENT, 'grafana/gpumem-dashboard.json');
 const NETWORK_POLICY = join(AGENT, 'examples/networkpolicy.yaml');
@@ -230,6 +232,7 @@ function checkObjects(objects: readonly KubeObject[], where: string, options: Va
     'Namespace/gpumem-system',
     'PodMonitor/gpumem-agent',
     'PrometheusRule/gpumem-agent',
+    'PrometheusRule/gpumem-rightsizing',
     'Service/gpumem-agent',
     'ServiceAccount/gpumem-agent',
   ]);
@@ -318,8 +321,14 @@ function checkObjects(objects: readonly KubeObject[], where: string, options: Va
   assert.equal(monitor.spec.podMetricsEndpoints[0]?.interval, '30s');
   assert.equal(monitor.spec.podMetricsEndpoints[0]?.honorLabels, true, "keeps the agent's namespace/pod labels");
 
-  const rule = find<{ spec: { groups: unknown } }>(objects, 'PrometheusRule');
+  const rule = find<{ spec: { groups: unknown } }>(objects, 'PrometheusRule', 'gpumem-agent');
   assert.deepEqual(rule.spec.groups, rulesFile().groups, 'the PrometheusRule carries prometheus/rules.yaml groups unchanged');
+  const recording = find<{ spec: { groups: unknown } }>(objects, 'PrometheusRule', 'gpumem-rightsizing');
+  assert.deepEqual(
+    recording.spec.groups,
+    rightsizingRulesFile().groups,
+    'the recording rules of prometheus/rightsizing-rules.yaml, unchanged',
+  );
 
   const dashboard = find<{ metadata: { labels: Record<string, string> }; data: Record<string, string> }>(objects, 'ConfigMap');
   assert.equal(dashboard.metadata.labels.grafana_dashboard, '1');
@@ -370,6 +379,7 @@ describe('deploy/agent manifests', () => {
       'service.yaml',
       'podmonitor.yaml',
       'prometheusrule.yaml',
+      'prometheusrule-rightsizing.yaml',
     ]);
     assert.equal(base.commonLabels, undefined, 'commonLabels is deprecated');
     assert.deepEqual(base.labels?.[0]?.pairs, { 'app.kubernetes.io/name': 'gpumem-agent', 'app.kubernetes.io/part-of': 'gpumem' });
@@ -481,6 +491,8 @@ interface AlertRule {
 }
 const rulesFile = () => parseYaml(read(RULES)) as { groups: { name: string; rules: AlertRule[] }[] };
 const alerts = () => rulesFile().groups.flatMap((group) => group.rules);
+const rightsizingRulesFile = () =>
+  parseYaml(read(RIGHTSIZING_RULES)) as { groups: { name: string; rules: { record?: string; expr: string }[] }[] };
 
 const CONTRACT = new Map<string, readonly string[]>(METRIC_FAMILIES.map((family) => [family.name, family.labels]));
 /** Series the agent does not serve but the rules may use: Prometheus' own per-target `up`. */
@@ -575,6 +587,26 @@ describe('deploy/agent Prometheus rules', () => {
     if (!PROMTOOL) return t.skip(NO_PROMTOOL);
     const result = spawnSync(PROMTOOL, ['test', 'rules', RULES_TEST], { encoding: 'utf8', cwd: join(AGENT, 'prometheus') });
     assert.equal(result.status, 0, result.stdout + result.stderr);
+  });
+
+  test('the recording rules: records only, every series in the contract, promtool check and test rules, the same groups in their PrometheusRule', (t: TestContext) => {
+    const recording = rightsizingRulesFile().groups.flatMap((group) => group.rules);
+    assert.ok(recording.length >= 2);
+    for (const rule of recording) {
+      assert.ok(rule.record, 'only recording rules in rightsizing-rules.yaml');
+      checkPromql(rule.expr, `rightsizing-rules.yaml ${rule.record}`);
+      for (const [name] of rule.expr.matchAll(/\bgpumem_[a-z0-9_]+\b/g))
+        assert.ok(CONTRACT.has(name), `rightsizing-rules.yaml: unknown series ${name}`);
+    }
+    const [object] = parseObjects(read(join(BASE, 'prometheusrule-rightsizing.yaml')), 'prometheusrule-rightsizing.yaml');
+    assert.ok(object);
+    assert.deepEqual((object as unknown as { spec: { groups: unknown } }).spec.groups, rightsizingRulesFile().groups);
+    assert.deepEqual((parseYaml(read(RIGHTSIZING_RULES_TEST)) as { rule_files: string[] }).rule_files, ['rightsizing-rules.yaml']);
+    if (!PROMTOOL) return t.skip(NO_PROMTOOL);
+    const check = spawnSync(PROMTOOL, ['check', 'rules', RIGHTSIZING_RULES], { encoding: 'utf8' });
+    assert.equal(check.status, 0, check.stdout + check.stderr);
+    const unit = spawnSync(PROMTOOL, ['test', 'rules', RIGHTSIZING_RULES_TEST], { encoding: 'utf8', cwd: join(AGENT, 'prometheus') });
+    assert.equal(unit.status, 0, unit.stdout + unit.stderr);
   });
 
   test('the PrometheusRule carries exactly the groups of rules.yaml', () => {
