@@ -21,6 +21,7 @@ import { collectObjects, helmSourceOf } from './manifest/manifestObjects.ts';
 import type { WorkloadDoc } from './manifest/manifestObjects.ts';
 import { truncate } from './manifest/podModel.ts';
 import { decodeManifestBytes, maskHelmTemplates } from './manifest/source.ts';
+import { TemplateRelevance } from './manifest/templateRelevance.ts';
 import { AliasBudgetExceeded, spanOf, YamlTree } from './manifest/yamlTree.ts';
 import type { ConfigMapModel, FileContext } from './rules/types.ts';
 import { CommentSuppressions } from './suppression.ts';
@@ -105,7 +106,6 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
       );
     }
   }
-  if (masked) raw.push(templateNotice(masked, unparsedTemplates));
 
   const file: FileContext = {
     text,
@@ -114,6 +114,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     ...(masked ? { templateLanguage: masked.language } : {}),
   };
   const { messages } = lintBudgets(text.length);
+  const templates = masked ? new TemplateRelevance() : undefined;
   for (const workload of workloads) {
     const what = `${truncate(workload.object.kind, 80)} "${truncate(workload.object.name ?? '?', 80)}"`;
     const span = spanOf(workload.root);
@@ -121,7 +122,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     try {
       // Each workload (each item of a List, each document) has its own work budget, sized from its own text,
       // so one pathological workload is skipped alone and never starves the ones after it.
-      lintWorkload(workload, file, config, raw, containers, messages, workBudgetFor(span ? span.end - span.start : 0));
+      lintWorkload(workload, file, config, raw, containers, messages, workBudgetFor(span ? span.end - span.start : 0), templates);
     } catch (error) {
       if (error instanceof AliasBudgetExceeded) {
         raw.push(
@@ -147,6 +148,9 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
       } else raw.push(internalErrorFinding({ kind: 'workload', object: workload.object }, error, { start, end: start + 1 }));
     }
   }
+
+  // The notice only where masking hid something a rule judges, or a document could not be read even masked.
+  if (masked && (unparsedTemplates > 0 || templates?.coversAny(masked.actionOffsets))) raw.push(templateNotice(masked, unparsedTemplates));
 
   const comments = new CommentSuppressions(text, lines);
   const findings = applySettings(raw, config).filter((finding) => !comments.suppresses(finding.ruleId, lines.lineOf(finding.span.start)));

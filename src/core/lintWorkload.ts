@@ -12,6 +12,7 @@ import type { ContainerGpu, GpuSource } from './manifest/gpuSource.ts';
 import type { WorkloadDoc } from './manifest/manifestObjects.ts';
 import { buildPodModel } from './manifest/podModel.ts';
 import type { ContainerModel, PodModel } from './manifest/podModel.ts';
+import type { TemplateRelevance } from './manifest/templateRelevance.ts';
 import { findPodTemplates, workloadEntry } from './manifest/workloads.ts';
 import { AliasBudgetExceeded, spanOf } from './manifest/yamlTree.ts';
 import { ruleMeta } from './rules/catalog.ts';
@@ -80,6 +81,7 @@ export function lintWorkload(
   summaries: PendingSummary[],
   messages: WorkBudget,
   work: WorkBudget,
+  templates?: TemplateRelevance,
 ): void {
   const { tree, root, object } = workload;
   const gpuClasses = gpuClassSet(config.gpuDeviceClasses);
@@ -96,6 +98,7 @@ export function lintWorkload(
     for (const container of pod.containers) gpuByContainer.set(container, containerGpu(pod, container, file.claims, gpuClasses));
     const gpuOf = (container: ContainerModel): ContainerGpu => gpuByContainer.get(container) ?? { sources: [], unresolved: [] };
     const gpuContainers = pod.containers.filter((container) => hasGpu(gpuOf(container)) && container.role !== 'ephemeral');
+    templates?.addPod(pod, gpuContainers);
     const podIsHami = hasHamiSignals(pod);
     const budgets = new Map<ContainerModel, MemoryBudget>();
     const podFindings: Finding[] = [];

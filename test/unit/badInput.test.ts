@@ -812,7 +812,10 @@ spec:
     const flow = `{${Array.from({ length: 120_000 }, (_, i) => `k${i}: v`).join(', ')}}`; // 120,000 keys: see the duplicate-key test
     assert.ok(flow.length > MIB);
     assert.deepEqual(ids(await lintGuarded(flow)), []);
-    assert.deepEqual(ids(await lintGuarded(`{{ ${big}`)), ['unrendered-template']); // no Helm object in the action: not called Helm
+    // No GPU container, so no template notice; in a GPU container's value, named for what it is (not Helm).
+    assert.deepEqual(ids(await lintGuarded(`{{ ${big}`)), []);
+    const templated = `apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: "{{ ${big}", resources: {limits: {nvidia.com/gpu: 1, memory: 1Gi}}}]}\n`;
+    assert.deepEqual(ids(await lintGuarded(templated)), ['unrendered-template']);
   });
 });
 

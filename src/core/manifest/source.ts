@@ -57,6 +57,8 @@ export interface MaskedTemplate {
   readonly actions: number;
   /** Offset of the first action, for the notice. */
   readonly firstAction: number;
+  /** Offset of every action, ascending: where the notice matters (manifest/templateRelevance.ts). */
+  readonly actionOffsets: readonly number[];
   /** The first action as written (cut to 60 characters), for the notice. */
   readonly firstActionText: string;
   readonly language: TemplateLanguage;
@@ -79,8 +81,10 @@ export function maskHelmTemplates(text: string): MaskedTemplate | undefined {
   const counts: Record<TemplateLanguage, number> = { helm: 0, go: 0, argo: 0, jinja: 0, placeholder: 0 };
   let actions = 0;
   let firstActionText = '';
+  const actionOffsets: number[] = [];
   let i = first;
   while (i >= 0 && i < text.length) {
+    actionOffsets.push(i);
     const statement = text[i + 1] === '%';
     const end = statement ? findStatementEnd(text, i + 2) : findActionEnd(text, i + 2);
     for (let j = i; j < end; j++) {
@@ -92,7 +96,7 @@ export function maskHelmTemplates(text: string): MaskedTemplate | undefined {
     i = nextAction(text, end);
   }
   blankTemplateOnlyLines(out);
-  return { text: out.join(''), actions, firstAction: first, firstActionText, language: fileLanguage(counts) };
+  return { text: out.join(''), actions, firstAction: first, actionOffsets, firstActionText, language: fileLanguage(counts) };
 }
 
 function nextAction(text: string, from: number): number {

@@ -3,6 +3,7 @@
 import { ANNOTATIONS } from '../config.ts';
 import type { Span } from '../findings.ts';
 import { parseQuantity } from '../quantity.ts';
+import { classifyGpuResource } from '../gpuResources.ts';
 import { isTemplated, placeholderIn } from '../manifest/source.ts';
 import type { FileContext } from './types.ts';
 import type { Rule } from './types.ts';
@@ -59,13 +60,16 @@ export const gpuResourceInvalid: Rule = {
 export const invalidQuantity: Rule = {
   meta: ruleMetaOf('invalid-quantity'),
   check(context) {
+    const gpu = new Set(context.gpuContainers);
     for (const container of context.pod.containers) {
       for (const [block, resources] of [
         ['limits', container.limits],
         ['requests', container.requests],
       ] as const) {
         for (const entry of resources.entries.values()) {
-          const unresolved = entry.templated ? unresolvedValue(context.file, entry.valueSpan) : undefined;
+          // A placeholder is noise unless it hides what a rule judges: a GPU container's value, or a GPU amount.
+          const judged = gpu.has(container) || classifyGpuResource(entry.name) !== undefined;
+          const unresolved = entry.templated && judged ? unresolvedValue(context.file, entry.valueSpan) : undefined;
           if (unresolved) {
             context.report({
               ruleId: 'unrendered-template',
@@ -74,7 +78,7 @@ export const invalidQuantity: Rule = {
               span: entry.valueSpan,
               message: `Container "${container.name}": resources.${block}["${entry.name}"] is ${unresolved}, so gpumem cannot check its value.`,
             });
-          } else if (entry.invalid) {
+          } else if (entry.invalid && !entry.templated) {
             context.report({
               ruleId: 'invalid-quantity',
               container,
@@ -139,7 +143,8 @@ const MAX_SHOWN = 80;
 function unresolvedValue(file: FileContext, span: Span): string | undefined {
   const written = file.text.slice(span.start, Math.min(span.end, span.start + MAX_SHOWN)).trim();
   const shown = span.end - span.start > MAX_SHOWN ? `${written}…` : written;
-  const placeholder = placeholderIn(written);
+  // `{{ $memory }}` is a template action whose variable starts with `$`, not an envsubst variable.
+  const placeholder = written.includes('{{') ? undefined : placeholderIn(written);
   if (placeholder && !isTemplated(written)) return `${shown}, ${PLACEHOLDER_NAMES[placeholder.kind]}`;
   const language = file.templateLanguage;
   if (!language || language === 'helm') return undefined;
