@@ -1,9 +1,9 @@
 // The fleet page's Recommendations section (gpumem: Right-Size Workloads…): where the figures came from and their
 // age, then one row per container of each workload: today's request and limit, the recommendation or why there is
-// none, the observed peaks each with its source, the kills by cause and the data behind it. Sortable by every
-// column (a button in each header: Enter or Space, aria-sort says which); each row has Open live manifest and Copy
-// patch (the host copies its own patch text; the result is said in the section's status line). Every text from the
-// cluster is set as text.
+// none, the observed peaks each with its source, the kills by cause and the data behind it; under it, the actions
+// and why. Sortable by every column (a button in each header: Enter or Space, aria-sort says which); each row has
+// Open live manifest and Copy patch (the host copies its own patch text; the section's status line says the
+// result). Every text from the cluster is set as text.
 import './recommendations.css';
 import type { RecommendationSortDirection, RecommendationSortKey } from '../../src/core/rightsizing/recommendationsView.ts';
 import type { FigureCell, RecommendationRowView, RecommendationsViewModel } from '../../src/core/rightsizing/recommendationsView.ts';
@@ -55,7 +55,13 @@ const COLUMNS: readonly Column[] = [
     label: 'Workload',
     numeric: false,
     first: 'ascending',
-    cell: (row) => h('th', { attrs: { scope: 'row' }, text: row.workloadText }),
+    cell: (row) =>
+      h(
+        'th',
+        { attrs: { scope: 'row', title: row.workloadText } },
+        h('span', { class: 'figure-source', text: row.workload.kind }),
+        row.workload.namespace ? `${row.workload.namespace}/${row.workload.name}` : row.workload.name,
+      ),
   },
   {
     key: 'container',
@@ -95,7 +101,7 @@ const COLUMNS: readonly Column[] = [
         row.kills.text,
       ),
   },
-  { key: 'data', label: 'Data', numeric: false, first: 'descending', cell: (row) => h('td', { text: row.data.text }) },
+  { key: 'data', label: 'Data', numeric: false, first: 'descending', cell: (row) => h('td', { class: 'data', text: row.data.text }) },
 ];
 
 export class RecommendationsSection {
@@ -198,17 +204,16 @@ export class RecommendationsSection {
           button,
         );
       }),
-      h('th', { attrs: { scope: 'col' }, text: 'Why' }),
-      h('th', { attrs: { scope: 'col' }, text: 'Actions' }),
     );
     this.#table.append(
       h('caption', { text: `${model.rows.length.toLocaleString('en')} containers` }),
       h('thead', {}, head),
-      h('tbody', {}, ...rows.map((row) => this.#row(row))),
+      h('tbody', {}, ...rows.flatMap((row) => this.#row(row))),
     );
   }
 
-  #row(row: RecommendationRowView): HTMLElement {
+  /** The row, and under it the reason and notes across the table (a column of sentences would make it too wide). */
+  #row(row: RecommendationRowView): HTMLElement[] {
     const target = isLiveWorkloadKind(row.workload.kind)
       ? { kind: row.workload.kind, namespace: row.workload.namespace, name: row.workload.name }
       : undefined;
@@ -234,18 +239,28 @@ export class RecommendationsSection {
       },
       on: { click: () => target && this.#copy(target, row.workloadText) },
     });
-    return h(
-      'tr',
-      { attrs: { 'data-workload': row.workloadKey, 'data-container': row.container, 'data-kind': row.recommended.kind } },
-      ...COLUMNS.map((column) => column.cell(row)),
+    return [
       h(
-        'td',
-        { class: 'reason' },
-        h('span', { text: row.reason }),
-        row.notes.length > 0 ? h('ul', { class: 'muted row-notes' }, ...row.notes.map((note) => h('li', { text: note }))) : null,
+        'tr',
+        {
+          class: 'figures-row',
+          attrs: { 'data-workload': row.workloadKey, 'data-container': row.container, 'data-kind': row.recommended.kind },
+        },
+        ...COLUMNS.map((column) => column.cell(row)),
       ),
-      h('td', { class: 'actions' }, open, copy),
-    );
+      h(
+        'tr',
+        { class: 'reason-row' },
+        h(
+          'td',
+          { class: 'reason', attrs: { colspan: COLUMNS.length } },
+          h('span', { class: 'actions' }, open, copy),
+          h('span', { class: 'why', text: 'Why: ' }),
+          row.reason,
+          row.notes.length > 0 ? h('ul', { class: 'muted row-notes' }, ...row.notes.map((note) => h('li', { text: note }))) : null,
+        ),
+      ),
+    ];
   }
 
   #copy(target: WorkloadTarget, label: string): void {

@@ -11,6 +11,7 @@ import type { RecommendationRow } from './rows.ts';
 import type { Recommendation } from './recommend.ts';
 import type { WorkloadRef } from './workloadPods.ts';
 import { isLiveWorkloadKind } from './liveKinds.ts';
+import { RECORDED } from './queries.ts';
 import { RECOMMENDATIONS_VIEW_VERSION } from './recommendationsView.ts';
 import type { FigureCell, RecommendationRowView, RecommendationsViewModel } from './recommendationsView.ts';
 
@@ -44,7 +45,7 @@ function figure(bytes: number | undefined, source: string): FigureCell {
 }
 
 function cgroupSource(header: RecommendHeader, row: RecommendationRow, agentCgroup: boolean): string {
-  if (agentCgroup) return 'gpumem agent: pod memory.current (page cache included)';
+  if (agentCgroup) return 'gpumem agent: pod memory.current, with cache';
   if (header.basis === 'since-start') return 'gpumem agent: working set now';
   return row.notes.includes(AGENT_WORKING_SET_NOTE) ? 'gpumem agent: working set of the container' : 'cAdvisor: working set';
 }
@@ -52,8 +53,9 @@ function cgroupSource(header: RecommendHeader, row: RecommendationRow, agentCgro
 function footprintSource(header: RecommendHeader, agentCgroup: boolean): string {
   if (agentCgroup) return 'gpumem agent: pod true footprint';
   if (header.basis === 'since-start') return "gpumem agent: working set + the container's GPU memory in RAM, now";
-  if (header.sources.some((one) => one.includes('recording rule'))) return 'recording rule: cgroup + GPU in RAM at the same sample';
-  return 'cgroup + GPU in RAM at the same sample (subquery)';
+  // figures.ts names the rule's series when it answered, and says "summed by a subquery" when it did not.
+  if (header.sources.some((one) => one.includes(RECORDED.trueFootprint))) return 'recording rule: cgroup + GPU in RAM, same sample';
+  return 'subquery: cgroup + GPU in RAM, same sample';
 }
 
 function recommendedCell(r: Recommendation): RecommendationRowView['recommended'] {
@@ -92,10 +94,10 @@ function rowView(
     notes: [...(r.kind === 'sized' ? r.notes : []), ...row.notes],
     observed: {
       cgroup: figure(o.cgroupPeak?.bytes, cgroupSource(header, row, agentCgroup)),
-      gpuInRam: figure(o.gpuInRamPeak?.bytes, 'gpumem agent: GPU memory in RAM outside the cgroup'),
+      gpuInRam: figure(o.gpuInRamPeak?.bytes, 'gpumem agent: outside the cgroup'),
       vram: figure(o.vramPeak?.bytes, 'gpumem agent: VRAM'),
       trueFootprint: figure(o.trueFootprintPeak?.bytes, footprintSource(header, agentCgroup)),
-      kernelPeak: figure(row.kernelPeak, 'gpumem agent: memory.peak (page cache included)'),
+      kernelPeak: figure(row.kernelPeak, 'gpumem agent: memory.peak, with cache'),
     },
     kills: { ...row.kills, total, text: describeKills(row.kills) },
     data: {
