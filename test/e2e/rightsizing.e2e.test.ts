@@ -3,7 +3,8 @@
 // Strix Halo APU, killed by the node's global OOM with the GPU signature; the embed-nightly CronJob's Job, an hour
 // old, whose pod hit its memory limit) and a real Prometheus (Debian's package) named by gpumem.fleet.prometheusUrl,
 // holding five hours of history made here and turned into TSDB blocks by `promtool tsdb create-blocks-from
-// openmetrics` (cAdvisor's working set, the agent's GPU memory in RAM and OOM-kill counters):
+// openmetrics` (cAdvisor's working set, the agent's GPU memory in RAM per pod and per container, its OOM-kill
+// counters):
 //   - the command (its one context taken, the context's namespace picked) opens the fleet panel's Recommendations;
 //   - llama's row: request = limit = the peak true footprint (cgroup + GPU in RAM at the same sample) + the 30 %
 //     headroom, and the gpumem.io/gpu-memory declaration of the GPU peak, computed here from the generated samples;
@@ -90,8 +91,11 @@ function writeHistory(file: string, nowSeconds: number): History {
   lines.push('# TYPE container_memory_working_set_bytes gauge');
   times.forEach((t, i) => lines.push(`container_memory_working_set_bytes{${llamaContainer}} ${ws[i]} ${t}`));
   embedTimes.forEach((t, i) => lines.push(`container_memory_working_set_bytes{${embedContainer}} ${7 * GiB + i * 1024 ** 2} ${t}`));
+  // The agent's GPU memory in RAM: the pod's, and the container's own (the one container holds all of it).
   lines.push('# TYPE gpumem_pod_unaccounted_bytes gauge');
   times.forEach((t, i) => lines.push(`gpumem_pod_unaccounted_bytes{${llamaAgent}} ${gpu[i]} ${t}`));
+  lines.push('# TYPE gpumem_container_unaccounted_bytes gauge');
+  times.forEach((t, i) => lines.push(`gpumem_container_unaccounted_bytes{${llamaAgent},container="${LLAMA.container}"} ${gpu[i]} ${t}`));
   lines.push('# TYPE gpumem_oom_kills counter');
   times.forEach((t) => lines.push(`gpumem_oom_kills_total{${llamaAgent},scope="global",gpu_signature="true"} ${t >= killAt ? 1 : 0} ${t}`));
   embedTimes.forEach((t, i) =>
