@@ -17,6 +17,7 @@ import { runProbeBench } from './probe.mjs';
 import { formatNvidiaBench, runNvidiaBench } from './nvidiaProbe.mjs';
 import { runInspectorBench } from './inspector.mjs';
 import { runClusterBench } from './cluster.mjs';
+import { runLiveCacheBench } from './liveCache.mjs';
 import { formatLargeLint, runLargeLintBench } from './lintLarge.mjs';
 import { formatGrowth, runGrowthBench } from './growth.mjs';
 import { runActivationBench } from './activation.mjs';
@@ -390,6 +391,7 @@ results.inspector = await runInspectorBench();
 
 // ---- cluster benchmarks (bench/cluster.mjs): they print their own section and are stored under `cluster` ----
 results.cluster = await runClusterBench();
+results.liveCache = await runLiveCacheBench();
 
 // ---- activation benchmark (bench/activation.mjs): dist/extension.js against the lint core, no Kubernetes/SSH --
 results.activation = await runActivationBench();

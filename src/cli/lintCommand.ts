@@ -1,9 +1,13 @@
-// `gpumem lint [paths…] [--format text|json|sarif] [--headroom N] [--config FILE]`
-// Exit codes: 0 nothing at warning or above, 1 something is, 2 usage or I/O error, 3 part of the input not analysed.
+// `gpumem lint [paths…] [--format text|json|sarif] [--headroom N] [--config FILE] [--live --context C …]`
+// Exit codes: 0 nothing at warning or above, 1 something is, 2 usage or I/O error, 3 part of the input not analysed
+// (with --live: also a cluster that could not be read, so a gate never passes on a comparison that did not run).
 import { pathToFileURL } from 'node:url';
 import { parseYamlLikeParse } from '../core/text/boundedYaml.ts';
 import { resolveConfig } from '../core/config.ts';
 import type { LintConfig } from '../core/config.ts';
+import type { ContainerSummary } from '../core/analysis/containerSummary.ts';
+import { parseWindow } from '../core/fleet/promFacts.ts';
+import { liveSarifRules } from '../core/live/liveReport.ts';
 import { indexClaims, mayUseClaims } from '../core/crossFile.ts';
 import type { Finding } from '../core/findings.ts';
 import { engineLimitReason, internalErrorFinding } from '../core/internalError.ts';
@@ -19,6 +23,9 @@ import type { BoundedRead } from '../files/boundedRead.ts';
 import { CliFailure, headroomOf, parseArgs, UsageError } from './args.ts';
 import { expandPaths } from './files.ts';
 import type { CliIo } from './io.ts';
+import { lintLive } from './lintLive.ts';
+import type { LintedFile } from './lintLive.ts';
+import { terminalSafe } from '../core/text/escape.ts';
 
 const FORMATS = ['text', 'json', 'sarif'] as const;
 type Format = (typeof FORMATS)[number];
@@ -40,15 +47,41 @@ Options:
   --max-file-size MIB       The size limit: larger files are not analysed (default: ${DEFAULT_MAX_MIB})
   --docs-url URL            Base URL of the rule docs in SARIF helpUri (default: the installed docs)
 
+Live comparison (read-only; the static findings are printed whatever the cluster does):
+  --live                    Also judge each workload the cluster runs (same kind, namespace and name; an
+                            object without a namespace is in the context's) by what its pods used over the
+                            window: observed-footprint-over-limit, observed-oom-kills, manifest-drift
+  --context C               The kubeconfig context (default: the current one)
+  --kubeconfig FILE         The kubeconfig (default: KUBECONFIG, then ~/.kube/config)
+  --prometheus URL          Where the figures come from (default: the cluster's Prometheus service, through
+                            the API server); credentials from GPUMEM_PROMETHEUS_TOKEN, or
+                            GPUMEM_PROMETHEUS_USER and GPUMEM_PROMETHEUS_PASSWORD
+  --prometheus-ca FILE      CA bundle for an https --prometheus
+  --window DURATION         The window the figures and kills cover, 5m to 90d (default: 7d)
+
 Exit status: 0 when nothing is at warning or above, 1 when something is, 2 on usage or I/O errors or
 a path with no manifest, 3 when part of the input was not analysed (a file over the size limit, a
-document gpumem's parser refuses, a workload stopped at budget; each is listed on standard error).
+document gpumem's parser refuses, a workload stopped at budget, with --live a cluster that could not be
+read; each is listed on standard error).
 `;
 
 export async function lintCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const args = parseArgs(
     argv,
-    { format: true, headroom: true, config: true, 'max-file-size': true, 'docs-url': true, help: false },
+    {
+      format: true,
+      headroom: true,
+      config: true,
+      'max-file-size': true,
+      'docs-url': true,
+      help: false,
+      live: false,
+      context: true,
+      kubeconfig: true,
+      prometheus: true,
+      'prometheus-ca': true,
+      window: true,
+    },
     { '-f': '--format', '-h': '--help' },
   );
   if (args.options.has('help')) {
@@ -61,7 +94,14 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   const maxMib = Number(args.options.get('max-file-size') ?? DEFAULT_MAX_MIB);
   if (!Number.isFinite(maxMib) || maxMib <= 0) throw new UsageError('--max-file-size must be a positive number of MiB');
 
+  const live = args.options.has('live');
+  const liveOnly = ['context', 'kubeconfig', 'prometheus', 'prometheus-ca', 'window'].filter((name) => args.options.has(name));
+  if (!live && liveOnly.length > 0) throw new UsageError(`--${liveOnly[0] ?? ''} is an option of --live`);
+  const window = parseWindow(stringOption(args.options, 'window') ?? '7d');
+  if (!window) throw new UsageError('--window must be a duration from 5m to 90d, e.g. 24h, 7d, 14d');
+
   const maxBytes = Math.floor(maxMib * 1024 * 1024);
+  const lintedFiles: LintedFile[] = [];
   const named = new Set(args.positionals);
   const { files, errors, skipped } = await expandPaths(args.positionals.length > 0 ? args.positionals : ['.']);
   // DRA claims resolve across all the files given: files whose pods use claims are linted once every file's
@@ -73,13 +113,15 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   const lintOne = (slot: number, name: string, bytes: Uint8Array, text: string) => {
     let fileFindings: readonly Finding[];
     let fileUnanalysed: readonly Finding[];
+    let summaries: readonly ContainerSummary[] = [];
     try {
-      ({ findings: fileFindings, unanalysed: fileUnanalysed } = lintBytes(bytes, config, maxBytes, { claims }));
+      ({ findings: fileFindings, unanalysed: fileUnanalysed, containers: summaries } = lintBytes(bytes, config, maxBytes, { claims }));
     } catch (error) {
       // One file's failure is one finding; the other files' findings are kept and the run goes on.
       fileFindings = fileUnanalysed = [internalErrorFinding({ kind: 'file', file: name }, error)];
     }
     perFile[slot] = positionFindings(name, text, fileFindings);
+    if (live) lintedFiles.push({ slot, name, text, summaries });
     for (const finding of positionFindings(name, text, fileUnanalysed)) unanalysed.push(finding);
   };
   let linted = 0;
@@ -118,6 +160,44 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
     else lintOne(slot, name, bytes, text);
   }
   for (const { slot, name, bytes, text } of deferred) lintOne(slot, name, bytes, text);
+  const lensLines: string[] = [];
+  let liveUnread = false;
+  if (live) {
+    const outcome = await lintLive(
+      lintedFiles,
+      {
+        context: stringOption(args.options, 'context'),
+        kubeconfig: stringOption(args.options, 'kubeconfig'),
+        prometheus: stringOption(args.options, 'prometheus'),
+        prometheusCa: stringOption(args.options, 'prometheus-ca'),
+        window,
+        headroomPercent: config.headroomPercent,
+      },
+      io,
+    );
+    if (outcome.kind === 'unreadable') {
+      liveUnread = true;
+      io.stderr(`gpumem lint: not analysed: the live comparison with ${outcome.context}: ${terminalSafe(outcome.reason, 'single-line')}\n`);
+    } else {
+      let matched = 0;
+      let unmatched = 0;
+      for (const file of lintedFiles) {
+        const report = outcome.reports.get(file.slot);
+        if (!report) continue;
+        matched += report.matched;
+        unmatched += report.unmatched;
+        const merged = [...(perFile[file.slot] ?? []), ...positionFindings(file.name, file.text, report.findings)];
+        merged.sort((a, b) => a.line - b.line || a.column - b.column);
+        perFile[file.slot] = merged;
+        for (const lens of report.lenses)
+          lensLines.push(`${terminalSafe(file.name, 'single-line')}:${lens.line}: ${terminalSafe(lens.title, 'single-line')}`);
+      }
+      io.stderr(
+        `gpumem lint: live: ${outcome.context}: ${matched} container${matched === 1 ? '' : 's'} matched, ${unmatched} not in the cluster\n`,
+      );
+      for (const note of outcome.notes) io.stderr(`gpumem lint: live: ${terminalSafe(note, 'single-line')}\n`);
+    }
+  }
   const findings: PositionedFinding[] = [];
   // Not push(...): a file with 100k+ findings would overflow the stack as call arguments.
   for (const positioned of perFile) for (const finding of positioned ?? []) findings.push(finding);
@@ -125,9 +205,10 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   // Listed whatever the settings and suppressions did to their findings: a gate must not pass on unread input.
   for (const { file, line, finding } of unanalysed) io.stderr(`gpumem lint: not analysed: ${file}:${line}: ${finding.message}\n`);
 
-  io.stdout(render(format as Format, findings, linted, errors, args.options.get('docs-url'), io));
+  io.stdout(render(format as Format, findings, linted, errors, args.options.get('docs-url'), io, live));
+  if (format === 'text' && lensLines.length > 0) io.stdout(`${lensLines.join('\n')}\n`);
   if (errors.length > 0) return 2;
-  if (unanalysed.length > 0) return 3;
+  if (unanalysed.length > 0 || liveUnread) return 3;
   return findings.some(({ finding }) => finding.severity === 'error' || finding.severity === 'warning') ? 1 : 0;
 }
 
@@ -138,13 +219,26 @@ function render(
   errors: string[],
   docsUrl: string | true | undefined,
   io: CliIo,
+  live: boolean,
 ): string {
   if (format === 'json') return `${JSON.stringify(toJsonFindings(findings), null, 2)}\n`;
   if (format === 'sarif') {
     const docsBase = typeof docsUrl === 'string' ? docsUrl.replace(/\/$/, '') : pathToFileURL(io.docsDirectory).href;
-    return `${JSON.stringify(formatSarif(findings, { toolVersion: io.version, docsBase, srcRoot: pathToFileURL(io.cwd).href, notifications: errors }), null, 2)}\n`;
+    const sarif = formatSarif(findings, {
+      toolVersion: io.version,
+      docsBase,
+      srcRoot: pathToFileURL(io.cwd).href,
+      notifications: errors,
+      ...(live ? { extraRules: liveSarifRules(docsBase) } : {}),
+    });
+    return `${JSON.stringify(sarif, null, 2)}\n`;
   }
   return formatText(findings, linted);
+}
+
+function stringOption(options: ReadonlyMap<string, string | true>, name: string): string | undefined {
+  const value = options.get(name);
+  return typeof value === 'string' ? value : undefined;
 }
 
 async function loadConfig(file: string | true | undefined, headroom: string | true | undefined, io: CliIo): Promise<LintConfig> {

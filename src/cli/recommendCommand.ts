@@ -148,7 +148,7 @@ export async function recommendCommand(argv: readonly string[], io: CliIo): Prom
   }
 }
 
-function figuresFrom(url: string | undefined, ca: string | undefined): FiguresFrom {
+export function figuresFrom(url: string | undefined, ca: string | undefined): FiguresFrom {
   if (url === undefined) return { kind: 'discover' };
   try {
     return {

@@ -61,10 +61,13 @@ export interface SarifOptions {
   /** file:// URI of the directory relative file paths are resolved against. */
   readonly srcRoot: string;
   readonly notifications: readonly string[];
+  /** Rules beyond the catalog (the live checks of `lint --live`), as SARIF reportingDescriptors with an `id`. */
+  readonly extraRules?: readonly ({ readonly id: string } & object)[];
 }
 
 export function formatSarif(findings: readonly PositionedFinding[], options: SarifOptions): object {
-  const ruleIndex = new Map(RULES.map((rule, index) => [rule.id, index]));
+  const extraRules = options.extraRules ?? [];
+  const ruleIndex = new Map([...RULES.map((rule) => rule.id), ...extraRules.map((rule) => rule.id)].map((id, index) => [id, index]));
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
@@ -75,18 +78,21 @@ export function formatSarif(findings: readonly PositionedFinding[], options: Sar
             name: 'gpumem',
             version: options.toolVersion,
             semanticVersion: options.toolVersion,
-            rules: RULES.map((rule) => ({
-              id: rule.id,
-              name: rule.id
-                .split('-')
-                .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-                .join(''),
-              shortDescription: { text: rule.title },
-              fullDescription: { text: rule.summary },
-              help: { text: rule.remedy, markdown: `${rule.summary}\n\n**Remedy:** ${rule.remedy}` },
-              helpUri: `${options.docsBase}/${rule.id}.md`,
-              defaultConfiguration: { level: SARIF_LEVEL[rule.defaultSeverity], enabled: !rule.offByDefault },
-            })),
+            rules: [
+              ...RULES.map((rule) => ({
+                id: rule.id,
+                name: rule.id
+                  .split('-')
+                  .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+                  .join(''),
+                shortDescription: { text: rule.title },
+                fullDescription: { text: rule.summary },
+                help: { text: rule.remedy, markdown: `${rule.summary}\n\n**Remedy:** ${rule.remedy}` },
+                helpUri: `${options.docsBase}/${rule.id}.md`,
+                defaultConfiguration: { level: SARIF_LEVEL[rule.defaultSeverity], enabled: !rule.offByDefault },
+              })),
+              ...extraRules,
+            ],
           },
         },
         originalUriBaseIds: { SRCROOT: { uri: options.srcRoot.endsWith('/') ? options.srcRoot : `${options.srcRoot}/` } },
