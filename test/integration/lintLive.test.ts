@@ -181,7 +181,10 @@ function writeHistory(file: string, now: number): { killAt: number } {
     [{ namespace: 'ml', pod: 'llm-7d9f-a', container: 'server' }, (t) => (t === peakAt ? 10 * GiB : 6 * GiB)],
     [{ namespace: 'ml', pod: 'db-0', container: 'postgres' }, (t) => (t === killAt ? 4 * GiB : 3 * GiB)],
   ]);
-  family('gpumem_pod_unaccounted_bytes', 'gauge', [[llm, (t) => (t === peakAt ? 30 * GiB : 16 * GiB)]]);
+  // The agent exports GPU memory in RAM per pod and per container (docs/agent.md); the llm pod has one container.
+  const gpu = (t: number) => (t === peakAt ? 30 * GiB : 16 * GiB);
+  family('gpumem_pod_unaccounted_bytes', 'gauge', [[llm, gpu]]);
+  family('gpumem_container_unaccounted_bytes', 'gauge', [[{ ...llm, container: 'server' }, gpu]]);
   family('gpumem_oom_kills_total', 'counter', [
     [{ ...llm, scope: 'global', gpu_signature: 'true' }, (t) => (t >= killAt ? 1 : 0)],
     [{ ...db, scope: 'memcg', gpu_signature: 'false' }, (t) => (t >= killAt ? 1 : 0)],
