@@ -13,6 +13,7 @@ import { parseCgroupValue, v1Limit } from '../../src/core/probe/parsers/cgroupMe
 import { parseDmem } from '../../src/core/probe/parsers/cgroupDmem.ts';
 import { parseKernelVersion, parseKeyEquals, parseKeyNumber } from '../../src/core/probe/parsers/keyValue.ts';
 import { parseMeminfo } from '../../src/core/probe/parsers/meminfo.ts';
+import { parseNodeList, parseNumaMeminfo } from '../../src/core/probe/parsers/numaMeminfo.ts';
 import { parseContainerdDefaultRuntime, parseKubeletReservations } from '../../src/core/probe/parsers/nodeConfig.ts';
 import { parseSmiApps, parseSmiCsv, parseSmiGpus } from '../../src/core/probe/parsers/nvidiaSmi.ts';
 import { parseSmiPids } from '../../src/core/probe/parsers/nvidiaSmiPids.ts';
@@ -36,6 +37,19 @@ fuzzTarget({
     { label: 'long whitespace', make: (n) => `MemTotal:${' '.repeat(n)}1 kB\n` },
     // Found by the long run (seed 168661840): `(.*)$` failed at a CR and the blanks before it backtracked, O(n²).
     { label: 'blanks around a CR in a key line', make: (n) => `nr_gpu_active${' '.repeat(n / 2)}\r${' '.repeat(n / 2)}7\n` },
+  ],
+});
+
+fuzzTarget({
+  name: 'numaMeminfo.parseNumaMeminfo/parseNodeList',
+  corpus: [...PROC_FILES.map((text) => text.replace(/^/gm, 'Node 1 ')), '0-1,3', '1', '(null)', '0-1023'],
+  run: (input) => ({
+    nodes: parseNumaMeminfo(new Map([['/sys/devices/system/node/node1/meminfo', input]])),
+    list: parseNodeList(input.trim()),
+  }),
+  growth: [
+    { label: 'a long node list', make: (n) => Array.from({ length: Math.ceil(n / 5) }, (_, i) => String(i % 1000)).join(',') },
+    { label: 'many per-node lines', make: (n) => 'Node 1 MemTotal: 1 kB\n'.repeat(Math.ceil(n / 22)) },
   ],
 });
 

@@ -160,6 +160,7 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions, folded
           pods: pods.map((pod) => oomPodContext(model, pod)),
           ...(options.podNames ? { podNames: options.podNames } : {}),
           headroomPercent,
+          numaNodes: model.numaNodes,
         })
       : undefined;
     if (sectionFiles(capture, 'hami.host').size > 0) {

@@ -10,6 +10,8 @@ import { parseCgroupValue, parseMemoryCounters, parseMemoryStat, parseMemoryUsag
 import { parseDmem } from './parsers/cgroupDmem.ts';
 import { parseKernelVersion, parseKeyEquals, parseKeyNumber } from './parsers/keyValue.ts';
 import { parseMeminfo } from './parsers/meminfo.ts';
+import type { NumaNodeMemory } from './parsers/numaMeminfo.ts';
+import { parseNumaMeminfo } from './parsers/numaMeminfo.ts';
 import type { KubeletReservations } from './parsers/nodeConfig.ts';
 import { parseContainerdDefaultRuntime, parseKubeletReservations } from './parsers/nodeConfig.ts';
 import type { NumberProblem, NumberProblems } from './parsers/kernelNumber.ts';
@@ -53,6 +55,8 @@ export interface NodeModel {
   /** Seconds since boot (`uptime=` of the meta section, from /proc/uptime). */
   readonly uptimeSeconds: number | undefined;
   readonly meminfo: ReadonlyMap<string, number>;
+  /** Per NUMA node (/sys/devices/system/node/node<N>/meminfo), in node order; empty when the capture has none. */
+  readonly numaNodes: readonly NumaNodeMemory[];
   readonly vmstat: ReadonlyMap<string, number>;
   /** /proc/sys/vm values the probe reads: overcommit_memory, overcommit_ratio, overcommit_kbytes. */
   readonly vmSysctl: ReadonlyMap<string, number>;
@@ -151,6 +155,7 @@ export function buildNodeModel(capture: Capture, folded: FoldedSections = {}): N
     probeUid: meta.get('uid'),
     uptimeSeconds: parseBoundedNumber(meta.get('uptime'), { fraction: true }),
     meminfo,
+    numaNodes: parseNumaMeminfo(sectionFiles(capture, 'numa'), sink),
     vmstat,
     vmSysctl,
     cgroupMode,

@@ -51,6 +51,8 @@ export interface GpuSpec {
 }
 
 export interface NodeSpec {
+  /** The `numa` section's files: /sys/devices/system/node/node<N>/meminfo → content. */
+  readonly numa?: ReadonlyArray<readonly [string, string]>;
   /** The fdinfo sweep as the probe's batched reads print it: one `head -c 8192` record, paths relative to /proc. */
   readonly fdinfoBatched?: boolean;
   readonly hostname?: string;
@@ -235,6 +237,7 @@ export function nodeCapture(spec: NodeSpec): string {
         ...(spec.procFiles ?? []),
       ],
     },
+    ...(spec.numa ? { numa: { files: spec.numa.map(([path, text]): [string, string] => [path, text]) } } : {}),
     'cgroup.mode': `${mode}\n`,
     'cgroup.root': { files: rootFiles(spec) },
     'cgroup.kubepods': { files: [...kubepodsSubtreeFiles(spec), ...pods.flatMap((pod, index) => podFiles(pod, index, mode))] },

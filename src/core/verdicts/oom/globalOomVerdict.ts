@@ -11,7 +11,9 @@ import type { GlobalOomVerdict, GttSignature, OomContext, OomVerdictFacts } from
 import { invokerText, missingText, scopeEvidenceText } from './oomVerdictText.ts';
 import type { OomVictim } from './oomVictim.ts';
 import { containerLabel, podLabel, processLabel, qosLabel } from './oomVictim.ts';
-import { DEFAULT_HEADROOM_PERCENT } from '../../sizing.ts';
+import { DEFAULT_HEADROOM_PERCENT, formatBytes } from '../../sizing.ts';
+import type { NumaNodeMemory } from '../../probe/parsers/numaMeminfo.ts';
+import { parseNodeList } from '../../probe/parsers/numaMeminfo.ts';
 
 /** What a global verdict says; the verdict itself is built once from these (globalVerdict). */
 interface GlobalWords {
@@ -122,7 +124,7 @@ function numaConstraintOf(event: OomEvent): NumaConstraint | undefined {
  * that is the kubelet's Memory Manager (Static policy) or a single-NUMA-node Topology Manager policy pinning a pod
  * to one node's memory. Node-wide remedies (reserve memory for the host, shrink other pods) miss it.
  */
-function numaWords(numa: NumaConstraint, victim: OomVictim, nodeWide: GlobalWords): GlobalWords {
+function numaWords(numa: NumaConstraint, victim: OomVictim, nodeWide: GlobalWords, context: OomContext | undefined): GlobalWords {
   const nodes =
     numa.nodes !== undefined ? `NUMA node${isOneNode(numa.nodes) ? '' : 's'} ${numa.nodes}` : 'some NUMA nodes (not named in the log)';
   const by =
@@ -130,8 +132,10 @@ function numaWords(numa: NumaConstraint, victim: OomVictim, nodeWide: GlobalWord
       ? "the allocating task's cpuset (cpuset.mems)"
       : "the allocating task's memory policy (mbind / set_mempolicy)";
   const title = `The memory of ${nodes} ran out, not the whole node's: the allocation was confined to ${nodes} by ${by} (${numa.constraint}), and the kernel killed ${processLabel(victim)}${victim.inKubepods ? ` in ${podLabel(victim) ?? 'a pod'}` : ''}.`;
+  const measured = numaMemoryText(numa, victim, context?.numaNodes);
   const explanation = [
     nodeWide.explanation,
+    ...(measured !== undefined ? [measured] : []),
     `With ${numa.constraint} the OOM killer only looks at ${nodes}: the node may still have free memory on its other NUMA nodes, so node-wide memory graphs and the kubelet's eviction thresholds (which see the whole node) did not predict this kill. On Kubernetes this comes from the kubelet's Memory Manager (Static policy) or a single-numa-node Topology Manager policy pinning the pod's memory to ${nodes}.`,
   ].join(' ');
   const remedy = [
@@ -164,7 +168,7 @@ export function globalVerdict(
   const nodeWide = victim.inKubepods
     ? inPodWords(event, victim, context, pods, facts, teardown, lead)
     : outsidePodWords(event, victim, facts, teardown, lead);
-  const words = numa === undefined ? nodeWide : numaWords(numa, victim, nodeWide);
+  const words = numa === undefined ? nodeWide : numaWords(numa, victim, nodeWide, context);
   const strong = teardown !== undefined || (words.gtt !== undefined && words.gtt.strength !== 'possible');
   return {
     ...facts,
@@ -178,6 +182,38 @@ export function globalVerdict(
     ...(words.gtt ? { gtt: words.gtt } : {}),
     ...(teardown ? { gpuTeardown: teardown } : {}),
   };
+}
+
+/**
+ * The NUMA nodes the kill was confined to, against the machine, from the probe's per-node meminfo: how much of the
+ * machine's memory those nodes hold, and the victim's resident memory against it. The figures are the probe's (when
+ * it ran), not the kill's: a pod pinned there cannot use more than those nodes hold, whatever the node total says.
+ */
+function numaMemoryText(numa: NumaConstraint, victim: OomVictim, numaNodes: readonly NumaNodeMemory[] | undefined): string | undefined {
+  if (numaNodes === undefined || numaNodes.length === 0) return undefined;
+  const wanted = parseNodeList(numa.nodes);
+  if (wanted === undefined) return undefined;
+  const chosen = numaNodes.filter((node) => wanted.includes(node.node));
+  if (chosen.length === 0 || chosen.some((node) => node.totalBytes === undefined)) return undefined;
+  const total = chosen.reduce((sum, node) => sum + (node.totalBytes ?? 0), 0);
+  const machine = numaNodes.reduce((sum, node) => sum + (node.totalBytes ?? 0), 0);
+  const free = chosen.every((node) => node.freeBytes !== undefined)
+    ? chosen.reduce((sum, node) => sum + (node.freeBytes ?? 0), 0)
+    : undefined;
+  const each = chosen
+    .map(
+      (node) =>
+        `node ${node.node}: ${formatBytes(node.totalBytes ?? 0)}${node.freeBytes !== undefined ? `, ${formatBytes(node.freeBytes)} free` : ''}`,
+    )
+    .join('; ');
+  const share =
+    machine > 0 ? ` (${Math.round((total / machine) * 100)} % of the ${formatBytes(machine)} of all ${numaNodes.length} NUMA nodes)` : '';
+  const rssKb = (victim.anonRssKb ?? 0) + (victim.fileRssKb ?? 0) + (victim.shmemRssKb ?? 0);
+  const victimShare =
+    rssKb > 0 && total > 0
+      ? ` The victim held ${formatBytes(rssKb * 1024)} resident, ${Math.round(((rssKb * 1024) / total) * 100)} % of that.`
+      : '';
+  return `The NUMA node${chosen.length === 1 ? '' : 's'} the kill was confined to hold ${formatBytes(total)}${share} by the probe's per-node meminfo (/sys/devices/system/node/node*/meminfo, read when the probe ran, not at the kill: ${each}${free !== undefined && chosen.length > 1 ? `; ${formatBytes(free)} free in all` : ''}).${victimShare}`;
 }
 
 /** `1`, not `0-1` or `0,2`: digits only (no regex on log text). */

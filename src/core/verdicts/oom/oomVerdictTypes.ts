@@ -5,6 +5,7 @@ import type { AmdgpuMemoryLine } from '../../probe/parsers/amdgpuBoot.ts';
 import type { AmdgpuVmFiniLine } from '../../probe/parsers/amdgpuVmFini.ts';
 import type { EvidenceLine, OomEvent } from '../../probe/parsers/oomReportLines.ts';
 import type { GpuTeardown } from './gpuTeardown.ts';
+import type { NumaNodeMemory } from '../../probe/parsers/numaMeminfo.ts';
 import type { PodCgroupData } from './oomPodCgroups.ts';
 import type { OomVictim, PodNames } from './oomVictim.ts';
 import type { Verdict } from '../verdict.ts';
@@ -32,6 +33,8 @@ export interface OomContext {
   readonly amdgpuVmFini?: readonly AmdgpuVmFiniLine[];
   /** The headroom remedies add over what was used or hit, in percent (the user's; default DEFAULT_HEADROOM_PERCENT). */
   readonly headroomPercent?: number;
+  /** Per-NUMA-node memory when the probe ran (its `numa` section), for kills confined to some NUMA nodes. */
+  readonly numaNodes?: readonly NumaNodeMemory[];
 }
 
 export type GttStrength = 'possible' | 'likely' | 'strong';
