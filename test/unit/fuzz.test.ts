@@ -15,5 +15,6 @@ import '../fuzz/prometheus.fuzz.ts';
 import '../fuzz/protocol.fuzz.ts';
 import '../fuzz/quantity.fuzz.ts';
 import '../fuzz/redact.fuzz.ts';
+import '../fuzz/rightsizing.fuzz.ts';
 import '../fuzz/specialFiles.fuzz.ts';
 import '../fuzz/ssh.fuzz.ts';

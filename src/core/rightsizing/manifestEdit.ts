@@ -34,7 +34,12 @@ export function editManifest(text: string, change: WorkloadChange): EditOutcome 
   const applied: string[] = [];
   const skipped: string[] = [];
   const skippedKeys = new Set<string>();
-  let current = text;
+  // Edits stay inside the workload's document: after the first look, only that document is parsed again, so the
+  // cost of a file with many documents is one parse of it plus a few of the workload's own.
+  const first = findTemplate(text, change, where.path);
+  if (first.kind === 'absent') return { found: false, text, applied, skipped };
+  const [start, end] = first.range;
+  let current = text.slice(start, end);
   let found = false;
   // Each container needs at most four edits and each annotation two; the bound keeps a bug from looping.
   const maxSteps = change.containers.length * 4 + change.annotations.size * 2 + 4;
@@ -57,13 +62,14 @@ export function editManifest(text: string, change: WorkloadChange): EditOutcome 
     current = current.slice(0, next.edit.start) + next.edit.newText + current.slice(next.edit.end);
     applied.push(next.what);
   }
-  return { found, text: current, applied, skipped };
+  return { found, text: applied.length > 0 ? text.slice(0, start) + current + text.slice(end) : text, applied, skipped };
 }
 
+/** The workload's template, and the offsets of its whole document in the text (leading `---` and comments included). */
 type TemplateLookup =
   | { readonly kind: 'absent' }
-  | { readonly kind: 'no-template'; readonly reason: string }
-  | { readonly kind: 'found'; readonly map: YAMLMap };
+  | { readonly kind: 'no-template'; readonly reason: string; readonly range: readonly [number, number] }
+  | { readonly kind: 'found'; readonly map: YAMLMap; readonly range: readonly [number, number] };
 
 function findTemplate(text: string, change: WorkloadChange, path: readonly string[]): TemplateLookup {
   for (const doc of parseAllDocuments(text, PARSE_OPTIONS)) {
@@ -78,8 +84,10 @@ function findTemplate(text: string, change: WorkloadChange, path: readonly strin
     if (namespace !== undefined && change.ref.namespace && namespace !== change.ref.namespace) continue;
     let node: Node | undefined = root;
     for (const key of path) node = ownValue(node, key);
-    if (!isMap(node)) return { kind: 'no-template', reason: `${change.ref.kind} ${change.ref.name}: no pod template at ${path.join('.')}` };
-    return { kind: 'found', map: node };
+    const range = [doc.range[0], doc.range[2]] as const;
+    if (!isMap(node))
+      return { kind: 'no-template', reason: `${change.ref.kind} ${change.ref.name}: no pod template at ${path.join('.')}`, range };
+    return { kind: 'found', map: node, range };
   }
   return { kind: 'absent' };
 }
