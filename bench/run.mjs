@@ -19,6 +19,7 @@ import { runInspectorBench } from './inspector.mjs';
 import { runClusterBench } from './cluster.mjs';
 import { runLiveCacheBench } from './liveCache.mjs';
 import { formatLargeLint, runLargeLintBench } from './lintLarge.mjs';
+import { formatLiveRelint, runLiveRelintBench } from './liveRelint.mjs';
 import { formatGrowth, runGrowthBench } from './growth.mjs';
 import { runActivationBench } from './activation.mjs';
 import { runCliStartBench } from './cliStart.mjs';
@@ -380,6 +381,10 @@ console.log(`\n${formatLargeLint(results.largePod)}`);
 
 results.growth = runGrowthBench();
 console.log(`\n${formatGrowth(results.growth)}`);
+
+// ---- live mode (bench/liveRelint.mjs): the LintService's re-lint with the live layer on, against without it -------
+results.liveRelint = await runLiveRelintBench();
+console.log(`\n${formatLiveRelint(results.liveRelint)}`);
 
 // ---- probe benchmarks (bench/probe.mjs): they print their own section and are stored under `probe` ----------
 results.probe = await runProbeBench();

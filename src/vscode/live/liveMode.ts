@@ -1,5 +1,5 @@
 // Live mode: this workspace's manifests compared with one cluster context. It holds the choice (workspace state), the
-// LiveSource of that context (created in dist/remote.js, read on an interval), the status-bar item, and it is the
+// LiveSource of that context (created in dist/remote.js: list+watch, figures on an interval), the status-bar item, and it is the
 // LintService's layer (src/vscode/lintLayer.ts): after each static lint it judges the document against the source's
 // last snapshot, synchronously and without a request. A read that fails drops the live findings and says why in the
 // status bar; a snapshot older than the stale limit is kept and marked. Nothing is read in an untrusted workspace.
@@ -40,7 +40,6 @@ export class LiveMode implements LintLayer, vscode.Disposable {
   #choice: LiveChoice;
   #connection: Connection = { kind: 'none' };
   #generation = 0;
-  #timer: ReturnType<typeof setInterval> | undefined;
   #namespaces = new Set<string>();
   #namespaceRead: ReturnType<typeof setTimeout> | undefined;
 
@@ -148,6 +147,7 @@ export class LiveMode implements LintLayer, vscode.Disposable {
         window: this.#settings.window,
         headroomPercent: this.#ctx.settings.lint.headroomPercent,
         staleAfterMs: this.#settings.staleAfterMs,
+        refreshMs: this.#settings.refreshMs,
       });
     } catch (error) {
       source = error instanceof Error ? error.message : String(error);
@@ -162,10 +162,9 @@ export class LiveMode implements LintLayer, vscode.Disposable {
     }
     const subscription = source.onDidChange((state) => this.#sourceChanged(state));
     this.#connection = { kind: 'connected', source, subscription };
-    source.setNamespaces([...this.#namespaces]);
-    if (this.#settings.refreshMs > 0) this.#timer = setInterval(() => void source.refresh(), this.#settings.refreshMs);
     this.#show();
-    void source.refresh();
+    // Starts the watches and the first read of the figures (the source then reads them on its interval).
+    source.setNamespaces([...this.#namespaces]);
   }
 
   #sourceChanged(state: LiveState): void {
@@ -215,8 +214,6 @@ export class LiveMode implements LintLayer, vscode.Disposable {
       connection.subscription.dispose();
       connection.source.dispose();
     }
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
     this.#connection = { kind: 'none' };
   }
 

@@ -5,13 +5,18 @@ import type { ClusterModel } from '../../clusters/clusterModel.ts';
 import type { FleetWindow } from '../../core/fleet/facts.ts';
 import { liveLayerModel } from '../../core/live/liveLayerModel.ts';
 import type { LiveSource } from '../../live/liveSource.ts';
-import { ReadOnceSource } from '../../live/liveSource.ts';
+import { WatchedSource } from '../../live/watchedSource.ts';
+
+/** setInterval's longest delay (about 24.8 days): "only on demand" in practice. */
+const ON_DEMAND_ONLY_MS = 2 ** 31 - 1;
 
 export interface LiveSourceRequest {
   readonly context: string;
   readonly window: FleetWindow;
   readonly headroomPercent: number;
   readonly staleAfterMs: number;
+  /** How often the figures are read again; 0: only on demand. */
+  readonly refreshMs: number;
 }
 
 export interface RemoteLive {
@@ -33,12 +38,14 @@ export function remoteLive(model: ClusterModel): RemoteLive {
       const contexts = await model.ensureLoaded();
       const context = contexts.find((one) => one.info.name === request.context);
       if (!context) return `the kubeconfig has no context named "${request.context}"`;
-      return new ReadOnceSource({
+      // Workloads and pods by list+watch (a change shows without a request per keystroke), figures on the interval.
+      return new WatchedSource({
         client: model.client(context),
         window: request.window,
         headroomPercent: request.headroomPercent,
         figuresFrom: { kind: 'discover' },
         staleAfterMs: request.staleAfterMs,
+        figuresIntervalMs: request.refreshMs > 0 ? request.refreshMs : ON_DEMAND_ONLY_MS,
       });
     },
     judge: liveLayerModel,

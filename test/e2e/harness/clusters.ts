@@ -92,6 +92,8 @@ export interface ClusterWorkbenchOptions {
   settings?: WorkbenchOptions['settings'];
   /** default 1600×1000, the size of the README's Clusters picture */
   viewport?: WorkbenchOptions['viewport'];
+  /** the workspace, as WorkbenchOptions.fixture (default `single`) */
+  fixture?: string;
 }
 
 /**
@@ -110,7 +112,7 @@ export async function withClusterWorkbench(
       const kubeconfig = offline ? await kubeconfigWithOffline(sim, users) : sim.kubeconfig(users);
       await writeFile(path.join(home, '.kube', 'config'), kubeconfig, { mode: 0o600 });
       const workbench: WorkbenchOptions = {
-        fixture: 'single',
+        fixture: options.fixture ?? 'single',
         home,
         env: { KUBECONFIG: '' },
         viewport: options.viewport ?? { width: 1600, height: 1000 },

@@ -16,6 +16,7 @@ export const README_SCREENSHOTS = {
   'inspector-hc': { file: 'screenshot-inspector-hc.png', spec: 'inspector.e2e.test.ts' },
   fleet: { file: 'screenshot-fleet.png', spec: 'fleet.e2e.test.ts' },
   rightsizing: { file: 'screenshot-rightsizing.png', spec: 'rightsizing.e2e.test.ts' },
+  live: { file: 'screenshot-live.png', spec: 'live.e2e.test.ts' },
 } as const;
 
 export type ReadmeScreenshot = keyof typeof README_SCREENSHOTS;
