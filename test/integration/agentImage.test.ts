@@ -57,8 +57,12 @@ function inventory(text: string): Map<string, number> {
   );
 }
 
-const waitFor = <V>(what: string, probe: () => Promise<V | undefined> | V | undefined, timeoutMs = 90_000): Promise<V> =>
-  pollUntil(what, probe, { timeoutMs, pollMs: 300 });
+const waitFor = <V>(
+  what: string,
+  probe: () => Promise<V | undefined> | V | undefined,
+  timeoutMs = 90_000,
+  signal?: AbortSignal,
+): Promise<V> => pollUntil(what, probe, { timeoutMs, pollMs: 300, ...(signal ? { signal } : {}) });
 
 describe('the agent image, built with buildah and run under an OCI runtime', { skip: SKIP }, () => {
   let work = '';
@@ -159,9 +163,18 @@ describe('the agent image, built with buildah and run under an OCI runtime', { s
     child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // A runtime that exits at once (crun on a hybrid cgroup host) must also stop the /readyz poll: left running, it
+    // kept this file alive for the poll's 90 s after its last test.
+    const stopPolling = new AbortController();
+    void exited.then(() => stopPolling.abort());
     try {
       const ready = await Promise.race([
-        waitFor(`${runtime}: /readyz`, async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined)),
+        waitFor(
+          `${runtime}: /readyz`,
+          async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined),
+          90_000,
+          stopPolling.signal,
+        ).catch((error: unknown) => ({ waited: String(error) })),
         exited.then((code) => ({ code })),
       ]);
       if (ready !== true) {
@@ -169,7 +182,7 @@ describe('the agent image, built with buildah and run under an OCI runtime', { s
           t.skip(`crun refuses this host: ${log.trim()}`);
           return undefined;
         }
-        assert.fail(`${runtime} exited (${JSON.stringify(ready)}) before /readyz: ${log}`);
+        assert.fail(`${runtime} not ready (${JSON.stringify(ready)}): ${log}`);
       }
       const metrics = await waitFor(`${runtime}: three cycles`, async () => {
         const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -198,7 +211,7 @@ describe('the agent image, built with buildah and run under an OCI runtime', { s
       return metrics;
     } finally {
       spawnSync(runtime, ['kill', id, 'TERM'], { stdio: 'ignore' });
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       spawnSync(runtime, ['delete', '--force', id], { stdio: 'ignore' });
       console.log(`${runtime} log:\n${log.trim().split('\n').slice(-5).join('\n')}`);
     }
