@@ -1,9 +1,10 @@
 // Lints a set of files whose pods may use DRA claims defined in other files of the set, in O(total size):
-// files that mention claims are scanned for ResourceClaim / ResourceClaimTemplate objects into one index,
+// files that mention claims are scanned for ResourceClaim / ResourceClaimTemplate objects (and the templates
+// NVIDIA's ComputeDomains create) into one index,
 // files whose pods use claims wait until the index is complete, every other file is linted at once.
 import { parseAllDocuments } from 'yaml';
 import type { Node } from 'yaml';
-import { isClaimKind, readClaimObject } from './manifest/draClaims.ts';
+import { computeDomainClaimTemplate, isClaimKind, readClaimObject } from './manifest/draClaims.ts';
 import type { ClaimIndex } from './manifest/draClaims.ts';
 import { maskHelmTemplates } from './manifest/source.ts';
 import { AliasBudgetExceeded, YamlTree } from './manifest/yamlTree.ts';
@@ -11,7 +12,7 @@ import { PARSE_OPTIONS } from './manifest/kubectlYaml.ts';
 
 const MAX_LIST_DEPTH = 4;
 /** Cheap tests on the text, so that only files that can matter are parsed twice or kept. */
-const DEFINES_CLAIMS = /\bResourceClaim(Template)?\b/;
+const DEFINES_CLAIMS = /\b(?:ResourceClaim(?:Template)?|ComputeDomain)\b/;
 const USES_CLAIMS = /\bresourceClaims\s*:/;
 
 export function mayDefineClaims(text: string): boolean {
@@ -53,8 +54,10 @@ function collect(tree: YamlTree, root: Node, index: ClaimIndex, depth: number): 
     for (const item of tree.items(tree.get(root, 'items'))) collect(tree, item, index, depth + 1);
     return;
   }
-  if (!isClaimKind(kind, apiVersion)) return;
   const metadata = tree.get(root, 'metadata');
+  const channelTemplate = computeDomainClaimTemplate(tree, root, kind, apiVersion, tree.text(tree.get(metadata, 'namespace')));
+  if (channelTemplate) index.add(channelTemplate);
+  if (!isClaimKind(kind, apiVersion)) return;
   const claim = readClaimObject(
     tree,
     root,

@@ -60,6 +60,33 @@ export function isClaimKind(kind: string, apiVersion: string | undefined): kind 
   );
 }
 
+/**
+ * The ResourceClaimTemplate NVIDIA's DRA driver creates for a ComputeDomain (resource.nvidia.com): named by
+ * `spec.channel.resourceClaimTemplate.name`, in the ComputeDomain's namespace, one request `channel` of the class
+ * `compute-domain-default-channel.nvidia.com` (NVIDIA/k8s-dra-driver-gpu
+ * templates/compute-domain-workload-claim-template.tmpl.yaml). It gives the pod an IMEX channel, not a GPU, so a
+ * pod that names it resolves to a device that is no GPU instead of an unknown claim that might be one.
+ */
+export function computeDomainClaimTemplate(
+  tree: YamlTree,
+  root: Node,
+  kind: string,
+  apiVersion: string | undefined,
+  namespace: string | undefined,
+): DraClaimObject | undefined {
+  if (kind !== 'ComputeDomain' || !apiVersion?.startsWith('resource.nvidia.com/')) return undefined;
+  const name = tree.text(tree.path(root, 'spec', 'channel', 'resourceClaimTemplate', 'name'));
+  if (name === undefined) return undefined;
+  const channel: DeviceAlternative = {
+    name: 'channel',
+    deviceClassName: 'compute-domain-default-channel.nvidia.com',
+    drivers: ['compute-domain.nvidia.com'],
+    count: 1,
+    memory: undefined,
+  };
+  return { kind: 'ResourceClaimTemplate', name, namespace, apiVersion, requests: [{ name: 'channel', alternatives: [channel] }] };
+}
+
 /** Reads a claim object; undefined when it has no name (it cannot be referenced then). */
 export function readClaimObject(
   tree: YamlTree,

@@ -3,7 +3,7 @@
 import type { Document, Node } from 'yaml';
 import type { ObjectRef } from '../findings.ts';
 import type { ConfigMapModel } from '../rules/types.ts';
-import { isClaimKind, readClaimObject } from './draClaims.ts';
+import { computeDomainClaimTemplate, isClaimKind, readClaimObject } from './draClaims.ts';
 import type { ClaimIndex } from './draClaims.ts';
 import type { Located } from './nodeValues.ts';
 import { workloadEntry } from './workloads.ts';
@@ -33,6 +33,11 @@ export function collectObjects(tree: YamlTree, root: Node, helmSource: string | 
   const namespace = tree.text(tree.get(metadata, 'namespace'));
   if (kind.endsWith('List') && depth < MAX_LIST_DEPTH) {
     for (const item of tree.items(tree.get(root, 'items'))) collectObjects(tree, item, helmSource, into, depth + 1);
+    return;
+  }
+  const channelTemplate = computeDomainClaimTemplate(tree, root, kind, apiVersion, namespace);
+  if (channelTemplate) {
+    into.claims.add(channelTemplate);
     return;
   }
   if (isClaimKind(kind, apiVersion)) {
