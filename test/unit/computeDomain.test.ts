@@ -25,10 +25,10 @@ describe('ComputeDomain IMEX channels', () => {
   });
 
   test('the ComputeDomain in another file of the run resolves the claim too', () => {
-    const [domain, pod] = fixture('dra/compute-domain/channel-injection.yaml')
+    const [domain = '', pod = ''] = fixture('dra/compute-domain/channel-injection.yaml')
       .split(/^---$/m)
       .filter((part) => part.trim() !== '');
-    assert.ok(domain?.includes('kind: ComputeDomain') && pod?.includes('kind: Pod'));
+    assert.ok(domain.includes('kind: ComputeDomain') && pod.includes('kind: Pod'));
     assert.deepEqual(ruleIds(lintText(pod)), ['gpu-claim-unresolved'], 'alone, the template is unknown');
     const index = new ClaimIndex();
     indexClaims(domain, index);
