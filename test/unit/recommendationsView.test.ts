@@ -4,8 +4,10 @@
 // the section's messages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { parse } from 'yaml';
 import { FLEET_PROTOCOL, FLEET_PROTOCOL_VERSION } from '../../src/core/fleet/fleetProtocol.ts';
+import { LIVE_WORKLOAD_KINDS } from '../../src/core/rightsizing/liveKinds.ts';
 import type { RecommendHeader } from '../../src/core/rightsizing/format.ts';
 import type { KillCounts } from '../../src/core/rightsizing/kills.ts';
 import { NO_KILLS } from '../../src/core/rightsizing/kills.ts';
@@ -374,6 +376,9 @@ test('protocol: Open live manifest and Copy patch name a workload of a kind gpum
     { ...target, namespace: '' },
     { ...target, name: 'a\nb' },
     { ...target, name: 'x'.repeat(254) },
+    { ...target, name: ' ' },
+    { ...target, name: 'Llama' },
+    { ...target, namespace: 'a.b' },
     { ...target, extra: 1 },
     { kind: 'Deployment', name: 'web' },
     { ...target, name: 7 },
@@ -400,4 +405,40 @@ test('protocol: the Recommendations notification carries a view model of this ve
   for (const bad of [{ ...model, version: 2 }, { ...model, rows: 'x' }, { ...model, header: null }, 'model']) {
     assert.equal(FLEET_PROTOCOL.parseHostNotification(wire('recommendations', { viewModel: bad })), undefined);
   }
+});
+
+test('protocol fuzz: whatever a page sends, a workload target is exactly a kind gpumem reads and two bounded names', () => {
+  const value = fc.oneof(
+    fc.string({ maxLength: 300, unit: 'binary' }),
+    fc.constantFrom(...LIVE_WORKLOAD_KINDS),
+    fc.integer(),
+    fc.constant(null),
+  );
+  const params = fc.oneof(
+    fc.dictionary(fc.constantFrom('kind', 'namespace', 'name', 'extra'), value),
+    // Near misses: the three keys, each value a name or not.
+    fc.record({
+      kind: fc.oneof(fc.constantFrom(...LIVE_WORKLOAD_KINDS), value),
+      namespace: fc.oneof(fc.stringMatching(/^[a-z0-9]{1,10}$/), value),
+      name: fc.oneof(fc.stringMatching(/^[a-z0-9]{1,8}(\.[a-z0-9]{1,8})?$/), value),
+    }),
+  );
+  let accepted = 0;
+  fc.assert(
+    fc.property(params, fc.constantFrom('openWorkload', 'copyPatch'), (sent, method) => {
+      const parsed = FLEET_PROTOCOL.parseWebviewMessage(wire(method, sent, method === 'copyPatch' ? 'page-1' : undefined));
+      if (parsed.kind === 'invalid') return;
+      accepted++;
+      const target = parsed.message.params as Record<string, unknown>;
+      assert.deepEqual(Object.keys(target).sort(), ['kind', 'name', 'namespace']);
+      assert.ok((LIVE_WORKLOAD_KINDS as readonly unknown[]).includes(target.kind));
+      // Kubernetes names (checked here with their own patterns): a DNS label, a DNS subdomain.
+      assert.match(String(target.namespace), /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
+      assert.ok(String(target.name).length <= 253);
+      for (const label of String(target.name).split('.')) assert.match(label, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+      assert.deepEqual(target, JSON.parse(JSON.stringify(sent)));
+    }),
+    { seed: 3536, numRuns: 3_000 },
+  );
+  assert.ok(accepted > 20, `valid targets were generated too (${accepted})`);
 });

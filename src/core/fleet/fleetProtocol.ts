@@ -16,6 +16,7 @@ import { defineRequest, hasExactly, isRecord, noParams, WebviewProtocol } from '
 import type { CopiedResult, SavedResult } from '../webviewIpc/results.ts';
 import { parseCopied, parseSaved } from '../webviewIpc/results.ts';
 import type { FleetViewModel } from './fleetViewModel.ts';
+import { isDnsLabel, isDnsSubdomain } from '../kube/names.ts';
 import { isLiveWorkloadKind } from '../rightsizing/liveKinds.ts';
 import type { WorkloadTarget } from '../rightsizing/liveKinds.ts';
 import { RECOMMENDATIONS_VIEW_VERSION } from '../rightsizing/recommendationsView.ts';
@@ -72,7 +73,10 @@ export function parseFleetPanelState(value: unknown): FleetPanelState | undefine
 function parseWorkloadTarget(params: Readonly<Record<string, unknown>>): WorkloadTarget | undefined {
   const { kind, namespace, name: workload } = params;
   if (!hasExactly(params, ['kind', 'namespace', 'name']) || typeof kind !== 'string' || !isLiveWorkloadKind(kind)) return undefined;
-  return name(namespace) && name(workload) ? { kind, namespace, name: workload } : undefined;
+  // Kubernetes names: a namespace is a DNS label, a workload's name a DNS subdomain (the API refuses anything else).
+  return typeof namespace === 'string' && isDnsLabel(namespace) && typeof workload === 'string' && isDnsSubdomain(workload)
+    ? { kind, namespace, name: workload }
+    : undefined;
 }
 
 const COMMANDS = {

@@ -47,7 +47,10 @@ export function createFleetPanels(ctx: Ctx, clusters: ClusterModel, manifests: P
     },
     openNode: openFleetNode(clusters, reveal, ctx.output),
     openPod: openFleetPod(clusters, reveal, ctx.output),
-    openWorkload: (context, target) => showLiveManifest(ctx.output, manifests, { context, ...target }),
+    // Reads the cluster: trust is checked again (the panel may have been restored in Restricted Mode).
+    openWorkload: async (context, target) => {
+      if (requireTrust('Open live manifest')) await showLiveManifest(ctx.output, manifests, { context, ...target });
+    },
     scanPods: () => {
       const kube = readKubeSettings();
       return { namespace: kube.debugNamespace, image: kube.debugImage };
