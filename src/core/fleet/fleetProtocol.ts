@@ -157,4 +157,3 @@ export type FleetCommandParams<M extends FleetCommand['method']> = ParamsOf<type
 export type FleetRequests = typeof REQUESTS;
 export type FleetRequest = RequestOf<FleetRequests>;
 export type FleetExportResult = RequestResultOf<FleetRequests, 'export'>;
-export type FleetCopyPatchResult = RequestResultOf<FleetRequests, 'copyPatch'>;
