@@ -75,21 +75,56 @@ function nodeUnread(capture: Capture, model: NodeModel): UnreadInput[] {
     unread.push({
       input: 'the kernel log (OOM kills)',
       why: dmesgRefused
-        ? `dmesg was refused${nonRoot(model)}: with kernel.dmesg_restrict=1 (the default on Debian and Ubuntu) only a process with CAP_SYSLOG may read it; and no /var/log/kern.log, messages or syslog was readable`
+        ? `${dmesgRefusedWhy(model)}; and no /var/log/kern.log, messages or syslog was readable`
         : 'no dmesg, no journald kernel log and no readable /var/log/kern.log, messages or syslog',
       remedy: 'Run the probe as root (sudo, or a debug pod with CAP_SYSLOG), or make /var/log/kern.log readable to it.',
       unknownVerdicts: OOM_VERDICTS,
     });
   }
-  if (model.probeUid !== undefined && model.probeUid !== '0' && (model.gpus.some(isGpu) || model.pods.length > 0)) {
+  const fdBlind = fdBlindWhy(model);
+  if (fdBlind !== undefined && (model.gpus.some(isGpu) || model.pods.length > 0)) {
     unread.push({
       input: "other processes' /proc/<pid>/fd and fdinfo (GPU memory per process and pod)",
-      why: `the probe ran as uid ${model.probeUid}, not root: the kernel lets only a process's owner or a holder of CAP_SYS_PTRACE list its fds and read their fdinfo, so the GTT and VRAM the pods' processes hold were not seen`,
-      remedy: 'Run the probe as root (sudo, or the debug pod, which adds SYS_PTRACE).',
+      why: fdBlind,
+      remedy: 'Run the probe as root with CAP_SYS_PTRACE (sudo, or a debug pod with SYS_PTRACE, e.g. kubectl debug --profile=sysadmin).',
       unknownVerdicts: FDINFO_VERDICTS,
     });
   }
   return unread;
+}
+
+/** Why dmesg was refused: from kernel.dmesg_restrict and CAP_SYSLOG as the probe recorded them, else inferred. */
+function dmesgRefusedWhy(model: NodeModel): string {
+  const { dmesgRestrict, capabilities } = model.probeRights;
+  if (dmesgRestrict === 1 || dmesgRestrict === 2) {
+    const caps =
+      capabilities.kind === 'known'
+        ? ` and the probe's processes lack CAP_SYSLOG (CapEff ${capabilities.hex}${nonRoot(model)})`
+        : `; only a process with CAP_SYSLOG may read it${nonRoot(model)}`;
+    return `dmesg was refused: kernel.dmesg_restrict is ${dmesgRestrict} on this machine (read from /proc/sys/kernel/dmesg_restrict)${caps}`;
+  }
+  if (dmesgRestrict === 0)
+    return 'dmesg failed although kernel.dmesg_restrict is 0 on this machine (read from /proc/sys/kernel/dmesg_restrict): a seccomp profile or a security module (AppArmor, SELinux) may block the syslog call';
+  return `dmesg was refused${nonRoot(model)}: with kernel.dmesg_restrict=1 (the default on Debian and Ubuntu) only a process with CAP_SYSLOG may read it`;
+}
+
+/**
+ * Why other processes' fd and fdinfo were not readable, or undefined when they were. The kernel's ptrace access check
+ * (PTRACE_MODE_READ) lets a process read another's fds when it owns it and holds every capability the other holds,
+ * or when it has CAP_SYS_PTRACE. With the capabilities recorded, CAP_SYS_PTRACE decides; without (an older probe),
+ * only root is taken to see.
+ */
+function fdBlindWhy(model: NodeModel): string | undefined {
+  const capabilities = model.probeRights.capabilities;
+  const uid = model.probeUid;
+  if (capabilities.kind === 'known') {
+    if (capabilities.sysPtrace) return undefined;
+    return uid !== undefined && uid !== '0'
+      ? `the probe ran as uid ${uid} without CAP_SYS_PTRACE (CapEff ${capabilities.hex}): the kernel lets only a process's owner or a holder of CAP_SYS_PTRACE list its fds and read their fdinfo, so the GTT and VRAM the pods' processes hold were not seen`
+      : `the probe ran as root without CAP_SYS_PTRACE (CapEff ${capabilities.hex}): the kernel refuses the fds and fdinfo of processes of other users and of processes holding capabilities the probe lacks, so some pods' GTT and VRAM may not have been seen`;
+  }
+  if (uid === undefined || uid === '0') return undefined;
+  return `the probe ran as uid ${uid}, not root: the kernel lets only a process's owner or a holder of CAP_SYS_PTRACE list its fds and read their fdinfo, so the GTT and VRAM the pods' processes hold were not seen`;
 }
 
 function nonRoot(model: NodeModel): string {

@@ -10,6 +10,8 @@ import { parseCgroupValue, parseMemoryCounters, parseMemoryStat, parseMemoryUsag
 import { parseDmem } from './parsers/cgroupDmem.ts';
 import { parseKernelVersion, parseKeyEquals, parseKeyNumber } from './parsers/keyValue.ts';
 import { parseMeminfo } from './parsers/meminfo.ts';
+import type { ProbeRights } from './probeRights.ts';
+import { probeRightsOf } from './probeRights.ts';
 import type { NumaNodeMemory } from './parsers/numaMeminfo.ts';
 import { parseNumaMeminfo } from './parsers/numaMeminfo.ts';
 import type { KubeletReservations } from './parsers/nodeConfig.ts';
@@ -52,6 +54,8 @@ export interface NodeModel {
   readonly kernelVersion: { major: number; minor: number; patch: number } | undefined;
   readonly os: string | undefined;
   readonly probeUid: string | undefined;
+  /** kernel.dmesg_restrict and the probe's effective capabilities, as the probe recorded them. */
+  readonly probeRights: ProbeRights;
   /** Seconds since boot (`uptime=` of the meta section, from /proc/uptime). */
   readonly uptimeSeconds: number | undefined;
   readonly meminfo: ReadonlyMap<string, number>;
@@ -153,6 +157,7 @@ export function buildNodeModel(capture: Capture, folded: FoldedSections = {}): N
     kernelVersion: parseKernelVersion(meta.get('kernel')),
     os: osRelease.get('PRETTY_NAME'),
     probeUid: meta.get('uid'),
+    probeRights: probeRightsOf(meta),
     uptimeSeconds: parseBoundedNumber(meta.get('uptime'), { fraction: true }),
     meminfo,
     numaNodes: parseNumaMeminfo(sectionFiles(capture, 'numa'), sink),

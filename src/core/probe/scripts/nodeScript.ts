@@ -182,6 +182,11 @@ printf 'machine=%s\n' "$(uname -m)"
 printf 'now=%s\n' "$(date +%s 2>/dev/null)"
 printf 'uptime=%s\n' "$(cut -d' ' -f1 "$R/proc/uptime" 2>/dev/null)"
 printf 'uid=%s\n' "$(id -u 2>/dev/null)"
+# What the probe may read, recorded rather than guessed: kernel.dmesg_restrict, and the effective capabilities of the
+# probe's own processes (sed reads its own /proc/self/status, as the probe's cat and head would: CAP_SYS_PTRACE lets
+# them read other users' fdinfo, CAP_SYSLOG the kernel log).
+printf 'dmesg_restrict=%s\n' "$(cat "$R/proc/sys/kernel/dmesg_restrict" 2>/dev/null)"
+printf 'cap_eff=%s\n' "$(sed -n 's/^CapEff:[^0-9a-f]*//p' /proc/self/status 2>/dev/null)"
 finish meta
 files os-release "$R/etc/os-release" "$R/usr/lib/os-release"
 files proc "$R/proc/meminfo" "$R/proc/vmstat" "$R/proc/cmdline" "$R/proc/sys/vm/overcommit_memory" "$R/proc/sys/vm/overcommit_ratio" "$R/proc/sys/vm/overcommit_kbytes"
