@@ -101,8 +101,11 @@ export class WatchedSource extends LiveStateHolder implements LiveSource {
   refresh(signal?: AbortSignal): Promise<void> {
     if (this.#life.signal.aborted || this.#namespaces.length === 0) return Promise.resolve();
     if (this.#reading) return this.#reading;
+    const asked = this.#namespaces.join(',');
     const reading = this.#readFigures(signal).finally(() => {
       this.#reading = undefined;
+      // Namespaces added while this read ran have no figures yet: read again rather than wait for the interval.
+      if (this.#namespaces.join(',') !== asked) void this.refresh();
     });
     this.#reading = reading;
     return reading;
