@@ -17,6 +17,7 @@ import { advanceOomLedger, EMPTY_LEDGER } from '../core/agent/oomLedger.ts';
 import { podNamesOfIdentities } from '../core/agent/podIdentities.ts';
 import type { Inspection } from '../core/inspectionRun/analyze.ts';
 import { StreamingAnalysis } from '../core/inspectionRun/analyze.ts';
+import { unreadOf } from '../core/inspectionRun/sight.ts';
 import type { HamiPodQuota } from '../core/verdicts/hami/hamiQuota.ts';
 import { runProbe } from '../core/inspectionRun/runProbe.ts';
 import type { Transport } from '../core/probe/transport.ts';
@@ -224,6 +225,7 @@ export class Agent {
         api: view.api,
       },
       node: nodeMetricFacts(node, levels),
+      unread: new Set(unreadOf(inspection.sight).map((input) => input.id)),
       ledger: advance.ledger,
       identities: view.identities,
     };

@@ -8,6 +8,8 @@ import type { NodeMetricFacts, PodIdentities } from './nodeSamples.ts';
 import { containerName, nodeFactSamples, podLabels } from './nodeSamples.ts';
 import type { OomLedger } from './oomLedger.ts';
 import { oomSamples } from './oomLedger.ts';
+import type { UnreadInputId } from '../inspectionRun/sight.ts';
+import { UNREAD_INPUT_IDS } from '../inspectionRun/sight.ts';
 
 export type ProbeErrorReason = 'probe-failed' | 'probe-timeout' | 'capture-unusable';
 
@@ -38,6 +40,8 @@ export interface AgentSnapshot {
   readonly peaks?: ReadonlyMap<string, PodPeaks>;
   /** Light sweeps the GPU watch triggered (undefined when the watch is off). */
   readonly watchSweeps?: number;
+  /** What the last good cycle's probe could not read (sight.ts); undefined before the first good cycle. */
+  readonly unread?: ReadonlySet<UnreadInputId>;
 }
 
 export const PROBE_ERROR_REASONS: readonly ProbeErrorReason[] = ['probe-failed', 'probe-timeout', 'capture-unusable'];
@@ -54,6 +58,10 @@ export function agentSamples(snapshot: AgentSnapshot): Sample[] {
   // Every reason from the start, at 0, so the first failure is an increase Prometheus sees.
   for (const reason of PROBE_ERROR_REASONS)
     out.push({ name: 'gpumem_probe_errors_total', labels: { ...node, reason }, value: status.errors.get(reason) ?? 0 });
+  // Every input, read (0) or not (1), once a cycle has looked: a probe that could not see is never silent.
+  if (snapshot.unread)
+    for (const input of UNREAD_INPUT_IDS)
+      out.push({ name: 'gpumem_probe_input_unread', labels: { ...node, input }, value: snapshot.unread.has(input) ? 1 : 0 });
   out.push({ name: 'gpumem_probe_cycles_total', labels: node, value: status.cycles });
   if (status.lastSuccessSeconds !== undefined)
     out.push({ name: 'gpumem_probe_last_success_timestamp_seconds', labels: node, value: status.lastSuccessSeconds });

@@ -233,6 +233,13 @@ export const METRIC_FAMILIES = [
     source: 'the agent',
   },
   {
+    name: 'gpumem_probe_input_unread',
+    type: 'gauge',
+    help: "1 when the last good cycle's probe could not read this input, so the verdicts it feeds are unknown (kernel-log: OOM kills go uncounted; fdinfo: other processes' GPU memory is unseen; capture: the capture was cut short); 0 when it was read.",
+    labels: ['input'],
+    source: 'the agent: what the probe could not read (docs/probes.md)',
+  },
+  {
     name: 'gpumem_probe_cycles_total',
     type: 'counter',
     help: 'Cycles run, good or failed.',

@@ -5,8 +5,13 @@
 import type { Capture } from '../probe/capture.ts';
 import type { NodeModel } from '../probe/nodeModel.ts';
 
+/** A stable name for each input (the agent's `gpumem_probe_input_unread{input}` label). */
+export type UnreadInputId = 'kernel-log' | 'fdinfo' | 'capture';
+export const UNREAD_INPUT_IDS: readonly UnreadInputId[] = ['kernel-log', 'fdinfo', 'capture'];
+
 /** One input the verdicts need that the probe could not read. */
 export interface UnreadInput {
+  readonly id: UnreadInputId;
   /** What was not read, e.g. "other processes' /proc/<pid>/fd and fdinfo". */
   readonly input: string;
   /** Why, with what the capture shows. */
@@ -73,6 +78,7 @@ function nodeUnread(capture: Capture, model: NodeModel): UnreadInput[] {
   if (kernelLog?.missing.includes('kernel-log')) {
     const dmesgRefused = kernelLog.missing.some((what) => what.startsWith('dmesg'));
     unread.push({
+      id: 'kernel-log',
       input: 'the kernel log (OOM kills)',
       why: dmesgRefused
         ? `${dmesgRefusedWhy(model)}; and no /var/log/kern.log, messages or syslog was readable`
@@ -84,6 +90,7 @@ function nodeUnread(capture: Capture, model: NodeModel): UnreadInput[] {
   const fdBlind = fdBlindWhy(model);
   if (fdBlind !== undefined && (model.gpus.some(isGpu) || model.pods.length > 0)) {
     unread.push({
+      id: 'fdinfo',
       input: "other processes' /proc/<pid>/fd and fdinfo (GPU memory per process and pod)",
       why: fdBlind,
       remedy: 'Run the probe as root with CAP_SYS_PTRACE (sudo, or a debug pod with SYS_PTRACE, e.g. kubectl debug --profile=sysadmin).',
@@ -138,6 +145,7 @@ function cutShortUnread(capture: Capture): UnreadInput[] {
   const where = last ? `in section "${last.name}"` : 'before its first section';
   return [
     {
+      id: 'capture',
       input: `everything the probe would have printed from ${last ? `section "${last.name}"` : 'its start'} on`,
       why: `the capture ends ${where} without the probe's "done" marker: the probe timed out, the connection dropped, or the file was truncated`,
       remedy: 'Run the probe again (a longer --timeout, or save the whole output) and analyse the complete capture.',
