@@ -19,6 +19,7 @@ import { findDuplicateKeys, parseLikeKubectl, parseSlicesLikeKubectl, syntaxFind
 import { looksLikeKubernetes } from './manifest/kubernetesShape.ts';
 import { collectObjects, helmSourceOf } from './manifest/manifestObjects.ts';
 import type { WorkloadDoc } from './manifest/manifestObjects.ts';
+import type { LimitRangeDefault } from './manifest/limitRange.ts';
 import { truncate } from './manifest/podModel.ts';
 import { decodeManifestBytes, maskHelmTemplates } from './manifest/source.ts';
 import { TemplateRelevance } from './manifest/templateRelevance.ts';
@@ -84,6 +85,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
   const workloads: WorkloadDoc[] = [];
   const configMaps: ConfigMapModel[] = [];
   const localClaims = new ClaimIndex();
+  const limitRanges: LimitRangeDefault[] = [];
   let unparsedTemplates = 0;
   for (const doc of documents) {
     if (doc.errors.length === 0) for (const error of findDuplicateKeys(doc)) doc.errors.push(error);
@@ -95,7 +97,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     const tree = new YamlTree(doc, Math.max(100_000, (doc.range[2] - doc.range[0]) * 10));
     try {
       const root = tree.root;
-      if (root) collectObjects(tree, root, helmSourceOf(doc), { workloads, configMaps, claims: localClaims }, 0);
+      if (root) collectObjects(tree, root, helmSourceOf(doc), { workloads, configMaps, claims: localClaims, limitRanges }, 0);
     } catch (error) {
       if (!(error instanceof AliasBudgetExceeded)) throw error;
       raw.push(
@@ -111,6 +113,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     text,
     configMaps,
     claims: chainLookups(localClaims, scope.claims),
+    limitRanges,
     ...(masked ? { templateLanguage: masked.language } : {}),
   };
   const { messages } = lintBudgets(text.length);

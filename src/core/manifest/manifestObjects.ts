@@ -1,5 +1,6 @@
 // The Kubernetes objects of one parsed document that the lint reads: workloads (to lint), ConfigMaps (for
 // envFrom) and DRA claims (into the file's claim index); `kind: …List` items are followed a few levels deep.
+import type { LimitRangeDefault } from './limitRange.ts';
 import type { Document, Node } from 'yaml';
 import type { ObjectRef } from '../findings.ts';
 import type { ConfigMapModel } from '../rules/types.ts';
@@ -22,6 +23,7 @@ export interface Collected {
   readonly workloads: WorkloadDoc[];
   readonly configMaps: ConfigMapModel[];
   readonly claims: ClaimIndex;
+  readonly limitRanges: LimitRangeDefault[];
 }
 
 export function collectObjects(tree: YamlTree, root: Node, helmSource: string | undefined, into: Collected, depth: number): void {
@@ -53,6 +55,15 @@ export function collectObjects(tree: YamlTree, root: Node, helmSource: string | 
       if (value !== undefined && span) data.set(key, { value, span });
     }
     into.configMaps.push({ name, namespace, data });
+    return;
+  }
+  if (kind === 'LimitRange') {
+    for (const limit of tree.items(tree.get(tree.get(root, 'spec'), 'limits'))) {
+      const type = tree.text(tree.get(limit, 'type'));
+      const memory = tree.text(tree.get(tree.get(limit, 'default'), 'memory'));
+      if ((type === undefined || type === 'Container') && memory !== undefined && memory.trim() !== '')
+        into.limitRanges.push({ name, namespace, defaultMemory: memory.trim() });
+    }
     return;
   }
   if (!workloadEntry(kind, apiVersion)) return;

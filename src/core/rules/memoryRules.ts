@@ -2,6 +2,7 @@
 // the pod's cgroup never sees.
 import { ANNOTATIONS } from '../config.ts';
 import { addEntryToMap, addEntryToPairValue, addNestedEntry, replaceScalar } from '../edits.ts';
+import type { LimitRangeDefault } from '../manifest/limitRange.ts';
 import type { QuickFix, TextEdit } from '../findings.ts';
 import { describeNominal } from '../analysis/memoryBudget.ts';
 import type { MemoryBudget } from '../analysis/memoryBudget.ts';
@@ -85,6 +86,19 @@ export const gpuNoMemoryLimit: Rule = {
         budget.required !== undefined
           ? ` It needs about ${formatBytes(budget.required)} (${describeNominal(budget, unified)} + ${context.config.headroomPercent} %).`
           : '';
+      const limitRange = limitRangeDefaultFor(context);
+      if (limitRange) {
+        // The LimitRanger admission plugin gives the container this limit: a limit, not chosen for this workload.
+        context.report({
+          ruleId: 'gpu-no-memory-limit',
+          container,
+          span: container.nameSpan,
+          severity: 'info',
+          message: `GPU container "${container.name}" sets no memory limit, so the LimitRange "${limitRange.name ?? '?'}" in ${limitRange.namespace !== undefined ? `namespace ${limitRange.namespace}` : 'the same namespace'} (in this file) gives it its default, ${limitRange.defaultMemory}; make sure that covers the model's host memory${unified ? ' and, on this unified-memory node, its GPU memory' : ''}, or set resources.limits.memory.${need}`,
+          fixes: memoryLimitFixes(context, container, budget),
+        });
+        continue;
+      }
       if (container.operatorMemoryLimit) {
         // The operator's default is a limit, just not one chosen for this model: information, with the reason.
         context.report({
@@ -110,6 +124,12 @@ export const gpuNoMemoryLimit: Rule = {
     }
   },
 };
+
+/** A LimitRange of the same file and namespace (both unset counts as the same) that defaults containers' memory limit. */
+function limitRangeDefaultFor(context: PodContext): LimitRangeDefault | undefined {
+  const namespace = context.pod.object.namespace;
+  return context.file.limitRanges?.find((range) => range.namespace === namespace);
+}
 
 function raiseFix(context: PodContext, entry: ResourceEntry, what: string, value: string): QuickFix[] {
   const node = context.pod.tree.scalar(entry.pair.value);

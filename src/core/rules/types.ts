@@ -1,4 +1,5 @@
 // What a rule is and what it sees.
+import type { LimitRangeDefault } from '../manifest/limitRange.ts';
 import type { RuleMeta } from './ruleMeta.ts';
 import type { LintConfig } from '../config.ts';
 import type { QuickFix, Severity, Span } from '../findings.ts';
@@ -23,6 +24,8 @@ export interface FileContext {
   readonly claims: ClaimLookup;
   /** The language of the file's masked `{{ … }}` actions, when it has any. */
   readonly templateLanguage?: TemplateLanguage;
+  /** Default container memory limits of the file's LimitRanges, by namespace. */
+  readonly limitRanges?: readonly LimitRangeDefault[];
 }
 
 export interface Report {
