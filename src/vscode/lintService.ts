@@ -152,9 +152,12 @@ export class LintService implements vscode.Disposable {
   /** Sets the layer whose findings are merged after the static ones (one at a time); disposing removes it. */
   setLayer(layer: LintLayer): vscode.Disposable {
     this.layer = layer;
-    const subscription = layer.onDidChange(() => {
+    const judgeAll = (): void => {
       for (const document of vscode.workspace.textDocuments) if (this.get(document)) this.scheduleLayer(document);
-    });
+    };
+    const subscription = layer.onDidChange(judgeAll);
+    // Documents linted before the layer came (those open at activation) are judged now.
+    judgeAll();
     return new vscode.Disposable(() => {
       subscription.dispose();
       if (this.layer !== layer) return;

@@ -2,7 +2,7 @@
 // Halo node strix-node-1), served as the kube-prometheus Service monitoring/prometheus-k8s behind the simulator's
 // service proxy, so live mode finds it as it would in a cluster. The history is OpenMetrics turned into TSDB blocks by
 // Debian's promtool (as test/integration/recommendPrometheus.test.ts does): cAdvisor's working set of the container,
-// the agent's GPU memory in RAM and cgroup of the pod, and a global OOM kill with the GPU signature 20 minutes ago
+// the agent's GPU memory in RAM of the pod and of its container, the pod's cgroup, and a global OOM kill with the GPU signature 20 minutes ago
 // (the pod's lastState in the fixture says OOMKilled then). The peaks are returned for the spec's expectations.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,6 +42,12 @@ function openMetrics(now: number): { text: string; workingSetPeak: number; gpuIn
       value: (t, i) => (t === peakAt ? workingSetPeak : 6 * GiB + (i % 7) * 2 ** 27),
     },
     { name: 'gpumem_pod_unaccounted_bytes', labels: agent, value: (t, i) => (t === peakAt ? gpuInRamPeak : 24 * GiB + (i % 5) * 2 ** 28) },
+    // The container's own GPU memory in RAM (its one container holds all of the pod's), as the agent exports it.
+    {
+      name: 'gpumem_container_unaccounted_bytes',
+      labels: { ...agent, container: 'llama' },
+      value: (t, i) => (t === peakAt ? gpuInRamPeak : 24 * GiB + (i % 5) * 2 ** 28),
+    },
     { name: 'gpumem_oom_kills_total', labels: { ...agent, scope: 'global', gpu_signature: 'true' }, value: (t) => (t >= killAt ? 1 : 0) },
   ];
   const lines: string[] = [];
