@@ -1,4 +1,4 @@
-// Live mode's promise (docs/live/README.md): with live data on, re-linting as you type costs what the static lint
+// Live mode's promise (docs/live-mode.md): with live data on, re-linting as you type costs what the static lint
 // costs, because the live findings are merged after the static ones are published, never in the lint path. Measured
 // on the real LintService (src/vscode/lintService.ts, on bench/vscodeHost.mjs's stand-in of the few `vscode` parts
 // it uses) re-linting the 300-line manifest of `npm run bench` after each edit, twice in the same run, interleaved:

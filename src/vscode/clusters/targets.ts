@@ -170,10 +170,8 @@ async function linkedPodTarget(
     const pod = await client.readPod(link.namespace, link.name);
     return { context, client, pod, summary: summarizePod(pod) };
   } catch (error) {
-    showError(
-      ctx,
-      errorText(error, { context: link.context, namespace: link.namespace, action: `Read pod ${link.namespace}/${link.name}` }),
-    );
+    const action = `Read pod ${link.namespace}/${link.name}`;
+    reportError(ctx.output, action, error, errorText(error, { context: link.context, namespace: link.namespace, action }));
     return undefined;
   }
 }

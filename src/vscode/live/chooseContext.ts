@@ -1,6 +1,7 @@
 // gpumem: Compare Manifests with a Cluster…: every context of the kubeconfig, then Off; the choice is this
 // workspace's (workspace state). Trusted workspaces only: it reads the cluster.
 import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errorMessage.ts';
 import { plainLabel } from '../../core/text/escape.ts';
 import type { LazyRemote } from '../lazyRemote.ts';
 import { showFailure } from '../messages.ts';
@@ -18,7 +19,9 @@ export async function chooseLiveContext(ctx: Ctx, live: LiveMode, remote: LazyRe
   try {
     contexts = await remote.get('live mode').live.contexts();
   } catch (error) {
-    void showFailure(ctx.output, `gpumem: the kubeconfig could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    // The log has the details; the notification, gpumem's own sentence (messages.ts).
+    ctx.output.error(`Live mode: the kubeconfig could not be read: ${errorMessage(error)}`);
+    void showFailure(ctx.output, 'gpumem: the kubeconfig could not be read for live mode (Show Log says why).');
     return;
   }
   const chosen = live.choice.kind === 'context' ? live.choice.context : undefined;

@@ -4,6 +4,7 @@
 // last snapshot, synchronously and without a request. A read that fails drops the live findings and says why in the
 // status bar; a snapshot older than the stale limit is kept and marked. Nothing is read in an untrusted workspace.
 import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errorMessage.ts';
 import type { LintResult } from '../../core/lint.ts';
 import type { LiveLayerInput } from '../../core/live/liveLayerModel.ts';
 import type { LiveModeState } from '../../core/live/livePresentation.ts';
@@ -150,7 +151,7 @@ export class LiveMode implements LintLayer, vscode.Disposable {
         refreshMs: this.#settings.refreshMs,
       });
     } catch (error) {
-      source = error instanceof Error ? error.message : String(error);
+      source = errorMessage(error);
     }
     if (generation !== this.#generation) {
       if (typeof source !== 'string') source.dispose();
