@@ -114,7 +114,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     configMaps,
     claims: chainLookups(localClaims, scope.claims),
     limitRanges,
-    ...(masked ? { templateLanguage: masked.language } : {}),
+    ...(masked ? { templateLanguage: masked.language, templateActions: masked.actionOffsets } : {}),
   };
   const { messages } = lintBudgets(text.length);
   const templates = masked ? new TemplateRelevance() : undefined;

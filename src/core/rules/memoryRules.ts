@@ -2,6 +2,7 @@
 // the pod's cgroup never sees.
 import { ANNOTATIONS } from '../config.ts';
 import { addEntryToMap, addEntryToPairValue, addNestedEntry, replaceScalar } from '../edits.ts';
+import { keySpan } from '../manifest/yamlTree.ts';
 import type { LimitRangeDefault } from '../manifest/limitRange.ts';
 import type { QuickFix, TextEdit } from '../findings.ts';
 import { describeNominal } from '../analysis/memoryBudget.ts';
@@ -86,6 +87,18 @@ export const gpuNoMemoryLimit: Rule = {
         budget.required !== undefined
           ? ` It needs about ${formatBytes(budget.required)} (${describeNominal(budget, unified)} + ${context.config.headroomPercent} %).`
           : '';
+      const templated = templatedLimitsAction(context, container);
+      if (templated !== undefined) {
+        // `{{ toYaml .Values.x | nindent }}` inside limits: the memory limit may come from the values, unknown until rendered.
+        context.report({
+          ruleId: 'gpu-no-memory-limit',
+          container,
+          span: container.nameSpan,
+          severity: 'info',
+          message: `GPU container "${container.name}" may get its memory limit from a template action inside resources.limits (${templated}): unknown until the chart is rendered; lint the rendered output (helm template …) to check it.${need}`,
+        });
+        continue;
+      }
       const limitRange = limitRangeDefaultFor(context);
       if (limitRange) {
         // The LimitRanger admission plugin gives the container this limit: a limit, not chosen for this workload.
@@ -124,6 +137,33 @@ export const gpuNoMemoryLimit: Rule = {
     }
   },
 };
+
+/**
+ * The template action (as written, cut short) on a line inside the container's `limits:` block, if any: the lines after
+ * the `limits:` key indented deeper than it, read in the original text (the mask blanked action-only lines).
+ */
+function templatedLimitsAction(context: PodContext, container: ContainerModel): string | undefined {
+  const actions = context.file.templateActions;
+  const key = keySpan(container.limits.pair);
+  if (actions === undefined || actions.length === 0 || !key) return undefined;
+  const text = context.file.text;
+  const lineStart = text.lastIndexOf('\n', key.start - 1) + 1;
+  const indent = key.start - lineStart;
+  let end = text.indexOf('\n', key.end);
+  // Lines deeper than the key (or blank) belong to its block; the first line at its depth or shallower ends it.
+  while (end >= 0 && end + 1 < text.length) {
+    let at = end + 1;
+    while (at < text.length && text[at] === ' ') at++;
+    const blank = at >= text.length || text[at] === '\n' || text[at] === '\r';
+    if (!blank && at - (end + 1) <= indent) break;
+    end = text.indexOf('\n', at);
+  }
+  const blockEnd = end < 0 ? text.length : end;
+  const action = actions.find((offset) => offset > key.end && offset < blockEnd);
+  if (action === undefined) return undefined;
+  const close = text.indexOf('}}', action);
+  return text.slice(action, close < 0 ? Math.min(text.length, action + 60) : Math.min(close + 2, action + 60));
+}
 
 /** A LimitRange of the same file and namespace (both unset counts as the same) that defaults containers' memory limit. */
 function limitRangeDefaultFor(context: PodContext): LimitRangeDefault | undefined {

@@ -24,6 +24,8 @@ export interface FileContext {
   readonly claims: ClaimLookup;
   /** The language of the file's masked `{{ … }}` actions, when it has any. */
   readonly templateLanguage?: TemplateLanguage;
+  /** Offsets of the file's masked template actions, ascending (`{{ toYaml … }}` lines are blanked by the mask). */
+  readonly templateActions?: readonly number[];
   /** Default container memory limits of the file's LimitRanges, by namespace. */
   readonly limitRanges?: readonly LimitRangeDefault[];
 }
