@@ -4,6 +4,7 @@
 // Volcano docs/user-guide/how_to_use_gpu_sharing.md (volcano.sh/gpu-memory in MiB) and how_to_use_vgpu.md,
 // HabanaAI/habanalabs-k8s-device-plugin (habana.ai/gaudi), NVIDIA/k8s-device-plugin MIG strategies
 // (nvidia.com/mig-<profile>), tkestack/gpu-manager (tencent.com/vcuda-memory in 256 MiB units).
+import { isGpuDeviceClass } from './gpuDeviceClasses.ts';
 
 export type GpuResourceRole =
   | 'count' // a whole device or vGPU slice
@@ -315,10 +316,34 @@ const TABLE: readonly Entry[] = [
 
 const cache = new Map<string, GpuResourceInfo | null>();
 
+const DRA_EXTENDED_PREFIX = 'deviceclass.resource.kubernetes.io/';
+
+/**
+ * A DRA device class requested as an extended resource (Kubernetes 1.34+, KEP-5004: every DeviceClass answers to
+ * `deviceclass.resource.kubernetes.io/<class>`): a GPU count when the class is a GPU class (gpuDeviceClasses.ts),
+ * null when it is another device; undefined for any other name.
+ */
+function draExtendedResource(name: string): GpuResourceInfo | null | undefined {
+  if (!name.startsWith(DRA_EXTENDED_PREFIX)) return undefined;
+  const deviceClass = name.slice(DRA_EXTENDED_PREFIX.length);
+  if (!isGpuDeviceClass(deviceClass)) return null;
+  return {
+    vendor: 'DRA',
+    role: 'count',
+    hamiOnly: false,
+    meaning: `GPUs of the DRA device class ${deviceClass}, requested as an extended resource`,
+  };
+}
+
 /** Classifies a resource name; undefined for anything that is not a GPU resource (cpu, memory, hugepages…). */
 export function classifyGpuResource(name: string): GpuResourceInfo | undefined {
   const cached = cache.get(name);
   if (cached !== undefined) return cached ?? undefined;
+  const dra = draExtendedResource(name);
+  if (dra !== undefined) {
+    if (cache.size < 1000) cache.set(name, dra);
+    return dra ?? undefined;
+  }
   const entry = name.includes('/') ? TABLE.find((candidate) => candidate.match.test(name)) : undefined;
   const info: GpuResourceInfo | null = entry
     ? {

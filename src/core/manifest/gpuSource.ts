@@ -6,6 +6,7 @@ import type { ClaimKind, ClaimLookup, DeviceAlternative, DraMemory } from './dra
 import type { ContainerClaimRef, ContainerModel, GpuUse, PodModel } from './podModel.ts';
 import type { AnnotatedGpu } from './schedulerAnnotations.ts';
 import { isTemplated } from './source.ts';
+import { DEFAULT_GPU_DEVICE_CLASSES, isGpuDeviceClass, nameSaysGpu } from '../gpuDeviceClasses.ts';
 
 export type GpuSource =
   /** An extended resource in limits/requests (`nvidia.com/gpu`, HAMi's `nvidia.com/gpumem`…). */
@@ -46,22 +47,7 @@ export interface ContainerGpu {
   readonly unresolved: readonly UnresolvedClaim[];
 }
 
-/**
- * Device classes that the GPU DRA drivers install (their Helm charts' DeviceClass objects):
- * NVIDIA k8s-dra-driver-gpu (gpu, mig, vfio.gpu), AMD k8s-gpu-dra-driver, Intel intel-resource-drivers-for-kubernetes
- * (gpu, gpu-vfio, gaudi) and HAMi's DRA driver (hami-core-gpu.project-hami.io).
- */
-export const DEFAULT_GPU_DEVICE_CLASSES: readonly string[] = [
-  'gpu.nvidia.com',
-  'mig.nvidia.com',
-  'vfio.gpu.nvidia.com',
-  'gpu.amd.com',
-  'gpu.intel.com',
-  'gpu-vfio.intel.com',
-  'gaudi.intel.com',
-  'hami-core-gpu',
-  'hami-core-gpu.project-hami.io',
-];
+export { DEFAULT_GPU_DEVICE_CLASSES } from '../gpuDeviceClasses.ts';
 
 /** DRA driver names of GPUs, as CEL selectors name them (`device.driver == "gpu.nvidia.com"`). */
 export const GPU_DRIVERS: readonly string[] = [
@@ -77,8 +63,8 @@ export function gpuClassSet(extra: readonly string[]): ReadonlySet<string> {
 }
 
 export function isGpuAlternative(alternative: DeviceAlternative, gpuClasses: ReadonlySet<string>): boolean {
-  if (alternative.deviceClassName !== undefined && gpuClasses.has(alternative.deviceClassName)) return true;
-  return alternative.drivers.some((driver) => GPU_DRIVERS.includes(driver));
+  if (alternative.deviceClassName !== undefined && isGpuDeviceClass(alternative.deviceClassName, gpuClasses)) return true;
+  return alternative.drivers.some((driver) => GPU_DRIVERS.includes(driver) || nameSaysGpu(driver));
 }
 
 /** The one predicate: does this container get a GPU by any known way? */
@@ -131,7 +117,7 @@ export function containerGpu(pod: PodModel, container: ContainerModel, claims: C
         object: { kind: objectKind, name: object.name },
         request: request.name,
         alternatives,
-        deviceClass: first.deviceClassName ?? first.drivers.find((driver) => GPU_DRIVERS.includes(driver)),
+        deviceClass: first.deviceClassName ?? first.drivers.find((driver) => GPU_DRIVERS.includes(driver) || nameSaysGpu(driver)),
         count,
         memory,
         span: ref.span,
