@@ -61,7 +61,7 @@ function memoryLimitFixes(context: PodContext, container: ContainerModel, budget
       if (edits.length > 0) fixes.push({ title: `Set memory limit and request to ${value} (Guaranteed memory)`, edits });
     }
   } else {
-    const what = isUnified(context) ? 'host memory + GPU memory' : 'host memory (CUDA context, pinned buffers, data loaders)';
+    const what = isUnified(context) ? 'host memory + GPU memory' : `host memory (${hostBuffers(container, 'buffers')})`;
     const limit = setMemoryEdit(
       context,
       container,
@@ -131,7 +131,7 @@ export const gpuNoMemoryLimit: Rule = {
         severity: unified ? 'error' : 'warning',
         message: unified
           ? `GPU container "${container.name}" has no memory limit on a unified-memory node: its GPU buffers are system RAM that no cgroup limit accounts for, so the node's global OOM killer decides instead.${need}`
-          : `GPU container "${container.name}" has no memory limit: host-side buffers (CUDA context, pinned memory, data loaders) can grow until the node runs out of memory.${need}`,
+          : `GPU container "${container.name}" has no memory limit: host-side buffers (${hostBuffers(container, 'memory')}) can grow until the node runs out of memory.${need}`,
         fixes: memoryLimitFixes(context, container, budget),
       });
     }
@@ -163,6 +163,31 @@ function templatedLimitsAction(context: PodContext, container: ContainerModel): 
   if (action === undefined) return undefined;
   const close = text.indexOf('}}', action);
   return text.slice(action, close < 0 ? Math.min(text.length, action + 60) : Math.min(close + 2, action + 60));
+}
+
+/**
+ * What takes host memory beside the model, in the words of the container's accelerator: a CUDA context is NVIDIA's
+ * (and the CUDA-compatible shares'), AMD and Hygon DCUs run HIP/ROCm, AWS Neuron its Neuron runtime, Gaudi SynapseAI.
+ */
+function hostBuffers(container: ContainerModel, pinned: 'memory' | 'buffers'): string {
+  const vendor = container.gpu[0]?.info.vendor ?? '';
+  const runtime =
+    vendor === 'NVIDIA' ||
+    vendor.includes('vCUDA') ||
+    vendor.startsWith('Volcano') ||
+    vendor.startsWith('Alibaba') ||
+    vendor === 'AWS virtual GPU'
+      ? 'CUDA context'
+      : vendor === 'AMD' || vendor === 'Hygon'
+        ? 'HIP/ROCm runtime'
+        : vendor === 'AWS Neuron'
+          ? 'Neuron runtime, host-side tensors'
+          : vendor === 'Intel Gaudi'
+            ? 'SynapseAI (Habana) runtime'
+            : vendor === 'Intel'
+              ? 'Level Zero / oneAPI runtime'
+              : "the accelerator's runtime";
+  return `${runtime}, pinned ${pinned}, data loaders`;
 }
 
 /** A LimitRange of the same file and namespace (both unset counts as the same) that defaults containers' memory limit. */
