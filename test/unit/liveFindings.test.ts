@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { lintText } from '../../src/core/lint.ts';
 import { judgeLive, LIVE_RULES, minimalEdit } from '../../src/core/live/liveFindings.ts';
 import { liveSnapshot } from '../../src/core/live/liveSnapshot.ts';
+import { isHamiEnvName } from '../../src/core/manifest/hamiEnv.ts';
 import type { RecommendationRow } from '../../src/core/rightsizing/rows.ts';
 import { NO_KILLS } from '../../src/core/rightsizing/kills.ts';
 
@@ -186,6 +187,70 @@ test('manifest-drift: the memory limit and a GPU count that differ, in words; wh
     .findings.filter((one) => one.ruleId === LIVE_RULES.drift && one.container === 'redis')
     .map((one) => one.message.replace(/ \(prod-eu, read .*\)$/, ''));
   assert.deepEqual(withCache, ['The cluster runs nvidia.com/gpu 2, this file says 1.']);
+});
+
+test('manifest-drift: HAMi variables the file and the live template set differently, a template value left alone', () => {
+  // The file turns HAMi's enforcement off and gives device 0 16000m; the cluster's template enforces 8000m on device 0
+  // and sets the SM limit. LIBCUDA_LOG_LEVEL agrees; CUDA_DEVICE_MEMORY_SHARED_CACHE is a template in the file.
+  const manifest = MANIFEST.replace(
+    '          image: vllm/vllm-openai:v0.11.0\n',
+    [
+      '          image: vllm/vllm-openai:v0.11.0',
+      '          env:',
+      '            - { name: CUDA_DISABLE_CONTROL, value: "true" }',
+      '            - { name: CUDA_DEVICE_MEMORY_LIMIT_0, value: 16000m }',
+      '            - { name: LIBCUDA_LOG_LEVEL, value: "1" }',
+      '            - { name: CUDA_DEVICE_MEMORY_SHARED_CACHE, value: "{{ .Values.cache }}" }',
+      '            - { name: HF_HOME, value: /models }',
+      '',
+    ].join('\n'),
+  );
+  const liveEnv = [
+    { name: 'CUDA_DEVICE_MEMORY_LIMIT_0', value: '8000m' },
+    { name: 'CUDA_DEVICE_SM_LIMIT', value: '50' },
+    { name: 'LIBCUDA_LOG_LEVEL', value: '1' },
+    { name: 'CUDA_DEVICE_MEMORY_SHARED_CACHE', value: '/usr/local/vgpu/x.cache' },
+    { name: 'HF_HOME', value: '/elsewhere' },
+  ];
+  const containers = serverObject.spec.template.spec.containers.map((one) => ({ ...one, env: liveEnv }));
+  const object = { ...serverObject, spec: { template: { spec: { containers } } } };
+  const base = snapshot([serverRow]);
+  const workloads = new Map(base.workloads);
+  const key = [...workloads.keys()].find((one) => one.includes('llm'));
+  assert.ok(key);
+  const workload = workloads.get(key);
+  assert.ok(workload);
+  workloads.set(key, { ...workload, object });
+  const drift = judgeLive(lintText(manifest).containers, { ...base, workloads }, { headroomPercent: 30, nowMs: NOW, text: manifest })
+    .findings.filter((one) => one.ruleId === LIVE_RULES.drift && one.container === 'server')
+    .map((one) => one.message.replace(/ \(prod-eu, read .*\)$/, ''));
+  assert.deepEqual(drift, [
+    'The cluster runs memory limit 48Gi, this file says 56Gi.',
+    'The cluster runs CUDA_DEVICE_MEMORY_LIMIT_0=8000m, this file says CUDA_DEVICE_MEMORY_LIMIT_0=16000m.',
+    'The cluster runs CUDA_DEVICE_SM_LIMIT=50, this file does not set it.',
+    'The cluster runs without CUDA_DISABLE_CONTROL, this file sets CUDA_DISABLE_CONTROL=true.',
+  ]);
+});
+
+test('isHamiEnvName: the limits with a device index below 100, the switches; not lookalikes', () => {
+  for (const name of [
+    'CUDA_DEVICE_MEMORY_LIMIT',
+    'CUDA_DEVICE_MEMORY_LIMIT_0',
+    'CUDA_DEVICE_MEMORY_LIMIT_15',
+    'CUDA_DEVICE_SM_LIMIT_3',
+    'CUDA_DISABLE_CONTROL',
+    'GPU_CORE_UTILIZATION_POLICY',
+  ])
+    assert.ok(isHamiEnvName(name), name);
+  for (const name of [
+    'CUDA_DEVICE_MEMORY_LIMIT_',
+    'CUDA_DEVICE_MEMORY_LIMIT_X',
+    'CUDA_DEVICE_MEMORY_LIMIT_100',
+    'CUDA_VISIBLE_DEVICES',
+    'cuda_disable_control',
+    'NVIDIA_VISIBLE_DEVICES',
+  ])
+    assert.ok(!isHamiEnvName(name), name);
 });
 
 test('the quick fix sets request = limit and the GPU memory declaration; afterwards the footprint finding is gone', () => {

@@ -4,7 +4,10 @@ import type { Finding, ObjectRef, Severity, Span } from '../findings.ts';
 import { severityRank } from '../findings.ts';
 import { describeClaimSource } from '../manifest/gpuSource.ts';
 import type { GpuSource } from '../manifest/gpuSource.ts';
+import type { EnvVar } from '../manifest/containerModel.ts';
+import { isHamiEnvName } from '../manifest/hamiEnv.ts';
 import type { ContainerModel, ResourceEntry } from '../manifest/podModel.ts';
+import { isTemplated } from '../manifest/source.ts';
 import { formatBytes } from '../sizing.ts';
 import type { AnnotatedGpu } from '../manifest/schedulerAnnotations.ts';
 import type { MemoryBudget } from './memoryBudget.ts';
@@ -31,6 +34,8 @@ export interface ContainerSummary {
   readonly limit: string | undefined;
   /** The container's own memory request as written (`{{…}}` when templated). */
   readonly memoryRequest: string | undefined;
+  /** HAMi's variables the file sets in this container's env (hamiEnvName), by name: `{{…}}` for a template, `(valueFrom)`. */
+  readonly hamiEnv: ReadonlyMap<string, string>;
   /** Whether the limit is the container's own or the pod-level one (spec.resources). */
   readonly limitScope: 'container' | 'pod';
   readonly nominalBytes: number | undefined;
@@ -40,6 +45,16 @@ export interface ContainerSummary {
   readonly findingCount: number;
   /** The CodeLens text. */
   readonly title: string;
+}
+
+/** The file's HAMi variables, as the drift check compares them with the live template's. */
+function hamiEnvOf(env: readonly EnvVar[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const one of env) {
+    if (!isHamiEnvName(one.name)) continue;
+    out.set(one.name, one.fromValueFrom ? '(valueFrom)' : one.value === undefined ? '' : isTemplated(one.value) ? '{{…}}' : one.value);
+  }
+  return out;
 }
 
 export function summarizeContainer(
@@ -90,6 +105,7 @@ export function summarizeContainer(
     gpuMemorySource: budget.gpuMemory.kind === 'declared' ? budget.gpuMemory.source : undefined,
     limit: shown(budget.limit),
     memoryRequest: shown(container.requests.entries.get('memory')),
+    hamiEnv: hamiEnvOf(container.env),
     limitScope: budget.limitScope,
     nominalBytes: budget.nominal,
     requiredBytes: budget.required,

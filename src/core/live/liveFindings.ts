@@ -6,6 +6,7 @@ import type { ContainerSummary } from '../analysis/containerSummary.ts';
 import type { Finding, QuickFix, Span, TextEdit } from '../findings.ts';
 import { classifyGpuResource } from '../gpuResources.ts';
 import { asArray, asString, path, stringMap } from '../kube/json.ts';
+import { isHamiEnvName } from '../manifest/hamiEnv.ts';
 import { parseQuantity } from '../quantity.ts';
 import { templatePathOf } from '../rightsizing/changes.ts';
 import { describeKills, totalKills } from '../rightsizing/kills.ts';
@@ -193,7 +194,7 @@ function lensTitle(
   return `${parts.join(' · ')} (${provenance})`;
 }
 
-/** Where the file and the live object differ for one container: memory request and limit, GPU resources. */
+/** Where the file and the live object differ for one container: memory request and limit, GPU resources, HAMi variables. */
 function drift(workload: LiveWorkload, row: RecommendationRow, summary: ContainerSummary): string[] {
   const out: string[] = [];
   const compare = (what: string, live: { text: string; bytes: number } | undefined, fileText: string | undefined) => {
@@ -212,15 +213,43 @@ function drift(workload: LiveWorkload, row: RecommendationRow, summary: Containe
     if (fileValue === '{{…}}' || liveValue === fileValue) continue;
     out.push(`The cluster runs ${name} ${liveValue ?? '(none)'}, this file says ${fileValue ?? '(none)'}.`);
   }
+  const liveEnv = liveHamiEnv(workload.object, summary.container);
+  for (const name of [...new Set([...liveEnv.keys(), ...summary.hamiEnv.keys()])].sort()) {
+    const liveValue = liveEnv.get(name);
+    const fileValue = summary.hamiEnv.get(name);
+    if (fileValue === '{{…}}' || liveValue === fileValue) continue;
+    out.push(
+      liveValue === undefined
+        ? `The cluster runs without ${name}, this file sets ${name}=${fileValue ?? ''}.`
+        : fileValue === undefined
+          ? `The cluster runs ${name}=${liveValue}, this file does not set it.`
+          : `The cluster runs ${name}=${liveValue}, this file says ${name}=${fileValue}.`,
+    );
+  }
   return out;
+}
+
+/** The live container's HAMi variables (isHamiEnvName) as its template sets them; `(valueFrom)` for a reference. */
+function liveHamiEnv(object: unknown, container: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const entry of asArray(path(liveContainer(object, container), 'env'))) {
+    const name = asString(path(entry, 'name'));
+    if (name === undefined || !isHamiEnvName(name)) continue;
+    out.set(name, path(entry, 'valueFrom') !== undefined ? '(valueFrom)' : (asString(path(entry, 'value')) ?? ''));
+  }
+  return out;
+}
+
+function liveContainer(object: unknown, container: string): unknown {
+  const where = templatePathOf(asString(path(object, 'kind')) ?? '', asString(path(object, 'apiVersion')) ?? '');
+  if (where.kind === 'none') return undefined;
+  return asArray(path(object, ...where.path, 'spec', 'containers')).find((one) => asString(path(one, 'name')) === container);
 }
 
 /** The live container's GPU resources (limits, else requests), as the API returned them. */
 function liveGpuResources(object: unknown, container: string): Map<string, string> {
-  const where = templatePathOf(asString(path(object, 'kind')) ?? '', asString(path(object, 'apiVersion')) ?? '');
   const out = new Map<string, string>();
-  if (where.kind === 'none') return out;
-  const spec = asArray(path(object, ...where.path, 'spec', 'containers')).find((one) => asString(path(one, 'name')) === container);
+  const spec = liveContainer(object, container);
   for (const block of ['requests', 'limits'])
     for (const [name, value] of stringMap(path(spec, 'resources', block))) if (classifyGpuResource(name)) out.set(name, value);
   return out;
