@@ -25,6 +25,7 @@ import { runActivationBench } from './activation.mjs';
 import { runCliStartBench } from './cliStart.mjs';
 import { runAgentBench } from './agent.mjs';
 import { runFleetBench } from './fleet.mjs';
+import { formatRecommendBench, runRecommendBench } from './recommend.mjs';
 import { median, percentile, MiB, mib } from './stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -409,6 +410,11 @@ results.agent = await runAgentBench();
 
 // ---- fleet benchmarks (bench/fleet.mjs): 5,000 nodes from Prometheus against the bare queries; a 200-node scan ----
 results.fleet = await runFleetBench();
+
+// ---- right-sizing (bench/recommend.mjs): 5,000 workloads / 50,000 pods from Prometheus against the bare queries ----
+results.recommend = await runRecommendBench().catch((error) => ({ skipped: `failed: ${error.message}` }));
+console.log(`\n${formatRecommendBench(results.recommend).join('\n')}`);
+delete results.recommend.keepAlive;
 
 const out = join(HERE, 'results', 'latest.json');
 mkdirSync(dirname(out), { recursive: true });
