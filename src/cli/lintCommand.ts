@@ -17,7 +17,7 @@ import { ClaimIndex } from '../core/manifest/draClaims.ts';
 import { decodeManifestBytes } from '../core/manifest/source.ts';
 import { positionFindings } from '../core/report/fileFindings.ts';
 import type { PositionedFinding } from '../core/report/fileFindings.ts';
-import { formatSarif, formatText, toJsonFindings } from '../core/report/formats.ts';
+import { formatSarif, formatText, STDIN_NAME, toJsonFindings } from '../core/report/formats.ts';
 import { INPUT_LIMITS, readBounded, readBoundedText } from '../files/boundedRead.ts';
 import type { BoundedRead } from '../files/boundedRead.ts';
 import { CliFailure, headroomOf, parseArgs, UsageError } from './args.ts';
@@ -126,7 +126,7 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   };
   let linted = 0;
   for (const file of files) {
-    const name = file === '-' ? '<stdin>' : file;
+    const name = file === '-' ? STDIN_NAME : file;
     const notFollowed = skipped.get(file);
     const read: BoundedRead =
       notFollowed !== undefined

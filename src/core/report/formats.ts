@@ -119,15 +119,7 @@ export function formatSarif(findings: readonly PositionedFinding[], options: Sar
             ...(ruleIndex.has(finding.ruleId) ? { ruleIndex: ruleIndex.get(finding.ruleId) } : {}),
             level: SARIF_LEVEL[finding.severity],
             message: { text: finding.message },
-            locations: [
-              {
-                physicalLocation: {
-                  artifactLocation: isAbsoluteUri(file) ? { uri: file } : { uri: encodePath(file), uriBaseId: 'SRCROOT' },
-                  region: { startLine: line, startColumn: column, endLine, endColumn },
-                },
-                ...(logical ? { logicalLocations: logical } : {}),
-              },
-            ],
+            ...sarifLocations(file, { startLine: line, startColumn: column, endLine, endColumn }, object?.helmSource, logical),
             ...(finding.fixes.length > 0 ? { properties: { fixes: finding.fixes.map((fix) => fix.title) } } : {}),
           };
         }),
@@ -135,6 +127,40 @@ export function formatSarif(findings: readonly PositionedFinding[], options: Sar
     ],
   };
 }
+
+/**
+ * Where code scanning annotates a finding. Rendered Helm output read from standard input (`helm template … | gpumem
+ * lint -`) has no file of its own: the object's `# Source:` template (relative to where helm ran, as helm prints it)
+ * is the location, without a region (the template's line is not the rendered one), and the rendered line is a related
+ * location. Anything else is located where it was read.
+ */
+function sarifLocations(
+  file: string,
+  region: { startLine: number; startColumn: number; endLine: number; endColumn: number },
+  helmSource: string | undefined,
+  logical: object[] | undefined,
+): object {
+  const rendered = {
+    physicalLocation: {
+      artifactLocation: isAbsoluteUri(file) ? { uri: file } : { uri: encodePath(file), uriBaseId: 'SRCROOT' },
+      region,
+    },
+  };
+  if (file !== STDIN_NAME || helmSource === undefined || helmSource.trim() === '')
+    return { locations: [{ ...rendered, ...(logical ? { logicalLocations: logical } : {}) }] };
+  return {
+    locations: [
+      {
+        physicalLocation: { artifactLocation: { uri: encodePath(helmSource.trim()), uriBaseId: 'SRCROOT' } },
+        ...(logical ? { logicalLocations: logical } : {}),
+      },
+    ],
+    relatedLocations: [{ id: 1, ...rendered, message: { text: 'The rendered line (helm template output on standard input).' } }],
+  };
+}
+
+/** The name the CLI gives standard input (`gpumem lint -`). */
+export const STDIN_NAME = '<stdin>';
 
 function isAbsoluteUri(file: string): boolean {
   return /^[a-z][a-z0-9+.-]*:/i.test(file) && !/^[a-z]:[\\/]/i.test(file);
