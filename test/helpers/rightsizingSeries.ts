@@ -86,6 +86,14 @@ export function writeRightsizingHistory(file: string, now: number): RightsizingH
   add('gpumem_pod_cgroup_memory_bytes', agent('cpu-2', 'batch-29001-x'), noisy(GiB, GiB / 4));
   add('gpumem_pod_true_footprint_bytes', agent('cpu-2', 'batch-29001-x'), noisy(GiB, GiB / 4));
   add('gpumem_pod_true_footprint_bytes', { node: 'cpu-2', namespace: 'other', pod: 'hog', uid: 'uid-hog' }, () => 100 * GiB);
+  // A pod that came to cpu-2 a day after the kill and is bigger than hog: over the window it ranks first, at the kill
+  // it did not exist.
+  add(
+    'gpumem_pod_true_footprint_bytes',
+    { node: 'cpu-2', namespace: 'other', pod: 'late', uid: 'uid-late' },
+    () => 200 * GiB,
+    times(otherKillAt + 86_400),
+  );
   killAt(otherKillAt, 'global', 'false', 'cpu-2', 'batch-29001-x');
   add('gpumem_oom_kill_last_timestamp_seconds', { ...agent('cpu-2', 'batch-29001-x'), scope: 'global', gpu_signature: 'false' }, (t) =>
     t >= otherKillAt ? otherKillAt : 0,

@@ -82,7 +82,11 @@ describe('gpumem recommend from 14 days of history in a real Prometheus', { skip
     const { objects, pods } = clusterObjects();
     const read = await readFigures(instantAll, { window: WINDOW, namespaces: ['ml'] }, now);
     assert.deepEqual(read.figures.problems, []);
-    assert.equal(read.queries, Object.keys(recommendQueries({ window: WINDOW, namespaces: [] })).length + 1, 'the set plus the fallback');
+    assert.equal(
+      read.queries,
+      Object.keys(recommendQueries({ window: WINDOW, namespaces: [] })).length + 2,
+      "the set, the fallback, and cpu-2's pods at its kill",
+    );
     assert.equal(sent, read.queries);
     rows = recommendationRows({
       matching: matchPods(objects, pods),
@@ -122,7 +126,10 @@ describe('gpumem recommend from 14 days of history in a real Prometheus', { skip
     const batch = row('batch', 'work');
     assert.ok(batch.recommendation.kind === 'unchanged');
     assert.match(batch.recommendation.reason, /cpu-2/);
+    // At the kill, hog was the biggest; `late`, bigger over the window, came a day after and is not named.
+    assert.equal(batch.recommendation.pressure[0]?.biggestPodsWhen, 'kill');
     assert.equal(batch.recommendation.pressure[0]?.biggestPods[0]?.pod, 'other/hog');
+    assert.ok(!batch.recommendation.pressure[0]?.biggestPods.some((one) => one.pod === 'other/late'));
     assert.equal(batch.recommendation.pressure[0]?.at, history.otherKillAt);
 
     // web/web: no kills, no GPU: KRR simple = max over the window × 1.15, computed from the raw samples.

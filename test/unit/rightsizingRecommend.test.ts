@@ -116,7 +116,9 @@ test('global kills with the GPU signature: true footprint × (1 + headroom), the
 
 test('global kills without the GPU signature: this container stays as it is, the node is named', () => {
   const kills = killsOf([{ scope: 'global', gpuSignature: 'false', samples: series(200, (i) => (i < 9 ? 0 : 1)), bornInWindow: false }]);
-  const pressure = [{ node: 'gpu-node-3', at: START + 900, biggestPods: [{ pod: 'ml/trainer-0', bytes: 60 * GI }] }];
+  const pressure = [
+    { node: 'gpu-node-3', at: START + 900, biggestPods: [{ pod: 'ml/trainer-0', bytes: 60 * GI }], biggestPodsWhen: 'kill' as const },
+  ];
   const { recommendation } = recommend(
     evidence([{ pod: 'p', cgroup: series(200, () => GI), gpuInRam: [], vram: [] }], { kills, pressure }),
     policy,

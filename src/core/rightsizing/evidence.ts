@@ -8,6 +8,11 @@ export interface NodePressure {
   /** Unix seconds of the kill; undefined when only the count is known. */
   readonly at: number | undefined;
   readonly biggestPods: readonly { readonly pod: string; readonly bytes: number }[];
+  /**
+   * `kill`: the pods' true footprint in the minutes before the kill; `window`: their peaks over the window (when the
+   * kill's time is unknown or that query answered nothing).
+   */
+  readonly biggestPodsWhen: 'kill' | 'window';
 }
 
 /**

@@ -178,7 +178,7 @@ function pressureFrom(nodes: readonly PromVectorSample[], pods: readonly PromVec
       .filter((one) => one.metric['node'] === node)
       .map((one) => ({ pod: podKey(one.metric['namespace'] ?? '', one.metric['pod'] ?? ''), bytes: amountOf(one) ?? 0 }))
       .sort((a, b) => b.bytes - a.bytes);
-    out.set(node, { node, at: amountOf(sample), biggestPods });
+    out.set(node, { node, at: amountOf(sample), biggestPods, biggestPodsWhen: 'window' });
   }
   return out;
 }

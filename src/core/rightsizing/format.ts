@@ -57,7 +57,7 @@ function lines(row: RecommendationRow, basis: EvidenceBasis): string[] {
     for (const node of r.pressure) {
       const pods = node.biggestPods.map((pod) => `${pod.pod} ${formatBytes(pod.bytes)}`).join(', ');
       out.push(
-        `  node:         ${node.node}${node.at ? ` (last kill ${new Date(node.at * 1000).toISOString()})` : ''}${pods ? `; biggest pods over the window: ${pods}` : ''}`,
+        `  node:         ${node.node}${node.at ? ` (last kill ${new Date(node.at * 1000).toISOString()})` : ''}${pods ? `; biggest pods ${node.biggestPodsWhen === 'kill' ? 'just before that kill' : 'over the window'}: ${pods}` : ''}`,
       );
     }
   }

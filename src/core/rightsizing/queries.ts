@@ -84,7 +84,8 @@ export function recommendQueries(scope: QueryScope): Readonly<Record<string, str
     // Kills: the growth of counters that existed at the window's start, and the whole value of those born inside it.
     killsGrown: `sum by (node, ${POD}, scope, gpu_signature) (increase(gpumem_oom_kills_total${selector(scope)}[${w}]) and gpumem_oom_kills_total${selector(scope)} offset ${w})`,
     killsBorn: `sum by (node, ${POD}, scope, gpu_signature) (gpumem_oom_kills_total${selector(scope)} unless gpumem_oom_kills_total${selector(scope)} offset ${w})`,
-    // Global kills without the GPU signature: when, on which node, and that node's biggest pods over the window.
+    // Global kills without the GPU signature: when, on which node, and that node's biggest pods over the window
+    // (replaced by those at the time of the kill, pressureAtKillQuery, where the kill's time is known).
     pressureNodes: `max by (node) (max_over_time(gpumem_oom_kill_last_timestamp_seconds{scope="global", gpu_signature="false"}[${w}]))`,
     pressurePods: `topk by (node) (3, max by (node, ${POD}) (max_over_time(gpumem_pod_true_footprint_bytes[${w}])))`,
     // kube-state-metrics: containers whose last termination was OOMKilled at some time in the window.
@@ -104,3 +105,17 @@ export function trueFootprintFallbackQuery(scope: QueryScope): string {
   const sum = `(${ws} + on (${CONTAINER}) ${gpu}) or ${ws} or (${agentWs} + on (${CONTAINER}) ${gpu}) or ${agentWs}`;
   return `max by (${CONTAINER}) (max_over_time((${sum})[${scope.window.label}:1m]))`;
 }
+
+/** How far before a kill the pods' footprint is read: a few scrapes, since the victim's series ends with it. */
+export const PRESSURE_LOOKBACK = '5m';
+
+/**
+ * The biggest pods on a node just before a global kill there, evaluated at the kill's time: one query per node that
+ * had such a kill (at most MAX_PRESSURE_NODES), never one per workload.
+ */
+export function pressureAtKillQuery(node: string): string {
+  const escaped = node.replace(/["\\]/g, '\\$&');
+  return `topk(3, max by (node, ${POD}) (max_over_time(gpumem_pod_true_footprint_bytes{node="${escaped}"}[${PRESSURE_LOOKBACK}])))`;
+}
+
+export const MAX_PRESSURE_NODES = 10;
