@@ -2,8 +2,9 @@
 // Halo node strix-node-1), served as the kube-prometheus Service monitoring/prometheus-k8s behind the simulator's
 // service proxy, so live mode finds it as it would in a cluster. The history is OpenMetrics turned into TSDB blocks by
 // Debian's promtool (as test/integration/recommendPrometheus.test.ts does): cAdvisor's working set of the container,
-// the agent's GPU memory in RAM of the pod and of its container, the pod's cgroup, and a global OOM kill with the GPU signature 20 minutes ago
-// (the pod's lastState in the fixture says OOMKilled then). The peaks are returned for the spec's expectations.
+// the agent's GPU memory in RAM of the pod and of its container, the pod's cgroup, and a global OOM kill with the GPU
+// signature 20 minutes ago (the pod's lastState in the fixture says OOMKilled then). The peaks are returned for the
+// spec's expectations.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
