@@ -8,7 +8,7 @@ import type { LintConfig } from './config.ts';
 import type { Finding, ObjectRef } from './findings.ts';
 import { internalErrorFinding } from './internalError.ts';
 import { LineIndex } from './lineIndex.ts';
-import { budgetFinding, documentCapFinding, isUnanalysedNotice, skippedFinding, templateNotice } from './lintNotices.ts';
+import { budgetFinding, documentCapFinding, isUnanalysedNotice, ShapeReadKinds, skippedFinding, templateNotice } from './lintNotices.ts';
 import { lintBudgets, LINT_UNITS_PER_CHAR, lintWorkload, MessageBudgetExceeded, workBudgetFor } from './lintWorkload.ts';
 import type { PendingSummary } from './lintWorkload.ts';
 import { ClaimIndex, chainLookups } from './manifest/draClaims.ts';
@@ -118,6 +118,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
   };
   const { messages } = lintBudgets(text.length);
   const templates = masked ? new TemplateRelevance() : undefined;
+  const shapeRead = new ShapeReadKinds();
   for (const workload of workloads) {
     const what = `${truncate(workload.object.kind, 80)} "${truncate(workload.object.name ?? '?', 80)}"`;
     const span = spanOf(workload.root);
@@ -125,7 +126,17 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     try {
       // Each workload (each item of a List, each document) has its own work budget, sized from its own text,
       // so one pathological workload is skipped alone and never starves the ones after it.
-      lintWorkload(workload, file, config, raw, containers, messages, workBudgetFor(span ? span.end - span.start : 0), templates);
+      const read = lintWorkload(
+        workload,
+        file,
+        config,
+        raw,
+        containers,
+        messages,
+        workBudgetFor(span ? span.end - span.start : 0),
+        templates,
+      );
+      if (read.kind === 'shape' && read.gpuPods > 0) shapeRead.note(workload.object, read.roles, start);
     } catch (error) {
       if (error instanceof AliasBudgetExceeded) {
         raw.push(
@@ -152,6 +163,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     }
   }
 
+  for (const finding of shapeRead.findings()) raw.push(finding);
   // The notice only where masking hid something a rule judges, or a document could not be read even masked.
   if (masked && (unparsedTemplates > 0 || templates?.coversAny(masked.actionOffsets))) raw.push(templateNotice(masked, unparsedTemplates));
 

@@ -1,5 +1,5 @@
 // The file-level findings the lint writes itself: template notices, skipped documents, stopped at budget.
-import type { Finding, Span } from './findings.ts';
+import type { Finding, ObjectRef, Span } from './findings.ts';
 import type { LineIndex } from './lineIndex.ts';
 import type { SkippedDocuments } from './manifest/documentScreen.ts';
 import type { MaskedTemplate } from './manifest/source.ts';
@@ -77,4 +77,34 @@ export function isUnanalysedNotice(finding: Finding): boolean {
 /** Characters as MiB, as `--max-file-size` counts them ("16", "2.5"). */
 function mebibytes(chars: number): string {
   return String(Number((chars / (1024 * 1024)).toFixed(2)));
+}
+
+/**
+ * Kinds whose GPU pods were found by their shape (manifest/shapeTemplates.ts) rather than by the kind table: one
+ * `read-by-shape` notice per kind and API version, at its first workload, naming where the pod specs were found.
+ */
+export class ShapeReadKinds {
+  readonly #first = new Map<string, { object: ObjectRef; roles: Set<string>; start: number; workloads: number }>();
+
+  note(object: ObjectRef, roles: readonly string[], start: number): void {
+    const key = `${object.kind}\u0000${object.apiVersion ?? ''}`;
+    const entry = this.#first.get(key) ?? { object, roles: new Set<string>(), start, workloads: 0 };
+    for (const role of roles) if (entry.roles.size < 8) entry.roles.add(role);
+    entry.workloads++;
+    this.#first.set(key, entry);
+  }
+
+  findings(): Finding[] {
+    return [...this.#first.values()].map(({ object, roles, start, workloads }) => {
+      const kind = `${object.kind}${object.apiVersion ? ` (${object.apiVersion})` : ''}`;
+      const where = [...roles].map((role) => `\`${role}\``).join(', ');
+      return {
+        ruleId: 'read-by-shape',
+        severity: 'info',
+        span: { start, end: start + 1 },
+        message: `${kind} is not a kind or API version gpumem knows: its pod specs were found by their shape (${where}) and checked as pods${workloads > 1 ? ` in ${workloads} objects` : ''}; each finding names the path. Check that these are the pods the operator runs.`,
+        fixes: [],
+      };
+    });
+  }
 }

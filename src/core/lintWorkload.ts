@@ -13,6 +13,7 @@ import type { WorkloadDoc } from './manifest/manifestObjects.ts';
 import { buildPodModel } from './manifest/podModel.ts';
 import type { ContainerModel, PodModel } from './manifest/podModel.ts';
 import type { TemplateRelevance } from './manifest/templateRelevance.ts';
+import { findPodTemplatesByShape } from './manifest/shapeTemplates.ts';
 import { findPodTemplates, workloadEntry } from './manifest/workloads.ts';
 import { AliasBudgetExceeded, spanOf } from './manifest/yamlTree.ts';
 import { ruleMeta } from './rules/catalog.ts';
@@ -73,6 +74,12 @@ export interface PendingSummary {
   readonly sources: readonly GpuSource[];
 }
 
+/** How a workload's pods were found: by the kind table, or by their shape (and whether any of those runs a GPU). */
+export type WorkloadRead =
+  | { readonly kind: 'table' }
+  | { readonly kind: 'shape'; readonly roles: readonly string[]; readonly gpuPods: number }
+  | { readonly kind: 'none' };
+
 export function lintWorkload(
   workload: WorkloadDoc,
   file: FileContext,
@@ -82,12 +89,17 @@ export function lintWorkload(
   messages: WorkBudget,
   work: WorkBudget,
   templates?: TemplateRelevance,
-): void {
+): WorkloadRead {
   const { tree, root, object } = workload;
   const gpuClasses = gpuClassSet(config.gpuDeviceClasses);
   const entry = workloadEntry(object.kind, object.apiVersion);
-  if (!entry) return;
-  for (const { template, role, shape } of findPodTemplates(tree, root, entry)) {
+  // The kind table's paths first; where they find nothing (a kind it does not know, an older API version that keeps
+  // its templates elsewhere), the pod specs the object holds by their shape.
+  const tabled = entry ? findPodTemplates(tree, root, entry) : [];
+  const byShape = tabled.length === 0;
+  const found = byShape ? findPodTemplatesByShape(tree, root) : tabled;
+  let gpuPods = 0;
+  for (const { template, role, shape } of found) {
     // Each pod template gets its own object identity, so summaries of same-named containers in different
     // templates (KubeRay worker groups) count only their own findings.
     const pod = buildPodModel(tree, { ...object }, root, template, role, shape);
@@ -98,6 +110,7 @@ export function lintWorkload(
     for (const container of pod.containers) gpuByContainer.set(container, containerGpu(pod, container, file.claims, gpuClasses));
     const gpuOf = (container: ContainerModel): ContainerGpu => gpuByContainer.get(container) ?? { sources: [], unresolved: [] };
     const gpuContainers = pod.containers.filter((container) => hasGpu(gpuOf(container)) && container.role !== 'ephemeral');
+    if (gpuContainers.length > 0) gpuPods++;
     templates?.addPod(pod, gpuContainers);
     const podIsHami = hasHamiSignals(pod);
     const budgets = new Map<ContainerModel, MemoryBudget>();
@@ -153,6 +166,8 @@ export function lintWorkload(
     for (const container of gpuContainers)
       summaries.push({ object: pod.object, container, budget: context.budget(container), unified, sources: gpuOf(container).sources });
   }
+  if (found.length === 0) return { kind: 'none' };
+  return byShape ? { kind: 'shape', roles: found.map((one) => one.role ?? 'spec'), gpuPods } : { kind: 'table' };
 }
 
 function hasHamiSignals(pod: PodModel): boolean {

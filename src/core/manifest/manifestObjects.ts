@@ -7,6 +7,7 @@ import type { ConfigMapModel } from '../rules/types.ts';
 import { computeDomainClaimTemplate, isClaimKind, readClaimObject } from './draClaims.ts';
 import type { ClaimIndex } from './draClaims.ts';
 import type { Located } from './nodeValues.ts';
+import { findPodTemplatesByShape } from './shapeTemplates.ts';
 import { workloadEntry } from './workloads.ts';
 import { spanOf } from './yamlTree.ts';
 import type { YamlTree } from './yamlTree.ts';
@@ -66,7 +67,8 @@ export function collectObjects(tree: YamlTree, root: Node, helmSource: string | 
     }
     return;
   }
-  if (!workloadEntry(kind, apiVersion)) return;
+  // A kind the table does not know is read when it holds a pod spec by shape (shapeTemplates.ts).
+  if (!workloadEntry(kind, apiVersion) && findPodTemplatesByShape(tree, root).length === 0) return;
   const object: ObjectRef = {
     kind,
     ...(apiVersion !== undefined ? { apiVersion } : {}),

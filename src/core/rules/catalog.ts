@@ -204,6 +204,14 @@ export const RULES: readonly RuleMeta[] = [
     noExample: 'no manifest is known to trigger it: each failure found so far was fixed at its cause',
   },
   {
+    id: 'read-by-shape',
+    title: 'Pods found by their shape',
+    defaultSeverity: 'info',
+    summary:
+      'An object of a kind (or an API version) gpumem has no table entry for holds GPU pod specs, found by their shape (a containers list whose items have a name and an image) and checked as pods; each finding names the path.',
+    remedy: 'Check that the paths named are the pods the operator runs; a kind gpumem should know can be added to its table.',
+  },
+  {
     id: 'analysis-budget',
     title: 'Analysis stopped at budget',
     defaultSeverity: 'info',
