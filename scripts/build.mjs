@@ -71,7 +71,18 @@ function cliTargets(out) {
       outExtension: { '.js': '.mjs' },
       chunkNames: 'chunks/[name]-[hash]',
       define: {},
-      banner: { js: "import { createRequire as __gpumemRequire } from 'node:module'; const require = __gpumemRequire(import.meta.url);" },
+      // CommonJS dependencies bundled into ES modules still read `require`, `__filename` and `__dirname` (ssh2's
+      // poly1305 loader does at load time): each chunk gets them, for its own file.
+      banner: {
+        js: [
+          "import { createRequire as __gpumemRequire } from 'node:module';",
+          "import { fileURLToPath as __gpumemFileURLToPath } from 'node:url';",
+          "import { dirname as __gpumemDirname } from 'node:path';",
+          'const require = __gpumemRequire(import.meta.url);',
+          'const __filename = __gpumemFileURLToPath(import.meta.url);',
+          'const __dirname = __gpumemDirname(__filename);',
+        ].join(' '),
+      },
     },
     // Parsed by any Node.js since 14 (an older one gets one line, not a stack): no syntax newer than the target.
     {

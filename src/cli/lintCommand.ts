@@ -23,7 +23,6 @@ import type { BoundedRead } from '../files/boundedRead.ts';
 import { CliFailure, headroomOf, parseArgs, UsageError } from './args.ts';
 import { expandPaths } from './files.ts';
 import type { CliIo } from './io.ts';
-import { lintLive } from './lintLive.ts';
 import type { LintedFile } from './lintLive.ts';
 import { terminalSafe } from '../core/text/escape.ts';
 
@@ -163,6 +162,8 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   const lensLines: string[] = [];
   let liveUnread = false;
   if (live) {
+    // Loaded only for --live: the Kubernetes client (and what it pulls in) stays out of the static lint's start-up.
+    const { lintLive } = await import('./lintLive.ts');
     const outcome = await lintLive(
       lintedFiles,
       {

@@ -70,6 +70,28 @@ describe('the gpumem npm package', () => {
     assert.equal(version.stdout.trim(), JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
   });
 
+  test("every command's chunk loads from the installed package (the cluster commands bundle ssh2 and client-node)", T, () => {
+    // --help loads the command's own chunk and what it imports: a bundled CommonJS dependency that reads __dirname
+    // or require at load time fails here, as it did for fleet, inspect and recommend once.
+    for (const command of [
+      'lint',
+      'rules',
+      'probe-script',
+      'inspect',
+      'analyze',
+      'explain-oom',
+      'hami-test',
+      'hami-report',
+      'agent',
+      'fleet',
+      'recommend',
+    ]) {
+      const help = gpumem([command, '--help']);
+      assert.equal(help.status, 0, `${command} --help: ${help.stderr.slice(0, 400)}`);
+      assert.match(help.stdout, new RegExp(`Usage: gpumem ${command}`), command);
+    }
+  });
+
   test('lint: the findings of a manifest, in text and SARIF with their rule docs in the package', T, () => {
     const text = gpumem(['lint', MANIFEST]);
     assert.equal(text.status, 1, text.stderr);
