@@ -12,6 +12,7 @@ import { DEBUG_CONTAINER, recursiveReadOnlySupport } from './debugPodSpec.ts';
 import type { RecursiveReadOnlySupport } from './debugPodSpec.ts';
 import { transportFailureOf } from './podExecTransport.ts';
 import { errorMessage } from '../core/errorMessage.ts';
+import { abortableSleep } from './abortableSleep.ts';
 
 const FATAL_WAITING = new Set([
   'ImagePullBackOff',
@@ -36,18 +37,6 @@ export function withDebugPodRbac(failure: TransportFailure, namespace: string): 
   if (failure.kind !== 'forbidden') return failure;
   const need = 'the node debug pod needs: create, get, watch and delete on pods, and create on pods/exec';
   return { ...failure, detail: `${failure.detail}; ${need} in namespace "${namespace}"` };
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** The node's taints as tolerations, and whether its runtime supports recursive read-only mounts. */
@@ -133,7 +122,7 @@ export async function waitForDebugPodRunning(
             throw new TransportError(withDebugPodRbac(transportFailureOf(error.failure, 'connect', timeoutMs), place.namespace));
         }
       }
-      await sleep(Math.min(1_000 * 2 ** Math.min(failures++, 2), Math.max(0, deadline - Date.now())), signal);
+      await abortableSleep(Math.min(1_000 * 2 ** Math.min(failures++, 2), Math.max(0, deadline - Date.now())), signal);
       continue;
     }
     const outcome = await new Promise<'running' | 'gone' | 'closed' | 'forbidden' | TransportFailure>((resolve) => {
@@ -197,7 +186,7 @@ export async function waitForDebugPodRunning(
         if (error instanceof TransportError) throw error;
         if (error instanceof KubeRequestError && error.failure.kind === 'cancelled') throw new TransportError({ kind: 'cancelled' });
         if (error instanceof KubeRequestError && error.failure.kind === 'forbidden') polling = true;
-        await sleep(Math.min(1_000 * 2 ** Math.min(failures++, 3), Math.max(0, deadline - Date.now())), signal);
+        await abortableSleep(Math.min(1_000 * 2 ** Math.min(failures++, 3), Math.max(0, deadline - Date.now())), signal);
       }
     }
   }

@@ -13,6 +13,7 @@ import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/Object
 import type { AttemptedRequest, KubeFailure } from '../core/kube/kubeFailure.ts';
 import { classifyKubeError, describeKubeFailure } from '../core/kube/kubeFailure.ts';
 import { KubeRequestError, nodeFieldSelector } from './kubeRequestError.ts';
+import { abortableSleep } from './abortableSleep.ts';
 
 export interface WatchTuning {
   /** First retry delay after a failure; doubles up to maxBackoffMs, with jitter. Default 1 s. */
@@ -39,19 +40,6 @@ export interface WatchHandle {
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** Where a watch connects: the client's (private) KubeConfig, its server for messages, its inactivity timeout. */
 export interface WatchTarget {
@@ -184,7 +172,7 @@ export function watchPodsOnNode(
   const backoff = async (): Promise<void> => {
     const base = Math.min(tuning.maxBackoffMs, tuning.minBackoffMs * 2 ** Math.min(failures, 16));
     failures++;
-    await sleep(base * (0.5 + Math.random() * 0.5), life.signal);
+    await abortableSleep(base * (0.5 + Math.random() * 0.5), life.signal);
   };
   const report = (failure: KubeFailure): void => {
     log(`[${client.context}] pods on ${node}: ${describeKubeFailure(failure)}`);

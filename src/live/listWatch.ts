@@ -10,6 +10,7 @@ import { classifyKubeError } from '../core/kube/kubeFailure.ts';
 import { trimPod, trimWorkload } from '../core/live/trimObject.ts';
 import type { ClusterClient } from '../kube/clusterClient.ts';
 import { KubeRequestError } from '../kube/kubeRequestError.ts';
+import { abortableSleep } from '../kube/abortableSleep.ts';
 
 interface Page {
   readonly items: unknown[];
@@ -79,19 +80,6 @@ export interface ListWatchOptions {
   readonly minBackoffMs?: number;
   readonly maxBackoffMs?: number;
   readonly serverTimeoutSeconds?: number;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 export class ListWatch {
@@ -192,7 +180,7 @@ export class ListWatch {
     const backoff = (): Promise<void> => {
       const base = Math.min(maxMs, minMs * 2 ** Math.min(failures, 16));
       failures++;
-      return sleep(base * (0.5 + Math.random() * 0.5), signal);
+      return abortableSleep(base * (0.5 + Math.random() * 0.5), signal);
     };
     const fail = (failure: KubeFailure): void => {
       this.#state = { kind: 'failed', failure, synced };
