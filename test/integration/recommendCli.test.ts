@@ -15,9 +15,8 @@ import { join } from 'node:path';
 import { makeCliHome, runCli } from '../helpers/cli.ts';
 import type { CliHome } from '../helpers/cli.ts';
 import { containerId, fixtureRootsUnavailable } from '../helpers/fixtureRoot.ts';
-import { waitFor } from '../helpers/waitFor.ts';
 import { chrootUnavailable } from '../unit/helpers/probeRoot.ts';
-import { startDemoAgents } from '../simulator/demoAgents.ts';
+import { agentReportsPod, startDemoAgents } from '../simulator/demoAgents.ts';
 import type { DemoAgents } from '../simulator/demoAgents.ts';
 import { loadFixtures } from '../simulator/fixtures.ts';
 import { startSimulator } from '../simulator/server.ts';
@@ -67,20 +66,7 @@ describe('gpumem recommend against the demo cluster (simulator, real agents)', {
     sim = await startSimulator({ fixtures: loadFixtures() });
     home = makeCliHome('gpumem-recommend-cli-', { demo: sim.kubeconfig('admin') });
     agents = await startDemoAgents(sim, home.kubeconfigs['demo'] as string);
-    // The agent names a pod once its watch of the API is current; until then its series carry no pod name.
-    const apu = agents.agents.find((one) => one.node === 'strix-node-1');
-    assert.ok(apu, 'an agent on the APU node');
-    await waitFor(
-      'the APU agent to report llama-0 by name',
-      async () => {
-        const text = await fetch(`${apu.url}/metrics`).then(
-          (answer) => answer.text(),
-          () => '',
-        );
-        return text.includes('gpumem_container_memory_working_set_bytes{') && text.includes('pod="llama-0"') ? true : undefined;
-      },
-      { timeoutMs: 60_000, pollMs: 250 },
-    );
+    await agentReportsPod(agents, 'strix-node-1', 'llama-0');
   });
 
   after(async () => {

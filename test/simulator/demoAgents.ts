@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentProcess } from '../helpers/agentProcess.ts';
 import { startAgentProcess, stopAgentProcess } from '../helpers/agentProcess.ts';
+import { waitFor } from '../helpers/waitFor.ts';
 import type { KubeObject } from './objects.ts';
 import type { Simulator } from './server.ts';
 
@@ -77,4 +78,24 @@ export async function startDemoAgents(sim: Simulator, kubeconfigFile: string, in
     throw error;
   }
   return { agents, stop };
+}
+
+/**
+ * Until the agent of `node` reports `pod` by name with its per-container series: an agent names a pod once its watch
+ * of the API is current, and until then its series carry no pod name.
+ */
+export async function agentReportsPod(agents: DemoAgents, node: string, pod: string): Promise<void> {
+  const agent = agents.agents.find((one) => one.node === node);
+  if (!agent) throw new Error(`no demo agent on ${node}`);
+  await waitFor(
+    `the agent on ${node} to report ${pod} by name`,
+    async () => {
+      const text = await fetch(`${agent.url}/metrics`).then(
+        (answer) => answer.text(),
+        () => '',
+      );
+      return text.includes('gpumem_container_memory_working_set_bytes{') && text.includes(`pod="${pod}"`) ? true : undefined;
+    },
+    { timeoutMs: 60_000, pollMs: 250 },
+  );
 }
