@@ -3,29 +3,10 @@
 // (src/vscode/live/). The LintService publishes the static findings first and runs the layer afterwards, on a later
 // turn of the event loop, so a layer can never delay or change the static lint.
 import type * as vscode from 'vscode';
-import type { Finding, Span } from '../core/findings.ts';
 import type { LintResult } from '../core/lint.ts';
+import type { LayerResult } from '../core/lintLayerResult.ts';
 
-export interface LayerLens {
-  /** The CodeLens is shown above the line of this offset. */
-  readonly offset: number;
-  readonly title: string;
-  readonly tooltip?: string;
-  readonly command?: { readonly id: string; readonly arguments: readonly unknown[] };
-}
-
-export interface LayerHover {
-  readonly span: Span;
-  readonly markdown: string;
-  /** Commands the hover's links may run (its Markdown is otherwise untrusted). */
-  readonly enabledCommands: readonly string[];
-}
-
-export interface LayerResult {
-  readonly findings: readonly Finding[];
-  readonly lenses: readonly LayerLens[];
-  readonly hovers: readonly LayerHover[];
-}
+export type { LayerHover, LayerLens, LayerResult } from '../core/lintLayerResult.ts';
 
 export const EMPTY_LAYER: LayerResult = { findings: [], lenses: [], hovers: [] };
 

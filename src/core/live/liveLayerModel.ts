@@ -3,25 +3,12 @@
 // on that block with the container's pods. Pure; it runs in dist/remote.js (src/vscode/live/remoteLive.ts), loaded
 // only once a context is chosen, and src/vscode/live/ builds VS Code objects from it.
 import type { ContainerSummary } from '../analysis/containerSummary.ts';
-import type { Finding, Span } from '../findings.ts';
 import { judgeLive } from './liveFindings.ts';
 import { liveHoverMarkdown, liveLensTooltip } from './liveHover.ts';
 import { fixComment, liveAnchor } from './livePresentation.ts';
-import type { ModelLens } from './livePresentation.ts';
 import type { LiveSnapshot, LiveWorkload } from './liveSnapshot.ts';
 import { liveKey } from './liveSnapshot.ts';
-
-export interface ModelHover {
-  readonly span: Span;
-  readonly markdown: string;
-  readonly enabledCommands: readonly string[];
-}
-
-export interface LiveLayerModel {
-  readonly findings: readonly Finding[];
-  readonly lenses: readonly ModelLens[];
-  readonly hovers: readonly ModelHover[];
-}
+import type { LayerHover, LayerLens, LayerResult } from '../lintLayerResult.ts';
 
 /** Live data of a context to judge a manifest against. */
 export interface LiveLayerInput {
@@ -33,9 +20,9 @@ export interface LiveLayerInput {
   readonly inspectPodCommand: string;
 }
 
-const NOTHING: LiveLayerModel = { findings: [], lenses: [], hovers: [] };
+const NOTHING: LayerResult = { findings: [], lenses: [], hovers: [] };
 
-export function liveLayerModel(text: string, summaries: readonly ContainerSummary[], input: LiveLayerInput, nowMs: number): LiveLayerModel {
+export function liveLayerModel(text: string, summaries: readonly ContainerSummary[], input: LiveLayerInput, nowMs: number): LayerResult {
   if (summaries.length === 0) return NOTHING;
   const { snapshot } = input;
   const judged = asOwningWorkloads(summaries, snapshot);
@@ -46,8 +33,8 @@ export function liveLayerModel(text: string, summaries: readonly ContainerSummar
     staleAfterMs: input.staleAfterMs,
     ...(input.commentOnFix ? { fixComment: fixComment(snapshot.context, snapshot.source, snapshot.window, snapshot.fetchedAtMs) } : {}),
   });
-  const lenses: ModelLens[] = [];
-  const hovers: ModelHover[] = [];
+  const lenses: LayerLens[] = [];
+  const hovers: LayerHover[] = [];
   for (const lens of judgement.lenses) {
     const summary = judged.find((one) => one.span === lens.span && one.container === lens.container);
     if (!summary) continue;

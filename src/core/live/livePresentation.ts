@@ -5,6 +5,7 @@
 import type { ContainerSummary } from '../analysis/containerSummary.ts';
 import type { Span } from '../findings.ts';
 import { ageText } from './liveSnapshot.ts';
+import type { LayerLens } from '../lintLayerResult.ts';
 
 /** Live mode in a workspace: off, or a context and what its last read gave. */
 export type LiveModeState =
@@ -62,21 +63,14 @@ export function liveStatus(state: LiveModeState, nowMs: number, staleAfterMs: nu
 }
 
 /** A CodeLens of the live layer: shown above the line of `offset`. */
-export interface ModelLens {
-  readonly offset: number;
-  readonly title: string;
-  readonly tooltip?: string;
-  readonly command?: { readonly id: string; readonly arguments: readonly unknown[] };
-}
-
 export const OFFER_TITLE = '$(plug) Compare with a cluster…';
 export const OFFER_TOOLTIP =
   'gpumem can show, beside this manifest, what its workloads really used in a cluster: peak true footprint, OOM kills and where the cluster differs from the file. Read-only.';
 
 /** Before a cluster was ever chosen: one offer per named workload, above its first container, running `command`. */
-export function offerLenses(summaries: readonly ContainerSummary[], command: string): ModelLens[] {
+export function offerLenses(summaries: readonly ContainerSummary[], command: string): LayerLens[] {
   const seen = new Set<ContainerSummary['object']>();
-  const lenses: ModelLens[] = [];
+  const lenses: LayerLens[] = [];
   for (const summary of summaries) {
     if (seen.has(summary.object) || !summary.object.name) continue;
     seen.add(summary.object);
