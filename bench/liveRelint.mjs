@@ -162,7 +162,7 @@ export async function runLiveRelintBench(lines = 300) {
       const model = liveLayerModel(
         document.getText(),
         lint.containers,
-        { snapshot, headroomPercent: 30, staleAfterMs: 900_000, commentOnFix: true, inspectPodCommand: 'gpumem.inspectPod' },
+        { snapshot, headroomPercent: 30, rules: {}, staleAfterMs: 900_000, commentOnFix: true, inspectPodCommand: 'gpumem.inspectPod' },
         Date.now(),
       );
       judged.push(performance.now() - start);

@@ -173,6 +173,7 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
         prometheusCa: stringOption(args.options, 'prometheus-ca'),
         window,
         headroomPercent: config.headroomPercent,
+        rules: config.rules,
       },
       io,
     );

@@ -3,6 +3,7 @@
 // static lint has already run: a cluster that cannot be read costs one line and the live part, never the static
 // findings. Read-only against the cluster and Prometheus; one overall deadline; Ctrl-C cancels.
 import type { ContainerSummary } from '../core/analysis/containerSummary.ts';
+import type { RuleSetting } from '../core/config.ts';
 import type { FleetWindow } from '../core/fleet/facts.ts';
 import { isDnsLabel } from '../core/kube/names.ts';
 import { liveFileReport } from '../core/live/liveReport.ts';
@@ -27,6 +28,8 @@ export interface LiveLintOptions {
   readonly prometheusCa: string | undefined;
   readonly window: FleetWindow;
   readonly headroomPercent: number;
+  /** The --config file's per-rule settings: the live findings are turned off or re-ranked as the static ones. */
+  readonly rules: Readonly<Record<string, RuleSetting>>;
 }
 
 export interface LintedFile {
@@ -98,7 +101,11 @@ export async function lintLive(files: readonly LintedFile[], options: LiveLintOp
       if (file.summaries.length > 0)
         reports.set(
           file.slot,
-          liveFileReport(file.text, file.summaries, read.snapshot, { headroomPercent: options.headroomPercent, nowMs }),
+          liveFileReport(file.text, file.summaries, read.snapshot, {
+            headroomPercent: options.headroomPercent,
+            rules: options.rules,
+            nowMs,
+          }),
         );
     const notes = [
       `figures from ${read.snapshot.source} over ${read.snapshot.window}; namespaces ${[...named].sort().join(', ')}`,

@@ -1,9 +1,11 @@
 // Lint settings shared by the VS Code settings, the CLI's --config file and the defaults.
 import type { Severity } from './findings.ts';
+import { LIVE_RULES } from './live/liveRuleIds.ts';
 import { RULES } from './rules/catalog.ts';
 import { DEFAULT_HEADROOM_PERCENT, isHeadroomPercent, MAX_HEADROOM_PERCENT } from './sizing.ts';
 
-const KNOWN_RULE_IDS = new Set(RULES.map((rule) => rule.id));
+/** The ids `rules` may set: the catalog's, and the live findings' (they are turned off or re-ranked the same way). */
+const KNOWN_RULE_IDS = new Set<string>([...RULES.map((rule) => rule.id), ...Object.values(LIVE_RULES)]);
 
 /** Marks nodes whose GPU memory is system RAM, matched against nodeSelector and required node affinity. */
 export interface NodeLabelRule {

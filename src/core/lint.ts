@@ -25,7 +25,7 @@ import { decodeManifestBytes, maskHelmTemplates } from './manifest/source.ts';
 import { TemplateRelevance } from './manifest/templateRelevance.ts';
 import { AliasBudgetExceeded, spanOf, YamlTree } from './manifest/yamlTree.ts';
 import type { ConfigMapModel, FileContext } from './rules/types.ts';
-import { CommentSuppressions } from './suppression.ts';
+import { settleFindings } from './findingSettings.ts';
 import { BudgetExhausted } from './workBudget.ts';
 
 export interface LintResult {
@@ -167,8 +167,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
   // The notice only where masking hid something a rule judges, or a document could not be read even masked.
   if (masked && (unparsedTemplates > 0 || templates?.coversAny(masked.actionOffsets))) raw.push(templateNotice(masked, unparsedTemplates));
 
-  const comments = new CommentSuppressions(text, lines);
-  const findings = applySettings(raw, config).filter((finding) => !comments.suppresses(finding.ruleId, lines.lineOf(finding.span.start)));
+  const findings = settleFindings(raw, config.rules, text, lines);
   findings.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end || a.ruleId.localeCompare(b.ruleId));
   // Grouped once: filtering every finding per container is quadratic on pods with thousands of containers.
   const byContainer = new Map<ObjectRef, Map<string, Finding[]>>();
@@ -180,7 +179,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     if (list) list.push(finding);
     else perObject.set(finding.container, [finding]);
   }
-  const summaries = containers.map(({ object, container, budget, unified, sources }) =>
+  const summaries = containers.map(({ object, container, budget, unified, sources, suppression }) =>
     summarizeContainer(
       object,
       container,
@@ -189,22 +188,8 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
       config.headroomPercent,
       byContainer.get(object)?.get(container.name) ?? [],
       sources,
+      suppression,
     ),
   );
   return { findings, containers: summaries, unanalysed: raw.filter(isUnanalysedNotice) };
-}
-
-/** Applies the user's per-rule settings: drop rules that are off, override severities. */
-function applySettings(findings: readonly Finding[], config: LintConfig): Finding[] {
-  const out: Finding[] = [];
-  const seen = new Set<string>();
-  for (const finding of findings) {
-    const setting = config.rules[finding.ruleId];
-    if (setting === 'off') continue;
-    const key = `${finding.ruleId}\u0000${finding.span.start}\u0000${finding.span.end}\u0000${finding.message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(setting && setting !== finding.severity ? { ...finding, severity: setting } : finding);
-  }
-  return out;
 }

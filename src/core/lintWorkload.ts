@@ -19,7 +19,8 @@ import { AliasBudgetExceeded, spanOf } from './manifest/yamlTree.ts';
 import { ruleMeta } from './rules/catalog.ts';
 import { POD_RULES } from './rules/ruleOrder.ts';
 import type { FileContext, PodContext, Report } from './rules/types.ts';
-import { suppressedByAnnotation } from './suppression.ts';
+import { annotationSuppression, suppressesRule } from './suppression.ts';
+import type { AnnotationSuppression } from './suppression.ts';
 import { BudgetExhausted, unitsFor, WorkBudget } from './workBudget.ts';
 
 const HAMI_POD_ANNOTATIONS = /^(hami\.io\/|nvidia\.com\/(use-gputype|nouse-gputype|use-gpuuuid|nouse-gpuuuid|vgpu-mode|numa-bind))/;
@@ -72,6 +73,7 @@ export interface PendingSummary {
   readonly budget: MemoryBudget;
   readonly unified: boolean;
   readonly sources: readonly GpuSource[];
+  readonly suppression: AnnotationSuppression;
 }
 
 /** How a workload's pods were found: by the kind table, or by their shape (and whether any of those runs a GPU). */
@@ -113,6 +115,7 @@ export function lintWorkload(
     if (gpuContainers.length > 0) gpuPods++;
     templates?.addPod(pod, gpuContainers);
     const podIsHami = hasHamiSignals(pod);
+    const suppression = annotationSuppression(pod.annotations);
     const budgets = new Map<ContainerModel, MemoryBudget>();
     const podFindings: Finding[] = [];
     const context: PodContext = {
@@ -141,7 +144,7 @@ export function lintWorkload(
         return budget;
       },
       report: (report) => {
-        if (suppressedByAnnotation(pod.annotations, report.ruleId)) return;
+        if (suppressesRule(suppression, report.ruleId)) return;
         const finding = toFinding(report, pod);
         messages.spend(finding.message.length);
         podFindings.push(finding);
@@ -164,7 +167,14 @@ export function lintWorkload(
     }
     for (const finding of podFindings) out.push(finding); // not push(...): a spread of 100k+ findings overflows the stack
     for (const container of gpuContainers)
-      summaries.push({ object: pod.object, container, budget: context.budget(container), unified, sources: gpuOf(container).sources });
+      summaries.push({
+        object: pod.object,
+        container,
+        budget: context.budget(container),
+        unified,
+        sources: gpuOf(container).sources,
+        suppression,
+      });
   }
   if (found.length === 0) return { kind: 'none' };
   return byShape ? { kind: 'shape', roles: found.map((one) => one.role ?? 'spec'), gpuPods } : { kind: 'table' };

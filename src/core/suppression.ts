@@ -39,10 +39,34 @@ export class CommentSuppressions {
   }
 }
 
-export function suppressedByAnnotation(annotations: ReadonlyMap<string, unknown>, ruleId: string): boolean {
+/**
+ * What a workload's annotations (the workload's own and its pod template's) suppress: every check
+ * (`gpumem.io/ignore-all`, unless its value is "false"), the checks named by `ignore-check.gpumem.io/<rule-id>`, or
+ * nothing. Read once per pod template; the static rules and the live findings of its containers both ask it.
+ */
+export type AnnotationSuppression =
+  { readonly kind: 'none' } | { readonly kind: 'all' } | { readonly kind: 'some'; readonly ruleIds: ReadonlySet<string> };
+
+const NO_ANNOTATION_SUPPRESSION: AnnotationSuppression = { kind: 'none' };
+
+export function annotationSuppression(annotations: ReadonlyMap<string, unknown>): AnnotationSuppression {
   if (annotations.has(ANNOTATIONS.ignoreAll)) {
     const value = annotations.get(ANNOTATIONS.ignoreAll) as { value?: string } | undefined;
-    if (value?.value?.trim().toLowerCase() !== 'false') return true;
+    if (value?.value?.trim().toLowerCase() !== 'false') return { kind: 'all' };
   }
-  return annotations.has(`${ANNOTATIONS.ignoreCheckPrefix}${ruleId}`);
+  const ruleIds = new Set<string>();
+  for (const key of annotations.keys())
+    if (key.startsWith(ANNOTATIONS.ignoreCheckPrefix)) ruleIds.add(key.slice(ANNOTATIONS.ignoreCheckPrefix.length));
+  return ruleIds.size > 0 ? { kind: 'some', ruleIds } : NO_ANNOTATION_SUPPRESSION;
+}
+
+export function suppressesRule(suppression: AnnotationSuppression, ruleId: string): boolean {
+  switch (suppression.kind) {
+    case 'none':
+      return false;
+    case 'all':
+      return true;
+    case 'some':
+      return suppression.ruleIds.has(ruleId);
+  }
 }

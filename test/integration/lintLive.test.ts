@@ -3,8 +3,9 @@
 // StatefulSet `db` (no namespace in the file: the context's `ml`) whose pod hit its memory limit (a memcg kill). Six
 // hours of their series, generated here, are turned into TSDB blocks by promtool; the workloads and pods are put in
 // the simulator. The test asserts the live findings and the lens lines the CLI prints in text, JSON and SARIF (rule
-// metadata and docs links), the quick fix's edit (the editor's read-once source on the same cluster) and that after
-// it the footprint finding is gone; and that an unreachable cluster costs one line and exit 3 while the static
+// metadata and docs links), that a --config file's rule settings and a workload's ignore-check annotation apply to
+// the live findings, the quick fix's edit (the editor's read-once source on the same cluster) and that after it the
+// footprint finding is gone; and that an unreachable cluster costs one line and exit 3 while the static
 // findings are still printed. Expected figures come from the generated samples, not from the code under test.
 // Skips with the reason when the prometheus package is not installed.
 import { after, before, describe, test } from 'node:test';
@@ -314,6 +315,33 @@ describe('gpumem lint --live against the simulator and a real Prometheus', { ski
     assert.equal(result?.locations[0]?.physicalLocation.region.startLine, MANIFEST.split('\n').indexOf('        - name: server') + 1);
   });
 
+  test('--config turns observed-oom-kills off and makes manifest-drift a warning; an annotation silences drift on db only', async () => {
+    // The file now says 9Gi for llm and 5Gi for db (the cluster runs 8Gi and 4Gi): drift on both, silenced on db.
+    const changed = MANIFEST.replace(/memory: 8Gi/g, 'memory: 9Gi')
+      .replace(/memory: 4Gi/g, 'memory: 5Gi')
+      .replace('  name: db\n', '  name: db\n  annotations:\n    ignore-check.gpumem.io/manifest-drift: "resize rolling out"\n');
+    const file = join(work, 'settings.yaml');
+    writeFileSync(file, changed);
+    const config = join(work, 'gpumem.yaml');
+    writeFileSync(config, 'rules:\n  observed-oom-kills: "off"\n  manifest-drift: warning\n');
+    const json = await runCli([...live('--format', 'json', '--config', config), file], { env: env(), timeoutMs: 120_000 });
+    assert.equal(json.code, 1, json.stderr);
+    assert.doesNotMatch(json.stderr, /ignoring config/, 'the live ids are known rule ids');
+    const ids = (JSON.parse(json.stdout) as JsonFinding[])
+      .filter((one) => one.ruleId.startsWith('observed-') || one.ruleId === 'manifest-drift')
+      .map((one) => `${one.name}:${one.ruleId}:${one.severity}`);
+    assert.deepEqual(
+      [...new Set(ids)].sort(),
+      ['db:observed-footprint-over-limit:warning', 'llm:manifest-drift:warning', 'llm:observed-footprint-over-limit:warning'],
+      json.stdout,
+    );
+    const sarif = await runCli([...live('--format', 'sarif', '--config', config), file], { env: env(), timeoutMs: 120_000 });
+    const results = (JSON.parse(sarif.stdout) as { runs: { results: { ruleId: string; level: string }[] }[] }).runs[0]?.results ?? [];
+    assert.ok(!results.some((one) => one.ruleId === 'observed-oom-kills'), sarif.stdout);
+    const drift = results.filter((one) => one.ruleId === 'manifest-drift');
+    assert.ok(drift.length > 0 && drift.every((one) => one.level === 'warning'), sarif.stdout);
+  });
+
   test("the quick fix's edit sets the recommendation, after which the footprint finding is gone", async () => {
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
@@ -332,7 +360,12 @@ describe('gpumem lint --live against the simulator and a real Prometheus', { ski
       await source.refresh();
       const snapshot = source.snapshot();
       assert.ok(snapshot, JSON.stringify(source.state()));
-      const judged = judgeLive(lintText(MANIFEST).containers, snapshot, { headroomPercent: 30, nowMs: Date.now(), text: MANIFEST });
+      const judged = judgeLive(lintText(MANIFEST).containers, snapshot, {
+        headroomPercent: 30,
+        rules: {},
+        nowMs: Date.now(),
+        text: MANIFEST,
+      });
       const over = judged.findings.find((one) => one.ruleId === 'observed-footprint-over-limit');
       const [fix] = over?.fixes ?? [];
       assert.equal(fix?.title, 'Set resources from what the pods used');
@@ -347,7 +380,7 @@ describe('gpumem lint --live against the simulator and a real Prometheus', { ski
       );
       assert.match(fixed, /gpumem\.io\/gpu-memory/);
       assert.ok(fixed.includes('memory: 4Gi'), "db's own fix is another finding's; this edit leaves it");
-      const again = judgeLive(lintText(fixed).containers, snapshot, { headroomPercent: 30, nowMs: Date.now(), text: fixed });
+      const again = judgeLive(lintText(fixed).containers, snapshot, { headroomPercent: 30, rules: {}, nowMs: Date.now(), text: fixed });
       assert.equal(
         again.findings.filter((one) => one.ruleId === 'observed-footprint-over-limit' && one.object?.name === 'llm').length,
         0,

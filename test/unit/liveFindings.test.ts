@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { lintText } from '../../src/core/lint.ts';
-import { judgeLive, LIVE_RULES, minimalEdit } from '../../src/core/live/liveFindings.ts';
+import { judgeLive, minimalEdit } from '../../src/core/live/liveFindings.ts';
+import { LIVE_RULES } from '../../src/core/live/liveRuleIds.ts';
 import { liveSnapshot } from '../../src/core/live/liveSnapshot.ts';
 import { isHamiEnvName } from '../../src/core/manifest/hamiEnv.ts';
 import type { RecommendationRow } from '../../src/core/rightsizing/rows.ts';
@@ -129,7 +130,7 @@ function snapshot(rows: readonly RecommendationRow[], fetchedAtMs = NOW - 5 * 60
 }
 
 function judge(text: string, rows: readonly RecommendationRow[] = [serverRow], fetchedAtMs?: number) {
-  return judgeLive(lintText(text).containers, snapshot(rows, fetchedAtMs), { headroomPercent: 30, nowMs: NOW, text });
+  return judgeLive(lintText(text).containers, snapshot(rows, fetchedAtMs), { headroomPercent: 30, rules: {}, nowMs: NOW, text });
 }
 
 test('the live lens says pods, the peak true footprint and its parts against the limit, the kills and their cause, with source and age', () => {
@@ -221,7 +222,11 @@ test('manifest-drift: HAMi variables the file and the live template set differen
   const workload = workloads.get(key);
   assert.ok(workload);
   workloads.set(key, { ...workload, object });
-  const drift = judgeLive(lintText(manifest).containers, { ...base, workloads }, { headroomPercent: 30, nowMs: NOW, text: manifest })
+  const drift = judgeLive(
+    lintText(manifest).containers,
+    { ...base, workloads },
+    { headroomPercent: 30, rules: {}, nowMs: NOW, text: manifest },
+  )
     .findings.filter((one) => one.ruleId === LIVE_RULES.drift && one.container === 'server')
     .map((one) => one.message.replace(/ \(prod-eu, read .*\)$/, ''));
   assert.deepEqual(drift, [

@@ -126,10 +126,11 @@ function snapshot(podLines: readonly LivePod[], fetchedAtMs = NOW - 2 * 60_000):
   };
 }
 
-function live(snap: LiveSnapshot, commentOnFix = true): LiveLayerInput {
+function live(snap: LiveSnapshot, commentOnFix = true, rules: LiveLayerInput['rules'] = {}): LiveLayerInput {
   return {
     snapshot: snap,
     headroomPercent: 30,
+    rules,
     staleAfterMs: 15 * 60_000,
     commentOnFix,
     inspectPodCommand: 'gpumem.inspectPod',

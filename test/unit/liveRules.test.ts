@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { LIVE_RULES } from '../../src/core/live/liveFindings.ts';
+import { LIVE_RULES } from '../../src/core/live/liveRuleIds.ts';
 import { LIVE_RULE_META, liveRuleDocsPath } from '../../src/core/live/liveRules.ts';
 
 const ROOT = new URL('../../', import.meta.url);

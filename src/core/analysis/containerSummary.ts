@@ -10,6 +10,7 @@ import type { ContainerModel, ResourceEntry } from '../manifest/podModel.ts';
 import { isTemplated } from '../manifest/source.ts';
 import { formatBytes } from '../sizing.ts';
 import type { AnnotatedGpu } from '../manifest/schedulerAnnotations.ts';
+import type { AnnotationSuppression } from '../suppression.ts';
 import type { MemoryBudget } from './memoryBudget.ts';
 
 function annotatedShareKey(gpu: AnnotatedGpu): string {
@@ -45,6 +46,8 @@ export interface ContainerSummary {
   readonly findingCount: number;
   /** The CodeLens text. */
   readonly title: string;
+  /** What the pod template's annotations suppress: the live findings of this container honour it as the rules do. */
+  readonly suppression: AnnotationSuppression;
 }
 
 /** The file's HAMi variables, as the drift check compares them with the live template's. */
@@ -64,7 +67,8 @@ export function summarizeContainer(
   unified: boolean,
   headroomTarget: number,
   findings: readonly Finding[],
-  sources: readonly GpuSource[] = [],
+  sources: readonly GpuSource[],
+  suppression: AnnotationSuppression,
 ): ContainerSummary {
   // A value from an unrendered Helm action holds masking sentinels, not text a person can read.
   const shown = (entry: ResourceEntry | undefined) => (entry?.templated ? '{{…}}' : entry?.text);
@@ -113,5 +117,6 @@ export function summarizeContainer(
     worst,
     findingCount: mine.length,
     title: parts.join(' · '),
+    suppression,
   };
 }

@@ -3,6 +3,8 @@
 // whether that is enough for what the pods used, why they were killed, and where the file and the cluster differ.
 // Every figure says its source and age. Pure.
 import type { ContainerSummary } from '../analysis/containerSummary.ts';
+import type { RuleSetting } from '../config.ts';
+import { settleFindings } from '../findingSettings.ts';
 import type { Finding, QuickFix, Span, TextEdit } from '../findings.ts';
 import { classifyGpuResource } from '../gpuResources.ts';
 import { asArray, asString, path, stringMap } from '../kube/json.ts';
@@ -14,20 +16,18 @@ import { editManifest } from '../rightsizing/manifestEdit.ts';
 import { changesOf } from '../rightsizing/rows.ts';
 import type { RecommendationRow } from '../rightsizing/rows.ts';
 import { formatBytes, withHeadroom } from '../sizing.ts';
+import { suppressesRule } from '../suppression.ts';
 import type { LiveSnapshot, LiveWorkload } from './liveSnapshot.ts';
 import { ageText, liveKey } from './liveSnapshot.ts';
-
-export const LIVE_RULES = {
-  footprintOverLimit: 'observed-footprint-over-limit',
-  oomKills: 'observed-oom-kills',
-  drift: 'manifest-drift',
-} as const;
+import { LIVE_RULES } from './liveRuleIds.ts';
 
 /** A snapshot older than this is stale: its lens and messages say so (the figures are kept, not dropped). */
 export const DEFAULT_STALE_AFTER_MS = 15 * 60 * 1000;
 
 export interface LiveOptions {
   readonly headroomPercent: number;
+  /** The user's per-rule settings (--config's or gpumem.lint.rules), applied as they are to the static findings. */
+  readonly rules: Readonly<Record<string, RuleSetting>>;
   readonly nowMs: number;
   /** The manifest's text as linted, for the quick fix's edit. */
   readonly text: string;
@@ -50,8 +50,16 @@ export interface LiveJudgement {
   readonly unmatched: number;
 }
 
+/**
+ * The live lens and findings of each container the snapshot holds. The findings go through the user's settings as the
+ * static ones do: the pod template's `ignore-check.gpumem.io/<id>` and `gpumem.io/ignore-all` annotations, the
+ * per-rule settings and the file's `# gpumem-ignore` comments (findingSettings.ts).
+ */
 export function judgeLive(summaries: readonly ContainerSummary[], snapshot: LiveSnapshot, options: LiveOptions): LiveJudgement {
-  const findings: Finding[] = [];
+  const raw: Finding[] = [];
+  const add = (one: Finding | undefined): void => {
+    if (one) raw.push(one);
+  };
   const lenses: LiveLens[] = [];
   const fixes = new Map<string, QuickFix | undefined>();
   let matched = 0;
@@ -70,7 +78,7 @@ export function judgeLive(summaries: readonly ContainerSummary[], snapshot: Live
     }
     matched++;
     const row = workload.rows.find((candidate) => candidate.container === summary.container);
-    const where = { span: summary.span, object, container: summary.container };
+    const where = { span: summary.span, object, container: summary.container, suppression: summary.suppression };
     if (!fixes.has(key)) fixes.set(key, resourcesFix(workload, options.text, options.fixComment));
     const fix = fixes.get(key);
     if (!row) {
@@ -78,7 +86,7 @@ export function judgeLive(summaries: readonly ContainerSummary[], snapshot: Live
         ...where,
         title: `live in ${snapshot.context}: no container ${summary.container} in the live ${object.kind} (${provenance})`,
       });
-      findings.push(
+      add(
         finding(
           where,
           LIVE_RULES.drift,
@@ -91,7 +99,7 @@ export function judgeLive(summaries: readonly ContainerSummary[], snapshot: Live
     lenses.push({ ...where, title: lensTitle(snapshot, workload, row, summary, provenance) });
     const over = overLimit(row, summary, options.headroomPercent);
     if (over)
-      findings.push(
+      add(
         finding(
           where,
           LIVE_RULES.footprintOverLimit,
@@ -103,7 +111,7 @@ export function judgeLive(summaries: readonly ContainerSummary[], snapshot: Live
     const kills = totalKills(row.kills);
     if (kills > 0) {
       const gpu = row.kills.globalGpu > 0;
-      findings.push(
+      add(
         finding(
           where,
           LIVE_RULES.oomKills,
@@ -114,18 +122,20 @@ export function judgeLive(summaries: readonly ContainerSummary[], snapshot: Live
       );
     }
     for (const difference of drift(workload, row, summary))
-      findings.push(finding(where, LIVE_RULES.drift, 'info', `${difference} (${snapshot.context}, read ${ageText(age)} ago)`));
+      add(finding(where, LIVE_RULES.drift, 'info', `${difference} (${snapshot.context}, read ${ageText(age)} ago)`));
   }
-  return { findings, lenses, matched, unmatched };
+  return { findings: settleFindings(raw, options.rules, options.text), lenses, matched, unmatched };
 }
 
+/** The finding, unless the container's pod template annotations suppress its id. */
 function finding(
-  where: { span: Span; object: ContainerSummary['object']; container: string },
+  where: Pick<ContainerSummary, 'span' | 'object' | 'container' | 'suppression'>,
   ruleId: string,
   severity: Finding['severity'],
   message: string,
   fix?: QuickFix,
-): Finding {
+): Finding | undefined {
+  if (suppressesRule(where.suppression, ruleId)) return undefined;
   return { ruleId, severity, message, span: where.span, object: where.object, container: where.container, fixes: fix ? [fix] : [] };
 }
 

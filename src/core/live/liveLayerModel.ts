@@ -3,6 +3,7 @@
 // on that block with the container's pods. Pure; it runs in dist/remote.js (src/vscode/live/remoteLive.ts), loaded
 // only once a context is chosen, and src/vscode/live/ builds VS Code objects from it.
 import type { ContainerSummary } from '../analysis/containerSummary.ts';
+import type { RuleSetting } from '../config.ts';
 import { judgeLive } from './liveFindings.ts';
 import { liveHoverMarkdown, liveLensTooltip } from './liveHover.ts';
 import { fixComment, liveAnchor } from './livePresentation.ts';
@@ -14,6 +15,8 @@ import type { LayerHover, LayerLens, LayerResult } from '../lintLayerResult.ts';
 export interface LiveLayerInput {
   readonly snapshot: LiveSnapshot;
   readonly headroomPercent: number;
+  /** The per-rule settings of the static lint (gpumem.lint.rules): the live findings honour them too. */
+  readonly rules: Readonly<Record<string, RuleSetting>>;
   readonly staleAfterMs: number;
   readonly commentOnFix: boolean;
   /** The command a pod link in the hover runs, with { livePod: { context, namespace, name } }. */
@@ -28,6 +31,7 @@ export function liveLayerModel(text: string, summaries: readonly ContainerSummar
   const judged = asOwningWorkloads(summaries, snapshot);
   const judgement = judgeLive(judged, snapshot, {
     headroomPercent: input.headroomPercent,
+    rules: input.rules,
     nowMs,
     text,
     staleAfterMs: input.staleAfterMs,

@@ -1,12 +1,11 @@
-// What `gpumem lint --live` adds to the static report of one file: judgeLive's findings after the file's
-// `# gpumem-ignore` comments (as the static findings), its lenses as lines, and the live rules' SARIF metadata with
-// their docs pages. Pure.
+// What `gpumem lint --live` adds to the static report of one file: judgeLive's findings (after the --config file's
+// per-rule settings, the annotations and the file's `# gpumem-ignore` comments, as the static findings), its lenses as
+// lines, and the live rules' SARIF metadata with their docs pages. Pure.
 import type { ContainerSummary } from '../analysis/containerSummary.ts';
 import type { Finding } from '../findings.ts';
 import { LineIndex } from '../lineIndex.ts';
-import { CommentSuppressions } from '../suppression.ts';
 import { judgeLive } from './liveFindings.ts';
-import type { LiveLens } from './liveFindings.ts';
+import type { LiveLens, LiveOptions } from './liveFindings.ts';
 import { LIVE_RULE_META } from './liveRules.ts';
 import type { LiveSnapshot } from './liveSnapshot.ts';
 
@@ -21,14 +20,12 @@ export function liveFileReport(
   text: string,
   summaries: readonly ContainerSummary[],
   snapshot: LiveSnapshot,
-  options: { readonly headroomPercent: number; readonly nowMs: number; readonly staleAfterMs?: number },
+  options: Omit<LiveOptions, 'text'>,
 ): LiveFileReport {
   const judged = judgeLive(summaries, snapshot, { ...options, text });
   const lines = new LineIndex(text);
-  const comments = new CommentSuppressions(text, lines);
-  const findings = judged.findings.filter((finding) => !comments.suppresses(finding.ruleId, lines.lineOf(finding.span.start)));
   return {
-    findings,
+    findings: judged.findings,
     lenses: judged.lenses.map((lens: LiveLens) => ({ line: lines.position(lens.span.start).line, title: lens.title })),
     matched: judged.matched,
     unmatched: judged.unmatched,

@@ -1,10 +1,11 @@
 // The findings a manifest gets from a live cluster (liveFindings.ts): stable ids, each with a page at
 // docs/live/<id>.md. They are not lint rules (a file alone never triggers them), so they live beside the rule catalog,
 // not in it; suppressions and SARIF treat their ids as they treat a rule's.
-import { LIVE_RULES } from './liveFindings.ts';
+import { LIVE_RULES } from './liveRuleIds.ts';
+import type { LiveRuleId } from './liveRuleIds.ts';
 
 export interface LiveRuleMeta {
-  readonly id: (typeof LIVE_RULES)[keyof typeof LIVE_RULES];
+  readonly id: LiveRuleId;
   readonly title: string;
   readonly severity: string;
   readonly remedy: string;

@@ -100,6 +100,7 @@ export class LiveMode implements LintLayer, vscode.Disposable {
     return {
       snapshot,
       headroomPercent: this.#ctx.settings.lint.headroomPercent,
+      rules: this.#ctx.settings.lint.rules,
       staleAfterMs: this.#settings.staleAfterMs,
       commentOnFix: this.#settings.commentOnFix,
       inspectPodCommand: COMMANDS.inspectPod,
