@@ -149,7 +149,7 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
     const text = decoded.kind === 'text' ? decoded.text : '';
     const slot = linted++;
     try {
-      if (bytes.length <= maxBytes) indexClaims(text, claims);
+      if (bytes.length <= maxBytes) indexClaims(text, claims, name);
     } catch (error) {
       perFile[slot] = positionFindings(name, text, [internalErrorFinding({ kind: 'file', file: name }, error)]);
       for (const finding of perFile[slot]) unanalysed.push(finding);

@@ -35,3 +35,43 @@ export function nameSaysGpu(name: string): boolean {
 export function isGpuDeviceClass(name: string, extra: ReadonlySet<string> = new Set()): boolean {
   return extra.has(name) || DEFAULT_GPU_DEVICE_CLASSES.includes(name) || nameSaysGpu(name);
 }
+
+/** DRA driver names of GPUs, as CEL selectors name them (`device.driver == "gpu.nvidia.com"`). */
+export const GPU_DRIVERS: readonly string[] = [
+  'gpu.nvidia.com',
+  'gpu.amd.com',
+  'gpu.intel.com',
+  'gaudi.intel.com',
+  'hami-core-gpu.project-hami.io',
+];
+
+/** A DRA driver of GPUs: a GPU driver's own name, or a name that says GPU. */
+export function isGpuDriver(driver: string): boolean {
+  return GPU_DRIVERS.includes(driver) || nameSaysGpu(driver);
+}
+
+/** Why a device class gives GPUs, or that it does not. */
+export type DeviceClassVerdict =
+  | { readonly gpu: true; readonly by: 'setting' | 'name' }
+  | { readonly gpu: true; readonly by: 'driver'; readonly driver: string }
+  | { readonly gpu: false; readonly drivers: readonly string[] };
+
+/**
+ * Judges a device class. The CEL selectors of its DeviceClass object, when the linted files hold it, say which
+ * drivers' devices it gives and outweigh its name: a class named for nothing in particular that selects
+ * `gpu.nvidia.com` devices is a GPU class, one that selects only a NIC's or a Neuron driver's devices is none, whatever
+ * it is called. A class in the user's own list is a GPU class whatever its selectors say. Without the object (or
+ * without driver names in its selectors), the name decides as in `isGpuDeviceClass`.
+ */
+export function judgeDeviceClass(
+  name: string,
+  selectedDrivers: readonly string[] | undefined,
+  configured: ReadonlySet<string> = new Set(),
+): DeviceClassVerdict {
+  if (configured.has(name) && !DEFAULT_GPU_DEVICE_CLASSES.includes(name)) return { gpu: true, by: 'setting' };
+  if (selectedDrivers !== undefined && selectedDrivers.length > 0) {
+    const driver = selectedDrivers.find(isGpuDriver);
+    return driver !== undefined ? { gpu: true, by: 'driver', driver } : { gpu: false, drivers: selectedDrivers };
+  }
+  return isGpuDeviceClass(name, configured) ? { gpu: true, by: 'name' } : { gpu: false, drivers: [] };
+}

@@ -7,7 +7,7 @@ import type { LintConfig } from './config.ts';
 import type { Finding, ObjectRef } from './findings.ts';
 import { isHamiFamily } from './gpuResources.ts';
 import { internalErrorFinding } from './internalError.ts';
-import { containerGpu, gpuClassSet, hasGpu } from './manifest/gpuSource.ts';
+import { containerGpu, deviceClassSuffix, gpuClassSet, hasGpu } from './manifest/gpuSource.ts';
 import type { ContainerGpu, GpuSource } from './manifest/gpuSource.ts';
 import type { WorkloadDoc } from './manifest/manifestObjects.ts';
 import { buildPodModel } from './manifest/podModel.ts';
@@ -145,7 +145,7 @@ export function lintWorkload(
       },
       report: (report) => {
         if (suppressesRule(suppression, report.ruleId)) return;
-        const finding = toFinding(report, pod);
+        const finding = toFinding(report, pod, report.container ? deviceClassSuffix(gpuOf(report.container)) : '');
         messages.spend(finding.message.length);
         podFindings.push(finding);
       },
@@ -186,14 +186,14 @@ function hasHamiSignals(pod: PodModel): boolean {
   return false;
 }
 
-function toFinding(report: Report, pod: PodModel): Finding {
+function toFinding(report: Report, pod: PodModel, evidence: string): Finding {
   const meta = ruleMeta(report.ruleId);
   const helm = pod.object.helmSource ? ` (rendered from ${pod.object.helmSource})` : '';
   const role = pod.role ? ` [${pod.role}]` : '';
   return {
     ruleId: report.ruleId,
     severity: report.severity ?? meta?.defaultSeverity ?? 'warning',
-    message: `${report.message}${role}${helm}`,
+    message: `${report.message}${evidence}${role}${helm}`,
     span: report.span,
     object: pod.object,
     ...(report.container ? { container: report.container.name } : {}),

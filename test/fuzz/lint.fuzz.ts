@@ -1,7 +1,9 @@
 // The manifest linter (src/core/lint.ts) and the lint report formats (src/core/report/formats.ts) on
 // mutated real manifests: the text output reaches a terminal, JSON and SARIF are written to files.
 import { DEFAULT_CONFIG } from '../../src/core/config.ts';
+import { indexClaims, mayUseClaims } from '../../src/core/crossFile.ts';
 import { lintBytes, lintText } from '../../src/core/lint.ts';
+import { ClaimIndex } from '../../src/core/manifest/draClaims.ts';
 import type { LintResult } from '../../src/core/lint.ts';
 import { positionFindings } from '../../src/core/report/fileFindings.ts';
 import { formatSarif, formatText, toJsonFindings } from '../../src/core/report/formats.ts';
@@ -72,4 +74,26 @@ fuzzTarget({
   nest: 'yaml',
   run: (input) => lintBytes(Buffer.from(input, 'latin1'), DEFAULT_CONFIG, 1024 * 1024),
   check: (result, input) => reports(result, Buffer.from(input, 'latin1').toString('utf8')),
+});
+
+// The cross-file index (claims and DeviceClasses) and the text test that defers a file: a mutated file indexes
+// itself and is linted against its own index, as the CLI and the workspace lint do across files.
+fuzzTarget({
+  name: 'lint.crossFile',
+  corpus: MANIFESTS.filter(
+    (text) => text.includes('DeviceClass') || text.includes('resourceClaims') || text.includes('extendedResourceName'),
+  ),
+  nest: 'yaml',
+  run: (input) => {
+    const index = new ClaimIndex();
+    indexClaims(input, index, FILE);
+    mayUseClaims(input);
+    return lintText(input, undefined, { claims: index });
+  },
+  check: reports,
+  growth: [
+    { label: 'many resource-like keys', make: (n) => 'a.b/c: 1\n'.repeat(Math.ceil(n / 9)) },
+    { label: 'one long domain run', make: (n) => `${'a.'.repeat(Math.ceil(n / 2))}/x: 1\n` },
+    { label: 'many slashes', make: (n) => '/'.repeat(n) },
+  ],
 });

@@ -73,6 +73,10 @@ export function summarizeContainer(
   // A value from an unrendered Helm action holds masking sentinels, not text a person can read.
   const shown = (entry: ResourceEntry | undefined) => (entry?.templated ? '{{…}}' : entry?.text);
   const gpuResources = container.gpu.map((use) => ({ name: use.name, value: shown(use.entry) ?? '?' }));
+  // Extended resources that are GPUs because a DeviceClass of the linted files serves them (gpuSource.ts).
+  for (const source of sources)
+    if (source.kind === 'resource' && !container.gpu.includes(source.use))
+      gpuResources.push({ name: source.use.name, value: shown(source.use.entry) ?? '?' });
   const annotated = container.annotatedGpu;
   if (annotated) gpuResources.push({ name: `annotation ${annotatedShareKey(annotated)}`, value: annotatedShareValue(annotated) });
   const gpuMemoryBytes = budget.gpuMemory.kind === 'declared' ? budget.gpuMemory.bytes : undefined;

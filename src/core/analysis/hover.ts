@@ -9,7 +9,7 @@ import { SHARING_ANNOTATIONS } from '../manifest/schedulerAnnotations.ts';
 import { indexClaims } from '../crossFile.ts';
 import { ClaimIndex, chainLookups } from '../manifest/draClaims.ts';
 import type { ClaimLookup, DraClaimObject } from '../manifest/draClaims.ts';
-import { gpuClassSet, isGpuAlternative } from '../manifest/gpuSource.ts';
+import { gpuClassSet, isGpuAlternative, judgeClassIn } from '../manifest/gpuSource.ts';
 import { maskHelmTemplates } from '../manifest/source.ts';
 import { parseQuantity } from '../quantity.ts';
 import { describeBytes } from '../sizing.ts';
@@ -56,11 +56,15 @@ function describeDra(raw: Hit, text: string, namespace: string | undefined, opti
   const gpuClasses = gpuClassSet(options.gpuDeviceClasses ?? []);
   const parent = raw.path[raw.path.length - 1];
   const reference = raw.key === 'resourceClaimTemplateName' || raw.key === 'resourceClaimName' ? raw.key : undefined;
-  if (reference && raw.value !== undefined && raw.path.includes('resourceClaims')) {
-    const kind = CLAIM_REFERENCES[reference];
+  const lookups = () => {
     const local = new ClaimIndex();
     indexClaims(text, local);
-    const claim = chainLookups(local, options.claims).find(kind, raw.value, namespace);
+    return chainLookups(local, options.claims);
+  };
+  if (reference && raw.value !== undefined && raw.path.includes('resourceClaims')) {
+    const kind = CLAIM_REFERENCES[reference];
+    const classes = lookups();
+    const claim = classes.find(kind, raw.value, namespace);
     const lines = [`**${markdownText(raw.key)}: ${markdownText(raw.value)}**`, ''];
     if (!claim)
       lines.push(
@@ -68,15 +72,20 @@ function describeDra(raw: Hit, text: string, namespace: string | undefined, opti
       );
     else {
       lines.push(`${kind} "${markdownText(claim.name)}":`, '');
-      pushAll(lines, describeRequests(claim, gpuClasses));
+      pushAll(lines, describeRequests(claim, gpuClasses, classes));
     }
     return { markdown: lines.join('\n'), ...range };
   }
   if (raw.key === 'deviceClassName' && raw.value !== undefined) {
-    const known = gpuClasses.has(raw.value);
-    const what = known
-      ? 'A GPU device class: containers whose claims use it are GPU containers for gpumem.'
-      : 'Not a GPU device class gpumem knows. If it hands out GPUs, add it to gpumem.lint.gpuDeviceClasses.';
+    const classes = lookups();
+    const verdict = judgeClassIn(raw.value, gpuClasses, classes);
+    const object = classes.deviceClass?.(raw.value);
+    const where = object ? ` (its DeviceClass ${object.origin === undefined ? 'in this file' : `in ${markdownText(object.origin)}`})` : '';
+    const what = verdict.gpu
+      ? `A GPU device class${verdict.by === 'driver' ? `: it selects ${markdownText(verdict.driver)} devices${where}` : ''}: containers whose claims use it are GPU containers for gpumem.`
+      : verdict.drivers.length > 0
+        ? `Not a GPU device class: it selects ${markdownText(verdict.drivers.join(', '))} devices${where}.`
+        : 'Not a GPU device class gpumem knows. If it hands out GPUs, add it to gpumem.lint.gpuDeviceClasses.';
     return { markdown: `**deviceClassName: ${markdownText(raw.value)}**\n\n${what}`, ...range };
   }
   if (raw.key === 'memory' && parent === 'requests' && raw.path[raw.path.length - 2] === 'capacity' && raw.value !== undefined) {
@@ -92,11 +101,11 @@ function describeDra(raw: Hit, text: string, namespace: string | undefined, opti
   return undefined;
 }
 
-function describeRequests(claim: DraClaimObject, gpuClasses: ReadonlySet<string>): string[] {
+function describeRequests(claim: DraClaimObject, gpuClasses: ReadonlySet<string>, classes: ClaimLookup): string[] {
   const lines: string[] = [];
   for (const request of claim.requests.slice(0, 8)) {
     const alternatives = request.alternatives.slice(0, 4).map((alternative) => {
-      const gpu = isGpuAlternative(alternative, gpuClasses);
+      const gpu = isGpuAlternative(alternative, gpuClasses, classes);
       const memory = alternative.memory ? `, ${describeBytes(alternative.memory.bytes)} per device` : '';
       const count =
         alternative.count === undefined ? 'all matching devices' : `${alternative.count} device${alternative.count === 1 ? '' : 's'}`;

@@ -5,6 +5,7 @@
 // `deviceClassName` on the request itself).
 import type { Node } from 'yaml';
 import { parseQuantity } from '../quantity.ts';
+import { isTemplated } from './source.ts';
 import type { YamlTree } from './yamlTree.ts';
 
 export type ClaimKind = 'ResourceClaim' | 'ResourceClaimTemplate';
@@ -164,8 +165,49 @@ export function scanCel(expression: string): { drivers: string[]; memory: DraMem
   return { drivers, memory };
 }
 
+/**
+ * A DeviceClass (resource.k8s.io v1, v1beta2, v1beta1; cluster-scoped): the drivers its CEL selectors name and the
+ * extended resource name pods may request its devices by (`spec.extendedResourceName`, Kubernetes 1.34+, KEP-5004
+ * "DRA: Extended Resource"; keps/sig-scheduling/5004-dra-extended-resource in kubernetes/enhancements).
+ */
+export interface DeviceClassObject {
+  readonly name: string;
+  readonly extendedResourceName: string | undefined;
+  readonly drivers: readonly string[];
+  /** The file it was read from when it is another file of the run; undefined for the linted file itself. */
+  readonly origin: string | undefined;
+}
+
+/**
+ * Whether a document is a DeviceClass. The API version may be an unrendered Helm action: the DRA drivers' charts pick
+ * it from the cluster's capabilities (`apiVersion: {{ include "….resourceApiVersion" . }}`).
+ */
+export function isDeviceClassKind(kind: string, apiVersion: string | undefined): boolean {
+  return kind === 'DeviceClass' && apiVersion !== undefined && (apiVersion.startsWith('resource.k8s.io/') || isTemplated(apiVersion));
+}
+
+/** Reads a DeviceClass; undefined when its name is missing or an unrendered action (no pod can name it then). */
+export function readDeviceClass(tree: YamlTree, root: Node, origin: string | undefined): DeviceClassObject | undefined {
+  const name = tree.text(tree.path(root, 'metadata', 'name'));
+  if (name === undefined || name === '' || isTemplated(name)) return undefined;
+  const spec = tree.get(root, 'spec');
+  const drivers: string[] = [];
+  for (const selector of tree.items(tree.get(spec, 'selectors')).slice(0, MAX_SELECTORS)) {
+    const expression = tree.text(tree.path(selector, 'cel', 'expression'));
+    if (expression === undefined) continue;
+    for (const driver of scanCel(expression.slice(0, MAX_CEL_SCAN)).drivers) if (!drivers.includes(driver)) drivers.push(driver);
+  }
+  const extended = tree.text(tree.get(spec, 'extendedResourceName'))?.trim();
+  const extendedResourceName = extended === undefined || extended === '' || isTemplated(extended) ? undefined : extended;
+  return { name, extendedResourceName, drivers, origin };
+}
+
 export interface ClaimLookup {
   find(kind: ClaimKind, name: string, namespace: string | undefined): DraClaimObject | undefined;
+  /** A DeviceClass of the linted files, by name. */
+  deviceClass?(name: string): DeviceClassObject | undefined;
+  /** The DeviceClass of the linted files whose `extendedResourceName` is this resource name. */
+  deviceClassFor?(extendedResource: string): DeviceClassObject | undefined;
 }
 
 /**
@@ -176,6 +218,28 @@ export interface ClaimLookup {
 export class ClaimIndex implements ClaimLookup {
   private readonly exact = new Map<string, DraClaimObject>();
   private readonly byName = new Map<string, DraClaimObject>();
+  private readonly classes = new Map<string, DeviceClassObject>();
+  private readonly byExtendedResource = new Map<string, DeviceClassObject>();
+
+  /** The first definition of a class, and of an extended resource name, wins (file order is all there is to go by). */
+  addDeviceClass(deviceClass: DeviceClassObject): void {
+    if (!this.classes.has(deviceClass.name)) this.classes.set(deviceClass.name, deviceClass);
+    const extended = deviceClass.extendedResourceName;
+    if (extended !== undefined && !this.byExtendedResource.has(extended)) this.byExtendedResource.set(extended, deviceClass);
+  }
+
+  deviceClass(name: string): DeviceClassObject | undefined {
+    return this.classes.get(name);
+  }
+
+  deviceClassFor(extendedResource: string): DeviceClassObject | undefined {
+    return this.byExtendedResource.get(extendedResource);
+  }
+
+  /** Extended resource names of the indexed DeviceClasses. */
+  extendedResourceNames(): IterableIterator<string> {
+    return this.byExtendedResource.keys();
+  }
 
   add(claim: DraClaimObject): void {
     const exactKey = `${claim.kind}\u0000${claim.namespace ?? ''}\u0000${claim.name}`;
@@ -201,6 +265,20 @@ export function chainLookups(...lookups: readonly (ClaimLookup | undefined)[]): 
     find(kind, name, namespace) {
       for (const lookup of present) {
         const found = lookup.find(kind, name, namespace);
+        if (found) return found;
+      }
+      return undefined;
+    },
+    deviceClass(name) {
+      for (const lookup of present) {
+        const found = lookup.deviceClass?.(name);
+        if (found) return found;
+      }
+      return undefined;
+    },
+    deviceClassFor(extendedResource) {
+      for (const lookup of present) {
+        const found = lookup.deviceClassFor?.(extendedResource);
         if (found) return found;
       }
       return undefined;

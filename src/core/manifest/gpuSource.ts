@@ -2,15 +2,19 @@
 // way is one more variant, and one predicate the rules use instead of looking at extended resources only.
 import type { Span } from '../findings.ts';
 import { formatBytes } from '../sizing.ts';
-import type { ClaimKind, ClaimLookup, DeviceAlternative, DraMemory } from './draClaims.ts';
+import type { ClaimKind, ClaimLookup, DeviceAlternative, DeviceClassObject, DraMemory } from './draClaims.ts';
 import type { ContainerClaimRef, ContainerModel, GpuUse, PodModel } from './podModel.ts';
 import type { AnnotatedGpu } from './schedulerAnnotations.ts';
 import { isTemplated } from './source.ts';
-import { DEFAULT_GPU_DEVICE_CLASSES, isGpuDeviceClass, nameSaysGpu } from '../gpuDeviceClasses.ts';
+import { DEFAULT_GPU_DEVICE_CLASSES, GPU_DRIVERS, isGpuDriver, judgeDeviceClass } from '../gpuDeviceClasses.ts';
+import type { DeviceClassVerdict } from '../gpuDeviceClasses.ts';
 
 export type GpuSource =
-  /** An extended resource in limits/requests (`nvidia.com/gpu`, HAMi's `nvidia.com/gpumem`…). */
-  | { readonly kind: 'resource'; readonly use: GpuUse }
+  /**
+   * An extended resource in limits/requests (`nvidia.com/gpu`, HAMi's `nvidia.com/gpumem`…); `deviceClass` when a
+   * DeviceClass of the linted files serves it (its `extendedResourceName`, or `deviceclass.resource.kubernetes.io/<class>`).
+   */
+  | { readonly kind: 'resource'; readonly use: GpuUse; readonly deviceClass?: DeviceClassEvidence }
   /** A GPU share a scheduler gives the container through pod annotations (KAI Scheduler / Run:ai gpu-fraction, gpu-memory). */
   | { readonly kind: 'annotation'; readonly share: AnnotatedGpu }
   /** A DRA claim whose request asks for devices of a GPU class or driver. */
@@ -42,6 +46,14 @@ export interface UnresolvedClaim {
     | { readonly kind: 'no-such-request'; readonly object: ClaimKind; readonly name: string };
 }
 
+/** The DeviceClass object that makes an extended resource a GPU request, for the findings to name. */
+export interface DeviceClassEvidence {
+  readonly name: string;
+  /** The file it is defined in; undefined for the linted file itself. */
+  readonly origin: string | undefined;
+  readonly verdict: Extract<DeviceClassVerdict, { gpu: true }>;
+}
+
 export interface ContainerGpu {
   readonly sources: readonly GpuSource[];
   readonly unresolved: readonly UnresolvedClaim[];
@@ -49,22 +61,97 @@ export interface ContainerGpu {
 
 export { DEFAULT_GPU_DEVICE_CLASSES } from '../gpuDeviceClasses.ts';
 
-/** DRA driver names of GPUs, as CEL selectors name them (`device.driver == "gpu.nvidia.com"`). */
-export const GPU_DRIVERS: readonly string[] = [
-  'gpu.nvidia.com',
-  'gpu.amd.com',
-  'gpu.intel.com',
-  'gaudi.intel.com',
-  'hami-core-gpu.project-hami.io',
-];
+export { GPU_DRIVERS } from '../gpuDeviceClasses.ts';
 
 export function gpuClassSet(extra: readonly string[]): ReadonlySet<string> {
   return new Set([...DEFAULT_GPU_DEVICE_CLASSES, ...extra]);
 }
 
-export function isGpuAlternative(alternative: DeviceAlternative, gpuClasses: ReadonlySet<string>): boolean {
-  if (alternative.deviceClassName !== undefined && isGpuDeviceClass(alternative.deviceClassName, gpuClasses)) return true;
-  return alternative.drivers.some((driver) => GPU_DRIVERS.includes(driver) || nameSaysGpu(driver));
+/** A device class judged by its DeviceClass object when the linted files hold one, else by its name (gpuDeviceClasses.ts). */
+export function judgeClassIn(name: string, gpuClasses: ReadonlySet<string>, classes?: ClaimLookup): DeviceClassVerdict {
+  return judgeDeviceClass(name, classes?.deviceClass?.(name)?.drivers, gpuClasses);
+}
+
+export function isGpuAlternative(alternative: DeviceAlternative, gpuClasses: ReadonlySet<string>, classes?: ClaimLookup): boolean {
+  if (alternative.deviceClassName !== undefined && judgeClassIn(alternative.deviceClassName, gpuClasses, classes).gpu) return true;
+  return alternative.drivers.some(isGpuDriver);
+}
+
+const DRA_EXTENDED_PREFIX = 'deviceclass.resource.kubernetes.io/';
+
+/** The DeviceClass of the linted files that serves an extended resource name, if any. */
+function deviceClassOf(resource: string, classes: ClaimLookup): DeviceClassObject | undefined {
+  if (resource.startsWith(DRA_EXTENDED_PREFIX)) return classes.deviceClass?.(resource.slice(DRA_EXTENDED_PREFIX.length));
+  return classes.deviceClassFor?.(resource);
+}
+
+/**
+ * The container's extended resources that are GPUs: those gpuResources.ts knows by name, and those a DeviceClass of
+ * the linted files serves (its `extendedResourceName`, or `deviceclass.resource.kubernetes.io/<class>`) when the class
+ * is a GPU class. A name known only generically (`<domain>/gpu`, or a class whose name says GPU) is no GPU when the
+ * DeviceClass that serves it selects other devices only.
+ */
+function resourceSources(container: ContainerModel, classes: ClaimLookup, gpuClasses: ReadonlySet<string>): GpuSource[] {
+  const sources: GpuSource[] = [];
+  const seen = new Set<string>();
+  for (const use of container.gpu) {
+    seen.add(use.name);
+    const generic = use.info.vendor === 'DRA' || use.info.vendor === 'other';
+    const object = generic ? deviceClassOf(use.name, classes) : undefined;
+    if (!object) {
+      sources.push({ kind: 'resource', use });
+      continue;
+    }
+    const verdict = judgeDeviceClass(object.name, object.drivers, gpuClasses);
+    if (verdict.gpu) sources.push({ kind: 'resource', use, deviceClass: { name: object.name, origin: object.origin, verdict } });
+  }
+  for (const block of [container.limits, container.requests]) {
+    for (const entry of block.entries.values()) {
+      if (seen.has(entry.name) || !entry.name.includes('/')) continue;
+      seen.add(entry.name);
+      // A zero count asks for no device, as for nvidia.com/gpu: 0.
+      if (entry.quantity !== undefined && entry.quantity.value === 0) continue;
+      const object = deviceClassOf(entry.name, classes);
+      const className =
+        object?.name ?? (entry.name.startsWith(DRA_EXTENDED_PREFIX) ? entry.name.slice(DRA_EXTENDED_PREFIX.length) : undefined);
+      if (className === undefined) continue;
+      const verdict = judgeDeviceClass(className, object?.drivers, gpuClasses);
+      if (!verdict.gpu) continue;
+      const use: GpuUse = {
+        name: entry.name,
+        info: {
+          vendor: 'DRA',
+          role: 'count',
+          hamiOnly: false,
+          meaning: `GPUs of the DRA device class ${className}, requested as an extended resource`,
+        },
+        entry,
+      };
+      sources.push({ kind: 'resource', use, ...(object ? { deviceClass: { name: object.name, origin: object.origin, verdict } } : {}) });
+    }
+  }
+  return sources;
+}
+
+/** `example.com/accel is the extended resource of the DeviceClass "accel" in classes.yaml, which selects gpu.nvidia.com devices`. */
+export function describeDeviceClassEvidence(resource: string, evidence: DeviceClassEvidence): string {
+  const where = evidence.origin === undefined ? 'in this file' : `in ${evidence.origin}`;
+  const how = resource.startsWith(DRA_EXTENDED_PREFIX) ? 'requests devices of' : 'is the extended resource of';
+  const why =
+    evidence.verdict.by === 'driver'
+      ? `, which selects ${evidence.verdict.driver} devices`
+      : evidence.verdict.by === 'setting'
+        ? ', a GPU class in gpumem.lint.gpuDeviceClasses'
+        : ', a GPU class by its name';
+  return `${resource} ${how} the DeviceClass "${evidence.name}" ${where}${why}`;
+}
+
+/** Why the container is a GPU container when a DeviceClass of the linted files says so, for its findings; else ''. */
+export function deviceClassSuffix(gpu: ContainerGpu): string {
+  for (const source of gpu.sources)
+    if (source.kind === 'resource' && source.deviceClass)
+      return ` (a GPU container: ${describeDeviceClassEvidence(source.use.name, source.deviceClass)})`;
+  return '';
 }
 
 /** The one predicate: does this container get a GPU by any known way? */
@@ -73,7 +160,7 @@ export function hasGpu(gpu: ContainerGpu): boolean {
 }
 
 export function containerGpu(pod: PodModel, container: ContainerModel, claims: ClaimLookup, gpuClasses: ReadonlySet<string>): ContainerGpu {
-  const sources: GpuSource[] = container.gpu.map((use) => ({ kind: 'resource', use }));
+  const sources: GpuSource[] = resourceSources(container, claims, gpuClasses);
   if (container.annotatedGpu) sources.push({ kind: 'annotation', share: container.annotatedGpu });
   const unresolved: UnresolvedClaim[] = [];
   for (const ref of container.claims) {
@@ -102,7 +189,7 @@ export function containerGpu(pod: PodModel, container: ContainerModel, claims: C
       continue;
     }
     for (const request of requests) {
-      const alternatives = request.alternatives.filter((alternative) => isGpuAlternative(alternative, gpuClasses));
+      const alternatives = request.alternatives.filter((alternative) => isGpuAlternative(alternative, gpuClasses, claims));
       const first = alternatives[0];
       if (!first) continue;
       let memory: DraMemory | undefined;
@@ -117,7 +204,7 @@ export function containerGpu(pod: PodModel, container: ContainerModel, claims: C
         object: { kind: objectKind, name: object.name },
         request: request.name,
         alternatives,
-        deviceClass: first.deviceClassName ?? first.drivers.find((driver) => GPU_DRIVERS.includes(driver) || nameSaysGpu(driver)),
+        deviceClass: first.deviceClassName ?? first.drivers.find(isGpuDriver),
         count,
         memory,
         span: ref.span,

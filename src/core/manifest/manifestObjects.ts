@@ -1,10 +1,10 @@
 // The Kubernetes objects of one parsed document that the lint reads: workloads (to lint), ConfigMaps (for
-// envFrom) and DRA claims (into the file's claim index); `kind: …List` items are followed a few levels deep.
+// envFrom) and DRA claims and DeviceClasses (into the file's claim index); `kind: …List` items are followed a few levels deep.
 import type { LimitRangeDefault } from './limitRange.ts';
 import type { Document, Node } from 'yaml';
 import type { ObjectRef } from '../findings.ts';
 import type { ConfigMapModel } from '../rules/types.ts';
-import { computeDomainClaimTemplate, isClaimKind, readClaimObject } from './draClaims.ts';
+import { computeDomainClaimTemplate, isClaimKind, isDeviceClassKind, readClaimObject, readDeviceClass } from './draClaims.ts';
 import type { ClaimIndex } from './draClaims.ts';
 import type { Located } from './nodeValues.ts';
 import { findPodTemplatesByShape } from './shapeTemplates.ts';
@@ -46,6 +46,11 @@ export function collectObjects(tree: YamlTree, root: Node, helmSource: string | 
   if (isClaimKind(kind, apiVersion)) {
     const claim = readClaimObject(tree, root, kind, apiVersion ?? '', name, namespace);
     if (claim) into.claims.add(claim);
+    return;
+  }
+  if (isDeviceClassKind(kind, apiVersion)) {
+    const deviceClass = readDeviceClass(tree, root, undefined);
+    if (deviceClass) into.claims.addDeviceClass(deviceClass);
     return;
   }
   if (kind === 'ConfigMap' && name !== undefined) {

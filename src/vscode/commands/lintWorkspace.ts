@@ -97,7 +97,7 @@ export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<Worksp
           }
           const bytes = read.bytes;
           const text = new TextDecoder().decode(bytes);
-          if (bytes.length <= WORKSPACE_SCAN_MAX_BYTES) indexClaims(text, claims);
+          if (bytes.length <= WORKSPACE_SCAN_MAX_BYTES) indexClaims(text, claims, vscode.workspace.asRelativePath(uri));
           if (mayUseClaims(text)) deferred.push({ uri, bytes, text });
           else lintOne(uri, bytes, text);
         } catch (error) {
