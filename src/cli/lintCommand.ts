@@ -9,6 +9,7 @@ import type { ContainerSummary } from '../core/analysis/containerSummary.ts';
 import { parseWindow } from '../core/fleet/promFacts.ts';
 import { liveSarifRules } from '../core/live/liveReport.ts';
 import { indexClaims, mayUseClaims } from '../core/crossFile.ts';
+import { withFixesBuilt } from '../core/findings.ts';
 import type { Finding } from '../core/findings.ts';
 import { engineLimitReason, internalErrorFinding } from '../core/internalError.ts';
 import { lintBytes } from '../core/lint.ts';
@@ -188,7 +189,9 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
         if (!report) continue;
         matched += report.matched;
         unmatched += report.unmatched;
-        const merged = [...(perFile[file.slot] ?? []), ...positionFindings(file.name, file.text, report.findings)];
+        // SARIF lists each finding's fixes: live mode's, offered on request, are built for it (and only for it).
+        const reported = format === 'sarif' ? report.findings.map((finding) => withFixesBuilt(finding, file.text)) : report.findings;
+        const merged = [...(perFile[file.slot] ?? []), ...positionFindings(file.name, file.text, reported)];
         merged.sort((a, b) => a.line - b.line || a.column - b.column);
         perFile[file.slot] = merged;
         for (const lens of report.lenses)

@@ -22,6 +22,17 @@ export interface QuickFix {
   readonly preferred?: boolean;
 }
 
+/**
+ * A fix offered by its title and built only when asked for (the lightbulb's code actions, a report that lists fixes):
+ * building it parses the file, too much to spend on every finding each time a document is judged. Findings of one
+ * workload share one, which builds once per text.
+ */
+export interface FixOnRequest {
+  readonly title: string;
+  /** The fix on `text` (the text the finding was judged on); undefined when that text needs no change. */
+  readonly build: (text: string) => QuickFix | undefined;
+}
+
 /** The Kubernetes object a finding belongs to. */
 export interface ObjectRef {
   readonly kind: string;
@@ -40,6 +51,21 @@ export interface Finding {
   readonly object?: ObjectRef;
   readonly container?: string;
   readonly fixes: readonly QuickFix[];
+  /** A further fix, built on request (fixesOf); live mode's "Set resources from what the pods used". */
+  readonly fixOnRequest?: FixOnRequest;
 }
 
 export const severityRank: Record<Severity, number> = { info: 0, warning: 1, error: 2 };
+
+/** Every fix of the finding: those built already, then the one on request, built now on `text` (when it changes it). */
+export function fixesOf(finding: Finding, text: string): readonly QuickFix[] {
+  const built = finding.fixOnRequest?.build(text);
+  return built ? [...finding.fixes, built] : finding.fixes;
+}
+
+/** The finding with its fix on request built into `fixes`: for a report that lists every finding's fixes (SARIF). */
+export function withFixesBuilt(finding: Finding, text: string): Finding {
+  if (!finding.fixOnRequest) return finding;
+  const { fixOnRequest: _built, ...rest } = finding;
+  return { ...rest, fixes: fixesOf(finding, text) };
+}

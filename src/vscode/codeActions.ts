@@ -1,6 +1,7 @@
 // Quick fixes in the lightbulb: each finding's fixes, a suppression comment, and the rule's docs.
 import * as vscode from 'vscode';
 import { insertCommentAbove } from '../core/edits.ts';
+import { fixesOf } from '../core/findings.ts';
 import type { QuickFix } from '../core/findings.ts';
 import type { Ctx } from './ctx.ts';
 import type { LintService } from './lintService.ts';
@@ -24,7 +25,8 @@ export class GpuCodeActionProvider implements vscode.CodeActionProvider {
       if (diagnostic.source !== 'gpumem') continue;
       const finding = lint.byDiagnostic.get(diagnostic);
       if (!finding) continue;
-      for (const fix of finding.fixes) actions.push(this.action(document, fix, diagnostic, fix.preferred === true));
+      // Live mode's fix is built here, on request: judging a document only says that it exists.
+      for (const fix of fixesOf(finding, text)) actions.push(this.action(document, fix, diagnostic, fix.preferred === true));
       if (finding.span.start > 0 || finding.ruleId !== 'manifest-skipped') {
         const edit = insertCommentAbove(text, finding.span.start, `gpumem-ignore ${finding.ruleId} -- reason`);
         actions.push(this.action(document, { title: `Suppress ${finding.ruleId} on this line`, edits: [edit] }, diagnostic, false));

@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { fixesOf } from '../../src/core/findings.ts';
 import { lintText } from '../../src/core/lint.ts';
 import { judgeLive } from '../../src/core/live/liveFindings.ts';
 import { ClusterClient } from '../../src/kube/clusterClient.ts';
@@ -303,7 +304,12 @@ describe('gpumem lint --live against the simulator and a real Prometheus', { ski
     const sarif = JSON.parse(run.stdout) as {
       runs: {
         tool: { driver: { rules: { id: string; helpUri: string }[] } };
-        results: { ruleId: string; ruleIndex?: number; locations: { physicalLocation: { region: { startLine: number } } }[] }[];
+        results: {
+          ruleId: string;
+          ruleIndex?: number;
+          locations: { physicalLocation: { region: { startLine: number } } }[];
+          properties?: { fixes?: string[] };
+        }[];
       }[];
     };
     const [only] = sarif.runs;
@@ -313,6 +319,8 @@ describe('gpumem lint --live against the simulator and a real Prometheus', { ski
     const result = only?.results.find((one) => one.ruleId === 'observed-footprint-over-limit');
     assert.equal(rules[result?.ruleIndex ?? -1]?.id, 'observed-footprint-over-limit');
     assert.equal(result?.locations[0]?.physicalLocation.region.startLine, MANIFEST.split('\n').indexOf('        - name: server') + 1);
+    // The quick fix, built for the report (the editor builds it only when the lightbulb asks).
+    assert.deepEqual(result?.properties?.fixes, ['Set resources from what the pods used']);
   });
 
   test('--config turns observed-oom-kills off and makes manifest-drift a warning; an annotation silences drift on db only', async () => {
@@ -367,7 +375,7 @@ describe('gpumem lint --live against the simulator and a real Prometheus', { ski
         text: MANIFEST,
       });
       const over = judged.findings.find((one) => one.ruleId === 'observed-footprint-over-limit');
-      const [fix] = over?.fixes ?? [];
+      const [fix] = over ? fixesOf(over, MANIFEST) : [];
       assert.equal(fix?.title, 'Set resources from what the pods used');
       const [edit] = fix?.edits ?? [];
       assert.ok(edit);

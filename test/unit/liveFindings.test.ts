@@ -4,6 +4,7 @@
 // with the figures a cluster would give, so the expectations do not come from the code under test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { fixesOf, withFixesBuilt } from '../../src/core/findings.ts';
 import { lintText } from '../../src/core/lint.ts';
 import { judgeLive, minimalEdit } from '../../src/core/live/liveFindings.ts';
 import { LIVE_RULES } from '../../src/core/live/liveRuleIds.ts';
@@ -260,7 +261,9 @@ test('isHamiEnvName: the limits with a device index below 100, the switches; not
 
 test('the quick fix sets request = limit and the GPU memory declaration; afterwards the footprint finding is gone', () => {
   const found = judge(MANIFEST).findings.find((one) => one.ruleId === LIVE_RULES.footprintOverLimit);
-  const fix = found?.fixes[0];
+  assert.equal(found?.fixes.length, 0, 'judging builds no edit');
+  assert.equal(found?.fixOnRequest?.title, 'Set resources from what the pods used');
+  const fix = found ? fixesOf(found, MANIFEST)[0] : undefined;
   assert.equal(fix?.title, 'Set resources from what the pods used');
   const edit = fix?.edits[0];
   assert.ok(edit);
@@ -287,4 +290,23 @@ test('minimalEdit keeps the common prefix and suffix', () => {
   assert.deepEqual(minimalEdit('abcXYZdef', 'abc12def'), { start: 3, end: 6, newText: '12' });
   assert.deepEqual(minimalEdit('same', 'same'), { start: 4, end: 4, newText: '' });
   assert.deepEqual(minimalEdit('aaa', 'aaaa'), { start: 3, end: 3, newText: 'a' });
+});
+
+test('the fix is built on request: one offer per workload, built once per text, nothing to offer once the text says it', () => {
+  const findings = judge(MANIFEST).findings.filter((one) => one.object?.name === 'llm' && one.fixOnRequest);
+  assert.deepEqual(findings.map((one) => one.ruleId).sort(), [LIVE_RULES.footprintOverLimit, LIVE_RULES.oomKills]);
+  const [first, second] = findings;
+  assert.ok(first?.fixOnRequest && first.fixOnRequest === second?.fixOnRequest, 'the findings of one workload share it');
+  const built = first.fixOnRequest.build(MANIFEST);
+  assert.ok(built);
+  assert.equal(first.fixOnRequest.build(MANIFEST), built, 'built once for the same text');
+  const [edit] = built.edits;
+  assert.ok(edit);
+  const fixed = MANIFEST.slice(0, edit.start) + edit.newText + MANIFEST.slice(edit.end);
+  assert.equal(first.fixOnRequest.build(fixed), undefined, 'the fixed text needs no change');
+  assert.deepEqual(fixesOf(first, fixed), []);
+  // A report that lists fixes (SARIF) gets it built in, and no offer left.
+  const reported = withFixesBuilt(first, MANIFEST);
+  assert.deepEqual(reported.fixes, [built]);
+  assert.equal(reported.fixOnRequest, undefined);
 });

@@ -4,6 +4,7 @@
 // the quick fix with or without its source comment. The snapshot and its pod lines are written by hand.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { fixesOf } from '../../src/core/findings.ts';
 import { lintText } from '../../src/core/lint.ts';
 import { liveLayerModel } from '../../src/core/live/liveLayerModel.ts';
 import type { LiveLayerInput } from '../../src/core/live/liveLayerModel.ts';
@@ -219,7 +220,7 @@ test('the quick fix writes its source comment above its first changed line when 
     const found = model(MANIFEST, live(snapshot([pod('llama-0')]), commentOnFix)).findings.find(
       (one) => one.ruleId === 'observed-footprint-over-limit',
     );
-    const edit = found?.fixes[0]?.edits[0];
+    const edit = found ? fixesOf(found, MANIFEST)[0]?.edits[0] : undefined;
     assert.ok(edit);
     return MANIFEST.slice(0, edit.start) + edit.newText + MANIFEST.slice(edit.end);
   };

@@ -5,12 +5,13 @@
 import type { ContainerSummary } from '../analysis/containerSummary.ts';
 import type { RuleSetting } from '../config.ts';
 import { settleFindings } from '../findingSettings.ts';
-import type { Finding, QuickFix, Span, TextEdit } from '../findings.ts';
+import type { Finding, FixOnRequest, QuickFix, Span, TextEdit } from '../findings.ts';
 import { classifyGpuResource } from '../gpuResources.ts';
 import { asArray, asString, path, stringMap } from '../kube/json.ts';
 import { isHamiEnvName } from '../manifest/hamiEnv.ts';
 import { parseQuantity } from '../quantity.ts';
 import { templatePathOf } from '../rightsizing/changes.ts';
+import type { WorkloadChange } from '../rightsizing/changes.ts';
 import { describeKills, totalKills } from '../rightsizing/kills.ts';
 import { editManifest } from '../rightsizing/manifestEdit.ts';
 import { changesOf } from '../rightsizing/rows.ts';
@@ -29,7 +30,7 @@ export interface LiveOptions {
   /** The user's per-rule settings (--config's or gpumem.lint.rules), applied as they are to the static findings. */
   readonly rules: Readonly<Record<string, RuleSetting>>;
   readonly nowMs: number;
-  /** The manifest's text as linted, for the quick fix's edit. */
+  /** The manifest's text as linted: its `# gpumem-ignore` comments apply to the live findings. */
   readonly text: string;
   readonly staleAfterMs?: number;
   /** A comment the quick fix writes above its first changed line (where the numbers came from); none when undefined. */
@@ -61,7 +62,7 @@ export function judgeLive(summaries: readonly ContainerSummary[], snapshot: Live
     if (one) raw.push(one);
   };
   const lenses: LiveLens[] = [];
-  const fixes = new Map<string, QuickFix | undefined>();
+  const fixes = new Map<string, FixOnRequest | undefined>();
   let matched = 0;
   let unmatched = 0;
   const age = options.nowMs - snapshot.fetchedAtMs;
@@ -79,7 +80,7 @@ export function judgeLive(summaries: readonly ContainerSummary[], snapshot: Live
     matched++;
     const row = workload.rows.find((candidate) => candidate.container === summary.container);
     const where = { span: summary.span, object, container: summary.container, suppression: summary.suppression };
-    if (!fixes.has(key)) fixes.set(key, resourcesFix(workload, options.text, options.fixComment));
+    if (!fixes.has(key)) fixes.set(key, onRequest(liveFixOf(workload, options.fixComment)));
     const fix = fixes.get(key);
     if (!row) {
       lenses.push({
@@ -133,10 +134,19 @@ function finding(
   ruleId: string,
   severity: Finding['severity'],
   message: string,
-  fix?: QuickFix,
+  fix?: FixOnRequest,
 ): Finding | undefined {
   if (suppressesRule(where.suppression, ruleId)) return undefined;
-  return { ruleId, severity, message, span: where.span, object: where.object, container: where.container, fixes: fix ? [fix] : [] };
+  return {
+    ruleId,
+    severity,
+    message,
+    span: where.span,
+    object: where.object,
+    container: where.container,
+    fixes: [],
+    ...(fix ? { fixOnRequest: fix } : {}),
+  };
 }
 
 function bytesOf(text: string | undefined): number | undefined {
@@ -265,14 +275,41 @@ function liveGpuResources(object: unknown, container: string): Map<string, strin
   return out;
 }
 
-/** "Set resources from what the pods used": the recommendation's edit of this workload, as one text edit. */
-function resourcesFix(workload: LiveWorkload, text: string, comment: string | undefined): QuickFix | undefined {
+/**
+ * Whether a workload's live findings offer "Set resources from what the pods used", as data: the recommendation's
+ * change and the comment to write with it. Judging only decides this; the edit is built when a code action or a report
+ * asks (buildLiveFix), because it parses the file.
+ */
+type LiveFix =
+  { readonly kind: 'none' } | { readonly kind: 'set-resources'; readonly change: WorkloadChange; readonly comment: string | undefined };
+
+const SET_RESOURCES_TITLE = 'Set resources from what the pods used';
+
+function liveFixOf(workload: LiveWorkload, comment: string | undefined): LiveFix {
   const [change] = changesOf(workload.rows);
-  if (!change) return undefined;
-  const outcome = editManifest(text, change);
+  return change ? { kind: 'set-resources', change, comment } : { kind: 'none' };
+}
+
+/** The fix's one text edit on `text`; undefined when there is none to offer or the text already says it. */
+function buildLiveFix(text: string, fix: LiveFix): QuickFix | undefined {
+  if (fix.kind === 'none') return undefined;
+  const outcome = editManifest(text, fix.change);
   if (!outcome.found || outcome.applied.length === 0) return undefined;
-  const after = comment === undefined ? outcome.text : withCommentAboveFirstChange(text, outcome.text, comment);
-  return { title: 'Set resources from what the pods used', edits: [minimalEdit(text, after)] };
+  const after = fix.comment === undefined ? outcome.text : withCommentAboveFirstChange(text, outcome.text, fix.comment);
+  return { title: SET_RESOURCES_TITLE, edits: [minimalEdit(text, after)] };
+}
+
+/** The fix offered on request, shared by the workload's findings: built once per text. */
+function onRequest(fix: LiveFix): FixOnRequest | undefined {
+  if (fix.kind === 'none') return undefined;
+  let last: { readonly text: string; readonly fix: QuickFix | undefined } | undefined;
+  return {
+    title: SET_RESOURCES_TITLE,
+    build: (text) => {
+      if (last?.text !== text) last = { text, fix: buildLiveFix(text, fix) };
+      return last.fix;
+    },
+  };
 }
 
 /** `after` with `# comment` on its own line above the first line where it differs from `before`, at that line's indent. */
