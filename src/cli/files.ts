@@ -7,6 +7,7 @@
 // read. Named paths are followed.
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { isKustomizationFileName } from '../core/manifest/kustomization.ts';
 import { describeFsError } from '../files/boundedRead.ts';
 
 const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules', '.hg', '.svn']);
@@ -18,12 +19,15 @@ export interface Expansion {
   readonly errors: string[];
   /** Files of a walk that are not read, with why: the lint reports each as a manifest-skipped notice. */
   readonly skipped: Map<string, string>;
+  /** Kustomization files the walk met (`Kustomization` too, which has no manifest's name): they say which files are patches. */
+  readonly kustomizations: string[];
 }
 
 export async function expandPaths(paths: readonly string[]): Promise<Expansion> {
   const files: string[] = [];
   const errors: string[] = [];
   const skipped = new Map<string, string>();
+  const kustomizations: string[] = [];
   for (const path of paths) {
     if (path === '-') {
       // Standard input can be read once: a second "-" would wait for an 'end' that has already passed.
@@ -34,14 +38,14 @@ export async function expandPaths(paths: readonly string[]): Promise<Expansion> 
       const info = await stat(path);
       if (info.isDirectory()) {
         const before = files.length;
-        await walk(path, await realpath(path), { files, errors, skipped });
+        await walk(path, await realpath(path), { files, errors, skipped, kustomizations });
         if (files.length === before) errors.push(`${path}: no manifest here (no *.yaml, *.yml or *.json file in it or below it)`);
       } else files.push(path);
     } catch (error) {
       errors.push(`${path}: ${describeError(error)}`);
     }
   }
-  return { files, errors, skipped };
+  return { files, errors, skipped, kustomizations };
 }
 
 /** Everything with a manifest's name goes to the reader, which refuses what is not a regular file (a FIFO, a device). */
@@ -58,7 +62,9 @@ async function walk(directory: string, root: string, found: Expansion): Promise<
     const path = join(directory, entry.name);
     if (entry.isDirectory()) {
       if (!SKIPPED_DIRECTORIES.has(entry.name)) await walk(path, root, found);
-    } else if (MANIFEST.test(entry.name)) {
+    } else {
+      if (isKustomizationFileName(entry.name) && !entry.isSymbolicLink()) found.kustomizations.push(path);
+      if (!MANIFEST.test(entry.name)) continue;
       found.files.push(path);
       if (entry.isSymbolicLink()) {
         const outside = await linkLeaves(path, root);

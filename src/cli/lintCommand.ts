@@ -1,6 +1,7 @@
 // `gpumem lint [paths…] [--format text|json|sarif] [--headroom N] [--config FILE] [--live --context C …]`
 // Exit codes: 0 nothing at warning or above, 1 something is, 2 usage or I/O error, 3 part of the input not analysed
 // (with --live: also a cluster that could not be read, so a gate never passes on a comparison that did not run).
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseYamlLikeParse } from '../core/text/boundedYaml.ts';
 import { resolveConfig } from '../core/config.ts';
@@ -15,6 +16,7 @@ import { engineLimitReason, internalErrorFinding } from '../core/internalError.t
 import { lintBytes } from '../core/lint.ts';
 import { skippedFinding } from '../core/lintNotices.ts';
 import { ClaimIndex } from '../core/manifest/draClaims.ts';
+import { KUSTOMIZATION_FILE_NAMES } from '../core/manifest/kustomization.ts';
 import { decodeManifestBytes } from '../core/manifest/source.ts';
 import { positionFindings } from '../core/report/fileFindings.ts';
 import type { PositionedFinding } from '../core/report/fileFindings.ts';
@@ -23,6 +25,7 @@ import { INPUT_LIMITS, readBounded, readBoundedText } from '../files/boundedRead
 import type { BoundedRead } from '../files/boundedRead.ts';
 import { CliFailure, headroomOf, parseArgs, UsageError } from './args.ts';
 import { expandPaths } from './files.ts';
+import { kustomizationOf, patchIndexFor, placeRendered, renderOverlay } from './kustomize.ts';
 import type { CliIo } from './io.ts';
 import type { LintedFile } from './lintLive.ts';
 import { terminalSafe } from '../core/text/escape.ts';
@@ -36,7 +39,8 @@ export const LINT_USAGE = `Usage: gpumem lint [paths…] [options]
 Lints Kubernetes workload YAML for GPU-memory risks. Directories are walked for *.yaml, *.yml and
 *.json (as kubectl apply -f reads them); "-" reads standard input. With no paths, lints the current
 directory. A List (kubectl get … -o yaml) is judged item by item. DRA claims (ResourceClaim,
-ResourceClaimTemplate) are resolved across all the files given.
+ResourceClaimTemplate) are resolved across all the files given. Files a kustomization lists as patches
+are partial objects: they are judged only for what they set (JSON 6902 patches are not linted as objects).
 
 Options:
   --format text|json|sarif  Output format (default: text)
@@ -46,6 +50,8 @@ Options:
                             dedicatedNodeTaintKey, hamiDetection, gpuDeviceClasses, rules
   --max-file-size MIB       The size limit: larger files are not analysed (default: ${DEFAULT_MAX_MIB})
   --docs-url URL            Base URL of the rule docs in SARIF helpUri (default: the installed docs)
+  -k, --kustomize           Lint each directory given as the overlay kubectl kustomize renders from it
+                            (needs kubectl; findings are placed at the directory's kustomization file)
 
 Live comparison (read-only; the static findings are printed whatever the cluster does):
   --live                    Also judge each workload the cluster runs (same kind, namespace and name; an
@@ -81,8 +87,9 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
       prometheus: true,
       'prometheus-ca': true,
       window: true,
+      kustomize: false,
     },
-    { '-f': '--format', '-h': '--help' },
+    { '-f': '--format', '-h': '--help', '-k': '--kustomize' },
   );
   if (args.options.has('help')) {
     io.stdout(LINT_USAGE);
@@ -103,22 +110,48 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   const maxBytes = Math.floor(maxMib * 1024 * 1024);
   const lintedFiles: LintedFile[] = [];
   const named = new Set(args.positionals);
-  const { files, errors, skipped } = await expandPaths(args.positionals.length > 0 ? args.positionals : ['.']);
+  const paths = args.positionals.length > 0 ? args.positionals : ['.'];
+  const kustomize = args.options.has('kustomize');
+  if (kustomize && paths.includes('-')) throw new UsageError('--kustomize renders overlay directories; it does not read standard input');
+  const { files, errors, skipped, kustomizations } = kustomize
+    ? { files: [], errors: [], skipped: new Map<string, string>(), kustomizations: [] }
+    : await expandPaths(paths);
+  const patchIndex = kustomize ? undefined : await patchIndexFor(files, kustomizations);
+  let patchFiles = 0;
   // DRA claims resolve across all the files given: files whose pods use claims are linted once every file's
   // claims are indexed; the others at once. Findings keep the order of the files.
   const claims = new ClaimIndex();
   const perFile: PositionedFinding[][] = [];
   const deferred: { slot: number; name: string; bytes: Uint8Array; text: string }[] = [];
   const unanalysed: PositionedFinding[] = [];
-  const lintOne = (slot: number, name: string, bytes: Uint8Array, text: string) => {
+  const lintOne = (
+    slot: number,
+    name: string,
+    bytes: Uint8Array,
+    text: string,
+    rendered?: { directory: string; kustomization: string },
+  ) => {
     let fileFindings: readonly Finding[];
     let fileUnanalysed: readonly Finding[];
     let summaries: readonly ContainerSummary[] = [];
+    const kustomizePatch = name === STDIN_NAME ? undefined : patchIndex?.roleOf(resolve(name));
+    if (kustomizePatch) patchFiles++;
     try {
-      ({ findings: fileFindings, unanalysed: fileUnanalysed, containers: summaries } = lintBytes(bytes, config, maxBytes, { claims }));
+      ({
+        findings: fileFindings,
+        unanalysed: fileUnanalysed,
+        containers: summaries,
+      } = lintBytes(bytes, config, maxBytes, { claims, ...(kustomizePatch ? { kustomizePatch } : {}) }));
     } catch (error) {
       // One file's failure is one finding; the other files' findings are kept and the run goes on.
       fileFindings = fileUnanalysed = [internalErrorFinding({ kind: 'file', file: name }, error)];
+    }
+    if (rendered) {
+      // Placed at the kustomization file, naming the rendered line: kustomize's output does not say where each object came from.
+      perFile[slot] = positionFindings(rendered.kustomization, '', placeRendered(fileFindings, text, rendered.directory));
+      for (const finding of positionFindings(rendered.kustomization, '', placeRendered(fileUnanalysed, text, rendered.directory)))
+        unanalysed.push(finding);
+      return;
     }
     perFile[slot] = positionFindings(name, text, fileFindings);
     if (live) lintedFiles.push({ slot, name, text, summaries });
@@ -160,6 +193,36 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
     else lintOne(slot, name, bytes, text);
   }
   for (const { slot, name, bytes, text } of deferred) lintOne(slot, name, bytes, text);
+  if (kustomize) {
+    for (const path of paths) {
+      const kustomization = await kustomizationOf(path);
+      if (kustomization === undefined) {
+        errors.push(`${path}: not a kustomization directory (no ${KUSTOMIZATION_FILE_NAMES.join(', ')} in it)`);
+        continue;
+      }
+      const overlay = await renderOverlay(path, maxBytes, io.cwd);
+      if (overlay.kind === 'no-kubectl' || overlay.kind === 'failed') {
+        errors.push(`${path}: not rendered: ${overlay.reason}`);
+        continue;
+      }
+      const slot = linted++;
+      if (overlay.kind === 'too-large') {
+        perFile[slot] = positionFindings(kustomization, '', [skippedFinding(`Skipped: ${overlay.reason}.`)]);
+        for (const finding of perFile[slot]) unanalysed.push(finding);
+        continue;
+      }
+      lintOne(slot, `${path} (kubectl kustomize)`, new TextEncoder().encode(overlay.text), overlay.text, {
+        directory: path,
+        kustomization,
+      });
+      io.stderr(
+        `gpumem lint: kustomize: ${terminalSafe(path, 'single-line')}: the rendered overlay (kubectl kustomize) was linted; findings are placed at ${terminalSafe(kustomization, 'single-line')} and name their line in the rendered output\n`,
+      );
+    }
+  } else if (patchFiles > 0)
+    io.stderr(
+      `gpumem lint: kustomize: ${patchFiles} file${patchFiles === 1 ? '' : 's'} listed as patches by a kustomization ${patchFiles === 1 ? 'was' : 'were'} judged only for what ${patchFiles === 1 ? 'it sets' : 'they set'}; --kustomize DIR lints the rendered overlay instead\n`,
+    );
   const lensLines: string[] = [];
   let liveUnread = false;
   if (live) {

@@ -1,5 +1,6 @@
 // The linter's entry point: text in, findings and container summaries out. Pure and synchronous,
 // so the editor, the CLI and the benchmarks all run exactly the same code.
+import { isSeq } from 'yaml';
 import type { Document } from 'yaml';
 import type { ContainerSummary } from './analysis/containerSummary.ts';
 import { summarizeContainer } from './analysis/containerSummary.ts';
@@ -7,6 +8,7 @@ import { DEFAULT_CONFIG } from './config.ts';
 import type { LintConfig } from './config.ts';
 import type { Finding, ObjectRef } from './findings.ts';
 import { internalErrorFinding } from './internalError.ts';
+import { PatchJudge, patchNote } from './kustomizePatch.ts';
 import { LineIndex } from './lineIndex.ts';
 import { budgetFinding, documentCapFinding, isUnanalysedNotice, ShapeReadKinds, skippedFinding, templateNotice } from './lintNotices.ts';
 import { lintBudgets, LINT_UNITS_PER_CHAR, lintWorkload, MessageBudgetExceeded, workBudgetFor } from './lintWorkload.ts';
@@ -17,6 +19,7 @@ import { tooManyEmptyFlowEntries, EMPTY_FLOW_ENTRY_LIMIT } from './manifest/flow
 import { screenDocuments } from './manifest/documentScreen.ts';
 import { findDuplicateKeys, parseLikeKubectl, parseSlicesLikeKubectl, syntaxFinding } from './manifest/kubectlYaml.ts';
 import { looksLikeKubernetes } from './manifest/kubernetesShape.ts';
+import type { KustomizePatchRole } from './manifest/kustomization.ts';
 import { collectObjects, helmSourceOf } from './manifest/manifestObjects.ts';
 import type { WorkloadDoc } from './manifest/manifestObjects.ts';
 import type { LimitRangeDefault } from './manifest/limitRange.ts';
@@ -43,6 +46,8 @@ export interface LintScope {
   readonly claims?: ClaimLookup;
   /** The size limit: documents past it are not parsed (default: the CLI's default `--max-file-size`). */
   readonly maxChars?: number;
+  /** Set when a kustomization lists this file as a patch: it is judged only for what it sets (kustomizePatch.ts). */
+  readonly kustomizePatch?: KustomizePatchRole;
 }
 
 export function lintBytes(bytes: Uint8Array, config: LintConfig, maxBytes: number, scope: LintScope = {}): LintResult {
@@ -81,6 +86,17 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     const skipped = skippedFinding(`Skipped: the YAML parser failed (${(error as Error).message}).`);
     return { findings: [skipped], containers: [], unanalysed: [skipped] };
   }
+
+  const patchRole = scope.kustomizePatch;
+  if (patchRole && isJsonPatch(patchRole, documents)) {
+    // Operations, not an object: no YAML or Kubernetes finding applies to it as if it were one.
+    return {
+      findings: settleFindings([patchNote(patchRole, 'json6902', { start: 0, end: Math.min(1, text.length) })], config.rules, text, lines),
+      containers: [],
+      unanalysed: [],
+    };
+  }
+  const patch = patchRole ? new PatchJudge(patchRole) : undefined;
 
   const workloads: WorkloadDoc[] = [];
   const configMaps: ConfigMapModel[] = [];
@@ -135,6 +151,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
         messages,
         workBudgetFor(span ? span.end - span.start : 0),
         templates,
+        patch,
       );
       if (read.kind === 'shape' && read.gpuPods > 0) shapeRead.note(workload.object, read.roles, start);
     } catch (error) {
@@ -164,6 +181,9 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
   }
 
   for (const finding of shapeRead.findings()) raw.push(finding);
+  const firstStart = workloads[0] ? (spanOf(workloads[0].root)?.start ?? 0) : 0;
+  const note = patch?.note({ start: firstStart, end: firstStart + 1 });
+  if (note) raw.push(note);
   // The notice only where masking hid something a rule judges, or a document could not be read even masked.
   if (masked && (unparsedTemplates > 0 || templates?.coversAny(masked.actionOffsets))) raw.push(templateNotice(masked, unparsedTemplates));
 
@@ -192,4 +212,12 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     ),
   );
   return { findings, containers: summaries, unanalysed: raw.filter(isUnanalysedNotice) };
+}
+
+/** A file a kustomization lists under patchesJson6902, or under `patches` when it holds a list (of operations). */
+function isJsonPatch(role: KustomizePatchRole, documents: readonly Document.Parsed[]): boolean {
+  if (role.field === 'patchesJson6902') return true;
+  if (role.field === 'patchesStrategicMerge') return false;
+  const first = documents.find((doc) => doc.contents !== null);
+  return first !== undefined && isSeq(first.contents);
 }

@@ -7,6 +7,7 @@ import type { LintConfig } from './config.ts';
 import type { Finding, ObjectRef } from './findings.ts';
 import { isHamiFamily } from './gpuResources.ts';
 import { internalErrorFinding } from './internalError.ts';
+import type { PatchJudge } from './kustomizePatch.ts';
 import { containerGpu, deviceClassSuffix, gpuClassSet, hasGpu } from './manifest/gpuSource.ts';
 import type { ContainerGpu, GpuSource } from './manifest/gpuSource.ts';
 import type { WorkloadDoc } from './manifest/manifestObjects.ts';
@@ -91,6 +92,7 @@ export function lintWorkload(
   messages: WorkBudget,
   work: WorkBudget,
   templates?: TemplateRelevance,
+  patch?: PatchJudge,
 ): WorkloadRead {
   const { tree, root, object } = workload;
   const gpuClasses = gpuClassSet(config.gpuDeviceClasses);
@@ -113,6 +115,10 @@ export function lintWorkload(
     const gpuOf = (container: ContainerModel): ContainerGpu => gpuByContainer.get(container) ?? { sources: [], unresolved: [] };
     const gpuContainers = pod.containers.filter((container) => hasGpu(gpuOf(container)) && container.role !== 'ephemeral');
     if (gpuContainers.length > 0) gpuPods++;
+    patch?.notePod(gpuContainers.length);
+    // A patch's container may get its GPU from the base: every container is judged, then the patch judge keeps what
+    // rests on the values the patch writes (kustomizePatch.ts).
+    const judged = patch ? pod.containers.filter((container) => container.role !== 'ephemeral') : gpuContainers;
     templates?.addPod(pod, gpuContainers);
     const podIsHami = hasHamiSignals(pod);
     const suppression = annotationSuppression(pod.annotations);
@@ -123,7 +129,7 @@ export function lintWorkload(
       file,
       config,
       unifiedMemory,
-      gpuContainers,
+      gpuContainers: judged,
       gpuOf,
       isHami: (container) => {
         if (config.hamiDetection === 'never') return false;
@@ -165,7 +171,12 @@ export function lintWorkload(
         );
       }
     }
-    for (const finding of podFindings) out.push(finding); // not push(...): a spread of 100k+ findings overflows the stack
+    const gpuInPatch = patch ? new Map(judged.map((container) => [container.name, gpuContainers.includes(container)])) : undefined;
+    // Not push(...): a spread of 100k+ findings overflows the stack.
+    for (const finding of podFindings) {
+      const kept = patch && gpuInPatch ? patch.judge(finding, gpuInPatch) : finding;
+      if (kept) out.push(kept);
+    }
     for (const container of gpuContainers)
       summaries.push({
         object: pod.object,

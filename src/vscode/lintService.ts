@@ -10,6 +10,8 @@ import type { LintResult } from '../core/lint.ts';
 import type { ClaimLookup } from '../core/manifest/draClaims.ts';
 import type { Ctx } from './ctx.ts';
 import { toDiagnostic } from './diagnostics.ts';
+import { KustomizePatches } from './kustomizePatches.ts';
+import type { KustomizePatchIndex } from '../core/manifest/kustomization.ts';
 import { EMPTY_LAYER } from './lintLayer.ts';
 import type { LayerResult, LintLayer } from './lintLayer.ts';
 
@@ -39,6 +41,8 @@ export class LintService implements vscode.Disposable {
   private readonly ctx: Ctx;
   /** DRA claims of the last workspace lint: open editors resolve claims defined in other files through it. */
   private workspaceClaims: ClaimLookup | undefined;
+  /** Which documents kustomizations list as patches (judged only for what they set). */
+  private readonly kustomizePatches = new KustomizePatches(() => this.relintAll());
   /** The layer (live mode) and what it added to each document, by URI, for the version it judged. */
   private layer: LintLayer | undefined;
   private readonly layered = new Map<string, { readonly version: number; readonly result: LayerResult }>();
@@ -51,6 +55,7 @@ export class LintService implements vscode.Disposable {
       vscode.workspace.onDidChangeTextDocument((event) => this.schedule(event.document)),
       vscode.workspace.onDidCloseTextDocument((document) => this.forget(document.uri)),
       ctx.onDidChangeSettings(() => this.relintAll()),
+      this.kustomizePatches,
     );
     this.relintAll();
   }
@@ -117,6 +122,11 @@ export class LintService implements vscode.Disposable {
     return this.workspaceClaims;
   }
 
+  /** The patch files of the workspace's kustomizations, from a workspace lint. */
+  setWorkspaceKustomizePatches(index: KustomizePatchIndex): void {
+    this.kustomizePatches.setWorkspace(index);
+  }
+
   /** Claims indexed by a workspace lint; open documents are linted again against them. */
   setWorkspaceClaims(claims: ClaimLookup): void {
     this.workspaceClaims = claims;
@@ -125,7 +135,8 @@ export class LintService implements vscode.Disposable {
 
   private lintSafely(text: string, uri: vscode.Uri): LintResult {
     try {
-      return lintText(text, this.ctx.settings.lint, { claims: this.workspaceClaims });
+      const kustomizePatch = this.kustomizePatches.roleOf(uri);
+      return lintText(text, this.ctx.settings.lint, { claims: this.workspaceClaims, ...(kustomizePatch ? { kustomizePatch } : {}) });
     } catch (error) {
       // A bug in a rule must never take the editor down: log it and show one notice.
       this.ctx.output.error(`Linting ${uri.toString(true)} failed: ${(error as Error).stack ?? String(error)}`);

@@ -27,6 +27,11 @@ export const MANIFESTS: readonly string[] = [
   ...filesIn('test/simulator/fixtures', yamlFile),
 ];
 
+/** Kustomization files, real and written (sources in test/fixtures/manifests/kustomize/README.md). */
+export const KUSTOMIZATIONS: readonly string[] = filesIn('test/fixtures/manifests/kustomize', (name) =>
+  name.endsWith('kustomization.yaml'),
+);
+
 /** Real kernel logs (dmesg, dmesg -T, --decode, syslog, journal), sources in each .source.md. */
 export const KERNEL_LOGS: readonly string[] = filesIn('test/fixtures/kernel-logs', (name) => name.endsWith('.log'));
 

@@ -7,7 +7,8 @@ import { ClaimIndex } from '../../src/core/manifest/draClaims.ts';
 import type { LintResult } from '../../src/core/lint.ts';
 import { positionFindings } from '../../src/core/report/fileFindings.ts';
 import { formatSarif, formatText, toJsonFindings } from '../../src/core/report/formats.ts';
-import { MANIFESTS } from './corpus.ts';
+import { KustomizePatchIndex, listedPatches, resolveListedPath } from '../../src/core/manifest/kustomization.ts';
+import { KUSTOMIZATIONS, MANIFESTS } from './corpus.ts';
 import { fuzzTarget, renderViolations, terminalViolations } from './harness.ts';
 import type { Growth, Violation } from './harness.ts';
 
@@ -96,4 +97,31 @@ fuzzTarget({
     { label: 'one long domain run', make: (n) => `${'a.'.repeat(Math.ceil(n / 2))}/x: 1\n` },
     { label: 'many slashes', make: (n) => '/'.repeat(n) },
   ],
+});
+
+// A file linted as a kustomize patch (src/core/kustomizePatch.ts), as each field lists it: strategic merge, a JSON 6902
+// list of operations, or `patches:` that tells them apart by content.
+const PATCH_FIELDS = ['patchesStrategicMerge', 'patches', 'patchesJson6902'] as const;
+fuzzTarget({
+  name: 'lint.lintText as a kustomize patch',
+  corpus: MANIFESTS,
+  nest: 'yaml',
+  run: (input) =>
+    lintText(input, DEFAULT_CONFIG, {
+      kustomizePatch: { kustomization: 'k/kustomization.yaml', field: PATCH_FIELDS[input.length % 3] ?? 'patches' },
+    }),
+  check: reports,
+});
+
+// The kustomization reader (src/core/manifest/kustomization.ts) on mutated kustomizations and on manifests.
+fuzzTarget({
+  name: 'kustomization.listedPatches',
+  corpus: [...KUSTOMIZATIONS, ...MANIFESTS.slice(0, 4)],
+  nest: 'yaml',
+  run: (input) => {
+    const index = new KustomizePatchIndex();
+    index.add('/repo/o/kustomization.yaml', input);
+    return listedPatches(input).map(({ path }) => index.roleOf(resolveListedPath('/repo/o', path) ?? '/'));
+  },
+  check: () => [],
 });

@@ -54,7 +54,7 @@ function blocks(markdown: string): Block[] {
 function blockConfig(block: Block, where: string) {
   const raw: Record<string, unknown> = {};
   for (const [key, value] of block.attributes) {
-    if (key === 'triggers' || key === 'fixed' || key === 'severity') continue;
+    if (key === 'triggers' || key === 'fixed' || key === 'severity' || key === 'kustomize') continue;
     assert.notEqual(value, true, `${where}: setting ${key} needs a value`);
     raw[key] = /^\d+(\.\d+)?$/.test(value as string) ? Number(value) : value;
   }
@@ -154,7 +154,13 @@ describe('rule doc examples', () => {
       if (block.language === 'yaml' && kind) {
         test(`${where} ${block.info}`, () => {
           const id = ruleOf(block, kind, pageRule, where);
-          const result = lintText(block.body, blockConfig(block, where));
+          const field = block.attributes.get('kustomize');
+          const scope =
+            field === 'patchesStrategicMerge' || field === 'patches' || field === 'patchesJson6902'
+              ? { kustomizePatch: { kustomization: 'kustomization.yaml', field } as const }
+              : {};
+          assert.ok(field === undefined || 'kustomizePatch' in scope, `${where}: kustomize=${String(field)} is not a patch field`);
+          const result = lintText(block.body, blockConfig(block, where), scope);
           const found = result.findings.filter((finding) => finding.ruleId === id);
           const all = result.findings.map((finding) => `${finding.ruleId}: ${finding.message}`).join('\n  ');
           if (kind === 'fixed') {

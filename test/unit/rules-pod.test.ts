@@ -19,6 +19,7 @@ describe('the rule set', () => {
     'internal-error',
     'analysis-budget',
     'read-by-shape',
+    'kustomize-patch',
   ];
 
   test('every pod rule is a catalog entry, once, and the catalog has no rule that nothing emits', () => {

@@ -212,6 +212,14 @@ export const RULES: readonly RuleMeta[] = [
     remedy: 'Check that the paths named are the pods the operator runs; a kind gpumem should know can be added to its table.',
   },
   {
+    id: 'kustomize-patch',
+    title: 'Read as a kustomize patch',
+    defaultSeverity: 'info',
+    summary:
+      "A kustomization in the linted files lists this file as a patch: a strategic-merge patch is judged only for what it sets (what it leaves out is its base's), a JSON 6902 patch is a list of operations and is not linted as an object.",
+    remedy: "Lint the rendered overlay too, with gpumem lint --kustomize <the overlay's directory> (it runs kubectl kustomize).",
+  },
+  {
     id: 'analysis-budget',
     title: 'Analysis stopped at budget',
     defaultSeverity: 'info',

@@ -8,6 +8,7 @@ import { skippedFinding } from '../../core/lintNotices.ts';
 import { INPUT_LIMITS } from '../../files/boundedRead.ts';
 import type { BoundedRead } from '../../files/boundedRead.ts';
 import { ClaimIndex } from '../../core/manifest/draClaims.ts';
+import { KustomizePatchIndex, isKustomizationFileName } from '../../core/manifest/kustomization.ts';
 import type { Ctx } from '../ctx.ts';
 import type { LintService } from '../lintService.ts';
 import { linkLeavesWorkspace, readUriBounded } from '../readUri.ts';
@@ -53,6 +54,18 @@ export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<Worksp
     { location: vscode.ProgressLocation.Notification, title: 'gpumem: linting workspace manifests', cancellable: true },
     async (progress, token) => {
       const uris = await vscode.workspace.findFiles('**/*.{yaml,yml}', excludeGlob(ctx), undefined, token);
+      // Kustomizations first: they say which of the files are patches, judged only for what they set.
+      const patches = new KustomizePatchIndex();
+      const kustomizations = [
+        ...uris.filter((uri) => isKustomizationFileName(uri.path.slice(uri.path.lastIndexOf('/') + 1))),
+        ...(await vscode.workspace.findFiles('**/Kustomization', excludeGlob(ctx), undefined, token)),
+      ];
+      for (const uri of kustomizations) {
+        const read = await readWorkspaceFile(uri);
+        if (read.kind === 'read' && read.bytes.length <= INPUT_LIMITS.config.limitBytes)
+          patches.add(uri.path, new TextDecoder().decode(read.bytes), vscode.workspace.asRelativePath(uri));
+      }
+      lint.setWorkspaceKustomizePatches(patches);
       let files = 0;
       let filesWithFindings = 0;
       let findings = 0;
@@ -79,7 +92,13 @@ export async function lintWorkspace(ctx: Ctx, lint: LintService): Promise<Worksp
       };
       const lintOne = (uri: vscode.Uri, bytes: Uint8Array, text: string) => {
         try {
-          publish(uri, lintBytes(bytes, ctx.settings.lint, WORKSPACE_SCAN_MAX_BYTES, { claims }).findings, text);
+          const kustomizePatch = patches.roleOf(uri.path);
+          publish(
+            uri,
+            lintBytes(bytes, ctx.settings.lint, WORKSPACE_SCAN_MAX_BYTES, { claims, ...(kustomizePatch ? { kustomizePatch } : {}) })
+              .findings,
+            text,
+          );
         } catch (error) {
           failed(uri, error);
         }

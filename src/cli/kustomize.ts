@@ -1,0 +1,111 @@
+// Kustomize in the CLI. Without --kustomize: the kustomizations beside and among the linted files say which files are
+// patches (judged for what they set, core/kustomizePatch.ts). With --kustomize DIR: `kubectl kustomize DIR` renders the
+// overlay (an argument vector, never a shell string; a timeout; output bounded by --max-file-size) and the rendered
+// objects are linted, their findings placed at DIR's kustomization file, since kustomize's output says nothing of
+// where each object came from.
+import { stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Finding } from '../core/findings.ts';
+import { LineIndex } from '../core/lineIndex.ts';
+import { KUSTOMIZATION_FILE_NAMES, KustomizePatchIndex, isKustomizationFileName } from '../core/manifest/kustomization.ts';
+import { TransportError, describeFailure } from '../core/probe/transport.ts';
+import { readBoundedText } from '../files/boundedRead.ts';
+import { LocalTransport } from '../transports/local.ts';
+
+const RENDER_TIMEOUT_MS = 120_000;
+
+/** The kustomizations that can list the given files as patches: those the walk met, and those beside named files. */
+export async function patchIndexFor(files: readonly string[], walked: readonly string[]): Promise<KustomizePatchIndex> {
+  const index = new KustomizePatchIndex();
+  const seen = new Set<string>();
+  const candidates: string[] = [...walked];
+  for (const directory of new Set(files.filter((file) => file !== '-').map((file) => dirname(file))))
+    for (const name of KUSTOMIZATION_FILE_NAMES) candidates.push(join(directory, name));
+  for (const candidate of candidates) {
+    const absolute = resolve(candidate);
+    if (seen.has(absolute)) continue;
+    seen.add(absolute);
+    const read = await readBoundedText(absolute, { kind: 'config' });
+    if (read.kind === 'read') index.add(absolute, read.text, candidate);
+  }
+  return index;
+}
+
+/** The kustomization file of a directory named to --kustomize (or the file itself), kustomize's first name first. */
+export async function kustomizationOf(path: string): Promise<string | undefined> {
+  try {
+    const info = await stat(path);
+    if (info.isFile()) return isKustomizationFileName(basename(path)) ? path : undefined;
+    for (const name of KUSTOMIZATION_FILE_NAMES) {
+      const candidate = join(path, name);
+      if ((await stat(candidate).catch(() => undefined))?.isFile()) return candidate;
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+export type Rendered =
+  | { readonly kind: 'rendered'; readonly text: string }
+  | { readonly kind: 'no-kubectl'; readonly reason: string }
+  | { readonly kind: 'failed'; readonly reason: string }
+  | { readonly kind: 'too-large'; readonly reason: string };
+
+/** `kubectl kustomize <directory>`, bounded in time and output. */
+export async function renderOverlay(directory: string, maxBytes: number, cwd: string): Promise<Rendered> {
+  const transport = new LocalTransport({ command: ['kubectl', 'kustomize', directory], cwd, target: 'kubectl kustomize' });
+  try {
+    const result = await transport.run({ script: '', timeoutMs: RENDER_TIMEOUT_MS, maxOutputBytes: maxBytes });
+    if (result.truncated)
+      return { kind: 'too-large', reason: `the rendered overlay is larger than the size limit (--max-file-size); it was not analysed` };
+    if (result.exitCode !== 0)
+      return {
+        kind: 'failed',
+        reason: result.stderr.trim() !== '' ? firstLines(result.stderr) : `kubectl exited with status ${String(result.exitCode)}`,
+      };
+    return { kind: 'rendered', text: result.stdout };
+  } catch (error) {
+    if (error instanceof TransportError && error.failure.kind === 'spawn')
+      return {
+        kind: 'no-kubectl',
+        reason: `--kustomize runs kubectl kustomize, and kubectl could not be started (${error.failure.detail}); install kubectl, or lint without --kustomize to judge the patches for what they set`,
+      };
+    if (error instanceof TransportError && error.failure.kind === 'timeout')
+      return { kind: 'failed', reason: `kubectl kustomize did not finish within ${RENDER_TIMEOUT_MS / 1000} s` };
+    return { kind: 'failed', reason: error instanceof TransportError ? describeFailure(error.failure) : String(error) };
+  } finally {
+    await transport.close();
+  }
+}
+
+/**
+ * A finding of the rendered overlay, placed at the start of the kustomization file (kustomize's output keeps no trace
+ * of each object's source file) and naming the rendered line, which `kubectl kustomize DIR` shows.
+ */
+export function placeRendered(findings: readonly Finding[], rendered: string, directory: string): Finding[] {
+  const lines = new LineIndex(rendered);
+  return findings.map((finding) => ({
+    ...finding,
+    span: { start: 0, end: 0 },
+    message: `${finding.message} [in the overlay rendered by kubectl kustomize ${directory}, line ${lines.position(finding.span.start).line}]`,
+  }));
+}
+
+/**
+ * kubectl's error in a line: without its deprecation warnings and klog prefix; its last line is kustomize's cause. An
+ * overlay that reads files outside its directory gets the way to render it anyway.
+ */
+function firstLines(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && line !== '>' && !line.startsWith('# Warning:'));
+  const cause = (lines.length > 1 ? (lines[lines.length - 1] ?? '') : (lines[0] ?? '')).slice(0, 600);
+  const restricted = stderr.includes('is not in or below');
+  return `kubectl kustomize failed: ${cause}${
+    restricted
+      ? " (kustomize refuses files outside the overlay's directory by default; render it with kubectl kustomize --load-restrictor LoadRestrictionsNone DIR | gpumem lint -)"
+      : ''
+  }`;
+}

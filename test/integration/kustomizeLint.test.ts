@@ -1,0 +1,133 @@
+// `gpumem lint` on kustomize overlays, run from source as a child process, with the real `kubectl kustomize` as the
+// oracle: the test renders each overlay itself and reads the rendered container (GPU count, memory limit, env) with
+// the yaml package, independently of gpumem. Fixtures: test/fixtures/manifests/kustomize (a real GPU base from
+// IBM/text-generation-inference and overlays written for these tests). About 3 s; skipped without kubectl.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { runCli } from '../helpers/cli.ts';
+import { kubectlOnPath } from '../helpers/kubectl.ts';
+
+const T = { timeout: 60_000 };
+const RUN = { timeoutMs: 50_000 };
+const TGIS = 'test/fixtures/manifests/kustomize/tgis';
+const kubectl = kubectlOnPath();
+const skip = kubectl ? false : 'needs kubectl on PATH (Debian package kubectl: kustomize is built in)';
+
+interface RenderedContainer {
+  readonly gpus: string | undefined;
+  readonly memory: string | undefined;
+  readonly env: Map<string, string>;
+}
+
+/** The oracle: kubectl kustomize's own output, read with the yaml package. */
+function renderedServer(overlay: string): { text: string; server: RenderedContainer } {
+  const text = execFileSync(kubectl ?? 'kubectl', ['kustomize', overlay], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  for (const doc of parseAllDocuments(text)) {
+    const object = doc.toJS() as {
+      kind?: string;
+      spec?: {
+        template?: {
+          spec?: {
+            containers?: { name: string; env?: { name: string; value?: string }[]; resources?: { limits?: Record<string, string> } }[];
+          };
+        };
+      };
+    };
+    if (object.kind !== 'Deployment') continue;
+    const server = object.spec?.template?.spec?.containers?.find((container) => container.name === 'server');
+    if (!server) continue;
+    return {
+      text,
+      server: {
+        gpus: server.resources?.limits?.['nvidia.com/gpu'],
+        memory: server.resources?.limits?.memory,
+        env: new Map((server.env ?? []).map((entry) => [entry.name, entry.value ?? ''])),
+      },
+    };
+  }
+  throw new Error(`no Deployment with a server container in kubectl kustomize ${overlay}`);
+}
+
+function ruleIds(stdout: string): string[] {
+  return (JSON.parse(stdout) as { ruleId: string; severity: string }[]).map((finding) => `${finding.severity} ${finding.ruleId}`);
+}
+
+describe('gpumem lint on kustomize overlays', { skip }, () => {
+  test('a patch raising the GPU count: the patch alone is no longer a failure, and the rendered overlay is clean', T, async () => {
+    const { server } = renderedServer(`${TGIS}/overlays/four-gpus`);
+    assert.equal(server.gpus, '4', 'oracle: the overlay raises the GPU count');
+    assert.equal(server.memory, '512Gi', "oracle: the base's memory limit stays");
+
+    // The control: the same patch as a workload of its own (standard input, no kustomization beside it).
+    const control = await runCli(['lint', '-', '--format', 'json'], {
+      input: readFileSync(`${TGIS}/overlays/four-gpus/gpus-4.yaml`, 'utf8'),
+      ...RUN,
+    });
+    assert.equal(control.code, 1);
+    assert.deepEqual(ruleIds(control.stdout), ['warning gpu-no-memory-limit']);
+
+    const patches = await runCli(['lint', `${TGIS}/overlays/four-gpus`, '--format', 'json'], RUN);
+    assert.equal(patches.code, 0, patches.stderr);
+    assert.deepEqual(ruleIds(patches.stdout), ['info kustomize-patch', 'info gpu-no-memory-limit', 'info kustomize-patch']);
+    assert.match(patches.stderr, /2 files listed as patches by a kustomization were judged only for what they set/);
+
+    const rendered = await runCli(['lint', '--kustomize', `${TGIS}/overlays/four-gpus`, '--format', 'json'], RUN);
+    assert.equal(rendered.code, 0, rendered.stderr);
+    assert.deepEqual(ruleIds(rendered.stdout), []);
+    assert.match(rendered.stderr, /the rendered overlay \(kubectl kustomize\) was linted/);
+  });
+
+  test('a patch that sets CUDA_DISABLE_CONTROL=true fails both ways', T, async () => {
+    const { text, server } = renderedServer(`${TGIS}/overlays/hami-debug`);
+    assert.equal(server.env.get('CUDA_DISABLE_CONTROL'), 'true', 'oracle');
+    assert.equal(server.gpus, '8', 'oracle: the GPU comes from the base');
+    const line = text.split('\n').findIndex((row) => row.includes('CUDA_DISABLE_CONTROL')) + 2; // the value is on the next line
+
+    const patches = await runCli(['lint', `${TGIS}/overlays/hami-debug`], RUN);
+    assert.equal(patches.code, 1, patches.stdout);
+    assert.match(patches.stdout, /debug-env\.yaml:13:22: warning \[cuda-disable-control\]/);
+
+    const rendered = await runCli(['lint', '-k', `${TGIS}/overlays/hami-debug`, '--format', 'json'], RUN);
+    assert.equal(rendered.code, 1, rendered.stderr);
+    const findings = JSON.parse(rendered.stdout) as { ruleId: string; file: string; line: number; message: string }[];
+    assert.deepEqual(
+      findings.map((finding) => finding.ruleId),
+      ['cuda-disable-control'],
+    );
+    assert.equal(findings[0]?.file, `${TGIS}/overlays/hami-debug/kustomization.yaml`);
+    assert.match(findings[0]?.message ?? '', new RegExp(`rendered by kubectl kustomize ${TGIS}/overlays/hami-debug, line ${line}\\]`));
+  });
+
+  test('without kubectl, --kustomize says so in one line and exits 2; without the option nothing runs kubectl', T, async () => {
+    // A PATH with only node's directory: no kubectl on it.
+    const bin = mkdtempSync(join(tmpdir(), 'gpumem-nokubectl-'));
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const env = { ...process.env, PATH: `${bin}:${dirname(bin)}/nonexistent` };
+    const missing = await runCli(['lint', '--kustomize', `${TGIS}/overlays/four-gpus`], { env, ...RUN });
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /not rendered: --kustomize runs kubectl kustomize, and kubectl could not be started \(kubectl: not found/);
+    const plain = await runCli(['lint', `${TGIS}/overlays/four-gpus`], { env, ...RUN });
+    rmSync(bin, { recursive: true, force: true });
+    assert.equal(plain.code, 0, plain.stderr);
+  });
+
+  test(
+    'an overlay kustomize refuses (files outside its directory) is an error with the way to render it; a directory without a kustomization too',
+    T,
+    async () => {
+      const refused = await runCli(['lint', '--kustomize', `${TGIS}/models/flan-ul2-tp`], RUN);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /is not in or below .*--load-restrictor LoadRestrictionsNone/);
+      const none = await runCli(['lint', '--kustomize', `${TGIS}/base/patches`], RUN);
+      assert.equal(none.code, 2);
+      assert.match(none.stderr, /not a kustomization directory/);
+      const stdin = await runCli(['lint', '--kustomize', '-'], RUN);
+      assert.equal(stdin.code, 2);
+    },
+  );
+});
