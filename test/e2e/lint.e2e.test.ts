@@ -153,11 +153,11 @@ test('"gpumem: Lint Workspace Manifests" reports files that are not open', { tim
     );
 
     const rows = await s.step(
-      'both files with findings are in the Problems panel',
+      'the files with findings are in the Problems panel',
       () =>
         waitForProblems(s.page, `gpumem rows for ${TRAINER} and unlimited-inference.yaml`, (all) => {
           const files = new Set(gpumemRows(all).map((row) => path.basename(row.file)));
-          return files.has(TRAINER) && files.has('unlimited-inference.yaml');
+          return files.has(TRAINER) && files.has('unlimited-inference.yaml') && files.has('accel-pod.yaml');
         }),
       90_000,
     );
@@ -170,6 +170,12 @@ test('"gpumem: Lint Workspace Manifests" reports files that are not open', { tim
     assert.ok(
       byFile.get('unlimited-inference.yaml')?.includes('gpu-no-memory-limit'),
       `inference codes: ${JSON.stringify(byFile.get('unlimited-inference.yaml'))}`,
+    );
+    // example.com/accel is a GPU only through the DeviceClass of another file: the workspace index carries it.
+    assert.deepEqual(
+      byFile.get('accel-pod.yaml'),
+      ['gpu-no-memory-limit', 'gpu-no-memory-limit'],
+      'the DeviceClass of accel-deviceclass.yaml makes both containers GPU containers',
     );
     assert.equal(byFile.has('web-frontend.yaml'), false, 'a manifest without GPUs has no gpumem findings');
     assert.deepEqual(await openTabs(s.page), [], 'linting the workspace opened no editor');
