@@ -185,7 +185,9 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
   const note = patch?.note({ start: firstStart, end: firstStart + 1 });
   if (note) raw.push(note);
   // The notice only where masking hid something a rule judges, or a document could not be read even masked.
-  if (masked && (unparsedTemplates > 0 || templates?.coversAny(masked.actionOffsets))) raw.push(templateNotice(masked, unparsedTemplates));
+  // It sits on the first action that hides something, not on the file's first action (often a chart's `{{- if }}`).
+  const hiding = masked ? templates?.firstCovered(masked.actionOffsets) : undefined;
+  if (masked && (unparsedTemplates > 0 || hiding !== undefined)) raw.push(templateNotice(masked, unparsedTemplates, text, hiding));
 
   const findings = settleFindings(raw, config.rules, text, lines);
   findings.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end || a.ruleId.localeCompare(b.ruleId));

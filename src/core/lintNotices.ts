@@ -29,20 +29,36 @@ const TEMPLATE_NOTICES = {
 } as const;
 
 /** The file-level notice: helm-template for Helm charts, unrendered-template naming any other template language. */
-export function templateNotice(masked: MaskedTemplate, unparsed: number): Finding {
+/**
+ * The file's template notice, on `at`: the first action that hides a value a rule judges (templateRelevance.ts), or
+ * the file's first action when only unparsable documents call for the notice.
+ */
+export function templateNotice(masked: MaskedTemplate, unparsed: number, text: string, at: number = masked.firstAction): Finding {
   const notice = TEMPLATE_NOTICES[masked.language];
   const skippedNote =
     unparsed > 0
       ? ` ${unparsed} document${unparsed === 1 ? '' : 's'} could not be parsed even then and ${unparsed === 1 ? 'was' : 'were'} skipped.`
       : '';
-  const first = masked.language === 'helm' ? '' : ` (first: ${masked.firstActionText})`;
+  const first =
+    masked.language === 'helm'
+      ? ''
+      : at === masked.firstAction
+        ? ` (first: ${masked.firstActionText})`
+        : ` (here: ${actionTextAt(text, at)})`;
   return {
     ruleId: masked.language === 'helm' ? 'helm-template' : 'unrendered-template',
     severity: 'info',
-    span: { start: masked.firstAction, end: masked.firstAction + 2 },
+    span: { start: at, end: at + 2 },
     message: `${notice.title}: gpumem masked ${masked.actions} ${notice.actions}${masked.actions === 1 ? '' : 's'}${first}, so values that come from templates are not checked.${skippedNote} ${notice.remedy}`,
     fixes: [],
   };
+}
+
+/** The action at `at` as written, to its closing `}}` / `%}` on the same line, cut to 60 characters. */
+function actionTextAt(text: string, at: number): string {
+  const line = text.slice(at, at + 60).split('\n')[0] ?? '';
+  const close = Math.max(line.indexOf('}}'), line.indexOf('%}'));
+  return close >= 0 ? line.slice(0, close + 2) : line;
 }
 
 export function skippedFinding(message: string, span: Span = { start: 0, end: 0 }): Finding {

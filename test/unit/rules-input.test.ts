@@ -560,15 +560,16 @@ spec:
               memory: 1Gb
 `;
 
-  test('no yaml-syntax noise, one helm-template info on the first action, literal problems still reported', () => {
+  test('no yaml-syntax noise, one helm-template info on the first action that hides a judged value, literal problems still reported', () => {
     const result = lint(template);
     assertNone(result, 'yaml-syntax', 'manifest-skipped');
+    // Not on the name's action (line 4): on the GPU pod's templated annotations.
     expectOne(template, result, {
       ruleId: 'helm-template',
       severity: 'info',
       container: undefined,
       token: '{{',
-      line: 4,
+      line: 12,
       message: ['Unrendered Helm template: gpumem masked 12 template actions', 'values that come from templates are not checked'],
     });
     expectOne(template, result, { ruleId: 'cuda-disable-control', severity: 'warning', container: 'trainer', token: '"true"', line: 24 });
@@ -610,7 +611,8 @@ spec:
       severity: 'info',
       container: undefined,
       token: '{{',
-      line: 6,
+      // The first action inside the pod template (`{{- with .Values.podAnnotations }}`), not the chart's name on line 6.
+      line: 18,
       message: 'masked 41 template actions',
     });
     // `- name: {{ .Chart.Name }}` is shown as the action it was, not as masking characters.

@@ -47,7 +47,8 @@ spec:
       severity: 'info',
       container: undefined,
       token: '{{',
-      line: 4,
+      // On `resources: {{ .Values.resources | toJson }}`, the first action that may hide a GPU, not the name on line 4.
+      line: 21,
       message: 'Unrendered Helm template: gpumem masked 18 template actions',
     });
   });
@@ -96,13 +97,14 @@ spec:
 `;
     const result = lint(text);
     assertNone(result, 'yaml-syntax', 'helm-template', 'invalid-quantity');
+    // The file's notice sits on the first action inside the GPU pod, not on the `{% if gpu %}` around the document.
     expectAll(text, result, 'unrendered-template', [
       {
         severity: 'info',
         container: undefined,
-        token: '{%',
-        line: 1,
-        message: ['Unrendered Jinja template: gpumem masked 4 template actions (first: {% if gpu %})'],
+        token: '{{',
+        line: 5,
+        message: ['Unrendered Jinja template: gpumem masked 4 template actions (here: {{ name }})'],
       },
       {
         severity: 'info',
@@ -137,20 +139,20 @@ spec:
     expectAll(text, result, 'unrendered-template', [
       {
         severity: 'info',
-        container: undefined,
-        token: '{{',
-        line: 4,
-        message: [
-          'Argo Workflows expressions: gpumem masked 2 expressions (first: {{workflow.name}})',
-          'Argo substitutes them when the workflow runs',
-        ],
-      },
-      {
-        severity: 'info',
         container: 'train',
         token: '"{{inputs.parameters.gpus}}"',
         line: 14,
         message: 'is "{{inputs.parameters.gpus}}", an Argo Workflows expression, substituted when the workflow runs',
+      },
+      {
+        severity: 'info',
+        container: undefined,
+        token: '{{',
+        line: 14,
+        message: [
+          'Argo Workflows expressions: gpumem masked 2 expressions (here: {{inputs.parameters.gpus}})',
+          'Argo substitutes them when the workflow runs',
+        ],
       },
     ]);
   });

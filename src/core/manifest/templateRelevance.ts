@@ -35,8 +35,8 @@ export class TemplateRelevance {
     if (gpuContainers.length > 0 && templateSpan) this.#gpuPods.push(templateSpan);
   }
 
-  /** Whether any of the offsets (ascending) falls where a masked action hides a judged value. Linear after sorting. */
-  coversAny(offsets: readonly number[]): boolean {
+  /** The first of the offsets (ascending) that falls where a masked action hides a judged value. Linear after sorting. */
+  firstCovered(offsets: readonly number[]): number | undefined {
     const always = union(this.#always);
     const pods = union(this.#gpuPods);
     const excluded = union(this.#excluded);
@@ -47,10 +47,10 @@ export class TemplateRelevance {
       while (a < always.length && (always[a]?.end ?? 0) <= offset) a++;
       while (p < pods.length && (pods[p]?.end ?? 0) <= offset) p++;
       while (x < excluded.length && (excluded[x]?.end ?? 0) <= offset) x++;
-      if (inside(always[a], offset)) return true;
-      if (inside(pods[p], offset) && !inside(excluded[x], offset)) return true;
+      if (inside(always[a], offset)) return offset;
+      if (inside(pods[p], offset) && !inside(excluded[x], offset)) return offset;
     }
-    return false;
+    return undefined;
   }
 }
 
