@@ -4,15 +4,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { buildProbeScript, newNonce } from '../../src/core/probe/script.ts';
 import { analyzeCaptureText } from '../../src/core/inspectionRun/analyze.ts';
 
 const root = process.getuid?.() === 0;
 const setpriv = spawnSync('setpriv', ['--version'], { encoding: 'utf8' }).status === 0;
 
-function probeAsNobody(extraCaps: readonly string[]): string {
-  const script = buildProbeScript({ scope: 'node', nonce: newNonce(), hostRoot: '' });
+function probeAsNobody(extraCaps: readonly string[], scope: 'node' | 'container' = 'node'): string {
+  const script = buildProbeScript(scope === 'node' ? { scope, nonce: newNonce(), hostRoot: '' } : { scope, nonce: newNonce() });
   const run = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', ...extraCaps, 'sh', '-s'], {
     input: script,
     encoding: 'utf8',
@@ -50,3 +50,51 @@ describe('the probe records dmesg_restrict and its capabilities', { skip: !root 
     );
   });
 });
+
+// The container probe records the same, and its processes' refused maps and environ say why from it. Run on this
+// machine's own processes (the probe's scope is its PID namespace): pid 1 belongs to root, so nobody is refused its
+// maps without CAP_SYS_PTRACE, and its environ (mode 0400) with it too.
+describe(
+  'the container probe records its rights and says why it was refused',
+  { skip: !root || !setpriv ? 'needs root and setpriv' : false },
+  () => {
+    const pid1 = statSync('/proc/1');
+    const environMode = statSync('/proc/1/environ').mode & 0o777;
+
+    test(
+      "as nobody: CapEff 0, and the maps and environ of root's processes are an unread input with that cause",
+      { timeout: 60_000 },
+      () => {
+        assert.equal(pid1.uid, 0, "oracle: pid 1 is root's");
+        const text = probeAsNobody([], 'container');
+        assert.match(text, /^cap_eff=0000000000000000$/m);
+        const inspection = analyzeCaptureText(text, { target: 'nobody' });
+        assert.deepEqual(inspection.container?.probeRights.capabilities, {
+          kind: 'known',
+          hex: '0000000000000000',
+          sysPtrace: false,
+          syslog: false,
+        });
+        const unread = inspection.sight.kind === 'partial' ? inspection.sight.unread : [];
+        const maps = unread.find((input) => input.id === 'process-maps');
+        assert.ok(maps, 'the refused maps are an unread input');
+        assert.match(
+          maps.why,
+          /maps were refused \(pid 1[,)].*the probe ran as uid 65534 without CAP_SYS_PTRACE \(CapEff 0000000000000000\)/,
+        );
+        assert.ok(Array.isArray(maps.unknownVerdicts) && maps.unknownVerdicts.includes('hami.loaded'));
+      },
+    );
+
+    test("as nobody with CAP_SYS_PTRACE: bit 19; pid 1's environ (owner-only) is still refused, and said so", { timeout: 60_000 }, () => {
+      assert.equal(environMode, 0o400, 'oracle: environ is owner-only');
+      const text = probeAsNobody(['--inh-caps=+sys_ptrace', '--ambient-caps=+sys_ptrace'], 'container');
+      assert.match(text, /^cap_eff=0000000000080000$/m);
+      const inspection = analyzeCaptureText(text, { target: 'nobody' });
+      const maps = (inspection.sight.kind === 'partial' ? inspection.sight.unread : []).find((input) => input.id === 'process-maps');
+      assert.ok(maps);
+      assert.doesNotMatch(maps.why, /without CAP_SYS_PTRACE/);
+      assert.match(maps.why, /environ were refused \(pid 1[,)].*mode 0400.*CAP_DAC_READ_SEARCH/);
+    });
+  },
+);

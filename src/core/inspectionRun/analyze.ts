@@ -206,7 +206,7 @@ export function analyzeCapture(capture: Capture, options: AnalyzeOptions, folded
     container,
     hami,
     verdicts: sortVerdicts(verdicts),
-    sight: sightOf(capture, node?.model),
+    sight: sightOf(capture, node?.model, container),
     problems,
     podNames: options.podNames ?? new Map(),
     clusterFacts: {

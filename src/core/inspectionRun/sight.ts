@@ -4,9 +4,11 @@
 // (amdgpu's debugfs has its own verdict, memory.debugfs-unavailable, and is not repeated here.)
 import type { Capture } from '../probe/capture.ts';
 import type { NodeModel } from '../probe/nodeModel.ts';
+import type { ContainerProbe } from '../probe/parsers/containerProbe.ts';
 
-/** A stable name for each input (the agent's `gpumem_probe_input_unread{input}` label). */
-export type UnreadInputId = 'kernel-log' | 'fdinfo' | 'capture';
+/** A stable name for each input (the agent's `gpumem_probe_input_unread{input}` label for the node probe's). */
+export type UnreadInputId = 'kernel-log' | 'fdinfo' | 'capture' | 'process-maps';
+/** The node probe's inputs: the agent runs only it, so these are the gauge's labels. */
 export const UNREAD_INPUT_IDS: readonly UnreadInputId[] = ['kernel-log', 'fdinfo', 'capture'];
 
 /** One input the verdicts need that the probe could not read. */
@@ -45,8 +47,8 @@ const FDINFO_VERDICTS = [
 const NOTHING_TO_JUDGE =
   'No GPU (no GPU among the DRM cards in /sys/class/drm, no nvidia-smi) and no Kubernetes pod (no kubepods cgroup) on this machine: nothing for the GPU memory verdicts to judge.';
 
-export function sightOf(capture: Capture, model: NodeModel | undefined): Sight {
-  const unread = model ? nodeUnread(capture, model) : [];
+export function sightOf(capture: Capture, model: NodeModel | undefined, container?: ContainerProbe): Sight {
+  const unread = model ? nodeUnread(capture, model) : container ? containerUnread(container) : [];
   if (!capture.complete) return { kind: 'cut-short', unread: [...cutShortUnread(capture), ...unread] };
   const empty = model && !model.gpus.some(isGpu) && model.pods.length === 0 && !hasNvidiaGpu(capture) ? NOTHING_TO_JUDGE : undefined;
   if (unread.length > 0) return { kind: 'partial', unread, nothingToJudge: empty };
@@ -98,6 +100,75 @@ function nodeUnread(capture: Capture, model: NodeModel): UnreadInput[] {
     });
   }
   return unread;
+}
+
+/** The verdicts on each process of a container: whether it loads libvgpu.so and has its limit. */
+const PROCESS_VERDICTS = ['hami.loaded', 'hami.env', 'hami.enforced', 'hami.bypassed'];
+
+/**
+ * A container probe that could not read its processes' maps or environ: which processes, and why, from the
+ * capabilities it recorded (the same ptrace access check as the node probe's fdinfo).
+ */
+function containerUnread(container: ContainerProbe): UnreadInput[] {
+  const processes = (container.processes ?? []).filter((process) => !process.kernelThread);
+  const maps = processes.filter((process) => !process.maps.readable);
+  const environ = processes.filter((process) => !process.environReadable);
+  if (maps.length === 0 && environ.length === 0) return [];
+  const uid = container.meta['uid'];
+  const who = uid !== undefined && uid !== '0' ? `uid ${uid}` : 'root';
+  const capabilities = container.probeRights.capabilities;
+  const reasons: string[] = [];
+  if (maps.length > 0) {
+    const refused = `${count(maps, processes)} maps were refused (${pids(maps)})`;
+    reasons.push(
+      capabilities.kind === 'unrecorded'
+        ? `${refused}${who === 'root' ? '' : ` (the probe ran as ${who}, not root)`}: without CAP_SYS_PTRACE the kernel lets only a process's owner read them`
+        : capabilities.sysPtrace
+          ? `${refused} although the probe held CAP_SYS_PTRACE (CapEff ${capabilities.hex}): a seccomp profile or a security module (AppArmor, SELinux) may block it, or the processes exited while it ran`
+          : `${refused}: the probe ran as ${who} without CAP_SYS_PTRACE (CapEff ${capabilities.hex}), and the kernel lets only a process's owner (holding every capability the process holds) or a holder of CAP_SYS_PTRACE read them`,
+    );
+  }
+  if (environ.length > 0) {
+    const dac =
+      capabilities.kind === 'known' &&
+      (hasCapability(capabilities.hex, CAP_DAC_OVERRIDE) || hasCapability(capabilities.hex, CAP_DAC_READ_SEARCH));
+    reasons.push(
+      `${count(environ, processes)} environ were refused (${pids(environ)}): /proc/<pid>/environ is readable by its owner only (mode 0400), so another user's needs CAP_DAC_READ_SEARCH or CAP_DAC_OVERRIDE as well as the ptrace access check${
+        capabilities.kind === 'known'
+          ? `; the probe ran as ${who} (CapEff ${capabilities.hex}${dac ? ', with a DAC capability: a security module may block it' : ''})`
+          : ''
+      }`,
+    );
+  }
+  return [
+    {
+      id: 'process-maps',
+      input: "the container's processes' /proc/<pid>/maps and environ (whether each loads libvgpu.so and has its limit)",
+      why: reasons.join('; '),
+      remedy:
+        "Run the probe as the workload's user, or as root with CAP_SYS_PTRACE (kubectl debug --profile=sysadmin --target=<container>).",
+      unknownVerdicts: PROCESS_VERDICTS,
+    },
+  ];
+}
+
+/** include/uapi/linux/capability.h. */
+const CAP_DAC_OVERRIDE = 1n;
+const CAP_DAC_READ_SEARCH = 2n;
+
+function hasCapability(hex: string, bit: bigint): boolean {
+  return ((BigInt(`0x${hex}`) >> bit) & 1n) === 1n;
+}
+
+function count(some: readonly unknown[], all: readonly unknown[]): string {
+  return `${some.length} of ${all.length} process${all.length === 1 ? "'s" : "es'"}`;
+}
+
+function pids(processes: readonly { readonly pid: number }[]): string {
+  return `${processes
+    .slice(0, 5)
+    .map((process) => `pid ${process.pid}`)
+    .join(', ')}${processes.length > 5 ? ', …' : ''}`;
 }
 
 /** Why dmesg was refused: from kernel.dmesg_restrict and CAP_SYSLOG as the probe recorded them, else inferred. */

@@ -13,6 +13,8 @@ import { parseContainerCgroup } from './containerCgroup.ts';
 import type { LsEntry, MountInfo, PreloadFile } from './containerFiles.ts';
 import { parseLsLine, parseMounts, parsePreload } from './containerFiles.ts';
 import type { ContainerDind, ContainerProcess } from './containerProcesses.ts';
+import { probeRightsOf } from '../probeRights.ts';
+import type { ProbeRights } from '../probeRights.ts';
 import { HAMI_ENV_KEY, parseDind, parseProcesses } from './containerProcesses.ts';
 import type { Capture } from '../capture.ts';
 import { parseHamiCaches } from './hamiCache.ts';
@@ -24,6 +26,8 @@ import type { SmiApp, SmiGpu, SmiResult } from './nvidiaSmi.ts';
 
 export interface ContainerProbe {
   readonly meta: Readonly<Record<string, string>>;
+  /** kernel.dmesg_restrict and the probe's effective capabilities, as the probe recorded them (older probes: unrecorded). */
+  readonly probeRights: ProbeRights;
   readonly kernel: string | undefined;
   readonly procVersion: string | undefined;
   /** The probe's own environment, filtered to the HAMi/CUDA variables; undefined when not captured. */
@@ -150,6 +154,7 @@ export function parseContainerProbe(capture: Capture): ContainerProbe {
 
   return {
     meta,
+    probeRights: probeRightsOf(new Map(Object.entries(meta))),
     kernel: meta['kernel'],
     procVersion,
     env,

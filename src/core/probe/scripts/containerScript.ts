@@ -27,6 +27,11 @@ printf 'kernel=%s\n' "$(uname -r 2>/dev/null)"
 printf 'machine=%s\n' "$(uname -m 2>/dev/null)"
 printf 'uid=%s\n' "$(id -u 2>/dev/null)"
 printf 'self=%s\n' "$$"
+# What the probe may read, as the node probe records it: kernel.dmesg_restrict, and the effective capabilities of the
+# probe's own processes (sed reads its own /proc/self/status): without CAP_SYS_PTRACE another user's maps and environ
+# are refused.
+printf 'dmesg_restrict=%s\n' "$(cat /proc/sys/kernel/dmesg_restrict 2>/dev/null)"
+printf 'cap_eff=%s\n' "$(sed -n 's/^CapEff:[^0-9a-f]*//p' /proc/self/status 2>/dev/null)"
 finish meta
 files proc-version /proc/version
 
