@@ -538,6 +538,7 @@ describe('deploy/agent Prometheus rules', () => {
     assert.equal(byName.get('GpumemHamiQuotaBypassed')?.labels?.severity, 'critical');
     assert.equal(byName.get('GpumemAgentDown')?.for, '5m');
     assert.equal(byName.get('GpumemAgentFailing')?.labels?.severity, 'warning');
+    assert.equal(byName.get('GpumemProbeBlind')?.for, '15m', 'a probe blind for a quarter of an hour, not one cut cycle');
   });
 
   test('every metric the rules, the dashboard and the scrape job use is in the metric contract', () => {
