@@ -157,7 +157,7 @@ test('"gpumem: Lint Workspace Manifests" reports files that are not open', { tim
       () =>
         waitForProblems(s.page, `gpumem rows for ${TRAINER} and unlimited-inference.yaml`, (all) => {
           const files = new Set(gpumemRows(all).map((row) => path.basename(row.file)));
-          return files.has(TRAINER) && files.has('unlimited-inference.yaml') && files.has('accel-pod.yaml');
+          return files.has(TRAINER) && files.has('unlimited-inference.yaml') && files.has('accel-pod.yaml') && files.has('gpus-4.yaml');
         }),
       90_000,
     );
@@ -178,6 +178,13 @@ test('"gpumem: Lint Workspace Manifests" reports files that are not open', { tim
       'the DeviceClass of accel-deviceclass.yaml makes both containers GPU containers',
     );
     assert.equal(byFile.has('web-frontend.yaml'), false, 'a manifest without GPUs has no gpumem findings');
+    // overlay/kustomization.yaml lists gpus-4.yaml as a patch: judged for what it sets, the missing memory limit is a hint.
+    const patchRows = gpumemRows(rows).filter((row) => path.basename(row.file) === 'gpus-4.yaml');
+    assert.deepEqual(
+      patchRows.map((row) => `${row.severity} ${row.code}`),
+      ['info kustomize-patch', 'info gpu-no-memory-limit'],
+      'the patch of overlay/kustomization.yaml is read as a patch',
+    );
     assert.deepEqual(await openTabs(s.page), [], 'linting the workspace opened no editor');
 
     // The control for the Restricted Mode scenario: a trusted window does offer the probe commands.
