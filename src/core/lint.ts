@@ -201,8 +201,8 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     if (list) list.push(finding);
     else perObject.set(finding.container, [finding]);
   }
-  const summaries = containers.map(({ object, container, budget, unified, sources, suppression }) =>
-    summarizeContainer(
+  const summaries = containers.map(({ object, container, budget, unified, sources, suppression, role }) => {
+    const summary = summarizeContainer(
       object,
       container,
       budget,
@@ -211,8 +211,9 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
       byContainer.get(object)?.get(container.name) ?? [],
       sources,
       suppression,
-    ),
-  );
+    );
+    return role === undefined ? summary : { ...summary, role };
+  });
   return { findings, containers: summaries, unanalysed: raw.filter(isUnanalysedNotice) };
 }
 

@@ -75,6 +75,8 @@ export interface PendingSummary {
   readonly unified: boolean;
   readonly sources: readonly GpuSource[];
   readonly suppression: AnnotationSuppression;
+  /** Which template of a multi-template kind (workloads.ts roleName); undefined for a kind with one. */
+  readonly role: string | undefined;
 }
 
 /** How a workload's pods were found: by the kind table, or by their shape (and whether any of those runs a GPU). */
@@ -185,6 +187,7 @@ export function lintWorkload(
         unified,
         sources: gpuOf(container).sources,
         suppression,
+        role: pod.role,
       });
   }
   if (found.length === 0) return { kind: 'none' };

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { trimPod, trimWorkload } from '../../src/core/live/trimObject.ts';
-import { liveContainers } from '../../src/core/rightsizing/liveContainers.ts';
+import { liveTemplates } from '../../src/core/rightsizing/liveContainers.ts';
 import { apiOomKills } from '../../src/core/rightsizing/apiKills.ts';
 import { matchPods } from '../../src/core/rightsizing/workloadPods.ts';
 
@@ -131,7 +131,7 @@ test('the matching and the live containers of trimmed objects are those of the o
   ]);
   for (const [i, object] of objects.entries()) {
     if (object.kind === 'ReplicaSet' || object.kind === 'Job') continue; // their templates are their parents'
-    assert.deepEqual(liveContainers(trimmed.objects[i]), liveContainers(object), object.kind);
+    assert.deepEqual(liveTemplates(trimmed.objects[i]), liveTemplates(object), object.kind);
   }
   assert.deepEqual([...apiOomKills(trimmed.pods)], [...apiOomKills(pods)]);
   assert.deepEqual(

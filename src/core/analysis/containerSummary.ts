@@ -26,6 +26,8 @@ export interface ContainerSummary {
   readonly span: Span;
   readonly object: ObjectRef;
   readonly container: string;
+  /** Which template of a multi-template kind (`workerGroupSpecs[gpu]`, `leaderTemplate`); absent for a kind with one. */
+  readonly role?: string;
   readonly unifiedMemory: boolean;
   readonly gpuResources: readonly { readonly name: string; readonly value: string }[];
   /** Each DRA claim the GPU comes through: "claim gpu-claim → class gpu.nvidia.com, 40 GiB". */

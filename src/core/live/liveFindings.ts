@@ -10,10 +10,10 @@ import { classifyGpuResource } from '../gpuResources.ts';
 import { asArray, asString, path, stringMap } from '../kube/json.ts';
 import { isHamiEnvName } from '../manifest/hamiEnv.ts';
 import { parseQuantity } from '../quantity.ts';
-import { templatePathOf } from '../rightsizing/changes.ts';
 import type { WorkloadChange } from '../rightsizing/changes.ts';
 import { describeKills, totalKills } from '../rightsizing/kills.ts';
 import { editManifest } from '../rightsizing/manifestEdit.ts';
+import { atPath, templateSlot } from '../rightsizing/podTemplates.ts';
 import { changesOf } from '../rightsizing/rows.ts';
 import type { RecommendationRow } from '../rightsizing/rows.ts';
 import { formatBytes, withHeadroom } from '../sizing.ts';
@@ -78,21 +78,24 @@ export function judgeLive(summaries: readonly ContainerSummary[], snapshot: Live
       continue;
     }
     matched++;
-    const row = workload.rows.find((candidate) => candidate.container === summary.container);
+    // A multi-template workload (a RayCluster's groups) is judged per template: the row, the pods and the fix of the
+    // template the container is in.
+    const row = workload.rows.find((candidate) => candidate.container === summary.container && candidate.template === summary.role);
     const where = { span: summary.span, object, container: summary.container, suppression: summary.suppression };
-    if (!fixes.has(key)) fixes.set(key, onRequest(liveFixOf(workload, options.fixComment)));
-    const fix = fixes.get(key);
+    const fixKey = `${key}\u0000${summary.role ?? ''}`;
+    if (!fixes.has(fixKey)) fixes.set(fixKey, onRequest(liveFixOf(workload, summary.role, options.fixComment)));
+    const fix = fixes.get(fixKey);
     if (!row) {
       lenses.push({
         ...where,
-        title: `live in ${snapshot.context}: no container ${summary.container} in the live ${object.kind} (${provenance})`,
+        title: `live in ${snapshot.context}: no container ${summary.container}${roleText(summary.role)} in the live ${object.kind} (${provenance})`,
       });
       add(
         finding(
           where,
           LIVE_RULES.drift,
           'info',
-          `The live ${object.kind} in ${snapshot.context} has no container ${summary.container}: the file and the cluster differ. (${snapshot.context}, read ${ageText(age)} ago)`,
+          `The live ${object.kind} in ${snapshot.context} has no container ${summary.container}${roleText(summary.role)}: the file and the cluster differ. (${snapshot.context}, read ${ageText(age)} ago)`,
         ),
       );
       continue;
@@ -196,7 +199,8 @@ function lensTitle(
   summary: ContainerSummary,
   provenance: string,
 ): string {
-  const parts = [`live in ${snapshot.context}: ${workload.pods.total} pod${workload.pods.total === 1 ? '' : 's'}`];
+  const pods = row.template === undefined ? workload.pods.total : workload.podLines.filter((pod) => pod.template === row.template).length;
+  const parts = [`live in ${snapshot.context}: ${pods} pod${pods === 1 ? '' : 's'}`];
   const footprint = row.observed.trueFootprintPeak?.bytes;
   if (footprint !== undefined)
     parts.push(`peak true footprint ${formatBytes(footprint)} (${footprintParts(row)}) vs limit ${summary.limit ?? 'none'}`);
@@ -225,7 +229,7 @@ function drift(workload: LiveWorkload, row: RecommendationRow, summary: Containe
   };
   compare('memory request', row.current.request, summary.memoryRequest);
   if (summary.limitScope === 'container') compare('memory limit', row.current.limit, summary.limit);
-  const live = liveGpuResources(workload.object, summary.container);
+  const live = liveGpuResources(workload.object, row.template, summary.container);
   const declared = new Map(summary.gpuResources.filter((one) => !one.name.startsWith('annotation ')).map((one) => [one.name, one.value]));
   for (const name of new Set([...live.keys(), ...declared.keys()]).values()) {
     const liveValue = live.get(name);
@@ -233,7 +237,7 @@ function drift(workload: LiveWorkload, row: RecommendationRow, summary: Containe
     if (fileValue === '{{…}}' || liveValue === fileValue) continue;
     out.push(`The cluster runs ${name} ${liveValue ?? '(none)'}, this file says ${fileValue ?? '(none)'}.`);
   }
-  const liveEnv = liveHamiEnv(workload.object, summary.container);
+  const liveEnv = liveHamiEnv(workload.object, row.template, summary.container);
   for (const name of [...new Set([...liveEnv.keys(), ...summary.hamiEnv.keys()])].sort()) {
     const liveValue = liveEnv.get(name);
     const fileValue = summary.hamiEnv.get(name);
@@ -250,9 +254,9 @@ function drift(workload: LiveWorkload, row: RecommendationRow, summary: Containe
 }
 
 /** The live container's HAMi variables (isHamiEnvName) as its template sets them; `(valueFrom)` for a reference. */
-function liveHamiEnv(object: unknown, container: string): Map<string, string> {
+function liveHamiEnv(object: unknown, template: string | undefined, container: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const entry of asArray(path(liveContainer(object, container), 'env'))) {
+  for (const entry of asArray(path(liveContainer(object, template, container), 'env'))) {
     const name = asString(path(entry, 'name'));
     if (name === undefined || !isHamiEnvName(name)) continue;
     out.set(name, path(entry, 'valueFrom') !== undefined ? '(valueFrom)' : (asString(path(entry, 'value')) ?? ''));
@@ -260,16 +264,16 @@ function liveHamiEnv(object: unknown, container: string): Map<string, string> {
   return out;
 }
 
-function liveContainer(object: unknown, container: string): unknown {
-  const where = templatePathOf(asString(path(object, 'kind')) ?? '', asString(path(object, 'apiVersion')) ?? '');
-  if (where.kind === 'none') return undefined;
-  return asArray(path(object, ...where.path, 'spec', 'containers')).find((one) => asString(path(one, 'name')) === container);
+function liveContainer(object: unknown, template: string | undefined, container: string): unknown {
+  const slot = templateSlot(object, template);
+  if (!slot) return undefined;
+  return asArray(path(atPath(object, slot.path), 'spec', 'containers')).find((one) => asString(path(one, 'name')) === container);
 }
 
 /** The live container's GPU resources (limits, else requests), as the API returned them. */
-function liveGpuResources(object: unknown, container: string): Map<string, string> {
+function liveGpuResources(object: unknown, template: string | undefined, container: string): Map<string, string> {
   const out = new Map<string, string>();
-  const spec = liveContainer(object, container);
+  const spec = liveContainer(object, template, container);
   for (const block of ['requests', 'limits'])
     for (const [name, value] of stringMap(path(spec, 'resources', block))) if (classifyGpuResource(name)) out.set(name, value);
   return out;
@@ -285,8 +289,9 @@ type LiveFix =
 
 const SET_RESOURCES_TITLE = 'Set resources from what the pods used';
 
-function liveFixOf(workload: LiveWorkload, comment: string | undefined): LiveFix {
-  const [change] = changesOf(workload.rows);
+function liveFixOf(workload: LiveWorkload, template: string | undefined, comment: string | undefined): LiveFix {
+  // The change of the template the container is in (a RayCluster's worker group), never another template's.
+  const change = changesOf(workload.rows).find((one) => one.template === template);
   return change ? { kind: 'set-resources', change, comment } : { kind: 'none' };
 }
 
@@ -310,6 +315,10 @@ function onRequest(fix: LiveFix): FixOnRequest | undefined {
       return last.fix;
     },
   };
+}
+
+function roleText(role: string | undefined): string {
+  return role === undefined ? '' : ` [${role}]`;
 }
 
 /** `after` with `# comment` on its own line above the first line where it differs from `before`, at that line's indent. */

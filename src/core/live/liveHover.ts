@@ -17,6 +17,8 @@ export interface LiveHoverView {
   readonly snapshot: LiveSnapshot;
   readonly workload: LiveWorkload | undefined;
   readonly container: string;
+  /** The container's template in a multi-template workload (ContainerSummary.role); its pods only are shown. */
+  readonly template?: string;
   readonly nowMs: number;
   readonly staleAfterMs: number;
   readonly inspectPodCommand: string;
@@ -56,9 +58,9 @@ export function liveHoverMarkdown(view: LiveHoverView): string {
     `**Live in ${markdownText(snapshot.context)}**: ${markdownText(what)}, container ${markdownText(view.container)} (${readWhen(view)})`,
   );
   out.push('');
-  const row = workload?.rows.find((one) => one.container === view.container);
+  const row = workload?.rows.find((one) => one.container === view.container && one.template === view.template);
   if (row) pushAll(out, [...rowLines(row, snapshot, notes), '']);
-  const pods = workload?.podLines ?? [];
+  const pods = podsOf(view);
   if (pods.length === 0) out.push(`No pod of it runs in ${markdownText(snapshot.context)} now.`);
   else {
     out.push('| pod | node | true footprint | GTT | VRAM | last OOM kill | HAMi |', '| --- | --- | --- | --- | --- | --- | --- |');
@@ -117,7 +119,7 @@ function podRow(pod: LivePod, view: LiveHoverView, namespace: string, notes: Not
 /** The live CodeLens's tooltip (plain text): one line per pod, then the source and age. */
 export function liveLensTooltip(view: LiveHoverView): string {
   const lines: string[] = [];
-  for (const pod of view.workload?.podLines ?? []) {
+  for (const pod of podsOf(view)) {
     const parts = [`${pod.name} on ${pod.node ?? 'no node'}`];
     if (pod.trueFootprintPeak) parts.push(`true footprint ${formatBytes(pod.trueFootprintPeak.value)}`);
     if (pod.gttPeak) parts.push(`GTT ${formatBytes(pod.gttPeak.value)}`);
@@ -131,4 +133,9 @@ export function liveLensTooltip(view: LiveHoverView): string {
     `${view.snapshot.source}, ${view.snapshot.window}, ${readWhen(view).replace('**stale**', 'stale')}. Hover the resources block for the sources of each figure.`,
   );
   return lines.join('\n');
+}
+
+/** The pods of the view's template (all of them for a kind with one template). */
+function podsOf(view: LiveHoverView): readonly LivePod[] {
+  return (view.workload?.podLines ?? []).filter((pod) => pod.template === view.template);
 }

@@ -50,6 +50,7 @@ export function liveLayerModel(text: string, summaries: readonly ContainerSummar
       snapshot,
       workload,
       container: lens.container,
+      ...(summary.role === undefined ? {} : { template: summary.role }),
       nowMs,
       staleAfterMs: input.staleAfterMs,
       inspectPodCommand: input.inspectPodCommand,
@@ -71,13 +72,18 @@ export function liveLayerModel(text: string, summaries: readonly ContainerSummar
 function asOwningWorkloads(summaries: readonly ContainerSummary[], snapshot: LiveSnapshot): readonly ContainerSummary[] {
   if (!summaries.some((summary) => summary.object.kind === 'Pod')) return summaries;
   const owners = new Map<string, LiveWorkload>();
+  const templates = new Map<string, string>();
   for (const workload of snapshot.workloads.values())
-    for (const pod of workload.podLines) owners.set(`${workload.ref.namespace}/${pod.name}`, workload);
+    for (const pod of workload.podLines) {
+      owners.set(`${workload.ref.namespace}/${pod.name}`, workload);
+      if (pod.template !== undefined) templates.set(`${workload.ref.namespace}/${pod.name}`, pod.template);
+    }
   const renamed = new Map<ContainerSummary['object'], ContainerSummary['object']>();
   return summaries.map((summary) => {
     const { object } = summary;
     if (object.kind !== 'Pod' || !object.name) return summary;
-    const owner = owners.get(`${object.namespace ?? snapshot.defaultNamespace}/${object.name}`);
+    const podKey = `${object.namespace ?? snapshot.defaultNamespace}/${object.name}`;
+    const owner = owners.get(podKey);
     if (!owner) return summary;
     let alias = renamed.get(object);
     if (!alias) {
@@ -85,7 +91,9 @@ function asOwningWorkloads(summaries: readonly ContainerSummary[], snapshot: Liv
       alias = { ...object, kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name };
       renamed.set(object, alias);
     }
-    return { ...summary, object: alias };
+    // A pod of a multi-template workload (a Ray worker) is judged as its template's container.
+    const template = templates.get(podKey);
+    return template === undefined ? { ...summary, object: alias } : { ...summary, object: alias, role: template };
   });
 }
 

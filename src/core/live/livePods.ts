@@ -43,6 +43,8 @@ export interface LivePod {
   readonly name: string;
   readonly node: string | undefined;
   readonly oldTemplate: boolean;
+  /** Which template of a multi-template workload it runs (a RayCluster's worker group); absent for a kind with one. */
+  readonly template?: string;
   readonly trueFootprintPeak: Sourced<number> | undefined;
   readonly gttPeak: Sourced<number> | undefined;
   readonly vramPeak: Sourced<number> | undefined;
@@ -84,6 +86,7 @@ function livePod(pod: MatchedPod, inputs: PodInputs): LivePod {
     name: pod.name,
     node: pod.node,
     oldTemplate: pod.oldTemplate,
+    ...(pod.template === undefined ? {} : { template: pod.template }),
     trueFootprintPeak: footprint,
     gttPeak:
       pf?.gpuInRamPeak !== undefined ? { value: pf.gpuInRamPeak, source: `gpumem_pod_unaccounted_bytes of the agent, ${via}` } : undefined,

@@ -4,6 +4,7 @@
 // a status several times larger than this; 500 workloads with their ReplicaSets and pods must fit in a few MiB.
 // Values come out as plain JSON (client-node's Dates as RFC 3339 text). Pure.
 import { asArray, asRecord, asString, asTime, path } from '../kube/json.ts';
+import { atPath, isMultiTemplateLiveKind, templateSlots } from '../rightsizing/podTemplates.ts';
 
 type Json = Record<string, unknown>;
 
@@ -86,6 +87,7 @@ export function trimWorkload(object: unknown, kind: string, apiVersion: string):
   // A ReplicaSet or Job with a controller only links pods to it: its template is its parent's, never judged.
   const keepTemplate = !(INTERMEDIATE.has(kind) && controlled);
   const jobSpec = path(spec, 'jobTemplate', 'spec');
+  if (keepTemplate && isMultiTemplateLiveKind(kind, apiVersion)) return trimMultiTemplate(object, kind, apiVersion);
   return {
     apiVersion,
     kind,
@@ -97,6 +99,35 @@ export function trimWorkload(object: unknown, kind: string, apiVersion: string):
       jobTemplate: jobSpec === undefined ? undefined : { spec: defined({ template: podTemplateOf(path(jobSpec, 'template')) }) },
     }),
   };
+}
+
+/**
+ * A kind with several templates (RayCluster, LeaderWorkerSet…): each template kept at its place, with the names of
+ * the list items on the way (a worker group's groupName), which the templates' roles are made of.
+ */
+function trimMultiTemplate(object: unknown, kind: string, apiVersion: string): Json {
+  const out: Json = { apiVersion, kind, metadata: metadataOf(object) };
+  const slots = templateSlots(kind, apiVersion, object);
+  for (const slot of slots.kind === 'slots' ? slots.slots : []) {
+    let holder: Record<string | number, unknown> = out;
+    let source: unknown = object;
+    slot.path.forEach((step, depth) => {
+      source = atPath(source, [step]);
+      const last = depth === slot.path.length - 1;
+      if (last) {
+        holder[step] = podTemplateOf(source);
+        return;
+      }
+      const nextIsIndex = typeof slot.path[depth + 1] === 'number';
+      const existing = holder[step];
+      const child = (existing ?? (nextIsIndex ? [] : {})) as Record<string | number, unknown>;
+      if (typeof step === 'number')
+        for (const key of ['groupName', 'name']) if (typeof path(source, key) === 'string') child[key] = path(source, key);
+      holder[step] = child;
+      holder = child;
+    });
+  }
+  return out;
 }
 
 function terminatedOf(state: unknown): Json | undefined {

@@ -9,7 +9,7 @@ import type { YamlTree } from './yamlTree.ts';
  * A path from the object root to a pod template (a mapping with `metadata` and `spec`).
  * `[]` steps into every item of a sequence, `{}` into every value of a mapping; `.` means the object itself.
  */
-type TemplatePath = readonly string[];
+export type TemplatePath = readonly string[];
 
 interface KindEntry {
   readonly kind: string;
@@ -268,7 +268,9 @@ function walk(
   }
 }
 
-function roleName(path: TemplatePath, labels: string[]): string {
+/** The name of one template of a multi-template kind (`workerGroupSpecs[gpu-group]`, `leaderTemplate`): findings, the
+ * live rows and the edits address templates by it. */
+export function roleName(path: TemplatePath, labels: readonly string[]): string {
   const parts: string[] = [];
   let label = 0;
   for (let i = 0; i < path.length; i++) {

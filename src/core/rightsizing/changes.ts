@@ -11,6 +11,8 @@ export interface ContainerChange {
 
 export interface WorkloadChange {
   readonly ref: Pick<WorkloadRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>;
+  /** Which pod template of a multi-template kind (podTemplates.ts: `workerGroupSpecs[gpu]`); absent for a kind with one. */
+  readonly template?: string;
   readonly containers: readonly ContainerChange[];
   /** Pod-template annotations to set: gpumem.io/gpu-memory (or .<container>) and its quantity. */
   readonly annotations: ReadonlyMap<string, string>;

@@ -40,7 +40,7 @@ function observedLine(row: RecommendationRow, basis: EvidenceBasis): string {
 function lines(row: RecommendationRow, basis: EvidenceBasis): string[] {
   const r = row.recommendation;
   const out = [
-    `${row.workload.kind} ${row.workload.namespace}/${row.workload.name}, container ${row.container}`,
+    `${row.workload.kind} ${row.workload.namespace}/${row.workload.name}, container ${row.container}${templateText(row)}`,
     `  today:        request ${row.current.request?.text ?? 'unset'}, limit ${row.current.limit?.text ?? 'unset'}`,
     `  observed:     ${observedLine(row, basis)}`,
     `  OOM kills:    ${describeKills(row.kills)}`,
@@ -86,7 +86,7 @@ export function recommendationsToMarkdown(rows: readonly RecommendationRow[], he
     const r = row.recommendation;
     const cells = [
       `${row.workload.kind} ${row.workload.namespace}/${row.workload.name}`,
-      row.container,
+      `${row.container}${templateText(row)}`,
       `${row.current.request?.text ?? 'unset'} / ${row.current.limit?.text ?? 'unset'}`,
       bytes(row.observed.trueFootprintPeak?.bytes),
       describeKills(row.kills),
@@ -107,6 +107,7 @@ export function recommendationsToJson(rows: readonly RecommendationRow[], header
     problems: header.problems,
     rows: rows.map((row) => ({
       workload: row.workload,
+      ...(row.template === undefined ? {} : { template: row.template }),
       container: row.container,
       current: { request: row.current.request?.text ?? null, limit: row.current.limit?.text ?? null },
       observed: {
@@ -123,4 +124,9 @@ export function recommendationsToJson(rows: readonly RecommendationRow[], header
       notes: row.notes,
     })),
   };
+}
+
+/** ` [workerGroupSpecs[gpu]]`: which template of a multi-template workload the row is of; nothing for a kind with one. */
+function templateText(row: RecommendationRow): string {
+  return row.template === undefined ? '' : ` [${row.template}]`;
 }

@@ -3,15 +3,17 @@
 // text as it is after the previous one (so two insertions at the same place cannot collide), until nothing is left
 // to change. Values reached through a YAML alias or merge key, or written as template actions, are left alone and
 // reported: changing them would change other objects too, or the template's output.
-import { isMap, isScalar, parseAllDocuments } from 'yaml';
+import { isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import { PARSE_OPTIONS } from '../manifest/kubectlYaml.ts';
-import type { Node, Pair, YAMLMap } from 'yaml';
+import type { Document, Node, Pair, YAMLMap } from 'yaml';
 import { addEntryToMap, addEntryToPairValue, replaceScalar } from '../edits.ts';
 import type { TextEdit } from '../findings.ts';
 import { apiGroupOf } from '../manifest/workloads.ts';
 import { isTemplated } from '../manifest/source.ts';
 import { templatePathOf } from './changes.ts';
 import type { WorkloadChange } from './changes.ts';
+import { templateSlots } from './podTemplates.ts';
+import type { TemplateStep } from './podTemplates.ts';
 
 export interface EditOutcome {
   /** The workload's document was found in the text. */
@@ -29,14 +31,15 @@ type Step =
   | { readonly kind: 'done' };
 
 export function editManifest(text: string, change: WorkloadChange): EditOutcome {
-  const where = templatePathOf(change.ref.kind, change.ref.apiVersion);
+  // A multi-template kind's template is found by its role in each document (a worker group by its groupName).
+  const where = change.template === undefined ? templatePathOf(change.ref.kind, change.ref.apiVersion) : { kind: 'role' as const };
   if (where.kind === 'none') return { found: false, text, applied: [], skipped: [where.reason] };
   const applied: string[] = [];
   const skipped: string[] = [];
   const skippedKeys = new Set<string>();
   // Edits stay inside the workload's document: after the first look, only that document is parsed again, so the
   // cost of a file with many documents is one parse of it plus a few of the workload's own.
-  const first = findTemplate(text, change, where.path);
+  const first = findTemplate(text, change);
   if (first.kind === 'absent') return { found: false, text, applied, skipped };
   const [start, end] = first.range;
   let current = text.slice(start, end);
@@ -44,7 +47,7 @@ export function editManifest(text: string, change: WorkloadChange): EditOutcome 
   // Each container needs at most four edits and each annotation two; the bound keeps a bug from looping.
   const maxSteps = change.containers.length * 4 + change.annotations.size * 2 + 4;
   for (let step = 0; step < maxSteps; step++) {
-    const template = findTemplate(current, change, where.path);
+    const template = findTemplate(current, change);
     if (template.kind === 'absent') break;
     if (template.kind === 'no-template') {
       found = true;
@@ -71,7 +74,7 @@ type TemplateLookup =
   | { readonly kind: 'no-template'; readonly reason: string; readonly range: readonly [number, number] }
   | { readonly kind: 'found'; readonly map: YAMLMap; readonly range: readonly [number, number] };
 
-function findTemplate(text: string, change: WorkloadChange, path: readonly string[]): TemplateLookup {
+function findTemplate(text: string, change: WorkloadChange): TemplateLookup {
   for (const doc of parseAllDocuments(text, PARSE_OPTIONS)) {
     if (!('contents' in doc) || doc.errors.length > 0 || !isMap(doc.contents)) continue;
     const root = doc.contents;
@@ -82,14 +85,39 @@ function findTemplate(text: string, change: WorkloadChange, path: readonly strin
     if (scalarText(ownValue(metadata, 'name')) !== change.ref.name) continue;
     const namespace = scalarText(ownValue(metadata, 'namespace'));
     if (namespace !== undefined && change.ref.namespace && namespace !== change.ref.namespace) continue;
-    let node: Node | undefined = root;
-    for (const key of path) node = ownValue(node, key);
     const range = [doc.range[0], doc.range[2]] as const;
+    const path = templatePath(doc, change);
+    if (path.kind === 'none') return { kind: 'no-template', reason: `${change.ref.kind} ${change.ref.name}: ${path.reason}`, range };
+    let node: Node | undefined = root;
+    for (const step of path.path) node = typeof step === 'number' ? seqItem(node, step) : ownValue(node, step);
     if (!isMap(node))
-      return { kind: 'no-template', reason: `${change.ref.kind} ${change.ref.name}: no pod template at ${path.join('.')}`, range };
+      return { kind: 'no-template', reason: `${change.ref.kind} ${change.ref.name}: no pod template at ${path.path.join('.')}`, range };
     return { kind: 'found', map: node, range };
   }
   return { kind: 'absent' };
+}
+
+/** The steps to the change's template in this document: the kind's one path, or the template of the change's role. */
+function templatePath(
+  doc: Document.Parsed,
+  change: WorkloadChange,
+): { kind: 'path'; path: readonly TemplateStep[] } | { kind: 'none'; reason: string } {
+  if (change.template === undefined) return templatePathOf(change.ref.kind, change.ref.apiVersion);
+  let plain: unknown;
+  try {
+    plain = doc.toJS({ maxAliasCount: 100 });
+  } catch {
+    return { kind: 'none', reason: `its aliases expand too far to find ${change.template}; edit it by hand` };
+  }
+  const slots = templateSlots(change.ref.kind, change.ref.apiVersion, plain);
+  const slot = slots.kind === 'slots' ? slots.slots.find((one) => one.role === change.template) : undefined;
+  return slot ? { kind: 'path', path: slot.path } : { kind: 'none', reason: `no pod template ${change.template} in the manifest` };
+}
+
+function seqItem(node: Node | undefined, index: number): Node | undefined {
+  if (!isSeq(node)) return undefined;
+  const item = node.items[index] as Node | null | undefined;
+  return item === null ? undefined : item;
 }
 
 function nextStep(text: string, template: YAMLMap, change: WorkloadChange, skipped: ReadonlySet<string>): Step {

@@ -4,11 +4,15 @@
 import { stringify } from 'yaml';
 import { templatePathOf } from './changes.ts';
 import type { WorkloadChange } from './changes.ts';
+import { fixedTemplatePath } from './podTemplates.ts';
 
 export type PatchResult = { readonly kind: 'patch'; readonly text: string } | { readonly kind: 'none'; readonly reason: string };
 
 export function strategicMergePatch(change: WorkloadChange): PatchResult {
-  const where = templatePathOf(change.ref.kind, change.ref.apiVersion);
+  const where =
+    change.template === undefined
+      ? templatePathOf(change.ref.kind, change.ref.apiVersion)
+      : fixedTemplatePath(change.ref.kind, change.ref.apiVersion, change.template);
   if (where.kind === 'none') return where;
   if (change.containers.length === 0 && change.annotations.size === 0) return { kind: 'none', reason: 'nothing to change' };
   const template: Record<string, unknown> = {};
@@ -34,7 +38,7 @@ export function patchStream(changes: readonly WorkloadChange[]): string {
   const parts: string[] = [];
   for (const change of changes) {
     const patch = strategicMergePatch(change);
-    const name = `${change.ref.kind} ${change.ref.namespace ? `${change.ref.namespace}/` : ''}${change.ref.name}`;
+    const name = `${change.ref.kind} ${change.ref.namespace ? `${change.ref.namespace}/` : ''}${change.ref.name}${change.template ? ` ${change.template}` : ''}`;
     parts.push(patch.kind === 'patch' ? patch.text : `# ${oneLine(name)}: no patch (${oneLine(patch.reason)})\n`);
   }
   return parts.join('---\n');

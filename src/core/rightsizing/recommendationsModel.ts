@@ -32,8 +32,21 @@ export function workloadKeyOf(ref: Pick<WorkloadRef, 'kind' | 'namespace' | 'nam
 /** Each workload's strategic-merge patch (patch.ts), by workload key: what Copy patch copies. */
 export function workloadPatches(rows: readonly RecommendationRow[]): Map<string, PatchResult> {
   const out = new Map<string, PatchResult>();
-  for (const change of changesOf(rows)) out.set(workloadKeyOf(change.ref), strategicMergePatch(change));
+  for (const change of changesOf(rows)) {
+    const key = workloadKeyOf(change.ref);
+    const patch = strategicMergePatch(change);
+    // A multi-template workload gets one document per template; a template without a patch says why in a comment.
+    const before = out.get(key);
+    out.set(key, before ? joinPatches(before, patch, change.template) : patch);
+  }
   return out;
+}
+
+function joinPatches(before: PatchResult, patch: PatchResult, template: string | undefined): PatchResult {
+  const text = (one: PatchResult, label: string | undefined) =>
+    one.kind === 'patch' ? one.text : `# ${label ?? 'template'}: no patch (${one.reason.replace(/[\r\n]+/g, ' ')})\n`;
+  if (before.kind === 'none' && patch.kind === 'none') return before;
+  return { kind: 'patch', text: `${text(before, undefined)}---\n${text(patch, template)}` };
 }
 
 const plural = (count: number, one: string, many = `${one}s`): string => `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
@@ -86,7 +99,8 @@ function rowView(
     workload: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name },
     workloadKey,
     workloadText: `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`,
-    container: row.container,
+    // A multi-template workload's container names its template: a RayCluster's groups often share a container name.
+    container: row.template === undefined ? row.container : `${row.container} [${row.template}]`,
     request: { text: row.current.request?.text ?? 'unset', bytes: row.current.request?.bytes ?? null },
     limit: { text: row.current.limit?.text ?? 'unset', bytes: row.current.limit?.bytes ?? null },
     recommended: recommendedCell(r),

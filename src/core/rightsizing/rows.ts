@@ -9,12 +9,12 @@ import { addKills, NO_KILLS, withKubeletReports } from './kills.ts';
 import type { ContainerEvidence, EvidenceBasis, NodePressure, Observed } from './evidence.ts';
 import { containerKey, podKey } from './figures.ts';
 import type { PromFigures } from './figures.ts';
-import { liveContainers } from './liveContainers.ts';
+import { liveTemplates } from './liveContainers.ts';
 import type { LiveContainer } from './liveContainers.ts';
 import { recommendObserved } from './recommend.ts';
 import type { Recommendation } from './recommend.ts';
 import type { Peak } from './series.ts';
-import type { MatchedWorkload, PodMatching, WorkloadRef } from './workloadPods.ts';
+import type { MatchedPod, MatchedWorkload, PodMatching, WorkloadRef } from './workloadPods.ts';
 import type { ContainerChange, WorkloadChange } from './changes.ts';
 
 /** The row's note when the agent's pod cgroup stood in for cAdvisor (the editor names that figure's source from it). */
@@ -24,6 +24,8 @@ export const AGENT_WORKING_SET_NOTE = "cgroup memory from the agent's working se
 
 export interface RecommendationRow {
   readonly workload: WorkloadRef;
+  /** Which of the workload's pod templates (podTemplates.ts: `workerGroupSpecs[gpu]`); undefined for a kind with one. */
+  readonly template?: string;
   readonly container: string;
   readonly current: LiveContainer;
   readonly observed: Observed;
@@ -48,11 +50,19 @@ export function recommendationRows(inputs: RowInputs): RecommendationRow[] {
   const rows: RecommendationRow[] = [];
   const namedPods = podsWithNamedOom(inputs);
   for (const workload of inputs.matching.workloads) {
-    const template = liveContainers(workload.object);
-    if (template.kind === 'none') continue;
-    const anyGpu = template.containers.some((one) => one.usesGpu);
-    for (const container of template.containers) {
-      rows.push(rowOf(workload, container, anyGpu, template.multipleGpuContainers ? 2 : 1, template.containers.length, inputs, namedPods));
+    const templates = liveTemplates(workload.object);
+    if (templates.kind === 'none') continue;
+    for (const template of templates.templates) {
+      const anyGpu = template.containers.some((one) => one.usesGpu);
+      const pods = workload.pods.filter((pod) => pod.template === template.role);
+      const shape = {
+        template: template.role,
+        pods,
+        anyGpu,
+        gpuContainers: template.multipleGpuContainers ? 2 : 1,
+        containerCount: template.containers.length,
+      };
+      for (const container of template.containers) rows.push(rowOf(workload, container, shape, inputs, namedPods));
     }
   }
   return rows;
@@ -63,16 +73,24 @@ function maxPeak(current: Peak | undefined, bytes: number | undefined, pod: stri
   return !current || bytes > current.bytes ? { bytes, at: undefined, pod } : current;
 }
 
+/** One pod template of a workload: its pods and what its containers have in common. */
+interface TemplateShape {
+  readonly template: string | undefined;
+  readonly pods: readonly MatchedPod[];
+  readonly anyGpu: boolean;
+  readonly gpuContainers: number;
+  readonly containerCount: number;
+}
+
 function rowOf(
   workload: MatchedWorkload,
   container: LiveContainer,
-  anyGpu: boolean,
-  gpuContainers: number,
-  containerCount: number,
+  shape: TemplateShape,
   inputs: RowInputs,
   namedPods: ReadonlySet<string>,
 ): RecommendationRow {
   const { namespace } = workload.ref;
+  const { anyGpu, gpuContainers, containerCount, pods } = shape;
   const getsPodGpu = container.usesGpu || !anyGpu;
   const notes: string[] = [];
   let cgroupPeak: Peak | undefined;
@@ -88,7 +106,7 @@ function rowOf(
   let kubeletReports = 0;
   let agentOnly: 'container' | 'pod' | undefined;
   const nodes = new Set<string>();
-  for (const pod of workload.pods) {
+  for (const pod of pods) {
     if (pod.node) nodes.add(pod.node);
     const cf = inputs.figures?.containers.get(containerKey(namespace, pod.name, container.name));
     const pf = inputs.figures?.pods.get(podKey(namespace, pod.name));
@@ -137,8 +155,13 @@ function rowOf(
     }
   }
   kills = withKubeletReports(kills, kubeletReports);
-  if (workload.pods.length === 0) notes.push('no live pods: nothing was matched to this workload');
-  const old = workload.pods.filter((pod) => pod.oldTemplate).length;
+  if (pods.length === 0)
+    notes.push(
+      shape.template === undefined
+        ? 'no live pods: nothing was matched to this workload'
+        : `no live pods: nothing was matched to its ${shape.template}`,
+    );
+  const old = pods.filter((pod) => pod.oldTemplate).length;
   if (old > 0) notes.push(`${old} of the pods are from an older ReplicaSet (an earlier pod template)`);
   // From the agents alone (no Prometheus), every figure is the agent's: the header says so once.
   if (agentOnly === 'container' && inputs.basis === 'history') notes.push(AGENT_WORKING_SET_NOTE);
@@ -169,7 +192,17 @@ function rowOf(
     unifiedMemory: (gpuInRamPeak?.bytes ?? 0) > 0,
   };
   const recommendation = recommendObserved(evidence, observed, { headroomPercent: inputs.headroomPercent, gpuContainers });
-  return { workload: workload.ref, container: container.name, current: container, observed, kernelPeak, kills, recommendation, notes };
+  return {
+    workload: workload.ref,
+    ...(shape.template === undefined ? {} : { template: shape.template }),
+    container: container.name,
+    current: container,
+    observed,
+    kernelPeak,
+    kills,
+    recommendation,
+    notes,
+  };
 }
 
 /** Pods (`namespace/pod`) of which the kubelet named a container OOMKilled: their memcg kills go to those containers. */
@@ -181,16 +214,24 @@ function podsWithNamedOom(inputs: RowInputs): Set<string> {
   return out;
 }
 
-/** The changes the sized rows ask for, one per workload. */
+/** The changes the sized rows ask for, one per workload and pod template. */
 export function changesOf(rows: readonly RecommendationRow[]): WorkloadChange[] {
-  const byWorkload = new Map<string, { ref: WorkloadRef; containers: ContainerChange[]; annotations: Map<string, string> }>();
+  const byWorkload = new Map<
+    string,
+    { ref: WorkloadRef; template: string | undefined; containers: ContainerChange[]; annotations: Map<string, string> }
+  >();
   for (const row of rows) {
     if (row.recommendation.kind !== 'sized') continue;
-    const key = `${row.workload.kind}/${row.workload.namespace}/${row.workload.name}`;
-    const entry = byWorkload.get(key) ?? { ref: row.workload, containers: [], annotations: new Map<string, string>() };
+    const key = `${row.workload.kind}/${row.workload.namespace}/${row.workload.name}/${row.template ?? ''}`;
+    const entry = byWorkload.get(key) ?? {
+      ref: row.workload,
+      template: row.template,
+      containers: [],
+      annotations: new Map<string, string>(),
+    };
     entry.containers.push({ container: row.container, memory: row.recommendation.memory.text });
     if (row.recommendation.gpuMemory) entry.annotations.set(row.recommendation.gpuMemory.key, row.recommendation.gpuMemory.value.text);
     byWorkload.set(key, entry);
   }
-  return [...byWorkload.values()];
+  return [...byWorkload.values()].map(({ template, ...change }) => (template === undefined ? change : { ...change, template }));
 }
