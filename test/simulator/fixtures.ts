@@ -19,7 +19,7 @@
 //
 // generateCluster() builds a large cluster in memory (no roots) for the performance benchmarks.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Json, KubeObject } from './objects.ts';
 import { completeFixturePod, containerIdFor, relativeTime, stableUid, timestamp } from './objects.ts';
@@ -123,11 +123,24 @@ export function mergeFixtures(...parts: readonly ClusterFixtures[]): ClusterFixt
 }
 
 /** Loads every *.yaml in a directory (sorted by name) and completes the objects. */
-export function loadFixtures(dir: string = FIXTURES_DIR, options: { readonly now?: number } = {}): ClusterFixtures {
-  const files = readdirSync(dir)
-    .filter((f) => /\.ya?ml$/.test(f))
-    .sort();
-  const merged = mergeFixtures(...files.map((f) => parseFixtures(readFileSync(join(dir, f), 'utf8'), { ...options, source: f })));
+/** Workloads with several pod templates (a KubeRay RayCluster, a LeaderWorkerSet), loaded with `groups: true`. */
+export const GROUPS_FIXTURES_DIR = join(import.meta.dirname, 'fixtures-groups');
+
+export function loadFixtures(
+  dir: string = FIXTURES_DIR,
+  options: { readonly now?: number; readonly groups?: boolean } = {},
+): ClusterFixtures {
+  const yamlIn = (from: string) =>
+    readdirSync(from)
+      .filter((f) => /\.ya?ml$/.test(f))
+      .sort()
+      .map((f) => join(from, f));
+  const files = [...yamlIn(dir), ...(options.groups ? yamlIn(GROUPS_FIXTURES_DIR) : [])];
+  const merged = mergeFixtures(
+    ...files.map((f) =>
+      parseFixtures(readFileSync(f, 'utf8'), { ...(options.now === undefined ? {} : { now: options.now }), source: basename(f) }),
+    ),
+  );
   return completeFixtures(merged, options.now);
 }
 

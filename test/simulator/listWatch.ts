@@ -64,7 +64,13 @@ export function listWatchFor(ctx: SimContext) {
       metadata['continue'] = encodeContinue(listRv, `${lastKey}\u0000`);
       if (labels.length === 0 && fields.length === 0) metadata['remainingItemCount'] = remaining;
     }
-    sendJson(res, 200, { kind: info.listKind, apiVersion: apiVersionOf(info), metadata, items: items.map(withoutTypeMeta) });
+    // Custom resources come through unstructured lists, whose items keep their kind and apiVersion.
+    sendJson(res, 200, {
+      kind: info.listKind,
+      apiVersion: apiVersionOf(info),
+      metadata,
+      items: info.crd ? items : items.map(withoutTypeMeta),
+    });
   };
 
   const watch = (res: ServerResponse, route: ResourceRoute, query: URLSearchParams): void => {

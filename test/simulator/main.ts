@@ -32,13 +32,14 @@ const { values } = parseArgs({
     'no-roots': { type: 'boolean' },
     agents: { type: 'boolean' },
     prometheus: { type: 'boolean' },
+    groups: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 
 if (values.help) {
   process.stdout.write(
-    'usage: npx node test/simulator/main.ts [--fixtures DIR] [--port N] [--write-kubeconfig FILE] [--users a,b] [--bench 500x10] [--no-roots] [--agents] [--prometheus]\n',
+    'usage: npx node test/simulator/main.ts [--fixtures DIR] [--port N] [--write-kubeconfig FILE] [--users a,b] [--bench 500x10] [--no-roots] [--agents] [--prometheus] [--groups]\n',
   );
   process.exit(0);
 }
@@ -49,7 +50,8 @@ if (values.bench) {
   if (!m) throw new Error('--bench takes NODES or NODESxPODS, e.g. 500x10');
   fixtures = generateCluster({ nodes: Number(m[1]), podsPerNode: Number(m[2] ?? 10) });
 } else {
-  fixtures = loadFixtures(values.fixtures ? resolve(values.fixtures) : FIXTURES_DIR);
+  // --groups adds a RayCluster and a LeaderWorkerSet with their pods (fixtures-groups/), served under their API groups.
+  fixtures = loadFixtures(values.fixtures ? resolve(values.fixtures) : FIXTURES_DIR, { groups: values.groups === true });
 }
 
 const sim = await startSimulator({

@@ -44,6 +44,8 @@ export interface ResourceInfo {
   readonly verbs: readonly string[];
   /** Field selectors the API server supports for this resource. */
   readonly fields: ReadonlySet<string>;
+  /** A custom resource: served only when its CRD is installed (SimulatorOptions.crds). */
+  readonly crd?: boolean;
 }
 
 const READ = ['get', 'list', 'watch'];
@@ -121,6 +123,9 @@ export const RESOURCES: Readonly<Record<string, ResourceInfo>> = {
   jobs: info('jobs', 'batch', 'Job', true, [], READ, ['status.successful']),
   cronjobs: info('cronjobs', 'batch', 'CronJob', true, ['cj'], READ, []),
   runtimeclasses: info('runtimeclasses', 'node.k8s.io', 'RuntimeClass', false, [], READ, []),
+  // Custom resources of operators whose workloads have several pod templates (KubeRay, LeaderWorkerSet).
+  rayclusters: { ...info('rayclusters', 'ray.io', 'RayCluster', true, [], READ, []), crd: true },
+  leaderworkersets: { ...info('leaderworkersets', 'leaderworkerset.x-k8s.io', 'LeaderWorkerSet', true, ['lws'], READ, []), crd: true },
 };
 
 export function resourceOfKind(kind: string): ResourceInfo | undefined {

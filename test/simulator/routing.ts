@@ -13,8 +13,9 @@ export interface ResourceRoute {
   readonly subresource?: string;
 }
 
-export const parseResourcePath = (pathname: string): ResourceRoute | 'notfound' | undefined => {
-  const m = /^\/(?:api\/v1|apis\/(apps|batch|node\.k8s\.io)\/v1)\/(.+)$/.exec(pathname);
+/** `installed`: the API groups of the custom resources served (their CRDs are installed); others are 404 as in a cluster without them. */
+export const parseResourcePath = (pathname: string, installed: ReadonlySet<string> = new Set()): ResourceRoute | 'notfound' | undefined => {
+  const m = /^\/(?:api\/v1|apis\/(apps|batch|node\.k8s\.io|ray\.io|leaderworkerset\.x-k8s\.io)\/v1)\/(.+)$/.exec(pathname);
   if (!m) return undefined;
   const group = m[1] ?? '';
   const segs = (m[2] as string).split('/').map((s) => decodeURIComponent(s));
@@ -27,7 +28,7 @@ export const parseResourcePath = (pathname: string): ResourceRoute | 'notfound' 
   }
   if (rest.length > 3) return 'notfound';
   const info = RESOURCES[rest[0] as string];
-  if (!info || info.group !== group) return 'notfound';
+  if (!info || info.group !== group || (info.crd && !installed.has(group))) return 'notfound';
   if (namespace !== undefined && !info.namespaced) return 'notfound';
   return {
     info,
@@ -74,7 +75,7 @@ export const attrsOf = (user: AuthUser | undefined, route: ResourceRoute, verb: 
 };
 
 /** Discovery documents and /version, as the API server serves them; undefined for any other path. */
-export const discovery = (pathname: string, gitVersion: string, port: number): unknown => {
+export const discovery = (pathname: string, gitVersion: string, port: number, installed: ReadonlySet<string> = new Set()): unknown => {
   const resourceList = (groupVersion: string, infos: readonly ResourceInfo[], extra: Json[] = []) => ({
     kind: 'APIResourceList',
     apiVersion: 'v1',
@@ -134,7 +135,13 @@ export const discovery = (pathname: string, gitVersion: string, port: number): u
       return {
         kind: 'APIGroupList',
         apiVersion: 'v1',
-        groups: [group('apps', 'v1'), group('batch', 'v1'), group('authorization.k8s.io', 'v1'), group('node.k8s.io', 'v1')],
+        groups: [
+          group('apps', 'v1'),
+          group('batch', 'v1'),
+          group('authorization.k8s.io', 'v1'),
+          group('node.k8s.io', 'v1'),
+          ...[...installed].map((name) => group(name, 'v1')),
+        ],
       };
     case '/apis/apps':
     case '/apis/batch':
@@ -166,7 +173,16 @@ export const discovery = (pathname: string, gitVersion: string, port: number): u
           },
         ],
       };
-    default:
-      return undefined;
+    default: {
+      // An installed CRD's group and version, as the API server's aggregated discovery of CRDs serves them.
+      const crd = /^\/apis\/([a-z0-9.-]+)(\/v1)?$/.exec(pathname);
+      const name = crd?.[1];
+      if (!name || !installed.has(name)) return undefined;
+      if (!crd[2]) return { kind: 'APIGroup', apiVersion: 'v1', ...group(name, 'v1') };
+      return resourceList(
+        `${name}/v1`,
+        Object.values(RESOURCES).filter((r) => r.group === name),
+      );
+    }
   }
 };

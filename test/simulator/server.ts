@@ -79,9 +79,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     throw err;
   }
 
+  const installed = new Set<string>(options.crds ?? []);
   for (const obj of options.fixtures.objects) {
     const info = resourceOfKind(obj.kind);
     if (!info) throw new Error(`fixtures: no resource serves kind ${obj.kind}`);
+    if (info.crd && options.crds === undefined) installed.add(info.group);
     store.load(info.resource, obj);
   }
 
@@ -122,7 +124,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const pathname = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     const user = authenticate(req);
     if (user) record.user = user.name;
-    const route = parseResourcePath(pathname);
+    const route = parseResourcePath(pathname, installed);
     const resourceRoute = route && route !== 'notfound' ? route : undefined;
     const verb = resourceRoute ? verbOf(method, resourceRoute, url.searchParams) : method.toLowerCase();
     const forced = forcedStatus(method, `${url.pathname}${url.search}`, pathname);
@@ -144,7 +146,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       res.end('ok');
       return;
     }
-    const disco = method === 'GET' ? discovery(pathname, ctx.gitVersion, port) : undefined;
+    const disco = method === 'GET' ? discovery(pathname, ctx.gitVersion, port, installed) : undefined;
     if (disco !== undefined) {
       if (!authorizePath(user, pathname)) return sendStatus(res, forbiddenPath(user.name, 'get', pathname));
       return sendJson(res, 200, disco);

@@ -41,6 +41,11 @@ export interface SimulatorFaults {
 
 export interface SimulatorOptions {
   readonly fixtures: ClusterFixtures;
+  /**
+   * API groups of the custom resources to serve, as if their CRDs were installed (`ray.io`,
+   * `leaderworkerset.x-k8s.io`). Default: those whose kinds the fixtures hold. Others answer 404.
+   */
+  readonly crds?: readonly string[];
   readonly faults?: SimulatorFaults;
   /** Added to (and replacing by name) the fixture users. */
   readonly users?: readonly SimulatorUser[];
