@@ -6,6 +6,7 @@
 import { AppsV1Api, BatchV1Api } from '@kubernetes/client-node';
 import type { ConfigurationOptions } from '@kubernetes/client-node';
 import type { ClusterClient } from '../kube/clusterClient.ts';
+import { pushAll } from '../core/arrays.ts';
 import { errorText } from '../kube/errorText.ts';
 import { listCustomPage, servedCustomWorkloads } from '../kube/customWorkloads.ts';
 
@@ -94,7 +95,7 @@ export async function readWorkloads(client: ClusterClient, namespaces: readonly 
   // Custom workloads once the cluster answered: an unreachable one is said once, by the lists above.
   if (listsRead === 0) return { objects, pods, notes, listsRead };
   const custom = await servedCustomWorkloads(client, signal);
-  notes.push(...custom.notes);
+  pushAll(notes, custom.notes);
   for (const one of custom.served) {
     const entry: Lister = {
       kind: one.kind,
