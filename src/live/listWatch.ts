@@ -11,6 +11,8 @@ import { trimPod, trimWorkload } from '../core/live/trimObject.ts';
 import type { ClusterClient } from '../kube/clusterClient.ts';
 import { KubeRequestError } from '../kube/kubeRequestError.ts';
 import { abortableSleep } from '../kube/abortableSleep.ts';
+import { listCustomPage } from '../kube/customWorkloads.ts';
+import type { CustomWorkload } from '../kube/customWorkloads.ts';
 
 interface Page {
   readonly items: unknown[];
@@ -61,6 +63,16 @@ export function watchedKinds(client: ClusterClient): readonly WatchedKind[] {
     { resource: 'cronjobs', kind: 'CronJob', apiVersion: 'batch/v1', list: (_, ns, c, o) => batch.listNamespacedCronJob(paging(ns, c), o) },
     { resource: 'pods', kind: 'Pod', apiVersion: 'v1', list: (cl, ns, c, o) => cl.core.listNamespacedPod(paging(ns, c), o) },
   ];
+}
+
+/** A custom workload the API serves (customWorkloads.ts: RayCluster, LeaderWorkerSet…), listed as plain JSON. */
+export function customWatchedKind(custom: CustomWorkload): WatchedKind {
+  return {
+    resource: custom.resource,
+    kind: custom.kind,
+    apiVersion: `${custom.group}/${custom.version}`,
+    list: (client, namespace, cont, options) => listCustomPage(client, custom, namespace, cont, options, PAGE),
+  };
 }
 
 function watchPath(kind: WatchedKind, namespace: string): string {

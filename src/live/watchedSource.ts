@@ -3,12 +3,16 @@
 // keystroke. A change the watches bring rebuilds the snapshot from the figures already read (no request). The
 // snapshot turns stale when its figures are older than the stale window; a cluster nothing can be listed from turns
 // the source to failed with a sentence. Read-only. Memory is bounded: objects are trimmed, each list is capped, and
-// at most MAX_NAMESPACES namespaces are watched.
+// at most MAX_NAMESPACES namespaces are watched. Custom workloads (RayClusters, LeaderWorkerSets…) are watched too
+// when discovery, asked once per source, says the API serves them; an operator not installed costs one 404 per API
+// group and nothing after.
 import type { LiveSnapshot } from '../core/live/liveSnapshot.ts';
 import { DEFAULT_STALE_AFTER_MS } from '../core/live/liveFindings.ts';
 import { describeKubeFailure } from '../core/kube/kubeFailure.ts';
 import { contextNamespace } from '../rightsizing/gather.ts';
-import { ListWatch, watchedKinds } from './listWatch.ts';
+import { servedCustomWorkloads } from '../kube/customWorkloads.ts';
+import { customWatchedKind, ListWatch, watchedKinds } from './listWatch.ts';
+import type { WatchedKind } from './listWatch.ts';
 import type { LiveSource, LiveSourceOptions } from './liveSource.ts';
 import { DEFAULT_READ_TIMEOUT_MS, failureSentence, LiveStateHolder, readSignal } from './liveSource.ts';
 import { buildLiveSnapshot, readLiveFigures } from './readLive.ts';
@@ -40,6 +44,10 @@ export class WatchedSource extends LiveStateHolder implements LiveSource {
   #staleTimer: ReturnType<typeof setTimeout> | undefined;
   #reading: Promise<void> | undefined;
   #figuresFailure: string | undefined;
+  /** The custom workloads the API serves, once discovery answered (asked once, at the first namespaces). */
+  #customKinds: readonly WatchedKind[] = [];
+  #discovery: Promise<void> | undefined;
+  #discoveryNotes: readonly string[] = [];
 
   constructor(options: WatchedSourceOptions) {
     super();
@@ -78,16 +86,9 @@ export class WatchedSource extends LiveStateHolder implements LiveSource {
       if (!this.#caches.has(namespace))
         this.#caches.set(
           namespace,
-          watchedKinds(this.#options.client).map(
-            (kind) =>
-              new ListWatch(this.#options.client, kind, namespace, {
-                onChange: () => this.#scheduleRebuild(),
-                maxObjects: this.#options.maxObjectsPerList ?? DEFAULT_MAX_OBJECTS_PER_LIST,
-                ...(this.#options.minBackoffMs !== undefined ? { minBackoffMs: this.#options.minBackoffMs } : {}),
-                ...(this.#options.maxBackoffMs !== undefined ? { maxBackoffMs: this.#options.maxBackoffMs } : {}),
-              }),
-          ),
+          [...watchedKinds(this.#options.client), ...this.#customKinds].map((kind) => this.#listWatch(kind, namespace)),
         );
+    this.#discovery ??= this.#discoverCustomKinds();
     if (this.state().kind === 'idle') this.set({ kind: 'reading', previous: undefined });
     // New namespaces need their figures: read them now rather than at the next interval.
     void this.refresh();
@@ -95,6 +96,30 @@ export class WatchedSource extends LiveStateHolder implements LiveSource {
       this.#figuresTimer = setInterval(() => void this.refresh(), this.#options.figuresIntervalMs ?? DEFAULT_FIGURES_INTERVAL_MS);
       this.#figuresTimer.unref?.();
     }
+  }
+
+  #listWatch(kind: WatchedKind, namespace: string): ListWatch {
+    return new ListWatch(this.#options.client, kind, namespace, {
+      onChange: () => this.#scheduleRebuild(),
+      maxObjects: this.#options.maxObjectsPerList ?? DEFAULT_MAX_OBJECTS_PER_LIST,
+      ...(this.#options.minBackoffMs !== undefined ? { minBackoffMs: this.#options.minBackoffMs } : {}),
+      ...(this.#options.maxBackoffMs !== undefined ? { maxBackoffMs: this.#options.maxBackoffMs } : {}),
+    });
+  }
+
+  /** Asks once which custom workloads the API serves, then watches them in every namespace watched. */
+  async #discoverCustomKinds(): Promise<void> {
+    const signal = this.#life.signal;
+    try {
+      const found = await servedCustomWorkloads(this.#options.client, signal);
+      if (signal.aborted) return;
+      this.#discoveryNotes = found.notes;
+      this.#customKinds = found.served.map(customWatchedKind);
+    } catch {
+      return; // cancelled: the source is being disposed
+    }
+    for (const [namespace, lists] of this.#caches) for (const kind of this.#customKinds) lists.push(this.#listWatch(kind, namespace));
+    this.#scheduleRebuild();
   }
 
   /** Reads the figures again and rebuilds the snapshot; one read at a time (a second call waits for the first). */
@@ -172,6 +197,7 @@ export class WatchedSource extends LiveStateHolder implements LiveSource {
     for (const list of lists)
       if (list.dropped > 0) notes.push(`${list.watched.resource} in ${list.namespace}: ${list.dropped} beyond the cache's cap not kept`);
     if (this.#figuresFailure) notes.push(`figures not read again: ${this.#figuresFailure}`);
+    for (const note of this.#discoveryNotes) notes.push(note);
     const objects: unknown[] = [];
     const pods: unknown[] = [];
     for (const list of lists) for (const object of list.objects()) (list.watched.kind === 'Pod' ? pods : objects).push(object);
