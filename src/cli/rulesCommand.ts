@@ -1,13 +1,15 @@
-// `gpumem rules [--format text|json]`: the rule catalog.
+// `gpumem rules [--format text|json]`: the rule catalog, then the findings `gpumem lint --live` adds.
 import { maxOf } from '../core/arrays.ts';
+import { LIVE_RULE_META, liveRuleDocsPath } from '../core/live/liveRules.ts';
 import { RULES } from '../core/rules/catalog.ts';
 import { parseArgs, UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 
 export const RULES_USAGE = `Usage: gpumem rules [--format text|json]
 
-Lists the lint rules: id, default severity and title (text), or the whole catalog with summaries and
-remedies (json). Each rule's page is docs/rules/<id>.md.
+Lists the lint rules, then the findings that lint --live adds from a cluster: id, default severity and title
+(text), or the whole catalog with summaries and remedies (json; live findings carry "live": true). Each rule's
+page is docs/rules/<id>.md, each live finding's docs/live/<id>.md. Both kinds of id are accepted in --config.
 
 Exit status: 0, or 2 on usage errors.
 `;
@@ -20,17 +22,21 @@ export async function rulesCommand(argv: readonly string[], io: CliIo): Promise<
   }
   const format = args.options.get('format') ?? 'text';
   if (format === 'json') {
-    io.stdout(`${JSON.stringify(RULES, null, 2)}\n`);
+    // One array, the live findings after the rules with the same fields, so a consumer of the catalog keeps working.
+    const live = LIVE_RULE_META.map((rule) => ({ ...rule, live: true, docs: liveRuleDocsPath(rule.id) }));
+    io.stdout(`${JSON.stringify([...RULES, ...live], null, 2)}\n`);
     return 0;
   }
   if (format !== 'text') throw new UsageError('--format must be text or json');
   const width = maxOf(
-    RULES.map((rule) => rule.id.length),
+    [...RULES, ...LIVE_RULE_META].map((rule) => rule.id.length),
     0,
   );
+  const line = (id: string, severity: string, title: string): string => `${id.padEnd(width)}  ${severity.padEnd(7)}  ${title}\n`;
   for (const rule of RULES)
-    io.stdout(
-      `${rule.id.padEnd(width)}  ${rule.defaultSeverity.padEnd(7)}  ${rule.title}${rule.offByDefault ? ' (off until configured)' : ''}\n`,
-    );
+    io.stdout(line(rule.id, rule.defaultSeverity, `${rule.title}${rule.offByDefault ? ' (off until configured)' : ''}`));
+  io.stdout('\nFrom a live cluster (gpumem lint --live):\n');
+  for (const rule of LIVE_RULE_META)
+    io.stdout(line(rule.id, rule.defaultSeverity, `${rule.title}${rule.severityNote ? ` (${rule.severityNote})` : ''}`));
   return 0;
 }

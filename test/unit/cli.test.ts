@@ -641,10 +641,11 @@ describe('--headroom and --config', () => {
 });
 
 describe('rules, --version and --help', () => {
-  test('gpumem rules lists every rule with its default severity and title', async () => {
+  test('gpumem rules lists every rule with its default severity and title, then the live findings', async () => {
     const run = await gpumem(['rules']);
     assert.equal(run.code, 0);
-    const lines = run.stdout.trimEnd().split('\n');
+    const [staticPart, livePart] = run.stdout.trimEnd().split('\n\nFrom a live cluster (gpumem lint --live):\n');
+    const lines = staticPart!.split('\n');
     assert.deepEqual(
       lines.map((line) => line.split(/\s+/)[0]),
       RULES.map((rule) => rule.id),
@@ -655,17 +656,42 @@ describe('rules, --version and --help', () => {
       assert.ok(line.includes(rule.title), line);
       assert.equal(line.endsWith('(off until configured)'), Boolean(rule.offByDefault));
     }
+    assert.deepEqual(
+      livePart!.split('\n').map((line) => line.split(/\s+/).slice(0, 2)),
+      [
+        ['observed-footprint-over-limit', 'warning'],
+        ['observed-oom-kills', 'warning'],
+        ['manifest-drift', 'info'],
+      ],
+    );
+    assert.match(livePart!, /observed-oom-kills +warning +The workload was OOM-killed in the window \(information for global kills\)/);
   });
 
   test('gpumem rules --format json', async () => {
     const run = await gpumem(['rules', '--format', 'json']);
     assert.equal(run.code, 0);
-    const rules = JSON.parse(run.stdout) as Array<{ id: string; defaultSeverity: string; title: string; summary: string; remedy: string }>;
+    const rules = JSON.parse(run.stdout) as Array<{
+      id: string;
+      defaultSeverity: string;
+      title: string;
+      summary: string;
+      remedy: string;
+      live?: boolean;
+      docs?: string;
+    }>;
     assert.deepEqual(
-      rules.map((rule) => [rule.id, rule.defaultSeverity]),
+      rules.filter((rule) => !rule.live).map((rule) => [rule.id, rule.defaultSeverity]),
       RULES.map((rule) => [rule.id, rule.defaultSeverity]),
     );
-    for (const rule of rules) assert.ok(rule.summary && rule.remedy && rule.title);
+    assert.deepEqual(
+      rules.filter((rule) => rule.live).map((rule) => [rule.id, rule.defaultSeverity, rule.docs]),
+      [
+        ['observed-footprint-over-limit', 'warning', 'docs/live/observed-footprint-over-limit.md'],
+        ['observed-oom-kills', 'warning', 'docs/live/observed-oom-kills.md'],
+        ['manifest-drift', 'info', 'docs/live/manifest-drift.md'],
+      ],
+    );
+    for (const rule of rules) assert.ok(rule.summary && rule.remedy && rule.title, rule.id);
     assert.equal((await gpumem(['rules', '--format', 'sarif'])).code, 2);
   });
 

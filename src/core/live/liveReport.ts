@@ -4,6 +4,7 @@
 import type { ContainerSummary } from '../analysis/containerSummary.ts';
 import type { Finding } from '../findings.ts';
 import { LineIndex } from '../lineIndex.ts';
+import { SARIF_LEVEL } from '../report/formats.ts';
 import { judgeLive } from './liveFindings.ts';
 import type { LiveLens, LiveOptions } from './liveFindings.ts';
 import { LIVE_RULE_META } from './liveRules.ts';
@@ -43,7 +44,7 @@ export function liveSarifRules(rulesDocsBase: string): { readonly id: string }[]
     shortDescription: { text: rule.title },
     help: { text: rule.remedy, markdown: `**Remedy:** ${rule.remedy}` },
     helpUri: liveDocsUri(rulesDocsBase, rule.id),
-    defaultConfiguration: { level: rule.id === 'manifest-drift' ? 'note' : 'warning' },
+    defaultConfiguration: { level: SARIF_LEVEL[rule.defaultSeverity] },
     properties: { tags: ['live'] },
   }));
 }

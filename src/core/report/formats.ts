@@ -52,7 +52,7 @@ export function formatText(findings: readonly PositionedFinding[], filesLinted: 
   return `${lines.join('\n')}\n`;
 }
 
-const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
+export const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
 
 export interface SarifOptions {
   readonly toolVersion: string;
