@@ -46,13 +46,15 @@ export class PatchJudge {
   judge(finding: Finding, gpuInPatch: ReadonlyMap<string, boolean>): Finding | undefined {
     if (FILE_RULES.has(finding.ruleId)) return finding;
     const gpu = finding.container !== undefined ? gpuInPatch.get(finding.container) === true : [...gpuInPatch.values()].includes(true);
-    const listed = `listed by ${this.role.kustomization}`;
+    const what = this.role.inline
+      ? 'This is an inline kustomize patch'
+      : `This file is a kustomize patch, listed by ${this.role.kustomization}`;
     if (VALUE_RULES.has(finding.ruleId)) {
       if (gpu) return finding;
       this.#changed++;
       return {
         ...finding,
-        message: `${finding.message} (This file is a kustomize patch, ${listed}: the container gets no GPU in the patch itself; the finding holds if its base gives it one.)`,
+        message: `${finding.message} (${what}: the container gets no GPU in the patch itself; the finding holds if its base gives it one.)`,
       };
     }
     // Judged only because every container of a patch is: as a whole workload it would not be reported either.
@@ -61,7 +63,7 @@ export class PatchJudge {
     return {
       ...finding,
       severity: 'info',
-      message: `${finding.message} (This file is a kustomize patch, ${listed}: what it leaves out comes from its base, so this is a hint to check, not a finding; gpumem lint --kustomize on the overlay's directory judges the rendered result.)`,
+      message: `${finding.message} (${what}: what it leaves out comes from its base, so this is a hint to check, not a finding; gpumem lint --kustomize on the overlay's directory judges the rendered result.)`,
     };
   }
 
@@ -73,10 +75,12 @@ export class PatchJudge {
 }
 
 export function patchNote(role: KustomizePatchRole, shape: PatchShape, span: Span): Finding {
-  const listed = `${role.kustomization} lists this file under \`${role.field}\``;
+  const listed = role.inline
+    ? `this inline patch of the kustomization (under \`${role.field}\`)`
+    : `${role.kustomization} lists this file under \`${role.field}\``;
   const message =
     shape === 'json6902'
-      ? `Read as a kustomize JSON patch: ${listed}, and it is a list of RFC 6902 operations, not a Kubernetes object, so it is not linted as one. Lint the rendered overlay to judge what it changes: gpumem lint --kustomize <the overlay's directory>.`
-      : `Read as a kustomize patch: ${listed}, so it is a partial object, judged only for what it sets (fields it leaves out are its base's). Lint the rendered overlay to judge the result: gpumem lint --kustomize <the overlay's directory>.`;
+      ? `Read as a kustomize JSON patch: ${listed}${role.inline ? ' is' : ', and it is'} a list of RFC 6902 operations, not a Kubernetes object, so it is not linted as one. Lint the rendered overlay to judge what it changes: gpumem lint --kustomize <the overlay's directory>.`
+      : `Read as a kustomize patch: ${listed}${role.inline ? ' is' : ', so it is'} a partial object, judged only for what it sets (fields it leaves out are its base's). Lint the rendered overlay to judge the result: gpumem lint --kustomize <the overlay's directory>.`;
   return { ruleId: 'kustomize-patch', severity: 'info', span, message, fixes: [] };
 }

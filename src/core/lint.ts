@@ -1,7 +1,7 @@
 // The linter's entry point: text in, findings and container summaries out. Pure and synchronous,
 // so the editor, the CLI and the benchmarks all run exactly the same code.
 import { isSeq } from 'yaml';
-import type { Document } from 'yaml';
+import type { Document, Node } from 'yaml';
 import type { ContainerSummary } from './analysis/containerSummary.ts';
 import { summarizeContainer } from './analysis/containerSummary.ts';
 import { DEFAULT_CONFIG } from './config.ts';
@@ -20,6 +20,7 @@ import { screenDocuments } from './manifest/documentScreen.ts';
 import { findDuplicateKeys, parseLikeKubectl, parseSlicesLikeKubectl, syntaxFinding } from './manifest/kubectlYaml.ts';
 import { looksLikeKubernetes } from './manifest/kubernetesShape.ts';
 import type { KustomizePatchRole } from './manifest/kustomization.ts';
+import { inlinePatches, isKustomizationKind } from './manifest/kustomizeInline.ts';
 import { collectObjects, helmSourceOf } from './manifest/manifestObjects.ts';
 import type { WorkloadDoc } from './manifest/manifestObjects.ts';
 import type { LimitRangeDefault } from './manifest/limitRange.ts';
@@ -114,6 +115,7 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     try {
       const root = tree.root;
       if (root) collectObjects(tree, root, helmSourceOf(doc), { workloads, configMaps, claims: localClaims, limitRanges }, 0);
+      if (root && !scope.kustomizePatch) for (const finding of lintInlinePatches(tree, root, source, config, scope)) raw.push(finding);
     } catch (error) {
       if (!(error instanceof AliasBudgetExceeded)) throw error;
       raw.push(
@@ -215,6 +217,23 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
     return role === undefined ? summary : { ...summary, role };
   });
   return { findings, containers: summaries, unanalysed: raw.filter(isUnanalysedNotice) };
+}
+
+/**
+ * The inline patches of a kustomization, each linted as a patch (judged for what it sets) and its findings placed in
+ * the kustomization's text. Their quick fixes are dropped: their edits are offsets in the patch's own text.
+ */
+function lintInlinePatches(tree: YamlTree, root: Node, source: string, config: LintConfig, scope: LintScope): Finding[] {
+  const kind = tree.text(tree.get(root, 'kind'));
+  if (kind === undefined || !isKustomizationKind(kind, tree.text(tree.get(root, 'apiVersion')))) return [];
+  const out: Finding[] = [];
+  for (const patch of inlinePatches(tree, root, source)) {
+    const role: KustomizePatchRole = { kustomization: 'this kustomization', field: patch.field, inline: true };
+    const inner = lintText(patch.text, config, { ...scope, kustomizePatch: role });
+    for (const finding of inner.findings)
+      out.push({ ...finding, span: { start: patch.toFile(finding.span.start), end: patch.toFile(finding.span.end) }, fixes: [] });
+  }
+  return out;
 }
 
 /** A file a kustomization lists under patchesJson6902, or under `patches` when it holds a list (of operations). */

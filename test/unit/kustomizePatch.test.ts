@@ -148,3 +148,56 @@ describe('a JSON 6902 patch is not a Kubernetes object', () => {
     assert.deepEqual(ids(ops, { kustomization: 'k', field: 'patchesJson6902' }), ['info kustomize-patch']);
   });
 });
+
+describe('inline patches of a kustomization', () => {
+  const kustomization = [
+    'apiVersion: kustomize.config.k8s.io/v1beta1',
+    'kind: Kustomization',
+    'resources: [../base]',
+    'patches:',
+    '  - target: {kind: Deployment, name: inference-server}',
+    '    patch: |-',
+    '      - op: replace',
+    '        path: /spec/replicas',
+    '        value: 2',
+    '  - patch: |-',
+    '      apiVersion: apps/v1',
+    '      kind: Deployment',
+    '      metadata:',
+    '        name: inference-server',
+    '      spec:',
+    '        template:',
+    '          spec:',
+    '            containers:',
+    '              - name: server',
+    '                env:',
+    '                  - name: CUDA_DISABLE_CONTROL',
+    '                    value: "true"',
+    '                resources: {limits: {nvidia.com/gpu: "4"}}',
+    '',
+  ].join('\n');
+
+  test('each is judged as a patch, its findings placed in the kustomization, without quick fixes', () => {
+    const result = lintText(kustomization);
+    assert.deepEqual(
+      result.findings.map(
+        (finding) => `${finding.severity} ${finding.ruleId} ${kustomization.slice(finding.span.start, finding.span.end)}`,
+      ),
+      ['info kustomize-patch -', 'info kustomize-patch a', 'info gpu-no-memory-limit server', 'warning cuda-disable-control "true"'],
+    );
+    const disable = result.findings.find((finding) => finding.ruleId === 'cuda-disable-control');
+    assert.deepEqual(disable?.fixes, []);
+    assert.match(
+      result.findings[0]?.message ?? '',
+      /this inline patch of the kustomization \(under `patches`\) is a list of RFC 6902 operations/,
+    );
+  });
+
+  test('the real kustomization of flan-ul2-tp: its inline patch sets env on a container without a GPU, nothing to say', () => {
+    assert.deepEqual(ids(read('models/flan-ul2-tp/kustomization.yaml')), []);
+  });
+
+  test('a file read as a patch does not read inline patches of its own', () => {
+    assert.deepEqual(ids(kustomization, { kustomization: 'k', field: 'patchesStrategicMerge' }), []);
+  });
+});

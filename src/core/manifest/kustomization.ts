@@ -16,6 +16,8 @@ export interface KustomizePatchRole {
   /** The kustomization file that lists it, as the caller names it (for the note). */
   readonly kustomization: string;
   readonly field: PatchField;
+  /** A patch written inline in the kustomization (`patch: |`), not a file it lists. */
+  readonly inline?: boolean;
 }
 
 export interface ListedPatch {
