@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
 import { lintText } from '../../src/core/lint.ts';
 import { judgeLive } from '../../src/core/live/liveFindings.ts';
@@ -370,4 +371,55 @@ test('live findings, lens and hover of an LWS: each container judged on its own 
   assert.match(workerHover ?? '', /vllm-0-1/);
   assert.match(workerHover ?? '', /vllm-0-2/);
   assert.doesNotMatch(workerHover ?? '', /command:gpumem\.inspectPod\?[^)]*%22vllm-0%22/);
+});
+
+test('on arbitrary JSON in the template places, matching, rows, trimming and edits never throw', () => {
+  // Shapes near the real ones, so the walk reaches the templates: any JSON where a template, a group list or a
+  // label map should be.
+  const rayLike = fc.record({
+    apiVersion: fc.constantFrom('ray.io/v1', 'leaderworkerset.x-k8s.io/v1'),
+    kind: fc.constantFrom('RayCluster', 'RayJob', 'RayService', 'LeaderWorkerSet'),
+    metadata: fc.record({ name: fc.constantFrom('rc-demo', 'vllm'), uid: fc.constant('u-top') }),
+    spec: fc.oneof(
+      fc.jsonValue(),
+      fc.record({
+        headGroupSpec: fc.jsonValue(),
+        workerGroupSpecs: fc.array(fc.record({ groupName: fc.jsonValue(), template: fc.jsonValue() })),
+      }),
+      fc.record({ leaderWorkerTemplate: fc.record({ leaderTemplate: fc.jsonValue(), workerTemplate: fc.jsonValue() }) }),
+    ),
+  });
+  const pod = fc.record({
+    metadata: fc.record({
+      name: fc.constantFrom('p1', 'p2'),
+      uid: fc.constantFrom('p1', 'p2'),
+      labels: fc.oneof(
+        fc.jsonValue(),
+        fc.dictionary(
+          fc.constantFrom(
+            'ray.io/cluster',
+            'ray.io/node-type',
+            'ray.io/group',
+            'leaderworkerset.sigs.k8s.io/name',
+            'leaderworkerset.sigs.k8s.io/worker-index',
+          ),
+          fc.string(),
+        ),
+      ),
+      ownerReferences: fc.constant([{ kind: 'RayCluster', name: 'rc-demo', uid: 'u-top', controller: true }]),
+    }),
+  });
+  fc.assert(
+    fc.property(rayLike, fc.array(pod, { maxLength: 3 }), (workload, somePods) => {
+      const matching = matchPods([workload], somePods);
+      const rowsOut = recommendationRows({ matching, figures: undefined, basis: 'history', apiOomKills: new Map(), headroomPercent: 20 });
+      const trimmed = trimWorkload(workload, workload.kind, workload.apiVersion);
+      assert.deepEqual(JSON.parse(JSON.stringify(trimmed)), trimmed);
+      for (const change of changesOf(rowsOut)) {
+        editManifest(RAY_MANIFEST, change);
+        strategicMergePatch(change);
+      }
+    }),
+    { seed: 36, numRuns: 300 },
+  );
 });

@@ -112,6 +112,9 @@ function trimMultiTemplate(object: unknown, kind: string, apiVersion: string): J
     let holder: Record<string | number, unknown> = out;
     let source: unknown = object;
     slot.path.forEach((step, depth) => {
+      // A list keeps every item before this one (their names at least), so indexes and roles stay as the API's.
+      if (typeof step === 'number' && Array.isArray(holder))
+        for (let index = 0; index < step; index++) holder[index] ??= namesOf(atPath(source, [index]));
       source = atPath(source, [step]);
       const last = depth === slot.path.length - 1;
       if (last) {
@@ -120,14 +123,17 @@ function trimMultiTemplate(object: unknown, kind: string, apiVersion: string): J
       }
       const nextIsIndex = typeof slot.path[depth + 1] === 'number';
       const existing = holder[step];
-      const child = (existing ?? (nextIsIndex ? [] : {})) as Record<string | number, unknown>;
-      if (typeof step === 'number')
-        for (const key of ['groupName', 'name']) if (typeof path(source, key) === 'string') child[key] = path(source, key);
+      const child = (existing ?? (nextIsIndex ? [] : typeof step === 'number' ? namesOf(source) : {})) as Record<string | number, unknown>;
       holder[step] = child;
       holder = child;
     });
   }
   return out;
+}
+
+/** A list item's `groupName` and `name` (a worker group's role is made of them). */
+function namesOf(item: unknown): Json {
+  return defined({ groupName: asString(path(item, 'groupName')), name: asString(path(item, 'name')) });
 }
 
 function terminatedOf(state: unknown): Json | undefined {
