@@ -4,6 +4,7 @@
 // the files of one run, and in the CLI. Fixtures: test/fixtures/manifests/dra/device-classes/README.md.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { hoverAt } from '../../src/core/analysis/hover.ts';
 import { indexClaims, mayUseClaims } from '../../src/core/crossFile.ts';
 import { judgeDeviceClass } from '../../src/core/gpuDeviceClasses.ts';
 import { lintText } from '../../src/core/lint.ts';
@@ -24,7 +25,10 @@ describe('DeviceClass objects in the linted files', () => {
 
   test('in the same file: a class that selects gpu.nvidia.com devices makes both containers GPU containers, and the finding names it', () => {
     const result = lint(`${accelClass}---\n${accelPod}`);
-    assert.deepEqual(gpuTitles(result), ['GPU: example.com/accel 1', 'GPU: deviceclass.resource.kubernetes.io/accel-1g-12gb 1']);
+    assert.deepEqual(gpuTitles(result), [
+      'GPU: example.com/accel 1 (DeviceClass accel-1g-12gb)',
+      'GPU: deviceclass.resource.kubernetes.io/accel-1g-12gb 1 (DeviceClass accel-1g-12gb)',
+    ]);
     const findings = findingsOf(result, 'gpu-no-memory-limit');
     assert.deepEqual(
       findings.map((finding) => finding.container),
@@ -107,6 +111,24 @@ describe('DeviceClass objects in the linted files', () => {
       'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: 1}}}]\n';
     const [finding] = findingsOf(lintText(pod, undefined, { claims: index }), 'gpu-no-memory-limit');
     assert.doesNotMatch(finding?.message ?? '', /DeviceClass/);
+  });
+
+  test('a hover on the extended resource names the DeviceClass that serves it and what it selects', () => {
+    const text = `${accelClass}---\n${accelPod}`;
+    const at = text.indexOf('example.com/accel: 1');
+    const markdown = hoverAt(text, at + 1)?.markdown ?? '';
+    assert.match(
+      markdown,
+      /Served by the DeviceClass "accel-1g-12gb" \(in this file\): it selects gpu\.nvidia\.com devices, so this is a GPU request\./,
+    );
+    const index = new ClaimIndex();
+    indexClaims(fixture(`${dir}/derived/net-deviceclass.yaml`), index, 'net-deviceclass.yaml');
+    const pods = fixture(`${dir}/derived/net-pod.yaml`);
+    const nic = hoverAt(pods, pods.indexOf('example.com/gpu: 1') + 1, { claims: index })?.markdown ?? '';
+    assert.match(
+      nic,
+      /DeviceClass "net\.example\.com" \(in net-deviceclass\.yaml\): it selects net\.example\.com devices, so this is no GPU\./,
+    );
   });
 
   test('which selectors make a class a GPU class (the documented accelerator decision)', () => {

@@ -92,7 +92,15 @@ export function summarizeContainer(
     if (source.kind === 'claim') claimCounts.set(describeClaimSource(source), (claimCounts.get(describeClaimSource(source)) ?? 0) + 1);
   const gpuClaims = [...claimCounts].map(([text, count]) => (count > 1 ? `${text} (× ${count} requests)` : text));
   const ways: string[] = [];
-  if (gpuResources.length > 0) ways.push(`GPU: ${gpuResources.map((r) => `${r.name} ${r.value}`).join(', ')}`);
+  // A resource that is a GPU through a DeviceClass of the linted files says which (the CodeLens names its source).
+  const viaClass = new Map<string, string>();
+  for (const source of sources)
+    if (source.kind === 'resource' && source.deviceClass) viaClass.set(source.use.name, source.deviceClass.name);
+  const resourceText = (r: { name: string; value: string }) => {
+    const deviceClass = viaClass.get(r.name);
+    return `${r.name} ${r.value}${deviceClass !== undefined ? ` (DeviceClass ${deviceClass})` : ''}`;
+  };
+  if (gpuResources.length > 0) ways.push(`GPU: ${gpuResources.map(resourceText).join(', ')}`);
   if (gpuClaims.length > 0) ways.push(`${ways.length > 0 ? '' : 'GPU '}via ${gpuClaims.join('; ')}`);
   const parts = [`${ways.join(' + ')}${unified ? ' (unified memory)' : ''}`];
   parts.push(`GPU memory: ${gpuMemoryBytes !== undefined ? formatBytes(gpuMemoryBytes) : 'undeclared'}`);

@@ -9,7 +9,8 @@ import { SHARING_ANNOTATIONS } from '../manifest/schedulerAnnotations.ts';
 import { indexClaims } from '../crossFile.ts';
 import { ClaimIndex, chainLookups } from '../manifest/draClaims.ts';
 import type { ClaimLookup, DraClaimObject } from '../manifest/draClaims.ts';
-import { gpuClassSet, isGpuAlternative, judgeClassIn } from '../manifest/gpuSource.ts';
+import { deviceClassOf, gpuClassSet, isGpuAlternative, judgeClassIn } from '../manifest/gpuSource.ts';
+import { judgeDeviceClass } from '../gpuDeviceClasses.ts';
 import { maskHelmTemplates } from '../manifest/source.ts';
 import { parseQuantity } from '../quantity.ts';
 import { describeBytes } from '../sizing.ts';
@@ -45,7 +46,28 @@ export function hoverAt(text: string, offset: number, options: HoverOptions = {}
   const hit = findPairAt(doc.contents as Node | null, offset, []);
   if (!hit) return undefined;
   const namespace = doc.getIn(['metadata', 'namespace']);
-  return describe(hit) ?? describeDra(hit, text, typeof namespace === 'string' ? namespace : undefined, options);
+  const described = describe(hit);
+  if (described && isResourceKey(hit) && hit.key.includes('/')) return withDeviceClass(described, hit.key, text, options);
+  return described ?? describeDra(hit, text, typeof namespace === 'string' ? namespace : undefined, options);
+}
+
+function isResourceKey(hit: Hit): boolean {
+  const parent = hit.path[hit.path.length - 1];
+  return hit.path[hit.path.length - 2] === 'resources' && (parent === 'limits' || parent === 'requests');
+}
+
+/** An extended resource a DeviceClass of this file or the last workspace lint serves: which class, and whether it gives GPUs. */
+function withDeviceClass(described: HoverInfo, resource: string, text: string, options: HoverOptions): HoverInfo {
+  const local = new ClaimIndex();
+  indexClaims(text, local);
+  const object = deviceClassOf(resource, chainLookups(local, options.claims));
+  if (!object) return described;
+  const verdict = judgeDeviceClass(object.name, object.drivers, gpuClassSet(options.gpuDeviceClasses ?? []));
+  const where = object.origin === undefined ? 'in this file' : `in ${markdownText(object.origin)}`;
+  const selects =
+    object.drivers.length > 0 ? `it selects ${markdownText(object.drivers.join(', '))} devices` : 'its selectors name no driver';
+  const line = `Served by the DeviceClass "${markdownText(object.name)}" (${where}): ${selects}, so this is ${verdict.gpu ? 'a GPU request' : 'no GPU'}.`;
+  return { ...described, markdown: `${described.markdown}\n\n${line}` };
 }
 
 const CLAIM_REFERENCES = { resourceClaimTemplateName: 'ResourceClaimTemplate', resourceClaimName: 'ResourceClaim' } as const;

@@ -80,7 +80,7 @@ export function isGpuAlternative(alternative: DeviceAlternative, gpuClasses: Rea
 const DRA_EXTENDED_PREFIX = 'deviceclass.resource.kubernetes.io/';
 
 /** The DeviceClass of the linted files that serves an extended resource name, if any. */
-function deviceClassOf(resource: string, classes: ClaimLookup): DeviceClassObject | undefined {
+export function deviceClassOf(resource: string, classes: ClaimLookup): DeviceClassObject | undefined {
   if (resource.startsWith(DRA_EXTENDED_PREFIX)) return classes.deviceClass?.(resource.slice(DRA_EXTENDED_PREFIX.length));
   return classes.deviceClassFor?.(resource);
 }
