@@ -42,11 +42,14 @@ export function mayRequestDeviceClassResources(text: string): boolean {
     while (end < text.length && end < slash + 64 && NAME_CHAR.test(text[end] ?? '')) end++;
     if (end === slash + 1) continue;
     let at = end;
-    if (text[at] === '"' || text[at] === "'") at++;
+    const quoted = text[at] === '"' || text[at] === "'";
+    if (quoted) at++;
     while (text[at] === ' ') at++;
     if (text[at] !== ':') continue;
     at++;
-    while (text[at] === ' ') at++;
+    // A plain YAML key needs a space after its colon: `registry.k8s.io/pause:3.9` is an image, not a resource.
+    if (!quoted && text[at] !== ' ' && text[at] !== '\t') continue;
+    while (text[at] === ' ' || text[at] === '\t') at++;
     if (text[at] === '"' || text[at] === "'") at++;
     if (!/[0-9]/.test(text[at] ?? '')) continue;
     const info = classifyGpuResource(text.slice(start, end));

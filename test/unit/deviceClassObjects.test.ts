@@ -57,6 +57,8 @@ describe('DeviceClass objects in the linted files', () => {
     // The pod file waits for the index: its extended resource is nothing gpumem knows by name.
     assert.equal(mayUseClaims(accelPod), true);
     assert.equal(mayUseClaims('resources:\n  limits:\n    nvidia.com/gpu: 1\n    memory: 1Gi\n'), false);
+    assert.equal(mayUseClaims('image: registry.k8s.io/pause:3.9\n'), false, 'an image reference is no resource');
+    assert.equal(mayUseClaims('{"limits": {"example.com/accel":1}}'), true, 'JSON, minified');
   });
 
   test('a claim of a class whose name does not say GPU is a GPU claim when its DeviceClass selects GPU devices', () => {
