@@ -140,6 +140,22 @@ test(
   },
 );
 
+test('an open kustomize patch is linted as one: the kustomization beside it is read', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
+  await withWorkbench('lint-open-patch', { fixture: 'lint-workspace' }, async (s) => {
+    await s.step('open overlay/gpus-4.yaml with Quick Open', () => openFile(s.page, 'gpus-4.yaml'));
+    // Linted at once as a workload, then again once overlay/kustomization.yaml is read: the wait is for the second.
+    const rows = await s.step('the patch carries the kustomize-patch notice and only a hint for the missing memory limit', () =>
+      waitForProblems(s.page, 'gpus-4.yaml read as a kustomize patch', (all) =>
+        gpumemRows(all, 'gpus-4.yaml').some((row) => row.code === 'kustomize-patch'),
+      ),
+    );
+    assert.deepEqual(
+      gpumemRows(rows, 'gpus-4.yaml').map((row) => `${row.severity} ${row.code}`),
+      ['info kustomize-patch', 'info gpu-no-memory-limit'],
+    );
+  });
+});
+
 test('"gpumem: Lint Workspace Manifests" reports files that are not open', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
   await withWorkbench('lint-workspace', { fixture: 'lint-workspace' }, async (s) => {
     assert.deepEqual(await openTabs(s.page), [], 'no editor is open');
