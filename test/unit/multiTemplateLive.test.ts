@@ -86,6 +86,72 @@ test('a pod of a worker group the cluster no longer has, or without the operator
   assert.match(matching.unmatched[1]!.reason, /no leaderworkerset\.sigs\.k8s\.io\/worker-index label/);
 });
 
+test('a RayJob: its RayCluster and submitter Job only carry its pods; head, worker group and submitter each their template', () => {
+  // KubeRay's RayJob controller creates the RayCluster <rayjob>-<suffix> owned by the RayJob (ray.io/originated-from-crd
+  // labels), and the submitter as a Job owned by the RayJob (K8sJobMode); the cluster's pods carry the usual labels.
+  const owned = (kind: string, name: string, uid: string, apiVersion = 'ray.io/v1') => [{ apiVersion, kind, name, uid, controller: true }];
+  const template = (container: string) => ({ spec: { containers: [{ name: container, resources: { limits: { memory: '4Gi' } } }] } });
+  const rayJob = {
+    apiVersion: 'ray.io/v1',
+    kind: 'RayJob',
+    metadata: { name: 'train', namespace: 'ml', uid: 'u-job' },
+    spec: {
+      entrypoint: 'python train.py',
+      rayClusterSpec: {
+        headGroupSpec: { template: template('ray-head') },
+        workerGroupSpecs: [{ groupName: 'gpu', template: template('ray-worker') }],
+      },
+      submitterPodTemplate: template('ray-job-submitter'),
+    },
+  };
+  const cluster = {
+    apiVersion: 'ray.io/v1',
+    kind: 'RayCluster',
+    metadata: { name: 'train-x2k9d', namespace: 'ml', uid: 'u-rc', ownerReferences: owned('RayJob', 'train', 'u-job') },
+    spec: rayJob.spec.rayClusterSpec,
+  };
+  const submitter = {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'train', namespace: 'ml', uid: 'u-submit', ownerReferences: owned('RayJob', 'train', 'u-job') },
+    spec: { template: template('ray-job-submitter') },
+  };
+  const pod = (name: string, labels: Record<string, string>, owner: ReturnType<typeof owned>) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'ml', uid: `u-${name}`, labels, ownerReferences: owner },
+  });
+  const rayPod = (name: string, type: string, group: string) =>
+    pod(
+      name,
+      { 'ray.io/cluster': 'train-x2k9d', 'ray.io/node-type': type, 'ray.io/group': group },
+      owned('RayCluster', 'train-x2k9d', 'u-rc'),
+    );
+  const matching = matchPods(
+    [rayJob, cluster, submitter],
+    [
+      rayPod('train-x2k9d-head-abcde', 'head', 'headgroup'),
+      rayPod('train-x2k9d-gpu-worker-fghij', 'worker', 'gpu'),
+      pod('train-7qz4m', { 'batch.kubernetes.io/job-name': 'train' }, owned('Job', 'train', 'u-submit', 'batch/v1')),
+    ],
+  );
+  assert.deepEqual(matching.unmatched, []);
+  assert.deepEqual(
+    matching.workloads.map((one) => one.ref.kind),
+    ['RayJob'],
+  );
+  assert.deepEqual(templatesOf(matching, 'RayJob', 'train'), {
+    'train-x2k9d-head-abcde': 'headGroupSpec',
+    'train-x2k9d-gpu-worker-fghij': 'workerGroupSpecs[gpu]',
+    'train-7qz4m': 'submitterPodTemplate',
+  });
+  const rowsOut = recommendationRows({ matching, figures: undefined, basis: 'history', apiOomKills: new Map(), headroomPercent: 20 });
+  assert.deepEqual(
+    rowsOut.map((row) => `${row.template} ${row.container}`),
+    ['headGroupSpec ray-head', 'workerGroupSpecs[gpu] ray-worker', 'submitterPodTemplate ray-job-submitter'],
+  );
+});
+
 /** Per pod: its one container's working set and GPU memory in RAM (GiB), over 24 h of samples. */
 const USE: Record<string, { container: string; cgroup: number; gpu: number }> = {
   'rc-demo-head-x7k2p': { container: 'ray-head', cgroup: 6, gpu: 0 },
