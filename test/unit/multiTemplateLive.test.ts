@@ -489,3 +489,36 @@ test('on arbitrary JSON in the template places, matching, rows, trimming and edi
     { seed: 36, numRuns: 300 },
   );
 });
+
+test("a Ray worker pod's own manifest (the Clusters view's Open Manifest) is judged as its worker group's container", () => {
+  const podManifest = `apiVersion: v1
+kind: Pod
+metadata:
+  name: rc-demo-gpu-group-worker-z9t5r
+  namespace: groups
+spec:
+  containers:
+  - name: ray-worker
+    image: rayproject/ray:2.41.0-gpu
+    resources:
+      limits: {cpu: "4", memory: 16Gi, nvidia.com/gpu: "1"}
+      requests: {cpu: "4", memory: 16Gi, nvidia.com/gpu: "1"}
+`;
+  const layer = liveLayerModel(
+    podManifest,
+    lintText(podManifest).containers,
+    {
+      snapshot: snapshot(),
+      headroomPercent: 20,
+      rules: {},
+      staleAfterMs: 60_000,
+      commentOnFix: false,
+      inspectPodCommand: 'gpumem.inspectPod',
+    },
+    1_000_000,
+  );
+  // The gpu-group's row (22 GiB), not the CPU group's (3 GiB) whose container has the same name.
+  assert.match(layer.lenses[0]?.title ?? '', /live in prod: 1 pod · peak true footprint 22 GiB/);
+  assert.match(layer.hovers[0]?.markdown ?? '', /rc-demo-gpu-group-worker-z9t5r/);
+  assert.doesNotMatch(layer.hovers[0]?.markdown ?? '', /rc-demo-workergroup-worker-q4m8d/);
+});
