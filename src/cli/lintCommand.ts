@@ -113,6 +113,11 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   const paths = args.positionals.length > 0 ? args.positionals : ['.'];
   const kustomize = args.options.has('kustomize');
   if (kustomize && paths.includes('-')) throw new UsageError('--kustomize renders overlay directories; it does not read standard input');
+  // The live comparison matches workloads to their files' lines; a rendered overlay has no file of its own yet.
+  if (kustomize && live)
+    throw new UsageError(
+      '--kustomize and --live do not combine: compare the overlay with kubectl kustomize DIR > overlay.yaml, then gpumem lint --live overlay.yaml',
+    );
   const { files, errors, skipped, kustomizations } = kustomize
     ? { files: [], errors: [], skipped: new Map<string, string>(), kustomizations: [] }
     : await expandPaths(paths);

@@ -128,6 +128,9 @@ describe('gpumem lint on kustomize overlays', { skip }, () => {
       assert.match(none.stderr, /not a kustomization directory/);
       const stdin = await runCli(['lint', '--kustomize', '-'], RUN);
       assert.equal(stdin.code, 2);
+      const live = await runCli(['lint', '--kustomize', '--live', `${TGIS}/overlays/four-gpus`], RUN);
+      assert.equal(live.code, 2);
+      assert.match(live.stderr, /--kustomize and --live do not combine/);
     },
   );
 });
