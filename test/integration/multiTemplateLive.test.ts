@@ -22,6 +22,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { liveKey } from '../../src/core/live/liveSnapshot.ts';
 import { ClusterClient } from '../../src/kube/clusterClient.ts';
 import { WatchedSource } from '../../src/live/watchedSource.ts';
+import { readWorkloadYaml } from '../../src/rightsizing/readWorkload.ts';
+import { lintText } from '../../src/core/lint.ts';
 import { eventually } from '../helpers/asserts.ts';
 import { runCli } from '../helpers/cli.ts';
 import type { PrometheusProcess } from '../helpers/prometheusProcess.ts';
@@ -357,6 +359,27 @@ describe('RayCluster and LeaderWorkerSet templates against the simulator and a r
       source.dispose();
       await client.dispose();
       await bare.close();
+    }
+  });
+
+  test("Open live manifest: the RayCluster's and the LWS's YAML as the API serves them, linted per template", async () => {
+    const client = clientFor(sim.kubeconfig('admin', { namespace: 'groups' }));
+    try {
+      const ray = await readWorkloadYaml(client, { kind: 'RayCluster', namespace: 'groups', name: 'rc-demo' });
+      const lws = await readWorkloadYaml(client, { kind: 'LeaderWorkerSet', namespace: 'groups', name: 'vllm' });
+      assert.match(ray, /^apiVersion: ray\.io\/v1\nkind: RayCluster\n/);
+      assert.deepEqual(
+        lintText(ray).containers.map((one) => `${one.role} ${one.container}`),
+        ['workerGroupSpecs[gpu-group] ray-worker'],
+      );
+      assert.deepEqual(
+        lintText(lws).containers.map((one) => `${one.role} ${one.container}`),
+        ['leaderTemplate vllm-leader', 'workerTemplate vllm-worker'],
+      );
+      // A kind the cluster does not serve is the API's 404, as for a workload deleted since.
+      await assert.rejects(readWorkloadYaml(client, { kind: 'RayService', namespace: 'groups', name: 'serve' }), /not.found|404/i);
+    } finally {
+      await client.dispose();
     }
   });
 });
