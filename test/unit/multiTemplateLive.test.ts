@@ -522,3 +522,19 @@ spec:
   assert.match(layer.hovers[0]?.markdown ?? '', /rc-demo-gpu-group-worker-z9t5r/);
   assert.doesNotMatch(layer.hovers[0]?.markdown ?? '', /rc-demo-workergroup-worker-q4m8d/);
 });
+
+test('without the LWS object (its CRD not readable), its leader StatefulSet is a workload of its own, as before', () => {
+  const matching = matchPods(
+    objects.filter((one) => kindOf(one) !== 'LeaderWorkerSet'),
+    pods,
+  );
+  const names = (kind: string) =>
+    matching.workloads.filter((one) => one.ref.kind === kind).map((one) => `${one.ref.name}: ${one.pods.map((pod) => pod.name).join(',')}`);
+  // The workers' StatefulSet is still carried by the leader pod, which is there; their owner chain ends at the LWS.
+  assert.deepEqual(names('StatefulSet'), ['vllm: ']);
+  assert.deepEqual(
+    matching.unmatched.map((one) => one.name),
+    ['vllm-0', 'vllm-0-1', 'vllm-0-2'],
+  );
+  assert.match(matching.unmatched[0]!.reason, /owner LeaderWorkerSet vllm is not in the cluster/);
+});

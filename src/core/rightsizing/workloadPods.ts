@@ -119,7 +119,11 @@ export function matchPods(objects: readonly unknown[], pods: readonly unknown[])
   for (const [uid, object] of byUid) {
     const ref = refOf(object);
     const controller = controllerOf(object);
-    if (controller && (INTERMEDIATE.has(ref.kind) || CARRIERS.get(controller.kind)?.has(ref.kind))) continue;
+    // A carrier (an LWS's StatefulSet) stands for its owner while the owner is read; without it (the CRD not
+    // readable), it is a workload of its own, as it was before gpumem read its owner's kind.
+    const carried =
+      controller && CARRIERS.get(controller.kind)?.has(ref.kind) && (byUid.has(controller.uid) || podsByUid.has(controller.uid));
+    if (controller && (INTERMEDIATE.has(ref.kind) || carried)) continue;
     workloads.push({ ref, object, pods: found.get(uid) ?? [] });
   }
   return { workloads, unmatched };
