@@ -17,6 +17,7 @@ import { liveSnapshot } from '../../src/core/live/liveSnapshot.ts';
 import { trimPod, trimWorkload } from '../../src/core/live/trimObject.ts';
 import { editManifest } from '../../src/core/rightsizing/manifestEdit.ts';
 import { strategicMergePatch } from '../../src/core/rightsizing/patch.ts';
+import { workloadPatches } from '../../src/core/rightsizing/recommendationsModel.ts';
 import { changesOf, recommendationRows } from '../../src/core/rightsizing/rows.ts';
 import type { RecommendationRow } from '../../src/core/rightsizing/rows.ts';
 import type { ContainerFigures, PodFigures, PromFigures } from '../../src/core/rightsizing/figures.ts';
@@ -537,4 +538,14 @@ test('without the LWS object (its CRD not readable), its leader StatefulSet is a
     ['vllm-0', 'vllm-0-1', 'vllm-0-2'],
   );
   assert.match(matching.unmatched[0]!.reason, /owner LeaderWorkerSet vllm is not in the cluster/);
+});
+
+test("Copy patch of a RayCluster: the head's patch document, and a comment for each worker group saying why none", () => {
+  const patch = workloadPatches(rows()).get('RayCluster/groups/rc-demo');
+  assert.equal(patch?.kind, 'patch');
+  const text = patch?.kind === 'patch' ? patch.text : '';
+  const documents = parseAllDocuments(text).map((doc) => doc.toJS() as Record<string, unknown> | null);
+  const head = documents.find((one) => one !== null && JSON.stringify(one).includes('headGroupSpec'));
+  assert.deepEqual(Object.keys((head?.['spec'] ?? {}) as object), ['headGroupSpec']);
+  assert.match(text, /# workerGroupSpecs\[gpu-group\]: no patch \(workerGroupSpecs\[gpu-group\] sits in a list/);
 });
