@@ -33,6 +33,25 @@ export function strategicMergePatch(change: WorkloadChange): PatchResult {
   return { kind: 'patch', text: stringify(document, { version: '1.1' }) };
 }
 
+/**
+ * One workload's patch from its changes (one per pod template): a multi-template workload gets one document per
+ * template, and a comment for each template that has none (a RayCluster's worker group).
+ */
+export function workloadPatch(changes: readonly WorkloadChange[]): PatchResult {
+  const [only] = changes;
+  if (changes.length === 1 && only) return strategicMergePatch(only);
+  const parts = changes.map((change) => ({ change, patch: strategicMergePatch(change) }));
+  if (!parts.some((one) => one.patch.kind === 'patch'))
+    return {
+      kind: 'none',
+      reason: parts.map((one) => (one.patch.kind === 'none' ? one.patch.reason : '')).join('; ') || 'nothing to change',
+    };
+  const text = parts.map(({ change, patch }) =>
+    patch.kind === 'patch' ? patch.text : `# ${oneLine(change.template ?? 'template')}: no patch (${oneLine(patch.reason)})\n`,
+  );
+  return { kind: 'patch', text: text.join('---\n') };
+}
+
 /** Every workload's patch as one multi-document stream, with a comment for each workload that has none. */
 export function patchStream(changes: readonly WorkloadChange[]): string {
   const parts: string[] = [];

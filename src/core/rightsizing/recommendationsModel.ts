@@ -5,7 +5,8 @@ import { formatBytes } from '../sizing.ts';
 import { describeKills, totalKills } from './kills.ts';
 import type { RecommendHeader } from './format.ts';
 import type { PatchResult } from './patch.ts';
-import { strategicMergePatch } from './patch.ts';
+import { workloadPatch } from './patch.ts';
+import type { WorkloadChange } from './changes.ts';
 import { AGENT_CGROUP_NOTE, AGENT_WORKING_SET_NOTE, changesOf } from './rows.ts';
 import type { RecommendationRow } from './rows.ts';
 import type { Recommendation } from './recommend.ts';
@@ -31,22 +32,12 @@ export function workloadKeyOf(ref: Pick<WorkloadRef, 'kind' | 'namespace' | 'nam
 
 /** Each workload's strategic-merge patch (patch.ts), by workload key: what Copy patch copies. */
 export function workloadPatches(rows: readonly RecommendationRow[]): Map<string, PatchResult> {
-  const out = new Map<string, PatchResult>();
+  const changes = new Map<string, WorkloadChange[]>();
   for (const change of changesOf(rows)) {
     const key = workloadKeyOf(change.ref);
-    const patch = strategicMergePatch(change);
-    // A multi-template workload gets one document per template; a template without a patch says why in a comment.
-    const before = out.get(key);
-    out.set(key, before ? joinPatches(before, patch, change.template) : patch);
+    changes.set(key, [...(changes.get(key) ?? []), change]);
   }
-  return out;
-}
-
-function joinPatches(before: PatchResult, patch: PatchResult, template: string | undefined): PatchResult {
-  const text = (one: PatchResult, label: string | undefined) =>
-    one.kind === 'patch' ? one.text : `# ${label ?? 'template'}: no patch (${one.reason.replace(/[\r\n]+/g, ' ')})\n`;
-  if (before.kind === 'none' && patch.kind === 'none') return before;
-  return { kind: 'patch', text: `${text(before, undefined)}---\n${text(patch, template)}` };
+  return new Map([...changes].map(([key, list]) => [key, workloadPatch(list)]));
 }
 
 const plural = (count: number, one: string, many = `${one}s`): string => `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
