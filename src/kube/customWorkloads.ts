@@ -1,5 +1,6 @@
 // The custom resources with pod templates whose pods the live matching can tell apart (KubeRay's RayCluster, RayJob
-// and RayService; LeaderWorkerSet), and which of them this API server serves. Discovery is asked once per group and
+// and RayService; LeaderWorkerSet; Kubeflow's PyTorchJob, TFJob, MPIJob, XGBoostJob and PaddleJob), and which of
+// them this API server serves. Discovery is asked once per group and
 // version: a 404 means the operator is not installed, which is normal and no failure; any other error is a note,
 // and those kinds are left out. Read-only, with the client's deadline and cancellation.
 import { CustomObjectsApi } from '@kubernetes/client-node';
@@ -26,6 +27,12 @@ export const CUSTOM_WORKLOADS: readonly CustomWorkload[] = [
   { group: 'ray.io', version: 'v1', resource: 'rayjobs', kind: 'RayJob' },
   { group: 'ray.io', version: 'v1', resource: 'rayservices', kind: 'RayService' },
   { group: 'leaderworkerset.x-k8s.io', version: 'v1', resource: 'leaderworkersets', kind: 'LeaderWorkerSet' },
+  // Kubeflow's training operator (kubeflow.org/v1).
+  { group: 'kubeflow.org', version: 'v1', resource: 'pytorchjobs', kind: 'PyTorchJob' },
+  { group: 'kubeflow.org', version: 'v1', resource: 'tfjobs', kind: 'TFJob' },
+  { group: 'kubeflow.org', version: 'v1', resource: 'mpijobs', kind: 'MPIJob' },
+  { group: 'kubeflow.org', version: 'v1', resource: 'xgboostjobs', kind: 'XGBoostJob' },
+  { group: 'kubeflow.org', version: 'v1', resource: 'paddlejobs', kind: 'PaddleJob' },
 ];
 
 export interface ServedCustomWorkloads {

@@ -65,6 +65,11 @@ const READERS: Readonly<Record<LiveWorkloadKind, Reader>> = {
   RayJob: customReader('RayJob'),
   RayService: customReader('RayService'),
   LeaderWorkerSet: customReader('LeaderWorkerSet'),
+  PyTorchJob: customReader('PyTorchJob'),
+  TFJob: customReader('TFJob'),
+  MPIJob: customReader('MPIJob'),
+  XGBoostJob: customReader('XGBoostJob'),
+  PaddleJob: customReader('PaddleJob'),
 };
 
 /** The workload's YAML; throws KubeRequestError (not found, forbidden, unreachable, a deadline). */

@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { parse, stringify } from 'yaml';
 import { trimPod, trimWorkload } from '../../src/core/live/trimObject.ts';
 import { editManifest } from '../../src/core/rightsizing/manifestEdit.ts';
 import { strategicMergePatch } from '../../src/core/rightsizing/patch.ts';
@@ -241,4 +242,81 @@ test('without the LWS object (its CRD not readable), its leader StatefulSet is a
     ['vllm-0', 'vllm-0-1', 'vllm-0-2'],
   );
   assert.match(matching.unmatched[0]!.reason, /owner LeaderWorkerSet vllm is not in the cluster/);
+});
+
+test('a Kubeflow PyTorchJob: master and worker pods each their replica spec, by the lowercased replica-type label', () => {
+  // kubeflow/training-operator examples/pytorch/simple.yaml's shape; its pods as the operator creates them (owned by
+  // the job, labelled with training.kubeflow.org/job-name, replica-type in lower case, replica-index, job-role).
+  const template = (memory: string) => ({
+    spec: {
+      containers: [
+        { name: 'pytorch', image: 'kubeflow/pytorch-dist-mnist:latest', resources: { limits: { memory, 'nvidia.com/gpu': '1' } } },
+      ],
+    },
+  });
+  const job = {
+    apiVersion: 'kubeflow.org/v1',
+    kind: 'PyTorchJob',
+    metadata: { name: 'pytorch-simple', namespace: 'kubeflow', uid: 'u-ptj' },
+    spec: {
+      pytorchReplicaSpecs: {
+        Master: { replicas: 1, restartPolicy: 'OnFailure', template: template('8Gi') },
+        Worker: { replicas: 2, restartPolicy: 'OnFailure', template: template('12Gi') },
+      },
+    },
+  };
+  const pod = (type: string, index: number) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: `pytorch-simple-${type}-${index}`,
+      namespace: 'kubeflow',
+      uid: `u-${type}-${index}`,
+      labels: {
+        'training.kubeflow.org/job-name': 'pytorch-simple',
+        'training.kubeflow.org/operator-name': 'pytorchjob-controller',
+        'training.kubeflow.org/replica-type': type,
+        'training.kubeflow.org/replica-index': String(index),
+        ...(type === 'master' ? { 'training.kubeflow.org/job-role': 'master' } : {}),
+      },
+      ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'PyTorchJob', name: 'pytorch-simple', uid: 'u-ptj', controller: true }],
+    },
+  });
+  const matching = matchPods([job], [pod('master', 0), pod('worker', 0), pod('worker', 1)]);
+  assert.deepEqual(matching.unmatched, []);
+  assert.deepEqual(templatesOf(matching, 'PyTorchJob', 'pytorch-simple'), {
+    'pytorch-simple-master-0': 'pytorchReplicaSpecs[Master]',
+    'pytorch-simple-worker-0': 'pytorchReplicaSpecs[Worker]',
+    'pytorch-simple-worker-1': 'pytorchReplicaSpecs[Worker]',
+  });
+  const rowsOut = recommendationRows({ matching, figures: undefined, basis: 'history', apiOomKills: new Map(), headroomPercent: 20 });
+  assert.deepEqual(
+    rowsOut.map((row) => `${row.template} ${row.container} ${row.current.limit?.text}`),
+    ['pytorchReplicaSpecs[Master] pytorch 8Gi', 'pytorchReplicaSpecs[Worker] pytorch 12Gi'],
+  );
+  // A replica spec is a map entry: a merge patch can name it.
+  const patch = strategicMergePatch({
+    ref: { apiVersion: 'kubeflow.org/v1', kind: 'PyTorchJob', namespace: 'kubeflow', name: 'pytorch-simple' },
+    template: 'pytorchReplicaSpecs[Worker]',
+    containers: [{ container: 'pytorch', memory: '16Gi' }],
+    annotations: new Map(),
+  });
+  const manifest = stringify(job);
+  const edited = editManifest(manifest, {
+    ref: { apiVersion: 'kubeflow.org/v1', kind: 'PyTorchJob', namespace: 'kubeflow', name: 'pytorch-simple' },
+    template: 'pytorchReplicaSpecs[Worker]',
+    containers: [{ container: 'pytorch', memory: '16Gi' }],
+    annotations: new Map(),
+  });
+  const after = parse(edited.text) as typeof job;
+  assert.deepEqual(after.spec.pytorchReplicaSpecs.Master, job.spec.pytorchReplicaSpecs.Master);
+  assert.deepEqual(after.spec.pytorchReplicaSpecs.Worker.template.spec.containers[0]?.resources, {
+    limits: { memory: '16Gi', 'nvidia.com/gpu': '1' },
+    requests: { memory: '16Gi' },
+  });
+  assert.equal(patch.kind, 'patch');
+  assert.match(
+    patch.kind === 'patch' ? patch.text : '',
+    /spec:\n  pytorchReplicaSpecs:\n    Worker:\n      template:\n        spec:\n          containers:\n            - name: pytorch\n/,
+  );
 });

@@ -13,6 +13,11 @@ export const LIVE_WORKLOAD_KINDS = [
   'RayJob',
   'RayService',
   'LeaderWorkerSet',
+  'PyTorchJob',
+  'TFJob',
+  'MPIJob',
+  'XGBoostJob',
+  'PaddleJob',
 ] as const;
 export type LiveWorkloadKind = (typeof LIVE_WORKLOAD_KINDS)[number];
 

@@ -1,10 +1,11 @@
 // The pod templates of a live workload, and which of them each of its pods runs. Most kinds have one template
 // (`spec.template`); a KubeRay RayCluster has its head group and one template per worker group, a LeaderWorkerSet a
-// leader and a worker template, and a RayJob or RayService embeds a RayCluster spec. Each template of a
+// leader and a worker template, a RayJob or RayService embeds a RayCluster spec, and a Kubeflow job has one template
+// per replica type (`pytorchReplicaSpecs[Master]`, `[Worker]`). Each template of a
 // multi-template kind is named by the role the linter gives it (workloads.ts roleName: `headGroupSpec`,
 // `workerGroupSpecs[gpu-group]`, `leaderTemplate`), so a row, the manifest's container and an edit all address the
 // same template. Which template a pod runs is read from the labels its operator writes (POD_TEMPLATE_RULES). Pure.
-import { asArray, asString, path } from '../kube/json.ts';
+import { asArray, asRecord, asString, path } from '../kube/json.ts';
 import { roleName, workloadEntry } from '../manifest/workloads.ts';
 import type { TemplatePath } from '../manifest/workloads.ts';
 
@@ -33,6 +34,12 @@ const RAY_GROUP = 'ray.io/group';
 // (kubernetes-sigs/lws api/leaderworkerset/v1/leaderworkerset_types.go: SetNameLabelKey, WorkerIndexLabelKey).
 const LWS_NAME = 'leaderworkerset.sigs.k8s.io/name';
 const LWS_WORKER_INDEX = 'leaderworkerset.sigs.k8s.io/worker-index';
+
+// Kubeflow's training operator labels each pod of a job with the job's name and its replica type, lowercased
+// (kubeflow/common pkg/apis/common/v1/constants.go: JobNameLabel, ReplicaTypeLabel; the operator sets
+// strings.ToLower(rtype)).
+const KUBEFLOW_JOB_NAME = 'training.kubeflow.org/job-name';
+const KUBEFLOW_REPLICA_TYPE = 'training.kubeflow.org/replica-type';
 
 interface PodFacts {
   readonly labels: ReadonlyMap<string, string>;
@@ -80,12 +87,32 @@ const leaderWorkerSet: PodRule = (workload, pod) => {
   return { kind: 'template', role: index === '0' && hasLeaderTemplate ? 'leaderTemplate' : 'workerTemplate' };
 };
 
+/** A Kubeflow job's replica spec (`pytorchReplicaSpecs[Worker]`) from the pod's lowercased replica type. */
+const kubeflowJob =
+  (specs: string): PodRule =>
+  (workload, pod) => {
+    const name = asString(path(workload, 'metadata', 'name'));
+    const job = pod.labels.get(KUBEFLOW_JOB_NAME);
+    if (job !== undefined && job !== name) return { kind: 'none', reason: `its ${KUBEFLOW_JOB_NAME} label is ${job}, not ${name ?? '?'}` };
+    const type = pod.labels.get(KUBEFLOW_REPLICA_TYPE);
+    if (type === undefined) return { kind: 'none', reason: `no ${KUBEFLOW_REPLICA_TYPE} label` };
+    const key = Object.keys(asRecord(path(workload, 'spec', specs)) ?? {}).find((one) => one.toLowerCase() === type);
+    return key === undefined
+      ? { kind: 'none', reason: `no ${specs} entry for replica type ${type}` }
+      : { kind: 'template', role: `${specs}[${key}]` };
+  };
+
 /** Multi-template kinds whose pods say which template they run, by API group and kind. */
 const POD_TEMPLATE_RULES: ReadonlyMap<string, PodRule> = new Map([
   ['ray.io/RayCluster', rayCluster],
   ['ray.io/RayJob', rayOwner(true)],
   ['ray.io/RayService', rayOwner(false)],
   ['leaderworkerset.x-k8s.io/LeaderWorkerSet', leaderWorkerSet],
+  ['kubeflow.org/PyTorchJob', kubeflowJob('pytorchReplicaSpecs')],
+  ['kubeflow.org/TFJob', kubeflowJob('tfReplicaSpecs')],
+  ['kubeflow.org/MPIJob', kubeflowJob('mpiReplicaSpecs')],
+  ['kubeflow.org/XGBoostJob', kubeflowJob('xgbReplicaSpecs')],
+  ['kubeflow.org/PaddleJob', kubeflowJob('paddleReplicaSpecs')],
 ]);
 
 /**
@@ -183,9 +210,14 @@ export function fixedTemplatePath(
   role: string,
 ): { readonly kind: 'path'; readonly path: readonly string[] } | { readonly kind: 'none'; readonly reason: string } {
   const entry = workloadEntry(kind, apiVersion);
+  // A map entry's key is in the role (`pytorchReplicaSpecs[Worker]`): a merge patch merges maps, so it has a path.
+  const key = role.includes('[') && role.endsWith(']') ? role.slice(role.indexOf('[') + 1, -1) : undefined;
   for (const template of entry?.templates ?? []) {
-    if (template.includes('[]') || template.includes('{}')) continue;
-    if (roleName(template, []) === role) return { kind: 'path', path: template.filter((step) => step !== '.') };
+    if (template.includes('[]')) continue;
+    const maps = template.filter((step) => step === '{}').length;
+    if (maps > 1 || (maps === 1 && key === undefined)) continue;
+    if (roleName(template, maps === 1 && key !== undefined ? [key] : []) !== role) continue;
+    return { kind: 'path', path: template.filter((step) => step !== '.').map((step) => (step === '{}' ? (key ?? step) : step)) };
   }
   return {
     kind: 'none',
