@@ -70,6 +70,7 @@ const READERS: Readonly<Record<LiveWorkloadKind, Reader>> = {
   MPIJob: customReader('MPIJob'),
   XGBoostJob: customReader('XGBoostJob'),
   PaddleJob: customReader('PaddleJob'),
+  JobSet: customReader('JobSet'),
 };
 
 /** The workload's YAML; throws KubeRequestError (not found, forbidden, unreachable, a deadline). */

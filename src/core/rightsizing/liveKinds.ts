@@ -18,6 +18,7 @@ export const LIVE_WORKLOAD_KINDS = [
   'MPIJob',
   'XGBoostJob',
   'PaddleJob',
+  'JobSet',
 ] as const;
 export type LiveWorkloadKind = (typeof LIVE_WORKLOAD_KINDS)[number];
 

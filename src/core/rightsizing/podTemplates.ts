@@ -1,7 +1,8 @@
 // The pod templates of a live workload, and which of them each of its pods runs. Most kinds have one template
 // (`spec.template`); a KubeRay RayCluster has its head group and one template per worker group, a LeaderWorkerSet a
 // leader and a worker template, a RayJob or RayService embeds a RayCluster spec, and a Kubeflow job has one template
-// per replica type (`pytorchReplicaSpecs[Master]`, `[Worker]`). Each template of a
+// per replica type (`pytorchReplicaSpecs[Master]`, `[Worker]`), a JobSet one per replicated job
+// (`replicatedJobs[workers]`). Each template of a
 // multi-template kind is named by the role the linter gives it (workloads.ts roleName: `headGroupSpec`,
 // `workerGroupSpecs[gpu-group]`, `leaderTemplate`), so a row, the manifest's container and an edit all address the
 // same template. Which template a pod runs is read from the labels its operator writes (POD_TEMPLATE_RULES). Pure.
@@ -40,6 +41,12 @@ const LWS_WORKER_INDEX = 'leaderworkerset.sigs.k8s.io/worker-index';
 // strings.ToLower(rtype)).
 const KUBEFLOW_JOB_NAME = 'training.kubeflow.org/job-name';
 const KUBEFLOW_REPLICA_TYPE = 'training.kubeflow.org/replica-type';
+
+// JobSet labels each child Job, and the pod template of each, with the JobSet's name and the replicated job's name
+// (kubernetes-sigs/jobset api/jobset/v1alpha2/jobset_types.go: JobSetNameKey, ReplicatedJobNameKey; set by
+// pkg/controllers/jobset_controller.go labelAndAnnotateObject). Its pods come through the Job: Pod → Job → JobSet.
+const JOBSET_NAME = 'jobset.sigs.k8s.io/jobset-name';
+const JOBSET_REPLICATED_JOB = 'jobset.sigs.k8s.io/replicatedjob-name';
 
 interface PodFacts {
   readonly labels: ReadonlyMap<string, string>;
@@ -102,6 +109,22 @@ const kubeflowJob =
       : { kind: 'template', role: `${specs}[${key}]` };
   };
 
+/**
+ * A template that is a named item of a list (a JobSet's replicated job, a Volcano Job's task): the pod carries its
+ * workload's name and the item's `name` in two labels. Whether the live object still has that item is checked by
+ * the caller (workloadPods.ts), so a removed item is reported, not guessed.
+ */
+const namedListItem =
+  (workloadLabel: string, itemLabel: string, list: string): PodRule =>
+  (workload, pod) => {
+    const name = asString(path(workload, 'metadata', 'name'));
+    const owner = pod.labels.get(workloadLabel);
+    if (owner !== undefined && owner !== name)
+      return { kind: 'none', reason: `its ${workloadLabel} label is ${owner}, not ${name ?? '?'}` };
+    const item = pod.labels.get(itemLabel);
+    return item === undefined ? { kind: 'none', reason: `no ${itemLabel} label` } : { kind: 'template', role: `${list}[${item}]` };
+  };
+
 /** Multi-template kinds whose pods say which template they run, by API group and kind. */
 const POD_TEMPLATE_RULES: ReadonlyMap<string, PodRule> = new Map([
   ['ray.io/RayCluster', rayCluster],
@@ -113,12 +136,14 @@ const POD_TEMPLATE_RULES: ReadonlyMap<string, PodRule> = new Map([
   ['kubeflow.org/MPIJob', kubeflowJob('mpiReplicaSpecs')],
   ['kubeflow.org/XGBoostJob', kubeflowJob('xgbReplicaSpecs')],
   ['kubeflow.org/PaddleJob', kubeflowJob('paddleReplicaSpecs')],
+  ['jobset.x-k8s.io/JobSet', namedListItem(JOBSET_NAME, JOBSET_REPLICATED_JOB, 'replicatedJobs')],
 ]);
 
 /**
  * Objects of these kinds owned by a workload of the kind on the left only carry its pods: a LeaderWorkerSet's
  * StatefulSets (the leaders', and the workers' owned by each leader pod), a RayJob's or RayService's RayCluster and
- * the RayJob's submitter Job. Their templates are the owner's, so they are no workloads of their own.
+ * the RayJob's submitter Job. Their templates are the owner's, so they are no workloads of their own. (A JobSet's
+ * Jobs need no entry: a batch Job with a controller is always a carrier, as a CronJob's are; workloadPods.ts.)
  */
 export const CARRIERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['LeaderWorkerSet', new Set(['StatefulSet'])],
@@ -202,7 +227,10 @@ export function atPath(object: unknown, steps: readonly TemplateStep[]): unknown
 
 /**
  * The keys to a template of a multi-template kind that sits at a fixed place (a RayCluster's head, an LWS's leader
- * or worker template); a template inside a list (a worker group) has no fixed path a patch could name.
+ * or worker template). A template inside a list (a Ray worker group, a JobSet's replicated job, a Volcano Job's
+ * task) has none: a custom resource takes no strategic merge patch, and a merge patch replaces a list whole (even
+ * JobSet's `replicatedJobs`, whose patchMergeKey only the built-in kinds' strategic merge would honour), so those
+ * are edited with --apply on the manifests, which finds the item by its name.
  */
 export function fixedTemplatePath(
   kind: string,

@@ -1,0 +1,172 @@
+// Live matching of the batch kinds whose pod templates sit in a named list: a JobSet's replicated jobs (its pods come
+// through the batch/v1 Jobs it owns), matched per template, edited by the item's name, patched not at all (a merge
+// patch of a custom resource replaces a list whole).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parse, stringify } from 'yaml';
+import { trimPod, trimWorkload } from '../../src/core/live/trimObject.ts';
+import { liveTemplates } from '../../src/core/rightsizing/liveContainers.ts';
+import { editManifest } from '../../src/core/rightsizing/manifestEdit.ts';
+import { strategicMergePatch } from '../../src/core/rightsizing/patch.ts';
+import { recommendationRows } from '../../src/core/rightsizing/rows.ts';
+import { matchPods } from '../../src/core/rightsizing/workloadPods.ts';
+import { templatesOf } from './helpers/multiTemplateCluster.ts';
+
+// kubernetes-sigs/jobset examples/simple/driver-worker-success-policy.yaml's shape (a leader and a workers replicated
+// job), with memory limits and a GPU on the workers added.
+const container = (name: string, memory: string, gpu: boolean) => ({
+  name,
+  image: 'bash:latest',
+  resources: { limits: { memory, ...(gpu ? { 'nvidia.com/gpu': '1' } : {}) }, requests: { memory } },
+});
+const replicatedJob = (name: string, completions: number, memory: string, gpu: boolean) => ({
+  name,
+  replicas: 1,
+  template: {
+    spec: {
+      backoffLimit: 0,
+      completions,
+      parallelism: completions,
+      template: { spec: { containers: [container(name === 'leader' ? 'leader' : 'worker', memory, gpu)] } },
+    },
+  },
+});
+const JOBSET = {
+  apiVersion: 'jobset.x-k8s.io/v1alpha2',
+  kind: 'JobSet',
+  metadata: { name: 'success-policy', namespace: 'batch', uid: 'u-js' },
+  spec: {
+    successPolicy: { operator: 'All', targetReplicatedJobs: ['workers'] },
+    replicatedJobs: [replicatedJob('leader', 1, '4Gi', false), replicatedJob('workers', 2, '16Gi', true)],
+  },
+};
+const JOBSET_OWNER = { apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', name: 'success-policy', uid: 'u-js', controller: true };
+// The controller labels each Job and its pods with the JobSet's and the replicated job's names (jobset_types.go
+// JobSetNameKey, ReplicatedJobNameKey; jobset_controller.go labelAndAnnotateObject); a Job is named
+// <jobset>-<replicated job>-<index> (placement.GenJobName) and owned by the JobSet.
+const jobsetLabels = (replicated: string) => ({
+  'jobset.sigs.k8s.io/jobset-name': 'success-policy',
+  'jobset.sigs.k8s.io/replicatedjob-name': replicated,
+  'jobset.sigs.k8s.io/replicatedjob-replicas': '1',
+  'jobset.sigs.k8s.io/job-index': '0',
+});
+const childJob = (replicated: string) => ({
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  metadata: {
+    name: `success-policy-${replicated}-0`,
+    namespace: 'batch',
+    uid: `u-job-${replicated}`,
+    labels: jobsetLabels(replicated),
+    ownerReferences: [JOBSET_OWNER],
+  },
+  spec: {
+    selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': `u-job-${replicated}` } },
+    template: JOBSET.spec.replicatedJobs.find((one) => one.name === replicated)!.template.spec.template,
+  },
+});
+const jobsetPod = (replicated: string, index: number, labels: Record<string, string> = jobsetLabels(replicated)) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: {
+    name: `success-policy-${replicated}-0-${index}-x${index}`,
+    namespace: 'batch',
+    uid: `u-pod-${replicated}-${index}`,
+    labels: {
+      ...labels,
+      'batch.kubernetes.io/controller-uid': `u-job-${replicated}`,
+      'batch.kubernetes.io/job-name': `success-policy-${replicated}-0`,
+    },
+    ownerReferences: [
+      { apiVersion: 'batch/v1', kind: 'Job', name: `success-policy-${replicated}-0`, uid: `u-job-${replicated}`, controller: true },
+    ],
+  },
+  spec: { nodeName: 'gpu-1' },
+});
+const JOBSET_OBJECTS = [JOBSET, childJob('leader'), childJob('workers')];
+const JOBSET_PODS = [jobsetPod('leader', 0), jobsetPod('workers', 0), jobsetPod('workers', 1)];
+const JOBSET_REF = { apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', namespace: 'batch', name: 'success-policy' };
+
+test('a JobSet: each pod runs its replicated job, by the JobSet labels; its Jobs only carry the pods', () => {
+  const matching = matchPods(JOBSET_OBJECTS, JOBSET_PODS);
+  assert.deepEqual(matching.unmatched, []);
+  assert.deepEqual(
+    matching.workloads.map((one) => `${one.ref.kind} ${one.ref.name}`),
+    ['JobSet success-policy'],
+  );
+  assert.deepEqual(templatesOf(matching, 'JobSet', 'success-policy'), {
+    'success-policy-leader-0-0-x0': 'replicatedJobs[leader]',
+    'success-policy-workers-0-0-x0': 'replicatedJobs[workers]',
+    'success-policy-workers-0-1-x1': 'replicatedJobs[workers]',
+  });
+  const templates = liveTemplates(JOBSET);
+  assert.equal(templates.kind, 'templates');
+  assert.deepEqual(
+    templates.kind === 'templates'
+      ? templates.templates.map((one) => `${one.role} ${one.containers.map((c) => c.limit?.text).join()}`)
+      : [],
+    ['replicatedJobs[leader] 4Gi', 'replicatedJobs[workers] 16Gi'],
+  );
+  const rows = recommendationRows({ matching, figures: undefined, basis: 'history', apiOomKills: new Map(), headroomPercent: 20 });
+  assert.deepEqual(
+    rows.map((row) => `${row.template} ${row.container} ${row.current.limit?.text}`),
+    ['replicatedJobs[leader] leader 4Gi', 'replicatedJobs[workers] worker 16Gi'],
+  );
+  // The editor's cache keeps trimmed objects: they match the same way.
+  const trimmed = matchPods(
+    JOBSET_OBJECTS.map((one) => trimWorkload(one, one.kind, one.apiVersion)),
+    JOBSET_PODS.map((one) => trimPod(one)),
+  );
+  assert.deepEqual(templatesOf(trimmed, 'JobSet', 'success-policy'), templatesOf(matching, 'JobSet', 'success-policy'));
+});
+
+test("a JobSet pod of a replicated job the JobSet no longer has, or without the operator's labels, is reported, not guessed", () => {
+  const { 'jobset.sigs.k8s.io/replicatedjob-name': _dropped, ...unlabelled } = jobsetLabels('workers');
+  const matching = matchPods(JOBSET_OBJECTS, [
+    jobsetPod('workers', 0, jobsetLabels('evaluator')),
+    jobsetPod('workers', 1, unlabelled),
+    jobsetPod('leader', 0, { ...jobsetLabels('leader'), 'jobset.sigs.k8s.io/jobset-name': 'other' }),
+  ]);
+  assert.deepEqual(templatesOf(matching, 'JobSet', 'success-policy'), {});
+  assert.deepEqual(
+    matching.unmatched.map((one) =>
+      one.reason.replace(/^owned by JobSet success-policy, but which of its templates it runs is unknown: /, ''),
+    ),
+    [
+      'it runs replicatedJobs[evaluator], which the live JobSet does not have',
+      'no jobset.sigs.k8s.io/replicatedjob-name label',
+      'its jobset.sigs.k8s.io/jobset-name label is other, not success-policy',
+    ],
+  );
+});
+
+test("a JobSet's change lands in its replicated job, found by name in a file that orders them otherwise; no merge patch", () => {
+  const manifest = stringify({
+    ...JOBSET,
+    metadata: { name: 'success-policy', namespace: 'batch' },
+    spec: { ...JOBSET.spec, replicatedJobs: [...JOBSET.spec.replicatedJobs].reverse() },
+  });
+  const change = {
+    ref: JOBSET_REF,
+    template: 'replicatedJobs[workers]',
+    containers: [{ container: 'worker', memory: '24Gi' }],
+    annotations: new Map(),
+  };
+  const edited = editManifest(manifest, change);
+  assert.equal(edited.found, true);
+  assert.deepEqual(edited.skipped, []);
+  const after = parse(edited.text) as typeof JOBSET;
+  const before = parse(manifest) as typeof JOBSET;
+  assert.deepEqual(after.spec.replicatedJobs[1], before.spec.replicatedJobs[1]);
+  assert.equal(after.spec.replicatedJobs[0]?.name, 'workers');
+  assert.deepEqual(after.spec.replicatedJobs[0]?.template.spec.template.spec.containers[0]?.resources, {
+    limits: { memory: '24Gi', 'nvidia.com/gpu': '1' },
+    requests: { memory: '24Gi' },
+  });
+  const missing = editManifest(manifest, { ...change, template: 'replicatedJobs[evaluator]' });
+  assert.equal(missing.text, manifest);
+  assert.match(missing.skipped.join('\n'), /no pod template replicatedJobs\[evaluator\] in the manifest/);
+  const patch = strategicMergePatch(change);
+  assert.equal(patch.kind, 'none');
+  assert.match(patch.kind === 'none' ? patch.reason : '', /replicatedJobs\[workers\] sits in a list.*--apply/);
+});
