@@ -1,5 +1,5 @@
 // The custom resources with pod templates whose pods the live matching can tell apart (KubeRay's RayCluster, RayJob
-// and RayService; LeaderWorkerSet; Kubeflow's PyTorchJob, TFJob, MPIJob, XGBoostJob and PaddleJob; JobSet), and which of
+// and RayService; LeaderWorkerSet; Kubeflow's PyTorchJob, TFJob, MPIJob, XGBoostJob and PaddleJob; JobSet; Volcano's Job), and which of
 // them this API server serves. Discovery is asked once per group and
 // version: a 404 means the operator is not installed, which is normal and no failure; any other error is a note,
 // and those kinds are left out. Read-only, with the client's deadline and cancellation.
@@ -35,6 +35,9 @@ export const CUSTOM_WORKLOADS: readonly CustomWorkload[] = [
   { group: 'kubeflow.org', version: 'v1', resource: 'paddlejobs', kind: 'PaddleJob' },
   // kubernetes-sigs/jobset: its Jobs are batch/v1 Jobs owned by the JobSet, listed with the other Jobs.
   { group: 'jobset.x-k8s.io', version: 'v1alpha2', resource: 'jobsets', kind: 'JobSet' },
+  // Volcano's Job: the same kind name as batch/v1's, told apart by its API group wherever a workload is keyed
+  // (workloads.ts kindKey).
+  { group: 'batch.volcano.sh', version: 'v1alpha1', resource: 'jobs', kind: 'Job' },
 ];
 
 export interface ServedCustomWorkloads {

@@ -174,7 +174,9 @@ function clientFor(kubeconfig: string): ClusterClient {
 /** Discovery requests for the custom workloads' API groups. */
 const discoveries = (simulator: Simulator) =>
   simulator.state.requests.filter((one) =>
-    /^\/apis\/(ray\.io\/v1|leaderworkerset\.x-k8s\.io\/v1|kubeflow\.org\/v1|jobset\.x-k8s\.io\/v1alpha2)(\?|$)/.test(one.path),
+    /^\/apis\/(ray\.io\/v1|leaderworkerset\.x-k8s\.io\/v1|kubeflow\.org\/v1|jobset\.x-k8s\.io\/v1alpha2|batch\.volcano\.sh\/v1alpha1)(\?|$)/.test(
+      one.path,
+    ),
   ).length;
 
 describe('RayCluster and LeaderWorkerSet templates against the simulator and a real Prometheus', { skip: SKIP }, () => {
@@ -331,11 +333,11 @@ describe('RayCluster and LeaderWorkerSet templates against the simulator and a r
         () => templates(ray)['rc-demo-gpu-group-worker-b3n7k'] === 'workerGroupSpecs[gpu-group]',
       );
       assert.equal(templates(ray)['rc-demo-head-x7k2p'], 'headGroupSpec');
-      // One discovery request per API group (ray.io, leaderworkerset.x-k8s.io, kubeflow.org, jobset.x-k8s.io), whatever
-      // the namespaces.
+      // One discovery request per API group (ray.io, leaderworkerset.x-k8s.io, kubeflow.org, jobset.x-k8s.io,
+      // batch.volcano.sh), whatever the namespaces.
       source.setNamespaces(['groups', 'default']);
       await eventually('ready again', () => source.state().kind === 'ready');
-      assert.equal(discoveries(sim) - before, 4);
+      assert.equal(discoveries(sim) - before, 5);
     } finally {
       source.dispose();
       await client.dispose();
@@ -356,7 +358,7 @@ describe('RayCluster and LeaderWorkerSet templates against the simulator and a r
         [],
       );
       assert.ok(state.snapshot.workloads.has(liveKey('StatefulSet', 'default', 'llama')));
-      assert.equal(discoveries(bare), 4);
+      assert.equal(discoveries(bare), 5);
       assert.ok(bare.state.requests.every((one) => !one.path.includes('/rayclusters') && !one.path.includes('/leaderworkersets')));
     } finally {
       source.dispose();

@@ -1,9 +1,10 @@
 // Live matching of the batch kinds whose pod templates sit in a named list: a JobSet's replicated jobs (its pods come
-// through the batch/v1 Jobs it owns), matched per template, edited by the item's name, patched not at all (a merge
-// patch of a custom resource replaces a list whole).
+// through the batch/v1 Jobs it owns) and a Volcano Job's tasks (its kind is named Job too), matched per template,
+// edited by the item's name, patched not at all (a merge patch of a custom resource replaces a list whole).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse, stringify } from 'yaml';
+import { liveKey, liveSnapshot } from '../../src/core/live/liveSnapshot.ts';
 import { trimPod, trimWorkload } from '../../src/core/live/trimObject.ts';
 import { liveTemplates } from '../../src/core/rightsizing/liveContainers.ts';
 import { editManifest } from '../../src/core/rightsizing/manifestEdit.ts';
@@ -169,4 +170,146 @@ test("a JobSet's change lands in its replicated job, found by name in a file tha
   const patch = strategicMergePatch(change);
   assert.equal(patch.kind, 'none');
   assert.match(patch.kind === 'none' ? patch.reason : '', /replicatedJobs\[workers\] sits in a list.*--apply/);
+});
+
+// volcano-sh/volcano example/integrations/tensorflow/tf-example-gpu.yaml's shape (a ps task and a worker task, both
+// with a container named tensorflow), with memory limits added. Volcano names a pod <job>-<task>-<index>
+// (pkg/controllers/job/helpers PodNameFmt), owns it directly and labels it with the job's and the task's names.
+const VOLCANO_API = 'batch.volcano.sh/v1alpha1';
+const task = (name: string, replicas: number, memory: string, gpu: boolean) => ({
+  replicas,
+  name,
+  template: { spec: { containers: [container('tensorflow', memory, gpu)], restartPolicy: 'OnFailure' } },
+});
+const VOLCANO_JOB = {
+  apiVersion: VOLCANO_API,
+  kind: 'Job',
+  metadata: { name: 'tensorflow-benchmark-gpu', namespace: 'batch', uid: 'u-vcjob' },
+  spec: { minAvailable: 4, schedulerName: 'volcano', tasks: [task('ps', 1, '2Gi', false), task('worker', 3, '12Gi', true)] },
+};
+const volcanoPod = (taskName: string, index: number, labels?: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: {
+    name: `tensorflow-benchmark-gpu-${taskName}-${index}`,
+    namespace: 'batch',
+    uid: `u-vc-${taskName}-${index}`,
+    labels: labels ?? {
+      'volcano.sh/job-name': 'tensorflow-benchmark-gpu',
+      'volcano.sh/job-namespace': 'batch',
+      'volcano.sh/queue-name': 'default',
+      'volcano.sh/task-spec': taskName,
+      'volcano.sh/task-index': String(index),
+    },
+    ownerReferences: [{ apiVersion: VOLCANO_API, kind: 'Job', name: 'tensorflow-benchmark-gpu', uid: 'u-vcjob', controller: true }],
+  },
+  spec: { nodeName: 'gpu-1' },
+});
+// A batch/v1 Job of the same namespace and name, with its own pod: the two must never stand for each other.
+const BATCH_JOB = {
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  metadata: { name: 'tensorflow-benchmark-gpu', namespace: 'batch', uid: 'u-batchjob' },
+  spec: {
+    selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'u-batchjob' } },
+    template: { spec: { containers: [container('tensorflow', '1Gi', false)] } },
+  },
+};
+const BATCH_POD = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: {
+    name: 'tensorflow-benchmark-gpu-abcde',
+    namespace: 'batch',
+    uid: 'u-batch-pod',
+    labels: { 'batch.kubernetes.io/controller-uid': 'u-batchjob' },
+    ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'tensorflow-benchmark-gpu', uid: 'u-batchjob', controller: true }],
+  },
+};
+const VOLCANO_PODS = [volcanoPod('ps', 0), volcanoPod('worker', 0), volcanoPod('worker', 1), volcanoPod('worker', 2)];
+
+test("a Volcano Job: each pod runs its task, by Volcano's labels; a batch Job of the same name stays apart", () => {
+  const matching = matchPods([VOLCANO_JOB, BATCH_JOB], [...VOLCANO_PODS, BATCH_POD]);
+  assert.deepEqual(matching.unmatched, []);
+  const volcano = matching.workloads.find((one) => one.ref.apiVersion === VOLCANO_API);
+  const batch = matching.workloads.find((one) => one.ref.apiVersion === 'batch/v1');
+  assert.deepEqual(Object.fromEntries(volcano?.pods.map((pod) => [pod.name, pod.template]) ?? []), {
+    'tensorflow-benchmark-gpu-ps-0': 'tasks[ps]',
+    'tensorflow-benchmark-gpu-worker-0': 'tasks[worker]',
+    'tensorflow-benchmark-gpu-worker-1': 'tasks[worker]',
+    'tensorflow-benchmark-gpu-worker-2': 'tasks[worker]',
+  });
+  assert.deepEqual(
+    batch?.pods.map((pod) => [pod.name, pod.template]),
+    [['tensorflow-benchmark-gpu-abcde', undefined]],
+  );
+  const rows = recommendationRows({ matching, figures: undefined, basis: 'history', apiOomKills: new Map(), headroomPercent: 20 });
+  assert.deepEqual(
+    rows.map((row) => `${row.workload.apiVersion} ${row.template} ${row.container} ${row.current.limit?.text}`),
+    [`${VOLCANO_API} tasks[ps] tensorflow 2Gi`, `${VOLCANO_API} tasks[worker] tensorflow 12Gi`, 'batch/v1 undefined tensorflow 1Gi'],
+  );
+  // The live snapshot keys them apart: a manifest's Volcano Job finds the Volcano Job, a batch Job the batch Job.
+  const snapshot = liveSnapshot({
+    context: 'prod',
+    defaultNamespace: 'default',
+    source: 'hand-written',
+    window: '1d',
+    windowSeconds: 86_400,
+    fetchedAtMs: 0,
+    matching,
+    rows,
+  });
+  const ofVolcano = snapshot.workloads.get(liveKey('Job', 'batch', 'tensorflow-benchmark-gpu', VOLCANO_API));
+  const ofBatch = snapshot.workloads.get(liveKey('Job', 'batch', 'tensorflow-benchmark-gpu', 'batch/v1'));
+  assert.deepEqual([ofVolcano?.pods.total, ofVolcano?.rows.length], [4, 2]);
+  assert.deepEqual([ofBatch?.pods.total, ofBatch?.rows.length], [1, 1]);
+  // The cache's trimmed objects: a Volcano Job keeps its tasks, and matches the same way.
+  const trimmed = matchPods(
+    [VOLCANO_JOB, BATCH_JOB].map((one) => trimWorkload(one, one.kind, one.apiVersion)),
+    [...VOLCANO_PODS, BATCH_POD].map((one) => trimPod(one)),
+  );
+  assert.deepEqual(
+    trimmed.workloads.map((one) => one.pods.map((pod) => pod.template ?? '-').join()),
+    matching.workloads.map((one) => one.pods.map((pod) => pod.template ?? '-').join()),
+  );
+});
+
+test("a Volcano Job's pod of a removed task, or from a Volcano that labels no task, is reported, not guessed", () => {
+  const matching = matchPods(
+    [VOLCANO_JOB],
+    [volcanoPod('chief', 0), volcanoPod('worker', 0, { 'volcano.sh/job-name': 'tensorflow-benchmark-gpu' })],
+  );
+  assert.deepEqual(
+    matching.unmatched.map((one) =>
+      one.reason.replace(/^owned by Job tensorflow-benchmark-gpu, but which of its templates it runs is unknown: /, ''),
+    ),
+    ['it runs tasks[chief], which the live Job does not have', 'no volcano.sh/task-spec label'],
+  );
+});
+
+test("a Volcano Job's change lands in its task, found by name; the batch Job of the same name is left alone; no merge patch", () => {
+  const manifest = [BATCH_JOB, { ...VOLCANO_JOB, spec: { ...VOLCANO_JOB.spec, tasks: [...VOLCANO_JOB.spec.tasks].reverse() } }]
+    .map((one) => stringify({ ...one, metadata: { name: one.metadata.name, namespace: 'batch' } }))
+    .join('---\n');
+  const change = {
+    ref: { apiVersion: VOLCANO_API, kind: 'Job', namespace: 'batch', name: 'tensorflow-benchmark-gpu' },
+    template: 'tasks[worker]',
+    containers: [{ container: 'tensorflow', memory: '20Gi' }],
+    annotations: new Map(),
+  };
+  const edited = editManifest(manifest, change);
+  assert.equal(edited.found, true);
+  assert.deepEqual(edited.skipped, []);
+  const [batchBefore, volcanoBefore] = manifest.split('---\n').map((one) => parse(one) as typeof VOLCANO_JOB);
+  const [batchAfter, volcanoAfter] = edited.text.split('---\n').map((one) => parse(one) as typeof VOLCANO_JOB);
+  assert.deepEqual(batchAfter, batchBefore);
+  assert.deepEqual(volcanoAfter?.spec.tasks[1], volcanoBefore?.spec.tasks[1]);
+  assert.equal(volcanoAfter?.spec.tasks[0]?.name, 'worker');
+  assert.deepEqual(volcanoAfter?.spec.tasks[0]?.template.spec.containers[0]?.resources, {
+    limits: { memory: '20Gi', 'nvidia.com/gpu': '1' },
+    requests: { memory: '20Gi' },
+  });
+  const patch = strategicMergePatch(change);
+  assert.equal(patch.kind, 'none');
+  assert.match(patch.kind === 'none' ? patch.reason : '', /tasks\[worker\] sits in a list.*--apply/);
 });

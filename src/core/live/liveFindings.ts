@@ -71,7 +71,7 @@ export function judgeLive(summaries: readonly ContainerSummary[], snapshot: Live
   for (const summary of summaries) {
     const { object } = summary;
     if (!object.name) continue;
-    const key = liveKey(object.kind, object.namespace ?? snapshot.defaultNamespace, object.name);
+    const key = liveKey(object.kind, object.namespace ?? snapshot.defaultNamespace, object.name, object.apiVersion);
     const workload = snapshot.workloads.get(key);
     if (!workload) {
       unmatched++;

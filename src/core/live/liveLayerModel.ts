@@ -43,7 +43,12 @@ export function liveLayerModel(text: string, summaries: readonly ContainerSummar
     const summary = judged.find((one) => one.span === lens.span && one.container === lens.container);
     if (!summary) continue;
     const workload = snapshot.workloads.get(
-      liveKey(summary.object.kind, summary.object.namespace ?? snapshot.defaultNamespace, summary.object.name ?? ''),
+      liveKey(
+        summary.object.kind,
+        summary.object.namespace ?? snapshot.defaultNamespace,
+        summary.object.name ?? '',
+        summary.object.apiVersion,
+      ),
     );
     const anchor = liveAnchor(text, lens.span.start);
     const view = {

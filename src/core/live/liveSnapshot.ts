@@ -3,6 +3,7 @@
 // figures came from and how old they are. The editor and `gpumem lint --live` judge manifests against it
 // (liveFindings.ts); it is read once per refresh, never per keystroke.
 import { identity } from '../kube/json.ts';
+import { kindKey } from '../manifest/workloads.ts';
 import { podKey } from '../rightsizing/figures.ts';
 import type { PromFigures } from '../rightsizing/figures.ts';
 import type { RecommendationRow } from '../rightsizing/rows.ts';
@@ -35,8 +36,9 @@ export interface LiveSnapshot {
   readonly workloads: ReadonlyMap<string, LiveWorkload>;
 }
 
-export function liveKey(kind: string, namespace: string, name: string): string {
-  return `${kind}\u0000${namespace}\u0000${name}`;
+/** A workload's key: kind (with its API group where the kind name is shared, workloads.ts kindKey), namespace, name. */
+export function liveKey(kind: string, namespace: string, name: string, apiVersion?: string): string {
+  return `${kindKey(kind, apiVersion)}\u0000${namespace}\u0000${name}`;
 }
 
 export interface SnapshotParts {
@@ -59,7 +61,7 @@ export interface SnapshotParts {
 export function liveSnapshot(parts: SnapshotParts): LiveSnapshot {
   const rowsOf = new Map<string, RecommendationRow[]>();
   for (const row of parts.rows) {
-    const key = liveKey(row.workload.kind, row.workload.namespace, row.workload.name);
+    const key = liveKey(row.workload.kind, row.workload.namespace, row.workload.name, row.workload.apiVersion);
     const list = rowsOf.get(key);
     if (list) list.push(row);
     else rowsOf.set(key, [row]);
@@ -72,7 +74,7 @@ export function liveSnapshot(parts: SnapshotParts): LiveSnapshot {
   const hami: HamiStates = parts.hami ?? new Map();
   const workloads = new Map<string, LiveWorkload>();
   for (const workload of parts.matching.workloads) {
-    const key = liveKey(workload.ref.kind, workload.ref.namespace, workload.ref.name);
+    const key = liveKey(workload.ref.kind, workload.ref.namespace, workload.ref.name, workload.ref.apiVersion);
     workloads.set(key, {
       ref: workload.ref,
       object: workload.object,

@@ -4,12 +4,13 @@
 // a status several times larger than this; 500 workloads with their ReplicaSets and pods must fit in a few MiB.
 // Values come out as plain JSON (client-node's Dates as RFC 3339 text). Pure.
 import { asArray, asRecord, asString, asTime, path } from '../kube/json.ts';
+import { kindKey } from '../manifest/workloads.ts';
 import { atPath, isMultiTemplateLiveKind, templateSlots } from '../rightsizing/podTemplates.ts';
 
 type Json = Record<string, unknown>;
 
 const DROPPED_ANNOTATIONS = new Set(['kubectl.kubernetes.io/last-applied-configuration']);
-/** Kinds that only carry pods for a parent: without a controller they are workloads of their own. */
+/** Kinds that only carry pods for a parent (by kindKey: not Volcano's Job): without a controller they are workloads of their own. */
 const INTERMEDIATE = new Set(['ReplicaSet', 'Job']);
 
 function strings(value: unknown, drop?: ReadonlySet<string>): Json | undefined {
@@ -85,7 +86,7 @@ export function trimWorkload(object: unknown, kind: string, apiVersion: string):
   const spec = path(object, 'spec');
   const controlled = asArray(path(object, 'metadata', 'ownerReferences')).some((ref) => path(ref, 'controller') === true);
   // A ReplicaSet or Job with a controller only links pods to it: its template is its parent's, never judged.
-  const keepTemplate = !(INTERMEDIATE.has(kind) && controlled);
+  const keepTemplate = !(INTERMEDIATE.has(kindKey(kind, apiVersion)) && controlled);
   const jobSpec = path(spec, 'jobTemplate', 'spec');
   if (keepTemplate && isMultiTemplateLiveKind(kind, apiVersion)) return trimMultiTemplate(object, kind, apiVersion);
   return {

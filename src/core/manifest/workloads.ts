@@ -221,6 +221,16 @@ export function workloadEntry(kind: string | undefined, apiVersion: string | und
   return apiVersion ? entries.find((entry) => entry.groups.includes(group)) : entries[0];
 }
 
+/**
+ * A workload kind as an identity: the kind alone, or `Kind.group` for a kind whose name an earlier entry of another
+ * API group also uses (Volcano's `Job` beside batch/v1's), so a live Volcano Job never stands for a batch Job of the
+ * same name, nor the other way round. Without an apiVersion the kind is taken at its word, as workloadEntry does.
+ */
+export function kindKey(kind: string, apiVersion: string | undefined): string {
+  const entry = workloadEntry(kind, apiVersion);
+  return entry && entry !== BY_KIND.get(kind)?.[0] ? `${kind}.${apiGroupOf(apiVersion)}` : kind;
+}
+
 export interface PodTemplateRef {
   /** The mapping holding the pod's `metadata` and `spec`. */
   readonly template: YAMLMap;

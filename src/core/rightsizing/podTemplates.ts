@@ -2,7 +2,7 @@
 // (`spec.template`); a KubeRay RayCluster has its head group and one template per worker group, a LeaderWorkerSet a
 // leader and a worker template, a RayJob or RayService embeds a RayCluster spec, and a Kubeflow job has one template
 // per replica type (`pytorchReplicaSpecs[Master]`, `[Worker]`), a JobSet one per replicated job
-// (`replicatedJobs[workers]`). Each template of a
+// (`replicatedJobs[workers]`), a Volcano Job one per task (`tasks[ps]`). Each template of a
 // multi-template kind is named by the role the linter gives it (workloads.ts roleName: `headGroupSpec`,
 // `workerGroupSpecs[gpu-group]`, `leaderTemplate`), so a row, the manifest's container and an edit all address the
 // same template. Which template a pod runs is read from the labels its operator writes (POD_TEMPLATE_RULES). Pure.
@@ -47,6 +47,12 @@ const KUBEFLOW_REPLICA_TYPE = 'training.kubeflow.org/replica-type';
 // pkg/controllers/jobset_controller.go labelAndAnnotateObject). Its pods come through the Job: Pod → Job → JobSet.
 const JOBSET_NAME = 'jobset.sigs.k8s.io/jobset-name';
 const JOBSET_REPLICATED_JOB = 'jobset.sigs.k8s.io/replicatedjob-name';
+// Volcano labels each pod of a Volcano Job with the job's name and its task's name (volcano-sh/apis
+// pkg/apis/batch/v1alpha1/labels.go: JobNameKey, TaskSpecKey; set by volcano-sh/volcano
+// pkg/controllers/job/job_controller_util.go createJobPod, the task name falling back to "default"). The job owns
+// its pods directly.
+const VOLCANO_JOB_NAME = 'volcano.sh/job-name';
+const VOLCANO_TASK = 'volcano.sh/task-spec';
 
 interface PodFacts {
   readonly labels: ReadonlyMap<string, string>;
@@ -137,6 +143,7 @@ const POD_TEMPLATE_RULES: ReadonlyMap<string, PodRule> = new Map([
   ['kubeflow.org/XGBoostJob', kubeflowJob('xgbReplicaSpecs')],
   ['kubeflow.org/PaddleJob', kubeflowJob('paddleReplicaSpecs')],
   ['jobset.x-k8s.io/JobSet', namedListItem(JOBSET_NAME, JOBSET_REPLICATED_JOB, 'replicatedJobs')],
+  ['batch.volcano.sh/Job', namedListItem(VOLCANO_JOB_NAME, VOLCANO_TASK, 'tasks')],
 ]);
 
 /**

@@ -1,6 +1,7 @@
 // Builds the Recommendations section's view model (recommendationsView.ts) from the gathered rows, and each
 // workload's strategic-merge patch (patch.ts), which stays with the host: the webview asks for one by workload and
 // the host puts its own text on the clipboard. Pure.
+import { kindKey } from '../manifest/workloads.ts';
 import { formatBytes } from '../sizing.ts';
 import { describeKills, totalKills } from './kills.ts';
 import type { RecommendHeader } from './format.ts';
@@ -26,8 +27,8 @@ export interface RecommendationsInput {
   readonly readAtMs: number;
 }
 
-export function workloadKeyOf(ref: Pick<WorkloadRef, 'kind' | 'namespace' | 'name'>): string {
-  return `${ref.kind}/${ref.namespace}/${ref.name}`;
+export function workloadKeyOf(ref: Pick<WorkloadRef, 'kind' | 'namespace' | 'name'> & { readonly apiVersion?: string }): string {
+  return `${kindKey(ref.kind, ref.apiVersion)}/${ref.namespace}/${ref.name}`;
 }
 
 /** Each workload's strategic-merge patch (patch.ts), by workload key: what Copy patch copies. */
@@ -114,7 +115,8 @@ function rowView(
       patch?.kind === 'patch'
         ? { kind: 'patch' }
         : { kind: 'none', reason: patch?.reason ?? (r.kind === 'sized' ? 'nothing to change' : `no number: ${r.reason}`) },
-    openable: isLiveWorkloadKind(ref.kind) && ref.name !== '',
+    // Open live manifest reads a kind by its name alone: a Volcano Job (kindKey Job.batch.volcano.sh) is not one.
+    openable: isLiveWorkloadKind(kindKey(ref.kind, ref.apiVersion)) && ref.name !== '',
   };
 }
 

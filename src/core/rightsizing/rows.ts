@@ -4,6 +4,7 @@
 // pod's goes to the containers that use a GPU, or to every container when none declares one (a DRA claim, a GPU the
 // manifest does not name). VRAM and kills are per pod; memcg kills go to the containers the kubelet reported
 // OOMKilled when it names any.
+import { kindKey } from '../manifest/workloads.ts';
 import type { KillCounts } from './kills.ts';
 import { addKills, NO_KILLS, withKubeletReports } from './kills.ts';
 import type { ContainerEvidence, EvidenceBasis, NodePressure, Observed } from './evidence.ts';
@@ -222,7 +223,7 @@ export function changesOf(rows: readonly RecommendationRow[]): WorkloadChange[] 
   >();
   for (const row of rows) {
     if (row.recommendation.kind !== 'sized') continue;
-    const key = `${row.workload.kind}/${row.workload.namespace}/${row.workload.name}/${row.template ?? ''}`;
+    const key = `${kindKey(row.workload.kind, row.workload.apiVersion)}/${row.workload.namespace}/${row.workload.name}/${row.template ?? ''}`;
     const entry = byWorkload.get(key) ?? {
       ref: row.workload,
       template: row.template,

@@ -5,7 +5,7 @@
 // templates, which one the pod runs (podTemplates.ts). A pod whose owner is missing (a workload renamed or deleted),
 // whose labels the selector does not match or whose template cannot be told is reported, not guessed.
 import { asArray, asBoolean, asString, identity, path } from '../kube/json.ts';
-import { workloadEntry } from '../manifest/workloads.ts';
+import { kindKey, workloadEntry } from '../manifest/workloads.ts';
 import { matchSelector } from './labelSelector.ts';
 import { CARRIERS, podTemplateOf, templateSlots } from './podTemplates.ts';
 
@@ -45,7 +45,7 @@ export interface PodMatching {
   readonly unmatched: readonly UnmatchedPod[];
 }
 
-/** Kinds that only carry pods for a parent: a ReplicaSet of a Deployment, a Job of a CronJob. */
+/** Kinds that only carry pods for a parent: a ReplicaSet of a Deployment, a Job of a CronJob (by kindKey: not Volcano's Job). */
 const INTERMEDIATE = new Set(['ReplicaSet', 'Job']);
 const REVISION = 'deployment.kubernetes.io/revision';
 const MAX_OWNER_DEPTH = 8;
@@ -123,7 +123,7 @@ export function matchPods(objects: readonly unknown[], pods: readonly unknown[])
     // readable), it is a workload of its own, as it was before gpumem read its owner's kind.
     const carried =
       controller && CARRIERS.get(controller.kind)?.has(ref.kind) && (byUid.has(controller.uid) || podsByUid.has(controller.uid));
-    if (controller && (INTERMEDIATE.has(ref.kind) || carried)) continue;
+    if (controller && (INTERMEDIATE.has(kindKey(ref.kind, ref.apiVersion)) || carried)) continue;
     workloads.push({ ref, object, pods: found.get(uid) ?? [] });
   }
   return { workloads, unmatched };
