@@ -4,6 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse, stringify } from 'yaml';
+import { lintText } from '../../src/core/lint.ts';
+import { judgeLive } from '../../src/core/live/liveFindings.ts';
 import { liveKey, liveSnapshot } from '../../src/core/live/liveSnapshot.ts';
 import { trimPod, trimWorkload } from '../../src/core/live/trimObject.ts';
 import { liveTemplates } from '../../src/core/rightsizing/liveContainers.ts';
@@ -212,7 +214,7 @@ const BATCH_JOB = {
   metadata: { name: 'tensorflow-benchmark-gpu', namespace: 'batch', uid: 'u-batchjob' },
   spec: {
     selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'u-batchjob' } },
-    template: { spec: { containers: [container('tensorflow', '1Gi', false)] } },
+    template: { spec: { containers: [container('tensorflow', '1Gi', true)] } },
   },
 };
 const BATCH_POD = {
@@ -312,4 +314,41 @@ test("a Volcano Job's change lands in its task, found by name; the batch Job of 
   const patch = strategicMergePatch(change);
   assert.equal(patch.kind, 'none');
   assert.match(patch.kind === 'none' ? patch.reason : '', /tasks\[worker\] sits in a list.*--apply/);
+});
+
+test('in the editor, a Volcano Job and a batch Job of the same name in one file are each judged on their own live object', () => {
+  const manifest = [BATCH_JOB, VOLCANO_JOB]
+    .map((one) =>
+      stringify({ apiVersion: one.apiVersion, kind: one.kind, metadata: { name: one.metadata.name, namespace: 'batch' }, spec: one.spec }),
+    )
+    .join('---\n');
+  const matching = matchPods([VOLCANO_JOB, BATCH_JOB], [...VOLCANO_PODS, BATCH_POD]);
+  const rows = recommendationRows({ matching, figures: undefined, basis: 'history', apiOomKills: new Map(), headroomPercent: 20 });
+  const snapshot = liveSnapshot({
+    context: 'prod',
+    defaultNamespace: 'default',
+    source: 'hand-written',
+    window: '1d',
+    windowSeconds: 86_400,
+    fetchedAtMs: 0,
+    matching,
+    rows,
+    pods: [...VOLCANO_PODS, BATCH_POD],
+  });
+  const summaries = lintText(manifest).containers;
+  const judged = judgeLive(summaries, snapshot, { headroomPercent: 20, rules: {}, nowMs: 0, text: manifest });
+  assert.deepEqual(
+    summaries.map((one) => `${one.object.apiVersion} ${one.role ?? '-'} ${one.container}`),
+    ['batch/v1 - tensorflow', `${VOLCANO_API} tasks[worker] tensorflow`],
+  );
+  assert.equal(judged.matched, 2);
+  assert.deepEqual(
+    judged.lenses.map((one) => one.title.replace(/ · no usage figures.*/, '')),
+    ['live in prod: 1 pod', 'live in prod: 3 pods'],
+  );
+  // Each is compared with its own live object: no drift, though the two limits differ (1Gi, 12Gi).
+  assert.deepEqual(
+    judged.findings.filter((one) => one.ruleId === 'manifest-drift'),
+    [],
+  );
 });
