@@ -1,7 +1,8 @@
 // Workloads with several pod templates against the API simulator and Debian's Prometheus, through the real CLI: the
-// simulator serves the KubeRay RayCluster rc-demo (head group, CPU group `workergroup`, GPU group `gpu-group`) and the
-// LeaderWorkerSet vllm (leader vllm-0, workers vllm-0-1 and vllm-0-2 through the workers' StatefulSet owned by the
-// leader pod) as custom resources (test/simulator/fixtures-groups/ray-lws.yaml, with the upstream sources named
+// simulator serves the KubeRay RayCluster rc-demo (head group, CPU group `workergroup`, GPU group `gpu-group`) and
+// the LeaderWorkerSet vllm (leader vllm-0, workers vllm-0-1 and vllm-0-2 through the workers' StatefulSet owned by
+// the leader pod) and the JobSet success-policy (a leader and a workers replicated job, through their Jobs) as
+// custom resources (test/simulator/fixtures-groups/ray-lws.yaml and jobset.yaml, with the upstream sources named
 // there). Six hours of each pod's series, generated here with a different peak per pod, become TSDB blocks by
 // promtool. `gpumem recommend` gives each template its own row from its own pods' figures, `gpumem lint --live`
 // prints one lens per container with its template's pods and peak, and `gpumem recommend --apply` changes the
@@ -9,7 +10,7 @@
 // cluster's. The editor's list+watch cache finds the custom resources by one discovery request per API group, sees a
 // worker added by watch in its group, and on a cluster without those CRDs asks once, gets 404 and notes nothing.
 // Expected figures come from the generated samples, not from the code under test. Cost: one simulator (and a second
-// without the CRDs for a moment), one Prometheus on promtool blocks, three CLI runs (about 10 s). Skips without the
+// without the CRDs for a moment), one Prometheus on promtool blocks, three CLI runs (about 13 s). Skips without the
 // prometheus package.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,6 +46,9 @@ const PODS = [
   { pod: 'vllm-0', uid: '6d1e5f2b-8b62-4a1f-8eac-3c2f7d4b0a03', container: 'vllm-leader', ws: 8, gpu: 20 },
   { pod: 'vllm-0-1', uid: '6d1e5f2b-8b62-4a1f-8eac-3c2f7d4b0a05', container: 'vllm-worker', ws: 5, gpu: 14 },
   { pod: 'vllm-0-2', uid: '6d1e5f2b-8b62-4a1f-8eac-3c2f7d4b0a06', container: 'vllm-worker', ws: 6, gpu: 18 },
+  { pod: 'success-policy-leader-0-0-k2x7q', uid: '7e2f6a3c-9c73-4b2a-9fbd-4d3a8e5c1b04', container: 'leader', ws: 3, gpu: 0 },
+  { pod: 'success-policy-workers-0-0-p8d3m', uid: '7e2f6a3c-9c73-4b2a-9fbd-4d3a8e5c1b05', container: 'worker', ws: 6, gpu: 12 },
+  { pod: 'success-policy-workers-0-1-w5n9r', uid: '7e2f6a3c-9c73-4b2a-9fbd-4d3a8e5c1b06', container: 'worker', ws: 8, gpu: 13 },
 ];
 
 /** Six hours of samples: each pod at 60 % of its peak, and at its peak (working set and GPU memory together) once. */
@@ -228,6 +232,9 @@ describe('RayCluster and LeaderWorkerSet templates against the simulator and a r
       'RayCluster rc-demo workerGroupSpecs[gpu-group] ray-worker': (10 + 12) * GiB,
       'LeaderWorkerSet vllm leaderTemplate vllm-leader': (8 + 20) * GiB,
       'LeaderWorkerSet vllm workerTemplate vllm-worker': (6 + 18) * GiB,
+      // The JobSet's pods come through its Jobs; each replicated job from its own pods.
+      'JobSet success-policy replicatedJobs[leader] leader': 3 * GiB,
+      'JobSet success-policy replicatedJobs[workers] worker': (8 + 13) * GiB,
     });
   });
 
@@ -325,6 +332,15 @@ describe('RayCluster and LeaderWorkerSet templates against the simulator and a r
       const templates = (key: string) =>
         Object.fromEntries((source.snapshot()?.workloads.get(key)?.podLines ?? []).map((pod) => [pod.name, pod.template]));
       assert.deepEqual(templates(lws), { 'vllm-0': 'leaderTemplate', 'vllm-0-1': 'workerTemplate', 'vllm-0-2': 'workerTemplate' });
+      // The JobSet (jobset.x-k8s.io/v1alpha2) is watched too; its pods come through the batch Jobs it owns.
+      const jobset = liveKey('JobSet', 'groups', 'success-policy');
+      await eventually('the JobSet in the snapshot', () => source.snapshot()?.workloads.has(jobset) === true);
+      assert.deepEqual(templates(jobset), {
+        'success-policy-leader-0-0-k2x7q': 'replicatedJobs[leader]',
+        'success-policy-workers-0-0-p8d3m': 'replicatedJobs[workers]',
+        'success-policy-workers-0-1-w5n9r': 'replicatedJobs[workers]',
+      });
+      assert.ok(!source.snapshot()?.workloads.has(liveKey('Job', 'groups', 'success-policy-workers-0')), 'its Jobs only carry its pods');
       const worker = sim.state.get('pods', 'groups', 'rc-demo-gpu-group-worker-z9t5r');
       assert.ok(worker);
       sim.state.put({ ...worker, metadata: { ...worker.metadata, name: 'rc-demo-gpu-group-worker-b3n7k', uid: 'uid-second-gpu-worker' } });
@@ -372,6 +388,12 @@ describe('RayCluster and LeaderWorkerSet templates against the simulator and a r
     try {
       const ray = await readWorkloadYaml(client, { kind: 'RayCluster', namespace: 'groups', name: 'rc-demo' });
       const lws = await readWorkloadYaml(client, { kind: 'LeaderWorkerSet', namespace: 'groups', name: 'vllm' });
+      const jobset = await readWorkloadYaml(client, { kind: 'JobSet', namespace: 'groups', name: 'success-policy' });
+      assert.match(jobset, /^apiVersion: jobset\.x-k8s\.io\/v1alpha2\nkind: JobSet\n/);
+      assert.deepEqual(
+        lintText(jobset).containers.map((one) => `${one.role} ${one.container}`),
+        ['replicatedJobs[workers] worker'],
+      );
       assert.match(ray, /^apiVersion: ray\.io\/v1\nkind: RayCluster\n/);
       assert.deepEqual(
         lintText(ray).containers.map((one) => `${one.role} ${one.container}`),

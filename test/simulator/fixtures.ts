@@ -123,7 +123,7 @@ export function mergeFixtures(...parts: readonly ClusterFixtures[]): ClusterFixt
 }
 
 /** Loads every *.yaml in a directory (sorted by name) and completes the objects. */
-/** Workloads with several pod templates (a KubeRay RayCluster, a LeaderWorkerSet), loaded with `groups: true`. */
+/** Workloads with several pod templates (a KubeRay RayCluster, a LeaderWorkerSet, a JobSet), loaded with `groups: true`. */
 export const GROUPS_FIXTURES_DIR = join(import.meta.dirname, 'fixtures-groups');
 
 export function loadFixtures(

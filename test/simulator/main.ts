@@ -50,7 +50,8 @@ if (values.bench) {
   if (!m) throw new Error('--bench takes NODES or NODESxPODS, e.g. 500x10');
   fixtures = generateCluster({ nodes: Number(m[1]), podsPerNode: Number(m[2] ?? 10) });
 } else {
-  // --groups adds a RayCluster and a LeaderWorkerSet with their pods (fixtures-groups/), served under their API groups.
+  // --groups adds a RayCluster, a LeaderWorkerSet and a JobSet with their pods (fixtures-groups/), served under their
+  // API groups.
   fixtures = loadFixtures(values.fixtures ? resolve(values.fixtures) : FIXTURES_DIR, { groups: values.groups === true });
 }
 

@@ -58,11 +58,12 @@ function info(
   shortNames: string[],
   verbs: string[],
   fields: string[],
+  version = 'v1',
 ): ResourceInfo {
   return {
     resource,
     group,
-    version: 'v1',
+    version,
     kind,
     listKind: `${kind}List`,
     namespaced,
@@ -123,9 +124,10 @@ export const RESOURCES: Readonly<Record<string, ResourceInfo>> = {
   jobs: info('jobs', 'batch', 'Job', true, [], READ, ['status.successful']),
   cronjobs: info('cronjobs', 'batch', 'CronJob', true, ['cj'], READ, []),
   runtimeclasses: info('runtimeclasses', 'node.k8s.io', 'RuntimeClass', false, [], READ, []),
-  // Custom resources of operators whose workloads have several pod templates (KubeRay, LeaderWorkerSet).
+  // Custom resources of operators whose workloads have several pod templates (KubeRay, LeaderWorkerSet, JobSet).
   rayclusters: { ...info('rayclusters', 'ray.io', 'RayCluster', true, [], READ, []), crd: true },
   leaderworkersets: { ...info('leaderworkersets', 'leaderworkerset.x-k8s.io', 'LeaderWorkerSet', true, ['lws'], READ, []), crd: true },
+  jobsets: { ...info('jobsets', 'jobset.x-k8s.io', 'JobSet', true, [], READ, [], 'v1alpha2'), crd: true },
 };
 
 export function resourceOfKind(kind: string): ResourceInfo | undefined {

@@ -15,10 +15,14 @@ export interface ResourceRoute {
 
 /** `installed`: the API groups of the custom resources served (their CRDs are installed); others are 404 as in a cluster without them. */
 export const parseResourcePath = (pathname: string, installed: ReadonlySet<string> = new Set()): ResourceRoute | 'notfound' | undefined => {
-  const m = /^\/(?:api\/v1|apis\/(apps|batch|node\.k8s\.io|ray\.io|leaderworkerset\.x-k8s\.io)\/v1)\/(.+)$/.exec(pathname);
+  const m =
+    /^\/(?:api\/v1|apis\/(apps|batch|node\.k8s\.io|ray\.io|leaderworkerset\.x-k8s\.io|jobset\.x-k8s\.io)\/(v1|v1alpha2))\/(.+)$/.exec(
+      pathname,
+    );
   if (!m) return undefined;
   const group = m[1] ?? '';
-  const segs = (m[2] as string).split('/').map((s) => decodeURIComponent(s));
+  const version = m[2] ?? 'v1';
+  const segs = (m[3] as string).split('/').map((s) => decodeURIComponent(s));
   if (segs.some((s) => s === '')) return 'notfound';
   let namespace: string | undefined;
   let rest = segs;
@@ -28,7 +32,7 @@ export const parseResourcePath = (pathname: string, installed: ReadonlySet<strin
   }
   if (rest.length > 3) return 'notfound';
   const info = RESOURCES[rest[0] as string];
-  if (!info || info.group !== group || (info.crd && !installed.has(group))) return 'notfound';
+  if (!info || info.group !== group || info.version !== version || (info.crd && !installed.has(group))) return 'notfound';
   if (namespace !== undefined && !info.namespaced) return 'notfound';
   return {
     info,
@@ -93,6 +97,8 @@ export const discovery = (pathname: string, gitVersion: string, port: number, in
       ...extra,
     ],
   });
+  // A custom resource group's one served version (v1, or v1alpha2 for JobSet).
+  const versionOf = (name: string) => Object.values(RESOURCES).find((r) => r.group === name)?.version ?? 'v1';
   const group = (name: string, version: string) => ({
     name,
     versions: [{ groupVersion: `${name}/${version}`, version }],
@@ -140,7 +146,7 @@ export const discovery = (pathname: string, gitVersion: string, port: number, in
           group('batch', 'v1'),
           group('authorization.k8s.io', 'v1'),
           group('node.k8s.io', 'v1'),
-          ...[...installed].map((name) => group(name, 'v1')),
+          ...[...installed].map((name) => group(name, versionOf(name))),
         ],
       };
     case '/apis/apps':
@@ -175,12 +181,13 @@ export const discovery = (pathname: string, gitVersion: string, port: number, in
       };
     default: {
       // An installed CRD's group and version, as the API server's aggregated discovery of CRDs serves them.
-      const crd = /^\/apis\/([a-z0-9.-]+)(\/v1)?$/.exec(pathname);
+      const crd = /^\/apis\/([a-z0-9.-]+)(?:\/(v1|v1alpha2))?$/.exec(pathname);
       const name = crd?.[1];
       if (!name || !installed.has(name)) return undefined;
-      if (!crd[2]) return { kind: 'APIGroup', apiVersion: 'v1', ...group(name, 'v1') };
+      if (!crd[2]) return { kind: 'APIGroup', apiVersion: 'v1', ...group(name, versionOf(name)) };
+      if (crd[2] !== versionOf(name)) return undefined;
       return resourceList(
-        `${name}/v1`,
+        `${name}/${versionOf(name)}`,
         Object.values(RESOURCES).filter((r) => r.group === name),
       );
     }
