@@ -18,7 +18,7 @@ export function settleFindings(
   return applyRuleSettings(raw, rules).filter((finding) => !comments.suppresses(finding.ruleId, lines.lineOf(finding.span.start)));
 }
 
-/** Drops the rules that are off and overrides severities. */
+/** Drops the rules that are off and overrides severities, but for hints on what may be set out of sight. */
 function applyRuleSettings(findings: readonly Finding[], rules: Readonly<Record<string, RuleSetting>>): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<string>();
@@ -28,7 +28,7 @@ function applyRuleSettings(findings: readonly Finding[], rules: Readonly<Record<
     const key = `${finding.ruleId}\u0000${finding.span.start}\u0000${finding.span.end}\u0000${finding.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push(setting && setting !== finding.severity ? { ...finding, severity: setting } : finding);
+    out.push(setting && setting !== finding.severity && finding.unseen === undefined ? { ...finding, severity: setting } : finding);
   }
   return out;
 }

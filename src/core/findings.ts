@@ -53,7 +53,15 @@ export interface Finding {
   readonly fixes: readonly QuickFix[];
   /** A further fix, built on request (fixesOf); live mode's "Set resources from what the pods used". */
   readonly fixOnRequest?: FixOnRequest;
+  /**
+   * Where what the finding says is missing may be set out of gpumem's sight: a kustomize patch's base, a chart's
+   * values. Such a finding is a hint at `info`, and a severity setting for its rule does not raise it (a CI gate set
+   * to `error` must not fail on a patch whose base has the limit); `off` still drops it.
+   */
+  readonly unseen?: UnseenSource;
 }
+
+export type UnseenSource = 'kustomize-base' | 'template-values';
 
 export const severityRank: Record<Severity, number> = { info: 0, warning: 1, error: 2 };
 

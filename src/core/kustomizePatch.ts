@@ -63,6 +63,7 @@ export class PatchJudge {
     return {
       ...finding,
       severity: 'info',
+      unseen: 'kustomize-base',
       message: `${finding.message} (${what}: what it leaves out comes from its base, so this is a hint to check, not a finding; gpumem lint --kustomize on the overlay's directory judges the rendered result.)`,
     };
   }

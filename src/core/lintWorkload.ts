@@ -212,5 +212,6 @@ function toFinding(report: Report, pod: PodModel, evidence: string): Finding {
     object: pod.object,
     ...(report.container ? { container: report.container.name } : {}),
     fixes: report.fixes ?? [],
+    ...(report.unseen ? { unseen: report.unseen } : {}),
   };
 }

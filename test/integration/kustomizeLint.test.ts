@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -80,6 +80,24 @@ describe('gpumem lint on kustomize overlays', { skip }, () => {
     assert.equal(rendered.code, 0, rendered.stderr);
     assert.deepEqual(ruleIds(rendered.stdout), []);
     assert.match(rendered.stderr, /the rendered overlay \(kubectl kustomize\) was linted/);
+
+    // A CI gate that ranks the rule as an error fails the patch as a workload of its own, not the patch as a patch.
+    const dir = mkdtempSync(join(tmpdir(), 'gpumem-kustomize-config-'));
+    try {
+      const config = join(dir, 'gpumem.yaml');
+      writeFileSync(config, 'rules:\n  gpu-no-memory-limit: error\n');
+      const strictControl = await runCli(['lint', '-', '--format', 'json', '--config', config], {
+        input: readFileSync(`${TGIS}/overlays/four-gpus/gpus-4.yaml`, 'utf8'),
+        ...RUN,
+      });
+      assert.equal(strictControl.code, 1);
+      assert.deepEqual(ruleIds(strictControl.stdout), ['error gpu-no-memory-limit']);
+      const strict = await runCli(['lint', `${TGIS}/overlays/four-gpus`, '--format', 'json', '--config', config], RUN);
+      assert.equal(strict.code, 0, strict.stderr);
+      assert.deepEqual(ruleIds(strict.stdout), ['info kustomize-patch', 'info gpu-no-memory-limit', 'info kustomize-patch']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a patch that sets CUDA_DISABLE_CONTROL=true fails both ways', T, async () => {

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_CONFIG } from '../../src/core/config.ts';
 import { lintText } from '../../src/core/lint.ts';
 import { KustomizePatchIndex, listedPatches, resolveListedPath } from '../../src/core/manifest/kustomization.ts';
 import type { KustomizePatchRole } from '../../src/core/manifest/kustomization.ts';
@@ -86,6 +87,17 @@ describe('a strategic-merge patch is judged for what it sets', () => {
       /lists this file under `patches`, so it is a partial object, judged only for what it sets/,
     );
     assert.equal(result.unanalysed.length, 0);
+  });
+
+  test('a severity setting does not raise the hint (the base may set what the patch leaves out); off drops it', () => {
+    const text = read('overlays/four-gpus/gpus-4.yaml');
+    const severities = (setting: 'error' | 'off', role?: KustomizePatchRole) =>
+      lintText(text, { ...DEFAULT_CONFIG, rules: { 'gpu-no-memory-limit': setting } }, role ? { kustomizePatch: role } : {})
+        .findings.filter((finding) => finding.ruleId === 'gpu-no-memory-limit')
+        .map((finding) => finding.severity);
+    assert.deepEqual(severities('error'), ['error'], 'as a whole workload the setting applies, the control');
+    assert.deepEqual(severities('error', patches), ['info']);
+    assert.deepEqual(severities('off', patches), []);
   });
 
   test('a patch that sets CUDA_DISABLE_CONTROL=true keeps its warning, though the GPU comes from the base', () => {

@@ -3,6 +3,7 @@
 // charts use, `{{- toYaml … | nindent N }}` under a key, here under `limits:` beside a literal `nvidia.com/gpu: 1`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { DEFAULT_CONFIG } from '../../src/core/config.ts';
 import { lint } from './helpers/lint.ts';
 
 const chart = (underLimits: boolean) => `apiVersion: apps/v1
@@ -31,6 +32,15 @@ test('{{ toYaml }} inside limits: the memory limit is unknown (information namin
     finding?.message ?? '',
     /template action inside resources\.limits \(\{\{- toYaml \.Values\.extraLimits \| nindent 14 \}\}\): unknown until the chart is rendered/,
   );
+});
+
+test("the unknown limit stays a hint whatever the rule's severity setting, which still applies to a missing one", () => {
+  const severity = (underLimits: boolean) =>
+    lint(chart(underLimits), { ...DEFAULT_CONFIG, rules: { 'gpu-no-memory-limit': 'error' } })
+      .findings.filter((finding) => finding.ruleId === 'gpu-no-memory-limit')
+      .map((finding) => finding.severity);
+  assert.deepEqual(severity(true), ['info']);
+  assert.deepEqual(severity(false), ['error']);
 });
 
 test('a template action elsewhere in the container (env) does not make the limit unknown', () => {

@@ -95,6 +95,7 @@ export const gpuNoMemoryLimit: Rule = {
           container,
           span: container.nameSpan,
           severity: 'info',
+          unseen: 'template-values',
           message: `GPU container "${container.name}" may get its memory limit from a template action inside resources.limits (${templated}): unknown until the chart is rendered; lint the rendered output (helm template …) to check it.${need}`,
         });
         continue;

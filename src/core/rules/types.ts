@@ -2,7 +2,7 @@
 import type { LimitRangeDefault } from '../manifest/limitRange.ts';
 import type { RuleMeta } from './ruleMeta.ts';
 import type { LintConfig } from '../config.ts';
-import type { QuickFix, Severity, Span } from '../findings.ts';
+import type { QuickFix, Severity, Span, UnseenSource } from '../findings.ts';
 import type { MemoryBudget } from '../analysis/memoryBudget.ts';
 import type { UnifiedMemoryVerdict } from '../analysis/unifiedMemory.ts';
 import type { ClaimLookup } from '../manifest/draClaims.ts';
@@ -38,6 +38,8 @@ export interface Report {
   /** Overrides the rule's default severity for this finding (the user's setting still wins). */
   readonly severity?: Severity;
   readonly fixes?: readonly QuickFix[];
+  /** What the finding is about may be set out of sight (Finding.unseen): a hint the user's setting does not raise. */
+  readonly unseen?: UnseenSource;
 }
 
 export interface PodContext {
