@@ -101,7 +101,9 @@ function firstLines(stderr: string): string {
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '' && line !== '>' && !line.startsWith('# Warning:'));
-  const cause = (lines.length > 1 ? (lines[lines.length - 1] ?? '') : (lines[0] ?? '')).slice(0, 600);
+  const last = lines.length > 1 ? (lines[lines.length - 1] ?? '') : (lines[0] ?? '');
+  // kustomize quotes the patch's config in backticks over many lines: the cause follows the closing one ("`: security; …").
+  const cause = (last.startsWith('`: ') ? last.slice(3) : last).slice(0, 600);
   const restricted = stderr.includes('is not in or below');
   return `kubectl kustomize failed: ${cause}${
     restricted

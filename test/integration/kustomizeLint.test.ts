@@ -140,7 +140,10 @@ describe('gpumem lint on kustomize overlays', { skip }, () => {
     async () => {
       const refused = await runCli(['lint', '--kustomize', `${TGIS}/models/flan-ul2-tp`], RUN);
       assert.equal(refused.code, 2);
-      assert.match(refused.stderr, /is not in or below .*--load-restrictor LoadRestrictionsNone/);
+      assert.match(
+        refused.stderr,
+        /kubectl kustomize failed: security; file '[^']*2-gpu\.yaml' is not in or below .*--load-restrictor LoadRestrictionsNone/,
+      );
       const none = await runCli(['lint', '--kustomize', `${TGIS}/base/patches`], RUN);
       assert.equal(none.code, 2);
       assert.match(none.stderr, /not a kustomization directory/);
