@@ -26,6 +26,7 @@ import { WatchedSource } from '../../src/live/watchedSource.ts';
 import { readWorkloadYaml } from '../../src/rightsizing/readWorkload.ts';
 import { lintText } from '../../src/core/lint.ts';
 import { eventually } from '../helpers/asserts.ts';
+import { LWS_MANIFEST, RAY_MANIFEST } from '../unit/helpers/multiTemplateCluster.ts';
 import { runCli } from '../helpers/cli.ts';
 import type { PrometheusProcess } from '../helpers/prometheusProcess.ts';
 import { prometheusUnavailable, startPrometheus } from '../helpers/prometheusProcess.ts';
@@ -85,76 +86,9 @@ function writeHistory(file: string, now: number): void {
   writeFileSync(file, lines.join('\n'));
 }
 
-// The manifests as kept in git: the worker groups in another order than the cluster's.
-const RAY = `apiVersion: ray.io/v1
-kind: RayCluster
-metadata:
-  name: rc-demo
-  namespace: groups
-spec:
-  headGroupSpec:
-    rayStartParams: {}
-    template:
-      spec:
-        containers:
-        - name: ray-head
-          image: rayproject/ray:2.41.0
-          resources:
-            limits: {cpu: "1", memory: 8Gi}
-            requests: {cpu: "1", memory: 8Gi}
-  workerGroupSpecs:
-  - groupName: gpu-group
-    replicas: 1
-    rayStartParams: {}
-    template:
-      spec:
-        containers:
-        - name: ray-worker
-          image: rayproject/ray:2.41.0-gpu
-          resources:
-            limits: {cpu: "4", memory: 16Gi, nvidia.com/gpu: "1"}
-            requests: {cpu: "4", memory: 16Gi, nvidia.com/gpu: "1"}
-  - groupName: workergroup
-    replicas: 1
-    rayStartParams: {}
-    template:
-      spec:
-        containers:
-        - name: ray-worker
-          image: rayproject/ray:2.41.0
-          resources:
-            limits: {cpu: "1", memory: 4Gi}
-            requests: {cpu: "1", memory: 4Gi}
-`;
-
-const LWS = `apiVersion: leaderworkerset.x-k8s.io/v1
-kind: LeaderWorkerSet
-metadata:
-  name: vllm
-  namespace: groups
-spec:
-  replicas: 1
-  leaderWorkerTemplate:
-    size: 3
-    leaderTemplate:
-      metadata:
-        labels: {role: leader}
-      spec:
-        containers:
-        - name: vllm-leader
-          image: vllm/vllm-openai:latest
-          resources:
-            limits: {nvidia.com/gpu: "1", memory: 24Gi}
-            requests: {memory: 24Gi}
-    workerTemplate:
-      spec:
-        containers:
-        - name: vllm-worker
-          image: vllm/vllm-openai:latest
-          resources:
-            limits: {nvidia.com/gpu: "1", memory: 20Gi}
-            requests: {memory: 20Gi}
-`;
+// The manifests as kept in git (the unit tests' own): the worker groups in another order than the cluster's.
+const RAY = RAY_MANIFEST;
+const LWS = LWS_MANIFEST;
 
 interface JsonRow {
   readonly workload: { readonly kind: string; readonly name: string };
