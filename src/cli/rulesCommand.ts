@@ -2,6 +2,8 @@
 import { maxOf } from '../core/arrays.ts';
 import { LIVE_RULE_META, liveRuleDocsPath } from '../core/live/liveRules.ts';
 import { RULES } from '../core/rules/catalog.ts';
+import { ruleList } from '../core/rules/ruleList.ts';
+import type { RuleListEntry } from '../core/rules/ruleList.ts';
 import { parseArgs, UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 
@@ -28,15 +30,16 @@ export async function rulesCommand(argv: readonly string[], io: CliIo): Promise<
     return 0;
   }
   if (format !== 'text') throw new UsageError('--format must be text or json');
+  const entries = ruleList();
   const width = maxOf(
-    [...RULES, ...LIVE_RULE_META].map((rule) => rule.id.length),
+    entries.map((entry) => entry.id.length),
     0,
   );
-  const line = (id: string, severity: string, title: string): string => `${id.padEnd(width)}  ${severity.padEnd(7)}  ${title}\n`;
-  for (const rule of RULES)
-    io.stdout(line(rule.id, rule.defaultSeverity, `${rule.title}${rule.offByDefault ? ' (off until configured)' : ''}`));
-  io.stdout('\nFrom a live cluster (gpumem lint --live):\n');
-  for (const rule of LIVE_RULE_META)
-    io.stdout(line(rule.id, rule.defaultSeverity, `${rule.title}${rule.severityNote ? ` (${rule.severityNote})` : ''}`));
+  let source: RuleListEntry['source'] = 'lint';
+  for (const entry of entries) {
+    if (entry.source !== source) io.stdout('\nFrom a live cluster (gpumem lint --live):\n');
+    source = entry.source;
+    io.stdout(`${entry.id.padEnd(width)}  ${entry.defaultSeverity.padEnd(7)}  ${entry.label}\n`);
+  }
   return 0;
 }

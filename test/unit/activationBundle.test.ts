@@ -19,6 +19,8 @@ const ACTIVATION_WIRING = [
   'src/core/live/liveSettings.ts',
   'src/core/live/liveSnapshot.ts',
   'src/core/probe/transport.ts',
+  // Show Rule Documentation…'s list: the rules, which the lint core has, and the live findings' ids and titles.
+  'src/core/rules/ruleList.ts',
   'src/extension.ts',
   'src/vscode/clusters/commandIds.ts',
   'src/vscode/clusters/manifestScheme.ts',
