@@ -10,7 +10,7 @@ import { join, sep } from 'node:path';
 import { isKustomizationFileName } from '../core/manifest/kustomization.ts';
 import { describeFsError } from '../files/boundedRead.ts';
 
-const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules', '.hg', '.svn']);
+export const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules', '.hg', '.svn']);
 const MANIFEST = /\.(ya?ml|json)$/i;
 
 export interface Expansion {

@@ -121,7 +121,12 @@ export async function lintCommand(argv: readonly string[], io: CliIo): Promise<n
   const { files, errors, skipped, kustomizations } = kustomize
     ? { files: [], errors: [], skipped: new Map<string, string>(), kustomizations: [] }
     : await expandPaths(paths);
-  const patchIndex = kustomize ? undefined : await patchIndexFor(files, kustomizations);
+  const patches = kustomize ? undefined : await patchIndexFor(files, kustomizations, named);
+  const patchIndex = patches?.index;
+  for (const root of patches?.incomplete ?? [])
+    io.stderr(
+      `gpumem lint: kustomize: the repository ${terminalSafe(root, 'single-line')} has too many directories to search whole for the kustomizations that may list the files named; a patch listed only beyond them is linted as a whole object (lint its overlay's directory to read it as a patch)\n`,
+    );
   let patchFiles = 0;
   // DRA claims resolve across all the files given: files whose pods use claims are linted once every file's
   // claims are indexed; the others at once. Findings keep the order of the files.

@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -133,6 +133,42 @@ describe('gpumem lint on kustomize overlays', { skip }, () => {
     rmSync(bin, { recursive: true, force: true });
     assert.equal(plain.code, 0, plain.stderr);
   });
+
+  test(
+    'a patch named alone (as pre-commit passes it) is read as a patch when an overlay elsewhere in its repository lists it',
+    T,
+    async () => {
+      // The layout of an overlay that lists a patch kept beside the base: nothing beside the patch says it is one.
+      const repo = mkdtempSync(join(tmpdir(), 'gpumem-kustomize-repo-'));
+      try {
+        const patch = join(repo, 'base', 'patches', 'gpus-4.yaml');
+        mkdirSync(dirname(patch), { recursive: true });
+        mkdirSync(join(repo, 'overlays', 'prod'), { recursive: true });
+        writeFileSync(patch, readFileSync(`${TGIS}/overlays/four-gpus/gpus-4.yaml`));
+        writeFileSync(
+          join(repo, 'overlays', 'prod', 'kustomization.yaml'),
+          'resources:\n  - ../../base\npatches:\n  - path: ../../base/patches/gpus-4.yaml\n',
+        );
+        // A symlinked directory loop in the repository: the search does not follow it.
+        symlinkSync(repo, join(repo, 'overlays', 'loop'));
+
+        const outside = await runCli(['lint', patch, '--format', 'json'], RUN);
+        assert.equal(outside.code, 1, 'not in a git repository: only the kustomizations beside it are read, the control');
+        assert.deepEqual(ruleIds(outside.stdout), ['warning gpu-no-memory-limit']);
+
+        mkdirSync(join(repo, '.git'));
+        const inside = await runCli(['lint', patch, '--format', 'json'], RUN);
+        assert.equal(inside.code, 0, inside.stderr);
+        assert.deepEqual(ruleIds(inside.stdout), ['info kustomize-patch', 'info gpu-no-memory-limit']);
+        assert.match(
+          (JSON.parse(inside.stdout) as { message: string }[])[0]?.message ?? '',
+          /overlays\/prod\/kustomization\.yaml lists this file under `patches`/,
+        );
+      } finally {
+        rmSync(repo, { recursive: true, force: true });
+      }
+    },
+  );
 
   test(
     'an overlay kustomize refuses (files outside its directory) is an error with the way to render it; a directory without a kustomization too',
