@@ -87,6 +87,8 @@ async function kustomizationsBelow(root: string): Promise<{ found: string[]; com
     if (next >= REPOSITORY_SEARCH_DIRECTORIES) return { found, complete: false };
     const directory = queue[next] ?? root;
     const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+    // In name order, so where the bound falls does not depend on the file system's order.
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       if (entry.isDirectory()) {
         if (!SKIPPED_DIRECTORIES.has(entry.name)) queue.push(join(directory, entry.name));

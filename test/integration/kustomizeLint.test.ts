@@ -164,6 +164,16 @@ describe('gpumem lint on kustomize overlays', { skip }, () => {
           (JSON.parse(inside.stdout) as { message: string }[])[0]?.message ?? '',
           /overlays\/prod\/kustomization\.yaml lists this file under `patches`/,
         );
+
+        // A repository too large to search whole: the search stops (names in order: aaa/* before overlays/prod),
+        // and the run says what that leaves.
+        for (let n = 0; n < 5_000; n++) mkdirSync(join(repo, 'aaa', String(n)), { recursive: true });
+        const large = await runCli(['lint', patch, '--format', 'json'], RUN);
+        assert.equal(large.code, 1);
+        assert.match(
+          large.stderr,
+          /has too many directories to search whole .* a patch listed only beyond them is linted as a whole object/,
+        );
       } finally {
         rmSync(repo, { recursive: true, force: true });
       }
