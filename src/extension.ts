@@ -20,6 +20,7 @@ import { COMMANDS } from './vscode/commandIds.ts';
 import type { CommandId } from './vscode/commandIds.ts';
 import { Ctx } from './vscode/ctx.ts';
 import { GpuHoverProvider } from './vscode/hover.ts';
+import { KUSTOMIZE_SCHEME, RenderedOverlays } from './vscode/kustomizeScheme.ts';
 import { INSPECT_BUNDLE, LazyBundle, loadedBundles, REMOTE_BUNDLE } from './vscode/lazyBundle.ts';
 import { LazyClusterTree, LazyManifests, LazyRemote } from './vscode/lazyRemote.ts';
 import type { RemoteModule } from './vscode/lazyRemote.ts';
@@ -40,8 +41,12 @@ const YAML_DOCUMENTS: vscode.DocumentSelector = [
   { language: 'helm', scheme: 'file' },
   { language: 'helm', scheme: 'untitled' },
 ];
-/** Live pod manifests (read-only): diagnostics come from the LintService; CodeLenses and hovers as in files. */
-const LIVE_MANIFESTS: vscode.DocumentSelector = [...YAML_DOCUMENTS, { language: 'yaml', scheme: MANIFEST_SCHEME }];
+/** Live pod manifests and rendered kustomize overlays (read-only): diagnostics from the LintService, CodeLenses and hovers as in files. */
+const LIVE_MANIFESTS: vscode.DocumentSelector = [
+  ...YAML_DOCUMENTS,
+  { language: 'yaml', scheme: MANIFEST_SCHEME },
+  { language: 'yaml', scheme: KUSTOMIZE_SCHEME },
+];
 
 /**
  * The modules whose identity dist/inspect.js and dist/remote.js must share with this bundle: scripts/build.mjs
@@ -82,6 +87,7 @@ function activateWindow(context: vscode.ExtensionContext): WindowShutdown {
   remote.bindClustersView(clustersView);
   const manifests = new LazyManifests(remote);
   const live = new LiveMode(ctx, remote);
+  const overlays = new RenderedOverlays();
   pushAll(context.subscriptions, [
     ctx,
     lint,
@@ -99,6 +105,12 @@ function activateWindow(context: vscode.ExtensionContext): WindowShutdown {
       deserializeWebviewPanel: async (panel, state) => remote.get('a restored fleet panel').reviveFleetPanel(panel, state),
     }),
     vscode.workspace.registerTextDocumentContentProvider(MANIFEST_SCHEME, manifests),
+    overlays,
+    overlays.register(),
+    // Runs kubectl, so its code is dist/inspect.js's.
+    vscode.commands.registerCommand(COMMANDS.lintRenderedOverlay, (arg?: unknown) =>
+      inspect.get(`command ${COMMANDS.lintRenderedOverlay}`).lintRenderedOverlay(ctx, overlays, arg),
+    ),
     ...REMOTE_COMMANDS.map((id) => vscode.commands.registerCommand(id, remote.command(id))),
     ...Array.from(INSPECT_COMMANDS, ([id, run]) =>
       vscode.commands.registerCommand(id, (arg?: unknown) => run(inspect.get(`command ${id}`), ctx, arg)),

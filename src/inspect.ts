@@ -10,3 +10,4 @@ export { analyzeCapture } from './vscode/commands/analyzeCapture.ts';
 export { explainOomInEditor } from './vscode/commands/explainOom.ts';
 export { inspectLocal } from './vscode/commands/inspectLocal.ts';
 export { copyProbeScript } from './vscode/commands/probeScript.ts';
+export { lintRenderedOverlay } from './vscode/commands/lintRenderedOverlay.ts';

@@ -9,12 +9,9 @@ import { pushAll } from '../core/arrays.ts';
 import type { Finding } from '../core/findings.ts';
 import { LineIndex } from '../core/lineIndex.ts';
 import { KUSTOMIZATION_FILE_NAMES, KustomizePatchIndex, isKustomizationFileName } from '../core/manifest/kustomization.ts';
-import { TransportError, describeFailure } from '../core/probe/transport.ts';
 import { readBoundedText } from '../files/boundedRead.ts';
-import { LocalTransport } from '../transports/local.ts';
+import { runKustomize } from '../transports/kustomizeRender.ts';
 import { SKIPPED_DIRECTORIES } from './files.ts';
-
-const RENDER_TIMEOUT_MS = 120_000;
 
 /** Directories read, at the most, when a named file's repository is searched for kustomizations. */
 const REPOSITORY_SEARCH_DIRECTORIES = 5_000;
@@ -119,30 +116,22 @@ export type Rendered =
   | { readonly kind: 'failed'; readonly reason: string }
   | { readonly kind: 'too-large'; readonly reason: string };
 
-/** `kubectl kustomize <directory>`, bounded in time and output. */
+/** `kubectl kustomize <directory>`, bounded in time and output (src/transports/kustomizeRender.ts), worded for the CLI. */
 export async function renderOverlay(directory: string, maxBytes: number, cwd: string): Promise<Rendered> {
-  const transport = new LocalTransport({ command: ['kubectl', 'kustomize', directory], cwd, target: 'kubectl kustomize' });
-  try {
-    const result = await transport.run({ script: '', timeoutMs: RENDER_TIMEOUT_MS, maxOutputBytes: maxBytes });
-    if (result.truncated)
+  const outcome = await runKustomize({ directory, maxBytes, cwd });
+  switch (outcome.kind) {
+    case 'rendered':
+    case 'failed':
+      return outcome;
+    case 'too-large':
       return { kind: 'too-large', reason: `the rendered overlay is larger than the size limit (--max-file-size); it was not analysed` };
-    if (result.exitCode !== 0)
-      return {
-        kind: 'failed',
-        reason: result.stderr.trim() !== '' ? firstLines(result.stderr) : `kubectl exited with status ${String(result.exitCode)}`,
-      };
-    return { kind: 'rendered', text: result.stdout };
-  } catch (error) {
-    if (error instanceof TransportError && error.failure.kind === 'spawn')
+    case 'no-kubectl':
       return {
         kind: 'no-kubectl',
-        reason: `--kustomize runs kubectl kustomize, and kubectl could not be started (${error.failure.detail}); install kubectl, or lint without --kustomize to judge the patches for what they set`,
+        reason: `--kustomize runs kubectl kustomize, and kubectl could not be started (${outcome.detail}); install kubectl, or lint without --kustomize to judge the patches for what they set`,
       };
-    if (error instanceof TransportError && error.failure.kind === 'timeout')
-      return { kind: 'failed', reason: `kubectl kustomize did not finish within ${RENDER_TIMEOUT_MS / 1000} s` };
-    return { kind: 'failed', reason: error instanceof TransportError ? describeFailure(error.failure) : String(error) };
-  } finally {
-    await transport.close();
+    case 'cancelled':
+      return { kind: 'failed', reason: 'kubectl kustomize was cancelled' };
   }
 }
 
@@ -157,24 +146,4 @@ export function placeRendered(findings: readonly Finding[], rendered: string, di
     span: { start: 0, end: 0 },
     message: `${finding.message} [in the overlay rendered by kubectl kustomize ${directory}, line ${lines.position(finding.span.start).line}]`,
   }));
-}
-
-/**
- * kubectl's error in a line: without its deprecation warnings and klog prefix; its last line is kustomize's cause. An
- * overlay that reads files outside its directory gets the way to render it anyway.
- */
-function firstLines(stderr: string): string {
-  const lines = stderr
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && line !== '>' && !line.startsWith('# Warning:'));
-  const last = lines.length > 1 ? (lines[lines.length - 1] ?? '') : (lines[0] ?? '');
-  // kustomize quotes the patch's config in backticks over many lines: the cause follows the closing one ("`: security; …").
-  const cause = (last.startsWith('`: ') ? last.slice(3) : last).slice(0, 600);
-  const restricted = stderr.includes('is not in or below');
-  return `kubectl kustomize failed: ${cause}${
-    restricted
-      ? " (kustomize refuses files outside the overlay's directory by default; render it with kubectl kustomize --load-restrictor LoadRestrictionsNone DIR | gpumem lint -)"
-      : ''
-  }`;
 }

@@ -6,6 +6,8 @@
 export const COMMANDS = {
   lintWorkspace: 'gpumem.lintWorkspace',
   lintActiveFile: 'gpumem.lintActiveFile',
+  /** `kubectl kustomize DIR` opened read-only and linted (a folder or kustomization file, or the active editor's). */
+  lintRenderedOverlay: 'gpumem.lintRenderedOverlay',
   showRuleDocs: 'gpumem.showRuleDocs',
   applyFix: 'gpumem.applyFix',
   inspectLocal: 'gpumem.inspectLocal',

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { KUSTOMIZATION_FILE_NAMES, KustomizePatchIndex, isKustomizationFileName } from '../core/manifest/kustomization.ts';
 import type { KustomizePatchRole } from '../core/manifest/kustomization.ts';
 import { readUriBounded } from './readUri.ts';
+import { KUSTOMIZE_SCHEME } from './kustomizeScheme.ts';
 
 export class KustomizePatches implements vscode.Disposable {
   #workspace: KustomizePatchIndex | undefined;
@@ -28,7 +29,8 @@ export class KustomizePatches implements vscode.Disposable {
   }
 
   roleOf(uri: vscode.Uri): KustomizePatchRole | undefined {
-    if (uri.scheme === 'untitled') return undefined;
+    // A rendered overlay (kubectl kustomize's output) is whole objects, never a patch.
+    if (uri.scheme === 'untitled' || uri.scheme === KUSTOMIZE_SCHEME) return undefined;
     const listed = this.#workspace?.roleOf(uri.path);
     if (listed) return listed;
     const directory = vscode.Uri.joinPath(uri, '..');
