@@ -3,7 +3,7 @@
 // workspace only, and the rendered objects opened read-only (src/vscode/kustomizeScheme.ts), where the LintService
 // lints them: every finding at its line in the rendered YAML. In dist/inspect.js, since it starts a process.
 import * as vscode from 'vscode';
-import { isKustomizationFileName } from '../../core/manifest/kustomization.ts';
+import { KUSTOMIZATION_FILE_NAMES } from '../../core/manifest/kustomization.ts';
 import { renderedHeader } from '../../core/manifest/kustomizeRender.ts';
 import { runKustomize } from '../../transports/kustomizeRender.ts';
 import type { Ctx } from '../ctx.ts';
@@ -62,15 +62,17 @@ export async function lintRenderedOverlay(ctx: Ctx, overlays: RenderedOverlays, 
 
 /**
  * The overlay to render: the folder or kustomization file the menu was opened on, else the directory of the active
- * editor's file, else a folder the user picks.
+ * editor's file when it holds a kustomization, else a folder the user picks.
  */
 async function overlayDirectory(arg: unknown): Promise<vscode.Uri | undefined> {
-  const target = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
-  if (target?.scheme === 'file') {
-    const stat = await Promise.resolve(vscode.workspace.fs.stat(target)).catch(() => undefined);
-    if (stat?.type === vscode.FileType.Directory) return target;
-    const name = target.path.slice(target.path.lastIndexOf('/') + 1);
-    if (arg instanceof vscode.Uri || isKustomizationFileName(name)) return vscode.Uri.joinPath(target, '..');
+  if (arg instanceof vscode.Uri && arg.scheme === 'file') {
+    const stat = await Promise.resolve(vscode.workspace.fs.stat(arg)).catch(() => undefined);
+    return stat?.type === vscode.FileType.Directory ? arg : vscode.Uri.joinPath(arg, '..');
+  }
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (active?.scheme === 'file') {
+    const directory = vscode.Uri.joinPath(active, '..');
+    if (await holdsKustomization(directory)) return directory;
   }
   const picked = await vscode.window.showOpenDialog({
     canSelectFolders: true,
@@ -81,4 +83,12 @@ async function overlayDirectory(arg: unknown): Promise<vscode.Uri | undefined> {
     ...(vscode.workspace.workspaceFolders?.[0] ? { defaultUri: vscode.workspace.workspaceFolders[0].uri } : {}),
   });
   return picked?.[0];
+}
+
+async function holdsKustomization(directory: vscode.Uri): Promise<boolean> {
+  for (const name of KUSTOMIZATION_FILE_NAMES) {
+    const stat = await Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.joinPath(directory, name))).catch(() => undefined);
+    if (stat?.type === vscode.FileType.File) return true;
+  }
+  return false;
 }
