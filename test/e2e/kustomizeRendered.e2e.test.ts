@@ -19,7 +19,7 @@ const RENDERED = 'kustomize-rendered.yaml';
 
 /** 1-based line of `value: "true"` under `- name: CUDA_DISABLE_CONTROL` in kubectl's own rendering. */
 function renderedEnvLine(directory: string): number {
-  const lines = execFileSync(KUBECTL, ['kustomize', directory], { encoding: 'utf8' }).split('\n');
+  const lines = execFileSync(KUBECTL, ['kustomize', directory], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).split('\n');
   const name = lines.findIndex((line) => /^\s*- name: CUDA_DISABLE_CONTROL\s*$/.test(line));
   assert.ok(name >= 0, 'kubectl renders the patched env entry');
   assert.match(lines[name + 1] ?? '', /^\s*value: "true"\s*$/);
