@@ -20,6 +20,11 @@ const VALUE_RULES: ReadonlySet<string> = new Set([
   'manifest-shape',
 ]);
 
+/** Whether a rule judges a value written (kept on a patch) rather than something left out (the base's). */
+export function isValueRule(ruleId: string): boolean {
+  return VALUE_RULES.has(ruleId);
+}
+
 /** Findings that are about the file or gpumem itself, not about the pod: a patch leaves them as they are. */
 const FILE_RULES: ReadonlySet<string> = new Set(['internal-error', 'analysis-budget', 'manifest-skipped', 'yaml-syntax', 'helm-template']);
 
@@ -46,15 +51,18 @@ export class PatchJudge {
   judge(finding: Finding, gpuInPatch: ReadonlyMap<string, boolean>): Finding | undefined {
     if (FILE_RULES.has(finding.ruleId)) return finding;
     const gpu = finding.container !== undefined ? gpuInPatch.get(finding.container) === true : [...gpuInPatch.values()].includes(true);
-    const what = this.role.inline
-      ? 'This is an inline kustomize patch'
-      : `This file is a kustomize patch, listed by ${this.role.kustomization}`;
+    const what = this.role.operation
+      ? `This is the value of a JSON patch operation${this.role.inline ? ' inline in the kustomization' : `, in a file listed by ${this.role.kustomization}`}`
+      : this.role.inline
+        ? 'This is an inline kustomize patch'
+        : `This file is a kustomize patch, listed by ${this.role.kustomization}`;
     if (VALUE_RULES.has(finding.ruleId)) {
       if (gpu) return finding;
       this.#changed++;
+      const where = this.role.operation ? 'the operation itself' : 'the patch itself';
       return {
         ...finding,
-        message: `${finding.message} (${what}: the container gets no GPU in the patch itself; the finding holds if its base gives it one.)`,
+        message: `${finding.message} (${what}: the container gets no GPU in ${where}; the finding holds if its base gives it one.)`,
       };
     }
     // Judged only because every container of a patch is: as a whole workload it would not be reported either.
@@ -75,13 +83,35 @@ export class PatchJudge {
   }
 }
 
-export function patchNote(role: KustomizePatchRole, shape: PatchShape, span: Span): Finding {
+/** How many operations of a JSON patch were judged for the values they write, and how many were not. */
+export interface OperationsCount {
+  readonly judged: number;
+  readonly unjudged: number;
+}
+
+export function patchNote(role: KustomizePatchRole, shape: PatchShape, span: Span, operations?: OperationsCount): Finding {
   const listed = role.inline
     ? `this inline patch of the kustomization (under \`${role.field}\`)`
     : `${role.kustomization} lists this file under \`${role.field}\``;
   const message =
     shape === 'json6902'
-      ? `Read as a kustomize JSON patch: ${listed}${role.inline ? ' is' : ', and it is'} a list of RFC 6902 operations, not a Kubernetes object, so it is not linted as one. Lint the rendered overlay to judge what it changes: gpumem lint --kustomize <the overlay's directory>.`
+      ? `Read as a kustomize JSON patch: ${listed}${role.inline ? ' is' : ', and it is'} a list of RFC 6902 operations, not a Kubernetes object, so it is not linted as one. ${operationsJudged(operations)} Lint the rendered overlay to judge the result: gpumem lint --kustomize <the overlay's directory>.`
       : `Read as a kustomize patch: ${listed}${role.inline ? ' is' : ', so it is'} a partial object, judged only for what it sets (fields it leaves out are its base's). Lint the rendered overlay to judge the result: gpumem lint --kustomize <the overlay's directory>.`;
   return { ruleId: 'kustomize-patch', severity: 'info', span, message, fixes: [] };
+}
+
+function operationsJudged(operations: OperationsCount | undefined): string {
+  const judged = operations?.judged ?? 0;
+  const unjudged = operations?.unjudged ?? 0;
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const scope = '(rules about values written only: what the base holds is not seen)';
+  const written =
+    judged === 0
+      ? 'No add or replace operation with a value was read, so no value it writes was judged.'
+      : judged === 1
+        ? `The value its add or replace operation writes was judged ${scope}.`
+        : `The values its ${judged} add or replace operations write were judged ${scope}.`;
+  return unjudged === 0
+    ? written
+    : `${written} ${plural(unjudged, 'other operation')} (remove, move, copy, test, or not readable as an add or replace) were not judged.`;
 }

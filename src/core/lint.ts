@@ -8,6 +8,7 @@ import { DEFAULT_CONFIG } from './config.ts';
 import type { LintConfig } from './config.ts';
 import type { Finding, ObjectRef } from './findings.ts';
 import { internalErrorFinding } from './internalError.ts';
+import { judgeOperations } from './kustomizeJsonPatch.ts';
 import { PatchJudge, patchNote } from './kustomizePatch.ts';
 import { LineIndex } from './lineIndex.ts';
 import { budgetFinding, documentCapFinding, isUnanalysedNotice, ShapeReadKinds, skippedFinding, templateNotice } from './lintNotices.ts';
@@ -90,12 +91,13 @@ export function lintText(text: string, config: LintConfig = DEFAULT_CONFIG, scop
 
   const patchRole = scope.kustomizePatch;
   if (patchRole && isJsonPatch(patchRole, documents)) {
-    // Operations, not an object: no YAML or Kubernetes finding applies to it as if it were one.
-    return {
-      findings: settleFindings([patchNote(patchRole, 'json6902', { start: 0, end: Math.min(1, text.length) })], config.rules, text, lines),
-      containers: [],
-      unanalysed: [],
-    };
+    // Operations, not an object: no YAML or Kubernetes finding applies to it as if it were one; the values its
+    // operations write are judged (kustomizeJsonPatch.ts).
+    const operations = judgeOperations(documents, source, patchRole, config, lintText);
+    const note = patchNote(patchRole, 'json6902', { start: 0, end: Math.min(1, text.length) }, operations);
+    const findings = settleFindings([note, ...operations.findings], config.rules, text, lines);
+    findings.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end || a.ruleId.localeCompare(b.ruleId));
+    return { findings, containers: [], unanalysed: [] };
   }
   const patch = patchRole ? new PatchJudge(patchRole) : undefined;
 
@@ -228,7 +230,12 @@ function lintInlinePatches(tree: YamlTree, root: Node, source: string, config: L
   if (kind === undefined || !isKustomizationKind(kind, tree.text(tree.get(root, 'apiVersion')))) return [];
   const out: Finding[] = [];
   for (const patch of inlinePatches(tree, root, source)) {
-    const role: KustomizePatchRole = { kustomization: 'this kustomization', field: patch.field, inline: true };
+    const role: KustomizePatchRole = {
+      kustomization: 'this kustomization',
+      field: patch.field,
+      inline: true,
+      ...(patch.target ? { target: patch.target } : {}),
+    };
     const inner = lintText(patch.text, config, { ...scope, kustomizePatch: role });
     for (const finding of inner.findings)
       out.push({ ...finding, span: { start: patch.toFile(finding.span.start), end: patch.toFile(finding.span.end) }, fixes: [] });
@@ -238,6 +245,7 @@ function lintInlinePatches(tree: YamlTree, root: Node, source: string, config: L
 
 /** A file a kustomization lists under patchesJson6902, or under `patches` when it holds a list (of operations). */
 function isJsonPatch(role: KustomizePatchRole, documents: readonly Document.Parsed[]): boolean {
+  if (role.operation) return false;
   if (role.field === 'patchesJson6902') return true;
   if (role.field === 'patchesStrategicMerge') return false;
   const first = documents.find((doc) => doc.contents !== null);

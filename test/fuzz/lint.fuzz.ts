@@ -9,7 +9,9 @@ import { positionFindings } from '../../src/core/report/fileFindings.ts';
 import { formatSarif, formatText, toJsonFindings } from '../../src/core/report/formats.ts';
 import { KustomizePatchIndex, listedPatches, resolveListedPath } from '../../src/core/manifest/kustomization.ts';
 import { KUSTOMIZATIONS, MANIFESTS } from './corpus.ts';
-import { fuzzTarget, renderViolations, terminalViolations } from './harness.ts';
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { fuzzTarget, renderViolations, SEED, terminalViolations } from './harness.ts';
 import type { Growth, Violation } from './harness.ts';
 
 const FILE = 'fuzz/manifest.yaml';
@@ -124,4 +126,73 @@ fuzzTarget({
     return listedPatches(input).map(({ path }) => index.roleOf(resolveListedPath('/repo/o', path) ?? '/'));
   },
   check: () => [],
+});
+
+// JSON 6902 operations judged for the values they write (src/core/kustomizeJsonPatch.ts): random operation lists with
+// hostile pointers (bad escapes, huge indexes, `-`, deep and empty paths), drawn from the run's seed, beside the
+// written-for-tests patches; each mutated by the harness. Every finding must stay inside the patch's text.
+const POINTER_SEGMENTS = [
+  'spec',
+  'template',
+  'containers',
+  'initContainers',
+  'env',
+  'resources',
+  'limits',
+  '0',
+  '1',
+  '-',
+  '00',
+  '99999999999',
+  'nvidia.com~1gpu',
+  '~0~1',
+  '~',
+  '~2',
+  '',
+  'memory',
+  '__proto__',
+  'jobTemplate',
+];
+const operation = fc.record({
+  op: fc.constantFrom('add', 'replace', 'remove', 'move', 'copy', 'test', 'ADD', ''),
+  path: fc.oneof(
+    fc.array(fc.constantFrom(...POINTER_SEGMENTS), { maxLength: 12 }).map((parts) => `/${parts.join('/')}`),
+    fc.string({ maxLength: 20 }),
+  ),
+  value: fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.constantFrom({ name: 'CUDA_DISABLE_CONTROL', value: 'true' }, { limits: { memory: '1 Gi', 'nvidia.com/gpu': 1 } }, [
+      { name: 'CUDA_DEVICE_MEMORY_LIMIT', value: '4g' },
+    ]),
+  ),
+});
+const JSON_PATCHES: readonly string[] = [
+  ...['overlays/json-env/debug-ops.yaml', 'overlays/four-gpus/replicas.yaml'].map((path) =>
+    readFileSync(new URL(`../fixtures/manifests/kustomize/tgis/${path}`, import.meta.url), 'utf8'),
+  ),
+  ...fc.sample(fc.array(operation, { maxLength: 8 }), { seed: SEED, numRuns: 12 }).map((ops) => JSON.stringify(ops)),
+];
+const OP = '- {op: add, path: /spec/template/spec/containers/0/env/-, value: {name: CUDA_DISABLE_CONTROL, value: "true"}}\n';
+fuzzTarget({
+  name: 'lint.lintText on JSON 6902 operations',
+  corpus: JSON_PATCHES,
+  nest: 'yaml',
+  run: (input) =>
+    lintText(input, DEFAULT_CONFIG, {
+      kustomizePatch: { kustomization: 'k/kustomization.yaml', field: 'patchesJson6902', target: { kind: 'Deployment', name: 'x' } },
+    }),
+  check: (result, input) => [
+    ...reports(result, input),
+    ...result.findings
+      .filter((finding) => finding.span.start < 0 || finding.span.end > input.length || finding.span.end < finding.span.start)
+      .map((finding) => ({
+        property: 'render' as const,
+        message: `${finding.ruleId} at ${finding.span.start}–${finding.span.end} outside ${input.length} chars`,
+      })),
+  ],
+  growth: [
+    { label: 'many operations', make: (n) => OP.repeat(Math.ceil(n / OP.length)) },
+    { label: 'one long pointer', make: (n) => `- {op: add, path: "${'/a~1'.repeat(Math.ceil(n / 4))}", value: 1}\n` },
+    { label: 'one long value', make: (n) => `- {op: add, path: /spec/template/spec/containers/0/image, value: "${'x'.repeat(n)}"}\n` },
+  ],
 });

@@ -1,7 +1,7 @@
 // `gpumem lint` on kustomize overlays, run from source as a child process, with the real `kubectl kustomize` as the
 // oracle: the test renders each overlay itself and reads the rendered container (GPU count, memory limit, env) with
 // the yaml package, independently of gpumem. Fixtures: test/fixtures/manifests/kustomize (a real GPU base from
-// IBM/text-generation-inference and overlays written for these tests). About 3 s; skipped without kubectl.
+// IBM/text-generation-inference and overlays written for these tests). About 8 s; skipped without kubectl.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -119,6 +119,36 @@ describe('gpumem lint on kustomize overlays', { skip }, () => {
     );
     assert.equal(findings[0]?.file, `${TGIS}/overlays/hami-debug/kustomization.yaml`);
     assert.match(findings[0]?.message ?? '', new RegExp(`rendered by kubectl kustomize ${TGIS}/overlays/hami-debug, line ${line}\\]`));
+  });
+
+  test('a JSON patch whose operation appends CUDA_DISABLE_CONTROL=true by container index fails both ways', T, async () => {
+    const { text, server } = renderedServer(`${TGIS}/overlays/json-env`);
+    assert.equal(server.env.get('CUDA_DISABLE_CONTROL'), 'true', 'oracle: the operation appends the variable to the server container');
+    assert.equal(server.gpus, '8', 'oracle: the GPU comes from the base');
+    const ops = readFileSync(`${TGIS}/overlays/json-env/debug-ops.yaml`, 'utf8').split('\n');
+    const valueLine = ops.findIndex((row) => row.includes('name: CUDA_DISABLE_CONTROL')) + 1;
+    const valueColumn = (ops[valueLine - 1] ?? '').indexOf('name:') + 1;
+
+    const patches = await runCli(['lint', `${TGIS}/overlays/json-env`, '--format', 'json'], RUN);
+    assert.equal(patches.code, 1, patches.stderr);
+    const found = JSON.parse(patches.stdout) as { ruleId: string; file: string; line: number; column: number; message: string }[];
+    assert.deepEqual(
+      found.map((finding) => finding.ruleId),
+      ['kustomize-patch', 'cuda-disable-control'],
+    );
+    assert.equal(found[1]?.file, `${TGIS}/overlays/json-env/debug-ops.yaml`);
+    assert.deepEqual([found[1]?.line, found[1]?.column], [valueLine, valueColumn]);
+    assert.match(found[1]?.message ?? '', /^Container containers\[0\]: CUDA_DISABLE_CONTROL=true/);
+
+    const rendered = await runCli(['lint', '-k', `${TGIS}/overlays/json-env`, '--format', 'json'], RUN);
+    assert.equal(rendered.code, 1, rendered.stderr);
+    const renderedFindings = JSON.parse(rendered.stdout) as { ruleId: string; message: string }[];
+    assert.deepEqual(
+      renderedFindings.map((finding) => finding.ruleId),
+      ['cuda-disable-control'],
+    );
+    const line = text.split('\n').findIndex((row) => row.includes('CUDA_DISABLE_CONTROL')) + 2; // the value is on the next line
+    assert.match(renderedFindings[0]?.message ?? '', new RegExp(`^Container "server": .*, line ${line}\\]`));
   });
 
   test('without kubectl, --kustomize says so in one line and exits 2; without the option nothing runs kubectl', T, async () => {

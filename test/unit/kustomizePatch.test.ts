@@ -28,13 +28,13 @@ describe('kustomization files', () => {
     assert.deepEqual(listedPatches(read('base/kustomization.yaml')), [{ path: 'patches/pvcs/pvc.yaml', field: 'patchesStrategicMerge' }]);
     assert.deepEqual(listedPatches(read('overlays/four-gpus/kustomization.yaml')), [
       { path: 'gpus-4.yaml', field: 'patches' },
-      { path: 'replicas.yaml', field: 'patches' },
+      { path: 'replicas.yaml', field: 'patches', target: { kind: 'Deployment', name: 'inference-server' } },
     ]);
     assert.deepEqual(
       listedPatches(
         'patchesJson6902:\n- target: {kind: Deployment, name: x}\n  path: ops.json\npatches:\n- patch: |-\n    - op: remove\n      path: /spec/x\n',
       ),
-      [{ path: 'ops.json', field: 'patchesJson6902' }],
+      [{ path: 'ops.json', field: 'patchesJson6902', target: { kind: 'Deployment', name: 'x' } }],
     );
   });
 
@@ -152,6 +152,7 @@ describe('a JSON 6902 patch is not a Kubernetes object', () => {
       ['kustomize-patch'],
     );
     assert.match(result.findings[0]?.message ?? '', /list of RFC 6902 operations, not a Kubernetes object/);
+    assert.match(result.findings[0]?.message ?? '', /The value its add or replace operation writes was judged/);
   });
 
   test('under patchesJson6902, even a file that would look like Kubernetes gets no yaml-syntax finding', () => {

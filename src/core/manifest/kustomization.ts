@@ -18,11 +18,24 @@ export interface KustomizePatchRole {
   readonly field: PatchField;
   /** A patch written inline in the kustomization (`patch: |`), not a file it lists. */
   readonly inline?: boolean;
+  /** The objects the kustomization applies it to (its entry's `target:`), when it says. */
+  readonly target?: PatchTarget;
+  /** The partial object one JSON 6902 operation writes (kustomizeJsonPatch.ts), judged as a strategic-merge patch. */
+  readonly operation?: boolean;
+}
+
+/** A patch entry's `target:` (kustomize's Selector), the fields that tell what object the patch is applied to. */
+export interface PatchTarget {
+  readonly kind?: string;
+  readonly name?: string;
+  /** `group/version`, or `version` for the core group, when the target names a version. */
+  readonly apiVersion?: string;
 }
 
 export interface ListedPatch {
   readonly path: string;
   readonly field: PatchField;
+  readonly target?: PatchTarget;
 }
 
 /** A kustomization larger than this is not read for patches (real ones are a few KiB). */
@@ -53,10 +66,33 @@ export function listedPatches(text: string): ListedPatch[] {
     for (const item of pair.value.items.slice(0, MAX_ENTRIES)) {
       const path = isScalar(item) ? item.value : isMap(item) ? item.get('path') : undefined;
       // A string entry holding a newline is an inline patch (patchesStrategicMerge allows one), not a file name.
-      if (typeof path === 'string' && path.trim() !== '' && !path.includes('\n')) out.push({ path: path.trim(), field: key });
+      if (typeof path !== 'string' || path.trim() === '' || path.includes('\n')) continue;
+      const target = isMap(item) ? targetOf(item.get('target')) : undefined;
+      out.push({ path: path.trim(), field: key, ...(target ? { target } : {}) });
     }
   }
   return out;
+}
+
+const MAX_TARGET_FIELD = 253;
+
+function targetOf(node: unknown): PatchTarget | undefined {
+  if (!isMap(node)) return undefined;
+  const field = (name: string): string | undefined => {
+    const value = node.get(name);
+    return typeof value === 'string' && value !== '' && value.length <= MAX_TARGET_FIELD ? value : undefined;
+  };
+  const kind = field('kind');
+  const name = field('name');
+  const group = field('group');
+  const version = field('version');
+  const apiVersion = version === undefined ? undefined : group === undefined ? version : `${group}/${version}`;
+  if (kind === undefined && name === undefined && apiVersion === undefined) return undefined;
+  return {
+    ...(kind !== undefined ? { kind } : {}),
+    ...(name !== undefined ? { name } : {}),
+    ...(apiVersion !== undefined ? { apiVersion } : {}),
+  };
 }
 
 /** Where a path listed by a kustomization in `directory` points; undefined for a URL (a remote patch). */
@@ -79,9 +115,10 @@ export class KustomizePatchIndex {
   /** `file` is the kustomization's absolute '/'-path; `shown` how reports name it. */
   add(file: string, text: string, shown: string = file): void {
     const directory = file.slice(0, Math.max(0, file.lastIndexOf('/'))) || '/';
-    for (const { path, field } of listedPatches(text)) {
+    for (const { path, field, target } of listedPatches(text)) {
       const resolved = resolveListedPath(directory, path);
-      if (resolved !== undefined && !this.#roles.has(resolved)) this.#roles.set(resolved, { kustomization: shown, field });
+      if (resolved !== undefined && !this.#roles.has(resolved))
+        this.#roles.set(resolved, { kustomization: shown, field, ...(target ? { target } : {}) });
     }
   }
 

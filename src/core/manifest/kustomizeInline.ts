@@ -4,12 +4,14 @@
 import type { Node } from 'yaml';
 import { isScalar } from 'yaml';
 import { minOf } from '../arrays.ts';
-import type { PatchField } from './kustomization.ts';
+import type { PatchField, PatchTarget } from './kustomization.ts';
 import type { YamlTree } from './yamlTree.ts';
 
 export interface InlinePatch {
   readonly text: string;
   readonly field: PatchField;
+  /** The entry's `target:` kind and name, which a JSON patch's operations are wrapped in. */
+  readonly target?: PatchTarget;
   /** An offset in `text` → the offset in the kustomization's text. */
   readonly toFile: (offset: number) => number;
 }
@@ -28,10 +30,18 @@ export function inlinePatches(tree: YamlTree, root: Node, source: string): Inlin
       if (out.length >= MAX_INLINE_PATCHES) return out;
       const node = field === 'patchesStrategicMerge' ? item : tree.get(item, 'patch');
       if (!isScalar(node) || typeof node.value !== 'string' || !node.value.includes('\n')) continue;
-      out.push({ text: node.value, field, toFile: mapperOf(node, source) });
+      const target = field === 'patchesStrategicMerge' ? undefined : targetOf(tree, tree.get(item, 'target'));
+      out.push({ text: node.value, field, toFile: mapperOf(node, source), ...(target ? { target } : {}) });
     }
   }
   return out;
+}
+
+function targetOf(tree: YamlTree, node: Node | undefined): PatchTarget | undefined {
+  const kind = tree.text(tree.get(node, 'kind'));
+  const name = tree.text(tree.get(node, 'name'));
+  if (kind === undefined && name === undefined) return undefined;
+  return { ...(kind !== undefined ? { kind: kind.slice(0, 253) } : {}), ...(name !== undefined ? { name: name.slice(0, 253) } : {}) };
 }
 
 /**
