@@ -13,13 +13,16 @@ import { showFailure } from '../messages.ts';
 import { requireTrust } from '../trust.ts';
 
 const TITLE = 'Lint Rendered Kustomize Overlay';
+/** Bytes kept for the header comment: its fixed words, a timestamp, and the directory's name. */
+const HEADER_ROOM = 4096;
 
 export async function lintRenderedOverlay(ctx: Ctx, overlays: RenderedOverlays, arg: unknown): Promise<void> {
   if (!requireTrust(TITLE)) return;
   const directory = await overlayDirectory(arg);
   if (directory === undefined) return;
   const kubectl = String(readSetting('gpumem.kubernetes.kubectlPath') ?? '').trim() || 'kubectl';
-  const maxBytes = ctx.settings.maxFileBytes;
+  // Room for the header line, so the document stays within the size the LintService lints as it opens.
+  const maxBytes = Math.max(1024, ctx.settings.maxFileBytes - HEADER_ROOM);
   const outcome = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `gpumem: kubectl kustomize ${directory.fsPath}`, cancellable: true },
     async (_progress, token) => {
@@ -53,7 +56,7 @@ export async function lintRenderedOverlay(ctx: Ctx, overlays: RenderedOverlays, 
     case 'too-large':
       return showFailure(
         ctx.output,
-        `${where} was not rendered: its output is larger than gpumem.lint.maxFileSizeKB (${maxBytes / 1024} KiB), so it was stopped.`,
+        `${where} was not rendered: its output is larger than gpumem.lint.maxFileSizeKB (${ctx.settings.maxFileBytes / 1024} KiB), so it was stopped.`,
       );
     case 'failed':
       return showFailure(ctx.output, `${where} was not rendered: ${outcome.reason}`);
