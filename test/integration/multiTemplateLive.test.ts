@@ -284,7 +284,8 @@ describe('RayCluster and LeaderWorkerSet templates against the simulator and a r
       );
       assert.equal(templates(ray)['rc-demo-head-x7k2p'], 'headGroupSpec');
       // One discovery request per API group (ray.io, leaderworkerset.x-k8s.io, kubeflow.org, jobset.x-k8s.io,
-      // batch.volcano.sh), whatever the namespaces.
+      // batch.volcano.sh), whatever the namespaces. Discovery runs in the background, one group after the other.
+      await eventually('every API group asked', () => discoveries(sim) - before === 5);
       source.setNamespaces(['groups', 'default']);
       await eventually('ready again', () => source.state().kind === 'ready');
       assert.equal(discoveries(sim) - before, 5);
@@ -308,6 +309,9 @@ describe('RayCluster and LeaderWorkerSet templates against the simulator and a r
         [],
       );
       assert.ok(state.snapshot.workloads.has(liveKey('StatefulSet', 'default', 'llama')));
+      // Discovery runs in the background, one group after the other, and is not asked again by a refresh.
+      await eventually('every API group asked', () => discoveries(bare) === 5);
+      await source.refresh();
       assert.equal(discoveries(bare), 5);
       assert.ok(bare.state.requests.every((one) => !one.path.includes('/rayclusters') && !one.path.includes('/leaderworkersets')));
     } finally {
