@@ -5,6 +5,7 @@
 // endless; a symlinked file is read only when its target stays inside the directory walked (those tools read it
 // wherever it points): a pull request's link to ~/.kube/config or /dev/zero is a manifest-skipped notice, not
 // read. Named paths are followed.
+import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { isKustomizationFileName } from '../core/manifest/kustomization.ts';
@@ -48,16 +49,21 @@ export async function expandPaths(paths: readonly string[]): Promise<Expansion> 
   return { files, errors, skipped, kustomizations };
 }
 
+/** A directory's entries in name order, so what a walk finds, and where a bound cuts it, do not depend on the file system. */
+export async function readDirectorySorted(directory: string): Promise<Dirent[]> {
+  const entries = await readdir(directory, { withFileTypes: true });
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
 /** Everything with a manifest's name goes to the reader, which refuses what is not a regular file (a FIFO, a device). */
 async function walk(directory: string, root: string, found: Expansion): Promise<void> {
   let entries;
   try {
-    entries = await readdir(directory, { withFileTypes: true });
+    entries = await readDirectorySorted(directory);
   } catch (error) {
     found.errors.push(`${directory}: ${describeError(error)}`);
     return;
   }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     const path = join(directory, entry.name);
     if (entry.isDirectory()) {

@@ -3,7 +3,7 @@
 // overlay (an argument vector, never a shell string; a timeout; output bounded by --max-file-size) and the rendered
 // objects are linted, their findings placed at DIR's kustomization file, since kustomize's output says nothing of
 // where each object came from.
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pushAll } from '../core/arrays.ts';
 import type { Finding } from '../core/findings.ts';
@@ -11,7 +11,7 @@ import { LineIndex } from '../core/lineIndex.ts';
 import { KUSTOMIZATION_FILE_NAMES, KustomizePatchIndex, isKustomizationFileName } from '../core/manifest/kustomization.ts';
 import { readBoundedText } from '../files/boundedRead.ts';
 import { runKustomize } from '../transports/kustomizeRender.ts';
-import { SKIPPED_DIRECTORIES } from './files.ts';
+import { SKIPPED_DIRECTORIES, readDirectorySorted } from './files.ts';
 
 /** Directories read, at the most, when a named file's repository is searched for kustomizations. */
 const REPOSITORY_SEARCH_DIRECTORIES = 5_000;
@@ -83,9 +83,7 @@ async function kustomizationsBelow(root: string): Promise<{ found: string[]; com
   for (let next = 0; next < queue.length; next++) {
     if (next >= REPOSITORY_SEARCH_DIRECTORIES) return { found, complete: false };
     const directory = queue[next] ?? root;
-    const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
-    // In name order, so where the bound falls does not depend on the file system's order.
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const entries = await readDirectorySorted(directory).catch(() => []);
     for (const entry of entries) {
       if (entry.isDirectory()) {
         if (!SKIPPED_DIRECTORIES.has(entry.name)) queue.push(join(directory, entry.name));
