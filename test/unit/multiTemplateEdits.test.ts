@@ -14,6 +14,23 @@ import { workloadPatches } from '../../src/core/rightsizing/recommendationsModel
 import { changesOf } from '../../src/core/rightsizing/rows.ts';
 import { LWS_MANIFEST, RAY_MANIFEST, rows, snapshot } from './helpers/multiTemplateCluster.ts';
 
+/** Live mode's layer for a file against the hand-written snapshot, with the same settings and clock each time. */
+function layerOf(text: string, summaries: Parameters<typeof liveLayerModel>[1]): ReturnType<typeof liveLayerModel> {
+  return liveLayerModel(
+    text,
+    summaries,
+    {
+      snapshot: snapshot(),
+      headroomPercent: 20,
+      rules: {},
+      staleAfterMs: 60_000,
+      commentOnFix: false,
+      inspectPodCommand: 'gpumem.inspectPod',
+    },
+    1_000_000,
+  );
+}
+
 test('the edit of a worker group lands in that group, found by its groupName, and nowhere else', () => {
   const change = changesOf(rows()).find((one) => one.ref.name === 'rc-demo' && one.template === 'workerGroupSpecs[gpu-group]');
   assert.ok(change);
@@ -101,19 +118,7 @@ test('live findings, lens and hover of an LWS: each container judged on its own 
   assert.deepEqual(after.spec.leaderWorkerTemplate['leaderTemplate'], before.spec.leaderWorkerTemplate['leaderTemplate']);
   assert.notDeepEqual(after.spec.leaderWorkerTemplate['workerTemplate'], before.spec.leaderWorkerTemplate['workerTemplate']);
 
-  const layer = liveLayerModel(
-    LWS_MANIFEST,
-    summaries,
-    {
-      snapshot: snapshot(),
-      headroomPercent: 20,
-      rules: {},
-      staleAfterMs: 60_000,
-      commentOnFix: false,
-      inspectPodCommand: 'gpumem.inspectPod',
-    },
-    1_000_000,
-  );
+  const layer = layerOf(LWS_MANIFEST, summaries);
   const [leaderHover, workerHover] = layer.hovers.map((one) => one.markdown);
   assert.match(leaderHover ?? '', /vllm-0\b/);
   assert.doesNotMatch(leaderHover ?? '', /vllm-0-1/);
@@ -136,19 +141,7 @@ spec:
       limits: {cpu: "4", memory: 16Gi, nvidia.com/gpu: "1"}
       requests: {cpu: "4", memory: 16Gi, nvidia.com/gpu: "1"}
 `;
-  const layer = liveLayerModel(
-    podManifest,
-    lintText(podManifest).containers,
-    {
-      snapshot: snapshot(),
-      headroomPercent: 20,
-      rules: {},
-      staleAfterMs: 60_000,
-      commentOnFix: false,
-      inspectPodCommand: 'gpumem.inspectPod',
-    },
-    1_000_000,
-  );
+  const layer = layerOf(podManifest, lintText(podManifest).containers);
   // The gpu-group's row (22 GiB), not the CPU group's (3 GiB) whose container has the same name.
   assert.match(layer.lenses[0]?.title ?? '', /live in prod: 1 pod · peak true footprint 22 GiB/);
   assert.match(layer.hovers[0]?.markdown ?? '', /rc-demo-gpu-group-worker-z9t5r/);

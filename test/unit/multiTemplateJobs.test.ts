@@ -90,6 +90,25 @@ const JOBSET_OBJECTS = [JOBSET, childJob('leader'), childJob('workers')];
 const JOBSET_PODS = [jobsetPod('leader', 0), jobsetPod('workers', 0), jobsetPod('workers', 1)];
 const JOBSET_REF = { apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', namespace: 'batch', name: 'success-policy' };
 
+/** The snapshot of context prod over a day of hand-written figures, as live mode would hold it. */
+function handWrittenSnapshot(
+  matching: ReturnType<typeof matchPods>,
+  rows: ReturnType<typeof recommendationRows>,
+  pods?: readonly unknown[],
+): ReturnType<typeof liveSnapshot> {
+  return liveSnapshot({
+    context: 'prod',
+    defaultNamespace: 'default',
+    source: 'hand-written',
+    window: '1d',
+    windowSeconds: 86_400,
+    fetchedAtMs: 0,
+    matching,
+    rows,
+    ...(pods ? { pods } : {}),
+  });
+}
+
 test('a JobSet: each pod runs its replicated job, by the JobSet labels; its Jobs only carry the pods', () => {
   const matching = matchPods(JOBSET_OBJECTS, JOBSET_PODS);
   assert.deepEqual(matching.unmatched, []);
@@ -251,16 +270,7 @@ test("a Volcano Job: each pod runs its task, by Volcano's labels; a batch Job of
     [`${VOLCANO_API} tasks[ps] tensorflow 2Gi`, `${VOLCANO_API} tasks[worker] tensorflow 12Gi`, 'batch/v1 undefined tensorflow 1Gi'],
   );
   // The live snapshot keys them apart: a manifest's Volcano Job finds the Volcano Job, a batch Job the batch Job.
-  const snapshot = liveSnapshot({
-    context: 'prod',
-    defaultNamespace: 'default',
-    source: 'hand-written',
-    window: '1d',
-    windowSeconds: 86_400,
-    fetchedAtMs: 0,
-    matching,
-    rows,
-  });
+  const snapshot = handWrittenSnapshot(matching, rows);
   const ofVolcano = snapshot.workloads.get(liveKey('Job', 'batch', 'tensorflow-benchmark-gpu', VOLCANO_API));
   const ofBatch = snapshot.workloads.get(liveKey('Job', 'batch', 'tensorflow-benchmark-gpu', 'batch/v1'));
   assert.deepEqual([ofVolcano?.pods.total, ofVolcano?.rows.length], [4, 2]);
@@ -324,17 +334,7 @@ test('in the editor, a Volcano Job and a batch Job of the same name in one file 
     .join('---\n');
   const matching = matchPods([VOLCANO_JOB, BATCH_JOB], [...VOLCANO_PODS, BATCH_POD]);
   const rows = recommendationRows({ matching, figures: undefined, basis: 'history', apiOomKills: new Map(), headroomPercent: 20 });
-  const snapshot = liveSnapshot({
-    context: 'prod',
-    defaultNamespace: 'default',
-    source: 'hand-written',
-    window: '1d',
-    windowSeconds: 86_400,
-    fetchedAtMs: 0,
-    matching,
-    rows,
-    pods: [...VOLCANO_PODS, BATCH_POD],
-  });
+  const snapshot = handWrittenSnapshot(matching, rows, [...VOLCANO_PODS, BATCH_POD]);
   const summaries = lintText(manifest).containers;
   const judged = judgeLive(summaries, snapshot, { headroomPercent: 20, rules: {}, nowMs: 0, text: manifest });
   assert.deepEqual(
